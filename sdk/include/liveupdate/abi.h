@@ -1,0 +1,76 @@
+/* liveupdate C ABI: types shared by every plugin kind.
+ *
+ * Rules that keep the boundary stable:
+ *  - only C types cross it; every struct that may grow starts with struct_size;
+ *  - borrowed strings are lu_str (pointer + length, not necessarily NUL-terminated);
+ *  - memory a plugin hands out is released by that plugin's own free function;
+ *  - function tables are append-only: a newer minor revision only adds members
+ *    at the end, so callers check struct_size before touching a late member.
+ */
+#ifndef LIVEUPDATE_ABI_H
+#define LIVEUPDATE_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The ABI revision this header describes. A host offers it to a plugin's
+ * entry symbol; the plugin answers with a table for that revision or NULL. */
+#define LU_ABI_VERSION 1u
+
+#if defined(_WIN32)
+#define LU_EXPORT __declspec(dllexport)
+#else
+#define LU_EXPORT __attribute__((visibility("default")))
+#endif
+
+/* A borrowed string: valid for the duration of the call it is passed to. */
+typedef struct lu_str {
+    const char *data;
+    size_t size;
+} lu_str;
+
+/* An owned string returned by a plugin; release it with that plugin's free function. */
+typedef struct lu_message {
+    char *data;
+    size_t size;
+} lu_message;
+
+typedef enum lu_log_level {
+    LU_LOG_DEBUG = 0,
+    LU_LOG_INFO = 1,
+    LU_LOG_WARN = 2,
+    LU_LOG_ERROR = 3
+} lu_log_level;
+
+/* Host callback for log lines; the line is borrowed, without trailing newline. */
+typedef void (*lu_log_fn)(void *host_ctx, int32_t level, lu_str line);
+
+/* Result codes of every ABI function that can fail. */
+typedef enum lu_rc {
+    LU_OK = 0,
+    LU_ERR_INVALID_ARGUMENT = 1, /* input rejected; the message says which field and why */
+    LU_ERR_NOT_FOUND = 2,
+    LU_ERR_STATE = 3,           /* call not allowed in the current state */
+    LU_ERR_UNSUPPORTED = 4,     /* e.g. a snapshot of a version this plugin cannot read */
+    LU_ERR_INTERNAL = 5
+} lu_rc;
+
+/* What a plugin says about itself, whether or not it serves the requested ABI. */
+typedef struct lu_plugin_info {
+    uint32_t struct_size;
+    uint32_t abi_min;      /* lowest ABI revision served */
+    uint32_t abi_max;      /* highest ABI revision served */
+    const char *kind;      /* "liveupdate" or "updater" */
+    const char *name;      /* e.g. "liveupdate", "docker" */
+    const char *version;   /* the plugin's own version, e.g. "0.1.0" */
+} lu_plugin_info;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
