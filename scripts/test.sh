@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Runs every test from a clean checkout on Debian 12 (as root, or with sudo):
+#   1. installs the packages (scripts/install-deps.sh)
+#   2. builds build/ and runs the whole CTest suite: unit, host, scenario
+#      (lu-host replay), integration (lu-host up) and docker (a real dockerd,
+#      started by scripts/dockerd.sh and stopped again if this run started it)
+#   3. builds build-asan/ with AddressSanitizer + UndefinedBehaviorSanitizer and
+#      runs the unit, host and scenario tests there; any report fails the run
+#   4. runs the libFuzzer target for 60 s (scripts/fuzz.sh)
+# Ends with one line "tests: N passed, M failed"; exit 0 only when all passed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+jobs=$(nproc)
+passed=0
+failed=0
+
+log_dir=$(mktemp -d)
+
+note() { printf '\n== %s ==\n' "$*"; }
+
+# Adds a ctest run's counts to the totals.
+count_ctest() {
+  local out=$1 line total fails
+  line=$(grep -E '^[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$out" | tail -n 1)
+  if [ -z "$line" ]; then
+    failed=$((failed + 1))
+    return
+  fi
+  fails=$(sed -E 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\1/' <<<"$line")
+  total=$(sed -E 's/.* failed out of ([0-9]+).*/\1/' <<<"$line")
+  passed=$((passed + total - fails))
+  failed=$((failed + fails))
+}
+
+run_ctest() {
+  local dir=$1; shift
+  local out="$log_dir/ctest-$(basename "$dir").log"
+  ctest --test-dir "$dir" --output-on-failure --timeout 300 "$@" 2>&1 | tee "$out"
+  count_ctest "$out"
+}
+
+note "install packages"
+scripts/install-deps.sh || { echo "test: installing packages failed"; exit 1; }
+
+note "build (build/)"
+start=$(date +%s)
+if ! { cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo && cmake --build build -j"$jobs"; }; then
+  echo "test: the build failed"
+  echo "tests: 0 passed, 1 failed"
+  exit 1
+fi
+echo "build took $(( $(date +%s) - start )) s"
+
+note "docker engine"
+docker_started=0
+if scripts/dockerd.sh start; then
+  docker_started=1
+else
+  echo "test: could not start a Docker engine; the docker tests will fail"
+fi
+
+note "tests (build/)"
+start=$(date +%s)
+run_ctest build -j2
+echo "tests took $(( $(date +%s) - start )) s"
+
+[ "$docker_started" -eq 1 ] && scripts/dockerd.sh stop
+
+note "sanitizers (build-asan/)"
+start=$(date +%s)
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+if cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DLU_SANITIZE=ON -DLU_BUILD_BENCH=OFF \
+   && cmake --build build-asan -j"$jobs"; then
+  run_ctest build-asan -j2 -L 'unit|host|scenario'
+else
+  echo "test: the sanitizer build failed"
+  failed=$((failed + 1))
+fi
+echo "sanitizer stage took $(( $(date +%s) - start )) s"
+
+note "fuzzing (60 s)"
+if scripts/fuzz.sh 60; then
+  passed=$((passed + 1))
+else
+  echo "test: the fuzzer found a problem (see above)"
+  failed=$((failed + 1))
+fi
+
+rm -rf "$log_dir"
+echo
+echo "tests: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
