@@ -1,0 +1,27 @@
+#include "cli/commands.hpp"
+
+#include <array>
+
+namespace liveupdate::host::cli {
+
+namespace {
+
+const std::array kCommands{
+    Command{"replay", "run replay scenarios with a fake clock and the record updater", run_replay_command},
+    Command{"up", "watch object files and live-update LocalContainers until Ctrl-C", run_up_command},
+    Command{"get", "list the objects of a running `up` (e.g. get liveupdates -o json)", run_get_command},
+    Command{"describe", "show one object of a running `up` with its status and log", run_describe_command},
+};
+
+}  // namespace
+
+std::span<const Command> commands() { return kCommands; }
+
+const Command *find_command(std::string_view name) {
+    for (const Command &command : kCommands) {
+        if (command.name == name) return &command;
+    }
+    return nullptr;
+}
+
+}  // namespace liveupdate::host::cli

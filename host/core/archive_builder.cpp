@@ -1,0 +1,352 @@
+#include "core/archive_builder.hpp"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <exception>
+#include <memory>
+
+#include "core/host_error.hpp"
+
+namespace liveupdate::host {
+namespace json = boost::json;
+
+namespace {
+
+constexpr const char *kBuild = "cannot build the archive";
+constexpr std::size_t kBlockSize = 64 * 1024;
+constexpr std::size_t kFileBuffer = 256 * 1024;
+
+std::string errno_text(int error) { return std::strerror(error); }
+
+class FileDescriptor {
+public:
+    explicit FileDescriptor(int fd) : fd_(fd) {}
+    FileDescriptor(const FileDescriptor &) = delete;
+    FileDescriptor &operator=(const FileDescriptor &) = delete;
+    ~FileDescriptor() {
+        if (fd_ >= 0) ::close(fd_);
+    }
+    int get() const { return fd_; }
+
+private:
+    int fd_;
+};
+
+// One tar being written through libarchive into an ArchiveWriteFn.
+class TarWriter {
+public:
+    TarWriter(const ArchiveWriteFn &write, const LogSinkFn &log)
+        : write_(write), log_(log), archive_(archive_write_new()), entry_(archive_entry_new()),
+          buffer_(std::make_unique<char[]>(kFileBuffer)) {
+        if (archive_ == nullptr || entry_ == nullptr) throw HostError(kBuild, "libarchive", "out of memory");
+        archive_write_set_format_pax_restricted(archive_);
+        archive_write_set_bytes_per_block(archive_, static_cast<int>(kBlockSize));
+        archive_write_set_bytes_in_last_block(archive_, 1);
+        check(archive_write_open(archive_, this, nullptr, &TarWriter::write_cb, nullptr), "open");
+    }
+    TarWriter(const TarWriter &) = delete;
+    TarWriter &operator=(const TarWriter &) = delete;
+    ~TarWriter() {
+        archive_entry_free(entry_);
+        archive_write_free(archive_);
+    }
+
+    void add_mapping(const CopyMapping &copy, const IgnoreSet &filter) {
+        std::string name = copy.container;
+        name.erase(0, name.find_first_not_of('/'));
+        std::string local = copy.local;
+        struct stat st {};
+        if (::lstat(local.c_str(), &st) != 0) {
+            if (errno == ENOENT || errno == ENOTDIR) {
+                log_(LogLevel::warn, "skipping " + local + ": it no longer exists");
+                return;
+            }
+            throw HostError(kBuild, local, errno_text(errno));
+        }
+        add_path(-1, local, local, name, st, filter);
+    }
+
+    ArchiveSummary close() {
+        check(archive_write_close(archive_), "close");
+        return summary_;
+    }
+
+private:
+    static la_ssize_t write_cb(struct archive *, void *ctx, const void *data, size_t size) {
+        auto *self = static_cast<TarWriter *>(ctx);
+        try {
+            self->write_(data, size);
+            self->summary_.bytes += size;
+            return static_cast<la_ssize_t>(size);
+        } catch (...) {
+            self->sink_error_ = std::current_exception();
+            return -1;
+        }
+    }
+
+    void check(int rc, const std::string &where) {
+        if (rc >= ARCHIVE_WARN) return;
+        if (sink_error_) std::rethrow_exception(sink_error_);
+        const char *text = archive_error_string(archive_);
+        throw HostError(kBuild, where, text != nullptr ? text : "libarchive error");
+    }
+
+    void header(const std::string &name, const struct stat &st, mode_t type, int64_t size,
+                const char *symlink_target) {
+        archive_entry_clear(entry_);
+        archive_entry_set_pathname(entry_, name.c_str());
+        archive_entry_set_filetype(entry_, type);
+        archive_entry_set_perm(entry_, st.st_mode & 07777);
+        archive_entry_set_size(entry_, size);
+        archive_entry_set_mtime(entry_, st.st_mtim.tv_sec, 0);
+        archive_entry_set_uid(entry_, 0);
+        archive_entry_set_gid(entry_, 0);
+        if (symlink_target != nullptr) archive_entry_set_symlink(entry_, symlink_target);
+        check(archive_write_header(archive_, entry_), name);
+        ++summary_.entries;
+    }
+
+    // dir_fd/leaf: where to open the path relative to (-1: path is absolute).
+    void add_path(int dir_fd, const std::string &leaf, const std::string &path, const std::string &name,
+                  const struct stat &st, const IgnoreSet &filter) {
+        if (S_ISREG(st.st_mode)) {
+            add_file(dir_fd, leaf, path, name);
+        } else if (S_ISLNK(st.st_mode)) {
+            add_symlink(dir_fd, leaf, path, name, st);
+        } else if (S_ISDIR(st.st_mode)) {
+            add_directory(dir_fd, leaf, path, name, st, filter, true);
+        } else {
+            log_(LogLevel::warn, "skipping " + path + ": not a regular file, directory or symlink");
+        }
+    }
+
+    void add_file(int dir_fd, const std::string &leaf, const std::string &path, const std::string &name) {
+        int fd = dir_fd < 0 ? ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+                            : ::openat(dir_fd, leaf.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0) {
+            if (errno == ENOENT) {
+                log_(LogLevel::warn, "skipping " + path + ": it no longer exists");
+                return;
+            }
+            throw HostError(kBuild, path, "cannot open: " + errno_text(errno));
+        }
+        FileDescriptor file(fd);
+        struct stat st {};
+        if (::fstat(fd, &st) != 0) throw HostError(kBuild, path, errno_text(errno));
+        header(name, st, AE_IFREG, st.st_size, nullptr);
+        int64_t left = st.st_size;
+        while (left > 0) {
+            ssize_t n = ::read(fd, buffer_.get(), static_cast<size_t>(std::min<int64_t>(left, kFileBuffer)));
+            if (n < 0 && errno == EINTR) continue;
+            if (n < 0) throw HostError(kBuild, path, "cannot read: " + errno_text(errno));
+            if (n == 0) break;  // shrank while archived: libarchive pads the entry
+            la_ssize_t written = archive_write_data(archive_, buffer_.get(), static_cast<size_t>(n));
+            if (written < 0) check(static_cast<int>(written), name);
+            left -= n;
+        }
+        check(archive_write_finish_entry(archive_), name);
+    }
+
+    void add_symlink(int dir_fd, const std::string &leaf, const std::string &path, const std::string &name,
+                     const struct stat &st) {
+        std::string target(static_cast<size_t>(st.st_size > 0 ? st.st_size : 255) + 1, '\0');
+        ssize_t n = dir_fd < 0 ? ::readlink(path.c_str(), target.data(), target.size())
+                               : ::readlinkat(dir_fd, leaf.c_str(), target.data(), target.size());
+        if (n < 0) {
+            if (errno == ENOENT) {
+                log_(LogLevel::warn, "skipping " + path + ": it no longer exists");
+                return;
+            }
+            throw HostError(kBuild, path, "cannot read the link: " + errno_text(errno));
+        }
+        target.resize(static_cast<size_t>(n));
+        header(name, st, AE_IFLNK, 0, target.c_str());
+    }
+
+    void add_directory(int dir_fd, const std::string &leaf, const std::string &path, const std::string &name,
+                       const struct stat &st, const IgnoreSet &filter, bool emit_entry) {
+        int fd = dir_fd < 0 ? ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                            : ::openat(dir_fd, leaf.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0) {
+            if (errno == ENOENT) {
+                log_(LogLevel::warn, "skipping " + path + ": it no longer exists");
+                return;
+            }
+            throw HostError(kBuild, path, "cannot open the directory: " + errno_text(errno));
+        }
+        if (emit_entry && !name.empty()) header(name, st, AE_IFDIR, 0, nullptr);
+        DIR *dir = ::fdopendir(fd);
+        if (dir == nullptr) {
+            ::close(fd);
+            throw HostError(kBuild, path, "cannot list the directory: " + errno_text(errno));
+        }
+        std::unique_ptr<DIR, int (*)(DIR *)> dir_owner(dir, ::closedir);
+        std::vector<std::string> children;
+        errno = 0;
+        while (const dirent *child = ::readdir(dir)) {
+            std::string_view child_name(child->d_name);
+            if (child_name != "." && child_name != "..") children.emplace_back(child_name);
+        }
+        if (errno != 0) throw HostError(kBuild, path, "cannot list the directory: " + errno_text(errno));
+        std::sort(children.begin(), children.end());
+        const std::string prefix = path == "/" ? path : path + "/";
+        const std::string name_prefix = name.empty() ? name : name + "/";
+        for (const std::string &child : children) {
+            const std::string child_path = prefix + child;
+            struct stat child_st {};
+            if (::fstatat(fd, child.c_str(), &child_st, AT_SYMLINK_NOFOLLOW) != 0) {
+                if (errno == ENOENT) {
+                    log_(LogLevel::warn, "skipping " + child_path + ": it no longer exists");
+                    continue;
+                }
+                throw HostError(kBuild, child_path, errno_text(errno));
+            }
+            const std::string child_name = name_prefix + child;
+            if (S_ISDIR(child_st.st_mode)) {
+                if (filter.matches_entire_dir(child_path)) continue;
+                add_directory(fd, child, child_path, child_name, child_st, filter, !filter.matches(child_path));
+            } else if (!filter.matches(child_path)) {
+                add_path(fd, child, child_path, child_name, child_st, filter);
+            }
+        }
+    }
+
+    const ArchiveWriteFn &write_;
+    const LogSinkFn &log_;
+    struct archive *archive_;
+    struct archive_entry *entry_;
+    std::unique_ptr<char[]> buffer_;
+    std::exception_ptr sink_error_;
+    ArchiveSummary summary_;
+};
+
+void write_all(int fd, const void *data, std::size_t size) {
+    const char *p = static_cast<const char *>(data);
+    while (size > 0) {
+        ssize_t n = ::write(fd, p, size);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            throw HostError(kBuild, "archive stream",
+                            errno == EPIPE ? "the updater stopped reading" : errno_text(errno));
+        }
+        p += n;
+        size -= static_cast<std::size_t>(n);
+    }
+}
+
+}  // namespace
+
+IgnoreSet ignore_set_from_json(const json::value &filter) {
+    IgnoreSet set;
+    if (filter.is_null()) return set;
+    if (!filter.is_array()) throw HostError(kBuild, "update.filter", "not an array");
+    for (const json::value &entry : filter.as_array()) {
+        const auto *base = entry.is_object() ? entry.as_object().if_contains("basePath") : nullptr;
+        const auto *patterns = entry.is_object() ? entry.as_object().if_contains("patterns") : nullptr;
+        if (base == nullptr || !base->is_string() || patterns == nullptr || !patterns->is_array()) {
+            throw HostError(kBuild, "update.filter", "each entry needs \"basePath\" and \"patterns\"");
+        }
+        std::vector<std::string> texts;
+        for (const json::value &pattern : patterns->as_array()) {
+            if (!pattern.is_string()) throw HostError(kBuild, "update.filter", "a pattern is not a string");
+            texts.emplace_back(pattern.as_string());
+        }
+        try {
+            set.add(IgnorePatterns(std::string(base->as_string()), texts));
+        } catch (const std::invalid_argument &e) {
+            throw HostError(kBuild, "update.filter", e.what());
+        }
+    }
+    return set;
+}
+
+ArchiveSummary write_archive(const std::vector<CopyMapping> &copies, const IgnoreSet &filter,
+                             const ArchiveWriteFn &write, const LogSinkFn &log) {
+    TarWriter tar(write, log);
+    for (const CopyMapping &copy : copies) tar.add_mapping(copy, filter);
+    return tar.close();
+}
+
+ArchiveStream::ArchiveStream(std::vector<CopyMapping> copies, IgnoreSet filter, LogSinkFn log)
+    : copies_(std::move(copies)), filter_(std::move(filter)), log_(std::move(log)) {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) throw HostError(kBuild, "archive stream", "pipe: " + errno_text(errno));
+    read_fd_ = fds[0];
+    write_fd_ = fds[1];
+    // A larger pipe means fewer wake-ups; the default still works if refused.
+    (void)::fcntl(write_fd_, F_SETPIPE_SZ, 1024 * 1024);
+    writer_ = std::thread([this] { run_writer(); });
+}
+
+ArchiveStream::~ArchiveStream() {
+    ::close(read_fd_);  // a writer still writing gets EPIPE and stops
+    finish_writer();
+}
+
+void ArchiveStream::run_writer() {
+    // EPIPE instead of a process-wide SIGPIPE when the reader goes away.
+    sigset_t pipe_signal;
+    sigemptyset(&pipe_signal);
+    sigaddset(&pipe_signal, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_signal, nullptr);
+    std::optional<std::string> failure;
+    ArchiveSummary summary;
+    try {
+        summary = write_archive(copies_, filter_, [this](const void *data, std::size_t size) {
+            write_all(write_fd_, data, size);
+        }, log_);
+    } catch (const std::exception &e) {
+        failure = e.what();
+    }
+    {
+        std::lock_guard lock(mutex_);
+        error_ = std::move(failure);
+        summary_ = summary;
+    }
+    ::close(write_fd_);
+}
+
+void ArchiveStream::finish_writer() {
+    std::call_once(join_once_, [this] { writer_.join(); });
+}
+
+std::int64_t ArchiveStream::read(void *buffer, std::size_t capacity) {
+    for (;;) {
+        ssize_t n = ::read(read_fd_, buffer, capacity);
+        if (n < 0 && errno == EINTR) continue;
+        if (n > 0) return n;
+        if (n < 0) {
+            std::lock_guard lock(mutex_);
+            if (!error_) error_ = "reading the archive stream: " + errno_text(errno);
+            return -1;
+        }
+        finish_writer();
+        std::lock_guard lock(mutex_);
+        return error_ ? -1 : 0;
+    }
+}
+
+std::int64_t ArchiveStream::read_fn(void *ctx, void *buffer, std::size_t capacity) {
+    return static_cast<ArchiveStream *>(ctx)->read(buffer, capacity);
+}
+
+std::optional<std::string> ArchiveStream::error() const {
+    std::lock_guard lock(mutex_);
+    return error_;
+}
+
+ArchiveSummary ArchiveStream::summary() const {
+    std::lock_guard lock(mutex_);
+    return summary_;
+}
+
+}  // namespace liveupdate::host

@@ -1,0 +1,82 @@
+// Tar archives of a container update, built with libarchive from the step's
+// copy mappings and streamed: memory does not grow with the tree.
+//
+// - a regular file becomes one entry; a directory is walked recursively
+//   (entries sorted by name), skipping what the filter ignores; a symlink stays
+//   a symlink; modes are kept; owners are uid/gid 0 without names;
+// - entry names are the container paths without the leading "/";
+// - a local path that vanished since planning is skipped with a warning.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <boost/json.hpp>
+
+#include "core/ignore_patterns.hpp"
+#include "core/log.hpp"
+#include "liveupdate/updater_plugin.h"
+
+namespace liveupdate::host {
+
+struct CopyMapping {
+    std::string local;      // absolute local path
+    std::string container;  // absolute container path
+};
+
+struct ArchiveSummary {
+    std::uint64_t entries = 0;
+    std::uint64_t bytes = 0;  // archive bytes written
+};
+
+// Receives archive bytes; throws to abort the archive.
+using ArchiveWriteFn = std::function<void(const void *data, std::size_t size)>;
+
+// The step's "filter": [{"basePath": ABS, "patterns": [...]}]. Throws
+// HostError when it is not that shape or a pattern is malformed.
+IgnoreSet ignore_set_from_json(const boost::json::value &filter);
+
+// Writes the whole archive synchronously. Throws HostError on a read error.
+ArchiveSummary write_archive(const std::vector<CopyMapping> &copies, const IgnoreSet &filter,
+                             const ArchiveWriteFn &write, const LogSinkFn &log);
+
+// The archive as an lu_archive_stream: a writer thread writes into a pipe that
+// read() drains. Destroying the stream before the end stops the writer.
+class ArchiveStream {
+public:
+    ArchiveStream(std::vector<CopyMapping> copies, IgnoreSet filter, LogSinkFn log);
+    ArchiveStream(const ArchiveStream &) = delete;
+    ArchiveStream &operator=(const ArchiveStream &) = delete;
+    ~ArchiveStream();
+
+    // lu_read_fn semantics: bytes read, 0 at the end, -1 when building failed.
+    std::int64_t read(void *buffer, std::size_t capacity);
+    lu_archive_stream c_stream() { return lu_archive_stream{this, &ArchiveStream::read_fn}; }
+
+    // Why building failed, once read() returned -1 (or after the stream ended).
+    std::optional<std::string> error() const;
+    ArchiveSummary summary() const;
+
+private:
+    static std::int64_t read_fn(void *ctx, void *buffer, std::size_t capacity);
+    void run_writer();
+    void finish_writer();
+
+    std::vector<CopyMapping> copies_;
+    IgnoreSet filter_;
+    LogSinkFn log_;
+    int read_fd_ = -1;
+    int write_fd_ = -1;
+    std::thread writer_;
+    mutable std::mutex mutex_;
+    std::optional<std::string> error_;
+    ArchiveSummary summary_;
+    std::once_flag join_once_;
+};
+
+}  // namespace liveupdate::host

@@ -1,0 +1,151 @@
+#include "core/engine.hpp"
+
+#include "core/host_error.hpp"
+#include "core/json_text.hpp"
+#include "core/log.hpp"
+#include "core/plugin_message.hpp"
+#include "liveupdate/liveupdate.hpp"
+
+namespace liveupdate::host {
+namespace json = boost::json;
+using abi::to_lu_str;
+
+namespace {
+
+void log_from_plugin(void *, int32_t level, lu_str line) {
+    log::write(from_abi_level(level), "plugin: " + std::string(abi::to_view(line)));
+}
+
+std::string rc_text(int32_t rc) {
+    switch (rc) {
+    case LU_ERR_INVALID_ARGUMENT: return "invalid argument";
+    case LU_ERR_NOT_FOUND: return "not found";
+    case LU_ERR_STATE: return "call not allowed in this state";
+    case LU_ERR_UNSUPPORTED: return "unsupported";
+    case LU_ERR_INTERNAL: return "internal error";
+    default: return "result code " + std::to_string(rc);
+    }
+}
+
+std::string where_of(const LiveUpdatePlugin &plugin) { return "plugin " + plugin.file().string(); }
+
+// A step document: must be a JSON object with "type".
+json::object parse_step(const LiveUpdatePlugin &plugin, int32_t rc, std::string_view text,
+                        const char *what) {
+    if (rc != LU_OK) {
+        throw PluginCallError(what, where_of(plugin), rc_text(rc) + ": " + std::string(text));
+    }
+    json::value step = parse_json(text, what, where_of(plugin));
+    if (!step.is_object() || !step.as_object().contains("type")) {
+        throw PluginCallError(what, where_of(plugin), "the step is not an object with \"type\": " +
+                                                          std::string(text.substr(0, 200)));
+    }
+    return std::move(step.as_object());
+}
+
+}  // namespace
+
+ReconcileSession::~ReconcileSession() { plugin_->api().reconcile_end(session_); }
+
+json::object ReconcileSession::continue_with(const json::value &outcome, MicroTime now) {
+    const std::string outcome_text = to_json_text(outcome);
+    const std::string now_text = now.format();
+    PluginMessage step(plugin_->api().free_message);
+    int32_t rc = plugin_->api().reconcile_continue(session_, to_lu_str(outcome_text), to_lu_str(now_text),
+                                                   step.out());
+    return parse_step(*plugin_, rc, step.view(), "reconcile_continue failed");
+}
+
+Engine::Engine(std::shared_ptr<const LiveUpdatePlugin> plugin, MicroTime start_time)
+    : plugin_(std::move(plugin)), start_time_(start_time) {
+    host_.struct_size = sizeof(lu_engine_host);
+    host_.ctx = nullptr;
+    host_.log = log_from_plugin;
+    const std::string options = to_json_text(json::object{{"startTime", start_time.format()}});
+    PluginMessage error(plugin_->api().free_message);
+    int32_t rc = plugin_->api().create(&host_, to_lu_str(options), &engine_, error.out());
+    if (rc != LU_OK || engine_ == nullptr) {
+        throw PluginCallError("cannot create the liveupdate engine", where_of(*plugin_),
+                              rc_text(rc) + (error.view().empty() ? "" : ": " + error.str()));
+    }
+}
+
+Engine::~Engine() {
+    if (engine_ != nullptr) plugin_->api().destroy(engine_);
+}
+
+json::object Engine::admission(int32_t rc, std::string_view result, const char *what) const {
+    boost::system::error_code ec;
+    json::value parsed = json::parse(result, ec);
+    if (!ec && parsed.is_object() && parsed.as_object().contains("accepted")) {
+        return std::move(parsed.as_object());
+    }
+    if (rc == LU_OK) {
+        throw PluginCallError(what, where_of(*plugin_),
+                              "the result is not an admission document: " + std::string(result.substr(0, 200)));
+    }
+    // A refusal without a document (e.g. malformed JSON): a rejection all the same.
+    return json::object{{"accepted", false},
+                        {"errors", json::array{}},
+                        {"message", std::string(result.empty() ? rc_text(rc) : result)},
+                        {"due", json::array{}}};
+}
+
+json::object Engine::validate(std::string_view object_json) const {
+    PluginMessage result(plugin_->api().free_message);
+    int32_t rc = plugin_->api().validate(engine_, to_lu_str(object_json), result.out());
+    return admission(rc, result.view(), "validate failed");
+}
+
+json::object Engine::upsert(std::string_view object_json) const {
+    PluginMessage result(plugin_->api().free_message);
+    int32_t rc = plugin_->api().upsert(engine_, to_lu_str(object_json), result.out());
+    return admission(rc, result.view(), "upsert failed");
+}
+
+json::object Engine::remove(std::string_view kind, std::string_view name) const {
+    PluginMessage result(plugin_->api().free_message);
+    int32_t rc = plugin_->api().remove(engine_, to_lu_str(kind), to_lu_str(name), result.out());
+    if (rc != LU_OK) {
+        throw PluginCallError("remove failed", std::string(kind) + "/" + std::string(name),
+                              rc_text(rc) + ": " + result.str());
+    }
+    if (result.view().empty()) return json::object{{"due", json::array{}}};
+    json::value parsed = parse_json(result.view(), "remove failed", where_of(*plugin_));
+    if (!parsed.is_object()) return json::object{{"due", json::array{}}};
+    return std::move(parsed.as_object());
+}
+
+Engine::Begun Engine::reconcile_begin(std::string_view live_update, MicroTime now) const {
+    const std::string now_text = now.format();
+    lu_reconcile *session = nullptr;
+    PluginMessage step(plugin_->api().free_message);
+    int32_t rc = plugin_->api().reconcile_begin(engine_, to_lu_str(live_update), to_lu_str(now_text), &session,
+                                                step.out());
+    std::unique_ptr<ReconcileSession> owner;
+    if (session != nullptr) owner = std::make_unique<ReconcileSession>(plugin_, session);
+    json::object first = parse_step(*plugin_, rc, step.view(), "reconcile_begin failed");
+    if (!owner) {
+        throw PluginCallError("reconcile_begin failed", std::string(live_update), "the plugin opened no session");
+    }
+    return Begun{std::move(owner), std::move(first)};
+}
+
+std::string Engine::snapshot() const {
+    PluginMessage blob(plugin_->api().free_message);
+    int32_t rc = plugin_->api().snapshot(engine_, blob.out());
+    if (rc != LU_OK) {
+        throw PluginCallError("snapshot failed", where_of(*plugin_), rc_text(rc) + ": " + blob.str());
+    }
+    return blob.str();
+}
+
+void Engine::restore(std::string_view blob) const {
+    PluginMessage error(plugin_->api().free_message);
+    int32_t rc = plugin_->api().restore(engine_, to_lu_str(blob), error.out());
+    if (rc != LU_OK) {
+        throw PluginCallError("restore failed", where_of(*plugin_), rc_text(rc) + ": " + error.str());
+    }
+}
+
+}  // namespace liveupdate::host

@@ -1,0 +1,70 @@
+// C++ owner of one liveupdate engine (lu_engine) of a loaded plugin. The
+// engine is thread-safe as the ABI promises; this wrapper adds no state.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include <boost/json.hpp>
+
+#include "core/micro_time.hpp"
+#include "core/plugin_loader.hpp"
+
+namespace liveupdate::host {
+
+// One open reconcile of one LiveUpdate; ending it early abandons its updates.
+class ReconcileSession {
+public:
+    ReconcileSession(std::shared_ptr<const LiveUpdatePlugin> plugin, lu_reconcile *session)
+        : plugin_(std::move(plugin)), session_(session) {}
+    ReconcileSession(const ReconcileSession &) = delete;
+    ReconcileSession &operator=(const ReconcileSession &) = delete;
+    ~ReconcileSession();
+
+    // Reports the outcome of the last "update" step; returns the next step.
+    boost::json::object continue_with(const boost::json::value &outcome, MicroTime now);
+
+private:
+    std::shared_ptr<const LiveUpdatePlugin> plugin_;
+    lu_reconcile *session_;
+};
+
+class Engine {
+public:
+    // options: {"startTime": start_time}. Throws PluginCallError.
+    Engine(std::shared_ptr<const LiveUpdatePlugin> plugin, MicroTime start_time);
+    Engine(const Engine &) = delete;
+    Engine &operator=(const Engine &) = delete;
+    ~Engine();
+
+    // Admission results: {"accepted", "kind", "name", "errors", "message", "due"}.
+    // A malformed object is a rejection (accepted false with the plugin's message),
+    // not an exception.
+    boost::json::object validate(std::string_view object_json) const;
+    boost::json::object upsert(std::string_view object_json) const;
+    // {"due": [...]}.
+    boost::json::object remove(std::string_view kind, std::string_view name) const;
+
+    struct Begun {
+        std::unique_ptr<ReconcileSession> session;
+        boost::json::object step;
+    };
+    Begun reconcile_begin(std::string_view live_update, MicroTime now) const;
+
+    std::string snapshot() const;
+    void restore(std::string_view blob) const;
+
+    const LiveUpdatePlugin &plugin() const { return *plugin_; }
+    MicroTime start_time() const { return start_time_; }
+
+private:
+    boost::json::object admission(int32_t rc, std::string_view result, const char *what) const;
+
+    std::shared_ptr<const LiveUpdatePlugin> plugin_;
+    MicroTime start_time_;
+    lu_engine_host host_{};
+    lu_engine *engine_ = nullptr;
+};
+
+}  // namespace liveupdate::host

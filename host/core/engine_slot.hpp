@@ -1,0 +1,42 @@
+// The engine in service, swappable by hot reload. Calls run under a shared
+// lock; reload takes it exclusively, so it waits for in-flight reconciles
+// (quiesce) and none starts until the swap is over.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <shared_mutex>
+
+#include "core/engine.hpp"
+
+namespace liveupdate::host {
+
+class EngineSlot {
+public:
+    // Loads the plugin (from a private copy when options say so) and creates the engine.
+    EngineSlot(std::filesystem::path plugin_file, MicroTime start_time, LoadOptions options = {});
+
+    template <typename Fn>
+    decltype(auto) with_engine(Fn &&fn) const {
+        std::shared_lock lock(mutex_);
+        return fn(*engine_);
+    }
+
+    // Loads plugin_file again from a private copy, creates an engine with the same
+    // start time and restores the current engine's snapshot into it, then swaps.
+    // On any failure (e.g. an ABI the host does not speak) the current engine
+    // stays in service and the error is thrown.
+    void reload();
+    void reload(const std::filesystem::path &plugin_file);
+
+    std::filesystem::path plugin_file() const;
+    PluginIdentity identity() const;
+
+private:
+    std::filesystem::path plugin_file_;
+    MicroTime start_time_;
+    mutable std::shared_mutex mutex_;
+    std::unique_ptr<Engine> engine_;
+};
+
+}  // namespace liveupdate::host

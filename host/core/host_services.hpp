@@ -1,0 +1,62 @@
+// What the host offers updater plugins (lu_updater_host): a log callback and
+// extensions by versioned id. Log lines go to the sink of the update running
+// on the calling thread (UpdateLogScope), else to the host log.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "core/log.hpp"
+#include "liveupdate/updater_plugin.h"
+
+namespace liveupdate::host {
+
+// Implemented by whoever supervises LocalContainer processes (lu-host up).
+class LocalContainers {
+public:
+    virtual ~LocalContainers() = default;
+    // Restarts the container's process; throws std::exception saying why on failure.
+    virtual void restart(const lu_container_ref &container) = 0;
+};
+
+class UpdaterHostServices {
+public:
+    UpdaterHostServices();
+    UpdaterHostServices(const UpdaterHostServices &) = delete;
+    UpdaterHostServices &operator=(const UpdaterHostServices &) = delete;
+
+    // Offers LU_HOST_LOCAL_CONTAINERS_ID backed by this implementation.
+    void set_local_containers(std::shared_ptr<LocalContainers> local_containers);
+    // Offers any other extension table (must outlive every updater).
+    void add_extension(std::string id, const void *table);
+
+    // The C view handed to updater create(); valid while this object lives.
+    const lu_updater_host *c_host() const { return &host_; }
+
+private:
+    static const void *get_extension(void *ctx, const char *id);
+    static int32_t restart_local(void *ctx, const lu_container_ref *container, char *error,
+                                 size_t error_capacity);
+
+    lu_updater_host host_{};
+    lu_host_local_containers local_table_{};
+    mutable std::mutex mutex_;
+    std::shared_ptr<LocalContainers> local_containers_;
+    std::map<std::string, const void *, std::less<>> extensions_;
+};
+
+// While alive, updater log lines written on this thread go to sink.
+class UpdateLogScope {
+public:
+    explicit UpdateLogScope(const LogSinkFn &sink);
+    UpdateLogScope(const UpdateLogScope &) = delete;
+    UpdateLogScope &operator=(const UpdateLogScope &) = delete;
+    ~UpdateLogScope();
+
+private:
+    const LogSinkFn *previous_;
+};
+
+}  // namespace liveupdate::host

@@ -1,0 +1,176 @@
+#include "core/plugin_loader.hpp"
+
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstring>
+#include <optional>
+#include <system_error>
+
+#include "core/host_error.hpp"
+#include "core/log.hpp"
+
+namespace liveupdate::host {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char *kLoadFailed = "cannot load plugin";
+
+// A uniquely named copy of the file in the temp folder, removed on destruction.
+class PrivateCopy {
+public:
+    explicit PrivateCopy(const fs::path &original) {
+        std::string pattern = (fs::temp_directory_path() / "lu-host-plugin-XXXXXX.so").string();
+        int fd = mkstemps(pattern.data(), 3);
+        if (fd < 0) {
+            throw PluginLoadError(kLoadFailed, original.string(),
+                                  std::string("cannot create a private copy: ") + std::strerror(errno));
+        }
+        close(fd);
+        path_ = pattern;
+        std::error_code ec;
+        fs::copy_file(original, path_, fs::copy_options::overwrite_existing, ec);
+        if (ec) {
+            fs::remove(path_);
+            throw PluginLoadError(kLoadFailed, original.string(),
+                                  "cannot copy to " + path_.string() + ": " + ec.message());
+        }
+    }
+    PrivateCopy(const PrivateCopy &) = delete;
+    PrivateCopy &operator=(const PrivateCopy &) = delete;
+    ~PrivateCopy() {
+        std::error_code ignored_because_best_effort;
+        fs::remove(path_, ignored_because_best_effort);
+    }
+    const fs::path &path() const { return path_; }
+
+private:
+    fs::path path_;
+};
+
+std::string safe(const char *text) { return text == nullptr ? std::string("?") : std::string(text); }
+
+PluginIdentity identity_of(const lu_plugin_info *info, const fs::path &file) {
+    if (info == nullptr) {
+        throw PluginLoadError(kLoadFailed, file.string(), "the entry symbol returned no plugin info");
+    }
+    if (info->struct_size < sizeof(lu_plugin_info)) {
+        throw PluginLoadError(kLoadFailed, file.string(),
+                              "plugin info too small (" + std::to_string(info->struct_size) + " bytes)");
+    }
+    return PluginIdentity{safe(info->kind), safe(info->name), safe(info->version), info->abi_min,
+                          info->abi_max};
+}
+
+// Asks the entry point for LU_ABI_VERSION; refuses a plugin that does not serve it.
+// The smallest table of ABI 1 we accept: tables only grow at the end, so a
+// table that reaches its last required member is usable.
+template <typename Api>
+constexpr std::size_t minimum_table_size() {
+    return offsetof(Api, free_message) + sizeof(Api::free_message);
+}
+
+template <typename Api, typename Entry>
+const Api *negotiate(const LoadedLibrary &library, const char *entry_symbol, const char *expected_kind,
+                     PluginIdentity &out_identity) {
+    auto entry = reinterpret_cast<Entry>(library.symbol(entry_symbol));
+    const lu_plugin_info *info = nullptr;
+    const Api *api = entry(LU_ABI_VERSION, &info);
+    const std::string file = library.file().string();
+    out_identity = identity_of(info, library.file());
+    if (out_identity.kind != expected_kind) {
+        throw PluginLoadError(kLoadFailed, file,
+                              "plugin " + out_identity.name + " is of kind \"" + out_identity.kind +
+                                  "\", expected \"" + expected_kind + "\"");
+    }
+    if (api == nullptr) {
+        throw PluginLoadError(kLoadFailed, file,
+                              "plugin " + out_identity.name + " serves ABI " +
+                                  std::to_string(out_identity.abi_min) + ".." +
+                                  std::to_string(out_identity.abi_max) + ", host needs " +
+                                  std::to_string(LU_ABI_VERSION));
+    }
+    if (api->struct_size < minimum_table_size<Api>() || api->abi_version != LU_ABI_VERSION) {
+        throw PluginLoadError(kLoadFailed, file,
+                              "plugin " + out_identity.name + " returned a table of ABI " +
+                                  std::to_string(api->abi_version) + " and " +
+                                  std::to_string(api->struct_size) + " bytes; host needs ABI " +
+                                  std::to_string(LU_ABI_VERSION) + " and at least " +
+                                  std::to_string(minimum_table_size<Api>()) + " bytes");
+    }
+    return api;
+}
+
+void require(bool present, const fs::path &file, const char *member) {
+    if (!present) {
+        throw PluginLoadError(kLoadFailed, file.string(),
+                              std::string("the plugin's function table lacks ") + member);
+    }
+}
+
+}  // namespace
+
+std::shared_ptr<LoadedLibrary> LoadedLibrary::load(const fs::path &file, LoadOptions options) {
+    std::error_code stat_error;
+    const fs::file_status status = fs::status(file, stat_error);
+    if (!fs::exists(status)) {
+        throw PluginLoadError(kLoadFailed, file.string(), "no such file");
+    }
+    if (fs::is_directory(status)) {
+        throw PluginLoadError(kLoadFailed, file.string(), "is a directory, not a shared object");
+    }
+    std::optional<PrivateCopy> copy;
+    if (options.private_copy) copy.emplace(file);
+    const fs::path &to_open = copy ? copy->path() : file;
+
+    boost::dll::shared_library library;
+    boost::dll::fs::error_code ec;
+    // rtld_now: a plugin with unresolved symbols fails here, not mid-update.
+    library.load(boost::dll::fs::path(to_open.string()),
+                 boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local, ec);
+    if (ec || !library.is_loaded()) {
+        const char *reason = dlerror();
+        throw PluginLoadError(kLoadFailed, file.string(),
+                              std::string("not a loadable shared object (") +
+                                  (reason != nullptr ? reason : ec.message()) + ")");
+    }
+    log::debug("loaded " + file.string() + (copy ? " from private copy " + copy->path().string() : ""));
+    return std::shared_ptr<LoadedLibrary>(new LoadedLibrary(file, std::move(library)));
+}
+
+void *LoadedLibrary::symbol(const char *name) const {
+    if (!library_.has(name)) {
+        throw PluginLoadError(kLoadFailed, file_.string(),
+                              std::string("missing entry symbol ") + name);
+    }
+    return reinterpret_cast<void *>(library_.get<void()>(name));
+}
+
+std::shared_ptr<const LiveUpdatePlugin> LiveUpdatePlugin::load(const fs::path &file, LoadOptions options) {
+    auto library = LoadedLibrary::load(file, options);
+    PluginIdentity identity;
+    const auto *api = negotiate<lu_liveupdate_api, lu_liveupdate_entry_fn>(
+        *library, LU_LIVEUPDATE_ENTRY_SYMBOL, "liveupdate", identity);
+    require(api->create && api->destroy, file, "create/destroy");
+    require(api->validate && api->upsert && api->remove, file, "validate/upsert/remove");
+    require(api->reconcile_begin && api->reconcile_continue && api->reconcile_end, file, "reconcile_*");
+    require(api->snapshot && api->restore && api->free_message, file, "snapshot/restore/free_message");
+    return std::shared_ptr<const LiveUpdatePlugin>(
+        new LiveUpdatePlugin(std::move(library), api, std::move(identity)));
+}
+
+std::shared_ptr<const UpdaterPlugin> UpdaterPlugin::load(const fs::path &file, LoadOptions options) {
+    auto library = LoadedLibrary::load(file, options);
+    PluginIdentity identity;
+    const auto *api = negotiate<lu_updater_api, lu_updater_entry_fn>(*library, LU_UPDATER_ENTRY_SYMBOL,
+                                                                       "updater", identity);
+    require(api->create && api->destroy && api->update && api->free_message, file,
+            "create/destroy/update/free_message");
+    return std::shared_ptr<const UpdaterPlugin>(
+        new UpdaterPlugin(std::move(library), api, std::move(identity)));
+}
+
+}  // namespace liveupdate::host

@@ -1,0 +1,68 @@
+// Drives one reconcile of one LiveUpdate: begin → (update → execute →
+// continue)* → done. Writes the status into the object store only when the
+// plugin says it changed (and it differs from the stored one), and collects
+// the events and log lines of the reconcile. Different LiveUpdates may be
+// reconciled concurrently from several threads; one LiveUpdate is reconciled
+// by one thread at a time (a second caller waits).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/json.hpp>
+
+#include "core/engine_slot.hpp"
+#include "core/executor.hpp"
+#include "core/log.hpp"
+#include "core/micro_time.hpp"
+#include "core/object_store.hpp"
+
+namespace liveupdate::host {
+
+struct LogLine {
+    LogLevel level;
+    std::string text;
+};
+
+struct ReconcileResult {
+    std::string live_update;
+    boost::json::value status;  // null when the LiveUpdate does not exist
+    bool status_changed = false;  // as the plugin said
+    bool status_written = false;  // written into the store
+    std::vector<boost::json::object> events;
+    std::vector<LogLine> log;
+    std::size_t updates = 0;      // update steps executed
+};
+
+class ReconcileDriver {
+public:
+    using Clock = std::function<MicroTime()>;
+    // live_log (optional) sees each log line as it happens, tagged with the
+    // LiveUpdate's name; it must be thread-safe.
+    using LiveLogFn = std::function<void(const std::string &live_update, LogLevel, std::string_view)>;
+
+    ReconcileDriver(const EngineSlot &engine, const Executor &executor, ObjectStore &store, Clock clock,
+                    LiveLogFn live_log = {});
+
+    // Throws PluginCallError when the plugin breaks the protocol; the session
+    // is then ended (its updates abandoned).
+    ReconcileResult reconcile(const std::string &live_update);
+
+private:
+    std::shared_ptr<std::mutex> lock_for(const std::string &live_update);
+
+    const EngineSlot &engine_;
+    const Executor &executor_;
+    ObjectStore &store_;
+    Clock clock_;
+    LiveLogFn live_log_;
+    std::mutex locks_mutex_;
+    std::map<std::string, std::shared_ptr<std::mutex>> locks_;
+};
+
+}  // namespace liveupdate::host

@@ -1,0 +1,66 @@
+#include "core/updater.hpp"
+
+#include <cstddef>
+
+#include "core/host_error.hpp"
+#include "core/plugin_message.hpp"
+#include "liveupdate/liveupdate.hpp"
+
+namespace liveupdate::host {
+namespace json = boost::json;
+
+json::value UpdateOutcome::to_json() const {
+    switch (kind) {
+    case Kind::ok: return json::object{{"ok", true}};
+    case Kind::run_failure:
+        return json::object{{"runFailure", json::object{{"message", message}, {"exitCode", exit_code}}}};
+    case Kind::infra_failure: return json::object{{"infraFailure", message}};
+    }
+    return json::object{{"infraFailure", "unknown outcome"}};
+}
+
+Updater::Updater(std::shared_ptr<const UpdaterPlugin> plugin, std::shared_ptr<UpdaterHostServices> services,
+                 std::string_view config_json)
+    : plugin_(std::move(plugin)), services_(std::move(services)) {
+    PluginMessage error(plugin_->api().free_message);
+    int32_t rc = plugin_->api().create(services_->c_host(), abi::to_lu_str(config_json), &updater_, error.out());
+    if (rc != LU_OK || updater_ == nullptr) {
+        throw PluginCallError("cannot create updater " + plugin_->identity().name, plugin_->file().string(),
+                              error.view().empty() ? "result code " + std::to_string(rc) : error.str());
+    }
+}
+
+Updater::~Updater() {
+    if (updater_ != nullptr) plugin_->api().destroy(updater_);
+}
+
+UpdateOutcome Updater::update(const lu_update_request &request) const {
+    lu_update_outcome outcome{};
+    outcome.struct_size = sizeof(lu_update_outcome);
+    int32_t rc = plugin_->api().update(updater_, &request, &outcome);
+    PluginMessage message(plugin_->api().free_message);
+    *message.out() = outcome.message;
+    if (rc != LU_OK) {
+        return UpdateOutcome::infra_failure("updater " + plugin_->identity().name + " failed (result code " +
+                                            std::to_string(rc) + ")" +
+                                            (message.view().empty() ? "" : ": " + message.str()));
+    }
+    switch (outcome.kind) {
+    case LU_OUTCOME_OK: return UpdateOutcome{UpdateOutcome::Kind::ok, 0, message.str()};
+    case LU_OUTCOME_RUN_FAILURE:
+        return UpdateOutcome{UpdateOutcome::Kind::run_failure, outcome.exit_code, message.str()};
+    case LU_OUTCOME_INFRA_FAILURE: return UpdateOutcome::infra_failure(message.str());
+    default:
+        return UpdateOutcome::infra_failure("updater " + plugin_->identity().name + " returned outcome kind " +
+                                            std::to_string(outcome.kind));
+    }
+}
+
+const void *Updater::extension(const char *id) const {
+    const lu_updater_api &api = plugin_->api();
+    constexpr std::size_t needed = offsetof(lu_updater_api, get_extension) + sizeof(api.get_extension);
+    if (api.struct_size < needed || api.get_extension == nullptr) return nullptr;
+    return api.get_extension(updater_, id);
+}
+
+}  // namespace liveupdate::host

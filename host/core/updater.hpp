@@ -1,0 +1,51 @@
+// C++ owner of one updater instance (lu_updater) of a loaded updater plugin.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include <boost/json.hpp>
+
+#include "core/host_services.hpp"
+#include "core/plugin_loader.hpp"
+
+namespace liveupdate::host {
+
+struct UpdateOutcome {
+    enum class Kind { ok, run_failure, infra_failure };
+    Kind kind = Kind::ok;
+    int exit_code = 0;
+    std::string message;
+
+    // {"ok": true} | {"runFailure": {"message", "exitCode"}} | {"infraFailure": message}
+    boost::json::value to_json() const;
+    static UpdateOutcome infra_failure(std::string message) {
+        return UpdateOutcome{Kind::infra_failure, 0, std::move(message)};
+    }
+};
+
+class Updater {
+public:
+    // config_json: the updater's settings object ("{}" when none). Throws PluginCallError.
+    Updater(std::shared_ptr<const UpdaterPlugin> plugin, std::shared_ptr<UpdaterHostServices> services,
+            std::string_view config_json = "{}");
+    Updater(const Updater &) = delete;
+    Updater &operator=(const Updater &) = delete;
+    ~Updater();
+
+    // Thread-safe as the plugin is (the ABI requires it). A failing call is an infra failure.
+    UpdateOutcome update(const lu_update_request &request) const;
+
+    // The plugin's extension table for id, or nullptr.
+    const void *extension(const char *id) const;
+    lu_updater *handle() const { return updater_; }
+    const UpdaterPlugin &plugin() const { return *plugin_; }
+
+private:
+    std::shared_ptr<const UpdaterPlugin> plugin_;
+    std::shared_ptr<UpdaterHostServices> services_;
+    lu_updater *updater_ = nullptr;
+};
+
+}  // namespace liveupdate::host

@@ -1,0 +1,112 @@
+// `lu-host up`: command-line front of the daemon.
+#include <algorithm>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "cli/install_paths.hpp"
+#include "cli/options.hpp"
+#include "core/host_error.hpp"
+#include "up/control_socket.hpp"
+#include "up/daemon.hpp"
+
+namespace liveupdate::host::cli {
+
+namespace {
+
+constexpr const char *kUpHelp =
+    "usage: lu-host up [options] PATH...\n"
+    "\n"
+    "Loads Tilt v1alpha1 objects (one object or a List per .json file; a folder\n"
+    "stands for every .json file directly in it), keeps watching those files\n"
+    "(edit: object updated, removal: object deleted), watches every FileWatch's\n"
+    "paths, runs LocalContainers and live-updates them until Ctrl-C or SIGTERM.\n"
+    "Relative paths in objects (FileWatch watchedPaths and ignores[].basePath,\n"
+    "LiveUpdate basePath, LocalContainer root) are relative to the folder of the\n"
+    "file that declares them.\n"
+    "\n"
+    "  --control-socket PATH  where `get` and `describe` reach the daemon\n"
+    "                         (default: $LU_HOST_CONTROL_SOCKET, else\n"
+    "                         $XDG_RUNTIME_DIR/lu-host/control.sock, else\n"
+    "                         /tmp/lu-host-<uid>/control.sock)\n"
+    "  --debounce MS          quiet time before a batch of file changes is\n"
+    "                         reported (default 50)\n"
+    "  --max-wait MS          longest a batch waits while changes keep coming\n"
+    "                         (default 10000)\n"
+    "  --workers N            LiveUpdates reconciled at the same time (default 2)\n"
+    "  --log-format F         text (default) or json\n"
+    "  --log-level L          debug, info (default), warn, error\n"
+    "  --plugin PATH          liveupdate plugin (default ../lib/libliveupdate.so)\n"
+    "  --local-updater PATH   updater of class local (default ../lib/libupdater_local.so)\n"
+    "  --local-updater-config JSON  its settings, e.g. {\"workingDir\": \"/app\"}\n"
+    "  --updater CLASS=PATH   also serve updater class CLASS with that plugin\n"
+    "  --help                 this text\n"
+    "\n"
+    "exit: 0 stopped by a signal, 1 could not start, 2 usage error, 3 plugin load error\n";
+
+std::chrono::milliseconds millis(const ParsedArgs &args, const std::string &name, int fallback) {
+    const auto text = args.value(name);
+    if (!text) return std::chrono::milliseconds(fallback);
+    std::size_t used = 0;
+    long value = -1;
+    try {
+        value = std::stol(*text, &used);
+    } catch (const std::exception &) {
+        used = 0;
+    }
+    if (used != text->size() || value < 0) throw UsageError(name + " needs a number of milliseconds, got " + *text);
+    return std::chrono::milliseconds(value);
+}
+
+}  // namespace
+
+int run_up_command(int argc, char **argv) {
+    ParsedArgs args;
+    up::UpOptions options;
+    try {
+        args = parse_args(argc, argv,
+                          {"--control-socket", "--debounce", "--max-wait", "--workers", "--log-format", "--log-level",
+                           "--plugin", "--local-updater", "--local-updater-config", "--updater"},
+                          {"--help", "-h"});
+        if (args.has("--help") || args.has("-h")) {
+            std::cout << kUpHelp;
+            return kExitOk;
+        }
+        if (args.positional.empty()) throw UsageError("no object file or folder given");
+        options.paths = args.positional;
+        options.debounce = millis(args, "--debounce", 50);
+        options.max_wait = millis(args, "--max-wait", 10000);
+        options.workers = static_cast<unsigned>(std::max<long>(1, millis(args, "--workers", 2).count()));
+        const std::string format = args.value("--log-format").value_or("text");
+        if (format != "text" && format != "json") throw UsageError("--log-format must be text or json");
+        options.log_format = format == "json" ? up::LogFormat::json : up::LogFormat::text;
+        options.log_level = log::threshold();
+        if (auto level = args.value("--log-level")) {
+            auto parsed = parse_log_level(*level);
+            if (!parsed) throw UsageError("--log-level must be debug, info, warn or error");
+            options.log_level = *parsed;
+        }
+        options.plugin = args.value("--plugin").value_or(default_liveupdate_plugin().string());
+        options.local_updater = args.value("--local-updater").value_or(updater_plugin("local").string());
+        options.local_updater_config = args.value("--local-updater-config").value_or("{}");
+        if (auto extra = args.value("--updater")) {
+            const auto eq = extra->find('=');
+            if (eq == std::string::npos || eq == 0) throw UsageError("--updater needs CLASS=PATH");
+            options.extra_updaters[extra->substr(0, eq)] = extra->substr(eq + 1);
+        }
+        options.control_socket = args.value("--control-socket").value_or(up::default_control_socket_path());
+    } catch (const UsageError &e) {
+        std::cerr << "lu-host up: " << e.what() << "\n\n" << kUpHelp;
+        return kExitUsage;
+    }
+    try {
+        return up::run_up(options);
+    } catch (const PluginLoadError &e) {
+        std::cerr << "lu-host up: " << e.what() << '\n';
+        return kExitPluginLoad;
+    } catch (const std::exception &e) {
+        std::cerr << "lu-host up: " << e.what() << '\n';
+        return kExitFailure;
+    }
+}
+
+}  // namespace liveupdate::host::cli

@@ -1,0 +1,426 @@
+#include "up/daemon.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <deque>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+
+#include "core/engine_slot.hpp"
+#include "core/executor.hpp"
+#include "core/host_services.hpp"
+#include "core/json_text.hpp"
+#include "core/object_store.hpp"
+#include "core/reconcile_driver.hpp"
+#include "core/updater.hpp"
+#include "core/updater_registry.hpp"
+#include "up/control_socket.hpp"
+#include "up/due_queue.hpp"
+#include "up/file_watches.hpp"
+#include "up/local_container_supervisor.hpp"
+#include "up/object_files.hpp"
+
+namespace liveupdate::up {
+namespace json = boost::json;
+using host::LogLevel;
+using host::ObjectKey;
+
+namespace {
+
+constexpr std::size_t kRecentLogLines = 50;
+
+int g_signal_pipe[2] = {-1, -1};
+std::atomic<int> g_signals{0};
+
+void on_signal(int) {
+    if (g_signals.fetch_add(1) > 0) ::_exit(130);  // a second Ctrl-C: stop waiting
+    const char byte = 1;
+    if (::write(g_signal_pipe[1], &byte, 1) < 0) {
+        // Nothing can be done in a signal handler; the pipe is never full here.
+    }
+}
+
+void install_signal_handlers() {
+    if (::pipe2(g_signal_pipe, O_CLOEXEC) != 0) throw std::runtime_error("cannot create the signal pipe");
+    struct sigaction sa {};
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    ::sigaction(SIGINT, &sa, nullptr);
+    ::sigaction(SIGTERM, &sa, nullptr);
+}
+
+void wait_for_signal() {
+    char byte = 0;
+    while (::read(g_signal_pipe[0], &byte, 1) < 0 && errno == EINTR) {
+    }
+}
+
+std::vector<std::string> strings_of(const json::value *v) {
+    std::vector<std::string> out;
+    if (v != nullptr && v->is_array())
+        for (const auto &s : v->as_array())
+            if (s.is_string()) out.emplace_back(s.as_string());
+    return out;
+}
+
+MicroTime now() { return MicroTime::from_system(std::chrono::system_clock::now()); }
+
+class Daemon;
+
+// The host extension LU_HOST_LOCAL_CONTAINERS_ID, backed by the supervisor.
+class SupervisedContainers : public host::LocalContainers {
+public:
+    explicit SupervisedContainers(LocalContainerSupervisor &s) : supervisor_(s) {}
+    void restart(const lu_container_ref &c) override {
+        const std::string name = c.container_name != nullptr ? c.container_name : "";
+        supervisor_.restart(!name.empty() ? name : (c.container_id != nullptr ? c.container_id : ""));
+    }
+
+private:
+    LocalContainerSupervisor &supervisor_;
+};
+
+class Daemon {
+public:
+    Daemon(const UpOptions &options, UpLog &log) : options_(options), log_(log) {}
+
+    void start();
+    void stop();
+
+private:
+    struct Declared {
+        std::string file;
+        std::string text;
+    };
+    struct Rejection {
+        std::string file;
+        json::value errors;
+        std::string message;
+    };
+
+    void load_all();
+    void reload_file(const std::string &file);
+    void apply(const DeclaredObject &d);
+    void remove_object(const ObjectKey &key);
+    bool upsert(const json::object &object, const std::string &origin);
+    void on_container_status(const std::string &name, const json::object &status);
+    void reconcile(const std::string &live_update);
+    void remember_log(const std::string &live_update, std::string line);
+    json::value handle_control(const json::object &request);
+
+    const UpOptions &options_;
+    UpLog &log_;
+    host::ObjectStore store_;
+    std::unique_ptr<host::EngineSlot> engine_;
+    std::shared_ptr<host::UpdaterHostServices> services_;
+    host::UpdaterRegistry updaters_;
+    std::unique_ptr<host::Executor> executor_;
+    std::unique_ptr<host::ReconcileDriver> driver_;
+    DueQueue queue_;
+    std::unique_ptr<LocalContainerSupervisor> containers_;
+    std::unique_ptr<FileWatches> file_watches_;
+    std::unique_ptr<TreeWatcher> object_file_watcher_;
+    std::unique_ptr<ControlServer> control_;
+
+    std::mutex mutex_;  // guards the maps below
+    std::map<std::string, std::vector<ObjectKey>> keys_of_file_;
+    std::map<ObjectKey, Declared> declared_;
+    std::map<std::string, Rejection> rejected_;  // LiveUpdate name → why admission refused it
+    std::map<std::string, std::deque<std::string>> recent_log_;
+};
+
+void Daemon::start() {
+    const MicroTime start_time = now();
+    engine_ = std::make_unique<host::EngineSlot>(options_.plugin, start_time);
+    containers_ = std::make_unique<LocalContainerSupervisor>(
+        [this](const std::string &name, const json::object &status) { on_container_status(name, status); },
+        [this](const std::string &name, std::string_view line) { log_.write(LogLevel::info, name, line); });
+    services_ = std::make_shared<host::UpdaterHostServices>();
+    services_->set_local_containers(std::make_shared<SupervisedContainers>(*containers_));
+    updaters_.set("local", std::make_shared<host::Updater>(host::UpdaterPlugin::load(options_.local_updater), services_,
+                                                           options_.local_updater_config));
+    for (const auto &[via, file] : options_.extra_updaters)
+        updaters_.set(via, std::make_shared<host::Updater>(host::UpdaterPlugin::load(file), services_, "{}"));
+    executor_ = std::make_unique<host::Executor>(updaters_);
+    driver_ = std::make_unique<host::ReconcileDriver>(
+        *engine_, *executor_, store_, [] { return now(); },
+        [this](const std::string &lu, LogLevel level, std::string_view text) {
+            log_.write(level, lu, text);
+            if (level >= LogLevel::info) remember_log(lu, std::string(text));
+        });
+    file_watches_ = std::make_unique<FileWatches>(
+        WatchTiming{options_.debounce, options_.max_wait, std::chrono::milliseconds(500)},
+        [this](const json::object &fw) { upsert(fw, "FileWatch"); },
+        [this](const std::string &warning) { log_.write(LogLevel::warn, "", warning); });
+    control_ = std::make_unique<ControlServer>(options_.control_socket,
+                                               [this](const json::object &r) { return handle_control(r); });
+
+    load_all();
+    queue_.start(options_.workers, [this](const std::string &lu) { reconcile(lu); });
+
+    std::vector<std::string> roots;
+    for (const auto &p : options_.paths) roots.push_back(std::filesystem::absolute(p).lexically_normal().string());
+    object_file_watcher_ = std::make_unique<TreeWatcher>(
+        roots, WatchFilter{}, WatchTiming{std::chrono::milliseconds(50), std::chrono::seconds(2), std::chrono::milliseconds(500)},
+        [this](std::vector<std::string> paths) {
+            std::set<std::string> files;
+            for (const auto &p : paths)
+                for (const auto &given : options_.paths)
+                    if (is_object_file_of(given, p)) files.insert(p);
+            for (const auto &f : files) reload_file(f);
+        },
+        [this](const std::string &warning) { log_.write(LogLevel::warn, "", warning); });
+    object_file_watcher_->wait_ready();
+    log_.write(LogLevel::info, "",
+               "up: watching " + std::to_string(keys_of_file_.size()) + " object file(s); control socket " +
+                   control_->path());
+}
+
+void Daemon::stop() {
+    log_.write(LogLevel::info, "", "up: stopping (finishing updates in flight)");
+    object_file_watcher_.reset();
+    if (file_watches_) file_watches_->stop_all();
+    queue_.stop();
+    if (containers_) containers_->stop_all();
+    control_.reset();
+    log_.write(LogLevel::info, "", "up: stopped");
+}
+
+void Daemon::load_all() {
+    std::vector<DeclaredObject> all;
+    for (const auto &given : options_.paths) {
+        for (const auto &file : object_files_of(given)) {
+            FileLoad load = load_object_file(file);
+            for (const auto &e : load.errors) log_.write(LogLevel::error, "", e);
+            {
+                std::lock_guard<std::mutex> lock(mutex_);
+                keys_of_file_[file];
+            }
+            for (auto &o : load.objects) all.push_back(std::move(o));
+        }
+    }
+    // Objects a LiveUpdate refers to first: fewer transient "not found" states.
+    auto rank = [](const std::string &kind) { return kind == "FileWatch" ? 0 : kind == "LiveUpdate" ? 2 : 1; };
+    std::stable_sort(all.begin(), all.end(),
+                     [&](const DeclaredObject &a, const DeclaredObject &b) { return rank(a.kind) < rank(b.kind); });
+    for (const auto &d : all) apply(d);
+}
+
+void Daemon::reload_file(const std::string &file) {
+    std::error_code ec;
+    FileLoad load;
+    load.file = file;
+    if (std::filesystem::exists(file, ec)) {
+        load = load_object_file(file);
+        if (load.objects.empty() && !load.errors.empty()) {
+            for (const auto &e : load.errors) log_.write(LogLevel::error, "", e + " (its objects stay as they were)");
+            return;
+        }
+        for (const auto &e : load.errors) log_.write(LogLevel::error, "", e);
+    }
+    std::vector<ObjectKey> gone;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        std::set<ObjectKey> now_declared;
+        for (const auto &o : load.objects) now_declared.insert(ObjectKey{o.kind, o.name});
+        for (const auto &key : keys_of_file_[file])
+            if (now_declared.count(key) == 0) gone.push_back(key);
+        keys_of_file_[file].assign(now_declared.begin(), now_declared.end());
+        if (load.objects.empty() && !std::filesystem::exists(file, ec)) keys_of_file_.erase(file);
+    }
+    for (const auto &key : gone) {
+        log_.write(LogLevel::info, "", file + ": " + key.text() + " removed");
+        remove_object(key);
+    }
+    for (const auto &o : load.objects) apply(o);
+}
+
+void Daemon::apply(const DeclaredObject &d) {
+    const ObjectKey key{d.kind, d.name};
+    const std::string text = json::serialize(d.object);
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        auto &keys = keys_of_file_[d.file];
+        if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+        auto found = declared_.find(key);
+        if (found != declared_.end()) {
+            if (found->second.file == d.file && found->second.text == text) return;
+            if (found->second.file != d.file)
+                log_.write(LogLevel::warn, "",
+                           key.text() + " is declared in " + found->second.file + " and in " + d.file + "; using " +
+                               d.file);
+        }
+        declared_[key] = Declared{d.file, text};
+    }
+    const std::string origin = d.file + ": " + key.text();
+    if (d.kind == "LiveUpdate") {
+        if (upsert(d.object, origin)) store_.put(d.object, true);
+    } else if (d.kind == "FileWatch") {
+        const json::object with_status = file_watches_->apply(d.object);
+        if (const auto *status = with_status.at("status").as_object().if_contains("error"))
+            log_.write(LogLevel::error, "", origin + ": " + std::string(status->as_string()));
+        upsert(with_status, origin);
+    } else if (d.kind == "LocalContainer") {
+        LocalContainerSpec spec;
+        try {
+            spec = parse_local_container_spec(d.object);
+        } catch (const std::invalid_argument &e) {
+            log_.write(LogLevel::error, "", origin + ": rejected: " + e.what());
+            return;
+        }
+        const bool was_running = containers_->spec(d.name).has_value();
+        containers_->apply(d.name, spec);
+        if (was_running)
+            if (auto status = containers_->status(d.name)) on_container_status(d.name, *status);
+    } else {
+        upsert(d.object, origin);
+    }
+}
+
+// Upserts into the engine (and the store); marks the LiveUpdates it makes due.
+bool Daemon::upsert(const json::object &object, const std::string &origin) {
+    const std::string text = json::serialize(object);
+    const json::object result = engine_->with_engine([&](const host::Engine &e) { return e.upsert(text); });
+    const json::value *accepted = result.if_contains("accepted");
+    const bool ok = accepted != nullptr && accepted->is_bool() && accepted->as_bool();
+    const ObjectKey key = host::key_of(object);
+    if (!ok) {
+        const json::value *errors = result.if_contains("errors");
+        if (errors != nullptr && errors->is_array() && !errors->as_array().empty()) {
+            for (const auto &e : errors->as_array())
+                log_.write(LogLevel::error, "",
+                           origin + ": rejected: " + host::string_member(e, "field") + ": " +
+                               host::string_member(e, "message"));
+        } else {
+            log_.write(LogLevel::error, "", origin + ": rejected: " + host::string_member(result, "message"));
+        }
+        if (key.kind == "LiveUpdate") {
+            std::lock_guard<std::mutex> lock(mutex_);
+            rejected_[key.name] = Rejection{origin.substr(0, origin.rfind(": ")),
+                                            errors != nullptr ? *errors : json::value(json::array()),
+                                            host::string_member(result, "message")};
+        }
+        return false;
+    }
+    if (key.kind == "LiveUpdate") {
+        std::lock_guard<std::mutex> lock(mutex_);
+        rejected_.erase(key.name);
+    } else {
+        store_.put(object);
+    }
+    queue_.mark_due(strings_of(result.if_contains("due")));
+    return true;
+}
+
+void Daemon::on_container_status(const std::string &name, const json::object &status) {
+    json::object object;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        auto found = declared_.find(ObjectKey{"LocalContainer", name});
+        if (found == declared_.end()) return;
+        object = json::parse(found->second.text).as_object();
+    }
+    object["status"] = status;
+    upsert(object, "LocalContainer/" + name);
+}
+
+void Daemon::remove_object(const ObjectKey &key) {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        declared_.erase(key);
+        if (key.kind == "LiveUpdate") rejected_.erase(key.name);
+    }
+    if (key.kind == "FileWatch") file_watches_->remove(key.name);
+    if (key.kind == "LocalContainer") containers_->remove(key.name);
+    const json::object result =
+        engine_->with_engine([&](const host::Engine &e) { return e.remove(key.kind, key.name); });
+    store_.remove(key);
+    std::vector<std::string> due = strings_of(result.if_contains("due"));
+    if (key.kind == "LiveUpdate") due.push_back(key.name);  // lets the plugin drop its state
+    queue_.mark_due(due);
+}
+
+void Daemon::reconcile(const std::string &live_update) {
+    try {
+        const host::ReconcileResult r = driver_->reconcile(live_update);
+        for (const auto &event : r.events)
+            log_.write(LogLevel::debug, live_update, "event " + json::serialize(event));
+    } catch (const std::exception &e) {
+        log_.write(LogLevel::error, live_update, std::string("reconcile failed: ") + e.what());
+    }
+}
+
+void Daemon::remember_log(const std::string &live_update, std::string line) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto &lines = recent_log_[live_update];
+    lines.push_back(now().format() + " " + std::move(line));
+    while (lines.size() > kRecentLogLines) lines.pop_front();
+}
+
+json::value Daemon::handle_control(const json::object &request) {
+    const std::string op = host::string_member(request, "op");
+    const std::string kind = host::string_member(request, "kind", "LiveUpdate");
+    if (op == "get") {
+        json::array items;
+        for (auto &o : store_.list(kind)) items.push_back(std::move(o));
+        json::array rejected;
+        if (kind == "LiveUpdate") {
+            std::lock_guard<std::mutex> lock(mutex_);
+            for (const auto &[name, r] : rejected_)
+                rejected.push_back(json::object{{"name", name}, {"file", r.file}, {"errors", r.errors},
+                                                {"message", r.message}});
+        }
+        return json::object{{"kind", "List"}, {"items", std::move(items)}, {"rejected", std::move(rejected)}};
+    }
+    if (op == "describe") {
+        const std::string name = host::string_member(request, "name");
+        json::object answer;
+        if (auto o = store_.get(ObjectKey{kind, name})) answer["object"] = std::move(*o);
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (auto d = declared_.find(ObjectKey{kind, name}); d != declared_.end()) answer["file"] = d->second.file;
+        if (kind == "LiveUpdate") {
+            if (auto r = rejected_.find(name); r != rejected_.end())
+                answer["rejected"] = json::object{{"file", r->second.file}, {"errors", r->second.errors},
+                                                  {"message", r->second.message}};
+            json::array lines;
+            if (auto l = recent_log_.find(name); l != recent_log_.end())
+                for (const auto &line : l->second) lines.emplace_back(line);
+            answer["log"] = std::move(lines);
+        }
+        if (!answer.contains("object") && !answer.contains("rejected"))
+            return json::object{{"error", kind + " \"" + name + "\" not found"}};
+        return answer;
+    }
+    return json::object{{"error", "unknown op \"" + op + "\" (get, describe)"}};
+}
+
+}  // namespace
+
+int run_up(const UpOptions &options) {
+    UpLog log(options.log_format, options.log_level);
+    host::log::set_threshold(options.log_level);
+    host::log::set_sink([&log](LogLevel level, std::string_view line) { log.write(level, "", line); });
+    install_signal_handlers();
+    {
+        Daemon daemon(options, log);
+        try {
+            daemon.start();
+        } catch (...) {
+            daemon.stop();
+            host::log::set_sink(nullptr);
+            throw;
+        }
+        wait_for_signal();
+        daemon.stop();
+    }
+    host::log::set_sink(nullptr);
+    return 0;
+}
+
+}  // namespace liveupdate::up

@@ -1,0 +1,37 @@
+// `lu-host up`: keeps the objects of the given files in the engine, watches
+// those files and every FileWatch's paths, supervises LocalContainers,
+// reconciles due LiveUpdates on worker threads through the updaters, and
+// answers `get` / `describe` on the control socket.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "up/up_log.hpp"
+
+namespace liveupdate::up {
+
+struct UpOptions {
+    std::vector<std::string> paths;  // object files or folders
+    std::filesystem::path plugin;    // the liveupdate plugin
+    std::filesystem::path local_updater;
+    std::string local_updater_config = "{}";
+    std::map<std::string, std::filesystem::path> extra_updaters;  // class → plugin file
+    std::string control_socket;
+    std::chrono::milliseconds debounce{50};
+    std::chrono::milliseconds max_wait{10000};
+    unsigned workers = 2;
+    LogFormat log_format = LogFormat::text;
+    host::LogLevel log_level = host::LogLevel::info;
+};
+
+// Runs until SIGINT or SIGTERM; then lets reconciles in flight finish, stops
+// the LocalContainer processes and returns 0. Throws (HostError,
+// std::runtime_error) when it cannot start.
+int run_up(const UpOptions &options);
+
+}  // namespace liveupdate::up

@@ -1,0 +1,48 @@
+// LiveUpdates due for reconcile, served by worker threads: one LiveUpdate is
+// reconciled by one worker at a time; one marked due while it is being
+// reconciled is reconciled again afterwards.
+#pragma once
+
+#include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace liveupdate::up {
+
+class DueQueue {
+public:
+    using ReconcileFn = std::function<void(const std::string &live_update)>;
+
+    DueQueue() = default;
+    DueQueue(const DueQueue &) = delete;
+    DueQueue &operator=(const DueQueue &) = delete;
+    ~DueQueue();
+
+    void start(unsigned workers, ReconcileFn reconcile);
+    void mark_due(const std::vector<std::string> &names);
+    // Drops what is pending, waits for reconciles in flight, joins the workers.
+    void stop();
+    // Waits until nothing is pending or in flight (tests and benchmarks).
+    void wait_idle();
+
+private:
+    void work();
+
+    ReconcileFn reconcile_;
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    std::deque<std::string> pending_;  // in order of marking, no duplicates
+    std::set<std::string> queued_;
+    std::set<std::string> running_;
+    std::set<std::string> again_;  // marked while running
+    bool stopping_ = false;
+    std::vector<std::thread> workers_;
+};
+
+}  // namespace liveupdate::up

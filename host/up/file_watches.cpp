@@ -1,0 +1,161 @@
+#include "up/file_watches.hpp"
+
+#include <chrono>
+#include <stdexcept>
+
+#include "core/ignore_patterns.hpp"
+#include "up/file_events.hpp"
+
+namespace liveupdate::up {
+namespace json = boost::json;
+
+namespace {
+
+MicroTime now() { return MicroTime::from_system(std::chrono::system_clock::now()); }
+
+const json::object &spec_of(const json::object &o) {
+    static const json::object empty;
+    const json::value *spec = o.if_contains("spec");
+    return spec != nullptr && spec->is_object() ? spec->as_object() : empty;
+}
+
+std::string name_of(const json::object &o) {
+    const json::value *meta = o.if_contains("metadata");
+    if (meta == nullptr || !meta->is_object()) return {};
+    const json::value *name = meta->as_object().if_contains("name");
+    return name != nullptr && name->is_string() ? std::string(name->as_string()) : std::string();
+}
+
+std::vector<std::string> watched_paths(const json::object &spec) {
+    std::vector<std::string> out;
+    const json::value *paths = spec.if_contains("watchedPaths");
+    if (paths == nullptr) return out;
+    if (!paths->is_array()) throw std::invalid_argument("spec.watchedPaths: must be an array of paths");
+    const json::array &list = paths->as_array();
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        if (!list[i].is_string() || list[i].as_string().empty() || list[i].as_string().front() != '/')
+            throw std::invalid_argument("spec.watchedPaths[" + std::to_string(i) + "]: must be a path");
+        out.push_back(clean_path(list[i].as_string()));
+    }
+    return out;
+}
+
+}  // namespace
+
+WatchFilter file_watch_filter(const json::object &spec) {
+    auto set = std::make_shared<IgnoreSet>();
+    if (const json::value *ignores = spec.if_contains("ignores"); ignores != nullptr && !ignores->is_null()) {
+        if (!ignores->is_array()) throw std::invalid_argument("spec.ignores: must be an array");
+        const json::array &list = ignores->as_array();
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            const std::string field = "spec.ignores[" + std::to_string(i) + "]";
+            if (!list[i].is_object()) throw std::invalid_argument(field + ": must be {basePath, patterns}");
+            const json::object &def = list[i].as_object();
+            const json::value *base = def.if_contains("basePath");
+            if (base == nullptr || !base->is_string() || base->as_string().empty() ||
+                base->as_string().front() != '/')
+                throw std::invalid_argument(field + ".basePath: must be a path");
+            std::vector<std::string> patterns;
+            if (const json::value *p = def.if_contains("patterns"); p != nullptr && !p->is_null()) {
+                if (!p->is_array()) throw std::invalid_argument(field + ".patterns: must be an array of strings");
+                for (const auto &pattern : p->as_array()) {
+                    if (!pattern.is_string()) throw std::invalid_argument(field + ".patterns: must be strings");
+                    patterns.emplace_back(pattern.as_string());
+                }
+            }
+            if (patterns.empty()) patterns.push_back("**");
+            try {
+                set->add(IgnorePatterns(clean_path(base->as_string()), patterns));
+            } catch (const std::invalid_argument &e) {
+                throw std::invalid_argument(field + ".patterns: " + e.what());
+            }
+        }
+    }
+    return WatchFilter{[set](const std::string &p) { return set->matches(p); },
+                       [set](const std::string &d) { return set->matches_entire_dir(d); }};
+}
+
+FileWatches::FileWatches(WatchTiming timing, ChangedFn on_change, TreeWatcher::WarnFn on_warning)
+    : timing_(timing), on_change_(std::move(on_change)), on_warning_(std::move(on_warning)) {}
+
+FileWatches::~FileWatches() { stop_all(); }
+
+json::object FileWatches::apply(const json::object &file_watch) {
+    const std::string name = name_of(file_watch);
+    std::unique_ptr<TreeWatcher> retired;
+    std::unique_lock<std::mutex> lock(mutex_);
+    Entry &entry = entries_[name];
+    const bool spec_changed = !entry.object.contains("spec") || spec_of(entry.object) != spec_of(file_watch);
+    json::object status;
+    if (const json::value *kept = entry.object.if_contains("status"); kept != nullptr && kept->is_object())
+        status = kept->as_object();
+    entry.object = file_watch;
+    if (!spec_changed) {
+        entry.object["status"] = status;
+        return entry.object;
+    }
+    retired = std::move(entry.watcher);
+    status.erase("error");
+    status["monitorStartTime"] = now().format();
+    entry.object["status"] = status;
+    lock.unlock();
+    retired.reset();  // outside the lock: its thread may be reporting a batch
+
+    std::unique_ptr<TreeWatcher> watcher;
+    std::string error;
+    try {
+        const json::object &spec = spec_of(file_watch);
+        watcher = std::make_unique<TreeWatcher>(
+            watched_paths(spec), file_watch_filter(spec), timing_,
+            [this, name](std::vector<std::string> paths) { on_batch(name, std::move(paths)); }, on_warning_);
+        watcher->wait_ready();
+    } catch (const std::exception &e) {
+        error = e.what();
+    }
+    lock.lock();
+    Entry &now_entry = entries_[name];
+    if (!error.empty()) {
+        now_entry.object["status"].as_object()["error"] = error;
+    } else {
+        retired = std::move(now_entry.watcher);
+        now_entry.watcher = std::move(watcher);
+    }
+    json::object result = now_entry.object;
+    lock.unlock();
+    return result;
+}
+
+void FileWatches::on_batch(const std::string &name, std::vector<std::string> paths) {
+    json::object object;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        auto it = entries_.find(name);
+        if (it == entries_.end()) return;
+        json::value &status = it->second.object["status"];
+        if (!status.is_object()) status = json::object();
+        append_file_event(status.as_object(), now(), paths);
+        object = it->second.object;
+    }
+    on_change_(object);
+}
+
+void FileWatches::remove(const std::string &name) {
+    std::unique_ptr<TreeWatcher> retired;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        auto it = entries_.find(name);
+        if (it == entries_.end()) return;
+        retired = std::move(it->second.watcher);
+        entries_.erase(it);
+    }
+}
+
+void FileWatches::stop_all() {
+    std::map<std::string, Entry> all;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        all.swap(entries_);
+    }
+}
+
+}  // namespace liveupdate::up

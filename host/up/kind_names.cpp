@@ -1,0 +1,29 @@
+#include "up/kind_names.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+
+namespace liveupdate::up {
+
+std::optional<std::string> kind_from_cli(std::string_view text) {
+    std::string lower(text);
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+    struct Alias {
+        const char *kind;
+        std::array<const char *, 3> names;
+    };
+    static const std::array<Alias, 5> kAliases{{
+        {"LiveUpdate", {"liveupdate", "liveupdates", "lu"}},
+        {"FileWatch", {"filewatch", "filewatches", "fw"}},
+        {"LocalContainer", {"localcontainer", "localcontainers", "lc"}},
+        {"ImageMap", {"imagemap", "imagemaps", "im"}},
+        {"ConfigMap", {"configmap", "configmaps", "cm"}},
+    }};
+    for (const auto &alias : kAliases)
+        for (const char *name : alias.names)
+            if (lower == name) return std::string(alias.kind);
+    return std::nullopt;
+}
+
+}  // namespace liveupdate::up

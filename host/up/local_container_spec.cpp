@@ -1,0 +1,71 @@
+#include "up/local_container_spec.hpp"
+
+#include <stdexcept>
+
+#include "core/ignore_patterns.hpp"
+
+namespace liveupdate::up {
+namespace json = boost::json;
+
+namespace {
+
+std::string required_string(const json::value &v, const std::string &field) {
+    if (!v.is_string()) throw std::invalid_argument(field + ": must be a string");
+    return std::string(v.as_string());
+}
+
+}  // namespace
+
+LocalContainerSpec parse_local_container_spec(const json::object &object) {
+    const json::value *spec_v = object.if_contains("spec");
+    if (spec_v == nullptr || !spec_v->is_object()) throw std::invalid_argument("spec: must be an object");
+    const json::object &spec = spec_v->as_object();
+    LocalContainerSpec out;
+
+    const json::value *root = spec.if_contains("root");
+    if (root == nullptr) throw std::invalid_argument("spec.root: required");
+    out.root = clean_path(required_string(*root, "spec.root"));
+    if (out.root.empty() || out.root.front() != '/') throw std::invalid_argument("spec.root: must be an absolute path");
+
+    if (const json::value *cmd = spec.if_contains("command"); cmd != nullptr && !cmd->is_null()) {
+        if (!cmd->is_array()) throw std::invalid_argument("spec.command: must be an array of strings");
+        const json::array &args = cmd->as_array();
+        for (std::size_t i = 0; i < args.size(); ++i)
+            out.command.push_back(required_string(args[i], "spec.command[" + std::to_string(i) + "]"));
+    }
+    if (const json::value *wd = spec.if_contains("workingDir"); wd != nullptr && !wd->is_null()) {
+        out.working_dir = required_string(*wd, "spec.workingDir");
+        if (out.working_dir.empty() || out.working_dir.front() != '/' ||
+            clean_path(out.working_dir).find("..") != std::string::npos)
+            throw std::invalid_argument("spec.workingDir: must be an absolute container path without \"..\"");
+        out.working_dir = clean_path(out.working_dir);
+    }
+    if (const json::value *env = spec.if_contains("env"); env != nullptr && !env->is_null()) {
+        if (env->is_object()) {
+            for (const auto &[k, v] : env->as_object())
+                out.env.emplace_back(std::string(k), required_string(v, "spec.env." + std::string(k)));
+        } else if (env->is_array()) {
+            const json::array &items = env->as_array();
+            for (std::size_t i = 0; i < items.size(); ++i) {
+                const std::string field = "spec.env[" + std::to_string(i) + "]";
+                if (!items[i].is_object()) throw std::invalid_argument(field + ": must be {\"name\", \"value\"}");
+                const json::object &item = items[i].as_object();
+                const json::value *name = item.if_contains("name");
+                const json::value *value = item.if_contains("value");
+                out.env.emplace_back(required_string(name ? *name : json::value(), field + ".name"),
+                                     value ? required_string(*value, field + ".value") : "");
+            }
+        } else {
+            throw std::invalid_argument("spec.env: must be an object or an array");
+        }
+    }
+    return out;
+}
+
+std::string host_path_in(const LocalContainerSpec &spec, const std::string &container_path) {
+    const std::string rel = clean_path(container_path);
+    if (rel == "/" || rel.empty()) return spec.root;
+    return clean_path(spec.root + "/" + rel);
+}
+
+}  // namespace liveupdate::up

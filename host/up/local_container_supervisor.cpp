@@ -1,0 +1,293 @@
+#include "up/local_container_supervisor.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <random>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "core/micro_time.hpp"
+
+extern char **environ;
+
+namespace liveupdate::up {
+namespace json = boost::json;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr auto kStopGrace = 5s;
+
+std::string now_text() { return MicroTime::from_system(std::chrono::system_clock::now()).format(); }
+
+std::string new_container_id() {
+    static std::mutex m;
+    static std::mt19937_64 rng{std::random_device{}()};
+    std::lock_guard<std::mutex> lock(m);
+    char buf[17];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(rng()));
+    return std::string("local-") + buf;
+}
+
+std::vector<std::string> environment_with(const std::vector<std::pair<std::string, std::string>> &extra) {
+    std::vector<std::string> env;
+    for (char **e = environ; *e != nullptr; ++e) {
+        const std::string entry = *e;
+        const std::string key = entry.substr(0, entry.find('='));
+        bool overridden = false;
+        for (const auto &[k, v] : extra) overridden = overridden || k == key;
+        if (!overridden) env.push_back(entry);
+    }
+    for (const auto &[k, v] : extra) env.push_back(k + "=" + v);
+    return env;
+}
+
+}  // namespace
+
+struct LocalContainerSupervisor::Container {
+    std::string name;
+    LocalContainerSpec spec;
+    std::string id;
+    std::string status = "exited";
+    std::string started_at;
+    std::string finished_at;
+    std::string error;
+    int exit_code = 0;
+    pid_t pid = -1;
+    int generation = 0;
+    std::thread monitor;
+    std::condition_variable exited;
+
+    json::object status_json() const {
+        json::object state{{"status", status}, {"running", status == "running"}};
+        if (!started_at.empty()) state["startedAt"] = started_at;
+        if (!finished_at.empty()) state["finishedAt"] = finished_at;
+        if (status == "exited") state["exitCode"] = exit_code;
+        if (!error.empty()) state["error"] = error;
+        return json::object{{"containerID", id}, {"containerName", name}, {"containerState", state}};
+    }
+};
+
+LocalContainerSupervisor::LocalContainerSupervisor(StatusFn on_status, OutputFn on_output)
+    : on_status_(std::move(on_status)), on_output_(std::move(on_output)) {}
+
+LocalContainerSupervisor::~LocalContainerSupervisor() { stop_all(); }
+
+void LocalContainerSupervisor::notify(const std::string &name) {
+    std::optional<json::object> s = status(name);
+    if (s && on_status_) on_status_(name, *s);
+}
+
+// Spawns the process; mutex_ is held. The monitor thread forwards output,
+// reaps the process and records how it ended.
+void LocalContainerSupervisor::start_locked(Container &c) {
+    c.id = new_container_id();
+    c.started_at = now_text();
+    c.finished_at.clear();
+    c.error.clear();
+    c.exit_code = 0;
+    ++c.generation;
+    std::error_code ec;
+    const std::string cwd = host_path_in(c.spec, c.spec.working_dir);
+    std::filesystem::create_directories(cwd, ec);
+    if (c.spec.command.empty()) {
+        c.status = "running";  // a folder alone: nothing to run
+        return;
+    }
+
+    int pipe_fds[2];
+    if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
+        c.status = "exited";
+        c.exit_code = 127;
+        c.error = std::string("cannot create a pipe: ") + std::strerror(errno);
+        return;
+    }
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 1);
+    posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 2);
+    posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    sigset_t none, defaults;
+    sigemptyset(&none);
+    sigemptyset(&defaults);
+    sigaddset(&defaults, SIGINT);
+    sigaddset(&defaults, SIGTERM);
+    sigaddset(&defaults, SIGPIPE);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setsigdefault(&attr, &defaults);
+    posix_spawnattr_setpgroup(&attr, 0);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+
+    std::vector<char *> argv;
+    for (auto &a : c.spec.command) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    std::vector<std::string> env = environment_with(c.spec.env);
+    std::vector<char *> envp;
+    for (auto &e : env) envp.push_back(e.data());
+    envp.push_back(nullptr);
+
+    pid_t pid = -1;
+    const int rc = ::posix_spawnp(&pid, argv[0], &actions, &attr, argv.data(), envp.data());
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
+    ::close(pipe_fds[1]);
+    if (rc != 0) {
+        ::close(pipe_fds[0]);
+        c.status = "exited";
+        c.exit_code = 127;
+        c.finished_at = c.started_at;
+        c.error = "cannot start \"" + c.spec.command[0] + "\" in " + cwd + ": " + std::strerror(rc);
+        return;
+    }
+    c.pid = pid;
+    c.status = "running";
+    const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+    const int output_fd = pipe_fds[0];
+    const int generation = c.generation;
+    c.monitor = std::thread([this, &c, pid, pidfd, output_fd, generation] {
+        std::string pending;
+        bool output_open = true;
+        for (;;) {
+            pollfd fds[2] = {{output_open ? output_fd : -1, POLLIN, 0}, {pidfd, POLLIN, 0}};
+            if (::poll(fds, 2, pidfd < 0 ? 200 : -1) < 0 && errno != EINTR) break;
+            if (fds[0].revents & (POLLIN | POLLHUP)) {
+                char buf[4096];
+                const ssize_t n = ::read(output_fd, buf, sizeof buf);
+                if (n <= 0) {
+                    output_open = false;
+                } else {
+                    pending.append(buf, static_cast<std::size_t>(n));
+                    for (std::size_t nl; (nl = pending.find('\n')) != std::string::npos; pending.erase(0, nl + 1))
+                        if (on_output_) on_output_(c.name, std::string_view(pending).substr(0, nl));
+                }
+            }
+            int status = 0;
+            if (::waitpid(pid, &status, WNOHANG) == pid) {
+                if (!pending.empty() && on_output_) on_output_(c.name, pending);
+                {
+                    std::lock_guard<std::mutex> lock(mutex_);
+                    if (c.generation == generation) {
+                        c.status = "exited";
+                        c.pid = -1;
+                        c.finished_at = now_text();
+                        c.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+                    }
+                }
+                c.exited.notify_all();
+                break;
+            }
+        }
+        if (pidfd >= 0) ::close(pidfd);
+        ::close(output_fd);
+        notify(c.name);
+    });
+}
+
+void LocalContainerSupervisor::stop(const std::shared_ptr<Container> &c) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    const int generation = c->generation;
+    if (c->pid > 0) {
+        ::kill(-c->pid, SIGTERM);
+        if (!c->exited.wait_for(lock, kStopGrace, [&] { return c->pid <= 0 || c->generation != generation; })) {
+            ::kill(-c->pid, SIGKILL);
+            c->exited.wait(lock, [&] { return c->pid <= 0 || c->generation != generation; });
+        }
+    }
+    std::thread monitor = std::move(c->monitor);
+    lock.unlock();
+    if (monitor.joinable()) monitor.join();
+}
+
+void LocalContainerSupervisor::apply(const std::string &name, const LocalContainerSpec &spec) {
+    std::shared_ptr<Container> c;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        auto &slot = containers_[name];
+        if (slot && slot->spec == spec) return;
+        if (!slot) {
+            slot = std::make_shared<Container>();
+            slot->name = name;
+        }
+        c = slot;
+    }
+    stop(c);
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        c->spec = spec;
+        start_locked(*c);
+    }
+    notify(name);
+}
+
+void LocalContainerSupervisor::remove(const std::string &name) {
+    std::shared_ptr<Container> c;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        auto it = containers_.find(name);
+        if (it == containers_.end()) return;
+        c = it->second;
+        containers_.erase(it);
+    }
+    stop(c);
+}
+
+void LocalContainerSupervisor::restart(const std::string &name_or_id) {
+    std::shared_ptr<Container> c;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        for (const auto &[name, candidate] : containers_)
+            if (name == name_or_id || candidate->id == name_or_id) c = candidate;
+        if (!c) throw std::runtime_error("no LocalContainer named or with ID \"" + name_or_id + "\"");
+    }
+    stop(c);
+    std::string error;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        start_locked(*c);
+        error = c->error;
+    }
+    notify(c->name);
+    if (!error.empty()) throw std::runtime_error(error);
+}
+
+std::optional<json::object> LocalContainerSupervisor::status(const std::string &name) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = containers_.find(name);
+    if (it == containers_.end()) return std::nullopt;
+    return it->second->status_json();
+}
+
+std::optional<LocalContainerSpec> LocalContainerSupervisor::spec(const std::string &name) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = containers_.find(name);
+    if (it == containers_.end()) return std::nullopt;
+    return it->second->spec;
+}
+
+void LocalContainerSupervisor::stop_all() {
+    std::vector<std::shared_ptr<Container>> all;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        for (auto &[name, c] : containers_) all.push_back(c);
+        containers_.clear();
+    }
+    std::vector<std::thread> stoppers;
+    for (auto &c : all) stoppers.emplace_back([this, c] { stop(c); });
+    for (auto &t : stoppers) t.join();
+}
+
+}  // namespace liveupdate::up

@@ -1,0 +1,61 @@
+// Starts and supervises the processes of LocalContainers and keeps their
+// status shaped like Docker's: containerID (new at every start),
+// containerName, containerState {status running/exited, running, startedAt,
+// finishedAt, exitCode, error}.
+//
+// Each process runs in its own process group (a terminal's Ctrl-C reaches
+// the host, which then stops the containers itself) and is reaped by a
+// monitor thread waiting on a pidfd.
+#pragma once
+
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <boost/json.hpp>
+
+#include "up/local_container_spec.hpp"
+
+namespace liveupdate::up {
+
+class LocalContainerSupervisor {
+public:
+    // Called (on any thread, with no lock held) whenever a container's status changes.
+    using StatusFn = std::function<void(const std::string &name, const boost::json::object &status)>;
+    // The processes' output, one line at a time.
+    using OutputFn = std::function<void(const std::string &name, std::string_view line)>;
+
+    LocalContainerSupervisor(StatusFn on_status, OutputFn on_output);
+    LocalContainerSupervisor(const LocalContainerSupervisor &) = delete;
+    LocalContainerSupervisor &operator=(const LocalContainerSupervisor &) = delete;
+    ~LocalContainerSupervisor();  // stops every process
+
+    // Starts the container, or restarts it when its spec changed.
+    void apply(const std::string &name, const LocalContainerSpec &spec);
+    void remove(const std::string &name);
+    // Restarts the process of the container with this name (or ID). Throws
+    // std::runtime_error saying why when there is no such container.
+    void restart(const std::string &name_or_id);
+    std::optional<boost::json::object> status(const std::string &name) const;
+    std::optional<LocalContainerSpec> spec(const std::string &name) const;
+    // Stops every process (SIGTERM to its group, SIGKILL after a grace period).
+    void stop_all();
+
+private:
+    struct Container;
+    void start_locked(Container &c);
+    void stop(const std::shared_ptr<Container> &c);
+    void notify(const std::string &name);
+
+    StatusFn on_status_;
+    OutputFn on_output_;
+    mutable std::mutex mutex_;
+    std::map<std::string, std::shared_ptr<Container>> containers_;
+};
+
+}  // namespace liveupdate::up

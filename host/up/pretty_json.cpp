@@ -1,0 +1,31 @@
+#include "up/pretty_json.hpp"
+
+namespace liveupdate::up {
+
+std::string pretty_json(const boost::json::value &value, int indent) {
+    const std::string pad(static_cast<std::size_t>(indent + 2), ' ');
+    const std::string close_pad(static_cast<std::size_t>(indent), ' ');
+    if (value.is_object() && !value.as_object().empty()) {
+        std::string out = "{\n";
+        bool first = true;
+        for (const auto &[k, v] : value.as_object()) {
+            if (!first) out += ",\n";
+            first = false;
+            out += pad + boost::json::serialize(boost::json::string(k)) + ": " + pretty_json(v, indent + 2);
+        }
+        return out + "\n" + close_pad + "}";
+    }
+    if (value.is_array() && !value.as_array().empty()) {
+        std::string out = "[\n";
+        bool first = true;
+        for (const auto &v : value.as_array()) {
+            if (!first) out += ",\n";
+            first = false;
+            out += pad + pretty_json(v, indent + 2);
+        }
+        return out + "\n" + close_pad + "]";
+    }
+    return boost::json::serialize(value);
+}
+
+}  // namespace liveupdate::up

@@ -1,0 +1,12 @@
+// Indented JSON for people (`lu-host describe`).
+#pragma once
+
+#include <string>
+
+#include <boost/json.hpp>
+
+namespace liveupdate::up {
+
+std::string pretty_json(const boost::json::value &value, int indent = 0);
+
+}  // namespace liveupdate::up

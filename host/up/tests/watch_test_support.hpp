@@ -1,0 +1,74 @@
+// Helpers for tests that watch real files: a temporary folder and a sink
+// that collects reported paths and lets a test wait for some to arrive.
+#pragma once
+
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace up_test {
+
+namespace fs = std::filesystem;
+
+struct TempDir {
+    fs::path path;
+    TempDir() {
+        char tmpl[] = "/tmp/up-test-XXXXXX";
+        path = ::mkdtemp(tmpl);
+    }
+    ~TempDir() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+    std::string operator/(const std::string &rel) const { return (path / rel).string(); }
+};
+
+inline void write_file(const fs::path &p, const std::string &text) {
+    fs::create_directories(p.parent_path());
+    std::ofstream(p) << text;
+}
+
+class Collected {
+public:
+    void add(const std::vector<std::string> &paths) {
+        {
+            std::lock_guard<std::mutex> lock(m_);
+            seen_.insert(paths.begin(), paths.end());
+            ++batches_;
+        }
+        cv_.notify_all();
+    }
+    // Waits (a generous guard against hanging, not a timing assertion) until
+    // every path was reported; true when they all were.
+    bool wait_for(const std::vector<std::string> &paths) {
+        std::unique_lock<std::mutex> lock(m_);
+        return cv_.wait_for(lock, std::chrono::seconds(20), [&] {
+            for (const auto &p : paths)
+                if (seen_.count(p) == 0) return false;
+            return true;
+        });
+    }
+    bool saw(const std::string &path) {
+        std::lock_guard<std::mutex> lock(m_);
+        return seen_.count(path) > 0;
+    }
+    void clear() {
+        std::lock_guard<std::mutex> lock(m_);
+        seen_.clear();
+    }
+
+private:
+    std::mutex m_;
+    std::condition_variable cv_;
+    std::set<std::string> seen_;
+    int batches_ = 0;
+};
+
+}  // namespace up_test

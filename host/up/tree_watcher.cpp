@@ -1,0 +1,306 @@
+#include "up/tree_watcher.hpp"
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <condition_variable>
+#include <cstring>
+#include <mutex>
+#include <system_error>
+
+#include "up/builtin_ignores.hpp"
+
+namespace liveupdate::up {
+namespace {
+
+constexpr std::uint32_t kTreeMask = IN_CREATE | IN_DELETE | IN_CLOSE_WRITE | IN_MODIFY | IN_MOVED_FROM |
+                                    IN_MOVED_TO | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF | IN_DONT_FOLLOW |
+                                    IN_EXCL_UNLINK;
+
+bool is_under(const std::string &path, const std::string &dir) {
+    if (dir == "/") return path.size() > 1 && path.front() == '/';
+    return path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 && path[dir.size()] == '/';
+}
+
+std::string parent_of(const std::string &path) {
+    const std::size_t slash = path.rfind('/');
+    if (slash == std::string::npos || slash == 0) return "/";
+    return path.substr(0, slash);
+}
+
+std::string child_of(const std::string &dir, const char *name) {
+    return dir == "/" ? "/" + std::string(name) : dir + "/" + name;
+}
+
+}  // namespace
+
+struct TreeWatcher::State {
+    struct Watch {
+        std::string dir;
+        bool recursive = false;  // part of a watched tree (else only an ancestor of a root)
+    };
+
+    std::vector<std::string> roots;
+    WatchFilter filter;
+    WatchTiming timing;
+    BatchFn on_batch;
+    WarnFn warn;
+    int inotify_fd = -1;
+    int stop_fd = -1;
+    std::map<int, Watch> watches;
+    std::map<std::string, int> wd_of_dir;
+    bool degraded = false;  // the watch limit was reached: poll instead
+    Debouncer::Clock::time_point last_poll{};
+    TreeSnapshot snapshot;
+    Debouncer debouncer;
+    std::mutex ready_mutex;
+    std::condition_variable ready_cv;
+    bool ready = false;
+
+    State(std::vector<std::string> r, WatchFilter f, WatchTiming t, BatchFn b, WarnFn w)
+        : roots(std::move(r)), filter(std::move(f)), timing(t), on_batch(std::move(b)), warn(std::move(w)),
+          debouncer(t.debounce, t.max_wait) {}
+
+    ~State() {
+        if (inotify_fd >= 0) ::close(inotify_fd);
+        if (stop_fd >= 0) ::close(stop_fd);
+    }
+
+    bool ignored(const std::string &path) const {
+        return is_builtin_ignored(path) || (filter.ignored && filter.ignored(path));
+    }
+    bool ignored_dir(const std::string &dir) const {
+        return is_builtin_ignored(dir) || (filter.ignored_dir && filter.ignored_dir(dir));
+    }
+    bool in_tree(const std::string &path) const {
+        return std::any_of(roots.begin(), roots.end(),
+                           [&](const std::string &r) { return path == r || is_under(path, r); });
+    }
+
+    void report(const std::string &path) {
+        if (!ignored(path)) debouncer.add(path, Debouncer::Clock::now());
+    }
+
+    int add_watch(const std::string &dir, bool recursive) {
+        const int wd = ::inotify_add_watch(inotify_fd, dir.c_str(), kTreeMask);
+        if (wd < 0) {
+            if (errno == ENOSPC || errno == ENOMEM) {
+                if (!degraded && warn)
+                    warn("inotify watch limit reached at " + dir +
+                         ": polling the watched trees instead (raise fs.inotify.max_user_watches)");
+                degraded = true;
+            }
+            return -1;
+        }
+        Watch &w = watches[wd];
+        if (w.dir != dir) {
+            w.dir = dir;
+            w.recursive = false;
+        }
+        w.recursive = w.recursive || recursive;
+        wd_of_dir[dir] = wd;
+        return wd;
+    }
+
+    void add_tree(const std::string &dir, bool report_contents) {
+        if (ignored_dir(dir)) return;
+        add_watch(dir, true);
+        TreeSnapshot found;
+        scan_tree(dir, [&](const std::string &d) { return ignored_dir(d); },
+                  [&](const std::string &p) { return ignored(p); }, found);
+        for (const auto &[path, stamp] : found) {
+            if (path == dir) continue;
+            if (stamp.mode == S_IFDIR) add_watch(path, true);
+            if (report_contents) report(path);
+        }
+    }
+
+    // Watches a root, or (when it is a file or missing) the directory that
+    // will tell when it appears or changes.
+    void setup_root(const std::string &root, bool report_contents) {
+        struct stat st {};
+        if (::lstat(root.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+            add_tree(root, report_contents);
+            if (report_contents) report(root);
+            return;
+        }
+        std::string ancestor = parent_of(root);
+        while (ancestor != "/" && ::lstat(ancestor.c_str(), &st) != 0) ancestor = parent_of(ancestor);
+        add_watch(ancestor, false);
+        if (report_contents) report(root);
+    }
+
+    void forget_watches_under(const std::string &dir, bool remove_from_kernel) {
+        for (auto it = wd_of_dir.lower_bound(dir); it != wd_of_dir.end();) {
+            if (it->first != dir && !is_under(it->first, dir)) break;
+            if (remove_from_kernel) ::inotify_rm_watch(inotify_fd, it->second);
+            watches.erase(it->second);
+            it = wd_of_dir.erase(it);
+        }
+    }
+
+    TreeSnapshot scan_roots() const {
+        TreeSnapshot out;
+        for (const auto &root : roots)
+            scan_tree(root, [&](const std::string &d) { return ignored_dir(d); },
+                      [&](const std::string &p) { return ignored(p) || !in_tree(p); }, out);
+        return out;
+    }
+
+    void rescan(bool rewatch) {
+        if (rewatch) {
+            for (const auto &[wd, w] : watches) ::inotify_rm_watch(inotify_fd, wd);
+            watches.clear();
+            wd_of_dir.clear();
+            for (const auto &root : roots) setup_root(root, false);
+        }
+        TreeSnapshot now = scan_roots();
+        for (const auto &path : diff_snapshots(snapshot, now)) report(path);
+        snapshot = std::move(now);
+    }
+
+    void handle(const inotify_event &ev) {
+        if (ev.mask & IN_Q_OVERFLOW) {
+            if (warn) warn("inotify queue overflow: rescanning the watched trees");
+            rescan(true);
+            return;
+        }
+        const auto found = watches.find(ev.wd);
+        if (found == watches.end()) return;
+        if (ev.mask & IN_IGNORED) {
+            wd_of_dir.erase(found->second.dir);
+            watches.erase(found);
+            return;
+        }
+        const Watch watch = found->second;
+        if (ev.len == 0 || ev.name[0] == '\0') {
+            if ((ev.mask & (IN_DELETE_SELF | IN_MOVE_SELF)) &&
+                std::find(roots.begin(), roots.end(), watch.dir) != roots.end()) {
+                forget_watches_under(watch.dir, true);
+                report(watch.dir);
+                setup_root(watch.dir, false);
+            }
+            return;
+        }
+        const std::string path = child_of(watch.dir, ev.name);
+        const bool appeared = ev.mask & (IN_CREATE | IN_MOVED_TO);
+        const bool vanished = ev.mask & (IN_DELETE | IN_MOVED_FROM);
+        const bool is_dir = ev.mask & IN_ISDIR;
+
+        for (const auto &root : roots) {
+            if (path == root) {
+                if (appeared && is_dir) setup_root(root, true);
+                if (!watch.recursive) report(path);
+            } else if (appeared && is_dir && is_under(root, path)) {
+                setup_root(root, true);
+            }
+        }
+        if (!watch.recursive || !in_tree(path)) return;
+        if (is_dir && vanished) forget_watches_under(path, (ev.mask & IN_MOVED_FROM) != 0);
+        if (is_dir && appeared) add_tree(path, true);
+        report(path);
+    }
+
+    void read_events() {
+        alignas(inotify_event) char buffer[64 * 1024];
+        for (;;) {
+            const ssize_t n = ::read(inotify_fd, buffer, sizeof buffer);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) return;
+            for (ssize_t off = 0; off < n;) {
+                const auto *ev = reinterpret_cast<const inotify_event *>(buffer + off);
+                handle(*ev);
+                off += static_cast<ssize_t>(sizeof(inotify_event) + ev->len);
+            }
+        }
+    }
+
+    void forget_snapshot_under(const std::string &path) {
+        for (auto it = snapshot.lower_bound(path); it != snapshot.end();) {
+            if (it->first != path && !is_under(it->first, path)) break;
+            it = snapshot.erase(it);
+        }
+    }
+
+    void emit() {
+        std::vector<std::string> batch = debouncer.take();
+        for (const auto &path : batch) {
+            FileStamp stamp;
+            if (stamp_of(path, stamp))
+                snapshot[path] = stamp;
+            else
+                forget_snapshot_under(path);
+        }
+        on_batch(std::move(batch));
+    }
+
+    void run() {
+        for (const auto &root : roots) setup_root(root, false);
+        snapshot = scan_roots();
+        last_poll = Debouncer::Clock::now();
+        {
+            std::lock_guard<std::mutex> lock(ready_mutex);
+            ready = true;
+        }
+        ready_cv.notify_all();
+
+        for (;;) {
+            const auto now = Debouncer::Clock::now();
+            int timeout_ms = -1;
+            if (auto due = debouncer.deadline()) {
+                const auto wait = std::chrono::ceil<std::chrono::milliseconds>(*due - now).count();
+                timeout_ms = static_cast<int>(std::max<long long>(0, wait));
+            }
+            if (degraded) {
+                const auto wait =
+                    std::chrono::ceil<std::chrono::milliseconds>(last_poll + timing.poll_interval - now).count();
+                const int poll_ms = static_cast<int>(std::max<long long>(0, wait));
+                timeout_ms = timeout_ms < 0 ? poll_ms : std::min(timeout_ms, poll_ms);
+            }
+            pollfd fds[2] = {{stop_fd, POLLIN, 0}, {inotify_fd, POLLIN, 0}};
+            const int r = ::poll(fds, 2, timeout_ms);
+            if (r < 0 && errno != EINTR) {
+                if (warn) warn(std::string("file watching stopped: poll failed: ") + std::strerror(errno));
+                return;
+            }
+            if (fds[0].revents & POLLIN) return;
+            if (fds[1].revents & POLLIN) read_events();
+            if (degraded && Debouncer::Clock::now() >= last_poll + timing.poll_interval) {
+                rescan(false);
+                last_poll = Debouncer::Clock::now();
+            }
+            if (debouncer.ready(Debouncer::Clock::now())) emit();
+        }
+    }
+};
+
+TreeWatcher::TreeWatcher(std::vector<std::string> roots, WatchFilter filter, WatchTiming timing, BatchFn on_batch,
+                         WarnFn on_warning)
+    : state_(std::make_unique<State>(std::move(roots), std::move(filter), timing, std::move(on_batch),
+                                     std::move(on_warning))) {
+    state_->inotify_fd = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    if (state_->inotify_fd < 0) throw std::system_error(errno, std::generic_category(), "inotify_init1");
+    state_->stop_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (state_->stop_fd < 0) throw std::system_error(errno, std::generic_category(), "eventfd");
+    thread_ = std::thread([s = state_.get()] { s->run(); });
+}
+
+void TreeWatcher::wait_ready() {
+    std::unique_lock<std::mutex> lock(state_->ready_mutex);
+    state_->ready_cv.wait(lock, [&] { return state_->ready; });
+}
+
+TreeWatcher::~TreeWatcher() {
+    const std::uint64_t one = 1;
+    if (::write(state_->stop_fd, &one, sizeof one) < 0) {
+        // The eventfd cannot be full; nothing else can fail here.
+    }
+    if (thread_.joinable()) thread_.join();
+}
+
+}  // namespace liveupdate::up

@@ -1,0 +1,61 @@
+// Watches files and directory trees with inotify and reports batches of
+// changed paths.
+//
+// Directories created (or moved in) later are watched too, and the files
+// already in them reported. Ignored directories are not watched at all.
+// Changes are never lost: after an inotify queue overflow, or when the
+// kernel's watch limit is reached (then the trees are polled), the trees
+// are rescanned and every path whose size, mtime or type changed, or that
+// appeared or vanished since the last scan, is reported.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "up/debouncer.hpp"
+#include "up/tree_snapshot.hpp"
+
+namespace liveupdate::up {
+
+struct WatchTiming {
+    std::chrono::milliseconds debounce{50};
+    std::chrono::milliseconds max_wait{10000};
+    std::chrono::milliseconds poll_interval{500};  // used only beyond the watch limit
+};
+
+struct WatchFilter {
+    // True when a path is to be ignored (not reported).
+    std::function<bool(const std::string &)> ignored;
+    // True when a directory and everything beneath it is ignored (not watched).
+    std::function<bool(const std::string &)> ignored_dir;
+};
+
+class TreeWatcher {
+public:
+    using BatchFn = std::function<void(std::vector<std::string> paths)>;
+    using WarnFn = std::function<void(const std::string &message)>;
+
+    // roots: absolute paths (files, directories, or not yet existing). Starts
+    // a thread; on_batch is called on it. Throws std::system_error when
+    // inotify is unavailable.
+    TreeWatcher(std::vector<std::string> roots, WatchFilter filter, WatchTiming timing, BatchFn on_batch,
+                WarnFn on_warning);
+    TreeWatcher(const TreeWatcher &) = delete;
+    TreeWatcher &operator=(const TreeWatcher &) = delete;
+    ~TreeWatcher();  // stops the thread; a pending batch is dropped
+
+    // Blocks until the initial watches are in place (changes after this are seen).
+    void wait_ready();
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
+    std::thread thread_;
+};
+
+}  // namespace liveupdate::up

@@ -1,0 +1,33 @@
+// The daemon's log lines on stdout: time, level, the LiveUpdate (or other
+// source) a line belongs to, and the text; as text or as JSON lines.
+#pragma once
+
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "core/log.hpp"
+#include "core/micro_time.hpp"
+
+namespace liveupdate::up {
+
+enum class LogFormat { text, json };
+
+// text: "2026-01-01T00:00:01.000000Z info  [hello] Will copy 1 file(s) ..."
+// json: {"time": ..., "level": ..., "source": ..., "message": ...}
+std::string format_log_line(LogFormat format, MicroTime time, host::LogLevel level, std::string_view source,
+                            std::string_view text);
+
+class UpLog {
+public:
+    UpLog(LogFormat format, host::LogLevel threshold) : format_(format), threshold_(threshold) {}
+    void write(host::LogLevel level, std::string_view source, std::string_view text);
+    host::LogLevel threshold() const { return threshold_; }
+
+private:
+    LogFormat format_;
+    host::LogLevel threshold_;
+    std::mutex mutex_;
+};
+
+}  // namespace liveupdate::up

@@ -1,0 +1,179 @@
+// The liveupdate plugin's C ABI. Every entry point catches everything: no
+// exception crosses the boundary; failures become result codes and messages.
+#include <exception>
+#include <new>
+#include <string>
+
+#include "abi/engine_handle.hpp"
+#include "core/json_fields.hpp"
+#include "core/snapshot.hpp"
+#include "liveupdate/liveupdate.hpp"
+
+namespace {
+
+using liveupdate::MicroTime;
+using liveupdate::abi::make_message;
+using liveupdate::abi::to_view;
+namespace json = boost::json;
+namespace abi_impl = liveupdate::abi_impl;
+
+void set_message(lu_message *out, std::string_view text) {
+    if (out != nullptr) *out = make_message(text);
+}
+
+std::string document_text(const json::value &v) { return json::serialize(v); }
+
+// Runs f, turning exceptions into result codes and an error message in out.
+template <class F>
+int32_t guarded(lu_message *out, F &&f) noexcept {
+    try {
+        return f();
+    } catch (const liveupdate::json_fields::DecodeError &e) {
+        set_message(out, e.what());
+        return LU_ERR_INVALID_ARGUMENT;
+    } catch (const liveupdate::UnsupportedSnapshot &e) {
+        set_message(out, e.what());
+        return LU_ERR_UNSUPPORTED;
+    } catch (const liveupdate::EngineBusy &e) {
+        set_message(out, e.what());
+        return LU_ERR_STATE;
+    } catch (const std::bad_alloc &) {
+        set_message(out, "out of memory");
+        return LU_ERR_INTERNAL;
+    } catch (const std::exception &e) {
+        set_message(out, std::string("internal error: ") + e.what());
+        return LU_ERR_INTERNAL;
+    } catch (...) {
+        set_message(out, "internal error: unknown exception");
+        return LU_ERR_INTERNAL;
+    }
+}
+
+std::optional<MicroTime> parse_now(lu_str now) {
+    return MicroTime::parse(to_view(now));
+}
+
+int32_t lu_create(const lu_engine_host *host, lu_str options_json, lu_engine **out_engine, lu_message *out_error) {
+    if (out_engine == nullptr) return LU_ERR_INVALID_ARGUMENT;
+    *out_engine = nullptr;
+    return guarded(out_error, [&]() -> int32_t {
+        auto handle = std::make_unique<lu_engine>();
+        if (host != nullptr && host->struct_size >= sizeof(lu_engine_host)) handle->host = *host;
+        handle->engine = std::make_unique<liveupdate::Engine>(abi_impl::start_time_option(to_view(options_json)));
+        *out_engine = handle.release();
+        return LU_OK;
+    });
+}
+
+void lu_destroy(lu_engine *engine) { delete engine; }
+
+int32_t lu_validate(lu_engine *engine, lu_str object_json, lu_message *out_result) {
+    if (engine == nullptr) return LU_ERR_INVALID_ARGUMENT;
+    return guarded(out_result, [&]() -> int32_t {
+        const auto admission = engine->engine->validate(to_view(object_json));
+        set_message(out_result, document_text(abi_impl::admission_document(admission, {})));
+        return admission.accepted ? LU_OK : LU_ERR_INVALID_ARGUMENT;
+    });
+}
+
+int32_t lu_upsert(lu_engine *engine, lu_str object_json, lu_message *out_result) {
+    if (engine == nullptr) return LU_ERR_INVALID_ARGUMENT;
+    return guarded(out_result, [&]() -> int32_t {
+        const auto result = engine->engine->upsert(to_view(object_json));
+        set_message(out_result, document_text(abi_impl::admission_document(result.admission, result.due)));
+        return result.admission.accepted ? LU_OK : LU_ERR_INVALID_ARGUMENT;
+    });
+}
+
+int32_t lu_remove(lu_engine *engine, lu_str kind, lu_str name, lu_message *out_result) {
+    if (engine == nullptr) return LU_ERR_INVALID_ARGUMENT;
+    return guarded(out_result, [&]() -> int32_t {
+        const auto due = engine->engine->remove(to_view(kind), std::string(to_view(name)));
+        set_message(out_result, document_text(json::object{{"due", abi_impl::string_array(due)}}));
+        return LU_OK;
+    });
+}
+
+int32_t lu_reconcile_begin(lu_engine *engine, lu_str live_update_name, lu_str now, lu_reconcile **out_session,
+                           lu_message *out_step) {
+    if (engine == nullptr || out_session == nullptr) return LU_ERR_INVALID_ARGUMENT;
+    *out_session = nullptr;
+    return guarded(out_step, [&]() -> int32_t {
+        const auto t = parse_now(now);
+        if (!t) {
+            set_message(out_step, "now: expected RFC 3339 time, got \"" + std::string(to_view(now)) + "\"");
+            return LU_ERR_INVALID_ARGUMENT;
+        }
+        auto begun = engine->engine->begin(std::string(to_view(live_update_name)), *t);
+        auto handle = std::make_unique<lu_reconcile>();
+        handle->session = std::move(begun.session);
+        set_message(out_step, document_text(liveupdate::encode_step(begun.step)));
+        *out_session = handle.release();
+        return LU_OK;
+    });
+}
+
+int32_t lu_reconcile_continue(lu_reconcile *session, lu_str outcome_json, lu_str now, lu_message *out_step) {
+    if (session == nullptr) return LU_ERR_INVALID_ARGUMENT;
+    return guarded(out_step, [&]() -> int32_t {
+        if (!session->session->awaiting_outcome()) {
+            set_message(out_step, "reconcile_continue: no update is waiting for an outcome");
+            return LU_ERR_STATE;
+        }
+        const auto t = parse_now(now);
+        if (!t) {
+            set_message(out_step, "now: expected RFC 3339 time, got \"" + std::string(to_view(now)) + "\"");
+            return LU_ERR_INVALID_ARGUMENT;
+        }
+        const auto outcome = liveupdate::decode_outcome(to_view(outcome_json));
+        const auto step = session->session->resume(outcome, *t);
+        set_message(out_step, document_text(liveupdate::encode_step(step)));
+        return LU_OK;
+    });
+}
+
+void lu_reconcile_end(lu_reconcile *session) {
+    if (session == nullptr) return;
+    try {
+        session->session->abandon();
+    } catch (...) {
+        // Abandoning only updates in-memory state; the session is released below regardless.
+    }
+    delete session;
+}
+
+int32_t lu_snapshot(lu_engine *engine, lu_message *out_blob) {
+    if (engine == nullptr) return LU_ERR_INVALID_ARGUMENT;
+    return guarded(out_blob, [&]() -> int32_t {
+        set_message(out_blob, engine->engine->snapshot());
+        return LU_OK;
+    });
+}
+
+int32_t lu_restore(lu_engine *engine, lu_str blob, lu_message *out_error) {
+    if (engine == nullptr) return LU_ERR_INVALID_ARGUMENT;
+    return guarded(out_error, [&]() -> int32_t {
+        engine->engine->restore(to_view(blob));
+        return LU_OK;
+    });
+}
+
+void lu_free_message(lu_message *message) { liveupdate::abi::release_message(message); }
+
+constexpr lu_liveupdate_api kApi{
+    sizeof(lu_liveupdate_api), LU_ABI_VERSION, lu_create,          lu_destroy,
+    lu_validate,               lu_upsert,      lu_remove,          lu_reconcile_begin,
+    lu_reconcile_continue,     lu_reconcile_end, lu_snapshot,      lu_restore,
+    lu_free_message,
+};
+
+constexpr lu_plugin_info kInfo{sizeof(lu_plugin_info), 1, LU_ABI_VERSION, "liveupdate", "liveupdate", "0.1.0"};
+
+}  // namespace
+
+extern "C" LU_EXPORT const lu_liveupdate_api *lu_liveupdate_plugin_entry(uint32_t abi_version,
+                                                                      const lu_plugin_info **out_info) {
+    if (out_info != nullptr) *out_info = &kInfo;
+    if (abi_version < kInfo.abi_min || abi_version > kInfo.abi_max) return nullptr;
+    return &kApi;
+}

@@ -1,0 +1,35 @@
+// The DockerComposeService kind; its status shape is shared by LocalContainer.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <boost/json.hpp>
+
+#include "core/micro_time.hpp"
+
+namespace liveupdate::api {
+
+// Docker's view of one container ("created", "running", "exited", ...).
+struct DockerContainerState {
+    std::string status;
+    MicroTime started_at;
+    MicroTime finished_at;
+    std::int64_t exit_code = 0;
+};
+
+struct RuntimeContainerStatus {
+    std::string container_id;
+    std::string container_name;
+    std::optional<DockerContainerState> container_state;
+    MicroTime last_apply_start_time;
+};
+
+struct DockerComposeService {
+    RuntimeContainerStatus status;
+};
+
+RuntimeContainerStatus decode_runtime_container_status(const boost::json::object *status);
+DockerComposeService decode_docker_compose_service(const boost::json::object &object);
+
+}  // namespace liveupdate::api

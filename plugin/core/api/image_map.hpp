@@ -1,0 +1,25 @@
+// The ImageMap kind: the built image and when its build started.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <boost/json.hpp>
+
+#include "core/micro_time.hpp"
+
+namespace liveupdate::api {
+
+struct ImageMapStatus {
+    std::string image;
+    std::string image_from_cluster;
+    MicroTime build_start_time;  // zero: unset
+};
+
+struct ImageMap {
+    ImageMapStatus status;
+};
+
+ImageMap decode_image_map(const boost::json::object &object);
+
+}  // namespace liveupdate::api

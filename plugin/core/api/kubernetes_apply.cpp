@@ -1,0 +1,15 @@
+#include "core/api/kubernetes_apply.hpp"
+
+#include "core/json_fields.hpp"
+
+namespace liveupdate::api {
+using namespace json_fields;
+
+KubernetesApply decode_kubernetes_apply(const json::object &object) {
+    KubernetesApply ka;
+    if (const auto *status = object_field(object, "status", ""))
+        ka.status.last_apply_start_time = time_field(*status, "lastApplyStartTime", "status");
+    return ka;
+}
+
+}  // namespace liveupdate::api

@@ -1,0 +1,20 @@
+// The KubernetesApply kind: when the last apply started.
+#pragma once
+
+#include <boost/json.hpp>
+
+#include "core/micro_time.hpp"
+
+namespace liveupdate::api {
+
+struct KubernetesApplyStatus {
+    MicroTime last_apply_start_time;
+};
+
+struct KubernetesApply {
+    KubernetesApplyStatus status;
+};
+
+KubernetesApply decode_kubernetes_apply(const boost::json::object &object);
+
+}  // namespace liveupdate::api

@@ -1,0 +1,57 @@
+// The KubernetesDiscovery kind: the pods (and their containers) it found.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/json.hpp>
+
+#include "core/micro_time.hpp"
+
+namespace liveupdate::api {
+
+struct ContainerStateWaiting {
+    std::string reason;
+};
+
+struct ContainerStateRunning {
+    MicroTime started_at;
+};
+
+struct ContainerStateTerminated {
+    MicroTime started_at;
+    MicroTime finished_at;
+    std::string reason;
+    std::int64_t exit_code = 0;
+};
+
+struct ContainerState {
+    std::optional<ContainerStateWaiting> waiting;
+    std::optional<ContainerStateRunning> running;
+    std::optional<ContainerStateTerminated> terminated;
+};
+
+struct Container {
+    std::string name;
+    std::string id;
+    std::string image;
+    bool ready = false;
+    ContainerState state;
+};
+
+struct Pod {
+    std::string name;
+    std::string namespace_name;
+    MicroTime created_at;
+    std::string phase;
+    std::vector<Container> containers;
+};
+
+struct KubernetesDiscovery {
+    std::vector<Pod> pods;
+};
+
+KubernetesDiscovery decode_kubernetes_discovery(const boost::json::object &object);
+
+}  // namespace liveupdate::api

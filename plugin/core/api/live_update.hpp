@@ -1,0 +1,97 @@
+// The LiveUpdate kind (tilt.dev/v1alpha1), plus this project's `local` selector.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/json.hpp>
+
+#include "core/micro_time.hpp"
+
+namespace liveupdate::api {
+
+struct LiveUpdateSource {
+    std::string file_watch;
+    std::string image_map;
+};
+
+struct LiveUpdateKubernetesSelector {
+    std::string discovery_name;
+    std::string apply_name;
+    std::string image;
+    std::string container_name;
+    std::string image_map_name;
+};
+
+struct LiveUpdateDockerComposeSelector {
+    std::string service;
+};
+
+struct LiveUpdateLocalSelector {
+    std::string container;
+};
+
+struct LiveUpdateSelector {
+    std::optional<LiveUpdateKubernetesSelector> kubernetes;
+    std::optional<LiveUpdateDockerComposeSelector> docker_compose;
+    std::optional<LiveUpdateLocalSelector> local;
+};
+
+struct LiveUpdateSync {
+    std::string local_path;
+    std::string container_path;
+};
+
+struct LiveUpdateExec {
+    std::vector<std::string> args;
+    std::vector<std::string> trigger_paths;
+    bool echo_off = false;
+};
+
+struct LiveUpdateSpec {
+    std::string base_path;
+    LiveUpdateSelector selector;
+    std::vector<LiveUpdateSource> sources;
+    std::vector<std::string> stop_paths;
+    std::vector<LiveUpdateSync> syncs;
+    std::vector<LiveUpdateExec> execs;
+    std::string restart;  // "auto" (default) or "always"
+    bool initial_sync = false;
+};
+
+struct LiveUpdateStateFailed {
+    std::string reason;
+    std::string message;
+    MicroTime last_transition_time;
+    bool operator==(const LiveUpdateStateFailed &) const = default;
+};
+
+struct LiveUpdateContainerStateWaiting {
+    std::string reason;
+    std::string message;
+    bool operator==(const LiveUpdateContainerStateWaiting &) const = default;
+};
+
+struct LiveUpdateContainerStatus {
+    std::string container_name;
+    std::string container_id;
+    std::string pod_name;
+    std::string namespace_name;
+    MicroTime last_file_time_synced;
+    std::string last_exec_error;
+    std::optional<LiveUpdateContainerStateWaiting> waiting;
+    bool operator==(const LiveUpdateContainerStatus &) const = default;
+};
+
+struct LiveUpdateStatus {
+    std::vector<LiveUpdateContainerStatus> containers;
+    std::optional<LiveUpdateStateFailed> failed;
+    bool operator==(const LiveUpdateStatus &) const = default;
+};
+
+LiveUpdateSpec decode_live_update_spec(const boost::json::object *spec);
+LiveUpdateStatus decode_live_update_status(const boost::json::object *status);
+boost::json::value encode_live_update_status(const LiveUpdateStatus &status);
+
+}  // namespace liveupdate::api

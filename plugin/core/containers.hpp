@@ -1,0 +1,48 @@
+// Which containers a LiveUpdate's selector picks, in visiting order, and the
+// time the current build started (Tilt's luResource), for Kubernetes (C01),
+// Docker Compose (C02) and this project's LocalContainer (L01).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/api/api_object.hpp"
+
+namespace liveupdate {
+
+struct SelectedContainer {
+    std::string pod_name;  // "" outside Kubernetes
+    std::string namespace_name;
+    std::string pod_phase;
+    api::Container container;
+};
+
+struct SelectedResource {
+    std::vector<SelectedContainer> containers;
+    MicroTime best_start_time;
+    std::string via;         // updater class: "kubernetes", "docker", "local"
+    std::string local_root;  // LocalContainer spec.root
+};
+
+// C01: image / container name / ImageMap imageFromCluster; unnamed containers skipped.
+// apply and image_map may be null.
+SelectedResource select_kubernetes(const api::KubernetesDiscovery &discovery, const api::KubernetesApply *apply,
+                                   const api::LiveUpdateKubernetesSelector &selector,
+                                   const api::ImageMap *image_map);
+// C02: the service's one container.
+SelectedResource select_docker_compose(const api::DockerComposeService &service);
+// L01: the LocalContainer's one container, mapped as C02.
+SelectedResource select_local(const api::LocalContainer &local);
+
+// C02: Docker's container status to a Kubernetes-style container state.
+api::ContainerState container_state_from_docker(const api::DockerContainerState &state);
+
+// Image references name the same image, tags and digests aside
+// ("nginx:1" and "docker.io/library/nginx:2" do).
+bool image_names_equal(std::string_view a, std::string_view b);
+
+// Tilt's Container.DisplayName: "pod/container", else the name, else a short ID.
+std::string container_display_name(const std::string &pod_name, const std::string &container_name,
+                                   const std::string &container_id);
+
+}  // namespace liveupdate

@@ -1,0 +1,141 @@
+#include "core/engine.hpp"
+
+#include <algorithm>
+
+#include "core/snapshot.hpp"
+
+namespace liveupdate {
+
+std::vector<std::string> Engine::due_for_change(const api::ApiObject &object) {
+    if (object.kind == api::Kind::LiveUpdate) return {object.meta.name};
+    if (object.kind == api::Kind::ConfigMap) {
+        if (object.meta.name != api::kTriggerQueueName) return {};
+        std::vector<std::pair<std::string, std::string>> manifests;
+        {
+            std::lock_guard lock(slots_mutex_);
+            for (const auto &[name, slot] : slots_) {
+                if (auto lu = store_.get(api::Kind::LiveUpdate, name))
+                    manifests.emplace_back(name, lu->meta.annotation(api::kAnnotationManifest));
+            }
+        }
+        return due_for_trigger_queue(std::get<api::ConfigMap>(object.body), manifests);
+    }
+    return index_.referencing(object.kind, object.meta.name);
+}
+
+UpsertResult Engine::upsert(std::string_view object_json) {
+    UpsertResult result;
+    result.admission = admit(object_json);
+    if (!result.admission.accepted) return result;
+    auto object = std::make_shared<const api::ApiObject>(std::move(*result.admission.object));
+    result.admission.object.reset();
+    std::unique_lock lock(objects_mutex_);
+    if (const auto *lu = std::get_if<api::LiveUpdate>(&object->body)) index_.set(object->meta.name, &lu->spec);
+    store_.put(object);
+    result.due = due_for_change(*object);
+    return result;
+}
+
+std::vector<std::string> Engine::remove(std::string_view kind_name, const std::string &name) {
+    const auto kind = api::kind_from_name(kind_name);
+    if (!kind) return {};
+    std::unique_lock lock(objects_mutex_);
+    const auto existing = store_.get(*kind, name);
+    if (!existing) return {};
+    store_.erase(*kind, name);
+    if (*kind == api::Kind::LiveUpdate) {
+        index_.set(name, nullptr);
+        std::lock_guard slots_lock(slots_mutex_);
+        slots_.erase(name);  // D04; a reconcile in progress keeps its own reference
+        return {name};
+    }
+    if (*kind == api::Kind::ConfigMap && name == api::kTriggerQueueName) {
+        api::ApiObject emptied = *existing;
+        emptied.body = api::ConfigMap{};
+        return due_for_change(emptied);
+    }
+    return index_.referencing(*kind, name);
+}
+
+std::shared_ptr<LiveUpdateSlot> Engine::slot_for(const std::string &name) {
+    std::lock_guard lock(slots_mutex_);
+    auto &slot = slots_[name];
+    if (!slot) slot = std::make_shared<LiveUpdateSlot>();
+    return slot;
+}
+
+Engine::Begun Engine::begin(const std::string &live_update, MicroTime now) {
+    auto slot = slot_for(live_update);
+    std::unique_lock busy(slot->busy, std::try_to_lock);
+    if (!busy.owns_lock()) throw EngineBusy("LiveUpdate \"" + live_update + "\" is already being reconciled");
+
+    api::ObjectPtr lu;
+    {
+        std::shared_lock lock(objects_mutex_);
+        lu = store_.get(api::Kind::LiveUpdate, live_update);
+    }
+    if (!lu) {
+        std::lock_guard lock(slots_mutex_);
+        if (auto it = slots_.find(live_update); it != slots_.end() && it->second == slot) slots_.erase(it);
+    }
+    Begun out;
+    out.session = std::make_unique<ReconcileSession>(live_update, slot, std::move(busy), start_time_);
+    const ObjectLookup lookup = [this](api::Kind kind, const std::string &name) {
+        std::shared_lock lock(objects_mutex_);
+        return store_.get(kind, name);
+    };
+    out.step = out.session->begin(lu, lookup, now);
+    return out;
+}
+
+std::string Engine::snapshot() const {
+    std::vector<api::ObjectPtr> objects;
+    {
+        std::shared_lock lock(objects_mutex_);
+        store_.for_each([&](const api::ObjectPtr &o) { objects.push_back(o); });
+    }
+    std::map<std::string, std::shared_ptr<LiveUpdateSlot>> slots;
+    {
+        std::lock_guard lock(slots_mutex_);
+        slots = slots_;
+    }
+    std::vector<std::unique_lock<std::mutex>> locks;
+    std::map<std::string, SlotView> views;
+    for (const auto &[name, slot] : slots) {
+        std::unique_lock busy(slot->busy, std::try_to_lock);
+        if (!busy.owns_lock())
+            throw EngineBusy("cannot snapshot while LiveUpdate \"" + name + "\" is being reconciled");
+        locks.push_back(std::move(busy));
+        views[name] = SlotView{slot->monitor ? &*slot->monitor : nullptr, slot->status ? &*slot->status : nullptr};
+    }
+    return encode_snapshot(start_time_, objects, views);
+}
+
+void Engine::restore(std::string_view blob) {
+    EngineState state = decode_snapshot(blob);
+    std::map<std::string, std::shared_ptr<LiveUpdateSlot>> slots;
+    for (auto &[name, s] : state.slots) {
+        auto slot = std::make_shared<LiveUpdateSlot>();
+        slot->monitor = std::move(s.monitor);
+        slot->status = std::move(s.status);
+        slots[name] = std::move(slot);
+    }
+    ObjectStore store;
+    DependencyIndex index;
+    for (auto &o : state.objects) {
+        if (const auto *lu = std::get_if<api::LiveUpdate>(&o->body)) index.set(o->meta.name, &lu->spec);
+        store.put(o);
+    }
+    std::unique_lock lock(objects_mutex_);
+    std::lock_guard slots_lock(slots_mutex_);
+    for (const auto &[name, slot] : slots_) {
+        std::unique_lock busy(slot->busy, std::try_to_lock);
+        if (!busy.owns_lock()) throw EngineBusy("cannot restore while LiveUpdate \"" + name + "\" is being reconciled");
+    }
+    store_ = std::move(store);
+    index_ = std::move(index);
+    slots_ = std::move(slots);
+    start_time_ = state.start_time;
+}
+
+}  // namespace liveupdate

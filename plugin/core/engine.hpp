@@ -1,0 +1,66 @@
+// The liveupdate engine: objects in, reconcile sessions out, snapshots for hot
+// reload. Thread-safe: different LiveUpdates may reconcile concurrently; a
+// LiveUpdate already being reconciled is refused (EngineBusy).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/admission.hpp"
+#include "core/dependency_index.hpp"
+#include "core/object_store.hpp"
+#include "core/reconcile.hpp"
+
+namespace liveupdate {
+
+class EngineBusy : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+struct UpsertResult {
+    AdmissionResult admission;
+    std::vector<std::string> due;  // LiveUpdates to reconcile because of this change
+};
+
+class Engine {
+public:
+    explicit Engine(MicroTime start_time) : start_time_(start_time) {}
+
+    AdmissionResult validate(std::string_view object_json) const { return admit(object_json); }
+    UpsertResult upsert(std::string_view object_json);
+    // Unknown kinds and absent objects are not errors: nothing is due.
+    std::vector<std::string> remove(std::string_view kind, const std::string &name);
+
+    struct Begun {
+        std::unique_ptr<ReconcileSession> session;
+        Step step;
+    };
+    // Throws EngineBusy when that LiveUpdate is being reconciled.
+    Begun begin(const std::string &live_update, MicroTime now);
+
+    // Throws EngineBusy while a reconcile is in progress.
+    std::string snapshot() const;
+    // Replaces all state; throws UnsupportedSnapshot / DecodeError / EngineBusy and then keeps the old state.
+    void restore(std::string_view blob);
+
+private:
+    std::shared_ptr<LiveUpdateSlot> slot_for(const std::string &name);
+    std::vector<std::string> due_for_change(const api::ApiObject &object);
+
+    mutable std::shared_mutex objects_mutex_;
+    ObjectStore store_;
+    DependencyIndex index_;
+    MicroTime start_time_;
+
+    mutable std::mutex slots_mutex_;
+    std::map<std::string, std::shared_ptr<LiveUpdateSlot>> slots_;
+};
+
+}  // namespace liveupdate

@@ -1,0 +1,60 @@
+#include "core/initial_sync.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <stdexcept>
+#include <system_error>
+
+#include "core/plan.hpp"
+#include "core/text_format.hpp"
+
+namespace liveupdate {
+
+namespace fs = std::filesystem;
+
+IgnoreSet ignore_set_of(const std::vector<api::IgnoreDef> &ignores) {
+    IgnoreSet set;
+    for (const auto &def : ignores) set.add(IgnorePatterns(def.base_path, def.patterns));
+    return set;
+}
+
+InitialSyncFiles collect_initial_sync_files(const api::LiveUpdateSpec &spec, const IgnoreSet &filter) {
+    InitialSyncFiles out;
+    for (const auto &rule : sync_rules(spec)) {
+        std::error_code ec;
+        const auto root_status = fs::symlink_status(rule.local_path, ec);
+        if (ec || !fs::exists(root_status)) {
+            if (ec && ec != std::errc::no_such_file_or_directory && ec != std::errc::not_a_directory)
+                throw std::runtime_error("stat " + rule.local_path + ": " + ec.message());
+            out.warnings.push_back("initial_sync: sync path " + go_quote(rule.local_path) +
+                                   " does not exist, skipping");
+            continue;
+        }
+        if (!fs::is_directory(root_status)) {
+            if (!filter.matches(rule.local_path)) out.files.push_back(rule.local_path);
+            continue;
+        }
+        // An explicit stack: deep trees must not exhaust the call stack.
+        std::vector<std::string> dirs{rule.local_path};
+        while (!dirs.empty()) {
+            const std::string dir = std::move(dirs.back());
+            dirs.pop_back();
+            fs::directory_iterator it(dir, ec);
+            if (ec) throw std::runtime_error("walking sync path " + rule.local_path + ": " + dir + ": " + ec.message());
+            for (const auto &entry : it) {
+                const std::string path = entry.path().string();
+                const bool is_dir = entry.is_directory(ec) && !entry.is_symlink(ec);
+                if (is_dir) {
+                    if (!filter.matches_entire_dir(path)) dirs.push_back(path);
+                } else if (!filter.matches(path)) {
+                    out.files.push_back(path);
+                }
+            }
+        }
+    }
+    std::sort(out.files.begin(), out.files.end());
+    out.files.erase(std::unique(out.files.begin(), out.files.end()), out.files.end());
+    return out;
+}
+
+}  // namespace liveupdate

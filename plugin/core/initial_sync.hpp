@@ -1,0 +1,27 @@
+// I01/I03: every file under every sync path of a LiveUpdate, filtered by the
+// source FileWatches' ignores, for a container's first full sync.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/api/file_watch.hpp"
+#include "core/api/live_update.hpp"
+#include "core/ignore_patterns.hpp"
+
+namespace liveupdate {
+
+// Throws std::invalid_argument when a pattern is malformed.
+IgnoreSet ignore_set_of(const std::vector<api::IgnoreDef> &ignores);
+
+struct InitialSyncFiles {
+    std::vector<std::string> files;     // absolute, sorted
+    std::vector<std::string> warnings;  // sync paths that do not exist
+};
+
+// Walks each sync's local path (not following symlinks). Directories the
+// filter ignores entirely are skipped; ignored files are left out.
+// Throws std::runtime_error naming the path when a walk fails.
+InitialSyncFiles collect_initial_sync_files(const api::LiveUpdateSpec &spec, const IgnoreSet &filter);
+
+}  // namespace liveupdate

@@ -1,0 +1,119 @@
+#include "core/json_fields.hpp"
+
+namespace liveupdate::json_fields {
+
+std::string child(const std::string &path, std::string_view key) {
+    if (path.empty()) return std::string(key);
+    std::string out = path;
+    out += '.';
+    out += key;
+    return out;
+}
+
+std::string index(const std::string &path, std::size_t i) {
+    return path + "[" + std::to_string(i) + "]";
+}
+
+const json::value *member(const json::object &o, std::string_view key) {
+    const auto *v = o.if_contains(key);
+    if (v == nullptr || v->is_null()) return nullptr;
+    return v;
+}
+
+const json::object &expect_object(const json::value &v, const std::string &path) {
+    if (!v.is_object()) throw DecodeError(path, "expected object");
+    return v.get_object();
+}
+
+const json::object *object_field(const json::object &o, std::string_view key, const std::string &path) {
+    const auto *v = member(o, key);
+    if (v == nullptr) return nullptr;
+    if (!v->is_object()) throw DecodeError(child(path, key), "expected object");
+    return &v->get_object();
+}
+
+const json::array *array_field(const json::object &o, std::string_view key, const std::string &path) {
+    const auto *v = member(o, key);
+    if (v == nullptr) return nullptr;
+    if (!v->is_array()) throw DecodeError(child(path, key), "expected array");
+    return &v->get_array();
+}
+
+std::string string_field(const json::object &o, std::string_view key, const std::string &path) {
+    const auto *v = member(o, key);
+    if (v == nullptr) return {};
+    if (!v->is_string()) throw DecodeError(child(path, key), "expected string");
+    return std::string(v->get_string());
+}
+
+bool bool_field(const json::object &o, std::string_view key, const std::string &path) {
+    const auto *v = member(o, key);
+    if (v == nullptr) return false;
+    if (!v->is_bool()) throw DecodeError(child(path, key), "expected boolean");
+    return v->get_bool();
+}
+
+std::int64_t int_field(const json::object &o, std::string_view key, const std::string &path) {
+    const auto *v = member(o, key);
+    if (v == nullptr) return 0;
+    if (v->is_int64()) return v->get_int64();
+    if (v->is_uint64() && v->get_uint64() <= static_cast<std::uint64_t>(INT64_MAX))
+        return static_cast<std::int64_t>(v->get_uint64());
+    throw DecodeError(child(path, key), "expected integer");
+}
+
+MicroTime time_field(const json::object &o, std::string_view key, const std::string &path) {
+    const auto *v = member(o, key);
+    if (v == nullptr) return {};
+    if (!v->is_string()) throw DecodeError(child(path, key), "expected string");
+    const auto &s = v->get_string();
+    if (s.empty()) return {};
+    const auto t = MicroTime::parse(std::string_view(s.data(), s.size()));
+    if (!t) throw DecodeError(child(path, key), "expected RFC 3339 time, got \"" + std::string(s) + "\"");
+    return *t;
+}
+
+std::vector<std::string> string_array_field(const json::object &o, std::string_view key,
+                                            const std::string &path) {
+    std::vector<std::string> out;
+    const auto *arr = array_field(o, key, path);
+    if (arr == nullptr) return out;
+    out.reserve(arr->size());
+    const std::string p = child(path, key);
+    for (std::size_t i = 0; i < arr->size(); ++i) {
+        if (!(*arr)[i].is_string()) throw DecodeError(index(p, i), "expected string");
+        out.emplace_back((*arr)[i].get_string());
+    }
+    return out;
+}
+
+std::map<std::string, std::string> string_map_field(const json::object &o, std::string_view key,
+                                                    const std::string &path) {
+    std::map<std::string, std::string> out;
+    const auto *obj = object_field(o, key, path);
+    if (obj == nullptr) return out;
+    const std::string p = child(path, key);
+    for (const auto &kv : *obj) {
+        if (!kv.value().is_string()) throw DecodeError(child(p, kv.key()), "expected string");
+        out.emplace(std::string(kv.key()), std::string(kv.value().get_string()));
+    }
+    return out;
+}
+
+json::value parse_limited(std::string_view text, std::size_t max_bytes, std::size_t max_depth) {
+    if (text.size() > max_bytes)
+        throw DecodeError("", "document of " + std::to_string(text.size()) + " bytes exceeds the limit of " +
+                                  std::to_string(max_bytes) + " bytes");
+    json::parse_options opts;
+    opts.max_depth = max_depth;
+    boost::system::error_code ec;
+    json::value v = json::parse(text, ec, {}, opts);
+    if (ec) {
+        if (ec == json::error::too_deep)
+            throw DecodeError("", "malformed JSON: nested deeper than " + std::to_string(max_depth) + " levels");
+        throw DecodeError("", "malformed JSON: " + ec.message());
+    }
+    return v;
+}
+
+}  // namespace liveupdate::json_fields

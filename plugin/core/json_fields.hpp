@@ -1,0 +1,56 @@
+// Reading API objects out of Boost.JSON: tolerant of unknown fields and of
+// missing or null ones, strict about types. Every error names the field path
+// (`spec.syncs[1].containerPath: expected string`).
+#pragma once
+
+#include <boost/json.hpp>
+
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/micro_time.hpp"
+
+namespace liveupdate::json_fields {
+
+namespace json = boost::json;
+
+class DecodeError : public std::runtime_error {
+public:
+    DecodeError(std::string field, std::string reason)
+        : std::runtime_error(field + ": " + reason), field_(std::move(field)), reason_(std::move(reason)) {}
+    const std::string &field() const { return field_; }
+    const std::string &reason() const { return reason_; }
+
+private:
+    std::string field_;
+    std::string reason_;
+};
+
+std::string child(const std::string &path, std::string_view key);
+std::string index(const std::string &path, std::size_t i);
+
+// The member `key` of o, or nullptr when missing or null.
+const json::value *member(const json::object &o, std::string_view key);
+
+// The object at o[key]; nullptr when missing or null; throws when not an object.
+const json::object *object_field(const json::object &o, std::string_view key, const std::string &path);
+const json::array *array_field(const json::object &o, std::string_view key, const std::string &path);
+const json::object &expect_object(const json::value &v, const std::string &path);
+
+std::string string_field(const json::object &o, std::string_view key, const std::string &path);
+bool bool_field(const json::object &o, std::string_view key, const std::string &path);
+std::int64_t int_field(const json::object &o, std::string_view key, const std::string &path);
+MicroTime time_field(const json::object &o, std::string_view key, const std::string &path);
+std::vector<std::string> string_array_field(const json::object &o, std::string_view key,
+                                            const std::string &path);
+std::map<std::string, std::string> string_map_field(const json::object &o, std::string_view key,
+                                                    const std::string &path);
+
+// Parses text with a depth limit and a size cap; throws DecodeError("", why) otherwise.
+json::value parse_limited(std::string_view text, std::size_t max_bytes = 64u << 20,
+                          std::size_t max_depth = 64);
+
+}  // namespace liveupdate::json_fields

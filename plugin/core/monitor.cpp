@@ -1,0 +1,76 @@
+#include "core/monitor.hpp"
+
+#include <algorithm>
+
+namespace liveupdate {
+
+bool Monitor::needs_initial_sync() const {
+    if (containers.empty()) return true;
+    return std::any_of(containers.begin(), containers.end(),
+                       [](const auto &kv) { return kv.second.last_file_time_synced.is_zero(); });
+}
+
+bool consume_source(SourceTrack &source, const api::ApiObject &file_watch, const api::ApiObject *image_map) {
+    const auto &fw = std::get<api::FileWatch>(file_watch.body);
+    source.ignores = fw.ignores;
+    if (fw.file_events.empty()) return false;
+
+    bool image_changed = false;
+    MicroTime build_start;
+    if (image_map != nullptr) {
+        const auto &status = image_map->raw_field("status");
+        image_changed = !source.last_image_status || *source.last_image_status != status;
+        source.last_image_status = status;
+        build_start = std::get<api::ImageMap>(image_map->body).status.build_start_time;
+        source.image_build_start_time = build_start;
+    }
+
+    const auto &newest = fw.file_events.back();
+    const bool watch_changed = !source.last_file_event || !(*source.last_file_event == newest);
+    source.last_file_event = newest;
+    if (watch_changed) {
+        for (const auto &event : fw.file_events) {
+            if (!build_start.is_zero() && event.time < build_start) continue;
+            for (const auto &f : event.seen_files) source.paths.record(f, event.time);
+        }
+    }
+    return watch_changed || image_changed;
+}
+
+void garbage_collect_file_changes(Monitor &monitor, const std::vector<api::LiveUpdateSource> &sources,
+                                  MicroTime best_start_time) {
+    for (const auto &s : sources) {
+        const auto it = monitor.sources.find(s.file_watch);
+        if (it == monitor.sources.end()) continue;
+        auto &source = it->second;
+        const MicroTime gc_time =
+            source.last_image_status && !source.image_build_start_time.is_zero() ? source.image_build_start_time
+                                                                                  : best_start_time;
+        if (gc_time.is_zero()) continue;
+        source.paths.forget_before(gc_time);
+        for (auto &[key, c] : monitor.containers) {
+            if (!c.failed_low_water_mark.is_zero() && c.failed_low_water_mark < gc_time) {
+                c.failed_low_water_mark = MicroTime{};
+                c.failed_reason.clear();
+                c.failed_message.clear();
+            }
+        }
+    }
+}
+
+ChangedFiles files_changed_after(const Monitor &monitor, MicroTime high_water_mark) {
+    ChangedFiles out;
+    out.new_high_water_mark = high_water_mark;
+    for (const auto &[name, source] : monitor.sources) {
+        source.paths.for_each_after(high_water_mark, [&](const std::string &path, MicroTime t) {
+            out.files.push_back(path);
+            if (out.new_low_water_mark.is_zero() || t < out.new_low_water_mark) out.new_low_water_mark = t;
+            if (out.new_high_water_mark < t) out.new_high_water_mark = t;
+        });
+    }
+    std::sort(out.files.begin(), out.files.end());
+    out.files.erase(std::unique(out.files.begin(), out.files.end()), out.files.end());
+    return out;
+}
+
+}  // namespace liveupdate

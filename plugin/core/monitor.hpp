@@ -1,0 +1,80 @@
+// What the reconciler remembers about one LiveUpdate between reconciles
+// (Tilt's monitor): the dependencies last seen, every file change per source,
+// and per container the high-water mark and any failure.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <boost/json.hpp>
+
+#include "core/api/api_object.hpp"
+#include "core/path_time_index.hpp"
+
+namespace liveupdate {
+
+struct SourceTrack {
+    PathTimeIndex paths;  // newest change time per path
+    std::vector<api::IgnoreDef> ignores;
+    std::optional<boost::json::value> last_image_status;
+    MicroTime image_build_start_time;  // of last_image_status; zero when unset
+    std::optional<api::FileEvent> last_file_event;
+};
+
+struct ContainerKey {
+    std::string container_id;
+    std::string pod_name;
+    std::string namespace_name;
+    auto operator<=>(const ContainerKey &) const = default;
+};
+
+struct ContainerTrack {
+    MicroTime last_file_time_synced;
+    // Oldest file time of the changes that failed; a build newer than it clears the failure.
+    MicroTime failed_low_water_mark;
+    std::string failed_reason;
+    std::string failed_message;
+};
+
+struct Monitor {
+    std::string manifest;
+    boost::json::value spec_raw;  // a changed spec starts a fresh monitor
+
+    api::ObjectPtr last_kubernetes_discovery;
+    api::ObjectPtr last_kubernetes_apply;
+    api::ObjectPtr last_image_map;  // of the Kubernetes selector
+    api::ObjectPtr last_docker_compose_service;
+    api::ObjectPtr last_local_container;
+    std::optional<api::ConfigMap> last_trigger_queue;
+
+    std::map<std::string, SourceTrack> sources;  // by FileWatch name
+    std::map<ContainerKey, ContainerTrack> containers;
+    bool has_changes_to_sync = false;
+
+    // True while some container may still need its initial sync.
+    bool needs_initial_sync() const;
+};
+
+// F01/F02: consumes a FileWatch's events (when its newest event changed) into
+// the source, skipping events older than the ImageMap's build start.
+// image_map may be null (no imageMap in the source). Returns true on change.
+bool consume_source(SourceTrack &source, const api::ApiObject &file_watch, const api::ApiObject *image_map);
+
+// F03: forgets path changes older than the current build and clears
+// container failures from before it. best_start_time: the resource's.
+void garbage_collect_file_changes(Monitor &monitor, const std::vector<api::LiveUpdateSource> &sources,
+                                  MicroTime best_start_time);
+
+struct ChangedFiles {
+    std::vector<std::string> files;  // sorted, unique
+    MicroTime new_high_water_mark;
+    MicroTime new_low_water_mark;
+};
+
+// F04: the paths of every source changed strictly after high_water_mark.
+ChangedFiles files_changed_after(const Monitor &monitor, MicroTime high_water_mark);
+
+}  // namespace liveupdate

@@ -1,0 +1,142 @@
+#include "core/plan.hpp"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include "core/ignore_patterns.hpp"
+#include "core/text_format.hpp"
+
+namespace liveupdate {
+namespace {
+
+bool ends_with_slash(const std::string &p) { return !p.empty() && p.back() == '/'; }
+
+std::string base_name(const std::string &p) {
+    const auto clean = clean_path(p);
+    const auto slash = clean.rfind('/');
+    return slash == std::string::npos ? clean : clean.substr(slash + 1);
+}
+
+struct StatResult {
+    int error = 0;  // errno, 0 on success
+    bool is_dir = false;
+};
+
+StatResult stat_path(const std::string &p) {
+    struct stat st {};
+    if (::stat(p.c_str(), &st) != 0) return {errno, false};
+    return {0, S_ISDIR(st.st_mode)};
+}
+
+void sort_unique_by_container(std::vector<PathMapping> &v) {
+    std::sort(v.begin(), v.end(), [](const PathMapping &a, const PathMapping &b) {
+        if (a.container_path != b.container_path) return a.container_path < b.container_path;
+        return a.local_path < b.local_path;
+    });
+    v.erase(std::unique(v.begin(), v.end(),
+                        [](const PathMapping &a, const PathMapping &b) { return a.container_path == b.container_path; }),
+            v.end());
+}
+
+}  // namespace
+
+std::vector<PathMapping> sync_rules(const api::LiveUpdateSpec &spec) {
+    std::vector<PathMapping> out;
+    out.reserve(spec.syncs.size());
+    for (const auto &s : spec.syncs) {
+        std::string local = s.local_path;
+        if (local.empty() || local.front() != '/') local = join_path(spec.base_path, local);
+        out.push_back({local, s.container_path});
+    }
+    return out;
+}
+
+std::optional<std::string> child_path(const std::string &dir, const std::string &file) {
+    if (dir.empty()) return std::nullopt;
+    const std::string d = clean_path(dir);
+    const std::string f = clean_path(file);
+    if (f == d) return std::string(".");
+    if (d == "/") return f.size() > 1 && f.front() == '/' ? std::optional<std::string>(f.substr(1)) : std::nullopt;
+    if (f.size() > d.size() && f.compare(0, d.size(), d) == 0 && f[d.size()] == '/') return f.substr(d.size() + 1);
+    return std::nullopt;
+}
+
+bool matches_file_or_child(const std::vector<std::string> &paths, const std::string &base, const std::string &file) {
+    for (const auto &p : paths) {
+        const std::string abs = (!p.empty() && p.front() == '/') ? clean_path(p) : join_path(base, p);
+        if (child_path(abs, file)) return true;
+    }
+    return false;
+}
+
+PlanResult create_plan(const api::LiveUpdateSpec &spec, const std::vector<std::string> &files_changed) {
+    PlanResult result;
+    const auto rules = sync_rules(spec);
+    for (const auto &file : files_changed) {
+        bool mapped = false;
+        for (const auto &rule : rules) {
+            const auto rel = child_path(rule.local_path, file);
+            if (!rel) continue;
+            const auto st = stat_path(rule.local_path);
+            if (st.error != 0) {
+                result.failed = PlanFailure{"UpdateStopped", "No update plan: error stat'ing: stat " + rule.local_path +
+                                                                 ": " + std::strerror(st.error)};
+                return result;
+            }
+            std::string container;
+            if (ends_with_slash(rule.container_path) && !st.is_dir)
+                container = join_path(rule.container_path, base_name(rule.local_path));
+            else
+                container = join_path(rule.container_path, *rel);
+            result.plan.sync_paths.push_back({file, container});
+            mapped = true;
+            break;
+        }
+        if (!mapped) result.plan.no_match_paths.push_back(file);
+    }
+    for (const auto &file : files_changed)
+        if (matches_file_or_child(spec.stop_paths, spec.base_path, file)) result.plan.stop_paths.push_back(file);
+
+    if (!result.plan.no_match_paths.empty()) {
+        result.failed = PlanFailure{"UpdateStopped", "Found file(s) not matching any sync (files: " +
+                                                         format_file_change_list(result.plan.no_match_paths) + ")"};
+    } else if (!result.plan.stop_paths.empty()) {
+        result.failed =
+            PlanFailure{"UpdateStopped", "Detected change to stop file " + go_quote(result.plan.stop_paths.front())};
+    }
+    return result;
+}
+
+std::vector<RunStep> boil_runs(const api::LiveUpdateSpec &spec, const std::vector<PathMapping> &synced) {
+    std::vector<RunStep> out;
+    for (const auto &exec : spec.execs) {
+        bool run = exec.trigger_paths.empty();
+        for (std::size_t i = 0; !run && i < synced.size(); ++i)
+            run = matches_file_or_child(exec.trigger_paths, spec.base_path, synced[i].local_path);
+        if (run) out.push_back({exec.args, exec.echo_off});
+    }
+    return out;
+}
+
+CopyDelete split_by_existence(const std::vector<PathMapping> &mappings) {
+    CopyDelete out;
+    for (const auto &m : mappings) {
+        const auto st = stat_path(m.local_path);
+        if (st.error == 0) {
+            out.to_copy.push_back(m);
+        } else if (st.error == ENOENT || st.error == ENOTDIR) {
+            out.to_delete.push_back(m);
+        } else {
+            throw std::runtime_error("MissingLocalPaths: stat " + m.local_path + ": " + std::strerror(st.error));
+        }
+    }
+    sort_unique_by_container(out.to_copy);
+    sort_unique_by_container(out.to_delete);
+    return out;
+}
+
+}  // namespace liveupdate

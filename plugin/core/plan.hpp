@@ -1,0 +1,65 @@
+// What to do with a set of changed files (Tilt's LiveUpdatePlan, path
+// mappings and boiled runs): P01 mapping, P02 unmatched files, P03 stop
+// paths, P05 copy/delete split, P06 execs with triggers.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/api/live_update.hpp"
+
+namespace liveupdate {
+
+struct PathMapping {
+    std::string local_path;
+    std::string container_path;
+    bool operator==(const PathMapping &) const = default;
+};
+
+// The spec's syncs with localPath resolved against basePath.
+std::vector<PathMapping> sync_rules(const api::LiveUpdateSpec &spec);
+
+// The path of file relative to dir when file is dir or beneath it.
+std::optional<std::string> child_path(const std::string &dir, const std::string &file);
+
+// Paths (relative to base unless absolute) of which file is one or a child.
+bool matches_file_or_child(const std::vector<std::string> &paths, const std::string &base, const std::string &file);
+
+struct Plan {
+    std::vector<PathMapping> sync_paths;
+    std::vector<std::string> no_match_paths;
+    std::vector<std::string> stop_paths;
+};
+
+struct PlanFailure {
+    std::string reason;
+    std::string message;
+};
+
+struct PlanResult {
+    Plan plan;
+    std::optional<PlanFailure> failed;  // UpdateStopped
+};
+
+// Stats a sync's local path when a changed file falls under it (a file rule
+// whose containerPath ends in "/" maps into that directory).
+PlanResult create_plan(const api::LiveUpdateSpec &spec, const std::vector<std::string> &files_changed);
+
+struct RunStep {
+    std::vector<std::string> args;
+    bool echo_off = false;
+};
+
+// P06: execs in order; one with triggerPaths only if a synced local path matches.
+std::vector<RunStep> boil_runs(const api::LiveUpdateSpec &spec, const std::vector<PathMapping> &synced);
+
+struct CopyDelete {
+    std::vector<PathMapping> to_copy;    // exists locally; sorted by container path, unique
+    std::vector<PathMapping> to_delete;  // gone locally; sorted by container path, unique
+};
+
+// P05. Throws std::runtime_error when a path cannot be stat'ed for another reason.
+CopyDelete split_by_existence(const std::vector<PathMapping> &mappings);
+
+}  // namespace liveupdate

@@ -1,0 +1,351 @@
+#include "core/reconcile.hpp"
+
+#include <exception>
+
+#include "core/initial_sync.hpp"
+#include "core/plan.hpp"
+#include "core/status.hpp"
+#include "core/text_format.hpp"
+
+namespace liveupdate {
+namespace {
+
+constexpr const char *kObjectNotFound = "ObjectNotFound";
+
+bool optional_failed_equal(const std::optional<api::LiveUpdateStateFailed> &a, const api::LiveUpdateStateFailed &b) {
+    return a && *a == b;
+}
+
+std::vector<api::IgnoreDef> source_ignores(const Monitor &monitor, const api::LiveUpdateSpec &spec) {
+    std::vector<api::IgnoreDef> out;
+    for (const auto &s : spec.sources) {
+        const auto it = monitor.sources.find(s.file_watch);
+        if (it == monitor.sources.end()) continue;
+        out.insert(out.end(), it->second.ignores.begin(), it->second.ignores.end());
+    }
+    return out;
+}
+
+}  // namespace
+
+ReconcileSession::ReconcileSession(std::string name, std::shared_ptr<LiveUpdateSlot> slot,
+                                   std::unique_lock<std::mutex> lock, MicroTime start_time)
+    : name_(std::move(name)), slot_(std::move(slot)), lock_(std::move(lock)), start_time_(start_time) {}
+
+void ReconcileSession::log(std::string level, std::string text) {
+    log_.push_back({std::move(level), std::move(text)});
+}
+
+Step ReconcileSession::done_step(const api::LiveUpdateStatus &status, bool changed) {
+    done_ = true;
+    if (commit_) slot_->status = status;
+    Step step;
+    step.log = std::move(log_);
+    step.events = std::move(events_);
+    step.status = status;
+    step.status_changed = changed;
+    return step;
+}
+
+Step ReconcileSession::update_step(ContainerUpdate update) {
+    Step step;
+    step.log = std::move(log_);
+    step.events = std::move(events_);
+    log_.clear();
+    events_.clear();
+    step.update = std::move(update);
+    return step;
+}
+
+Step ReconcileSession::begin(const api::ObjectPtr &lu, const ObjectLookup &lookup, MicroTime now) {
+    now_ = now;
+    if (!lu) {
+        slot_->monitor.reset();
+        slot_->status.reset();
+        done_ = true;
+        return Step{};
+    }
+    lu_object_ = lu;
+    lu_ = &std::get<api::LiveUpdate>(lu->body);
+    manifest_ = lu->meta.annotation(api::kAnnotationManifest);
+    if (!slot_->status) slot_->status = lu_->status;
+    previous_ = *slot_->status;
+
+    if (!lu->meta.annotation(api::kAnnotationManagedBy).empty()) return done_step(previous_, false);
+
+    if (auto msg = invalid_selector_message(lu_->spec))
+        return handle_failure(create_failed_state(previous_, "Invalid", *msg, now_));
+
+    const auto &spec_raw = lu->raw_field("spec");
+    if (!slot_->monitor || slot_->monitor->spec_raw != spec_raw) {
+        slot_->monitor.emplace();
+        slot_->monitor->spec_raw = spec_raw;
+    }
+    Monitor &monitor = *slot_->monitor;
+    monitor.manifest = manifest_;
+
+    bool changed = false;
+    try {
+        changed |= refresh_sources(monitor, lu_->spec, lookup);
+        changed |= refresh_kubernetes(monitor, lu_->spec, lookup);
+        changed |= refresh_docker_compose(monitor, lu_->spec, lookup);
+        changed |= refresh_local_container(monitor, lu_->spec, lookup);
+    } catch (const ObjectNotFound &e) {
+        return handle_failure(create_failed_state(previous_, kObjectNotFound, e.what(), now_));
+    }
+    changed |= refresh_trigger_queue(monitor, lookup);
+    if (changed) monitor.has_changes_to_sync = true;
+    if (lu_->spec.initial_sync && monitor.needs_initial_sync()) monitor.has_changes_to_sync = true;
+
+    if (!monitor.has_changes_to_sync) return done_step(previous_, false);
+    return start_sync();
+}
+
+Step ReconcileSession::handle_failure(api::LiveUpdateStateFailed failed) {
+    if (optional_failed_equal(previous_.failed, failed)) return done_step(previous_, false);
+    if (failed.reason != kObjectNotFound)
+        log("info", "LiveUpdate " + go_quote(name_) + " " + failed.reason + ": " + failed.message);
+    api::LiveUpdateStatus next = previous_;
+    next.failed = std::move(failed);
+    return done_step(next, true);
+}
+
+Step ReconcileSession::start_sync() {
+    Monitor &monitor = *slot_->monitor;
+    const auto &spec = lu_->spec;
+    auto resource = resource_of(monitor, spec);
+    if (auto *msg = std::get_if<std::string>(&resource)) {
+        status_.failed = create_failed_state(previous_, "Invalid", *msg, now_);
+        return finish_sync();
+    }
+    resource_ = std::move(std::get<SelectedResource>(resource));
+
+    const bool manual = lu_object_->meta.annotation(api::kAnnotationUpdateMode) == api::kUpdateModeManual;
+    const bool in_queue = monitor.last_trigger_queue && !manifest_.empty() &&
+                          api::in_trigger_queue(*monitor.last_trigger_queue, manifest_);
+    waiting_on_trigger_ = manual && !in_queue;
+
+    garbage_collect_file_changes(monitor, spec.sources, resource_.best_start_time);
+    // C08: forget containers no longer selected.
+    for (auto it = monitor.containers.begin(); it != monitor.containers.end();) {
+        bool selected = false;
+        for (const auto &sc : resource_.containers)
+            if (!sc.container.id.empty() && sc.container.id == it->first.container_id) selected = true;
+        it = selected ? std::next(it) : monitor.containers.erase(it);
+    }
+    // C07: a recorded failure stops updates until a newer build clears it.
+    for (const auto &sc : resource_.containers) {
+        const auto it = monitor.containers.find({sc.container.id, sc.pod_name, sc.namespace_name});
+        if (it != monitor.containers.end() && !it->second.failed_reason.empty()) {
+            status_.failed =
+                create_failed_state(previous_, it->second.failed_reason, it->second.failed_message, now_);
+            return finish_sync();
+        }
+    }
+    return advance();
+}
+
+Step ReconcileSession::advance() {
+    while (next_container_ < resource_.containers.size()) {
+        const auto &sc = resource_.containers[next_container_++];
+        if (auto step = visit(sc)) return std::move(*step);
+        if (status_.failed) break;
+    }
+    return finish_sync();
+}
+
+std::optional<Step> ReconcileSession::visit(const SelectedContainer &sc) {
+    Monitor &monitor = *slot_->monitor;
+    const auto &spec = lu_->spec;
+    const auto &c = sc.container;
+    const ContainerKey key{c.id, sc.pod_name, sc.namespace_name};
+
+    MicroTime high_water_mark = start_time_;
+    const auto existing = monitor.containers.find(key);
+    const bool known = existing != monitor.containers.end();
+    const ContainerTrack track = known ? existing->second : ContainerTrack{};
+    if (known && !track.last_file_time_synced.is_zero()) high_water_mark = track.last_file_time_synced;
+
+    ChangedFiles changed = files_changed_after(monitor, high_water_mark);
+    const bool initial_sync = spec.initial_sync && (!known || track.last_file_time_synced.is_zero());
+    std::vector<api::IgnoreDef> filter;
+    if (initial_sync) {
+        try {
+            filter = source_ignores(monitor, spec);
+            auto collected = collect_initial_sync_files(spec, ignore_set_of(filter));
+            for (auto &w : collected.warnings) log("warn", std::move(w));
+            changed.files = std::move(collected.files);
+        } catch (const std::exception &e) {
+            status_.failed = create_failed_state(previous_, "InitialSyncError",
+                                                 std::string("Failed to collect files for initial sync: ") + e.what(),
+                                                 now_);
+            status_.containers.clear();
+            return std::nullopt;
+        }
+        changed.new_high_water_mark = now_;
+        // Changes made while the initial sync runs are newer than now: they go out next time (I05).
+        changed.new_low_water_mark = start_time_;
+    }
+    if (!changed.files.empty()) any_files_to_sync_ = true;
+
+    if (sc.pod_phase == "Succeeded" || sc.pod_phase == "Failed" || c.state.terminated) {
+        if (terminated_pod_name_.empty()) terminated_pod_name_ = sc.pod_name;
+        return std::nullopt;
+    }
+
+    std::optional<api::LiveUpdateContainerStateWaiting> waiting;
+    if (!c.state.running || c.id.empty())
+        waiting = api::LiveUpdateContainerStateWaiting{"ContainerWaiting", "Waiting for container to start"};
+    else if (waiting_on_trigger_)
+        waiting = api::LiveUpdateContainerStateWaiting{"Trigger", "Only updates on manual trigger"};
+
+    api::LiveUpdateStatus one;
+    const auto plan = create_plan(spec, changed.files);
+    const api::LiveUpdateContainerStatus idle{c.name, c.id, sc.pod_name, sc.namespace_name,
+                                              track.last_file_time_synced, "", waiting};
+    if (plan.failed) {
+        one.failed = api::LiveUpdateStateFailed{plan.failed->reason, plan.failed->message, {}};
+    } else if (plan.plan.sync_paths.empty()) {
+        one.containers.push_back(idle);
+    } else if (c.state.waiting && c.state.waiting->reason == "CrashLoopBackOff") {
+        one.failed = api::LiveUpdateStateFailed{
+            "CrashLoopBackOff", "Cannot live update because container crashing. Pod: " + sc.pod_name, {}};
+    } else if (waiting) {
+        one.containers.push_back(idle);
+    } else {
+        const std::string display = container_display_name(sc.pod_name, c.name, c.id);
+        ContainerUpdate update;
+        update.live_update = name_;
+        update.via = resource_.via;
+        update.container = ContainerRef{c.id, c.name, sc.pod_name, sc.namespace_name, resource_.local_root};
+        update.runs = boil_runs(spec, plan.plan.sync_paths);
+        update.restart = spec.restart == "always";
+        update.initial_sync = initial_sync;
+        const std::string names = "[" + display + "]";
+        if (initial_sync) {
+            update.copy = sync_rules(spec);
+            update.filter = std::move(filter);
+            log("info", "Initial sync: will copy sync paths to container: " + names);
+            for (const auto &m : update.copy) log("info", "- '" + m.local_path + "' --> '" + m.container_path + "'");
+        } else {
+            CopyDelete split;
+            try {
+                split = split_by_existence(plan.plan.sync_paths);
+            } catch (const std::exception &e) {
+                one.failed = api::LiveUpdateStateFailed{"Invalid", std::string("Mapping paths: ") + e.what(), {}};
+            }
+            if (!one.failed) {
+                if (!split.to_delete.empty()) {
+                    log("info", "Will delete " + std::to_string(split.to_delete.size()) +
+                                    " file(s) from container: " + names);
+                    for (const auto &m : split.to_delete)
+                        log("info", "- '" + m.container_path + "' (matched local path: '" + m.local_path + "')");
+                }
+                if (!split.to_copy.empty()) {
+                    log("info", "Will copy " + std::to_string(split.to_copy.size()) + " file(s) to container: " + names);
+                    for (const auto &m : split.to_copy)
+                        log("info", "- '" + m.local_path + "' --> '" + m.container_path + "'");
+                }
+                update.copy = std::move(split.to_copy);
+                for (auto &m : split.to_delete) update.delete_paths.push_back(std::move(m.container_path));
+            }
+        }
+        if (!one.failed) {
+            if (!update_event_dispatched_) {
+                update_event_dispatched_ = true;
+                events_.push_back({"started", name_, manifest_, changed.files, ""});
+            }
+            pending_ = Pending{key, update.container, display, changed.new_high_water_mark, changed.new_low_water_mark};
+            return update_step(std::move(update));
+        }
+    }
+    merge_container(std::move(one), false, key, changed.new_high_water_mark, changed.new_low_water_mark);
+    return std::nullopt;
+}
+
+bool ReconcileSession::merge_container(api::LiveUpdateStatus one, bool files_applied, const ContainerKey &key,
+                                       MicroTime new_high_water_mark, MicroTime new_low_water_mark) {
+    if (one.failed) one.failed = create_failed_state(previous_, one.failed->reason, one.failed->message, now_);
+    ContainerTrack &track = slot_->monitor->containers[key];
+    if (one.failed) {
+        track.failed_reason = one.failed->reason;
+        track.failed_message = one.failed->message;
+        track.failed_low_water_mark = new_low_water_mark;
+        status_.failed = one.failed;
+        status_.containers.clear();
+        return true;
+    }
+    if (files_applied) track.last_file_time_synced = new_high_water_mark;
+    status_.containers.insert(status_.containers.end(), one.containers.begin(), one.containers.end());
+    return false;
+}
+
+Step ReconcileSession::resume(const Outcome &outcome, MicroTime now) {
+    now_ = now;
+    Pending p = std::move(*pending_);
+    pending_.reset();
+
+    api::LiveUpdateContainerStatus c;
+    c.container_name = p.ref.container_name;
+    c.container_id = p.ref.container_id;
+    c.pod_name = p.ref.pod_name;
+    c.namespace_name = p.ref.namespace_name;
+    c.last_file_time_synced = p.new_high_water_mark.is_zero() ? now_ : p.new_high_water_mark;
+
+    api::LiveUpdateStatus one;
+    switch (outcome.kind) {
+    case Outcome::Kind::Ok:
+        log("info", "  \u2192 Container " + p.display_name + " updated!");
+        one.containers.push_back(std::move(c));
+        break;
+    case Outcome::Kind::RunFailure:
+        log("info", "  \u2192 Failed to update container " + p.display_name + ": " + outcome.message);
+        c.last_exec_error = outcome.message;
+        one.containers.push_back(std::move(c));
+        break;
+    case Outcome::Kind::InfraFailure: {
+        const std::string msg = !p.ref.pod_name.empty() ? "Updating pod " + p.ref.pod_name + ": " + outcome.message
+                                                        : "Updating container " + p.display_name + ": " + outcome.message;
+        one.failed = api::LiveUpdateStateFailed{"UpdateFailed", msg, {}};
+        break;
+    }
+    }
+    if (merge_container(std::move(one), true, p.key, p.new_high_water_mark, p.new_low_water_mark))
+        return finish_sync();
+    return advance();
+}
+
+Step ReconcileSession::finish_sync() {
+    if (!status_.failed && !terminated_pod_name_.empty() && any_files_to_sync_ && status_.containers.empty()) {
+        status_.failed = create_failed_state(
+            previous_, "Terminated", "Container for live update is stopped. Pod name: " + terminated_pod_name_, now_);
+    }
+    if (update_event_dispatched_) {
+        std::string error;
+        if (status_.failed) {
+            error = status_.failed->message;
+        } else {
+            for (const auto &c : status_.containers) {
+                if (!c.last_exec_error.empty()) {
+                    error = c.last_exec_error;
+                    break;
+                }
+            }
+        }
+        events_.push_back({"completed", name_, manifest_, {}, error});
+    }
+    if (status_.failed && !(previous_.failed && *previous_.failed == *status_.failed) &&
+        status_.failed->reason != kObjectNotFound)
+        log("info", "LiveUpdate " + go_quote(name_) + " " + status_.failed->reason + ": " + status_.failed->message);
+    slot_->monitor->has_changes_to_sync = false;
+    return done_step(status_, !(status_ == previous_));
+}
+
+void ReconcileSession::abandon() {
+    if (!pending_) return;
+    commit_ = false;
+    Outcome gave_up{Outcome::Kind::InfraFailure, "the host ended the reconcile before reporting the outcome", 0};
+    while (pending_) resume(gave_up, now_);
+}
+
+}  // namespace liveupdate

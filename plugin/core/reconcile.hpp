@@ -1,0 +1,93 @@
+// One reconcile of one LiveUpdate as a step machine (Tilt's Reconcile,
+// maybeSync and applyInternal): it hands out one container update at a time
+// and continues with the outcome the host reports, so updates stay
+// sequential and stop at the first infrastructure failure.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/api/api_object.hpp"
+#include "core/containers.hpp"
+#include "core/dependencies.hpp"
+#include "core/monitor.hpp"
+#include "core/step.hpp"
+
+namespace liveupdate {
+
+// Everything the engine keeps for one LiveUpdate name.
+struct LiveUpdateSlot {
+    std::mutex busy;  // held by the reconcile in progress
+    std::optional<Monitor> monitor;
+    // The status last handed out (what the host stores); seeded from the object.
+    std::optional<api::LiveUpdateStatus> status;
+};
+
+class ReconcileSession {
+public:
+    // Locks the slot for the session's lifetime; the caller made sure it is free.
+    ReconcileSession(std::string name, std::shared_ptr<LiveUpdateSlot> slot, std::unique_lock<std::mutex> lock,
+                     MicroTime start_time);
+
+    // lu: the LiveUpdate object, null when it does not exist (D04).
+    Step begin(const api::ObjectPtr &lu, const ObjectLookup &lookup, MicroTime now);
+    // Continues after the update step that was last handed out.
+    Step resume(const Outcome &outcome, MicroTime now);
+    // Gives up a pending update as if it failed; the status is not committed.
+    void abandon();
+
+    bool awaiting_outcome() const { return pending_.has_value(); }
+    bool done() const { return done_; }
+
+private:
+    struct Pending {
+        ContainerKey key;
+        ContainerRef ref;
+        std::string display_name;
+        MicroTime new_high_water_mark;
+        MicroTime new_low_water_mark;
+    };
+
+    Step handle_failure(api::LiveUpdateStateFailed failed);
+    Step start_sync();
+    Step advance();
+    // Handles one container; returns an update step when it needs one.
+    std::optional<Step> visit(const SelectedContainer &sc);
+    // Merges one container's result; returns true when the visit must stop.
+    bool merge_container(api::LiveUpdateStatus one, bool files_applied, const ContainerKey &key,
+                         MicroTime new_high_water_mark, MicroTime new_low_water_mark);
+    Step finish_sync();
+    Step done_step(const api::LiveUpdateStatus &status, bool changed);
+    Step update_step(ContainerUpdate update);
+    void log(std::string level, std::string text);
+
+    std::string name_;
+    std::shared_ptr<LiveUpdateSlot> slot_;
+    std::unique_lock<std::mutex> lock_;
+    MicroTime start_time_;
+    MicroTime now_;
+    bool commit_ = true;
+    bool done_ = false;
+
+    api::ObjectPtr lu_object_;
+    const api::LiveUpdate *lu_ = nullptr;
+    std::string manifest_;
+    api::LiveUpdateStatus previous_;  // the status before this reconcile
+
+    SelectedResource resource_;
+    std::size_t next_container_ = 0;
+    bool waiting_on_trigger_ = false;
+    api::LiveUpdateStatus status_;
+    bool update_event_dispatched_ = false;
+    std::string terminated_pod_name_;
+    bool any_files_to_sync_ = false;
+    std::optional<Pending> pending_;
+
+    std::vector<LogLine> log_;
+    std::vector<UpdateEvent> events_;
+};
+
+}  // namespace liveupdate

@@ -1,0 +1,49 @@
+// H01: the engine's whole state as versioned JSON for hot reload. A snapshot
+// of another format or version is refused with a clear error.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/json.hpp>
+
+#include "core/api/api_object.hpp"
+#include "core/monitor.hpp"
+
+namespace liveupdate {
+
+inline constexpr const char *kSnapshotFormat = "liveupdate.plugin.state";
+inline constexpr std::int64_t kSnapshotVersion = 1;
+
+class UnsupportedSnapshot : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+struct SlotState {
+    std::optional<Monitor> monitor;
+    std::optional<api::LiveUpdateStatus> status;
+};
+
+struct EngineState {
+    MicroTime start_time;
+    std::vector<api::ObjectPtr> objects;
+    std::map<std::string, SlotState> slots;
+};
+
+struct SlotView {
+    const Monitor *monitor;             // null: none yet
+    const api::LiveUpdateStatus *status;  // null: none yet
+};
+
+std::string encode_snapshot(const MicroTime &start_time, const std::vector<api::ObjectPtr> &objects,
+                            const std::map<std::string, SlotView> &slots);
+// Throws UnsupportedSnapshot (format/version) or json_fields::DecodeError (content).
+EngineState decode_snapshot(std::string_view text);
+
+}  // namespace liveupdate

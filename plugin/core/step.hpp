@@ -1,0 +1,72 @@
+// The reconcile protocol's values: steps the plugin hands out (a container
+// update, or done with the status) and the outcomes the host reports back.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/json.hpp>
+
+#include "core/api/file_watch.hpp"
+#include "core/api/live_update.hpp"
+#include "core/plan.hpp"
+
+namespace liveupdate {
+
+struct LogLine {
+    std::string level;  // "info", "warn", "error", "debug"
+    std::string text;
+};
+
+struct UpdateEvent {
+    std::string type;  // "started" or "completed"
+    std::string live_update;
+    std::string manifest;
+    std::vector<std::string> files_changed;  // started
+    std::string error;                       // completed
+};
+
+struct ContainerRef {
+    std::string container_id;
+    std::string container_name;
+    std::string pod_name;
+    std::string namespace_name;
+    std::string root;  // local containers only
+};
+
+struct ContainerUpdate {
+    std::string live_update;
+    std::string via;
+    ContainerRef container;
+    std::vector<PathMapping> copy;
+    std::vector<std::string> delete_paths;
+    std::vector<RunStep> runs;
+    bool restart = false;
+    bool initial_sync = false;
+    std::vector<api::IgnoreDef> filter;
+};
+
+struct Step {
+    std::vector<LogLine> log;
+    std::vector<UpdateEvent> events;
+    std::optional<ContainerUpdate> update;     // set: an "update" step
+    std::optional<api::LiveUpdateStatus> status;  // "done": nullopt when the LiveUpdate is absent
+    bool status_changed = false;
+};
+
+boost::json::value encode_step(const Step &step);
+
+struct Outcome {
+    enum class Kind { Ok, RunFailure, InfraFailure };
+    Kind kind = Kind::Ok;
+    std::string message;
+    std::int64_t exit_code = 0;
+};
+
+// Throws json_fields::DecodeError naming the field.
+Outcome decode_outcome(std::string_view json);
+
+}  // namespace liveupdate

@@ -1,0 +1,112 @@
+// Helpers for the tests against the real Docker engine: shell commands,
+// throw-away containers, in-memory tar archives, and the docker updater
+// plugin loaded through its C ABI.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "liveupdate/updater_plugin.h"
+
+namespace lu_test {
+
+struct ShellResult {
+    int exit_code = -1;
+    std::string output; // stdout only
+};
+
+// Runs a command through /bin/sh.
+ShellResult sh(const std::string &command);
+// Runs it and throws std::runtime_error unless it exits 0; returns stdout without the trailing newline.
+std::string sh_ok(const std::string &command);
+std::string shell_quote(const std::string &text);
+
+// A detached container removed at the end of the test.
+class TestContainer {
+public:
+    // command: shell words after the image (already quoted as needed).
+    TestContainer(const std::string &image, const std::string &command, const std::string &extra_run_args = "");
+    ~TestContainer();
+    TestContainer(const TestContainer &) = delete;
+    TestContainer &operator=(const TestContainer &) = delete;
+
+    const std::string &id() const { return id_; }
+    const std::string &name() const { return name_; }
+    // `docker exec` of a shell command; the result of it.
+    ShellResult exec(const std::string &shell_command) const;
+    std::string started_at() const;
+
+private:
+    std::string name_;
+    std::string id_;
+};
+
+// A tar archive built in memory with libarchive.
+class TarBuilder {
+public:
+    TarBuilder();
+    ~TarBuilder();
+    TarBuilder &file(const std::string &path, const std::string &content, int mode = 0644);
+    TarBuilder &dir(const std::string &path, int mode = 0755);
+    TarBuilder &symlink(const std::string &path, const std::string &target);
+    std::string finish();
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+// Serves bytes through lu_archive_stream.
+class BytesStream {
+public:
+    explicit BytesStream(std::string bytes) : bytes_(std::move(bytes)) {}
+    lu_archive_stream stream() { return {this, &BytesStream::read}; }
+    std::size_t consumed() const { return offset_; }
+
+private:
+    static int64_t read(void *ctx, void *buffer, std::size_t capacity);
+    std::string bytes_;
+    std::size_t offset_ = 0;
+};
+
+struct Outcome {
+    int32_t kind = -1;
+    int32_t exit_code = 0;
+    std::string message;
+    std::vector<std::string> logs;
+    bool logged(const std::string &needle) const;
+};
+
+struct Update {
+    std::vector<std::pair<std::string, std::string>> copies; // local, container
+    std::string archive;
+    std::vector<std::string> deletes;
+    struct Run {
+        std::vector<std::string> argv;
+        bool echo_off = false;
+    };
+    std::vector<Run> runs;
+    bool restart = false;
+};
+
+// The docker updater plugin (build/lib/libupdater_docker.so) and one instance of it.
+class DockerUpdater {
+public:
+    explicit DockerUpdater(const std::string &config_json = "{}");
+    ~DockerUpdater();
+    DockerUpdater(const DockerUpdater &) = delete;
+    DockerUpdater &operator=(const DockerUpdater &) = delete;
+
+    Outcome update(const std::string &container_id, const std::string &container_name, const Update &update);
+    // create() with this config: the error text, or "" when it succeeded.
+    static std::string create_error(const std::string &config_json);
+
+private:
+    lu_updater *updater_ = nullptr;
+    std::vector<std::string> *logs_ = nullptr;
+};
+
+}  // namespace lu_test

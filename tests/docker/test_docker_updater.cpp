@@ -1,0 +1,291 @@
+// The docker updater against the real engine started by scripts/dockerd.sh.
+#define BOOST_TEST_MODULE docker_updater
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <boost/test/unit_test.hpp>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "docker_test_support.hpp"
+
+using namespace lu_test;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kBusybox = "lu-busybox:latest";
+const std::string kNoTar = "lu-notar:latest";
+const std::string kSleep = "sleep 100000";
+
+std::string write_local(const fs::path &dir, const std::string &name, const std::string &content) {
+    fs::create_directories((dir / name).parent_path());
+    std::ofstream(dir / name) << content;
+    return (dir / name).string();
+}
+
+struct TempDir {
+    fs::path path = fs::temp_directory_path() / ("lu-docker-test-" + std::to_string(::getpid()) + "-" +
+                                                 std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
+    TempDir() { fs::create_directories(path); }
+    ~TempDir() { fs::remove_all(path); }
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(copies_files_into_nested_new_directories_and_through_symlinked_parents) {
+    TestContainer c(kBusybox, kSleep);
+    DockerUpdater updater;
+    Update u;
+    // Directory entries for every parent, as archive builders often write them:
+    // var/run is a symlink to /run in the image and must stay one.
+    u.archive = TarBuilder()
+                    .dir("app")
+                    .file("app/hello.txt", "hello\n")
+                    .dir("app/new")
+                    .dir("app/new/deep")
+                    .dir("app/new/deep/er")
+                    .file("app/new/deep/er/f.txt", "deep\n")
+                    .dir("var")
+                    .dir("var/run")
+                    .file("var/run/app.pid", "42\n")
+                    .dir("app/empty")
+                    .finish();
+    u.copies = {{"/l/hello.txt", "/app/hello.txt"}, {"/l/f.txt", "/app/new/deep/er/f.txt"}, {"/l/app.pid", "/var/run/app.pid"}};
+    const auto outcome = updater.update(c.id(), c.name(), u);
+    BOOST_TEST_REQUIRE(outcome.kind == LU_OUTCOME_OK, outcome.message);
+    BOOST_TEST(c.exec("cat /app/hello.txt").output == "hello\n");
+    BOOST_TEST(c.exec("cat /app/new/deep/er/f.txt").output == "deep\n");
+    BOOST_TEST(c.exec("cat /run/app.pid").output == "42\n");
+    BOOST_TEST(c.exec("readlink /var/run").output == "../run\n");
+    BOOST_TEST(c.exec("test -d /app/empty && echo dir").output == "dir\n");
+}
+
+BOOST_AUTO_TEST_CASE(deletes_paths_before_copying) {
+    TestContainer c(kBusybox, kSleep);
+    c.exec("mkdir -p /app/old/sub && echo x > /app/old/sub/f && echo y > /app/gone.txt && echo v1 > /app/keep.txt");
+    DockerUpdater updater;
+    Update u;
+    u.deletes = {"/app/old", "/app/gone.txt", "/app/keep.txt", "/app/never-existed"};
+    u.archive = TarBuilder().file("app/keep.txt", "v2\n").finish();
+    u.copies = {{"/l/keep.txt", "/app/keep.txt"}};
+    const auto outcome = updater.update(c.id(), c.name(), u);
+    BOOST_TEST_REQUIRE(outcome.kind == LU_OUTCOME_OK, outcome.message);
+    BOOST_TEST(c.exec("ls /app").output == "keep.txt\n");
+    BOOST_TEST(c.exec("cat /app/keep.txt").output == "v2\n");
+}
+
+BOOST_AUTO_TEST_CASE(runs_commands_in_order_and_logs_them) {
+    TestContainer c(kBusybox, kSleep);
+    DockerUpdater updater;
+    Update u;
+    u.runs = {{{"sh", "-c", "echo first >> /tmp/order; echo out-line; echo err-line >&2"}, false},
+              {{"sh", "-c", "echo second >> /tmp/order"}, true}};
+    const auto outcome = updater.update(c.id(), c.name(), u);
+    BOOST_TEST_REQUIRE(outcome.kind == LU_OUTCOME_OK, outcome.message);
+    BOOST_TEST(c.exec("cat /tmp/order").output == "first\nsecond\n");
+    BOOST_TEST(outcome.logged("[CMD 1/2] sh -c echo first >> /tmp/order; echo out-line; echo err-line >&2"));
+    BOOST_TEST(!outcome.logged("[CMD 2/2]")); // echoOff
+    BOOST_TEST(outcome.logged("out-line"));
+    BOOST_TEST(outcome.logged("err-line"));
+}
+
+BOOST_AUTO_TEST_CASE(a_failing_run_stops_the_update_with_its_exit_code) {
+    TestContainer c(kBusybox, kSleep);
+    DockerUpdater updater;
+    Update u;
+    u.archive = TarBuilder().file("app/a.txt", "a\n").finish();
+    u.copies = {{"/l/a.txt", "/app/a.txt"}};
+    u.runs = {{{"sh", "-c", "echo compiling; exit 3"}, false}, {{"touch", "/tmp/second-ran"}, false}};
+    u.restart = true;
+    const auto before = c.started_at();
+    const auto outcome = updater.update(c.id(), c.name(), u);
+    BOOST_TEST(outcome.kind == LU_OUTCOME_RUN_FAILURE);
+    BOOST_TEST(outcome.exit_code == 3);
+    BOOST_TEST(outcome.message.find("command \"echo compiling; exit 3\" failed with exit code: 3") != std::string::npos,
+               outcome.message);
+    BOOST_TEST(outcome.logged("compiling"));
+    BOOST_TEST(c.exec("cat /app/a.txt").output == "a\n"); // files stay synced
+    BOOST_TEST(c.exec("test -e /tmp/second-ran; echo $?").output == "1\n");
+    BOOST_TEST(c.started_at() == before); // no restart after a failure
+}
+
+BOOST_AUTO_TEST_CASE(a_missing_command_is_a_run_failure_saying_so) {
+    TestContainer c(kBusybox, kSleep);
+    DockerUpdater updater;
+    Update u;
+    u.runs = {{{"no-such-command", "x"}, false}};
+    const auto outcome = updater.update(c.id(), c.name(), u);
+    BOOST_TEST(outcome.kind == LU_OUTCOME_RUN_FAILURE);
+    BOOST_TEST((outcome.exit_code == 126 || outcome.exit_code == 127));
+    BOOST_TEST(outcome.message.find("not found in PATH or not executable") != std::string::npos, outcome.message);
+}
+
+BOOST_AUTO_TEST_CASE(restart_restarts_the_container_after_the_update) {
+    TestContainer c(kBusybox, "sh -c 'cat /app/v.txt > /tmp/seen-at-start 2>/dev/null; exec sleep 100000'");
+    DockerUpdater updater;
+    const auto before = c.started_at();
+    Update u;
+    u.archive = TarBuilder().file("app/v.txt", "v2\n").finish();
+    u.copies = {{"/l/v.txt", "/app/v.txt"}};
+    u.restart = true;
+    const auto outcome = updater.update(c.id(), c.name(), u);
+    BOOST_TEST_REQUIRE(outcome.kind == LU_OUTCOME_OK, outcome.message);
+    BOOST_TEST(c.started_at() != before);
+    BOOST_TEST(c.exec("cat /tmp/seen-at-start").output == "v2\n"); // the new process saw the new file
+}
+
+BOOST_AUTO_TEST_CASE(hot_reload_keeps_the_process_running) {
+    TestContainer c(kBusybox, kSleep);
+    DockerUpdater updater;
+    const auto before = c.started_at();
+    const auto pid_before = c.exec("cat /proc/1/stat | cut -d' ' -f22").output;
+    Update u;
+    u.archive = TarBuilder().file("app/v.txt", "hot\n").finish();
+    u.copies = {{"/l/v.txt", "/app/v.txt"}};
+    const auto outcome = updater.update(c.id(), c.name(), u);
+    BOOST_TEST_REQUIRE(outcome.kind == LU_OUTCOME_OK, outcome.message);
+    BOOST_TEST(c.exec("cat /app/v.txt").output == "hot\n");
+    BOOST_TEST(c.started_at() == before);
+    BOOST_TEST(c.exec("cat /proc/1/stat | cut -d' ' -f22").output == pid_before);
+}
+
+BOOST_AUTO_TEST_CASE(an_image_without_tar_falls_back_to_the_archive_api_and_verifies) {
+    TempDir local;
+    TestContainer c(kNoTar, "/sleep 100000");
+    BOOST_TEST_REQUIRE(c.exec("true").exit_code != 0); // no shell: the image really is bare
+    DockerUpdater updater;
+    Update u;
+    u.archive = TarBuilder().dir("app").file("app/a.txt", "from-archive-api\n").dir("app/n").file("app/n/b.txt", "bb\n").finish();
+    u.copies = {{write_local(local.path, "a.txt", "from-archive-api\n"), "/app/a.txt"},
+                {write_local(local.path, "b.txt", "bb\n"), "/app/n/b.txt"}};
+    const auto outcome = updater.update(c.id(), c.name(), u);
+    BOOST_TEST_REQUIRE(outcome.kind == LU_OUTCOME_OK, outcome.message);
+    BOOST_TEST(outcome.logged("has no tar"));
+    BOOST_TEST(sh_ok("docker cp " + c.name() + ":/app/a.txt - | tar -xO") == "from-archive-api");
+    BOOST_TEST(sh_ok("docker cp " + c.name() + ":/app/n/b.txt - | tar -xO") == "bb");
+
+    // What the archive does not carry is reported, not silently accepted.
+    Update wrong;
+    wrong.archive = TarBuilder().file("app/c.txt", "short\n").finish();
+    wrong.copies = {{write_local(local.path, "c.txt", "longer than the archive's copy\n"), "/app/c.txt"},
+                    {write_local(local.path, "d.txt", "d\n"), "/app/d.txt"}};
+    const auto failed = updater.update(c.id(), c.name(), wrong);
+    BOOST_TEST(failed.kind == LU_OUTCOME_INFRA_FAILURE);
+    BOOST_TEST(failed.message.find("/app/d.txt (missing)") != std::string::npos, failed.message);
+    BOOST_TEST(failed.message.find("/app/c.txt (size 6, expected 31)") != std::string::npos, failed.message);
+}
+
+BOOST_AUTO_TEST_CASE(an_image_without_rm_cannot_delete_and_says_why) {
+    TestContainer c(kNoTar, "/sleep 100000");
+    DockerUpdater updater;
+    Update u;
+    u.deletes = {"/app/x"};
+    const auto outcome = updater.update(c.id(), c.name(), u);
+    BOOST_TEST(outcome.kind == LU_OUTCOME_INFRA_FAILURE);
+    BOOST_TEST(outcome.message.find("has no `rm`") != std::string::npos, outcome.message);
+}
+
+BOOST_AUTO_TEST_CASE(a_container_stopped_in_the_middle_is_an_infra_failure) {
+    TestContainer c(kBusybox, kSleep);
+    DockerUpdater updater;
+    Update u;
+    u.runs = {{{"sh", "-c", "touch /tmp/started; sleep 60"}, false}};
+    std::thread killer([&] {
+        while (c.exec("test -e /tmp/started").exit_code != 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        sh("docker kill " + c.name() + " >/dev/null");
+    });
+    const auto outcome = updater.update(c.id(), c.name(), u);
+    killer.join();
+    BOOST_TEST(outcome.kind == LU_OUTCOME_INFRA_FAILURE);
+    BOOST_TEST(outcome.message.find("stopped during the update") != std::string::npos, outcome.message);
+}
+
+BOOST_AUTO_TEST_CASE(a_stopped_or_removed_container_is_an_infra_failure) {
+    DockerUpdater updater;
+    Update u;
+    u.runs = {{{"true"}, false}};
+    std::string id;
+    {
+        TestContainer c(kBusybox, kSleep);
+        id = c.id();
+        sh_ok("docker stop -t 0 " + c.name());
+        const auto stopped = updater.update(c.id(), c.name(), u);
+        BOOST_TEST(stopped.kind == LU_OUTCOME_INFRA_FAILURE);
+        BOOST_TEST(stopped.message.find("is not running (status: exited") != std::string::npos, stopped.message);
+    }
+    const auto gone = updater.update(id, "old-name", u);
+    BOOST_TEST(gone.kind == LU_OUTCOME_INFRA_FAILURE);
+    BOOST_TEST(gone.message.find("no longer exists") != std::string::npos, gone.message);
+}
+
+BOOST_AUTO_TEST_CASE(a_daemon_that_is_not_running_is_an_infra_failure_without_a_hang) {
+    TempDir dir;
+    // A socket file nobody listens on (bound, never listening), and a path with no socket at all.
+    const auto stale = (dir.path / "stale.sock").string();
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::strncpy(addr.sun_path, stale.c_str(), sizeof addr.sun_path - 1);
+    BOOST_TEST_REQUIRE(::bind(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr) == 0);
+    ::close(fd);
+    for (const auto &host : {"unix://" + stale, "unix://" + (dir.path / "absent.sock").string()}) {
+        ::setenv("DOCKER_HOST", host.c_str(), 1);
+        DockerUpdater updater;
+        ::unsetenv("DOCKER_HOST");
+        Update u;
+        u.runs = {{{"true"}, false}};
+        const auto outcome = updater.update("0123456789ab", "web", u);
+        BOOST_TEST(outcome.kind == LU_OUTCOME_INFRA_FAILURE);
+        BOOST_TEST(outcome.message.find("cannot connect to the Docker daemon at " + host) != std::string::npos, outcome.message);
+        BOOST_TEST(outcome.message.find("is dockerd running?") != std::string::npos, outcome.message);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(the_user_setting_applies_to_copies_and_runs) {
+    TestContainer c(kBusybox, kSleep);
+    c.exec("mkdir -p /app/owned && chown 65534:65534 /app/owned");
+    DockerUpdater as_nobody(R"({"user": "nobody"})");
+    Update run;
+    run.runs = {{{"sh", "-c", "id -u > /app/owned/uid"}, false}};
+    BOOST_TEST_REQUIRE(as_nobody.update(c.id(), c.name(), run).kind == LU_OUTCOME_OK);
+    BOOST_TEST(c.exec("cat /app/owned/uid").output == "65534\n");
+
+    Update denied;
+    denied.archive = TarBuilder().file("app/root-only.txt", "x\n").finish();
+    denied.copies = {{"/l/root-only.txt", "/app/root-only.txt"}};
+    const auto outcome = as_nobody.update(c.id(), c.name(), denied);
+    BOOST_TEST(outcome.kind == LU_OUTCOME_INFRA_FAILURE);
+    BOOST_TEST(outcome.message.find("refused the write") != std::string::npos, outcome.message);
+    BOOST_TEST(outcome.message.find("user 'nobody'") != std::string::npos, outcome.message);
+}
+
+BOOST_AUTO_TEST_CASE(a_large_archive_streams_through) {
+    TestContainer c(kBusybox, kSleep);
+    DockerUpdater updater;
+    TarBuilder tar;
+    Update u;
+    const std::string big(8 * 1024 * 1024 + 123, 'x');
+    tar.file("app/big.bin", big);
+    for (int i = 0; i < 300; ++i) {
+        tar.file("app/many/f" + std::to_string(i) + ".txt", std::to_string(i));
+        u.copies.push_back({"/l", "/app/many/f" + std::to_string(i) + ".txt"});
+    }
+    u.archive = tar.finish();
+    const auto outcome = updater.update(c.id(), c.name(), u);
+    BOOST_TEST_REQUIRE(outcome.kind == LU_OUTCOME_OK, outcome.message);
+    BOOST_TEST(c.exec("wc -c < /app/big.bin").output == std::to_string(big.size()) + "\n");
+    BOOST_TEST(c.exec("ls /app/many | wc -l").output == "300\n");
+    BOOST_TEST(c.exec("cat /app/many/f299.txt").output == "299");
+}
+
+BOOST_AUTO_TEST_CASE(a_bad_config_is_refused_at_create) {
+    BOOST_TEST(DockerUpdater::create_error(R"({"timeoutSeconds": "soon"})").find("timeoutSeconds") != std::string::npos);
+    BOOST_TEST(DockerUpdater::create_error(R"({"host": "ssh://box"})").find("not supported") != std::string::npos);
+    BOOST_TEST(DockerUpdater::create_error(R"({"colour": 1})").find("unknown field 'colour'") != std::string::npos);
+    BOOST_TEST(DockerUpdater::create_error("{}").empty());
+}

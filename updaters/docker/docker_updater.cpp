@@ -1,0 +1,356 @@
+#include "docker_updater.hpp"
+
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <boost/json.hpp>
+#include <cerrno>
+#include <cstring>
+#include <exception>
+#include <stdexcept>
+#include <thread>
+
+#include "engine/frame_demuxer.hpp"
+#include "update_messages.hpp"
+
+namespace liveupdate::docker {
+
+struct DockerUpdater::Target {
+    std::string id;
+    std::string name;
+    std::string display() const { return name + " (" + id.substr(0, 12) + ")"; }
+};
+
+namespace {
+
+// A failure already worded for the user.
+class InfraFailure : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+constexpr std::size_t kOutputKept = 64 * 1024;
+constexpr std::size_t kVerifyProblemsShown = 20;
+
+boost::json::object parse_object(const std::string &body, std::string_view what) {
+    boost::system::error_code ec;
+    auto value = boost::json::parse(body, ec);
+    if (ec || !value.is_object()) throw InfraFailure(std::string(what) + ": the daemon's answer is not a JSON object");
+    return std::move(value.as_object());
+}
+
+std::string string_at(const boost::json::object &o, const char *key) {
+    const auto *v = o.if_contains(key);
+    return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string();
+}
+
+// "status: exited, exit code 137" from an inspect's State.
+std::string state_text(const boost::json::object &state) {
+    std::string text = "status: " + string_at(state, "Status");
+    const auto *code = state.if_contains("ExitCode");
+    if (string_at(state, "Status") == "exited" && code != nullptr && code->is_int64())
+        text += ", exit code " + std::to_string(code->as_int64());
+    return text;
+}
+
+bool flag_at(const boost::json::object &o, const char *key) {
+    const auto *v = o.if_contains(key);
+    return v != nullptr && v->is_bool() && v->as_bool();
+}
+
+// Collects an exec's output: every line to the log, the tail kept for messages.
+class OutputCollector {
+public:
+    OutputCollector(const LogFn &log, LogLevel level)
+        : out_([&log, level](std::string_view line) { log(level, line); }),
+          err_([&log, level](std::string_view line) { log(level, line); }) {}
+
+    OutputHandler handler() {
+        return [this](OutputStream stream, std::string_view data) {
+            (stream == OutputStream::stderr_stream ? err_ : out_).feed(data);
+            kept_.append(data);
+            if (kept_.size() > 2 * kOutputKept) kept_.erase(0, kept_.size() - kOutputKept);
+        };
+    }
+    const std::string &finish() {
+        out_.flush();
+        err_.flush();
+        return kept_;
+    }
+
+private:
+    LineSplitter out_;
+    LineSplitter err_;
+    std::string kept_;
+};
+
+std::string decode_base64(std::string_view text) {
+    static constexpr std::string_view kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out;
+    unsigned buffer = 0;
+    int bits = 0;
+    for (const char c : text) {
+        const auto pos = kAlphabet.find(c);
+        if (pos == std::string_view::npos) continue; // padding and line breaks
+        buffer = (buffer << 6) | static_cast<unsigned>(pos);
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            out += static_cast<char>((buffer >> bits) & 0xFF);
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+DockerUpdater::DockerUpdater(UpdaterConfig config)
+    : config_(std::move(config)),
+      client_(resolve_endpoint(config_.host), config_.api_version,
+              std::chrono::duration_cast<std::chrono::milliseconds>(config_.timeout)) {}
+
+ExecTimeouts DockerUpdater::timeouts() const {
+    return {std::chrono::duration_cast<std::chrono::milliseconds>(config_.timeout),
+            std::chrono::duration_cast<std::chrono::milliseconds>(config_.run_timeout)};
+}
+
+UpdateResult DockerUpdater::update(const ContainerUpdate &request, const LogFn &log) {
+    Target target{request.container_id, request.container_name.empty() ? request.container_id : request.container_name};
+    const auto infra = [&](const std::string &what) {
+        const auto gone = container_gone_reason(target);
+        return UpdateResult{UpdateResult::Kind::infra_failure, 0, gone.empty() ? what : gone + "\n" + what};
+    };
+    try {
+        if (request.container_id.empty()) throw InfraFailure("no container ID to update");
+        target = inspect_target(request);
+        if (!request.delete_paths.empty()) delete_paths(target, request.delete_paths, log);
+        if (!request.copies.empty()) copy_files(target, request, log);
+        auto result = run_commands(target, request.runs, log);
+        if (result.kind != UpdateResult::Kind::ok) return result;
+        if (request.restart) restart(target, log);
+        else log(LogLevel::debug, "Hot reload on, skipping container restart: " + target.display());
+        return {};
+    } catch (const InfraFailure &e) {
+        return {UpdateResult::Kind::infra_failure, 0, e.what()};
+    } catch (const EngineError &e) {
+        if (e.failure() == EngineFailure::unreachable || e.failure() == EngineFailure::permission_denied)
+            return {UpdateResult::Kind::infra_failure, 0, e.what()};
+        return infra("updating container " + target.display() + ": " + e.what());
+    } catch (const std::exception &e) {
+        return infra("updating container " + target.display() + ": " + e.what());
+    }
+}
+
+DockerUpdater::Target DockerUpdater::inspect_target(const ContainerUpdate &request) {
+    const std::string path = "/containers/" + request.container_id + "/json";
+    const auto response = client_.get(path);
+    const std::string shown = request.container_name.empty() ? request.container_id.substr(0, 12)
+                                                              : request.container_name + " (" + request.container_id.substr(0, 12) + ")";
+    if (response.status == 404)
+        throw InfraFailure("container " + shown + " no longer exists: it was removed or recreated");
+    EngineClient::expect_success(response, "GET " + path);
+    const auto object = parse_object(response.body, "GET " + path);
+    Target target{string_at(object, "Id"), request.container_name};
+    if (target.id.empty()) target.id = request.container_id;
+    if (target.name.empty()) {
+        target.name = string_at(object, "Name");
+        if (target.name.starts_with("/")) target.name.erase(0, 1);
+    }
+    const auto *state = object.if_contains("State");
+    if (state == nullptr || !state->is_object()) throw InfraFailure("GET " + path + ": no State in the answer");
+    const auto &s = state->as_object();
+    if (flag_at(s, "Paused")) throw InfraFailure("container " + target.display() + " is paused: unpause it to live update");
+    if (!flag_at(s, "Running") || flag_at(s, "Restarting"))
+        throw InfraFailure("container " + target.display() + " is not running (" + state_text(s) + ")");
+    return target;
+}
+
+std::string DockerUpdater::container_gone_reason(const Target &target) {
+    if (target.id.empty()) return {};
+    try {
+        const auto response = client_.get("/containers/" + target.id + "/json");
+        if (response.status == 404) return "container " + target.display() + " was removed during the update";
+        if (response.status != 200) return {};
+        const auto object = parse_object(response.body, "inspect");
+        const auto *state = object.if_contains("State");
+        if (state == nullptr || !state->is_object()) return {};
+        const auto &s = state->as_object();
+        if (flag_at(s, "Running") && !flag_at(s, "Restarting")) return {};
+        return "container " + target.display() + " stopped during the update (" + state_text(s) + ")";
+    } catch (const std::exception &) {
+        return {}; // the original failure says enough
+    }
+}
+
+void DockerUpdater::delete_paths(const Target &target, const std::vector<std::string> &paths, const LogFn &log) {
+    ExecSpec spec{target.id, {"rm", "-rf"}, config_.user};
+    spec.argv.insert(spec.argv.end(), paths.begin(), paths.end());
+    log(LogLevel::debug, "Deleting " + std::to_string(paths.size()) + " path(s) in " + target.display());
+    OutputCollector output(log, LogLevel::info);
+    const auto result = run_exec(client_, spec, nullptr, output.handler(), timeouts());
+    const auto &said = output.finish();
+    if (result.exit_code != 0) {
+        const auto gone = container_gone_reason(target);
+        throw InfraFailure(gone.empty() ? delete_failure(result.exit_code, said) : gone);
+    }
+}
+
+bool DockerUpdater::has_tar(const Target &target) {
+    {
+        std::lock_guard lock(tar_cache_mutex_);
+        if (const auto it = has_tar_.find(target.id); it != has_tar_.end()) return it->second;
+    }
+    const ExecSpec probe{target.id, {"tar", "--help"}, config_.user};
+    const auto result = run_exec(client_, probe, nullptr, [](OutputStream, std::string_view) {}, timeouts());
+    const bool found = result.exit_code != kExitCannotExec && result.exit_code != kExitNotFound;
+    std::lock_guard lock(tar_cache_mutex_);
+    has_tar_[target.id] = found;
+    return found;
+}
+
+void DockerUpdater::copy_files(const Target &target, const ContainerUpdate &request, const LogFn &log) {
+    if (!request.archive) throw InfraFailure("the update names files to copy but carries no archive");
+    if (has_tar(target)) {
+        copy_with_tar(target, request, log);
+        return;
+    }
+    log(LogLevel::warn, "Container " + target.display() +
+                            " has no tar in its image: copying through the Docker archive API instead");
+    copy_with_archive_api(target, request, log);
+    verify_copies(target, request.copies);
+}
+
+void DockerUpdater::copy_with_tar(const Target &target, const ContainerUpdate &request, const LogFn &log) {
+    const ExecSpec spec{target.id, {"tar", "-C", "/", "-x", "-f", "-"}, config_.user};
+    OutputCollector output(log, LogLevel::info);
+    const StdinProducer producer = [&request](StdinSink &sink) {
+        copy_without_implied_dirs(request.archive, [&sink](const char *data, std::size_t size) { sink.write(data, size); });
+    };
+    log(LogLevel::debug, "Copying " + std::to_string(request.copies.size()) + " file(s) into " + target.display());
+    const auto result = run_exec(client_, spec, &producer, output.handler(), timeouts());
+    const auto &said = output.finish();
+    if (result.exit_code != 0) {
+        const auto gone = container_gone_reason(target);
+        throw InfraFailure(gone.empty() ? tar_failure(result.exit_code, said, config_.user) : gone);
+    }
+}
+
+void DockerUpdater::copy_with_archive_api(const Target &target, const ContainerUpdate &request, const LogFn &log) {
+    // libarchive pushes the filtered archive, curl pulls the request body: a
+    // socket pair between a producer thread and curl's read callback.
+    int fds[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
+        throw InfraFailure(std::string("socketpair failed: ") + std::strerror(errno));
+    std::exception_ptr producer_error;
+    std::thread producer([&request, &producer_error, fd = fds[1]] {
+        try {
+            copy_without_implied_dirs(request.archive, [fd](const char *data, std::size_t size) {
+                while (size > 0) {
+                    const auto sent = ::send(fd, data, size, MSG_NOSIGNAL);
+                    if (sent < 0 && errno == EINTR) continue;
+                    if (sent < 0) throw std::runtime_error(std::string("streaming the archive: ") + std::strerror(errno));
+                    data += sent;
+                    size -= static_cast<std::size_t>(sent);
+                }
+            });
+        } catch (...) {
+            producer_error = std::current_exception();
+        }
+        ::close(fd);
+    });
+    EngineResponse response;
+    std::exception_ptr request_error;
+    try {
+        const BodyReader reader = [fd = fds[0]](char *buffer, std::size_t capacity) -> std::int64_t {
+            for (;;) {
+                const auto got = ::recv(fd, buffer, capacity, 0);
+                if (got >= 0) return got;
+                if (errno != EINTR) return -1;
+            }
+        };
+        const std::string path = "/containers/" + target.id + "/archive?path=%2F";
+        log(LogLevel::debug, "PUT " + path);
+        response = client_.put_stream(path, "application/x-tar", reader,
+                                      std::chrono::duration_cast<std::chrono::milliseconds>(config_.timeout));
+    } catch (...) {
+        request_error = std::current_exception();
+    }
+    ::close(fds[0]);
+    producer.join();
+    if (producer_error) std::rethrow_exception(producer_error);
+    if (request_error) std::rethrow_exception(request_error);
+    if (response.status < 200 || response.status >= 300) {
+        try {
+            EngineClient::expect_success(response, "PUT /containers/" + target.id.substr(0, 12) + "/archive");
+        } catch (const EngineError &e) {
+            throw InfraFailure(std::string("copying changed files through the archive API: ") + e.what());
+        }
+    }
+}
+
+void DockerUpdater::verify_copies(const Target &target, const std::vector<CopyEntry> &copies) {
+    // The archive API can report success for files it failed to write.
+    std::vector<std::string> problems;
+    for (const auto &copy : copies) {
+        const auto response = client_.head("/containers/" + target.id + "/archive?path=" +
+                                           EngineClient::query_escape(copy.container_path));
+        if (response.status == 404) {
+            problems.push_back(copy.container_path + " (missing)");
+            continue;
+        }
+        EngineClient::expect_success(response, "HEAD /containers/" + target.id.substr(0, 12) + "/archive");
+        struct stat local {};
+        if (::lstat(copy.local_path.c_str(), &local) != 0 || !S_ISREG(local.st_mode)) continue;
+        boost::system::error_code ec;
+        const auto stat_json = boost::json::parse(decode_base64(response.header("x-docker-container-path-stat")), ec);
+        const auto *size = ec || !stat_json.is_object() ? nullptr : stat_json.as_object().if_contains("size");
+        if (size == nullptr || !size->is_int64()) {
+            problems.push_back(copy.container_path + " (the daemon gave no size)");
+        } else if (size->as_int64() != static_cast<std::int64_t>(local.st_size)) {
+            problems.push_back(copy.container_path + " (size " + std::to_string(size->as_int64()) + ", expected " +
+                               std::to_string(local.st_size) + ")");
+        }
+    }
+    if (problems.empty()) return;
+    std::string message = "the archive API accepted the copy into " + target.display() + " but " +
+                          std::to_string(problems.size()) + " of " + std::to_string(copies.size()) +
+                          " path(s) did not arrive as sent:";
+    for (std::size_t i = 0; i < problems.size() && i < kVerifyProblemsShown; ++i) message += "\n  " + problems[i];
+    if (problems.size() > kVerifyProblemsShown)
+        message += "\n  ... and " + std::to_string(problems.size() - kVerifyProblemsShown) + " more";
+    throw InfraFailure(message);
+}
+
+UpdateResult DockerUpdater::run_commands(const Target &target, const std::vector<RunCommand> &runs, const LogFn &log) {
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        const auto &run = runs[i];
+        if (!run.echo_off) {
+            std::string line = "[CMD " + std::to_string(i + 1) + "/" + std::to_string(runs.size()) + "]";
+            for (const auto &arg : run.argv) line += " " + arg;
+            log(LogLevel::info, line);
+        }
+        if (run.argv.empty()) throw InfraFailure("run step " + std::to_string(i + 1) + " has no command");
+        OutputCollector output(log, LogLevel::info);
+        const auto result = run_exec(client_, {target.id, run.argv, config_.user}, nullptr, output.handler(), timeouts());
+        output.finish();
+        if (result.exit_code == 0) continue;
+        const auto gone = container_gone_reason(target);
+        const auto message = "executing on container " + target.id.substr(0, 12) + ": " + exec_failure(run.argv, result.exit_code);
+        if (!gone.empty()) throw InfraFailure(gone + "\n" + message);
+        // A SIGKILL is the runtime's doing (e.g. out of memory), not the user's command.
+        if (result.exit_code == kExitKilled) throw InfraFailure(message);
+        return {UpdateResult::Kind::run_failure, result.exit_code, message};
+    }
+    return {};
+}
+
+void DockerUpdater::restart(const Target &target, const LogFn &log) {
+    log(LogLevel::debug, "Restarting container: " + target.display());
+    const std::string path = "/containers/" + target.id + "/restart?t=0";
+    const auto response = client_.post(path);
+    if (response.status == 404) throw InfraFailure("container " + target.display() + " vanished before its restart");
+    EngineClient::expect_success(response, "POST " + path);
+}
+
+}  // namespace liveupdate::docker

@@ -1,0 +1,79 @@
+// The docker updater's logic, free of the C ABI: checks the container, deletes,
+// copies (tar through exec, or the archive API when the image has no tar),
+// runs commands, restarts.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/engine_client.hpp"
+#include "engine/exec_session.hpp"
+#include "implied_dirs_filter.hpp"
+#include "updater_config.hpp"
+
+namespace liveupdate::docker {
+
+struct CopyEntry {
+    std::string local_path;
+    std::string container_path;
+};
+
+struct RunCommand {
+    std::vector<std::string> argv;
+    bool echo_off = false;
+};
+
+struct ContainerUpdate {
+    std::string container_id;
+    std::string container_name; // for messages; looked up when empty
+    std::vector<CopyEntry> copies;
+    ArchiveReadFn archive;
+    std::vector<std::string> delete_paths;
+    std::vector<RunCommand> runs;
+    bool restart = false;
+};
+
+struct UpdateResult {
+    enum class Kind { ok, run_failure, infra_failure };
+    Kind kind = Kind::ok;
+    int exit_code = 0;
+    std::string message;
+};
+
+enum class LogLevel { debug, info, warn, error };
+using LogFn = std::function<void(LogLevel, std::string_view)>;
+
+class DockerUpdater {
+public:
+    explicit DockerUpdater(UpdaterConfig config);
+
+    // Never throws for runtime failures: they become an infra failure result.
+    UpdateResult update(const ContainerUpdate &request, const LogFn &log);
+
+private:
+    struct Target;
+    Target inspect_target(const ContainerUpdate &request);
+    void delete_paths(const Target &target, const std::vector<std::string> &paths, const LogFn &log);
+    void copy_files(const Target &target, const ContainerUpdate &request, const LogFn &log);
+    void copy_with_tar(const Target &target, const ContainerUpdate &request, const LogFn &log);
+    void copy_with_archive_api(const Target &target, const ContainerUpdate &request, const LogFn &log);
+    void verify_copies(const Target &target, const std::vector<CopyEntry> &copies);
+    UpdateResult run_commands(const Target &target, const std::vector<RunCommand> &runs, const LogFn &log);
+    void restart(const Target &target, const LogFn &log);
+    bool has_tar(const Target &target);
+    // Explains a failure by the container's state when it stopped or vanished meanwhile.
+    std::string container_gone_reason(const Target &target);
+    ExecTimeouts timeouts() const;
+
+    UpdaterConfig config_;
+    EngineClient client_;
+    std::mutex tar_cache_mutex_;
+    std::unordered_map<std::string, bool> has_tar_; // by container ID
+};
+
+}  // namespace liveupdate::docker

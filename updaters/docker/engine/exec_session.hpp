@@ -1,0 +1,54 @@
+// One `docker exec` through the Engine API: create the exec, start it on a
+// connection taken over from curl (HTTP upgrade, answered by 101), stream
+// stdin while reading the multiplexed output, half-close for EOF, then read
+// the exit code.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine_client.hpp"
+#include "frame_demuxer.hpp"
+
+namespace liveupdate::docker {
+
+struct ExecSpec {
+    std::string container_id;
+    std::vector<std::string> argv;
+    std::string user; // empty: the container's default user
+};
+
+struct ExecTimeouts {
+    std::chrono::milliseconds stall;  // no byte accepted by the daemon for this long while sending stdin
+    std::chrono::milliseconds total;  // the whole exec, from start to exit
+};
+
+// Where stdin bytes go; write() blocks until all bytes are taken.
+class StdinSink {
+public:
+    virtual ~StdinSink() = default;
+    virtual void write(const char *data, std::size_t size) = 0;
+};
+
+// Feeds stdin through the sink and returns at its end.
+using StdinProducer = std::function<void(StdinSink &)>;
+using OutputHandler = std::function<void(OutputStream, std::string_view)>;
+
+struct ExecResult {
+    int exit_code = 0;
+    // The process went away before it read all of stdin (e.g. it failed early).
+    bool stdin_cut_short = false;
+};
+
+// Throws EngineError when the daemon refuses, breaks the stream or times out;
+// a non-zero exit is a result, not an error. Exceptions thrown by the producer
+// pass through unchanged.
+ExecResult run_exec(EngineClient &client, const ExecSpec &spec, const StdinProducer *stdin_producer,
+                    const OutputHandler &on_output, const ExecTimeouts &timeouts);
+
+}  // namespace liveupdate::docker

@@ -1,0 +1,31 @@
+// How the docker updater words its failures (in the spirit of Tilt's).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace liveupdate::docker {
+
+inline constexpr int kExitKilled = 137;
+inline constexpr int kExitCannotExec = 126;
+inline constexpr int kExitNotFound = 127;
+inline constexpr int kTarExitFatal = 2;
+
+// A command line for humans: "sh -c X" shows X; arguments with blanks are quoted.
+std::string command_text(const std::vector<std::string> &argv);
+
+// `command "make" failed with exit code: 2`, plus the reason for 126/127/137.
+std::string exec_failure(const std::vector<std::string> &argv, int exit_code);
+
+// Unpacking with tar failed: names the likely cause (permissions, no tar) and
+// includes what tar said.
+std::string tar_failure(int exit_code, std::string_view output, std::string_view user);
+
+// Deleting with rm failed.
+std::string delete_failure(int exit_code, std::string_view output);
+
+// The last `limit` bytes of output, trimmed, for a message.
+std::string output_tail(std::string_view output, std::size_t limit = 2000);
+
+}  // namespace liveupdate::docker

@@ -1,0 +1,23 @@
+// Runs one command as a child process in a given folder, streaming its
+// combined stdout/stderr line by line.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace liveupdate::local {
+
+struct CommandResult {
+    bool started = false;
+    int exit_code = -1;       // 128 + signal when killed by a signal
+    std::string start_error;  // why it could not start
+};
+
+// The working directory is set in the child (posix_spawn file action), never
+// by chdir() in this multithreaded process.
+CommandResult run_command(const std::vector<std::string> &argv, const std::string &working_dir,
+                          const std::function<void(std::string_view line)> &on_line);
+
+}  // namespace liveupdate::local

@@ -1,0 +1,108 @@
+#include "safe_delete.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "container_paths.hpp"
+
+namespace liveupdate::local {
+namespace {
+
+class Fd {
+public:
+    explicit Fd(int fd) : fd_(fd) {}
+    Fd(const Fd &) = delete;
+    Fd &operator=(const Fd &) = delete;
+    ~Fd() {
+        if (fd_ >= 0) ::close(fd_);
+    }
+    int get() const { return fd_; }
+    int release() {
+        const int fd = fd_;
+        fd_ = -1;
+        return fd;
+    }
+    void reset(int fd) {
+        if (fd_ >= 0) ::close(fd_);
+        fd_ = fd;
+    }
+
+private:
+    int fd_;
+};
+
+std::string errno_text(int err) { return std::strerror(err); }
+
+constexpr int kDirFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+
+// Removes name (inside parent) and everything beneath it, opening each
+// directory relative to its parent with O_NOFOLLOW.
+std::string remove_tree_at(int parent, const std::string &name, const std::string &shown) {
+    struct stat st {};
+    if (::fstatat(parent, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return errno == ENOENT ? "" : "cannot stat " + shown + ": " + errno_text(errno);
+    if (!S_ISDIR(st.st_mode)) {
+        if (::unlinkat(parent, name.c_str(), 0) != 0 && errno != ENOENT)
+            return "cannot delete " + shown + ": " + errno_text(errno);
+        return "";
+    }
+    Fd dir(::openat(parent, name.c_str(), kDirFlags));
+    if (dir.get() < 0) return "cannot open " + shown + ": " + errno_text(errno);
+    DIR *stream = ::fdopendir(dir.get());
+    if (stream == nullptr) return "cannot list " + shown + ": " + errno_text(errno);
+    dir.release();
+    std::vector<std::string> children;
+    while (const dirent *e = ::readdir(stream)) {
+        const std::string child = e->d_name;
+        if (child != "." && child != "..") children.push_back(child);
+    }
+    std::string error;
+    for (const auto &child : children) {
+        error = remove_tree_at(::dirfd(stream), child, shown + "/" + child);
+        if (!error.empty()) break;
+    }
+    ::closedir(stream);
+    if (!error.empty()) return error;
+    if (::unlinkat(parent, name.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT)
+        return "cannot delete " + shown + ": " + errno_text(errno);
+    return "";
+}
+
+}  // namespace
+
+std::string delete_under_root(const std::string &root, const std::string &container_path) {
+    const RelativePath rel = container_path_relative(container_path);
+    if (!rel.refusal.empty()) return "refusing to delete \"" + container_path + "\": " + rel.refusal;
+    if (rel.path.empty()) return "refusing to delete the container root";
+
+    std::vector<std::string> segments;
+    for (std::size_t start = 0; start <= rel.path.size();) {
+        std::size_t end = rel.path.find('/', start);
+        if (end == std::string::npos) end = rel.path.size();
+        segments.push_back(rel.path.substr(start, end - start));
+        start = end + 1;
+    }
+    Fd dir(::open(root.c_str(), kDirFlags));
+    if (dir.get() < 0) return "cannot open container root " + root + ": " + errno_text(errno);
+    for (std::size_t i = 0; i + 1 < segments.size(); ++i) {
+        Fd next(::openat(dir.get(), segments[i].c_str(), kDirFlags));
+        if (next.get() < 0) {
+            const int err = errno;
+            struct stat st {};
+            if (::fstatat(dir.get(), segments[i].c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+                return "refusing to delete \"" + container_path + "\": it goes through a symlink";
+            if (err == ENOENT || err == ENOTDIR) return "";  // nothing there to delete
+            return "cannot open " + under_root(root, segments[i]) + ": " + errno_text(err);
+        }
+        dir.reset(next.release());
+    }
+    return remove_tree_at(dir.get(), segments.back(), under_root(root, rel.path));
+}
+
+}  // namespace liveupdate::local

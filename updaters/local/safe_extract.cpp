@@ -1,0 +1,110 @@
+#include "safe_extract.hpp"
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include <memory>
+#include <vector>
+
+#include "container_paths.hpp"
+
+namespace liveupdate::local {
+namespace {
+
+struct ReadContext {
+    const lu_archive_stream *stream;
+    std::vector<char> buffer;
+};
+
+la_ssize_t read_from_stream(struct archive *a, void *client, const void **out) {
+    auto *ctx = static_cast<ReadContext *>(client);
+    const std::int64_t n = ctx->stream->read(ctx->stream->ctx, ctx->buffer.data(), ctx->buffer.size());
+    if (n < 0) {
+        archive_set_error(a, EIO, "the host failed to produce the archive");
+        return -1;
+    }
+    *out = ctx->buffer.data();
+    return static_cast<la_ssize_t>(n);
+}
+
+using ArchivePtr = std::unique_ptr<struct archive, int (*)(struct archive *)>;
+
+std::string archive_error(struct archive *a) {
+    const char *text = archive_error_string(a);
+    return text != nullptr ? text : "unknown libarchive error";
+}
+
+constexpr int kSecureFlags = ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_PERM |
+                             ARCHIVE_EXTRACT_SECURE_SYMLINKS | ARCHIVE_EXTRACT_SECURE_NODOTDOT;
+
+}  // namespace
+
+ExtractResult extract_under_root(const std::string &root, const lu_archive_stream &stream) {
+    ExtractResult result;
+    if (stream.read == nullptr) return result;  // nothing to unpack
+
+    ReadContext ctx{&stream, std::vector<char>(64 * 1024)};
+    ArchivePtr reader(archive_read_new(), archive_read_free);
+    ArchivePtr writer(archive_write_disk_new(), archive_write_free);
+    archive_read_support_format_tar(reader.get());
+    archive_write_disk_set_options(writer.get(), kSecureFlags);
+
+    if (archive_read_open(reader.get(), &ctx, nullptr, read_from_stream, nullptr) != ARCHIVE_OK) {
+        result.error = "cannot read the archive: " + archive_error(reader.get());
+        return result;
+    }
+    for (;;) {
+        struct archive_entry *entry = nullptr;
+        const int r = archive_read_next_header(reader.get(), &entry);
+        if (r == ARCHIVE_EOF) break;
+        if (r != ARCHIVE_OK && r != ARCHIVE_WARN) {
+            result.error = "cannot read the archive: " + archive_error(reader.get());
+            return result;
+        }
+        const std::string name = archive_entry_pathname(entry) ? archive_entry_pathname(entry) : "";
+        const RelativePath rel = archive_entry_relative(name);
+        if (!rel.refusal.empty()) {
+            result.error = "refusing archive entry \"" + name + "\": " + rel.refusal;
+            return result;
+        }
+        archive_entry_set_pathname(entry, under_root(root, rel.path).c_str());
+        if (const char *link = archive_entry_hardlink(entry); link != nullptr) {
+            const RelativePath target = archive_entry_relative(link);
+            if (!target.refusal.empty()) {
+                result.error = "refusing hard link \"" + name + "\" to \"" + link + "\": " + target.refusal;
+                return result;
+            }
+            archive_entry_set_hardlink(entry, under_root(root, target.path).c_str());
+        }
+        if (archive_write_header(writer.get(), entry) != ARCHIVE_OK) {
+            result.error = "cannot write \"" + name + "\" under " + root + ": " + archive_error(writer.get());
+            return result;
+        }
+        const void *block = nullptr;
+        size_t size = 0;
+        la_int64_t offset = 0;
+        for (;;) {
+            const int d = archive_read_data_block(reader.get(), &block, &size, &offset);
+            if (d == ARCHIVE_EOF) break;
+            if (d != ARCHIVE_OK) {
+                result.error = "cannot read \"" + name + "\" from the archive: " + archive_error(reader.get());
+                return result;
+            }
+            if (archive_write_data_block(writer.get(), block, size, offset) != ARCHIVE_OK) {
+                result.error = "cannot write \"" + name + "\" under " + root + ": " + archive_error(writer.get());
+                return result;
+            }
+            result.bytes += size;
+        }
+        if (archive_write_finish_entry(writer.get()) != ARCHIVE_OK) {
+            result.error = "cannot finish \"" + name + "\" under " + root + ": " + archive_error(writer.get());
+            return result;
+        }
+        ++result.files;
+    }
+    if (archive_write_close(writer.get()) != ARCHIVE_OK)
+        result.error = "cannot finish unpacking under " + root + ": " + archive_error(writer.get());
+    return result;
+}
+
+}  // namespace liveupdate::local
