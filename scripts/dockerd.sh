@@ -66,8 +66,9 @@ start_daemon() {
     return 0
   fi
   log "starting dockerd (log: $LOG)"
+  # fd 9 is the lock: the daemon must not keep holding it.
   setsid dockerd --storage-driver=vfs --iptables=false --ip6tables=false --bridge=none \
-    >"$LOG" 2>&1 </dev/null &
+    >"$LOG" 2>&1 </dev/null 9>&- &
   echo $! >"$PIDFILE"
   wait_until_answers
 }
@@ -86,7 +87,6 @@ import_images() {
   local bb tmp
   bb=$(busybox_bin)
   tmp=$(mktemp -d)
-  trap 'rm -rf "$tmp"' RETURN
   if ! docker image inspect "$BUSYBOX_IMAGE" >/dev/null 2>&1; then
     local root=$tmp/busybox
     mkdir -p "$root/bin" "$root/etc" "$root/tmp" "$root/run" "$root/var" "$root/root" "$root/app"
@@ -110,6 +110,7 @@ import_images() {
       docker import -c 'ENV PATH=/usr/bin:/bin' -c 'CMD ["/sleep", "86400"]' - "$NOTAR_IMAGE" >/dev/null
     log "imported $NOTAR_IMAGE"
   fi
+  rm -rf "$tmp"
 }
 
 with_lock() {

@@ -136,7 +136,13 @@ void check_partial(const json::value &expected, const std::string &path) {
         return;
     }
     if (expected.is_object()) {
-        for (const auto &member : expected.as_object()) check_partial(member.value(), join_key(path, member.key()));
+        for (const auto &member : expected.as_object()) {
+            if (member.key().starts_with("$")) {
+                throw std::invalid_argument(path + ": an operator is an object with that one key, got " +
+                                            json::serialize(expected));
+            }
+            check_partial(member.value(), join_key(path, member.key()));
+        }
     } else if (expected.is_array()) {
         for (std::size_t i = 0; i < expected.as_array().size(); ++i) {
             check_partial(expected.as_array()[i], path + "[" + std::to_string(i) + "]");

@@ -130,9 +130,15 @@ public:
     }
 
 private:
+    // Paths in messages say ${ROOT}, as the scenario does, not the temp folder.
     void fail(std::size_t k, const std::string &what) {
         passed_ = false;
-        out_ << "FAIL " << file_ << ": step " << k << ": " << what << '\n';
+        std::string text = what;
+        const std::string root = root_.string();
+        for (std::size_t at = text.find(root); at != std::string::npos; at = text.find(root, at)) {
+            text.replace(at, root.size(), "${ROOT}");
+        }
+        out_ << "FAIL " << file_ << ": step " << k << ": " << text << '\n';
     }
     void report(std::size_t k, const std::vector<Mismatch> &mismatches) {
         for (const Mismatch &m : mismatches) fail(k, m.path + ": expected " + m.expected + ", got " + m.got);
@@ -188,7 +194,7 @@ private:
     void file_event(const json::object &event) {
         const std::string watch(event.at("fileWatch").as_string());
         std::optional<json::object> file_watch = store_.get(ObjectKey{"FileWatch", watch});
-        if (!file_watch) throw HostError("fileEvent", "FileWatch/" + watch, "no such object");
+        if (!file_watch) throw HostError("cannot add the file event", "FileWatch/" + watch, "no such object");
         json::value &status = (*file_watch)["status"];
         if (!status.is_object()) status = json::object{};
         json::value &events = status.as_object()["fileEvents"];
@@ -197,7 +203,7 @@ private:
         const std::string text = to_json_text(*file_watch);
         const json::object result = slot_.with_engine([&](const Engine &engine) { return engine.upsert(text); });
         if (!result.contains("accepted") || !result.at("accepted").is_bool() || !result.at("accepted").as_bool()) {
-            throw HostError("fileEvent", "FileWatch/" + watch, "rejected: " + string_member(result, "message"));
+            throw HostError("cannot add the file event", "FileWatch/" + watch, "rejected: " + string_member(result, "message"));
         }
         store_.put(std::move(*file_watch));
     }

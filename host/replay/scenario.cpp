@@ -98,7 +98,11 @@ void check_expect(const json::value &value, const std::string &where) {
                 check_partial_or_throw(partial, field + "." + std::string(name));
             }
         } else if (key == "calls" || key == "events") {
-            array_value(expected, field);
+            // An array (same count, in order), or an operator such as {"$len": N}.
+            const json::object *op = expected.if_object();
+            if (!(expected.is_array() || (op && op->size() == 1 && op->begin()->key().starts_with("$")))) {
+                malformed(field, "expected an array, got " + json::serialize(expected));
+            }
             check_partial_or_throw(expected, field);
         } else if (key == "log") {
             for (const auto &[which, texts] : object_value(expected, field)) {
@@ -134,7 +138,7 @@ void check_expect(const json::value &value, const std::string &where) {
 
 void check_step(const Step &step, const std::string &where) {
     const json::value &value = step.value;
-    const std::string field = where + "." + step.key;
+    const std::string field = where + ": " + step.key;
     if (step.key == "apply") {
         object_value(value, field);
     } else if (step.key == "delete") {
@@ -181,6 +185,23 @@ void check_step(const Step &step, const std::string &where) {
     }
 }
 
+// The whole text as one JSON value; the error names the line and column.
+json::value parse_document(std::string_view text) {
+    json::stream_parser parser;
+    boost::system::error_code ec;
+    std::size_t consumed = parser.write_some(text.data(), text.size(), ec);
+    if (!ec) parser.finish(ec);
+    if (ec) {
+        const std::string_view before = text.substr(0, consumed);
+        const std::size_t line = 1 + static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n'));
+        const std::size_t line_start = before.rfind('\n');
+        const std::size_t column = consumed - (line_start == std::string_view::npos ? 0 : line_start + 1) + 1;
+        throw ScenarioError("invalid JSON at line " + std::to_string(line) + ", column " + std::to_string(column) +
+                            ": " + ec.message());
+    }
+    return parser.release();
+}
+
 }  // namespace
 
 const std::vector<std::string> &step_keys() {
@@ -210,9 +231,7 @@ json::value substitute_root(const json::value &value, std::string_view root) {
 }
 
 Scenario parse_scenario(std::string_view text, std::string_view root) {
-    boost::system::error_code ec;
-    json::value raw = json::parse(text, ec);
-    if (ec) throw ScenarioError("invalid JSON: " + ec.message());
+    json::value raw = parse_document(text);
     if (!raw.is_object()) throw ScenarioError("a scenario is a JSON object");
     const json::value document = substitute_root(raw, root);
     const json::object &top = document.as_object();

@@ -38,8 +38,10 @@ constexpr std::size_t kRecentLogLines = 50;
 int g_signal_pipe[2] = {-1, -1};
 std::atomic<int> g_signals{0};
 
+// The first signal starts a clean stop. Tools like timeout(1) send a second
+// one to the whole group, so only a third one gives up waiting.
 void on_signal(int) {
-    if (g_signals.fetch_add(1) > 0) ::_exit(130);  // a second Ctrl-C: stop waiting
+    if (g_signals.fetch_add(1) >= 2) ::_exit(130);
     const char byte = 1;
     if (::write(g_signal_pipe[1], &byte, 1) < 0) {
         // Nothing can be done in a signal handler; the pipe is never full here.

@@ -47,13 +47,11 @@ LocalContainerSpec parse_local_container_spec(const json::object &object) {
         } else if (env->is_array()) {
             const json::array &items = env->as_array();
             for (std::size_t i = 0; i < items.size(); ++i) {
-                const std::string field = "spec.env[" + std::to_string(i) + "]";
-                if (!items[i].is_object()) throw std::invalid_argument(field + ": must be {\"name\", \"value\"}");
-                const json::object &item = items[i].as_object();
-                const json::value *name = item.if_contains("name");
-                const json::value *value = item.if_contains("value");
-                out.env.emplace_back(required_string(name ? *name : json::value(), field + ".name"),
-                                     value ? required_string(*value, field + ".value") : "");
+                const std::string entry = required_string(items[i], "spec.env[" + std::to_string(i) + "]");
+                const std::size_t eq = entry.find('=');
+                if (eq == std::string::npos || eq == 0)
+                    throw std::invalid_argument("spec.env[" + std::to_string(i) + "]: must be \"NAME=value\"");
+                out.env.emplace_back(entry.substr(0, eq), entry.substr(eq + 1));
             }
         } else {
             throw std::invalid_argument("spec.env: must be an object or an array");

@@ -20,7 +20,7 @@ struct LocalContainerSpec {
 
 // Reads spec.root (required, absolute once resolved), spec.command (array of
 // strings), spec.workingDir (absolute container path), spec.env ({"K": "V"}
-// or [{"name": K, "value": V}]). Throws std::invalid_argument naming the field.
+// or ["K=V", ...]). Throws std::invalid_argument naming the field.
 LocalContainerSpec parse_local_container_spec(const boost::json::object &object);
 
 // The host folder a container path stands for: root + path ("/" → root).

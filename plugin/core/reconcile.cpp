@@ -337,7 +337,8 @@ Step ReconcileSession::finish_sync() {
     if (status_.failed && !(previous_.failed && *previous_.failed == *status_.failed) &&
         status_.failed->reason != kObjectNotFound)
         log("info", "LiveUpdate " + go_quote(name_) + " " + status_.failed->reason + ": " + status_.failed->message);
-    slot_->monitor->has_changes_to_sync = false;
+    // An abandoned reconcile was not written: the next one must compute its status again.
+    if (commit_) slot_->monitor->has_changes_to_sync = false;
     return done_step(status_, !(status_ == previous_));
 }
 

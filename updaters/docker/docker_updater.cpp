@@ -118,7 +118,7 @@ ExecTimeouts DockerUpdater::timeouts() const {
 UpdateResult DockerUpdater::update(const ContainerUpdate &request, const LogFn &log) {
     Target target{request.container_id, request.container_name.empty() ? request.container_id : request.container_name};
     const auto infra = [&](const std::string &what) {
-        const auto gone = container_gone_reason(target);
+        const auto gone = container_gone_reason(target, true);
         return UpdateResult{UpdateResult::Kind::infra_failure, 0, gone.empty() ? what : gone + "\n" + what};
     };
     try {
@@ -166,21 +166,27 @@ DockerUpdater::Target DockerUpdater::inspect_target(const ContainerUpdate &reque
     return target;
 }
 
-std::string DockerUpdater::container_gone_reason(const Target &target) {
+std::string DockerUpdater::container_gone_reason(const Target &target, bool killed) {
     if (target.id.empty()) return {};
-    try {
-        const auto response = client_.get("/containers/" + target.id + "/json");
-        if (response.status == 404) return "container " + target.display() + " was removed during the update";
-        if (response.status != 200) return {};
-        const auto object = parse_object(response.body, "inspect");
-        const auto *state = object.if_contains("State");
-        if (state == nullptr || !state->is_object()) return {};
-        const auto &s = state->as_object();
-        if (flag_at(s, "Running") && !flag_at(s, "Restarting")) return {};
-        return "container " + target.display() + " stopped during the update (" + state_text(s) + ")";
-    } catch (const std::exception &) {
-        return {}; // the original failure says enough
+    // A kill ends the exec a moment before the daemon marks the container exited.
+    const int attempts = killed ? 20 : 1;
+    for (int attempt = 0; attempt < attempts; ++attempt) {
+        if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        try {
+            const auto response = client_.get("/containers/" + target.id + "/json");
+            if (response.status == 404) return "container " + target.display() + " was removed during the update";
+            if (response.status != 200) return {};
+            const auto object = parse_object(response.body, "inspect");
+            const auto *state = object.if_contains("State");
+            if (state == nullptr || !state->is_object()) return {};
+            const auto &s = state->as_object();
+            if (!flag_at(s, "Running") || flag_at(s, "Restarting"))
+                return "container " + target.display() + " stopped during the update (" + state_text(s) + ")";
+        } catch (const std::exception &) {
+            return {}; // the original failure says enough
+        }
     }
+    return {};
 }
 
 void DockerUpdater::delete_paths(const Target &target, const std::vector<std::string> &paths, const LogFn &log) {
@@ -191,7 +197,7 @@ void DockerUpdater::delete_paths(const Target &target, const std::vector<std::st
     const auto result = run_exec(client_, spec, nullptr, output.handler(), timeouts());
     const auto &said = output.finish();
     if (result.exit_code != 0) {
-        const auto gone = container_gone_reason(target);
+        const auto gone = container_gone_reason(target, result.exit_code == kExitKilled);
         throw InfraFailure(gone.empty() ? delete_failure(result.exit_code, said) : gone);
     }
 }
@@ -231,7 +237,7 @@ void DockerUpdater::copy_with_tar(const Target &target, const ContainerUpdate &r
     const auto result = run_exec(client_, spec, &producer, output.handler(), timeouts());
     const auto &said = output.finish();
     if (result.exit_code != 0) {
-        const auto gone = container_gone_reason(target);
+        const auto gone = container_gone_reason(target, result.exit_code == kExitKilled);
         throw InfraFailure(gone.empty() ? tar_failure(result.exit_code, said, config_.user) : gone);
     }
 }
@@ -335,7 +341,7 @@ UpdateResult DockerUpdater::run_commands(const Target &target, const std::vector
         const auto result = run_exec(client_, {target.id, run.argv, config_.user}, nullptr, output.handler(), timeouts());
         output.finish();
         if (result.exit_code == 0) continue;
-        const auto gone = container_gone_reason(target);
+        const auto gone = container_gone_reason(target, result.exit_code == kExitKilled);
         const auto message = "executing on container " + target.id.substr(0, 12) + ": " + exec_failure(run.argv, result.exit_code);
         if (!gone.empty()) throw InfraFailure(gone + "\n" + message);
         // A SIGKILL is the runtime's doing (e.g. out of memory), not the user's command.

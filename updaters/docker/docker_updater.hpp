@@ -66,8 +66,9 @@ private:
     UpdateResult run_commands(const Target &target, const std::vector<RunCommand> &runs, const LogFn &log);
     void restart(const Target &target, const LogFn &log);
     bool has_tar(const Target &target);
-    // Explains a failure by the container's state when it stopped or vanished meanwhile.
-    std::string container_gone_reason(const Target &target);
+    // Explains a failure by the container's state when it stopped or vanished
+    // meanwhile; after a kill, waits a little for the daemon to record the exit.
+    std::string container_gone_reason(const Target &target, bool killed);
     ExecTimeouts timeouts() const;
 
     UpdaterConfig config_;

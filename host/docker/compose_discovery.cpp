@@ -1,0 +1,192 @@
+#include "docker/compose_discovery.hpp"
+
+#include <ctime>
+
+#include "engine/engine_client.hpp"
+
+namespace liveupdate::host::docker {
+namespace {
+
+namespace json = boost::json;
+using liveupdate::docker::EngineClient;
+using liveupdate::docker::EngineError;
+using liveupdate::docker::StreamCancel;
+
+// Lifecycle events that can change which container stands for a service or its
+// state; exec events (every live update makes some) are left out.
+constexpr const char *kStateEvents[] = {"create", "start", "restart", "die",     "stop", "kill",
+                                        "pause",  "unpause", "destroy", "rename", "oom"};
+
+std::string events_path(std::time_t since) {
+    json::object filters;
+    filters["type"] = json::array{"container"};
+    filters["label"] = json::array{kComposeProjectLabel};
+    json::array events;
+    for (const char *e : kStateEvents) events.emplace_back(e);
+    filters["event"] = std::move(events);
+    return "/events?since=" + std::to_string(since) + "&filters=" + EngineClient::query_escape(json::serialize(filters));
+}
+
+std::string attribute(const json::object &event, const char *key) {
+    const auto *actor = event.if_contains("Actor");
+    if (actor == nullptr || !actor->is_object()) return {};
+    const auto *attributes = actor->as_object().if_contains("Attributes");
+    if (attributes == nullptr || !attributes->is_object()) return {};
+    const auto *value = attributes->as_object().if_contains(key);
+    return value != nullptr && value->is_string() ? std::string(value->as_string()) : std::string();
+}
+
+}  // namespace
+
+ComposeDiscovery::ComposeDiscovery(Options options, StatusFn on_status, WarningFn on_warning)
+    : on_status_(std::move(on_status)), on_warning_(std::move(on_warning)), options_(std::move(options)) {
+    client_ = std::make_unique<EngineClient>(liveupdate::docker::resolve_endpoint(options_.docker_host),
+                                             options_.api_version, options_.timeout);
+    events_thread_ = std::thread([this] { follow_events(); });
+    refresh_thread_ = std::thread([this] { refresh_loop(); });
+}
+
+ComposeDiscovery::~ComposeDiscovery() {
+    {
+        std::lock_guard lock(mutex_);
+        stopping_ = true;
+        if (current_stream_) current_stream_->cancel();
+    }
+    wake_.notify_all();
+    events_thread_.join();
+    refresh_thread_.join();
+}
+
+void ComposeDiscovery::watch(const std::string &object_name, ComposeServiceRef service) {
+    {
+        std::lock_guard lock(mutex_);
+        auto &w = watched_[object_name];
+        if (w.service != service) w.reported.reset();
+        w.service = std::move(service);
+        dirty_.insert(object_name);
+    }
+    wake_.notify_all();
+}
+
+void ComposeDiscovery::unwatch(const std::string &object_name) {
+    std::lock_guard lock(mutex_);
+    watched_.erase(object_name);
+    dirty_.erase(object_name);
+}
+
+std::optional<json::object> ComposeDiscovery::status(const std::string &object_name) const {
+    std::lock_guard lock(mutex_);
+    const auto found = watched_.find(object_name);
+    if (found == watched_.end()) return std::nullopt;
+    return found->second.reported;
+}
+
+void ComposeDiscovery::mark_service_dirty(const std::string &project, const std::string &service) {
+    bool any = false;
+    {
+        std::lock_guard lock(mutex_);
+        for (const auto &[name, w] : watched_)
+            if (w.service.project == project && w.service.service == service) any = dirty_.insert(name).second || any;
+    }
+    if (any) wake_.notify_all();
+}
+
+void ComposeDiscovery::mark_all_dirty() {
+    {
+        std::lock_guard lock(mutex_);
+        for (const auto &[name, w] : watched_) dirty_.insert(name);
+    }
+    wake_.notify_all();
+}
+
+void ComposeDiscovery::warn_once(const std::string &text) {
+    {
+        std::lock_guard lock(mutex_);
+        if (text == last_warning_) return;
+        last_warning_ = text;
+    }
+    if (on_warning_) on_warning_(text);
+}
+
+void ComposeDiscovery::follow_events() {
+    for (;;) {
+        auto cancel = std::make_shared<StreamCancel>();
+        {
+            std::lock_guard lock(mutex_);
+            if (stopping_) return;
+            current_stream_ = cancel;
+        }
+        // Events since a second before the refresh: nothing between the two is missed.
+        const std::time_t since = std::time(nullptr) - 1;
+        mark_all_dirty();
+        try {
+            client_->stream_lines(
+                events_path(since),
+                [this](std::string_view line) {
+                    boost::system::error_code ec;
+                    const auto value = json::parse(line, ec);
+                    if (!ec && value.is_object())
+                        mark_service_dirty(attribute(value.as_object(), kComposeProjectLabel),
+                                           attribute(value.as_object(), kComposeServiceLabel));
+                    return true;
+                },
+                *cancel);
+            if (!cancel->cancelled()) warn_once("docker compose discovery: the engine closed the event stream; reconnecting");
+        } catch (const std::exception &e) {
+            warn_once(std::string("docker compose discovery: ") + e.what());
+        }
+        std::unique_lock lock(mutex_);
+        current_stream_.reset();
+        if (wake_.wait_for(lock, options_.retry_delay, [this] { return stopping_; })) return;
+    }
+}
+
+json::object ComposeDiscovery::current_status(const ComposeServiceRef &service) {
+    const auto list = client_->get("/containers/json?all=1&filters=" + EngineClient::query_escape(service_filter_json(service)));
+    EngineClient::expect_success(list, "GET /containers/json");
+    const auto listed = json::parse(list.body);
+    if (!listed.is_array()) throw EngineError(liveupdate::docker::EngineFailure::protocol, "GET /containers/json: not a list");
+    const auto id = pick_service_container(listed.as_array());
+    if (!id) return {};
+    const auto inspect = client_->get("/containers/" + *id + "/json");
+    if (inspect.status == 404) return {}; // removed between the two calls; its destroy event follows
+    EngineClient::expect_success(inspect, "GET /containers/" + id->substr(0, 12) + "/json");
+    const auto value = json::parse(inspect.body);
+    if (!value.is_object()) throw EngineError(liveupdate::docker::EngineFailure::protocol, "container inspect: not an object");
+    return compose_status_from_inspect(value.as_object());
+}
+
+void ComposeDiscovery::refresh_loop() {
+    for (;;) {
+        std::string name;
+        ComposeServiceRef service;
+        {
+            std::unique_lock lock(mutex_);
+            wake_.wait(lock, [this] { return stopping_ || !dirty_.empty(); });
+            if (stopping_) return;
+            name = *dirty_.begin();
+            dirty_.erase(dirty_.begin());
+            const auto found = watched_.find(name);
+            if (found == watched_.end()) continue;
+            service = found->second.service;
+        }
+        json::object status;
+        try {
+            status = current_status(service);
+        } catch (const std::exception &e) {
+            warn_once(std::string("docker compose discovery: ") + e.what());
+            continue; // the event stream's reconnect marks everything dirty again
+        }
+        {
+            std::lock_guard lock(mutex_);
+            const auto found = watched_.find(name);
+            if (found == watched_.end() || found->second.service != service) continue;
+            if (found->second.reported && *found->second.reported == status) continue;
+            found->second.reported = status;
+            last_warning_.clear();
+        }
+        if (on_status_) on_status_(name, status);
+    }
+}
+
+}  // namespace liveupdate::host::docker

@@ -1,0 +1,90 @@
+// Docker Compose discovery: follows the containers of DockerComposeService
+// objects on a real Docker engine and reports their status whenever it
+// changes. It lists containers by the labels Compose sets
+// (com.docker.compose.project / .service) and keeps current from the engine's
+// event stream, so a restarted or recreated container is seen at once.
+//
+//   ComposeDiscovery discovery({}, [&](const std::string &name, const json::object &status) {
+//       ... write status into DockerComposeService `name` ...
+//   }, [&](std::string_view warning) { ... });
+//   discovery.watch("web", {"myproject", "web"});
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <thread>
+
+#include <boost/json.hpp>
+
+#include "docker/compose_status.hpp"
+
+namespace liveupdate::docker {
+class EngineClient;
+class StreamCancel;
+}  // namespace liveupdate::docker
+
+namespace liveupdate::host::docker {
+
+class ComposeDiscovery {
+public:
+    struct Options {
+        std::string docker_host;  // DOCKER_HOST syntax; empty: $DOCKER_HOST, else the default socket
+        std::string api_version;  // empty: negotiated
+        std::chrono::milliseconds timeout{10000};     // each API call
+        std::chrono::milliseconds retry_delay{1000};  // after the engine went away
+    };
+    // Called from the discovery's own thread, never with its lock held.
+    using StatusFn = std::function<void(const std::string &object_name, const boost::json::object &status)>;
+    using WarningFn = std::function<void(std::string_view)>;
+
+    // Throws std::invalid_argument when docker_host cannot be parsed.
+    ComposeDiscovery(Options options, StatusFn on_status, WarningFn on_warning);
+    ~ComposeDiscovery();
+    ComposeDiscovery(const ComposeDiscovery &) = delete;
+    ComposeDiscovery &operator=(const ComposeDiscovery &) = delete;
+
+    // Follows the service for that DockerComposeService; its status is reported
+    // soon, then on every change. Watching again with another service switches.
+    void watch(const std::string &object_name, ComposeServiceRef service);
+    void unwatch(const std::string &object_name);
+    // The last status reported for the object.
+    std::optional<boost::json::object> status(const std::string &object_name) const;
+
+private:
+    struct Watched {
+        ComposeServiceRef service;
+        std::optional<boost::json::object> reported;
+    };
+    void follow_events();
+    void refresh_loop();
+    boost::json::object current_status(const ComposeServiceRef &service);
+    void mark_service_dirty(const std::string &project, const std::string &service);
+    void mark_all_dirty();
+    void warn_once(const std::string &text);
+
+    StatusFn on_status_;
+    WarningFn on_warning_;
+    Options options_;
+    std::unique_ptr<liveupdate::docker::EngineClient> client_;
+
+    mutable std::mutex mutex_;
+    std::condition_variable wake_;
+    bool stopping_ = false;
+    std::map<std::string, Watched> watched_;
+    std::set<std::string> dirty_;
+    std::string last_warning_;
+    std::shared_ptr<liveupdate::docker::StreamCancel> current_stream_;
+
+    std::thread events_thread_;
+    std::thread refresh_thread_;
+};
+
+}  // namespace liveupdate::host::docker

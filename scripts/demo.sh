@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The README's demo: installs the dependencies, builds into build/, then runs
+# `lu-host up samples/hello` in the foreground (Ctrl-C stops it).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/install-deps.sh
+cmake -S . -B build
+cmake --build build -j2
+
+cat <<'MSG'
+
+demo: open http://127.0.0.1:8088/ in a browser, then edit
+      samples/hello/src/index.html and reload: the change is served within a second.
+      In another terminal: build/bin/lu-host get liveupdates
+                           build/bin/lu-host describe liveupdate hello
+      Ctrl-C stops the web server and the daemon.
+
+MSG
+exec build/bin/lu-host up samples/hello

@@ -1,0 +1,158 @@
+// Feeds arbitrary bytes to the liveupdate plugin through its C ABI: records
+// separated by NUL bytes, each "u<object json>" (upsert), "v<object json>"
+// (validate), "r<snapshot>" (restore), "d<Kind>/<name>" (remove); then every
+// LiveUpdate made due is reconciled, updates answered with outcomes chosen
+// by the input. Checks invariants besides memory safety: every step is JSON
+// of the documented shape, a snapshot always restores, and a second
+// reconcile with nothing new and no update writes no status.
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include <boost/json.hpp>
+
+#include "liveupdate/liveupdate.hpp"
+
+namespace {
+
+namespace json = boost::json;
+using liveupdate::abi::to_lu_str;
+using liveupdate::abi::to_view;
+
+const lu_liveupdate_api *api() {
+    static const lu_liveupdate_api *table = [] {
+        const lu_plugin_info *info = nullptr;
+        return lu_liveupdate_plugin_entry(LU_ABI_VERSION, &info);
+    }();
+    return table;
+}
+
+[[noreturn]] void invariant_broken(const char *what, std::string_view detail) {
+    std::fprintf(stderr, "invariant broken: %s: %.*s\n", what, static_cast<int>(detail.size()), detail.data());
+    std::abort();
+}
+
+struct Message {
+    lu_message m{nullptr, 0};
+    ~Message() { api()->free_message(&m); }
+    std::string_view view() const { return to_view(m); }
+};
+
+void collect_due(std::string_view result, std::set<std::string> &due) {
+    boost::system::error_code ec;
+    const auto v = json::parse(result, ec);
+    if (ec || !v.is_object()) return;
+    if (const auto *d = v.get_object().if_contains("due"); d && d->is_array())
+        for (const auto &n : d->get_array())
+            if (n.is_string()) due.insert(std::string(n.get_string()));
+}
+
+json::object parse_step(std::string_view text) {
+    boost::system::error_code ec;
+    auto v = json::parse(text, ec);
+    if (ec || !v.is_object()) invariant_broken("step is not a JSON object", text);
+    auto &o = v.get_object();
+    const auto *type = o.if_contains("type");
+    if (type == nullptr || !type->is_string() || (type->get_string() != "update" && type->get_string() != "done"))
+        invariant_broken("step without a valid type", text);
+    if (type->get_string() == "done" && (!o.contains("status") || !o.contains("statusChanged")))
+        invariant_broken("done step without status/statusChanged", text);
+    if (type->get_string() == "update" && !o.contains("update")) invariant_broken("update step without update", text);
+    return std::move(o);
+}
+
+struct Reconciled {
+    std::size_t updates = 0;
+    bool status_changed = false;
+};
+
+Reconciled reconcile(lu_engine *engine, const std::string &name, std::uint32_t &choice) {
+    Reconciled r;
+    const char *now = "2026-01-01T00:01:00.000000Z";
+    lu_reconcile *session = nullptr;
+    Message step;
+    if (api()->reconcile_begin(engine, to_lu_str(name), to_lu_str(now), &session, &step.m) != LU_OK) return r;
+    json::object s = parse_step(step.view());
+    while (s.at("type").as_string() == "update" && r.updates < 1000) {
+        ++r.updates;
+        static const char *outcomes[] = {R"({"ok":true})", R"({"runFailure":{"message":"exit 1","exitCode":1}})",
+                                         R"({"infraFailure":"boom"})", R"({"ok":true})"};
+        const char *outcome = outcomes[choice % 4];
+        choice = choice * 1103515245u + 12345u;
+        Message next;
+        if (api()->reconcile_continue(session, to_lu_str(outcome), to_lu_str(now), &next.m) != LU_OK)
+            invariant_broken("reconcile_continue refused a valid outcome", next.view());
+        s = parse_step(next.view());
+    }
+    if (s.at("type").as_string() == "done") r.status_changed = s.at("statusChanged").as_bool();
+    api()->reconcile_end(session);
+    return r;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int *, char ***) {
+    // The seed corpus refers to this folder as basePath.
+    const std::filesystem::path root = "/tmp/lu-fuzz-root";
+    std::filesystem::create_directories(root / "src" / "sub");
+    std::ofstream(root / "src" / "a.txt") << "a";
+    std::ofstream(root / "src" / "sub" / "b.txt") << "b";
+    return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {
+    const std::string_view input(reinterpret_cast<const char *>(data), size);
+    lu_engine *engine = nullptr;
+    lu_engine_host host{sizeof(lu_engine_host), nullptr, nullptr};
+    Message error;
+    if (api()->create(&host, to_lu_str(R"({"startTime":"2026-01-01T00:00:00.000000Z"})"), &engine, &error.m) != LU_OK)
+        invariant_broken("create failed", error.view());
+
+    std::set<std::string> due;
+    std::uint32_t choice = static_cast<std::uint32_t>(size);
+    std::size_t start = 0;
+    while (start < input.size()) {
+        std::size_t end = input.find('\0', start);
+        if (end == std::string_view::npos) end = input.size();
+        const std::string_view record = input.substr(start, end - start);
+        start = end + 1;
+        if (record.empty()) continue;
+        const std::string_view body = record.substr(1);
+        Message result;
+        switch (record.front()) {
+        case 'u':
+            api()->upsert(engine, to_lu_str(body), &result.m);
+            collect_due(result.view(), due);
+            break;
+        case 'v': api()->validate(engine, to_lu_str(body), &result.m); break;
+        case 'r': api()->restore(engine, to_lu_str(body), &result.m); break;
+        case 'd': {
+            const auto slash = body.find('/');
+            if (slash == std::string_view::npos) break;
+            api()->remove(engine, to_lu_str(body.substr(0, slash)), to_lu_str(body.substr(slash + 1)), &result.m);
+            collect_due(result.view(), due);
+            break;
+        }
+        default: break;
+        }
+    }
+    due.insert("lu");
+    for (const auto &name : due) {
+        reconcile(engine, name, choice);
+        const Reconciled again = reconcile(engine, name, choice);
+        if (again.updates == 0 && again.status_changed) invariant_broken("status changed with nothing new", name);
+    }
+
+    Message blob;
+    if (api()->snapshot(engine, &blob.m) != LU_OK) invariant_broken("snapshot failed", blob.view());
+    Message restore_error;
+    if (api()->restore(engine, to_lu_str(blob.view()), &restore_error.m) != LU_OK)
+        invariant_broken("own snapshot refused", restore_error.view());
+    api()->destroy(engine);
+    return 0;
+}

@@ -1,0 +1,287 @@
+// The `local` updater plugin, loaded from its .so like the host does, fed
+// archives built here (including hostile ones).
+#define BOOST_TEST_MODULE local_updater_tests
+#include <boost/test/unit_test.hpp>
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "liveupdate/updater_plugin.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+    fs::path path;
+    TempDir() {
+        char tmpl[] = "/tmp/lu-local-XXXXXX";
+        path = ::mkdtemp(tmpl);
+    }
+    ~TempDir() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+};
+
+std::string read_file(const fs::path &p) {
+    std::ifstream in(p);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+// A tar archive in memory, entry by entry.
+class TarBuilder {
+public:
+    TarBuilder() : a_(archive_write_new()) {
+        archive_write_set_format_pax_restricted(a_);
+        archive_write_open(a_, this, nullptr, &TarBuilder::append, nullptr);
+    }
+    ~TarBuilder() { archive_write_free(a_); }
+    TarBuilder &file(const std::string &name, const std::string &content) {
+        entry(name, AE_IFREG, 0644, content, "");
+        return *this;
+    }
+    TarBuilder &symlink(const std::string &name, const std::string &target) {
+        entry(name, AE_IFLNK, 0777, "", target);
+        return *this;
+    }
+    std::string finish() {
+        archive_write_close(a_);
+        return bytes_;
+    }
+
+private:
+    static la_ssize_t append(struct archive *, void *self, const void *data, size_t size) {
+        static_cast<TarBuilder *>(self)->bytes_.append(static_cast<const char *>(data), size);
+        return static_cast<la_ssize_t>(size);
+    }
+    void entry(const std::string &name, unsigned type, int mode, const std::string &content, const std::string &link) {
+        archive_entry *e = archive_entry_new();
+        archive_entry_set_pathname(e, name.c_str());
+        archive_entry_set_filetype(e, type);
+        archive_entry_set_perm(e, mode);
+        archive_entry_set_size(e, static_cast<la_int64_t>(content.size()));
+        if (!link.empty()) archive_entry_set_symlink(e, link.c_str());
+        archive_write_header(a_, e);
+        if (!content.empty()) archive_write_data(a_, content.data(), content.size());
+        archive_entry_free(e);
+    }
+    struct archive *a_;
+    std::string bytes_;
+};
+
+struct MemoryStream {
+    std::string bytes;
+    std::size_t offset = 0;
+    static int64_t read(void *ctx, void *buffer, size_t capacity) {
+        auto *s = static_cast<MemoryStream *>(ctx);
+        const std::size_t n = std::min(capacity, s->bytes.size() - s->offset);
+        std::memcpy(buffer, s->bytes.data() + s->offset, n);
+        s->offset += n;
+        return static_cast<int64_t>(n);
+    }
+};
+
+struct Host {
+    std::mutex mutex;
+    std::vector<std::string> lines;
+    std::vector<std::string> restarted;
+    bool offer_restart = true;
+    lu_host_local_containers local{sizeof(lu_host_local_containers), &Host::restart};
+
+    static void log(void *ctx, int32_t, lu_str line) {
+        auto *h = static_cast<Host *>(ctx);
+        std::lock_guard<std::mutex> lock(h->mutex);
+        h->lines.emplace_back(line.data, line.size);
+    }
+    static const void *extension(void *ctx, const char *id) {
+        auto *h = static_cast<Host *>(ctx);
+        return h->offer_restart && std::strcmp(id, LU_HOST_LOCAL_CONTAINERS_ID) == 0 ? &h->local : nullptr;
+    }
+    static int32_t restart(void *ctx, const lu_container_ref *c, char *, size_t) {
+        static_cast<Host *>(ctx)->restarted.emplace_back(c->container_name);
+        return 0;
+    }
+    bool logged(const std::string &text) {
+        std::lock_guard<std::mutex> lock(mutex);
+        for (const auto &l : lines)
+            if (l.find(text) != std::string::npos) return true;
+        return false;
+    }
+};
+
+struct Outcome {
+    int kind = -1;
+    int exit_code = 0;
+    std::string message;
+};
+
+struct Fixture {
+    void *library = nullptr;
+    const lu_updater_api *api = nullptr;
+    lu_updater *updater = nullptr;
+    Host host;
+    lu_updater_host c_host{sizeof(lu_updater_host), &host, &Host::log, &Host::extension};
+    TempDir root;
+    TempDir outside;
+
+    Fixture() {
+        library = ::dlopen(LU_LOCAL_UPDATER, RTLD_NOW | RTLD_LOCAL);
+        BOOST_TEST_REQUIRE(library != nullptr, ::dlerror());
+        auto entry = reinterpret_cast<lu_updater_entry_fn>(::dlsym(library, LU_UPDATER_ENTRY_SYMBOL));
+        BOOST_TEST_REQUIRE(entry != nullptr);
+        const lu_plugin_info *info = nullptr;
+        api = entry(LU_ABI_VERSION, &info);
+        BOOST_TEST_REQUIRE(api != nullptr);
+        BOOST_TEST(std::string(info->name) == "local");
+        lu_message error{};
+        const char *config = "{}";
+        BOOST_TEST_REQUIRE(api->create(&c_host, lu_str{config, 2}, &updater, &error) == LU_OK);
+    }
+    ~Fixture() {
+        api->destroy(updater);
+        ::dlclose(library);
+    }
+
+    Outcome update(const std::string &archive, std::vector<const char *> deletes = {},
+                   std::vector<std::vector<const char *>> runs = {}, bool restart = false) {
+        MemoryStream stream{archive};
+        const std::string root_text = root.path.string();
+        lu_container_ref container{sizeof(lu_container_ref), "id1", "web", "", "", root_text.c_str()};
+        std::vector<lu_run_step> steps;
+        for (auto &argv : runs) steps.push_back(lu_run_step{argv.data(), argv.size(), 0});
+        lu_update_request req{};
+        req.struct_size = sizeof req;
+        req.live_update = "lu";
+        req.via = "local";
+        req.container = &container;
+        req.archive = lu_archive_stream{&stream, &MemoryStream::read};
+        req.delete_paths = deletes.data();
+        req.delete_count = deletes.size();
+        req.runs = steps.data();
+        req.run_count = steps.size();
+        req.restart = restart ? 1 : 0;
+        lu_update_outcome out{};
+        BOOST_TEST_REQUIRE(api->update(updater, &req, &out) == LU_OK);
+        Outcome o{out.kind, out.exit_code, out.message.data ? std::string(out.message.data, out.message.size) : ""};
+        api->free_message(&out.message);
+        return o;
+    }
+};
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_CASE(files_land_under_the_root, Fixture) {
+    const Outcome o = update(TarBuilder().file("app/a.txt", "A").file("app/sub/b.txt", "B").finish());
+    BOOST_TEST(o.kind == LU_OUTCOME_OK, o.message);
+    BOOST_TEST(read_file(root.path / "app/a.txt") == "A");
+    BOOST_TEST(read_file(root.path / "app/sub/b.txt") == "B");
+}
+
+BOOST_FIXTURE_TEST_CASE(an_entry_with_dotdot_is_refused, Fixture) {
+    const std::string escape = "app/../../" + outside.path.filename().string() + "/evil.txt";
+    const Outcome o = update(TarBuilder().file(escape, "E").finish());
+    BOOST_TEST(o.kind == LU_OUTCOME_INFRA_FAILURE);
+    BOOST_TEST(o.message.find("..") != std::string::npos, o.message);
+    BOOST_TEST(!fs::exists(outside.path / "evil.txt"));
+}
+
+BOOST_FIXTURE_TEST_CASE(an_absolute_entry_is_refused, Fixture) {
+    const std::string target = (outside.path / "abs.txt").string();
+    const Outcome o = update(TarBuilder().file(target, "E").finish());
+    BOOST_TEST(o.kind == LU_OUTCOME_INFRA_FAILURE);
+    BOOST_TEST(o.message.find("absolute") != std::string::npos, o.message);
+    BOOST_TEST(!fs::exists(target));
+}
+
+BOOST_FIXTURE_TEST_CASE(writing_through_an_archived_symlink_that_leaves_is_refused, Fixture) {
+    const Outcome o =
+        update(TarBuilder().symlink("app/link", outside.path.string()).file("app/link/evil.txt", "E").finish());
+    BOOST_TEST(o.kind == LU_OUTCOME_INFRA_FAILURE);
+    BOOST_TEST(!fs::exists(outside.path / "evil.txt"));
+}
+
+BOOST_FIXTURE_TEST_CASE(writing_through_an_existing_symlink_that_leaves_is_refused, Fixture) {
+    fs::create_directories(root.path / "app");
+    fs::create_directory_symlink(outside.path, root.path / "app/out");
+    const Outcome o = update(TarBuilder().file("app/out/evil.txt", "E").finish());
+    BOOST_TEST(o.kind == LU_OUTCOME_INFRA_FAILURE);
+    BOOST_TEST(!fs::exists(outside.path / "evil.txt"));
+}
+
+BOOST_FIXTURE_TEST_CASE(a_symlink_entry_itself_is_kept_as_a_symlink, Fixture) {
+    const Outcome o = update(TarBuilder().file("app/real.txt", "R").symlink("app/alias.txt", "real.txt").finish());
+    BOOST_TEST(o.kind == LU_OUTCOME_OK, o.message);
+    BOOST_TEST(fs::is_symlink(root.path / "app/alias.txt"));
+    BOOST_TEST(read_file(root.path / "app/alias.txt") == "R");
+}
+
+BOOST_FIXTURE_TEST_CASE(deletes_files_and_folders_but_not_through_symlinks, Fixture) {
+    fs::create_directories(root.path / "app/dir/sub");
+    std::ofstream(root.path / "app/dir/sub/x.txt") << "x";
+    std::ofstream(root.path / "app/f.txt") << "f";
+    std::ofstream(outside.path / "keep.txt") << "k";
+    fs::create_directory_symlink(outside.path, root.path / "app/out");
+
+    Outcome o = update(TarBuilder().finish(), {"/app/dir", "/app/f.txt", "/app/missing.txt"});
+    BOOST_TEST(o.kind == LU_OUTCOME_OK, o.message);
+    BOOST_TEST(!fs::exists(root.path / "app/dir"));
+    BOOST_TEST(!fs::exists(root.path / "app/f.txt"));
+
+    o = update(TarBuilder().finish(), {"/app/out/keep.txt"});
+    BOOST_TEST(o.kind == LU_OUTCOME_INFRA_FAILURE);
+    BOOST_TEST(fs::exists(outside.path / "keep.txt"));
+
+    o = update(TarBuilder().finish(), {"/app/../../etc"});
+    BOOST_TEST(o.kind == LU_OUTCOME_INFRA_FAILURE);
+}
+
+BOOST_FIXTURE_TEST_CASE(commands_run_in_app_with_output_logged, Fixture) {
+    fs::create_directories(root.path / "app");
+    const Outcome o = update(TarBuilder().file("app/in.txt", "hello").finish(), {},
+                             {{"sh", "-c", "cat in.txt > out.txt; echo line-one; echo line-two >&2"}});
+    BOOST_TEST(o.kind == LU_OUTCOME_OK, o.message);
+    BOOST_TEST(read_file(root.path / "app/out.txt") == "hello");
+    BOOST_TEST(host.logged("[CMD 1/1] sh -c cat in.txt > out.txt"));
+    BOOST_TEST(host.logged("line-one"));
+    BOOST_TEST(host.logged("line-two"));
+}
+
+BOOST_FIXTURE_TEST_CASE(a_failing_command_is_a_run_failure_and_stops_the_rest, Fixture) {
+    fs::create_directories(root.path / "app");
+    const Outcome o = update(TarBuilder().finish(), {}, {{"sh", "-c", "exit 3"}, {"touch", "never.txt"}}, true);
+    BOOST_TEST(o.kind == LU_OUTCOME_RUN_FAILURE);
+    BOOST_TEST(o.exit_code == 3);
+    BOOST_TEST(o.message.find("exit code: 3") != std::string::npos, o.message);
+    BOOST_TEST(!fs::exists(root.path / "app/never.txt"));
+    BOOST_TEST(host.restarted.empty());
+}
+
+BOOST_FIXTURE_TEST_CASE(restart_goes_through_the_host_extension, Fixture) {
+    Outcome o = update(TarBuilder().file("app/a.txt", "A").finish(), {}, {}, true);
+    BOOST_TEST(o.kind == LU_OUTCOME_OK, o.message);
+    BOOST_TEST(host.restarted == std::vector<std::string>{"web"}, boost::test_tools::per_element());
+
+    host.offer_restart = false;
+    o = update(TarBuilder().finish(), {}, {}, true);
+    BOOST_TEST(o.kind == LU_OUTCOME_INFRA_FAILURE);
+}
+
+BOOST_FIXTURE_TEST_CASE(a_missing_root_is_an_infra_failure, Fixture) {
+    fs::remove_all(root.path);
+    const Outcome o = update(TarBuilder().file("app/a.txt", "A").finish());
+    BOOST_TEST(o.kind == LU_OUTCOME_INFRA_FAILURE);
+    BOOST_TEST(o.message.find(root.path.string()) != std::string::npos, o.message);
+}

@@ -1,0 +1,168 @@
+// A real `lu-host up` in a temporary folder, for integration tests: the
+// folder holds objects.json, src/ (watched) and root/ (the LocalContainer).
+#pragma once
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <boost/json.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+extern char **environ;
+
+namespace up_it {
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+
+inline std::string read_file(const fs::path &p) {
+    std::ifstream in(p);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+inline void write_file(const fs::path &p, const std::string &text) {
+    fs::create_directories(p.parent_path());
+    std::ofstream(p) << text;
+}
+
+// Polls until pred holds; a generous guard against hanging, not a timing check.
+inline bool wait_until(const std::function<bool()> &pred, std::chrono::seconds limit = std::chrono::seconds(20)) {
+    const auto end = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < end) {
+        if (pred()) return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return pred();
+}
+
+// Regular files beneath dir (relative path → content).
+inline std::map<std::string, std::string> tree_of(const fs::path &dir) {
+    std::map<std::string, std::string> out;
+    std::error_code ec;
+    if (!fs::exists(dir, ec)) return out;
+    for (auto it = fs::recursive_directory_iterator(dir, ec); it != fs::recursive_directory_iterator(); it.increment(ec))
+        if (it->is_regular_file(ec)) out[fs::relative(it->path(), dir).string()] = read_file(it->path());
+    return out;
+}
+
+// The default objects: FileWatch "fw" on src (ignoring *.ignored),
+// LocalContainer "box" rooted at root/, LiveUpdate "lu" syncing src → /app.
+struct Objects {
+    json::object file_watch = json::parse(R"({"apiVersion": "tilt.dev/v1alpha1", "kind": "FileWatch",
+        "metadata": {"name": "fw"},
+        "spec": {"watchedPaths": ["src"], "ignores": [{"basePath": "src", "patterns": ["*.ignored"]}]}})").as_object();
+    json::object container = json::parse(R"({"apiVersion": "liveupdate.dev/v1alpha1", "kind": "LocalContainer",
+        "metadata": {"name": "box"}, "spec": {"root": "root"}})").as_object();
+    json::object live_update = json::parse(R"({"apiVersion": "tilt.dev/v1alpha1", "kind": "LiveUpdate",
+        "metadata": {"name": "lu", "annotations": {"tilt.dev/resource": "web"}},
+        "spec": {"basePath": ".", "sources": [{"fileWatch": "fw"}], "selector": {"local": {"container": "box"}},
+                 "syncs": [{"localPath": "src", "containerPath": "/app"}]}})").as_object();
+    std::vector<json::object> extra;
+
+    json::object &lu_spec() { return live_update["spec"].as_object(); }
+    std::string text() const {
+        json::array items{file_watch, container, live_update};
+        for (const auto &e : extra) items.push_back(e);
+        return json::serialize(json::object{{"apiVersion", "v1"}, {"kind", "List"}, {"items", items}});
+    }
+};
+
+class UpDaemon {
+public:
+    fs::path dir;
+    fs::path src, root, objects, log, socket;
+
+    UpDaemon() {
+        char tmpl[] = "/tmp/lu-up-it-XXXXXX";
+        dir = ::mkdtemp(tmpl);
+        src = dir / "src";
+        root = dir / "root";
+        objects = dir / "objects.json";
+        log = dir / "daemon.log";
+        socket = dir / "ctl/control.sock";
+        fs::create_directories(src);
+    }
+    ~UpDaemon() {
+        stop();
+        std::error_code ec;
+        fs::remove_all(dir, ec);
+    }
+
+    // Writes the objects and starts the daemon; true once it answers.
+    bool start(const Objects &o, std::vector<std::string> extra_args = {"--debounce", "0"}) {
+        write_file(objects, o.text());
+        std::vector<std::string> args{LU_HOST_BIN, "up", "--control-socket", socket.string()};
+        args.insert(args.end(), extra_args.begin(), extra_args.end());
+        args.push_back(objects.string());
+        std::vector<char *> argv;
+        for (auto &a : args) argv.push_back(a.data());
+        argv.push_back(nullptr);
+        posix_spawn_file_actions_t actions;
+        posix_spawn_file_actions_init(&actions);
+        posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+        posix_spawn_file_actions_adddup2(&actions, 1, 2);
+        const int rc = ::posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
+        posix_spawn_file_actions_destroy(&actions);
+        if (rc != 0) return false;
+        return wait_until([&] { return read_file(log).find("up: watching") != std::string::npos; });
+    }
+
+    // SIGTERM and wait; the exit status (-1 when not running).
+    int stop() {
+        if (pid_ <= 0) return -1;
+        ::kill(pid_, SIGTERM);
+        int status = 0;
+        ::waitpid(pid_, &status, 0);
+        pid_ = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    }
+
+    // `lu-host get KIND -o json` through the real CLI.
+    json::value get(const std::string &kind) const {
+        const std::string cmd = std::string(LU_HOST_BIN) + " get " + kind + " -o json --control-socket " +
+                                socket.string() + " 2>&1";
+        FILE *p = ::popen(cmd.c_str(), "r");
+        std::string out;
+        char buf[4096];
+        for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+        ::pclose(p);
+        boost::system::error_code ec;
+        json::value v = json::parse(out, ec);
+        return ec ? json::value(out) : v;
+    }
+
+    // The status of LiveUpdate (or other object) name, or null.
+    json::value status_of(const std::string &kind, const std::string &name) const {
+        const json::value list = get(kind);
+        if (!list.is_object()) return nullptr;
+        for (const auto &item : list.at("items").as_array())
+            if (item.at("metadata").at("name") == json::value(name)) {
+                const auto *s = item.as_object().if_contains("status");
+                return s != nullptr ? *s : json::value(nullptr);
+            }
+        return nullptr;
+    }
+
+    std::string log_text() const { return read_file(log); }
+    fs::path in_app(const std::string &rel) const { return root / "app" / rel; }
+
+private:
+    pid_t pid_ = -1;
+};
+
+}  // namespace up_it

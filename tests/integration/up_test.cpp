@@ -1,0 +1,211 @@
+// `lu-host up` end to end: real daemon, real files, real processes.
+#define BOOST_TEST_MODULE up_integration_tests
+#include <boost/test/unit_test.hpp>
+
+#include "up_daemon.hpp"
+
+using namespace up_it;
+
+namespace {
+
+bool has(const fs::path &p) {
+    std::error_code ec;
+    return fs::exists(fs::symlink_status(p, ec));
+}
+
+bool holds(const fs::path &p, const std::string &content) { return has(p) && read_file(p) == content; }
+
+std::string text_at(const json::value &v, std::initializer_list<const char *> path) {
+    const json::value *cur = &v;
+    for (const char *key : path) {
+        if (cur->is_array()) {
+            if (cur->as_array().empty()) return "";
+            cur = &cur->as_array()[0];
+        }
+        if (!cur->is_object()) return "";
+        cur = cur->as_object().if_contains(key);
+        if (cur == nullptr) return "";
+    }
+    return cur->is_string() ? std::string(cur->as_string()) : json::serialize(*cur);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(create_modify_delete) {
+    UpDaemon d;
+    BOOST_TEST_REQUIRE(d.start(Objects{}));
+    write_file(d.src / "a.txt", "one");
+    BOOST_TEST(wait_until([&] { return holds(d.in_app("a.txt"), "one"); }));
+    write_file(d.src / "a.txt", "two");
+    BOOST_TEST(wait_until([&] { return holds(d.in_app("a.txt"), "two"); }));
+    fs::remove(d.src / "a.txt");
+    BOOST_TEST(wait_until([&] { return !has(d.in_app("a.txt")); }));
+    BOOST_TEST(d.stop() == 0);
+}
+
+BOOST_AUTO_TEST_CASE(rename_moves_the_file_in_the_container) {
+    UpDaemon d;
+    BOOST_TEST_REQUIRE(d.start(Objects{}));
+    write_file(d.src / "from.txt", "f");
+    BOOST_TEST(wait_until([&] { return holds(d.in_app("from.txt"), "f"); }));
+    fs::rename(d.src / "from.txt", d.src / "to.txt");
+    BOOST_TEST(wait_until([&] { return holds(d.in_app("to.txt"), "f") && !has(d.in_app("from.txt")); }));
+}
+
+BOOST_AUTO_TEST_CASE(new_subfolder_is_synced_and_watched) {
+    UpDaemon d;
+    BOOST_TEST_REQUIRE(d.start(Objects{}));
+    write_file(d.src / "d1/d2/x.txt", "x");
+    BOOST_TEST(wait_until([&] { return holds(d.in_app("d1/d2/x.txt"), "x"); }));
+    write_file(d.src / "d1/d2/y.txt", "y");
+    BOOST_TEST(wait_until([&] { return holds(d.in_app("d1/d2/y.txt"), "y"); }));
+}
+
+BOOST_AUTO_TEST_CASE(ignored_and_editor_files_are_not_synced) {
+    UpDaemon d;
+    BOOST_TEST_REQUIRE(d.start(Objects{}));
+    write_file(d.src / "x.ignored", "i");
+    write_file(d.src / ".x.txt.swp", "s");
+    write_file(d.src / "sentinel.txt", "s");
+    BOOST_TEST(wait_until([&] { return holds(d.in_app("sentinel.txt"), "s"); }));
+    BOOST_TEST(!has(d.in_app("x.ignored")));
+    BOOST_TEST(!has(d.in_app(".x.txt.swp")));
+}
+
+BOOST_AUTO_TEST_CASE(a_stop_path_stops_the_update) {
+    UpDaemon d;
+    Objects o;
+    o.lu_spec()["stopPaths"] = json::array{"src/stop.txt"};
+    BOOST_TEST_REQUIRE(d.start(o));
+    write_file(d.src / "stop.txt", "s");
+    BOOST_TEST(wait_until([&] { return text_at(d.status_of("liveupdates", "lu"), {"failed", "reason"}) == "UpdateStopped"; }));
+    BOOST_TEST(!has(d.in_app("stop.txt")));
+}
+
+BOOST_AUTO_TEST_CASE(a_triggered_run_runs_only_for_its_paths) {
+    UpDaemon d;
+    Objects o;
+    o.lu_spec()["execs"] = json::array{json::object{{"args", json::array{"sh", "-c", "echo ran >> runs.log"}},
+                                                    {"triggerPaths", json::array{"src/trigger"}}}};
+    BOOST_TEST_REQUIRE(d.start(o));
+    write_file(d.src / "other.txt", "o");
+    BOOST_TEST(wait_until([&] { return holds(d.in_app("other.txt"), "o"); }));
+    BOOST_TEST(!has(d.in_app("runs.log")));
+    write_file(d.src / "trigger/t.txt", "t");
+    BOOST_TEST(wait_until([&] { return holds(d.in_app("runs.log"), "ran\n"); }));
+    BOOST_TEST(d.log_text().find("[CMD 1/1] sh -c echo ran >> runs.log") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_failing_run_is_reported_and_files_stay_synced) {
+    UpDaemon d;
+    Objects o;
+    o.lu_spec()["execs"] = json::array{json::object{{"args", json::array{"sh", "-c", "echo broken; exit 7"}}}};
+    BOOST_TEST_REQUIRE(d.start(o));
+    write_file(d.src / "a.txt", "a");
+    BOOST_TEST(wait_until([&] {
+        return text_at(d.status_of("liveupdates", "lu"), {"containers", "lastExecError"}).find("7") != std::string::npos;
+    }));
+    BOOST_TEST(holds(d.in_app("a.txt"), "a"));
+    BOOST_TEST(d.log_text().find("broken") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(restart_starts_the_process_anew) {
+    UpDaemon d;
+    Objects o;
+    o.container["spec"].as_object()["command"] = json::array{"sh", "-c", "echo started >> starts.log; exec sleep 600"};
+    o.lu_spec()["restart"] = "always";
+    BOOST_TEST_REQUIRE(d.start(o));
+    std::string first_id;
+    BOOST_TEST_REQUIRE(wait_until([&] {
+        first_id = text_at(d.status_of("localcontainers", "box"), {"containerID"});
+        return !first_id.empty() && holds(d.root / "starts.log", "started\n");
+    }));
+    write_file(d.src / "a.txt", "a");
+    BOOST_TEST(wait_until([&] { return holds(d.root / "starts.log", "started\nstarted\n"); }));
+    const json::value status = d.status_of("localcontainers", "box");
+    BOOST_TEST(text_at(status, {"containerID"}) != first_id);
+    BOOST_TEST(text_at(status, {"containerState", "status"}) == "running");
+    BOOST_TEST(holds(d.in_app("a.txt"), "a"));
+    BOOST_TEST(d.stop() == 0);
+}
+
+BOOST_AUTO_TEST_CASE(initial_sync_copies_what_is_already_there) {
+    UpDaemon d;
+    write_file(d.src / "pre.txt", "p");
+    write_file(d.src / "deep/er.txt", "e");
+    write_file(d.src / "skip.ignored", "i");
+    Objects o;
+    o.lu_spec()["initialSync"] = json::object{};
+    BOOST_TEST_REQUIRE(d.start(o));
+    BOOST_TEST(wait_until([&] { return holds(d.in_app("pre.txt"), "p") && holds(d.in_app("deep/er.txt"), "e"); }));
+    BOOST_TEST(!has(d.in_app("skip.ignored")));
+}
+
+BOOST_AUTO_TEST_CASE(a_rejected_object_beside_a_good_one) {
+    UpDaemon d;
+    Objects o;
+    json::object bad = o.live_update;
+    bad["metadata"].as_object()["name"] = "bad";
+    bad["spec"].as_object()["syncs"] = json::array{json::object{{"localPath", "src"}, {"containerPath", "relative"}}};
+    o.extra.push_back(bad);
+    BOOST_TEST_REQUIRE(d.start(o));
+    write_file(d.src / "a.txt", "a");
+    BOOST_TEST(wait_until([&] { return holds(d.in_app("a.txt"), "a"); }));
+    const std::string log = d.log_text();
+    BOOST_TEST(log.find(d.objects.string() + ": LiveUpdate/bad: rejected: spec.syncs[0]") != std::string::npos, log);
+    const json::value list = d.get("liveupdates");
+    BOOST_TEST(text_at(list, {"rejected", "name"}) == "bad");
+    BOOST_TEST(list.at("items").as_array().size() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(a_symlink_leaving_the_container_folder_is_refused) {
+    UpDaemon d;
+    fs::path outside = d.dir / "outside";
+    fs::create_directories(outside);
+    fs::create_directories(d.root / "app");
+    fs::create_directory_symlink(outside, d.root / "app/out");
+    BOOST_TEST_REQUIRE(d.start(Objects{}));
+    write_file(d.src / "out/evil.txt", "e");
+    BOOST_TEST(wait_until([&] { return text_at(d.status_of("liveupdates", "lu"), {"failed", "reason"}) == "UpdateFailed"; }));
+    BOOST_TEST(!has(outside / "evil.txt"));
+}
+
+BOOST_AUTO_TEST_CASE(object_file_edits_update_and_delete_objects) {
+    UpDaemon d;
+    Objects o;
+    BOOST_TEST_REQUIRE(d.start(o));
+    o.lu_spec()["syncs"] = json::array{json::object{{"localPath", "src"}, {"containerPath", "/srv"}}};
+    write_file(d.objects, o.text());
+    BOOST_TEST(wait_until([&] { return text_at(d.get("liveupdates"), {"items", "spec", "syncs", "containerPath"}) == "/srv"; }));
+    write_file(d.src / "b.txt", "b");
+    BOOST_TEST(wait_until([&] { return holds(d.root / "srv/b.txt", "b"); }));
+
+    json::array items{o.file_watch, o.container};
+    write_file(d.objects, json::serialize(json::object{{"kind", "List"}, {"items", items}}));
+    BOOST_TEST(wait_until([&] { return d.get("liveupdates").at("items").as_array().empty(); }));
+}
+
+// Shrinks the inotify queue (root only) while the daemon starts its watchers,
+// then floods the source folder: afterwards the container must equal it.
+BOOST_AUTO_TEST_CASE(an_inotify_overflow_loses_no_change) {
+    UpDaemon d;
+    for (int i = 0; i < 50; ++i) write_file(d.src / ("old/o" + std::to_string(i) + ".txt"), "old");
+    Objects o;
+    o.lu_spec()["initialSync"] = json::object{};
+    const char *knob = "/proc/sys/fs/inotify/max_queued_events";
+    std::string saved;
+    std::ifstream(knob) >> saved;
+    const bool shrunk = static_cast<bool>(std::ofstream(knob) << "16");
+    const bool started = d.start(o);
+    if (shrunk) std::ofstream(knob) << saved;
+    BOOST_TEST_REQUIRE(started);
+    BOOST_TEST_REQUIRE(wait_until([&] { return tree_of(d.src) == tree_of(d.root / "app"); }));
+
+    for (int i = 0; i < 400; ++i) write_file(d.src / ("flood/f" + std::to_string(i % 40) + "/" + std::to_string(i) + ".txt"), std::to_string(i));
+    for (int i = 0; i < 50; i += 2) fs::remove(d.src / ("old/o" + std::to_string(i) + ".txt"));
+    for (int i = 1; i < 50; i += 2) write_file(d.src / ("old/o" + std::to_string(i) + ".txt"), "changed");
+    fs::rename(d.src / "flood/f3", d.src / "flood/renamed");
+    BOOST_TEST(wait_until([&] { return tree_of(d.src) == tree_of(d.root / "app"); }, std::chrono::seconds(60)));
+    BOOST_TEST_MESSAGE("overflow reported: " << (d.log_text().find("overflow") != std::string::npos)
+                                             << (shrunk ? "" : " (queue not shrunk: not root)"));
+}

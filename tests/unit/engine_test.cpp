@@ -1,0 +1,142 @@
+// The engine end to end, without the ABI: objects in, steps out.
+#include <boost/test/unit_test.hpp>
+
+#include <string>
+
+#include "core/engine.hpp"
+#include "core/snapshot.hpp"
+#include "temp_dir.hpp"
+
+using namespace liveupdate;
+
+namespace {
+
+const MicroTime kStart = *MicroTime::parse("2026-01-01T00:00:00Z");
+MicroTime at(int second) { return MicroTime(kStart.micros() + second * 1'000'000LL); }
+
+struct Fixture {
+    test::TempDir dir;
+    Engine engine{kStart};
+
+    void upsert(const std::string &json) {
+        const auto r = engine.upsert(json);
+        BOOST_REQUIRE_MESSAGE(r.admission.accepted, r.admission.message);
+    }
+    void compose(const std::string &id = "c1") {
+        upsert(R"({"kind":"DockerComposeService","metadata":{"name":"svc"},"status":{"containerID":")" + id +
+               R"(","containerName":"web","containerState":{"status":"running"}}})");
+    }
+    void live_update() {
+        upsert(R"({"kind":"LiveUpdate","metadata":{"name":"lu","annotations":{"tilt.dev/resource":"web"}},"spec":{"basePath":")" +
+               dir.path() +
+               R"(","sources":[{"fileWatch":"fw"}],"selector":{"dockerCompose":{"service":"svc"}},"syncs":[{"localPath":".","containerPath":"/app"}]}})");
+    }
+    void events(const std::string &events_json) {
+        upsert(R"({"kind":"FileWatch","metadata":{"name":"fw"},"status":{"fileEvents":)" + events_json + "}}");
+    }
+    std::string event(int second, const std::string &rel) {
+        return R"({"time":")" + at(second).format() + R"(","seenFiles":[")" + dir.path() + "/" + rel + R"("]})";
+    }
+};
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(engine, Fixture)
+
+BOOST_AUTO_TEST_CASE(change_to_a_referenced_object_makes_the_live_update_due) {
+    live_update();
+    compose();
+    const auto r = engine.upsert(R"({"kind":"FileWatch","metadata":{"name":"fw"}})");
+    BOOST_TEST(r.due == std::vector<std::string>{"lu"});
+    BOOST_TEST(engine.upsert(R"({"kind":"FileWatch","metadata":{"name":"unrelated"}})").due.empty());
+    BOOST_TEST(engine.remove("DockerComposeService", "svc") == std::vector<std::string>{"lu"});
+}
+
+BOOST_AUTO_TEST_CASE(update_then_nothing_new_changes_no_status) {
+    dir.write("a.txt");
+    live_update();
+    compose();
+    events("[" + event(1, "a.txt") + "]");
+    auto begun = engine.begin("lu", at(2));
+    BOOST_REQUIRE(begun.step.update);
+    BOOST_TEST(begun.step.update->copy.size() == 1u);
+    BOOST_TEST(begun.step.update->via == "docker");
+    BOOST_TEST(begun.step.events.size() == 1u);
+    const auto done = begun.session->resume(Outcome{}, at(2));
+    BOOST_REQUIRE(!done.update);
+    BOOST_TEST(done.status_changed);
+    BOOST_TEST(done.status->containers.at(0).last_file_time_synced.micros() == at(1).micros());
+    begun.session.reset();
+
+    auto again = engine.begin("lu", at(3));
+    BOOST_TEST(!again.step.update);
+    BOOST_TEST(!again.step.status_changed);
+}
+
+BOOST_AUTO_TEST_CASE(a_live_update_in_progress_is_refused_others_proceed) {
+    dir.write("a.txt");
+    live_update();
+    compose();
+    events("[" + event(1, "a.txt") + "]");
+    auto first = engine.begin("lu", at(2));
+    BOOST_CHECK_THROW(engine.begin("lu", at(2)), EngineBusy);
+    BOOST_CHECK_THROW(engine.snapshot(), EngineBusy);
+    auto other = engine.begin("absent", at(2));
+    BOOST_TEST(!other.step.status);
+}
+
+BOOST_AUTO_TEST_CASE(abandoned_update_is_retried_as_failed_and_not_committed) {
+    dir.write("a.txt");
+    live_update();
+    compose();
+    events("[" + event(1, "a.txt") + "]");
+    {
+        auto first = engine.begin("lu", at(2));
+        BOOST_REQUIRE(first.step.update);
+        first.session->abandon();
+    }
+    auto next = engine.begin("lu", at(3));
+    BOOST_REQUIRE(!next.step.update);
+    BOOST_REQUIRE(next.step.status->failed);
+    BOOST_TEST(next.step.status->failed->reason == "UpdateFailed");
+    BOOST_TEST(next.step.status_changed);
+}
+
+BOOST_AUTO_TEST_CASE(deleting_drops_state_and_recreating_starts_fresh) {
+    dir.write("a.txt");
+    live_update();
+    compose();
+    events("[" + event(1, "a.txt") + "]");
+    {
+        auto b = engine.begin("lu", at(2));
+        b.session->resume(Outcome{}, at(2));
+    }
+    BOOST_TEST(engine.remove("LiveUpdate", "lu") == std::vector<std::string>{"lu"});
+    {
+        auto gone = engine.begin("lu", at(3));
+        BOOST_TEST(!gone.step.status);
+    }
+    live_update();
+    auto fresh = engine.begin("lu", at(4));
+    BOOST_REQUIRE(fresh.step.update);  // the change is sent again: nothing was remembered
+}
+
+BOOST_AUTO_TEST_CASE(snapshot_restore_keeps_marks) {
+    dir.write("a.txt");
+    live_update();
+    compose();
+    events("[" + event(1, "a.txt") + "]");
+    {
+        auto b = engine.begin("lu", at(2));
+        b.session->resume(Outcome{}, at(2));
+    }
+    const std::string blob = engine.snapshot();
+    Engine reloaded{at(50)};
+    reloaded.restore(blob);
+    auto b = reloaded.begin("lu", at(3));
+    BOOST_TEST(!b.step.update);
+    BOOST_TEST(!b.step.status_changed);
+    BOOST_CHECK_THROW(reloaded.restore(R"({"format":"liveupdate.plugin.state","version":99})"), UnsupportedSnapshot);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

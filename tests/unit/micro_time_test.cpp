@@ -1,0 +1,34 @@
+#include <boost/test/unit_test.hpp>
+
+#include "core/micro_time.hpp"
+
+using liveupdate::MicroTime;
+
+BOOST_AUTO_TEST_SUITE(micro_time)
+
+BOOST_AUTO_TEST_CASE(formats_with_six_digits_and_z) {
+    const auto t = MicroTime::parse("2026-01-01T00:00:01.5Z");
+    BOOST_REQUIRE(t);
+    BOOST_TEST(t->format() == "2026-01-01T00:00:01.500000Z");
+}
+
+BOOST_AUTO_TEST_CASE(offsets_are_normalised_to_utc) {
+    const auto a = MicroTime::parse("2026-01-01T02:00:00+02:00");
+    const auto b = MicroTime::parse("2026-01-01T00:00:00Z");
+    BOOST_REQUIRE(a && b);
+    BOOST_TEST(a->micros() == b->micros());
+}
+
+BOOST_AUTO_TEST_CASE(ordering_follows_time) {
+    BOOST_TEST((*MicroTime::parse("2026-01-01T00:00:00.000001Z") > *MicroTime::parse("2026-01-01T00:00:00Z")));
+}
+
+BOOST_AUTO_TEST_CASE(rejects_malformed_text) {
+    for (const char *bad : {"", "2026-01-01", "2026-13-01T00:00:00Z", "2026-01-01T00:00:00", "2026-01-01T00:00:00.Z",
+                            "2026-01-01T00:00:00Zjunk"})
+        BOOST_TEST(!MicroTime::parse(bad), bad);
+}
+
+BOOST_AUTO_TEST_CASE(zero_formats_as_empty) { BOOST_TEST(MicroTime{}.format().empty()); }
+
+BOOST_AUTO_TEST_SUITE_END()

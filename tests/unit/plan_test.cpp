@@ -1,0 +1,80 @@
+#include <boost/test/unit_test.hpp>
+
+#include "core/plan.hpp"
+#include "temp_dir.hpp"
+
+using namespace liveupdate;
+
+BOOST_AUTO_TEST_SUITE(plan)
+
+BOOST_AUTO_TEST_CASE(unmatched_file_stops_the_update) {
+    test::TempDir dir;
+    api::LiveUpdateSpec spec;
+    spec.base_path = dir.path();
+    spec.syncs = {{"src", "/app"}};
+    const auto result = create_plan(spec, {dir.path() + "/README.md"});
+    BOOST_REQUIRE(result.failed);
+    BOOST_TEST(result.failed->reason == "UpdateStopped");
+    BOOST_TEST(result.failed->message == "Found file(s) not matching any sync (files: [" + dir.path() + "/README.md])");
+}
+
+BOOST_AUTO_TEST_CASE(unmatched_list_is_cut_after_five) {
+    test::TempDir dir;
+    api::LiveUpdateSpec spec;
+    spec.base_path = dir.path();
+    spec.syncs = {{"src", "/app"}};
+    std::vector<std::string> files;
+    for (int i = 0; i < 7; ++i) files.push_back("/x/" + std::to_string(i));
+    const auto result = create_plan(spec, files);
+    BOOST_TEST(result.failed->message == "Found file(s) not matching any sync (files: [/x/0 /x/1 /x/2 /x/3 /x/4 ...])");
+}
+
+BOOST_AUTO_TEST_CASE(stop_path_matches_file_or_anything_beneath) {
+    const std::vector<std::string> stops{"package.json", "deps"};
+    BOOST_TEST(matches_file_or_child(stops, "/b", "/b/package.json"));
+    BOOST_TEST(matches_file_or_child(stops, "/b", "/b/deps/x/y"));
+    BOOST_TEST(!matches_file_or_child(stops, "/b", "/b/src/package.json"));
+    BOOST_TEST(!matches_file_or_child(stops, "/b", "/b/deps2"));
+}
+
+BOOST_AUTO_TEST_CASE(stop_path_change_stops_with_its_name) {
+    test::TempDir dir;
+    dir.write("package.json");
+    api::LiveUpdateSpec spec;
+    spec.base_path = dir.path();
+    spec.syncs = {{".", "/app"}};
+    spec.stop_paths = {"package.json"};
+    const auto result = create_plan(spec, {dir.path() + "/package.json"});
+    BOOST_REQUIRE(result.failed);
+    BOOST_TEST(result.failed->message == "Detected change to stop file \"" + dir.path() + "/package.json\"");
+}
+
+BOOST_AUTO_TEST_CASE(execs_run_only_when_a_trigger_matches) {
+    api::LiveUpdateSpec spec;
+    spec.base_path = "/b";
+    spec.execs = {{{"always"}, {}, false}, {{"deps"}, {"requirements.txt"}, true}, {{"gen"}, {"proto"}, false}};
+    const auto runs = boil_runs(spec, {{"/b/proto/x.proto", "/app/proto/x.proto"}});
+    BOOST_REQUIRE_EQUAL(runs.size(), 2u);
+    BOOST_TEST(runs[0].args[0] == "always");
+    BOOST_TEST(runs[1].args[0] == "gen");
+    const auto with_deps = boil_runs(spec, {{"/b/requirements.txt", "/app/requirements.txt"}});
+    BOOST_REQUIRE_EQUAL(with_deps.size(), 2u);
+    BOOST_TEST(with_deps[1].args[0] == "deps");
+    BOOST_TEST(with_deps[1].echo_off);
+}
+
+BOOST_AUTO_TEST_CASE(split_copies_existing_and_deletes_missing_sorted_unique) {
+    test::TempDir dir;
+    const auto b = dir.write("b.txt");
+    const auto a = dir.write("a.txt");
+    const auto gone = dir.path() + "/gone.txt";
+    const auto split = split_by_existence(
+        {{b, "/app/b.txt"}, {gone, "/app/gone.txt"}, {a, "/app/a.txt"}, {b, "/app/b.txt"}, {gone, "/app/gone.txt"}});
+    BOOST_REQUIRE_EQUAL(split.to_copy.size(), 2u);
+    BOOST_TEST(split.to_copy[0].container_path == "/app/a.txt");
+    BOOST_TEST(split.to_copy[1].container_path == "/app/b.txt");
+    BOOST_REQUIRE_EQUAL(split.to_delete.size(), 1u);
+    BOOST_TEST(split.to_delete[0].container_path == "/app/gone.txt");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
