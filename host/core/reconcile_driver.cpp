@@ -34,7 +34,11 @@ ReconcileResult ReconcileDriver::reconcile(const std::string &live_update) {
     const LogSinkFn log = [&](LogLevel level, std::string_view text) {
         std::lock_guard lock(log_mutex);
         result.log.push_back(LogLine{level, std::string(text)});
-        if (live_log_) live_log_(live_update, level, text);
+        if (live_log_) {
+            live_log_(live_update, level, text);
+        } else {
+            log::debug(live_update + ": " + std::string(text));
+        }
     };
     auto absorb = [&](const json::object &step) {
         if (const json::value *lines = step.if_contains("log"); lines && lines->is_array()) {

@@ -43,7 +43,8 @@ class ReconcileDriver {
 public:
     using Clock = std::function<MicroTime()>;
     // live_log (optional) sees each log line as it happens, tagged with the
-    // LiveUpdate's name; it must be thread-safe.
+    // LiveUpdate's name; it must be thread-safe. Without it, lines go to the
+    // host log at debug level.
     using LiveLogFn = std::function<void(const std::string &live_update, LogLevel, std::string_view)>;
 
     ReconcileDriver(const EngineSlot &engine, const Executor &executor, ObjectStore &store, Clock clock,

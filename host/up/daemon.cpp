@@ -20,6 +20,7 @@
 #include "core/reconcile_driver.hpp"
 #include "core/updater.hpp"
 #include "core/updater_registry.hpp"
+#include "docker/compose_discovery.hpp"
 #include "up/control_socket.hpp"
 #include "up/due_queue.hpp"
 #include "up/file_watches.hpp"
@@ -112,6 +113,8 @@ private:
     void remove_object(const ObjectKey &key);
     bool upsert(const json::object &object, const std::string &origin);
     void on_container_status(const std::string &name, const json::object &status);
+    void apply_compose_service(const DeclaredObject &d, const std::string &origin);
+    void on_compose_status(const std::string &name, const json::object &status);
     void reconcile(const std::string &live_update);
     void remember_log(const std::string &live_update, std::string line);
     json::value handle_control(const json::object &request);
@@ -126,6 +129,7 @@ private:
     std::unique_ptr<host::ReconcileDriver> driver_;
     DueQueue queue_;
     std::unique_ptr<LocalContainerSupervisor> containers_;
+    std::unique_ptr<host::docker::ComposeDiscovery> compose_;  // made with the first DockerComposeService
     std::unique_ptr<FileWatches> file_watches_;
     std::unique_ptr<TreeWatcher> object_file_watcher_;
     std::unique_ptr<ControlServer> control_;
@@ -188,6 +192,12 @@ void Daemon::stop() {
     log_.write(LogLevel::info, "", "up: stopping (finishing updates in flight)");
     object_file_watcher_.reset();
     if (file_watches_) file_watches_->stop_all();
+    std::unique_ptr<host::docker::ComposeDiscovery> compose;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        compose = std::move(compose_);
+    }
+    compose.reset();  // outside the lock: its callbacks take it
     queue_.stop();
     if (containers_) containers_->stop_all();
     control_.reset();
@@ -268,6 +278,8 @@ void Daemon::apply(const DeclaredObject &d) {
         if (const auto *status = with_status.at("status").as_object().if_contains("error"))
             log_.write(LogLevel::error, "", origin + ": " + std::string(status->as_string()));
         upsert(with_status, origin);
+    } else if (d.kind == "DockerComposeService") {
+        apply_compose_service(d, origin);
     } else if (d.kind == "LocalContainer") {
         LocalContainerSpec spec;
         try {
@@ -332,6 +344,43 @@ void Daemon::on_container_status(const std::string &name, const json::object &st
     upsert(object, "LocalContainer/" + name);
 }
 
+// A DockerComposeService keeps the status discovery last reported; discovery
+// follows its service's container on the Docker engine from then on.
+void Daemon::apply_compose_service(const DeclaredObject &d, const std::string &origin) {
+    const auto service = host::docker::compose_service_of(d.object);
+    if (!service) {
+        log_.write(LogLevel::warn, "", origin + ": no spec.service and spec.project.name, so its container is not discovered");
+        upsert(d.object, origin);
+        return;
+    }
+    host::docker::ComposeDiscovery *discovery = nullptr;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!compose_)
+            compose_ = std::make_unique<host::docker::ComposeDiscovery>(
+                host::docker::ComposeDiscovery::Options{},
+                [this](const std::string &name, const json::object &status) { on_compose_status(name, status); },
+                [this](std::string_view warning) { log_.write(LogLevel::warn, "", warning); });
+        discovery = compose_.get();
+    }
+    json::object object = d.object;
+    if (auto status = discovery->status(d.name)) object["status"] = *status;
+    upsert(object, origin);
+    discovery->watch(d.name, *service);
+}
+
+void Daemon::on_compose_status(const std::string &name, const json::object &status) {
+    json::object object;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        auto found = declared_.find(ObjectKey{"DockerComposeService", name});
+        if (found == declared_.end()) return;
+        object = json::parse(found->second.text).as_object();
+    }
+    object["status"] = status;
+    upsert(object, "DockerComposeService/" + name);
+}
+
 void Daemon::remove_object(const ObjectKey &key) {
     {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -340,6 +389,10 @@ void Daemon::remove_object(const ObjectKey &key) {
     }
     if (key.kind == "FileWatch") file_watches_->remove(key.name);
     if (key.kind == "LocalContainer") containers_->remove(key.name);
+    if (key.kind == "DockerComposeService") {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (compose_) compose_->unwatch(key.name);
+    }
     const json::object result =
         engine_->with_engine([&](const host::Engine &e) { return e.remove(key.kind, key.name); });
     store_.remove(key);

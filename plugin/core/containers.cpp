@@ -1,5 +1,7 @@
 #include "core/containers.hpp"
 
+#include "core/apply_filter.hpp"
+
 namespace liveupdate {
 namespace {
 
@@ -68,15 +70,18 @@ SelectedResource select_kubernetes(const api::KubernetesDiscovery &discovery, co
                                    const api::ImageMap *image_map) {
     SelectedResource r;
     r.via = "kubernetes";
+    std::optional<ApplyFilter> filter;
+    if (apply != nullptr) filter = apply_filter_from_result(apply->status.result_yaml);
+    const auto pods = filter_pods(filter ? &*filter : nullptr, discovery.pods);
     if (apply != nullptr) {
         r.best_start_time = apply->status.last_apply_start_time;
     } else {
-        for (const auto &pod : discovery.pods) {
+        for (const auto &pod : pods) {
             if (r.best_start_time.is_zero() || (!pod.created_at.is_zero() && pod.created_at < r.best_start_time))
                 r.best_start_time = pod.created_at;
         }
     }
-    for (const auto &pod : discovery.pods) {
+    for (const auto &pod : pods) {
         for (const auto &c : pod.containers) {
             if (c.name.empty()) continue;
             if (!selector_matches(c, selector, image_map)) continue;

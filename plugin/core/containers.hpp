@@ -24,8 +24,10 @@ struct SelectedResource {
     std::string local_root;  // LocalContainer spec.root
 };
 
-// C01: image / container name / ImageMap imageFromCluster; unnamed containers skipped.
-// apply and image_map may be null.
+// C01: pods of the current apply (see apply_filter.hpp), then image /
+// container name / ImageMap imageFromCluster; unnamed containers skipped.
+// apply and image_map may be null. Throws std::runtime_error when the
+// apply's result names an object without a UID.
 SelectedResource select_kubernetes(const api::KubernetesDiscovery &discovery, const api::KubernetesApply *apply,
                                    const api::LiveUpdateKubernetesSelector &selector,
                                    const api::ImageMap *image_map);

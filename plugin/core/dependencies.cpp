@@ -112,7 +112,11 @@ std::variant<SelectedResource, std::string> resource_of(const Monitor &monitor, 
                              ? &std::get<api::KubernetesApply>(monitor.last_kubernetes_apply->body)
                              : nullptr;
         const auto *im = monitor.last_image_map ? &std::get<api::ImageMap>(monitor.last_image_map->body) : nullptr;
-        return select_kubernetes(*kd, ka, *sel.kubernetes, im);
+        try {
+            return select_kubernetes(*kd, ka, *sel.kubernetes, im);
+        } catch (const std::runtime_error &e) {
+            return std::string("creating kube resource: ") + e.what();
+        }
     }
     if (sel.docker_compose) {
         if (!monitor.last_docker_compose_service) return std::string("no docker compose status");

@@ -12,6 +12,34 @@ namespace liveupdate {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// Tilt's EphemeralPathMatcher: temporary files of common editors and tools.
+const std::vector<std::string> kEphemeralPatterns{
+    "**/*___jb_old___", "**/*___jb_tmp___", "**/.idea/**", "**/.#*",     "**/#*#",     "**/flymake_*.*",
+    "**/4913",          "**/*~",            "**/.*.swp",   "**/.*.swx",  "**/.*.swo",  "**/.*.swn",
+    "**/.*.kate-swp",   "**/*-go-tmp-umask"};
+
+}  // namespace
+
+std::vector<api::IgnoreDef> initial_sync_filter(const std::vector<api::IgnoreDef> &source_ignores) {
+    std::vector<api::IgnoreDef> out;
+    for (const auto &def : source_ignores) {
+        if (def.patterns.empty()) {
+            out.push_back({def.base_path, {"**"}});
+            continue;
+        }
+        try {
+            IgnorePatterns check(def.base_path, def.patterns);
+            out.push_back(def);
+        } catch (const std::invalid_argument &) {
+            // Tilt skips an ill-formed ignore rather than failing the sync.
+        }
+    }
+    out.push_back({"/", kEphemeralPatterns});
+    return out;
+}
+
 IgnoreSet ignore_set_of(const std::vector<api::IgnoreDef> &ignores) {
     IgnoreSet set;
     for (const auto &def : ignores) set.add(IgnorePatterns(def.base_path, def.patterns));

@@ -1,5 +1,6 @@
 #include "core/reconcile.hpp"
 
+#include <algorithm>
 #include <exception>
 
 #include "core/initial_sync.hpp"
@@ -171,7 +172,7 @@ std::optional<Step> ReconcileSession::visit(const SelectedContainer &sc) {
     std::vector<api::IgnoreDef> filter;
     if (initial_sync) {
         try {
-            filter = source_ignores(monitor, spec);
+            filter = initial_sync_filter(source_ignores(monitor, spec));
             auto collected = collect_initial_sync_files(spec, ignore_set_of(filter));
             for (auto &w : collected.warnings) log("warn", std::move(w));
             changed.files = std::move(collected.files);
@@ -224,6 +225,10 @@ std::optional<Step> ReconcileSession::visit(const SelectedContainer &sc) {
         const std::string names = "[" + display + "]";
         if (initial_sync) {
             update.copy = sync_rules(spec);
+            // The contract lists copies by container path, the initial sync's rules included.
+            std::stable_sort(update.copy.begin(), update.copy.end(), [](const PathMapping &a, const PathMapping &b) {
+                return a.container_path < b.container_path;
+            });
             update.filter = std::move(filter);
             log("info", "Initial sync: will copy sync paths to container: " + names);
             for (const auto &m : update.copy) log("info", "- '" + m.local_path + "' --> '" + m.container_path + "'");

@@ -5,12 +5,14 @@
 # needed: the image is the one scripts/dockerd.sh imports.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-"$here/../../scripts/dockerd.sh" start
 export DOCKER_HOST=${DOCKER_HOST:-unix:///var/run/docker.sock}
-name=${COMPOSE_HELLO_CONTAINER:-compose-hello-web-1}
+# An engine that already answers is used as it is.
+docker version >/dev/null 2>&1 || "$here/../../scripts/dockerd.sh" start
+project=${COMPOSE_HELLO_PROJECT:-compose-hello}
+name=${COMPOSE_HELLO_CONTAINER:-$project-web-1}
 docker rm -f "$name" >/dev/null 2>&1 || true
 docker run -d --network none --name "$name" \
-  --label com.docker.compose.project=compose-hello \
+  --label com.docker.compose.project="$project" \
   --label com.docker.compose.service=web \
   --label com.docker.compose.oneoff=False \
   --label com.docker.compose.container-number=1 \

@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
-# Removes the sample's container and lets scripts/dockerd.sh stop the engine
-# if it started it.
+# Removes the sample's container. The engine keeps running; `scripts/dockerd.sh
+# stop` stops it if that script started it.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
 export DOCKER_HOST=${DOCKER_HOST:-unix:///var/run/docker.sock}
-docker rm -f "${COMPOSE_HELLO_CONTAINER:-compose-hello-web-1}" >/dev/null 2>&1 || true
-"$here/../../scripts/dockerd.sh" stop
+project=${COMPOSE_HELLO_PROJECT:-compose-hello}
+docker rm -f "${COMPOSE_HELLO_CONTAINER:-$project-web-1}" >/dev/null 2>&1 || true

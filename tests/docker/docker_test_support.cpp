@@ -9,6 +9,8 @@
 #include <atomic>
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <random>
 #include <stdexcept>
 
@@ -130,18 +132,20 @@ bool Outcome::logged(const std::string &needle) const {
 
 namespace {
 
-const lu_updater_api &plugin_api() {
-    static const lu_updater_api *api = [] {
-        void *handle = ::dlopen(LU_DOCKER_UPDATER_PATH, RTLD_NOW | RTLD_LOCAL);
-        if (handle == nullptr) throw std::runtime_error(std::string("dlopen: ") + ::dlerror());
-        auto entry = reinterpret_cast<lu_updater_entry_fn>(::dlsym(handle, LU_UPDATER_ENTRY_SYMBOL));
-        if (entry == nullptr) throw std::runtime_error("no " LU_UPDATER_ENTRY_SYMBOL " in " LU_DOCKER_UPDATER_PATH);
-        const lu_plugin_info *info = nullptr;
-        const lu_updater_api *table = entry(LU_ABI_VERSION, &info);
-        if (table == nullptr) throw std::runtime_error("the docker updater refused ABI version 1");
-        return table;
-    }();
-    return *api;
+const lu_updater_api &plugin_api(const std::string &path) {
+    static std::mutex mutex;
+    static std::map<std::string, const lu_updater_api *> loaded;
+    std::lock_guard lock(mutex);
+    if (const auto found = loaded.find(path); found != loaded.end()) return *found->second;
+    void *handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr) throw std::runtime_error(std::string("dlopen: ") + ::dlerror());
+    auto entry = reinterpret_cast<lu_updater_entry_fn>(::dlsym(handle, LU_UPDATER_ENTRY_SYMBOL));
+    if (entry == nullptr) throw std::runtime_error("no " LU_UPDATER_ENTRY_SYMBOL " in " + path);
+    const lu_plugin_info *info = nullptr;
+    const lu_updater_api *table = entry(LU_ABI_VERSION, &info);
+    if (table == nullptr) throw std::runtime_error(path + " refused ABI version 1");
+    loaded[path] = table;
+    return *table;
 }
 
 void collect_log(void *ctx, int32_t, lu_str line) {
@@ -150,8 +154,9 @@ void collect_log(void *ctx, int32_t, lu_str line) {
 
 }  // namespace
 
-DockerUpdater::DockerUpdater(const std::string &config_json) : logs_(new std::vector<std::string>) {
-    const auto &api = plugin_api();
+DockerUpdater::DockerUpdater(const std::string &config_json, const std::string &plugin_path)
+    : api_(&plugin_api(plugin_path)), logs_(new std::vector<std::string>) {
+    const auto &api = *api_;
     lu_updater_host host{sizeof(lu_updater_host), logs_, collect_log, nullptr};
     lu_message error{};
     if (api.create(&host, {config_json.data(), config_json.size()}, &updater_, &error) != LU_OK) {
@@ -163,12 +168,12 @@ DockerUpdater::DockerUpdater(const std::string &config_json) : logs_(new std::ve
 }
 
 DockerUpdater::~DockerUpdater() {
-    plugin_api().destroy(updater_);
+    api_->destroy(updater_);
     delete logs_;
 }
 
-std::string DockerUpdater::create_error(const std::string &config_json) {
-    const auto &api = plugin_api();
+std::string DockerUpdater::create_error(const std::string &config_json, const std::string &plugin_path) {
+    const auto &api = plugin_api(plugin_path);
     lu_updater_host host{sizeof(lu_updater_host), nullptr, nullptr, nullptr};
     lu_message error{};
     lu_updater *updater = nullptr;
@@ -193,7 +198,8 @@ Outcome DockerUpdater::update(const std::string &container_id, const std::string
         for (const auto &a : run.argv) argvs.back().push_back(a.c_str());
     }
     for (std::size_t i = 0; i < u.runs.size(); ++i) runs.push_back({argvs[i].data(), argvs[i].size(), u.runs[i].echo_off ? 1 : 0});
-    lu_container_ref container{sizeof(lu_container_ref), container_id.c_str(), container_name.c_str(), "", "", ""};
+    lu_container_ref container{sizeof(lu_container_ref), container_id.c_str(), container_name.c_str(), u.pod.c_str(),
+                               u.namespace_name.c_str(), ""};
     BytesStream archive(u.archive);
     lu_update_request request{};
     request.struct_size = sizeof request;
@@ -211,7 +217,7 @@ Outcome DockerUpdater::update(const std::string &container_id, const std::string
     lu_update_outcome outcome{};
     outcome.struct_size = sizeof outcome;
     logs_->clear();
-    const auto &api = plugin_api();
+    const auto &api = *api_;
     if (api.update(updater_, &request, &outcome) != LU_OK) throw std::runtime_error("update() did not write an outcome");
     Outcome result{outcome.kind, outcome.exit_code, std::string(outcome.message.data == nullptr ? "" : outcome.message.data, outcome.message.size), *logs_};
     api.free_message(&outcome.message);

@@ -90,21 +90,24 @@ struct Update {
     };
     std::vector<Run> runs;
     bool restart = false;
+    std::string pod;            // kubernetes updater: the pod, its namespace
+    std::string namespace_name;
 };
 
-// The docker updater plugin (build/lib/libupdater_docker.so) and one instance of it.
+// An updater plugin (by default build/lib/libupdater_docker.so) and one instance of it.
 class DockerUpdater {
 public:
-    explicit DockerUpdater(const std::string &config_json = "{}");
+    explicit DockerUpdater(const std::string &config_json = "{}", const std::string &plugin_path = LU_DOCKER_UPDATER_PATH);
     ~DockerUpdater();
     DockerUpdater(const DockerUpdater &) = delete;
     DockerUpdater &operator=(const DockerUpdater &) = delete;
 
     Outcome update(const std::string &container_id, const std::string &container_name, const Update &update);
     // create() with this config: the error text, or "" when it succeeded.
-    static std::string create_error(const std::string &config_json);
+    static std::string create_error(const std::string &config_json, const std::string &plugin_path = LU_DOCKER_UPDATER_PATH);
 
 private:
+    const lu_updater_api *api_ = nullptr;
     lu_updater *updater_ = nullptr;
     std::vector<std::string> *logs_ = nullptr;
 };

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "docker_test_support.hpp"
+#include "tcp_unix_proxy.hpp"
 
 using namespace lu_test;
 namespace fs = std::filesystem;
@@ -28,6 +29,14 @@ std::string write_local(const fs::path &dir, const std::string &name, const std:
     return (dir / name).string();
 }
 
+// One container for the tests that neither restart, stop nor need a bare
+// image; each of them works under its own folder. Creating containers is the
+// slow part of these tests (vfs storage).
+const TestContainer &shared() {
+    static const TestContainer container(kBusybox, kSleep);
+    return container;
+}
+
 struct TempDir {
     fs::path path = fs::temp_directory_path() / ("lu-docker-test-" + std::to_string(::getpid()) + "-" +
                                                  std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
@@ -38,69 +47,69 @@ struct TempDir {
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(copies_files_into_nested_new_directories_and_through_symlinked_parents) {
-    TestContainer c(kBusybox, kSleep);
+    const auto &c = shared();
     DockerUpdater updater;
     Update u;
     // Directory entries for every parent, as archive builders often write them:
     // var/run is a symlink to /run in the image and must stay one.
     u.archive = TarBuilder()
-                    .dir("app")
-                    .file("app/hello.txt", "hello\n")
-                    .dir("app/new")
-                    .dir("app/new/deep")
-                    .dir("app/new/deep/er")
-                    .file("app/new/deep/er/f.txt", "deep\n")
+                    .dir("t1")
+                    .file("t1/hello.txt", "hello\n")
+                    .dir("t1/new")
+                    .dir("t1/new/deep")
+                    .dir("t1/new/deep/er")
+                    .file("t1/new/deep/er/f.txt", "deep\n")
                     .dir("var")
                     .dir("var/run")
                     .file("var/run/app.pid", "42\n")
-                    .dir("app/empty")
+                    .dir("t1/empty")
                     .finish();
-    u.copies = {{"/l/hello.txt", "/app/hello.txt"}, {"/l/f.txt", "/app/new/deep/er/f.txt"}, {"/l/app.pid", "/var/run/app.pid"}};
+    u.copies = {{"/l/hello.txt", "/t1/hello.txt"}, {"/l/f.txt", "/t1/new/deep/er/f.txt"}, {"/l/app.pid", "/var/run/app.pid"}};
     const auto outcome = updater.update(c.id(), c.name(), u);
     BOOST_TEST_REQUIRE(outcome.kind == LU_OUTCOME_OK, outcome.message);
-    BOOST_TEST(c.exec("cat /app/hello.txt").output == "hello\n");
-    BOOST_TEST(c.exec("cat /app/new/deep/er/f.txt").output == "deep\n");
+    BOOST_TEST(c.exec("cat /t1/hello.txt").output == "hello\n");
+    BOOST_TEST(c.exec("cat /t1/new/deep/er/f.txt").output == "deep\n");
     BOOST_TEST(c.exec("cat /run/app.pid").output == "42\n");
     BOOST_TEST(c.exec("readlink /var/run").output == "../run\n");
-    BOOST_TEST(c.exec("test -d /app/empty && echo dir").output == "dir\n");
+    BOOST_TEST(c.exec("test -d /t1/empty && echo dir").output == "dir\n");
 }
 
 BOOST_AUTO_TEST_CASE(deletes_paths_before_copying) {
-    TestContainer c(kBusybox, kSleep);
-    c.exec("mkdir -p /app/old/sub && echo x > /app/old/sub/f && echo y > /app/gone.txt && echo v1 > /app/keep.txt");
+    const auto &c = shared();
+    c.exec("mkdir -p /t2/old/sub && echo x > /t2/old/sub/f && echo y > /t2/gone.txt && echo v1 > /t2/keep.txt");
     DockerUpdater updater;
     Update u;
-    u.deletes = {"/app/old", "/app/gone.txt", "/app/keep.txt", "/app/never-existed"};
-    u.archive = TarBuilder().file("app/keep.txt", "v2\n").finish();
-    u.copies = {{"/l/keep.txt", "/app/keep.txt"}};
+    u.deletes = {"/t2/old", "/t2/gone.txt", "/t2/keep.txt", "/t2/never-existed"};
+    u.archive = TarBuilder().file("t2/keep.txt", "v2\n").finish();
+    u.copies = {{"/l/keep.txt", "/t2/keep.txt"}};
     const auto outcome = updater.update(c.id(), c.name(), u);
     BOOST_TEST_REQUIRE(outcome.kind == LU_OUTCOME_OK, outcome.message);
-    BOOST_TEST(c.exec("ls /app").output == "keep.txt\n");
-    BOOST_TEST(c.exec("cat /app/keep.txt").output == "v2\n");
+    BOOST_TEST(c.exec("ls /t2").output == "keep.txt\n");
+    BOOST_TEST(c.exec("cat /t2/keep.txt").output == "v2\n");
 }
 
 BOOST_AUTO_TEST_CASE(runs_commands_in_order_and_logs_them) {
-    TestContainer c(kBusybox, kSleep);
+    const auto &c = shared();
     DockerUpdater updater;
     Update u;
-    u.runs = {{{"sh", "-c", "echo first >> /tmp/order; echo out-line; echo err-line >&2"}, false},
-              {{"sh", "-c", "echo second >> /tmp/order"}, true}};
+    u.runs = {{{"sh", "-c", "echo first >> /tmp/t3-order; echo out-line; echo err-line >&2"}, false},
+              {{"sh", "-c", "echo second >> /tmp/t3-order"}, true}};
     const auto outcome = updater.update(c.id(), c.name(), u);
     BOOST_TEST_REQUIRE(outcome.kind == LU_OUTCOME_OK, outcome.message);
-    BOOST_TEST(c.exec("cat /tmp/order").output == "first\nsecond\n");
-    BOOST_TEST(outcome.logged("[CMD 1/2] sh -c echo first >> /tmp/order; echo out-line; echo err-line >&2"));
+    BOOST_TEST(c.exec("cat /tmp/t3-order").output == "first\nsecond\n");
+    BOOST_TEST(outcome.logged("[CMD 1/2] sh -c echo first >> /tmp/t3-order; echo out-line; echo err-line >&2"));
     BOOST_TEST(!outcome.logged("[CMD 2/2]")); // echoOff
     BOOST_TEST(outcome.logged("out-line"));
     BOOST_TEST(outcome.logged("err-line"));
 }
 
 BOOST_AUTO_TEST_CASE(a_failing_run_stops_the_update_with_its_exit_code) {
-    TestContainer c(kBusybox, kSleep);
+    const auto &c = shared();
     DockerUpdater updater;
     Update u;
-    u.archive = TarBuilder().file("app/a.txt", "a\n").finish();
-    u.copies = {{"/l/a.txt", "/app/a.txt"}};
-    u.runs = {{{"sh", "-c", "echo compiling; exit 3"}, false}, {{"touch", "/tmp/second-ran"}, false}};
+    u.archive = TarBuilder().file("t4/a.txt", "a\n").finish();
+    u.copies = {{"/l/a.txt", "/t4/a.txt"}};
+    u.runs = {{{"sh", "-c", "echo compiling; exit 3"}, false}, {{"touch", "/tmp/t4-second-ran"}, false}};
     u.restart = true;
     const auto before = c.started_at();
     const auto outcome = updater.update(c.id(), c.name(), u);
@@ -109,13 +118,13 @@ BOOST_AUTO_TEST_CASE(a_failing_run_stops_the_update_with_its_exit_code) {
     BOOST_TEST(outcome.message.find("command \"echo compiling; exit 3\" failed with exit code: 3") != std::string::npos,
                outcome.message);
     BOOST_TEST(outcome.logged("compiling"));
-    BOOST_TEST(c.exec("cat /app/a.txt").output == "a\n"); // files stay synced
-    BOOST_TEST(c.exec("test -e /tmp/second-ran; echo $?").output == "1\n");
+    BOOST_TEST(c.exec("cat /t4/a.txt").output == "a\n"); // files stay synced
+    BOOST_TEST(c.exec("test -e /tmp/t4-second-ran; echo $?").output == "1\n");
     BOOST_TEST(c.started_at() == before); // no restart after a failure
 }
 
 BOOST_AUTO_TEST_CASE(a_missing_command_is_a_run_failure_saying_so) {
-    TestContainer c(kBusybox, kSleep);
+    const auto &c = shared();
     DockerUpdater updater;
     Update u;
     u.runs = {{{"no-such-command", "x"}, false}};
@@ -140,16 +149,16 @@ BOOST_AUTO_TEST_CASE(restart_restarts_the_container_after_the_update) {
 }
 
 BOOST_AUTO_TEST_CASE(hot_reload_keeps_the_process_running) {
-    TestContainer c(kBusybox, kSleep);
+    const auto &c = shared();
     DockerUpdater updater;
     const auto before = c.started_at();
     const auto pid_before = c.exec("cat /proc/1/stat | cut -d' ' -f22").output;
     Update u;
-    u.archive = TarBuilder().file("app/v.txt", "hot\n").finish();
-    u.copies = {{"/l/v.txt", "/app/v.txt"}};
+    u.archive = TarBuilder().file("t7/v.txt", "hot\n").finish();
+    u.copies = {{"/l/v.txt", "/t7/v.txt"}};
     const auto outcome = updater.update(c.id(), c.name(), u);
     BOOST_TEST_REQUIRE(outcome.kind == LU_OUTCOME_OK, outcome.message);
-    BOOST_TEST(c.exec("cat /app/v.txt").output == "hot\n");
+    BOOST_TEST(c.exec("cat /t7/v.txt").output == "hot\n");
     BOOST_TEST(c.started_at() == before);
     BOOST_TEST(c.exec("cat /proc/1/stat | cut -d' ' -f22").output == pid_before);
 }
@@ -247,17 +256,17 @@ BOOST_AUTO_TEST_CASE(a_daemon_that_is_not_running_is_an_infra_failure_without_a_
 }
 
 BOOST_AUTO_TEST_CASE(the_user_setting_applies_to_copies_and_runs) {
-    TestContainer c(kBusybox, kSleep);
-    c.exec("mkdir -p /app/owned && chown 65534:65534 /app/owned");
+    const auto &c = shared();
+    c.exec("mkdir -p /t5/owned && chown 65534:65534 /t5/owned");
     DockerUpdater as_nobody(R"({"user": "nobody"})");
     Update run;
-    run.runs = {{{"sh", "-c", "id -u > /app/owned/uid"}, false}};
+    run.runs = {{{"sh", "-c", "id -u > /t5/owned/uid"}, false}};
     BOOST_TEST_REQUIRE(as_nobody.update(c.id(), c.name(), run).kind == LU_OUTCOME_OK);
-    BOOST_TEST(c.exec("cat /app/owned/uid").output == "65534\n");
+    BOOST_TEST(c.exec("cat /t5/owned/uid").output == "65534\n");
 
     Update denied;
-    denied.archive = TarBuilder().file("app/root-only.txt", "x\n").finish();
-    denied.copies = {{"/l/root-only.txt", "/app/root-only.txt"}};
+    denied.archive = TarBuilder().file("t5/root-only.txt", "x\n").finish();
+    denied.copies = {{"/l/root-only.txt", "/t5/root-only.txt"}};
     const auto outcome = as_nobody.update(c.id(), c.name(), denied);
     BOOST_TEST(outcome.kind == LU_OUTCOME_INFRA_FAILURE);
     BOOST_TEST(outcome.message.find("refused the write") != std::string::npos, outcome.message);
@@ -265,22 +274,38 @@ BOOST_AUTO_TEST_CASE(the_user_setting_applies_to_copies_and_runs) {
 }
 
 BOOST_AUTO_TEST_CASE(a_large_archive_streams_through) {
-    TestContainer c(kBusybox, kSleep);
+    const auto &c = shared();
     DockerUpdater updater;
     TarBuilder tar;
     Update u;
     const std::string big(8 * 1024 * 1024 + 123, 'x');
-    tar.file("app/big.bin", big);
+    tar.file("t6/big.bin", big);
     for (int i = 0; i < 300; ++i) {
-        tar.file("app/many/f" + std::to_string(i) + ".txt", std::to_string(i));
-        u.copies.push_back({"/l", "/app/many/f" + std::to_string(i) + ".txt"});
+        tar.file("t6/many/f" + std::to_string(i) + ".txt", std::to_string(i));
+        u.copies.push_back({"/l", "/t6/many/f" + std::to_string(i) + ".txt"});
     }
     u.archive = tar.finish();
     const auto outcome = updater.update(c.id(), c.name(), u);
     BOOST_TEST_REQUIRE(outcome.kind == LU_OUTCOME_OK, outcome.message);
-    BOOST_TEST(c.exec("wc -c < /app/big.bin").output == std::to_string(big.size()) + "\n");
-    BOOST_TEST(c.exec("ls /app/many | wc -l").output == "300\n");
-    BOOST_TEST(c.exec("cat /app/many/f299.txt").output == "299");
+    BOOST_TEST(c.exec("wc -c < /t6/big.bin").output == std::to_string(big.size()) + "\n");
+    BOOST_TEST(c.exec("ls /t6/many | wc -l").output == "300\n");
+    BOOST_TEST(c.exec("cat /t6/many/f299.txt").output == "299");
+}
+
+BOOST_AUTO_TEST_CASE(a_tcp_docker_host_works_for_copies_and_runs) {
+    const auto &c = shared();
+    TcpUnixProxy proxy("/var/run/docker.sock");
+    const std::string host = "tcp://127.0.0.1:" + std::to_string(proxy.port());
+    DockerUpdater updater(R"({"host": ")" + host + R"("})");
+    Update u;
+    u.archive = TarBuilder().file("t8/over-tcp.txt", "tcp\n").finish();
+    u.copies = {{"/l/over-tcp.txt", "/t8/over-tcp.txt"}};
+    u.runs = {{{"sh", "-c", "cat /t8/over-tcp.txt"}, false}};
+    const auto outcome = updater.update(c.id(), c.name(), u);
+    BOOST_TEST_REQUIRE(outcome.kind == LU_OUTCOME_OK, outcome.message);
+    BOOST_TEST(outcome.logged("tcp"));
+    BOOST_TEST(c.exec("cat /t8/over-tcp.txt").output == "tcp\n");
+    BOOST_TEST(proxy.connections() > 0); // it really went through TCP
 }
 
 BOOST_AUTO_TEST_CASE(a_bad_config_is_refused_at_create) {

@@ -18,6 +18,9 @@
 
 #include "liveupdate/liveupdate.hpp"
 
+// The plugin's one exported symbol (the fuzzer links the plugin directly).
+extern "C" const lu_liveupdate_api *lu_liveupdate_plugin_entry(uint32_t abi_version, const lu_plugin_info **out_info);
+
 namespace {
 
 namespace json = boost::json;

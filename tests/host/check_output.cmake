@@ -1,5 +1,6 @@
-# Runs COMMAND (a ;-list) in WORKDIR and checks its exit code against
+# Runs COMMAND (words separated by "|") in WORKDIR and checks its exit code against
 # EXPECTED_RC and its stdout against EXPECTED_FILE (exact) or EXPECTED_REGEX.
+string(REPLACE "|" ";" COMMAND "${COMMAND}")
 execute_process(COMMAND ${COMMAND} WORKING_DIRECTORY ${WORKDIR}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc STREQUAL EXPECTED_RC)

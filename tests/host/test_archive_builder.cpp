@@ -13,6 +13,7 @@
 #include "core/host_error.hpp"
 
 using namespace liveupdate::host;
+using liveupdate::IgnoreSet;
 namespace fs = std::filesystem;
 
 namespace {
@@ -34,12 +35,14 @@ void write(const fs::path &path, const std::string &content) {
 
 struct Entry {
     mode_t type;
-    int perm;
+    unsigned perm;
     la_int64_t uid, gid;
     bool has_owner_names;
     std::string symlink;
     std::string content;
 };
+
+bool empty(const char *text) { return text == nullptr || *text == '\0'; }
 
 std::map<std::string, Entry> read_tar(const std::string &bytes) {
     std::map<std::string, Entry> entries;
@@ -50,7 +53,7 @@ std::map<std::string, Entry> read_tar(const std::string &bytes) {
     while (archive_read_next_header(reader, &entry) == ARCHIVE_OK) {
         Entry e{archive_entry_filetype(entry), archive_entry_perm(entry) & 07777, archive_entry_uid(entry),
                 archive_entry_gid(entry),
-                archive_entry_uname(entry) != nullptr || archive_entry_gname(entry) != nullptr,
+                !empty(archive_entry_uname(entry)) || !empty(archive_entry_gname(entry)),
                 archive_entry_symlink(entry) ? archive_entry_symlink(entry) : "", ""};
         char buffer[4096];
         la_ssize_t n;
@@ -91,13 +94,13 @@ BOOST_AUTO_TEST_CASE(files_directories_and_symlinks_keep_modes_without_owners) {
     auto entries = read_tar(built.bytes);
     std::vector<std::string> names;
     for (const auto &[name, e] : entries) names.push_back(name);
-    BOOST_TEST(names == (std::vector<std::string>{"app", "app/a.txt", "app/bin", "app/bin/run.sh", "app/empty",
+    BOOST_TEST(names == (std::vector<std::string>{"app/", "app/a.txt", "app/bin/", "app/bin/run.sh", "app/empty/",
                                                   "app/link", "etc/c.conf"}),
                boost::test_tools::per_element());
     BOOST_TEST(entries["app/a.txt"].content == "alpha");
     BOOST_TEST(entries["app/a.txt"].type == AE_IFREG);
     BOOST_TEST(entries["app/bin/run.sh"].perm == 0750);
-    BOOST_TEST(entries["app/bin"].type == AE_IFDIR);
+    BOOST_TEST(entries["app/bin/"].type == AE_IFDIR);
     BOOST_TEST(entries["app/link"].type == AE_IFLNK);
     BOOST_TEST(entries["app/link"].symlink == "a.txt");
     BOOST_TEST(entries["etc/c.conf"].content == "x=1");
@@ -123,7 +126,7 @@ BOOST_AUTO_TEST_CASE(the_filter_skips_ignored_files_and_directories) {
     auto entries = read_tar(build({{base, "/app"}}, filter).bytes);
     std::vector<std::string> names;
     for (const auto &[name, e] : entries) names.push_back(name);
-    BOOST_TEST(names == (std::vector<std::string>{"app", "app/build/keep.me", "app/keep.txt"}),
+    BOOST_TEST(names == (std::vector<std::string>{"app/", "app/build/keep.me", "app/keep.txt"}),
                boost::test_tools::per_element());
 }
 

@@ -46,13 +46,14 @@ BOOST_AUTO_TEST_CASE(status_writes_count_only_changes) {
 
 BOOST_AUTO_TEST_CASE(listeners_see_every_change) {
     ObjectStore store;
-    std::vector<ObjectChange::Type> seen;
-    store.add_listener([&](const ObjectChange &change) { seen.push_back(change.type); });
+    std::vector<int> seen;
+    store.add_listener([&](const ObjectChange &change) { seen.push_back(static_cast<int>(change.type)); });
     store.put(object(R"({"kind": "LiveUpdate", "metadata": {"name": "lu"}})"), true);
     store.write_status(ObjectKey{"LiveUpdate", "lu"}, json::parse(R"({"a": 1})"));
     store.remove(ObjectKey{"LiveUpdate", "lu"});
-    BOOST_TEST(seen == (std::vector{ObjectChange::Type::upserted, ObjectChange::Type::status_written,
-                                    ObjectChange::Type::deleted}),
+    BOOST_TEST(seen == (std::vector{static_cast<int>(ObjectChange::Type::upserted),
+                                    static_cast<int>(ObjectChange::Type::status_written),
+                                    static_cast<int>(ObjectChange::Type::deleted)}),
                boost::test_tools::per_element());
 }
 

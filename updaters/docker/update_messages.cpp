@@ -53,7 +53,7 @@ std::string output_tail(std::string_view output, std::size_t limit) {
     return std::string(output);
 }
 
-std::string tar_failure(int exit_code, std::string_view output, std::string_view user) {
+std::string tar_failure(int exit_code, std::string_view output, std::string_view user, Runtime runtime) {
     static const std::vector<std::string> kTar{"tar", "-C", "/", "-x", "-f", "-"};
     std::string message = "copying changed files: " + exec_failure(kTar, exit_code);
     const auto said = output_tail(output);
@@ -65,9 +65,13 @@ std::string tar_failure(int exit_code, std::string_view output, std::string_view
     } else if (exit_code == kTarExitFatal || mentions_permission(output)) {
         const std::string who = user.empty() ? "the image's default user" : "user '" + std::string(user) + "'";
         message += "\nThe container's filesystem refused the write. Check that:\n"
-                   "  1) the files and directories to replace are writable in the image,\n"
-                   "  2) " + who + " may write them (the docker updater's \"user\" setting picks another),\n"
-                   "  3) the container is not read-only (--read-only) and the paths are not on a read-only volume.";
+                   "  1) the files and directories to replace are writable in the image,\n";
+        if (runtime == Runtime::docker)
+            message += "  2) " + who + " may write them (the docker updater's \"user\" setting picks another),\n"
+                       "  3) the container is not read-only (--read-only) and the paths are not on a read-only volume.";
+        else
+            message += "  2) the container's user may write them,\n"
+                       "  3) the Pod's securityContext (readOnlyRootFilesystem, runAsUser) does not forbid the writes.";
     }
     return message;
 }

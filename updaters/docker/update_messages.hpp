@@ -18,9 +18,12 @@ std::string command_text(const std::vector<std::string> &argv);
 // `command "make" failed with exit code: 2`, plus the reason for 126/127/137.
 std::string exec_failure(const std::vector<std::string> &argv, int exit_code);
 
+enum class Runtime { docker, kubernetes };
+
 // Unpacking with tar failed: names the likely cause (permissions, no tar) and
 // includes what tar said.
-std::string tar_failure(int exit_code, std::string_view output, std::string_view user);
+std::string tar_failure(int exit_code, std::string_view output, std::string_view user,
+                        Runtime runtime = Runtime::docker);
 
 // Deleting with rm failed.
 std::string delete_failure(int exit_code, std::string_view output);

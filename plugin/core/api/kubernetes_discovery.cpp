@@ -47,6 +47,13 @@ KubernetesDiscovery decode_kubernetes_discovery(const json::object &object) {
                                           decode_state(object_field(co, "state", cp), child(cp, "state"))});
             }
         }
+        pod.ancestor_uid = string_field(po, "ancestorUID", p);
+        pod.pod_template_spec_hash = string_field(po, "podTemplateSpecHash", p);
+        if (const auto *o = object_field(po, "owner", p)) {
+            const std::string op = child(p, "owner");
+            pod.owner = PodOwner{string_field(*o, "name", op), string_field(*o, "kind", op),
+                                 time_field(*o, "creationTimestamp", op)};
+        }
         kd.pods.push_back(std::move(pod));
     }
     return kd;

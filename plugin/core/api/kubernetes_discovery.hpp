@@ -40,12 +40,21 @@ struct Container {
     ContainerState state;
 };
 
+struct PodOwner {
+    std::string name;
+    std::string kind;
+    MicroTime creation_timestamp;
+};
+
 struct Pod {
     std::string name;
     std::string namespace_name;
     MicroTime created_at;
     std::string phase;
     std::vector<Container> containers;
+    std::string ancestor_uid;
+    std::string pod_template_spec_hash;
+    std::optional<PodOwner> owner;
 };
 
 struct KubernetesDiscovery {

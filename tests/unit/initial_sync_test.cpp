@@ -1,0 +1,42 @@
+#include <boost/test/unit_test.hpp>
+
+#include "core/initial_sync.hpp"
+#include "temp_dir.hpp"
+
+using namespace liveupdate;
+
+BOOST_AUTO_TEST_SUITE(initial_sync)
+
+BOOST_AUTO_TEST_CASE(walks_every_sync_path_through_the_filter) {
+    test::TempDir dir;
+    dir.write("src/a.txt");
+    dir.write("src/deep/b.txt");
+    dir.write("src/node_modules/x.js");
+    dir.write("src/.main.go.swp");
+    dir.write("config.yml");
+    dir.write("other/c.txt");
+    api::LiveUpdateSpec spec;
+    spec.base_path = dir.path();
+    spec.syncs = {{"src", "/app"}, {"config.yml", "/etc/"}, {"missing", "/m"}};
+    const auto filter = initial_sync_filter({{dir.path(), {"**/node_modules"}}, {dir.path(), {"src/*.txt", "[bad"}}});
+    // The ill-formed definition is dropped; the ephemeral one is added.
+    BOOST_REQUIRE_EQUAL(filter.size(), 2u);
+    const auto files = collect_initial_sync_files(spec, ignore_set_of(filter));
+    BOOST_TEST((files.files == std::vector<std::string>{dir.path() + "/config.yml", dir.path() + "/src/a.txt",
+                                                        dir.path() + "/src/deep/b.txt"}));
+    BOOST_REQUIRE_EQUAL(files.warnings.size(), 1u);
+    BOOST_TEST(files.warnings[0].find("does not exist, skipping") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(ignore_without_patterns_covers_its_base_path) {
+    test::TempDir dir;
+    dir.write("src/a.txt");
+    dir.write("src/gen/b.txt");
+    api::LiveUpdateSpec spec;
+    spec.base_path = dir.path();
+    spec.syncs = {{"src", "/app"}};
+    const auto files = collect_initial_sync_files(spec, ignore_set_of(initial_sync_filter({{dir.path() + "/src/gen", {}}})));
+    BOOST_TEST((files.files == std::vector<std::string>{dir.path() + "/src/a.txt"}));
+}
+
+BOOST_AUTO_TEST_SUITE_END()

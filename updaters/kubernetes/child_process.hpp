@@ -1,0 +1,32 @@
+// Runs a program (here: kubectl) with stdin fed from a producer while its
+// stdout and stderr are read, under a deadline. No shell is involved.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace liveupdate::kubernetes {
+
+// Takes all bytes or throws.
+using WriteFn = std::function<void(const char *data, std::size_t size)>;
+// Feeds stdin through the given writer and returns at its end.
+using StdinFeeder = std::function<void(const WriteFn &write)>;
+using ProcessOutputFn = std::function<void(bool is_stderr, std::string_view data)>;
+
+struct ProcessResult {
+    int exit_code = 0;     // 128 + signal when killed by one
+    bool timed_out = false; // killed after the deadline
+    bool stdin_cut_short = false; // the program closed stdin before taking all of it
+};
+
+// argv[0] is looked up on PATH. Throws std::runtime_error when the program
+// cannot be started; exceptions from the feeder pass through (the child is
+// killed and reaped first).
+ProcessResult run_process(const std::vector<std::string> &argv, const StdinFeeder *stdin_feeder,
+                          const ProcessOutputFn &on_output, std::chrono::milliseconds timeout);
+
+}  // namespace liveupdate::kubernetes
