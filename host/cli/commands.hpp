@@ -30,5 +30,6 @@ int run_replay_command(int argc, char **argv);
 int run_up_command(int argc, char **argv);
 int run_get_command(int argc, char **argv);
 int run_describe_command(int argc, char **argv);
+int run_plugins_command(int argc, char **argv);
 
 }  // namespace liveupdate::host::cli

@@ -28,6 +28,9 @@ public:
     // stays in service and the error is thrown.
     void reload();
     void reload(const std::filesystem::path &plugin_file);
+    // Same with a plugin already loaded (hot reload loads it before quiescing);
+    // returns the engine replaced, for the caller to destroy once service resumed.
+    [[nodiscard]] std::unique_ptr<Engine> reload(std::shared_ptr<const LiveUpdatePlugin> plugin);
 
     std::filesystem::path plugin_file() const;
     PluginIdentity identity() const;

@@ -1,6 +1,7 @@
 #include "docker/compose_discovery.hpp"
 
 #include <ctime>
+#include <stdexcept>
 
 #include "engine/engine_client.hpp"
 
@@ -40,8 +41,15 @@ std::string attribute(const json::object &event, const char *key) {
 
 ComposeDiscovery::ComposeDiscovery(Options options, StatusFn on_status, WarningFn on_warning)
     : on_status_(std::move(on_status)), on_warning_(std::move(on_warning)), options_(std::move(options)) {
-    client_ = std::make_unique<EngineClient>(liveupdate::docker::resolve_endpoint(options_.docker_host),
-                                             options_.api_version, options_.timeout);
+    liveupdate::docker::Endpoint endpoint;
+    try {
+        endpoint = liveupdate::docker::resolve_endpoint(options_.docker_host);
+    } catch (const std::invalid_argument &e) {
+        if (!options_.docker_host.empty()) throw;
+        // A DOCKER_HOST from the environment we cannot use: say so, discover nothing.
+        endpoint_error_ = std::string("docker compose discovery: DOCKER_HOST: ") + e.what();
+    }
+    client_ = std::make_unique<EngineClient>(endpoint, options_.api_version, options_.timeout);
     events_thread_ = std::thread([this] { follow_events(); });
     refresh_thread_ = std::thread([this] { refresh_loop(); });
 }
@@ -109,6 +117,10 @@ void ComposeDiscovery::warn_once(const std::string &text) {
 }
 
 void ComposeDiscovery::follow_events() {
+    if (!endpoint_error_.empty()) {
+        warn_once(endpoint_error_);
+        return;
+    }
     for (;;) {
         auto cancel = std::make_shared<StreamCancel>();
         {
@@ -157,6 +169,7 @@ json::object ComposeDiscovery::current_status(const ComposeServiceRef &service) 
 }
 
 void ComposeDiscovery::refresh_loop() {
+    if (!endpoint_error_.empty()) return;
     for (;;) {
         std::string name;
         ComposeServiceRef service;

@@ -45,7 +45,8 @@ public:
     using StatusFn = std::function<void(const std::string &object_name, const boost::json::object &status)>;
     using WarningFn = std::function<void(std::string_view)>;
 
-    // Throws std::invalid_argument when docker_host cannot be parsed.
+    // Throws std::invalid_argument when options.docker_host cannot be parsed; an
+    // unusable $DOCKER_HOST is reported through on_warning instead.
     ComposeDiscovery(Options options, StatusFn on_status, WarningFn on_warning);
     ~ComposeDiscovery();
     ComposeDiscovery(const ComposeDiscovery &) = delete;
@@ -73,6 +74,7 @@ private:
     StatusFn on_status_;
     WarningFn on_warning_;
     Options options_;
+    std::string endpoint_error_; // an unusable DOCKER_HOST from the environment
     std::unique_ptr<liveupdate::docker::EngineClient> client_;
 
     mutable std::mutex mutex_;

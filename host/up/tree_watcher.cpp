@@ -11,6 +11,7 @@
 #include <condition_variable>
 #include <cstring>
 #include <mutex>
+#include <set>
 #include <system_error>
 
 #include "up/builtin_ignores.hpp"
@@ -55,6 +56,7 @@ struct TreeWatcher::State {
     std::map<int, Watch> watches;
     std::map<std::string, int> wd_of_dir;
     bool degraded = false;  // the watch limit was reached: poll instead
+    std::set<int> *rewatched = nullptr;  // during a rescan: the watches still in use
     Debouncer::Clock::time_point last_poll{};
     TreeSnapshot snapshot;
     Debouncer debouncer;
@@ -97,6 +99,7 @@ struct TreeWatcher::State {
             }
             return -1;
         }
+        if (rewatched != nullptr) rewatched->insert(wd);
         Watch &w = watches[wd];
         if (w.dir != dir) {
             w.dir = dir;
@@ -152,12 +155,25 @@ struct TreeWatcher::State {
         return out;
     }
 
+    // Walks the roots again, watching what is not watched yet. Existing
+    // watches are kept: removing them would queue an event each, and with a
+    // small queue that alone would overflow it again. Watches on directories
+    // no longer found (moved away) are dropped.
     void rescan(bool rewatch) {
         if (rewatch) {
-            for (const auto &[wd, w] : watches) ::inotify_rm_watch(inotify_fd, wd);
-            watches.clear();
+            std::set<int> in_use;
+            rewatched = &in_use;
             wd_of_dir.clear();
             for (const auto &root : roots) setup_root(root, false);
+            rewatched = nullptr;
+            for (auto it = watches.begin(); it != watches.end();) {
+                if (in_use.count(it->first) != 0) {
+                    ++it;
+                    continue;
+                }
+                ::inotify_rm_watch(inotify_fd, it->first);
+                it = watches.erase(it);
+            }
         }
         TreeSnapshot now = scan_roots();
         for (const auto &path : diff_snapshots(snapshot, now)) report(path);
@@ -208,7 +224,8 @@ struct TreeWatcher::State {
 
     void read_events() {
         alignas(inotify_event) char buffer[64 * 1024];
-        for (;;) {
+        // Bounded, so that a steady stream of events cannot starve stopping and emitting.
+        for (int reads = 0; reads < 64; ++reads) {
             const ssize_t n = ::read(inotify_fd, buffer, sizeof buffer);
             if (n < 0 && errno == EINTR) continue;
             if (n <= 0) return;

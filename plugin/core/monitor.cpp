@@ -25,15 +25,27 @@ bool consume_source(SourceTrack &source, const api::ApiObject &file_watch, const
         source.image_build_start_time = build_start;
     }
 
-    const auto &newest = fw.file_events.back();
-    const bool watch_changed = !source.last_file_event || !(*source.last_file_event == newest);
-    source.last_file_event = newest;
+    const auto &events = fw.file_events;
+    const bool watch_changed = !source.last_file_event || !(*source.last_file_event == events.back());
     if (watch_changed) {
-        for (const auto &event : fw.file_events) {
+        // Tilt consumes the whole list each time; events up to the one consumed
+        // last would only record times already kept, so start after it.
+        std::size_t from = 0;
+        if (source.last_file_event && !image_changed) {
+            for (std::size_t i = events.size(); i-- > 0;) {
+                if (events[i] == *source.last_file_event) {
+                    from = i + 1;
+                    break;
+                }
+            }
+        }
+        for (std::size_t i = from; i < events.size(); ++i) {
+            const auto &event = events[i];
             if (!build_start.is_zero() && event.time < build_start) continue;
             for (const auto &f : event.seen_files) source.paths.record(f, event.time);
         }
     }
+    source.last_file_event = events.back();
     return watch_changed || image_changed;
 }
 

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <limits>
 #include <set>
 #include <string>
 #include <string_view>
@@ -30,6 +32,7 @@ public:
     // Calls f(path, time) for every path whose time is strictly after mark, oldest first.
     template <class F>
     void for_each_after(MicroTime mark, F &&f) const {
+        if (mark.micros() == std::numeric_limits<std::int64_t>::max()) return;
         for (auto it = by_time_.lower_bound({MicroTime(mark.micros() + 1), nullptr}); it != by_time_.end(); ++it)
             f(*it->second, it->first);
     }

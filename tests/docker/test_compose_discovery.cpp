@@ -163,3 +163,14 @@ BOOST_AUTO_TEST_CASE(an_unreachable_engine_is_a_warning_not_a_hang) {
         BOOST_TEST(!discovery.status("web").has_value());
     } // the destructor returns: CTest's timeout would catch a hang
 }
+
+BOOST_AUTO_TEST_CASE(an_unusable_docker_host_in_the_environment_is_a_warning) {
+    Recorder rec;
+    ::setenv("DOCKER_HOST", "npipe:////./pipe/docker_engine", 1);
+    ComposeDiscovery discovery({}, [&](const std::string &n, const json::object &s) { rec.on_status(n, s); },
+                               [&](std::string_view w) { rec.on_warning(w); });
+    ::unsetenv("DOCKER_HOST");
+    discovery.watch("web", {"p", "web"});
+    BOOST_TEST(rec.wait_for_warning("DOCKER_HOST: docker host 'npipe:////./pipe/docker_engine': scheme 'npipe' is not supported"));
+    BOOST_CHECK_THROW(ComposeDiscovery({"ssh://box"}, nullptr, nullptr), std::invalid_argument);
+}

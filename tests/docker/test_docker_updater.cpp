@@ -1,11 +1,14 @@
 // The docker updater against the real engine started by scripts/dockerd.sh.
 #define BOOST_TEST_MODULE docker_updater
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <sys/un.h>
+#include <grp.h>
 #include <unistd.h>
 
 #include <boost/test/unit_test.hpp>
 #include <chrono>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -255,6 +258,55 @@ BOOST_AUTO_TEST_CASE(a_daemon_that_is_not_running_is_an_infra_failure_without_a_
     }
 }
 
+BOOST_AUTO_TEST_CASE(a_daemon_that_never_answers_times_out) {
+    TempDir dir;
+    // Listening, so the connection is accepted by the kernel, but never read.
+    const auto silent = (dir.path / "silent.sock").string();
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::strncpy(addr.sun_path, silent.c_str(), sizeof addr.sun_path - 1);
+    BOOST_TEST_REQUIRE(::bind(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr) == 0);
+    BOOST_TEST_REQUIRE(::listen(fd, 8) == 0);
+    DockerUpdater updater(R"({"host": "unix://)" + silent + R"(", "apiVersion": "1.41", "timeoutSeconds": 1})");
+    Update u;
+    u.runs = {{{"true"}, false}};
+    const auto outcome = updater.update("0123456789ab", "web", u);
+    ::close(fd);
+    BOOST_TEST(outcome.kind == LU_OUTCOME_INFRA_FAILURE);
+    BOOST_TEST(outcome.message.find("did not answer GET /v1.41/containers/0123456789ab/json within 1s") != std::string::npos,
+               outcome.message);
+}
+
+BOOST_AUTO_TEST_CASE(a_socket_this_user_may_not_open_is_a_permission_failure) {
+    // The engine's socket is root:docker 0660; a child that drops to `nobody` may not open it.
+    const std::string id = shared().id();
+    int pipe_fds[2];
+    BOOST_TEST_REQUIRE(::pipe(pipe_fds) == 0);
+    const pid_t child = ::fork();
+    if (child == 0) {
+        ::close(pipe_fds[0]);
+        std::string message = "could not drop privileges";
+        if (::setgroups(0, nullptr) == 0 && ::setgid(65534) == 0 && ::setuid(65534) == 0) {
+            DockerUpdater updater(R"({"host": "unix:///var/run/docker.sock"})");
+            Update u;
+            u.runs = {{{"true"}, false}};
+            const auto outcome = updater.update(id, "web", u);
+            message = std::to_string(outcome.kind) + " " + outcome.message;
+        }
+        (void)!::write(pipe_fds[1], message.data(), message.size());
+        ::_exit(0);
+    }
+    ::close(pipe_fds[1]);
+    std::string got;
+    char buffer[4096];
+    for (ssize_t n; (n = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0;) got.append(buffer, static_cast<std::size_t>(n));
+    ::close(pipe_fds[0]);
+    ::waitpid(child, nullptr, 0);
+    BOOST_TEST(got.starts_with(std::to_string(LU_OUTCOME_INFRA_FAILURE) + " "), got);
+    BOOST_TEST(got.find("permission denied connecting to the Docker daemon at unix:///var/run/docker.sock") != std::string::npos, got);
+}
+
 BOOST_AUTO_TEST_CASE(the_user_setting_applies_to_copies_and_runs) {
     const auto &c = shared();
     c.exec("mkdir -p /t5/owned && chown 65534:65534 /t5/owned");
@@ -306,6 +358,18 @@ BOOST_AUTO_TEST_CASE(a_tcp_docker_host_works_for_copies_and_runs) {
     BOOST_TEST(outcome.logged("tcp"));
     BOOST_TEST(c.exec("cat /t8/over-tcp.txt").output == "tcp\n");
     BOOST_TEST(proxy.connections() > 0); // it really went through TCP
+}
+
+BOOST_AUTO_TEST_CASE(an_unusable_docker_host_in_the_environment_fails_updates_not_creation) {
+    ::setenv("DOCKER_HOST", "ssh://me@box", 1);
+    DockerUpdater updater;
+    ::unsetenv("DOCKER_HOST");
+    Update u;
+    u.runs = {{{"true"}, false}};
+    const auto outcome = updater.update("0123456789ab", "web", u);
+    BOOST_TEST(outcome.kind == LU_OUTCOME_INFRA_FAILURE);
+    BOOST_TEST(outcome.message.find("DOCKER_HOST: docker host 'ssh://me@box': scheme 'ssh' is not supported") != std::string::npos,
+               outcome.message);
 }
 
 BOOST_AUTO_TEST_CASE(a_bad_config_is_refused_at_create) {

@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -100,7 +101,7 @@ public:
     ~UpDaemon() {
         stop();
         std::error_code ec;
-        fs::remove_all(dir, ec);
+        if (std::getenv("LU_KEEP_TEST_DIRS") == nullptr) fs::remove_all(dir, ec);
     }
 
     // Writes the objects and starts the daemon; true once it answers.

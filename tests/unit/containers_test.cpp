@@ -40,7 +40,11 @@ BOOST_AUTO_TEST_CASE(image_names_ignore_tags_and_default_registry) {
 
 BOOST_AUTO_TEST_CASE(kubernetes_selection_filters_and_skips_unnamed) {
     api::KubernetesDiscovery kd;
-    api::Pod pod{"p", "ns", MicroTime(10), "Running", {}};
+    api::Pod pod;
+    pod.name = "p";
+    pod.namespace_name = "ns";
+    pod.created_at = MicroTime(10);
+    pod.phase = "Running";
     pod.containers = {{"", "id0", "img", false, {}}, {"main", "id1", "img:1", true, {}}, {"side", "id2", "other", true, {}}};
     kd.pods = {pod};
     api::LiveUpdateKubernetesSelector by_image{"kd", "", "img", "", ""};

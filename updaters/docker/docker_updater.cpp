@@ -105,10 +105,25 @@ std::string decode_base64(std::string_view text) {
 
 }  // namespace
 
+namespace {
+
+Endpoint endpoint_or_error(const std::string &configured, std::string &error) {
+    if (!configured.empty()) return parse_docker_host(configured); // a bad setting is refused at create
+    try {
+        return resolve_endpoint("");
+    } catch (const std::invalid_argument &e) {
+        error = std::string("DOCKER_HOST: ") + e.what();
+        return parse_docker_host(kDefaultDockerHost);
+    }
+}
+
+}  // namespace
+
 DockerUpdater::DockerUpdater(UpdaterConfig config)
     : config_(std::move(config)),
-      client_(resolve_endpoint(config_.host), config_.api_version,
-              std::chrono::duration_cast<std::chrono::milliseconds>(config_.timeout)) {}
+      client_holder_(std::make_unique<EngineClient>(endpoint_or_error(config_.host, endpoint_error_), config_.api_version,
+                                                    std::chrono::duration_cast<std::chrono::milliseconds>(config_.timeout))),
+      client_(*client_holder_) {}
 
 ExecTimeouts DockerUpdater::timeouts() const {
     return {std::chrono::duration_cast<std::chrono::milliseconds>(config_.timeout),
@@ -122,6 +137,7 @@ UpdateResult DockerUpdater::update(const ContainerUpdate &request, const LogFn &
         return UpdateResult{UpdateResult::Kind::infra_failure, 0, gone.empty() ? what : gone + "\n" + what};
     };
     try {
+        if (!endpoint_error_.empty()) throw InfraFailure(endpoint_error_);
         if (request.container_id.empty()) throw InfraFailure("no container ID to update");
         target = inspect_target(request);
         if (!request.delete_paths.empty()) delete_paths(target, request.delete_paths, log);

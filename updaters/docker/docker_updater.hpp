@@ -72,7 +72,11 @@ private:
     ExecTimeouts timeouts() const;
 
     UpdaterConfig config_;
-    EngineClient client_;
+    // A DOCKER_HOST from the environment that cannot be used fails each update, not the
+    // plugin's creation: the host loads this updater whether or not Docker is in use.
+    std::string endpoint_error_;
+    std::unique_ptr<EngineClient> client_holder_;
+    EngineClient &client_;
     std::mutex tar_cache_mutex_;
     std::unordered_map<std::string, bool> has_tar_; // by container ID
 };

@@ -1,0 +1,88 @@
+// Hot reload in `lu-host up`: watches the liveupdate plugin file, the updater
+// plugin files in service and the updater configuration; a rebuilt plugin is
+// reloaded (the liveupdate plugin keeps its state through snapshot/restore),
+// an edited configuration swaps updaters. A change that cannot be applied is
+// logged with its reason and what was in service stays. Also what
+// `lu-host plugins` lists.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include <boost/json.hpp>
+
+#include "core/engine_slot.hpp"
+#include "core/host_services.hpp"
+#include "core/micro_time.hpp"
+#include "core/updater_registry.hpp"
+#include "reload/engine_reloader.hpp"
+#include "reload/plugin_file_watcher.hpp"
+#include "reload/quiesce_gate.hpp"
+#include "reload/updater_config.hpp"
+#include "reload/updater_set.hpp"
+
+namespace liveupdate::reload {
+
+struct HotReloadOptions {
+    std::filesystem::path liveupdate_plugin;      // the file the engine slot was loaded from
+    UpdaterChoices defaults;                      // from the command line; the configuration overrides
+    std::optional<std::filesystem::path> config;  // updater configuration file
+    PluginNameResolver resolve_name;              // plugin names in the configuration
+    std::chrono::milliseconds settle{100};        // quiet time after a file change before acting
+    bool watch = true;                            // false: reload only when asked
+};
+
+class HotReloader {
+public:
+    HotReloader(host::EngineSlot &engine, QuiesceGate &gate, host::UpdaterRegistry &registry,
+                std::shared_ptr<host::UpdaterHostServices> services, HotReloadOptions options);
+    HotReloader(const HotReloader &) = delete;
+    HotReloader &operator=(const HotReloader &) = delete;
+    ~HotReloader();  // stops watching
+
+    // Serves the chosen updaters, then starts watching. Throws (UpdaterConfigError,
+    // host::PluginLoadError, host::PluginCallError) when they cannot be served.
+    void start();
+
+    // What a file change triggers (also callable directly). Each logs its outcome
+    // and returns whether the change is in service; on false the old one is.
+    bool reload_liveupdate();
+    bool reload_updaters(const std::filesystem::path &file);
+    bool reload_config();
+
+    // One entry per loaded plugin: kind, name, version, abi, abiRange, file,
+    // classes (updaters), loadedAt, reloads, lastError (when the last attempt failed).
+    boost::json::array plugins() const;
+    std::optional<EngineReloadTimes> last_engine_reload() const;
+
+private:
+    struct FileRecord {
+        MicroTime loaded_at;
+        unsigned reloads = 0;
+        std::string last_error;
+    };
+
+    UpdaterChoices chosen() const;
+    void on_file_changed(const std::filesystem::path &file);
+    void loaded(const std::filesystem::path &file, bool is_reload);
+    void failed(const std::filesystem::path &file, const std::string &error);
+    void rewatch();
+
+    host::EngineSlot &engine_;
+    EngineReloader engine_reloader_;
+    UpdaterSet updaters_;
+    HotReloadOptions options_;
+
+    std::mutex operation_mutex_;  // one reload at a time
+    mutable std::mutex records_mutex_;
+    std::map<std::filesystem::path, FileRecord> records_;
+    std::optional<EngineReloadTimes> last_engine_reload_;
+    std::unique_ptr<PluginFileWatcher> watcher_;
+};
+
+}  // namespace liveupdate::reload

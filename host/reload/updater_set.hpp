@@ -1,0 +1,73 @@
+// The updaters in service, one per updater class, kept in step with a set of
+// choices (command line and configuration file). Each plugin file is loaded
+// from a private copy, so it can be rebuilt in place. Changes are all or
+// nothing: every new updater is loaded and created before any is swapped in.
+// Swapping needs no quiescing: an update in flight keeps the updater it
+// started with (the executor holds it), and the old plugin is unloaded when
+// its last update finishes.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/host_services.hpp"
+#include "core/plugin_loader.hpp"
+#include "core/updater.hpp"
+#include "core/updater_registry.hpp"
+#include "reload/updater_config.hpp"
+
+namespace liveupdate::reload {
+
+struct UpdaterChanges {
+    std::vector<std::string> added, replaced, removed;  // updater classes
+
+    bool empty() const { return added.empty() && replaced.empty() && removed.empty(); }
+    std::string summary() const;  // e.g. "added docker; replaced local"
+};
+
+// A loaded updater plugin and the classes it serves.
+struct LoadedUpdaterPlugin {
+    std::shared_ptr<const host::UpdaterPlugin> plugin;
+    std::vector<std::string> classes;
+};
+
+class UpdaterSet {
+public:
+    UpdaterSet(host::UpdaterRegistry &registry, std::shared_ptr<host::UpdaterHostServices> services)
+        : registry_(registry), services_(std::move(services)) {}
+
+    // Serves exactly `choices`: classes whose plugin file or settings changed get
+    // a new updater, classes no longer chosen stop being served. Throws
+    // (host::HostError naming the class) and changes nothing when any fails.
+    UpdaterChanges apply(const UpdaterChoices &choices);
+
+    // Loads `file` again and re-creates the updater of every class it serves;
+    // returns those classes (none: not a file in service). Throws and changes
+    // nothing on failure.
+    std::vector<std::string> reload(const std::filesystem::path &file);
+
+    std::set<std::filesystem::path> files() const;
+    std::vector<LoadedUpdaterPlugin> loaded() const;
+
+private:
+    struct Serving {
+        UpdaterChoice choice;
+        std::shared_ptr<const host::UpdaterPlugin> plugin;
+        std::shared_ptr<const host::Updater> updater;
+    };
+
+    std::shared_ptr<const host::Updater> create(const std::string &via, const UpdaterChoice &choice,
+                                                std::shared_ptr<const host::UpdaterPlugin> plugin) const;
+
+    host::UpdaterRegistry &registry_;
+    std::shared_ptr<host::UpdaterHostServices> services_;
+    mutable std::mutex mutex_;
+    std::map<std::string, Serving, std::less<>> serving_;
+};
+
+}  // namespace liveupdate::reload

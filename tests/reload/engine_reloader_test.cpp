@@ -1,0 +1,159 @@
+// Reloading the liveupdate plugin in process: state survives, and a new file
+// that is incompatible, truncated, of the wrong kind or refuses the snapshot
+// leaves the old plugin serving. The real plugin and real broken builds.
+#include <future>
+#include <optional>
+
+#include <boost/test/unit_test.hpp>
+
+#include "core/engine_slot.hpp"
+#include "core/executor.hpp"
+#include "core/host_error.hpp"
+#include "core/reconcile_driver.hpp"
+#include "core/updater_registry.hpp"
+#include "reload/engine_reloader.hpp"
+#include "reload_test_support.hpp"
+#include "test_objects.hpp"
+
+using namespace liveupdate;
+using namespace liveupdate::host;
+using namespace reload_test;
+using reload::EngineReloader;
+using reload::QuiesceGate;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct Fixture {
+    TempDir dir;
+    fs::path plugin_file = dir / "libliveupdate.so";
+    fs::path src = dir / "src";
+    std::optional<EngineSlot> slot;
+    QuiesceGate gate;
+    std::shared_ptr<UpdaterHostServices> services = std::make_shared<UpdaterHostServices>();
+    UpdaterRegistry updaters;
+    std::optional<Executor> executor;
+    ObjectStore store;
+    std::optional<ReconcileDriver> driver;
+    std::vector<FileEvent> events;
+
+    Fixture() {
+        fs::copy_file(LU_TEST_LIVEUPDATE_PLUGIN, plugin_file);
+        fs::create_directories(src);
+        slot.emplace(plugin_file, kStart, LoadOptions{.private_copy = true});
+        updaters.set("docker", std::make_shared<Updater>(UpdaterPlugin::load(LU_TEST_RECORD_UPDATER), services));
+        executor.emplace(updaters);
+        driver.emplace(*slot, *executor, store, [] { return at_micros(1'000'000'000); });
+        upsert(file_watch(src.string(), events));
+        upsert(compose_service("web"));
+        upsert(live_update("lu", "web", src.string()));
+        store.put(boost::json::parse(live_update("lu", "web", src.string())).as_object(), true);
+    }
+
+    void upsert(const std::string &object) {
+        const auto result = slot->with_engine([&](const Engine &e) { return e.upsert(object); });
+        BOOST_TEST_REQUIRE(result.at("accepted").as_bool(), boost::json::serialize(result));
+    }
+
+    // A new file, its event, and one reconcile: the count of updates it caused.
+    std::size_t change(const std::string &name) {
+        write_file(src / name, name);
+        events.push_back(FileEvent{at_micros(static_cast<std::int64_t>(events.size() + 1) * 1000),
+                                   {(src / name).string()}});
+        upsert(file_watch(src.string(), events));
+        return driver->reconcile("lu").updates;
+    }
+
+    std::string snapshot() const { return slot->with_engine([](const Engine &e) { return e.snapshot(); }); }
+};
+
+// The message of the exception reload throws (fails the test when none).
+template <typename Error>
+std::string refusal(EngineReloader &reloader, const fs::path &file) {
+    try {
+        reloader.reload(file);
+    } catch (const Error &e) {
+        return e.what();
+    }
+    BOOST_FAIL("the reload was not refused");
+    return "";
+}
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(engine_reloader, Fixture)
+
+BOOST_AUTO_TEST_CASE(reload_keeps_every_tracked_state) {
+    BOOST_TEST(change("a.txt") == 1u);
+    const std::string before = snapshot();
+    EngineReloader reloader(*slot, gate);
+    const reload::EngineReloadTimes times = reloader.reload(plugin_file);
+    BOOST_TEST(snapshot() == before);
+    BOOST_TEST((times.pause <= times.total));
+    // Nothing is resynced, and what changes next is synced.
+    BOOST_TEST(driver->reconcile("lu").updates == 0u);
+    BOOST_TEST(change("b.txt") == 1u);
+    BOOST_TEST(slot->identity().name == "liveupdate");
+}
+
+BOOST_AUTO_TEST_CASE(a_plugin_of_another_abi_is_refused_and_the_old_one_serves) {
+    BOOST_TEST(change("a.txt") == 1u);
+    copy_over(LU_TEST_FUTURE_ABI_LIVEUPDATE, plugin_file);
+    EngineReloader reloader(*slot, gate);
+    const std::string error = refusal<PluginLoadError>(reloader, plugin_file);
+    BOOST_TEST(error == "cannot load plugin: " + plugin_file.string() +
+                           ": plugin liveupdate-next serves ABI 2..3, host needs 1");
+    BOOST_TEST(slot->identity().name == "liveupdate");
+    BOOST_TEST(driver->reconcile("lu").updates == 0u);
+    BOOST_TEST(change("b.txt") == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(a_truncated_file_is_refused_and_the_old_one_serves) {
+    BOOST_TEST(change("a.txt") == 1u);
+    truncated_copy_over(LU_TEST_LIVEUPDATE_PLUGIN, plugin_file);
+    EngineReloader reloader(*slot, gate);
+    const std::string error = refusal<PluginLoadError>(reloader, plugin_file);
+    BOOST_TEST(error.find("cannot load plugin: " + plugin_file.string() + ": not a loadable shared object") == 0u,
+               error);
+    BOOST_TEST(change("b.txt") == 1u);
+    // Once the build completes, the reload goes through.
+    copy_over(LU_TEST_LIVEUPDATE_PLUGIN, plugin_file);
+    reloader.reload(plugin_file);
+    BOOST_TEST(driver->reconcile("lu").updates == 0u);
+    BOOST_TEST(change("c.txt") == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(a_plugin_whose_restore_fails_is_refused_and_the_old_one_serves) {
+    BOOST_TEST(change("a.txt") == 1u);
+    const std::string before = snapshot();
+    copy_over(LU_TEST_RESTORE_FAILS_LIVEUPDATE, plugin_file);
+    EngineReloader reloader(*slot, gate);
+    const std::string error = refusal<PluginCallError>(reloader, plugin_file);
+    BOOST_TEST(error == "restore failed: plugin " + plugin_file.string() +
+                           ": unsupported: snapshot version not supported by this test plugin");
+    BOOST_TEST(slot->identity().name == "liveupdate");
+    BOOST_TEST(snapshot() == before);
+    BOOST_TEST(change("b.txt") == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(an_updater_plugin_in_its_place_is_refused) {
+    copy_over(LU_TEST_LOCAL_UPDATER, plugin_file);
+    EngineReloader reloader(*slot, gate);
+    const std::string error = refusal<PluginLoadError>(reloader, plugin_file);
+    BOOST_TEST(error.find("plugin local is of kind \"updater\", expected \"liveupdate\"") != std::string::npos, error);
+    BOOST_TEST(change("a.txt") == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(reload_waits_for_the_reconcile_in_flight_and_holds_new_ones) {
+    EngineReloader reloader(*slot, gate);
+    std::optional<QuiesceGate::Pass> in_flight(gate.enter());
+    auto reloaded = std::async(std::launch::async, [&] { return reloader.reload(plugin_file); });
+    // However long the reconcile takes, the swap waits for it.
+    BOOST_TEST((reloaded.wait_for(100ms) == std::future_status::timeout));
+    in_flight.reset();
+    const reload::EngineReloadTimes times = reloaded.get();
+    BOOST_TEST((times.drain > 0us));
+    BOOST_TEST((times.pause >= times.drain));
+}
+
+BOOST_AUTO_TEST_SUITE_END()

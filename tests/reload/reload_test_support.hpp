@@ -1,0 +1,111 @@
+// Shared by the hot reload tests: temporary folders, plugin files copied,
+// truncated or replaced the way a rebuild does, and polling with a guard.
+#pragma once
+
+#include <stdlib.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/log.hpp"
+
+namespace reload_test {
+
+namespace fs = std::filesystem;
+
+class TempDir {
+public:
+    TempDir() {
+        std::string pattern = (fs::temp_directory_path() / "lu-reload-test-XXXXXX").string();
+        if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+        path_ = fs::canonical(pattern);
+    }
+    TempDir(const TempDir &) = delete;
+    TempDir &operator=(const TempDir &) = delete;
+    ~TempDir() {
+        std::error_code ignored;
+        fs::remove_all(path_, ignored);
+    }
+    const fs::path &path() const { return path_; }
+    fs::path operator/(const std::string &name) const { return path_ / name; }
+
+private:
+    fs::path path_;
+};
+
+inline std::string read_file(const fs::path &file) {
+    std::ifstream in(file, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+inline void write_file(const fs::path &file, const std::string &content) {
+    fs::create_directories(file.parent_path());
+    std::ofstream(file, std::ios::binary | std::ios::trunc) << content;
+}
+
+// Overwrites target in place with source's content (as cp does).
+inline void copy_over(const fs::path &source, const fs::path &target) { write_file(target, read_file(source)); }
+
+// Overwrites target in place with the first half of source (a build interrupted mid-write).
+inline void truncated_copy_over(const fs::path &source, const fs::path &target) {
+    const std::string content = read_file(source);
+    write_file(target, content.substr(0, content.size() / 2));
+}
+
+// Replaces target by renaming a complete new file over it (as many build tools do).
+inline void rename_over(const fs::path &source, const fs::path &target) {
+    const fs::path staged = target.parent_path() / (".staged-" + target.filename().string());
+    fs::copy_file(source, staged, fs::copy_options::overwrite_existing);
+    fs::rename(staged, target);
+}
+
+// Polls until pred holds; a generous guard against hanging, not a timing check.
+inline bool wait_until(const std::function<bool()> &pred, std::chrono::seconds limit = std::chrono::seconds(20)) {
+    const auto end = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < end) {
+        if (pred()) return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return pred();
+}
+
+// Captures the host log while alive.
+class LogCapture {
+public:
+    LogCapture() {
+        previous_ = liveupdate::host::log::set_sink([this](liveupdate::host::LogLevel, std::string_view line) {
+            std::lock_guard lock(mutex_);
+            lines_.emplace_back(line);
+        });
+    }
+    LogCapture(const LogCapture &) = delete;
+    LogCapture &operator=(const LogCapture &) = delete;
+    ~LogCapture() { liveupdate::host::log::set_sink(previous_); }
+
+    bool contains(const std::string &text) const {
+        std::lock_guard lock(mutex_);
+        for (const auto &line : lines_)
+            if (line.find(text) != std::string::npos) return true;
+        return false;
+    }
+    std::string all() const {
+        std::lock_guard lock(mutex_);
+        std::string out;
+        for (const auto &line : lines_) out += line + "\n";
+        return out;
+    }
+
+private:
+    liveupdate::host::LogSinkFn previous_;
+    mutable std::mutex mutex_;
+    std::vector<std::string> lines_;
+};
+
+}  // namespace reload_test
