@@ -1,11 +1,13 @@
 #include "core/plugin_loader.hpp"
 
 #include <dlfcn.h>
+#include <elf.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include <cstddef>
 #include <cstring>
+#include <fstream>
 #include <optional>
 #include <system_error>
 
@@ -50,6 +52,46 @@ public:
 private:
     fs::path path_;
 };
+
+// dlopen maps segments without checking that the file holds them, and the
+// first touch of a missing page kills the process (SIGBUS): a plugin
+// truncated by an interrupted build must be refused before that.
+template <typename Ehdr, typename Phdr>
+void require_segments_in_file(std::ifstream &in, const fs::path &file, std::uintmax_t size) {
+    Ehdr header{};
+    in.seekg(0);
+    in.read(reinterpret_cast<char *>(&header), sizeof header);
+    const std::uintmax_t table_end =
+        static_cast<std::uintmax_t>(header.e_phoff) + std::uintmax_t{header.e_phnum} * sizeof(Phdr);
+    if (!in || header.e_phentsize != sizeof(Phdr) || table_end > size) {
+        throw PluginLoadError(kLoadFailed, file.string(), "truncated ELF file (" + std::to_string(size) + " bytes)");
+    }
+    for (unsigned i = 0; i < header.e_phnum; ++i) {
+        Phdr segment{};
+        in.seekg(static_cast<std::streamoff>(header.e_phoff + i * sizeof(Phdr)));
+        in.read(reinterpret_cast<char *>(&segment), sizeof segment);
+        const std::uintmax_t end = static_cast<std::uintmax_t>(segment.p_offset) + segment.p_filesz;
+        if (!in || (segment.p_type == PT_LOAD && end > size)) {
+            throw PluginLoadError(kLoadFailed, file.string(),
+                                  "truncated: a load segment ends at byte " + std::to_string(end) + ", the file has " +
+                                      std::to_string(size) + " (still being written?)");
+        }
+    }
+}
+
+// Reads to_read (maybe a private copy); errors name file. Files that are not
+// ELF are left to dlopen, which refuses them cleanly.
+void require_complete_elf(const fs::path &to_read, const fs::path &file) {
+    std::ifstream in(to_read, std::ios::binary);
+    unsigned char ident[EI_NIDENT] = {};
+    in.read(reinterpret_cast<char *>(ident), sizeof ident);
+    if (!in || std::memcmp(ident, ELFMAG, SELFMAG) != 0) return;
+    std::error_code ec;
+    const std::uintmax_t size = fs::file_size(to_read, ec);
+    if (ec) throw PluginLoadError(kLoadFailed, file.string(), "cannot read its size: " + ec.message());
+    if (ident[EI_CLASS] == ELFCLASS64) require_segments_in_file<Elf64_Ehdr, Elf64_Phdr>(in, file, size);
+    if (ident[EI_CLASS] == ELFCLASS32) require_segments_in_file<Elf32_Ehdr, Elf32_Phdr>(in, file, size);
+}
 
 std::string safe(const char *text) { return text == nullptr ? std::string("?") : std::string(text); }
 
@@ -125,6 +167,7 @@ std::shared_ptr<LoadedLibrary> LoadedLibrary::load(const fs::path &file, LoadOpt
     std::optional<PrivateCopy> copy;
     if (options.private_copy) copy.emplace(file);
     const fs::path &to_open = copy ? copy->path() : file;
+    require_complete_elf(to_open, file);
 
     boost::dll::shared_library library;
     boost::dll::fs::error_code ec;
@@ -132,10 +175,16 @@ std::shared_ptr<LoadedLibrary> LoadedLibrary::load(const fs::path &file, LoadOpt
     library.load(boost::dll::fs::path(to_open.string()),
                  boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local, ec);
     if (ec || !library.is_loaded()) {
-        const char *reason = dlerror();
-        throw PluginLoadError(kLoadFailed, file.string(),
-                              std::string("not a loadable shared object (") +
-                                  (reason != nullptr ? reason : ec.message()) + ")");
+        const char *dl_reason = dlerror();
+        std::string reason = dl_reason != nullptr ? dl_reason : ec.message();
+        // The copy's name means nothing to the user: say the original's.
+        if (copy) {
+            const std::string copy_name = copy->path().string();
+            for (auto at = reason.find(copy_name); at != std::string::npos; at = reason.find(copy_name, at)) {
+                reason.replace(at, copy_name.size(), file.string());
+            }
+        }
+        throw PluginLoadError(kLoadFailed, file.string(), "not a loadable shared object (" + reason + ")");
     }
     log::debug("loaded " + file.string() + (copy ? " from private copy " + copy->path().string() : ""));
     return std::shared_ptr<LoadedLibrary>(new LoadedLibrary(file, std::move(library)));

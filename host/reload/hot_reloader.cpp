@@ -104,9 +104,9 @@ bool HotReloader::reload_liveupdate() {
                         millis(times.total) + "; updates paused " + millis(times.pause));
         return true;
     } catch (const std::exception &e) {
-        failed(file, e.what());
         host::log::error("hot reload: liveupdate plugin " + file.string() +
                          " refused, the running plugin stays in service: " + e.what());
+        failed(file, e.what());
         return false;
     }
 }
@@ -122,9 +122,9 @@ bool HotReloader::reload_updaters(const fs::path &file) {
         host::log::info("hot reload: updater plugin " + file.string() + " reloaded; serves " + served);
         return true;
     } catch (const std::exception &e) {
-        failed(normal(file), e.what());
         host::log::error("hot reload: updater plugin " + file.string() +
                          " refused, the running updater stays in service: " + e.what());
+        failed(normal(file), e.what());
         return false;
     }
 }

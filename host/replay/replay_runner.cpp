@@ -168,7 +168,7 @@ private:
         } else if (step.key == "updater") {
             for (const json::value &outcome : value.as_array()) record_.push_outcome(outcome);
         } else if (step.key == "reload") {
-            slot_.reload();
+            reload(value.as_object());
         } else if (step.key == "expect") {
             expect(k, value.as_object());
         }
@@ -206,6 +206,23 @@ private:
             throw HostError("cannot add the file event", "FileWatch/" + watch, "rejected: " + string_member(result, "message"));
         }
         store_.put(std::move(*file_watch));
+    }
+
+    // As the real host: a plugin that cannot be loaded or restored is refused,
+    // logged, and the running one stays in service; the scenario goes on.
+    void reload(const json::object &options) {
+        const json::value *plugin = options.if_contains("plugin");
+        try {
+            if (plugin != nullptr) {
+                slot_.reload(std::string(plugin->as_string()));
+            } else {
+                slot_.reload();
+            }
+        } catch (const HostError &e) {
+            const std::string line = std::string("hot reload refused, the running plugin stays: ") + e.what();
+            log::warn(line);
+            log_lines_.push_back(line);
+        }
     }
 
     void reconcile(const std::string &name) {

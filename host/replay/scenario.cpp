@@ -179,7 +179,11 @@ void check_step(const Step &step, const std::string &where) {
             check_outcome(outcomes[i], field + "[" + std::to_string(i) + "]");
         }
     } else if (step.key == "reload") {
-        object_value(value, field);
+        // Extension of replay.md: {"plugin": PATH} reloads from another file.
+        for (const auto &[key, member] : object_value(value, field)) {
+            if (key != "plugin") malformed(field, "unknown key \"" + std::string(key) + "\"");
+            string_value(member, field + ".plugin");
+        }
     } else if (step.key == "expect") {
         check_expect(value, field);
     }

@@ -93,8 +93,9 @@ int run_up_command(int argc, char **argv) {
             if (eq == std::string::npos || eq == 0) throw UsageError("--updater needs CLASS=PATH");
             options.extra_updaters[extra->substr(0, eq)] = extra->substr(eq + 1);
         }
-        if (!options.extra_updaters.contains("docker") && std::filesystem::exists(updater_plugin("docker")))
-            options.extra_updaters["docker"] = updater_plugin("docker");
+        for (const char *via : {"docker", "kubernetes"})
+            if (!options.extra_updaters.contains(via) && std::filesystem::exists(updater_plugin(via)))
+                options.extra_updaters[via] = updater_plugin(via);
         options.control_socket = args.value("--control-socket").value_or(up::default_control_socket_path());
     } catch (const UsageError &e) {
         std::cerr << "lu-host up: " << e.what() << "\n\n" << kUpHelp;

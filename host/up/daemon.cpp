@@ -167,6 +167,9 @@ void Daemon::start() {
     control_ = std::make_unique<ControlServer>(options_.control_socket,
                                                [this](const json::object &r) { return handle_control(r); });
 
+    // FileEvents may be dropped only once every LiveUpdate could see them.
+    queue_.on_idle([this] { return file_watches_->marked(); },
+                   [this](std::uint64_t seq) { file_watches_->consumed(seq); });
     load_all();
     queue_.start(options_.workers, [this](const std::string &lu) { reconcile(lu); });
 

@@ -1,5 +1,6 @@
 #include "up/file_watches.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 
@@ -127,16 +128,34 @@ json::object FileWatches::apply(const json::object &file_watch) {
 
 void FileWatches::on_batch(const std::string &name, std::vector<std::string> paths) {
     json::object object;
+    std::uint64_t seq = 0;
     {
         std::lock_guard<std::mutex> lock(mutex_);
         auto it = entries_.find(name);
         if (it == entries_.end()) return;
+        seq = next_seq_++;
+        in_flight_.insert(seq);
+        const MicroTime time = now();
+        it->second.events.append(time, std::move(paths), seq, consumed_);
         json::value &status = it->second.object["status"];
         if (!status.is_object()) status = json::object();
-        append_file_event(status.as_object(), now(), paths);
+        status.as_object()["fileEvents"] = it->second.events.to_json();
+        status.as_object()["lastEventTime"] = time.format();
         object = it->second.object;
     }
-    on_change_(object);
+    on_change_(object);  // upserts it and marks its LiveUpdates due
+    std::lock_guard<std::mutex> lock(mutex_);
+    in_flight_.erase(seq);
+}
+
+std::uint64_t FileWatches::marked() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return in_flight_.empty() ? next_seq_ - 1 : *in_flight_.begin() - 1;
+}
+
+void FileWatches::consumed(std::uint64_t seq) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    consumed_ = std::max(consumed_, seq);
 }
 
 void FileWatches::remove(const std::string &name) {

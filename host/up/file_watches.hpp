@@ -7,10 +7,12 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 
 #include <boost/json.hpp>
 
+#include "up/file_events.hpp"
 #include "up/tree_watcher.hpp"
 
 namespace liveupdate::up {
@@ -29,9 +31,15 @@ public:
     void remove(const std::string &name);
     void stop_all();
 
+    // Batches whose LiveUpdates have been marked due so far (a sequence number).
+    std::uint64_t marked() const;
+    // Every batch up to seq has been seen by the LiveUpdates: older FileEvents may go.
+    void consumed(std::uint64_t seq);
+
 private:
     struct Entry {
         boost::json::object object;  // spec as declared, status as kept here
+        FileEventLog events;
         std::unique_ptr<TreeWatcher> watcher;
     };
     void on_batch(const std::string &name, std::vector<std::string> paths);
@@ -39,8 +47,11 @@ private:
     WatchTiming timing_;
     ChangedFn on_change_;
     TreeWatcher::WarnFn on_warning_;
-    std::mutex mutex_;
+    mutable std::mutex mutex_;
     std::map<std::string, Entry> entries_;
+    std::uint64_t next_seq_ = 1;
+    std::set<std::uint64_t> in_flight_;  // appended, LiveUpdates not yet marked due
+    std::uint64_t consumed_ = 0;
 };
 
 // The ignores of a FileWatch spec as a filter (basePath + dockerignore

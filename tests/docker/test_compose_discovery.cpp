@@ -172,5 +172,7 @@ BOOST_AUTO_TEST_CASE(an_unusable_docker_host_in_the_environment_is_a_warning) {
     ::unsetenv("DOCKER_HOST");
     discovery.watch("web", {"p", "web"});
     BOOST_TEST(rec.wait_for_warning("DOCKER_HOST: docker host 'npipe:////./pipe/docker_engine': scheme 'npipe' is not supported"));
-    BOOST_CHECK_THROW(ComposeDiscovery({"ssh://box"}, nullptr, nullptr), std::invalid_argument);
+    ComposeDiscovery::Options bad;
+    bad.docker_host = "ssh://box";
+    BOOST_CHECK_THROW(ComposeDiscovery(bad, nullptr, nullptr), std::invalid_argument);
 }

@@ -128,7 +128,7 @@ BOOST_AUTO_TEST_CASE(restart_starts_the_process_anew) {
         return text_at(status, {"containerID"}) != first_id &&
                text_at(status, {"containerState", "status"}) == "running";
     }));
-    BOOST_TEST(holds(d.in_app("a.txt"), "a"));
+    BOOST_TEST(wait_until([&] { return holds(d.in_app("a.txt"), "a"); }));
     BOOST_TEST(d.stop() == 0);
 }
 

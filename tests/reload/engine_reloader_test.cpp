@@ -113,7 +113,7 @@ BOOST_AUTO_TEST_CASE(a_truncated_file_is_refused_and_the_old_one_serves) {
     truncated_copy_over(LU_TEST_LIVEUPDATE_PLUGIN, plugin_file);
     EngineReloader reloader(*slot, gate);
     const std::string error = refusal<PluginLoadError>(reloader, plugin_file);
-    BOOST_TEST(error.find("cannot load plugin: " + plugin_file.string() + ": not a loadable shared object") == 0u,
+    BOOST_TEST(error.find("cannot load plugin: " + plugin_file.string() + ": truncated: a load segment ends at byte") == 0u,
                error);
     BOOST_TEST(change("b.txt") == 1u);
     // Once the build completes, the reload goes through.
@@ -140,7 +140,7 @@ BOOST_AUTO_TEST_CASE(an_updater_plugin_in_its_place_is_refused) {
     copy_over(LU_TEST_LOCAL_UPDATER, plugin_file);
     EngineReloader reloader(*slot, gate);
     const std::string error = refusal<PluginLoadError>(reloader, plugin_file);
-    BOOST_TEST(error.find("plugin local is of kind \"updater\", expected \"liveupdate\"") != std::string::npos, error);
+    BOOST_TEST(error == "cannot load plugin: " + plugin_file.string() + ": missing entry symbol lu_liveupdate_plugin_entry");
     BOOST_TEST(change("a.txt") == 1u);
 }
 

@@ -94,8 +94,9 @@ BOOST_AUTO_TEST_CASE(lists_the_plugins_and_swaps_updaters_when_the_configuration
     // Settings edited: a new local updater (the plugin named, not a path).
     const auto first_local = registry.find("local");
     write_file(config, R"({"updaters": {"local": {"plugin": "local", "settings": {"workingDir": "/srv"}}}})");
-    BOOST_TEST_REQUIRE(wait_until([&] { return registry.find("local") != first_local; }), log.all());
+    BOOST_TEST_REQUIRE(wait_until([&] { return log.contains(": replaced local"); }), log.all());
     BOOST_TEST(log.contains("updater configuration " + config.string() + ": replaced local"), log.all());
+    BOOST_TEST(registry.find("local") != first_local);
 
     // A broken edit is refused with file and field; what serves stays.
     const auto second_local = registry.find("local");
@@ -109,17 +110,16 @@ BOOST_AUTO_TEST_CASE(lists_the_plugins_and_swaps_updaters_when_the_configuration
 
     // Another plugin for a class the command line chose: the configuration wins.
     write_file(config, R"({"updaters": {"docker": {"plugin": "local"}}})");
-    BOOST_TEST_REQUIRE(wait_until([&] { return registry.find("docker")->plugin().identity().name == "local"; }),
-                       log.all());
+    BOOST_TEST_REQUIRE(wait_until([&] { return log.contains("replaced docker; removed local"); }), log.all());
+    BOOST_TEST(registry.find("docker")->plugin().identity().name == "local");
     BOOST_TEST(registry.find("local") == nullptr);
-    BOOST_TEST(log.contains("replaced docker; removed local"), log.all());
 }
 
 BOOST_AUTO_TEST_CASE(a_rebuilt_liveupdate_plugin_is_reloaded_and_a_broken_one_refused) {
     start(true, false);
     truncated_copy_over(LU_TEST_LIVEUPDATE_PLUGIN, plugin_file);
     BOOST_TEST_REQUIRE(wait_until([&] { return plugin_entry("liveupdate").contains("lastError"); }), log.all());
-    BOOST_TEST(std::string(plugin_entry("liveupdate").at("lastError").as_string()).find("not a loadable shared object") !=
+    BOOST_TEST(std::string(plugin_entry("liveupdate").at("lastError").as_string()).find("truncated") !=
                std::string::npos);
     BOOST_TEST(log.contains("hot reload: liveupdate plugin " + plugin_file.string() +
                             " refused, the running plugin stays in service"),
@@ -231,7 +231,8 @@ BOOST_AUTO_TEST_CASE(reloads_under_load_lose_nothing_and_apply_nothing_twice) {
     PluginMessage calls(record->plugin().api().free_message);
     BOOST_TEST_REQUIRE(ext->take_calls(record->handle(), calls.out()) == LU_OK);
     std::map<std::string, int> copies;  // "<container> <archive entry>" → times copied
-    for (const auto &call : json::parse(calls.view()).as_array()) {
+    const json::value recorded = json::parse(calls.view());
+    for (const auto &call : recorded.as_array()) {
         const std::string container(call.at("container").at("containerName").as_string());
         for (const auto &entry : call.at("archive").as_array()) ++copies[container + " " + std::string(entry.as_string())];
     }

@@ -53,10 +53,10 @@ inline void write_file(const fs::path &file, const std::string &content) {
 // Overwrites target in place with source's content (as cp does).
 inline void copy_over(const fs::path &source, const fs::path &target) { write_file(target, read_file(source)); }
 
-// Overwrites target in place with the first half of source (a build interrupted mid-write).
+// Overwrites target in place with the first 16 KiB of source: a build
+// interrupted mid-write, cut inside the code the loader would map.
 inline void truncated_copy_over(const fs::path &source, const fs::path &target) {
-    const std::string content = read_file(source);
-    write_file(target, content.substr(0, content.size() / 2));
+    write_file(target, read_file(source).substr(0, 16 * 1024));
 }
 
 // Replaces target by renaming a complete new file over it (as many build tools do).

@@ -117,7 +117,8 @@ int32_t api_create(const lu_updater_host *host, lu_str config_json, lu_updater *
         std::string working_dir = kDefaultWorkingDir;
         const std::string_view text = liveupdate::abi::to_view(config_json);
         if (!text.empty()) {
-            const boost::json::object &cfg = boost::json::parse(text).as_object();
+            const boost::json::value parsed = boost::json::parse(text);
+            const boost::json::object &cfg = parsed.as_object();
             if (const auto *wd = cfg.if_contains("workingDir")) working_dir = std::string(wd->as_string());
         }
         if (!local::container_path_relative(working_dir).refusal.empty())

@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <fstream>
+#include <thread>
 
 #include "up/tree_watcher.hpp"
 #include "watch_test_support.hpp"
@@ -112,11 +113,14 @@ BOOST_FIXTURE_TEST_CASE(overflow_loses_no_change, Fixture) {
     std::string saved;
     std::ifstream(knob) >> saved;
     const bool shrunk = static_cast<bool>(std::ofstream(knob) << "16");
+    fs::create_directories(dir.path / "flood");  // watched from the start: its events queue up
     std::mutex hold;
     std::unique_lock<std::mutex> held(hold);
+    std::atomic<bool> holding{false};
     watcher = std::make_unique<TreeWatcher>(
         std::vector<std::string>{dir.path.string()}, WatchFilter{}, WatchTiming{0ms, 10s, 500ms},
         [&](std::vector<std::string> paths) {
+            holding = true;
             std::lock_guard<std::mutex> wait_for_flood(hold);
             got.add(paths);
         },
@@ -127,6 +131,7 @@ BOOST_FIXTURE_TEST_CASE(overflow_loses_no_change, Fixture) {
     if (shrunk) std::ofstream(knob) << saved;
 
     write_file(dir / "first.txt", "1");
+    while (!holding) std::this_thread::yield();  // the watcher is stuck in its first batch
     std::vector<std::string> expected{dir / "first.txt"};
     for (int i = 0; i < 300; ++i) {
         const std::string p = dir / ("flood/f" + std::to_string(i) + ".txt");
