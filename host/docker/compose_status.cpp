@@ -1,5 +1,10 @@
 #include "compose_status.hpp"
 
+#include <algorithm>
+#include <cstdlib>
+#include <tuple>
+#include <vector>
+
 #include "core/micro_time.hpp"
 
 namespace liveupdate::host::docker {
@@ -23,6 +28,32 @@ std::string label_of(const json::object &container, const char *label) {
     const auto *labels = container.if_contains("Labels");
     if (labels == nullptr || !labels->is_object()) return {};
     return string_at(labels->as_object(), label);
+}
+
+// NetworkSettings.Ports {"80/tcp": [{"HostIp", "HostPort"}], ...} as Tilt's
+// portBindings [{containerPort, hostPort, hostIP}], by container port.
+json::array port_bindings_of(const json::object &inspect) {
+    std::vector<std::tuple<std::int64_t, std::int64_t, std::string>> found;
+    const auto *settings = inspect.if_contains("NetworkSettings");
+    const auto *ports = settings != nullptr && settings->is_object() ? settings->as_object().if_contains("Ports") : nullptr;
+    if (ports == nullptr || !ports->is_object()) return {};
+    for (const auto &[key, bindings] : ports->as_object()) {
+        const std::int64_t container_port = std::atoll(std::string(key).c_str());
+        if (!bindings.is_array()) continue;
+        for (const auto &b : bindings.as_array()) {
+            if (!b.is_object()) continue;
+            const std::int64_t host_port = std::atoll(string_at(b.as_object(), "HostPort").c_str());
+            if (container_port > 0 && host_port > 0) found.emplace_back(container_port, host_port, string_at(b.as_object(), "HostIp"));
+        }
+    }
+    std::sort(found.begin(), found.end());
+    json::array out;
+    for (const auto &[container_port, host_port, ip] : found) {
+        json::object binding{{"containerPort", container_port}, {"hostPort", host_port}};
+        if (!ip.empty()) binding["hostIP"] = ip;
+        out.push_back(std::move(binding));
+    }
+    return out;
 }
 
 }  // namespace
@@ -75,6 +106,7 @@ json::object compose_status_from_inspect(const json::object &inspect) {
     if (const auto t = micro_time_of(string_at(state, "StartedAt")); !t.empty()) out["startedAt"] = t;
     if (const auto t = micro_time_of(string_at(state, "FinishedAt")); !t.empty()) out["finishedAt"] = t;
     status["containerState"] = std::move(out);
+    if (auto ports = port_bindings_of(inspect); !ports.empty()) status["portBindings"] = std::move(ports);
     return status;
 }
 

@@ -30,8 +30,8 @@ std::optional<std::string> pick_service_container(const boost::json::array &cont
 
 // The DockerComposeService status for a GET /containers/{id}/json answer:
 // {"containerID", "containerName", "containerState": {"status", "running",
-// "error", "exitCode", "startedAt", "finishedAt"}}, empty fields left out and
-// times as RFC 3339 micro times.
+// "error", "exitCode", "startedAt", "finishedAt"}, "portBindings": [...]},
+// empty fields left out and times as RFC 3339 micro times.
 boost::json::object compose_status_from_inspect(const boost::json::object &inspect);
 
 // The filter query value for listing one service's containers.

@@ -39,7 +39,16 @@ constexpr const char *kUpHelp =
     "  --local-updater PATH   updater of class local (default ../lib/libupdater_local.so)\n"
     "  --local-updater-config JSON  its settings, e.g. {\"workingDir\": \"/app\"}\n"
     "  --updater CLASS=PATH   also serve updater class CLASS with that plugin\n"
+    "  --config FILE          updater configuration: which plugin serves each\n"
+    "                         updater class, with its settings, e.g.\n"
+    "                         {\"updaters\": {\"docker\": {\"plugin\": \"docker\",\n"
+    "                         \"settings\": {}}}}; edits swap updaters at runtime\n"
     "  --help                 this text\n"
+    "\n"
+    "The liveupdate plugin, the updater plugins and the configuration are watched:\n"
+    "a rebuilt plugin is hot-reloaded (state kept); one that cannot load or take\n"
+    "over the state is refused with its reason and the old one keeps serving.\n"
+    "`lu-host plugins` lists what is loaded.\n"
     "\n"
     "exit: 0 stopped by a signal, 1 could not start, 2 usage error, 3 plugin load error\n";
 
@@ -65,7 +74,7 @@ int run_up_command(int argc, char **argv) {
     try {
         args = parse_args(argc, argv,
                           {"--control-socket", "--debounce", "--max-wait", "--workers", "--log-format", "--log-level",
-                           "--plugin", "--local-updater", "--local-updater-config", "--updater"},
+                           "--plugin", "--local-updater", "--local-updater-config", "--updater", "--config"},
                           {"--help", "-h"});
         if (args.has("--help") || args.has("-h")) {
             std::cout << kUpHelp;
@@ -96,6 +105,7 @@ int run_up_command(int argc, char **argv) {
         for (const char *via : {"docker", "kubernetes"})
             if (!options.extra_updaters.contains(via) && std::filesystem::exists(updater_plugin(via)))
                 options.extra_updaters[via] = updater_plugin(via);
+        if (auto config = args.value("--config")) options.updater_config = *config;
         options.control_socket = args.value("--control-socket").value_or(up::default_control_socket_path());
     } catch (const UsageError &e) {
         std::cerr << "lu-host up: " << e.what() << "\n\n" << kUpHelp;

@@ -12,6 +12,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "cli/install_paths.hpp"
 #include "core/engine_slot.hpp"
 #include "core/executor.hpp"
 #include "core/host_services.hpp"
@@ -21,6 +22,8 @@
 #include "core/updater.hpp"
 #include "core/updater_registry.hpp"
 #include "docker/compose_discovery.hpp"
+#include "reload/hot_reloader.hpp"
+#include "reload/quiesce_gate.hpp"
 #include "up/control_socket.hpp"
 #include "up/due_queue.hpp"
 #include "up/file_watches.hpp"
@@ -123,6 +126,7 @@ private:
     UpLog &log_;
     host::ObjectStore store_;
     std::unique_ptr<host::EngineSlot> engine_;
+    reload::QuiesceGate gate_;  // reconciles pass it; hot reload closes it
     std::shared_ptr<host::UpdaterHostServices> services_;
     host::UpdaterRegistry updaters_;
     std::unique_ptr<host::Executor> executor_;
@@ -133,6 +137,7 @@ private:
     std::unique_ptr<FileWatches> file_watches_;
     std::unique_ptr<TreeWatcher> object_file_watcher_;
     std::unique_ptr<ControlServer> control_;
+    std::unique_ptr<reload::HotReloader> hot_reload_;
 
     std::mutex mutex_;  // guards the maps below
     std::map<std::string, std::vector<ObjectKey>> keys_of_file_;
@@ -143,16 +148,21 @@ private:
 
 void Daemon::start() {
     const MicroTime start_time = now();
-    engine_ = std::make_unique<host::EngineSlot>(options_.plugin, start_time);
+    // From a private copy: the plugin file may be rebuilt in place while its code runs (hot reload).
+    engine_ = std::make_unique<host::EngineSlot>(options_.plugin, start_time, host::LoadOptions{.private_copy = true});
     containers_ = std::make_unique<LocalContainerSupervisor>(
         [this](const std::string &name, const json::object &status) { on_container_status(name, status); },
         [this](const std::string &name, std::string_view line) { log_.write(LogLevel::info, name, line); });
     services_ = std::make_shared<host::UpdaterHostServices>();
     services_->set_local_containers(std::make_shared<SupervisedContainers>(*containers_));
-    updaters_.set("local", std::make_shared<host::Updater>(host::UpdaterPlugin::load(options_.local_updater), services_,
-                                                           options_.local_updater_config));
-    for (const auto &[via, file] : options_.extra_updaters)
-        updaters_.set(via, std::make_shared<host::Updater>(host::UpdaterPlugin::load(file), services_, "{}"));
+    reload::HotReloadOptions reload_options;
+    reload_options.liveupdate_plugin = options_.plugin;
+    reload_options.defaults["local"] = reload::UpdaterChoice{options_.local_updater, options_.local_updater_config};
+    for (const auto &[via, file] : options_.extra_updaters) reload_options.defaults[via] = reload::UpdaterChoice{file, "{}"};
+    reload_options.config = options_.updater_config;
+    reload_options.resolve_name = [](std::string_view name) { return host::cli::updater_plugin(name); };
+    hot_reload_ = std::make_unique<reload::HotReloader>(*engine_, gate_, updaters_, services_, std::move(reload_options));
+    hot_reload_->start();
     executor_ = std::make_unique<host::Executor>(updaters_);
     driver_ = std::make_unique<host::ReconcileDriver>(
         *engine_, *executor_, store_, [] { return now(); },
@@ -175,8 +185,16 @@ void Daemon::start() {
 
     std::vector<std::string> roots;
     for (const auto &p : options_.paths) roots.push_back(std::filesystem::absolute(p).lexically_normal().string());
+    // Only files directly in a given folder are object files: its subfolders
+    // (often a sample's sources and container) need no watching here.
+    const auto below_a_root = [roots](const std::string &dir) {
+        for (const auto &root : roots)
+            if (dir.size() > root.size() && dir.compare(0, root.size(), root) == 0 && dir[root.size()] == '/')
+                return true;
+        return false;
+    };
     object_file_watcher_ = std::make_unique<TreeWatcher>(
-        roots, WatchFilter{}, WatchTiming{std::chrono::milliseconds(50), std::chrono::seconds(2), std::chrono::milliseconds(500)},
+        roots, WatchFilter{below_a_root, below_a_root}, WatchTiming{std::chrono::milliseconds(50), std::chrono::seconds(2), std::chrono::milliseconds(500)},
         [this](std::vector<std::string> paths) {
             std::set<std::string> files;
             for (const auto &p : paths)
@@ -204,6 +222,7 @@ void Daemon::stop() {
     queue_.stop();
     if (containers_) containers_->stop_all();
     control_.reset();
+    hot_reload_.reset();  // after the control socket, which lists its plugins
     log_.write(LogLevel::info, "", "up: stopped");
 }
 
@@ -405,6 +424,7 @@ void Daemon::remove_object(const ObjectKey &key) {
 }
 
 void Daemon::reconcile(const std::string &live_update) {
+    const reload::QuiesceGate::Pass pass = gate_.enter();  // a hot reload waits for it, and holds the next
     try {
         const host::ReconcileResult r = driver_->reconcile(live_update);
         for (const auto &event : r.events)
@@ -455,7 +475,8 @@ json::value Daemon::handle_control(const json::object &request) {
             return json::object{{"error", kind + " \"" + name + "\" not found"}};
         return answer;
     }
-    return json::object{{"error", "unknown op \"" + op + "\" (get, describe)"}};
+    if (op == "plugins") return json::object{{"plugins", hot_reload_->plugins()}};
+    return json::object{{"error", "unknown op \"" + op + "\" (get, describe, plugins)"}};
 }
 
 }  // namespace

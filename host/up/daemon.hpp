@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,7 @@ struct UpOptions {
     std::filesystem::path local_updater;
     std::string local_updater_config = "{}";
     std::map<std::string, std::filesystem::path> extra_updaters;  // class → plugin file
+    std::optional<std::filesystem::path> updater_config;  // overrides the classes it names; watched
     std::string control_socket;
     std::chrono::milliseconds debounce{50};
     std::chrono::milliseconds max_wait{10000};

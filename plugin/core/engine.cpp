@@ -66,8 +66,8 @@ std::shared_ptr<LiveUpdateSlot> Engine::slot_for(const std::string &name) {
 
 Engine::Begun Engine::begin(const std::string &live_update, MicroTime now) {
     auto slot = slot_for(live_update);
-    std::unique_lock busy(slot->busy, std::try_to_lock);
-    if (!busy.owns_lock()) throw EngineBusy("LiveUpdate \"" + live_update + "\" is already being reconciled");
+    SessionClaim claim = SessionClaim::try_claim(slot);
+    if (!claim) throw EngineBusy("LiveUpdate \"" + live_update + "\" is already being reconciled");
 
     api::ObjectPtr lu;
     {
@@ -79,7 +79,7 @@ Engine::Begun Engine::begin(const std::string &live_update, MicroTime now) {
         if (auto it = slots_.find(live_update); it != slots_.end() && it->second == slot) slots_.erase(it);
     }
     Begun out;
-    out.session = std::make_unique<ReconcileSession>(live_update, slot, std::move(busy), start_time_);
+    out.session = std::make_unique<ReconcileSession>(live_update, std::move(claim), start_time_);
     const ObjectLookup lookup = [this](api::Kind kind, const std::string &name) {
         std::shared_lock lock(objects_mutex_);
         return store_.get(kind, name);
@@ -99,13 +99,14 @@ std::string Engine::snapshot() const {
         std::lock_guard lock(slots_mutex_);
         slots = slots_;
     }
+    // Each slot stays locked until encoded, so no session can open on it meanwhile.
     std::vector<std::unique_lock<std::mutex>> locks;
     std::map<std::string, SlotView> views;
     for (const auto &[name, slot] : slots) {
-        std::unique_lock busy(slot->busy, std::try_to_lock);
-        if (!busy.owns_lock())
+        std::unique_lock lock(slot->mutex);
+        if (slot->in_session)
             throw EngineBusy("cannot snapshot while LiveUpdate \"" + name + "\" is being reconciled");
-        locks.push_back(std::move(busy));
+        locks.push_back(std::move(lock));
         views[name] = SlotView{slot->monitor ? &*slot->monitor : nullptr, slot->status ? &*slot->status : nullptr};
     }
     return encode_snapshot(start_time_, objects, views);
@@ -129,8 +130,9 @@ void Engine::restore(std::string_view blob) {
     std::unique_lock lock(objects_mutex_);
     std::lock_guard slots_lock(slots_mutex_);
     for (const auto &[name, slot] : slots_) {
-        std::unique_lock busy(slot->busy, std::try_to_lock);
-        if (!busy.owns_lock()) throw EngineBusy("cannot restore while LiveUpdate \"" + name + "\" is being reconciled");
+        std::lock_guard slot_lock(slot->mutex);
+        if (slot->in_session)
+            throw EngineBusy("cannot restore while LiveUpdate \"" + name + "\" is being reconciled");
     }
     store_ = std::move(store);
     index_ = std::move(index);

@@ -29,9 +29,23 @@ std::vector<api::IgnoreDef> source_ignores(const Monitor &monitor, const api::Li
 
 }  // namespace
 
-ReconcileSession::ReconcileSession(std::string name, std::shared_ptr<LiveUpdateSlot> slot,
-                                   std::unique_lock<std::mutex> lock, MicroTime start_time)
-    : name_(std::move(name)), slot_(std::move(slot)), lock_(std::move(lock)), start_time_(start_time) {}
+SessionClaim SessionClaim::try_claim(std::shared_ptr<LiveUpdateSlot> slot) {
+    std::lock_guard lock(slot->mutex);
+    SessionClaim claim;
+    if (slot->in_session) return claim;
+    slot->in_session = true;
+    claim.slot_ = std::move(slot);
+    return claim;
+}
+
+SessionClaim::~SessionClaim() {
+    if (!slot_) return;
+    std::lock_guard lock(slot_->mutex);
+    slot_->in_session = false;
+}
+
+ReconcileSession::ReconcileSession(std::string name, SessionClaim claim, MicroTime start_time)
+    : name_(std::move(name)), claim_(std::move(claim)), slot_(&claim_.slot()), start_time_(start_time) {}
 
 void ReconcileSession::log(std::string level, std::string text) {
     log_.push_back({std::move(level), std::move(text)});

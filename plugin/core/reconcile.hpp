@@ -18,19 +18,36 @@
 
 namespace liveupdate {
 
-// Everything the engine keeps for one LiveUpdate name.
+// Everything the engine keeps for one LiveUpdate name. While a reconcile
+// session is open it alone touches monitor and status.
 struct LiveUpdateSlot {
-    std::mutex busy;  // held by the reconcile in progress
+    std::mutex mutex;  // guards in_session
+    bool in_session = false;
     std::optional<Monitor> monitor;
     // The status last handed out (what the host stores); seeded from the object.
     std::optional<api::LiveUpdateStatus> status;
 };
 
+// Marks a slot as being reconciled for its lifetime.
+class SessionClaim {
+public:
+    // Returns an empty claim when a session is already open on the slot.
+    static SessionClaim try_claim(std::shared_ptr<LiveUpdateSlot> slot);
+    SessionClaim() = default;
+    SessionClaim(SessionClaim &&other) noexcept : slot_(std::move(other.slot_)) {}
+    SessionClaim &operator=(SessionClaim &&) = delete;
+    SessionClaim(const SessionClaim &) = delete;
+    ~SessionClaim();
+    explicit operator bool() const { return slot_ != nullptr; }
+    LiveUpdateSlot &slot() const { return *slot_; }
+
+private:
+    std::shared_ptr<LiveUpdateSlot> slot_;
+};
+
 class ReconcileSession {
 public:
-    // Locks the slot for the session's lifetime; the caller made sure it is free.
-    ReconcileSession(std::string name, std::shared_ptr<LiveUpdateSlot> slot, std::unique_lock<std::mutex> lock,
-                     MicroTime start_time);
+    ReconcileSession(std::string name, SessionClaim claim, MicroTime start_time);
 
     // lu: the LiveUpdate object, null when it does not exist (D04).
     Step begin(const api::ObjectPtr &lu, const ObjectLookup &lookup, MicroTime now);
@@ -65,8 +82,8 @@ private:
     void log(std::string level, std::string text);
 
     std::string name_;
-    std::shared_ptr<LiveUpdateSlot> slot_;
-    std::unique_lock<std::mutex> lock_;
+    SessionClaim claim_;
+    LiveUpdateSlot *slot_;
     MicroTime start_time_;
     MicroTime now_;
     bool commit_ = true;

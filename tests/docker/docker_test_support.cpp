@@ -148,16 +148,22 @@ const lu_updater_api &plugin_api(const std::string &path) {
     return *table;
 }
 
-void collect_log(void *ctx, int32_t, lu_str line) {
-    static_cast<std::vector<std::string> *>(ctx)->emplace_back(line.data, line.size);
-}
-
 }  // namespace
 
+struct DockerUpdater::LogSink {
+    std::mutex mutex;
+    std::vector<std::string> lines;
+    static void collect(void *ctx, int32_t, lu_str line) {
+        auto *sink = static_cast<LogSink *>(ctx);
+        std::lock_guard lock(sink->mutex);
+        sink->lines.emplace_back(line.data, line.size);
+    }
+};
+
 DockerUpdater::DockerUpdater(const std::string &config_json, const std::string &plugin_path)
-    : api_(&plugin_api(plugin_path)), logs_(new std::vector<std::string>) {
+    : api_(&plugin_api(plugin_path)), logs_(new LogSink) {
     const auto &api = *api_;
-    lu_updater_host host{sizeof(lu_updater_host), logs_, collect_log, nullptr};
+    lu_updater_host host{sizeof(lu_updater_host), logs_, &LogSink::collect, nullptr};
     lu_message error{};
     if (api.create(&host, {config_json.data(), config_json.size()}, &updater_, &error) != LU_OK) {
         std::string text(error.data == nullptr ? "" : error.data, error.size);
@@ -216,10 +222,18 @@ Outcome DockerUpdater::update(const std::string &container_id, const std::string
     request.restart = u.restart ? 1 : 0;
     lu_update_outcome outcome{};
     outcome.struct_size = sizeof outcome;
-    logs_->clear();
+    {
+        std::lock_guard lock(logs_->mutex);
+        logs_->lines.clear();
+    }
     const auto &api = *api_;
     if (api.update(updater_, &request, &outcome) != LU_OK) throw std::runtime_error("update() did not write an outcome");
-    Outcome result{outcome.kind, outcome.exit_code, std::string(outcome.message.data == nullptr ? "" : outcome.message.data, outcome.message.size), *logs_};
+    Outcome result{outcome.kind, outcome.exit_code,
+                   std::string(outcome.message.data == nullptr ? "" : outcome.message.data, outcome.message.size), {}};
+    {
+        std::lock_guard lock(logs_->mutex);
+        result.logs = logs_->lines;
+    }
     api.free_message(&outcome.message);
     return result;
 }

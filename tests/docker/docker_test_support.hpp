@@ -109,7 +109,9 @@ public:
 private:
     const lu_updater_api *api_ = nullptr;
     lu_updater *updater_ = nullptr;
-    std::vector<std::string> *logs_ = nullptr;
+    struct LogSink;
+    LogSink *logs_ = nullptr; // the plugin may log from several threads
+
 };
 
 }  // namespace lu_test

@@ -45,6 +45,16 @@ BOOST_AUTO_TEST_CASE(status_in_tilts_shape) {
                R"({"status":"exited","error":"oom","exitCode":137,"startedAt":"2026-11-30T07:42:31.000000Z","finishedAt":"2026-11-30T07:43:00.500000Z"})");
 }
 
+BOOST_AUTO_TEST_CASE(port_bindings_by_container_port) {
+    const auto status = compose_status_from_inspect(json::parse(R"({
+      "Id": "abc", "State": {"Status": "running", "Running": true},
+      "NetworkSettings": {"Ports": {"8080/tcp": [{"HostIp": "0.0.0.0", "HostPort": "18080"}, {"HostIp": "::", "HostPort": "18080"}],
+                                    "53/udp": [{"HostIp": "", "HostPort": "5353"}], "9000/tcp": null}}})").as_object());
+    BOOST_TEST(json::serialize(status.at("portBindings")) ==
+               R"([{"containerPort":53,"hostPort":5353},{"containerPort":8080,"hostPort":18080,"hostIP":"0.0.0.0"},{"containerPort":8080,"hostPort":18080,"hostIP":"::"}])");
+    BOOST_TEST(!compose_status_from_inspect(json::parse(R"({"Id": "a", "NetworkSettings": {"Ports": {}}})").as_object()).contains("portBindings"));
+}
+
 BOOST_AUTO_TEST_CASE(filter_names_both_labels) {
     BOOST_TEST(service_filter_json({"p", "s"}) ==
                R"({"label":["com.docker.compose.project=p","com.docker.compose.service=s"]})");

@@ -372,6 +372,42 @@ BOOST_AUTO_TEST_CASE(an_unusable_docker_host_in_the_environment_fails_updates_no
                outcome.message);
 }
 
+BOOST_AUTO_TEST_CASE(a_run_longer_than_its_limit_is_an_infra_failure) {
+    const auto &c = shared();
+    DockerUpdater updater(R"({"runTimeoutSeconds": 1})");
+    Update u;
+    u.runs = {{{"sleep", "30"}, false}};
+    const auto outcome = updater.update(c.id(), c.name(), u);
+    BOOST_TEST(outcome.kind == LU_OUTCOME_INFRA_FAILURE);
+    BOOST_TEST(outcome.message.find("timed out waiting for the command to finish") != std::string::npos, outcome.message);
+    BOOST_TEST(outcome.message.find("the limit is 1s") != std::string::npos, outcome.message);
+    c.exec("pkill -f 'sleep 30' 2>/dev/null; true"); // the exec itself goes on in the container
+}
+
+BOOST_AUTO_TEST_CASE(one_instance_serves_concurrent_updates_of_different_containers) {
+    const auto &first = shared();
+    TestContainer second(kBusybox, kSleep);
+    DockerUpdater updater;
+    std::vector<Outcome> outcomes(2 * 4);
+    const auto work = [&](const TestContainer &c, int slot) {
+        for (int i = 0; i < 4; ++i) {
+            Update u;
+            const std::string path = "t9/" + std::to_string(slot) + "/" + std::to_string(i) + ".txt";
+            u.archive = TarBuilder().file(path, std::to_string(i)).finish();
+            u.copies = {{"/l", "/" + path}};
+            u.runs = {{{"cat", "/" + path}, false}};
+            outcomes[static_cast<std::size_t>(slot * 4 + i)] = updater.update(c.id(), c.name(), u);
+        }
+    };
+    std::thread a(work, std::cref(first), 0);
+    std::thread b(work, std::cref(second), 1);
+    a.join();
+    b.join();
+    for (const auto &o : outcomes) BOOST_TEST(o.kind == LU_OUTCOME_OK, o.message);
+    BOOST_TEST(first.exec("cat /t9/0/3.txt").output == "3");
+    BOOST_TEST(second.exec("cat /t9/1/3.txt").output == "3");
+}
+
 BOOST_AUTO_TEST_CASE(a_bad_config_is_refused_at_create) {
     BOOST_TEST(DockerUpdater::create_error(R"({"timeoutSeconds": "soon"})").find("timeoutSeconds") != std::string::npos);
     BOOST_TEST(DockerUpdater::create_error(R"({"host": "ssh://box"})").find("not supported") != std::string::npos);

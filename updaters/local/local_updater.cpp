@@ -1,7 +1,12 @@
 // Entry point and C ABI table of the `local` updater.
 #include <boost/json.hpp>
 
+#include <chrono>
+#include <cerrno>
 #include <climits>
+#include <cstring>
+#include <cstdio>
+#include <functional>
 #include <cstdlib>
 #include <new>
 #include <string>
@@ -55,6 +60,13 @@ std::string canonical_root(const char *root, std::string &error) {
     return resolved;
 }
 
+std::string amount(const local::ExtractResult &r) {
+    char text[96];
+    std::snprintf(text, sizeof text, "%llu file(s), %.1f MB", static_cast<unsigned long long>(r.files),
+                  static_cast<double>(r.bytes) / 1e6);
+    return text;
+}
+
 std::string joined(const lu_run_step &run) {
     std::string out;
     for (size_t i = 0; i < run.argc; ++i) {
@@ -86,8 +98,21 @@ int32_t do_update(lu_updater *u, const lu_update_request *req, lu_update_outcome
         error = local::delete_under_root(root, req->delete_paths[i]);
         if (!error.empty()) return infra(out, error);
     }
-    const local::ExtractResult unpacked = local::extract_under_root(root, req->archive);
+    // A long initial sync says how far it got, every second.
+    std::function<void(const local::ExtractResult &)> progress;
+    if (req->initial_sync != 0)
+        progress = [u](const local::ExtractResult &so_far) {
+            log_line(u, LU_LOG_INFO, "Initial sync: " + amount(so_far) + " unpacked so far");
+        };
+    const auto started = std::chrono::steady_clock::now();
+    const local::ExtractResult unpacked = local::extract_under_root(root, req->archive, progress);
     if (!unpacked.error.empty()) return infra(out, unpacked.error);
+    if (req->initial_sync != 0) {
+        const auto took = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        char seconds[32];
+        std::snprintf(seconds, sizeof seconds, "%.1f", took);
+        log_line(u, LU_LOG_INFO, "Initial sync: " + amount(unpacked) + " unpacked in " + seconds + " s");
+    }
 
     const local::RelativePath wd = local::container_path_relative(u->working_dir);
     const std::string working_dir = local::under_root(root, wd.path);

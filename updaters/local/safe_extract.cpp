@@ -3,6 +3,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include <chrono>
 #include <memory>
 #include <vector>
 
@@ -39,8 +40,10 @@ constexpr int kSecureFlags = ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_PERM |
 
 }  // namespace
 
-ExtractResult extract_under_root(const std::string &root, const lu_archive_stream &stream) {
+ExtractResult extract_under_root(const std::string &root, const lu_archive_stream &stream,
+                                 const std::function<void(const ExtractResult &)> &progress) {
     ExtractResult result;
+    auto next_report = std::chrono::steady_clock::now() + std::chrono::seconds(1);
     if (stream.read == nullptr) return result;  // nothing to unpack
 
     ReadContext ctx{&stream, std::vector<char>(64 * 1024)};
@@ -100,7 +103,11 @@ ExtractResult extract_under_root(const std::string &root, const lu_archive_strea
             result.error = "cannot finish \"" + name + "\" under " + root + ": " + archive_error(writer.get());
             return result;
         }
-        ++result.files;
+        if (archive_entry_filetype(entry) != AE_IFDIR) ++result.files;
+        if (progress && std::chrono::steady_clock::now() >= next_report) {
+            progress(result);
+            next_report = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+        }
     }
     if (archive_write_close(writer.get()) != ARCHIVE_OK)
         result.error = "cannot finish unpacking under " + root + ": " + archive_error(writer.get());

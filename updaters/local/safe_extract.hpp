@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "liveupdate/updater_plugin.h"
@@ -10,7 +11,7 @@
 namespace liveupdate::local {
 
 struct ExtractResult {
-    std::uint64_t files = 0;   // entries written
+    std::uint64_t files = 0;   // entries written, directories not counted
     std::uint64_t bytes = 0;   // file content written
     std::string error;         // non-empty on failure: which entry and why
 };
@@ -18,6 +19,8 @@ struct ExtractResult {
 // root must be canonical (no symlink in any component): libarchive refuses
 // to write through any symlink it meets on the way, which is what keeps
 // entries inside root. No chdir() happens: every entry gets an absolute path.
-ExtractResult extract_under_root(const std::string &root, const lu_archive_stream &stream);
+// progress (optional) sees the counts so far, at most once per second.
+ExtractResult extract_under_root(const std::string &root, const lu_archive_stream &stream,
+                                 const std::function<void(const ExtractResult &)> &progress = {});
 
 }  // namespace liveupdate::local

@@ -149,9 +149,11 @@ public:
 
     void close_stdin() { ::shutdown(connection_.fd(), SHUT_WR); }
 
-    void read_to_end(Clock::time_point deadline) {
+    void read_to_end(Clock::time_point deadline, std::chrono::milliseconds total) {
+        const std::string doing = "waiting for the command to finish (it may still run in the container): the limit is " +
+                                  std::to_string(total.count() / 1000) + "s";
         while (!peer_closed_) {
-            wait_for(POLLIN, deadline, "waiting for the command to finish");
+            wait_for(POLLIN, deadline, doing.c_str());
             drain();
         }
     }
@@ -258,7 +260,7 @@ ExecResult run_exec(EngineClient &client, const ExecSpec &spec, const StdinProdu
         }
     }
     stream.close_stdin();
-    stream.read_to_end(total_deadline);
+    stream.read_to_end(total_deadline, timeouts.total);
     result.exit_code = wait_exit_code(client, exec_id);
     return result;
 }

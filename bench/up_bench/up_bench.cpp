@@ -1,0 +1,153 @@
+// up_bench: latency from writing files in a watched folder to those files
+// being in a LocalContainer's folder, through a real `lu-host up --debounce 0`.
+// The reference measured in the same run is a plain copy of the same files
+// (write each, read it back, write it to the destination), so the ratio says
+// what the whole pipeline (inotify, plugin, archive, unpack) costs on top of
+// moving the bytes.
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <utility>
+#include <string>
+#include <thread>
+#include <vector>
+
+extern char **environ;
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+std::string read_file(const fs::path &p) {
+    std::ifstream in(p);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+void write_file(const fs::path &p, const std::string &text) { std::ofstream(p) << text; }
+
+double ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+const char *kObjects = R"({"kind": "List", "items": [
+ {"apiVersion": "tilt.dev/v1alpha1", "kind": "FileWatch", "metadata": {"name": "fw"}, "spec": {"watchedPaths": ["src"]}},
+ {"apiVersion": "liveupdate.dev/v1alpha1", "kind": "LocalContainer", "metadata": {"name": "box"}, "spec": {"root": "root"}},
+ {"apiVersion": "tilt.dev/v1alpha1", "kind": "LiveUpdate", "metadata": {"name": "lu"},
+  "spec": {"basePath": ".", "sources": [{"fileWatch": "fw"}], "selector": {"local": {"container": "box"}},
+           "syncs": [{"localPath": "src", "containerPath": "/app"}]}}]})";
+
+struct Trip {
+    double total = -1;           // first write → all files in dest
+    double after_last = -1;      // last write → all files in dest
+};
+
+// Writes n files (content unique to rep) and waits until all are in dest.
+Trip round_trip(const fs::path &src, const fs::path &dest, int n, int rep) {
+    const auto start = Clock::now();
+    for (int i = 0; i < n; ++i) write_file(src / ("f" + std::to_string(i) + ".txt"), "rep " + std::to_string(rep) + " file " + std::to_string(i) + "\n");
+    const auto written = Clock::now();
+    int confirmed = 0;
+    while (confirmed < n) {
+        const std::string want = "rep " + std::to_string(rep) + " file " + std::to_string(confirmed) + "\n";
+        if (read_file(dest / ("f" + std::to_string(confirmed) + ".txt")) == want) {
+            ++confirmed;
+            continue;
+        }
+        if (Clock::now() - start > std::chrono::seconds(60)) return Trip{};
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    const auto done = Clock::now();
+    return Trip{ms(done - start), ms(done - written)};
+}
+
+double plain_copy(const fs::path &src, const fs::path &scratch, int n, int rep) {
+    const auto start = Clock::now();
+    for (int i = 0; i < n; ++i) {
+        const std::string name = "f" + std::to_string(i) + ".txt";
+        const std::string content = "rep " + std::to_string(rep) + " file " + std::to_string(i) + "\n";
+        write_file(src / name, content);
+        write_file(scratch / name, read_file(src / name));
+    }
+    return ms(Clock::now() - start);
+}
+
+}  // namespace
+
+int main() {
+    char tmpl[] = "/tmp/lu-up-bench-XXXXXX";
+    const fs::path dir = ::mkdtemp(tmpl);
+    fs::create_directories(dir / "src");
+    fs::create_directories(dir / "plain/src");
+    fs::create_directories(dir / "plain/dest");
+    write_file(dir / "objects.json", kObjects);
+
+    std::vector<std::string> args{LU_HOST_BIN, "up", "--debounce", "0", "--control-socket",
+                                  (dir / "ctl/control.sock").string(), (dir / "objects.json").string()};
+    std::vector<char *> argv;
+    for (auto &a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, (dir / "daemon.log").c_str(), O_WRONLY | O_CREAT, 0644);
+    pid_t pid = -1;
+    if (::posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ) != 0) {
+        std::fprintf(stderr, "up_bench: cannot start %s\n", LU_HOST_BIN);
+        return 1;
+    }
+    // Ready once it says so, and once a first file made it through.
+    const auto started = Clock::now();
+    while (read_file(dir / "daemon.log").find("up: watching") == std::string::npos &&
+           Clock::now() - started < std::chrono::seconds(30))
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    const double warmup = round_trip(dir / "src", dir / "root/app", 1, 0).total;
+
+    int code = 0;
+    if (warmup < 0) {
+        std::fprintf(stderr, "up_bench: the daemon never synced (see %s)\n", (dir / "daemon.log").c_str());
+        code = 1;
+    } else {
+        std::printf("up_bench: end-to-end latency, write → file in the container folder (debounce 0)\n");
+        for (const auto &[n, reps] : std::vector<std::pair<int, int>>{{1, 30}, {1000, 5}}) {
+            std::vector<double> e2e, tail, plain;
+            for (int r = 1; r <= reps; ++r) {
+                // Each measured alone: the daemon may still be handling the tail of the last round.
+                std::this_thread::sleep_for(std::chrono::milliseconds(n > 1 ? 3000 : 100));
+                plain.push_back(plain_copy(dir / "plain/src", dir / "plain/dest", n, r));
+                const Trip trip = round_trip(dir / "src", dir / "root/app", n, r);
+                e2e.push_back(trip.total);
+                tail.push_back(trip.after_last);
+            }
+            if (*std::min_element(e2e.begin(), e2e.end()) < 0) {
+                std::fprintf(stderr, "up_bench: %d file(s) never arrived\n", n);
+                code = 1;
+                break;
+            }
+            const double m = median(e2e), p = median(plain);
+            std::printf("  %5d file(s): first write → all in container: median %8.2f ms (min %.2f, max %.2f); "
+                        "last write → all in container: median %.2f ms | plain copy of the same files %.2f ms | "
+                        "ratio %.2f\n",
+                        n, m, *std::min_element(e2e.begin(), e2e.end()), *std::max_element(e2e.begin(), e2e.end()),
+                        median(tail), p, m / std::max(p, 0.001));
+        }
+    }
+    ::kill(pid, SIGTERM);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    fs::remove_all(dir);
+    return code;
+}
