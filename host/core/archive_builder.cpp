@@ -123,7 +123,7 @@ private:
         } else if (S_ISLNK(st.st_mode)) {
             add_symlink(dir_fd, leaf, path, name, st);
         } else if (S_ISDIR(st.st_mode)) {
-            add_directory(dir_fd, leaf, path, name, st, filter, true);
+            add_directory(dir_fd, leaf, path, name, filter, true);
         } else {
             log_(LogLevel::warn, "skipping " + path + ": not a regular file, directory or symlink");
         }
@@ -173,7 +173,7 @@ private:
     }
 
     void add_directory(int dir_fd, const std::string &leaf, const std::string &path, const std::string &name,
-                       const struct stat &st, const IgnoreSet &filter, bool emit_entry) {
+                       const IgnoreSet &filter, bool emit_entry) {
         int fd = dir_fd < 0 ? ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                             : ::openat(dir_fd, leaf.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0) {
@@ -183,25 +183,41 @@ private:
             }
             throw HostError(kBuild, path, "cannot open the directory: " + errno_text(errno));
         }
-        if (emit_entry && !name.empty()) header(name, st, AE_IFDIR, 0, nullptr);
         DIR *dir = ::fdopendir(fd);
         if (dir == nullptr) {
             ::close(fd);
             throw HostError(kBuild, path, "cannot list the directory: " + errno_text(errno));
         }
         std::unique_ptr<DIR, int (*)(DIR *)> dir_owner(dir, ::closedir);
-        std::vector<std::string> children;
+        if (emit_entry && !name.empty()) {
+            struct stat st {};
+            if (::fstat(fd, &st) != 0) throw HostError(kBuild, path, errno_text(errno));
+            header(name, st, AE_IFDIR, 0, nullptr);
+        }
+        // d_type spares a stat per entry; DT_UNKNOWN (some file systems) falls back to one.
+        std::vector<std::pair<std::string, unsigned char>> children;
         errno = 0;
         while (const dirent *child = ::readdir(dir)) {
             std::string_view child_name(child->d_name);
-            if (child_name != "." && child_name != "..") children.emplace_back(child_name);
+            if (child_name != "." && child_name != "..") children.emplace_back(child_name, child->d_type);
         }
         if (errno != 0) throw HostError(kBuild, path, "cannot list the directory: " + errno_text(errno));
         std::sort(children.begin(), children.end());
         const std::string prefix = path == "/" ? path : path + "/";
         const std::string name_prefix = name.empty() ? name : name + "/";
-        for (const std::string &child : children) {
+        for (const auto &[child, type] : children) {
             const std::string child_path = prefix + child;
+            const std::string child_name = name_prefix + child;
+            if (type == DT_DIR) {
+                if (!filter.matches_entire_dir(child_path)) {
+                    add_directory(fd, child, child_path, child_name, filter, !filter.matches(child_path));
+                }
+                continue;
+            }
+            if (type == DT_REG) {
+                if (!filter.matches(child_path)) add_file(fd, child, child_path, child_name);
+                continue;
+            }
             struct stat child_st {};
             if (::fstatat(fd, child.c_str(), &child_st, AT_SYMLINK_NOFOLLOW) != 0) {
                 if (errno == ENOENT) {
@@ -210,10 +226,10 @@ private:
                 }
                 throw HostError(kBuild, child_path, errno_text(errno));
             }
-            const std::string child_name = name_prefix + child;
             if (S_ISDIR(child_st.st_mode)) {
-                if (filter.matches_entire_dir(child_path)) continue;
-                add_directory(fd, child, child_path, child_name, child_st, filter, !filter.matches(child_path));
+                if (!filter.matches_entire_dir(child_path)) {
+                    add_directory(fd, child, child_path, child_name, filter, !filter.matches(child_path));
+                }
             } else if (!filter.matches(child_path)) {
                 add_path(fd, child, child_path, child_name, child_st, filter);
             }

@@ -192,11 +192,11 @@ void ComposeDiscovery::refresh_loop() {
         }
         {
             std::lock_guard lock(mutex_);
+            last_warning_.clear(); // the engine answers again: the next outage is news
             const auto found = watched_.find(name);
             if (found == watched_.end() || found->second.service != service) continue;
             if (found->second.reported && *found->second.reported == status) continue;
             found->second.reported = status;
-            last_warning_.clear();
         }
         if (on_status_) on_status_(name, status);
     }

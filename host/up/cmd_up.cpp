@@ -52,18 +52,21 @@ constexpr const char *kUpHelp =
     "\n"
     "exit: 0 stopped by a signal, 1 could not start, 2 usage error, 3 plugin load error\n";
 
-std::chrono::milliseconds millis(const ParsedArgs &args, const std::string &name, int fallback) {
+long number(const ParsedArgs &args, const std::string &name, long fallback, long minimum) {
     const auto text = args.value(name);
-    if (!text) return std::chrono::milliseconds(fallback);
+    if (!text) return fallback;
     std::size_t used = 0;
-    long value = -1;
+    long value = minimum - 1;
     try {
         value = std::stol(*text, &used);
-    } catch (const std::exception &) {
+    } catch (const std::invalid_argument &) {
+        used = 0;
+    } catch (const std::out_of_range &) {
         used = 0;
     }
-    if (used != text->size() || value < 0) throw UsageError(name + " needs a number of milliseconds, got " + *text);
-    return std::chrono::milliseconds(value);
+    if (used != text->size() || value < minimum)
+        throw UsageError(name + " needs a whole number of at least " + std::to_string(minimum) + ", got " + *text);
+    return value;
 }
 
 }  // namespace
@@ -82,9 +85,9 @@ int run_up_command(int argc, char **argv) {
         }
         if (args.positional.empty()) throw UsageError("no object file or folder given");
         options.paths = args.positional;
-        options.debounce = millis(args, "--debounce", 50);
-        options.max_wait = millis(args, "--max-wait", 10000);
-        options.workers = static_cast<unsigned>(std::max<long>(1, millis(args, "--workers", 2).count()));
+        options.debounce = std::chrono::milliseconds(number(args, "--debounce", 50, 0));
+        options.max_wait = std::chrono::milliseconds(number(args, "--max-wait", 10000, 0));
+        options.workers = static_cast<unsigned>(number(args, "--workers", 2, 1));
         const std::string format = args.value("--log-format").value_or("text");
         if (format != "text" && format != "json") throw UsageError("--log-format must be text or json");
         options.log_format = format == "json" ? up::LogFormat::json : up::LogFormat::text;

@@ -144,6 +144,7 @@ private:
     std::map<ObjectKey, Declared> declared_;
     std::map<std::string, Rejection> rejected_;  // LiveUpdate name → why admission refused it
     std::map<std::string, std::deque<std::string>> recent_log_;
+    std::map<std::string, std::string> container_state_logged_;  // LocalContainer → "ID state"
 };
 
 void Daemon::start() {
@@ -193,8 +194,11 @@ void Daemon::start() {
                 return true;
         return false;
     };
+    const auto in_a_subfolder = [below_a_root](const std::string &path) {
+        return below_a_root(std::filesystem::path(path).parent_path().string());
+    };
     object_file_watcher_ = std::make_unique<TreeWatcher>(
-        roots, WatchFilter{below_a_root, below_a_root}, WatchTiming{std::chrono::milliseconds(50), std::chrono::seconds(2), std::chrono::milliseconds(500)},
+        roots, WatchFilter{in_a_subfolder, below_a_root}, WatchTiming{std::chrono::milliseconds(50), std::chrono::seconds(2), std::chrono::milliseconds(500)},
         [this](std::vector<std::string> paths) {
             std::set<std::string> files;
             for (const auto &p : paths)
@@ -294,7 +298,7 @@ void Daemon::apply(const DeclaredObject &d) {
     }
     const std::string origin = d.file + ": " + key.text();
     if (d.kind == "LiveUpdate") {
-        if (upsert(d.object, origin)) store_.put(d.object, true);
+        upsert(d.object, origin);
     } else if (d.kind == "FileWatch") {
         const json::object with_status = file_watches_->apply(d.object);
         if (const auto *status = with_status.at("status").as_object().if_contains("error"))
@@ -347,21 +351,36 @@ bool Daemon::upsert(const json::object &object, const std::string &origin) {
     if (key.kind == "LiveUpdate") {
         std::lock_guard<std::mutex> lock(mutex_);
         rejected_.erase(key.name);
-    } else {
-        store_.put(object);
     }
+    // Stored before any reconcile can run: its status is written into the store.
+    // A LiveUpdate keeps the status its reconciles wrote.
+    store_.put(object, key.kind == "LiveUpdate");
     queue_.mark_due(strings_of(result.if_contains("due")));
     return true;
 }
 
 void Daemon::on_container_status(const std::string &name, const json::object &status) {
     json::object object;
+    const std::string id = host::string_member(status, "containerID");
+    const json::value *state = status.if_contains("containerState");
+    const std::string phase = state != nullptr ? host::string_member(*state, "status") : "";
+    std::string news;
     {
         std::lock_guard<std::mutex> lock(mutex_);
         auto found = declared_.find(ObjectKey{"LocalContainer", name});
         if (found == declared_.end()) return;
         object = json::parse(found->second.text).as_object();
+        std::string &logged = container_state_logged_[name];
+        if (logged != id + " " + phase) {
+            logged = id + " " + phase;
+            news = "LocalContainer/" + name + " " + phase + " (" + id + ")";
+            if (phase == "exited" && state != nullptr && state->as_object().contains("exitCode"))
+                news += ", exit code " + json::serialize(state->at("exitCode"));
+            if (state != nullptr && state->as_object().contains("error"))
+                news += ": " + host::string_member(*state, "error");
+        }
     }
+    if (!news.empty()) log_.write(phase == "exited" ? LogLevel::warn : LogLevel::info, "", news);
     object["status"] = status;
     upsert(object, "LocalContainer/" + name);
 }

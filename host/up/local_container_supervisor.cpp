@@ -91,8 +91,8 @@ void LocalContainerSupervisor::notify(const std::string &name) {
 
 // Spawns the process; mutex_ is held. The monitor thread forwards output,
 // reaps the process and records how it ended.
-void LocalContainerSupervisor::start_locked(Container &c) {
-    c.id = new_container_id();
+void LocalContainerSupervisor::start_locked(Container &c, bool same_container) {
+    if (!same_container || c.id.empty()) c.id = new_container_id();
     c.started_at = now_text();
     c.finished_at.clear();
     c.error.clear();
@@ -228,7 +228,7 @@ void LocalContainerSupervisor::apply(const std::string &name, const LocalContain
     {
         std::lock_guard<std::mutex> lock(mutex_);
         c->spec = spec;
-        start_locked(*c);
+        start_locked(*c, false);
     }
     notify(name);
 }
@@ -257,7 +257,7 @@ void LocalContainerSupervisor::restart(const std::string &name_or_id) {
     std::string error;
     {
         std::lock_guard<std::mutex> lock(mutex_);
-        start_locked(*c);
+        start_locked(*c, true);
         error = c->error;
     }
     notify(c->name);

@@ -1,7 +1,12 @@
 // Starts and supervises the processes of LocalContainers and keeps their
-// status shaped like Docker's: containerID (new at every start),
-// containerName, containerState {status running/exited, running, startedAt,
-// finishedAt, exitCode, error}.
+// status shaped like Docker's: containerID, containerName, containerState
+// {status running/exited, running, startedAt, finishedAt, exitCode, error}.
+//
+// As with Docker, a restart (what a live update asks for) keeps the
+// container's ID and changes its startedAt; a container started anew (first
+// apply, or its spec changed) gets a new ID. A new ID makes the LiveUpdate
+// treat it as a new container (initial sync, resync), which after every
+// restart would loop.
 //
 // Each process runs in its own process group (a terminal's Ctrl-C reaches
 // the host, which then stops the containers itself) and is reaped by a
@@ -38,7 +43,7 @@ public:
     // Starts the container, or restarts it when its spec changed.
     void apply(const std::string &name, const LocalContainerSpec &spec);
     void remove(const std::string &name);
-    // Restarts the process of the container with this name (or ID). Throws
+    // Restarts the process of the container with this name (or ID), keeping its ID. Throws
     // std::runtime_error saying why when there is no such container.
     void restart(const std::string &name_or_id);
     std::optional<boost::json::object> status(const std::string &name) const;
@@ -48,7 +53,7 @@ public:
 
 private:
     struct Container;
-    void start_locked(Container &c);
+    void start_locked(Container &c, bool same_container);
     void stop(const std::shared_ptr<Container> &c);
     void notify(const std::string &name);
 

@@ -93,8 +93,15 @@ std::optional<MicroTime> MicroTime::parse(std::string_view s) {
     const std::int64_t days =
         days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
     const std::int64_t seconds = days * 86400 + hour * 3600 + minute * 60 + second - offset_seconds;
-    return MicroTime(seconds * 1'000'000 + micros);
+    const MicroTime t(seconds * 1'000'000 + micros);
+    // An offset can push a time past year 9999, which format() could not write back.
+    if (t < earliest() || latest() < t) return std::nullopt;
+    return t;
 }
+
+MicroTime MicroTime::earliest() { return MicroTime(days_from_civil(0, 1, 1) * 86400 * 1'000'000); }
+
+MicroTime MicroTime::latest() { return MicroTime((days_from_civil(9999, 12, 31) + 1) * 86400 * 1'000'000 - 1); }
 
 MicroTime MicroTime::from_system(std::chrono::system_clock::time_point tp) {
     return MicroTime(

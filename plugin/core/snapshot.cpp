@@ -68,8 +68,15 @@ json::value encode_monitor(const Monitor &m) {
     return out;
 }
 
+// Only times that RFC 3339 can write may come back from a snapshot.
+MicroTime checked_time(std::int64_t micros, const std::string &field) {
+    const MicroTime t(micros);
+    if (t < MicroTime::earliest() || MicroTime::latest() < t) throw DecodeError(field, "time out of range");
+    return t;
+}
+
 MicroTime micros_field(const json::object &o, std::string_view key, const std::string &path) {
-    return MicroTime(int_field(o, key, path));
+    return checked_time(int_field(o, key, path), child(path, key));
 }
 
 Monitor decode_monitor(const json::object &o, const std::string &path) {
@@ -97,7 +104,7 @@ Monitor decode_monitor(const json::object &o, const std::string &path) {
                         !entry.get_array()[1].is_int64())
                         throw DecodeError(pp, "expected [path, micros]");
                     s.paths.record(std::string(entry.get_array()[0].get_string()),
-                                   MicroTime(entry.get_array()[1].get_int64()));
+                                   checked_time(entry.get_array()[1].get_int64(), pp));
                 }
             }
             if (const auto *ignores = array_field(so, "ignores", p)) {

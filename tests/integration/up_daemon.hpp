@@ -57,7 +57,7 @@ inline std::map<std::string, std::string> tree_of(const fs::path &dir) {
     std::error_code ec;
     if (!fs::exists(dir, ec)) return out;
     for (auto it = fs::recursive_directory_iterator(dir, ec); it != fs::recursive_directory_iterator(); it.increment(ec))
-        if (it->is_regular_file(ec)) out[fs::relative(it->path(), dir).string()] = read_file(it->path());
+        if (it->is_regular_file(ec)) out[it->path().lexically_relative(dir).string()] = read_file(it->path());
     return out;
 }
 

@@ -109,27 +109,38 @@ BOOST_AUTO_TEST_CASE(a_failing_run_is_reported_and_files_stay_synced) {
     BOOST_TEST(d.log_text().find("broken") != std::string::npos);
 }
 
-BOOST_AUTO_TEST_CASE(restart_starts_the_process_anew) {
+BOOST_AUTO_TEST_CASE(restart_restarts_the_process_in_place) {
     UpDaemon d;
     Objects o;
-    o.container["spec"].as_object()["command"] = json::array{"sh", "-c", "echo started >> starts.log; exec sleep 600"};
+    o.container["spec"].as_object()["command"] =
+        json::array{"sh", "-c", "echo started >> starts.log; echo $$ > pid.txt; exec sleep 600"};
     o.lu_spec()["restart"] = "always";
     BOOST_TEST_REQUIRE(d.start(o));
-    std::string first_id;
+    std::string first_id, first_start;
     BOOST_TEST_REQUIRE(wait_until([&] {
-        first_id = text_at(d.status_of("localcontainers", "box"), {"containerID"});
+        const json::value status = d.status_of("localcontainers", "box");
+        first_id = text_at(status, {"containerID"});
+        first_start = text_at(status, {"containerState", "startedAt"});
         return !first_id.empty() && holds(d.root / "starts.log", "started\n");
     }));
     write_file(d.src / "a.txt", "a");
     BOOST_TEST(wait_until([&] { return read_file(d.root / "starts.log").starts_with("started\nstarted\n"); }));
-    // Each batch of changes restarts it once more: wait for the last start.
+    // Like Docker: same container, new start time, and no restart loop.
     BOOST_TEST(wait_until([&] {
         const json::value status = d.status_of("localcontainers", "box");
-        return text_at(status, {"containerID"}) != first_id &&
-               text_at(status, {"containerState", "status"}) == "running";
+        return text_at(status, {"containerState", "status"}) == "running" &&
+               text_at(status, {"containerState", "startedAt"}) != first_start;
     }));
+    BOOST_TEST(text_at(d.status_of("localcontainers", "box"), {"containerID"}) == first_id);
     BOOST_TEST(wait_until([&] { return holds(d.in_app("a.txt"), "a"); }));
+    const std::string starts = read_file(d.root / "starts.log");
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    BOOST_TEST(read_file(d.root / "starts.log") == starts);  // nothing restarts it again unasked
+
+    const pid_t process = std::stoi(read_file(d.root / "pid.txt"));
     BOOST_TEST(d.stop() == 0);
+    // Stopping the daemon stops its containers' processes too.
+    BOOST_TEST(wait_until([&] { return ::kill(process, 0) != 0; }));
 }
 
 BOOST_AUTO_TEST_CASE(initial_sync_copies_what_is_already_there) {

@@ -32,3 +32,19 @@ BOOST_AUTO_TEST_CASE(rejects_malformed_text) {
 BOOST_AUTO_TEST_CASE(zero_formats_as_empty) { BOOST_TEST(MicroTime{}.format().empty()); }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(micro_time_range)
+
+BOOST_AUTO_TEST_CASE(offsets_cannot_leave_the_writable_range) {
+    BOOST_TEST(!MicroTime::parse("9999-12-31T23:59:59-01:00"));
+    const auto last = MicroTime::parse("9999-12-31T23:59:59.999999Z");
+    BOOST_REQUIRE(last);
+    BOOST_TEST(last->micros() == MicroTime::latest().micros());
+    BOOST_TEST(MicroTime::parse(last->format())->micros() == last->micros());
+    const auto first = MicroTime::parse("0000-01-01T00:00:00Z");
+    BOOST_REQUIRE(first);
+    BOOST_TEST(first->format() == "0000-01-01T00:00:00.000000Z");
+    BOOST_TEST(!MicroTime::parse("0000-01-01T00:00:00+00:01"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -45,3 +45,16 @@ BOOST_AUTO_TEST_CASE(monitor_round_trips) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(snapshot_times)
+
+BOOST_AUTO_TEST_CASE(times_rfc3339_cannot_write_are_refused) {
+    try {
+        decode_snapshot(R"({"format":"liveupdate.plugin.state","version":1,"startTime":9223372036854775807})");
+        BOOST_FAIL("accepted a time past year 9999");
+    } catch (const json_fields::DecodeError &e) {
+        BOOST_TEST(e.field() == "startTime");
+    }
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -171,7 +171,7 @@ ProcessResult run_process(const std::vector<std::string> &argv, const StdinFeede
             try {
                 (*stdin_feeder)([&pipes](const char *d, std::size_t n) { pipes.write(d, n); });
             } catch (const StdinClosed &) {
-                result.stdin_cut_short = true;
+                // The program stopped reading (it ended early); its exit code tells why.
             }
         }
         pipes.close_stdin();

@@ -20,7 +20,6 @@ using ProcessOutputFn = std::function<void(bool is_stderr, std::string_view data
 struct ProcessResult {
     int exit_code = 0;     // 128 + signal when killed by one
     bool timed_out = false; // killed after the deadline
-    bool stdin_cut_short = false; // the program closed stdin before taking all of it
 };
 
 // argv[0] is looked up on PATH. Throws std::runtime_error when the program

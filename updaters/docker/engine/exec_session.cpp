@@ -256,7 +256,7 @@ ExecResult run_exec(EngineClient &client, const ExecSpec &spec, const StdinProdu
         try {
             (*stdin_producer)(stream);
         } catch (const PeerClosed &) {
-            result.stdin_cut_short = true;
+            // The process stopped reading (it ended early); its exit code tells why.
         }
     }
     stream.close_stdin();

@@ -41,8 +41,6 @@ using OutputHandler = std::function<void(OutputStream, std::string_view)>;
 
 struct ExecResult {
     int exit_code = 0;
-    // The process went away before it read all of stdin (e.g. it failed early).
-    bool stdin_cut_short = false;
 };
 
 // Throws EngineError when the daemon refuses, breaks the stream or times out;
