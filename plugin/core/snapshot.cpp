@@ -1,5 +1,7 @@
 #include "core/snapshot.hpp"
 
+#include <charconv>
+
 #include "core/json_fields.hpp"
 
 namespace liveupdate {
@@ -7,8 +9,6 @@ namespace json = boost::json;
 using namespace json_fields;
 
 namespace {
-
-json::value object_or_null(const api::ObjectPtr &obj) { return obj ? obj->raw : json::value(nullptr); }
 
 api::ObjectPtr decode_object_or_null(const json::object &o, std::string_view key, const std::string &path) {
     const auto *v = member(o, key);
@@ -20,52 +20,188 @@ api::ObjectPtr decode_object_or_null(const json::object &o, std::string_view key
     }
 }
 
-json::value encode_monitor(const Monitor &m) {
-    json::array sources;
-    for (const auto &[name, s] : m.sources) {
-        json::array paths;
-        paths.reserve(s.paths.size());
-        s.paths.for_each([&](const std::string &p, MicroTime t) { paths.push_back(json::array{p, t.micros()}); });
-        json::array ignores;
-        for (const auto &i : s.ignores) ignores.push_back(api::encode_ignore_def(i));
-        json::object so{{"fileWatch", name},
-                        {"paths", std::move(paths)},
-                        {"ignores", std::move(ignores)},
-                        {"imageBuildStartTime", s.image_build_start_time.micros()}};
-        if (s.last_image_status) so["lastImageStatus"] = json::object{{"value", *s.last_image_status}};
-        if (s.last_file_event) {
-            json::array seen;
-            for (const auto &f : s.last_file_event->seen_files) seen.emplace_back(f);
-            so["lastFileEvent"] = json::object{{"time", s.last_file_event->time.micros()}, {"seenFiles", std::move(seen)}};
+// Writes the snapshot straight into its text: no intermediate JSON tree, and
+// the objects' documents are serialized in place rather than copied. The
+// output is byte for byte what serializing the equivalent tree gives.
+class SnapshotWriter {
+public:
+    explicit SnapshotWriter(std::size_t size_hint) { out_.reserve(size_hint); }
+
+    void raw(std::string_view text) { out_.append(text); }
+    void key(std::string_view literal) {  // literal: needs no escaping
+        out_ += '"';
+        out_.append(literal);
+        out_ += "\":";
+    }
+    void string(std::string_view s) {
+        serializer_.reset(json::string_view(s.data(), s.size()));
+        drain();
+    }
+    void value(const json::value &v) {
+        serializer_.reset(&v);
+        drain();
+    }
+    void integer(std::int64_t i) {
+        char buf[24];
+        const auto end = std::to_chars(buf, buf + sizeof buf, i).ptr;
+        out_.append(buf, end);
+    }
+    void boolean(bool b) { out_.append(b ? "true" : "false"); }
+    void object_or_null(const api::ObjectPtr &obj) {
+        if (obj)
+            value(obj->raw);
+        else
+            raw("null");
+    }
+
+    std::string take() { return std::move(out_); }
+
+private:
+    void drain() {
+        while (!serializer_.done()) {
+            const auto part = serializer_.read(buffer_, sizeof buffer_);
+            out_.append(part.data(), part.size());
         }
-        sources.push_back(std::move(so));
     }
-    json::array containers;
+
+    std::string out_;
+    json::serializer serializer_;
+    char buffer_[4096];
+};
+
+void write_source(SnapshotWriter &w, const std::string &name, const SourceTrack &s) {
+    w.raw("{");
+    w.key("fileWatch");
+    w.string(name);
+    w.raw(",");
+    w.key("paths");
+    w.raw("[");
+    bool first = true;
+    s.paths.for_each([&](const std::string &p, MicroTime t) {
+        w.raw(first ? "[" : ",[");
+        first = false;
+        w.string(p);
+        w.raw(",");
+        w.integer(t.micros());
+        w.raw("]");
+    });
+    w.raw("],");
+    w.key("ignores");
+    w.raw("[");
+    for (std::size_t i = 0; i < s.ignores.size(); ++i) {
+        if (i > 0) w.raw(",");
+        w.value(api::encode_ignore_def(s.ignores[i]));
+    }
+    w.raw("],");
+    w.key("imageBuildStartTime");
+    w.integer(s.image_build_start_time.micros());
+    if (s.last_image_status) {
+        w.raw(",");
+        w.key("lastImageStatus");
+        w.raw("{");
+        w.key("value");
+        w.value(*s.last_image_status);
+        w.raw("}");
+    }
+    if (s.last_file_event) {
+        w.raw(",");
+        w.key("lastFileEvent");
+        w.raw("{");
+        w.key("time");
+        w.integer(s.last_file_event->time.micros());
+        w.raw(",");
+        w.key("seenFiles");
+        w.raw("[");
+        const auto &seen = s.last_file_event->seen_files;
+        for (std::size_t i = 0; i < seen.size(); ++i) {
+            if (i > 0) w.raw(",");
+            w.string(seen[i]);
+        }
+        w.raw("]}");
+    }
+    w.raw("}");
+}
+
+void write_container(SnapshotWriter &w, const ContainerKey &k, const ContainerTrack &c) {
+    w.raw("{");
+    w.key("containerID");
+    w.string(k.container_id);
+    w.raw(",");
+    w.key("podName");
+    w.string(k.pod_name);
+    w.raw(",");
+    w.key("namespace");
+    w.string(k.namespace_name);
+    w.raw(",");
+    w.key("lastFileTimeSynced");
+    w.integer(c.last_file_time_synced.micros());
+    w.raw(",");
+    w.key("failedLowWaterMark");
+    w.integer(c.failed_low_water_mark.micros());
+    w.raw(",");
+    w.key("failedReason");
+    w.string(c.failed_reason);
+    w.raw(",");
+    w.key("failedMessage");
+    w.string(c.failed_message);
+    w.raw("}");
+}
+
+void write_monitor(SnapshotWriter &w, const Monitor &m) {
+    w.raw("{");
+    w.key("manifest");
+    w.string(m.manifest);
+    w.raw(",");
+    w.key("spec");
+    w.value(m.spec_raw);
+    w.raw(",");
+    w.key("hasChangesToSync");
+    w.boolean(m.has_changes_to_sync);
+    const std::pair<const char *, const api::ObjectPtr *> dependencies[] = {
+        {"lastKubernetesDiscovery", &m.last_kubernetes_discovery},
+        {"lastKubernetesApply", &m.last_kubernetes_apply},
+        {"lastImageMap", &m.last_image_map},
+        {"lastDockerComposeService", &m.last_docker_compose_service},
+        {"lastLocalContainer", &m.last_local_container}};
+    for (const auto &[key, obj] : dependencies) {
+        w.raw(",");
+        w.key(key);
+        w.object_or_null(*obj);
+    }
+    w.raw(",");
+    w.key("sources");
+    w.raw("[");
+    bool first = true;
+    for (const auto &[name, s] : m.sources) {
+        if (!first) w.raw(",");
+        first = false;
+        write_source(w, name, s);
+    }
+    w.raw("],");
+    w.key("containers");
+    w.raw("[");
+    first = true;
     for (const auto &[k, c] : m.containers) {
-        containers.push_back(json::object{{"containerID", k.container_id},
-                                          {"podName", k.pod_name},
-                                          {"namespace", k.namespace_name},
-                                          {"lastFileTimeSynced", c.last_file_time_synced.micros()},
-                                          {"failedLowWaterMark", c.failed_low_water_mark.micros()},
-                                          {"failedReason", c.failed_reason},
-                                          {"failedMessage", c.failed_message}});
+        if (!first) w.raw(",");
+        first = false;
+        write_container(w, k, c);
     }
-    json::object out{{"manifest", m.manifest},
-                     {"spec", m.spec_raw},
-                     {"hasChangesToSync", m.has_changes_to_sync},
-                     {"lastKubernetesDiscovery", object_or_null(m.last_kubernetes_discovery)},
-                     {"lastKubernetesApply", object_or_null(m.last_kubernetes_apply)},
-                     {"lastImageMap", object_or_null(m.last_image_map)},
-                     {"lastDockerComposeService", object_or_null(m.last_docker_compose_service)},
-                     {"lastLocalContainer", object_or_null(m.last_local_container)},
-                     {"sources", std::move(sources)},
-                     {"containers", std::move(containers)}};
+    w.raw("]");
     if (m.last_trigger_queue) {
-        json::object data;
-        for (const auto &[k, v] : m.last_trigger_queue->data) data[k] = v;
-        out["lastTriggerQueue"] = std::move(data);
+        w.raw(",");
+        w.key("lastTriggerQueue");
+        w.raw("{");
+        first = true;
+        for (const auto &[k, v] : m.last_trigger_queue->data) {
+            if (!first) w.raw(",");
+            first = false;
+            w.string(k);
+            w.raw(":");
+            w.string(v);
+        }
+        w.raw("}");
     }
-    return out;
+    w.raw("}");
 }
 
 // Only times that RFC 3339 can write may come back from a snapshot.
@@ -142,22 +278,49 @@ Monitor decode_monitor(const json::object &o, const std::string &path) {
 
 std::string encode_snapshot(const MicroTime &start_time, const std::vector<api::ObjectPtr> &objects,
                             const std::map<std::string, SlotView> &slots) {
-    json::array objs;
-    objs.reserve(objects.size());
-    for (const auto &o : objects) objs.push_back(o->raw);
-    json::array lus;
-    for (const auto &[name, slot] : slots) {
-        json::object lo{{"name", name}};
-        lo["status"] = slot.status ? api::encode_live_update_status(*slot.status) : json::value(nullptr);
-        lo["monitor"] = slot.monitor ? encode_monitor(*slot.monitor) : json::value(nullptr);
-        lus.push_back(std::move(lo));
+    SnapshotWriter w(std::size_t{1} << 16);
+    w.raw("{");
+    w.key("format");
+    w.string(kSnapshotFormat);
+    w.raw(",");
+    w.key("version");
+    w.integer(kSnapshotVersion);
+    w.raw(",");
+    w.key("startTime");
+    w.integer(start_time.micros());
+    w.raw(",");
+    w.key("objects");
+    w.raw("[");
+    for (std::size_t i = 0; i < objects.size(); ++i) {
+        if (i > 0) w.raw(",");
+        w.value(objects[i]->raw);
     }
-    json::object out{{"format", kSnapshotFormat},
-                     {"version", kSnapshotVersion},
-                     {"startTime", start_time.micros()},
-                     {"objects", std::move(objs)},
-                     {"liveUpdates", std::move(lus)}};
-    return json::serialize(out);
+    w.raw("],");
+    w.key("liveUpdates");
+    w.raw("[");
+    bool first = true;
+    for (const auto &[name, slot] : slots) {
+        if (!first) w.raw(",");
+        first = false;
+        w.raw("{");
+        w.key("name");
+        w.string(name);
+        w.raw(",");
+        w.key("status");
+        if (slot.status)
+            w.value(api::encode_live_update_status(*slot.status));
+        else
+            w.raw("null");
+        w.raw(",");
+        w.key("monitor");
+        if (slot.monitor)
+            write_monitor(w, *slot.monitor);
+        else
+            w.raw("null");
+        w.raw("}");
+    }
+    w.raw("]}");
+    return w.take();
 }
 
 EngineState decode_snapshot(std::string_view text) {
