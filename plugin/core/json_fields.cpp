@@ -100,14 +100,15 @@ std::map<std::string, std::string> string_map_field(const json::object &o, std::
     return out;
 }
 
-json::value parse_limited(std::string_view text, std::size_t max_bytes, std::size_t max_depth) {
+json::value parse_limited(std::string_view text, std::size_t max_bytes, std::size_t max_depth,
+                          json::storage_ptr storage) {
     if (text.size() > max_bytes)
         throw DecodeError("", "document of " + std::to_string(text.size()) + " bytes exceeds the limit of " +
                                   std::to_string(max_bytes) + " bytes");
     json::parse_options opts;
     opts.max_depth = max_depth;
     boost::system::error_code ec;
-    json::value v = json::parse(text, ec, {}, opts);
+    json::value v = json::parse(text, ec, std::move(storage), opts);
     if (ec) {
         if (ec == json::error::too_deep)
             throw DecodeError("", "malformed JSON: nested deeper than " + std::to_string(max_depth) + " levels");

@@ -50,7 +50,8 @@ std::map<std::string, std::string> string_map_field(const json::object &o, std::
                                                     const std::string &path);
 
 // Parses text with a depth limit and a size cap; throws DecodeError("", why) otherwise.
+// The document is allocated from storage (the default resource unless given).
 json::value parse_limited(std::string_view text, std::size_t max_bytes = 64u << 20,
-                          std::size_t max_depth = 64);
+                          std::size_t max_depth = 64, json::storage_ptr storage = {});
 
 }  // namespace liveupdate::json_fields

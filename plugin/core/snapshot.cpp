@@ -1,5 +1,6 @@
 #include "core/snapshot.hpp"
 
+#include <algorithm>
 #include <charconv>
 
 #include "core/json_fields.hpp"
@@ -10,11 +11,45 @@ using namespace json_fields;
 
 namespace {
 
-api::ObjectPtr decode_object_or_null(const json::object &o, std::string_view key, const std::string &path) {
+// The snapshot is parsed into a monotonic resource freed with the decode;
+// anything kept must be copied out to the default resource.
+json::value owned_copy(const json::value &v) { return json::value(v, json::storage_ptr()); }
+
+// The snapshot's objects by kind and name. A monitor's copy of a dependency
+// that is still identical to the stored object shares it, as it did before the
+// snapshot: less to decode and to keep, and the reconciler's identity check holds.
+class KnownObjects {
+public:
+    explicit KnownObjects(const std::vector<api::ObjectPtr> &objects) {
+        for (const auto &o : objects) by_name_.emplace(Key{o->kind, o->meta.name}, o);
+    }
+
+    api::ObjectPtr same_as(const json::value &v) const {
+        const auto *o = v.if_object();
+        if (o == nullptr) return nullptr;
+        const auto *kind_text = o->if_contains("kind");
+        const auto *meta = o->if_contains("metadata");
+        if (kind_text == nullptr || !kind_text->is_string() || meta == nullptr || !meta->is_object()) return nullptr;
+        const auto *name = meta->get_object().if_contains("name");
+        const auto kind = api::kind_from_name(kind_text->get_string());
+        if (!kind || name == nullptr || !name->is_string()) return nullptr;
+        const auto it = by_name_.find({*kind, std::string_view(name->get_string())});
+        if (it == by_name_.end() || it->second->raw != v) return nullptr;
+        return it->second;
+    }
+
+private:
+    using Key = std::pair<api::Kind, std::string_view>;  // views into the objects' names
+    std::map<Key, api::ObjectPtr> by_name_;
+};
+
+api::ObjectPtr decode_object_or_null(const json::object &o, std::string_view key, const std::string &path,
+                                     const KnownObjects &known) {
     const auto *v = member(o, key);
     if (v == nullptr) return nullptr;
+    if (auto same = known.same_as(*v)) return same;
     try {
-        return std::make_shared<const api::ApiObject>(api::decode_api_object(*v));
+        return std::make_shared<const api::ApiObject>(api::decode_api_object(owned_copy(*v)));
     } catch (const DecodeError &e) {
         throw DecodeError(child(child(path, key), e.field()), e.reason());
     }
@@ -34,6 +69,16 @@ public:
         out_ += "\":";
     }
     void string(std::string_view s) {
+        // Most strings need no escaping: written as they are, as the serializer would.
+        const bool plain = std::none_of(s.begin(), s.end(), [](char c) {
+            return c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20;
+        });
+        if (plain) {
+            out_ += '"';
+            out_.append(s);
+            out_ += '"';
+            return;
+        }
         serializer_.reset(json::string_view(s.data(), s.size()));
         drain();
     }
@@ -205,9 +250,11 @@ void write_monitor(SnapshotWriter &w, const Monitor &m) {
 }
 
 // Only times that RFC 3339 can write may come back from a snapshot.
+bool writable(MicroTime t) { return !(t < MicroTime::earliest() || MicroTime::latest() < t); }
+
 MicroTime checked_time(std::int64_t micros, const std::string &field) {
     const MicroTime t(micros);
-    if (t < MicroTime::earliest() || MicroTime::latest() < t) throw DecodeError(field, "time out of range");
+    if (!writable(t)) throw DecodeError(field, "time out of range");
     return t;
 }
 
@@ -215,16 +262,16 @@ MicroTime micros_field(const json::object &o, std::string_view key, const std::s
     return checked_time(int_field(o, key, path), child(path, key));
 }
 
-Monitor decode_monitor(const json::object &o, const std::string &path) {
+Monitor decode_monitor(const json::object &o, const std::string &path, const KnownObjects &known) {
     Monitor m;
     m.manifest = string_field(o, "manifest", path);
-    if (const auto *spec = o.if_contains("spec")) m.spec_raw = *spec;
+    if (const auto *spec = o.if_contains("spec")) m.spec_raw = owned_copy(*spec);
     m.has_changes_to_sync = bool_field(o, "hasChangesToSync", path);
-    m.last_kubernetes_discovery = decode_object_or_null(o, "lastKubernetesDiscovery", path);
-    m.last_kubernetes_apply = decode_object_or_null(o, "lastKubernetesApply", path);
-    m.last_image_map = decode_object_or_null(o, "lastImageMap", path);
-    m.last_docker_compose_service = decode_object_or_null(o, "lastDockerComposeService", path);
-    m.last_local_container = decode_object_or_null(o, "lastLocalContainer", path);
+    m.last_kubernetes_discovery = decode_object_or_null(o, "lastKubernetesDiscovery", path, known);
+    m.last_kubernetes_apply = decode_object_or_null(o, "lastKubernetesApply", path, known);
+    m.last_image_map = decode_object_or_null(o, "lastImageMap", path, known);
+    m.last_docker_compose_service = decode_object_or_null(o, "lastDockerComposeService", path, known);
+    m.last_local_container = decode_object_or_null(o, "lastLocalContainer", path, known);
     if (object_field(o, "lastTriggerQueue", path) != nullptr)
         m.last_trigger_queue = api::ConfigMap{string_map_field(o, "lastTriggerQueue", path)};
     if (const auto *sources = array_field(o, "sources", path)) {
@@ -233,14 +280,15 @@ Monitor decode_monitor(const json::object &o, const std::string &path) {
             const auto &so = expect_object((*sources)[i], p);
             SourceTrack &s = m.sources[string_field(so, "fileWatch", p)];
             if (const auto *paths = array_field(so, "paths", p)) {
+                // Field paths are built only for errors: a snapshot holds many paths.
                 for (std::size_t j = 0; j < paths->size(); ++j) {
-                    const std::string pp = index(child(p, "paths"), j);
                     const auto &entry = (*paths)[j];
                     if (!entry.is_array() || entry.get_array().size() != 2 || !entry.get_array()[0].is_string() ||
                         !entry.get_array()[1].is_int64())
-                        throw DecodeError(pp, "expected [path, micros]");
-                    s.paths.record(std::string(entry.get_array()[0].get_string()),
-                                   checked_time(entry.get_array()[1].get_int64(), pp));
+                        throw DecodeError(index(child(p, "paths"), j), "expected [path, micros]");
+                    const MicroTime t(entry.get_array()[1].get_int64());
+                    if (!writable(t)) throw DecodeError(index(child(p, "paths"), j), "time out of range");
+                    s.paths.record(std::string(entry.get_array()[0].get_string()), t);
                 }
             }
             if (const auto *ignores = array_field(so, "ignores", p)) {
@@ -251,8 +299,10 @@ Monitor decode_monitor(const json::object &o, const std::string &path) {
             }
             s.image_build_start_time = micros_field(so, "imageBuildStartTime", p);
             if (const auto *lis = object_field(so, "lastImageStatus", p)) {
-                const auto *v = lis->if_contains("value");
-                s.last_image_status = v ? *v : json::value(nullptr);
+                if (const auto *v = lis->if_contains("value"))
+                    s.last_image_status.emplace(*v, json::storage_ptr());
+                else
+                    s.last_image_status.emplace(nullptr);
             }
             if (const auto *ev = object_field(so, "lastFileEvent", p)) {
                 const std::string ep = child(p, "lastFileEvent");
@@ -324,7 +374,8 @@ std::string encode_snapshot(const MicroTime &start_time, const std::vector<api::
 }
 
 EngineState decode_snapshot(std::string_view text) {
-    const json::value v = parse_limited(text, std::size_t{1} << 30, 64);
+    json::monotonic_resource parsed_storage(text.size());
+    const json::value v = parse_limited(text, std::size_t{1} << 30, 64, json::storage_ptr(&parsed_storage));
     if (!v.is_object()) throw UnsupportedSnapshot("not a liveupdate plugin snapshot: expected a JSON object");
     const auto &o = v.get_object();
     const auto *format = o.if_contains("format");
@@ -342,19 +393,22 @@ EngineState decode_snapshot(std::string_view text) {
     if (const auto *objs = array_field(o, "objects", "")) {
         for (std::size_t i = 0; i < objs->size(); ++i) {
             try {
-                state.objects.push_back(std::make_shared<const api::ApiObject>(api::decode_api_object((*objs)[i])));
+                state.objects.push_back(
+                    std::make_shared<const api::ApiObject>(api::decode_api_object(owned_copy((*objs)[i]))));
             } catch (const DecodeError &e) {
                 throw DecodeError(child(index("objects", i), e.field()), e.reason());
             }
         }
     }
     if (const auto *lus = array_field(o, "liveUpdates", "")) {
+        const KnownObjects known(state.objects);
         for (std::size_t i = 0; i < lus->size(); ++i) {
             const std::string p = index("liveUpdates", i);
             const auto &lo = expect_object((*lus)[i], p);
             SlotState slot;
             if (const auto *st = object_field(lo, "status", p)) slot.status = api::decode_live_update_status(st);
-            if (const auto *mo = object_field(lo, "monitor", p)) slot.monitor = decode_monitor(*mo, child(p, "monitor"));
+            if (const auto *mo = object_field(lo, "monitor", p))
+                slot.monitor = decode_monitor(*mo, child(p, "monitor"), known);
             state.slots[string_field(lo, "name", p)] = std::move(slot);
         }
     }

@@ -44,6 +44,53 @@ BOOST_AUTO_TEST_CASE(monitor_round_trips) {
     BOOST_TEST(c.failed_low_water_mark.micros() == 3);
 }
 
+// The text is written directly, not through a JSON tree; it must stay what a
+// version 1 reader expects, byte for byte (this is the tree's serialization).
+BOOST_AUTO_TEST_CASE(text_is_stable_and_dependencies_stay_shared) {
+    const auto dcs = std::make_shared<const api::ApiObject>(api::decode_api_object(boost::json::parse(
+        R"({"apiVersion":"tilt.dev/v1alpha1","kind":"DockerComposeService","metadata":{"name":"web"},)"
+        R"("status":{"containerID":"c1"}})")));
+    Monitor m;
+    m.manifest = "web";
+    m.spec_raw = boost::json::object{{"basePath", "/b"}};
+    m.last_docker_compose_service = dcs;
+    SourceTrack &s = m.sources["fw"];
+    s.paths.record("/b/\"a\"", MicroTime(7));
+    s.ignores.push_back(api::IgnoreDef{"/b", {"*.o"}});
+    s.last_image_status = boost::json::object{{"ok", true}};
+    s.last_file_event = api::FileEvent{MicroTime(7), {"/b/\"a\""}};
+    m.containers[{"c1", "", ""}] = ContainerTrack{MicroTime(7), MicroTime(3), "UpdateFailed", "line\nnext"};
+    m.last_trigger_queue = api::ConfigMap{{{"web", "1"}}};
+    api::LiveUpdateStatus st;
+    st.failed = api::LiveUpdateStateFailed{"UpdateFailed", "boom", MicroTime(9)};
+    const std::string blob =
+        encode_snapshot(MicroTime(1), {dcs}, {{"lu", SlotView{&m, &st}}, {"idle", SlotView{nullptr, nullptr}}});
+    const std::string expected =
+        R"({"format":"liveupdate.plugin.state","version":1,"startTime":1,"objects":[)"
+        R"({"apiVersion":"tilt.dev/v1alpha1","kind":"DockerComposeService","metadata":{"name":"web"},)"
+        R"("status":{"containerID":"c1"}}],"liveUpdates":[{"name":"idle","status":null,"monitor":null},)"
+        R"({"name":"lu","status":{"failed":{"reason":"UpdateFailed","message":"boom",)"
+        R"("lastTransitionTime":"1970-01-01T00:00:00.000009Z"}},"monitor":{"manifest":"web",)"
+        R"("spec":{"basePath":"/b"},"hasChangesToSync":false,"lastKubernetesDiscovery":null,)"
+        R"("lastKubernetesApply":null,"lastImageMap":null,"lastDockerComposeService":)"
+        R"({"apiVersion":"tilt.dev/v1alpha1","kind":"DockerComposeService","metadata":{"name":"web"},)"
+        R"("status":{"containerID":"c1"}},"lastLocalContainer":null,"sources":[{"fileWatch":"fw",)"
+        R"("paths":[["/b/\"a\"",7]],"ignores":[{"basePath":"/b","patterns":["*.o"]}],"imageBuildStartTime":0,)"
+        R"("lastImageStatus":{"value":{"ok":true}},"lastFileEvent":{"time":7,"seenFiles":["/b/\"a\""]}}],)"
+        R"("containers":[{"containerID":"c1","podName":"","namespace":"","lastFileTimeSynced":7,)"
+        R"("failedLowWaterMark":3,"failedReason":"UpdateFailed","failedMessage":"line\nnext"}],)"
+        R"("lastTriggerQueue":{"web":"1"}}}]})";
+    BOOST_TEST(blob == expected);
+
+    const auto state = decode_snapshot(blob);
+    BOOST_REQUIRE(state.objects.size() == 1u);
+    const auto &rm = *state.slots.at("lu").monitor;
+    BOOST_TEST((rm.last_docker_compose_service == state.objects[0]));
+    BOOST_TEST((*rm.sources.at("fw").last_image_status == boost::json::value(boost::json::object{{"ok", true}})));
+    BOOST_TEST(rm.sources.at("fw").ignores.size() == 1u);
+    BOOST_TEST(rm.last_trigger_queue->data.at("web") == "1");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(snapshot_times)
