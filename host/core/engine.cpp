@@ -131,13 +131,27 @@ Engine::Begun Engine::reconcile_begin(std::string_view live_update, MicroTime no
     return Begun{std::move(owner), std::move(first)};
 }
 
+namespace {
+
+void take_snapshot(const LiveUpdatePlugin &plugin, lu_engine *engine, PluginMessage &blob) {
+    int32_t rc = plugin.api().snapshot(engine, blob.out());
+    if (rc != LU_OK) {
+        throw PluginCallError("snapshot failed", where_of(plugin), rc_text(rc) + ": " + blob.str());
+    }
+}
+
+}  // namespace
+
 std::string Engine::snapshot() const {
     PluginMessage blob(plugin_->api().free_message);
-    int32_t rc = plugin_->api().snapshot(engine_, blob.out());
-    if (rc != LU_OK) {
-        throw PluginCallError("snapshot failed", where_of(*plugin_), rc_text(rc) + ": " + blob.str());
-    }
+    take_snapshot(*plugin_, engine_, blob);
     return blob.str();
+}
+
+void Engine::restore_from(const Engine &source) const {
+    PluginMessage blob(source.plugin_->api().free_message);
+    take_snapshot(*source.plugin_, source.engine_, blob);
+    restore(blob.view());
 }
 
 void Engine::restore(std::string_view blob) const {

@@ -19,16 +19,24 @@ void EngineSlot::reload(const std::filesystem::path &plugin_file) {
 }
 
 std::unique_ptr<Engine> EngineSlot::reload(std::shared_ptr<const LiveUpdatePlugin> plugin) {
-    auto fresh = std::make_unique<Engine>(plugin, start_time_);
+    return swap_in(prepare(std::move(plugin)));
+}
+
+std::unique_ptr<Engine> EngineSlot::prepare(std::shared_ptr<const LiveUpdatePlugin> plugin) const {
+    return std::make_unique<Engine>(std::move(plugin), start_time_);
+}
+
+std::unique_ptr<Engine> EngineSlot::swap_in(std::unique_ptr<Engine> fresh) {
+    const LiveUpdatePlugin &plugin = fresh->plugin();
     std::unique_ptr<Engine> retired;
     {
         std::unique_lock lock(mutex_);
-        fresh->restore(engine_->snapshot());
+        fresh->restore_from(*engine_);
+        plugin_file_ = plugin.file();
         retired = std::exchange(engine_, std::move(fresh));
-        plugin_file_ = plugin->file();
     }
-    log::info("reloaded liveupdate plugin " + plugin->file().string() + " (" + plugin->identity().name + " " +
-              plugin->identity().version + ")");
+    log::info("reloaded liveupdate plugin " + plugin.file().string() + " (" + plugin.identity().name + " " +
+              plugin.identity().version + ")");
     return retired;
 }
 

@@ -28,9 +28,15 @@ public:
     // stays in service and the error is thrown.
     void reload();
     void reload(const std::filesystem::path &plugin_file);
-    // Same with a plugin already loaded (hot reload loads it before quiescing);
-    // returns the engine replaced, for the caller to destroy once service resumed.
+    // Same with a plugin already loaded; returns the engine replaced.
     [[nodiscard]] std::unique_ptr<Engine> reload(std::shared_ptr<const LiveUpdatePlugin> plugin);
+
+    // Hot reload in two halves: an engine of the new plugin, created while
+    // service goes on; then, with reconciles quiesced, the current state
+    // restored into it and the swap. Returns the engine replaced, for the
+    // caller to destroy once service resumed.
+    [[nodiscard]] std::unique_ptr<Engine> prepare(std::shared_ptr<const LiveUpdatePlugin> plugin) const;
+    [[nodiscard]] std::unique_ptr<Engine> swap_in(std::unique_ptr<Engine> fresh);
 
     std::filesystem::path plugin_file() const;
     PluginIdentity identity() const;

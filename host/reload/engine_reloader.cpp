@@ -14,21 +14,32 @@ EngineReloadTimes EngineReloader::reload(const std::filesystem::path &file) {
     using Clock = std::chrono::steady_clock;
     EngineReloadTimes times;
     const Clock::time_point start = Clock::now();
-    auto plugin = host::LiveUpdatePlugin::load(file, host::LoadOptions{.private_copy = true});
+    std::unique_ptr<host::Engine> fresh =
+        slot_.prepare(host::LiveUpdatePlugin::load(file, host::LoadOptions{.private_copy = true}));
     const Clock::time_point loaded = Clock::now();
     times.load = micros(loaded - start);
     std::unique_ptr<host::Engine> retired;
     {
         QuiesceGate::Hold hold = gate_.close();
         times.drain = micros(hold.closed_at() - hold.closing_at());
-        retired = slot_.reload(std::move(plugin));
+        retired = slot_.swap_in(std::move(fresh));
         const Clock::time_point swapped = Clock::now();
         times.swap = micros(swapped - hold.closed_at());
         times.pause = micros(swapped - hold.closing_at());
     }
-    retired.reset();  // destroys the old engine and unloads its plugin, with service resumed
     times.total = micros(Clock::now() - start);
+    wait_retired();  // the previous reload's, long done unless reloads come back to back
+    retiring_ = std::async(std::launch::async, [old = std::move(retired)]() mutable {
+        const Clock::time_point from = Clock::now();
+        old.reset();
+        return micros(Clock::now() - from);
+    });
     return times;
+}
+
+std::chrono::microseconds EngineReloader::wait_retired() {
+    if (!retiring_.valid()) return {};
+    return retiring_.get();
 }
 
 }  // namespace liveupdate::reload

@@ -1,5 +1,8 @@
 #include "core/admission.hpp"
 
+#include <optional>
+
+#include "core/document_arena.hpp"
 #include "core/json_fields.hpp"
 #include "core/text_format.hpp"
 
@@ -93,17 +96,17 @@ std::vector<FieldError> validate_live_update(const api::LiveUpdateSpec &spec) {
 
 AdmissionResult admit(std::string_view object_json) {
     AdmissionResult result;
-    boost::json::value raw;
+    std::optional<boost::json::value> raw;  // emplaced: assigning would copy out of the document's arena
     try {
-        raw = json_fields::parse_limited(object_json);
+        raw.emplace(parse_document(object_json));
     } catch (const json_fields::DecodeError &e) {
         result.errors.push_back({e.field(), e.reason()});
         result.message = e.reason();
         return result;
     }
-    peek_identity(raw, result.kind, result.name);
+    peek_identity(*raw, result.kind, result.name);
     try {
-        result.object = api::decode_api_object(std::move(raw));
+        result.object = api::decode_api_object(std::move(*raw));
     } catch (const json_fields::DecodeError &e) {
         result.errors.push_back({e.field(), e.reason()});
         result.message = join_errors(result.kind, result.name, result.errors);

@@ -1,5 +1,7 @@
 #include "core/dependencies.hpp"
 
+#include "core/json_equal.hpp"
+
 namespace liveupdate {
 namespace {
 
@@ -12,7 +14,7 @@ api::ObjectPtr require(const ObjectLookup &lookup, api::Kind kind, const std::st
 bool status_differs(const api::ObjectPtr &last, const api::ObjectPtr &current) {
     if (!last) return true;
     if (last == current) return false;
-    return last->raw_field("status") != current->raw_field("status");
+    return !json_equal(last->raw_field("status"), current->raw_field("status"));
 }
 
 }  // namespace
@@ -45,7 +47,7 @@ bool refresh_kubernetes(Monitor &monitor, const api::LiveUpdateSpec &spec, const
     api::ObjectPtr im;
     if (!sel->image_map_name.empty()) {
         im = require(lookup, api::Kind::ImageMap, sel->image_map_name);
-        if (!monitor.last_image_map || (monitor.last_image_map != im && monitor.last_image_map->raw != im->raw))
+        if (!monitor.last_image_map || (monitor.last_image_map != im && !json_equal(monitor.last_image_map->raw, im->raw)))
             changed = true;
     }
     if (status_differs(monitor.last_kubernetes_discovery, kd)) changed = true;
@@ -70,7 +72,7 @@ bool refresh_local_container(Monitor &monitor, const api::LiveUpdateSpec &spec, 
     auto lc = require(lookup, api::Kind::LocalContainer, sel->container);
     // The root belongs to the spec but decides where updates go.
     const bool changed = status_differs(monitor.last_local_container, lc) ||
-                         monitor.last_local_container->raw_field("spec") != lc->raw_field("spec");
+                         !json_equal(monitor.last_local_container->raw_field("spec"), lc->raw_field("spec"));
     monitor.last_local_container = lc;
     return changed;
 }

@@ -109,7 +109,9 @@ std::string Engine::snapshot() const {
         locks.push_back(std::move(lock));
         views[name] = SlotView{slot->monitor ? &*slot->monitor : nullptr, slot->status ? &*slot->status : nullptr};
     }
-    return encode_snapshot(start_time_, objects, views);
+    std::string text = encode_snapshot(start_time_, objects, views, last_snapshot_size_);
+    last_snapshot_size_ = text.size();
+    return text;
 }
 
 void Engine::restore(std::string_view blob) {

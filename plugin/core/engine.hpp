@@ -3,6 +3,7 @@
 // LiveUpdate already being reconciled is refused (EngineBusy).
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -58,6 +59,7 @@ private:
     ObjectStore store_;
     DependencyIndex index_;
     MicroTime start_time_;
+    mutable std::atomic<std::size_t> last_snapshot_size_{0};
 
     mutable std::mutex slots_mutex_;
     std::map<std::string, std::shared_ptr<LiveUpdateSlot>> slots_;

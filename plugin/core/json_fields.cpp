@@ -14,29 +14,54 @@ std::string index(const std::string &path, std::size_t i) {
     return path + "[" + std::to_string(i) + "]";
 }
 
-const json::value *member(const json::object &o, std::string_view key) {
-    const auto *v = o.if_contains(key);
-    if (v == nullptr || v->is_null()) return nullptr;
-    return v;
+namespace {
+
+// The const and mutable accessors share one body: Object/Value carry the constness.
+template <class Object>
+auto *member_of(Object &o, std::string_view key) {
+    auto *v = o.if_contains(key);
+    return v == nullptr || v->is_null() ? nullptr : v;
 }
 
-const json::object &expect_object(const json::value &v, const std::string &path) {
+template <class Value>
+auto &object_of(Value &v, const std::string &path) {
     if (!v.is_object()) throw DecodeError(path, "expected object");
     return v.get_object();
 }
 
+template <class Object>
+auto *object_member(Object &o, std::string_view key, const std::string &path) {
+    auto *v = member_of(o, key);
+    return v == nullptr ? nullptr : &object_of(*v, child(path, key));
+}
+
+template <class Object>
+auto *array_member(Object &o, std::string_view key, const std::string &path) {
+    auto *v = member_of(o, key);
+    if (v == nullptr) return static_cast<decltype(&v->get_array())>(nullptr);
+    if (!v->is_array()) throw DecodeError(child(path, key), "expected array");
+    return &v->get_array();
+}
+
+}  // namespace
+
+const json::value *member(const json::object &o, std::string_view key) { return member_of(o, key); }
+
+const json::object &expect_object(const json::value &v, const std::string &path) { return object_of(v, path); }
+json::object &expect_object(json::value &v, const std::string &path) { return object_of(v, path); }
+
 const json::object *object_field(const json::object &o, std::string_view key, const std::string &path) {
-    const auto *v = member(o, key);
-    if (v == nullptr) return nullptr;
-    if (!v->is_object()) throw DecodeError(child(path, key), "expected object");
-    return &v->get_object();
+    return object_member(o, key, path);
+}
+json::object *object_field(json::object &o, std::string_view key, const std::string &path) {
+    return object_member(o, key, path);
 }
 
 const json::array *array_field(const json::object &o, std::string_view key, const std::string &path) {
-    const auto *v = member(o, key);
-    if (v == nullptr) return nullptr;
-    if (!v->is_array()) throw DecodeError(child(path, key), "expected array");
-    return &v->get_array();
+    return array_member(o, key, path);
+}
+json::array *array_field(json::object &o, std::string_view key, const std::string &path) {
+    return array_member(o, key, path);
 }
 
 std::string string_field(const json::object &o, std::string_view key, const std::string &path) {

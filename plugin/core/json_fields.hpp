@@ -39,6 +39,10 @@ const json::value *member(const json::object &o, std::string_view key);
 const json::object *object_field(const json::object &o, std::string_view key, const std::string &path);
 const json::array *array_field(const json::object &o, std::string_view key, const std::string &path);
 const json::object &expect_object(const json::value &v, const std::string &path);
+// Mutable twins, for decoders that move parts out of a document.
+json::object *object_field(json::object &o, std::string_view key, const std::string &path);
+json::array *array_field(json::object &o, std::string_view key, const std::string &path);
+json::object &expect_object(json::value &v, const std::string &path);
 
 std::string string_field(const json::object &o, std::string_view key, const std::string &path);
 bool bool_field(const json::object &o, std::string_view key, const std::string &path);

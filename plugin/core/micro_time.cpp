@@ -123,12 +123,27 @@ std::string MicroTime::format() const {
         days -= 1;
     }
     const Civil c = civil_from_days(days);
-    char buf[48];
-    std::snprintf(buf, sizeof buf, "%04lld-%02u-%02uT%02lld:%02lld:%02lld.%06lldZ",
-                  static_cast<long long>(c.year), c.month, c.day,
-                  static_cast<long long>(rem / 3600), static_cast<long long>(rem % 3600 / 60),
-                  static_cast<long long>(rem % 60), static_cast<long long>(frac));
-    return buf;
+    if (c.year < 0 || c.year > 9999) {
+        char buf[48];
+        std::snprintf(buf, sizeof buf, "%04lld-%02u-%02uT%02lld:%02lld:%02lld.%06lldZ",
+                      static_cast<long long>(c.year), c.month, c.day, static_cast<long long>(rem / 3600),
+                      static_cast<long long>(rem % 3600 / 60), static_cast<long long>(rem % 60),
+                      static_cast<long long>(frac));
+        return buf;
+    }
+    // Snapshots and statuses write thousands of times; printf was most of their cost.
+    char text[] = "0000-00-00T00:00:00.000000Z";
+    const auto digits = [&text](std::size_t at, std::size_t width, std::int64_t value) {
+        for (std::size_t i = at + width; i-- > at; value /= 10) text[i] = static_cast<char>('0' + value % 10);
+    };
+    digits(0, 4, c.year);
+    digits(5, 2, c.month);
+    digits(8, 2, c.day);
+    digits(11, 2, rem / 3600);
+    digits(14, 2, rem % 3600 / 60);
+    digits(17, 2, rem % 60);
+    digits(20, 6, frac);
+    return std::string(text, sizeof text - 1);
 }
 
 }  // namespace liveupdate

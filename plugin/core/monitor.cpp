@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/json_equal.hpp"
+
 namespace liveupdate {
 
 bool Monitor::needs_initial_sync() const {
@@ -19,7 +21,7 @@ bool consume_source(SourceTrack &source, const api::ApiObject &file_watch, const
     MicroTime build_start;
     if (image_map != nullptr) {
         const auto &status = image_map->raw_field("status");
-        image_changed = !source.last_image_status || *source.last_image_status != status;
+        image_changed = !source.last_image_status || !json_equal(*source.last_image_status, status);
         source.last_image_status = status;
         build_start = std::get<api::ImageMap>(image_map->body).status.build_start_time;
         source.image_build_start_time = build_start;

@@ -40,6 +40,11 @@ struct ContainerTrack {
 };
 
 struct Monitor {
+    Monitor() = default;
+    // Moves spec_raw in with its memory resource; assigning it would copy.
+    Monitor(std::string manifest_name, boost::json::value spec)
+        : manifest(std::move(manifest_name)), spec_raw(std::move(spec)) {}
+
     std::string manifest;
     boost::json::value spec_raw;  // a changed spec starts a fresh monitor
 

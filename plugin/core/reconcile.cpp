@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "core/initial_sync.hpp"
+#include "core/json_equal.hpp"
 #include "core/plan.hpp"
 #include "core/status.hpp"
 #include "core/text_format.hpp"
@@ -92,7 +93,7 @@ Step ReconcileSession::begin(const api::ObjectPtr &lu, const ObjectLookup &looku
         return handle_failure(create_failed_state(previous_, "Invalid", *msg, now_));
 
     const auto &spec_raw = lu->raw_field("spec");
-    if (!slot_->monitor || slot_->monitor->spec_raw != spec_raw) {
+    if (!slot_->monitor || !json_equal(slot_->monitor->spec_raw, spec_raw)) {
         slot_->monitor.emplace();
         slot_->monitor->spec_raw = spec_raw;
     }

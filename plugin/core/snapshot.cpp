@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "core/document_arena.hpp"
+#include "core/json_equal.hpp"
 #include "core/json_fields.hpp"
 
 namespace liveupdate {
@@ -10,10 +12,6 @@ namespace json = boost::json;
 using namespace json_fields;
 
 namespace {
-
-// The snapshot is parsed into a monotonic resource freed with the decode;
-// anything kept must be copied out to the default resource.
-json::value owned_copy(const json::value &v) { return json::value(v, json::storage_ptr()); }
 
 // The snapshot's objects by kind and name. A monitor's copy of a dependency
 // that is still identical to the stored object shares it, as it did before the
@@ -34,7 +32,7 @@ public:
         const auto kind = api::kind_from_name(kind_text->get_string());
         if (!kind || name == nullptr || !name->is_string()) return nullptr;
         const auto it = by_name_.find({*kind, std::string_view(name->get_string())});
-        if (it == by_name_.end() || it->second->raw != v) return nullptr;
+        if (it == by_name_.end() || !json_equal(it->second->raw, v)) return nullptr;
         return it->second;
     }
 
@@ -43,13 +41,20 @@ private:
     std::map<Key, api::ObjectPtr> by_name_;
 };
 
-api::ObjectPtr decode_object_or_null(const json::object &o, std::string_view key, const std::string &path,
+// A document kept from the snapshot is moved out of it, not copied: it keeps
+// the snapshot's arena alive (see document_arena.hpp).
+json::value moved_out(json::object &o, std::string_view key) {
+    auto *v = o.if_contains(key);
+    return v == nullptr ? json::value() : json::value(std::move(*v));
+}
+
+api::ObjectPtr decode_object_or_null(json::object &o, std::string_view key, const std::string &path,
                                      const KnownObjects &known) {
     const auto *v = member(o, key);
     if (v == nullptr) return nullptr;
     if (auto same = known.same_as(*v)) return same;
     try {
-        return std::make_shared<const api::ApiObject>(api::decode_api_object(owned_copy(*v)));
+        return std::make_shared<const api::ApiObject>(api::decode_api_object(moved_out(o, key)));
     } catch (const DecodeError &e) {
         throw DecodeError(child(child(path, key), e.field()), e.reason());
     }
@@ -262,10 +267,8 @@ MicroTime micros_field(const json::object &o, std::string_view key, const std::s
     return checked_time(int_field(o, key, path), child(path, key));
 }
 
-Monitor decode_monitor(const json::object &o, const std::string &path, const KnownObjects &known) {
-    Monitor m;
-    m.manifest = string_field(o, "manifest", path);
-    if (const auto *spec = o.if_contains("spec")) m.spec_raw = owned_copy(*spec);
+Monitor decode_monitor(json::object &o, const std::string &path, const KnownObjects &known) {
+    Monitor m(string_field(o, "manifest", path), moved_out(o, "spec"));
     m.has_changes_to_sync = bool_field(o, "hasChangesToSync", path);
     m.last_kubernetes_discovery = decode_object_or_null(o, "lastKubernetesDiscovery", path, known);
     m.last_kubernetes_apply = decode_object_or_null(o, "lastKubernetesApply", path, known);
@@ -274,10 +277,10 @@ Monitor decode_monitor(const json::object &o, const std::string &path, const Kno
     m.last_local_container = decode_object_or_null(o, "lastLocalContainer", path, known);
     if (object_field(o, "lastTriggerQueue", path) != nullptr)
         m.last_trigger_queue = api::ConfigMap{string_map_field(o, "lastTriggerQueue", path)};
-    if (const auto *sources = array_field(o, "sources", path)) {
+    if (auto *sources = array_field(o, "sources", path)) {
         for (std::size_t i = 0; i < sources->size(); ++i) {
             const std::string p = index(child(path, "sources"), i);
-            const auto &so = expect_object((*sources)[i], p);
+            auto &so = expect_object((*sources)[i], p);
             SourceTrack &s = m.sources[string_field(so, "fileWatch", p)];
             if (const auto *paths = array_field(so, "paths", p)) {
                 // Field paths are built only for errors: a snapshot holds many paths.
@@ -298,12 +301,7 @@ Monitor decode_monitor(const json::object &o, const std::string &path, const Kno
                 }
             }
             s.image_build_start_time = micros_field(so, "imageBuildStartTime", p);
-            if (const auto *lis = object_field(so, "lastImageStatus", p)) {
-                if (const auto *v = lis->if_contains("value"))
-                    s.last_image_status.emplace(*v, json::storage_ptr());
-                else
-                    s.last_image_status.emplace(nullptr);
-            }
+            if (auto *lis = object_field(so, "lastImageStatus", p)) s.last_image_status.emplace(moved_out(*lis, "value"));
             if (const auto *ev = object_field(so, "lastFileEvent", p)) {
                 const std::string ep = child(p, "lastFileEvent");
                 s.last_file_event = api::FileEvent{micros_field(*ev, "time", ep), string_array_field(*ev, "seenFiles", ep)};
@@ -327,8 +325,9 @@ Monitor decode_monitor(const json::object &o, const std::string &path, const Kno
 }  // namespace
 
 std::string encode_snapshot(const MicroTime &start_time, const std::vector<api::ObjectPtr> &objects,
-                            const std::map<std::string, SlotView> &slots) {
-    SnapshotWriter w(std::size_t{1} << 16);
+                            const std::map<std::string, SlotView> &slots, std::size_t size_hint) {
+    // Growing megabytes by doubling copies them and faults fresh pages in each time.
+    SnapshotWriter w(std::max(size_hint + size_hint / 8, std::size_t{1} << 16));
     w.raw("{");
     w.key("format");
     w.string(kSnapshotFormat);
@@ -374,10 +373,9 @@ std::string encode_snapshot(const MicroTime &start_time, const std::vector<api::
 }
 
 EngineState decode_snapshot(std::string_view text) {
-    json::monotonic_resource parsed_storage(text.size());
-    const json::value v = parse_limited(text, std::size_t{1} << 30, 64, json::storage_ptr(&parsed_storage));
+    json::value v = parse_document(text, std::size_t{1} << 30, 64);
     if (!v.is_object()) throw UnsupportedSnapshot("not a liveupdate plugin snapshot: expected a JSON object");
-    const auto &o = v.get_object();
+    auto &o = v.get_object();
     const auto *format = o.if_contains("format");
     if (format == nullptr || !format->is_string() || format->get_string() != kSnapshotFormat)
         throw UnsupportedSnapshot(std::string("not a liveupdate plugin snapshot: format is not \"") + kSnapshotFormat +
@@ -390,24 +388,24 @@ EngineState decode_snapshot(std::string_view text) {
     }
     EngineState state;
     state.start_time = micros_field(o, "startTime", "");
-    if (const auto *objs = array_field(o, "objects", "")) {
+    if (auto *objs = array_field(o, "objects", "")) {
         for (std::size_t i = 0; i < objs->size(); ++i) {
             try {
                 state.objects.push_back(
-                    std::make_shared<const api::ApiObject>(api::decode_api_object(owned_copy((*objs)[i]))));
+                    std::make_shared<const api::ApiObject>(api::decode_api_object(std::move((*objs)[i]))));
             } catch (const DecodeError &e) {
                 throw DecodeError(child(index("objects", i), e.field()), e.reason());
             }
         }
     }
-    if (const auto *lus = array_field(o, "liveUpdates", "")) {
+    if (auto *lus = array_field(o, "liveUpdates", "")) {
         const KnownObjects known(state.objects);
         for (std::size_t i = 0; i < lus->size(); ++i) {
             const std::string p = index("liveUpdates", i);
-            const auto &lo = expect_object((*lus)[i], p);
+            auto &lo = expect_object((*lus)[i], p);
             SlotState slot;
             if (const auto *st = object_field(lo, "status", p)) slot.status = api::decode_live_update_status(st);
-            if (const auto *mo = object_field(lo, "monitor", p))
+            if (auto *mo = object_field(lo, "monitor", p))
                 slot.monitor = decode_monitor(*mo, child(p, "monitor"), known);
             state.slots[string_field(lo, "name", p)] = std::move(slot);
         }

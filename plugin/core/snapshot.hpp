@@ -41,8 +41,9 @@ struct SlotView {
     const api::LiveUpdateStatus *status;  // null: none yet
 };
 
+// size_hint: the expected size (the last snapshot's), reserved up front.
 std::string encode_snapshot(const MicroTime &start_time, const std::vector<api::ObjectPtr> &objects,
-                            const std::map<std::string, SlotView> &slots);
+                            const std::map<std::string, SlotView> &slots, std::size_t size_hint = 0);
 // Throws UnsupportedSnapshot (format/version) or json_fields::DecodeError (content).
 EngineState decode_snapshot(std::string_view text);
 

@@ -1,8 +1,11 @@
 // Reloading the liveupdate plugin in process: state survives, and a new file
 // that is incompatible, truncated, of the wrong kind or refuses the snapshot
 // leaves the old plugin serving. The real plugin and real broken builds.
+#include <fstream>
 #include <future>
 #include <optional>
+#include <set>
+#include <string>
 
 #include <boost/test/unit_test.hpp>
 
@@ -67,6 +70,18 @@ struct Fixture {
     std::string snapshot() const { return slot->with_engine([](const Engine &e) { return e.snapshot(); }); }
 };
 
+// The private copies of plugins this process has mapped.
+std::set<std::string> mapped_private_copies() {
+    std::set<std::string> copies;
+    std::ifstream maps("/proc/self/maps");
+    for (std::string line; std::getline(maps, line);) {
+        if (const auto at = line.find("/lu-host-plugin-"); at != std::string::npos) {
+            copies.insert(line.substr(line.find('/')));
+        }
+    }
+    return copies;
+}
+
 // The message of the exception reload throws (fails the test when none).
 template <typename Error>
 std::string refusal(EngineReloader &reloader, const fs::path &file) {
@@ -94,6 +109,22 @@ BOOST_AUTO_TEST_CASE(reload_keeps_every_tracked_state) {
     BOOST_TEST(driver->reconcile("lu").updates == 0u);
     BOOST_TEST(change("b.txt") == 1u);
     BOOST_TEST(slot->identity().name == "liveupdate");
+}
+
+BOOST_AUTO_TEST_CASE(the_old_plugin_is_unloaded_after_the_swap_off_the_reloading_thread) {
+    BOOST_TEST(change("a.txt") == 1u);
+    const std::set<std::string> before = mapped_private_copies();
+    BOOST_TEST_REQUIRE(before.size() == 1u);
+    EngineReloader reloader(*slot, gate);
+    reloader.reload(plugin_file);
+    // Service goes on at once while the old engine is torn down.
+    BOOST_TEST(change("b.txt") == 1u);
+    reloader.wait_retired();
+    const std::set<std::string> after = mapped_private_copies();
+    BOOST_TEST_REQUIRE(after.size() == 1u);
+    BOOST_TEST(*after.begin() != *before.begin());
+    BOOST_TEST(!fs::exists(*before.begin()));
+    BOOST_TEST((reloader.wait_retired() == 0us));  // nothing left retiring
 }
 
 BOOST_AUTO_TEST_CASE(a_plugin_of_another_abi_is_refused_and_the_old_one_serves) {
