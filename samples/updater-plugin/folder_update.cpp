@@ -17,6 +17,8 @@ extern char **environ;
 
 namespace sample {
 namespace fs = std::filesystem;
+using liveupdate::updater::Outcome;
+using liveupdate::updater::Request;
 
 namespace {
 
@@ -29,48 +31,48 @@ std::string contained(std::string_view container_path) {
     return text == "." ? std::string() : text;
 }
 
-FolderOutcome infra(std::string message) { return FolderOutcome{LU_OUTCOME_INFRA_FAILURE, 0, std::move(message)}; }
+Outcome infra(std::string message) { return Outcome::infra_failure(std::move(message)); }
 
 std::string error_of(struct archive *a) {
     const char *text = archive_error_string(a);
     return text != nullptr ? text : "unknown libarchive error";
 }
 
-FolderOutcome delete_paths(const std::string &root, const lu_update_request &request) {
-    for (size_t i = 0; i < request.delete_count; ++i) {
-        const std::string relative = contained(request.delete_paths[i]);
-        if (relative.empty()) return infra(std::string("refusing to delete ") + request.delete_paths[i]);
+Outcome delete_paths(const std::string &root, const Request &request) {
+    for (const std::string &path : request.delete_paths) {
+        const std::string relative = contained(path);
+        if (relative.empty()) return infra("refusing to delete " + path);
         std::error_code ec;
         fs::remove_all(fs::path(root) / relative, ec);
-        if (ec) return infra(std::string("cannot delete ") + request.delete_paths[i] + ": " + ec.message());
+        if (ec) return infra("cannot delete " + path + ": " + ec.message());
     }
     return {};
 }
 
 struct ReadContext {
-    const lu_archive_stream &stream;
+    const liveupdate::updater::ArchiveReader &read;
     std::vector<char> buffer = std::vector<char>(64 * 1024);
 };
 
 la_ssize_t read_archive(struct archive *a, void *ctx, const void **out) {
-    auto *read = static_cast<ReadContext *>(ctx);
-    const int64_t n = read->stream.read(read->stream.ctx, read->buffer.data(), read->buffer.size());
+    auto *context = static_cast<ReadContext *>(ctx);
+    const int64_t n = context->read(context->buffer.data(), context->buffer.size());
     if (n < 0) {
         archive_set_error(a, EIO, "the host could not produce the archive");
         return -1;
     }
-    *out = read->buffer.data();
+    *out = context->buffer.data();
     return static_cast<la_ssize_t>(n);
 }
 
-FolderOutcome unpack(const std::string &root, const lu_archive_stream &stream) {
-    if (stream.read == nullptr) return {};
+Outcome unpack(const std::string &root, const liveupdate::updater::ArchiveReader &read) {
+    if (!read) return {};
     std::unique_ptr<struct archive, int (*)(struct archive *)> reader(archive_read_new(), archive_read_free);
     std::unique_ptr<struct archive, int (*)(struct archive *)> writer(archive_write_disk_new(), archive_write_free);
     archive_read_support_format_tar(reader.get());
     archive_write_disk_set_options(writer.get(), ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_PERM |
                                                      ARCHIVE_EXTRACT_SECURE_SYMLINKS | ARCHIVE_EXTRACT_SECURE_NODOTDOT);
-    ReadContext context{stream};
+    ReadContext context{read};
     if (archive_read_open(reader.get(), &context, nullptr, read_archive, nullptr) != ARCHIVE_OK) {
         return infra("cannot read the archive: " + error_of(reader.get()));
     }
@@ -103,7 +105,7 @@ FolderOutcome unpack(const std::string &root, const lu_archive_stream &stream) {
 }
 
 // Runs argv in directory; its output goes to log line by line; returns the exit code or -errno.
-int run(const lu_run_step &step, const std::string &directory, const LineFn &log) {
+int run(const std::vector<std::string> &args, const std::string &directory, const LineFn &log) {
     int out[2];
     if (::pipe2(out, O_CLOEXEC) != 0) return -errno;
     posix_spawn_file_actions_t actions;
@@ -113,7 +115,7 @@ int run(const lu_run_step &step, const std::string &directory, const LineFn &log
     posix_spawn_file_actions_adddup2(&actions, out[1], 2);
     posix_spawn_file_actions_addchdir_np(&actions, directory.c_str());
     std::vector<char *> argv;
-    for (size_t i = 0; i < step.argc; ++i) argv.push_back(const_cast<char *>(step.argv[i]));
+    for (const std::string &arg : args) argv.push_back(const_cast<char *>(arg.c_str()));
     argv.push_back(nullptr);
     pid_t pid = -1;
     const int spawned = ::posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
@@ -143,23 +145,22 @@ int run(const lu_run_step &step, const std::string &directory, const LineFn &log
 
 }  // namespace
 
-FolderOutcome apply_to_folder(const std::string &root, const std::string &working_dir,
-                              const lu_update_request &request, const LineFn &log) {
-    if (FolderOutcome deleted = delete_paths(root, request); deleted.kind != LU_OUTCOME_OK) return deleted;
-    if (FolderOutcome unpacked = unpack(root, request.archive); unpacked.kind != LU_OUTCOME_OK) return unpacked;
+Outcome apply_to_folder(const std::string &root, const std::string &working_dir, const Request &request,
+                        const LineFn &log) {
+    if (Outcome deleted = delete_paths(root, request); deleted.kind != Outcome::Kind::ok) return deleted;
+    if (Outcome unpacked = unpack(root, request.archive); unpacked.kind != Outcome::Kind::ok) return unpacked;
     const fs::path directory = fs::path(root) / contained(working_dir);
-    for (size_t i = 0; i < request.run_count; ++i) {
-        const lu_run_step &step = request.runs[i];
-        if (step.argc == 0) return infra("an empty command");
+    for (size_t i = 0; i < request.runs.size(); ++i) {
+        const liveupdate::updater::RunStep &step = request.runs[i];
+        if (step.argv.empty()) return infra("an empty command");
         std::string line;
-        for (size_t a = 0; a < step.argc; ++a) line += (a == 0 ? "" : " ") + std::string(step.argv[a]);
-        if (step.echo_off == 0) log("[CMD " + std::to_string(i + 1) + "/" + std::to_string(request.run_count) + "] " + line);
-        const int code = run(step, directory.string(), log);
-        if (code < 0) return infra("cannot start " + std::string(step.argv[0]) + ": " + std::strerror(-code));
+        for (size_t a = 0; a < step.argv.size(); ++a) line += (a == 0 ? "" : " ") + step.argv[a];
+        if (!step.echo_off) log("[CMD " + std::to_string(i + 1) + "/" + std::to_string(request.runs.size()) + "] " + line);
+        const int code = run(step.argv, directory.string(), log);
+        if (code < 0) return infra("cannot start " + step.argv[0] + ": " + std::strerror(-code));
         if (code != 0) {
-            return FolderOutcome{LU_OUTCOME_RUN_FAILURE, code,
-                                 "Run step \"" + (step.echo_off != 0 ? std::string("(hidden)") : line) +
-                                     "\" failed with exit code: " + std::to_string(code)};
+            return Outcome::run_failure(code, "Run step \"" + (step.echo_off ? std::string("(hidden)") : line) +
+                                                  "\" failed with exit code: " + std::to_string(code));
         }
     }
     return {};

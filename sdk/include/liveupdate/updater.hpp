@@ -1,0 +1,315 @@
+// Writing an updater plugin in C++, header-only: the C ABI glue of
+// updater_plugin.h generated around a plain class.
+//
+//   namespace {
+//   class Folder {
+//   public:
+//       static constexpr const char *name = "folder";  // lu_plugin_info name; messages say "folder updater: ..."
+//       static constexpr const char *version = "0.1.0";
+//       Folder(std::string_view config_json, const liveupdate::updater::Host &host);  // throws std::invalid_argument
+//       liveupdate::updater::Outcome update(const liveupdate::updater::Request &request);
+//       const void *extension(std::string_view id);  // optional; must not throw
+//   };
+//   }  // namespace
+//
+//   extern "C" LU_EXPORT const lu_updater_api *lu_updater_plugin_entry(uint32_t abi, const lu_plugin_info **info) {
+//       return liveupdate::updater::entry<Folder>(abi, info);
+//   }
+//
+// Keep the class in an anonymous namespace: the tables generated for it then
+// stay private to the plugin (no unique global symbol keeps it loaded after
+// dlclose). update() may run concurrently on one instance, as the ABI says.
+#pragma once
+
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "liveupdate/liveupdate.hpp"
+
+namespace liveupdate::updater {
+
+namespace detail {
+
+// Whether a struct that starts with struct_size is long enough to hold member:
+// an older caller hands shorter structs, whose late members must not be read.
+template <class Struct, class Member>
+bool has_member(const Struct &s, Member Struct::*member) noexcept {
+    const auto end = static_cast<std::size_t>(reinterpret_cast<const char *>(&(s.*member)) -
+                                              reinterpret_cast<const char *>(&s)) +
+                     sizeof(Member);
+    return s.struct_size >= end;
+}
+
+template <class Struct, class Member>
+Member member_or(const Struct &s, Member Struct::*member, std::type_identity_t<Member> absent) noexcept {
+    return has_member(s, member) ? s.*member : absent;
+}
+
+inline std::string text(const char *s) { return s == nullptr ? std::string() : std::string(s); }
+
+}  // namespace detail
+
+struct ContainerRef {
+    std::string id;
+    std::string name;
+    std::string pod;             // "" outside Kubernetes
+    std::string namespace_name;  // "" outside Kubernetes
+    std::string root;            // local containers: the folder standing for "/"; else ""
+};
+
+struct CopyMapping {
+    std::string local_path;
+    std::string container_path;
+};
+
+struct RunStep {
+    std::vector<std::string> argv;
+    bool echo_off = false;  // do not log the command line
+};
+
+// Reads up to capacity bytes of the archive: the count read, 0 at the end, -1 on error.
+using ArchiveReader = std::function<std::int64_t(void *buffer, std::size_t capacity)>;
+
+struct Request {
+    std::string live_update;  // the LiveUpdate's name, for logs
+    std::string via;          // updater class
+    ContainerRef container;
+    std::vector<CopyMapping> copies;  // what the archive carries
+    ArchiveReader archive;            // empty when the request carries no archive
+    std::vector<std::string> delete_paths;
+    std::vector<RunStep> runs;
+    bool restart = false;
+    bool initial_sync = false;
+};
+
+struct Outcome {
+    enum class Kind : std::int32_t {
+        ok = LU_OUTCOME_OK,
+        run_failure = LU_OUTCOME_RUN_FAILURE,
+        infra_failure = LU_OUTCOME_INFRA_FAILURE
+    };
+    Kind kind = Kind::ok;
+    int exit_code = 0;  // of the failed command, for run_failure
+    std::string message;
+
+    static Outcome ok(std::string message = {}) { return {Kind::ok, 0, std::move(message)}; }
+    static Outcome run_failure(int exit_code, std::string message) {
+        return {Kind::run_failure, exit_code, std::move(message)};
+    }
+    static Outcome infra_failure(std::string message) { return {Kind::infra_failure, 0, std::move(message)}; }
+};
+
+inline ContainerRef to_container_ref(const lu_container_ref &c) {
+    using detail::member_or;
+    using detail::text;
+    return ContainerRef{text(member_or(c, &lu_container_ref::container_id, nullptr)),
+                        text(member_or(c, &lu_container_ref::container_name, nullptr)),
+                        text(member_or(c, &lu_container_ref::pod_name, nullptr)),
+                        text(member_or(c, &lu_container_ref::namespace_name, nullptr)),
+                        text(member_or(c, &lu_container_ref::root, nullptr))};
+}
+
+inline Request to_request(const lu_update_request &r) {
+    using detail::member_or;
+    using detail::text;
+    using R = lu_update_request;
+    Request request;
+    request.live_update = text(member_or(r, &R::live_update, nullptr));
+    request.via = text(member_or(r, &R::via, nullptr));
+    if (const lu_container_ref *c = member_or(r, &R::container, nullptr)) request.container = to_container_ref(*c);
+    if (const lu_path_mapping *copies = member_or(r, &R::copies, nullptr)) {
+        for (std::size_t i = 0, n = member_or(r, &R::copy_count, 0); i < n; ++i)
+            request.copies.push_back({text(copies[i].local_path), text(copies[i].container_path)});
+    }
+    const lu_archive_stream stream = member_or(r, &R::archive, lu_archive_stream{nullptr, nullptr});
+    if (stream.read != nullptr)
+        request.archive = [stream](void *buffer, std::size_t capacity) { return stream.read(stream.ctx, buffer, capacity); };
+    if (const char *const *paths = member_or(r, &R::delete_paths, nullptr)) {
+        for (std::size_t i = 0, n = member_or(r, &R::delete_count, 0); i < n; ++i)
+            request.delete_paths.push_back(text(paths[i]));
+    }
+    if (const lu_run_step *runs = member_or(r, &R::runs, nullptr)) {
+        for (std::size_t i = 0, n = member_or(r, &R::run_count, 0); i < n; ++i) {
+            RunStep step{{}, runs[i].echo_off != 0};
+            for (std::size_t a = 0; runs[i].argv != nullptr && a < runs[i].argc; ++a)
+                step.argv.push_back(text(runs[i].argv[a]));
+            request.runs.push_back(std::move(step));
+        }
+    }
+    request.restart = member_or(r, &R::restart, 0) != 0;
+    request.initial_sync = member_or(r, &R::initial_sync, 0) != 0;
+    return request;
+}
+
+// The host's LU_HOST_LOCAL_CONTAINERS_ID extension (it supervises local container processes).
+class LocalContainers {
+public:
+    LocalContainers(void *host_ctx, const lu_host_local_containers *table) noexcept
+        : ctx_(host_ctx),
+          table_(table != nullptr && detail::member_or(*table, &lu_host_local_containers::restart, nullptr) != nullptr
+                     ? table
+                     : nullptr) {}
+
+    // Whether the host offers the extension.
+    explicit operator bool() const noexcept { return table_ != nullptr; }
+
+    // Restarts the container's process: "" when done, else the host's reason.
+    std::string restart(const ContainerRef &container) const {
+        if (table_ == nullptr) return "the host does not supervise local containers";
+        const lu_container_ref ref{sizeof(lu_container_ref), container.id.c_str(), container.name.c_str(),
+                                   container.pod.c_str(), container.namespace_name.c_str(), container.root.c_str()};
+        char error[512] = {0};
+        if (table_->restart(ctx_, &ref, error, sizeof error) == 0) return {};
+        return error[0] != '\0' ? std::string(error) : std::string("the host gave no reason");
+    }
+
+private:
+    void *ctx_;
+    const lu_host_local_containers *table_;
+};
+
+// What the host offers the plugin (lu_updater_host), copied at create time.
+class Host {
+public:
+    Host() = default;
+    explicit Host(const lu_updater_host *host) noexcept {
+        if (host == nullptr) return;
+        ctx_ = detail::member_or(*host, &lu_updater_host::ctx, nullptr);
+        log_ = detail::member_or(*host, &lu_updater_host::log, nullptr);
+        get_extension_ = detail::member_or(*host, &lu_updater_host::get_extension, nullptr);
+    }
+
+    void log(lu_log_level level, std::string_view line) const {
+        if (log_ != nullptr) log_(ctx_, level, abi::to_lu_str(line));
+    }
+
+    // A host capability by versioned id; nullptr when the host does not offer it.
+    const void *extension(const char *id) const {
+        return get_extension_ != nullptr && id != nullptr ? get_extension_(ctx_, id) : nullptr;
+    }
+
+    LocalContainers local_containers() const {
+        return {ctx_, static_cast<const lu_host_local_containers *>(extension(LU_HOST_LOCAL_CONTAINERS_ID))};
+    }
+
+    // The context a host extension's functions take.
+    void *context() const noexcept { return ctx_; }
+
+private:
+    void *ctx_ = nullptr;
+    lu_log_fn log_ = nullptr;
+    const void *(*get_extension_)(void *ctx, const char *id) = nullptr;
+};
+
+template <class Impl>
+concept UpdaterImpl = std::constructible_from<Impl, std::string_view, const Host &> &&
+                      requires(Impl &impl, const Request &request) {
+                          { impl.update(request) } -> std::same_as<Outcome>;
+                          { Impl::name } -> std::convertible_to<const char *>;
+                          { Impl::version } -> std::convertible_to<const char *>;
+                      };
+
+template <class Impl>
+concept ServesExtensions = requires(Impl &impl, std::string_view id) {
+    { impl.extension(id) } -> std::convertible_to<const void *>;
+};
+
+// The instance behind an lu_updater handle made by entry<Impl>'s table, for a
+// plugin's own extension functions (they receive the handle).
+template <class Impl>
+Impl &instance(lu_updater *updater) noexcept {
+    return *reinterpret_cast<Impl *>(updater);
+}
+
+namespace detail {
+
+// "<name> updater: <what>", or what alone when there is no memory for more.
+inline lu_message prefixed_message(std::string_view name, std::string_view what) noexcept {
+    try {
+        return abi::make_message(std::string(name) + " updater: " + std::string(what));
+    } catch (const std::bad_alloc &) {
+        return abi::make_message(what);
+    }
+}
+
+inline void write_outcome(lu_update_outcome &out, Outcome::Kind kind, int exit_code, lu_message message) noexcept {
+    out.kind = static_cast<std::int32_t>(kind);
+    out.exit_code = exit_code;
+    out.message = message;
+}
+
+template <UpdaterImpl Impl>
+struct Tables {
+    static int32_t create(const lu_updater_host *host, lu_str config_json, lu_updater **out_updater,
+                          lu_message *out_error) noexcept {
+        if (out_updater == nullptr) return LU_ERR_INVALID_ARGUMENT;
+        *out_updater = nullptr;
+        try {
+            *out_updater = reinterpret_cast<lu_updater *>(new Impl(abi::to_view(config_json), Host(host)));
+            return LU_OK;
+        } catch (const std::invalid_argument &e) {
+            if (out_error != nullptr) *out_error = abi::make_message(e.what());
+            return LU_ERR_INVALID_ARGUMENT;
+        } catch (const std::exception &e) {
+            if (out_error != nullptr) *out_error = prefixed_message(Impl::name, e.what());
+            return LU_ERR_INTERNAL;
+        } catch (...) {
+            if (out_error != nullptr) *out_error = prefixed_message(Impl::name, "unknown exception");
+            return LU_ERR_INTERNAL;
+        }
+    }
+
+    static void destroy(lu_updater *updater) noexcept { delete reinterpret_cast<Impl *>(updater); }
+
+    static int32_t update(lu_updater *updater, const lu_update_request *request, lu_update_outcome *out) noexcept {
+        if (updater == nullptr || request == nullptr || out == nullptr ||
+            member_or(*request, &lu_update_request::container, nullptr) == nullptr)
+            return LU_ERR_INVALID_ARGUMENT;
+        try {
+            const Outcome outcome = instance<Impl>(updater).update(to_request(*request));
+            write_outcome(*out, outcome.kind, outcome.exit_code, abi::make_message(outcome.message));
+        } catch (const std::exception &e) {
+            write_outcome(*out, Outcome::Kind::infra_failure, 0, prefixed_message(Impl::name, e.what()));
+        } catch (...) {
+            write_outcome(*out, Outcome::Kind::infra_failure, 0, prefixed_message(Impl::name, "unknown exception"));
+        }
+        return LU_OK;
+    }
+
+    static void free_message(lu_message *message) noexcept { abi::release_message(message); }
+
+    static const void *get_extension([[maybe_unused]] lu_updater *updater,
+                                     [[maybe_unused]] const char *id) noexcept {
+        if constexpr (ServesExtensions<Impl>) {
+            if (updater != nullptr && id != nullptr) return instance<Impl>(updater).extension(id);
+        }
+        return nullptr;
+    }
+
+    static constexpr lu_updater_api api{sizeof(lu_updater_api), LU_ABI_VERSION, create, destroy, update,
+                                        free_message, get_extension};
+    static constexpr lu_plugin_info info{sizeof(lu_plugin_info), LU_ABI_VERSION, LU_ABI_VERSION,
+                                         "updater",              Impl::name,     Impl::version};
+};
+
+}  // namespace detail
+
+// The body of a plugin's lu_updater_plugin_entry: its info always, its table
+// when the host asks for the ABI revision this header describes.
+template <UpdaterImpl Impl>
+const lu_updater_api *entry(std::uint32_t abi_version, const lu_plugin_info **out_info) noexcept {
+    if (out_info != nullptr) *out_info = &detail::Tables<Impl>::info;
+    return abi_version == LU_ABI_VERSION ? &detail::Tables<Impl>::api : nullptr;
+}
+
+}  // namespace liveupdate::updater
