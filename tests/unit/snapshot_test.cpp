@@ -91,6 +91,24 @@ BOOST_AUTO_TEST_CASE(text_is_stable_and_dependencies_stay_shared) {
     BOOST_TEST(rm.last_trigger_queue->data.at("web") == "1");
 }
 
+BOOST_AUTO_TEST_CASE(documents_are_written_as_boost_serializes_them) {
+    // Values of every kind, escapes, non-ASCII text, big and negative numbers and doubles.
+    const auto object = std::make_shared<const api::ApiObject>(api::decode_api_object(boost::json::parse(
+        R"({"apiVersion":"tilt.dev/v1alpha1","kind":"DockerComposeService","metadata":{"name":"web",)"
+        R"("labels":{"quote\"tab\t":"\u0001ctl","päth":"日本","slash":"/a/b"}},)"
+        R"("status":{"containerID":"c1","n":[0,-9223372036854775808,18446744073709551615,1.0,-2.5,)"
+        R"(1e300,0.1,true,false,null,[],{}],"nested":{"a":[{"b":[]}]}}})")));
+    Monitor m;
+    m.spec_raw = object->raw;
+    m.last_docker_compose_service = object;
+    api::LiveUpdateStatus st;
+    const std::string blob = encode_snapshot(MicroTime(1), {object}, {{"lu", SlotView{&m, &st}}});
+    BOOST_TEST(blob == boost::json::serialize(boost::json::parse(blob)));
+    BOOST_TEST(blob.find(boost::json::serialize(object->raw)) != std::string::npos);
+    const auto state = decode_snapshot(blob);
+    BOOST_TEST((state.objects.at(0)->raw == object->raw));
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(snapshot_times)
