@@ -20,11 +20,12 @@ void log_from_updater(void *, int32_t level, lu_str line) {
     }
 }
 
-void write_reason(char *error, size_t capacity, std::string_view reason) {
-    if (error == nullptr || capacity == 0) return;
-    const size_t n = std::min(reason.size(), capacity - 1);
-    std::memcpy(error, reason.data(), n);
-    error[n] = '\0';
+// Into a caller's buffer, cut to fit and NUL-terminated.
+void write_c_string(char *out, size_t capacity, std::string_view text) {
+    if (out == nullptr || capacity == 0) return;
+    const size_t n = std::min(text.size(), capacity - 1);
+    std::memcpy(out, text.data(), n);
+    out[n] = '\0';
 }
 
 }  // namespace
@@ -36,6 +37,7 @@ UpdaterHostServices::UpdaterHostServices() {
     host_.get_extension = &UpdaterHostServices::get_extension;
     local_table_.struct_size = sizeof(lu_host_local_containers);
     local_table_.restart = &UpdaterHostServices::restart_local;
+    local_table_.process = &UpdaterHostServices::process_local;
 }
 
 void UpdaterHostServices::set_local_containers(std::shared_ptr<LocalContainers> local_containers) {
@@ -59,23 +61,40 @@ const void *UpdaterHostServices::get_extension(void *ctx, const char *id) {
     return found == self->extensions_.end() ? nullptr : found->second;
 }
 
+std::shared_ptr<LocalContainers> UpdaterHostServices::local_containers() const {
+    std::lock_guard lock(mutex_);
+    return local_containers_;
+}
+
 int32_t UpdaterHostServices::restart_local(void *ctx, const lu_container_ref *container, char *error,
                                            size_t error_capacity) {
-    auto *self = static_cast<UpdaterHostServices *>(ctx);
-    std::shared_ptr<LocalContainers> local;
-    {
-        std::lock_guard lock(self->mutex_);
-        local = self->local_containers_;
-    }
+    const std::shared_ptr<LocalContainers> local = static_cast<UpdaterHostServices *>(ctx)->local_containers();
     if (!local || container == nullptr) {
-        write_reason(error, error_capacity, "the host supervises no local containers");
+        write_c_string(error, error_capacity, "the host supervises no local containers");
         return 1;
     }
     try {
         local->restart(*container);
         return 0;
     } catch (const std::exception &e) {
-        write_reason(error, error_capacity, e.what());
+        write_c_string(error, error_capacity, e.what());
+        return 1;
+    }
+}
+
+int32_t UpdaterHostServices::process_local(void *ctx, const lu_container_ref *container,
+                                           void (*each_env)(void *each_ctx, const char *name, const char *value),
+                                           void *each_ctx, char *working_dir, size_t working_dir_capacity) {
+    const std::shared_ptr<LocalContainers> local = static_cast<UpdaterHostServices *>(ctx)->local_containers();
+    if (!local || container == nullptr || each_env == nullptr) return 1;
+    try {
+        const std::optional<LocalProcess> process = local->process(*container);
+        if (!process || process->working_dir.size() >= working_dir_capacity) return 1;
+        for (const auto &[name, value] : process->env) each_env(each_ctx, name.c_str(), value.c_str());
+        write_c_string(working_dir, working_dir_capacity, process->working_dir);
+        return 0;
+    } catch (const std::exception &e) {
+        log::warn(std::string("local container process settings: ") + e.what());
         return 1;
     }
 }

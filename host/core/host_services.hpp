@@ -6,12 +6,21 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/log.hpp"
 #include "liveupdate/updater_plugin.h"
 
 namespace liveupdate::host {
+
+// A local container's process settings, which commands run in it take too.
+struct LocalProcess {
+    std::vector<std::pair<std::string, std::string>> env;  // added to the host's environment
+    std::string working_dir;                                // a container path
+};
 
 // Implemented by whoever supervises LocalContainer processes (lu-host up).
 class LocalContainers {
@@ -19,6 +28,8 @@ public:
     virtual ~LocalContainers() = default;
     // Restarts the container's process; throws std::exception saying why on failure.
     virtual void restart(const lu_container_ref &container) = 0;
+    // The container's process settings; none for a container this supervisor does not know.
+    virtual std::optional<LocalProcess> process(const lu_container_ref &) { return std::nullopt; }
 };
 
 class UpdaterHostServices {
@@ -39,6 +50,10 @@ private:
     static const void *get_extension(void *ctx, const char *id);
     static int32_t restart_local(void *ctx, const lu_container_ref *container, char *error,
                                  size_t error_capacity);
+    static int32_t process_local(void *ctx, const lu_container_ref *container,
+                                 void (*each_env)(void *each_ctx, const char *name, const char *value),
+                                 void *each_ctx, char *working_dir, size_t working_dir_capacity);
+    std::shared_ptr<LocalContainers> local_containers() const;
 
     lu_updater_host host_{};
     lu_host_local_containers local_table_{};

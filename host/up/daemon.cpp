@@ -83,12 +83,19 @@ class Daemon;
 class SupervisedContainers : public host::LocalContainers {
 public:
     explicit SupervisedContainers(LocalContainerSupervisor &s) : supervisor_(s) {}
-    void restart(const lu_container_ref &c) override {
-        const std::string name = c.container_name != nullptr ? c.container_name : "";
-        supervisor_.restart(!name.empty() ? name : (c.container_id != nullptr ? c.container_id : ""));
+    void restart(const lu_container_ref &c) override { supervisor_.restart(name_or_id(c)); }
+    std::optional<host::LocalProcess> process(const lu_container_ref &c) override {
+        const std::optional<LocalContainerSpec> spec = supervisor_.spec(name_or_id(c));
+        if (!spec) return std::nullopt;
+        return host::LocalProcess{spec->env, spec->working_dir};
     }
 
 private:
+    static std::string name_or_id(const lu_container_ref &c) {
+        const std::string name = c.container_name != nullptr ? c.container_name : "";
+        return !name.empty() ? name : (c.container_id != nullptr ? c.container_id : "");
+    }
+
     LocalContainerSupervisor &supervisor_;
 };
 

@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -99,7 +100,8 @@ struct Host {
     std::vector<std::string> lines;
     std::vector<std::string> restarted;
     bool offer_restart = true;
-    lu_host_local_containers local{sizeof(lu_host_local_containers), &Host::restart};
+    std::string working_dir;  // non-empty: the host describes container "web" with it
+    lu_host_local_containers local{sizeof(lu_host_local_containers), &Host::restart, &Host::process};
 
     static void log(void *ctx, int32_t, lu_str line) {
         auto *h = static_cast<Host *>(ctx);
@@ -112,6 +114,14 @@ struct Host {
     }
     static int32_t restart(void *ctx, const lu_container_ref *c, char *, size_t) {
         static_cast<Host *>(ctx)->restarted.emplace_back(c->container_name);
+        return 0;
+    }
+    static int32_t process(void *ctx, const lu_container_ref *c, void (*each_env)(void *, const char *, const char *),
+                           void *each_ctx, char *working_dir, size_t capacity) {
+        auto *h = static_cast<Host *>(ctx);
+        if (h->working_dir.empty() || std::strcmp(c->container_name, "web") != 0) return 1;
+        each_env(each_ctx, "GREETING", "from the container");
+        std::snprintf(working_dir, capacity, "%s", h->working_dir.c_str());
         return 0;
     }
     bool logged(const std::string &text) {
@@ -257,6 +267,30 @@ BOOST_FIXTURE_TEST_CASE(commands_run_in_app_with_output_logged, Fixture) {
     BOOST_TEST(host.logged("[CMD 1/1] sh -c cat in.txt > out.txt"));
     BOOST_TEST(host.logged("line-one"));
     BOOST_TEST(host.logged("line-two"));
+}
+
+BOOST_FIXTURE_TEST_CASE(commands_take_the_containers_environment_and_working_directory, Fixture) {
+    host.working_dir = "/srv";
+    fs::create_directories(root.path / "srv");
+    const Outcome o = update(TarBuilder().finish(), {}, {{"sh", "-c", "echo \"$GREETING\" > greeting.txt"}});
+    BOOST_TEST(o.kind == LU_OUTCOME_OK, o.message);
+    BOOST_TEST(read_file(root.path / "srv/greeting.txt") == "from the container\n");
+}
+
+BOOST_FIXTURE_TEST_CASE(the_settings_working_directory_wins_over_the_containers, Fixture) {
+    host.working_dir = "/srv";
+    lu_updater *configured = nullptr;
+    lu_message error{};
+    const std::string settings = R"({"workingDir": "/opt"})";
+    BOOST_TEST_REQUIRE(api->create(&c_host, lu_str{settings.data(), settings.size()}, &configured, &error) == LU_OK);
+    std::swap(updater, configured);
+    fs::create_directories(root.path / "opt");
+    const Outcome o = update(TarBuilder().finish(), {}, {{"sh", "-c", "echo \"$GREETING\" > greeting.txt"}});
+    std::swap(updater, configured);
+    api->destroy(configured);
+    BOOST_TEST(o.kind == LU_OUTCOME_OK, o.message);
+    BOOST_TEST(read_file(root.path / "opt/greeting.txt") == "from the container\n");
+    BOOST_TEST(!fs::exists(root.path / "srv/greeting.txt"));
 }
 
 BOOST_FIXTURE_TEST_CASE(a_failing_command_is_a_run_failure_and_stops_the_rest, Fixture) {

@@ -85,6 +85,7 @@ BOOST_AUTO_TEST_CASE(a_stop_path_stops_the_update) {
 BOOST_AUTO_TEST_CASE(a_triggered_run_runs_only_for_its_paths) {
     UpDaemon d;
     Objects o;
+    o.container["spec"].as_object()["workingDir"] = "/app";
     o.lu_spec()["execs"] = json::array{json::object{{"args", json::array{"sh", "-c", "echo ran >> runs.log"}},
                                                     {"triggerPaths", json::array{"src/trigger"}}}};
     BOOST_TEST_REQUIRE(d.start(o));
@@ -94,6 +95,20 @@ BOOST_AUTO_TEST_CASE(a_triggered_run_runs_only_for_its_paths) {
     write_file(d.src / "trigger/t.txt", "t");
     BOOST_TEST(wait_until([&] { return has(d.in_app("runs.log")) && read_file(d.in_app("runs.log")).starts_with("ran\n"); }));
     BOOST_TEST(d.log_text().find("[CMD 1/1] sh -c echo ran >> runs.log") != std::string::npos);
+}
+
+// As `docker exec` runs in a container's environment and working directory.
+BOOST_AUTO_TEST_CASE(a_run_gets_the_containers_environment_and_working_directory) {
+    UpDaemon d;
+    Objects o;
+    o.container["spec"].as_object()["workingDir"] = "/srv";
+    o.container["spec"].as_object()["env"] = json::object{{"GREETING", "hi there"}};
+    o.lu_spec()["execs"] = json::array{json::object{{"args", json::array{"sh", "-c", "echo \"$GREETING\" > greeting.txt"}}}};
+    fs::create_directories(d.root / "srv");
+    BOOST_TEST_REQUIRE(d.start(o));
+    write_file(d.src / "a.txt", "a");
+    BOOST_TEST(wait_until([&] { return holds(d.root / "srv/greeting.txt", "hi there\n"); }));
+    BOOST_TEST(holds(d.in_app("a.txt"), "a"));
 }
 
 BOOST_AUTO_TEST_CASE(a_failing_run_is_reported_and_files_stay_synced) {

@@ -67,7 +67,8 @@ struct HostSide {
     std::vector<std::string> extension_ids;
     std::vector<std::string> restarted;
     std::string restart_error;  // non-empty: restarts fail with it
-    lu_host_local_containers local{sizeof(lu_host_local_containers), &HostSide::restart};
+    std::string process_dir = "/srv";  // empty: the host does not know the container
+    lu_host_local_containers local{sizeof(lu_host_local_containers), &HostSide::restart, &HostSide::process};
     bool offer_local = true;
 
     static void log(void *ctx, int32_t level, lu_str line) {
@@ -85,6 +86,17 @@ struct HostSide {
             return 1;
         }
         self->restarted.emplace_back(std::string(container->container_id) + "/" + container->root);
+        return 0;
+    }
+
+    static int32_t process(void *ctx, const lu_container_ref *container,
+                           void (*each_env)(void *, const char *, const char *), void *each_ctx, char *working_dir,
+                           size_t capacity) {
+        auto *self = static_cast<HostSide *>(ctx);
+        if (self->process_dir.empty() || std::string_view(container->container_name) != "web") return 1;
+        each_env(each_ctx, "GREETING", "hi");
+        each_env(each_ctx, "EMPTY", "");
+        std::snprintf(working_dir, capacity, "%s", self->process_dir.c_str());
         return 0;
     }
 
@@ -438,6 +450,20 @@ BOOST_AUTO_TEST_CASE(local_containers_restart_through_the_host) {
     BOOST_TEST((side.restarted == std::vector<std::string>{"c-1//srv/web"}));
     side.restart_error = "process would not stop";
     BOOST_TEST(local.restart(lu::ContainerRef{"c-1", "web", "", "", "/srv/web"}) == "process would not stop");
+}
+
+BOOST_AUTO_TEST_CASE(local_containers_describe_their_process) {
+    HostSide side;
+    const lu_updater_host table = side.table();
+    const lu::LocalContainers local = lu::Host(&table).local_containers();
+    const std::optional<lu::ContainerProcess> process = local.process(lu::ContainerRef{"c-1", "web", "", "", "/r"});
+    BOOST_TEST_REQUIRE(process.has_value());
+    BOOST_TEST(process->working_dir == "/srv");
+    const std::vector<std::pair<std::string, std::string>> env{{"GREETING", "hi"}, {"EMPTY", ""}};
+    BOOST_TEST((process->env == env));
+    BOOST_TEST(!local.process(lu::ContainerRef{"c-2", "db", "", "", "/r"}).has_value());  // unknown to the host
+    side.local.struct_size = offsetof(lu_host_local_containers, process);  // a host older than process
+    BOOST_TEST(!lu::Host(&table).local_containers().process(lu::ContainerRef{"c-1", "web", "", "", "/r"}).has_value());
 }
 
 BOOST_AUTO_TEST_CASE(local_containers_are_absent_when_the_host_does_not_supervise_them) {

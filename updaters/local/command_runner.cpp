@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <map>
 
 extern char **environ;
 
@@ -35,9 +36,23 @@ void pump_lines(int fd, const std::function<void(std::string_view)> &on_line) {
     if (!pending.empty()) on_line(pending);
 }
 
+// This process's environment with extra's variables set (added or replaced), as "NAME=value".
+std::vector<std::string> environment_with(const std::vector<std::pair<std::string, std::string>> &extra) {
+    std::map<std::string, std::string, std::less<>> by_name;
+    for (char **entry = environ; *entry != nullptr; ++entry) {
+        const std::string_view text(*entry);
+        by_name.emplace(text.substr(0, text.find('=')), text);
+    }
+    for (const auto &[name, value] : extra) by_name.insert_or_assign(name, name + "=" + value);
+    std::vector<std::string> out;
+    for (auto &[name, entry] : by_name) out.push_back(std::move(entry));
+    return out;
+}
+
 }  // namespace
 
 CommandResult run_command(const std::vector<std::string> &argv, const std::string &working_dir,
+                          const std::vector<std::pair<std::string, std::string>> &extra_env,
                           const std::function<void(std::string_view line)> &on_line) {
     CommandResult result;
     if (argv.empty()) {
@@ -59,8 +74,13 @@ CommandResult run_command(const std::vector<std::string> &argv, const std::strin
     for (const auto &a : argv) args.push_back(const_cast<char *>(a.c_str()));
     args.push_back(nullptr);
 
+    std::vector<std::string> env = environment_with(extra_env);
+    std::vector<char *> envp;
+    for (auto &entry : env) envp.push_back(entry.data());
+    envp.push_back(nullptr);
+
     pid_t pid = -1;
-    const int rc = ::posix_spawnp(&pid, args[0], &sa.actions, nullptr, args.data(), environ);
+    const int rc = ::posix_spawnp(&pid, args[0], &sa.actions, nullptr, args.data(), envp.data());
     ::close(pipe_fds[1]);
     if (rc != 0) {
         ::close(pipe_fds[0]);

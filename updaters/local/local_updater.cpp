@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -23,6 +24,7 @@ namespace {
 namespace local = liveupdate::local;
 namespace lu = liveupdate::updater;
 
+// Where commands run when neither the settings nor the host say.
 constexpr const char *kDefaultWorkingDir = "/app";
 
 std::string canonical_root(const std::string &root, std::string &error) {
@@ -59,12 +61,13 @@ lu_archive_stream c_stream(const lu::ArchiveReader &reader) {
             }};
 }
 
-std::string working_dir_from(std::string_view config_json) {
-    std::string working_dir = kDefaultWorkingDir;
-    if (!config_json.empty()) {
-        const boost::json::value parsed = boost::json::parse(config_json);
-        if (const auto *wd = parsed.as_object().if_contains("workingDir")) working_dir = std::string(wd->as_string());
-    }
+// The settings' workingDir, if they set one.
+std::optional<std::string> working_dir_from(std::string_view config_json) {
+    if (config_json.empty()) return std::nullopt;
+    const boost::json::value parsed = boost::json::parse(config_json);
+    const auto *wd = parsed.as_object().if_contains("workingDir");
+    if (wd == nullptr) return std::nullopt;
+    std::string working_dir(wd->as_string());
     if (!local::container_path_relative(working_dir).refusal.empty())
         throw std::invalid_argument("workingDir \"" + working_dir + "\" must be an absolute container path without \"..\"");
     return working_dir;
@@ -94,14 +97,23 @@ public:
         }
         if (lu::Outcome unpacked = unpack(root, req); unpacked.kind != lu::Outcome::Kind::ok) return unpacked;
 
-        const local::RelativePath wd = local::container_path_relative(working_dir_);
+        // As `docker exec` does: the container's environment and working
+        // directory, unless the settings name a working directory.
+        const std::optional<lu::ContainerProcess> process = host_.local_containers().process(req.container);
+        const std::string container_dir = working_dir_ ? *working_dir_
+                                          : process    ? process->working_dir
+                                                       : std::string(kDefaultWorkingDir);
+        const local::RelativePath wd = local::container_path_relative(container_dir);
+        if (!wd.refusal.empty()) return lu::Outcome::infra_failure("working directory " + container_dir + ": " + wd.refusal);
         const std::string working_dir = local::under_root(root, wd.path);
+        const std::vector<std::pair<std::string, std::string>> no_env;
         for (size_t i = 0; i < req.runs.size(); ++i) {
             const lu::RunStep &run = req.runs[i];
             if (!run.echo_off)
                 log("[CMD " + std::to_string(i + 1) + "/" + std::to_string(req.runs.size()) + "] " + joined(run));
             const local::CommandResult r =
-                local::run_command(run.argv, working_dir, [this](std::string_view line) { log(line); });
+                local::run_command(run.argv, working_dir, process ? process->env : no_env,
+                                   [this](std::string_view line) { log(line); });
             if (!r.started) return lu::Outcome::infra_failure(r.start_error);
             if (r.exit_code != 0)
                 return lu::Outcome::run_failure(r.exit_code, "Run step \"" + (run.echo_off ? std::string("(hidden)") : joined(run)) +
@@ -141,7 +153,7 @@ private:
     }
 
     lu::Host host_;
-    std::string working_dir_;  // container path where commands run
+    std::optional<std::string> working_dir_;  // from the settings: where commands run
 };
 
 }  // namespace

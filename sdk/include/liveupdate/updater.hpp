@@ -27,6 +27,7 @@
 #include <exception>
 #include <functional>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -151,6 +152,12 @@ inline Request to_request(const lu_update_request &r) {
     return request;
 }
 
+// What a local container's process runs with; commands run in it get the same.
+struct ContainerProcess {
+    std::vector<std::pair<std::string, std::string>> env;  // added to the host's environment
+    std::string working_dir;                                // a container path
+};
+
 // The host's LU_HOST_LOCAL_CONTAINERS_ID extension (it supervises local container processes).
 class LocalContainers {
 public:
@@ -171,6 +178,24 @@ public:
         char error[512] = {0};
         if (table_->restart(ctx_, &ref, error, sizeof error) == 0) return {};
         return error[0] != '\0' ? std::string(error) : std::string("the host gave no reason");
+    }
+
+    // The container's process settings; none when the host is older than
+    // this call or does not know the container.
+    std::optional<ContainerProcess> process(const ContainerRef &container) const {
+        const auto describe =
+            table_ == nullptr ? nullptr : detail::member_or(*table_, &lu_host_local_containers::process, nullptr);
+        if (describe == nullptr) return std::nullopt;
+        const lu_container_ref ref{sizeof(lu_container_ref), container.id.c_str(), container.name.c_str(),
+                                   container.pod.c_str(), container.namespace_name.c_str(), container.root.c_str()};
+        ContainerProcess process;
+        const auto add = [](void *each_ctx, const char *name, const char *value) {
+            static_cast<ContainerProcess *>(each_ctx)->env.emplace_back(detail::text(name), detail::text(value));
+        };
+        char working_dir[4096] = {0};
+        if (describe(ctx_, &ref, add, &process, working_dir, sizeof working_dir) != 0) return std::nullopt;
+        process.working_dir = working_dir;
+        return process;
     }
 
 private:

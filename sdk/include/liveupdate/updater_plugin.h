@@ -119,6 +119,15 @@ typedef struct lu_host_local_containers {
      * NUL-terminated reason into error (at most error_capacity bytes). */
     int32_t (*restart)(void *host_ctx, const lu_container_ref *container, char *error,
                        size_t error_capacity);
+    /* Appended: read only when struct_size covers it. The container's process
+     * settings, which commands run in it take as `docker exec` takes a
+     * container's: each_env(each_ctx, name, value) once per variable the
+     * container adds to the host's environment, and its working directory (a
+     * container path, NUL-terminated, at most working_dir_capacity bytes).
+     * Returns non-zero when the host does not know the container. */
+    int32_t (*process)(void *host_ctx, const lu_container_ref *container,
+                       void (*each_env)(void *each_ctx, const char *name, const char *value), void *each_ctx,
+                       char *working_dir, size_t working_dir_capacity);
 } lu_host_local_containers;
 
 /* Extension of the record updater used by `lu-host replay`. */
