@@ -1,5 +1,10 @@
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
 #include "core/json_fields.hpp"
 #include "core/snapshot.hpp"
 
@@ -107,6 +112,63 @@ BOOST_AUTO_TEST_CASE(documents_are_written_as_boost_serializes_them) {
     BOOST_TEST(blob.find(boost::json::serialize(object->raw)) != std::string::npos);
     const auto state = decode_snapshot(blob);
     BOOST_TEST((state.objects.at(0)->raw == object->raw));
+}
+
+// Enough LiveUpdates for two threads to share the writing and the decoding.
+BOOST_AUTO_TEST_CASE(a_large_state_round_trips_and_reports_the_first_bad_entry) {
+    constexpr int kLiveUpdates = 600;
+    std::vector<api::ObjectPtr> objects;
+    std::vector<Monitor> monitors(kLiveUpdates);
+    std::vector<api::LiveUpdateStatus> statuses(kLiveUpdates);
+    std::map<std::string, SlotView> slots;
+    for (int i = 0; i < kLiveUpdates; ++i) {
+        const std::string n = std::to_string(i);
+        objects.push_back(std::make_shared<const api::ApiObject>(api::decode_api_object(boost::json::parse(
+            R"({"apiVersion":"tilt.dev/v1alpha1","kind":"DockerComposeService","metadata":{"name":"svc)" + n +
+            R"("},"status":{"containerID":"c)" + n + R"("}})"))));
+        monitors[i].manifest = "m" + n;
+        monitors[i].spec_raw = boost::json::object{{"basePath", "/b" + n}};
+        monitors[i].last_docker_compose_service = objects.back();
+        monitors[i].sources["fw"].paths.record("/b" + n + "/f", MicroTime(i + 1));
+        monitors[i].containers[{"c" + n, "", ""}] = ContainerTrack{MicroTime(i + 1), MicroTime(), "", ""};
+        statuses[i].failed = api::LiveUpdateStateFailed{"Reason" + n, "", MicroTime(i + 1)};
+        slots["lu" + n] = SlotView{&monitors[i], &statuses[i]};
+    }
+    const std::string blob = encode_snapshot(MicroTime(1), objects, slots);
+    BOOST_TEST(blob == boost::json::serialize(boost::json::parse(blob)));
+
+    const EngineState state = decode_snapshot(blob);
+    BOOST_TEST_REQUIRE(state.objects.size() == std::size_t{kLiveUpdates});
+    BOOST_TEST_REQUIRE(state.slots.size() == std::size_t{kLiveUpdates});
+    std::vector<api::ObjectPtr> objects_again = state.objects;
+    std::map<std::string, SlotView> slots_again;
+    for (const auto &[name, slot] : state.slots) {
+        BOOST_TEST_REQUIRE((slot.monitor && slot.status));
+        BOOST_TEST(slot.monitor->last_docker_compose_service != nullptr);
+        slots_again[name] = SlotView{&*slot.monitor, &*slot.status};
+    }
+    BOOST_TEST(encode_snapshot(MicroTime(1), objects_again, slots_again) == blob);
+    // The dependency is shared with the stored object, as before the snapshot.
+    const auto &lu450 = *state.slots.at("lu450").monitor;
+    BOOST_TEST(std::count(state.objects.begin(), state.objects.end(), lu450.last_docker_compose_service) == 1);
+
+    // Bad entries in both halves: the lowest index is named, as one thread would.
+    boost::json::value broken = boost::json::parse(blob);
+    auto &lus = broken.at("liveUpdates").as_array();
+    lus.at(450).at("monitor").as_object()["containers"] = "not a list";
+    const auto field_of = [](const boost::json::value &v) {
+        try {
+            decode_snapshot(boost::json::serialize(v));
+        } catch (const json_fields::DecodeError &e) {
+            return e.field();
+        }
+        return std::string("no error");
+    };
+    BOOST_TEST(field_of(broken) == "liveUpdates[450].monitor.containers");
+    lus.at(100).at("monitor").as_object()["containers"] = "not a list";
+    BOOST_TEST(field_of(broken) == "liveUpdates[100].monitor.containers");
+    broken.at("objects").as_array().at(500).as_object()["kind"] = 7;
+    BOOST_TEST(field_of(broken) == "objects[500].kind");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
