@@ -15,11 +15,8 @@ void EngineSlot::reload() { reload(plugin_file()); }
 
 void EngineSlot::reload(const std::filesystem::path &plugin_file) {
     // Loaded before taking the lock: a plugin that fails to load never stops service.
-    std::unique_ptr<Engine> retired = reload(LiveUpdatePlugin::load(plugin_file, LoadOptions{.private_copy = true}));
-}
-
-std::unique_ptr<Engine> EngineSlot::reload(std::shared_ptr<const LiveUpdatePlugin> plugin) {
-    return swap_in(prepare(std::move(plugin)));
+    std::unique_ptr<Engine> retired =
+        swap_in(prepare(LiveUpdatePlugin::load(plugin_file, LoadOptions{.private_copy = true})));
 }
 
 std::unique_ptr<Engine> EngineSlot::prepare(std::shared_ptr<const LiveUpdatePlugin> plugin) const {

@@ -28,8 +28,6 @@ public:
     // stays in service and the error is thrown.
     void reload();
     void reload(const std::filesystem::path &plugin_file);
-    // Same with a plugin already loaded; returns the engine replaced.
-    [[nodiscard]] std::unique_ptr<Engine> reload(std::shared_ptr<const LiveUpdatePlugin> plugin);
 
     // Hot reload in two halves: an engine of the new plugin, created while
     // service goes on; then, with reconciles quiesced, the current state

@@ -1,7 +1,6 @@
 #include "core/snapshot.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <exception>
 #include <future>
 #include <utility>
@@ -9,6 +8,7 @@
 #include "core/document_arena.hpp"
 #include "core/json_equal.hpp"
 #include "core/json_fields.hpp"
+#include "core/json_text_writer.hpp"
 
 namespace liveupdate {
 namespace json = boost::json;
@@ -63,191 +63,78 @@ api::ObjectPtr decode_object_or_null(json::object &o, std::string_view key, cons
     }
 }
 
-// Writes the snapshot straight into its text: no intermediate JSON tree, and
-// the objects' documents are serialized in place rather than copied. The
-// output is byte for byte what serializing the equivalent tree gives.
-class SnapshotWriter {
-public:
-    explicit SnapshotWriter(std::size_t size_hint) { out_.reserve(size_hint); }
+void write_object_or_null(JsonTextWriter &w, const api::ObjectPtr &object) {
+    if (object)
+        w.value(object->raw);
+    else
+        w.null();
+}
 
-    void raw(std::string_view text) { out_.append(text); }
-    void key(std::string_view literal) {  // literal: needs no escaping
-        out_ += '"';
-        out_.append(literal);
-        out_ += "\":";
-    }
-    void string(std::string_view s) {
-        // Most strings need no escaping: written as they are, as the serializer would.
-        const bool plain = std::none_of(s.begin(), s.end(), [](char c) {
-            return c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20;
-        });
-        if (plain) {
-            out_ += '"';
-            out_.append(s);
-            out_ += '"';
-            return;
-        }
-        serializer_.reset(json::string_view(s.data(), s.size()));
-        drain();
-    }
-    // Boost's serializer was half of a snapshot's time: the common kinds are
-    // written here, doubles and strings that need escaping go to it, so the
-    // text stays what it writes.
-    void value(const json::value &v) {
-        switch (v.kind()) {
-        case json::kind::null: raw("null"); return;
-        case json::kind::bool_: boolean(v.get_bool()); return;
-        case json::kind::int64: integer(v.get_int64()); return;
-        case json::kind::uint64: unsigned_integer(v.get_uint64()); return;
-        case json::kind::string: string(v.get_string()); return;
-        case json::kind::array: {
-            out_ += '[';
-            bool first = true;
-            for (const json::value &element : v.get_array()) {
-                if (!first) out_ += ',';
-                first = false;
-                value(element);
-            }
-            out_ += ']';
-            return;
-        }
-        case json::kind::object: {
-            out_ += '{';
-            bool first = true;
-            for (const json::key_value_pair &member : v.get_object()) {
-                if (!first) out_ += ',';
-                first = false;
-                string(member.key());
-                out_ += ':';
-                value(member.value());
-            }
-            out_ += '}';
-            return;
-        }
-        case json::kind::double_: break;
-        }
-        serializer_.reset(&v);
-        drain();
-    }
-    void unsigned_integer(std::uint64_t u) {
-        char buf[24];
-        const auto end = std::to_chars(buf, buf + sizeof buf, u).ptr;
-        out_.append(buf, end);
-    }
-    void integer(std::int64_t i) {
-        char buf[24];
-        const auto end = std::to_chars(buf, buf + sizeof buf, i).ptr;
-        out_.append(buf, end);
-    }
-    void boolean(bool b) { out_.append(b ? "true" : "false"); }
-    void object_or_null(const api::ObjectPtr &obj) {
-        if (obj)
-            value(obj->raw);
-        else
-            raw("null");
-    }
-
-    std::string take() { return std::move(out_); }
-
-private:
-    void drain() {
-        while (!serializer_.done()) {
-            const auto part = serializer_.read(buffer_, sizeof buffer_);
-            out_.append(part.data(), part.size());
-        }
-    }
-
-    std::string out_;
-    json::serializer serializer_;
-    char buffer_[4096];
-};
-
-void write_source(SnapshotWriter &w, const std::string &name, const SourceTrack &s) {
-    w.raw("{");
+void write_source(JsonTextWriter &w, const std::string &name, const SourceTrack &s) {
+    w.begin_object();
     w.key("fileWatch");
     w.string(name);
-    w.raw(",");
     w.key("paths");
-    w.raw("[");
-    bool first = true;
-    s.paths.for_each([&](const std::string &p, MicroTime t) {
-        w.raw(first ? "[" : ",[");
-        first = false;
-        w.string(p);
-        w.raw(",");
+    w.begin_array();
+    s.paths.for_each([&](const std::string &path, MicroTime t) {
+        w.begin_array();
+        w.string(path);
         w.integer(t.micros());
-        w.raw("]");
+        w.end_array();
     });
-    w.raw("],");
+    w.end_array();
     w.key("ignores");
-    w.raw("[");
-    for (std::size_t i = 0; i < s.ignores.size(); ++i) {
-        if (i > 0) w.raw(",");
-        w.value(api::encode_ignore_def(s.ignores[i]));
-    }
-    w.raw("],");
+    w.begin_array();
+    for (const auto &ignore : s.ignores) w.value(api::encode_ignore_def(ignore));
+    w.end_array();
     w.key("imageBuildStartTime");
     w.integer(s.image_build_start_time.micros());
     if (s.last_image_status) {
-        w.raw(",");
         w.key("lastImageStatus");
-        w.raw("{");
+        w.begin_object();
         w.key("value");
         w.value(*s.last_image_status);
-        w.raw("}");
+        w.end_object();
     }
     if (s.last_file_event) {
-        w.raw(",");
         w.key("lastFileEvent");
-        w.raw("{");
+        w.begin_object();
         w.key("time");
         w.integer(s.last_file_event->time.micros());
-        w.raw(",");
         w.key("seenFiles");
-        w.raw("[");
-        const auto &seen = s.last_file_event->seen_files;
-        for (std::size_t i = 0; i < seen.size(); ++i) {
-            if (i > 0) w.raw(",");
-            w.string(seen[i]);
-        }
-        w.raw("]}");
+        w.begin_array();
+        for (const auto &seen : s.last_file_event->seen_files) w.string(seen);
+        w.end_array();
+        w.end_object();
     }
-    w.raw("}");
+    w.end_object();
 }
 
-void write_container(SnapshotWriter &w, const ContainerKey &k, const ContainerTrack &c) {
-    w.raw("{");
+void write_container(JsonTextWriter &w, const ContainerKey &k, const ContainerTrack &c) {
+    w.begin_object();
     w.key("containerID");
     w.string(k.container_id);
-    w.raw(",");
     w.key("podName");
     w.string(k.pod_name);
-    w.raw(",");
     w.key("namespace");
     w.string(k.namespace_name);
-    w.raw(",");
     w.key("lastFileTimeSynced");
     w.integer(c.last_file_time_synced.micros());
-    w.raw(",");
     w.key("failedLowWaterMark");
     w.integer(c.failed_low_water_mark.micros());
-    w.raw(",");
     w.key("failedReason");
     w.string(c.failed_reason);
-    w.raw(",");
     w.key("failedMessage");
     w.string(c.failed_message);
-    w.raw("}");
+    w.end_object();
 }
 
-void write_monitor(SnapshotWriter &w, const Monitor &m) {
-    w.raw("{");
+void write_monitor(JsonTextWriter &w, const Monitor &m) {
+    w.begin_object();
     w.key("manifest");
     w.string(m.manifest);
-    w.raw(",");
     w.key("spec");
     w.value(m.spec_raw);
-    w.raw(",");
     w.key("hasChangesToSync");
     w.boolean(m.has_changes_to_sync);
     const std::pair<const char *, const api::ObjectPtr *> dependencies[] = {
@@ -256,56 +143,42 @@ void write_monitor(SnapshotWriter &w, const Monitor &m) {
         {"lastImageMap", &m.last_image_map},
         {"lastDockerComposeService", &m.last_docker_compose_service},
         {"lastLocalContainer", &m.last_local_container}};
-    for (const auto &[key, obj] : dependencies) {
-        w.raw(",");
+    for (const auto &[key, object] : dependencies) {
         w.key(key);
-        w.object_or_null(*obj);
+        write_object_or_null(w, *object);
     }
-    w.raw(",");
     w.key("sources");
-    w.raw("[");
-    bool first = true;
-    for (const auto &[name, s] : m.sources) {
-        if (!first) w.raw(",");
-        first = false;
-        write_source(w, name, s);
-    }
-    w.raw("],");
+    w.begin_array();
+    for (const auto &[name, s] : m.sources) write_source(w, name, s);
+    w.end_array();
     w.key("containers");
-    w.raw("[");
-    first = true;
-    for (const auto &[k, c] : m.containers) {
-        if (!first) w.raw(",");
-        first = false;
-        write_container(w, k, c);
-    }
-    w.raw("]");
+    w.begin_array();
+    for (const auto &[k, c] : m.containers) write_container(w, k, c);
+    w.end_array();
     if (m.last_trigger_queue) {
-        w.raw(",");
         w.key("lastTriggerQueue");
-        w.raw("{");
-        first = true;
+        w.begin_object();
         for (const auto &[k, v] : m.last_trigger_queue->data) {
-            if (!first) w.raw(",");
-            first = false;
-            w.string(k);
-            w.raw(":");
+            w.key(k);
             w.string(v);
         }
-        w.raw("}");
+        w.end_object();
     }
-    w.raw("}");
+    w.end_object();
 }
 
 // Snapshots and restores of a thousand LiveUpdates are mostly writing and
 // decoding them one by one: from this many on, two threads share the work.
 constexpr std::size_t kWorthASecondThread = 256;
 
+// How many of n elements the calling thread takes; a second thread takes the rest.
+std::size_t own_share(std::size_t n) { return n < kWorthASecondThread ? n : n / 2; }
+
 // f(i) for every i < n; f touches element i only. The error of the lowest
 // index is the one thrown, as with one thread.
 template <class F>
 void for_each_index(std::size_t n, const F &f) {
-    const std::size_t half = n < kWorthASecondThread ? n : n / 2;
+    const std::size_t half = own_share(n);
     std::future<void> second;
     if (half < n) second = std::async(std::launch::async, [&] {
         for (std::size_t i = half; i < n; ++i) f(i);
@@ -321,23 +194,21 @@ void for_each_index(std::size_t n, const F &f) {
     if (second.valid()) second.get();
 }
 
-void write_slot(SnapshotWriter &w, const std::string &name, const SlotView &slot) {
-    w.raw("{");
+void write_slot(JsonTextWriter &w, const std::string &name, const SlotView &slot) {
+    w.begin_object();
     w.key("name");
     w.string(name);
-    w.raw(",");
     w.key("status");
     if (slot.status)
         w.value(api::encode_live_update_status(*slot.status));
     else
-        w.raw("null");
-    w.raw(",");
+        w.null();
     w.key("monitor");
     if (slot.monitor)
         write_monitor(w, *slot.monitor);
     else
-        w.raw("null");
-    w.raw("}");
+        w.null();
+    w.end_object();
 }
 
 // Only times that RFC 3339 can write may come back from a snapshot.
@@ -412,48 +283,37 @@ Monitor decode_monitor(json::object &o, const std::string &path, const KnownObje
 
 std::string encode_snapshot(const MicroTime &start_time, const std::vector<api::ObjectPtr> &objects,
                             const std::map<std::string, SlotView> &slots, std::size_t size_hint) {
-    // The second half of the LiveUpdates is written on another thread and appended.
+    // The second half of the LiveUpdates is written on another thread and spliced in.
     std::vector<const std::pair<const std::string, SlotView> *> entries;
     for (const auto &entry : slots) entries.push_back(&entry);
-    const std::size_t half = entries.size() < kWorthASecondThread ? entries.size() : entries.size() / 2;
+    const std::size_t half = own_share(entries.size());
     std::future<std::string> second_half;
     if (half < entries.size()) {
         second_half = std::async(std::launch::async, [&entries, half, size_hint] {
-            SnapshotWriter tail(size_hint / 2);
-            for (std::size_t i = half; i < entries.size(); ++i) {
-                tail.raw(",");
-                write_slot(tail, entries[i]->first, entries[i]->second);
-            }
+            JsonTextWriter tail(size_hint / 2);
+            for (std::size_t i = half; i < entries.size(); ++i) write_slot(tail, entries[i]->first, entries[i]->second);
             return tail.take();
         });
     }
     // Growing megabytes by doubling copies them and faults fresh pages in each time.
-    SnapshotWriter w(std::max(size_hint + size_hint / 8, std::size_t{1} << 16));
-    w.raw("{");
+    JsonTextWriter w(std::max(size_hint + size_hint / 8, std::size_t{1} << 16));
+    w.begin_object();
     w.key("format");
     w.string(kSnapshotFormat);
-    w.raw(",");
     w.key("version");
     w.integer(kSnapshotVersion);
-    w.raw(",");
     w.key("startTime");
     w.integer(start_time.micros());
-    w.raw(",");
     w.key("objects");
-    w.raw("[");
-    for (std::size_t i = 0; i < objects.size(); ++i) {
-        if (i > 0) w.raw(",");
-        w.value(objects[i]->raw);
-    }
-    w.raw("],");
+    w.begin_array();
+    for (const auto &object : objects) w.value(object->raw);
+    w.end_array();
     w.key("liveUpdates");
-    w.raw("[");
-    for (std::size_t i = 0; i < half; ++i) {
-        if (i > 0) w.raw(",");
-        write_slot(w, entries[i]->first, entries[i]->second);
-    }
-    if (second_half.valid()) w.raw(second_half.get());
-    w.raw("]}");
+    w.begin_array();
+    for (std::size_t i = 0; i < half; ++i) write_slot(w, entries[i]->first, entries[i]->second);
+    if (second_half.valid()) w.splice(second_half.get());
+    w.end_array();
+    w.end_object();
     return w.take();
 }
 

@@ -173,8 +173,7 @@ public:
     // Restarts the container's process: "" when done, else the host's reason.
     std::string restart(const ContainerRef &container) const {
         if (table_ == nullptr) return "the host does not supervise local containers";
-        const lu_container_ref ref{sizeof(lu_container_ref), container.id.c_str(), container.name.c_str(),
-                                   container.pod.c_str(), container.namespace_name.c_str(), container.root.c_str()};
+        const lu_container_ref ref = c_ref(container);
         char error[512] = {0};
         if (table_->restart(ctx_, &ref, error, sizeof error) == 0) return {};
         return error[0] != '\0' ? std::string(error) : std::string("the host gave no reason");
@@ -186,8 +185,7 @@ public:
         const auto describe =
             table_ == nullptr ? nullptr : detail::member_or(*table_, &lu_host_local_containers::process, nullptr);
         if (describe == nullptr) return std::nullopt;
-        const lu_container_ref ref{sizeof(lu_container_ref), container.id.c_str(), container.name.c_str(),
-                                   container.pod.c_str(), container.namespace_name.c_str(), container.root.c_str()};
+        const lu_container_ref ref = c_ref(container);
         ContainerProcess process;
         const auto add = [](void *each_ctx, const char *name, const char *value) {
             static_cast<ContainerProcess *>(each_ctx)->env.emplace_back(detail::text(name), detail::text(value));
@@ -199,6 +197,12 @@ public:
     }
 
 private:
+    // The C view of container, valid while container lives.
+    static lu_container_ref c_ref(const ContainerRef &container) noexcept {
+        return {sizeof(lu_container_ref), container.id.c_str(),   container.name.c_str(),
+                container.pod.c_str(),    container.namespace_name.c_str(), container.root.c_str()};
+    }
+
     void *ctx_;
     const lu_host_local_containers *table_;
 };
