@@ -14,6 +14,7 @@ cd "$(dirname "$0")/.."
 jobs=$(nproc)
 passed=0
 failed=0
+failures=()
 
 log_dir=$(mktemp -d)
 
@@ -25,8 +26,13 @@ count_ctest() {
   line=$(grep -E '^[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$out" | tail -n 1)
   if [ -z "$line" ]; then
     failed=$((failed + 1))
+    failures+=("$out: ctest printed no summary")
     return
   fi
+  # The end of the log is all CI keeps; name the failures again there.
+  while IFS= read -r name; do
+    failures+=("$(basename "$out" .log): $name")
+  done < <(sed -n '/^The following tests FAILED:/,$p' "$out" | grep -E '^[[:space:]]+[0-9]+ - ' | sed -E 's/^[[:space:]]+//')
   fails=$(sed -E 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\1/' <<<"$line")
   total=$(sed -E 's/.* failed out of ([0-9]+).*/\1/' <<<"$line")
   passed=$((passed + total - fails))
@@ -77,6 +83,7 @@ if cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DLU_SANITIZE=ON -DLU_BUILD
 else
   echo "test: the sanitizer build failed"
   failed=$((failed + 1))
+  failures+=("the sanitizer build")
 fi
 echo "sanitizer stage took $(( $(date +%s) - start )) s"
 
@@ -86,9 +93,11 @@ if scripts/fuzz.sh 60; then
 else
   echo "test: the fuzzer found a problem (see above)"
   failed=$((failed + 1))
+  failures+=("fuzzing (scripts/fuzz.sh)")
 fi
 
 rm -rf "$log_dir"
 echo
+for f in "${failures[@]}"; do echo "failed: $f"; done
 echo "tests: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

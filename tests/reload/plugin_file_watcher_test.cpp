@@ -21,8 +21,10 @@ struct Fixture {
     std::mutex mutex;
     std::vector<fs::path> reported;
     std::vector<std::string> warnings;
+    // Settle time: long enough that a busy CI machine pausing this thread
+    // between the pieces of one write does not split it into two reports.
     PluginFileWatcher watcher{
-        20ms,
+        100ms,
         [this](const fs::path &file) {
             std::lock_guard lock(mutex);
             reported.push_back(file);
@@ -59,7 +61,7 @@ BOOST_AUTO_TEST_CASE(a_file_written_in_place_is_reported_once) {
         for (int i = 0; i < 5; ++i) out << "part " << i << std::flush;
     }
     BOOST_TEST_REQUIRE(wait_until([&] { return count() >= 1; }));
-    std::this_thread::sleep_for(100ms);  // room for a duplicate report to show up
+    std::this_thread::sleep_for(300ms);  // room for a duplicate report to show up
     BOOST_TEST((taken() == std::vector<fs::path>{plugin}));
 }
 
@@ -81,7 +83,7 @@ BOOST_AUTO_TEST_CASE(other_files_and_files_no_longer_watched_are_not_reported) {
     write_file(plugin, "v2");
     write_file(other, "v3");
     BOOST_TEST_REQUIRE(wait_until([&] { return count() >= 1; }));
-    std::this_thread::sleep_for(100ms);
+    std::this_thread::sleep_for(300ms);
     BOOST_TEST((taken() == std::vector<fs::path>{other}));
 }
 

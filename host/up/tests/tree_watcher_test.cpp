@@ -21,6 +21,7 @@ struct Fixture {
     TempDir dir;
     Collected got;
     std::atomic<int> overflows{0};
+    std::atomic<int> limit_warnings{0};
     std::unique_ptr<TreeWatcher> watcher;
 
     void start(WatchFilter filter = {}, WatchTiming timing = {10ms, 10s, 500ms}) {
@@ -29,6 +30,7 @@ struct Fixture {
             [this](std::vector<std::string> paths) { got.add(paths); },
             [this](const std::string &msg) {
                 if (msg.find("overflow") != std::string::npos) ++overflows;
+                if (msg.find("watch limit reached") != std::string::npos) ++limit_warnings;
             });
         watcher->wait_ready();
     }
@@ -77,9 +79,10 @@ BOOST_FIXTURE_TEST_CASE(a_folder_moved_in_is_reported_whole, Fixture) {
 }
 
 BOOST_FIXTURE_TEST_CASE(ignored_and_editor_files_are_not_reported, Fixture) {
+    // By value: the watcher outlives this body (it lives in the fixture).
     const std::string ignored_dir = dir / "build";
-    start({[&](const std::string &p) { return p.find("/build") != std::string::npos || p.ends_with(".log"); },
-           [&](const std::string &d) { return d == ignored_dir; }});
+    start({[](const std::string &p) { return p.find("/build") != std::string::npos || p.ends_with(".log"); },
+           [ignored_dir](const std::string &d) { return d == ignored_dir; }});
     write_file(dir / "build/out.o", "o");
     write_file(dir / "x.log", "l");
     write_file(dir / ".x.swp", "s");
@@ -105,6 +108,11 @@ BOOST_FIXTURE_TEST_CASE(a_watched_file_root_is_reported, Fixture) {
     BOOST_TEST(!got.saw(dir / "other.json"));
 }
 
+// The cases below change machine-wide inotify limits for a moment (they need
+// root for it); CTest runs this suite alone, so no other watcher is born
+// under them.
+BOOST_AUTO_TEST_SUITE(machine_limits)
+
 // Needs root to shrink the inotify queue; the setting only affects inotify
 // instances created while it is in force, and is restored right away. The
 // first batch is held while the flood is written, so the queue must overflow.
@@ -117,7 +125,9 @@ BOOST_FIXTURE_TEST_CASE(overflow_loses_no_change, Fixture) {
     std::mutex hold;
     std::unique_lock<std::mutex> held(hold);
     std::atomic<bool> holding{false};
-    watcher = std::make_unique<TreeWatcher>(
+    // A local declared after `hold`: it stops before the mutex its callback
+    // locks goes away (a late rescan batch may still arrive after the check).
+    auto flood_watcher = std::make_unique<TreeWatcher>(
         std::vector<std::string>{dir.path.string()}, WatchFilter{}, WatchTiming{0ms, 10s, 500ms},
         [&](std::vector<std::string> paths) {
             holding = true;
@@ -127,7 +137,7 @@ BOOST_FIXTURE_TEST_CASE(overflow_loses_no_change, Fixture) {
         [this](const std::string &msg) {
             if (msg.find("overflow") != std::string::npos) ++overflows;
         });
-    watcher->wait_ready();
+    flood_watcher->wait_ready();
     if (shrunk) std::ofstream(knob) << saved;
 
     write_file(dir / "first.txt", "1");
@@ -143,3 +153,28 @@ BOOST_FIXTURE_TEST_CASE(overflow_loses_no_change, Fixture) {
     BOOST_TEST_MESSAGE("overflows seen: " << overflows.load() << (shrunk ? "" : " (queue not shrunk: not root)"));
     if (shrunk) BOOST_TEST(overflows.load() > 0);
 }
+
+// With fewer watches allowed than are in use, every new watch fails, as on a
+// machine out of watches: the watcher warns and polls. The files live in a
+// subfolder, which no inotify watch covers then, so only polling can see them.
+BOOST_FIXTURE_TEST_CASE(out_of_watches_falls_back_to_polling, Fixture) {
+    const char *knob = "/proc/sys/fs/inotify/max_user_watches";
+    std::string saved;
+    std::ifstream(knob) >> saved;
+    write_file(dir / "sub/old.txt", "x");
+    write_file(dir / "sub/gone.txt", "x");
+    const bool lowered = static_cast<bool>(std::ofstream(knob) << "1");
+    start({}, WatchTiming{10ms, 10s, 100ms});
+    if (lowered) std::ofstream(knob) << saved;
+    BOOST_TEST_MESSAGE("limit warnings: " << limit_warnings.load() << (lowered ? "" : " (limit not lowered: not root)"));
+    if (lowered) BOOST_TEST(limit_warnings.load() == 1);
+
+    write_file(dir / "sub/new.txt", "n");
+    std::ofstream(dir / "sub/old.txt", std::ios::app) << "y";
+    fs::remove(dir / "sub/gone.txt");
+    write_file(dir / "sub/deeper/made.txt", "m");
+    BOOST_TEST(got.wait_for({dir / "sub/new.txt", dir / "sub/old.txt", dir / "sub/gone.txt",
+                             dir / "sub/deeper/made.txt"}));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
