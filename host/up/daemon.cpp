@@ -121,7 +121,9 @@ private:
     void reload_file(const std::string &file);
     void apply(const DeclaredObject &d);
     void remove_object(const ObjectKey &key);
-    bool upsert(const json::object &object, const std::string &origin);
+    void upsert(const json::object &object, const std::string &origin);
+    // Admits and stores it; returns the LiveUpdates it makes due, unmarked.
+    std::vector<std::string> store(const json::object &object, const std::string &origin);
     void on_container_status(const std::string &name, const json::object &status);
     void apply_compose_service(const DeclaredObject &d, const std::string &origin);
     void on_compose_status(const std::string &name, const json::object &status);
@@ -180,14 +182,12 @@ void Daemon::start() {
         });
     file_watches_ = std::make_unique<FileWatches>(
         WatchTiming{options_.debounce, options_.max_wait, std::chrono::milliseconds(500)},
-        [this](const json::object &fw) { upsert(fw, "FileWatch"); },
+        [this](const json::object &fw) { return store(fw, "FileWatch"); },
+        [this](const std::vector<std::string> &due) { queue_.mark_due(due); },
         [this](const std::string &warning) { log_.write(LogLevel::warn, "", warning); });
     control_ = std::make_unique<ControlServer>(options_.control_socket,
                                                [this](const json::object &r) { return handle_control(r); });
 
-    // FileEvents may be dropped only once every LiveUpdate could see them.
-    queue_.on_idle([this] { return file_watches_->marked(); },
-                   [this](std::uint64_t seq) { file_watches_->consumed(seq); });
     load_all();
     queue_.start(options_.workers, [this](const std::string &lu) { reconcile(lu); });
 
@@ -331,7 +331,9 @@ void Daemon::apply(const DeclaredObject &d) {
 }
 
 // Upserts into the engine (and the store); marks the LiveUpdates it makes due.
-bool Daemon::upsert(const json::object &object, const std::string &origin) {
+void Daemon::upsert(const json::object &object, const std::string &origin) { queue_.mark_due(store(object, origin)); }
+
+std::vector<std::string> Daemon::store(const json::object &object, const std::string &origin) {
     const std::string text = json::serialize(object);
     const json::object result = engine_->with_engine([&](const host::Engine &e) { return e.upsert(text); });
     const json::value *accepted = result.if_contains("accepted");
@@ -353,7 +355,7 @@ bool Daemon::upsert(const json::object &object, const std::string &origin) {
                                             errors != nullptr ? *errors : json::value(json::array()),
                                             host::string_member(result, "message")};
         }
-        return false;
+        return {};
     }
     if (key.kind == "LiveUpdate") {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -362,8 +364,7 @@ bool Daemon::upsert(const json::object &object, const std::string &origin) {
     // Stored before any reconcile can run: its status is written into the store.
     // A LiveUpdate keeps the status its reconciles wrote.
     store_.put(object, key.kind == "LiveUpdate");
-    queue_.mark_due(strings_of(result.if_contains("due")));
-    return true;
+    return strings_of(result.if_contains("due"));
 }
 
 void Daemon::on_container_status(const std::string &name, const json::object &status) {
@@ -436,6 +437,7 @@ void Daemon::remove_object(const ObjectKey &key) {
         if (key.kind == "LiveUpdate") rejected_.erase(key.name);
     }
     if (key.kind == "FileWatch") file_watches_->remove(key.name);
+    if (key.kind == "LiveUpdate") file_watches_->forget(key.name);
     if (key.kind == "LocalContainer") containers_->remove(key.name);
     if (key.kind == "DockerComposeService") {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -452,7 +454,10 @@ void Daemon::remove_object(const ObjectKey &key) {
 void Daemon::reconcile(const std::string &live_update) {
     const reload::QuiesceGate::Pass pass = gate_.enter();  // a hot reload waits for it, and holds the next
     try {
+        const std::uint64_t seen = file_watches_->visible();
         const host::ReconcileResult r = driver_->reconcile(live_update);
+        // A FileEvent may be dropped once every LiveUpdate it concerns has seen it.
+        file_watches_->reconciled(live_update, seen);
         for (const auto &event : r.events)
             log_.write(LogLevel::debug, live_update, "event " + json::serialize(event));
     } catch (const std::exception &e) {

@@ -9,11 +9,6 @@ void DueQueue::start(unsigned workers, ReconcileFn reconcile) {
     for (unsigned i = 0; i < std::max(1u, workers); ++i) workers_.emplace_back([this] { work(); });
 }
 
-void DueQueue::on_idle(std::function<std::uint64_t()> token, std::function<void(std::uint64_t)> idle) {
-    idle_token_ = std::move(token);
-    idle_ = std::move(idle);
-}
-
 void DueQueue::mark_due(const std::vector<std::string> &names) {
     {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -40,16 +35,10 @@ void DueQueue::work() {
         running_.insert(name);
         lock.unlock();
         reconcile_(name);
-        const std::uint64_t token = idle_token_ ? idle_token_() : 0;
         lock.lock();
         running_.erase(name);
         if (again_.erase(name) != 0 && !stopping_ && queued_.insert(name).second) pending_.push_back(name);
         changed_.notify_all();
-        if (idle_ && pending_.empty() && running_.empty()) {
-            lock.unlock();
-            idle_(token);
-            lock.lock();
-        }
     }
 }
 

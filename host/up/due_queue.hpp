@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <condition_variable>
-#include <cstdint>
 #include <deque>
 #include <functional>
 #include <mutex>
@@ -26,9 +25,6 @@ public:
     ~DueQueue();
 
     void start(unsigned workers, ReconcileFn reconcile);
-    // After a reconcile, token() is read, then the queue checked: when nothing
-    // is pending or running, idle(token) is called (on a worker, no lock held).
-    void on_idle(std::function<std::uint64_t()> token, std::function<void(std::uint64_t)> idle);
     void mark_due(const std::vector<std::string> &names);
     // Drops what is pending, waits for reconciles in flight, joins the workers.
     void stop();
@@ -39,8 +35,6 @@ private:
     void work();
 
     ReconcileFn reconcile_;
-    std::function<std::uint64_t()> idle_token_;
-    std::function<void(std::uint64_t)> idle_;
     std::mutex mutex_;
     std::condition_variable changed_;
     std::deque<std::string> pending_;  // in order of marking, no duplicates

@@ -1,12 +1,15 @@
 // The FileEvents of one FileWatch ({time, seenFiles} per batch of changes),
 // kept as Tilt keeps them: the newest few. Unlike Tilt, an event is never
-// dropped before every LiveUpdate could see it: beyond the limit, events not
-// yet consumed are folded into the next newer one (their paths then carry
-// that newer time, which at worst syncs them once more).
+// dropped before every LiveUpdate it concerns has seen it; until then the list
+// grows. It stays a run of consecutive batches, so a LiveUpdate finds the last
+// event it saw and takes exactly the newer ones. Only past a hard cap (a
+// LiveUpdate that never keeps up) is the oldest folded into the next: nothing
+// is lost, but its files then carry the newer time and may sync once more.
 #pragma once
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -17,19 +20,22 @@
 namespace liveupdate::up {
 
 inline constexpr std::size_t kMaxFileEvents = 20;
+inline constexpr std::size_t kMaxUnconsumedFileEvents = 1000;
 
 class FileEventLog {
 public:
     struct Event {
         MicroTime time;
         std::vector<std::string> paths;  // sorted, unique
-        std::uint64_t seq = 0;
+        std::vector<std::uint64_t> seqs;  // its batch, and those folded into it
     };
 
-    // seq: increasing number of the batch; consumed: every event with a seq up
-    // to it has been seen by the LiveUpdates (0: none known).
-    void append(MicroTime time, std::vector<std::string> paths, std::uint64_t seq, std::uint64_t consumed,
-                std::size_t keep = kMaxFileEvents);
+    using ConsumedFn = std::function<bool(std::uint64_t seq)>;
+
+    // seq: increasing number of the batch; consumed: whether the batch of a
+    // seq has been seen by every LiveUpdate it concerns.
+    void append(MicroTime time, std::vector<std::string> paths, std::uint64_t seq, const ConsumedFn &consumed,
+                std::size_t keep = kMaxFileEvents, std::size_t cap = kMaxUnconsumedFileEvents);
     const std::deque<Event> &events() const { return events_; }
     boost::json::array to_json() const;
 

@@ -76,8 +76,8 @@ WatchFilter file_watch_filter(const json::object &spec) {
                        [set](const std::string &d) { return set->matches_entire_dir(d); }};
 }
 
-FileWatches::FileWatches(WatchTiming timing, ChangedFn on_change, TreeWatcher::WarnFn on_warning)
-    : timing_(timing), on_change_(std::move(on_change)), on_warning_(std::move(on_warning)) {}
+FileWatches::FileWatches(WatchTiming timing, ChangedFn on_change, DueFn on_due, TreeWatcher::WarnFn on_warning)
+    : timing_(timing), on_change_(std::move(on_change)), on_due_(std::move(on_due)), on_warning_(std::move(on_warning)) {}
 
 FileWatches::~FileWatches() { stop_all(); }
 
@@ -136,26 +136,37 @@ void FileWatches::on_batch(const std::string &name, std::vector<std::string> pat
         seq = next_seq_++;
         in_flight_.insert(seq);
         const MicroTime time = now();
-        it->second.events.append(time, std::move(paths), seq, consumed_);
+        it->second.events.append(time, std::move(paths), seq,
+                                 [this](std::uint64_t s) { return consumers_.consumed(s); });
         json::value &status = it->second.object["status"];
         if (!status.is_object()) status = json::object();
         status.as_object()["fileEvents"] = it->second.events.to_json();
         status.as_object()["lastEventTime"] = time.format();
         object = it->second.object;
     }
-    on_change_(object);  // upserts it and marks its LiveUpdates due
-    std::lock_guard<std::mutex> lock(mutex_);
-    in_flight_.erase(seq);
+    const std::vector<std::string> due = on_change_(object);
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        consumers_.expect(seq, due);
+        in_flight_.erase(seq);
+    }
+    // Marked only now: a reconcile this starts sees the batch and counts for it.
+    on_due_(due);
 }
 
-std::uint64_t FileWatches::marked() const {
+std::uint64_t FileWatches::visible() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return in_flight_.empty() ? next_seq_ - 1 : *in_flight_.begin() - 1;
 }
 
-void FileWatches::consumed(std::uint64_t seq) {
+void FileWatches::reconciled(const std::string &live_update, std::uint64_t seen) {
     std::lock_guard<std::mutex> lock(mutex_);
-    consumed_ = std::max(consumed_, seq);
+    consumers_.reconciled(live_update, seen);
+}
+
+void FileWatches::forget(const std::string &live_update) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    consumers_.forget(live_update);
 }
 
 void FileWatches::remove(const std::string &name) {

@@ -12,6 +12,7 @@
 
 #include <boost/json.hpp>
 
+#include "up/event_consumers.hpp"
 #include "up/file_events.hpp"
 #include "up/tree_watcher.hpp"
 
@@ -19,10 +20,13 @@ namespace liveupdate::up {
 
 class FileWatches {
 public:
-    // The FileWatch object with its new status, after each batch (watcher thread).
-    using ChangedFn = std::function<void(const boost::json::object &file_watch)>;
+    // The FileWatch object with its new status, after each batch (watcher
+    // thread): stores it and returns the LiveUpdates it makes due, unmarked.
+    using ChangedFn = std::function<std::vector<std::string>(const boost::json::object &file_watch)>;
+    // Marks them due, once they are recorded as having yet to see the batch.
+    using DueFn = std::function<void(const std::vector<std::string> &live_updates)>;
 
-    FileWatches(WatchTiming timing, ChangedFn on_change, TreeWatcher::WarnFn on_warning);
+    FileWatches(WatchTiming timing, ChangedFn on_change, DueFn on_due, TreeWatcher::WarnFn on_warning);
     ~FileWatches();
 
     // Starts (or, when its spec changed, restarts) watching; returns the object
@@ -31,10 +35,13 @@ public:
     void remove(const std::string &name);
     void stop_all();
 
-    // Batches whose LiveUpdates have been marked due so far (a sequence number).
-    std::uint64_t marked() const;
-    // Every batch up to seq has been seen by the LiveUpdates: older FileEvents may go.
-    void consumed(std::uint64_t seq);
+    // Every batch up to this sequence number is stored, with the LiveUpdates
+    // that have yet to see it recorded: a reconcile starting now sees them.
+    std::uint64_t visible() const;
+    // live_update finished a reconcile that started when visible() was seen.
+    void reconciled(const std::string &live_update, std::uint64_t seen);
+    // live_update was removed.
+    void forget(const std::string &live_update);
 
 private:
     struct Entry {
@@ -46,12 +53,13 @@ private:
 
     WatchTiming timing_;
     ChangedFn on_change_;
+    DueFn on_due_;
     TreeWatcher::WarnFn on_warning_;
     mutable std::mutex mutex_;
     std::map<std::string, Entry> entries_;
     std::uint64_t next_seq_ = 1;
-    std::set<std::uint64_t> in_flight_;  // appended, LiveUpdates not yet marked due
-    std::uint64_t consumed_ = 0;
+    std::set<std::uint64_t> in_flight_;  // appended, not yet visible
+    EventConsumers consumers_;
 };
 
 // The ignores of a FileWatch spec as a filter (basePath + dockerignore

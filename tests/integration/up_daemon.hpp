@@ -17,7 +17,9 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -36,9 +38,35 @@ inline std::string read_file(const fs::path &p) {
     return s.str();
 }
 
+// Held while a test writes a file and while it spawns a child. A child
+// spawned by another thread (popen of `lu-host get`) would otherwise hold a
+// file being written open, between fork and exec, and drop it after the
+// writer closed it and renamed it: an IN_CLOSE_WRITE that the daemon rightly
+// reports as a second change.
+inline std::mutex &writing_or_spawning() {
+    static std::mutex lock;
+    return lock;
+}
+
+inline FILE *spawn_reading(const std::string &command) {
+    std::lock_guard lock(writing_or_spawning());
+    return ::popen(command.c_str(), "r");
+}
+
 inline void write_file(const fs::path &p, const std::string &text) {
     fs::create_directories(p.parent_path());
-    std::ofstream(p) << text;
+    std::lock_guard lock(writing_or_spawning());
+    const int fd = ::open(p.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) throw std::runtime_error("cannot write " + p.string());
+    for (std::size_t done = 0; done < text.size();) {
+        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+        if (n < 0) {
+            ::close(fd);
+            throw std::runtime_error("cannot write " + p.string());
+        }
+        done += static_cast<std::size_t>(n);
+    }
+    ::close(fd);
 }
 
 // Polls until pred holds; a generous guard against hanging, not a timing check.
@@ -117,7 +145,11 @@ public:
         posix_spawn_file_actions_init(&actions);
         posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
         posix_spawn_file_actions_adddup2(&actions, 1, 2);
-        const int rc = ::posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
+        int rc = 0;
+        {
+            std::lock_guard lock(writing_or_spawning());
+            rc = ::posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
+        }
         posix_spawn_file_actions_destroy(&actions);
         if (rc != 0) return false;
         return wait_until([&] { return read_file(log).find("up: watching") != std::string::npos; });
@@ -137,7 +169,7 @@ public:
     json::value get(const std::string &kind) const {
         const std::string cmd = std::string(LU_HOST_BIN) + " get " + kind + " -o json --control-socket " +
                                 socket.string() + " 2>&1";
-        FILE *p = ::popen(cmd.c_str(), "r");
+        FILE *p = spawn_reading(cmd);
         std::string out;
         char buf[4096];
         for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);

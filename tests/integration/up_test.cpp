@@ -2,7 +2,7 @@
 #define BOOST_TEST_MODULE up_integration_tests
 #include <boost/test/unit_test.hpp>
 
-#include "up_daemon.hpp"
+#include "synced_once.hpp"
 
 using namespace up_it;
 
@@ -238,4 +238,16 @@ BOOST_AUTO_TEST_CASE(an_inotify_overflow_loses_no_change) {
     BOOST_TEST(wait_until([&] { return tree_of(d.src) == tree_of(d.root / "app"); }, std::chrono::seconds(60)));
     BOOST_TEST_MESSAGE("overflow reported: " << (d.log_text().find("overflow") != std::string::npos)
                                              << (shrunk ? "" : " (queue not shrunk: not root)"));
+}
+
+// Changes that never let the daemon go idle: the FileWatch keeps only its
+// newest 20 FileEvents, and one may go, or fold into a newer one, only once
+// the LiveUpdate has seen it. Folding one it had seen would sync its files a
+// second time; dropping one it had not would lose them.
+BOOST_AUTO_TEST_CASE(a_steady_stream_of_changes_syncs_every_file_exactly_once) {
+    constexpr int kFiles = 300;
+    UpDaemon d;
+    BOOST_TEST_REQUIRE(d.start(Objects{}));
+    for (int i = 0; i < kFiles; ++i) add_file(d, i);
+    check_every_change_synced_once(d, kFiles);
 }
