@@ -36,6 +36,34 @@ struct Fixture {
     }
 };
 
+// Sets a machine-wide /proc/sys knob (root only) and puts the old value back
+// at restore(), or at the latest when the test ends, however it ends.
+class KnobSetting {
+public:
+    KnobSetting(const char *knob, const std::string &value) : knob_(knob) {
+        std::ifstream(knob_) >> saved_;
+        set_ = !saved_.empty() && write(value);
+    }
+    KnobSetting(const KnobSetting &) = delete;
+    KnobSetting &operator=(const KnobSetting &) = delete;
+    ~KnobSetting() { restore(); }
+    bool set() const { return set_; }
+    void restore() {
+        if (set_) write(saved_);
+        set_ = false;
+    }
+
+private:
+    bool write(const std::string &value) const {
+        std::ofstream out(knob_);
+        out << value << std::flush;
+        return out.good();
+    }
+    const char *knob_;
+    std::string saved_;
+    bool set_ = false;
+};
+
 }  // namespace
 
 BOOST_FIXTURE_TEST_CASE(create_modify_delete_are_reported, Fixture) {
@@ -117,10 +145,8 @@ BOOST_AUTO_TEST_SUITE(machine_limits)
 // instances created while it is in force, and is restored right away. The
 // first batch is held while the flood is written, so the queue must overflow.
 BOOST_FIXTURE_TEST_CASE(overflow_loses_no_change, Fixture) {
-    const char *knob = "/proc/sys/fs/inotify/max_queued_events";
-    std::string saved;
-    std::ifstream(knob) >> saved;
-    const bool shrunk = static_cast<bool>(std::ofstream(knob) << "16");
+    KnobSetting small_queue("/proc/sys/fs/inotify/max_queued_events", "16");
+    const bool shrunk = small_queue.set();
     fs::create_directories(dir.path / "flood");  // watched from the start: its events queue up
     std::mutex hold;
     std::unique_lock<std::mutex> held(hold);
@@ -138,7 +164,7 @@ BOOST_FIXTURE_TEST_CASE(overflow_loses_no_change, Fixture) {
             if (msg.find("overflow") != std::string::npos) ++overflows;
         });
     flood_watcher->wait_ready();
-    if (shrunk) std::ofstream(knob) << saved;
+    small_queue.restore();
 
     write_file(dir / "first.txt", "1");
     while (!holding) std::this_thread::yield();  // the watcher is stuck in its first batch
@@ -158,14 +184,12 @@ BOOST_FIXTURE_TEST_CASE(overflow_loses_no_change, Fixture) {
 // machine out of watches: the watcher warns and polls. The files live in a
 // subfolder, which no inotify watch covers then, so only polling can see them.
 BOOST_FIXTURE_TEST_CASE(out_of_watches_falls_back_to_polling, Fixture) {
-    const char *knob = "/proc/sys/fs/inotify/max_user_watches";
-    std::string saved;
-    std::ifstream(knob) >> saved;
     write_file(dir / "sub/old.txt", "x");
     write_file(dir / "sub/gone.txt", "x");
-    const bool lowered = static_cast<bool>(std::ofstream(knob) << "1");
+    KnobSetting few_watches("/proc/sys/fs/inotify/max_user_watches", "1");
+    const bool lowered = few_watches.set();
     start({}, WatchTiming{10ms, 10s, 100ms});
-    if (lowered) std::ofstream(knob) << saved;
+    few_watches.restore();
     BOOST_TEST_MESSAGE("limit warnings: " << limit_warnings.load() << (lowered ? "" : " (limit not lowered: not root)"));
     if (lowered) BOOST_TEST(limit_warnings.load() == 1);
 
