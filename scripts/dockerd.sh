@@ -12,7 +12,9 @@
 # containers need --network none. There is no registry: images are imported
 # from local folders:
 #   lu-busybox:latest  busybox-static with its applets, /var/run -> /run, a `nobody` user
-#   lu-notar:latest    one static binary (/sleep) and nothing else: no tar, no rm, no shell
+#   lu-notar:2         one static binary (/sleep), /etc/passwd and /etc/group (user
+#                      app 1500:1600, group web 1700) and nothing else: no tar, no
+#                      rm, no shell (the tag changes when the content does)
 set -euo pipefail
 
 STATE_DIR=${LU_DOCKERD_STATE_DIR:-/tmp/lu-dockerd}
@@ -21,7 +23,7 @@ USERS=$STATE_DIR/users
 LOG=$STATE_DIR/dockerd.log
 SOCKET=/var/run/docker.sock
 BUSYBOX_IMAGE=lu-busybox:latest
-NOTAR_IMAGE=lu-notar:latest
+NOTAR_IMAGE=lu-notar:2
 
 # Always the local default socket, whatever the caller's DOCKER_HOST says.
 export DOCKER_HOST=unix://$SOCKET
@@ -104,8 +106,10 @@ import_images() {
   fi
   if ! docker image inspect "$NOTAR_IMAGE" >/dev/null 2>&1; then
     local root=$tmp/notar
-    mkdir -p "$root/app"
+    mkdir -p "$root/app" "$root/etc"
     cp "$bb" "$root/sleep" # busybox picks the applet from its own name
+    printf 'root:x:0:0:root:/root:/sleep\napp:x:1500:1600:app:/app:/sleep\n' >"$root/etc/passwd"
+    printf 'root:x:0:\napp:x:1600:\nweb:x:1700:app\n' >"$root/etc/group"
     tar -C "$root" --numeric-owner --owner=0 --group=0 -c . |
       docker import -c 'ENV PATH=/usr/bin:/bin' -c 'CMD ["/sleep", "86400"]' - "$NOTAR_IMAGE" >/dev/null
     log "imported $NOTAR_IMAGE"

@@ -6,12 +6,15 @@
 
 #include <boost/test/unit_test.hpp>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 
 #include "docker_test_support.hpp"
 #include "engine/endpoint.hpp"
 #include "engine/frame_demuxer.hpp"
+#include "container_owner.hpp"
 #include "implied_dirs_filter.hpp"
+#include "tar_file_reader.hpp"
 #include "update_messages.hpp"
 #include "updater_config.hpp"
 
@@ -104,7 +107,7 @@ std::vector<EntryView> read_entries(const std::string &bytes) {
     return out;
 }
 
-std::string filtered(const std::string &input) {
+std::string filtered(const std::string &input, std::optional<liveupdate::docker::Owner> owner = std::nullopt) {
     std::size_t offset = 0;
     std::string out;
     copy_without_implied_dirs(
@@ -114,7 +117,24 @@ std::string filtered(const std::string &input) {
             offset += n;
             return static_cast<std::int64_t>(n);
         },
-        [&](const char *data, std::size_t size) { out.append(data, size); });
+        [&](const char *data, std::size_t size) { out.append(data, size); }, owner);
+    return out;
+}
+
+// "path uid/gid uname/gname" of each entry.
+std::vector<std::string> owners_in(const std::string &tar) {
+    std::vector<std::string> out;
+    archive *a = archive_read_new();
+    archive_read_support_format_tar(a);
+    archive_read_open_memory(a, tar.data(), tar.size());
+    archive_entry *entry;
+    while (archive_read_next_header(a, &entry) == ARCHIVE_OK) {
+        const char *uname = archive_entry_uname(entry);
+        const char *gname = archive_entry_gname(entry);
+        out.push_back(std::string(archive_entry_pathname(entry)) + " " + std::to_string(archive_entry_uid(entry)) + "/" +
+                      std::to_string(archive_entry_gid(entry)) + " " + (uname ? uname : "") + "/" + (gname ? gname : ""));
+    }
+    archive_read_free(a);
     return out;
 }
 
@@ -189,4 +209,49 @@ BOOST_AUTO_TEST_CASE(messages_in_tilts_spirit) {
     BOOST_TEST(tar_failure(1, "short read", "").find("refused") == std::string::npos);
     BOOST_TEST(output_tail("  abc\n\n", 10) == "abc");
     BOOST_TEST(output_tail("0123456789", 3) == "789");
+}
+
+BOOST_AUTO_TEST_CASE(a_user_setting_resolves_as_docker_resolves_it) {
+    using liveupdate::docker::resolve_owner;
+    const std::string passwd = "# users\nroot:x:0:0:root:/root:/bin/sh\r\n\napp:x:1500:1600:app:/app:/bin/sh\nbroken:x:y\n";
+    const std::string group = "root:x:0:\napp:x:1600:\nweb:x:1700:app\n";
+    const auto owner = [&](const std::string &user) {
+        const auto o = resolve_owner(user, passwd, group);
+        return std::to_string(o.uid) + ":" + std::to_string(o.gid);
+    };
+    BOOST_TEST(owner("app") == "1500:1600");       // the user's primary group
+    BOOST_TEST(owner("1500") == "1500:1600");      // a uid with an entry: its primary group too
+    BOOST_TEST(owner("4242") == "4242:0");         // a uid without one: group 0, as Docker
+    BOOST_TEST(owner("app:web") == "1500:1700");
+    BOOST_TEST(owner("app:77") == "1500:77");
+    BOOST_TEST(owner("4242:web") == "4242:1700");
+    BOOST_TEST(owner("root") == "0:0");
+    const auto refused = [&](const std::string &user, const std::string &passwd_text) {
+        try {
+            resolve_owner(user, passwd_text, group);
+        } catch (const std::invalid_argument &e) {
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    BOOST_TEST(refused("ghost", passwd) == "user 'ghost' is not in the container's /etc/passwd (give it as uid:gid)");
+    BOOST_TEST(refused("app", "") == "user 'app' is not in the container's /etc/passwd (give it as uid:gid)");
+    BOOST_TEST(refused("broken", passwd) == "user 'broken' is not in the container's /etc/passwd (give it as uid:gid)");
+    BOOST_TEST(refused("app:staff", passwd) == "group 'staff' is not in the container's /etc/group (give it as uid:gid)");
+}
+
+BOOST_AUTO_TEST_CASE(an_owner_is_given_to_every_entry_copied) {
+    const auto input = lu_test::TarBuilder().dir("app/new").file("app/new/a.txt", "a").symlink("app/l", "a").finish();
+    BOOST_TEST((owners_in(filtered(input, liveupdate::docker::Owner{1500, 1700})) ==
+                std::vector<std::string>{"app/new/a.txt 1500/1700 /", "app/l 1500/1700 /"}));
+    BOOST_TEST((owners_in(filtered(input)) == std::vector<std::string>{"app/new/a.txt 0/0 /", "app/l 0/0 /"}));
+}
+
+BOOST_AUTO_TEST_CASE(the_first_file_of_a_tar_is_read_out) {
+    using liveupdate::docker::first_file_in_tar;
+    BOOST_TEST(first_file_in_tar(lu_test::TarBuilder().dir("etc").file("etc/passwd", "root:x:0:0::/:/bin/sh\n").finish())
+                   .value_or("none") == "root:x:0:0::/:/bin/sh\n");
+    BOOST_TEST(!first_file_in_tar(lu_test::TarBuilder().dir("etc").finish()).has_value());
+    BOOST_TEST(!first_file_in_tar("").has_value());
+    BOOST_CHECK_THROW(first_file_in_tar(std::string(1024, 'x')), std::runtime_error);
 }

@@ -23,7 +23,7 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::string kBusybox = "lu-busybox:latest";
-const std::string kNoTar = "lu-notar:latest";
+const std::string kNoTar = "lu-notar:2";
 const std::string kSleep = "sleep 100000";
 
 std::string write_local(const fs::path &dir, const std::string &name, const std::string &content) {
@@ -190,6 +190,39 @@ BOOST_AUTO_TEST_CASE(an_image_without_tar_falls_back_to_the_archive_api_and_veri
     BOOST_TEST(failed.kind == LU_OUTCOME_INFRA_FAILURE);
     BOOST_TEST(failed.message.find("/app/d.txt (missing)") != std::string::npos, failed.message);
     BOOST_TEST(failed.message.find("/app/c.txt (size 6, expected 31)") != std::string::npos, failed.message);
+}
+
+// Without tar the copy goes through the archive API, which extracts as root:
+// the files are given the configured user's owner, as tar running as that
+// user would have left them.
+BOOST_AUTO_TEST_CASE(an_image_without_tar_gets_files_owned_by_the_configured_user) {
+    TempDir local;
+    TestContainer c(kNoTar, "/sleep 100000");
+    const auto owner_of = [&](const std::string &path) {
+        return sh_ok("docker cp " + c.name() + ":" + path + " - | tar -tv --numeric-owner | awk '{print $2}'");
+    };
+    const std::vector<std::pair<std::string, std::string>> cases{
+        {"", "0/0"}, {"app", "1500/1600"}, {"app:web", "1500/1700"}, {"1500", "1500/1600"}, {"4242:77", "4242/77"}};
+    for (const auto &[user, expected] : cases) {
+        DockerUpdater updater(user.empty() ? "{}" : R"({"user": ")" + user + R"("})");
+        Update u;
+        u.archive = TarBuilder().file("app/owned.txt", user + "\n").finish();
+        u.copies = {{write_local(local.path, "owned.txt", user + "\n"), "/app/owned.txt"}};
+        const auto outcome = updater.update(c.id(), c.name(), u);
+        BOOST_TEST_REQUIRE(outcome.kind == LU_OUTCOME_OK, user << ": " << outcome.message);
+        BOOST_TEST(owner_of("/app/owned.txt") == expected, "user '" << user << "'");
+    }
+
+    DockerUpdater ghost(R"({"user": "ghost"})");
+    Update u;
+    u.archive = TarBuilder().file("app/owned.txt", "x\n").finish();
+    u.copies = {{write_local(local.path, "owned.txt", "x\n"), "/app/owned.txt"}};
+    const auto outcome = ghost.update(c.id(), c.name(), u);
+    BOOST_TEST(outcome.kind == LU_OUTCOME_INFRA_FAILURE);
+    BOOST_TEST(outcome.message.find("\"user\" setting cannot be applied in " + c.name()) != std::string::npos,
+               outcome.message);
+    BOOST_TEST(outcome.message.find("user 'ghost' is not in the container's /etc/passwd") != std::string::npos,
+               outcome.message);
 }
 
 BOOST_AUTO_TEST_CASE(an_image_without_rm_cannot_delete_and_says_why) {

@@ -95,7 +95,7 @@ BOOST_AUTO_TEST_CASE(a_failing_command_is_a_run_failure_and_kubectl_errors_are_i
 }
 
 BOOST_AUTO_TEST_CASE(an_image_without_tar_gets_the_advice) {
-    TestContainer c("lu-notar:latest", "/sleep 100000");
+    TestContainer c("lu-notar:2", "/sleep 100000");
     DockerUpdater updater(kConfig, LU_KUBERNETES_UPDATER_PATH);
     Update u;
     u.archive = TarBuilder().file("app/a.txt", "a\n").finish();

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "engine/frame_demuxer.hpp"
+#include "tar_file_reader.hpp"
 #include "update_messages.hpp"
 
 namespace liveupdate::docker {
@@ -258,14 +259,38 @@ void DockerUpdater::copy_with_tar(const Target &target, const ContainerUpdate &r
     }
 }
 
+std::string DockerUpdater::container_file(const Target &target, const std::string &path) {
+    const auto response = client_.get("/containers/" + target.id + "/archive?path=" + EngineClient::query_escape(path));
+    if (response.status == 404) return {};
+    try {
+        EngineClient::expect_success(response, "GET /containers/" + target.id.substr(0, 12) + "/archive");
+        return first_file_in_tar(response.body).value_or(std::string());
+    } catch (const std::exception &e) {
+        throw InfraFailure("reading " + path + " from " + target.display() + ": " + e.what());
+    }
+}
+
+std::optional<Owner> DockerUpdater::owner_in(const Target &target) {
+    if (config_.user.empty()) return std::nullopt;
+    try {
+        return resolve_owner(config_.user, container_file(target, "/etc/passwd"), container_file(target, "/etc/group"));
+    } catch (const std::invalid_argument &e) {
+        throw InfraFailure("the docker updater's \"user\" setting cannot be applied in " + target.display() + ": " +
+                           e.what());
+    }
+}
+
 void DockerUpdater::copy_with_archive_api(const Target &target, const ContainerUpdate &request, const LogFn &log) {
+    // Docker extracts as root, keeping the archive's numeric owner: the entries
+    // carry the configured user's, as tar running as that user would leave them.
+    const std::optional<Owner> owner = owner_in(target);
     // libarchive pushes the filtered archive, curl pulls the request body: a
     // socket pair between a producer thread and curl's read callback.
     int fds[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
         throw InfraFailure(std::string("socketpair failed: ") + std::strerror(errno));
     std::exception_ptr producer_error;
-    std::thread producer([&request, &producer_error, fd = fds[1]] {
+    std::thread producer([&request, &producer_error, owner, fd = fds[1]] {
         try {
             copy_without_implied_dirs(request.archive, [fd](const char *data, std::size_t size) {
                 while (size > 0) {
@@ -275,7 +300,7 @@ void DockerUpdater::copy_with_archive_api(const Target &target, const ContainerU
                     data += sent;
                     size -= static_cast<std::size_t>(sent);
                 }
-            });
+            }, owner);
         } catch (...) {
             producer_error = std::current_exception();
         }

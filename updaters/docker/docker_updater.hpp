@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -15,6 +16,7 @@
 #include "engine/exec_session.hpp"
 #include "implied_dirs_filter.hpp"
 #include "updater_config.hpp"
+#include "container_owner.hpp"
 
 namespace liveupdate::docker {
 
@@ -63,6 +65,9 @@ private:
     void copy_with_tar(const Target &target, const ContainerUpdate &request, const LogFn &log);
     void copy_with_archive_api(const Target &target, const ContainerUpdate &request, const LogFn &log);
     void verify_copies(const Target &target, const std::vector<CopyEntry> &copies);
+    // The owner the `user` setting stands for in the container (none: root, as Docker extracts).
+    std::optional<Owner> owner_in(const Target &target);
+    std::string container_file(const Target &target, const std::string &path);
     UpdateResult run_commands(const Target &target, const std::vector<RunCommand> &runs, const LogFn &log);
     void restart(const Target &target, const LogFn &log);
     bool has_tar(const Target &target);

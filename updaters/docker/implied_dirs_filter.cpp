@@ -76,7 +76,7 @@ struct PendingDir {
 
 class Filter {
 public:
-    Filter(const ArchiveReadFn &in, const ArchiveWriteFn &out) {
+    Filter(const ArchiveReadFn &in, const ArchiveWriteFn &out, std::optional<Owner> owner) : owner_(owner) {
         ctx_.in = &in;
         ctx_.out = &out;
     }
@@ -99,6 +99,12 @@ public:
             check_read(rc);
             const std::string path = normalized(archive_entry_pathname(entry));
             settle_pending(path);
+            if (owner_) {
+                archive_entry_set_uid(entry, owner_->uid);
+                archive_entry_set_gid(entry, owner_->gid);
+                archive_entry_set_uname(entry, nullptr);
+                archive_entry_set_gname(entry, nullptr);
+            }
             if (archive_entry_filetype(entry) == AE_IFDIR) {
                 pending_.push_back({path, std::unique_ptr<archive_entry, EntryFree>(archive_entry_clone(entry)), false});
                 continue;
@@ -147,6 +153,7 @@ private:
         throw std::runtime_error(std::string("re-writing the archive failed: ") + (why ? why : "unknown error"));
     }
 
+    std::optional<Owner> owner_;
     Context ctx_;
     std::unique_ptr<archive, ArchiveFree> reader_;
     std::unique_ptr<archive, WriterFree> writer_;
@@ -156,6 +163,8 @@ private:
 
 }  // namespace
 
-void copy_without_implied_dirs(const ArchiveReadFn &in, const ArchiveWriteFn &out) { Filter(in, out).run(); }
+void copy_without_implied_dirs(const ArchiveReadFn &in, const ArchiveWriteFn &out, std::optional<Owner> owner) {
+    Filter(in, out, owner).run();
+}
 
 }  // namespace liveupdate::docker

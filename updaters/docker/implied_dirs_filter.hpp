@@ -10,6 +10,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
+
+#include "container_owner.hpp"
 
 namespace liveupdate::docker {
 
@@ -19,7 +22,9 @@ using ArchiveReadFn = std::function<std::int64_t(void *buffer, std::size_t capac
 using ArchiveWriteFn = std::function<void(const char *data, std::size_t size)>;
 
 // Throws std::runtime_error when the input is not a tar archive or cannot be
-// read; exceptions from `out` pass through unchanged.
-void copy_without_implied_dirs(const ArchiveReadFn &in, const ArchiveWriteFn &out);
+// read; exceptions from `out` pass through unchanged. With an owner, every
+// entry is given it (numeric only: names would be looked up again).
+void copy_without_implied_dirs(const ArchiveReadFn &in, const ArchiveWriteFn &out,
+                               std::optional<Owner> owner = std::nullopt);
 
 }  // namespace liveupdate::docker
