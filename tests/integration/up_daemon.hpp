@@ -48,9 +48,32 @@ inline std::mutex &writing_or_spawning() {
     return lock;
 }
 
-inline FILE *spawn_reading(const std::string &command) {
-    std::lock_guard lock(writing_or_spawning());
-    return ::popen(command.c_str(), "r");
+struct CommandResult {
+    std::string output;
+    int exit_code = -1;  // -1: not run, or ended by a signal
+};
+
+// Runs a shell command, spawned under writing_or_spawning(): its standard output.
+inline CommandResult run_command(const std::string &command) {
+    FILE *p = nullptr;
+    {
+        std::lock_guard lock(writing_or_spawning());
+        p = ::popen(command.c_str(), "r");
+    }
+    CommandResult result;
+    if (p == nullptr) return result;
+    char buf[4096];
+    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) result.output.append(buf, n);
+    const int status = ::pclose(p);
+    if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+    return result;
+}
+
+// The text parsed as JSON, or the text itself when it is not JSON.
+inline json::value json_or_text(const std::string &text) {
+    boost::system::error_code ec;
+    json::value v = json::parse(text, ec);
+    return ec ? json::value(text) : v;
 }
 
 inline void write_file(const fs::path &p, const std::string &text) {
@@ -165,19 +188,15 @@ public:
         return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     }
 
-    // `lu-host get KIND -o json` through the real CLI.
-    json::value get(const std::string &kind) const {
-        const std::string cmd = std::string(LU_HOST_BIN) + " get " + kind + " -o json --control-socket " +
-                                socket.string() + " 2>&1";
-        FILE *p = spawn_reading(cmd);
-        std::string out;
-        char buf[4096];
-        for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-        ::pclose(p);
-        boost::system::error_code ec;
-        json::value v = json::parse(out, ec);
-        return ec ? json::value(out) : v;
+    // `lu-host ARGS` against this daemon through the real CLI: what it printed.
+    std::string cli(const std::string &args) const {
+        return run_command(std::string(LU_HOST_BIN) + " " + args + " --control-socket " + socket.string() + " 2>&1")
+            .output;
     }
+    // `lu-host get KIND -o json`.
+    json::value get(const std::string &kind) const { return json_or_text(cli("get " + kind + " -o json")); }
+    // `lu-host plugins -o json`.
+    json::value plugins() const { return json_or_text(cli("plugins -o json")); }
 
     // The status of LiveUpdate (or other object) name, or null.
     json::value status_of(const std::string &kind, const std::string &name) const {

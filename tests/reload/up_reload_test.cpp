@@ -16,26 +16,9 @@ using namespace up_it;
 
 namespace {
 
-std::string run_cli(const std::string &args) {
-    const std::string cmd = std::string(LU_HOST_BIN) + " " + args + " 2>&1";
-    FILE *p = spawn_reading(cmd);
-    std::string out;
-    char buf[4096];
-    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-    ::pclose(p);
-    return out;
-}
-
-json::value plugins_of(const UpDaemon &daemon) {
-    const std::string out = run_cli("plugins -o json --control-socket " + daemon.socket.string());
-    boost::system::error_code ec;
-    json::value v = json::parse(out, ec);
-    return ec ? json::value(out) : v;
-}
-
 // The entry of the plugin with that name, or null.
 json::value plugin_named(const UpDaemon &daemon, const std::string &name) {
-    const json::value plugins = plugins_of(daemon);
+    const json::value plugins = daemon.plugins();
     if (plugins.is_array())
         for (const auto &p : plugins.as_array())
             if (p.at("name") == json::value(name)) return p;
@@ -133,7 +116,7 @@ BOOST_AUTO_TEST_CASE(editing_the_updater_configuration_swaps_updaters_while_upda
                            {"updaters", {{"local", {{"plugin", "sample"}, {"settings", {{"callLog", calls.string()}}}}}}}}));
     BOOST_TEST_REQUIRE(wait_until([&] { return plugin_named(daemon, "sample").is_object(); }), daemon.log_text());
     BOOST_TEST(plugin_named(daemon, "local").is_null());
-    const std::string table = run_cli("plugins --control-socket " + daemon.socket.string());
+    const std::string table = daemon.cli("plugins");
     BOOST_TEST(table.find("KIND") == 0u, table);
     BOOST_TEST(std::regex_search(table, std::regex("\nupdater +sample +0\\.1\\.0 +1 +local +0 +/")), table);
 
@@ -165,21 +148,16 @@ BOOST_AUTO_TEST_CASE(a_configuration_that_cannot_be_served_stops_the_start_with_
     write_file(config, R"({"updaters": {"docker": {"plugin": "/nonexistent/libupdater_x.so"}}})");
     const std::string cmd = std::string(LU_HOST_BIN) + " up --control-socket " + daemon.socket.string() + " --config " +
                             config.string() + " " + daemon.objects.string() + " 2>&1";
-    FILE *p = spawn_reading(cmd);
-    std::string out;
-    char buf[4096];
-    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-    const int status = ::pclose(p);
-    BOOST_TEST(WEXITSTATUS(status) == 3, out);
+    CommandResult run = run_command(cmd);
+    const std::string &out = run.output;
+    BOOST_TEST(run.exit_code == 3, out);
     BOOST_TEST(out.find("cannot load the updater of class docker: /nonexistent/libupdater_x.so: no such file") !=
                    std::string::npos,
                out);
 
     write_file(config, R"({"updaters": {"docker": {"plugin": "docker", "settings": 1}}})");
-    p = spawn_reading(cmd);
-    out.clear();
-    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-    BOOST_TEST(WEXITSTATUS(::pclose(p)) == 1, out);
+    run = run_command(cmd);
+    BOOST_TEST(run.exit_code == 1, out);
     BOOST_TEST(out.find("invalid updater configuration: " + config.string() +
                         ": updaters.docker.settings: must be an object, not a number") != std::string::npos,
                out);

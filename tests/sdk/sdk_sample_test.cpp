@@ -22,20 +22,6 @@ int run(const std::string &command, const fs::path &log) {
 
 std::string quoted(const fs::path &p) { return "'" + p.string() + "'"; }
 
-// `lu-host plugins -o json` of the daemon.
-json::value plugins_of(const UpDaemon &daemon) {
-    const std::string cmd = std::string(LU_HOST_BIN) + " plugins -o json --control-socket " + daemon.socket.string() +
-                            " 2>&1";
-    FILE *p = ::popen(cmd.c_str(), "r");
-    std::string out;
-    char buf[4096];
-    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-    ::pclose(p);
-    boost::system::error_code ec;
-    json::value v = json::parse(out, ec);
-    return ec ? json::value(out) : v;
-}
-
 json::value plugin_named(const json::value &plugins, const std::string &name) {
     if (plugins.is_array())
         for (const auto &p : plugins.as_array())
@@ -82,8 +68,8 @@ BOOST_AUTO_TEST_CASE(a_plugin_built_against_the_installed_sdk_serves_live_update
                                                     {"settings", {{"workingDir", "/app"}, {"callLog", calls.string()}}}}}}}}));
     BOOST_TEST_REQUIRE(daemon.start(Objects{}, {"--debounce", "0", "--config", config.string()}), daemon.log_text());
 
-    const json::value sample = plugin_named(plugins_of(daemon), "sample");
-    BOOST_TEST_REQUIRE(sample.is_object(), json::serialize(plugins_of(daemon)));
+    const json::value sample = plugin_named(daemon.plugins(), "sample");
+    BOOST_TEST_REQUIRE(sample.is_object(), json::serialize(daemon.plugins()));
     BOOST_TEST(sample.at("kind") == "updater");
     BOOST_TEST(sample.at("abi") == 1);
     BOOST_TEST(json::serialize(sample.at("classes")) == R"(["local"])");
@@ -101,7 +87,7 @@ BOOST_AUTO_TEST_CASE(a_plugin_built_against_the_installed_sdk_serves_live_update
     fs::copy_file(plugin, daemon.dir / "rebuilt.so");
     fs::rename(daemon.dir / "rebuilt.so", plugin);
     BOOST_TEST_REQUIRE(wait_until([&] {
-                           const json::value p = plugin_named(plugins_of(daemon), "sample");
+                           const json::value p = plugin_named(daemon.plugins(), "sample");
                            return p.is_object() && p.at("reloads") == 1;
                        }),
                        daemon.log_text());

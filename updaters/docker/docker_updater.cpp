@@ -221,13 +221,13 @@ void DockerUpdater::delete_paths(const Target &target, const std::vector<std::st
 
 bool DockerUpdater::has_tar(const Target &target) {
     {
-        std::lock_guard lock(tar_cache_mutex_);
+        std::lock_guard lock(probe_cache_mutex_);
         if (const auto it = has_tar_.find(target.id); it != has_tar_.end()) return it->second;
     }
     const ExecSpec probe{target.id, {"tar", "--help"}, config_.user};
     const auto result = run_exec(client_, probe, nullptr, [](OutputStream, std::string_view) {}, timeouts());
     const bool found = result.exit_code != kExitCannotExec && result.exit_code != kExitNotFound;
-    std::lock_guard lock(tar_cache_mutex_);
+    std::lock_guard lock(probe_cache_mutex_);
     has_tar_[target.id] = found;
     return found;
 }
@@ -272,12 +272,20 @@ std::string DockerUpdater::container_file(const Target &target, const std::strin
 
 std::optional<Owner> DockerUpdater::owner_in(const Target &target) {
     if (config_.user.empty()) return std::nullopt;
+    {
+        std::lock_guard lock(probe_cache_mutex_);
+        if (const auto it = owner_.find(target.id); it != owner_.end()) return it->second;
+    }
+    Owner owner;
     try {
-        return resolve_owner(config_.user, container_file(target, "/etc/passwd"), container_file(target, "/etc/group"));
+        owner = resolve_owner(config_.user, container_file(target, "/etc/passwd"), container_file(target, "/etc/group"));
     } catch (const std::invalid_argument &e) {
         throw InfraFailure("the docker updater's \"user\" setting cannot be applied in " + target.display() + ": " +
                            e.what());
     }
+    std::lock_guard lock(probe_cache_mutex_);
+    owner_[target.id] = owner;
+    return owner;
 }
 
 void DockerUpdater::copy_with_archive_api(const Target &target, const ContainerUpdate &request, const LogFn &log) {

@@ -82,8 +82,10 @@ private:
     std::string endpoint_error_;
     std::unique_ptr<EngineClient> client_holder_;
     EngineClient &client_;
-    std::mutex tar_cache_mutex_;
-    std::unordered_map<std::string, bool> has_tar_; // by container ID
+    // What is probed in a container once, by container ID.
+    std::mutex probe_cache_mutex_;
+    std::unordered_map<std::string, bool> has_tar_;
+    std::unordered_map<std::string, Owner> owner_;
 };
 
 }  // namespace liveupdate::docker
