@@ -6,8 +6,9 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config clang libclang-rt-14-dev
   libboost1.81-dev libboost-json1.81-dev libboost-test1.81-dev libboost-filesystem1.81-dev
-  libcurl4-openssl-dev libarchive-dev
-  tar busybox-static docker.io curl
+  libcurl4-openssl-dev libarchive-dev libssl-dev
+  libyaml-cpp-dev libxxhash-dev
+  tar busybox-static docker.io docker-compose curl
 )
 
 missing=()
