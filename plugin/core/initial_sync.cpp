@@ -5,22 +5,13 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "core/builtin_ignores.hpp"
 #include "core/plan.hpp"
 #include "core/text_format.hpp"
 
 namespace liveupdate {
 
 namespace fs = std::filesystem;
-
-namespace {
-
-// Tilt's EphemeralPathMatcher: temporary files of common editors and tools.
-const std::vector<std::string> kEphemeralPatterns{
-    "**/*___jb_old___", "**/*___jb_tmp___", "**/.idea/**", "**/.#*",     "**/#*#",     "**/flymake_*.*",
-    "**/4913",          "**/*~",            "**/.*.swp",   "**/.*.swx",  "**/.*.swo",  "**/.*.swn",
-    "**/.*.kate-swp",   "**/*-go-tmp-umask"};
-
-}  // namespace
 
 std::vector<api::IgnoreDef> initial_sync_filter(const std::vector<api::IgnoreDef> &source_ignores) {
     std::vector<api::IgnoreDef> out;
@@ -36,7 +27,7 @@ std::vector<api::IgnoreDef> initial_sync_filter(const std::vector<api::IgnoreDef
             // Tilt skips an ill-formed ignore rather than failing the sync.
         }
     }
-    out.push_back({"/", kEphemeralPatterns});
+    out.push_back({"/", builtin_ignore_patterns()});
     return out;
 }
 
