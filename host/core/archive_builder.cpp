@@ -15,6 +15,7 @@
 #include <memory>
 
 #include "core/host_error.hpp"
+#include "core/utf8.hpp"
 
 namespace liveupdate::host {
 namespace json = boost::json;
@@ -208,6 +209,11 @@ private:
         for (const auto &[child, type] : children) {
             const std::string child_path = prefix + child;
             const std::string child_name = name_prefix + child;
+            if (!is_valid_utf8(child)) {
+                // As the watchers and the initial sync's walk do (core/utf8.hpp).
+                log_(LogLevel::warn, "skipping " + printable_path(child_path) + ": its name is not valid UTF-8");
+                continue;
+            }
             if (type == DT_DIR) {
                 if (!filter.matches_entire_dir(child_path)) {
                     add_directory(fd, child, child_path, child_name, filter, !filter.matches(child_path));

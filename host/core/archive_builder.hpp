@@ -5,7 +5,8 @@
 //   (entries sorted by name), skipping what the filter ignores; a symlink stays
 //   a symlink; modes are kept; owners are uid/gid 0 without names;
 // - entry names are the container paths without the leading "/";
-// - a local path that vanished since planning is skipped with a warning.
+// - a local path that vanished since planning is skipped with a warning, and
+//   so is a name met in a directory that is not valid UTF-8 (core/utf8.hpp).
 #pragma once
 
 #include <cstdint>

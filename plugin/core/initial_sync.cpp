@@ -8,6 +8,7 @@
 #include "core/builtin_ignores.hpp"
 #include "core/plan.hpp"
 #include "core/text_format.hpp"
+#include "core/utf8.hpp"
 
 namespace liveupdate {
 
@@ -62,6 +63,11 @@ InitialSyncFiles collect_initial_sync_files(const api::LiveUpdateSpec &spec, con
             if (ec) throw std::runtime_error("walking sync path " + rule.local_path + ": " + dir + ": " + ec.message());
             for (const auto &entry : it) {
                 const std::string path = entry.path().string();
+                if (!is_valid_utf8(path)) {
+                    out.warnings.push_back("initial_sync: skipping " + printable_path(path) +
+                                           ": its name is not valid UTF-8; rename it to sync it");
+                    continue;
+                }
                 const bool is_dir = entry.is_directory(ec) && !entry.is_symlink(ec);
                 if (is_dir) {
                     if (!filter.matches_entire_dir(path)) dirs.push_back(path);
