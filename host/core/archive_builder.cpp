@@ -73,6 +73,10 @@ public:
             }
             throw HostError(kBuild, local, errno_text(errno));
         }
+        // A file mapped to "DIR/" goes into DIR (P01); a file entry named
+        // with a trailing "/" would make the archive unreadable.
+        if (!S_ISDIR(st.st_mode) && !name.empty() && name.back() == '/')
+            name += local.substr(local.find_last_of('/') + 1);
         add_path(-1, local, local, name, st, filter);
     }
 

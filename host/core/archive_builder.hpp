@@ -4,7 +4,8 @@
 // - a regular file becomes one entry; a directory is walked recursively
 //   (entries sorted by name), skipping what the filter ignores; a symlink stays
 //   a symlink; modes are kept; owners are uid/gid 0 without names;
-// - entry names are the container paths without the leading "/";
+// - entry names are the container paths without the leading "/"; a file
+//   mapped to a container path ending in "/" goes into that folder;
 // - a local path that vanished since planning is skipped with a warning, and
 //   so is a name met in a directory that is not valid UTF-8 (core/utf8.hpp).
 #pragma once
