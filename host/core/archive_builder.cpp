@@ -56,7 +56,10 @@ public:
     }
     TarWriter(const TarWriter &) = delete;
     TarWriter &operator=(const TarWriter &) = delete;
+    // Not closed means building failed: the end-of-archive must not be written,
+    // or the reader would take a truncated archive for a complete one.
     ~TarWriter() {
+        abandoned_ = !closed_;
         archive_entry_free(entry_);
         archive_write_free(archive_);
     }
@@ -71,7 +74,8 @@ public:
                 log_(LogLevel::warn, "skipping " + local + ": it no longer exists");
                 return;
             }
-            throw HostError(kBuild, local, errno_text(errno));
+            unreadable(local, errno_text(errno));
+            return;
         }
         // A file mapped to "DIR/" goes into DIR (P01); a file entry named
         // with a trailing "/" would make the archive unreadable.
@@ -82,12 +86,14 @@ public:
 
     ArchiveSummary close() {
         check(archive_write_close(archive_), "close");
+        closed_ = true;
         return summary_;
     }
 
 private:
     static la_ssize_t write_cb(struct archive *, void *ctx, const void *data, size_t size) {
         auto *self = static_cast<TarWriter *>(ctx);
+        if (self->abandoned_) return -1;
         try {
             self->write_(data, size);
             self->summary_.bytes += size;
@@ -142,11 +148,15 @@ private:
                 log_(LogLevel::warn, "skipping " + path + ": it no longer exists");
                 return;
             }
-            throw HostError(kBuild, path, "cannot open: " + errno_text(errno));
+            unreadable(path, "cannot open: " + errno_text(errno));
+            return;
         }
         FileDescriptor file(fd);
         struct stat st {};
-        if (::fstat(fd, &st) != 0) throw HostError(kBuild, path, errno_text(errno));
+        if (::fstat(fd, &st) != 0) {
+            unreadable(path, errno_text(errno));
+            return;
+        }
         header(name, st, AE_IFREG, st.st_size, nullptr);
         int64_t left = st.st_size;
         while (left > 0) {
@@ -171,7 +181,8 @@ private:
                 log_(LogLevel::warn, "skipping " + path + ": it no longer exists");
                 return;
             }
-            throw HostError(kBuild, path, "cannot read the link: " + errno_text(errno));
+            unreadable(path, "cannot read the link: " + errno_text(errno));
+            return;
         }
         target.resize(static_cast<size_t>(n));
         header(name, st, AE_IFLNK, 0, target.c_str());
@@ -186,17 +197,22 @@ private:
                 log_(LogLevel::warn, "skipping " + path + ": it no longer exists");
                 return;
             }
-            throw HostError(kBuild, path, "cannot open the directory: " + errno_text(errno));
+            unreadable(path, "cannot open the directory: " + errno_text(errno));
+            return;
         }
         DIR *dir = ::fdopendir(fd);
         if (dir == nullptr) {
+            unreadable(path, "cannot list the directory: " + errno_text(errno));
             ::close(fd);
-            throw HostError(kBuild, path, "cannot list the directory: " + errno_text(errno));
+            return;
         }
         std::unique_ptr<DIR, int (*)(DIR *)> dir_owner(dir, ::closedir);
         if (emit_entry && !name.empty()) {
             struct stat st {};
-            if (::fstat(fd, &st) != 0) throw HostError(kBuild, path, errno_text(errno));
+            if (::fstat(fd, &st) != 0) {
+                unreadable(path, errno_text(errno));
+                return;
+            }
             header(name, st, AE_IFDIR, 0, nullptr);
         }
         // d_type spares a stat per entry; DT_UNKNOWN (some file systems) falls back to one.
@@ -206,7 +222,10 @@ private:
             std::string_view child_name(child->d_name);
             if (child_name != "." && child_name != "..") children.emplace_back(child_name, child->d_type);
         }
-        if (errno != 0) throw HostError(kBuild, path, "cannot list the directory: " + errno_text(errno));
+        if (errno != 0) {
+            unreadable(path, "cannot list the directory: " + errno_text(errno));
+            return;
+        }
         std::sort(children.begin(), children.end());
         const std::string prefix = path == "/" ? path : path + "/";
         const std::string name_prefix = name.empty() ? name : name + "/";
@@ -234,7 +253,8 @@ private:
                     log_(LogLevel::warn, "skipping " + child_path + ": it no longer exists");
                     continue;
                 }
-                throw HostError(kBuild, child_path, errno_text(errno));
+                unreadable(child_path, errno_text(errno));
+                continue;
             }
             if (S_ISDIR(child_st.st_mode)) {
                 if (!filter.matches_entire_dir(child_path)) {
@@ -246,6 +266,13 @@ private:
         }
     }
 
+    // A path that cannot be read is left out and the archive goes on: every
+    // readable file still arrives, and the update is failed afterwards.
+    void unreadable(const std::string &path, const std::string &why) {
+        log_(LogLevel::error, "cannot copy " + path + ": " + why);
+        summary_.unreadable.push_back(path + " (" + why + ")");
+    }
+
     const ArchiveWriteFn &write_;
     const LogSinkFn &log_;
     struct archive *archive_;
@@ -253,6 +280,8 @@ private:
     std::unique_ptr<char[]> buffer_;
     std::exception_ptr sink_error_;
     ArchiveSummary summary_;
+    bool closed_ = false;
+    bool abandoned_ = false;
 };
 
 void write_all(int fd, const void *data, std::size_t size) {
@@ -314,7 +343,7 @@ ArchiveStream::ArchiveStream(std::vector<CopyMapping> copies, IgnoreSet filter, 
 }
 
 ArchiveStream::~ArchiveStream() {
-    ::close(read_fd_);  // a writer still writing gets EPIPE and stops
+    if (read_fd_ >= 0) ::close(read_fd_);  // a writer still writing gets EPIPE and stops
     finish_writer();
 }
 
@@ -373,6 +402,33 @@ std::optional<std::string> ArchiveStream::error() const {
 ArchiveSummary ArchiveStream::summary() const {
     std::lock_guard lock(mutex_);
     return summary_;
+}
+
+std::optional<std::string> ArchiveStream::finish(bool drain) {
+    std::optional<std::string> failure;
+    if (drain) {
+        std::vector<char> sink(kBlockSize);
+        while (read(sink.data(), sink.size()) > 0) {
+        }
+        failure = error();
+    } else {
+        // The writer's own failure, not the EPIPE that stopping it causes.
+        failure = error();
+        ::close(read_fd_);
+        read_fd_ = -1;
+    }
+    finish_writer();
+    std::lock_guard lock(mutex_);
+    if (failure) return "the archive is incomplete: " + *failure;
+    if (summary_.unreadable.empty()) return std::nullopt;
+    constexpr std::size_t kNamed = 10;
+    std::string text = "not every file was copied: " + std::to_string(summary_.unreadable.size()) +
+                       " path(s) could not be read: ";
+    for (std::size_t i = 0; i < summary_.unreadable.size() && i < kNamed; ++i)
+        text += (i > 0 ? "; " : "") + summary_.unreadable[i];
+    if (summary_.unreadable.size() > kNamed)
+        text += "; and " + std::to_string(summary_.unreadable.size() - kNamed) + " more";
+    return text;
 }
 
 }  // namespace liveupdate::host
