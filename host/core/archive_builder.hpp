@@ -16,6 +16,7 @@
 //   its end-of-archive marker, so no reader can take it for a complete one.
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <mutex>
@@ -56,8 +57,11 @@ IgnoreSet ignore_set_from_json(const boost::json::value &filter);
 ArchiveSummary write_archive(const std::vector<CopyMapping> &copies, const IgnoreSet &filter,
                              const ArchiveWriteFn &write, const LogSinkFn &log);
 
-// The archive as an lu_archive_stream: a writer thread writes into a pipe that
-// read() drains. Destroying the stream before the end stops the writer.
+class ArchiveSink;
+
+// The archive as an lu_archive_stream: a writer thread fills the buffer of
+// each read() (file contents read into it directly, no copy in between).
+// Destroying the stream before the end stops the writer.
 class ArchiveStream {
 public:
     ArchiveStream(std::vector<CopyMapping> copies, IgnoreSet filter, LogSinkFn log);
@@ -81,17 +85,25 @@ public:
     std::optional<std::string> finish(bool drain);
 
 private:
+    class Handoff;
+
     static std::int64_t read_fn(void *ctx, void *buffer, std::size_t capacity);
     void run_writer();
+    void stop_writer();
     void finish_writer();
 
     std::vector<CopyMapping> copies_;
     IgnoreSet filter_;
     LogSinkFn log_;
-    int read_fd_ = -1;
-    int write_fd_ = -1;
     std::thread writer_;
     mutable std::mutex mutex_;
+    std::condition_variable changed_;
+    // The buffer of the read() waiting (null when none), and how much of it is filled.
+    char *slot_ = nullptr;
+    std::size_t slot_capacity_ = 0;
+    std::size_t slot_filled_ = 0;
+    bool reader_gone_ = false;
+    bool writer_done_ = false;
     std::optional<std::string> error_;
     ArchiveSummary summary_;
     std::once_flag join_once_;
