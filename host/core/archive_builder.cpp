@@ -4,7 +4,6 @@
 #include <archive_entry.h>
 #include <dirent.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,8 +12,10 @@
 #include <cstring>
 #include <exception>
 #include <memory>
+#include <span>
 
 #include "core/host_error.hpp"
+#include "core/utf8.hpp"
 
 namespace liveupdate::host {
 namespace json = boost::json;
@@ -22,7 +23,6 @@ namespace json = boost::json;
 namespace {
 
 constexpr const char *kBuild = "cannot build the archive";
-constexpr std::size_t kBlockSize = 64 * 1024;
 constexpr std::size_t kFileBuffer = 256 * 1024;
 
 std::string errno_text(int error) { return std::strerror(error); }
@@ -41,21 +41,52 @@ private:
     int fd_;
 };
 
-// One tar being written through libarchive into an ArchiveWriteFn.
+}  // namespace
+
+// Where archive bytes go. File contents are read straight into space() and
+// handed back to write() at the same address, so a sink that lends its
+// reader's buffer gets them without a copy.
+class ArchiveSink {
+public:
+    virtual ~ArchiveSink() = default;
+    // Room for at most want bytes (never empty; may block).
+    virtual std::span<char> space(std::size_t want) = 0;
+    // Takes the bytes; throws to abort the archive.
+    virtual void write(const char *data, std::size_t size) = 0;
+};
+
+namespace {
+
+// An ArchiveWriteFn behind a buffer of its own.
+class FunctionSink final : public ArchiveSink {
+public:
+    explicit FunctionSink(const ArchiveWriteFn &write) : write_(write), buffer_(kFileBuffer) {}
+    std::span<char> space(std::size_t want) override { return {buffer_.data(), std::min(want, buffer_.size())}; }
+    void write(const char *data, std::size_t size) override { write_(data, size); }
+
+private:
+    const ArchiveWriteFn &write_;
+    std::vector<char> buffer_;
+};
+
+// One tar being written through libarchive into a sink.
 class TarWriter {
 public:
-    TarWriter(const ArchiveWriteFn &write, const LogSinkFn &log)
-        : write_(write), log_(log), archive_(archive_write_new()), entry_(archive_entry_new()),
-          buffer_(std::make_unique<char[]>(kFileBuffer)) {
+    TarWriter(ArchiveSink &sink, const LogSinkFn &log)
+        : sink_(sink), log_(log), archive_(archive_write_new()), entry_(archive_entry_new()) {
         if (archive_ == nullptr || entry_ == nullptr) throw HostError(kBuild, "libarchive", "out of memory");
         archive_write_set_format_pax_restricted(archive_);
-        archive_write_set_bytes_per_block(archive_, static_cast<int>(kBlockSize));
-        archive_write_set_bytes_in_last_block(archive_, 1);
+        // Unblocked: libarchive hands each piece on as it is (file contents at
+        // the address they were read to) instead of copying it into blocks.
+        archive_write_set_bytes_per_block(archive_, 0);
         check(archive_write_open(archive_, this, nullptr, &TarWriter::write_cb, nullptr), "open");
     }
     TarWriter(const TarWriter &) = delete;
     TarWriter &operator=(const TarWriter &) = delete;
+    // Not closed means building failed: the end-of-archive must not be written,
+    // or the reader would take a truncated archive for a complete one.
     ~TarWriter() {
+        abandoned_ = !closed_;
         archive_entry_free(entry_);
         archive_write_free(archive_);
     }
@@ -70,21 +101,28 @@ public:
                 log_(LogLevel::warn, "skipping " + local + ": it no longer exists");
                 return;
             }
-            throw HostError(kBuild, local, errno_text(errno));
+            unreadable(local, errno_text(errno));
+            return;
         }
+        // A file mapped to "DIR/" goes into DIR (P01); a file entry named
+        // with a trailing "/" would make the archive unreadable.
+        if (!S_ISDIR(st.st_mode) && !name.empty() && name.back() == '/')
+            name += local.substr(local.find_last_of('/') + 1);
         add_path(-1, local, local, name, st, filter);
     }
 
     ArchiveSummary close() {
         check(archive_write_close(archive_), "close");
+        closed_ = true;
         return summary_;
     }
 
 private:
     static la_ssize_t write_cb(struct archive *, void *ctx, const void *data, size_t size) {
         auto *self = static_cast<TarWriter *>(ctx);
+        if (self->abandoned_) return -1;
         try {
-            self->write_(data, size);
+            self->sink_.write(static_cast<const char *>(data), size);
             self->summary_.bytes += size;
             return static_cast<la_ssize_t>(size);
         } catch (...) {
@@ -137,19 +175,24 @@ private:
                 log_(LogLevel::warn, "skipping " + path + ": it no longer exists");
                 return;
             }
-            throw HostError(kBuild, path, "cannot open: " + errno_text(errno));
+            unreadable(path, "cannot open: " + errno_text(errno));
+            return;
         }
         FileDescriptor file(fd);
         struct stat st {};
-        if (::fstat(fd, &st) != 0) throw HostError(kBuild, path, errno_text(errno));
+        if (::fstat(fd, &st) != 0) {
+            unreadable(path, errno_text(errno));
+            return;
+        }
         header(name, st, AE_IFREG, st.st_size, nullptr);
         int64_t left = st.st_size;
         while (left > 0) {
-            ssize_t n = ::read(fd, buffer_.get(), static_cast<size_t>(std::min<int64_t>(left, kFileBuffer)));
+            const std::span<char> room = sink_.space(static_cast<size_t>(std::min<int64_t>(left, kFileBuffer)));
+            ssize_t n = ::read(fd, room.data(), room.size());
             if (n < 0 && errno == EINTR) continue;
             if (n < 0) throw HostError(kBuild, path, "cannot read: " + errno_text(errno));
             if (n == 0) break;  // shrank while archived: libarchive pads the entry
-            la_ssize_t written = archive_write_data(archive_, buffer_.get(), static_cast<size_t>(n));
+            la_ssize_t written = archive_write_data(archive_, room.data(), static_cast<size_t>(n));
             if (written < 0) check(static_cast<int>(written), name);
             left -= n;
         }
@@ -166,7 +209,8 @@ private:
                 log_(LogLevel::warn, "skipping " + path + ": it no longer exists");
                 return;
             }
-            throw HostError(kBuild, path, "cannot read the link: " + errno_text(errno));
+            unreadable(path, "cannot read the link: " + errno_text(errno));
+            return;
         }
         target.resize(static_cast<size_t>(n));
         header(name, st, AE_IFLNK, 0, target.c_str());
@@ -181,17 +225,22 @@ private:
                 log_(LogLevel::warn, "skipping " + path + ": it no longer exists");
                 return;
             }
-            throw HostError(kBuild, path, "cannot open the directory: " + errno_text(errno));
+            unreadable(path, "cannot open the directory: " + errno_text(errno));
+            return;
         }
         DIR *dir = ::fdopendir(fd);
         if (dir == nullptr) {
+            unreadable(path, "cannot list the directory: " + errno_text(errno));
             ::close(fd);
-            throw HostError(kBuild, path, "cannot list the directory: " + errno_text(errno));
+            return;
         }
         std::unique_ptr<DIR, int (*)(DIR *)> dir_owner(dir, ::closedir);
         if (emit_entry && !name.empty()) {
             struct stat st {};
-            if (::fstat(fd, &st) != 0) throw HostError(kBuild, path, errno_text(errno));
+            if (::fstat(fd, &st) != 0) {
+                unreadable(path, errno_text(errno));
+                return;
+            }
             header(name, st, AE_IFDIR, 0, nullptr);
         }
         // d_type spares a stat per entry; DT_UNKNOWN (some file systems) falls back to one.
@@ -201,13 +250,21 @@ private:
             std::string_view child_name(child->d_name);
             if (child_name != "." && child_name != "..") children.emplace_back(child_name, child->d_type);
         }
-        if (errno != 0) throw HostError(kBuild, path, "cannot list the directory: " + errno_text(errno));
+        if (errno != 0) {
+            unreadable(path, "cannot list the directory: " + errno_text(errno));
+            return;
+        }
         std::sort(children.begin(), children.end());
         const std::string prefix = path == "/" ? path : path + "/";
         const std::string name_prefix = name.empty() ? name : name + "/";
         for (const auto &[child, type] : children) {
             const std::string child_path = prefix + child;
             const std::string child_name = name_prefix + child;
+            if (!is_valid_utf8(child)) {
+                // As the watchers and the initial sync's walk do (core/utf8.hpp).
+                log_(LogLevel::warn, "skipping " + printable_path(child_path) + ": its name is not valid UTF-8");
+                continue;
+            }
             if (type == DT_DIR) {
                 if (!filter.matches_entire_dir(child_path)) {
                     add_directory(fd, child, child_path, child_name, filter, !filter.matches(child_path));
@@ -224,7 +281,8 @@ private:
                     log_(LogLevel::warn, "skipping " + child_path + ": it no longer exists");
                     continue;
                 }
-                throw HostError(kBuild, child_path, errno_text(errno));
+                unreadable(child_path, errno_text(errno));
+                continue;
             }
             if (S_ISDIR(child_st.st_mode)) {
                 if (!filter.matches_entire_dir(child_path)) {
@@ -236,28 +294,22 @@ private:
         }
     }
 
-    const ArchiveWriteFn &write_;
+    // A path that cannot be read is left out and the archive goes on: every
+    // readable file still arrives, and the update is failed afterwards.
+    void unreadable(const std::string &path, const std::string &why) {
+        log_(LogLevel::error, "cannot copy " + path + ": " + why);
+        summary_.unreadable.push_back(path + " (" + why + ")");
+    }
+
+    ArchiveSink &sink_;
     const LogSinkFn &log_;
     struct archive *archive_;
     struct archive_entry *entry_;
-    std::unique_ptr<char[]> buffer_;
     std::exception_ptr sink_error_;
     ArchiveSummary summary_;
+    bool closed_ = false;
+    bool abandoned_ = false;
 };
-
-void write_all(int fd, const void *data, std::size_t size) {
-    const char *p = static_cast<const char *>(data);
-    while (size > 0) {
-        ssize_t n = ::write(fd, p, size);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) {
-            throw HostError(kBuild, "archive stream",
-                            errno == EPIPE ? "the updater stopped reading" : errno_text(errno));
-        }
-        p += n;
-        size -= static_cast<std::size_t>(n);
-    }
-}
 
 }  // namespace
 
@@ -285,50 +337,89 @@ IgnoreSet ignore_set_from_json(const json::value &filter) {
     return set;
 }
 
-ArchiveSummary write_archive(const std::vector<CopyMapping> &copies, const IgnoreSet &filter,
-                             const ArchiveWriteFn &write, const LogSinkFn &log) {
-    TarWriter tar(write, log);
+namespace {
+
+ArchiveSummary write_archive_to(const std::vector<CopyMapping> &copies, const IgnoreSet &filter, ArchiveSink &sink,
+                                const LogSinkFn &log) {
+    TarWriter tar(sink, log);
     for (const CopyMapping &copy : copies) tar.add_mapping(copy, filter);
     return tar.close();
 }
 
+}  // namespace
+
+ArchiveSummary write_archive(const std::vector<CopyMapping> &copies, const IgnoreSet &filter,
+                             const ArchiveWriteFn &write, const LogSinkFn &log) {
+    FunctionSink sink(write);
+    return write_archive_to(copies, filter, sink, log);
+}
+
+// The writer thread fills the buffer of the read() waiting for it, reading
+// file contents into it directly: one copy from the page cache to the
+// updater's buffer, as `tar -cf -` makes.
+class ArchiveStream::Handoff final : public ArchiveSink {
+public:
+    explicit Handoff(ArchiveStream &stream) : s_(stream) {}
+
+    std::span<char> space(std::size_t want) override {
+        std::unique_lock lock(s_.mutex_);
+        wait_for_room(lock);
+        return {s_.slot_ + s_.slot_filled_, std::min(want, s_.slot_capacity_ - s_.slot_filled_)};
+    }
+
+    void write(const char *data, std::size_t size) override {
+        std::unique_lock lock(s_.mutex_);
+        while (size > 0) {
+            wait_for_room(lock);
+            char *at = s_.slot_ + s_.slot_filled_;
+            const std::size_t n = std::min(size, s_.slot_capacity_ - s_.slot_filled_);
+            if (data != at) std::memcpy(at, data, n);  // else read there by space()'s caller
+            s_.slot_filled_ += n;
+            data += n;
+            size -= n;
+            if (s_.slot_filled_ == s_.slot_capacity_) s_.changed_.notify_all();
+        }
+    }
+
+private:
+    void wait_for_room(std::unique_lock<std::mutex> &lock) {
+        s_.changed_.wait(lock, [&] { return s_.reader_gone_ || (s_.slot_ != nullptr && s_.slot_filled_ < s_.slot_capacity_); });
+        if (s_.reader_gone_) throw HostError(kBuild, "archive stream", "the updater stopped reading");
+    }
+
+    ArchiveStream &s_;
+};
+
 ArchiveStream::ArchiveStream(std::vector<CopyMapping> copies, IgnoreSet filter, LogSinkFn log)
     : copies_(std::move(copies)), filter_(std::move(filter)), log_(std::move(log)) {
-    int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0) throw HostError(kBuild, "archive stream", "pipe: " + errno_text(errno));
-    read_fd_ = fds[0];
-    write_fd_ = fds[1];
-    // A larger pipe means fewer wake-ups; the default still works if refused.
-    (void)::fcntl(write_fd_, F_SETPIPE_SZ, 1024 * 1024);
     writer_ = std::thread([this] { run_writer(); });
 }
 
 ArchiveStream::~ArchiveStream() {
-    ::close(read_fd_);  // a writer still writing gets EPIPE and stops
+    stop_writer();
     finish_writer();
 }
 
 void ArchiveStream::run_writer() {
-    // EPIPE instead of a process-wide SIGPIPE when the reader goes away.
-    sigset_t pipe_signal;
-    sigemptyset(&pipe_signal);
-    sigaddset(&pipe_signal, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &pipe_signal, nullptr);
     std::optional<std::string> failure;
     ArchiveSummary summary;
     try {
-        summary = write_archive(copies_, filter_, [this](const void *data, std::size_t size) {
-            write_all(write_fd_, data, size);
-        }, log_);
+        Handoff sink(*this);
+        summary = write_archive_to(copies_, filter_, sink, log_);
     } catch (const std::exception &e) {
         failure = e.what();
     }
-    {
-        std::lock_guard lock(mutex_);
-        error_ = std::move(failure);
-        summary_ = summary;
-    }
-    ::close(write_fd_);
+    std::lock_guard lock(mutex_);
+    error_ = std::move(failure);
+    summary_ = std::move(summary);
+    writer_done_ = true;
+    changed_.notify_all();
+}
+
+void ArchiveStream::stop_writer() {
+    std::lock_guard lock(mutex_);
+    reader_gone_ = true;
+    changed_.notify_all();
 }
 
 void ArchiveStream::finish_writer() {
@@ -336,19 +427,20 @@ void ArchiveStream::finish_writer() {
 }
 
 std::int64_t ArchiveStream::read(void *buffer, std::size_t capacity) {
-    for (;;) {
-        ssize_t n = ::read(read_fd_, buffer, capacity);
-        if (n < 0 && errno == EINTR) continue;
-        if (n > 0) return n;
-        if (n < 0) {
-            std::lock_guard lock(mutex_);
-            if (!error_) error_ = "reading the archive stream: " + errno_text(errno);
-            return -1;
-        }
-        finish_writer();
-        std::lock_guard lock(mutex_);
-        return error_ ? -1 : 0;
+    if (capacity == 0) return 0;
+    std::unique_lock lock(mutex_);
+    if (!writer_done_) {
+        slot_ = static_cast<char *>(buffer);
+        slot_capacity_ = capacity;
+        slot_filled_ = 0;
+        changed_.notify_all();
+        changed_.wait(lock, [&] { return slot_filled_ == slot_capacity_ || writer_done_; });
     }
+    const std::size_t filled = slot_filled_;
+    slot_ = nullptr;
+    slot_capacity_ = slot_filled_ = 0;
+    if (filled > 0) return static_cast<std::int64_t>(filled);
+    return error_ ? -1 : 0;
 }
 
 std::int64_t ArchiveStream::read_fn(void *ctx, void *buffer, std::size_t capacity) {
@@ -363,6 +455,32 @@ std::optional<std::string> ArchiveStream::error() const {
 ArchiveSummary ArchiveStream::summary() const {
     std::lock_guard lock(mutex_);
     return summary_;
+}
+
+std::optional<std::string> ArchiveStream::finish(bool drain) {
+    std::optional<std::string> failure;
+    if (drain) {
+        std::vector<char> sink(kFileBuffer);
+        while (read(sink.data(), sink.size()) > 0) {
+        }
+        failure = error();
+    } else {
+        // The writer's own failure, not the one that stopping it causes.
+        failure = error();
+        stop_writer();
+    }
+    finish_writer();
+    std::lock_guard lock(mutex_);
+    if (failure) return "the archive is incomplete: " + *failure;
+    if (summary_.unreadable.empty()) return std::nullopt;
+    constexpr std::size_t kNamed = 10;
+    std::string text = "not every file was copied: " + std::to_string(summary_.unreadable.size()) +
+                       " path(s) could not be read: ";
+    for (std::size_t i = 0; i < summary_.unreadable.size() && i < kNamed; ++i)
+        text += (i > 0 ? "; " : "") + summary_.unreadable[i];
+    if (summary_.unreadable.size() > kNamed)
+        text += "; and " + std::to_string(summary_.unreadable.size() - kNamed) + " more";
+    return text;
 }
 
 }  // namespace liveupdate::host

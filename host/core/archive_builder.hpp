@@ -4,10 +4,19 @@
 // - a regular file becomes one entry; a directory is walked recursively
 //   (entries sorted by name), skipping what the filter ignores; a symlink stays
 //   a symlink; modes are kept; owners are uid/gid 0 without names;
-// - entry names are the container paths without the leading "/";
-// - a local path that vanished since planning is skipped with a warning.
+// - entry names are the container paths without the leading "/"; a file
+//   mapped to a container path ending in "/" goes into that folder;
+// - a local path that vanished since planning is skipped with a warning, and
+//   so is a name met in a directory that is not valid UTF-8 (core/utf8.hpp);
+// - a path that cannot be read (permissions, I/O error before its entry
+//   begins) is left out with an error line and listed in the summary, and the
+//   archive goes on: every readable file is still delivered, and the caller
+//   fails the update naming what is missing (never a silent success);
+// - a failure that leaves an entry half-written aborts the archive without
+//   its end-of-archive marker, so no reader can take it for a complete one.
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <mutex>
@@ -32,6 +41,7 @@ struct CopyMapping {
 struct ArchiveSummary {
     std::uint64_t entries = 0;
     std::uint64_t bytes = 0;  // archive bytes written
+    std::vector<std::string> unreadable;  // "PATH (why)" of each path left out
 };
 
 // Receives archive bytes; throws to abort the archive.
@@ -41,12 +51,17 @@ using ArchiveWriteFn = std::function<void(const void *data, std::size_t size)>;
 // HostError when it is not that shape or a pattern is malformed.
 IgnoreSet ignore_set_from_json(const boost::json::value &filter);
 
-// Writes the whole archive synchronously. Throws HostError on a read error.
+// Writes the whole archive synchronously. Paths that cannot be read are left
+// out and listed in the summary; throws HostError when the archive cannot be
+// completed (a read error inside a file, the sink throwing).
 ArchiveSummary write_archive(const std::vector<CopyMapping> &copies, const IgnoreSet &filter,
                              const ArchiveWriteFn &write, const LogSinkFn &log);
 
-// The archive as an lu_archive_stream: a writer thread writes into a pipe that
-// read() drains. Destroying the stream before the end stops the writer.
+class ArchiveSink;
+
+// The archive as an lu_archive_stream: a writer thread fills the buffer of
+// each read() (file contents read into it directly, no copy in between).
+// Destroying the stream before the end stops the writer.
 class ArchiveStream {
 public:
     ArchiveStream(std::vector<CopyMapping> copies, IgnoreSet filter, LogSinkFn log);
@@ -62,18 +77,33 @@ public:
     std::optional<std::string> error() const;
     ArchiveSummary summary() const;
 
+    // Once the updater is done: waits for the writer. drain reads what the
+    // updater left unread (an updater that stops at the end-of-archive marker
+    // leaves the padding), so the writer reaches its end; otherwise the writer
+    // is stopped. Then says why the archive is not the complete one the update
+    // asked for (building failed, or paths were left out), if it is not.
+    std::optional<std::string> finish(bool drain);
+
 private:
+    class Handoff;
+
     static std::int64_t read_fn(void *ctx, void *buffer, std::size_t capacity);
     void run_writer();
+    void stop_writer();
     void finish_writer();
 
     std::vector<CopyMapping> copies_;
     IgnoreSet filter_;
     LogSinkFn log_;
-    int read_fd_ = -1;
-    int write_fd_ = -1;
     std::thread writer_;
     mutable std::mutex mutex_;
+    std::condition_variable changed_;
+    // The buffer of the read() waiting (null when none), and how much of it is filled.
+    char *slot_ = nullptr;
+    std::size_t slot_capacity_ = 0;
+    std::size_t slot_filled_ = 0;
+    bool reader_gone_ = false;
+    bool writer_done_ = false;
     std::optional<std::string> error_;
     ArchiveSummary summary_;
     std::once_flag join_once_;

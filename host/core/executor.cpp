@@ -139,8 +139,18 @@ UpdateOutcome Executor::execute(const json::object &update, const LogSinkFn &log
             UpdateLogScope scope(log);
             outcome = updater->update(request);
         }
-        if (auto archive_error = archive.error(); archive_error && outcome.kind == UpdateOutcome::Kind::infra_failure) {
-            outcome.message += outcome.message.empty() ? *archive_error : " (" + *archive_error + ")";
+        // Whatever the updater says, an archive that is not complete is not a
+        // success: the update fails naming what did not arrive.
+        const bool updater_failed = outcome.kind == UpdateOutcome::Kind::infra_failure;
+        if (auto incomplete = archive.finish(!updater_failed)) {
+            if (updater_failed) {
+                outcome.message += outcome.message.empty() ? *incomplete : " (" + *incomplete + ")";
+            } else {
+                log(LogLevel::error, *incomplete);
+                std::string message = *incomplete;
+                if (outcome.kind == UpdateOutcome::Kind::run_failure) message += "; " + outcome.message;
+                outcome = UpdateOutcome::infra_failure(message);
+            }
         }
         log::debug("update of " + prepared.live_update + " via " + prepared.via + ": " +
                    to_json_text(outcome.to_json()));

@@ -1,5 +1,9 @@
 #include "core/reconcile_driver.hpp"
 
+#include <filesystem>
+#include <system_error>
+
+#include "core/build_entry.hpp"
 #include "core/host_error.hpp"
 #include "core/json_text.hpp"
 
@@ -9,6 +13,13 @@ namespace json = boost::json;
 namespace {
 
 LogLevel level_named(std::string_view name) { return parse_log_level(name).value_or(LogLevel::info); }
+
+// As Tilt does, asked each time: "" when it cannot be known (paths stay absolute).
+std::string working_directory() {
+    std::error_code ec;
+    std::string dir = std::filesystem::current_path(ec).string();
+    return ec ? std::string() : dir;
+}
 
 }  // namespace
 
@@ -41,6 +52,19 @@ ReconcileResult ReconcileDriver::reconcile(const std::string &live_update) {
         }
     };
     auto absorb = [&](const json::object &step) {
+        // Tilt writes the build entry when the build starts, before the
+        // update's own lines ("Will copy ...").
+        if (const json::value *events = step.if_contains("events"); events && events->is_array()) {
+            for (const json::value &event : events->as_array()) {
+                if (string_member(event, "type") != "started") continue;
+                std::vector<std::string> files;
+                if (const json::value *changed = find_member(event, "filesChanged"); changed && changed->is_array())
+                    for (const json::value &file : changed->as_array())
+                        if (file.is_string()) files.emplace_back(file.as_string());
+                if (std::string line = build_entry_line(files, working_directory()); !line.empty())
+                    log(LogLevel::info, line);
+            }
+        }
         if (const json::value *lines = step.if_contains("log"); lines && lines->is_array()) {
             for (const json::value &line : lines->as_array()) {
                 log(level_named(string_member(line, "level", "info")), string_member(line, "text"));

@@ -14,6 +14,7 @@
 #include <set>
 #include <system_error>
 
+#include "core/utf8.hpp"
 #include "up/builtin_ignores.hpp"
 
 namespace liveupdate::up {
@@ -63,6 +64,7 @@ struct TreeWatcher::State {
     std::mutex ready_mutex;
     std::condition_variable ready_cv;
     bool ready = false;
+    std::set<std::string> warned_names;  // not UTF-8: warned about once each
 
     State(std::vector<std::string> r, WatchFilter f, WatchTiming t, BatchFn b, WarnFn w)
         : roots(std::move(r)), filter(std::move(f)), timing(t), on_batch(std::move(b)), warn(std::move(w)),
@@ -85,6 +87,13 @@ struct TreeWatcher::State {
     }
 
     void report(const std::string &path) {
+        if (!is_valid_utf8(path)) {
+            // A FileWatch status is JSON: such a name would poison every batch.
+            if (warned_names.insert(path).second && warn)
+                warn("ignoring " + printable_path(path) +
+                     ": its name is not valid UTF-8, which a FileWatch cannot carry; rename it to sync it");
+            return;
+        }
         if (!ignored(path)) debouncer.add(path, Debouncer::Clock::now());
     }
 

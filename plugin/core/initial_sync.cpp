@@ -5,22 +5,14 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "core/builtin_ignores.hpp"
 #include "core/plan.hpp"
 #include "core/text_format.hpp"
+#include "core/utf8.hpp"
 
 namespace liveupdate {
 
 namespace fs = std::filesystem;
-
-namespace {
-
-// Tilt's EphemeralPathMatcher: temporary files of common editors and tools.
-const std::vector<std::string> kEphemeralPatterns{
-    "**/*___jb_old___", "**/*___jb_tmp___", "**/.idea/**", "**/.#*",     "**/#*#",     "**/flymake_*.*",
-    "**/4913",          "**/*~",            "**/.*.swp",   "**/.*.swx",  "**/.*.swo",  "**/.*.swn",
-    "**/.*.kate-swp",   "**/*-go-tmp-umask"};
-
-}  // namespace
 
 std::vector<api::IgnoreDef> initial_sync_filter(const std::vector<api::IgnoreDef> &source_ignores) {
     std::vector<api::IgnoreDef> out;
@@ -36,7 +28,7 @@ std::vector<api::IgnoreDef> initial_sync_filter(const std::vector<api::IgnoreDef
             // Tilt skips an ill-formed ignore rather than failing the sync.
         }
     }
-    out.push_back({"/", kEphemeralPatterns});
+    out.push_back({"/", builtin_ignore_patterns()});
     return out;
 }
 
@@ -71,6 +63,11 @@ InitialSyncFiles collect_initial_sync_files(const api::LiveUpdateSpec &spec, con
             if (ec) throw std::runtime_error("walking sync path " + rule.local_path + ": " + dir + ": " + ec.message());
             for (const auto &entry : it) {
                 const std::string path = entry.path().string();
+                if (!is_valid_utf8(path)) {
+                    out.warnings.push_back("initial_sync: skipping " + printable_path(path) +
+                                           ": its name is not valid UTF-8; rename it to sync it");
+                    continue;
+                }
                 const bool is_dir = entry.is_directory(ec) && !entry.is_symlink(ec);
                 if (is_dir) {
                     if (!filter.matches_entire_dir(path)) dirs.push_back(path);

@@ -13,7 +13,7 @@ namespace liveupdate {
 
 // The filter Tilt applies to an initial sync: the sources' ignores (ill-formed
 // ones skipped, one without patterns ignores its whole base path) plus the
-// editors' ephemeral files. Every definition returned is well-formed.
+// built-in ignores every watcher applies (core/builtin_ignores.hpp). Every definition returned is well-formed.
 std::vector<api::IgnoreDef> initial_sync_filter(const std::vector<api::IgnoreDef> &source_ignores);
 
 // Throws std::invalid_argument when a pattern is malformed.
@@ -21,11 +21,12 @@ IgnoreSet ignore_set_of(const std::vector<api::IgnoreDef> &ignores);
 
 struct InitialSyncFiles {
     std::vector<std::string> files;     // absolute, sorted
-    std::vector<std::string> warnings;  // sync paths that do not exist
+    std::vector<std::string> warnings;  // sync paths that do not exist, names not UTF-8
 };
 
 // Walks each sync's local path (not following symlinks). Directories the
-// filter ignores entirely are skipped; ignored files are left out.
+// filter ignores entirely are skipped; ignored files are left out, and so
+// are names that are not valid UTF-8 (with a warning, see core/utf8.hpp).
 // Throws std::runtime_error naming the path when a walk fails.
 InitialSyncFiles collect_initial_sync_files(const api::LiveUpdateSpec &spec, const IgnoreSet &filter);
 

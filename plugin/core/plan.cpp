@@ -55,6 +55,15 @@ std::vector<PathMapping> sync_rules(const api::LiveUpdateSpec &spec) {
     return out;
 }
 
+PathMapping whole_rule_mapping(const PathMapping &rule) {
+    if (!ends_with_slash(rule.container_path)) return rule;
+    const auto st = stat_path(rule.local_path);
+    if (st.error != 0 && st.error != ENOENT && st.error != ENOTDIR)
+        throw std::runtime_error("stat " + rule.local_path + ": " + std::strerror(st.error));
+    if (st.error != 0 || st.is_dir) return rule;
+    return {rule.local_path, join_path(rule.container_path, base_name(rule.local_path))};
+}
+
 std::optional<std::string> child_path(const std::string &dir, const std::string &file) {
     if (dir.empty()) return std::nullopt;
     const std::string d = clean_path(dir);

@@ -20,6 +20,12 @@ struct PathMapping {
 // The spec's syncs with localPath resolved against basePath.
 std::vector<PathMapping> sync_rules(const api::LiveUpdateSpec &spec);
 
+// P01: where a sync rule puts its local path as a whole (an initial sync):
+// its container path, or, for a file rule whose container path ends in "/",
+// the file's name inside that folder. Throws std::runtime_error naming the
+// path when it cannot be stat'ed for a reason other than not existing.
+PathMapping whole_rule_mapping(const PathMapping &rule);
+
 // The path of file relative to dir when file is dir or beneath it.
 std::optional<std::string> child_path(const std::string &dir, const std::string &file);
 

@@ -239,7 +239,11 @@ std::optional<Step> ReconcileSession::visit(const SelectedContainer &sc) {
         update.initial_sync = initial_sync;
         const std::string names = "[" + display + "]";
         if (initial_sync) {
-            update.copy = sync_rules(spec);
+            try {
+                for (const auto &rule : sync_rules(spec)) update.copy.push_back(whole_rule_mapping(rule));
+            } catch (const std::exception &e) {
+                one.failed = api::LiveUpdateStateFailed{"Invalid", std::string("Mapping paths: ") + e.what(), {}};
+            }
             // The contract lists copies by container path, the initial sync's rules included.
             std::stable_sort(update.copy.begin(), update.copy.end(), [](const PathMapping &a, const PathMapping &b) {
                 return a.container_path < b.container_path;

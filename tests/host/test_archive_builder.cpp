@@ -179,4 +179,46 @@ BOOST_AUTO_TEST_CASE(a_stream_dropped_unread_stops_its_writer) {
     BOOST_TEST(true);
 }
 
+// Readable by nobody, root included (procfs checks the mode even for root).
+constexpr const char *kUnreadable = "/proc/sys/vm/compact_memory";
+
+BOOST_AUTO_TEST_CASE(an_unreadable_path_is_left_out_and_every_other_file_arrives) {
+    TempDir tmp;
+    write(tmp.path / "a.txt", "a");
+    write(tmp.path / "c.txt", "c");
+    const std::vector<CopyMapping> copies{{(tmp.path / "a.txt").string(), "/app/a.txt"},
+                                          {kUnreadable, "/app/b.txt"},
+                                          {(tmp.path / "c.txt").string(), "/app/c.txt"}};
+    const Built built = build(copies);
+    const auto entries = read_tar(built.bytes);
+    BOOST_TEST(entries.size() == 2u);
+    BOOST_TEST(entries.at("app/a.txt").content == "a");
+    BOOST_TEST(entries.at("app/c.txt").content == "c");
+    BOOST_TEST_REQUIRE(built.warnings.size() == 1u);
+    BOOST_TEST(built.warnings[0].find(kUnreadable) != std::string::npos);
+    BOOST_TEST(built.warnings[0].find("Permission denied") != std::string::npos);
+
+    // Through the stream: read to its end, yet the archive is not complete.
+    ArchiveStream stream(copies, IgnoreSet{}, [](LogLevel, std::string_view) {});
+    std::string streamed;
+    char buffer[4096];
+    int64_t n;
+    while ((n = stream.read(buffer, sizeof buffer)) > 0) streamed.append(buffer, static_cast<size_t>(n));
+    BOOST_TEST(n == 0);
+    BOOST_TEST((streamed == built.bytes));
+    const auto incomplete = stream.finish(true);
+    BOOST_TEST_REQUIRE(incomplete.has_value());
+    BOOST_TEST(incomplete->find(std::string(kUnreadable) + " (cannot open: Permission denied)") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(finish_reads_what_the_updater_left_and_reports_a_complete_archive) {
+    TempDir tmp;
+    write(tmp.path / "a.txt", "a");
+    ArchiveStream stream({{tmp.path.string(), "/data"}}, IgnoreSet{}, [](LogLevel, std::string_view) {});
+    char buffer[10];
+    BOOST_TEST(stream.read(buffer, sizeof buffer) > 0);
+    BOOST_TEST(!stream.finish(true).has_value());
+    BOOST_TEST(stream.summary().entries == 2u);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -138,6 +138,8 @@ class UpDaemon {
 public:
     fs::path dir;
     fs::path src, root, objects, log, socket;
+    // Runs the daemon through this command (e.g. setpriv dropping capabilities).
+    std::vector<std::string> launcher;
 
     UpDaemon() {
         char tmpl[] = "/tmp/lu-up-it-XXXXXX";
@@ -158,7 +160,8 @@ public:
     // Writes the objects and starts the daemon; true once it answers.
     bool start(const Objects &o, std::vector<std::string> extra_args = {"--debounce", "0"}) {
         write_file(objects, o.text());
-        std::vector<std::string> args{LU_HOST_BIN, "up", "--control-socket", socket.string()};
+        std::vector<std::string> args = launcher;
+        args.insert(args.end(), {LU_HOST_BIN, "up", "--control-socket", socket.string()});
         args.insert(args.end(), extra_args.begin(), extra_args.end());
         args.push_back(objects.string());
         std::vector<char *> argv;

@@ -28,6 +28,22 @@ BOOST_AUTO_TEST_CASE(walks_every_sync_path_through_the_filter) {
     BOOST_TEST(files.warnings[0].find("does not exist, skipping") != std::string::npos);
 }
 
+// One rule set: what the watchers never report, the initial sync never copies.
+BOOST_AUTO_TEST_CASE(the_builtin_ignores_of_the_watchers_apply) {
+    test::TempDir dir;
+    dir.write("src/keep.txt");
+    dir.write("src/.git/HEAD");
+    dir.write("src/sub/.git/config");
+    dir.write("src/notes.swp");
+    dir.write("src/.goutputstream-XYZ1");
+    dir.write("src/main.c~");
+    api::LiveUpdateSpec spec;
+    spec.base_path = dir.path();
+    spec.syncs = {{"src", "/app"}};
+    const auto files = collect_initial_sync_files(spec, ignore_set_of(initial_sync_filter({})));
+    BOOST_TEST((files.files == std::vector<std::string>{dir.path() + "/src/keep.txt"}), boost::test_tools::per_element());
+}
+
 BOOST_AUTO_TEST_CASE(ignore_without_patterns_covers_its_base_path) {
     test::TempDir dir;
     dir.write("src/a.txt");
