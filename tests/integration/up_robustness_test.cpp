@@ -91,11 +91,11 @@ BOOST_AUTO_TEST_CASE(a_control_socket_path_that_is_not_a_socket_is_refused) {
     BOOST_TEST(d.get("liveupdates").is_object());
 }
 
-// Items 8 and 9: 1,000 LiveUpdates make an answer far beyond the request limit
-// and the socket buffers; a client that trickles its request and one that
-// never reads its answer block neither other clients nor the shutdown.
-BOOST_AUTO_TEST_CASE(big_answers_and_slow_clients_block_no_one) {
-    UpDaemon d;
+namespace {
+
+// 1,000 LiveUpdates that wait for a container that never comes: an answer
+// listing them is far beyond the request limit and the socket buffers.
+Objects with_many_live_updates() {
     Objects o;
     for (int i = 0; i < 1000; ++i) {
         json::object lu = o.live_update;
@@ -103,32 +103,44 @@ BOOST_AUTO_TEST_CASE(big_answers_and_slow_clients_block_no_one) {
         lu["spec"].as_object()["selector"] = json::parse(R"({"local": {"container": "absent"}})");
         o.extra.push_back(lu);
     }
-    BOOST_TEST_REQUIRE(d.start(o), d.log_text());
-    BOOST_TEST_REQUIRE(wait_until([&] {
-        const json::value list = d.get("liveupdates");
-        return list.is_object() && list.at("items").as_array().size() == 1001u;
-    }, 60s), d.cli("get liveupdates -o json").substr(0, 300));
+    return o;
+}
 
-    // Never reads: its answer (hundreds of KiB) fills the socket buffers.
+}  // namespace
+
+// Item 9: answers of any realistic size.
+BOOST_AUTO_TEST_CASE(an_answer_listing_a_thousand_live_updates_arrives) {
+    UpDaemon d;
+    BOOST_TEST_REQUIRE(d.start(with_many_live_updates()), d.log_text());
+    const json::value list = d.get("liveupdates");
+    BOOST_TEST_REQUIRE(list.is_object(), d.cli("get liveupdates -o json").substr(0, 300));
+    BOOST_TEST(list.at("items").as_array().size() == 1001u);
+    BOOST_TEST(d.cli("describe liveupdate many-999").find("Name:         many-999") == 0u);
+}
+
+// Item 8: a client that trickles its request and one that never reads its
+// (big) answer block neither other clients nor the shutdown.
+BOOST_AUTO_TEST_CASE(slow_clients_block_neither_others_nor_the_shutdown) {
+    UpDaemon d;
+    BOOST_TEST_REQUIRE(d.start(with_many_live_updates()), d.log_text());
     const int greedy = connect_raw(d.socket);
     BOOST_TEST_REQUIRE(greedy >= 0);
     const std::string request = R"({"op": "get", "kind": "LiveUpdate"})" "\n";
     BOOST_TEST(::send(greedy, request.data(), request.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(request.size()));
-    // Trickles a request, a byte at a time, for longer than any deadline.
     const int slow = connect_raw(d.socket);
     BOOST_TEST_REQUIRE(slow >= 0);
     std::atomic<bool> trickling{true};
     std::thread trickler([&] {
-        for (int i = 0; i < 60 && trickling; ++i) {
+        for (int i = 0; i < 100 && trickling; ++i) {
             ::send(slow, " ", 1, MSG_NOSIGNAL);
             std::this_thread::sleep_for(200ms);
         }
     });
     std::this_thread::sleep_for(300ms);
     const CommandResult answered = run_command("timeout -s KILL 8 " + std::string(LU_HOST_BIN) +
-                                               " get lu -o json --control-socket " + quoted(d.socket));
+                                               " get filewatches -o json --control-socket " + quoted(d.socket));
     BOOST_TEST(answered.exit_code == 0);
-    BOOST_TEST(json_or_text(answered.output).is_object());
+    BOOST_TEST(json_or_text(answered.output).is_object(), answered.output);
     BOOST_TEST(stops_within(d, 10s), d.log_text());
     trickling = false;
     trickler.join();
