@@ -81,6 +81,14 @@ std::vector<std::string> strings_of(const json::value *v) {
 
 MicroTime now() { return MicroTime::from_system(std::chrono::system_clock::now()); }
 
+// Absolute and normal, without a trailing "/": "objects/" names the folder "objects",
+// as the watcher's paths and the object file names spell it.
+std::string absolute_path(const std::string &given) {
+    std::filesystem::path abs = std::filesystem::absolute(given).lexically_normal();
+    if (!abs.has_filename() && abs.has_parent_path() && abs != abs.root_path()) abs = abs.parent_path();
+    return abs.string();
+}
+
 class Daemon;
 
 // The host extension LU_HOST_LOCAL_CONTAINERS_ID, backed by the supervisor.
@@ -204,7 +212,7 @@ void Daemon::start() {
     queue_.start(options_.workers, [this](const std::string &lu) { reconcile(lu); });
 
     std::vector<std::string> roots;
-    for (const auto &p : options_.paths) roots.push_back(std::filesystem::absolute(p).lexically_normal().string());
+    for (const auto &p : options_.paths) roots.push_back(absolute_path(p));
     // Only files directly in a given folder are object files: its subfolders
     // (often a sample's sources and container) need no watching here.
     const auto below_a_root = [roots](const std::string &dir) {
@@ -327,7 +335,7 @@ void Daemon::reload_file(const std::string &file) {
 
 // A given folder is the folder the daemon was given, that is or was a folder.
 bool Daemon::is_folder_given(const std::string &given, const std::string &path) {
-    if (std::filesystem::absolute(given).lexically_normal().string() != path) return false;
+    if (absolute_path(given) != path) return false;
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec)) return true;
     std::lock_guard<std::mutex> lock(mutex_);

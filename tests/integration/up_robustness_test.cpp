@@ -355,3 +355,26 @@ BOOST_AUTO_TEST_CASE(a_deleted_sync_folder_stops_updates_until_it_is_back) {
     BOOST_TEST(wait_until([&] { return !fs::exists(d.in_app("a.txt")); }), d.log_text());
     BOOST_TEST(d.log_text().find("live updates to container box resume") != std::string::npos, d.log_text());
 }
+
+// Item 14: an objects folder moved away and back is said so; its objects go and come back.
+BOOST_AUTO_TEST_CASE(an_objects_folder_moved_away_and_back) {
+    UpDaemon d;
+    const fs::path more = d.dir / "more";
+    write_file(more / "cm.json", R"({"kind": "ConfigMap", "metadata": {"name": "cm"}, "data": {"k": "v"}})");
+    BOOST_TEST_REQUIRE(d.start(Objects{}, {"--debounce", "0", more.string() + "/"}), d.log_text());
+    const auto config_maps = [&] {
+        const json::value list = d.get("configmaps");
+        return list.is_object() ? list.at("items").as_array().size() : 99u;
+    };
+    BOOST_TEST_REQUIRE(config_maps() == 1u);
+    fs::rename(more, d.dir / "elsewhere");
+    BOOST_TEST(wait_until([&] { return config_maps() == 0u; }), d.log_text());
+    BOOST_TEST(d.log_text().find("objects folder " + more.string() + " was moved away or deleted") != std::string::npos,
+               d.log_text());
+    fs::rename(d.dir / "elsewhere", more);
+    BOOST_TEST(wait_until([&] { return config_maps() == 1u; }), d.log_text());
+    const std::string log = d.log_text();
+    BOOST_TEST(log.find("objects folder " + more.string() + " is there (again)") != std::string::npos, log);
+    BOOST_TEST(log.find("invalid JSON") == std::string::npos, log);
+    BOOST_TEST(log.find("not read") == std::string::npos, log);
+}
