@@ -80,7 +80,7 @@ SpawnResult spawn_now(const SpawnRequest &request) {
         sigemptyset(&none);
         ::sigprocmask(SIG_SETMASK, &none, nullptr);
         for (const int sig : {SIGINT, SIGTERM, SIGPIPE, SIGHUP, SIGQUIT}) ::signal(sig, SIG_DFL);
-        const int null_fd = ::open("/dev/null", O_RDONLY);
+        const int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);  // dup2 leaves fd 0 open
         if (null_fd < 0 || ::dup2(null_fd, 0) < 0) fail_child(error_pipe[1]);
         if (::dup2(request.output_fd, 1) < 0 || ::dup2(request.output_fd, 2) < 0) fail_child(error_pipe[1]);
         if (::chdir(request.cwd.c_str()) != 0) fail_child(error_pipe[1]);

@@ -84,7 +84,8 @@ BOOST_AUTO_TEST_CASE(text_is_stable_and_dependencies_stay_shared) {
         R"("paths":[["/b/\"a\"",7]],"ignores":[{"basePath":"/b","patterns":["*.o"]}],"imageBuildStartTime":0,)"
         R"("lastImageStatus":{"value":{"ok":true}},"lastFileEvent":{"time":7,"seenFiles":["/b/\"a\""]}}],)"
         R"("containers":[{"containerID":"c1","podName":"","namespace":"","lastFileTimeSynced":7,)"
-        R"("failedLowWaterMark":3,"failedReason":"UpdateFailed","failedMessage":"line\nnext"}],)"
+        R"("failedLowWaterMark":3,"failedReason":"UpdateFailed","failedMessage":"line\nnext",)"
+        R"("failedContainerStartedAt":0}],)"
         R"("lastTriggerQueue":{"web":"1"}}}]})";
     BOOST_TEST(blob == expected);
 
