@@ -31,5 +31,7 @@ int run_up_command(int argc, char **argv);
 int run_get_command(int argc, char **argv);
 int run_describe_command(int argc, char **argv);
 int run_plugins_command(int argc, char **argv);
+// `lu-host --version`: host version, SDK ABI, installed and loaded plugins.
+int run_version_command();
 
 }  // namespace liveupdate::host::cli

@@ -5,6 +5,7 @@
 
 #include "cli/commands.hpp"
 #include "core/log.hpp"
+#include "core/plugin_probe.hpp"
 
 namespace {
 
@@ -12,7 +13,8 @@ using namespace liveupdate::host;
 
 void print_help(std::ostream &out) {
     out << "usage: lu-host [--log-level debug|info|warn|error] <command> [args...]\n"
-           "       lu-host <command> --help\n\ncommands:\n";
+           "       lu-host <command> --help\n"
+           "       lu-host --version   host version, SDK ABI, installed and loaded plugins\n\ncommands:\n";
     for (const cli::Command &command : cli::commands()) {
         out << "  " << command.name << std::string(12 - std::min<std::size_t>(command.name.size(), 11), ' ')
             << command.summary << '\n';
@@ -30,6 +32,7 @@ bool set_level(std::string_view text) {
 }  // namespace
 
 int main(int argc, char **argv) {
+    if (argc >= 2 && argv[1] == kProbeCommand) return run_plugin_probe(argc - 1, argv + 1);
     if (const char *env = std::getenv("LU_LOG_LEVEL"); env != nullptr && !set_level(env)) {
         std::cerr << "lu-host: LU_LOG_LEVEL must be debug, info, warn or error\n";
         return cli::kExitUsage;
@@ -58,6 +61,7 @@ int main(int argc, char **argv) {
         print_help(std::cout);
         return cli::kExitOk;
     }
+    if (name == "--version") return cli::run_version_command();
     const cli::Command *command = cli::find_command(name);
     if (command == nullptr) {
         std::cerr << "lu-host: unknown command \"" << name << "\"\n\n";

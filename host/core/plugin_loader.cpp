@@ -13,6 +13,7 @@
 
 #include "core/host_error.hpp"
 #include "core/log.hpp"
+#include "core/plugin_probe.hpp"
 
 namespace liveupdate::host {
 namespace fs = std::filesystem;
@@ -155,7 +156,7 @@ void require(bool present, const fs::path &file, const char *member) {
 
 }  // namespace
 
-std::shared_ptr<LoadedLibrary> LoadedLibrary::load(const fs::path &file, LoadOptions options) {
+std::shared_ptr<LoadedLibrary> LoadedLibrary::load(const fs::path &file, LoadOptions options, std::string_view kind) {
     std::error_code stat_error;
     const fs::file_status status = fs::status(file, stat_error);
     if (!fs::exists(status)) {
@@ -168,6 +169,7 @@ std::shared_ptr<LoadedLibrary> LoadedLibrary::load(const fs::path &file, LoadOpt
     if (options.private_copy) copy.emplace(file);
     const fs::path &to_open = copy ? copy->path() : file;
     require_complete_elf(to_open, file);
+    if (!options.prober.empty()) probe_plugin_in_child(options.prober, kind, to_open, file);
 
     boost::dll::shared_library library;
     boost::dll::fs::error_code ec;
@@ -212,7 +214,7 @@ std::shared_ptr<const LiveUpdatePlugin> LiveUpdatePlugin::load(const fs::path &f
 }
 
 std::shared_ptr<const UpdaterPlugin> UpdaterPlugin::load(const fs::path &file, LoadOptions options) {
-    auto library = LoadedLibrary::load(file, options);
+    auto library = LoadedLibrary::load(file, options, "updater");
     PluginIdentity identity;
     const auto *api = negotiate<lu_updater_api, lu_updater_entry_fn>(*library, LU_UPDATER_ENTRY_SYMBOL,
                                                                        "updater", identity);

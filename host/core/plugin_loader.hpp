@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include <boost/dll/shared_library.hpp>
 
@@ -20,6 +21,10 @@ struct LoadOptions {
     // rebuilt or replaced while the loaded code runs). The copy is removed
     // once loaded; the mapping stays valid.
     bool private_copy = false;
+    // When set, the file (the private copy) is first loaded in a child process
+    // running `prober __probe-plugin` (plugin_probe.hpp), so that a plugin whose
+    // load crashes is refused instead of taking the process down.
+    std::filesystem::path prober = {};
 };
 
 // What a plugin said about itself (copied out of the plugin's memory).
@@ -34,7 +39,9 @@ struct PluginIdentity {
 // A loaded shared object; unloading happens when the last owner goes away.
 class LoadedLibrary {
 public:
-    static std::shared_ptr<LoadedLibrary> load(const std::filesystem::path &file, LoadOptions options);
+    // kind ("liveupdate", "updater") is what a probe checks.
+    static std::shared_ptr<LoadedLibrary> load(const std::filesystem::path &file, LoadOptions options,
+                                               std::string_view kind = "liveupdate");
 
     const std::filesystem::path &file() const { return file_; }
     // Resolves an exported function; PluginLoadError when it is absent.

@@ -15,7 +15,7 @@ EngineReloadTimes EngineReloader::reload(const std::filesystem::path &file) {
     EngineReloadTimes times;
     const Clock::time_point start = Clock::now();
     std::unique_ptr<host::Engine> fresh =
-        slot_.prepare(host::LiveUpdatePlugin::load(file, host::LoadOptions{.private_copy = true}));
+        slot_.prepare(host::LiveUpdatePlugin::load(file, load_));
     const Clock::time_point loaded = Clock::now();
     times.load = micros(loaded - start);
     std::unique_ptr<host::Engine> retired;

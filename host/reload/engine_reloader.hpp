@@ -24,7 +24,8 @@ struct EngineReloadTimes {
 
 class EngineReloader {
 public:
-    EngineReloader(host::EngineSlot &slot, QuiesceGate &gate) : slot_(slot), gate_(gate) {}
+    EngineReloader(host::EngineSlot &slot, QuiesceGate &gate, host::LoadOptions load = {.private_copy = true})
+        : slot_(slot), gate_(gate), load_(std::move(load)) {}
     EngineReloader(const EngineReloader &) = delete;
     EngineReloader &operator=(const EngineReloader &) = delete;
     ~EngineReloader() { wait_retired(); }
@@ -42,6 +43,7 @@ public:
 private:
     host::EngineSlot &slot_;
     QuiesceGate &gate_;
+    host::LoadOptions load_;
     std::future<std::chrono::microseconds> retiring_;
 };
 

@@ -38,8 +38,8 @@ json::object entry_of(const host::PluginIdentity &identity, uint32_t abi, const 
 
 HotReloader::HotReloader(host::EngineSlot &engine, QuiesceGate &gate, host::UpdaterRegistry &registry,
                          std::shared_ptr<host::UpdaterHostServices> services, HotReloadOptions options)
-    : engine_(engine), engine_reloader_(engine, gate), updaters_(registry, std::move(services)),
-      options_(std::move(options)) {
+    : engine_(engine), engine_reloader_(engine, gate, options.load),
+      updaters_(registry, std::move(services), options.load), options_(std::move(options)) {
     options_.liveupdate_plugin = normal(options_.liveupdate_plugin);
     if (options_.config) options_.config = normal(*options_.config);
     for (auto &[via, choice] : options_.defaults) choice.plugin = normal(choice.plugin);

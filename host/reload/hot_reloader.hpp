@@ -35,6 +35,7 @@ struct HotReloadOptions {
     PluginNameResolver resolve_name;              // plugin names in the configuration
     std::chrono::milliseconds settle{100};        // quiet time after a file change before acting
     bool watch = true;                            // false: reload only when asked
+    host::LoadOptions load{.private_copy = true};  // how new plugin files are loaded (probe first?)
 };
 
 class HotReloader {

@@ -15,9 +15,10 @@ std::string joined(const std::vector<std::string> &names) {
     return out;
 }
 
-std::shared_ptr<const host::UpdaterPlugin> load(const std::string &via, const fs::path &file) {
+std::shared_ptr<const host::UpdaterPlugin> load(const std::string &via, const fs::path &file,
+                                                const host::LoadOptions &options) {
     try {
-        return host::UpdaterPlugin::load(file, host::LoadOptions{.private_copy = true});
+        return host::UpdaterPlugin::load(file, options);
     } catch (const host::PluginLoadError &e) {
         throw host::PluginLoadError("cannot load the updater of class " + via, e.location(), e.reason());
     }
@@ -60,7 +61,7 @@ UpdaterChanges UpdaterSet::apply(const UpdaterChoices &choices) {
             continue;
         }
         auto &plugin = plugin_of_file[choice.plugin];
-        if (!plugin) plugin = load(via, choice.plugin);
+        if (!plugin) plugin = load(via, choice.plugin, load_);
         next.emplace(via, Serving{choice, plugin, create(via, choice, plugin)});
         (current == serving_.end() ? changes.added : changes.replaced).push_back(via);
     }
@@ -81,7 +82,7 @@ std::vector<std::string> UpdaterSet::reload(const fs::path &file) {
         if (serving.choice.plugin == file) classes.push_back(via);
     }
     if (classes.empty()) return classes;
-    auto plugin = load(joined(classes), file);
+    auto plugin = load(joined(classes), file, load_);
     std::map<std::string, std::shared_ptr<const host::Updater>> fresh;
     for (const std::string &via : classes) fresh[via] = create(via, serving_.at(via).choice, plugin);
     for (auto &[via, updater] : fresh) {

@@ -38,8 +38,9 @@ struct LoadedUpdaterPlugin {
 
 class UpdaterSet {
 public:
-    UpdaterSet(host::UpdaterRegistry &registry, std::shared_ptr<host::UpdaterHostServices> services)
-        : registry_(registry), services_(std::move(services)) {}
+    UpdaterSet(host::UpdaterRegistry &registry, std::shared_ptr<host::UpdaterHostServices> services,
+               host::LoadOptions load = {.private_copy = true})
+        : registry_(registry), services_(std::move(services)), load_(std::move(load)) {}
 
     // Serves exactly `choices`: classes whose plugin file or settings changed get
     // a new updater, classes no longer chosen stop being served. Throws
@@ -66,6 +67,7 @@ private:
 
     host::UpdaterRegistry &registry_;
     std::shared_ptr<host::UpdaterHostServices> services_;
+    host::LoadOptions load_;
     mutable std::mutex mutex_;
     std::map<std::string, Serving, std::less<>> serving_;
 };

@@ -1,6 +1,7 @@
 // `lu-host up`: command-line front of the daemon.
 #include <algorithm>
 #include <iostream>
+#include <limits>
 
 #include "cli/commands.hpp"
 #include "cli/install_paths.hpp"
@@ -12,6 +13,9 @@
 namespace liveupdate::host::cli {
 
 namespace {
+
+// Each worker is a thread; past this, more only adds contention.
+constexpr long kMaxWorkers = 64;
 
 constexpr const char *kUpHelp =
     "usage: lu-host up [options] PATH...\n"
@@ -32,7 +36,8 @@ constexpr const char *kUpHelp =
     "                         reported (default 50)\n"
     "  --max-wait MS          longest a batch waits while changes keep coming\n"
     "                         (default 10000)\n"
-    "  --workers N            LiveUpdates reconciled at the same time (default 2)\n"
+    "  --workers N            LiveUpdates reconciled at the same time (default 2,\n"
+    "                         at most 64)\n"
     "  --log-format F         text (default) or json\n"
     "  --log-level L          debug, info (default), warn, error\n"
     "  --plugin PATH          liveupdate plugin (default ../lib/libliveupdate.so)\n"
@@ -52,7 +57,8 @@ constexpr const char *kUpHelp =
     "\n"
     "exit: 0 stopped by a signal, 1 could not start, 2 usage error, 3 plugin load error\n";
 
-long number(const ParsedArgs &args, const std::string &name, long fallback, long minimum) {
+long number(const ParsedArgs &args, const std::string &name, long fallback, long minimum,
+            long maximum = std::numeric_limits<long>::max()) {
     const auto text = args.value(name);
     if (!text) return fallback;
     std::size_t used = 0;
@@ -64,8 +70,12 @@ long number(const ParsedArgs &args, const std::string &name, long fallback, long
     } catch (const std::out_of_range &) {
         used = 0;
     }
-    if (used != text->size() || value < minimum)
-        throw UsageError(name + " needs a whole number of at least " + std::to_string(minimum) + ", got " + *text);
+    if (used != text->size() || value < minimum || value > maximum)
+        throw UsageError(name + " needs a whole number " +
+                         (maximum == std::numeric_limits<long>::max()
+                              ? "of at least " + std::to_string(minimum)
+                              : "from " + std::to_string(minimum) + " to " + std::to_string(maximum)) +
+                         ", got " + *text);
     return value;
 }
 
@@ -87,7 +97,7 @@ int run_up_command(int argc, char **argv) {
         options.paths = args.positional;
         options.debounce = std::chrono::milliseconds(number(args, "--debounce", 50, 0));
         options.max_wait = std::chrono::milliseconds(number(args, "--max-wait", 10000, 0));
-        options.workers = static_cast<unsigned>(number(args, "--workers", 2, 1));
+        options.workers = static_cast<unsigned>(number(args, "--workers", 2, 1, kMaxWorkers));
         const std::string format = args.value("--log-format").value_or("text");
         if (format != "text" && format != "json") throw UsageError("--log-format must be text or json");
         options.log_format = format == "json" ? up::LogFormat::json : up::LogFormat::text;

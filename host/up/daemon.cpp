@@ -11,6 +11,7 @@
 #include <mutex>
 #include <set>
 #include <stdexcept>
+#include <thread>
 
 #include "cli/install_paths.hpp"
 #include "core/engine_slot.hpp"
@@ -24,6 +25,7 @@
 #include "docker/compose_discovery.hpp"
 #include "reload/hot_reloader.hpp"
 #include "reload/quiesce_gate.hpp"
+#include "up/admission_warnings.hpp"
 #include "up/control_socket.hpp"
 #include "up/due_queue.hpp"
 #include "up/file_watches.hpp"
@@ -38,6 +40,8 @@ using host::ObjectKey;
 namespace {
 
 constexpr std::size_t kRecentLogLines = 50;
+constexpr int kSettleRetries = 20;
+constexpr auto kSettleStep = std::chrono::milliseconds(100);
 
 int g_signal_pipe[2] = {-1, -1};
 std::atomic<int> g_signals{0};
@@ -76,6 +80,14 @@ std::vector<std::string> strings_of(const json::value *v) {
 }
 
 MicroTime now() { return MicroTime::from_system(std::chrono::system_clock::now()); }
+
+// Absolute and normal, without a trailing "/": "objects/" names the folder "objects",
+// as the watcher's paths and the object file names spell it.
+std::string absolute_path(const std::string &given) {
+    std::filesystem::path abs = std::filesystem::absolute(given).lexically_normal();
+    if (!abs.has_filename() && abs.has_parent_path() && abs != abs.root_path()) abs = abs.parent_path();
+    return abs.string();
+}
 
 class Daemon;
 
@@ -119,6 +131,8 @@ private:
 
     void load_all();
     void reload_file(const std::string &file);
+    bool is_folder_given(const std::string &given, const std::string &path);
+    void reload_folder(const std::string &dir);
     void apply(const DeclaredObject &d);
     void remove_object(const ObjectKey &key);
     void upsert(const json::object &object, const std::string &origin);
@@ -150,7 +164,10 @@ private:
 
     std::mutex mutex_;  // guards the maps below
     std::map<std::string, std::vector<ObjectKey>> keys_of_file_;
-    std::map<ObjectKey, Declared> declared_;
+    std::map<ObjectKey, Declared> declared_;  // the declaration in use
+    // Every file's declaration of a key, the one in use last: when a file stops
+    // declaring it, another file's declaration takes over.
+    std::map<ObjectKey, std::vector<DeclaredObject>> declarations_;
     std::map<std::string, Rejection> rejected_;  // LiveUpdate name → why admission refused it
     std::map<std::string, std::deque<std::string>> recent_log_;
     std::map<std::string, std::string> container_state_logged_;  // LocalContainer → "ID state"
@@ -159,7 +176,9 @@ private:
 void Daemon::start() {
     const MicroTime start_time = now();
     // From a private copy: the plugin file may be rebuilt in place while its code runs (hot reload).
-    engine_ = std::make_unique<host::EngineSlot>(options_.plugin, start_time, host::LoadOptions{.private_copy = true});
+    // Every plugin is first loaded in a child (this very program): one that crashes when loaded is refused.
+    const host::LoadOptions load{.private_copy = true, .prober = "/proc/self/exe"};
+    engine_ = std::make_unique<host::EngineSlot>(options_.plugin, start_time, load);
     containers_ = std::make_unique<LocalContainerSupervisor>(
         [this](const std::string &name, const json::object &status) { on_container_status(name, status); },
         [this](const std::string &name, std::string_view line) { log_.write(LogLevel::info, name, line); });
@@ -170,6 +189,7 @@ void Daemon::start() {
     reload_options.defaults["local"] = reload::UpdaterChoice{options_.local_updater, options_.local_updater_config};
     for (const auto &[via, file] : options_.extra_updaters) reload_options.defaults[via] = reload::UpdaterChoice{file, "{}"};
     reload_options.config = options_.updater_config;
+    reload_options.load = load;
     reload_options.resolve_name = [](std::string_view name) { return host::cli::updater_plugin(name); };
     hot_reload_ = std::make_unique<reload::HotReloader>(*engine_, gate_, updaters_, services_, std::move(reload_options));
     hot_reload_->start();
@@ -192,7 +212,7 @@ void Daemon::start() {
     queue_.start(options_.workers, [this](const std::string &lu) { reconcile(lu); });
 
     std::vector<std::string> roots;
-    for (const auto &p : options_.paths) roots.push_back(std::filesystem::absolute(p).lexically_normal().string());
+    for (const auto &p : options_.paths) roots.push_back(absolute_path(p));
     // Only files directly in a given folder are object files: its subfolders
     // (often a sample's sources and container) need no watching here.
     const auto below_a_root = [roots](const std::string &dir) {
@@ -207,10 +227,15 @@ void Daemon::start() {
     object_file_watcher_ = std::make_unique<TreeWatcher>(
         roots, WatchFilter{in_a_subfolder, below_a_root}, WatchTiming{std::chrono::milliseconds(50), std::chrono::seconds(2), std::chrono::milliseconds(500)},
         [this](std::vector<std::string> paths) {
-            std::set<std::string> files;
+            std::set<std::string> folders, files;
             for (const auto &p : paths)
-                for (const auto &given : options_.paths)
-                    if (is_object_file_of(given, p)) files.insert(p);
+                for (const auto &given : options_.paths) {
+                    if (is_folder_given(given, p))
+                        folders.insert(p);
+                    else if (is_object_file_of(given, p))
+                        files.insert(p);
+                }
+            for (const auto &f : folders) reload_folder(f);
             for (const auto &f : files) reload_file(f);
         },
         [this](const std::string &warning) { log_.write(LogLevel::warn, "", warning); });
@@ -263,6 +288,11 @@ void Daemon::reload_file(const std::string &file) {
     load.file = file;
     if (std::filesystem::exists(file, ec)) {
         load = load_object_file(file);
+        // A file written in place (not renamed into it) may be caught half-written: retry while the write settles.
+        for (int retry = 0; load.incomplete && retry < kSettleRetries; ++retry) {
+            std::this_thread::sleep_for(kSettleStep);
+            load = load_object_file(file);
+        }
         if (load.objects.empty() && !load.errors.empty()) {
             for (const auto &e : load.errors) log_.write(LogLevel::error, "", e + " (its objects stay as they were)");
             return;
@@ -270,12 +300,23 @@ void Daemon::reload_file(const std::string &file) {
         for (const auto &e : load.errors) log_.write(LogLevel::error, "", e);
     }
     std::vector<ObjectKey> gone;
+    std::vector<DeclaredObject> fallbacks;
     {
         std::lock_guard<std::mutex> lock(mutex_);
         std::set<ObjectKey> now_declared;
         for (const auto &o : load.objects) now_declared.insert(ObjectKey{o.kind, o.name});
-        for (const auto &key : keys_of_file_[file])
-            if (now_declared.count(key) == 0) gone.push_back(key);
+        for (const auto &key : keys_of_file_[file]) {
+            if (now_declared.count(key) != 0) continue;
+            auto &decls = declarations_[key];
+            const bool in_use = !decls.empty() && decls.back().file == file;
+            std::erase_if(decls, [&](const DeclaredObject &o) { return o.file == file; });
+            if (decls.empty()) {
+                declarations_.erase(key);
+                gone.push_back(key);
+            } else if (in_use) {
+                fallbacks.push_back(decls.back());
+            }
+        }
         keys_of_file_[file].assign(now_declared.begin(), now_declared.end());
         if (load.objects.empty() && !std::filesystem::exists(file, ec)) keys_of_file_.erase(file);
     }
@@ -283,7 +324,46 @@ void Daemon::reload_file(const std::string &file) {
         log_.write(LogLevel::info, "", file + ": " + key.text() + " removed");
         remove_object(key);
     }
+    for (const auto &d : fallbacks) {
+        log_.write(LogLevel::info, "",
+                   file + ": no longer declares " + ObjectKey{d.kind, d.name}.text() + "; using its declaration in " +
+                       d.file);
+        apply(d);
+    }
     for (const auto &o : load.objects) apply(o);
+}
+
+// A given folder is the folder the daemon was given, that is or was a folder.
+bool Daemon::is_folder_given(const std::string &given, const std::string &path) {
+    if (absolute_path(given) != path) return false;
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) return true;
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto &[file, keys] : keys_of_file_)
+        if (std::filesystem::path(file).parent_path() == path) return true;
+    return false;
+}
+
+// The folder itself moved away (or was deleted), or came back: each of its
+// object files goes, or comes back, as a file would.
+void Daemon::reload_folder(const std::string &dir) {
+    std::error_code ec;
+    const bool present = std::filesystem::is_directory(dir, ec);
+    std::set<std::string> files;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        for (const auto &[file, keys] : keys_of_file_)
+            if (std::filesystem::path(file).parent_path() == dir) files.insert(file);
+    }
+    if (present) {
+        for (const auto &f : object_files_of(dir)) files.insert(f);
+        log_.write(LogLevel::info, "", "objects folder " + dir + " is there (again): loading its object files");
+    } else {
+        log_.write(LogLevel::warn, "",
+                   "objects folder " + dir +
+                       " was moved away or deleted: the objects of its files are removed until it is back");
+    }
+    for (const auto &f : files) reload_file(f);
 }
 
 void Daemon::apply(const DeclaredObject &d) {
@@ -293,10 +373,13 @@ void Daemon::apply(const DeclaredObject &d) {
         std::lock_guard<std::mutex> lock(mutex_);
         auto &keys = keys_of_file_[d.file];
         if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+        auto &decls = declarations_[key];
+        std::erase_if(decls, [&](const DeclaredObject &o) { return o.file == d.file; });
+        decls.push_back(d);
         auto found = declared_.find(key);
         if (found != declared_.end()) {
             if (found->second.file == d.file && found->second.text == text) return;
-            if (found->second.file != d.file)
+            if (found->second.file != d.file && decls.size() > 1)
                 log_.write(LogLevel::warn, "",
                            key.text() + " is declared in " + found->second.file + " and in " + d.file + "; using " +
                                d.file);
@@ -304,6 +387,7 @@ void Daemon::apply(const DeclaredObject &d) {
         declared_[key] = Declared{d.file, text};
     }
     const std::string origin = d.file + ": " + key.text();
+    for (const auto &warning : admission_warnings(d.object)) log_.write(LogLevel::warn, "", origin + ": " + warning);
     if (d.kind == "LiveUpdate") {
         upsert(d.object, origin);
     } else if (d.kind == "FileWatch") {
@@ -434,6 +518,7 @@ void Daemon::remove_object(const ObjectKey &key) {
     {
         std::lock_guard<std::mutex> lock(mutex_);
         declared_.erase(key);
+        declarations_.erase(key);
         if (key.kind == "LiveUpdate") rejected_.erase(key.name);
     }
     if (key.kind == "FileWatch") file_watches_->remove(key.name);

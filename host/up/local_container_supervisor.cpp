@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,6 +17,8 @@
 #include <vector>
 
 #include "core/micro_time.hpp"
+#include "up/child_spawner.hpp"
+#include "up/line_splitter.hpp"
 
 extern char **environ;
 
@@ -80,7 +81,7 @@ struct LocalContainerSupervisor::Container {
 };
 
 LocalContainerSupervisor::LocalContainerSupervisor(StatusFn on_status, OutputFn on_output)
-    : on_status_(std::move(on_status)), on_output_(std::move(on_output)) {}
+    : on_status_(std::move(on_status)), on_output_(std::move(on_output)), spawner_(std::make_unique<ChildSpawner>()) {}
 
 LocalContainerSupervisor::~LocalContainerSupervisor() { stop_all(); }
 
@@ -113,53 +114,27 @@ void LocalContainerSupervisor::start_locked(Container &c, bool same_container) {
         c.error = std::string("cannot create a pipe: ") + std::strerror(errno);
         return;
     }
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 1);
-    posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 2);
-    posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    sigset_t none, defaults;
-    sigemptyset(&none);
-    sigemptyset(&defaults);
-    sigaddset(&defaults, SIGINT);
-    sigaddset(&defaults, SIGTERM);
-    sigaddset(&defaults, SIGPIPE);
-    posix_spawnattr_setsigmask(&attr, &none);
-    posix_spawnattr_setsigdefault(&attr, &defaults);
-    posix_spawnattr_setpgroup(&attr, 0);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-
-    std::vector<char *> argv;
-    for (auto &a : c.spec.command) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    std::vector<std::string> env = environment_with(c.spec.env);
-    std::vector<char *> envp;
-    for (auto &e : env) envp.push_back(e.data());
-    envp.push_back(nullptr);
-
-    pid_t pid = -1;
-    const int rc = ::posix_spawnp(&pid, argv[0], &actions, &attr, argv.data(), envp.data());
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attr);
+    const SpawnResult spawned = spawner_->spawn(SpawnRequest{c.spec.command, environment_with(c.spec.env), cwd,
+                                                             pipe_fds[1]});
     ::close(pipe_fds[1]);
-    if (rc != 0) {
+    if (spawned.pid < 0) {
         ::close(pipe_fds[0]);
         c.status = "exited";
         c.exit_code = 127;
         c.finished_at = c.started_at;
-        c.error = "cannot start \"" + c.spec.command[0] + "\" in " + cwd + ": " + std::strerror(rc);
+        c.error = "cannot start \"" + c.spec.command[0] + "\" in " + cwd + ": " + std::strerror(spawned.error);
         return;
     }
+    const pid_t pid = spawned.pid;
     c.pid = pid;
     c.status = "running";
     const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
     const int output_fd = pipe_fds[0];
     const int generation = c.generation;
     c.monitor = std::thread([this, &c, pid, pidfd, output_fd, generation] {
-        std::string pending;
+        LineSplitter lines([this, &c](std::string_view line) {
+            if (on_output_) on_output_(c.name, line);
+        });
         bool output_open = true;
         for (;;) {
             pollfd fds[2] = {{output_open ? output_fd : -1, POLLIN, 0}, {pidfd, POLLIN, 0}};
@@ -170,14 +145,12 @@ void LocalContainerSupervisor::start_locked(Container &c, bool same_container) {
                 if (n <= 0) {
                     output_open = false;
                 } else {
-                    pending.append(buf, static_cast<std::size_t>(n));
-                    for (std::size_t nl; (nl = pending.find('\n')) != std::string::npos; pending.erase(0, nl + 1))
-                        if (on_output_) on_output_(c.name, std::string_view(pending).substr(0, nl));
+                    lines.feed(std::string_view(buf, static_cast<std::size_t>(n)));
                 }
             }
             int status = 0;
             if (::waitpid(pid, &status, WNOHANG) == pid) {
-                if (!pending.empty() && on_output_) on_output_(c.name, pending);
+                lines.flush();
                 {
                     std::lock_guard<std::mutex> lock(mutex_);
                     if (c.generation == generation) {

@@ -9,8 +9,9 @@
 // restart would loop.
 //
 // Each process runs in its own process group (a terminal's Ctrl-C reaches
-// the host, which then stops the containers itself) and is reaped by a
-// monitor thread waiting on a pidfd.
+// the host, which then stops the containers itself), dies with the daemon
+// even when the daemon is killed (ChildSpawner), and is reaped by a monitor
+// thread waiting on a pidfd.
 #pragma once
 
 #include <condition_variable>
@@ -24,6 +25,7 @@
 
 #include <boost/json.hpp>
 
+#include "up/child_spawner.hpp"
 #include "up/local_container_spec.hpp"
 
 namespace liveupdate::up {
@@ -59,6 +61,7 @@ private:
 
     StatusFn on_status_;
     OutputFn on_output_;
+    std::unique_ptr<ChildSpawner> spawner_;
     mutable std::mutex mutex_;
     std::map<std::string, std::shared_ptr<Container>> containers_;
 };

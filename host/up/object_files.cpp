@@ -1,11 +1,13 @@
 #include "up/object_files.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "core/ignore_patterns.hpp"
 
@@ -33,6 +35,35 @@ json::object *object_member(json::object &o, std::string_view key) {
 std::string string_of(const json::object &o, std::string_view key) {
     const auto *v = o.if_contains(key);
     return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string();
+}
+
+struct JsonParse {
+    json::value value;
+    std::string error;  // "LINE:COLUMN: invalid JSON: <why>" (1-based): the place in the file, not in the parser
+    bool incomplete = false;
+};
+
+JsonParse parse_json_at(std::string_view text) {
+    json::stream_parser parser;
+    boost::system::error_code ec;
+    const std::size_t consumed = parser.write(text.data(), text.size(), ec);
+    if (!ec) parser.finish(ec);
+    if (!ec) return JsonParse{parser.release(), {}, false};
+    const std::string_view before = text.substr(0, std::min(consumed, text.size()));
+    const std::size_t line = 1 + static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n'));
+    const std::size_t line_start = before.rfind('\n');
+    const std::size_t column = before.size() - (line_start == std::string_view::npos ? 0 : line_start + 1) + 1;
+    return JsonParse{nullptr, std::to_string(line) + ":" + std::to_string(column) + ": invalid JSON: " + ec.message(),
+                     ec == json::error::incomplete};
+}
+
+std::string file_kind(mode_t mode) {
+    if (S_ISDIR(mode)) return "a folder";
+    if (S_ISFIFO(mode)) return "a FIFO";
+    if (S_ISCHR(mode)) return "a character device";
+    if (S_ISBLK(mode)) return "a block device";
+    if (S_ISSOCK(mode)) return "a socket";
+    return "not a regular file";
 }
 
 }  // namespace
@@ -76,13 +107,13 @@ bool is_object_file_of(const std::string &given, const std::string &path) {
 FileLoad parse_object_file(const std::string &file, std::string_view text) {
     FileLoad load;
     load.file = file;
-    json::value doc;
-    try {
-        doc = json::parse(text);
-    } catch (const std::exception &e) {
-        load.errors.push_back(file + ": invalid JSON: " + e.what());
+    JsonParse parsed = parse_json_at(text);
+    if (!parsed.error.empty()) {
+        load.errors.push_back(file + ":" + parsed.error);
+        load.incomplete = parsed.incomplete;
         return load;
     }
+    json::value doc = std::move(parsed.value);
     json::array items;
     const bool is_list = doc.is_object() && string_of(doc.as_object(), "kind") == "List";
     if (is_list) {
@@ -117,22 +148,43 @@ FileLoad parse_object_file(const std::string &file, std::string_view text) {
 }
 
 FileLoad load_object_file(const std::string &file) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) {
-        FileLoad load;
-        load.file = file;
+    FileLoad load;
+    load.file = file;
+    // Non-blocking: opening a FIFO must not wait for a writer. Only a regular
+    // file is read (a device would never end), and never past the limit.
+    const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) {
         load.errors.push_back(file + ": cannot read: " + std::strerror(errno));
         return load;
     }
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (text.str().size() > kMaxObjectFileBytes) {
-        FileLoad load;
-        load.file = file;
-        load.errors.push_back(file + ": too large (over 16 MiB)");
+    struct stat st {};
+    const bool stat_ok = ::fstat(fd, &st) == 0;
+    if (!stat_ok || !S_ISREG(st.st_mode)) {
+        const std::string why = stat_ok ? file_kind(st.st_mode) : std::strerror(errno);
+        ::close(fd);
+        load.errors.push_back(file + ": not read: " + why + ", only regular files hold objects");
         return load;
     }
-    return parse_object_file(file, text.str());
+    std::string text;
+    char buf[64 * 1024];
+    for (;;) {
+        const ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            load.errors.push_back(file + ": cannot read: " + std::strerror(errno));
+            ::close(fd);
+            return load;
+        }
+        if (n == 0) break;
+        text.append(buf, static_cast<std::size_t>(n));
+        if (text.size() > kMaxObjectFileBytes) {
+            ::close(fd);
+            load.errors.push_back(file + ": too large (over 16 MiB)");
+            return load;
+        }
+    }
+    ::close(fd);
+    return parse_object_file(file, text);
 }
 
 }  // namespace liveupdate::up

@@ -26,6 +26,7 @@ struct FileLoad {
     std::string file;
     std::vector<DeclaredObject> objects;
     std::vector<std::string> errors;  // "<file>: <where>: <why>", one per bad object or the whole file
+    bool incomplete = false;          // the JSON ended early: maybe a write still in progress
 };
 
 // The object files a command-line PATH stands for (sorted); a file that is
@@ -34,6 +35,7 @@ std::vector<std::string> object_files_of(const std::string &path);
 // True when path is one of the files `given` (a file or folder) stands for.
 bool is_object_file_of(const std::string &given, const std::string &path);
 
+// Reads a regular file of at most 16 MiB; anything else is an error.
 FileLoad load_object_file(const std::string &file);
 // Parses text as if read from file (exposed for tests).
 FileLoad parse_object_file(const std::string &file, std::string_view text);

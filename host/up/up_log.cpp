@@ -7,6 +7,31 @@
 
 namespace liveupdate::up {
 
+namespace {
+
+// One record, one line: a control character (a newline in a file name, a
+// terminal escape in a container's output) is shown escaped, never acted on.
+void append_escaped(std::string &out, std::string_view text) {
+    for (const char c : text) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (byte >= 0x20 && byte != 0x7f) {
+            out += c;
+        } else if (c == '\n') {
+            out += "\\n";
+        } else if (c == '\r') {
+            out += "\\r";
+        } else if (c == '\t') {
+            out += '\t';
+        } else {
+            char hex[8];
+            std::snprintf(hex, sizeof hex, "\\x%02x", byte);
+            out += hex;
+        }
+    }
+}
+
+}  // namespace
+
 std::string format_log_line(LogFormat format, MicroTime time, host::LogLevel level, std::string_view source,
                             std::string_view text) {
     const std::string_view level_name = host::to_string(level);
@@ -21,10 +46,10 @@ std::string format_log_line(LogFormat format, MicroTime time, host::LogLevel lev
     out.append(6 - level_name.size(), ' ');
     if (!source.empty()) {
         out += '[';
-        out += source;
+        append_escaped(out, source);
         out += "] ";
     }
-    out += text;
+    append_escaped(out, text);
     return out;
 }
 

@@ -13,7 +13,8 @@ namespace liveupdate::up {
 
 enum class LogFormat { text, json };
 
-// text: "2026-01-01T00:00:01.000000Z info  [hello] Will copy 1 file(s) ..."
+// text: "2026-01-01T00:00:01.000000Z info  [hello] Will copy 1 file(s) ...", control
+//       characters escaped (\n, \r, \x1b): one record is one line
 // json: {"time": ..., "level": ..., "source": ..., "message": ...}
 std::string format_log_line(LogFormat format, MicroTime time, host::LogLevel level, std::string_view source,
                             std::string_view text);

@@ -37,6 +37,12 @@ struct ContainerTrack {
     MicroTime failed_low_water_mark;
     std::string failed_reason;
     std::string failed_message;
+    // The container's start time when its update failed (zero: unknown). A
+    // container started again since then (`docker start`) no longer carries it.
+    MicroTime failed_container_started_at;
+    // Newest file time already reported as skipped because of the failure
+    // (not kept in snapshots: at worst a reload says it once more).
+    MicroTime skipped_reported_through;
 };
 
 struct Monitor {

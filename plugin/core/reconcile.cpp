@@ -14,6 +14,11 @@ namespace {
 
 constexpr const char *kObjectNotFound = "ObjectNotFound";
 
+// True when the container runs now and started after `before` (zero: unknown, never).
+bool started_since(MicroTime before, const api::Container &c) {
+    return !before.is_zero() && c.state.running && before < c.state.running->started_at;
+}
+
 bool optional_failed_equal(const std::optional<api::LiveUpdateStateFailed> &a, const api::LiveUpdateStateFailed &b) {
     return a && *a == b;
 }
@@ -149,16 +154,54 @@ Step ReconcileSession::start_sync() {
             if (!sc.container.id.empty() && sc.container.id == it->first.container_id) selected = true;
         it = selected ? std::next(it) : monitor.containers.erase(it);
     }
-    // C07: a recorded failure stops updates until a newer build clears it.
+    // C07: a recorded failure stops updates until a newer build clears it, or
+    // (beyond Tilt) the container starts again: the failure was its last run's.
     for (const auto &sc : resource_.containers) {
         const auto it = monitor.containers.find({sc.container.id, sc.pod_name, sc.namespace_name});
-        if (it != monitor.containers.end() && !it->second.failed_reason.empty()) {
-            status_.failed =
-                create_failed_state(previous_, it->second.failed_reason, it->second.failed_message, now_);
-            return finish_sync();
+        if (it == monitor.containers.end() || it->second.failed_reason.empty()) continue;
+        ContainerTrack &track = it->second;
+        const std::string display = container_display_name(sc.pod_name, sc.container.name, sc.container.id);
+        const bool restarted = started_since(track.failed_container_started_at, sc.container);
+        if (restarted || plannable_again(track)) {
+            log("info", restarted ? "Container " + display + " started again since its update failed: live updates resume"
+                                  : "The cause of the stopped update is gone (" + track.failed_message +
+                                        "): live updates to container " + display + " resume");
+            track.failed_reason.clear();
+            track.failed_message.clear();
+            track.failed_low_water_mark = MicroTime{};
+            track.failed_container_started_at = MicroTime{};
+            continue;
         }
+        report_skipped_changes(track, display);
+        status_.failed = create_failed_state(previous_, track.failed_reason, track.failed_message, now_);
+        return finish_sync();
     }
     return advance();
+}
+
+MicroTime ReconcileSession::synced_through(const ContainerTrack &track) const {
+    return track.last_file_time_synced.is_zero() ? start_time_ : track.last_file_time_synced;
+}
+
+// An UpdateStopped failure is a plan that could not be made (a stop path, a
+// file no sync maps, a sync folder that was gone). When every change since the
+// last sync plans now, its cause is gone: a stop file or an unmapped file still
+// fails, a folder that is back does not.
+bool ReconcileSession::plannable_again(const ContainerTrack &track) const {
+    if (track.failed_reason != "UpdateStopped") return false;
+    const ChangedFiles pending = files_changed_after(*slot_->monitor, synced_through(track));
+    return !pending.files.empty() && !create_plan(lu_->spec, pending.files).failed;
+}
+
+void ReconcileSession::report_skipped_changes(ContainerTrack &track, const std::string &display) {
+    const ChangedFiles pending = files_changed_after(*slot_->monitor, synced_through(track));
+    if (pending.files.empty() || !(track.skipped_reported_through < pending.new_high_water_mark)) return;
+    track.skipped_reported_through = pending.new_high_water_mark;
+    std::string clears = "A new build of the resource clears this, and so does the container starting again";
+    if (track.failed_reason == "UpdateStopped") clears += " or the cause going away (e.g. a deleted sync folder back)";
+    log("warn", "Skipping " + std::to_string(pending.files.size()) + " changed file(s) for container " + display +
+                    ": its last update failed (" + track.failed_reason + ": " + track.failed_message + "). " + clears +
+                    ".");
 }
 
 Step ReconcileSession::advance() {
@@ -295,6 +338,10 @@ bool ReconcileSession::merge_container(api::LiveUpdateStatus one, bool files_app
         track.failed_reason = one.failed->reason;
         track.failed_message = one.failed->message;
         track.failed_low_water_mark = new_low_water_mark;
+        track.failed_container_started_at = MicroTime{};
+        for (const auto &sc : resource_.containers)
+            if (sc.container.id == key.container_id && sc.pod_name == key.pod_name && sc.container.state.running)
+                track.failed_container_started_at = sc.container.state.running->started_at;
         status_.failed = one.failed;
         status_.containers.clear();
         return true;

@@ -73,6 +73,10 @@ private:
     Step advance();
     // Handles one container; returns an update step when it needs one.
     std::optional<Step> visit(const SelectedContainer &sc);
+    // C07: says once per batch of changes that they wait for the failure to clear.
+    void report_skipped_changes(ContainerTrack &track, const std::string &display);
+    bool plannable_again(const ContainerTrack &track) const;
+    MicroTime synced_through(const ContainerTrack &track) const;
     // Merges one container's result; returns true when the visit must stop.
     bool merge_container(api::LiveUpdateStatus one, bool files_applied, const ContainerKey &key,
                          MicroTime new_high_water_mark, MicroTime new_low_water_mark);

@@ -56,7 +56,7 @@ BOOST_AUTO_TEST_CASE(gc_forgets_changes_and_failures_before_the_build) {
     Monitor m;
     auto &src = m.sources["fw"];
     consume_source(src, file_watch({{1, "/a"}, {3, "/b"}}), nullptr);
-    m.containers[{"c", "", ""}] = ContainerTrack{MicroTime{}, MicroTime(1'000'000), "UpdateStopped", "stop"};
+    m.containers[{"c", "", ""}] = ContainerTrack{MicroTime{}, MicroTime(1'000'000), "UpdateStopped", "stop", MicroTime(), MicroTime()};
     garbage_collect_file_changes(m, {{"fw", ""}}, MicroTime(2'000'000));
     BOOST_TEST((paths_after(m, 0) == std::vector<std::string>{"/b"}));
     BOOST_TEST(m.containers.at({"c", "", ""}).failed_reason.empty());

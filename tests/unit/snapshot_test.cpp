@@ -31,7 +31,7 @@ BOOST_AUTO_TEST_CASE(monitor_round_trips) {
     m.spec_raw = boost::json::object{{"basePath", "/b"}};
     m.sources["fw"].paths.record("/b/a", MicroTime(7));
     m.sources["fw"].last_file_event = api::FileEvent{MicroTime(7), {"/b/a"}};
-    m.containers[{"c1", "", ""}] = ContainerTrack{MicroTime(7), MicroTime(3), "UpdateFailed", "boom"};
+    m.containers[{"c1", "", ""}] = ContainerTrack{MicroTime(7), MicroTime(3), "UpdateFailed", "boom", MicroTime(5), MicroTime()};
     api::LiveUpdateStatus st;
     st.failed = api::LiveUpdateStateFailed{"UpdateFailed", "boom", MicroTime(9)};
     const std::string blob = encode_snapshot(MicroTime(1), {}, {{"lu", SlotView{&m, &st}}});
@@ -47,6 +47,7 @@ BOOST_AUTO_TEST_CASE(monitor_round_trips) {
     const auto &c = rm.containers.at({"c1", "", ""});
     BOOST_TEST(c.failed_reason == "UpdateFailed");
     BOOST_TEST(c.failed_low_water_mark.micros() == 3);
+    BOOST_TEST(c.failed_container_started_at.micros() == 5);
 }
 
 // The text is written directly, not through a JSON tree; it must stay what a
@@ -64,7 +65,7 @@ BOOST_AUTO_TEST_CASE(text_is_stable_and_dependencies_stay_shared) {
     s.ignores.push_back(api::IgnoreDef{"/b", {"*.o"}});
     s.last_image_status = boost::json::object{{"ok", true}};
     s.last_file_event = api::FileEvent{MicroTime(7), {"/b/\"a\""}};
-    m.containers[{"c1", "", ""}] = ContainerTrack{MicroTime(7), MicroTime(3), "UpdateFailed", "line\nnext"};
+    m.containers[{"c1", "", ""}] = ContainerTrack{MicroTime(7), MicroTime(3), "UpdateFailed", "line\nnext", MicroTime(), MicroTime()};
     m.last_trigger_queue = api::ConfigMap{{{"web", "1"}}};
     api::LiveUpdateStatus st;
     st.failed = api::LiveUpdateStateFailed{"UpdateFailed", "boom", MicroTime(9)};
@@ -83,7 +84,8 @@ BOOST_AUTO_TEST_CASE(text_is_stable_and_dependencies_stay_shared) {
         R"("paths":[["/b/\"a\"",7]],"ignores":[{"basePath":"/b","patterns":["*.o"]}],"imageBuildStartTime":0,)"
         R"("lastImageStatus":{"value":{"ok":true}},"lastFileEvent":{"time":7,"seenFiles":["/b/\"a\""]}}],)"
         R"("containers":[{"containerID":"c1","podName":"","namespace":"","lastFileTimeSynced":7,)"
-        R"("failedLowWaterMark":3,"failedReason":"UpdateFailed","failedMessage":"line\nnext"}],)"
+        R"("failedLowWaterMark":3,"failedReason":"UpdateFailed","failedMessage":"line\nnext",)"
+        R"("failedContainerStartedAt":0}],)"
         R"("lastTriggerQueue":{"web":"1"}}}]})";
     BOOST_TEST(blob == expected);
 
@@ -130,7 +132,7 @@ BOOST_AUTO_TEST_CASE(a_large_state_round_trips_and_reports_the_first_bad_entry) 
         monitors[i].spec_raw = boost::json::object{{"basePath", "/b" + n}};
         monitors[i].last_docker_compose_service = objects.back();
         monitors[i].sources["fw"].paths.record("/b" + n + "/f", MicroTime(i + 1));
-        monitors[i].containers[{"c" + n, "", ""}] = ContainerTrack{MicroTime(i + 1), MicroTime(), "", ""};
+        monitors[i].containers[{"c" + n, "", ""}] = ContainerTrack{MicroTime(i + 1), MicroTime(), "", "", MicroTime(), MicroTime()};
         statuses[i].failed = api::LiveUpdateStateFailed{"Reason" + n, "", MicroTime(i + 1)};
         slots["lu" + n] = SlotView{&monitors[i], &statuses[i]};
     }

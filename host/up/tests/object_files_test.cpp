@@ -38,7 +38,15 @@ BOOST_AUTO_TEST_CASE(a_single_object_file_and_bad_items) {
     FileLoad broken = parse_object_file("/d/c.json", "{not json");
     BOOST_TEST(broken.objects.empty());
     BOOST_TEST(broken.errors.size() == 1u);
-    BOOST_TEST(broken.errors[0].find("/d/c.json: invalid JSON") == 0u, broken.errors[0]);
+    BOOST_TEST(broken.errors[0] == "/d/c.json:1:2: invalid JSON: syntax error", broken.errors[0]);
+    BOOST_TEST(!broken.incomplete);
+
+    // Line and column of the file, never the parser's source location.
+    FileLoad cut = parse_object_file("/d/e.json", "{\"kind\": \"List\",\n \"items\": [");
+    BOOST_TEST(cut.errors.at(0) == "/d/e.json:2:12: invalid JSON: incomplete JSON", cut.errors.at(0));
+    BOOST_TEST(cut.incomplete);
+    FileLoad extra = parse_object_file("/d/f.json", "{}\n\n  x");
+    BOOST_TEST(extra.errors.at(0) == "/d/f.json:3:3: invalid JSON: extra data", extra.errors.at(0));
 }
 
 BOOST_AUTO_TEST_CASE(local_container_spec_fields) {
