@@ -31,5 +31,6 @@ int run_up_command(int argc, char **argv);
 int run_get_command(int argc, char **argv);
 int run_describe_command(int argc, char **argv);
 int run_plugins_command(int argc, char **argv);
+int run_trigger_command(int argc, char **argv);
 
 }  // namespace liveupdate::host::cli
