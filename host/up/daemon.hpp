@@ -1,7 +1,8 @@
 // `lu-host up`: keeps the objects of the given files in the engine, watches
 // those files and every FileWatch's paths, supervises LocalContainers,
-// reconciles due LiveUpdates on worker threads through the updaters, and
-// answers `get` / `describe` on the control socket.
+// reconciles due LiveUpdates on worker threads through the updaters,
+// answers `get` / `describe` / `trigger` on the control socket and serves the
+// status page (host/web).
 #pragma once
 
 #include <chrono>

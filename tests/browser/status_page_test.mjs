@@ -39,7 +39,8 @@ async function until(fn, what, limitMs = 15000) {
 
 // Starts a process; resolves with the first match of pattern in its output.
 function start(command, args, pattern, name) {
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its own process group: chromium's helper processes go with it.
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   children.push(child);
   const log = fs.createWriteStream(path.join(work, `${name}.log`));
   return new Promise((resolve, reject) => {
@@ -170,11 +171,18 @@ try {
   await Promise.all(children.map((c) => new Promise((resolve) => {
     c.removeAllListeners('exit');
     if (c.exitCode !== null || c.signalCode !== null) return resolve();
-    const force = setTimeout(() => c.kill('SIGKILL'), 5000);
+    const signal = (name) => { try { process.kill(-c.pid, name); } catch (e) { /* already gone */ } };
+    const force = setTimeout(() => signal('SIGKILL'), 5000);
     c.on('exit', () => { clearTimeout(force); resolve(); });
-    c.kill('SIGTERM');
+    signal('SIGTERM');
   })));
-  if (!process.env.LU_KEEP_TEST_DIRS) fs.rmSync(work, { recursive: true, force: true, maxRetries: 5 });
+  if (!process.env.LU_KEEP_TEST_DIRS) {
+    try {
+      fs.rmSync(work, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    } catch (e) {
+      console.warn(`could not remove ${work}: ${e.message}`);
+    }
+  }
 }
 if (error || failures > 0) {
   console.error(`status page test: ${failures} check(s) failed${error ? ', stopped early' : ''}`);
