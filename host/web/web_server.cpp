@@ -146,7 +146,8 @@ private:
 class WebServerImpl {
 public:
     WebServerImpl(const WebOptions &options, QueryFn query)
-        : acceptor_(asio::make_strand(io_)), state_timer_(io_), refresh_timer_(io_) {
+        : acceptor_(asio::make_strand(io_)), state_strand_(asio::make_strand(io_)), state_timer_(state_strand_),
+          refresh_timer_(state_strand_) {
         boost::system::error_code ec;
         const auto address = asio::ip::make_address(options.address, ec);
         if (ec) throw std::runtime_error("--web-address " + options.address + " is not an IP address");
@@ -183,7 +184,7 @@ public:
 
     void state_changed() {
         if (state_pending_.exchange(true)) return;
-        asio::post(io_, [self = this] {
+        asio::post(state_strand_, [self = this] {
             self->state_timer_.expires_after(kStateCoalescing);
             self->state_timer_.async_wait([self](beast::error_code ec) {
                 if (ec) return;
@@ -249,6 +250,8 @@ private:
     std::atomic<std::size_t> connections_{0};  // before io_: sessions count down as io_ destroys them
     asio::io_context io_;
     tcp::acceptor acceptor_;
+    // The state goes out from one strand: pages get states in the order they were made.
+    asio::strand<asio::io_context::executor_type> state_strand_;
     asio::steady_timer state_timer_;
     asio::steady_timer refresh_timer_;
     std::atomic<bool> state_pending_{false};
