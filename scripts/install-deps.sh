@@ -9,6 +9,7 @@ packages=(
   libcurl4-openssl-dev libarchive-dev libssl-dev
   libyaml-cpp-dev libxxhash-dev
   tar busybox-static docker.io docker-compose curl
+  chromium nodejs
 )
 
 missing=()

@@ -11,6 +11,8 @@ const std::array kCommands{
     Command{"up", "watch object files and live-update LocalContainers until Ctrl-C", run_up_command},
     Command{"get", "list the objects of a running `up` (e.g. get liveupdates -o json)", run_get_command},
     Command{"describe", "show one object of a running `up` with its status and log", run_describe_command},
+    Command{"trigger", "queue LiveUpdates of a running `up` for update (manual mode), as `tilt trigger`",
+            run_trigger_command},
     Command{"plugins", "list the plugins a running `up` has loaded (name, version, ABI, file)", run_plugins_command},
 };
 

@@ -32,6 +32,12 @@ constexpr const char *kUpHelp =
     "                         (default: $LU_HOST_CONTROL_SOCKET, else\n"
     "                         $XDG_RUNTIME_DIR/lu-host/control.sock, else\n"
     "                         /tmp/lu-host-<uid>/control.sock)\n"
+    "  --web-port PORT        the status page's port (default 10351, or a free\n"
+    "                         one when 10351 is taken; 0: a free one); its address\n"
+    "                         is logged at start\n"
+    "  --web-address ADDR     the status page's address (default 127.0.0.1:\n"
+    "                         loopback only; the page then answers only as ADDR)\n"
+    "  --no-web               no status page\n"
     "  --debounce MS          quiet time before a batch of file changes is\n"
     "                         reported (default 50)\n"
     "  --max-wait MS          longest a batch waits while changes keep coming\n"
@@ -87,8 +93,9 @@ int run_up_command(int argc, char **argv) {
     try {
         args = parse_args(argc, argv,
                           {"--control-socket", "--debounce", "--max-wait", "--workers", "--log-format", "--log-level",
-                           "--plugin", "--local-updater", "--local-updater-config", "--updater", "--config"},
-                          {"--help", "-h"});
+                           "--plugin", "--local-updater", "--local-updater-config", "--updater", "--config",
+                           "--web-port", "--web-address"},
+                          {"--help", "-h", "--no-web"});
         if (args.has("--help") || args.has("-h")) {
             std::cout << kUpHelp;
             return kExitOk;
@@ -98,6 +105,10 @@ int run_up_command(int argc, char **argv) {
         options.debounce = std::chrono::milliseconds(number(args, "--debounce", 50, 0));
         options.max_wait = std::chrono::milliseconds(number(args, "--max-wait", 10000, 0));
         options.workers = static_cast<unsigned>(number(args, "--workers", 2, 1, kMaxWorkers));
+        options.web = !args.has("--no-web");
+        options.web_port = static_cast<unsigned short>(number(args, "--web-port", 10351, 0, 65535));
+        options.web_port_given = args.value("--web-port").has_value();
+        options.web_address = args.value("--web-address").value_or("127.0.0.1");
         const std::string format = args.value("--log-format").value_or("text");
         if (format != "text" && format != "json") throw UsageError("--log-format must be text or json");
         options.log_format = format == "json" ? up::LogFormat::json : up::LogFormat::text;

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
-#include <deque>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -25,12 +24,15 @@
 #include "docker/compose_discovery.hpp"
 #include "reload/hot_reloader.hpp"
 #include "reload/quiesce_gate.hpp"
+#include "up/activity.hpp"
 #include "up/admission_warnings.hpp"
 #include "up/control_socket.hpp"
 #include "up/due_queue.hpp"
 #include "up/file_watches.hpp"
 #include "up/local_container_supervisor.hpp"
 #include "up/object_files.hpp"
+#include "up/trigger_queue.hpp"
+#include "web/web_server.hpp"
 
 namespace liveupdate::up {
 namespace json = boost::json;
@@ -77,6 +79,13 @@ std::vector<std::string> strings_of(const json::value *v) {
         for (const auto &s : v->as_array())
             if (s.is_string()) out.emplace_back(s.as_string());
     return out;
+}
+
+// Its annotation tilt.dev/resource: the name the trigger queue uses.
+std::string manifest_of(const json::object &live_update) {
+    const json::value *meta = live_update.if_contains("metadata");
+    const json::value *annotations = meta != nullptr && meta->is_object() ? meta->as_object().if_contains("annotations") : nullptr;
+    return annotations != nullptr ? host::string_member(*annotations, "tilt.dev/resource") : std::string();
 }
 
 MicroTime now() { return MicroTime::from_system(std::chrono::system_clock::now()); }
@@ -142,8 +151,11 @@ private:
     void apply_compose_service(const DeclaredObject &d, const std::string &origin);
     void on_compose_status(const std::string &name, const json::object &status);
     void reconcile(const std::string &live_update);
-    void remember_log(const std::string &live_update, std::string line);
+    void notify_web(const std::string &live_update, const ActivityLine *line);
     json::value handle_control(const json::object &request);
+    json::value trigger(const json::value *names);
+    std::vector<std::string> live_updates_of(const std::string &manifest) const;
+    void take_off_trigger_queue(const std::vector<std::string> &manifests);
 
     const UpOptions &options_;
     UpLog &log_;
@@ -161,6 +173,11 @@ private:
     std::unique_ptr<TreeWatcher> object_file_watcher_;
     std::unique_ptr<ControlServer> control_;
     std::unique_ptr<reload::HotReloader> hot_reload_;
+    TriggerTracker triggers_;
+    Activity activity_;
+    std::mutex web_mutex_;  // guards web_: it goes first when the daemon stops
+    std::unique_ptr<web::WebServer> web_;
+    std::mutex trigger_queue_mutex_;  // one read-modify-write of the trigger queue at a time
 
     std::mutex mutex_;  // guards the maps below
     std::map<std::string, std::vector<ObjectKey>> keys_of_file_;
@@ -169,7 +186,6 @@ private:
     // declaring it, another file's declaration takes over.
     std::map<ObjectKey, std::vector<DeclaredObject>> declarations_;
     std::map<std::string, Rejection> rejected_;  // LiveUpdate name → why admission refused it
-    std::map<std::string, std::deque<std::string>> recent_log_;
     std::map<std::string, std::string> container_state_logged_;  // LocalContainer → "ID state"
 };
 
@@ -198,7 +214,7 @@ void Daemon::start() {
         *engine_, *executor_, store_, [] { return now(); },
         [this](const std::string &lu, LogLevel level, std::string_view text) {
             log_.write(level, lu, text);
-            if (level >= LogLevel::info) remember_log(lu, std::string(text));
+            if (level >= LogLevel::info) activity_.line(lu, host::to_string(level), text, now());
         });
     file_watches_ = std::make_unique<FileWatches>(
         WatchTiming{options_.debounce, options_.max_wait, std::chrono::milliseconds(500)},
@@ -207,6 +223,19 @@ void Daemon::start() {
         [this](const std::string &warning) { log_.write(LogLevel::warn, "", warning); });
     control_ = std::make_unique<ControlServer>(options_.control_socket,
                                                [this](const json::object &r) { return handle_control(r); });
+    activity_.set_listener([this](const std::string &lu, const ActivityLine *line) { notify_web(lu, line); });
+    store_.add_listener([this](const host::ObjectChange &) { notify_web("", nullptr); });
+    if (options_.web) {
+        auto server = std::make_unique<web::WebServer>(
+            web::WebOptions{options_.web_address, options_.web_port, !options_.web_port_given},
+            [this](const json::object &r) { return handle_control(r); });
+        if (options_.web_port != 0 && server->port() != options_.web_port)
+            log_.write(LogLevel::warn, "", "up: port " + std::to_string(options_.web_port) +
+                                               " is taken (another lu-host up?): the status page takes another");
+        log_.write(LogLevel::info, "", "up: status page " + server->url());
+        std::lock_guard<std::mutex> lock(web_mutex_);
+        web_ = std::move(server);
+    }
 
     load_all();
     queue_.start(options_.workers, [this](const std::string &lu) { reconcile(lu); });
@@ -247,6 +276,12 @@ void Daemon::start() {
 
 void Daemon::stop() {
     log_.write(LogLevel::info, "", "up: stopping (finishing updates in flight)");
+    std::unique_ptr<web::WebServer> web;
+    {
+        std::lock_guard<std::mutex> lock(web_mutex_);
+        web = std::move(web_);
+    }
+    web.reset();  // first: its requests reach every part below
     object_file_watcher_.reset();
     if (file_watches_) file_watches_->stop_all();
     std::unique_ptr<host::docker::ComposeDiscovery> compose;
@@ -522,7 +557,11 @@ void Daemon::remove_object(const ObjectKey &key) {
         if (key.kind == "LiveUpdate") rejected_.erase(key.name);
     }
     if (key.kind == "FileWatch") file_watches_->remove(key.name);
-    if (key.kind == "LiveUpdate") file_watches_->forget(key.name);
+    if (key.kind == "LiveUpdate") {
+        file_watches_->forget(key.name);
+        activity_.forget(key.name);
+        take_off_trigger_queue(triggers_.forget(key.name));
+    }
     if (key.kind == "LocalContainer") containers_->remove(key.name);
     if (key.kind == "DockerComposeService") {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -537,24 +576,91 @@ void Daemon::remove_object(const ObjectKey &key) {
 }
 
 void Daemon::reconcile(const std::string &live_update) {
-    const reload::QuiesceGate::Pass pass = gate_.enter();  // a hot reload waits for it, and holds the next
-    try {
-        const std::uint64_t seen = file_watches_->visible();
-        const host::ReconcileResult r = driver_->reconcile(live_update);
-        // A FileEvent may be dropped once every LiveUpdate it concerns has seen it.
-        file_watches_->reconciled(live_update, seen);
-        for (const auto &event : r.events)
-            log_.write(LogLevel::debug, live_update, "event " + json::serialize(event));
-    } catch (const std::exception &e) {
-        log_.write(LogLevel::error, live_update, std::string("reconcile failed: ") + e.what());
+    const std::uint64_t trigger_generation = triggers_.generation();
+    activity_.began(live_update);
+    std::vector<json::object> events;
+    {
+        const reload::QuiesceGate::Pass pass = gate_.enter();  // a hot reload waits for it, and holds the next
+        try {
+            const std::uint64_t seen = file_watches_->visible();
+            host::ReconcileResult r = driver_->reconcile(live_update);
+            // A FileEvent may be dropped once every LiveUpdate it concerns has seen it.
+            file_watches_->reconciled(live_update, seen);
+            for (const auto &event : r.events)
+                log_.write(LogLevel::debug, live_update, "event " + json::serialize(event));
+            events = std::move(r.events);
+        } catch (const std::exception &e) {
+            log_.write(LogLevel::error, live_update, std::string("reconcile failed: ") + e.what());
+        }
     }
+    activity_.finished(live_update, events, now());
+    // Outside the pass: taking a manifest off the queue goes through the engine.
+    take_off_trigger_queue(triggers_.reconciled(live_update, trigger_generation));
 }
 
-void Daemon::remember_log(const std::string &live_update, std::string line) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto &lines = recent_log_[live_update];
-    lines.push_back(now().format() + " " + std::move(line));
-    while (lines.size() > kRecentLogLines) lines.pop_front();
+std::vector<std::string> Daemon::live_updates_of(const std::string &manifest) const {
+    std::vector<std::string> out;
+    for (const auto &lu : store_.list("LiveUpdate"))
+        if (manifest_of(lu) == manifest) out.push_back(host::string_member(lu.at("metadata"), "name"));
+    return out;
+}
+
+// `lu-host trigger`: every name is checked before anything is queued.
+json::value Daemon::trigger(const json::value *names) {
+    if (names == nullptr || !names->is_array() || names->as_array().empty())
+        return json::object{{"error", "trigger needs \"names\": a list of LiveUpdate names"}};
+    std::vector<std::string> manifests;
+    json::array triggered;
+    for (const auto &n : names->as_array()) {
+        const std::string name = n.is_string() ? std::string(n.as_string()) : json::serialize(n);
+        const std::optional<json::object> lu = store_.get(ObjectKey{"LiveUpdate", name});
+        if (!lu) {
+            std::lock_guard<std::mutex> lock(mutex_);
+            if (auto r = rejected_.find(name); r != rejected_.end())
+                return json::object{{"error", "LiveUpdate \"" + name + "\" was rejected (" + r->second.message +
+                                                  "); `lu-host describe liveupdate " + name + "` says why"}};
+            return json::object{{"error", "LiveUpdate \"" + name +
+                                              "\" not found (`lu-host get liveupdates` lists them)"}};
+        }
+        const std::string manifest = manifest_of(*lu);
+        if (manifest.empty())
+            return json::object{{"error", "LiveUpdate \"" + name +
+                                              "\" has no tilt.dev/resource annotation: the trigger queue names "
+                                              "manifests, so it cannot be triggered"}};
+        if (std::find(manifests.begin(), manifests.end(), manifest) == manifests.end()) manifests.push_back(manifest);
+        triggered.push_back(json::object{{"name", name}, {"manifest", manifest}});
+    }
+    std::lock_guard<std::mutex> lock(trigger_queue_mutex_);
+    for (const auto &manifest : manifests) {
+        const json::object queue = queue_with(store_.get(ObjectKey{"ConfigMap", kTriggerQueueName}), manifest);
+        const std::vector<std::string> due = store(queue, "lu-host trigger");
+        // Recorded before the reconciles it asks for can run.
+        triggers_.queued(manifest, live_updates_of(manifest));
+        queue_.mark_due(due);
+        log_.write(LogLevel::info, "", "trigger: manifest " + manifest + " queued");
+    }
+    return json::object{{"triggered", std::move(triggered)}};
+}
+
+void Daemon::take_off_trigger_queue(const std::vector<std::string> &manifests) {
+    if (manifests.empty()) return;
+    std::lock_guard<std::mutex> lock(trigger_queue_mutex_);
+    const std::optional<json::object> current = store_.get(ObjectKey{"ConfigMap", kTriggerQueueName});
+    if (!current) return;
+    std::vector<std::string> due = store(queue_without(*current, {manifests.begin(), manifests.end()}), "lu-host trigger");
+    // Reconciled once more, a manual LiveUpdate shows it waits for a trigger again.
+    for (const auto &manifest : manifests)
+        for (auto &lu : live_updates_of(manifest)) due.push_back(std::move(lu));
+    queue_.mark_due(due);
+}
+
+void Daemon::notify_web(const std::string &live_update, const ActivityLine *line) {
+    std::lock_guard<std::mutex> lock(web_mutex_);
+    if (!web_) return;
+    if (line != nullptr)
+        web_->log_line(live_update, to_json(*line));
+    else
+        web_->state_changed();
 }
 
 json::value Daemon::handle_control(const json::object &request) {
@@ -583,8 +689,9 @@ json::value Daemon::handle_control(const json::object &request) {
                 answer["rejected"] = json::object{{"file", r->second.file}, {"errors", r->second.errors},
                                                   {"message", r->second.message}};
             json::array lines;
-            if (auto l = recent_log_.find(name); l != recent_log_.end())
-                for (const auto &line : l->second) lines.emplace_back(line);
+            const std::vector<ActivityLine> recent = activity_.lines(name);
+            for (std::size_t i = recent.size() > kRecentLogLines ? recent.size() - kRecentLogLines : 0; i < recent.size(); ++i)
+                lines.emplace_back(recent[i].time + " " + recent[i].text);
             answer["log"] = std::move(lines);
         }
         if (!answer.contains("object") && !answer.contains("rejected"))
@@ -592,7 +699,17 @@ json::value Daemon::handle_control(const json::object &request) {
         return answer;
     }
     if (op == "plugins") return json::object{{"plugins", hot_reload_->plugins()}};
-    return json::object{{"error", "unknown op \"" + op + "\" (get, describe, plugins)"}};
+    if (op == "trigger") return trigger(request.if_contains("names"));
+    if (op == "activity") {
+        if (!request.contains("name")) return json::object{{"activity", activity_.summary()}};
+        const std::string name = host::string_member(request, "name");
+        if (!store_.get(ObjectKey{"LiveUpdate", name}))
+            return json::object{{"error", "LiveUpdate \"" + name + "\" not found"}};
+        json::array lines;
+        for (const auto &line : activity_.lines(name)) lines.push_back(to_json(line));
+        return json::object{{"name", name}, {"lines", std::move(lines)}};
+    }
+    return json::object{{"error", "unknown op \"" + op + "\" (get, describe, plugins, trigger, activity)"}};
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // `lu-host up`: keeps the objects of the given files in the engine, watches
 // those files and every FileWatch's paths, supervises LocalContainers,
-// reconciles due LiveUpdates on worker threads through the updaters, and
-// answers `get` / `describe` on the control socket.
+// reconciles due LiveUpdates on worker threads through the updaters,
+// answers `get` / `describe` / `trigger` on the control socket and serves the
+// status page (host/web).
 #pragma once
 
 #include <chrono>
@@ -24,6 +25,10 @@ struct UpOptions {
     std::map<std::string, std::filesystem::path> extra_updaters;  // class → plugin file
     std::optional<std::filesystem::path> updater_config;  // overrides the classes it names; watched
     std::string control_socket;
+    bool web = true;  // the status page
+    std::string web_address = "127.0.0.1";
+    unsigned short web_port = 10351;
+    bool web_port_given = false;  // else a taken default port gives way to a free one
     std::chrono::milliseconds debounce{50};
     std::chrono::milliseconds max_wait{10000};
     unsigned workers = 2;

@@ -1,0 +1,106 @@
+#include "up/activity.hpp"
+
+namespace liveupdate::up {
+namespace json = boost::json;
+
+void Activity::set_listener(Listener listener) {
+    std::lock_guard lock(mutex_);
+    listener_ = std::move(listener);
+}
+
+void Activity::notify(const std::string &live_update, const ActivityLine *line) const {
+    Listener listener;
+    {
+        std::lock_guard lock(mutex_);
+        listener = listener_;
+    }
+    if (listener) listener(live_update, line);
+}
+
+void Activity::began(const std::string &live_update) {
+    std::lock_guard lock(mutex_);
+    Record &r = records_[live_update];
+    r.reconciling = true;
+    r.updating = false;
+}
+
+void Activity::line(const std::string &live_update, std::string_view level, std::string_view text, MicroTime time) {
+    ActivityLine entry;
+    bool now_updating = false;
+    {
+        std::lock_guard lock(mutex_);
+        Record &r = records_[live_update];
+        entry = ActivityLine{next_seq_++, time.format(), std::string(level), std::string(text)};
+        r.lines.push_back(entry);
+        while (r.lines.size() > kLinesKept) r.lines.pop_front();
+        if (r.reconciling && !r.updating) now_updating = r.updating = true;
+    }
+    if (now_updating) notify(live_update, nullptr);
+    notify(live_update, &entry);
+}
+
+void Activity::finished(const std::string &live_update, const std::vector<json::object> &events, MicroTime time) {
+    {
+        std::lock_guard lock(mutex_);
+        Record &r = records_[live_update];
+        r.reconciling = false;
+        r.updating = false;
+        for (const auto &e : events) {
+            const json::value *type = e.if_contains("type");
+            if (type == nullptr || !type->is_string()) continue;
+            if (type->as_string() == "started") {
+                r.last_files.clear();
+                r.last_file_count = 0;
+                if (const json::value *files = e.if_contains("filesChanged"); files != nullptr && files->is_array()) {
+                    r.last_file_count = files->as_array().size();
+                    for (const auto &f : files->as_array())
+                        if (f.is_string() && r.last_files.size() < kFilesKept) r.last_files.emplace_back(f.as_string());
+                }
+                r.last_files_at = time.format();
+            } else if (type->as_string() == "completed") {
+                r.last_update_at = time.format();
+                const json::value *error = e.if_contains("error");
+                r.last_error = error != nullptr && error->is_string() ? std::string(error->as_string()) : "";
+            }
+        }
+    }
+    notify(live_update, nullptr);
+}
+
+void Activity::forget(const std::string &live_update) {
+    {
+        std::lock_guard lock(mutex_);
+        records_.erase(live_update);
+    }
+    notify(live_update, nullptr);
+}
+
+json::object Activity::summary() const {
+    std::lock_guard lock(mutex_);
+    json::object out;
+    for (const auto &[name, r] : records_) {
+        json::array files;
+        for (const auto &f : r.last_files) files.emplace_back(f);
+        json::object one{{"updating", r.updating},
+                         {"lastFiles", std::move(files)},
+                         {"lastFileCount", r.last_file_count}};
+        if (!r.last_files_at.empty()) one["lastFilesAt"] = r.last_files_at;
+        if (!r.last_update_at.empty()) one["lastUpdateAt"] = r.last_update_at;
+        if (!r.last_error.empty()) one["lastError"] = r.last_error;
+        out[name] = std::move(one);
+    }
+    return out;
+}
+
+std::vector<ActivityLine> Activity::lines(const std::string &live_update) const {
+    std::lock_guard lock(mutex_);
+    auto found = records_.find(live_update);
+    if (found == records_.end()) return {};
+    return {found->second.lines.begin(), found->second.lines.end()};
+}
+
+json::object to_json(const ActivityLine &line) {
+    return json::object{{"seq", line.seq}, {"time", line.time}, {"level", line.level}, {"text", line.text}};
+}
+
+}  // namespace liveupdate::up

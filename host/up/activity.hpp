@@ -1,0 +1,70 @@
+// What each LiveUpdate is doing, beyond its status: whether an update is in
+// flight, the files its last update synced and when, and its recent log
+// lines. `describe` and the status page read it; the daemon feeds it from
+// reconciles. Thread-safe; the listener is called outside its lock.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <boost/json.hpp>
+
+#include "core/micro_time.hpp"
+
+namespace liveupdate::up {
+
+struct ActivityLine {
+    std::uint64_t seq = 0;  // increasing over every LiveUpdate's lines
+    std::string time;
+    std::string level;
+    std::string text;
+};
+
+class Activity {
+public:
+    // line is null when only the state changed.
+    using Listener = std::function<void(const std::string &live_update, const ActivityLine *line)>;
+    static constexpr std::size_t kLinesKept = 200;
+    static constexpr std::size_t kFilesKept = 20;
+
+    void set_listener(Listener listener);
+
+    void began(const std::string &live_update);
+    // A line of the reconcile in flight: the first one means an update is being made.
+    void line(const std::string &live_update, std::string_view level, std::string_view text, MicroTime time);
+    // events as the plugin reports them ("started" with filesChanged, "completed" with error).
+    void finished(const std::string &live_update, const std::vector<boost::json::object> &events, MicroTime time);
+    void forget(const std::string &live_update);
+
+    // {"<name>": {"updating", "lastFiles", "lastFileCount", "lastFilesAt", "lastUpdateAt", "lastError"}}
+    boost::json::object summary() const;
+    std::vector<ActivityLine> lines(const std::string &live_update) const;
+
+private:
+    struct Record {
+        bool reconciling = false;
+        bool updating = false;
+        std::vector<std::string> last_files;
+        std::size_t last_file_count = 0;
+        std::string last_files_at;
+        std::string last_update_at;
+        std::string last_error;
+        std::deque<ActivityLine> lines;
+    };
+
+    void notify(const std::string &live_update, const ActivityLine *line) const;
+
+    mutable std::mutex mutex_;
+    std::map<std::string, Record> records_;
+    std::uint64_t next_seq_ = 1;
+    Listener listener_;
+};
+
+boost::json::object to_json(const ActivityLine &line);
+
+}  // namespace liveupdate::up

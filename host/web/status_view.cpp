@@ -1,0 +1,118 @@
+#include "web/status_view.hpp"
+
+#include <string>
+
+namespace liveupdate::web {
+namespace json = boost::json;
+
+namespace {
+
+const json::value *at(const json::value &v, std::initializer_list<std::string_view> path) {
+    const json::value *cur = &v;
+    for (auto key : path) {
+        if (!cur->is_object()) return nullptr;
+        cur = cur->as_object().if_contains(key);
+        if (cur == nullptr) return nullptr;
+    }
+    return cur;
+}
+
+std::string text_at(const json::value &v, std::initializer_list<std::string_view> path) {
+    const json::value *found = at(v, path);
+    return found != nullptr && found->is_string() ? std::string(found->as_string()) : std::string();
+}
+
+// A local path shown relative to the LiveUpdate's basePath when beneath it.
+std::string shown_path(const std::string &path, const std::string &base) {
+    if (base.empty() || path.size() <= base.size() || path.compare(0, base.size(), base) != 0) return path;
+    if (base.back() == '/') return path.substr(base.size());
+    return path[base.size()] == '/' ? path.substr(base.size() + 1) : path;
+}
+
+void set_state(json::object &row, const char *state, const std::string &reason, const std::string &message) {
+    row["state"] = state;
+    row["reason"] = reason;
+    row["message"] = message;
+}
+
+json::object row_of(const json::value &lu, const json::object &activity) {
+    const std::string name = text_at(lu, {"metadata", "name"});
+    const std::string manifest = text_at(lu, {"metadata", "annotations", "tilt.dev/resource"});
+    const bool manual = text_at(lu, {"metadata", "annotations", "tilt.dev/update-mode"}) == "manual";
+    json::object row{{"name", name}, {"manifest", manifest}, {"mode", manual ? "manual" : "auto"},
+                     {"canTrigger", manual && !manifest.empty()}};
+
+    json::array containers;
+    std::string exec_error, waiting_reason, waiting_message;
+    if (const json::value *list = at(lu, {"status", "containers"}); list != nullptr && list->is_array())
+        for (const auto &c : list->as_array()) {
+            json::object one{{"name", text_at(c, {"containerName"})}, {"id", text_at(c, {"containerID"})}};
+            if (const std::string pod = text_at(c, {"podName"}); !pod.empty()) one["pod"] = pod;
+            if (const std::string synced = text_at(c, {"lastFileTimeSynced"}); !synced.empty())
+                one["lastFileTimeSynced"] = synced;
+            if (const std::string reason = text_at(c, {"waiting", "reason"}); !reason.empty()) {
+                one["waiting"] = reason;
+                waiting_reason = reason;
+                waiting_message = text_at(c, {"waiting", "message"});
+            }
+            if (const std::string error = text_at(c, {"lastExecError"}); !error.empty()) {
+                one["lastExecError"] = error;
+                exec_error = error;
+            }
+            containers.push_back(std::move(one));
+        }
+    const bool has_containers = !containers.empty();
+    row["containers"] = std::move(containers);
+
+    const json::object *act = nullptr;
+    if (const json::value *a = activity.if_contains(name); a != nullptr && a->is_object()) act = &a->as_object();
+    const std::string base = text_at(lu, {"spec", "basePath"});
+    json::array files;
+    if (act != nullptr) {
+        if (const json::value *f = act->if_contains("lastFiles"); f != nullptr && f->is_array())
+            for (const auto &p : f->as_array())
+                if (p.is_string()) files.emplace_back(shown_path(std::string(p.as_string()), base));
+        for (const char *key : {"lastFileCount", "lastFilesAt", "lastUpdateAt"})
+            if (const json::value *v = act->if_contains(key)) row[key] = *v;
+    }
+    row["lastFiles"] = std::move(files);
+
+    const bool updating = act != nullptr && act->if_contains("updating") != nullptr &&
+                          act->at("updating").is_bool() && act->at("updating").as_bool();
+    const std::string failed = text_at(lu, {"status", "failed", "reason"});
+    const std::string failed_message = text_at(lu, {"status", "failed", "message"});
+    if (updating)
+        set_state(row, "updating", "", "");
+    else if (failed == "UpdateStopped")  // a stop path or a file no sync covers: only a rebuild helps
+        set_state(row, "needs-rebuild", failed, failed_message);
+    else if (!failed.empty())
+        set_state(row, "failed", failed, failed_message);
+    else if (!exec_error.empty())
+        set_state(row, "failed", "ExecError", exec_error);
+    else if (!waiting_reason.empty())
+        set_state(row, "waiting", waiting_reason, waiting_message);
+    else if (!has_containers)
+        set_state(row, "waiting", "NoContainer", "no container selected yet");
+    else
+        set_state(row, "in-sync", "", "");
+    return row;
+}
+
+}  // namespace
+
+json::object status_view(const json::value &list, const json::object &activity, const json::value &plugins) {
+    json::array rows;
+    if (const json::value *items = at(list, {"items"}); items != nullptr && items->is_array())
+        for (const auto &lu : items->as_array()) rows.push_back(row_of(lu, activity));
+    if (const json::value *rejected = at(list, {"rejected"}); rejected != nullptr && rejected->is_array())
+        for (const auto &r : rejected->as_array()) {
+            json::object row{{"name", text_at(r, {"name"})}, {"mode", "auto"}, {"canTrigger", false},
+                             {"containers", json::array{}}, {"lastFiles", json::array{}}};
+            set_state(row, "rejected", "Rejected", text_at(r, {"message"}));
+            rows.push_back(std::move(row));
+        }
+    return json::object{{"liveUpdates", std::move(rows)},
+                        {"plugins", plugins.is_array() ? plugins : json::value(json::array{})}};
+}
+
+}  // namespace liveupdate::web

@@ -1,0 +1,59 @@
+// The status page's routes, as a pure mapping from a request's facts to a
+// response (the server does the I/O):
+//   GET  /, /app.js, /style.css        the page (the token embedded in /)
+//   GET  /api/status                    the page's model (status_view)
+//   GET  /api/liveupdates               what `get liveupdates -o json` prints
+//   GET  /api/liveupdates/NAME          what `describe liveupdate NAME` reads
+//   GET  /api/liveupdates/NAME/log      its recent log lines
+//   GET  /api/plugins                   what `plugins -o json` prints
+//   GET  /api/events                    Server-Sent Events: "state", "log"
+//   POST /api/liveupdates/NAME/trigger  `lu-host trigger NAME` (Origin + token)
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+
+#include <boost/json.hpp>
+
+#include "web/request_guard.hpp"
+
+namespace liveupdate::web {
+
+struct WebRequest {
+    std::string method;  // "GET", "POST", ...
+    std::string target;  // "/api/status?x=1"
+    std::string host;    // the Host header
+    std::string origin;  // the Origin header, "" when absent
+    std::string token;   // the X-LU-Token header, "" when absent
+};
+
+struct WebResponse {
+    unsigned status = 200;
+    std::string content_type;
+    std::string body;
+    std::map<std::string, std::string> headers;
+    bool event_stream = false;  // the server turns the connection into a stream of events
+};
+
+// The daemon's control requests ({"op": "get" | "describe" | "plugins" |
+// "activity" | "trigger", ...}), answered as on the control socket.
+using QueryFn = std::function<boost::json::value(const boost::json::object &request)>;
+
+class WebRoutes {
+public:
+    WebRoutes(Guard guard, QueryFn query) : guard_(std::move(guard)), query_(std::move(query)) {}
+
+    WebResponse handle(const WebRequest &request) const;
+    // The body of /api/status, also sent as each "state" event.
+    std::string state_json() const;
+    const Guard &guard() const { return guard_; }
+
+private:
+    WebResponse api(const WebRequest &request, std::string_view path) const;
+
+    Guard guard_;
+    QueryFn query_;
+};
+
+}  // namespace liveupdate::web
