@@ -23,6 +23,10 @@ struct UpOptions {
     std::string local_updater_config = "{}";
     std::map<std::string, std::filesystem::path> extra_updaters;  // class → plugin file
     std::optional<std::filesystem::path> updater_config;  // overrides the classes it names; watched
+    // Kubernetes (discovery and the kubernetes updater): kubectl's --kubeconfig, --context, --namespace.
+    std::string kubeconfig;
+    std::string kube_context;
+    std::string kube_namespace;
     std::string control_socket;
     std::chrono::milliseconds debounce{50};
     std::chrono::milliseconds max_wait{10000};
