@@ -84,6 +84,13 @@ json::object pod_manifest(const std::string &name) {
                                           {"command", json::array{"/bin/sh", "-c", "trap 'exit 0' TERM; while true; do sleep 1; done"}}}}}}}};
 }
 
+long rss_kib() {
+    std::ifstream in("/proc/self/status");
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+    return 0;
+}
+
 bool running_in(const std::optional<json::object> &status, const std::string &name) {
     if (!status) return false;
     for (const auto &p : status->at("pods").as_array())
@@ -145,10 +152,36 @@ int main(int argc, char **argv) {
     }
     admin.request("DELETE", pods + "/" + pod + "?gracePeriodSeconds=0");
     std::remove(archive_file.c_str());
+
+    // Memory of discovery following 100 pods. Without nodeName they stay
+    // Pending (minimal mode has no scheduler): full pod objects, no kubelet load.
+    const std::string many = pod + "-many";
+    const long rss_before = rss_kib();
+    discovery.watch("many", k8s::discovery_spec_of(json::parse(R"({"spec":{"watches":[{"namespace":")" + kNamespace +
+                                                               R"("}],"extraSelectors":[{"matchLabels":{"app":")" + many +
+                                                               R"("}}]}})").as_object()));
+    for (int i = 0; i < 100; ++i) {
+        json::object manifest = pod_manifest(many + "-" + std::to_string(i));
+        manifest["metadata"].as_object()["labels"].as_object()["app"] = many;
+        manifest["spec"].as_object().erase("nodeName");
+        admin.request("POST", pods, json::serialize(manifest));
+    }
+    const auto watched = [&] {
+        const auto st = discovery.status("many");
+        return st ? st->at("pods").as_array().size() : 0;
+    };
+    const auto memory_start = Clock::now();
+    while (watched() < 100 && ms_since(memory_start) < 60000) std::this_thread::sleep_for(20ms);
+    const std::size_t followed = watched();
+    const long rss_after = rss_kib();
+    admin.request("DELETE", pods + "?labelSelector=app%3D" + many + "&gracePeriodSeconds=0");
+
     const double a = median(api_ms), k = median(kubectl_ms), r = median(raw_ms);
     std::printf("one-file update, median of %d (ms): API exec %.1f, updater via kubectl exec %.1f, raw kubectl exec tar %.1f\n",
                 rounds, a, k, r);
     std::printf("ratios to raw kubectl exec: API exec %.2f, updater via kubectl %.2f\n", a / r, k / r);
     std::printf("pod created -> discovery reports Running %.0f ms; -> first sync done %.0f ms more\n", to_running, to_sync);
+    std::printf("discovery following %zu pods: RSS %.1f MiB (+%.1f MiB for them)\n", followed, rss_after / 1024.0,
+                (rss_after - rss_before) / 1024.0);
     return 0;
 }

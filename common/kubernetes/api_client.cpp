@@ -19,8 +19,10 @@ void global_init() {
 struct Easy {
     CURL *h = curl_easy_init();
     curl_slist *headers = nullptr;
+    curl_slist *connect_to = nullptr;
     ~Easy() {
         curl_slist_free_all(headers);
+        curl_slist_free_all(connect_to);
         curl_easy_cleanup(h);
     }
 };
@@ -62,10 +64,8 @@ void prepare(Easy &e, const ClientConfig &config, const Credentials &creds, cons
         const HostPort hp = split_server(config.server);
         url = hp.scheme + "://" + config.tls.server_name + ":" + hp.port + hp.rest + path;
         e.headers = curl_slist_append(e.headers, ("Host: " + hp.host + ":" + hp.port).c_str());
-        static thread_local curl_slist *connect_to = nullptr;
-        curl_slist_free_all(connect_to);
-        connect_to = curl_slist_append(nullptr, (config.tls.server_name + ":" + hp.port + ":" + hp.host + ":" + hp.port).c_str());
-        curl_easy_setopt(e.h, CURLOPT_CONNECT_TO, connect_to);
+        e.connect_to = curl_slist_append(nullptr, (config.tls.server_name + ":" + hp.port + ":" + hp.host + ":" + hp.port).c_str());
+        curl_easy_setopt(e.h, CURLOPT_CONNECT_TO, e.connect_to);
     }
     curl_easy_setopt(e.h, CURLOPT_URL, url.c_str());
     curl_easy_setopt(e.h, CURLOPT_NOSIGNAL, 1L);
