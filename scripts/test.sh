@@ -2,8 +2,10 @@
 # Runs every test from a clean checkout on Debian 12 (as root, or with sudo):
 #   1. installs the packages (scripts/install-deps.sh)
 #   2. builds build/ and runs the whole CTest suite: unit, host, scenario
-#      (lu-host replay), integration (lu-host up) and docker (a real dockerd,
+#      (lu-host replay), integration (lu-host up), docker (a real dockerd,
 #      started by scripts/dockerd.sh and stopped again if this run started it)
+#      and k8s (the single-node cluster in ../shared/k8s, likewise started and
+#      stopped; without that folder those tests are reported skipped)
 #   3. builds build-asan/ with AddressSanitizer + UndefinedBehaviorSanitizer and
 #      runs the unit, host and scenario tests there; any report fails the run
 #   4. runs the libFuzzer target for 60 s (scripts/fuzz.sh)
@@ -15,6 +17,7 @@ jobs=$(nproc)
 passed=0
 failed=0
 failures=()
+skipped=()
 
 log_dir=$(mktemp -d)
 
@@ -35,7 +38,13 @@ count_ctest() {
   done < <(sed -n '/^The following tests FAILED:/,$p' "$out" | grep -E '^[[:space:]]+[0-9]+ - ' | sed -E 's/^[[:space:]]+//')
   fails=$(sed -E 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\1/' <<<"$line")
   total=$(sed -E 's/.* failed out of ([0-9]+).*/\1/' <<<"$line")
-  passed=$((passed + total - fails))
+  # ctest counts a skipped test (exit 77, e.g. no cluster) as passed: it is not.
+  local skips=0
+  while IFS= read -r name; do
+    skipped+=("$(basename "$out" .log): $name")
+    skips=$((skips + 1))
+  done < <(sed -n '/^The following tests did not run:/,/^$/p' "$out" | grep -E '\(Skipped\)' | sed -E 's/^[[:space:]]+//')
+  passed=$((passed + total - fails - skips))
   failed=$((failed + fails))
 }
 
@@ -66,12 +75,26 @@ else
   echo "test: could not start a Docker engine; the docker tests will fail"
 fi
 
+note "kubernetes cluster"
+k8s_dir="$(cd .. && pwd)/shared/k8s"
+k8s_started=0
+if [ ! -x "$k8s_dir/cluster.sh" ]; then
+  echo "SKIPPED: no cluster: $k8s_dir not found; the k8s tests report themselves skipped"
+elif "$k8s_dir/cluster.sh" status >/dev/null 2>&1; then
+  echo "the cluster runs already; it is left running"
+elif "$k8s_dir/cluster.sh" start >/dev/null; then
+  k8s_started=1
+else
+  echo "test: could not start the Kubernetes cluster; the k8s tests will fail"
+fi
+
 note "tests (build/)"
 start=$(date +%s)
 run_ctest build -j2
 echo "tests took $(( $(date +%s) - start )) s"
 
 [ "$docker_started" -eq 1 ] && scripts/dockerd.sh stop
+[ "$k8s_started" -eq 1 ] && "$k8s_dir/cluster.sh" stop
 
 note "sanitizers (build-asan/)"
 start=$(date +%s)
@@ -98,6 +121,7 @@ fi
 
 rm -rf "$log_dir"
 echo
+for f in "${skipped[@]}"; do echo "skipped (not counted as passed): $f"; done
 for f in "${failures[@]}"; do echo "failed: $f"; done
 echo "tests: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

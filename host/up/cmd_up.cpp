@@ -54,6 +54,13 @@ constexpr const char *kUpHelp =
     "                         updater class, with its settings, e.g.\n"
     "                         {\"updaters\": {\"docker\": {\"plugin\": \"docker\",\n"
     "                         \"settings\": {}}}}; edits swap updaters at runtime\n"
+    "  --kubeconfig FILE      Kubernetes: the kubeconfig (default: $KUBECONFIG's\n"
+    "                         files merged as kubectl merges them, else\n"
+    "                         ~/.kube/config)\n"
+    "  --context NAME         Kubernetes: the kubeconfig context (default: its\n"
+    "                         current-context)\n"
+    "  --namespace NS         Kubernetes: where KubernetesDiscovery objects\n"
+    "                         without spec.watches look (default: the context's)\n"
     "  --help                 this text\n"
     "\n"
     "The liveupdate plugin, the updater plugins and the configuration are watched:\n"
@@ -94,7 +101,7 @@ int run_up_command(int argc, char **argv) {
         args = parse_args(argc, argv,
                           {"--control-socket", "--debounce", "--max-wait", "--workers", "--log-format", "--log-level",
                            "--plugin", "--local-updater", "--local-updater-config", "--updater", "--config",
-                           "--web-port", "--web-address"},
+                           "--web-port", "--web-address", "--kubeconfig", "--context", "--namespace"},
                           {"--help", "-h", "--no-web"});
         if (args.has("--help") || args.has("-h")) {
             std::cout << kUpHelp;
@@ -130,6 +137,9 @@ int run_up_command(int argc, char **argv) {
             if (!options.extra_updaters.contains(via) && std::filesystem::exists(updater_plugin(via)))
                 options.extra_updaters[via] = updater_plugin(via);
         if (auto config = args.value("--config")) options.updater_config = *config;
+        options.kubeconfig = args.value("--kubeconfig").value_or("");
+        options.kube_context = args.value("--context").value_or("");
+        options.kube_namespace = args.value("--namespace").value_or("");
         options.control_socket = args.value("--control-socket").value_or(up::default_control_socket_path());
     } catch (const UsageError &e) {
         std::cerr << "lu-host up: " << e.what() << "\n\n" << kUpHelp;

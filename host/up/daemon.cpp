@@ -22,6 +22,7 @@
 #include "core/updater.hpp"
 #include "core/updater_registry.hpp"
 #include "docker/compose_discovery.hpp"
+#include "kubernetes/kubernetes_discovery.hpp"
 #include "reload/hot_reloader.hpp"
 #include "reload/quiesce_gate.hpp"
 #include "up/activity.hpp"
@@ -150,6 +151,8 @@ private:
     void on_container_status(const std::string &name, const json::object &status);
     void apply_compose_service(const DeclaredObject &d, const std::string &origin);
     void on_compose_status(const std::string &name, const json::object &status);
+    void apply_kubernetes_discovery(const DeclaredObject &d, const std::string &origin);
+    void on_discovered_status(const std::string &kind, const std::string &name, const json::object &status);
     void reconcile(const std::string &live_update);
     void notify_web(const std::string &live_update, const ActivityLine *line);
     json::value handle_control(const json::object &request);
@@ -169,6 +172,7 @@ private:
     DueQueue queue_;
     std::unique_ptr<LocalContainerSupervisor> containers_;
     std::unique_ptr<host::docker::ComposeDiscovery> compose_;  // made with the first DockerComposeService
+    std::unique_ptr<host::kubernetes::KubernetesDiscovery> kubernetes_;  // made with the first KubernetesDiscovery
     std::unique_ptr<FileWatches> file_watches_;
     std::unique_ptr<TreeWatcher> object_file_watcher_;
     std::unique_ptr<ControlServer> control_;
@@ -204,6 +208,12 @@ void Daemon::start() {
     reload_options.liveupdate_plugin = options_.plugin;
     reload_options.defaults["local"] = reload::UpdaterChoice{options_.local_updater, options_.local_updater_config};
     for (const auto &[via, file] : options_.extra_updaters) reload_options.defaults[via] = reload::UpdaterChoice{file, "{}"};
+    if (auto k = reload_options.defaults.find("kubernetes"); k != reload_options.defaults.end()) {
+        json::object settings;
+        if (!options_.kubeconfig.empty()) settings["kubeconfig"] = options_.kubeconfig;
+        if (!options_.kube_context.empty()) settings["context"] = options_.kube_context;
+        k->second.settings = json::serialize(settings);
+    }
     reload_options.config = options_.updater_config;
     reload_options.load = load;
     reload_options.resolve_name = [](std::string_view name) { return host::cli::updater_plugin(name); };
@@ -290,6 +300,12 @@ void Daemon::stop() {
         compose = std::move(compose_);
     }
     compose.reset();  // outside the lock: its callbacks take it
+    std::unique_ptr<host::kubernetes::KubernetesDiscovery> kubernetes;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        kubernetes = std::move(kubernetes_);
+    }
+    kubernetes.reset();
     queue_.stop();
     if (containers_) containers_->stop_all();
     control_.reset();
@@ -432,6 +448,8 @@ void Daemon::apply(const DeclaredObject &d) {
         upsert(with_status, origin);
     } else if (d.kind == "DockerComposeService") {
         apply_compose_service(d, origin);
+    } else if (d.kind == "KubernetesDiscovery") {
+        apply_kubernetes_discovery(d, origin);
     } else if (d.kind == "LocalContainer") {
         LocalContainerSpec spec;
         try {
@@ -549,6 +567,52 @@ void Daemon::on_compose_status(const std::string &name, const json::object &stat
     upsert(object, "DockerComposeService/" + name);
 }
 
+// A KubernetesDiscovery keeps the pods discovery last reported; discovery
+// follows them on the API server from then on.
+void Daemon::apply_kubernetes_discovery(const DeclaredObject &d, const std::string &origin) {
+    host::kubernetes::DiscoverySpec spec;
+    try {
+        spec = host::kubernetes::discovery_spec_of(d.object);
+    } catch (const std::invalid_argument &e) {
+        log_.write(LogLevel::error, "", origin + ": its pods are not discovered: " + e.what());
+        upsert(d.object, origin);
+        return;
+    }
+    host::kubernetes::KubernetesDiscovery *discovery = nullptr;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!kubernetes_) {
+            host::kubernetes::KubernetesDiscovery::Options o;
+            o.kubeconfig.kubeconfig = options_.kubeconfig;
+            o.kubeconfig.context = options_.kube_context;
+            o.kubeconfig.namespace_name = options_.kube_namespace;
+            kubernetes_ = std::make_unique<host::kubernetes::KubernetesDiscovery>(
+                std::move(o),
+                [this](const std::string &name, const json::object &status) {
+                    on_discovered_status("KubernetesDiscovery", name, status);
+                },
+                [this](std::string_view warning) { log_.write(LogLevel::warn, "", warning); });
+        }
+        discovery = kubernetes_.get();
+    }
+    json::object object = d.object;
+    if (auto status = discovery->status(d.name)) object["status"] = *status;
+    upsert(object, origin);
+    discovery->watch(d.name, std::move(spec));
+}
+
+void Daemon::on_discovered_status(const std::string &kind, const std::string &name, const json::object &status) {
+    json::object object;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        auto found = declared_.find(ObjectKey{kind, name});
+        if (found == declared_.end()) return;
+        object = json::parse(found->second.text).as_object();
+    }
+    object["status"] = status;
+    upsert(object, kind + "/" + name);
+}
+
 void Daemon::remove_object(const ObjectKey &key) {
     {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -566,6 +630,10 @@ void Daemon::remove_object(const ObjectKey &key) {
     if (key.kind == "DockerComposeService") {
         std::lock_guard<std::mutex> lock(mutex_);
         if (compose_) compose_->unwatch(key.name);
+    }
+    if (key.kind == "KubernetesDiscovery") {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (kubernetes_) kubernetes_->unwatch(key.name);
     }
     const json::object result =
         engine_->with_engine([&](const host::Engine &e) { return e.remove(key.kind, key.name); });

@@ -24,6 +24,10 @@ struct UpOptions {
     std::string local_updater_config = "{}";
     std::map<std::string, std::filesystem::path> extra_updaters;  // class → plugin file
     std::optional<std::filesystem::path> updater_config;  // overrides the classes it names; watched
+    // Kubernetes (discovery and the kubernetes updater): kubectl's --kubeconfig, --context, --namespace.
+    std::string kubeconfig;
+    std::string kube_context;
+    std::string kube_namespace;
     std::string control_socket;
     bool web = true;  // the status page
     std::string web_address = "127.0.0.1";

@@ -13,13 +13,14 @@ std::optional<std::string> kind_from_cli(std::string_view text) {
         const char *kind;
         std::array<const char *, 3> names;
     };
-    static const std::array<Alias, 6> kAliases{{
+    static const std::array<Alias, 7> kAliases{{
         {"LiveUpdate", {"liveupdate", "liveupdates", "lu"}},
         {"FileWatch", {"filewatch", "filewatches", "fw"}},
         {"LocalContainer", {"localcontainer", "localcontainers", "lc"}},
         {"ImageMap", {"imagemap", "imagemaps", "im"}},
         {"ConfigMap", {"configmap", "configmaps", "cm"}},
         {"DockerComposeService", {"dockercomposeservice", "dockercomposeservices", "dc"}},
+        {"KubernetesDiscovery", {"kubernetesdiscovery", "kubernetesdiscoveries", "kd"}},
     }};
     for (const auto &alias : kAliases)
         for (const char *name : alias.names)

@@ -16,7 +16,7 @@ using namespace lu_test;
 
 namespace {
 
-const std::string kConfig = std::string(R"({"kubectl": ")") + LU_KUBECTL_STANDIN + R"("})";
+const std::string kConfig = std::string(R"({"exec": "kubectl", "kubectl": ")") + LU_KUBECTL_STANDIN + R"("})";
 
 Outcome update(DockerUpdater &updater, const TestContainer &c, Update u) {
     u.pod = c.name();
@@ -78,7 +78,7 @@ BOOST_AUTO_TEST_CASE(a_failing_command_is_a_run_failure_and_kubectl_errors_are_i
     restart.restart = true;
     const auto refused = update(updater, c, restart);
     BOOST_TEST(refused.kind == LU_OUTCOME_INFRA_FAILURE);
-    BOOST_TEST(refused.message.find("cannot restart") != std::string::npos, refused.message);
+    BOOST_TEST(refused.message.find("does not support `restart_container()` step") != std::string::npos, refused.message);
 
     Update any;
     any.runs = {{{"true"}, false}};
@@ -88,7 +88,7 @@ BOOST_AUTO_TEST_CASE(a_failing_command_is_a_run_failure_and_kubectl_errors_are_i
     BOOST_TEST(missing.kind == LU_OUTCOME_INFRA_FAILURE);
     BOOST_TEST(missing.message.find("pods \"" + any.pod + "\" not found") != std::string::npos, missing.message);
 
-    DockerUpdater no_kubectl(R"({"kubectl": "/nonexistent/kubectl"})", LU_KUBERNETES_UPDATER_PATH);
+    DockerUpdater no_kubectl(R"({"exec": "kubectl", "kubectl": "/nonexistent/kubectl"})", LU_KUBERNETES_UPDATER_PATH);
     const auto absent = update(no_kubectl, c, any);
     BOOST_TEST(absent.kind == LU_OUTCOME_INFRA_FAILURE);
     BOOST_TEST(absent.message.find("cannot run '/nonexistent/kubectl'") != std::string::npos, absent.message);
@@ -116,7 +116,7 @@ BOOST_AUTO_TEST_CASE(real_kubectl_without_a_cluster_is_an_infra_failure,
                      *boost::unit_test::precondition(real_kubectl_installed)) {
     const std::string kubeconfig = "/tmp/lu-empty-kubeconfig-" + std::to_string(::getpid());
     std::ofstream(kubeconfig) << "apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n";
-    DockerUpdater updater(R"({"kubeconfig": ")" + kubeconfig + R"(", "timeoutSeconds": 60})", LU_KUBERNETES_UPDATER_PATH);
+    DockerUpdater updater(R"({"exec": "kubectl", "kubeconfig": ")" + kubeconfig + R"(", "timeoutSeconds": 60})", LU_KUBERNETES_UPDATER_PATH);
     Update u;
     u.runs = {{{"true"}, false}};
     u.pod = "web-0";

@@ -3,7 +3,7 @@
 #include <boost/json.hpp>
 #include <stdexcept>
 
-#include "child_process.hpp"
+#include "common/kubernetes/child_process.hpp"
 #include "update_messages.hpp"
 
 namespace liveupdate::kubernetes {
@@ -16,6 +16,10 @@ constexpr int kLogInfo = 1;
 constexpr int kLogDebug = 0;
 constexpr std::size_t kKept = 64 * 1024;
 constexpr std::string_view kTerminated = "command terminated with exit code ";
+// Tilt's ExecUpdater refuses restart_container() with the same advice.
+constexpr const char *kRestartUnsupported =
+    "ExecUpdater does not support `restart_container()` step (Kubernetes has no in-place restart: live update is "
+    "hot reload only). See https://github.com/tilt-dev/tilt-extensions/tree/master/restart_process for a workaround";
 
 class InfraFailure : public std::runtime_error {
 public:
@@ -38,37 +42,10 @@ std::chrono::seconds seconds_field(const json::object &o, const char *key, std::
     return std::chrono::seconds(v->as_int64());
 }
 
-// One kubectl exec: output lines to the log (kubectl's own complaint kept apart).
-struct Outcome {
-    int exit_code = 0;      // the remote command's, when it ran
-    bool remote = true;     // false: kubectl itself failed
-    bool timed_out = false;
-    std::string output;     // tail of stdout and stderr
-};
-
-Outcome kubectl_exec(const KubectlConfig &config, const PodContainer &target, const std::vector<std::string> &command,
-                     const docker::ArchiveReadFn *archive, std::chrono::seconds timeout, const LineLogFn &log) {
-    std::string out_pending, err_pending, kept, err_all;
-    const auto emit = [&log](std::string &pending, std::string_view data, bool flush) {
-        pending.append(data);
-        std::size_t start = 0;
-        for (std::size_t nl; (nl = pending.find('\n', start)) != std::string::npos; start = nl + 1)
-            log(kLogInfo, std::string_view(pending).substr(start, nl - start));
-        pending.erase(0, start);
-        if (flush && !pending.empty()) {
-            log(kLogInfo, pending);
-            pending.clear();
-        }
-    };
-    const ProcessOutputFn on_output = [&](bool is_stderr, std::string_view data) {
-        kept.append(data);
-        if (kept.size() > 2 * kKept) kept.erase(0, kept.size() - kKept);
-        if (is_stderr) {
-            err_all.append(data);
-            if (err_all.size() > 2 * kKept) err_all.erase(0, err_all.size() - kKept);
-        }
-        emit(is_stderr ? err_pending : out_pending, data, false);
-    };
+ExecOutcome kubectl_exec(const KubectlConfig &config, const PodContainer &target, const std::vector<std::string> &command,
+                         const docker::ArchiveReadFn *archive, std::chrono::seconds timeout, const LineLogFn &log) {
+    OutputLines lines(log);
+    const ProcessOutputFn on_output = [&](bool is_stderr, std::string_view data) { lines.add(is_stderr, data); };
     const StdinFeeder feeder = [archive](const WriteFn &write) { docker::copy_without_implied_dirs(*archive, write); };
     const auto argv = kubectl_exec_argv(config, target, archive != nullptr, command);
     ProcessResult result;
@@ -78,17 +55,19 @@ Outcome kubectl_exec(const KubectlConfig &config, const PodContainer &target, co
     } catch (const std::runtime_error &e) {
         throw InfraFailure(std::string("kubectl exec into ") + target.namespace_name + "/" + target.pod + ": " + e.what());
     }
-    emit(out_pending, "", true);
-    emit(err_pending, "", true);
-    Outcome outcome;
-    outcome.output = kept;
+    lines.flush();
+    ExecOutcome outcome;
+    outcome.output = lines.tail();
     outcome.timed_out = result.timed_out;
     outcome.exit_code = result.exit_code;
     if (result.exit_code != 0 && !result.timed_out) {
-        const int remote = remote_exit_code(err_all);
+        const int remote = remote_exit_code(lines.stderr_tail());
         outcome.remote = remote >= 0;
         if (remote >= 0) outcome.exit_code = remote;
+        else outcome.failure = "kubectl exec failed (exit code " + std::to_string(result.exit_code) + "): " +
+                               docker::output_tail(lines.tail());
     }
+    if (result.timed_out) outcome.failure = "kubectl exec did not finish within " + std::to_string(timeout.count()) + "s";
     return outcome;
 }
 
@@ -96,13 +75,8 @@ std::string pod_text(const PodContainer &t) {
     return "pod " + t.namespace_name + "/" + t.pod + (t.container.empty() ? "" : " container " + t.container);
 }
 
-void expect_kubectl_ran(const Outcome &o, const PodContainer &t, std::string_view doing, std::chrono::seconds timeout) {
-    if (o.timed_out)
-        throw InfraFailure(std::string(doing) + " in " + pod_text(t) + ": kubectl exec did not finish within " +
-                           std::to_string(timeout.count()) + "s");
-    if (!o.remote)
-        throw InfraFailure(std::string(doing) + " in " + pod_text(t) + ": kubectl exec failed (exit code " +
-                           std::to_string(o.exit_code) + "): " + docker::output_tail(o.output));
+void expect_exec_ran(const ExecOutcome &o, const PodContainer &t, std::string_view doing) {
+    if (o.timed_out || !o.remote) throw InfraFailure(std::string(doing) + " in " + pod_text(t) + ": " + o.failure);
 }
 
 }  // namespace
@@ -116,9 +90,12 @@ KubectlConfig parse_kubectl_config(std::string_view text) {
     const auto &o = value.as_object();
     for (const auto &field : o) {
         const auto key = std::string_view(field.key());
-        if (key != "kubectl" && key != "context" && key != "kubeconfig" && key != "timeoutSeconds" && key != "runTimeoutSeconds")
+        if (key != "exec" && key != "kubectl" && key != "context" && key != "kubeconfig" && key != "timeoutSeconds" && key != "runTimeoutSeconds")
             throw std::invalid_argument("kubernetes updater config: unknown field '" + std::string(key) + "'");
     }
+    if (auto e = string_field(o, "exec"); e == "kubectl") config.exec = KubectlConfig::Exec::kubectl;
+    else if (!e.empty() && e != "api")
+        throw std::invalid_argument("kubernetes updater config: 'exec' must be \"api\" (the API server's exec) or \"kubectl\"");
     if (auto k = string_field(o, "kubectl"); !k.empty()) config.kubectl = k;
     config.context = string_field(o, "context");
     config.kubeconfig = string_field(o, "kubeconfig");
@@ -153,24 +130,62 @@ int remote_exit_code(std::string_view err) {
     return digits ? code : -1;
 }
 
+void OutputLines::emit(std::string &pending, std::string_view data, bool flush) {
+    pending.append(data);
+    std::size_t start = 0;
+    for (std::size_t nl; (nl = pending.find('\n', start)) != std::string::npos; start = nl + 1)
+        log_(kLogInfo, std::string_view(pending).substr(start, nl - start));
+    pending.erase(0, start);
+    if (flush && !pending.empty()) {
+        log_(kLogInfo, pending);
+        pending.clear();
+    }
+}
+
+void OutputLines::add(bool is_stderr, std::string_view data) {
+    kept_.append(data);
+    if (kept_.size() > 2 * kKept) kept_.erase(0, kept_.size() - kKept);
+    if (is_stderr) {
+        err_all_.append(data);
+        if (err_all_.size() > 2 * kKept) err_all_.erase(0, err_all_.size() - kKept);
+    }
+    emit(is_stderr ? err_pending_ : out_pending_, data, false);
+}
+
+void OutputLines::flush() {
+    emit(out_pending_, "", true);
+    emit(err_pending_, "", true);
+}
+
+PodExecFn kubectl_exec_fn(const KubectlConfig &config) {
+    return [config](const PodContainer &target, const std::vector<std::string> &command,
+                    const docker::ArchiveReadFn *archive, std::chrono::seconds timeout, const LineLogFn &log) {
+        return kubectl_exec(config, target, command, archive, timeout, log);
+    };
+}
+
 PodUpdateResult update_pod_container(const KubectlConfig &config, const PodUpdate &u, const LineLogFn &log) {
+    return update_pod_container(kubectl_exec_fn(config), config, u, log);
+}
+
+PodUpdateResult update_pod_container(const PodExecFn &exec, const KubectlConfig &config, const PodUpdate &u,
+                                     const LineLogFn &log) {
     try {
         if (u.target.pod.empty()) throw InfraFailure("no pod to update");
         if (u.restart)
-            throw InfraFailure("the kubernetes updater cannot restart a container: Kubernetes has no in-place restart, "
-                               "so live update runs as hot reload only; drop `restart` or reload in a run command");
+            throw InfraFailure(kRestartUnsupported);
         if (!u.delete_paths.empty()) {
             std::vector<std::string> rm{"rm", "-rf"};
             rm.insert(rm.end(), u.delete_paths.begin(), u.delete_paths.end());
             log(kLogDebug, "Deleting " + std::to_string(u.delete_paths.size()) + " path(s) in " + pod_text(u.target));
-            const auto o = kubectl_exec(config, u.target, rm, nullptr, config.timeout, log);
-            expect_kubectl_ran(o, u.target, "deleting files", config.timeout);
+            const auto o = exec(u.target, rm, nullptr, config.timeout, log);
+            expect_exec_ran(o, u.target, "deleting files");
             if (o.exit_code != 0) throw InfraFailure(docker::delete_failure(o.exit_code, o.output));
         }
         if (u.has_copies) {
             if (!u.archive) throw InfraFailure("the update names files to copy but carries no archive");
-            const auto o = kubectl_exec(config, u.target, {"tar", "-C", "/", "-x", "-f", "-"}, &u.archive, config.timeout, log);
-            expect_kubectl_ran(o, u.target, "copying changed files", config.timeout);
+            const auto o = exec(u.target, {"tar", "-C", "/", "-x", "-f", "-"}, &u.archive, config.timeout, log);
+            expect_exec_ran(o, u.target, "copying changed files");
             if (o.exit_code != 0)
                 throw InfraFailure(docker::tar_failure(o.exit_code, o.output, "", docker::Runtime::kubernetes));
         }
@@ -182,8 +197,8 @@ PodUpdateResult update_pod_container(const KubectlConfig &config, const PodUpdat
                 log(kLogInfo, line);
             }
             if (run.argv.empty()) throw InfraFailure("run step " + std::to_string(i + 1) + " has no command");
-            const auto o = kubectl_exec(config, u.target, run.argv, nullptr, config.run_timeout, log);
-            expect_kubectl_ran(o, u.target, "running [CMD " + std::to_string(i + 1) + "]", config.run_timeout);
+            const auto o = exec(u.target, run.argv, nullptr, config.run_timeout, log);
+            expect_exec_ran(o, u.target, "running [CMD " + std::to_string(i + 1) + "]");
             if (o.exit_code == 0) continue;
             const auto message = "executing on " + pod_text(u.target) + ": " + exec_failure(run.argv, o.exit_code);
             if (o.exit_code == docker::kExitKilled) throw InfraFailure(message);

@@ -1,6 +1,7 @@
-// The kubernetes updater: Tilt's ExecUpdater semantics through
-// `kubectl exec`: rm -rf of deleted paths, `tar -C / -x -f -` fed with the
-// archive, then the run commands; restarts are not supported (hot reload only).
+// The kubernetes updater: Tilt's ExecUpdater semantics through an exec into
+// the pod (the API server's exec WebSocket, or `kubectl exec` by setting):
+// rm -rf of deleted paths, `tar -C / -x -f -` fed with the archive, then the
+// run commands; restarts are not supported (hot reload only).
 #pragma once
 
 #include <chrono>
@@ -14,6 +15,8 @@
 namespace liveupdate::kubernetes {
 
 struct KubectlConfig {
+    enum class Exec { api, kubectl };
+    Exec exec = Exec::api;           // how commands reach the pod
     std::string kubectl = "kubectl"; // program, looked up on PATH
     std::string context;             // --context, when set
     std::string kubeconfig;          // --kubeconfig, when set
@@ -21,7 +24,7 @@ struct KubectlConfig {
     std::chrono::seconds run_timeout{600};  // each run command
 };
 
-// {"kubectl", "context", "kubeconfig", "timeoutSeconds", "runTimeoutSeconds"};
+// {"exec": "api"|"kubectl", "kubectl", "context", "kubeconfig", "timeoutSeconds", "runTimeoutSeconds"};
 // throws std::invalid_argument naming the field.
 KubectlConfig parse_kubectl_config(std::string_view json);
 
@@ -60,6 +63,41 @@ std::vector<std::string> kubectl_exec_argv(const KubectlConfig &config, const Po
 // "command terminated with exit code N" in kubectl's stderr: N; else -1 (kubectl's own failure).
 int remote_exit_code(std::string_view kubectl_stderr);
 
+// One command run in the target container.
+struct ExecOutcome {
+    int exit_code = 0;      // the remote command's, when it ran
+    bool remote = true;     // false: the exec itself failed (see failure)
+    bool timed_out = false;
+    std::string output;     // tail of stdout and stderr
+    std::string failure;    // why the exec failed, when !remote
+};
+using PodExecFn = std::function<ExecOutcome(const PodContainer &target, const std::vector<std::string> &command,
+                                            const docker::ArchiveReadFn *archive, std::chrono::seconds timeout,
+                                            const LineLogFn &log)>;
+
+// Runs commands through `kubectl exec`.
+PodExecFn kubectl_exec_fn(const KubectlConfig &config);
+
+// Deletes, copies and runs of one update through `exec`.
+PodUpdateResult update_pod_container(const PodExecFn &exec, const KubectlConfig &config, const PodUpdate &update,
+                                     const LineLogFn &log);
+
+// Through `kubectl exec`.
 PodUpdateResult update_pod_container(const KubectlConfig &config, const PodUpdate &update, const LineLogFn &log);
+
+// Splits output into log lines (kept apart per stream) and keeps its tail.
+class OutputLines {
+public:
+    explicit OutputLines(const LineLogFn &log) : log_(log) {}
+    void add(bool is_stderr, std::string_view data);
+    void flush();
+    const std::string &tail() const { return kept_; }
+    const std::string &stderr_tail() const { return err_all_; }
+
+private:
+    void emit(std::string &pending, std::string_view data, bool flush);
+    const LineLogFn &log_;
+    std::string out_pending_, err_pending_, kept_, err_all_;
+};
 
 }  // namespace liveupdate::kubernetes

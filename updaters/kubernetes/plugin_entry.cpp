@@ -1,7 +1,9 @@
 // The C ABI face of the kubernetes updater (through liveupdate/updater.hpp).
+#include <memory>
 #include <string_view>
 #include <utility>
 
+#include "api_exec.hpp"
 #include "kubectl_updater.hpp"
 #include "liveupdate/updater.hpp"
 
@@ -16,13 +18,23 @@ public:
     static constexpr const char *version = "0.1.0";
 
     KubernetesPlugin(std::string_view config_json, const lu::Host &host)
-        : host_(host), config_(k8s::parse_kubectl_config(config_json)) {}
+        : host_(host), config_(k8s::parse_kubectl_config(config_json)) {
+        if (config_.exec == k8s::KubectlConfig::Exec::api) {
+            auto api = std::make_shared<k8s::ApiExec>(config_);
+            exec_ = [api](const k8s::PodContainer &t, const std::vector<std::string> &c,
+                          const liveupdate::docker::ArchiveReadFn *a, std::chrono::seconds s,
+                          const k8s::LineLogFn &l) { return (*api)(t, c, a, s, l); };
+        } else {
+            exec_ = k8s::kubectl_exec_fn(config_);
+        }
+    }
 
     lu::Outcome update(const lu::Request &request) const;
 
 private:
     lu::Host host_;
     k8s::KubectlConfig config_;
+    k8s::PodExecFn exec_;
 };
 
 lu::Outcome KubernetesPlugin::update(const lu::Request &request) const {
@@ -33,7 +45,7 @@ lu::Outcome KubernetesPlugin::update(const lu::Request &request) const {
     const k8s::LineLogFn log = [this](int level, std::string_view line) {
         host_.log(static_cast<lu_log_level>(level), line);
     };
-    k8s::PodUpdateResult result = k8s::update_pod_container(config_, pod_update, log);
+    k8s::PodUpdateResult result = k8s::update_pod_container(exec_, config_, pod_update, log);
     // The result kinds are the ABI's, in its order.
     static_assert(static_cast<int>(k8s::PodUpdateResult::Kind::ok) == LU_OUTCOME_OK &&
                   static_cast<int>(k8s::PodUpdateResult::Kind::run_failure) == LU_OUTCOME_RUN_FAILURE &&

@@ -1,4 +1,4 @@
-#include "child_process.hpp"
+#include "common/kubernetes/child_process.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -134,7 +134,8 @@ int wait_child(pid_t pid) {
 }  // namespace
 
 ProcessResult run_process(const std::vector<std::string> &argv, const StdinFeeder *stdin_feeder,
-                          const ProcessOutputFn &on_output, std::chrono::milliseconds timeout) {
+                          const ProcessOutputFn &on_output, std::chrono::milliseconds timeout,
+                          const std::vector<std::string> &extra_env) {
     if (argv.empty()) throw std::runtime_error("run_process: empty command");
     Fd in_r, in_w, out_r, out_w, err_r, err_w;
     make_pipe(out_r, out_w);
@@ -150,8 +151,20 @@ ProcessResult run_process(const std::vector<std::string> &argv, const StdinFeede
     std::vector<char *> args;
     for (const auto &a : argv) args.push_back(const_cast<char *>(a.c_str()));
     args.push_back(nullptr);
+    std::vector<std::string> env_strings;
+    for (char **e = environ; *e != nullptr; ++e) {
+        const std::string_view entry(*e);
+        const auto name = entry.substr(0, entry.find('=') + 1);
+        bool overridden = false;
+        for (const auto &x : extra_env) overridden = overridden || x.compare(0, name.size(), name) == 0;
+        if (!overridden) env_strings.emplace_back(entry);
+    }
+    env_strings.insert(env_strings.end(), extra_env.begin(), extra_env.end());
+    std::vector<char *> env;
+    for (auto &e : env_strings) env.push_back(e.data());
+    env.push_back(nullptr);
     pid_t pid = 0;
-    const int rc = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+    const int rc = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), env.data());
     posix_spawn_file_actions_destroy(&actions);
     if (rc != 0) throw std::runtime_error("cannot run '" + argv[0] + "': " + std::strerror(rc));
     in_r.reset();

@@ -1,5 +1,5 @@
-// Runs a program (here: kubectl) with stdin fed from a producer while its
-// stdout and stderr are read, under a deadline. No shell is involved.
+// Runs a program (kubectl, an exec credential plugin) with stdin fed from a
+// producer while its stdout and stderr are read, under a deadline. No shell.
 #pragma once
 
 #include <chrono>
@@ -25,7 +25,9 @@ struct ProcessResult {
 // argv[0] is looked up on PATH. Throws std::runtime_error when the program
 // cannot be started; exceptions from the feeder pass through (the child is
 // killed and reaped first).
+// extra_env ("NAME=value" each) is added to (and overrides) the host's environment.
 ProcessResult run_process(const std::vector<std::string> &argv, const StdinFeeder *stdin_feeder,
-                          const ProcessOutputFn &on_output, std::chrono::milliseconds timeout);
+                          const ProcessOutputFn &on_output, std::chrono::milliseconds timeout,
+                          const std::vector<std::string> &extra_env = {});
 
 }  // namespace liveupdate::kubernetes

@@ -1,0 +1,127 @@
+#include "common/kubernetes/credentials.hpp"
+
+#include <boost/json.hpp>
+
+#include <cerrno>
+#include <cstring>
+#include <cctype>
+#include <ctime>
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+#include <stdexcept>
+
+#include "common/kubernetes/child_process.hpp"
+
+namespace liveupdate::kube {
+namespace {
+
+namespace json = boost::json;
+
+std::string member(const json::object &o, const char *key) {
+    const auto *v = o.if_contains(key);
+    return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string();
+}
+
+// RFC 3339 with a Z or numeric offset, fractions ignored.
+std::optional<std::chrono::sys_seconds> parse_rfc3339(const std::string &text) {
+    std::tm tm{};
+    std::istringstream in(text);
+    in >> std::get_time(&tm, "%Y-%m-%dT%H:%M:%S");
+    if (in.fail()) return std::nullopt;
+    long offset = 0;
+    std::string rest;
+    std::getline(in, rest);
+    std::size_t i = 0;
+    if (i < rest.size() && rest[i] == '.')
+        for (++i; i < rest.size() && std::isdigit(static_cast<unsigned char>(rest[i])); ++i) {
+        }
+    if (i < rest.size() && (rest[i] == '+' || rest[i] == '-') && rest.size() >= i + 6) {
+        const long h = std::stol(rest.substr(i + 1, 2)), m = std::stol(rest.substr(i + 4, 2));
+        offset = (rest[i] == '+' ? 1 : -1) * (h * 3600 + m * 60);
+    } else if (i >= rest.size() || (rest[i] != 'Z' && rest[i] != 'z')) {
+        return std::nullopt;
+    }
+    return std::chrono::sys_seconds(std::chrono::seconds(static_cast<long long>(timegm(&tm)) - offset));
+}
+
+}  // namespace
+
+ExecCredentialStatus parse_exec_credential(const std::string &text, const std::string &where) {
+    boost::system::error_code ec;
+    const json::value v = json::parse(text, ec);
+    if (ec || !v.is_object()) throw std::runtime_error(where + ": the plugin did not print an ExecCredential JSON object");
+    const auto *status = v.as_object().if_contains("status");
+    if (status == nullptr || !status->is_object())
+        throw std::runtime_error(where + ": the ExecCredential the plugin printed has no status");
+    const auto &s = status->as_object();
+    ExecCredentialStatus out;
+    out.credentials.token = member(s, "token");
+    out.credentials.cert_pem = member(s, "clientCertificateData");
+    out.credentials.key_pem = member(s, "clientKeyData");
+    if (out.credentials.token.empty() && out.credentials.cert_pem.empty())
+        throw std::runtime_error(where + ": the ExecCredential status has neither token nor clientCertificateData");
+    if (out.credentials.cert_pem.empty() != out.credentials.key_pem.empty())
+        throw std::runtime_error(where + ": the ExecCredential status needs both clientCertificateData and clientKeyData");
+    if (const std::string e = member(s, "expirationTimestamp"); !e.empty()) {
+        out.expires = parse_rfc3339(e);
+        if (!out.expires) throw std::runtime_error(where + ": status.expirationTimestamp \"" + e + "\" is not RFC 3339");
+    }
+    return out;
+}
+
+CredentialSource::CredentialSource(const ClientConfig &config) : config_(config) {}
+
+Credentials CredentialSource::current() {
+    Credentials c{config_.user.token, config_.tls.cert_pem, config_.tls.key_pem};
+    if (!config_.user.token_file.empty() && c.token.empty()) {
+        std::ifstream in(config_.user.token_file);
+        if (!in)
+            throw std::runtime_error("user " + config_.user_name + ": tokenFile " + config_.user.token_file + ": " +
+                                     std::strerror(errno));
+        std::getline(in, c.token);
+        while (!c.token.empty() && (c.token.back() == '\r' || c.token.back() == ' ')) c.token.pop_back();
+    }
+    if (!config_.user.exec) return c;
+    std::lock_guard lock(mutex_);
+    if (cached_ && (!expires_ || std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()) < *expires_)) return *cached_;
+    cached_ = run_exec_plugin();
+    return *cached_;
+}
+
+void CredentialSource::invalidate() {
+    std::lock_guard lock(mutex_);
+    cached_.reset();
+}
+
+Credentials CredentialSource::run_exec_plugin() {
+    const ExecPlugin &x = *config_.user.exec;
+    std::vector<std::string> argv{x.command};
+    argv.insert(argv.end(), x.args.begin(), x.args.end());
+    std::vector<std::string> env = x.env;
+    env.push_back("KUBERNETES_EXEC_INFO={\"apiVersion\":\"" + x.api_version +
+                  "\",\"kind\":\"ExecCredential\",\"spec\":{\"interactive\":false}}");
+    std::string out, err;
+    kubernetes::ProcessResult r;
+    try {
+        r = kubernetes::run_process(
+            argv, nullptr, [&](bool is_err, std::string_view d) { (is_err ? err : out).append(d); },
+            std::chrono::seconds(60), env);
+    } catch (const std::runtime_error &e) {
+        throw std::runtime_error(x.defined_in + ": " + e.what() + (x.install_hint.empty() ? "" : "\n" + x.install_hint));
+    }
+    if (r.timed_out) throw std::runtime_error(x.defined_in + ": " + x.command + " did not finish within 60s");
+    if (r.exit_code != 0)
+        throw std::runtime_error(x.defined_in + ": " + x.command + " exited with code " + std::to_string(r.exit_code) +
+                                 (err.empty() ? "" : ": " + err));
+    ExecCredentialStatus s = parse_exec_credential(out, x.defined_in + " (" + x.command + ")");
+    expires_ = s.expires;
+    // A certificate from the plugin replaces the kubeconfig's; a token alone keeps it.
+    if (s.credentials.cert_pem.empty()) {
+        s.credentials.cert_pem = config_.tls.cert_pem;
+        s.credentials.key_pem = config_.tls.key_pem;
+    }
+    return s.credentials;
+}
+
+}  // namespace liveupdate::kube

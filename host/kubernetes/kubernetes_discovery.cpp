@@ -1,0 +1,299 @@
+#include "kubernetes/kubernetes_discovery.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "core/micro_time.hpp"
+
+namespace liveupdate::host::kubernetes {
+namespace {
+
+namespace json = boost::json;
+
+std::string text_at(const json::object &o, const char *object_key, const char *key) {
+    const auto *inner = o.if_contains(object_key);
+    if (inner == nullptr || !inner->is_object()) return {};
+    const auto *v = inner->as_object().if_contains(key);
+    return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string();
+}
+
+// The REST path of a namespaced owner (ReplicaSet, Deployment, StatefulSet, Job...).
+std::string owner_path(const std::string &ns, const OwnerRef &ref) {
+    std::string plural;
+    for (const char c : ref.kind) plural.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    plural += "s";
+    const std::string group = ref.api_version == "v1" ? "/api/v1" : "/apis/" + ref.api_version;
+    return group + "/namespaces/" + kube::url_escape(ns) + "/" + plural + "/" + kube::url_escape(ref.name);
+}
+
+}  // namespace
+
+KubernetesDiscovery::KubernetesDiscovery(Options options, StatusFn on_status, WarningFn on_warning)
+    : on_status_(std::move(on_status)), on_warning_(std::move(on_warning)), options_(std::move(options)) {
+    try {
+        client_ = std::make_unique<kube::ApiClient>(kube::load_client_config(options_.kubeconfig));
+    } catch (const std::exception &e) {
+        config_error_ = std::string("kubernetes discovery: ") + e.what();
+    }
+    refresh_thread_ = std::thread([this] { refresh_loop(); });
+}
+
+KubernetesDiscovery::~KubernetesDiscovery() {
+    {
+        std::lock_guard lock(mutex_);
+        stopping_ = true;
+        for (auto &[_, ns] : namespaces_) ns->cancel = true;
+    }
+    wake_.notify_all();
+    refresh_thread_.join();
+    for (auto &[_, ns] : namespaces_)
+        if (ns->thread.joinable()) ns->thread.join();
+}
+
+std::string KubernetesDiscovery::default_namespace() const {
+    return client_ ? client_->config().namespace_name : "default";
+}
+
+void KubernetesDiscovery::watch(const std::string &object_name, DiscoverySpec spec) {
+    if (!config_error_.empty()) {
+        warn(config_error_);
+        return;
+    }
+    // Selectors alone look in the kubeconfig's namespace (--namespace, else the context's).
+    if (spec.watches.empty()) spec.watches.push_back(WatchRef{default_namespace(), "", ""});
+    {
+        std::lock_guard lock(mutex_);
+        auto &w = watched_[object_name];
+        if (w.spec != spec || w.monitor_start.empty()) {
+            w.reported.reset();
+            w.monitor_start = MicroTime::from_system(std::chrono::system_clock::now()).format();
+        }
+        w.spec = std::move(spec);
+        ensure_namespaces(w.spec);
+        dirty_.insert(object_name);
+    }
+    wake_.notify_all();
+}
+
+void KubernetesDiscovery::unwatch(const std::string &object_name) {
+    std::lock_guard lock(mutex_);
+    watched_.erase(object_name);
+    dirty_.erase(object_name);
+}
+
+std::optional<json::object> KubernetesDiscovery::status(const std::string &object_name) const {
+    std::lock_guard lock(mutex_);
+    const auto found = watched_.find(object_name);
+    if (found == watched_.end()) return std::nullopt;
+    return found->second.reported;
+}
+
+int KubernetesDiscovery::lists_of(const std::string &ns) const {
+    std::lock_guard lock(mutex_);
+    const auto found = namespaces_.find(ns);
+    return found == namespaces_.end() ? 0 : found->second->lists;
+}
+
+// [locked] One watcher thread per namespace, started with its first user and
+// kept: watching an idle namespace costs one open stream.
+void KubernetesDiscovery::ensure_namespaces(const DiscoverySpec &spec) {
+    for (const auto &ns : namespaces_of(spec)) {
+        if (namespaces_.contains(ns)) continue;
+        auto state = std::make_unique<Namespace>();
+        Namespace &ref = *state;
+        namespaces_.emplace(ns, std::move(state));
+        ref.thread = std::thread([this, ns, &ref] { follow_namespace(ns, ref); });
+    }
+}
+
+void KubernetesDiscovery::mark_namespace_dirty(const std::string &ns) {
+    {
+        std::lock_guard lock(mutex_);
+        for (const auto &[name, w] : watched_)
+            if (namespaces_of(w.spec).contains(ns)) dirty_.insert(name);
+    }
+    wake_.notify_all();
+}
+
+void KubernetesDiscovery::warn(const std::string &text) {
+    {
+        std::lock_guard lock(mutex_);
+        if (text == last_warning_) return;
+        last_warning_ = text;
+    }
+    if (on_warning_) on_warning_(text);
+}
+
+bool KubernetesDiscovery::sleep_for(std::chrono::milliseconds delay) {
+    std::unique_lock lock(mutex_);
+    return !wake_.wait_for(lock, delay, [this] { return stopping_; });
+}
+
+void KubernetesDiscovery::follow_namespace(const std::string &ns, Namespace &state) {
+    const std::string base = "/api/v1/namespaces/" + kube::url_escape(ns) + "/pods";
+    std::string resource_version;
+    bool need_list = true;
+    auto backoff = options_.min_backoff;
+    while (!state.cancel) {
+        try {
+            if (need_list) {
+                const json::value list = json::parse(client_->get(base));
+                std::map<std::string, json::object> pods;
+                if (const auto *items = list.as_object().if_contains("items"); items != nullptr && items->is_array())
+                    for (const auto &item : items->as_array())
+                        if (item.is_object()) pods[text_at(item.as_object(), "metadata", "uid")] = item.as_object();
+                resource_version = text_at(list.as_object(), "metadata", "resourceVersion");
+                {
+                    std::lock_guard lock(mutex_);
+                    state.pods = std::move(pods);
+                    state.listed = true;
+                    ++state.lists;
+                    last_warning_.clear();  // the server answers again: the next outage is news
+                }
+                need_list = false;
+                mark_namespace_dirty(ns);
+            }
+            client_->stream_lines(
+                base + "?watch=1&allowWatchBookmarks=true&resourceVersion=" + kube::url_escape(resource_version) +
+                    "&timeoutSeconds=" + std::to_string(options_.watch_timeout_seconds),
+                [&](std::string_view line) {
+                    boost::system::error_code ec;
+                    const json::value event = json::parse(line, ec);
+                    if (ec || !event.is_object()) return true;
+                    const auto &e = event.as_object();
+                    const auto *type = e.if_contains("type");
+                    const auto *object = e.if_contains("object");
+                    if (type == nullptr || !type->is_string() || object == nullptr || !object->is_object()) return true;
+                    const auto &o = object->as_object();
+                    if (type->as_string() == "ERROR") {
+                        const auto *code = o.if_contains("code");
+                        if (code != nullptr && code->is_int64() && code->as_int64() == 410) need_list = true;
+                        else warn("kubernetes discovery: watch of namespace " + ns + ": " + kube::status_message(json::serialize(o)));
+                        return false;
+                    }
+                    if (const std::string rv = text_at(o, "metadata", "resourceVersion"); !rv.empty()) resource_version = rv;
+                    if (type->as_string() == "BOOKMARK") return true;
+                    const std::string uid = text_at(o, "metadata", "uid");
+                    {
+                        std::lock_guard lock(mutex_);
+                        if (type->as_string() == "DELETED") state.pods.erase(uid);
+                        else state.pods[uid] = o;
+                    }
+                    mark_namespace_dirty(ns);
+                    return true;
+                },
+                state.cancel);
+            backoff = options_.min_backoff;
+        } catch (const kube::ApiError &e) {
+            if (e.status == 410) {
+                need_list = true;  // our resourceVersion is too old: start again from a list
+                continue;
+            }
+            warn("kubernetes discovery: namespace " + ns + ": " + e.what() + "; retrying");
+            if (!sleep_for(backoff)) return;
+            backoff = std::min(backoff * 2, options_.max_backoff);
+        } catch (const std::exception &e) {
+            warn("kubernetes discovery: namespace " + ns + ": " + e.what() + "; retrying");
+            need_list = true;
+            if (!sleep_for(backoff)) return;
+            backoff = std::min(backoff * 2, options_.max_backoff);
+        }
+    }
+}
+
+std::vector<Ancestor> KubernetesDiscovery::ancestors_of(const json::object &pod) {
+    std::vector<Ancestor> chain;
+    const std::string ns = text_at(pod, "metadata", "namespace");
+    std::optional<OwnerRef> next = controller_owner(pod);
+    for (int depth = 0; next && depth < 5; ++depth) {
+        std::optional<OwnerInfo> info;
+        {
+            std::lock_guard lock(mutex_);
+            if (auto found = owner_cache_.find(next->uid); found != owner_cache_.end()) info = found->second;
+        }
+        if (!info) {
+            const kube::ApiResponse r = client_->request("GET", owner_path(ns, *next));
+            if (r.status == 404 || r.status == 403) break;  // gone, or not ours to read: the chain stops here
+            if (r.status / 100 != 2)
+                throw kube::ApiError(r.status, kube::status_reason(r.body),
+                                     "GET " + owner_path(ns, *next) + ": " + kube::status_message(r.body));
+            const json::value owner = json::parse(r.body);
+            if (!owner.is_object() || text_at(owner.as_object(), "metadata", "uid") != next->uid) break;
+            info = OwnerInfo{text_at(owner.as_object(), "metadata", "creationTimestamp"), controller_owner(owner.as_object())};
+            std::lock_guard lock(mutex_);
+            owner_cache_[next->uid] = *info;
+        }
+        chain.push_back({*next, info->creation_timestamp});
+        next = info->parent;
+    }
+    return chain;
+}
+
+json::object KubernetesDiscovery::current_status(const std::string &, const Watched &w,
+                                                 const std::vector<json::object> &pods) {
+    std::vector<json::object> entries;
+    for (const auto &pod : pods) {
+        const auto ancestors = ancestors_of(pod);
+        const PodMatch match = match_pod(w.spec, pod, ancestors);
+        if (match.matches) entries.push_back(pod_status_entry(pod, match.ancestor_uid, ancestors));
+    }
+    std::sort(entries.begin(), entries.end(), [](const json::object &a, const json::object &b) {
+        const auto key = [](const json::object &o) {
+            const auto *c = o.if_contains("createdAt");
+            return std::make_pair(c != nullptr ? std::string(c->as_string()) : std::string(),
+                                  std::string(o.at("name").as_string()));
+        };
+        return key(a) < key(b);
+    });
+    json::array list;
+    for (auto &e : entries) list.push_back(std::move(e));
+    return json::object{{"monitorStartTime", w.monitor_start}, {"pods", std::move(list)}};
+}
+
+void KubernetesDiscovery::refresh_loop() {
+    for (;;) {
+        std::string name;
+        Watched watched;
+        std::vector<json::object> pods;
+        {
+            std::unique_lock lock(mutex_);
+            wake_.wait(lock, [this] { return stopping_ || !dirty_.empty(); });
+            if (stopping_) return;
+            name = *dirty_.begin();
+            dirty_.erase(dirty_.begin());
+            const auto found = watched_.find(name);
+            if (found == watched_.end()) continue;
+            watched = found->second;
+            bool all_listed = true;
+            for (const auto &ns : namespaces_of(watched.spec)) {
+                const auto n = namespaces_.find(ns);
+                if (n == namespaces_.end() || !n->second->listed) {
+                    all_listed = false;
+                    continue;
+                }
+                for (const auto &[_, pod] : n->second->pods) pods.push_back(pod);
+            }
+            if (!all_listed) continue;  // the list marks it dirty again
+        }
+        json::object status;
+        try {
+            status = current_status(name, watched, pods);
+        } catch (const std::exception &e) {
+            warn(std::string("kubernetes discovery: ") + name + ": " + e.what());
+            if (!sleep_for(options_.max_backoff)) return;
+            std::lock_guard lock(mutex_);
+            dirty_.insert(name);  // tried again after a pause
+            continue;
+        }
+        {
+            std::lock_guard lock(mutex_);
+            const auto found = watched_.find(name);
+            if (found == watched_.end() || found->second.spec != watched.spec) continue;
+            if (found->second.reported && *found->second.reported == status) continue;
+            found->second.reported = status;
+        }
+        if (on_status_) on_status_(name, status);
+    }
+}
+
+}  // namespace liveupdate::host::kubernetes

@@ -1,0 +1,109 @@
+// Kubernetes discovery: keeps the status.pods of KubernetesDiscovery objects
+// current from a real API server. Each namespace in use is listed, then
+// watched from the list's resourceVersion; a 410 Gone re-lists, a lost
+// connection reconnects with backoff and resumes from the last
+// resourceVersion. Status is reported only when it changes.
+//
+//   KubernetesDiscovery discovery({}, [&](const std::string &name, const json::object &status) {
+//       ... write status into KubernetesDiscovery `name` ...
+//   }, [&](std::string_view warning) { ... });
+//   discovery.watch("web", discovery_spec_of(object));
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <thread>
+
+#include <boost/json.hpp>
+
+#include "common/kubernetes/api_client.hpp"
+#include "kubernetes/discovery_rules.hpp"
+
+namespace liveupdate::host::kubernetes {
+
+class KubernetesDiscovery {
+public:
+    struct Options {
+        kube::LoadOptions kubeconfig;  // which kubeconfig, context and namespace
+        std::chrono::milliseconds min_backoff{250};
+        std::chrono::milliseconds max_backoff{5000};
+        int watch_timeout_seconds = 300;  // the server ends each watch after this; it is resumed
+    };
+    // Called from the discovery's own thread, never with its lock held.
+    using StatusFn = std::function<void(const std::string &object_name, const boost::json::object &status)>;
+    using WarningFn = std::function<void(std::string_view)>;
+
+    // An unusable kubeconfig is reported through on_warning (naming file and
+    // field); nothing is discovered then.
+    KubernetesDiscovery(Options options, StatusFn on_status, WarningFn on_warning);
+    ~KubernetesDiscovery();
+    KubernetesDiscovery(const KubernetesDiscovery &) = delete;
+    KubernetesDiscovery &operator=(const KubernetesDiscovery &) = delete;
+
+    // Follows the pods the spec names; the status is reported once its
+    // namespaces are listed, then on every change.
+    void watch(const std::string &object_name, DiscoverySpec spec);
+    void unwatch(const std::string &object_name);
+    std::optional<boost::json::object> status(const std::string &object_name) const;
+
+    // The kubeconfig's namespace (for watches that name none).
+    std::string default_namespace() const;
+
+    // How often a namespace was listed (the first list and every re-list).
+    int lists_of(const std::string &namespace_name) const;
+
+private:
+    struct Watched {
+        DiscoverySpec spec;
+        std::string monitor_start;
+        std::optional<boost::json::object> reported;
+    };
+    struct Namespace {
+        std::map<std::string, boost::json::object> pods;  // by UID
+        bool listed = false;
+        int lists = 0;
+        std::atomic<bool> cancel{false};
+        std::thread thread;
+    };
+
+    void follow_namespace(const std::string &ns, Namespace &state);
+    void refresh_loop();
+    boost::json::object current_status(const std::string &name, const Watched &w,
+                                       const std::vector<boost::json::object> &pods);
+    std::vector<Ancestor> ancestors_of(const boost::json::object &pod);
+    void ensure_namespaces(const DiscoverySpec &spec);
+    void mark_namespace_dirty(const std::string &ns);
+    void warn(const std::string &text);
+    bool sleep_for(std::chrono::milliseconds delay);
+
+    StatusFn on_status_;
+    WarningFn on_warning_;
+    Options options_;
+    std::unique_ptr<kube::ApiClient> client_;
+    std::string config_error_;
+
+    mutable std::mutex mutex_;
+    std::condition_variable wake_;
+    bool stopping_ = false;
+    std::map<std::string, Watched> watched_;
+    std::set<std::string> dirty_;
+    std::map<std::string, std::unique_ptr<Namespace>> namespaces_;
+    struct OwnerInfo {
+        std::string creation_timestamp;
+        std::optional<OwnerRef> parent;  // its own controller owner
+    };
+    std::map<std::string, OwnerInfo> owner_cache_;  // by the owner's UID
+    std::string last_warning_;
+    std::thread refresh_thread_;
+};
+
+}  // namespace liveupdate::host::kubernetes

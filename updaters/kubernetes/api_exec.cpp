@@ -1,0 +1,57 @@
+#include "api_exec.hpp"
+
+#include "common/kubernetes/pod_exec.hpp"
+
+namespace liveupdate::kubernetes {
+
+kube::ApiClient &ApiExec::client() {
+    std::lock_guard lock(mutex_);
+    if (!client_) {
+        kube::LoadOptions options;
+        options.kubeconfig = config_.kubeconfig;
+        options.context = config_.context;
+        client_ = std::make_unique<kube::ApiClient>(kube::load_client_config(options));
+    }
+    return *client_;
+}
+
+ExecOutcome ApiExec::operator()(const PodContainer &target, const std::vector<std::string> &command,
+                                const docker::ArchiveReadFn *archive, std::chrono::seconds timeout,
+                                const LineLogFn &log) {
+    ExecOutcome outcome;
+    OutputLines lines(log);
+    const kube::ExecStdinFn feeder = [archive](const kube::ExecWriteFn &write) {
+        docker::copy_without_implied_dirs(*archive, write);
+    };
+    try {
+        const kube::PodExecResult r = kube::exec_in_pod(
+            client(), {target.namespace_name, target.pod, target.container}, command,
+            archive != nullptr ? &feeder : nullptr, [&lines](bool err, std::string_view d) { lines.add(err, d); },
+            std::chrono::duration_cast<std::chrono::milliseconds>(timeout));
+        lines.flush();
+        outcome.output = lines.tail();
+        outcome.exit_code = r.exit_code;
+        outcome.timed_out = r.timed_out;
+        if (r.timed_out || r.exit_code < 0) {
+            outcome.remote = false;
+            outcome.failure = "exec through the API server: " + r.failure;
+            if (!r.timed_out) outcome.failure += " (was the pod deleted or its container restarted?)";
+        } else if (r.exit_code == 127 && !r.failure.empty()) {
+            outcome.output = r.failure;  // what the runtime said about the missing executable
+        }
+    } catch (const kube::PodExecError &e) {
+        outcome.remote = false;
+        outcome.failure = e.what();
+        if (e.status == 403)
+            outcome.failure += "\nThe user needs the RBAC permission to create pods/exec in this namespace (or choose "
+                               "another context).";
+        else if (e.status == 404)
+            outcome.failure += "\nThe pod is gone (deleted or replaced); the next update goes to the pod that replaces it.";
+    } catch (const std::exception &e) {
+        outcome.remote = false;
+        outcome.failure = e.what();
+    }
+    return outcome;
+}
+
+}  // namespace liveupdate::kubernetes

@@ -1,0 +1,30 @@
+// The kubernetes updater's exec through the API server (no kubectl): the
+// client is made from the kubeconfig on first use, so a broken kubeconfig is
+// reported by the update that needs it, naming file and field.
+#pragma once
+
+#include <memory>
+#include <mutex>
+
+#include "common/kubernetes/api_client.hpp"
+#include "kubectl_updater.hpp"
+
+namespace liveupdate::kubernetes {
+
+class ApiExec {
+public:
+    explicit ApiExec(const KubectlConfig &config) : config_(config) {}
+
+    // Runs a command in the target container through the exec WebSocket.
+    ExecOutcome operator()(const PodContainer &target, const std::vector<std::string> &command,
+                           const docker::ArchiveReadFn *archive, std::chrono::seconds timeout, const LineLogFn &log);
+
+private:
+    kube::ApiClient &client();
+
+    KubectlConfig config_;
+    std::mutex mutex_;
+    std::unique_ptr<kube::ApiClient> client_;
+};
+
+}  // namespace liveupdate::kubernetes
