@@ -38,7 +38,7 @@ grep -v -e 'develop:' -e 'watch:' -e '- {path' "$shop/compose.yaml" >"$work/comp
 compose_v1 up -d >/dev/null 2>&1
 container=$(docker ps -q --filter "label=com.docker.compose.project=$project" --filter label=com.docker.compose.service=web)
 root=/proc/$(docker inspect -f '{{.State.Pid}}' "$container")/root
-"$lu_host" up "$shop/compose.yaml" --control-socket "$work/control.sock" >"$work/up.log" 2>&1 &
+"$lu_host" up -p "$project" "$shop/compose.yaml" --control-socket "$work/control.sock" >"$work/up.log" 2>&1 &
 host_pid=$!
 
 # Seconds (microsecond resolution) until $root$1 reads $2; 10 s at most.
@@ -53,9 +53,16 @@ wait_visible() {
   done
 }
 
-# The first sync also waits for discovery: not timed.
-echo warm >"$shop/src/page.txt"
-wait_visible /app/page.txt warm
+# The first sync also waits for lu-host to start and find the container: not
+# timed, written again until it shows.
+for i in $(seq 1 60); do
+  echo "warm-$i" >"$shop/src/page.txt"
+  sleep 0.5
+  line=""
+  { read -r line <"$root/app/page.txt"; } 2>/dev/null || true
+  [ "$line" = "warm-$i" ] && break
+done
+wait_visible /app/page.txt "warm-$i"
 
 declare -a lu raw
 for i in $(seq 1 "$edits"); do
