@@ -43,6 +43,12 @@ struct PreparedUpdate {
     std::vector<std::string> deletes;
     std::vector<std::vector<std::string>> run_args;
     std::vector<bool> echo_off;
+    struct RunOptions {
+        std::string user, working_dir;
+        std::vector<std::string> env;
+        bool privileged = false;
+    };
+    std::vector<RunOptions> run_options;
     bool restart = false;
     bool initial_sync = false;
 
@@ -81,6 +87,15 @@ struct PreparedUpdate {
             }
             run_args.push_back(std::move(args));
             echo_off.push_back(bool_member(run_list[i].as_object(), "echoOff"));
+            const json::object &run = run_list[i].as_object();
+            RunOptions options{string_member(run, "user"), string_member(run, "workingDir"), {},
+                               bool_member(run, "privileged")};
+            if (run.contains("env")) {
+                const json::array &env = array_member(run, "env");
+                for (std::size_t j = 0; j < env.size(); ++j)
+                    options.env.push_back(require_string(env[j], field + ".env[" + std::to_string(j) + "]"));
+            }
+            run_options.push_back(std::move(options));
         }
         restart = bool_member(update, "restart");
         initial_sync = bool_member(update, "initialSync");
@@ -117,6 +132,18 @@ UpdateOutcome Executor::execute(const json::object &update, const LogSinkFn &log
         for (std::size_t i = 0; i < argvs.size(); ++i) {
             runs.push_back(lu_run_step{argvs[i].data(), argvs[i].size(), prepared.echo_off[i] ? 1 : 0});
         }
+        std::vector<std::vector<const char *>> envs;
+        std::vector<lu_run_options> run_options;
+        for (const auto &o : prepared.run_options) {
+            std::vector<const char *> env;
+            for (const std::string &e : o.env) env.push_back(e.c_str());
+            envs.push_back(std::move(env));
+        }
+        for (std::size_t i = 0; i < prepared.run_options.size(); ++i) {
+            const auto &o = prepared.run_options[i];
+            run_options.push_back(lu_run_options{sizeof(lu_run_options), o.user.c_str(), o.working_dir.c_str(),
+                                                 envs[i].data(), envs[i].size(), o.privileged ? 1 : 0});
+        }
 
         ArchiveStream archive(prepared.copies, std::move(ignore), log);
         lu_update_request request{};
@@ -133,6 +160,7 @@ UpdateOutcome Executor::execute(const json::object &update, const LogSinkFn &log
         request.run_count = runs.size();
         request.restart = prepared.restart ? 1 : 0;
         request.initial_sync = prepared.initial_sync ? 1 : 0;
+        request.run_options = run_options.empty() ? nullptr : run_options.data();
 
         UpdateOutcome outcome;
         {

@@ -158,14 +158,23 @@ json::object ComposeDiscovery::current_status(const ComposeServiceRef &service) 
     EngineClient::expect_success(list, "GET /containers/json");
     const auto listed = json::parse(list.body);
     if (!listed.is_array()) throw EngineError(liveupdate::docker::EngineFailure::protocol, "GET /containers/json: not a list");
+    // The status is Tilt's (the container that stands for the service) plus
+    // "replicas": every container of the service, so that each is updated.
     const auto id = pick_service_container(listed.as_array());
-    if (!id) return {};
-    const auto inspect = client_->get("/containers/" + *id + "/json");
-    if (inspect.status == 404) return {}; // removed between the two calls; its destroy event follows
-    EngineClient::expect_success(inspect, "GET /containers/" + id->substr(0, 12) + "/json");
-    const auto value = json::parse(inspect.body);
-    if (!value.is_object()) throw EngineError(liveupdate::docker::EngineFailure::protocol, "container inspect: not an object");
-    return compose_status_from_inspect(value.as_object());
+    json::object status;
+    json::array replicas;
+    for (const auto &each : service_container_ids(listed.as_array())) {
+        const auto inspect = client_->get("/containers/" + each + "/json");
+        if (inspect.status == 404) continue;  // removed between the two calls; its destroy event follows
+        EngineClient::expect_success(inspect, "GET /containers/" + each.substr(0, 12) + "/json");
+        const auto value = json::parse(inspect.body);
+        if (!value.is_object()) throw EngineError(liveupdate::docker::EngineFailure::protocol, "container inspect: not an object");
+        json::object one = compose_status_from_inspect(value.as_object());
+        if (id && each == *id) status = one;
+        replicas.push_back(std::move(one));
+    }
+    status["replicas"] = std::move(replicas);
+    return status;
 }
 
 void ComposeDiscovery::refresh_loop() {

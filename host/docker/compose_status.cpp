@@ -87,6 +87,17 @@ std::optional<std::string> pick_service_container(const json::array &containers)
     return string_at(*best, "Id");
 }
 
+std::vector<std::string> service_container_ids(const json::array &containers) {
+    std::vector<std::string> ids;
+    for (const auto &value : containers) {
+        if (!value.is_object()) continue;
+        const auto &c = value.as_object();
+        if (label_of(c, kComposeOneoffLabel) == "True" || string_at(c, "Id").empty()) continue;
+        ids.push_back(string_at(c, "Id"));
+    }
+    return ids;
+}
+
 json::object compose_status_from_inspect(const json::object &inspect) {
     json::object status;
     status["containerID"] = string_at(inspect, "Id");

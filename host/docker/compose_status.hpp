@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <boost/json.hpp>
 
@@ -27,6 +28,10 @@ std::optional<ComposeServiceRef> compose_service_of(const boost::json::object &o
 // service: a running one first, else the most recently created; one-off
 // containers (`docker compose run`) never. nullopt when there is none.
 std::optional<std::string> pick_service_container(const boost::json::array &containers);
+
+// Every container of the service (a scaled service has several), one-off
+// containers left out, in the order of the list.
+std::vector<std::string> service_container_ids(const boost::json::array &containers);
 
 // The DockerComposeService status for a GET /containers/{id}/json answer:
 // {"containerID", "containerName", "containerState": {"status", "running",

@@ -6,6 +6,7 @@
 #include "cli/commands.hpp"
 #include "cli/install_paths.hpp"
 #include "cli/options.hpp"
+#include "compose/project_files.hpp"
 #include "core/host_error.hpp"
 #include "up/control_socket.hpp"
 #include "up/daemon.hpp"
@@ -19,6 +20,17 @@ constexpr long kMaxWorkers = 64;
 
 constexpr const char *kUpHelp =
     "usage: lu-host up [options] PATH...\n"
+    "       lu-host up [options] [-f FILE]... [-p NAME] [PATH...]\n"
+    "\n"
+    "A PATH that is a Compose file (compose.yaml, compose.yml, docker-compose.yml,\n"
+    "docker-compose.yaml) or a folder holding one is read as a Compose project:\n"
+    "every service's develop.watch rules (sync, sync+restart, restart, sync+exec)\n"
+    "live-update its running containers, every replica of a scaled service. The\n"
+    "compose files and the .env beside them are watched: edits apply at once.\n"
+    "\n"
+    "  -f, --file FILE        a Compose file; several merge, later ones override\n"
+    "  -p, --project-name NAME  the Compose project (default: $COMPOSE_PROJECT_NAME,\n"
+    "                         else the file's top-level name:, else its folder)\n"
     "\n"
     "Loads Tilt v1alpha1 objects (one object or a List per .json file; a folder\n"
     "stands for every .json file directly in it), keeps watching those files\n"
@@ -92,13 +104,63 @@ long number(const ParsedArgs &args, const std::string &name, long fallback, long
     return value;
 }
 
+
+// Takes -f/--file (repeatable) and -p/--project-name out of argv, as the
+// shared parser keeps one value per option.
+std::vector<char *> take_compose_options(int argc, char **argv, std::vector<std::string> &files,
+                                         std::optional<std::string> &project) {
+    std::vector<char *> rest;
+    for (int i = 0; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (i == 0 || arg == "--") {
+            rest.push_back(argv[i]);
+            if (arg == "--")
+                for (++i; i < argc; ++i) rest.push_back(argv[i]);
+            continue;
+        }
+        std::string *into = nullptr;
+        std::string inline_value;
+        bool has_inline = false;
+        for (const char *name : {"-f", "--file", "-p", "--project-name"}) {
+            const std::string n = name;
+            if (arg == n || arg.rfind(n + "=", 0) == 0) {
+                has_inline = arg.size() > n.size();
+                if (has_inline) inline_value = arg.substr(n.size() + 1);
+                if (n == "-f" || n == "--file") {
+                    files.emplace_back();
+                    into = &files.back();
+                } else {
+                    project.emplace();
+                    into = &*project;
+                }
+                break;
+            }
+        }
+        if (into == nullptr) {
+            rest.push_back(argv[i]);
+            continue;
+        }
+        if (has_inline) {
+            *into = inline_value;
+        } else if (i + 1 < argc) {
+            *into = argv[++i];
+        } else {
+            throw UsageError(arg + " needs a value");
+        }
+    }
+    return rest;
+}
+
 }  // namespace
 
 int run_up_command(int argc, char **argv) {
     ParsedArgs args;
     up::UpOptions options;
     try {
-        args = parse_args(argc, argv,
+        std::vector<std::string> compose_files;
+        std::optional<std::string> project_name;
+        std::vector<char *> rest = take_compose_options(argc, argv, compose_files, project_name);
+        args = parse_args(static_cast<int>(rest.size()), rest.data(),
                           {"--control-socket", "--debounce", "--max-wait", "--workers", "--log-format", "--log-level",
                            "--plugin", "--local-updater", "--local-updater-config", "--updater", "--config",
                            "--web-port", "--web-address", "--kubeconfig", "--context", "--namespace"},
@@ -107,8 +169,16 @@ int run_up_command(int argc, char **argv) {
             std::cout << kUpHelp;
             return kExitOk;
         }
-        if (args.positional.empty()) throw UsageError("no object file or folder given");
-        options.paths = args.positional;
+        if (!compose_files.empty()) options.compose_projects.push_back({compose_files, project_name});
+        for (const auto &path : args.positional) {
+            const auto files = compose::compose_files_of(path);
+            if (!files.empty()) options.compose_projects.push_back({files, project_name});
+            else options.paths.push_back(path);
+        }
+        if (options.paths.empty() && options.compose_projects.empty())
+            throw UsageError("no object file, folder or compose file given");
+        if (project_name && options.compose_projects.empty())
+            throw UsageError("-p names a Compose project, but no compose file is given");
         options.debounce = std::chrono::milliseconds(number(args, "--debounce", 50, 0));
         options.max_wait = std::chrono::milliseconds(number(args, "--max-wait", 10000, 0));
         options.workers = static_cast<unsigned>(number(args, "--workers", 2, 1, kMaxWorkers));

@@ -21,6 +21,8 @@
 #include "core/reconcile_driver.hpp"
 #include "core/updater.hpp"
 #include "core/updater_registry.hpp"
+#include "compose/compose_project.hpp"
+#include "compose/compose_rebuilder.hpp"
 #include "docker/compose_discovery.hpp"
 #include "kubernetes/kubernetes_discovery.hpp"
 #include "reload/hot_reloader.hpp"
@@ -101,6 +103,11 @@ std::string absolute_path(const std::string &given) {
 
 class Daemon;
 
+// A Compose project's objects are filed under its first compose file.
+std::string compose_key(const ComposeProjectOption &project) {
+    return std::filesystem::absolute(project.files.front()).lexically_normal().string();
+}
+
 // The host extension LU_HOST_LOCAL_CONTAINERS_ID, backed by the supervisor.
 class SupervisedContainers : public host::LocalContainers {
 public:
@@ -143,6 +150,12 @@ private:
     void reload_file(const std::string &file);
     bool is_folder_given(const std::string &given, const std::string &path);
     void reload_folder(const std::string &dir);
+    // Replaces the objects declared by file (an object file, or a Compose
+    // project's first file) with those of load; gone ones are removed.
+    void replace_file_objects(const std::string &file, const FileLoad &load);
+    FileLoad load_compose(const ComposeProjectOption &project);
+    // A batch of changes on a rebuild rule's FileWatch rebuilds its service.
+    void rebuild_if_asked(const json::object &file_watch);
     void apply(const DeclaredObject &d);
     void remove_object(const ObjectKey &key);
     void upsert(const json::object &object, const std::string &origin);
@@ -191,6 +204,9 @@ private:
     std::map<ObjectKey, std::vector<DeclaredObject>> declarations_;
     std::map<std::string, Rejection> rejected_;  // LiveUpdate name → why admission refused it
     std::map<std::string, std::string> container_state_logged_;  // LocalContainer → "ID state"
+    std::vector<std::set<std::string>> compose_watched_;  // per Compose project: its files and .env
+    std::vector<std::map<std::string, compose::RebuildJob>> compose_rebuilds_;  // per project: FileWatch → job
+    std::unique_ptr<compose::ComposeRebuilder> rebuilder_;  // made with the first rebuild rule
 };
 
 void Daemon::start() {
@@ -228,7 +244,10 @@ void Daemon::start() {
         });
     file_watches_ = std::make_unique<FileWatches>(
         WatchTiming{options_.debounce, options_.max_wait, std::chrono::milliseconds(500)},
-        [this](const json::object &fw) { return store(fw, "FileWatch"); },
+        [this](const json::object &fw) {
+            rebuild_if_asked(fw);
+            return store(fw, "FileWatch");
+        },
         [this](const std::vector<std::string> &due) { queue_.mark_due(due); },
         [this](const std::string &warning) { log_.write(LogLevel::warn, "", warning); });
     control_ = std::make_unique<ControlServer>(options_.control_socket,
@@ -252,9 +271,17 @@ void Daemon::start() {
 
     std::vector<std::string> roots;
     for (const auto &p : options_.paths) roots.push_back(absolute_path(p));
+    // A Compose project: the folders of its files and of its .env.
+    for (const auto &project : options_.compose_projects) {
+        for (const auto &file : project.files) {
+            const std::string dir = std::filesystem::path(absolute_path(file)).parent_path().string();
+            if (std::find(roots.begin(), roots.end(), dir) == roots.end()) roots.push_back(dir);
+        }
+    }
     // Only files directly in a given folder are object files: its subfolders
     // (often a sample's sources and container) need no watching here.
     const auto below_a_root = [roots](const std::string &dir) {
+        if (std::find(roots.begin(), roots.end(), dir) != roots.end()) return false;
         for (const auto &root : roots)
             if (dir.size() > root.size() && dir.compare(0, root.size(), root) == 0 && dir[root.size()] == '/')
                 return true;
@@ -267,15 +294,25 @@ void Daemon::start() {
         roots, WatchFilter{in_a_subfolder, below_a_root}, WatchTiming{std::chrono::milliseconds(50), std::chrono::seconds(2), std::chrono::milliseconds(500)},
         [this](std::vector<std::string> paths) {
             std::set<std::string> folders, files;
-            for (const auto &p : paths)
+            std::set<std::size_t> projects;
+            for (const auto &p : paths) {
                 for (const auto &given : options_.paths) {
                     if (is_folder_given(given, p))
                         folders.insert(p);
                     else if (is_object_file_of(given, p))
                         files.insert(p);
                 }
+                std::lock_guard<std::mutex> lock(mutex_);
+                for (std::size_t i = 0; i < compose_watched_.size(); ++i)
+                    if (compose_watched_[i].count(p) != 0) projects.insert(i);
+            }
             for (const auto &f : folders) reload_folder(f);
             for (const auto &f : files) reload_file(f);
+            for (const std::size_t i : projects) {
+                const auto &project = options_.compose_projects[i];
+                log_.write(LogLevel::info, "", project.files.front() + ": changed, reloading the Compose project");
+                replace_file_objects(compose_key(project), load_compose(project));
+            }
         },
         [this](const std::string &warning) { log_.write(LogLevel::warn, "", warning); });
     object_file_watcher_->wait_ready();
@@ -294,6 +331,12 @@ void Daemon::stop() {
     web.reset();  // first: its requests reach every part below
     object_file_watcher_.reset();
     if (file_watches_) file_watches_->stop_all();
+    std::unique_ptr<compose::ComposeRebuilder> rebuilder;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        rebuilder = std::move(rebuilder_);
+    }
+    rebuilder.reset();  // outside the lock: its lines are remembered under it
     std::unique_ptr<host::docker::ComposeDiscovery> compose;
     {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -326,11 +369,69 @@ void Daemon::load_all() {
             for (auto &o : load.objects) all.push_back(std::move(o));
         }
     }
+    for (const auto &project : options_.compose_projects) {
+        FileLoad load = load_compose(project);
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            keys_of_file_[load.file];
+        }
+        for (auto &o : load.objects) all.push_back(std::move(o));
+    }
     // Objects a LiveUpdate refers to first: fewer transient "not found" states.
     auto rank = [](const std::string &kind) { return kind == "FileWatch" ? 0 : kind == "LiveUpdate" ? 2 : 1; };
     std::stable_sort(all.begin(), all.end(),
                      [&](const DeclaredObject &a, const DeclaredObject &b) { return rank(a.kind) < rank(b.kind); });
     for (const auto &d : all) apply(d);
+}
+
+// Objects of a Compose project, declared by its first file; its errors and
+// warnings are logged here (file:line:column: why).
+FileLoad Daemon::load_compose(const ComposeProjectOption &project) {
+    const compose::ProjectLoad loaded = compose::load_compose_project({project.files, project.name},
+                                                                      compose::process_environment());
+    FileLoad load;
+    load.file = compose_key(project);
+    for (const auto &w : loaded.warnings) log_.write(LogLevel::warn, "", w);
+    for (const auto &e : loaded.errors) log_.write(LogLevel::error, "", e);
+    load.errors = loaded.errors;
+    for (const auto &o : loaded.objects) {
+        const std::string kind(o.at("kind").as_string());
+        const std::string name(o.at("metadata").at("name").as_string());
+        load.objects.push_back({load.file, kind, name, o});
+    }
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        std::set<std::string> watched(loaded.watched_files.begin(), loaded.watched_files.end());
+        const auto index = static_cast<std::size_t>(&project - options_.compose_projects.data());
+        if (compose_watched_.size() <= index) compose_watched_.resize(index + 1);
+        compose_watched_[index] = std::move(watched);
+        if (compose_rebuilds_.size() <= index) compose_rebuilds_.resize(index + 1);
+        if (loaded.errors.empty() || !load.objects.empty()) {
+            compose_rebuilds_[index].clear();
+            for (const auto &[watch, service] : loaded.rebuild_watches)
+                compose_rebuilds_[index][watch] =
+                    compose::RebuildJob{loaded.name, loaded.files, loaded.directory, service};
+        }
+        if (!loaded.rebuild_watches.empty() && !rebuilder_)
+            rebuilder_ = std::make_unique<compose::ComposeRebuilder>(
+                [this](const std::string &service, std::string_view line, bool error) {
+                    log_.write(error ? LogLevel::error : LogLevel::info, service, line);
+                    remember_log(service, std::string(line));
+                });
+    }
+    if (!loaded.name.empty())
+        log_.write(LogLevel::info, "",
+                   load.file + ": Compose project " + loaded.name + ", " + std::to_string(load.objects.size()) +
+                       " object(s)");
+    return load;
+}
+
+void Daemon::rebuild_if_asked(const json::object &file_watch) {
+    const std::string name = host::string_member(file_watch.at("metadata"), "name");
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!rebuilder_) return;
+    for (const auto &rebuilds : compose_rebuilds_)
+        if (auto found = rebuilds.find(name); found != rebuilds.end()) rebuilder_->request(found->second);
 }
 
 void Daemon::reload_file(const std::string &file) {
@@ -344,11 +445,16 @@ void Daemon::reload_file(const std::string &file) {
             std::this_thread::sleep_for(kSettleStep);
             load = load_object_file(file);
         }
-        if (load.objects.empty() && !load.errors.empty()) {
-            for (const auto &e : load.errors) log_.write(LogLevel::error, "", e + " (its objects stay as they were)");
-            return;
-        }
         for (const auto &e : load.errors) log_.write(LogLevel::error, "", e);
+    }
+    replace_file_objects(file, load);
+}
+
+void Daemon::replace_file_objects(const std::string &file, const FileLoad &load) {
+    std::error_code ec;
+    if (load.objects.empty() && !load.errors.empty()) {
+        log_.write(LogLevel::error, "", file + ": not loaded, its objects stay as they were");
+        return;
     }
     std::vector<ObjectKey> gone;
     std::vector<DeclaredObject> fallbacks;

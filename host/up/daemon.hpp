@@ -17,8 +17,15 @@
 
 namespace liveupdate::up {
 
+// A Compose project given to `lu-host up` (-f FILE... or a PATH holding one).
+struct ComposeProjectOption {
+    std::vector<std::string> files;   // merge order
+    std::optional<std::string> name;  // -p
+};
+
 struct UpOptions {
     std::vector<std::string> paths;  // object files or folders
+    std::vector<ComposeProjectOption> compose_projects;
     std::filesystem::path plugin;    // the liveupdate plugin
     std::filesystem::path local_updater;
     std::string local_updater_config = "{}";

@@ -9,7 +9,9 @@
 #include <cstring>
 #include <filesystem>
 
+#include "compose/project_files.hpp"
 #include "core/ignore_patterns.hpp"
+#include "core/yaml_json.hpp"
 
 namespace liveupdate::up {
 namespace fs = std::filesystem;
@@ -18,6 +20,18 @@ namespace json = boost::json;
 namespace {
 
 constexpr std::size_t kMaxObjectFileBytes = 16 * 1024 * 1024;
+
+// .json, and .yaml/.yml that are not compose files (those are Compose projects).
+bool is_object_file_name(const fs::path &path) {
+    const auto ext = path.extension();
+    if (ext == ".json") return true;
+    return (ext == ".yaml" || ext == ".yml") && !compose::is_compose_file_name(path.filename().string());
+}
+
+bool is_yaml(const std::string &file) {
+    const auto ext = fs::path(file).extension();
+    return ext == ".yaml" || ext == ".yml";
+}
 
 std::string absolute_of(const std::string &path) { return clean_path(fs::absolute(path).string()); }
 
@@ -92,7 +106,7 @@ std::vector<std::string> object_files_of(const std::string &path) {
     if (!fs::is_directory(abs, ec)) return {abs};
     std::vector<std::string> files;
     for (const auto &entry : fs::directory_iterator(abs, ec))
-        if (entry.path().extension() == ".json" && !entry.is_directory(ec)) files.push_back(entry.path().string());
+        if (is_object_file_name(entry.path()) && !entry.is_directory(ec)) files.push_back(entry.path().string());
     std::sort(files.begin(), files.end());
     return files;
 }
@@ -101,31 +115,46 @@ bool is_object_file_of(const std::string &given, const std::string &path) {
     const std::string abs = absolute_of(given);
     if (path == abs) return true;
     std::error_code ec;
-    return fs::is_directory(abs, ec) && fs::path(path).parent_path() == abs && fs::path(path).extension() == ".json";
+    return fs::is_directory(abs, ec) && fs::path(path).parent_path() == abs && is_object_file_name(fs::path(path));
 }
 
 FileLoad parse_object_file(const std::string &file, std::string_view text) {
     FileLoad load;
     load.file = file;
-    JsonParse parsed = parse_json_at(text);
-    if (!parsed.error.empty()) {
-        load.errors.push_back(file + ":" + parsed.error);
-        load.incomplete = parsed.incomplete;
-        return load;
-    }
-    json::value doc = std::move(parsed.value);
-    json::array items;
-    const bool is_list = doc.is_object() && string_of(doc.as_object(), "kind") == "List";
-    if (is_list) {
-        const auto *list = doc.as_object().if_contains("items");
-        if (list == nullptr || !list->is_array()) {
-            load.errors.push_back(file + ": List: \"items\" must be an array");
+    std::vector<json::value> documents;
+    if (is_yaml(file)) {
+        try {
+            documents = yaml_documents(text);
+        } catch (const YamlError &e) {
+            load.errors.push_back(file + ":" + std::to_string(e.line()) + ":" + std::to_string(e.column()) +
+                                  ": malformed YAML: " + std::string(e.what()).substr(std::string(e.what()).find(": ") + 2));
             return load;
         }
-        items = list->as_array();
     } else {
-        items.push_back(doc);
+        JsonParse parsed = parse_json_at(text);
+        if (!parsed.error.empty()) {
+            load.errors.push_back(file + ":" + parsed.error);
+            load.incomplete = parsed.incomplete;
+            return load;
+        }
+        documents.push_back(std::move(parsed.value));
     }
+    json::array items;
+    bool is_list = false;
+    for (const auto &doc : documents) {
+        if (doc.is_object() && string_of(doc.as_object(), "kind") == "List") {
+            is_list = true;
+            const auto *list = doc.as_object().if_contains("items");
+            if (list == nullptr || !list->is_array()) {
+                load.errors.push_back(file + ": List: \"items\" must be an array");
+                continue;
+            }
+            for (const auto &item : list->as_array()) items.push_back(item);
+        } else {
+            items.push_back(doc);
+        }
+    }
+    is_list = is_list || documents.size() > 1;
     const std::string dir = fs::path(file).parent_path().string();
     for (std::size_t i = 0; i < items.size(); ++i) {
         const std::string where = is_list ? file + ": items[" + std::to_string(i) + "]" : file;

@@ -1,5 +1,7 @@
 // Object files given to `lu-host up`: Tilt v1alpha1 JSON, one object or a
-// `List` of them per file; a folder stands for every `.json` file directly in it.
+// `List` of them per file, or YAML (.yaml/.yml), one or more documents each an
+// object or a List; a folder stands for every such file directly in it
+// (compose files aside: those are Compose projects).
 //
 // Relative paths in objects are resolved against the folder of the file that
 // declares them, so that a checkout works wherever it lives:

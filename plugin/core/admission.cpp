@@ -58,7 +58,7 @@ void peek_identity(const boost::json::value &v, std::string &kind, std::string &
 
 std::vector<FieldError> validate_live_update(const api::LiveUpdateSpec &spec) {
     std::vector<FieldError> errors;
-    if (spec.syncs.empty() && spec.execs.empty())
+    if (spec.syncs.empty() && spec.execs.empty() && spec.restart_paths.empty())
         errors.push_back(invalid("spec.syncs", "", "must contain at least 1 sync or 1 exec to run on live update"));
     if (!spec.base_path.empty() && !is_abs(spec.base_path))
         errors.push_back(invalid("spec.basePath", spec.base_path, "base path is not absolute"));

@@ -7,6 +7,8 @@
 
 #include <boost/json.hpp>
 
+#include "core/yaml_json.hpp"
+
 namespace liveupdate {
 namespace {
 
@@ -16,19 +18,6 @@ std::string_view trim(std::string_view s) {
     while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
     while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
     return s;
-}
-
-std::string unquote(std::string_view s) {
-    s = trim(s);
-    if (s.size() >= 2 && (s.front() == '"' || s.front() == '\'') && s.back() == s.front())
-        s = s.substr(1, s.size() - 2);
-    return std::string(s);
-}
-
-std::size_t indent_of(std::string_view line) {
-    std::size_t n = 0;
-    while (n < line.size() && line[n] == ' ') ++n;
-    return n;
 }
 
 void walk_json_hashes(const boost::json::value &v, ApplyFilter &out) {
@@ -61,41 +50,6 @@ void add_json_entity(const boost::json::value &v, ApplyFilter &out) {
     walk_json_hashes(v, out);
 }
 
-// One YAML document: the top-level metadata's uid and every hash label.
-void add_yaml_document(const std::vector<std::string_view> &lines, ApplyFilter &out) {
-    bool any_content = false;
-    bool in_metadata = false;
-    std::size_t metadata_child_indent = 0;
-    std::string uid, name;
-    for (const auto line : lines) {
-        const auto content = trim(line);
-        if (content.empty() || content.front() == '#') continue;
-        any_content = true;
-        const std::size_t indent = indent_of(line);
-        if (indent == 0) {
-            in_metadata = content == "metadata:";
-            metadata_child_indent = 0;
-            continue;
-        }
-        if (in_metadata) {
-            if (metadata_child_indent == 0) metadata_child_indent = indent;
-            if (indent == metadata_child_indent) {
-                if (content.rfind("uid:", 0) == 0) uid = unquote(content.substr(4));
-                if (content.rfind("name:", 0) == 0) name = unquote(content.substr(5));
-            }
-        }
-        const auto label = content.find(kHashLabel);
-        if (label != std::string_view::npos) {
-            auto rest = content.substr(label + kHashLabel.size());
-            if (!rest.empty() && (rest.front() == '"' || rest.front() == '\'')) rest.remove_prefix(1);
-            if (!rest.empty() && rest.front() == ':') out.pod_template_hashes.push_back(unquote(rest.substr(1)));
-        }
-    }
-    if (!any_content) return;
-    if (uid.empty()) throw std::runtime_error("Resource missing uid: " + name);
-    out.deployed_uids.push_back(uid);
-}
-
 bool contains(const std::vector<std::string> &v, const std::string &s) {
     return std::find(v.begin(), v.end(), s) != v.end();
 }
@@ -123,20 +77,7 @@ ApplyFilter apply_filter_from_result(const std::string &result_yaml) {
             return out;
         }
     }
-    std::vector<std::string_view> doc;
-    std::string_view rest = result_yaml;
-    while (!rest.empty()) {
-        const auto nl = rest.find('\n');
-        const auto line = rest.substr(0, nl);
-        rest = nl == std::string_view::npos ? std::string_view{} : rest.substr(nl + 1);
-        if (trim(line).rfind("---", 0) == 0 && indent_of(line) == 0) {
-            add_yaml_document(doc, out);
-            doc.clear();
-            continue;
-        }
-        doc.push_back(line);
-    }
-    add_yaml_document(doc, out);
+    for (const auto &document : yaml_documents(text)) add_json_entity(document, out);
     return out;
 }
 

@@ -93,6 +93,13 @@ SelectedResource select_kubernetes(const api::KubernetesDiscovery &discovery, co
 
 SelectedResource select_docker_compose(const api::DockerComposeService &service) {
     SelectedResource r = select_runtime_container(service.status);
+    if (!service.replicas.empty()) {
+        r.containers.clear();
+        for (const auto &replica : service.replicas) {
+            SelectedResource one = select_runtime_container(replica);
+            for (auto &c : one.containers) r.containers.push_back(std::move(c));
+        }
+    }
     r.via = "docker";
     return r;
 }

@@ -31,7 +31,7 @@ struct SelectedResource {
 SelectedResource select_kubernetes(const api::KubernetesDiscovery &discovery, const api::KubernetesApply *apply,
                                    const api::LiveUpdateKubernetesSelector &selector,
                                    const api::ImageMap *image_map);
-// C02: the service's one container.
+// C02: the service's one container; every replica when the status lists them.
 SelectedResource select_docker_compose(const api::DockerComposeService &service);
 // L01: the LocalContainer's one container, mapped as C02.
 SelectedResource select_local(const api::LocalContainer &local);

@@ -1,5 +1,7 @@
 #include "core/dependencies.hpp"
 
+#include <algorithm>
+
 #include "core/json_equal.hpp"
 
 namespace liveupdate {
@@ -122,7 +124,15 @@ std::variant<SelectedResource, std::string> resource_of(const Monitor &monitor, 
     }
     if (sel.docker_compose) {
         if (!monitor.last_docker_compose_service) return std::string("no docker compose status");
-        return select_docker_compose(std::get<api::DockerComposeService>(monitor.last_docker_compose_service->body));
+        const auto &service = std::get<api::DockerComposeService>(monitor.last_docker_compose_service->body);
+        SelectedResource selected = select_docker_compose(service);
+        // Discovery listed the whole service and none of it runs: say so, and
+        // sync once a container appears (its status change reconciles again).
+        const bool running = std::any_of(selected.containers.begin(), selected.containers.end(),
+                                         [](const SelectedContainer &c) { return c.container.state.running.has_value(); });
+        if (service.replicas_listed && !running)
+            return "no running container for service " + service.service + " of project " + service.project;
+        return selected;
     }
     if (sel.local) {
         if (!monitor.last_local_container) return std::string("no local container status");

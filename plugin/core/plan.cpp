@@ -105,7 +105,9 @@ PlanResult create_plan(const api::LiveUpdateSpec &spec, const std::vector<std::s
             mapped = true;
             break;
         }
-        if (!mapped) result.plan.no_match_paths.push_back(file);
+        const bool restarts = matches_file_or_child(spec.restart_paths, spec.base_path, file);
+        if (restarts) result.plan.restart_paths.push_back(file);
+        if (!mapped && !restarts) result.plan.no_match_paths.push_back(file);
     }
     for (const auto &file : files_changed)
         if (matches_file_or_child(spec.stop_paths, spec.base_path, file)) result.plan.stop_paths.push_back(file);
@@ -126,7 +128,7 @@ std::vector<RunStep> boil_runs(const api::LiveUpdateSpec &spec, const std::vecto
         bool run = exec.trigger_paths.empty();
         for (std::size_t i = 0; !run && i < synced.size(); ++i)
             run = matches_file_or_child(exec.trigger_paths, spec.base_path, synced[i].local_path);
-        if (run) out.push_back({exec.args, exec.echo_off});
+        if (run) out.push_back({exec.args, exec.echo_off, exec.user, exec.working_dir, exec.env, exec.privileged});
     }
     return out;
 }

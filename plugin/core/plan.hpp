@@ -36,6 +36,7 @@ struct Plan {
     std::vector<PathMapping> sync_paths;
     std::vector<std::string> no_match_paths;
     std::vector<std::string> stop_paths;
+    std::vector<std::string> restart_paths;  // changed files under spec.restartPaths
 };
 
 struct PlanFailure {
@@ -48,6 +49,8 @@ struct PlanResult {
     std::optional<PlanFailure> failed;  // UpdateStopped
 };
 
+// A changed file under spec.restartPaths is planned for a restart, and is not
+// "unmatched" even when no sync maps it.
 // Stats a sync's local path when a changed file falls under it (a file rule
 // whose containerPath ends in "/" maps into that directory).
 PlanResult create_plan(const api::LiveUpdateSpec &spec, const std::vector<std::string> &files_changed);
@@ -55,6 +58,10 @@ PlanResult create_plan(const api::LiveUpdateSpec &spec, const std::vector<std::s
 struct RunStep {
     std::vector<std::string> args;
     bool echo_off = false;
+    std::string user{};
+    std::string working_dir{};
+    std::vector<std::string> env{};
+    bool privileged = false;
 };
 
 // P06: execs in order; one with triggerPaths only if a synced local path matches.

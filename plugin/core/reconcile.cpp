@@ -264,7 +264,7 @@ std::optional<Step> ReconcileSession::visit(const SelectedContainer &sc) {
                                               track.last_file_time_synced, "", waiting};
     if (plan.failed) {
         one.failed = api::LiveUpdateStateFailed{plan.failed->reason, plan.failed->message, {}};
-    } else if (plan.plan.sync_paths.empty()) {
+    } else if (plan.plan.sync_paths.empty() && plan.plan.restart_paths.empty()) {
         one.containers.push_back(idle);
     } else if (c.state.waiting && c.state.waiting->reason == "CrashLoopBackOff") {
         one.failed = api::LiveUpdateStateFailed{
@@ -278,7 +278,7 @@ std::optional<Step> ReconcileSession::visit(const SelectedContainer &sc) {
         update.via = resource_.via;
         update.container = ContainerRef{c.id, c.name, sc.pod_name, sc.namespace_name, resource_.local_root};
         update.runs = boil_runs(spec, plan.plan.sync_paths);
-        update.restart = spec.restart == "always";
+        update.restart = spec.restart == "always" || (!initial_sync && !plan.plan.restart_paths.empty());
         update.initial_sync = initial_sync;
         const std::string names = "[" + display + "]";
         if (initial_sync) {

@@ -25,7 +25,15 @@ json::object encode_update(const ContainerUpdate &u) {
     copy.reserve(u.copy.size());
     for (const auto &m : u.copy) copy.push_back(json::object{{"local", m.local_path}, {"container", m.container_path}});
     json::array runs;
-    for (const auto &r : u.runs) runs.push_back(json::object{{"args", strings(r.args)}, {"echoOff", r.echo_off}});
+    for (const auto &r : u.runs) {
+        json::object run{{"args", strings(r.args)}, {"echoOff", r.echo_off}};
+        // Only when set, so that Tilt-shaped steps stay as they were.
+        if (!r.user.empty()) run["user"] = r.user;
+        if (!r.working_dir.empty()) run["workingDir"] = r.working_dir;
+        if (!r.env.empty()) run["env"] = strings(r.env);
+        if (r.privileged) run["privileged"] = true;
+        runs.push_back(std::move(run));
+    }
     json::array filter;
     for (const auto &f : u.filter) filter.push_back(api::encode_ignore_def(f));
     return json::object{{"liveUpdate", u.live_update},

@@ -100,7 +100,7 @@ BOOST_AUTO_TEST_CASE(follows_a_service_through_its_container_lifecycle) {
                                [&](std::string_view w) { rec.on_warning(w); });
     const auto project = unique_project();
     discovery.watch("web", {project, "web"});
-    rec.wait_for("web", [](const json::object &s) { return s.empty(); }); // no container yet
+    rec.wait_for("web", [](const json::object &s) { return !s.contains("containerID") && s.at("replicas").as_array().empty(); }); // no container yet
 
     std::string first_id;
     std::string first_start;
@@ -113,6 +113,7 @@ BOOST_AUTO_TEST_CASE(follows_a_service_through_its_container_lifecycle) {
         first_start = str(state_of(running), "startedAt");
         BOOST_TEST(first_id == c.id);
         BOOST_TEST(str(running, "containerName") == c.name);
+        BOOST_TEST(running.at("replicas").as_array().size() == 1u);  // the one-off is no replica
         BOOST_TEST(state_of(running).at("running").as_bool());
         BOOST_TEST(first_start.size() == std::string("2026-01-01T00:00:00.000000Z").size());
         BOOST_TEST(!state_of(running).contains("finishedAt"));
@@ -145,9 +146,9 @@ BOOST_AUTO_TEST_CASE(other_services_do_not_disturb_and_unwatch_stops_reports) {
     ComposeContainer api(project, "api", project + "-api-1");
     discovery.watch("api", {project, "api"});
     discovery.watch("db", {project, "db"});
-    const auto api_status = rec.wait_for("api", [](const json::object &s) { return !s.empty(); });
+    const auto api_status = rec.wait_for("api", [](const json::object &s) { return s.contains("containerID"); });
     BOOST_TEST(str(api_status, "containerID") == api.id);
-    rec.wait_for("db", [](const json::object &s) { return s.empty(); });
+    rec.wait_for("db", [](const json::object &s) { return !s.contains("containerID"); });
     discovery.unwatch("api");
     BOOST_TEST(!discovery.status("api").has_value());
 }

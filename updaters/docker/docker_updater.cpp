@@ -387,7 +387,9 @@ UpdateResult DockerUpdater::run_commands(const Target &target, const std::vector
         }
         if (run.argv.empty()) throw InfraFailure("run step " + std::to_string(i + 1) + " has no command");
         OutputCollector output(log, LogLevel::info);
-        const auto result = run_exec(client_, {target.id, run.argv, config_.user}, nullptr, output.handler(), timeouts());
+        const ExecSpec spec{target.id, run.argv, run.user.empty() ? config_.user : run.user, run.working_dir, run.env,
+                            run.privileged};
+        const auto result = run_exec(client_, spec, nullptr, output.handler(), timeouts());
         output.finish();
         if (result.exit_code == 0) continue;
         const auto gone = container_gone_reason(target, result.exit_code == kExitKilled);

@@ -28,6 +28,10 @@ struct CopyEntry {
 struct RunCommand {
     std::vector<std::string> argv;
     bool echo_off = false;
+    std::string user{};         // "" : the configured user, else the container's
+    std::string working_dir{};  // "" : the container's
+    std::vector<std::string> env{};
+    bool privileged = false;
 };
 
 struct ContainerUpdate {

@@ -19,7 +19,8 @@ dk::ContainerUpdate to_update(const lu::Request &request) {
     dk::ContainerUpdate update{request.container.id, request.container.name, {},   request.archive,
                                request.delete_paths, {},                     request.restart};
     for (const lu::CopyMapping &copy : request.copies) update.copies.push_back({copy.local_path, copy.container_path});
-    for (const lu::RunStep &run : request.runs) update.runs.push_back({run.argv, run.echo_off});
+    for (const lu::RunStep &run : request.runs)
+        update.runs.push_back({run.argv, run.echo_off, run.user, run.working_dir, run.env, run.privileged});
     return update;
 }
 

@@ -20,7 +20,22 @@ RuntimeContainerStatus decode_runtime_container_status(const json::object *o) {
 }
 
 DockerComposeService decode_docker_compose_service(const json::object &object) {
-    return DockerComposeService{decode_runtime_container_status(object_field(object, "status", ""))};
+    const json::object *status = object_field(object, "status", "");
+    DockerComposeService service;
+    service.status = decode_runtime_container_status(status);
+    if (const json::object *spec = object_field(object, "spec", "")) {
+        service.service = string_field(*spec, "service", "spec");
+        if (const json::object *project = object_field(*spec, "project", "spec"))
+            service.project = string_field(*project, "name", "spec.project");
+    }
+    if (status == nullptr) return service;
+    if (const auto *arr = array_field(*status, "replicas", "status")) {
+        service.replicas_listed = true;
+        for (std::size_t i = 0; i < arr->size(); ++i)
+            service.replicas.push_back(
+                decode_runtime_container_status(&expect_object((*arr)[i], index("status.replicas", i))));
+    }
+    return service;
 }
 
 }  // namespace liveupdate::api

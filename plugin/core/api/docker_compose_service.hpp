@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <boost/json.hpp>
 
@@ -27,6 +28,12 @@ struct RuntimeContainerStatus {
 
 struct DockerComposeService {
     RuntimeContainerStatus status;
+    // Not in Tilt: status.replicas, every container of a scaled service
+    // (`--scale web=3`), each in the shape of the status; empty when absent.
+    std::vector<RuntimeContainerStatus> replicas;
+    bool replicas_listed = false;  // status.replicas present (even empty): discovery saw the whole service
+    std::string service;           // spec.service
+    std::string project;           // spec.project.name
 };
 
 RuntimeContainerStatus decode_runtime_container_status(const boost::json::object *status);

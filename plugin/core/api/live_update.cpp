@@ -52,10 +52,13 @@ LiveUpdateSpec decode_live_update_spec(const json::object *o) {
             const std::string p = index(child(path, "execs"), i);
             const auto &eo = expect_object((*arr)[i], p);
             spec.execs.push_back({string_array_field(eo, "args", p), string_array_field(eo, "triggerPaths", p),
-                                  bool_field(eo, "echoOff", p)});
+                                  bool_field(eo, "echoOff", p), string_field(eo, "user", p),
+                                  string_field(eo, "workingDir", p), string_array_field(eo, "env", p),
+                                  bool_field(eo, "privileged", p)});
         }
     }
     spec.restart = string_field(*o, "restart", path);
+    spec.restart_paths = string_array_field(*o, "restartPaths", path);
     if (const auto *v = member(*o, "initialSync")) {
         if (!v->is_object()) throw DecodeError("spec.initialSync", "expected object");
         spec.initial_sync = true;

@@ -47,6 +47,12 @@ struct LiveUpdateExec {
     std::vector<std::string> args;
     std::vector<std::string> trigger_paths;
     bool echo_off = false;
+    // Not in Tilt: how the command runs (Compose's exec.user, working_dir,
+    // environment as "KEY=VALUE", privileged); empty: the container's default.
+    std::string user{};
+    std::string working_dir{};
+    std::vector<std::string> env{};
+    bool privileged = false;
 };
 
 struct LiveUpdateSpec {
@@ -57,6 +63,10 @@ struct LiveUpdateSpec {
     std::vector<LiveUpdateSync> syncs;
     std::vector<LiveUpdateExec> execs;
     std::string restart;  // "auto" (default) or "always"
+    // Not in Tilt: a change under one of these (relative to basePath) restarts
+    // the container after its update, even when no sync maps it (Compose's
+    // sync+restart and restart watch actions).
+    std::vector<std::string> restart_paths;
     bool initial_sync = false;
 };
 

@@ -76,6 +76,10 @@ struct CopyMapping {
 struct RunStep {
     std::vector<std::string> argv;
     bool echo_off = false;  // do not log the command line
+    std::string user{};         // "" : the container's default
+    std::string working_dir{};  // "" : the container's default
+    std::vector<std::string> env{};  // "KEY=VALUE", added
+    bool privileged = false;
 };
 
 // Reads up to capacity bytes of the archive: the count read, 0 at the end, -1 on error.
@@ -145,6 +149,18 @@ inline Request to_request(const lu_update_request &r) {
             for (std::size_t a = 0; runs[i].argv != nullptr && a < runs[i].argc; ++a)
                 step.argv.push_back(text(runs[i].argv[a]));
             request.runs.push_back(std::move(step));
+        }
+    }
+    if (const lu_run_options *options = member_or(r, &R::run_options, nullptr)) {
+        using O = lu_run_options;
+        for (std::size_t i = 0; i < request.runs.size(); ++i) {
+            const O &o = options[i];
+            RunStep &step = request.runs[i];
+            step.user = text(member_or(o, &O::user, nullptr));
+            step.working_dir = text(member_or(o, &O::working_dir, nullptr));
+            if (const char *const *env = member_or(o, &O::env, nullptr))
+                for (std::size_t e = 0, n = member_or(o, &O::env_count, 0); e < n; ++e) step.env.push_back(text(env[e]));
+            step.privileged = member_or(o, &O::privileged, 0) != 0;
         }
     }
     request.restart = member_or(r, &R::restart, 0) != 0;

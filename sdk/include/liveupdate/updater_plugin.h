@@ -58,6 +58,16 @@ typedef struct lu_run_step {
     int32_t echo_off; /* non-zero: do not log the command line */
 } lu_run_step;
 
+/* How one run step runs (Compose's exec options); empty strings: the container's default. */
+typedef struct lu_run_options {
+    uint32_t struct_size;
+    const char *user;
+    const char *working_dir;
+    const char *const *env; /* "KEY=VALUE", added to the container's environment */
+    size_t env_count;
+    int32_t privileged; /* non-zero: run with extended privileges */
+} lu_run_options;
+
 typedef struct lu_update_request {
     uint32_t struct_size;
     const char *live_update;  /* the LiveUpdate's name, for logs */
@@ -73,6 +83,8 @@ typedef struct lu_update_request {
     size_t run_count;
     int32_t restart;      /* non-zero: restart the container after the update */
     int32_t initial_sync; /* non-zero: the container's first, full sync */
+    /* Appended: NULL, or run_count entries, the options of each run step. */
+    const lu_run_options *run_options;
 } lu_update_request;
 
 typedef enum lu_outcome_kind {

@@ -33,6 +33,13 @@ std::string create_exec(EngineClient &client, const ExecSpec &spec, bool attach_
     for (const auto &arg : spec.argv) cmd.emplace_back(arg);
     body["Cmd"] = std::move(cmd);
     if (!spec.user.empty()) body["User"] = spec.user;
+    if (!spec.working_dir.empty()) body["WorkingDir"] = spec.working_dir;
+    if (!spec.env.empty()) {
+        boost::json::array env;
+        for (const auto &e : spec.env) env.emplace_back(e);
+        body["Env"] = std::move(env);
+    }
+    if (spec.privileged) body["Privileged"] = true;
     const std::string path = "/containers/" + spec.container_id + "/exec";
     const auto response = client.post(path, boost::json::serialize(body));
     EngineClient::expect_success(response, "POST " + path);

@@ -1,0 +1,34 @@
+// YAML documents (yaml-cpp) as JSON values: a multi-document stream
+// ("---" separated), as `tilt get -o yaml` and kubectl print objects. Plain
+// scalars take their YAML 1.2 core types (true/false, null/~, integers,
+// floats), quoted ones stay strings; keys are strings.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/json.hpp>
+
+namespace liveupdate {
+
+// what(): "line L, column C: why" (from 1).
+class YamlError : public std::runtime_error {
+public:
+    YamlError(int line, int column, const std::string &why)
+        : std::runtime_error("line " + std::to_string(line) + ", column " + std::to_string(column) + ": " + why),
+          line_(line), column_(column) {}
+    int line() const { return line_; }
+    int column() const { return column_; }
+
+private:
+    int line_;
+    int column_;
+};
+
+// Empty documents are left out. Throws YamlError for malformed YAML, an
+// alias cycle or nesting deeper than 64.
+std::vector<boost::json::value> yaml_documents(std::string_view text);
+
+}  // namespace liveupdate
