@@ -97,7 +97,9 @@ ExitStatus run_command(const Run &request, FrameOutput &out) {
             if (fds[i].fd < 0 || fds[i].revents == 0) continue;
             const auto got = ::read(fds[i].fd, buffer, sizeof buffer);
             if (got > 0) {
+                // Output is streamed as it comes, not held back with answers.
                 out.send(encode(Output{static_cast<std::uint8_t>(i + 1), std::string(buffer, static_cast<std::size_t>(got))}));
+                out.flush();
             } else if (got == 0 || (errno != EINTR && errno != EAGAIN)) {
                 ::close(fds[i].fd);
                 fds[i].fd = -1;

@@ -99,9 +99,12 @@ int serve(int in, int out_fd) {
                 }
                 if (!answer(*frame, out)) return 0;
             }
+            // Every complete request read so far is answered: send the answers before waiting for more.
+            if (!out.flush()) return 0;
         }
     } catch (const ProtocolError &e) {
         out.send(encode(Fatal{e.what()}));
+        out.flush();
         std::fprintf(stderr, "lu-agent: %s\n", e.what());
         return 1;
     }

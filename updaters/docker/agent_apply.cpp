@@ -29,14 +29,17 @@ class Pipeline {
 public:
     Pipeline(AgentSession &session, std::chrono::milliseconds stall) : session_(session), stall_(stall) {}
 
+    // Small requests go out together: one write for many files.
     void send(const std::string &frame) {
-        session_.send(frame, AgentSession::Clock::now() + stall_);
+        batch_ += frame;
         ++owed_;
+        if (batch_.size() >= kBatchBytes) push();
         // Answers pile up in memory while sending: collect them now and then.
-        if (owed_ >= 256) collect();
+        if (owed_ >= 1024) collect();
     }
 
     void collect() {
+        push();
         while (owed_ > 0) {
             const auto result = expect<agent::Result>(session_.receive(AgentSession::Clock::now() + stall_));
             --owed_;
@@ -50,8 +53,17 @@ public:
     }
 
 private:
+    static constexpr std::size_t kBatchBytes = 256 * 1024;
+
+    void push() {
+        if (batch_.empty()) return;
+        session_.send(batch_, AgentSession::Clock::now() + stall_);
+        batch_.clear();
+    }
+
     AgentSession &session_;
     std::chrono::milliseconds stall_;
+    std::string batch_;
     std::size_t owed_ = 0;
     std::string first_failure_;
 };
