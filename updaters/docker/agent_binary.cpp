@@ -26,10 +26,19 @@ constexpr const char *kAgentName = "lu-agent";
 constexpr const char *kAgentFolder = ".lu-agent";
 
 std::vector<fs::path> default_places() {
+    std::vector<fs::path> places;
     Dl_info info{};
-    if (::dladdr(reinterpret_cast<void *>(&load_agent_binary), &info) == 0 || info.dli_fname == nullptr) return {};
-    const fs::path here = fs::absolute(info.dli_fname).parent_path();
-    return {here / kAgentName, here.parent_path() / "bin" / kAgentName};
+    if (::dladdr(reinterpret_cast<void *>(&load_agent_binary), &info) != 0 && info.dli_fname != nullptr) {
+        const fs::path here = fs::absolute(info.dli_fname).parent_path();
+        places.push_back(here / kAgentName);
+        places.push_back(here.parent_path() / "bin" / kAgentName);
+    }
+    // lu-host loads a copy of the plugin from a scratch folder (hot reload):
+    // then the executable's own folder is where lu-agent lies beside it.
+    std::error_code ec;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    if (!ec) places.push_back(exe.parent_path() / kAgentName);
+    return places;
 }
 
 std::string hex16(std::uint64_t value) {

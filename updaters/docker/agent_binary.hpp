@@ -14,7 +14,8 @@ struct AgentBinary {
 };
 
 // Reads `configured` when set, else lu-agent beside the plugin or in ../bin
-// from it (the build tree's bin/ and lib/, an installation's bin/ and lib/).
+// from it (the build tree's bin/ and lib/, an installation's bin/ and lib/),
+// else beside the running executable (lu-host loads a copy of the plugin).
 // Throws std::runtime_error naming the places looked at.
 AgentBinary load_agent_binary(const std::string &configured);
 

@@ -453,7 +453,8 @@ std::unique_ptr<AgentSession> DockerUpdater::start_agent(const Target &target, c
     } catch (const AgentSessionBroken &e) {
         why = e.what();
         if (why.find("exit code 126") != std::string::npos)
-            why += ": the container cannot execute it (a noexec mount, or another CPU architecture)";
+            why += ": the container cannot execute it (a noexec mount, another CPU architecture, or a \"user\" the "
+                   "container does not know: see the lines above)";
     }
     // A container that stopped meanwhile is that update's failure, not the agent's.
     const auto gone = container_gone_reason(target, false);
@@ -468,6 +469,14 @@ std::optional<UpdateResult> DockerUpdater::update_through_agent(Target &target, 
     {
         std::lock_guard lock(agent_mutex_);
         if (agent_refused_.contains(target.id)) return std::nullopt;
+        // Sessions of removed or re-created containers end with their container: let them go.
+        for (auto it = agent_slots_.begin(); it != agent_slots_.end();) {
+            std::unique_lock idle(it->second->mutex, std::try_to_lock);
+            const bool gone = it->first != target.id && it->second.use_count() == 1 && idle.owns_lock() &&
+                              (!it->second->session || !it->second->session->alive());
+            if (idle.owns_lock()) idle.unlock();
+            it = gone ? agent_slots_.erase(it) : std::next(it);
+        }
         auto &entry = agent_slots_[target.id];
         if (!entry) entry = std::make_shared<AgentSlot>();
         slot = entry;
