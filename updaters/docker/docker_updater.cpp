@@ -105,6 +105,29 @@ std::string decode_base64(std::string_view text) {
     return out;
 }
 
+std::shared_ptr<const std::string> read_whole(const ArchiveReadFn &in) {
+    auto bytes = std::make_shared<std::string>();
+    char chunk[64 * 1024];
+    for (;;) {
+        const auto got = in(chunk, sizeof chunk);
+        if (got < 0) throw InfraFailure("reading the update's archive failed");
+        if (got == 0) break;
+        bytes->append(chunk, static_cast<std::size_t>(got));
+    }
+    return bytes;
+}
+
+// A fresh reader over kept archive bytes, from their start.
+ArchiveReadFn reader_over(std::shared_ptr<const std::string> bytes) {
+    auto offset = std::make_shared<std::size_t>(0);
+    return [bytes = std::move(bytes), offset](void *buffer, std::size_t capacity) -> std::int64_t {
+        const auto n = std::min(capacity, bytes->size() - *offset);
+        std::memcpy(buffer, bytes->data() + *offset, n);
+        *offset += n;
+        return static_cast<std::int64_t>(n);
+    };
+}
+
 }  // namespace
 
 namespace {
@@ -132,18 +155,29 @@ ExecTimeouts DockerUpdater::timeouts() const {
             std::chrono::duration_cast<std::chrono::milliseconds>(config_.run_timeout)};
 }
 
-UpdateResult DockerUpdater::update(const ContainerUpdate &request, const LogFn &log) {
-    Target target{request.container_id, request.container_name.empty() ? request.container_id : request.container_name};
+UpdateResult DockerUpdater::update(const ContainerUpdate &original, const LogFn &log) {
+    Target target{original.container_id, original.container_name.empty() ? original.container_id : original.container_name};
     const auto infra = [&](const std::string &what) {
         const auto gone = container_gone_reason(target, true);
         return UpdateResult{UpdateResult::Kind::infra_failure, 0, gone.empty() ? what : gone + "\n" + what};
     };
     try {
         if (!endpoint_error_.empty()) throw InfraFailure(endpoint_error_);
-        if (request.container_id.empty()) throw InfraFailure("no container ID to update");
-        target = inspect_target(request);
+        if (original.container_id.empty()) throw InfraFailure("no container ID to update");
+        target = inspect_target(original);
+        // The archive is a one-pass stream: kept whole when the agent may need to send it
+        // again, or hand it to the exec path after failing to start.
+        std::shared_ptr<const std::string> archive_bytes;
+        std::optional<ContainerUpdate> buffered;
+        if (config_.agent && !original.copies.empty() && original.archive) {
+            archive_bytes = read_whole(original.archive);
+            buffered = original;
+            buffered->archive = reader_over(archive_bytes);
+        }
+        const ContainerUpdate &request = buffered ? *buffered : original;
         if (config_.agent)
-            if (auto result = update_through_agent(target, request, log)) return *result;
+            if (auto result = update_through_agent(target, request, archive_bytes, log)) return *result;
+        if (buffered) buffered->archive = reader_over(archive_bytes);
         if (!request.delete_paths.empty()) delete_paths(target, request.delete_paths, log);
         if (!request.copies.empty()) copy_files(target, request, log);
         auto result = run_commands(target, request.runs, log);
@@ -464,6 +498,7 @@ std::unique_ptr<AgentSession> DockerUpdater::start_agent(const Target &target, c
 }
 
 std::optional<UpdateResult> DockerUpdater::update_through_agent(Target &target, const ContainerUpdate &request,
+                                                                const std::shared_ptr<const std::string> &archive_bytes,
                                                                 const LogFn &log) {
     std::shared_ptr<AgentSlot> slot;
     {
@@ -492,8 +527,10 @@ std::optional<UpdateResult> DockerUpdater::update_through_agent(Target &target, 
             if (!slot->session) return std::nullopt;
         }
         bool run_started = false;
+        ContainerUpdate replay = request;
+        if (archive_bytes) replay.archive = reader_over(archive_bytes);
         try {
-            return apply_through_agent(*slot->session, target, request, log, run_started);
+            return apply_through_agent(*slot->session, target, replay, log, run_started);
         } catch (const AgentSessionBroken &e) {
             slot->session.reset();
             const auto gone = container_gone_reason(target, true);

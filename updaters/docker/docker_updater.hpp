@@ -80,7 +80,10 @@ private:
 
     // Through lu-agent (see agent_apply.hpp): nullopt when the agent cannot run
     // in this container, after saying why once; the caller then takes the exec path.
-    std::optional<UpdateResult> update_through_agent(Target &target, const ContainerUpdate &request, const LogFn &log);
+    // archive_bytes: the update's archive kept whole (null without copies), read again for each attempt.
+    std::optional<UpdateResult> update_through_agent(Target &target, const ContainerUpdate &request,
+                                                     const std::shared_ptr<const std::string> &archive_bytes,
+                                                     const LogFn &log);
     UpdateResult apply_through_agent(AgentSession &session, const Target &target, const ContainerUpdate &request,
                                      const LogFn &log, bool &run_started);
     // A new session, or nullptr after recording why the agent cannot run there.
