@@ -8,7 +8,8 @@
 #      stopped; without that folder those tests are reported skipped)
 #   3. builds build-asan/ with AddressSanitizer + UndefinedBehaviorSanitizer and
 #      runs the unit, host and scenario tests there; any report fails the run
-#   4. runs the libFuzzer target for 60 s (scripts/fuzz.sh)
+#   4. runs the libFuzzer targets: the plugin ABI for 60 s, the lu-agent frame
+#      decoder for 30 s (scripts/fuzz.sh)
 # Ends with one line "tests: N passed, M failed"; exit 0 only when all passed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -117,6 +118,15 @@ else
   echo "test: the fuzzer found a problem (see above)"
   failed=$((failed + 1))
   failures+=("fuzzing (scripts/fuzz.sh)")
+fi
+
+note "fuzzing the lu-agent frame decoder (30 s)"
+if scripts/fuzz.sh 30 fuzz_agent_frames; then
+  passed=$((passed + 1))
+else
+  echo "test: the fuzzer found a problem in the lu-agent frame decoder (see above)"
+  failed=$((failed + 1))
+  failures+=("fuzzing (scripts/fuzz.sh 30 fuzz_agent_frames)")
 fi
 
 rm -rf "$log_dir"

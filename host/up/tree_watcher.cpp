@@ -86,7 +86,7 @@ struct TreeWatcher::State {
                            [&](const std::string &r) { return path == r || is_under(path, r); });
     }
 
-    void report(const std::string &path) {
+    void report(const std::string &path, Debouncer::Change change = Debouncer::Change::other) {
         if (!is_valid_utf8(path)) {
             // A FileWatch status is JSON: such a name would poison every batch.
             if (warned_names.insert(path).second && warn)
@@ -94,7 +94,7 @@ struct TreeWatcher::State {
                      ": its name is not valid UTF-8, which a FileWatch cannot carry; rename it to sync it");
             return;
         }
-        if (!ignored(path)) debouncer.add(path, Debouncer::Clock::now());
+        if (!ignored(path)) debouncer.add(path, Debouncer::Clock::now(), change);
     }
 
     int add_watch(const std::string &dir, bool recursive) {
@@ -228,7 +228,8 @@ struct TreeWatcher::State {
         if (!watch.recursive || !in_tree(path)) return;
         if (is_dir && vanished) forget_watches_under(path, (ev.mask & IN_MOVED_FROM) != 0);
         if (is_dir && appeared) add_tree(path, true);
-        report(path);
+        const bool complete = !is_dir && (ev.mask & (IN_CLOSE_WRITE | IN_MOVED_TO));
+        report(path, complete ? Debouncer::Change::completed_write : Debouncer::Change::other);
     }
 
     void read_events() {

@@ -94,6 +94,6 @@ BOOST_AUTO_TEST_CASE(docker_through_the_archive_api) {
 BOOST_AUTO_TEST_CASE(kubernetes_through_kubectl_exec) {
     lu_test::TestContainer c("lu-busybox:latest", "sleep 100000");
     const Run run = update_with_an_unreadable_file(
-        LU_KUBERNETES_UPDATER_PATH, std::string(R"({"kubectl": ")") + LU_KUBECTL_STANDIN + R"("})", "kubernetes", c);
+        LU_KUBERNETES_UPDATER_PATH, std::string(R"({"exec": "kubectl", "kubectl": ")") + LU_KUBECTL_STANDIN + R"("})", "kubernetes", c);
     check_the_readable_files_arrived_and_the_update_failed(run, c);
 }

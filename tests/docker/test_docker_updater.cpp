@@ -166,11 +166,12 @@ BOOST_AUTO_TEST_CASE(hot_reload_keeps_the_process_running) {
     BOOST_TEST(c.exec("cat /proc/1/stat | cut -d' ' -f22").output == pid_before);
 }
 
+// The exec path (no lu-agent, see test_docker_agent.cpp for the agent's).
 BOOST_AUTO_TEST_CASE(an_image_without_tar_falls_back_to_the_archive_api_and_verifies) {
     TempDir local;
     TestContainer c(kNoTar, "/sleep 100000");
     BOOST_TEST_REQUIRE(c.exec("true").exit_code != 0); // no shell: the image really is bare
-    DockerUpdater updater;
+    DockerUpdater updater(R"({"agent": false})");
     Update u;
     u.archive = TarBuilder().dir("app").file("app/a.txt", "from-archive-api\n").dir("app/n").file("app/n/b.txt", "bb\n").finish();
     u.copies = {{write_local(local.path, "a.txt", "from-archive-api\n"), "/app/a.txt"},
@@ -204,7 +205,7 @@ BOOST_AUTO_TEST_CASE(an_image_without_tar_gets_files_owned_by_the_configured_use
     const std::vector<std::pair<std::string, std::string>> cases{
         {"", "0/0"}, {"app", "1500/1600"}, {"app:web", "1500/1700"}, {"1500", "1500/1600"}, {"4242:77", "4242/77"}};
     for (const auto &[user, expected] : cases) {
-        DockerUpdater updater(user.empty() ? "{}" : R"({"user": ")" + user + R"("})");
+        DockerUpdater updater(user.empty() ? R"({"agent": false})" : R"({"agent": false, "user": ")" + user + R"("})");
         Update u;
         u.archive = TarBuilder().file("app/owned.txt", user + "\n").finish();
         u.copies = {{write_local(local.path, "owned.txt", user + "\n"), "/app/owned.txt"}};
@@ -213,7 +214,7 @@ BOOST_AUTO_TEST_CASE(an_image_without_tar_gets_files_owned_by_the_configured_use
         BOOST_TEST(owner_of("/app/owned.txt") == expected, "user '" << user << "'");
     }
 
-    DockerUpdater ghost(R"({"user": "ghost"})");
+    DockerUpdater ghost(R"({"agent": false, "user": "ghost"})");
     Update u;
     u.archive = TarBuilder().file("app/owned.txt", "x\n").finish();
     u.copies = {{write_local(local.path, "owned.txt", "x\n"), "/app/owned.txt"}};
@@ -227,7 +228,7 @@ BOOST_AUTO_TEST_CASE(an_image_without_tar_gets_files_owned_by_the_configured_use
 
 BOOST_AUTO_TEST_CASE(an_image_without_rm_cannot_delete_and_says_why) {
     TestContainer c(kNoTar, "/sleep 100000");
-    DockerUpdater updater;
+    DockerUpdater updater(R"({"agent": false})");
     Update u;
     u.deletes = {"/app/x"};
     const auto outcome = updater.update(c.id(), c.name(), u);

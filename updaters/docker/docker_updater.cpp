@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "agent_apply.hpp"
 #include "engine/frame_demuxer.hpp"
 #include "tar_file_reader.hpp"
 #include "update_messages.hpp"
@@ -104,6 +105,29 @@ std::string decode_base64(std::string_view text) {
     return out;
 }
 
+std::shared_ptr<const std::string> read_whole(const ArchiveReadFn &in) {
+    auto bytes = std::make_shared<std::string>();
+    char chunk[64 * 1024];
+    for (;;) {
+        const auto got = in(chunk, sizeof chunk);
+        if (got < 0) throw InfraFailure("reading the update's archive failed");
+        if (got == 0) break;
+        bytes->append(chunk, static_cast<std::size_t>(got));
+    }
+    return bytes;
+}
+
+// A fresh reader over kept archive bytes, from their start.
+ArchiveReadFn reader_over(std::shared_ptr<const std::string> bytes) {
+    auto offset = std::make_shared<std::size_t>(0);
+    return [bytes = std::move(bytes), offset](void *buffer, std::size_t capacity) -> std::int64_t {
+        const auto n = std::min(capacity, bytes->size() - *offset);
+        std::memcpy(buffer, bytes->data() + *offset, n);
+        *offset += n;
+        return static_cast<std::int64_t>(n);
+    };
+}
+
 }  // namespace
 
 namespace {
@@ -131,16 +155,29 @@ ExecTimeouts DockerUpdater::timeouts() const {
             std::chrono::duration_cast<std::chrono::milliseconds>(config_.run_timeout)};
 }
 
-UpdateResult DockerUpdater::update(const ContainerUpdate &request, const LogFn &log) {
-    Target target{request.container_id, request.container_name.empty() ? request.container_id : request.container_name};
+UpdateResult DockerUpdater::update(const ContainerUpdate &original, const LogFn &log) {
+    Target target{original.container_id, original.container_name.empty() ? original.container_id : original.container_name};
     const auto infra = [&](const std::string &what) {
         const auto gone = container_gone_reason(target, true);
         return UpdateResult{UpdateResult::Kind::infra_failure, 0, gone.empty() ? what : gone + "\n" + what};
     };
     try {
         if (!endpoint_error_.empty()) throw InfraFailure(endpoint_error_);
-        if (request.container_id.empty()) throw InfraFailure("no container ID to update");
-        target = inspect_target(request);
+        if (original.container_id.empty()) throw InfraFailure("no container ID to update");
+        target = inspect_target(original);
+        // The archive is a one-pass stream: kept whole when the agent may need to send it
+        // again, or hand it to the exec path after failing to start.
+        std::shared_ptr<const std::string> archive_bytes;
+        std::optional<ContainerUpdate> buffered;
+        if (config_.agent && !original.copies.empty() && original.archive) {
+            archive_bytes = read_whole(original.archive);
+            buffered = original;
+            buffered->archive = reader_over(archive_bytes);
+        }
+        const ContainerUpdate &request = buffered ? *buffered : original;
+        if (config_.agent)
+            if (auto result = update_through_agent(target, request, archive_bytes, log)) return *result;
+        if (buffered) buffered->archive = reader_over(archive_bytes);
         if (!request.delete_paths.empty()) delete_paths(target, request.delete_paths, log);
         if (!request.copies.empty()) copy_files(target, request, log);
         auto result = run_commands(target, request.runs, log);
@@ -399,6 +436,169 @@ UpdateResult DockerUpdater::run_commands(const Target &target, const std::vector
         if (result.exit_code == kExitKilled) throw InfraFailure(message);
         return {UpdateResult::Kind::run_failure, result.exit_code, message};
     }
+    return {};
+}
+
+void DockerUpdater::refuse_agent(const Target &target, const std::string &why, const LogFn &log) {
+    {
+        std::lock_guard lock(agent_mutex_);
+        agent_refused_[target.id] = why;
+    }
+    log(LogLevel::warn, "lu-agent cannot run in container " + target.display() + ": " + why +
+                            "; updating it through one exec per update instead");
+}
+
+void DockerUpdater::install_agent(const Target &target, const AgentBinary &binary) {
+    const std::string at = "/containers/" + target.id + "/archive?path=";
+    if (client_.head(at + EngineClient::query_escape(binary.container_path)).status == 200) return;
+    const std::string archive = agent_archive(binary);
+    std::size_t offset = 0;
+    const BodyReader reader = [&archive, &offset](char *buffer, std::size_t capacity) -> std::int64_t {
+        const auto n = std::min(capacity, archive.size() - offset);
+        std::memcpy(buffer, archive.data() + offset, n);
+        offset += n;
+        return static_cast<std::int64_t>(n);
+    };
+    const auto response = client_.put_stream(at + "%2F", "application/x-tar", reader,
+                                             std::chrono::duration_cast<std::chrono::milliseconds>(config_.timeout));
+    EngineClient::expect_success(response, "copying lu-agent in (PUT /containers/" + target.id.substr(0, 12) + "/archive)");
+}
+
+std::unique_ptr<AgentSession> DockerUpdater::start_agent(const Target &target, const LogFn &log) {
+    {
+        std::lock_guard lock(agent_mutex_);
+        if (agent_refused_.contains(target.id)) return nullptr;
+    }
+    std::string why;
+    try {
+        if (!agent_binary_) agent_binary_ = load_agent_binary(config_.agent_path);
+    } catch (const std::runtime_error &e) {
+        refuse_agent(target, e.what(), log);
+        return nullptr;
+    }
+    try {
+        install_agent(target, *agent_binary_);
+        const ExecSpec spec{target.id, {agent_binary_->container_path}, config_.user};
+        auto session = AgentSession::start(client_, spec, std::chrono::duration_cast<std::chrono::milliseconds>(config_.timeout),
+                                           [&log](std::string_view line) { log(LogLevel::info, "lu-agent: " + std::string(line)); });
+        log(LogLevel::debug, "Started " + session->description() + " in " + target.display());
+        return session;
+    } catch (const EngineError &e) {
+        if (e.failure() == EngineFailure::unreachable || e.failure() == EngineFailure::permission_denied) throw;
+        why = e.what();
+    } catch (const AgentSessionBroken &e) {
+        why = e.what();
+        if (why.find("exit code 126") != std::string::npos)
+            why += ": the container cannot execute it (a noexec mount, another CPU architecture, or a \"user\" the "
+                   "container does not know: see the lines above)";
+    }
+    // A container that stopped meanwhile is that update's failure, not the agent's.
+    const auto gone = container_gone_reason(target, false);
+    if (!gone.empty()) throw InfraFailure(gone);
+    refuse_agent(target, why, log);
+    return nullptr;
+}
+
+std::optional<UpdateResult> DockerUpdater::update_through_agent(Target &target, const ContainerUpdate &request,
+                                                                const std::shared_ptr<const std::string> &archive_bytes,
+                                                                const LogFn &log) {
+    std::shared_ptr<AgentSlot> slot;
+    {
+        std::lock_guard lock(agent_mutex_);
+        if (agent_refused_.contains(target.id)) return std::nullopt;
+        // Sessions of removed or re-created containers end with their container: let them go.
+        for (auto it = agent_slots_.begin(); it != agent_slots_.end();) {
+            std::unique_lock idle(it->second->mutex, std::try_to_lock);
+            const bool gone = it->first != target.id && it->second.use_count() == 1 && idle.owns_lock() &&
+                              (!it->second->session || !it->second->session->alive());
+            if (idle.owns_lock()) idle.unlock();
+            it = gone ? agent_slots_.erase(it) : std::next(it);
+        }
+        auto &entry = agent_slots_[target.id];
+        if (!entry) entry = std::make_shared<AgentSlot>();
+        slot = entry;
+    }
+    std::lock_guard hold(slot->mutex);
+    for (int attempt = 0;; ++attempt) {
+        if (slot->session && !slot->session->alive()) {
+            log(LogLevel::info, "The lu-agent session in " + target.display() + " ended; starting a new one");
+            slot->session.reset();
+        }
+        if (!slot->session) {
+            slot->session = start_agent(target, log);
+            if (!slot->session) return std::nullopt;
+        }
+        bool run_started = false;
+        ContainerUpdate replay = request;
+        if (archive_bytes) replay.archive = reader_over(archive_bytes);
+        try {
+            return apply_through_agent(*slot->session, target, replay, log, run_started);
+        } catch (const AgentSessionBroken &e) {
+            slot->session.reset();
+            const auto gone = container_gone_reason(target, true);
+            const std::string what = "the lu-agent session in " + target.display() + " broke: " + e.what();
+            if (!gone.empty()) throw InfraFailure(gone + "\n" + what);
+            // Files are whole-or-nothing and sending them again is harmless; a run may have happened.
+            if (run_started) throw InfraFailure(what + " (during a run: not sent again, the command may have run)");
+            if (attempt > 0) throw InfraFailure(what + " (twice in a row)");
+            log(LogLevel::info, what + "; sending the update again through a new session");
+            target = inspect_target(request);
+        }
+    }
+}
+
+UpdateResult DockerUpdater::apply_through_agent(AgentSession &session, const Target &target,
+                                                const ContainerUpdate &request, const LogFn &log, bool &run_started) {
+    const auto stall = std::chrono::duration_cast<std::chrono::milliseconds>(config_.timeout);
+    if (!request.copies.empty() && !request.archive)
+        throw InfraFailure("the update names files to copy but carries no archive");
+    log(LogLevel::debug, "Updating " + target.display() + " through lu-agent: " + std::to_string(request.delete_paths.size()) +
+                             " delete(s), " + std::to_string(request.copies.size()) + " file(s)");
+    try {
+        apply_files_through_agent(session, request.delete_paths, request.copies.empty() ? nullptr : &request.archive,
+                                  stall);
+    } catch (const AgentRequestFailed &e) {
+        std::string hint;
+        const std::string_view said = e.what();
+        if (said.find("Permission denied") != std::string_view::npos || said.find("Read-only") != std::string_view::npos) {
+            const std::string who = config_.user.empty() ? "the image's default user" : "user '" + config_.user + "'";
+            hint = "\nThe container's filesystem refused the write. Check that " + who +
+                   " may write there (the docker updater's \"user\" setting picks another) and that the path is not "
+                   "on a read-only volume.";
+        }
+        throw InfraFailure("updating " + target.display() + " through lu-agent: " + e.what() + hint);
+    }
+    for (std::size_t i = 0; i < request.runs.size(); ++i) {
+        const auto &run = request.runs[i];
+        if (!run.echo_off) {
+            std::string line = "[CMD " + std::to_string(i + 1) + "/" + std::to_string(request.runs.size()) + "]";
+            for (const auto &arg : run.argv) line += " " + arg;
+            log(LogLevel::info, line);
+        }
+        if (run.argv.empty()) throw InfraFailure("run step " + std::to_string(i + 1) + " has no command");
+        OutputCollector output(log, LogLevel::info);
+        const auto handler = output.handler();
+        run_started = true;
+        const auto result = run_through_agent(session, run.argv, std::chrono::duration_cast<std::chrono::milliseconds>(config_.run_timeout),
+                                              stall, [&handler](int stream, std::string_view data) {
+                                                  handler(stream == 2 ? OutputStream::stderr_stream : OutputStream::stdout_stream, data);
+                                              });
+        output.finish();
+        if (!result.message.empty()) log(LogLevel::info, result.message);
+        const auto prefix = "executing on container " + target.id.substr(0, 12) + ": ";
+        if (result.timed_out)
+            throw InfraFailure(prefix + command_text(run.argv) + ": timed out waiting for the command to finish: the limit is " +
+                               std::to_string(config_.run_timeout.count()) + "s; lu-agent killed its process group");
+        if (result.exit_code == 0) continue;
+        const auto message = prefix + exec_failure(run.argv, result.exit_code);
+        if (result.exit_code == kExitKilled) {
+            const auto gone = container_gone_reason(target, true);
+            throw InfraFailure(gone.empty() ? message : gone + "\n" + message);
+        }
+        return {UpdateResult::Kind::run_failure, result.exit_code, message};
+    }
+    if (request.restart) restart(target, log);
+    else log(LogLevel::debug, "Hot reload on, skipping container restart: " + target.display());
     return {};
 }
 

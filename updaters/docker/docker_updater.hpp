@@ -12,6 +12,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "agent_binary.hpp"
+#include "agent_session.hpp"
 #include "engine/engine_client.hpp"
 #include "engine/exec_session.hpp"
 #include "implied_dirs_filter.hpp"
@@ -80,6 +82,19 @@ private:
     std::string container_gone_reason(const Target &target, bool killed);
     ExecTimeouts timeouts() const;
 
+    // Through lu-agent (see agent_apply.hpp): nullopt when the agent cannot run
+    // in this container, after saying why once; the caller then takes the exec path.
+    // archive_bytes: the update's archive kept whole (null without copies), read again for each attempt.
+    std::optional<UpdateResult> update_through_agent(Target &target, const ContainerUpdate &request,
+                                                     const std::shared_ptr<const std::string> &archive_bytes,
+                                                     const LogFn &log);
+    UpdateResult apply_through_agent(AgentSession &session, const Target &target, const ContainerUpdate &request,
+                                     const LogFn &log, bool &run_started);
+    // A new session, or nullptr after recording why the agent cannot run there.
+    std::unique_ptr<AgentSession> start_agent(const Target &target, const LogFn &log);
+    void install_agent(const Target &target, const AgentBinary &binary);
+    void refuse_agent(const Target &target, const std::string &why, const LogFn &log);
+
     UpdaterConfig config_;
     // A DOCKER_HOST from the environment that cannot be used fails each update, not the
     // plugin's creation: the host loads this updater whether or not Docker is in use.
@@ -90,6 +105,17 @@ private:
     std::mutex probe_cache_mutex_;
     std::unordered_map<std::string, bool> has_tar_;
     std::unordered_map<std::string, Owner> owner_;
+
+    // One agent session per container ID; an update holds its slot for its whole length.
+    struct AgentSlot {
+        std::mutex mutex;
+        std::unique_ptr<AgentSession> session;
+    };
+    std::mutex agent_mutex_;
+    std::unordered_map<std::string, std::shared_ptr<AgentSlot>> agent_slots_;
+    // Containers where the agent cannot run, with why (said once in the log).
+    std::unordered_map<std::string, std::string> agent_refused_;
+    std::optional<AgentBinary> agent_binary_;
 };
 
 }  // namespace liveupdate::docker

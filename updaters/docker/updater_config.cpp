@@ -37,7 +37,7 @@ UpdaterConfig parse_updater_config(std::string_view json) {
     for (const auto &field : o) {
         const auto key = std::string_view(field.key());
         if (key != "user" && key != "host" && key != "apiVersion" && key != "timeoutSeconds" &&
-            key != "runTimeoutSeconds")
+            key != "runTimeoutSeconds" && key != "agent" && key != "agentPath")
             throw std::invalid_argument("docker updater config: unknown field '" + std::string(key) + "'");
     }
     config.user = string_field(o, "user");
@@ -46,6 +46,11 @@ UpdaterConfig parse_updater_config(std::string_view json) {
     if (config.api_version.starts_with("v")) config.api_version.erase(0, 1);
     config.timeout = seconds_field(o, "timeoutSeconds", config.timeout);
     config.run_timeout = seconds_field(o, "runTimeoutSeconds", config.run_timeout);
+    if (const auto *agent = o.if_contains("agent"); agent != nullptr && !agent->is_null()) {
+        if (!agent->is_bool()) throw std::invalid_argument("docker updater config: 'agent' must be true or false");
+        config.agent = agent->as_bool();
+    }
+    config.agent_path = string_field(o, "agentPath");
     return config;
 }
 

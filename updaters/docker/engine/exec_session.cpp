@@ -123,6 +123,9 @@ public:
         return body;
     }
 
+    RawConnection release() && { return std::move(connection_); }
+    std::string take_leftover() { return std::move(leftover_); }
+
     void start_stream() {
         if (!leftover_.empty()) demuxer_.feed(leftover_);
         leftover_.clear();
@@ -232,15 +235,14 @@ int wait_exit_code(EngineClient &client, const std::string &exec_id) {
 
 }  // namespace
 
-ExecResult run_exec(EngineClient &client, const ExecSpec &spec, const StdinProducer *stdin_producer,
-                    const OutputHandler &on_output, const ExecTimeouts &timeouts) {
-    const std::string exec_id = create_exec(client, spec, stdin_producer != nullptr);
-    const std::string path = client.versioned("/exec/" + exec_id + "/start");
-    const std::string what = "POST " + path;
-    const auto setup_deadline = Clock::now() + client.timeout();
-    const auto total_deadline = Clock::now() + timeouts.total;
+int exec_exit_code(EngineClient &client, const std::string &exec_id) { return wait_exit_code(client, exec_id); }
 
-    ExecStream stream(client.connect_raw(), on_output, what, timeouts.stall);
+namespace {
+
+// Sends the start request on a fresh connection and reads the daemon's answer head.
+void start_exec(EngineClient &client, const std::string &exec_id, ExecStream &stream, const std::string &what) {
+    const std::string path = client.versioned("/exec/" + exec_id + "/start");
+    const auto setup_deadline = Clock::now() + client.timeout();
     const std::string body = R"({"Detach":false,"Tty":false})";
     const std::string request = "POST " + path +
                                 " HTTP/1.1\r\nHost: docker\r\nContent-Type: application/json\r\n"
@@ -256,6 +258,28 @@ ExecResult run_exec(EngineClient &client, const ExecSpec &spec, const StdinProdu
         EngineClient::expect_success(response, what);
         throw EngineError(EngineFailure::protocol, what + ": unexpected HTTP " + std::to_string(status));
     }
+}
+
+}  // namespace
+
+OpenExec open_exec(EngineClient &client, const ExecSpec &spec) {
+    const std::string exec_id = create_exec(client, spec, true);
+    const std::string what = "POST /exec/" + short_id(exec_id) + "/start";
+    const OutputHandler ignore = [](OutputStream, std::string_view) {};
+    ExecStream stream(client.connect_raw(), ignore, what, client.timeout());
+    start_exec(client, exec_id, stream, what);
+    std::string first = stream.take_leftover();
+    return {exec_id, std::move(stream).release(), std::move(first)};
+}
+
+ExecResult run_exec(EngineClient &client, const ExecSpec &spec, const StdinProducer *stdin_producer,
+                    const OutputHandler &on_output, const ExecTimeouts &timeouts) {
+    const std::string exec_id = create_exec(client, spec, stdin_producer != nullptr);
+    const std::string what = "POST " + client.versioned("/exec/" + exec_id + "/start");
+    const auto total_deadline = Clock::now() + timeouts.total;
+
+    ExecStream stream(client.connect_raw(), on_output, what, timeouts.stall);
+    start_exec(client, exec_id, stream, what);
     stream.start_stream();
 
     ExecResult result;

@@ -52,4 +52,19 @@ struct ExecResult {
 ExecResult run_exec(EngineClient &client, const ExecSpec &spec, const StdinProducer *stdin_producer,
                     const OutputHandler &on_output, const ExecTimeouts &timeouts);
 
+// A started exec whose hijacked stream stays open for the caller: the raw
+// multiplexed stream (see FrameDemuxer), with the bytes that came along with
+// the daemon's 101 answer.
+struct OpenExec {
+    std::string exec_id;
+    RawConnection connection;
+    std::string first_bytes;
+};
+
+// Throws EngineError when the daemon refuses the exec or its start.
+OpenExec open_exec(EngineClient &client, const ExecSpec &spec);
+
+// The exit code of an exec whose output ended (the daemon may lag a little).
+int exec_exit_code(EngineClient &client, const std::string &exec_id);
+
 }  // namespace liveupdate::docker

@@ -1,0 +1,13 @@
+// lu-agent's digest request: every path under a folder, with its type, mode,
+// size and an XXH3-64 of its content, without following symlinks.
+#pragma once
+
+#include "frame_output.hpp"
+#include "protocol/messages.hpp"
+
+namespace liveupdate::agent {
+
+// Sends DigestEntry frames, then returns the Result to send.
+Result digest_tree(const Digest &request, FrameOutput &out);
+
+}  // namespace liveupdate::agent

@@ -1,0 +1,108 @@
+// The lu-agent protocol: frames exchanged on the agent's stdin and stdout.
+// A frame is [payload size: u32 little-endian][type: u8][payload]. Payload
+// fields are u8/u32/i32/u64/i64 (little-endian), strings (u32 size + bytes)
+// and string lists (u32 count + strings). The host speaks first (Hello); the
+// agent answers HelloReply or Fatal, then one answer per request, in order.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace liveupdate::agent {
+
+// Bumped on any change of a message's fields; an agent of another version is replaced.
+inline constexpr std::uint32_t kProtocolVersion = 1;
+// A file travels in one frame; larger frames end the session.
+inline constexpr std::uint32_t kMaxPayload = 512u * 1024 * 1024;
+inline constexpr std::size_t kHeaderSize = 5;
+
+enum class MessageType : std::uint8_t {
+    // host -> agent
+    hello = 1,
+    write_file = 2,
+    make_dir = 3,
+    symlink = 4,
+    remove = 5,
+    run = 6,
+    digest = 7,
+    // agent -> host
+    hello_reply = 64,
+    result = 65,
+    output = 66,
+    exit_status = 67,
+    digest_entry = 68,
+    fatal = 69,
+};
+
+bool is_known(MessageType type) noexcept;
+const char *type_name(MessageType type) noexcept;
+
+// A malformed frame or field: the session ends with this message.
+class ProtocolError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+struct Frame {
+    MessageType type{};
+    std::string payload;
+};
+
+// Cuts a byte stream into frames; throws ProtocolError on an unknown type or
+// an oversized frame. Memory grows only with the bytes actually received.
+class FrameDecoder {
+public:
+    void feed(std::string_view bytes) { buffer_.append(bytes); }
+    std::optional<Frame> next();
+    // Bytes of an unfinished frame are waiting.
+    bool pending() const noexcept { return buffer_.size() > offset_; }
+
+private:
+    std::string buffer_;
+    std::size_t offset_ = 0;
+};
+
+// Appends fields to a payload.
+class FieldWriter {
+public:
+    void put(std::uint8_t v) { out_.push_back(static_cast<char>(v)); }
+    void put(std::uint32_t v) { put_le(v, 4); }
+    void put(std::int32_t v) { put_le(static_cast<std::uint32_t>(v), 4); }
+    void put(std::uint64_t v) { put_le(v, 8); }
+    void put(std::int64_t v) { put_le(static_cast<std::uint64_t>(v), 8); }
+    void put(std::string_view v);
+    void put(const std::string &v) { put(std::string_view(v)); }
+    void put(const std::vector<std::string> &v);
+    // The whole frame: header and payload.
+    std::string frame(MessageType type) const;
+
+private:
+    void put_le(std::uint64_t v, int bytes);
+    std::string out_;
+};
+
+// Reads fields from a payload; throws ProtocolError naming the field's type
+// when the payload ends early.
+class FieldReader {
+public:
+    explicit FieldReader(std::string_view payload) : in_(payload) {}
+    void get(std::uint8_t &v);
+    void get(std::uint32_t &v) { v = static_cast<std::uint32_t>(get_le(4)); }
+    void get(std::int32_t &v) { v = static_cast<std::int32_t>(static_cast<std::uint32_t>(get_le(4))); }
+    void get(std::uint64_t &v) { v = get_le(8); }
+    void get(std::int64_t &v) { v = static_cast<std::int64_t>(get_le(8)); }
+    void get(std::string &v);
+    void get(std::vector<std::string> &v);
+    void expect_end() const;
+
+private:
+    std::uint64_t get_le(int bytes);
+    std::string_view in_;
+};
+
+}  // namespace liveupdate::agent

@@ -1,0 +1,13 @@
+// lu-agent's run request: the command in its own process group, its output
+// streamed back as it comes, the whole group killed at the time limit.
+#pragma once
+
+#include "frame_output.hpp"
+#include "protocol/messages.hpp"
+
+namespace liveupdate::agent {
+
+// Sends Output frames, then returns the ExitStatus to send.
+ExitStatus run_command(const Run &request, FrameOutput &out);
+
+}  // namespace liveupdate::agent

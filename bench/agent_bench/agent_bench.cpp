@@ -1,0 +1,152 @@
+// A live update of 1 file and of 1,000 files into one lu-busybox container,
+// three ways in the same run, rounds interleaved: the docker updater through
+// lu-agent (default), the same updater with one exec per update
+// ("agent": false), and a raw `docker exec -i <c> tar -C / -x -f -`.
+// Prints median and p95 of each and the ratios against the agent (targets:
+// 1 file through the agent >= 10x faster than per-update exec; 1,000 files
+// no slower than it). Needs `scripts/dockerd.sh start`.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "docker_test_support.hpp"
+
+extern char **environ;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point start) { return std::chrono::duration<double, std::milli>(Clock::now() - start).count(); }
+
+double percentile(std::vector<double> v, double p) {
+    std::sort(v.begin(), v.end());
+    const auto index = static_cast<std::size_t>(p * static_cast<double>(v.size() - 1) + 0.5);
+    return v[std::min(index, v.size() - 1)];
+}
+
+double raw_docker_exec(const std::string &container, const std::string &archive_file) {
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 0, archive_file.c_str(), O_RDONLY, 0);
+    std::vector<std::string> args{"docker", "exec", "-i", container, "tar", "-C", "/", "-x", "-f", "-"};
+    std::vector<char *> argv;
+    for (auto &a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    const auto start = Clock::now();
+    pid_t pid = 0;
+    if (posix_spawnp(&pid, "docker", &actions, nullptr, argv.data(), environ) != 0)
+        throw std::runtime_error("spawn docker failed");
+    int status = 0;
+    waitpid(pid, &status, 0);
+    const double elapsed = ms_since(start);
+    posix_spawn_file_actions_destroy(&actions);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) throw std::runtime_error("docker exec tar failed");
+    return elapsed;
+}
+
+struct Workload {
+    std::string label;
+    std::string archive;
+    lu_test::Update update;
+    int rounds;
+};
+
+Workload make_workload(const std::string &label, int files, int rounds) {
+    Workload w{label, {}, {}, rounds};
+    lu_test::TarBuilder tar;
+    const std::string content(1024, 'x');
+    for (int i = 0; i < files; ++i) {
+        const std::string path = "app/bench/d" + std::to_string(i / 100) + "/f" + std::to_string(i) + ".txt";
+        tar.file(path, content);
+        w.update.copies.push_back({"/unused/" + path, "/" + path});
+    }
+    w.archive = tar.finish();
+    w.update.archive = w.archive;
+    return w;
+}
+
+class BenchContainer {
+public:
+    BenchContainer() : name_("lut13-bench-" + std::to_string(::getpid())) {
+        id_ = lu_test::sh_ok("docker run -d --network none --name " + name_ + " lu-busybox:latest sleep 100000");
+    }
+    ~BenchContainer() { lu_test::sh("docker rm -f " + name_ + " >/dev/null 2>&1"); }
+    const std::string &id() const { return id_; }
+    const std::string &name() const { return name_; }
+
+private:
+    std::string name_;
+    std::string id_;
+};
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    try {
+        const int scale = argc > 1 ? std::max(1, std::atoi(argv[1])) : 1;
+        BenchContainer container;
+        lu_test::DockerUpdater agent;
+        lu_test::DockerUpdater exec(R"({"agent": false})");
+        std::vector<Workload> workloads{make_workload("1 file", 1, 40 * scale), make_workload("1000 files", 1000, 6 * scale)};
+
+        // First updates: the agent's copy-in and start, the exec path's tar probe.
+        auto start = Clock::now();
+        auto outcome = agent.update(container.id(), container.name(), workloads[0].update);
+        const double agent_first = ms_since(start);
+        if (outcome.kind != LU_OUTCOME_OK) throw std::runtime_error("first agent update failed: " + outcome.message);
+        if (outcome.logged("lu-agent cannot run")) throw std::runtime_error("the agent did not start: see the log");
+        start = Clock::now();
+        outcome = exec.update(container.id(), container.name(), workloads[0].update);
+        const double exec_first = ms_since(start);
+        if (outcome.kind != LU_OUTCOME_OK) throw std::runtime_error("first exec update failed: " + outcome.message);
+
+        std::printf("agent_bench: container %s, engine %s\n", container.name().c_str(),
+                    lu_test::sh_ok("docker version -f '{{.Server.Version}}'").c_str());
+        std::printf("first update: through lu-agent %.1f ms (copy-in + start), per-update exec %.1f ms (tar probe)\n",
+                    agent_first, exec_first);
+        std::printf("%-11s %7s | %16s | %16s | %16s | %9s %9s\n", "workload", "archive", "agent med/p95",
+                    "exec med/p95", "raw tar med/p95", "exec/agt", "raw/agt");
+        for (auto &w : workloads) {
+            const std::string file = "/tmp/lut13-agent-bench-" + std::to_string(::getpid()) + ".tar";
+            std::ofstream(file, std::ios::binary) << w.archive;
+            std::vector<double> times[3];
+            for (int round = 0; round < w.rounds; ++round) {
+                // Rotate the order so that no side always runs first.
+                for (int k = 0; k < 3; ++k) {
+                    const int side = (round + k) % 3;
+                    const auto t0 = Clock::now();
+                    if (side == 2) {
+                        times[2].push_back(raw_docker_exec(container.name(), file));
+                        continue;
+                    }
+                    const auto result = (side == 0 ? agent : exec).update(container.id(), container.name(), w.update);
+                    times[side].push_back(ms_since(t0));
+                    if (result.kind != LU_OUTCOME_OK) throw std::runtime_error("update failed: " + result.message);
+                }
+            }
+            std::remove(file.c_str());
+            const double agent_median = percentile(times[0], 0.5);
+            std::printf("%-11s %6zuK | %7.1f/%7.1fms | %7.1f/%7.1fms | %7.1f/%7.1fms | %8.1fx %8.1fx\n", w.label.c_str(),
+                        w.archive.size() / 1024, agent_median, percentile(times[0], 0.95), percentile(times[1], 0.5),
+                        percentile(times[1], 0.95), percentile(times[2], 0.5), percentile(times[2], 0.95),
+                        percentile(times[1], 0.5) / agent_median, percentile(times[2], 0.5) / agent_median);
+        }
+        std::printf("rounds: %d (1 file), %d (1000 files); each update includes the container inspect\n",
+                    workloads[0].rounds, workloads[1].rounds);
+        return 0;
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "agent_bench: %s\n", e.what());
+        return 1;
+    }
+}

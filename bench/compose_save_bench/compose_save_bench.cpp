@@ -1,0 +1,150 @@
+// compose_save_bench: 20 saves of one file, each timed from the write to its
+// content being in a Compose service's container, through `lu-host up` with
+// default settings. The container's file is read from the host through
+// /proc/<container pid>/root, so polling costs microseconds, not an exec.
+// The reference in the same run: `docker exec -i <c> tar -x` of the same file.
+// Prints median and p95 (issue 13's target: median <= 15 ms).
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+extern char **environ;
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+
+std::string read_file(const fs::path &p) {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+void write_file(const fs::path &p, const std::string &text) {
+    fs::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary | std::ios::trunc) << text;
+}
+
+std::string run(const std::string &command) {
+    FILE *pipe = ::popen(command.c_str(), "r");
+    if (pipe == nullptr) throw std::runtime_error("cannot run " + command);
+    std::string out;
+    char buffer[4096];
+    while (const auto n = std::fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
+    if (::pclose(pipe) != 0) throw std::runtime_error("failed: " + command);
+    while (!out.empty() && out.back() == '\n') out.pop_back();
+    return out;
+}
+
+double percentile(std::vector<double> v, double p) {
+    std::sort(v.begin(), v.end());
+    return v[std::min(v.size() - 1, static_cast<std::size_t>(p * static_cast<double>(v.size() - 1) + 0.5))];
+}
+
+// Waits until `file` holds `want`; the time since `start`, or -1 after 30 s.
+double wait_for_content(const fs::path &file, const std::string &want, Clock::time_point start) {
+    while (read_file(file) != want) {
+        if (Clock::now() - start > std::chrono::seconds(30)) return -1;
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+    return ms(Clock::now() - start);
+}
+
+}  // namespace
+
+int main() {
+    char tmpl[] = "/tmp/lut13-save-bench-XXXXXX";
+    const fs::path dir = ::mkdtemp(tmpl);
+    const std::string project = "lut13save" + std::to_string(::getpid());
+    const std::string container = project + "-web-1";
+    pid_t daemon = -1;
+    int code = 0;
+    try {
+        write_file(dir / "src/index.html", "initial\n");
+        write_file(dir / "objects.json", R"({"kind": "List", "items": [
+ {"apiVersion": "tilt.dev/v1alpha1", "kind": "FileWatch", "metadata": {"name": "src"}, "spec": {"watchedPaths": ["src"]}},
+ {"apiVersion": "tilt.dev/v1alpha1", "kind": "DockerComposeService", "metadata": {"name": "web"},
+  "spec": {"service": "web", "project": {"name": ")" + project + R"(", "projectPath": "."}}},
+ {"apiVersion": "tilt.dev/v1alpha1", "kind": "LiveUpdate", "metadata": {"name": "web", "annotations": {"tilt.dev/resource": "web"}},
+  "spec": {"basePath": ".", "sources": [{"fileWatch": "src"}], "selector": {"dockerCompose": {"service": "web"}},
+           "syncs": [{"localPath": "src", "containerPath": "/app"}], "initialSync": {}}}]})");
+        run("docker run -d --network none --name " + container + " --label com.docker.compose.project=" + project +
+            " --label com.docker.compose.service=web --label com.docker.compose.oneoff=False"
+            " --label com.docker.compose.container-number=1 lu-busybox:latest sleep 100000");
+        const fs::path in_container = "/proc/" + run("docker inspect -f '{{.State.Pid}}' " + container) + "/root/app/index.html";
+
+        std::vector<std::string> args{LU_HOST_BIN, "up", "--control-socket", (dir / "ctl/control.sock").string(),
+                                      (dir / "objects.json").string()};
+        std::vector<char *> argv;
+        for (auto &a : args) argv.push_back(a.data());
+        argv.push_back(nullptr);
+        posix_spawn_file_actions_t actions;
+        posix_spawn_file_actions_init(&actions);
+        posix_spawn_file_actions_addopen(&actions, 1, (dir / "daemon.log").c_str(), O_WRONLY | O_CREAT, 0644);
+        posix_spawn_file_actions_adddup2(&actions, 1, 2);
+        if (::posix_spawn(&daemon, argv[0], &actions, nullptr, argv.data(), environ) != 0)
+            throw std::runtime_error(std::string("cannot start ") + LU_HOST_BIN);
+        // The initial sync brings the first content (and starts the agent).
+        if (wait_for_content(in_container, "initial\n", Clock::now()) < 0)
+            throw std::runtime_error("the initial sync never arrived (see " + (dir / "daemon.log").string() + ")");
+        // One save to warm the path up, not measured.
+        write_file(dir / "src/index.html", "warm-up\n");
+        if (wait_for_content(in_container, "warm-up\n", Clock::now()) < 0) throw std::runtime_error("warm-up save lost");
+
+        std::vector<double> saves, reference;
+        const std::string archive = (dir / "one.tar").string();
+        for (int edit = 1; edit <= 20; ++edit) {
+            // A pause between saves, as between a developer's edits: the tree is quiet again.
+            std::this_thread::sleep_for(std::chrono::milliseconds(300));
+            const std::string content = "edit " + std::to_string(edit) + "\n";
+            const auto start = Clock::now();
+            write_file(dir / "src/index.html", content);
+            const double took = wait_for_content(in_container, content, start);
+            if (took < 0) throw std::runtime_error("edit " + std::to_string(edit) + " never arrived");
+            saves.push_back(took);
+
+            write_file(dir / "ref/app/ref.txt", content);
+            run("tar -c -f " + archive + " -C " + (dir / "ref").string() + " app/ref.txt");
+            const auto ref_start = Clock::now();
+            run("docker exec -i " + container + " tar -C / -x -f - < " + archive);
+            reference.push_back(ms(Clock::now() - ref_start));
+        }
+        std::printf("compose_save_bench: save -> content in the Compose service's container, lu-host up defaults, 20 edits\n");
+        std::printf("  lu-host up:            median %6.1f ms  p95 %6.1f ms\n", percentile(saves, 0.5), percentile(saves, 0.95));
+        std::printf("  docker exec -i tar -x: median %6.1f ms  p95 %6.1f ms  (reference, same file)\n",
+                    percentile(reference, 0.5), percentile(reference, 0.95));
+        std::printf("  ratio reference / lu-host: %.1fx\n", percentile(reference, 0.5) / percentile(saves, 0.5));
+        // Whether the updates went through lu-agent or fell back, as the daemon logged it.
+        std::istringstream log(read_file(dir / "daemon.log"));
+        for (std::string line; std::getline(log, line);)
+            if (line.find("lu-agent") != std::string::npos) std::printf("  daemon: %s\n", line.c_str());
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "compose_save_bench: %s\n", e.what());
+        code = 1;
+    }
+    if (daemon > 0) {
+        ::kill(daemon, SIGTERM);
+        int status = 0;
+        ::waitpid(daemon, &status, 0);
+    }
+    std::system(("docker rm -f " + container + " >/dev/null 2>&1").c_str());
+    if (code == 0) fs::remove_all(dir);
+    return code;
+}

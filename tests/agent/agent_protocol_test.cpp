@@ -1,0 +1,86 @@
+// The lu-agent frame codec: round trips, streams cut anywhere, malformed input refused.
+#define BOOST_TEST_MODULE agent_protocol
+#include <boost/test/unit_test.hpp>
+
+#include "protocol/messages.hpp"
+
+using namespace liveupdate::agent;
+
+BOOST_AUTO_TEST_CASE(every_request_round_trips) {
+    const WriteFile write{"/app/a b.txt", 0755, 1000, -1, std::string("x\0y", 3)};
+    const auto w = decode<WriteFile>(*[&] { FrameDecoder d; d.feed(encode(write)); return d.next(); }());
+    BOOST_TEST(w.path == write.path);
+    BOOST_TEST(w.mode == 0755u);
+    BOOST_TEST(w.uid == 1000);
+    BOOST_TEST(w.gid == -1);
+    BOOST_TEST(w.content == write.content);
+
+    const Run run{{"sh", "-c", "echo hi"}, "/app", {"A=1", "B="}, 1500};
+    FrameDecoder d;
+    d.feed(encode(run));
+    const auto r = decode<Run>(*d.next());
+    BOOST_TEST(r.argv == run.argv);
+    BOOST_TEST(r.cwd == "/app");
+    BOOST_TEST(r.env == run.env);
+    BOOST_TEST(r.timeout_ms == 1500u);
+}
+
+BOOST_AUTO_TEST_CASE(a_stream_cut_at_every_byte_gives_the_same_frames) {
+    const std::string stream = encode(Hello{}) + encode(Remove{"/x"}) + encode(Output{2, "err"}) + encode(Result{2, "no"});
+    for (std::size_t cut = 0; cut <= stream.size(); ++cut) {
+        FrameDecoder d;
+        std::vector<Frame> frames;
+        d.feed(std::string_view(stream).substr(0, cut));
+        while (auto f = d.next()) frames.push_back(*f);
+        d.feed(std::string_view(stream).substr(cut));
+        while (auto f = d.next()) frames.push_back(*f);
+        BOOST_REQUIRE(frames.size() == 4u);
+        BOOST_TEST(decode<Remove>(frames[1]).path == "/x");
+        BOOST_TEST(decode<Output>(frames[2]).data == "err");
+        BOOST_TEST(decode<Result>(frames[3]).error == 2);
+        BOOST_TEST(!d.pending());
+    }
+}
+
+BOOST_AUTO_TEST_CASE(malformed_frames_are_protocol_errors) {
+    FrameDecoder unknown;
+    unknown.feed(std::string("\0\0\0\0\x7f", 5));
+    BOOST_CHECK_THROW(unknown.next(), ProtocolError);
+
+    FrameDecoder oversized;
+    oversized.feed(std::string("\xff\xff\xff\xff\x02", 5));
+    BOOST_CHECK_THROW(oversized.next(), ProtocolError);
+
+    // A string claiming more bytes than the payload holds.
+    FrameDecoder d;
+    d.feed(std::string("\x04\0\0\0\x05\x10\0\0\0", 9));
+    const auto frame = d.next();
+    BOOST_REQUIRE(frame.has_value());
+    BOOST_CHECK_THROW(decode<Remove>(*frame), ProtocolError);
+    // Trailing bytes, and the wrong type.
+    FrameDecoder t;
+    t.feed(encode(Result{0, ""}) );
+    BOOST_CHECK_THROW(decode<Remove>(*t.next()), ProtocolError);
+    FieldWriter extra;
+    extra.put(std::string("/x"));
+    extra.put(std::uint8_t{1});
+    FrameDecoder e;
+    e.feed(extra.frame(MessageType::remove));
+    BOOST_CHECK_THROW(decode<Remove>(*e.next()), ProtocolError);
+    // A list count beyond what the payload could hold is refused before any allocation.
+    FieldWriter lie;
+    lie.put(std::uint32_t{0x7fffffff});
+    FrameDecoder l;
+    l.feed(lie.frame(MessageType::run));
+    BOOST_CHECK_THROW(decode<Run>(*l.next()), ProtocolError);
+}
+
+BOOST_AUTO_TEST_CASE(paths_must_be_absolute_and_free_of_dotdot) {
+    BOOST_TEST(path_problem("/app/src/a.txt").empty());
+    BOOST_TEST(path_problem("/app/..x/a..b").empty());
+    BOOST_TEST(!path_problem("app/a").empty());
+    BOOST_TEST(!path_problem("").empty());
+    BOOST_TEST(!path_problem("/app/../etc/passwd").empty());
+    BOOST_TEST(!path_problem("/app/..").empty());
+    BOOST_TEST(!path_problem(std::string("/a\0b", 4)).empty());
+}

@@ -1,0 +1,254 @@
+// The lu-agent executable served over pipes on this machine: every request
+// against a scratch folder, and malformed input ending the session cleanly.
+#define BOOST_TEST_MODULE lu_agent
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <boost/test/unit_test.hpp>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "protocol/messages.hpp"
+
+using namespace liveupdate::agent;
+namespace fs = std::filesystem;
+
+namespace {
+
+class Agent {
+public:
+    Agent() {
+        int to[2], from[2];
+        BOOST_REQUIRE(::pipe2(to, O_CLOEXEC) == 0 && ::pipe2(from, O_CLOEXEC) == 0);
+        pid_ = ::fork();
+        if (pid_ == 0) {
+            ::dup2(to[0], 0);
+            ::dup2(from[1], 1);
+            ::execl(LU_AGENT_PATH, "lu-agent", nullptr);
+            ::_exit(127);
+        }
+        ::close(to[0]);
+        ::close(from[1]);
+        in_ = to[1];
+        out_ = from[0];
+    }
+    ~Agent() {
+        if (in_ >= 0) ::close(in_);
+        ::close(out_);
+        int status = 0;
+        ::waitpid(pid_, &status, 0);
+    }
+    void send(const std::string &bytes) {
+        BOOST_REQUIRE(::write(in_, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size()));
+    }
+    std::optional<Frame> next() {
+        for (;;) {
+            if (auto f = decoder_.next()) return f;
+            char buffer[65536];
+            const auto got = ::read(out_, buffer, sizeof buffer);
+            if (got <= 0) return std::nullopt;
+            decoder_.feed(std::string_view(buffer, static_cast<std::size_t>(got)));
+        }
+    }
+    template <class M> M ask_for(const std::string &request) {
+        send(request);
+        auto f = next();
+        BOOST_REQUIRE(f.has_value());
+        return decode<M>(*f);
+    }
+    void greet() { BOOST_TEST(ask_for<HelloReply>(encode(Hello{})).version == kProtocolVersion); }
+    // Closes stdin and returns the agent's exit status.
+    int finish() {
+        ::close(in_);
+        in_ = -1;
+        int status = 0;
+        ::waitpid(pid_, &status, 0);
+        pid_ = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    }
+
+private:
+    pid_t pid_ = -1;
+    int in_ = -1;
+    int out_ = -1;
+    FrameDecoder decoder_;
+};
+
+struct Scratch {
+    fs::path path = fs::temp_directory_path() /
+                    ("lu-agent-test-" + std::to_string(::getpid()) + "-" +
+                     std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
+    Scratch() { fs::create_directories(path); }
+    ~Scratch() { fs::remove_all(path); }
+    std::string operator/(const std::string &name) const { return (path / name).string(); }
+};
+
+std::string read_file(const std::string &path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+int mode_of(const std::string &path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 ? static_cast<int>(st.st_mode & 07777) : -1;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(writes_folders_symlinks_and_deletes_apply_in_order) {
+    Scratch dir;
+    Agent agent;
+    agent.greet();
+    BOOST_TEST(agent.ask_for<Result>(encode(WriteFile{dir / "a/b/c.txt", 0750, kKeepOwner, kKeepOwner, "hello"})).error == 0);
+    BOOST_TEST(read_file(dir / "a/b/c.txt") == "hello");
+    BOOST_TEST(mode_of(dir / "a/b/c.txt") == 0750);
+    BOOST_TEST(agent.ask_for<Result>(encode(MakeDir{dir / "d/e", 0700})).error == 0);
+    BOOST_TEST(mode_of(dir / "d/e") == 0700);
+    BOOST_TEST(agent.ask_for<Result>(encode(Symlink{dir / "link", "a/b"})).error == 0);
+    BOOST_TEST(fs::read_symlink(dir / "link") == "a/b");
+    // A write through a symlinked parent lands in the target folder, the link stays.
+    BOOST_TEST(agent.ask_for<Result>(encode(WriteFile{dir / "link/via.txt", 0644, kKeepOwner, kKeepOwner, "v"})).error == 0);
+    BOOST_TEST(read_file(dir / "a/b/via.txt") == "v");
+    BOOST_TEST(fs::is_symlink(dir / "link"));
+    // A delete of the symlink never touches what it points at.
+    BOOST_TEST(agent.ask_for<Result>(encode(Remove{dir / "link"})).error == 0);
+    BOOST_TEST(!fs::exists(fs::symlink_status(dir / "link")));
+    BOOST_TEST(fs::exists(dir / "a/b/c.txt"));
+    // A folder holding a symlink to outside: removed, the outside kept.
+    fs::create_directories(dir / "outside");
+    std::ofstream(dir / "outside/keep") << "k";
+    fs::create_directory_symlink(dir / "outside", dir / "a/b/out");
+    BOOST_TEST(agent.ask_for<Result>(encode(Remove{dir / "a"})).error == 0);
+    BOOST_TEST(!fs::exists(dir / "a"));
+    BOOST_TEST(read_file(dir / "outside/keep") == "k");
+    BOOST_TEST(agent.ask_for<Result>(encode(Remove{dir / "never-was"})).error == 0);
+    // No temporary file is left behind.
+    for (const auto &entry : fs::recursive_directory_iterator(dir.path))
+        BOOST_TEST(entry.path().filename().string().find(".lu-agent-") == std::string::npos, entry.path());
+    BOOST_TEST(agent.finish() == 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_failed_write_says_which_path_and_why) {
+    Scratch dir;
+    std::ofstream(dir / "file") << "x";
+    Agent agent;
+    agent.greet();
+    const auto result = agent.ask_for<Result>(encode(WriteFile{dir / "file/inside", 0644, kKeepOwner, kKeepOwner, "x"}));
+    BOOST_TEST(result.error == ENOTDIR);
+    BOOST_TEST(result.message.find(dir / "file/inside") != std::string::npos, result.message);
+}
+
+BOOST_AUTO_TEST_CASE(runs_stream_output_and_return_the_exit_code) {
+    Scratch dir;
+    Agent agent;
+    agent.greet();
+    agent.send(encode(Run{{"sh", "-c", "echo out; echo err >&2; pwd; echo $LU_X; exit 3"}, dir.path.string(), {"LU_X=42"}, 0}));
+    std::string out, err;
+    ExitStatus status;
+    for (;;) {
+        const auto f = agent.next();
+        BOOST_REQUIRE(f.has_value());
+        if (f->type == MessageType::output) {
+            const auto o = decode<Output>(*f);
+            (o.stream == 1 ? out : err) += o.data;
+            continue;
+        }
+        status = decode<ExitStatus>(*f);
+        break;
+    }
+    BOOST_TEST(out == "out\n" + dir.path.string() + "\n42\n");
+    BOOST_TEST(err == "err\n");
+    BOOST_TEST(status.code == 3);
+    BOOST_TEST(status.timed_out == 0);
+
+    const auto missing = agent.ask_for<ExitStatus>(encode(Run{{"no-such-command-lu"}, "", {}, 0}));
+    BOOST_TEST(missing.code == 127);
+    BOOST_TEST(missing.message.find("no-such-command-lu") != std::string::npos, missing.message);
+}
+
+BOOST_AUTO_TEST_CASE(a_run_past_its_limit_is_killed_with_its_children) {
+    Scratch dir;
+    Agent agent;
+    agent.greet();
+    const auto start = std::chrono::steady_clock::now();
+    // The child sleep would keep the output open if only the shell were killed.
+    const auto status = agent.ask_for<ExitStatus>(
+        encode(Run{{"sh", "-c", "sleep 30 & echo $! > " + (dir / "pid") + "; wait"}, "", {}, 300}));
+    const auto took = std::chrono::steady_clock::now() - start;
+    BOOST_TEST(status.timed_out == 1);
+    BOOST_TEST(status.code == 128 + SIGKILL);
+    BOOST_TEST(took < std::chrono::seconds(10));
+    const pid_t child = std::stoi(read_file(dir / "pid"));
+    // Killed (or a zombie about to be reaped by init), not sleeping on.
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const std::string state = read_file("/proc/" + std::to_string(child) + "/stat");
+    BOOST_TEST((state.empty() || state.find(") Z") != std::string::npos), state);
+}
+
+BOOST_AUTO_TEST_CASE(a_digest_lists_type_mode_size_and_content_hash) {
+    Scratch dir;
+    fs::create_directories(dir / "t/sub");
+    std::ofstream(dir / "t/sub/a") << "same";
+    std::ofstream(dir / "t/b") << "same";
+    fs::create_symlink("sub/a", dir / "t/l");
+    Agent agent;
+    agent.greet();
+    agent.send(encode(Digest{dir / "t"}));
+    std::map<std::string, DigestEntry> entries;
+    for (;;) {
+        const auto f = agent.next();
+        BOOST_REQUIRE(f.has_value());
+        if (f->type != MessageType::digest_entry) {
+            BOOST_TEST(decode<Result>(*f).error == 0);
+            break;
+        }
+        auto e = decode<DigestEntry>(*f);
+        entries[e.path] = e;
+    }
+    BOOST_TEST(entries.size() == 5u); // "", sub, sub/a, b, l
+    BOOST_TEST(entries[""].kind == static_cast<std::uint8_t>(EntryType::dir));
+    BOOST_TEST(entries["sub/a"].kind == static_cast<std::uint8_t>(EntryType::file));
+    BOOST_TEST(entries["sub/a"].size == 4u);
+    BOOST_TEST(entries["sub/a"].hash == entries["b"].hash);
+    BOOST_TEST(entries["sub/a"].hash != 0u);
+    BOOST_TEST(entries["l"].kind == static_cast<std::uint8_t>(EntryType::symlink));
+    BOOST_TEST(entries["l"].size == 5u);
+}
+
+BOOST_AUTO_TEST_CASE(requests_before_the_handshake_or_with_bad_paths_end_the_session) {
+    {
+        Agent agent;
+        const auto fatal = agent.ask_for<Fatal>(encode(Remove{"/tmp/x"}));
+        BOOST_TEST(fatal.message.find("expected a hello frame") != std::string::npos, fatal.message);
+        BOOST_TEST(agent.finish() == 1);
+    }
+    {
+        Agent agent;
+        BOOST_TEST(agent.ask_for<Fatal>(encode(Hello{kProtocolVersion + 1})).message.find("protocol version") !=
+                   std::string::npos);
+        BOOST_TEST(agent.finish() == 1);
+    }
+    {
+        Agent agent;
+        agent.greet();
+        const auto fatal = agent.ask_for<Fatal>(encode(WriteFile{"/tmp/../etc/x", 0644, -1, -1, ""}));
+        BOOST_TEST(fatal.message.find("contains '..'") != std::string::npos, fatal.message);
+        BOOST_TEST(agent.finish() == 1);
+    }
+    {
+        Agent agent;
+        agent.greet();
+        agent.send(std::string("\x03\0\0\0\x99zzz", 8));
+        BOOST_TEST((agent.next()->type == MessageType::fatal));
+        BOOST_TEST(agent.finish() == 1);
+    }
+}

@@ -1,0 +1,188 @@
+#include "agent_apply.hpp"
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include <exception>
+#include <memory>
+
+#include "protocol/messages.hpp"
+
+namespace liveupdate::docker {
+namespace {
+
+using agent::encode;
+
+constexpr std::size_t kChunk = 64 * 1024;
+
+// A frame of an unexpected type or shape: the session is out of step, so it counts as broken.
+template <class M> M expect(const agent::Frame &frame) {
+    try {
+        return agent::decode<M>(frame);
+    } catch (const agent::ProtocolError &e) {
+        throw AgentSessionBroken(std::string("the agent's answer: ") + e.what());
+    }
+}
+
+// Sends requests and counts what is owed; collects every answer, keeping the first failure.
+class Pipeline {
+public:
+    Pipeline(AgentSession &session, std::chrono::milliseconds stall) : session_(session), stall_(stall) {}
+
+    // Small requests go out together: one write for many files.
+    void send(const std::string &frame) {
+        batch_ += frame;
+        ++owed_;
+        if (batch_.size() >= kBatchBytes) push();
+        // Answers pile up in memory while sending: collect them now and then.
+        if (owed_ >= 1024) collect();
+    }
+
+    void collect() {
+        push();
+        while (owed_ > 0) {
+            const auto result = expect<agent::Result>(session_.receive(AgentSession::Clock::now() + stall_));
+            --owed_;
+            if (result.error != 0 && first_failure_.empty()) first_failure_ = result.message;
+        }
+    }
+
+    void finish() {
+        collect();
+        if (!first_failure_.empty()) throw AgentRequestFailed(first_failure_);
+    }
+
+private:
+    static constexpr std::size_t kBatchBytes = 256 * 1024;
+
+    void push() {
+        if (batch_.empty()) return;
+        session_.send(batch_, AgentSession::Clock::now() + stall_);
+        batch_.clear();
+    }
+
+    AgentSession &session_;
+    std::chrono::milliseconds stall_;
+    std::string batch_;
+    std::size_t owed_ = 0;
+    std::string first_failure_;
+};
+
+std::string container_path(const char *entry_path) {
+    std::string_view p = entry_path == nullptr ? std::string_view() : std::string_view(entry_path);
+    while (p.starts_with("./")) p.remove_prefix(2);
+    while (p.starts_with("/")) p.remove_prefix(1);
+    while (p.ends_with("/")) p.remove_suffix(1);
+    std::string path = "/" + std::string(p);
+    if (const auto problem = agent::path_problem(path); !problem.empty())
+        throw std::runtime_error("the update's archive holds an unsafe entry: " + problem);
+    return path;
+}
+
+struct ReadContext {
+    const ArchiveReadFn *in;
+    std::vector<char> buffer = std::vector<char>(kChunk);
+};
+
+la_ssize_t read_callback(archive *, void *user, const void **data) {
+    auto *ctx = static_cast<ReadContext *>(user);
+    const auto got = (*ctx->in)(ctx->buffer.data(), ctx->buffer.size());
+    if (got < 0) return -1;
+    *data = ctx->buffer.data();
+    return static_cast<la_ssize_t>(got);
+}
+
+void send_archive(Pipeline &pipeline, const ArchiveReadFn &in) {
+    ReadContext ctx{&in};
+    std::unique_ptr<archive, decltype(&archive_read_free)> reader(archive_read_new(), &archive_read_free);
+    archive_read_support_format_tar(reader.get());
+    if (archive_read_open(reader.get(), &ctx, nullptr, read_callback, nullptr) != ARCHIVE_OK)
+        throw std::runtime_error(std::string("reading the update's archive: ") + archive_error_string(reader.get()));
+    archive_entry *entry = nullptr;
+    for (;;) {
+        const int rc = archive_read_next_header(reader.get(), &entry);
+        if (rc == ARCHIVE_EOF) break;
+        if (rc != ARCHIVE_OK && rc != ARCHIVE_WARN)
+            throw std::runtime_error(std::string("reading the update's archive: ") + archive_error_string(reader.get()));
+        const std::string path = container_path(archive_entry_pathname(entry));
+        if (path == "/") continue;
+        const auto mode = static_cast<std::uint32_t>(archive_entry_perm(entry));
+        if (archive_entry_hardlink(entry) != nullptr)
+            throw std::runtime_error("the update's archive holds a hard link (" + path + "): not supported by lu-agent");
+        switch (archive_entry_filetype(entry)) {
+        case AE_IFDIR:
+            pipeline.send(encode(agent::MakeDir{path, mode, agent::kKeepOwner, agent::kKeepOwner}));
+            break;
+        case AE_IFLNK: {
+            const char *target = archive_entry_symlink(entry);
+            pipeline.send(encode(agent::Symlink{path, target == nullptr ? "" : target, agent::kKeepOwner, agent::kKeepOwner}));
+            break;
+        }
+        case AE_IFREG: {
+            agent::WriteFile write{path, mode, agent::kKeepOwner, agent::kKeepOwner, {}};
+            if (archive_entry_size_is_set(entry)) write.content.reserve(static_cast<std::size_t>(archive_entry_size(entry)));
+            char chunk[kChunk];
+            for (;;) {
+                const auto got = archive_read_data(reader.get(), chunk, sizeof chunk);
+                if (got == 0) break;
+                if (got < 0)
+                    throw std::runtime_error("reading " + path + " from the update's archive: " +
+                                             archive_error_string(reader.get()));
+                write.content.append(chunk, static_cast<std::size_t>(got));
+            }
+            pipeline.send(encode(write));
+            break;
+        }
+        default:
+            throw std::runtime_error("the update's archive holds " + path +
+                                     ", neither a file, a folder nor a symlink: not supported by lu-agent");
+        }
+    }
+}
+
+}  // namespace
+
+void apply_files_through_agent(AgentSession &session, const std::vector<std::string> &deletes,
+                               const ArchiveReadFn *archive, std::chrono::milliseconds stall) {
+    Pipeline pipeline(session, stall);
+    for (const auto &path : deletes) {
+        if (const auto problem = agent::path_problem(path); !problem.empty())
+            throw std::runtime_error("cannot delete through lu-agent: " + problem);
+        pipeline.send(encode(agent::Remove{path}));
+    }
+    // Deletes finish before the copies start, as with rm then tar.
+    pipeline.finish();
+    if (archive != nullptr && *archive) {
+        try {
+            send_archive(pipeline, *archive);
+        } catch (const AgentSessionBroken &) {
+            throw;
+        } catch (const std::exception &) {
+            // What was sent is answered first, so the session stays in step for the next update.
+            pipeline.collect();
+            throw;
+        }
+    }
+    pipeline.finish();
+}
+
+AgentRunResult run_through_agent(AgentSession &session, const std::vector<std::string> &argv,
+                                 std::chrono::milliseconds limit, std::chrono::milliseconds stall,
+                                 const std::function<void(int, std::string_view)> &on_output) {
+    agent::Run run{argv, "", {}, static_cast<std::uint32_t>(limit.count())};
+    session.send(encode(run), AgentSession::Clock::now() + stall);
+    // The agent enforces the limit; beyond it plus the stall allowance the stream is taken for dead.
+    const auto deadline = AgentSession::Clock::now() + limit + stall;
+    for (;;) {
+        const auto frame = session.receive(deadline);
+        if (frame.type == agent::MessageType::output) {
+            const auto output = expect<agent::Output>(frame);
+            on_output(output.stream, output.data);
+            continue;
+        }
+        const auto status = expect<agent::ExitStatus>(frame);
+        return {status.code, status.timed_out != 0, status.message};
+    }
+}
+
+}  // namespace liveupdate::docker

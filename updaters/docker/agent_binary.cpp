@@ -1,0 +1,101 @@
+#include "agent_binary.hpp"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <dlfcn.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "protocol/frame.hpp"
+
+namespace liveupdate::docker {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char *kAgentName = "lu-agent";
+constexpr const char *kAgentFolder = ".lu-agent";
+
+std::vector<fs::path> default_places() {
+    std::vector<fs::path> places;
+    Dl_info info{};
+    if (::dladdr(reinterpret_cast<void *>(&load_agent_binary), &info) != 0 && info.dli_fname != nullptr) {
+        const fs::path here = fs::absolute(info.dli_fname).parent_path();
+        places.push_back(here / kAgentName);
+        places.push_back(here.parent_path() / "bin" / kAgentName);
+    }
+    // lu-host loads a copy of the plugin from a scratch folder (hot reload):
+    // then the executable's own folder is where lu-agent lies beside it.
+    std::error_code ec;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    if (!ec) places.push_back(exe.parent_path() / kAgentName);
+    return places;
+}
+
+std::string hex16(std::uint64_t value) {
+    char text[17];
+    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
+    return text;
+}
+
+}  // namespace
+
+AgentBinary load_agent_binary(const std::string &configured) {
+    std::vector<fs::path> places;
+    if (!configured.empty()) places.emplace_back(configured);
+    else places = default_places();
+    std::string looked;
+    for (const auto &place : places) {
+        std::ifstream in(place, std::ios::binary);
+        if (!in) {
+            looked += (looked.empty() ? "" : ", ") + place.string();
+            continue;
+        }
+        std::stringstream content;
+        content << in.rdbuf();
+        AgentBinary binary{place.string(), content.str(), {}};
+        if (binary.content.empty()) throw std::runtime_error("the lu-agent binary " + place.string() + " is empty");
+        binary.container_path = std::string("/") + kAgentFolder + "/" + kAgentName + "-" +
+                                std::to_string(agent::kProtocolVersion) + "-" +
+                                hex16(XXH3_64bits(binary.content.data(), binary.content.size()));
+        return binary;
+    }
+    throw std::runtime_error("no lu-agent binary found (looked at " + (looked.empty() ? "nothing" : looked) +
+                             "); set the docker updater's \"agentPath\"");
+}
+
+std::string agent_archive(const AgentBinary &binary) {
+    std::unique_ptr<archive, decltype(&archive_write_free)> writer(archive_write_new(), &archive_write_free);
+    std::unique_ptr<archive_entry, decltype(&archive_entry_free)> entry(archive_entry_new(), &archive_entry_free);
+    archive_write_set_format_pax_restricted(writer.get());
+    archive_write_set_bytes_per_block(writer.get(), 0);
+    std::vector<char> buffer(binary.content.size() + 64 * 1024);
+    std::size_t used = 0;
+    if (archive_write_open_memory(writer.get(), buffer.data(), buffer.size(), &used) != ARCHIVE_OK)
+        throw std::runtime_error(std::string("building the lu-agent archive: ") + archive_error_string(writer.get()));
+    archive_entry_set_pathname(entry.get(), kAgentFolder);
+    archive_entry_set_filetype(entry.get(), AE_IFDIR);
+    archive_entry_set_perm(entry.get(), 0755);
+    archive_write_header(writer.get(), entry.get());
+    archive_entry_clear(entry.get());
+    archive_entry_set_pathname(entry.get(), binary.container_path.substr(1).c_str());
+    archive_entry_set_filetype(entry.get(), AE_IFREG);
+    archive_entry_set_perm(entry.get(), 0755);
+    archive_entry_set_size(entry.get(), static_cast<la_int64_t>(binary.content.size()));
+    if (archive_write_header(writer.get(), entry.get()) != ARCHIVE_OK ||
+        archive_write_data(writer.get(), binary.content.data(), binary.content.size()) < 0 ||
+        archive_write_close(writer.get()) != ARCHIVE_OK)
+        throw std::runtime_error(std::string("building the lu-agent archive: ") + archive_error_string(writer.get()));
+    return std::string(buffer.data(), used);
+}
+
+}  // namespace liveupdate::docker

@@ -1,0 +1,158 @@
+#include "agent_session.hpp"
+
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "engine/engine_error.hpp"
+
+namespace liveupdate::docker {
+namespace {
+
+int remaining_ms(AgentSession::Clock::time_point deadline) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - AgentSession::Clock::now()).count();
+    return left <= 0 ? 0 : static_cast<int>(std::min<long long>(left, 1 << 30));
+}
+
+}  // namespace
+
+AgentSession::AgentSession(EngineClient &client, OpenExec exec, LineFn on_stderr)
+    : client_(client),
+      exec_id_(std::move(exec.exec_id)),
+      connection_(std::move(exec.connection)),
+      stderr_lines_(std::move(on_stderr)),
+      demuxer_([this](OutputStream stream, std::string_view data) {
+          if (stream == OutputStream::stderr_stream) stderr_lines_.feed(data);
+          else decoder_.feed(data);
+      }) {
+    demuxer_.feed(exec.first_bytes);
+}
+
+std::unique_ptr<AgentSession> AgentSession::start(EngineClient &client, const ExecSpec &spec,
+                                                  std::chrono::milliseconds timeout, LineFn on_stderr) {
+    std::unique_ptr<AgentSession> session(new AgentSession(client, open_exec(client, spec), std::move(on_stderr)));
+    const auto deadline = Clock::now() + timeout;
+    session->send(agent::encode(agent::Hello{}), deadline);
+    const auto answer = session->receive(deadline);
+    try {
+        const auto reply = agent::decode<agent::HelloReply>(answer);
+        if (reply.version != agent::kProtocolVersion)
+            throw AgentSessionBroken("the agent speaks protocol version " + std::to_string(reply.version) + ", not " +
+                                     std::to_string(agent::kProtocolVersion));
+        session->description_ = reply.agent;
+    } catch (const agent::ProtocolError &e) {
+        throw AgentSessionBroken(std::string("the agent's handshake: ") + e.what());
+    }
+    return session;
+}
+
+void AgentSession::drain() {
+    char chunk[64 * 1024];
+    while (!ended_) {
+        const auto got = ::recv(connection_.fd(), chunk, sizeof chunk, 0);
+        if (got > 0) {
+            try {
+                demuxer_.feed(std::string_view(chunk, static_cast<std::size_t>(got)));
+            } catch (const std::runtime_error &e) {
+                ended_ = true;
+                broken(std::string("reading the agent's stream: ") + e.what());
+            }
+            continue;
+        }
+        if (got == 0 || errno == ECONNRESET) {
+            ended_ = true;
+            stderr_lines_.flush();
+            return;
+        }
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN) return;
+        ended_ = true;
+        broken(std::string("recv failed: ") + std::strerror(errno));
+    }
+}
+
+bool AgentSession::alive() {
+    if (ended_) return false;
+    pollfd p{connection_.fd(), POLLIN, 0};
+    if (::poll(&p, 1, 0) > 0) {
+        try {
+            drain();
+        } catch (const AgentSessionBroken &) {
+            return false;
+        }
+    }
+    // Unanswered frames with nothing asked mean a confused session: start over.
+    return !ended_ && !decoder_.pending();
+}
+
+void AgentSession::send(std::string_view frame, Clock::time_point deadline) {
+    while (!frame.empty()) {
+        if (ended_) broken("sending a request");
+        pollfd p{connection_.fd(), POLLOUT | POLLIN, 0};
+        const int ready = ::poll(&p, 1, remaining_ms(deadline));
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready == 0) throw AgentSessionBroken("the agent took no request for too long (stream stalled)");
+        if (ready < 0) broken(std::string("poll failed: ") + std::strerror(errno));
+        if (p.revents & (POLLIN | POLLHUP | POLLERR)) drain();
+        if (!(p.revents & POLLOUT)) continue;
+        const auto sent = ::send(connection_.fd(), frame.data(), frame.size(), MSG_NOSIGNAL);
+        if (sent < 0) {
+            if (errno == EAGAIN || errno == EINTR) continue;
+            ended_ = true;
+            broken(std::string("send failed: ") + std::strerror(errno));
+        }
+        frame.remove_prefix(static_cast<std::size_t>(sent));
+    }
+}
+
+agent::Frame AgentSession::receive(Clock::time_point deadline) {
+    for (;;) {
+        std::optional<agent::Frame> frame;
+        try {
+            frame = decoder_.next();
+        } catch (const agent::ProtocolError &e) {
+            ended_ = true;
+            broken(std::string("the agent's answer: ") + e.what());
+        }
+        if (frame) {
+            if (frame->type != agent::MessageType::fatal) return std::move(*frame);
+            ended_ = true;
+            std::string why;
+            try {
+                why = agent::decode<agent::Fatal>(*frame).message;
+            } catch (const agent::ProtocolError &e) {
+                why = e.what();
+            }
+            throw AgentSessionBroken("the agent ended the session: " + why);
+        }
+        if (ended_) broken("waiting for the agent's answer");
+        pollfd p{connection_.fd(), POLLIN, 0};
+        const int ready = ::poll(&p, 1, remaining_ms(deadline));
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready == 0) throw AgentSessionBroken("the agent did not answer in time");
+        drain();
+    }
+}
+
+int AgentSession::exit_code() {
+    if (!ended_) return -1;
+    try {
+        return exec_exit_code(client_, exec_id_);
+    } catch (const EngineError &) {
+        return -1;
+    }
+}
+
+void AgentSession::broken(const std::string &doing) {
+    std::string message = doing + ": the agent's stream ended";
+    if (ended_) {
+        const int code = exit_code();
+        if (code >= 0) message += " (agent exit code " + std::to_string(code) + ")";
+    }
+    throw AgentSessionBroken(message);
+}
+
+}  // namespace liveupdate::docker
