@@ -415,8 +415,9 @@ FileLoad Daemon::load_compose(const ComposeProjectOption &project) {
         if (!loaded.rebuild_watches.empty() && !rebuilder_)
             rebuilder_ = std::make_unique<compose::ComposeRebuilder>(
                 [this](const std::string &service, std::string_view line, bool error) {
-                    log_.write(error ? LogLevel::error : LogLevel::info, service, line);
-                    remember_log(service, std::string(line));
+                    const LogLevel level = error ? LogLevel::error : LogLevel::info;
+                    log_.write(level, service, line);
+                    activity_.line(service, host::to_string(level), line, now());
                 });
     }
     if (!loaded.name.empty())
