@@ -414,29 +414,38 @@ void DockerUpdater::verify_copies(const Target &target, const std::vector<CopyEn
     throw InfraFailure(message);
 }
 
+namespace {
+// "[CMD i/n] argv...", as Tilt logs a run step.
+void log_run_step(const std::vector<RunCommand> &runs, std::size_t i, const LogFn &log) {
+    if (runs[i].echo_off) return;
+    std::string line = "[CMD " + std::to_string(i + 1) + "/" + std::to_string(runs.size()) + "]";
+    for (const auto &arg : runs[i].argv) line += " " + arg;
+    log(LogLevel::info, line);
+}
+}  // namespace
+
 UpdateResult DockerUpdater::run_commands(const Target &target, const std::vector<RunCommand> &runs, const LogFn &log) {
     for (std::size_t i = 0; i < runs.size(); ++i) {
-        const auto &run = runs[i];
-        if (!run.echo_off) {
-            std::string line = "[CMD " + std::to_string(i + 1) + "/" + std::to_string(runs.size()) + "]";
-            for (const auto &arg : run.argv) line += " " + arg;
-            log(LogLevel::info, line);
-        }
-        if (run.argv.empty()) throw InfraFailure("run step " + std::to_string(i + 1) + " has no command");
-        OutputCollector output(log, LogLevel::info);
-        const ExecSpec spec{target.id, run.argv, run.user.empty() ? config_.user : run.user, run.working_dir, run.env,
-                            run.privileged};
-        const auto result = run_exec(client_, spec, nullptr, output.handler(), timeouts());
-        output.finish();
-        if (result.exit_code == 0) continue;
-        const auto gone = container_gone_reason(target, result.exit_code == kExitKilled);
-        const auto message = "executing on container " + target.id.substr(0, 12) + ": " + exec_failure(run.argv, result.exit_code);
-        if (!gone.empty()) throw InfraFailure(gone + "\n" + message);
-        // A SIGKILL is the runtime's doing (e.g. out of memory), not the user's command.
-        if (result.exit_code == kExitKilled) throw InfraFailure(message);
-        return {UpdateResult::Kind::run_failure, result.exit_code, message};
+        log_run_step(runs, i, log);
+        if (runs[i].argv.empty()) throw InfraFailure("run step " + std::to_string(i + 1) + " has no command");
+        if (auto failed = run_with_exec(target, runs[i], log)) return *failed;
     }
     return {};
+}
+
+std::optional<UpdateResult> DockerUpdater::run_with_exec(const Target &target, const RunCommand &run, const LogFn &log) {
+    OutputCollector output(log, LogLevel::info);
+    const ExecSpec spec{target.id, run.argv, run.user.empty() ? config_.user : run.user, run.working_dir, run.env,
+                        run.privileged};
+    const auto result = run_exec(client_, spec, nullptr, output.handler(), timeouts());
+    output.finish();
+    if (result.exit_code == 0) return std::nullopt;
+    const auto gone = container_gone_reason(target, result.exit_code == kExitKilled);
+    const auto message = "executing on container " + target.id.substr(0, 12) + ": " + exec_failure(run.argv, result.exit_code);
+    if (!gone.empty()) throw InfraFailure(gone + "\n" + message);
+    // A SIGKILL is the runtime's doing (e.g. out of memory), not the user's command.
+    if (result.exit_code == kExitKilled) throw InfraFailure(message);
+    return UpdateResult{UpdateResult::Kind::run_failure, result.exit_code, message};
 }
 
 void DockerUpdater::refuse_agent(const Target &target, const std::string &why, const LogFn &log) {
@@ -570,12 +579,13 @@ UpdateResult DockerUpdater::apply_through_agent(AgentSession &session, const Tar
     }
     for (std::size_t i = 0; i < request.runs.size(); ++i) {
         const auto &run = request.runs[i];
-        if (!run.echo_off) {
-            std::string line = "[CMD " + std::to_string(i + 1) + "/" + std::to_string(request.runs.size()) + "]";
-            for (const auto &arg : run.argv) line += " " + arg;
-            log(LogLevel::info, line);
-        }
+        log_run_step(request.runs, i, log);
         if (run.argv.empty()) throw InfraFailure("run step " + std::to_string(i + 1) + " has no command");
+        if (run.has_exec_options()) {
+            run_started = true;
+            if (auto failed = run_with_exec(target, run, log)) return *failed;
+            continue;
+        }
         OutputCollector output(log, LogLevel::info);
         const auto handler = output.handler();
         run_started = true;

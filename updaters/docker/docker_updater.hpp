@@ -34,6 +34,9 @@ struct RunCommand {
     std::string working_dir{};  // "" : the container's
     std::vector<std::string> env{};
     bool privileged = false;
+    // Options only the engine's exec can honour (privileged, another user than
+    // the agent's): such a step goes through an exec of its own.
+    bool has_exec_options() const { return !user.empty() || !working_dir.empty() || !env.empty() || privileged; }
 };
 
 struct ContainerUpdate {
@@ -75,6 +78,8 @@ private:
     std::optional<Owner> owner_in(const Target &target);
     std::string container_file(const Target &target, const std::string &path);
     UpdateResult run_commands(const Target &target, const std::vector<RunCommand> &runs, const LogFn &log);
+    // Step i of n through an exec of its own; a run failure, or nothing when it exited 0.
+    std::optional<UpdateResult> run_with_exec(const Target &target, const RunCommand &run, const LogFn &log);
     void restart(const Target &target, const LogFn &log);
     bool has_tar(const Target &target);
     // Explains a failure by the container's state when it stopped or vanished
