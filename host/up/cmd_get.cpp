@@ -6,6 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "core/json_path.hpp"
 #include "core/json_text.hpp"
 #include "up/control_socket.hpp"
 #include "up/kind_names.hpp"
@@ -31,20 +32,8 @@ constexpr const char *kDescribeHelp =
     "its status and (LiveUpdates) its recent log or why it was rejected.\n"
     "exit: 0 ok, 1 not found or no daemon answered, 2 usage error\n";
 
-const json::value *at(const json::value &v, std::initializer_list<std::string_view> path) {
-    const json::value *cur = &v;
-    for (auto key : path) {
-        if (!cur->is_object()) return nullptr;
-        cur = cur->as_object().if_contains(key);
-        if (cur == nullptr) return nullptr;
-    }
-    return cur;
-}
-
-std::string text_at(const json::value &v, std::initializer_list<std::string_view> path) {
-    const json::value *found = at(v, path);
-    return found != nullptr && found->is_string() ? std::string(found->as_string()) : std::string();
-}
+using host::text_at;
+using host::value_at;
 
 struct Row {
     std::string name, state, containers, last_sync, message;
@@ -52,7 +41,7 @@ struct Row {
 
 Row live_update_row(const json::value &lu) {
     Row row{text_at(lu, {"metadata", "name"}), "Pending", "0", "-", ""};
-    const json::value *containers = at(lu, {"status", "containers"});
+    const json::value *containers = value_at(lu, {"status", "containers"});
     std::size_t count = 0;
     if (containers != nullptr && containers->is_array()) {
         count = containers->as_array().size();
@@ -97,7 +86,7 @@ void print_table(const std::vector<std::vector<std::string>> &rows) {
 
 void print_list(const std::string &kind, const json::value &answer) {
     std::vector<std::vector<std::string>> rows;
-    const json::value *items = at(answer, {"items"});
+    const json::value *items = value_at(answer, {"items"});
     if (kind == "LiveUpdate") {
         rows.push_back({"NAME", "STATE", "CONTAINERS", "LAST SYNC", "MESSAGE"});
         if (items != nullptr && items->is_array())
@@ -105,14 +94,14 @@ void print_list(const std::string &kind, const json::value &answer) {
                 const Row r = live_update_row(lu);
                 rows.push_back({r.name, r.state, r.containers, r.last_sync, r.message});
             }
-        if (const json::value *rejected = at(answer, {"rejected"}); rejected != nullptr && rejected->is_array())
+        if (const json::value *rejected = value_at(answer, {"rejected"}); rejected != nullptr && rejected->is_array())
             for (const auto &r : rejected->as_array())
                 rows.push_back({text_at(r, {"name"}), "Rejected", "0", "-", text_at(r, {"message"})});
     } else {
         rows.push_back({"NAME", "STATUS"});
         if (items != nullptr && items->is_array())
             for (const auto &o : items->as_array()) {
-                const json::value *status = at(o, {"status"});
+                const json::value *status = value_at(o, {"status"});
                 std::string summary = status != nullptr ? json::serialize(*status) : "{}";
                 if (summary.size() > 100) summary = summary.substr(0, 97) + "...";
                 rows.push_back({text_at(o, {"metadata", "name"}), summary});
@@ -172,18 +161,18 @@ int client_main(const char *command, int argc, char **argv, const char *help, st
     }
     std::cout << "Name:         " << args.positional[1] << "\nKind:         " << kind << '\n';
     if (const std::string file = text_at(answer, {"file"}); !file.empty()) std::cout << "Declared in:  " << file << '\n';
-    if (const json::value *rejected = at(answer, {"rejected"})) {
+    if (const json::value *rejected = value_at(answer, {"rejected"})) {
         std::cout << "Rejected:     " << text_at(*rejected, {"message"}) << '\n';
-        if (const json::value *errors = at(*rejected, {"errors"}); errors != nullptr && errors->is_array())
+        if (const json::value *errors = value_at(*rejected, {"errors"}); errors != nullptr && errors->is_array())
             for (const auto &e : errors->as_array())
                 std::cout << "  " << text_at(e, {"field"}) << ": " << text_at(e, {"message"}) << '\n';
     }
-    if (const json::value *object = at(answer, {"object"})) {
-        if (const json::value *spec = at(*object, {"spec"})) std::cout << "Spec:\n" << indented(up::pretty_json(*spec)) << '\n';
-        if (const json::value *status = at(*object, {"status"}))
+    if (const json::value *object = value_at(answer, {"object"})) {
+        if (const json::value *spec = value_at(*object, {"spec"})) std::cout << "Spec:\n" << indented(up::pretty_json(*spec)) << '\n';
+        if (const json::value *status = value_at(*object, {"status"}))
             std::cout << "Status:\n" << indented(up::pretty_json(*status)) << '\n';
     }
-    if (const json::value *lines = at(answer, {"log"}); lines != nullptr && lines->is_array()) {
+    if (const json::value *lines = value_at(answer, {"log"}); lines != nullptr && lines->is_array()) {
         std::cout << "Recent log:\n";
         for (const auto &l : lines->as_array())
             if (l.is_string()) std::cout << "  " << l.as_string() << '\n';

@@ -2,25 +2,15 @@
 
 #include <string>
 
+#include "core/json_path.hpp"
+
 namespace liveupdate::web {
 namespace json = boost::json;
 
 namespace {
 
-const json::value *at(const json::value &v, std::initializer_list<std::string_view> path) {
-    const json::value *cur = &v;
-    for (auto key : path) {
-        if (!cur->is_object()) return nullptr;
-        cur = cur->as_object().if_contains(key);
-        if (cur == nullptr) return nullptr;
-    }
-    return cur;
-}
-
-std::string text_at(const json::value &v, std::initializer_list<std::string_view> path) {
-    const json::value *found = at(v, path);
-    return found != nullptr && found->is_string() ? std::string(found->as_string()) : std::string();
-}
+using host::text_at;
+using host::value_at;
 
 // A local path shown relative to the LiveUpdate's basePath when beneath it.
 std::string shown_path(const std::string &path, const std::string &base) {
@@ -44,7 +34,7 @@ json::object row_of(const json::value &lu, const json::object &activity) {
 
     json::array containers;
     std::string exec_error, waiting_reason, waiting_message;
-    if (const json::value *list = at(lu, {"status", "containers"}); list != nullptr && list->is_array())
+    if (const json::value *list = value_at(lu, {"status", "containers"}); list != nullptr && list->is_array())
         for (const auto &c : list->as_array()) {
             json::object one{{"name", text_at(c, {"containerName"})}, {"id", text_at(c, {"containerID"})}};
             if (const std::string pod = text_at(c, {"podName"}); !pod.empty()) one["pod"] = pod;
@@ -102,9 +92,9 @@ json::object row_of(const json::value &lu, const json::object &activity) {
 
 json::object status_view(const json::value &list, const json::object &activity, const json::value &plugins) {
     json::array rows;
-    if (const json::value *items = at(list, {"items"}); items != nullptr && items->is_array())
+    if (const json::value *items = value_at(list, {"items"}); items != nullptr && items->is_array())
         for (const auto &lu : items->as_array()) rows.push_back(row_of(lu, activity));
-    if (const json::value *rejected = at(list, {"rejected"}); rejected != nullptr && rejected->is_array())
+    if (const json::value *rejected = value_at(list, {"rejected"}); rejected != nullptr && rejected->is_array())
         for (const auto &r : rejected->as_array()) {
             json::object row{{"name", text_at(r, {"name"})}, {"mode", "auto"}, {"canTrigger", false},
                              {"containers", json::array{}}, {"lastFiles", json::array{}}};
