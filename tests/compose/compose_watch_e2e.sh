@@ -163,8 +163,9 @@ echo "ok: a service started after lu-host up"
 built=$(service_containers built)
 wait_for_content "$built" /stamp build-1
 echo build-2 >"$shop/app/stamp"
-wait_until "built re-created by the rebuild" '[ -n "$(service_containers built)" ] && [ "$(service_containers built)" != "$built" ]' 1200
-built=$(service_containers built)
+# One query per try: two could see the old container, then none.
+wait_until "built re-created by the rebuild" 'now=$(service_containers built); [ -n "$now" ] && [ "$now" != "$built" ]' 1200
+built=$now
 wait_for_content "$built" /stamp build-2
 wait_for_content "$built" /built/index.html three
 wait_for_log "rebuild: done"
