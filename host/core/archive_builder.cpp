@@ -120,20 +120,22 @@ public:
 private:
     static la_ssize_t write_cb(struct archive *, void *ctx, const void *data, size_t size) {
         auto *self = static_cast<TarWriter *>(ctx);
-        if (self->abandoned_) return -1;
+        // Failures are swallowed here and raised by check(): libarchive leaks its
+        // error state when a write callback fails. An abandoned archive's end
+        // marker, and all after a sink error, never reach the sink.
+        if (self->abandoned_ || self->sink_error_) return static_cast<la_ssize_t>(size);
         try {
             self->sink_.write(static_cast<const char *>(data), size);
             self->summary_.bytes += size;
-            return static_cast<la_ssize_t>(size);
         } catch (...) {
             self->sink_error_ = std::current_exception();
-            return -1;
         }
+        return static_cast<la_ssize_t>(size);
     }
 
     void check(int rc, const std::string &where) {
-        if (rc >= ARCHIVE_WARN) return;
         if (sink_error_) std::rethrow_exception(sink_error_);
+        if (rc >= ARCHIVE_WARN) return;
         const char *text = archive_error_string(archive_);
         throw HostError(kBuild, where, text != nullptr ? text : "libarchive error");
     }
@@ -193,7 +195,7 @@ private:
             if (n < 0) throw HostError(kBuild, path, "cannot read: " + errno_text(errno));
             if (n == 0) break;  // shrank while archived: libarchive pads the entry
             la_ssize_t written = archive_write_data(archive_, room.data(), static_cast<size_t>(n));
-            if (written < 0) check(static_cast<int>(written), name);
+            check(written < 0 ? static_cast<int>(written) : ARCHIVE_OK, name);
             left -= n;
         }
         check(archive_write_finish_entry(archive_), name);
