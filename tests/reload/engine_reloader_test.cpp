@@ -179,8 +179,9 @@ BOOST_AUTO_TEST_CASE(reload_waits_for_the_reconcile_in_flight_and_holds_new_ones
     EngineReloader reloader(*slot, gate);
     std::optional<QuiesceGate::Pass> in_flight(gate.enter());
     auto reloaded = std::async(std::launch::async, [&] { return reloader.reload(plugin_file); });
-    // However long the reconcile takes, the swap waits for it.
-    BOOST_TEST((reloaded.wait_for(100ms) == std::future_status::timeout));
+    // However long the reconcile takes, the swap waits for it. The pass is held
+    // long enough for the new engine's preparation (slow under ASan) to reach the gate.
+    BOOST_TEST((reloaded.wait_for(2s) == std::future_status::timeout));
     in_flight.reset();
     const reload::EngineReloadTimes times = reloaded.get();
     BOOST_TEST((times.drain > 0us));
