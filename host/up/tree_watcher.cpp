@@ -121,15 +121,20 @@ struct TreeWatcher::State {
 
     void add_tree(const std::string &dir, bool report_contents) {
         if (ignored_dir(dir)) return;
-        add_watch(dir, true);
         TreeSnapshot found;
-        scan_tree(dir, [&](const std::string &d) { return ignored_dir(d); },
-                  [&](const std::string &p) { return ignored(p); }, found);
-        for (const auto &[path, stamp] : found) {
-            if (path == dir) continue;
-            if (stamp.mode == S_IFDIR) add_watch(path, true);
-            if (report_contents) report(path);
-        }
+        // Each folder is watched before it is listed: a file made in it after
+        // the listing raises an event instead of going unseen.
+        scan_tree(
+            dir,
+            [&](const std::string &d) {
+                if (ignored_dir(d)) return true;
+                add_watch(d, true);
+                return false;
+            },
+            [&](const std::string &p) { return ignored(p); }, found);
+        if (!report_contents) return;
+        for (const auto &[path, stamp] : found)
+            if (path != dir) report(path);
     }
 
     // Watches a root, or (when it is a file or missing) the directory that
