@@ -3,9 +3,6 @@
 // in the same run on the same container. Prints medians and the ratio
 // updater / raw (target: <= 1.2). Needs a running engine and the images of
 // scripts/dockerd.sh (run `scripts/dockerd.sh start` first).
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,62 +14,20 @@
 #include <string>
 #include <vector>
 
+#include "bench_support/docker_workload.hpp"
 #include "docker_test_support.hpp"
-
-extern char **environ;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
+using lu_bench::Clock;
+using lu_bench::make_workload;
+using lu_bench::ms_since;
+using lu_bench::raw_docker_exec;
+using lu_bench::Workload;
 
 double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
-}
-
-// `docker exec -i NAME tar -C / -x -f -` with stdin from the archive file.
-double raw_docker_exec(const std::string &container, const std::string &archive_file) {
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 0, archive_file.c_str(), O_RDONLY, 0);
-    std::vector<std::string> args{"docker", "exec", "-i", container, "tar", "-C", "/", "-x", "-f", "-"};
-    std::vector<char *> argv;
-    for (auto &a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    const auto start = Clock::now();
-    pid_t pid = 0;
-    if (posix_spawnp(&pid, "docker", &actions, nullptr, argv.data(), environ) != 0) throw std::runtime_error("spawn docker failed");
-    int status = 0;
-    waitpid(pid, &status, 0);
-    const double elapsed = ms_since(start);
-    posix_spawn_file_actions_destroy(&actions);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) throw std::runtime_error("docker exec tar failed");
-    return elapsed;
-}
-
-struct Workload {
-    std::string label;
-    std::string archive;
-    lu_test::Update update;
-    int rounds;
-};
-
-Workload make_workload(const std::string &label, int files, int rounds) {
-    Workload w{label, {}, {}, rounds};
-    lu_test::TarBuilder tar;
-    const std::string content(1024, 'x');
-    for (int i = 0; i < files; ++i) {
-        const std::string path = "app/bench/d" + std::to_string(i / 100) + "/f" + std::to_string(i) + ".txt";
-        tar.file(path, content);
-        w.update.copies.push_back({"/unused/" + path, "/" + path});
-    }
-    w.archive = tar.finish();
-    w.update.archive = w.archive;
-    return w;
 }
 
 }  // namespace
