@@ -24,6 +24,21 @@ log_dir=$(mktemp -d)
 
 note() { printf '\n== %s ==\n' "$*"; }
 
+# Keeps the end of a failed test's output for the end of the run: CI keeps
+# only the last lines, and a failure without its output cannot be diagnosed.
+failure_tails="$log_dir/failure-tails.txt"
+keep_failure_output() {
+  local out=$1 entry=$2 dir name
+  dir=$(sed -E 's/^ctest-//; s/\.log$//' <<<"$(basename "$out")")
+  name=$(sed -E 's/^[0-9]+ - ([^ ]+).*/\1/' <<<"$entry")
+  {
+    echo "---- output of $dir: $name (last 40 lines) ----"
+    awk -v name="$name" '
+      $0 ~ "^[0-9]+/[0-9]+ Testing: " { on = ($3 == name) }
+      on' "$dir/Testing/Temporary/LastTest.log" 2>/dev/null | tail -n 40
+  } >>"$failure_tails"
+}
+
 # Adds a ctest run's counts to the totals.
 count_ctest() {
   local out=$1 line total fails
@@ -36,6 +51,7 @@ count_ctest() {
   # The end of the log is all CI keeps; name the failures again there.
   while IFS= read -r name; do
     failures+=("$(basename "$out" .log): $name")
+    keep_failure_output "$out" "$name"
   done < <(sed -n '/^The following tests FAILED:/,$p' "$out" | grep -E '^[[:space:]]+[0-9]+ - ' | sed -E 's/^[[:space:]]+//')
   fails=$(sed -E 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\1/' <<<"$line")
   total=$(sed -E 's/.* failed out of ([0-9]+).*/\1/' <<<"$line")
@@ -129,8 +145,9 @@ else
   failures+=("fuzzing (scripts/fuzz.sh 30 fuzz_agent_frames)")
 fi
 
-rm -rf "$log_dir"
 echo
+[ -f "$failure_tails" ] && cat "$failure_tails"
+rm -rf "$log_dir"
 for f in "${skipped[@]}"; do echo "skipped (not counted as passed): $f"; done
 for f in "${failures[@]}"; do echo "failed: $f"; done
 echo "tests: $passed passed, $failed failed"

@@ -69,12 +69,17 @@ public:
         response->set("X-Content-Type-Options", "nosniff");
         response->keep_alive(true);
         auto serializer = std::make_shared<http::response_serializer<http::empty_body>>(*response);
+        // Events broadcast while the header is on its way wait in the queue
+        // behind the first state: one write at a time on a stream.
+        writing_ = true;
         stream_.expires_after(kWriteDeadline);
         http::async_write_header(stream_, *serializer,
                                  [self = shared_from_this(), response, serializer, first = std::move(first)](
                                      beast::error_code ec, std::size_t) mutable {
                                      if (ec) return self->close();
-                                     self->enqueue(std::move(first));
+                                     self->backlog_ += first.size();
+                                     self->queue_.push_front(std::move(first));
+                                     self->write_next();
                                      self->beat();
                                  });
     }

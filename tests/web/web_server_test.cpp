@@ -128,6 +128,8 @@ BOOST_AUTO_TEST_CASE(a_page_that_never_reads_holds_nothing_up) {
     asio::io_context io;
     tcp::socket stalled = s.connect(io);
     http::write(stalled, s.request(http::verb::get, "/api/events"));
+    std::string seen;
+    BOOST_TEST_REQUIRE(read_until(stalled, seen, "event: state\ndata: {"));  // the stream is registered
     // Far more than the socket buffers hold: the server drops that page
     // rather than wait for it; the caller never blocks.
     constexpr int kLines = 6000;  // 24 MB: more than loopback's socket buffers take
