@@ -13,6 +13,8 @@ const std::array kCommands{
     Command{"describe", "show one object of a running `up` with its status and log", run_describe_command},
     Command{"trigger", "queue LiveUpdates of a running `up` for update (manual mode), as `tilt trigger`",
             run_trigger_command},
+    Command{"verify", "compare the containers of a running `up` with the local trees; --fix sends what differs",
+            run_verify_command},
     Command{"plugins", "list the plugins a running `up` has loaded (name, version, ABI, file)", run_plugins_command},
 };
 

@@ -34,5 +34,6 @@ int run_plugins_command(int argc, char **argv);
 // `lu-host --version`: host version, SDK ABI, installed and loaded plugins.
 int run_version_command();
 int run_trigger_command(int argc, char **argv);
+int run_verify_command(int argc, char **argv);
 
 }  // namespace liveupdate::host::cli

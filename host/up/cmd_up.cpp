@@ -10,6 +10,7 @@
 #include "core/host_error.hpp"
 #include "up/control_socket.hpp"
 #include "up/daemon.hpp"
+#include "verify/verify_schedule.hpp"
 
 namespace liveupdate::host::cli {
 
@@ -56,6 +57,12 @@ constexpr const char *kUpHelp =
     "                         (default 10000)\n"
     "  --workers N            LiveUpdates reconciled at the same time (default 2,\n"
     "                         at most 64)\n"
+    "  --verify-every D       also run `lu-host verify --fix` on every LiveUpdate\n"
+    "                         every D (30s, 5m, 1h, 500ms; default off), logging\n"
+    "                         what it repairs in the LiveUpdate's log\n"
+    "  --no-verify-after-loss do not verify and repair after an event that may\n"
+    "                         have lost changes (an inotify queue overflow, an\n"
+    "                         updater reconnecting to a container); on by default\n"
     "  --log-format F         text (default) or json\n"
     "  --log-level L          debug, info (default), warn, error\n"
     "  --plugin PATH          liveupdate plugin (default ../lib/libliveupdate.so)\n"
@@ -163,8 +170,8 @@ int run_up_command(int argc, char **argv) {
         args = parse_args(static_cast<int>(rest.size()), rest.data(),
                           {"--control-socket", "--debounce", "--max-wait", "--workers", "--log-format", "--log-level",
                            "--plugin", "--local-updater", "--local-updater-config", "--updater", "--config",
-                           "--web-port", "--web-address", "--kubeconfig", "--context", "--namespace"},
-                          {"--help", "-h", "--no-web"});
+                           "--web-port", "--web-address", "--kubeconfig", "--context", "--namespace", "--verify-every"},
+                          {"--help", "-h", "--no-web", "--no-verify-after-loss"});
         if (args.has("--help") || args.has("-h")) {
             std::cout << kUpHelp;
             return kExitOk;
@@ -182,6 +189,12 @@ int run_up_command(int argc, char **argv) {
         options.debounce = std::chrono::milliseconds(number(args, "--debounce", 50, 0));
         options.max_wait = std::chrono::milliseconds(number(args, "--max-wait", 10000, 0));
         options.workers = static_cast<unsigned>(number(args, "--workers", 2, 1, kMaxWorkers));
+        if (auto every = args.value("--verify-every")) {
+            const auto interval = verify::parse_interval(*every);
+            if (!interval) throw UsageError("--verify-every needs a duration such as 30s, 5m or 500ms (or off), got " + *every);
+            options.verify_every = *interval;
+        }
+        options.verify_after_loss = !args.has("--no-verify-after-loss");
         options.web = !args.has("--no-web");
         options.web_port = static_cast<unsigned short>(number(args, "--web-port", 10351, 0, 65535));
         options.web_port_given = args.value("--web-port").has_value();

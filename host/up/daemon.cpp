@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstddef>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <thread>
@@ -35,7 +37,10 @@
 #include "up/local_container_supervisor.hpp"
 #include "up/object_files.hpp"
 #include "up/trigger_queue.hpp"
+#include "verify/verifier.hpp"
+#include "verify/verify_schedule.hpp"
 #include "web/web_server.hpp"
+#include "liveupdate/ext/digest.h"
 
 namespace liveupdate::up {
 namespace json = boost::json;
@@ -47,6 +52,10 @@ namespace {
 constexpr std::size_t kRecentLogLines = 50;
 constexpr int kSettleRetries = 20;
 constexpr auto kSettleStep = std::chrono::milliseconds(100);
+// Differences listed in a LiveUpdate's log per container and check.
+constexpr std::size_t kVerifyLinesLogged = 20;
+// TreeWatcher's warning when the kernel dropped events (the trees are rescanned, changes may be lost).
+constexpr std::string_view kOverflowWarning = "inotify queue overflow";
 
 int g_signal_pipe[2] = {-1, -1};
 std::atomic<int> g_signals{0};
@@ -170,6 +179,16 @@ private:
     void notify_web(const std::string &live_update, const ActivityLine *line);
     json::value handle_control(const json::object &request);
     json::value trigger(const json::value *names);
+    // `lu-host verify`: {"names": [...] (none: all), "fix": bool} → {"liveUpdates": [report...]}.
+    json::value verify(const json::object &request);
+    std::vector<verify::LiveUpdateReport> verify_live_updates(const std::vector<std::string> &names, bool repair);
+    void log_verify(const verify::LiveUpdateReport &report, const std::string &reason);
+    void verify_on_schedule(const std::string &reason);
+    // Why to verify now: an updater reconnected to a container since the last look.
+    std::optional<std::string> reconnected_updaters();
+    // Held by a reconcile of the LiveUpdate and by its verification.
+    std::shared_ptr<std::mutex> lock_of(const std::string &live_update);
+    host::LogSinkFn live_update_log(const std::string &live_update);
     std::vector<std::string> live_updates_of(const std::string &manifest) const;
     void take_off_trigger_queue(const std::vector<std::string> &manifests);
 
@@ -195,6 +214,12 @@ private:
     std::mutex web_mutex_;  // guards web_: it goes first when the daemon stops
     std::unique_ptr<web::WebServer> web_;
     std::mutex trigger_queue_mutex_;  // one read-modify-write of the trigger queue at a time
+    std::unique_ptr<verify::Verifier> verifier_;
+    std::unique_ptr<verify::VerifySchedule> verify_schedule_;
+    std::mutex verify_mutex_;  // guards the maps below
+    std::map<std::string, std::shared_ptr<std::mutex>> live_update_locks_;
+    std::map<std::string, std::pair<std::weak_ptr<const host::Updater>, std::uint64_t>> reconnects_seen_;
+    std::map<std::string, std::string> verify_error_logged_;  // LiveUpdate → its last scheduled check's error
 
     std::mutex mutex_;  // guards the maps below
     std::map<std::string, std::vector<ObjectKey>> keys_of_file_;
@@ -242,6 +267,14 @@ void Daemon::start() {
             log_.write(level, lu, text);
             if (level >= LogLevel::info) activity_.line(lu, host::to_string(level), text, now());
         });
+    verifier_ = std::make_unique<verify::Verifier>(updaters_, *executor_);
+    if (options_.verify_every.count() > 0 || options_.verify_after_loss) {
+        verify::VerifySchedule::ProbeFn probe;
+        if (options_.verify_after_loss) probe = [this] { return reconnected_updaters(); };
+        verify_schedule_ = std::make_unique<verify::VerifySchedule>(
+            verify::VerifySchedule::Timing{options_.verify_every}, [this](const std::string &reason) { verify_on_schedule(reason); },
+            std::move(probe));
+    }
     file_watches_ = std::make_unique<FileWatches>(
         WatchTiming{options_.debounce, options_.max_wait, std::chrono::milliseconds(500)},
         [this](const json::object &fw) {
@@ -249,7 +282,11 @@ void Daemon::start() {
             return store(fw, "FileWatch");
         },
         [this](const std::vector<std::string> &due) { queue_.mark_due(due); },
-        [this](const std::string &warning) { log_.write(LogLevel::warn, "", warning); });
+        [this](const std::string &warning) {
+            log_.write(LogLevel::warn, "", warning);
+            if (options_.verify_after_loss && verify_schedule_ && warning.starts_with(kOverflowWarning))
+                verify_schedule_->request(std::string(kOverflowWarning));
+        });
     control_ = std::make_unique<ControlServer>(options_.control_socket,
                                                [this](const json::object &r) { return handle_control(r); });
     activity_.set_listener([this](const std::string &lu, const ActivityLine *line) { notify_web(lu, line); });
@@ -331,6 +368,7 @@ void Daemon::stop() {
     web.reset();  // first: its requests reach every part below
     object_file_watcher_.reset();
     if (file_watches_) file_watches_->stop_all();
+    verify_schedule_.reset();  // lets a check in progress finish
     std::unique_ptr<compose::ComposeRebuilder> rebuilder;
     {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -755,6 +793,8 @@ void Daemon::reconcile(const std::string &live_update) {
     activity_.began(live_update);
     std::vector<json::object> events;
     {
+        const std::shared_ptr<std::mutex> held = lock_of(live_update);
+        const std::lock_guard<std::mutex> one_at_a_time(*held);  // a verification of it waits, and the other way round
         const reload::QuiesceGate::Pass pass = gate_.enter();  // a hot reload waits for it, and holds the next
         try {
             const std::uint64_t seen = file_watches_->visible();
@@ -829,6 +869,136 @@ void Daemon::take_off_trigger_queue(const std::vector<std::string> &manifests) {
     queue_.mark_due(due);
 }
 
+std::shared_ptr<std::mutex> Daemon::lock_of(const std::string &live_update) {
+    std::lock_guard<std::mutex> lock(verify_mutex_);
+    auto &held = live_update_locks_[live_update];
+    if (!held) held = std::make_shared<std::mutex>();
+    return held;
+}
+
+host::LogSinkFn Daemon::live_update_log(const std::string &live_update) {
+    return [this, live_update](LogLevel level, std::string_view text) {
+        log_.write(level, live_update, text);
+        if (level >= LogLevel::info) activity_.line(live_update, host::to_string(level), text, now());
+    };
+}
+
+std::vector<verify::LiveUpdateReport> Daemon::verify_live_updates(const std::vector<std::string> &names, bool repair) {
+    const verify::JsonLookup lookup = [this](api::Kind kind, const std::string &name) {
+        return store_.get(ObjectKey{std::string(api::kind_name(kind)), name});
+    };
+    // Every LiveUpdate's targets: a target nested in another is left to its own LiveUpdate.
+    std::vector<verify::LiveUpdateTargets> all;
+    for (const auto &lu : store_.list("LiveUpdate"))
+        all.push_back(verify::resolve_targets(host::string_member(lu.at("metadata"), "name"), lookup));
+    std::vector<verify::LiveUpdateReport> reports;
+    for (const auto &name : names) {
+        const auto found = std::find_if(all.begin(), all.end(), [&](const verify::LiveUpdateTargets &t) { return t.name == name; });
+        verify::LiveUpdateTargets targets = found != all.end() ? *found : verify::resolve_targets(name, lookup);
+        if (found == all.end()) {
+            std::lock_guard<std::mutex> lock(mutex_);
+            if (auto r = rejected_.find(name); r != rejected_.end())
+                targets.problem = "LiveUpdate \"" + name + "\" was rejected (" + r->second.message + ")";
+        }
+        const std::shared_ptr<std::mutex> held = lock_of(name);
+        const std::lock_guard<std::mutex> one_at_a_time(*held);
+        const reload::QuiesceGate::Pass pass = gate_.enter();  // the updaters stay while it digests
+        reports.push_back(verifier_->verify(targets, all, repair, live_update_log(name)));
+    }
+    return reports;
+}
+
+void Daemon::log_verify(const verify::LiveUpdateReport &report, const std::string &reason) {
+    const host::LogSinkFn log = live_update_log(report.name);
+    for (const auto &c : report.containers) {
+        if (c.found.empty()) {
+            if (c.error.empty()) log(LogLevel::debug, "verify (" + reason + "): " + c.container + ": in sync");
+            continue;
+        }
+        log(LogLevel::warn, "verify (" + reason + "): " + c.container + ": " + std::to_string(c.found.missing.size()) +
+                                " missing, " + std::to_string(c.found.extra.size()) + " extra, " +
+                                std::to_string(c.found.different.size()) + " different" +
+                                (c.repaired ? "; repaired" : ""));
+        for (const auto &line : verify::difference_lines(c.found, kVerifyLinesLogged)) log(LogLevel::info, "- " + line);
+        if (c.repaired && !c.remaining.empty()) {
+            log(LogLevel::error, "verify: " + c.container + ": " + std::to_string(c.remaining.count()) +
+                                     " difference(s) remain after the repair");
+            for (const auto &line : verify::difference_lines(c.remaining, kVerifyLinesLogged))
+                log(LogLevel::error, "- " + line);
+        }
+    }
+}
+
+json::value Daemon::verify(const json::object &request) {
+    std::vector<std::string> names;
+    if (const json::value *given = request.if_contains("names"); given != nullptr && !given->is_null()) {
+        if (!given->is_array()) return json::object{{"error", "verify takes \"names\": a list of LiveUpdate names"}};
+        for (const auto &n : given->as_array())
+            names.push_back(n.is_string() ? std::string(n.as_string()) : json::serialize(n));
+    } else {
+        for (const auto &lu : store_.list("LiveUpdate")) names.push_back(host::string_member(lu.at("metadata"), "name"));
+    }
+    const json::value *fix = request.if_contains("fix");
+    const bool repair = fix != nullptr && fix->is_bool() && fix->as_bool();
+    json::array out;
+    for (const auto &report : verify_live_updates(names, repair)) {
+        log_verify(report, "lu-host verify" + std::string(repair ? " --fix" : ""));
+        out.push_back(verify::to_json(report));
+    }
+    return json::object{{"liveUpdates", std::move(out)}};
+}
+
+void Daemon::verify_on_schedule(const std::string &reason) {
+    // Left out: a manual LiveUpdate holds its changes until a trigger, and a
+    // failed one until a rebuild; a repair would send them behind its back.
+    std::vector<std::string> names;
+    for (const auto &lu : store_.list("LiveUpdate")) {
+        const json::value *meta = lu.if_contains("metadata");
+        const json::value *annotations = meta != nullptr ? host::find_member(*meta, "annotations") : nullptr;
+        const bool manual = annotations != nullptr &&
+                            host::string_member(*annotations, api::kAnnotationUpdateMode) == api::kUpdateModeManual;
+        const json::value *status = lu.if_contains("status");
+        const json::value *failure = status != nullptr ? host::find_member(*status, "failed") : nullptr;
+        const bool failed = failure != nullptr && !failure->is_null();
+        if (!manual && !failed) names.push_back(host::string_member(lu.at("metadata"), "name"));
+    }
+    log_.write(LogLevel::debug, "", "verify: checking " + std::to_string(names.size()) + " LiveUpdate(s) (" + reason + ")");
+    for (const auto &report : verify_live_updates(names, true)) {
+        log_verify(report, reason);
+        // What keeps a LiveUpdate from being checked is said once, not at every check.
+        std::string error = report.error;
+        for (const auto &c : report.containers)
+            if (!c.error.empty()) error += (error.empty() ? "" : "; ") + c.container + ": " + c.error;
+        std::lock_guard<std::mutex> lock(verify_mutex_);
+        std::string &logged = verify_error_logged_[report.name];
+        if (error != logged && !error.empty())
+            log_.write(LogLevel::warn, report.name, "verify (" + reason + "): cannot check: " + error);
+        logged = error;
+    }
+}
+
+std::optional<std::string> Daemon::reconnected_updaters() {
+    std::vector<std::string> reconnected;
+    for (const auto &via : updaters_.classes()) {
+        const std::shared_ptr<const host::Updater> updater = updaters_.find(via);
+        if (!updater) continue;
+        const auto *table = static_cast<const lu_digest_extension *>(updater->extension(LU_DIGEST_EXTENSION_ID));
+        constexpr std::size_t needed = offsetof(lu_digest_extension, reconnect_count) + sizeof(table->reconnect_count);
+        if (table == nullptr || table->struct_size < needed || table->reconnect_count == nullptr) continue;
+        const std::uint64_t count = table->reconnect_count(updater->handle());
+        std::lock_guard<std::mutex> lock(verify_mutex_);
+        auto &[seen_updater, seen_count] = reconnects_seen_[via];
+        // A swapped updater (hot reload) counts from zero: only growth of the same one tells.
+        if (seen_updater.lock() == updater && count > seen_count) reconnected.push_back(via);
+        seen_updater = updater;
+        seen_count = count;
+    }
+    if (reconnected.empty()) return std::nullopt;
+    std::string reason = "the ";
+    for (std::size_t i = 0; i < reconnected.size(); ++i) reason += (i > 0 ? ", " : "") + reconnected[i];
+    return reason + " updater reconnected to a container";
+}
+
 void Daemon::notify_web(const std::string &live_update, const ActivityLine *line) {
     std::lock_guard<std::mutex> lock(web_mutex_);
     if (!web_) return;
@@ -875,6 +1045,7 @@ json::value Daemon::handle_control(const json::object &request) {
     }
     if (op == "plugins") return json::object{{"plugins", hot_reload_->plugins()}};
     if (op == "trigger") return trigger(request.if_contains("names"));
+    if (op == "verify") return verify(request);
     if (op == "activity") {
         if (!request.contains("name")) return json::object{{"activity", activity_.summary()}};
         const std::string name = host::string_member(request, "name");
@@ -884,7 +1055,7 @@ json::value Daemon::handle_control(const json::object &request) {
         for (const auto &line : activity_.lines(name)) lines.push_back(to_json(line));
         return json::object{{"name", name}, {"lines", std::move(lines)}};
     }
-    return json::object{{"error", "unknown op \"" + op + "\" (get, describe, plugins, trigger, activity)"}};
+    return json::object{{"error", "unknown op \"" + op + "\" (get, describe, plugins, trigger, activity, verify)"}};
 }
 
 }  // namespace

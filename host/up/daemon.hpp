@@ -1,8 +1,9 @@
 // `lu-host up`: keeps the objects of the given files in the engine, watches
 // those files and every FileWatch's paths, supervises LocalContainers,
 // reconciles due LiveUpdates on worker threads through the updaters,
-// answers `get` / `describe` / `trigger` on the control socket and serves the
-// status page (host/web).
+// answers `get` / `describe` / `trigger` / `verify` on the control socket,
+// verifies containers on its own (--verify-every) and serves the status page
+// (host/web).
 #pragma once
 
 #include <chrono>
@@ -43,6 +44,10 @@ struct UpOptions {
     std::chrono::milliseconds debounce{50};
     std::chrono::milliseconds max_wait{10000};
     unsigned workers = 2;
+    // `lu-host verify` on its own, repairing what differs: every verify_every
+    // (zero: never on a timer), and after an event that may have lost changes.
+    std::chrono::milliseconds verify_every{0};
+    bool verify_after_loss = true;
     LogFormat log_format = LogFormat::text;
     host::LogLevel log_level = host::LogLevel::info;
 };

@@ -185,4 +185,27 @@ AgentRunResult run_through_agent(AgentSession &session, const std::vector<std::s
     }
 }
 
+AgentDigestResult digest_through_agent(AgentSession &session, const std::string &path, std::chrono::milliseconds stall,
+                                       const std::function<bool(const agent::DigestEntry &)> &each) {
+    if (const auto problem = agent::path_problem(path); !problem.empty())
+        throw std::invalid_argument("cannot digest through lu-agent: " + problem);
+    session.send(encode(agent::Digest{path}), AgentSession::Clock::now() + stall);
+    AgentDigestResult result;
+    bool wanted = true;
+    for (;;) {
+        // The stall allowance is per frame: a big tree takes as long as it takes.
+        const auto frame = session.receive(AgentSession::Clock::now() + stall);
+        if (frame.type == agent::MessageType::digest_entry) {
+            const auto entry = expect<agent::DigestEntry>(frame);
+            ++result.entries;
+            if (wanted) wanted = each(entry);
+            continue;
+        }
+        const auto done = expect<agent::Result>(frame);
+        result.error = done.error;
+        result.message = done.message;
+        return result;
+    }
+}
+
 }  // namespace liveupdate::docker

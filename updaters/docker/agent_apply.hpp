@@ -1,6 +1,7 @@
 // An update's steps as lu-agent requests: deletes, then the archive's entries
 // (unpacked here with libarchive into write, mkdir and symlink requests),
-// pipelined, then each run with its output streamed back.
+// pipelined, then each run with its output streamed back; and the digest of a
+// tree that `lu-host verify` asks for.
 #pragma once
 
 #include <chrono>
@@ -40,5 +41,16 @@ struct AgentRunResult {
 AgentRunResult run_through_agent(AgentSession &session, const std::vector<std::string> &argv,
                                  std::chrono::milliseconds limit, std::chrono::milliseconds stall,
                                  const std::function<void(int, std::string_view)> &on_output);
+
+struct AgentDigestResult {
+    std::int32_t error = 0;  // the agent's Result: 0, or the errno of the first path it could not read
+    std::string message;
+    std::size_t entries = 0;  // DigestEntry frames received
+};
+
+// Digests path (absolute): each DigestEntry to each as it arrives, until each
+// returns false (the rest is read and dropped, so the session stays in step).
+AgentDigestResult digest_through_agent(AgentSession &session, const std::string &path, std::chrono::milliseconds stall,
+                                       const std::function<bool(const agent::DigestEntry &)> &each);
 
 }  // namespace liveupdate::docker

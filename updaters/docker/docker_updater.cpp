@@ -508,42 +508,61 @@ std::unique_ptr<AgentSession> DockerUpdater::start_agent(const Target &target, c
     return nullptr;
 }
 
+std::shared_ptr<DockerUpdater::AgentSlot> DockerUpdater::agent_slot(const std::string &container_id) {
+    std::lock_guard lock(agent_mutex_);
+    // Sessions of removed or re-created containers end with their container: let them go.
+    for (auto it = agent_slots_.begin(); it != agent_slots_.end();) {
+        std::unique_lock idle(it->second->mutex, std::try_to_lock);
+        const bool gone = it->first != container_id && it->second.use_count() == 1 && idle.owns_lock() &&
+                          (!it->second->session || !it->second->session->alive());
+        if (idle.owns_lock()) idle.unlock();
+        it = gone ? agent_slots_.erase(it) : std::next(it);
+    }
+    auto &entry = agent_slots_[container_id];
+    if (!entry) entry = std::make_shared<AgentSlot>();
+    return entry;
+}
+
+void DockerUpdater::drop_session(AgentSlot &slot) {
+    slot.session.reset();
+    slot.lost = true;
+}
+
+AgentSession *DockerUpdater::session_in(AgentSlot &slot, const Target &target, const LogFn &log) {
+    if (slot.session && !slot.session->alive()) {
+        log(LogLevel::info, "The lu-agent session in " + target.display() + " ended; starting a new one");
+        drop_session(slot);
+    }
+    if (!slot.session) {
+        slot.session = start_agent(target, log);
+        if (!slot.session) return nullptr;
+        if (slot.lost) {
+            slot.lost = false;
+            reconnects_.fetch_add(1);
+        }
+    }
+    return slot.session.get();
+}
+
 std::optional<UpdateResult> DockerUpdater::update_through_agent(Target &target, const ContainerUpdate &request,
                                                                 const std::shared_ptr<const std::string> &archive_bytes,
                                                                 const LogFn &log) {
-    std::shared_ptr<AgentSlot> slot;
     {
         std::lock_guard lock(agent_mutex_);
         if (agent_refused_.contains(target.id)) return std::nullopt;
-        // Sessions of removed or re-created containers end with their container: let them go.
-        for (auto it = agent_slots_.begin(); it != agent_slots_.end();) {
-            std::unique_lock idle(it->second->mutex, std::try_to_lock);
-            const bool gone = it->first != target.id && it->second.use_count() == 1 && idle.owns_lock() &&
-                              (!it->second->session || !it->second->session->alive());
-            if (idle.owns_lock()) idle.unlock();
-            it = gone ? agent_slots_.erase(it) : std::next(it);
-        }
-        auto &entry = agent_slots_[target.id];
-        if (!entry) entry = std::make_shared<AgentSlot>();
-        slot = entry;
     }
+    const std::shared_ptr<AgentSlot> slot = agent_slot(target.id);
     std::lock_guard hold(slot->mutex);
     for (int attempt = 0;; ++attempt) {
-        if (slot->session && !slot->session->alive()) {
-            log(LogLevel::info, "The lu-agent session in " + target.display() + " ended; starting a new one");
-            slot->session.reset();
-        }
-        if (!slot->session) {
-            slot->session = start_agent(target, log);
-            if (!slot->session) return std::nullopt;
-        }
+        AgentSession *session = session_in(*slot, target, log);
+        if (session == nullptr) return std::nullopt;
         bool run_started = false;
         ContainerUpdate replay = request;
         if (archive_bytes) replay.archive = reader_over(archive_bytes);
         try {
-            return apply_through_agent(*slot->session, target, replay, log, run_started);
+            return apply_through_agent(*session, target, replay, log, run_started);
         } catch (const AgentSessionBroken &e) {
-            slot->session.reset();
+            drop_session(*slot);
             const auto gone = container_gone_reason(target, true);
             const std::string what = "the lu-agent session in " + target.display() + " broke: " + e.what();
             if (!gone.empty()) throw InfraFailure(gone + "\n" + what);
@@ -552,6 +571,76 @@ std::optional<UpdateResult> DockerUpdater::update_through_agent(Target &target, 
             if (attempt > 0) throw InfraFailure(what + " (twice in a row)");
             log(LogLevel::info, what + "; sending the update again through a new session");
             target = inspect_target(request);
+        }
+    }
+}
+
+DigestOutcome DockerUpdater::digest(const std::string &container_id, const std::string &container_name,
+                                    const std::string &path, const DigestEntryFn &each, const LogFn &log) {
+    Target target{container_id, container_name.empty() ? container_id : container_name};
+    const auto failed = [](std::string message) { return DigestOutcome{DigestOutcome::Kind::failed, std::move(message)}; };
+    try {
+        if (!endpoint_error_.empty()) return failed(endpoint_error_);
+        if (container_id.empty()) return failed("no container ID to digest");
+        if (const auto problem = agent::path_problem(path); !problem.empty())
+            return failed("cannot digest " + path + ": " + problem);
+        ContainerUpdate named;
+        named.container_id = container_id;
+        named.container_name = container_name;
+        target = inspect_target(named);
+        return digest_in(target, path, each, log);
+    } catch (const InfraFailure &e) {
+        return failed(e.what());
+    } catch (const EngineError &e) {
+        if (e.failure() == EngineFailure::unreachable || e.failure() == EngineFailure::permission_denied)
+            return failed(e.what());
+        return failed("digesting " + path + " in container " + target.display() + ": " + e.what());
+    } catch (const std::exception &e) {
+        return failed("digesting " + path + " in container " + target.display() + ": " + e.what());
+    }
+}
+
+DigestOutcome DockerUpdater::digest_in(const Target &target, const std::string &path, const DigestEntryFn &each,
+                                       const LogFn &log) {
+    const std::string needs = "verify needs lu-agent in the container: ";
+    if (!config_.agent)
+        return {DigestOutcome::Kind::unavailable, needs + "the docker updater's \"agent\" setting is false"};
+    const auto refusal = [&]() -> std::optional<std::string> {
+        std::lock_guard lock(agent_mutex_);
+        const auto found = agent_refused_.find(target.id);
+        return found == agent_refused_.end() ? std::nullopt : std::optional<std::string>(found->second);
+    };
+    if (auto why = refusal()) return {DigestOutcome::Kind::unavailable, needs + *why};
+    const std::shared_ptr<AgentSlot> slot = agent_slot(target.id);
+    std::lock_guard hold(slot->mutex);
+    const auto stall = std::chrono::duration_cast<std::chrono::milliseconds>(config_.timeout);
+    for (int attempt = 0;; ++attempt) {
+        AgentSession *session = session_in(*slot, target, log);
+        if (session == nullptr)
+            return {DigestOutcome::Kind::unavailable, needs + refusal().value_or("it did not start")};
+        bool stopped = false;
+        std::size_t handed = 0;
+        try {
+            const auto result = digest_through_agent(*session, path, stall, [&](const agent::DigestEntry &entry) {
+                ++handed;
+                stopped = !each(entry);
+                return !stopped;
+            });
+            if (stopped) return {DigestOutcome::Kind::stopped, {}};
+            if (result.error == ENOENT && result.entries == 0)
+                return {DigestOutcome::Kind::not_found, "nothing at " + path + " in container " + target.display()};
+            // ENOENT past the first entry: a path went away during the walk, so it is not there.
+            if (result.error != 0 && result.error != ENOENT)
+                return {DigestOutcome::Kind::failed, "in container " + target.display() + ": " + result.message};
+            return {};
+        } catch (const AgentSessionBroken &e) {
+            drop_session(*slot);
+            const std::string what = "the lu-agent session in " + target.display() + " broke: " + e.what();
+            if (const auto gone = container_gone_reason(target, true); !gone.empty())
+                return {DigestOutcome::Kind::failed, gone + "\n" + what};
+            // A digest only reads: asking again is harmless, unless entries were handed out already.
+            if (attempt > 0 || handed > 0) return {DigestOutcome::Kind::failed, what};
+            log(LogLevel::info, what + "; digesting again through a new session");
         }
     }
 }

@@ -1,8 +1,10 @@
 // The docker updater's logic, free of the C ABI: checks the container, deletes,
 // copies (tar through exec, or the archive API when the image has no tar),
-// runs commands, restarts.
+// runs commands, restarts; digests container paths for `lu-host verify`.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -59,12 +61,31 @@ struct UpdateResult {
 enum class LogLevel { debug, info, warn, error };
 using LogFn = std::function<void(LogLevel, std::string_view)>;
 
+// What a digest of a container path came to (see liveupdate/ext/digest.h).
+struct DigestOutcome {
+    enum class Kind { ok, not_found, unavailable, stopped, failed };
+    Kind kind = Kind::ok;
+    std::string message;  // for all but ok and stopped
+};
+
+// Takes one entry of a digest; false: no more, thanks.
+using DigestEntryFn = std::function<bool(const agent::DigestEntry &)>;
+
 class DockerUpdater {
 public:
     explicit DockerUpdater(UpdaterConfig config);
 
     // Never throws for runtime failures: they become an infra failure result.
     UpdateResult update(const ContainerUpdate &request, const LogFn &log);
+
+    // Digests path (absolute) in the container through its lu-agent session,
+    // in turn with the container's updates. Never throws: where the agent
+    // cannot run, the outcome is `unavailable` saying why.
+    DigestOutcome digest(const std::string &container_id, const std::string &container_name, const std::string &path,
+                         const DigestEntryFn &each, const LogFn &log);
+
+    // How many agent sessions were started to replace one that ended or broke.
+    std::uint64_t reconnect_count() const noexcept { return reconnects_.load(); }
 
 private:
     struct Target;
@@ -95,6 +116,15 @@ private:
                                                      const LogFn &log);
     UpdateResult apply_through_agent(AgentSession &session, const Target &target, const ContainerUpdate &request,
                                      const LogFn &log, bool &run_started);
+    struct AgentSlot;
+    // The container's slot (made on first use); slots of containers gone are let go.
+    std::shared_ptr<AgentSlot> agent_slot(const std::string &container_id);
+    // The slot's live session, started (again) when there is none; nullptr
+    // when the agent cannot run there. Hold the slot's mutex.
+    AgentSession *session_in(AgentSlot &slot, const Target &target, const LogFn &log);
+    // The session ended or broke: the next one counts as a reconnect.
+    static void drop_session(AgentSlot &slot);
+    DigestOutcome digest_in(const Target &target, const std::string &path, const DigestEntryFn &each, const LogFn &log);
     // A new session, or nullptr after recording why the agent cannot run there.
     std::unique_ptr<AgentSession> start_agent(const Target &target, const LogFn &log);
     void install_agent(const Target &target, const AgentBinary &binary);
@@ -115,12 +145,14 @@ private:
     struct AgentSlot {
         std::mutex mutex;
         std::unique_ptr<AgentSession> session;
+        bool lost = false;  // a session ended or broke since the last one started
     };
     std::mutex agent_mutex_;
     std::unordered_map<std::string, std::shared_ptr<AgentSlot>> agent_slots_;
     // Containers where the agent cannot run, with why (said once in the log).
     std::unordered_map<std::string, std::string> agent_refused_;
     std::optional<AgentBinary> agent_binary_;
+    std::atomic<std::uint64_t> reconnects_{0};
 };
 
 }  // namespace liveupdate::docker

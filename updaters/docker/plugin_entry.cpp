@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "docker_updater.hpp"
+#include "liveupdate/ext/digest.h"
 #include "liveupdate/updater.hpp"
 
 namespace {
@@ -24,6 +25,12 @@ dk::ContainerUpdate to_update(const lu::Request &request) {
     return update;
 }
 
+// The agent's entry types are the ABI's digest kinds.
+static_assert(static_cast<int>(liveupdate::agent::EntryType::file) == LU_DIGEST_FILE &&
+              static_cast<int>(liveupdate::agent::EntryType::dir) == LU_DIGEST_DIR &&
+              static_cast<int>(liveupdate::agent::EntryType::symlink) == LU_DIGEST_SYMLINK &&
+              static_cast<int>(liveupdate::agent::EntryType::other) == LU_DIGEST_OTHER);
+
 class DockerPlugin {
 public:
     static constexpr const char *name = "docker";
@@ -40,10 +47,58 @@ public:
         return {static_cast<lu::Outcome::Kind>(result.kind), result.exit_code, std::move(result.message)};
     }
 
+    const void *extension(std::string_view id) const;
+
+    dk::DigestOutcome digest(const lu::ContainerRef &container, const std::string &path, const dk::DigestEntryFn &each) {
+        const auto log = [this](dk::LogLevel level, std::string_view line) {
+            host_.log(static_cast<lu_log_level>(level), line);
+        };
+        return updater_.digest(container.id, container.name, path, each, log);
+    }
+
+    std::uint64_t reconnect_count() const noexcept { return updater_.reconnect_count(); }
+
 private:
     dk::DockerUpdater updater_;
     lu::Host host_;
 };
+
+int32_t digest(lu_updater *updater, const lu_container_ref *container, lu_str container_path, lu_digest_entry_fn each,
+               void *each_ctx, lu_message *out_error) noexcept {
+    const auto fail = [out_error](int32_t rc, std::string_view why) {
+        if (out_error != nullptr) *out_error = liveupdate::abi::make_message("docker updater: " + std::string(why));
+        return rc;
+    };
+    if (updater == nullptr || container == nullptr || each == nullptr)
+        return fail(LU_ERR_INVALID_ARGUMENT, "digest needs an updater, a container and a callback");
+    try {
+        const auto outcome = lu::instance<DockerPlugin>(updater).digest(
+            lu::to_container_ref(*container), std::string(liveupdate::abi::to_view(container_path)),
+            [each, each_ctx](const liveupdate::agent::DigestEntry &e) {
+                const lu_digest_entry entry{sizeof(lu_digest_entry), {e.path.data(), e.path.size()},
+                                            static_cast<int32_t>(e.kind), e.mode, e.size, e.hash};
+                return each(each_ctx, &entry) == 0;
+            });
+        switch (outcome.kind) {
+        case dk::DigestOutcome::Kind::ok: return LU_OK;
+        case dk::DigestOutcome::Kind::stopped: return LU_ERR_STATE;
+        case dk::DigestOutcome::Kind::not_found: return fail(LU_ERR_NOT_FOUND, outcome.message);
+        case dk::DigestOutcome::Kind::unavailable: return fail(LU_ERR_UNSUPPORTED, outcome.message);
+        case dk::DigestOutcome::Kind::failed: break;
+        }
+        return fail(LU_ERR_INTERNAL, outcome.message);
+    } catch (const std::exception &e) {
+        return fail(LU_ERR_INTERNAL, e.what());
+    }
+}
+
+uint64_t reconnect_count(lu_updater *updater) noexcept {
+    return updater == nullptr ? 0 : lu::instance<DockerPlugin>(updater).reconnect_count();
+}
+
+constexpr lu_digest_extension kDigest{sizeof(lu_digest_extension), digest, reconnect_count};
+
+const void *DockerPlugin::extension(std::string_view id) const { return id == LU_DIGEST_EXTENSION_ID ? &kDigest : nullptr; }
 
 }  // namespace
 

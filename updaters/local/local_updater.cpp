@@ -14,6 +14,7 @@
 #include <string>
 
 #include "command_runner.hpp"
+#include "container_digest.hpp"
 #include "container_paths.hpp"
 #include "liveupdate/updater.hpp"
 #include "safe_delete.hpp"
@@ -120,6 +121,11 @@ public:
                                                                  "\" failed with exit code: " + std::to_string(r.exit_code));
         }
         return req.restart ? restart(req.container) : lu::Outcome::ok();
+    }
+
+    // LU_DIGEST_EXTENSION_ID: `lu-host verify` on local containers.
+    const void *extension(std::string_view id) const {
+        return id == LU_DIGEST_EXTENSION_ID ? &local::digest_extension() : nullptr;
     }
 
 private:

@@ -1,0 +1,156 @@
+#include "verify/tree_compare.hpp"
+
+#include <map>
+#include <set>
+
+#include "core/utf8.hpp"
+
+namespace liveupdate::verify {
+namespace {
+
+using digest::Entry;
+using digest::EntryKind;
+
+std::string joined(const std::string &base, const std::string &relative) {
+    return relative.empty() ? clean_path(base) : join_path(base, relative);
+}
+
+// path is dir or lies beneath it (both clean and absolute).
+bool within(const std::string &path, const std::string &dir) {
+    if (dir == "/") return true;
+    return path == dir || (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 && path[dir.size()] == '/');
+}
+
+// True when relative or one of its parent folders is in dirs.
+bool under_any(const std::string &relative, const std::set<std::string> &dirs) {
+    if (dirs.empty()) return false;
+    if (dirs.count("") != 0 || dirs.count(relative) != 0) return true;
+    for (std::size_t slash = relative.find('/'); slash != std::string::npos; slash = relative.find('/', slash + 1))
+        if (dirs.count(relative.substr(0, slash)) != 0) return true;
+    return false;
+}
+
+const char *kind_name(EntryKind kind) {
+    switch (kind) {
+    case EntryKind::file: return "a file";
+    case EntryKind::dir: return "a folder";
+    case EntryKind::symlink: return "a symlink";
+    case EntryKind::other: return "a special file";
+    }
+    return "something";
+}
+
+class Side {
+public:
+    Side(const SyncTarget &target, const IgnoreSet &ignore, const std::vector<std::string> &other_targets)
+        : target_(target), ignore_(ignore) {
+        const std::string root = clean_path(target.container_path);
+        // Only targets nested inside this one take paths away from it.
+        for (const auto &other : other_targets) {
+            const std::string o = clean_path(other);
+            if (o != root && within(o, root)) nested_.push_back(o);
+        }
+    }
+
+    // The entries the comparison sees, by relative path.
+    std::map<std::string, const Entry *> kept(const digest::Digest &digest) const {
+        std::map<std::string, const Entry *> out;
+        std::set<std::string> pruned;
+        for (const Entry &e : digest) {
+            if (under_any(e.path, pruned)) continue;
+            if (!is_valid_utf8(e.path)) {
+                if (e.kind == EntryKind::dir) pruned.insert(e.path);
+                continue;
+            }
+            const std::string local = joined(target_.local_path, e.path);
+            const std::string in_container = joined(target_.container_path, e.path);
+            if (is_nested(in_container) || (e.kind == EntryKind::dir && ignore_.matches_entire_dir(local))) {
+                pruned.insert(e.path);
+                continue;
+            }
+            if (ignore_.matches(local)) continue;
+            out.emplace(e.path, &e);
+        }
+        return out;
+    }
+
+    Difference difference(const std::string &relative, const Entry *local, const Entry *container,
+                          std::string why = {}) const {
+        Difference d{joined(target_.container_path, relative), local != nullptr ? joined(target_.local_path, relative) : "",
+                     std::move(why), std::nullopt, std::nullopt};
+        if (local != nullptr) d.local_kind = local->kind;
+        if (container != nullptr) d.container_kind = container->kind;
+        return d;
+    }
+
+private:
+    bool is_nested(const std::string &container_path) const {
+        for (const auto &n : nested_)
+            if (within(container_path, n)) return true;
+        return false;
+    }
+
+    const SyncTarget &target_;
+    const IgnoreSet &ignore_;
+    std::vector<std::string> nested_;
+};
+
+// What differs between two entries of the same path, or "" when nothing does.
+std::string unlike(const Entry &local, const Entry &container) {
+    if (local.kind != container.kind)
+        return std::string(kind_name(local.kind)) + " here, " + kind_name(container.kind) + " in the container";
+    if (local.kind == EntryKind::dir) return {};
+    if (local.kind == EntryKind::symlink)
+        return local.size != container.size || local.hash != container.hash ? "the symlink's target differs" : "";
+    if (local.size != container.size)
+        return std::to_string(local.size) + " bytes here, " + std::to_string(container.size) + " in the container";
+    if (local.hash != container.hash) return "the content differs";
+    const bool here = (local.mode & 0111) != 0;
+    if (local.kind == EntryKind::file && here != ((container.mode & 0111) != 0))
+        return here ? "executable here, not in the container" : "executable in the container, not here";
+    return {};
+}
+
+}  // namespace
+
+Differences compare_target(const SyncTarget &target, const digest::Digest &local, const digest::Digest &container,
+                           const IgnoreSet &ignore, const std::vector<std::string> &other_targets) {
+    const Side side(target, ignore, other_targets);
+    const auto here = side.kept(local);
+    const auto there = side.kept(container);
+    Differences out;
+    // Container paths whose whole subtree is already accounted for (deleted by the repair).
+    std::set<std::string> settled;
+    for (const auto &[relative, c] : there) {
+        if (under_any(relative, settled)) continue;
+        const auto found = here.find(relative);
+        if (found == here.end()) {
+            out.extra.push_back(side.difference(relative, nullptr, c));
+            settled.insert(relative);
+            continue;
+        }
+        std::string why = unlike(*found->second, *c);
+        if (why.empty()) continue;
+        if (found->second->kind != c->kind) settled.insert(relative);
+        out.different.push_back(side.difference(relative, found->second, c, std::move(why)));
+    }
+    for (const auto &[relative, l] : here) {
+        if (l->kind == EntryKind::dir || l->kind == EntryKind::other) continue;
+        if (there.count(relative) == 0) out.missing.push_back(side.difference(relative, l, nullptr));
+    }
+    return out;
+}
+
+Repair repair_of(const Differences &differences) {
+    Repair repair;
+    for (const auto &d : differences.extra) repair.deletes.push_back(d.container_path);
+    for (const auto &d : differences.different) {
+        if (d.local_kind != d.container_kind) repair.deletes.push_back(d.container_path);
+        if (d.local_kind && *d.local_kind != EntryKind::dir && *d.local_kind != EntryKind::other)
+            repair.copies.push_back({d.local_path, d.container_path});
+    }
+    for (const auto &d : differences.missing) repair.copies.push_back({d.local_path, d.container_path});
+    return repair;
+}
+
+}  // namespace liveupdate::verify

@@ -1,0 +1,66 @@
+// What differs between a sync target's local tree and the container's copy
+// of it, from the digests of both sides: the rule of `lu-host verify`. Pure:
+// the digests come in, the lists go out.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/tree_digest/tree_digest.hpp"
+#include "core/ignore_patterns.hpp"
+
+namespace liveupdate::verify {
+
+// One sync rule as the initial sync maps it as a whole (core/plan.hpp's whole_rule_mapping).
+struct SyncTarget {
+    std::string local_path;      // absolute
+    std::string container_path;  // absolute
+    bool operator==(const SyncTarget &) const = default;
+};
+
+struct Difference {
+    std::string container_path;
+    std::string local_path;  // where the content comes from ("" for an extra path)
+    std::string why;         // different: what differs, for people
+    std::optional<digest::EntryKind> local_kind;
+    std::optional<digest::EntryKind> container_kind;
+    bool operator==(const Difference &) const = default;
+};
+
+struct Differences {
+    std::vector<Difference> missing;    // here, not in the container
+    std::vector<Difference> extra;      // in the container, not here (a folder stands for what it holds)
+    std::vector<Difference> different;  // both, unlike
+    bool empty() const { return missing.empty() && extra.empty() && different.empty(); }
+    std::size_t count() const { return missing.size() + extra.size() + different.size(); }
+};
+
+// Compares as the sync copies: files and symlinks by kind, size, content hash
+// and executable bit (other permission bits follow the container's umask and
+// user); folders only by existence, and an empty local folder is not missing
+// (a sync never sends one alone). A path is left out on both sides when
+// `ignore` matches its local path (the sources' ignores and the built-in
+// ones, as the initial sync's filter), when its name is not valid UTF-8 (the
+// sync skips those), or when it lies in one of other_targets (the container
+// paths of other sync targets: they are compared on their own).
+Differences compare_target(const SyncTarget &target, const digest::Digest &local, const digest::Digest &container,
+                           const IgnoreSet &ignore, const std::vector<std::string> &other_targets);
+
+struct Copy {
+    std::string local_path;
+    std::string container_path;
+    bool operator==(const Copy &) const = default;
+};
+
+// What repairs the differences through an update: deletes (extra paths, and
+// paths whose kind changes), then copies (missing and different files).
+struct Repair {
+    std::vector<std::string> deletes;
+    std::vector<Copy> copies;
+    bool empty() const { return deletes.empty() && copies.empty(); }
+};
+
+Repair repair_of(const Differences &differences);
+
+}  // namespace liveupdate::verify

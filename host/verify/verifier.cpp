@@ -1,0 +1,166 @@
+#include "verify/verifier.hpp"
+
+#include <cstddef>
+#include <future>
+#include <stdexcept>
+
+#include "core/host_services.hpp"
+#include "core/initial_sync.hpp"
+#include "core/plugin_message.hpp"
+#include "liveupdate/ext/digest.h"
+
+namespace liveupdate::verify {
+namespace json = boost::json;
+
+namespace {
+
+// The updater's digest function, or nullptr when it has none.
+const lu_digest_extension *digest_table(const host::Updater &updater) {
+    const auto *table = static_cast<const lu_digest_extension *>(updater.extension(LU_DIGEST_EXTENSION_ID));
+    constexpr std::size_t needed = offsetof(lu_digest_extension, digest) + sizeof(table->digest);
+    if (table == nullptr || table->struct_size < needed || table->digest == nullptr) return nullptr;
+    return table;
+}
+
+int32_t collect(void *ctx, const lu_digest_entry *entry) {
+    auto &out = *static_cast<digest::Digest *>(ctx);
+    if (entry == nullptr || entry->kind < 1 || entry->kind > 4) return 1;  // out of the ABI: stop
+    out.push_back({std::string(entry->path.data, entry->path.size), static_cast<digest::EntryKind>(entry->kind),
+                   entry->mode, entry->size, entry->hash});
+    return 0;
+}
+
+// What the container holds at path; empty when nothing is there.
+digest::Digest container_digest(const host::Updater &updater, const lu_digest_extension &table,
+                                const ContainerTarget &container, const std::string &path) {
+    const lu_container_ref ref{sizeof(lu_container_ref), container.id.c_str(), container.name.c_str(),
+                               container.pod_name.c_str(), container.namespace_name.c_str(), container.root.c_str()};
+    digest::Digest out;
+    host::PluginMessage error(updater.plugin().api().free_message);
+    const int32_t rc = table.digest(updater.handle(), &ref, {path.data(), path.size()}, collect, &out, error.out());
+    if (rc == LU_OK) return out;
+    if (rc == LU_ERR_NOT_FOUND) return {};
+    if (rc == LU_ERR_STATE) throw std::runtime_error("the updater gave an entry of an unknown kind while digesting " + path);
+    throw std::runtime_error(error.view().empty() ? "digesting " + path + " failed (result code " + std::to_string(rc) + ")"
+                                                  : error.str());
+}
+
+json::array paths_of(const std::vector<Difference> &list) {
+    json::array out;
+    for (const auto &d : list) out.emplace_back(d.container_path);
+    return out;
+}
+
+json::object lists_of(const Differences &d) {
+    json::array different;
+    for (const auto &x : d.different) different.push_back(json::object{{"path", x.container_path}, {"why", x.why}});
+    return json::object{{"missing", paths_of(d.missing)}, {"extra", paths_of(d.extra)}, {"different", std::move(different)}};
+}
+
+void append(Differences &to, Differences &&from) {
+    for (auto list : {&Differences::missing, &Differences::extra, &Differences::different})
+        for (auto &d : from.*list) (to.*list).push_back(std::move(d));
+}
+
+// The repair as an update step, as the plugin would hand it to the executor.
+json::object repair_step(const LiveUpdateTargets &lu, const ContainerTarget &container, const Repair &repair) {
+    json::array copies, deletes, filter;
+    for (const auto &c : repair.copies) copies.push_back(json::object{{"local", c.local_path}, {"container", c.container_path}});
+    for (const auto &d : repair.deletes) deletes.emplace_back(d);
+    for (const auto &f : lu.filter) filter.push_back(api::encode_ignore_def(f));
+    json::object c{{"containerID", container.id}, {"containerName", container.name}, {"podName", container.pod_name},
+                   {"namespace", container.namespace_name}};
+    if (!container.root.empty()) c["root"] = container.root;
+    return json::object{{"liveUpdate", lu.name}, {"via", lu.via},      {"container", std::move(c)},
+                        {"copy", std::move(copies)}, {"delete", std::move(deletes)}, {"runs", json::array()},
+                        {"restart", false},        {"initialSync", false}, {"filter", std::move(filter)}};
+}
+
+}  // namespace
+
+bool LiveUpdateReport::clean() const {
+    if (!error.empty()) return false;
+    for (const auto &c : containers)
+        if (!c.clean()) return false;
+    return true;
+}
+
+json::value to_json(const LiveUpdateReport &report) {
+    json::array containers;
+    for (const auto &c : report.containers) {
+        json::object o = lists_of(c.found);
+        o["container"] = c.container;
+        if (!c.error.empty()) o["error"] = c.error;
+        if (c.repaired) {
+            o["repaired"] = true;
+            o["remaining"] = lists_of(c.remaining);
+        }
+        containers.push_back(std::move(o));
+    }
+    json::object out{{"name", report.name}, {"clean", report.clean()}, {"containers", std::move(containers)}};
+    if (!report.error.empty()) out["error"] = report.error;
+    return out;
+}
+
+std::vector<std::string> difference_lines(const Differences &differences, std::size_t limit) {
+    std::vector<std::string> lines;
+    std::size_t total = 0;
+    const auto add = [&](const std::string &line) {
+        if (total++ < limit) lines.push_back(line);
+    };
+    for (const auto &d : differences.missing) add("missing   " + d.container_path);
+    for (const auto &d : differences.extra) add("extra     " + d.container_path);
+    for (const auto &d : differences.different) add("different " + d.container_path + " (" + d.why + ")");
+    if (total > limit) lines.push_back("... and " + std::to_string(total - limit) + " more");
+    return lines;
+}
+
+Differences Verifier::compare(const LiveUpdateTargets &lu, const std::vector<LiveUpdateTargets> &all,
+                              const ContainerTarget &container, const host::LogSinkFn &log) const {
+    const std::shared_ptr<const host::Updater> updater = updaters_.find(lu.via);
+    if (!updater) throw std::runtime_error("no updater serves \"" + lu.via + "\"");
+    const lu_digest_extension *table = digest_table(*updater);
+    if (table == nullptr)
+        throw std::runtime_error("the " + lu.via + " updater (" + updater->plugin().identity().name +
+                                 ") cannot digest containers: it has no " LU_DIGEST_EXTENSION_ID " extension");
+    const IgnoreSet ignore = ignore_set_of(lu.filter);
+    Differences out;
+    host::UpdateLogScope scope(log);  // the updater's lines (a new agent session, ...) go to the LiveUpdate's log
+    for (const SyncTarget &target : lu.targets) {
+        // Both sides hash at once: the local tree here while the container hashes its own.
+        auto local_digest = std::async(std::launch::async, [&ignore, &target] {
+            bool found = false;
+            return digest::digest_tree(
+                target.local_path, [&ignore](const std::string &dir) { return ignore.matches_entire_dir(dir); }, found);
+        });
+        const digest::Digest remote = container_digest(*updater, *table, container, target.container_path);
+        const digest::Digest local = local_digest.get();
+        append(out, compare_target(target, local, remote, ignore, other_targets(all, lu, container, target)));
+    }
+    return out;
+}
+
+LiveUpdateReport Verifier::verify(const LiveUpdateTargets &lu, const std::vector<LiveUpdateTargets> &all, bool repair,
+                                  const host::LogSinkFn &log) const {
+    LiveUpdateReport report{lu.name, lu.problem, {}};
+    if (!report.error.empty()) return report;
+    for (const ContainerTarget &container : lu.containers) {
+        ContainerReport c{container.display(), {}, {}, false, {}};
+        try {
+            c.found = compare(lu, all, container, log);
+            const Repair fix = repair_of(c.found);
+            if (repair && !fix.empty()) {
+                c.repaired = true;
+                const host::UpdateOutcome outcome = executor_.execute(repair_step(lu, container, fix), log);
+                if (outcome.kind != host::UpdateOutcome::Kind::ok) c.error = "the repair failed: " + outcome.message;
+                c.remaining = compare(lu, all, container, log);
+            }
+        } catch (const std::exception &e) {
+            c.error = e.what();
+        }
+        report.containers.push_back(std::move(c));
+    }
+    return report;
+}
+
+}  // namespace liveupdate::verify

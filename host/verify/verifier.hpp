@@ -1,0 +1,62 @@
+// `lu-host verify` inside the daemon: digests each sync target in each
+// running container through its updater's LU_DIGEST_EXTENSION_ID, compares
+// it with the local tree (verify/tree_compare.hpp) and, when asked, sends
+// what differs through the executor (deletes, then copies) and verifies again.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <boost/json.hpp>
+
+#include "core/executor.hpp"
+#include "core/log.hpp"
+#include "core/updater_registry.hpp"
+#include "verify/tree_compare.hpp"
+#include "verify/verify_targets.hpp"
+
+namespace liveupdate::verify {
+
+struct ContainerReport {
+    std::string container;  // its display name
+    std::string error;      // why it could not be verified (or repaired)
+    Differences found;
+    bool repaired = false;  // a repair was sent
+    Differences remaining;  // verified again after the repair
+    bool clean() const { return error.empty() && (repaired ? remaining.empty() : found.empty()); }
+};
+
+struct LiveUpdateReport {
+    std::string name;
+    std::string error;  // why it could not be verified at all
+    std::vector<ContainerReport> containers;
+    bool clean() const;
+};
+
+// {"name", "error"?, "clean", "containers": [{"container", "error"?, "missing": [...], "extra": [...],
+//  "different": [{"path", "why"}], "repaired"?, "remaining"?: {"missing", "extra", "different"}}]}
+boost::json::value to_json(const LiveUpdateReport &report);
+
+// One line per difference ("missing /app/a.txt"), at most `limit`, then "... and N more".
+std::vector<std::string> difference_lines(const Differences &differences, std::size_t limit);
+
+class Verifier {
+public:
+    Verifier(const host::UpdaterRegistry &updaters, const host::Executor &executor)
+        : updaters_(updaters), executor_(executor) {}
+
+    // all: every LiveUpdate's targets, so that nested targets of others are
+    // left to them. log: the LiveUpdate's log (updater lines and the repair's).
+    LiveUpdateReport verify(const LiveUpdateTargets &live_update, const std::vector<LiveUpdateTargets> &all, bool repair,
+                            const host::LogSinkFn &log) const;
+
+private:
+    // The differences of every target in the container; throws std::runtime_error saying why it cannot tell.
+    Differences compare(const LiveUpdateTargets &live_update, const std::vector<LiveUpdateTargets> &all,
+                        const ContainerTarget &container, const host::LogSinkFn &log) const;
+
+    const host::UpdaterRegistry &updaters_;
+    const host::Executor &executor_;
+};
+
+}  // namespace liveupdate::verify

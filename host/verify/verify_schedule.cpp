@@ -1,0 +1,85 @@
+#include "verify/verify_schedule.hpp"
+
+#include <cctype>
+
+namespace liveupdate::verify {
+
+using Clock = std::chrono::steady_clock;
+
+std::optional<std::chrono::milliseconds> parse_interval(std::string_view text) {
+    if (text == "off") return std::chrono::milliseconds(0);
+    std::size_t digits = 0;
+    while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits])) != 0) ++digits;
+    if (digits == 0 || digits > 9) return std::nullopt;
+    const long long value = std::stoll(std::string(text.substr(0, digits)));
+    const std::string_view unit = text.substr(digits);
+    if (unit == "ms") return std::chrono::milliseconds(value);
+    if (unit.empty() || unit == "s") return std::chrono::seconds(value);
+    if (unit == "m") return std::chrono::minutes(value);
+    if (unit == "h") return std::chrono::hours(value);
+    return std::nullopt;
+}
+
+VerifySchedule::VerifySchedule(Timing timing, RunFn run, ProbeFn probe)
+    : timing_(timing), run_(std::move(run)), probe_(std::move(probe)), thread_([this] { loop(); }) {}
+
+VerifySchedule::~VerifySchedule() {
+    {
+        std::lock_guard lock(mutex_);
+        stopping_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+}
+
+void VerifySchedule::request(std::string reason) {
+    {
+        std::lock_guard lock(mutex_);
+        reasons_.insert(std::move(reason));
+        if (!requested_at_) requested_at_ = Clock::now();
+    }
+    wake_.notify_all();
+}
+
+void VerifySchedule::loop() {
+    const bool periodic = timing_.every.count() > 0;
+    auto next_periodic = Clock::now() + timing_.every;
+    auto next_probe = Clock::now() + timing_.probe_every;
+    std::unique_lock lock(mutex_);
+    while (!stopping_) {
+        auto until = next_probe;
+        if (periodic && next_periodic < until) until = next_periodic;
+        if (requested_at_ && *requested_at_ + timing_.settle < until) until = *requested_at_ + timing_.settle;
+        wake_.wait_until(lock, until, [&] { return stopping_; });
+        if (stopping_) break;
+        const auto now = Clock::now();
+        if (now >= next_probe && probe_) {
+            next_probe = now + timing_.probe_every;
+            lock.unlock();
+            std::optional<std::string> reason = probe_();
+            lock.lock();
+            if (reason) {
+                reasons_.insert(std::move(*reason));
+                if (!requested_at_) requested_at_ = now;
+            }
+        }
+        std::string reason;
+        if (requested_at_ && now >= *requested_at_ + timing_.settle) {
+            for (const auto &r : reasons_) reason += (reason.empty() ? "" : "; ") + r;
+            reasons_.clear();
+            requested_at_.reset();
+        } else if (periodic && now >= next_periodic) {
+            reason = "periodic check";
+        } else {
+            continue;
+        }
+        // A run counts as the periodic one too: the timer starts again after it.
+        next_periodic = Clock::now() + timing_.every;
+        lock.unlock();
+        run_(reason);
+        lock.lock();
+        next_periodic = Clock::now() + timing_.every;
+    }
+}
+
+}  // namespace liveupdate::verify

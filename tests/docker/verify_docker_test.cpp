@@ -1,0 +1,143 @@
+// `lu-host verify` on the real engine: a real `lu-host up` live-updates a
+// labelled busybox container through the docker updater and lu-agent; verify
+// finds what was changed, deleted or created inside the container, --fix
+// repairs it, the daemon repairs on its own on a timer and after the agent's
+// session was re-established, and a container where the agent cannot run
+// says why. Containers are named i13v-verify-*.
+#define BOOST_TEST_MODULE verify_docker
+#include <signal.h>
+#include <unistd.h>
+
+#include <boost/test/unit_test.hpp>
+
+#include "docker_test_support.hpp"
+#include "up_daemon.hpp"
+
+using namespace up_it;
+using lu_test::sh;
+using lu_test::sh_ok;
+
+namespace {
+
+bool contains(const std::string &text, const std::string &needle) { return text.find(needle) != std::string::npos; }
+
+// A busybox container labelled as service "web" of its own Compose project.
+class Service {
+public:
+    explicit Service(const std::string &extra = "") {
+        static int counter = 0;
+        project_ = "i13v-verify-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+        name_ = project_ + "-web-1";
+        sh_ok("docker run -d --network none --name " + name_ + " --label com.docker.compose.project=" + project_ +
+              " --label com.docker.compose.service=web --label com.docker.compose.oneoff=False"
+              " --label com.docker.compose.container-number=1 " + extra + " lu-busybox:latest sleep 100000");
+    }
+    ~Service() { sh("docker rm -f " + name_ + " >/dev/null 2>&1"); }
+    Service(const Service &) = delete;
+    Service &operator=(const Service &) = delete;
+
+    const std::string &project() const { return project_; }
+    const std::string &name() const { return name_; }
+    std::string exec(const std::string &command) const {
+        return sh("docker exec " + name_ + " sh -c " + lu_test::shell_quote(command)).output;
+    }
+    std::string read(const std::string &path) const { return exec("cat " + path + " 2>/dev/null"); }
+    bool exists(const std::string &path) const {
+        return sh("docker exec " + name_ + " test -e " + path).exit_code == 0;
+    }
+    void kill_agents() const {
+        const auto out = sh_ok("docker top " + name_ + " -eo pid,args | awk '/\\.lu-agent\\/lu-agent/ {print $1}'");
+        for (std::size_t start = 0; start < out.size();) {
+            const auto end = std::min(out.find('\n', start), out.size());
+            if (end > start) ::kill(std::stoi(out.substr(start, end - start)), SIGKILL);
+            start = end + 1;
+        }
+    }
+
+private:
+    std::string project_;
+    std::string name_;
+};
+
+// The FileWatch on src, the service's DockerComposeService, a LiveUpdate syncing src → /app.
+Objects objects_for(const Service &service) {
+    Objects o;
+    o.container = json::parse(R"({"apiVersion": "tilt.dev/v1alpha1", "kind": "DockerComposeService",
+        "metadata": {"name": "web"}, "spec": {"service": "web", "project": {"name": ")" + service.project() +
+                              R"(", "projectPath": "."}}})").as_object();
+    o.lu_spec()["selector"] = json::parse(R"({"dockerCompose": {"service": "web"}})");
+    return o;
+}
+
+CommandResult verify(const UpDaemon &d, const std::string &args) {
+    return run_command(std::string(LU_HOST_BIN) + " verify " + args + " --control-socket " + d.socket.string() + " 2>&1");
+}
+
+// A daemon that has synced src/a.txt and src/sub/b.txt into the service's /app.
+void start_synced(UpDaemon &d, const Service &s, std::vector<std::string> extra_args = {"--debounce", "0"}) {
+    BOOST_TEST_REQUIRE(d.start(objects_for(s), std::move(extra_args)));
+    write_file(d.src / "a.txt", "alpha");
+    write_file(d.src / "sub/b.txt", "beta");
+    BOOST_TEST_REQUIRE(wait_until([&] { return s.read("/app/a.txt") == "alpha" && s.read("/app/sub/b.txt") == "beta"; },
+                                  std::chrono::seconds(60)),
+                       d.log_text());
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(verify_finds_and_fix_repairs_what_changed_inside_the_container) {
+    Service s;
+    UpDaemon d;
+    start_synced(d, s);
+    CommandResult r = verify(d, "liveupdate lu");
+    BOOST_TEST(r.exit_code == 0, r.output);
+    BOOST_TEST(contains(r.output, "lu " + s.name() + ": in sync"), r.output);
+
+    s.exec("echo changed > /app/a.txt; rm /app/sub/b.txt; echo extra > /app/extra.txt");
+    r = verify(d, "liveupdate lu");
+    BOOST_TEST(r.exit_code == 1, r.output);
+    BOOST_TEST(contains(r.output, "different /app/a.txt"), r.output);
+    BOOST_TEST(contains(r.output, "missing   /app/sub/b.txt"), r.output);
+    BOOST_TEST(contains(r.output, "extra     /app/extra.txt"), r.output);
+    BOOST_TEST(s.read("/app/a.txt") == "changed\n");
+
+    r = verify(d, "liveupdate lu --fix");
+    BOOST_TEST(r.exit_code == 0, r.output);
+    BOOST_TEST(contains(r.output, "fixed, in sync now"), r.output);
+    BOOST_TEST(s.read("/app/a.txt") == "alpha");
+    BOOST_TEST(s.read("/app/sub/b.txt") == "beta");
+    BOOST_TEST(!s.exists("/app/extra.txt"));
+    BOOST_TEST(verify(d, "").exit_code == 0);
+}
+
+BOOST_AUTO_TEST_CASE(the_daemon_repairs_a_change_inside_the_container_every_interval) {
+    Service s;
+    UpDaemon d;
+    start_synced(d, s, {"--debounce", "0", "--verify-every", "500ms"});
+    s.exec("echo drifted > /app/a.txt");
+    BOOST_TEST(wait_until([&] { return s.read("/app/a.txt") == "alpha"; }, std::chrono::seconds(30)), d.log_text());
+    BOOST_TEST(wait_until([&] { return contains(d.log_text(), "verify (periodic check): " + s.name() + ": 0 missing, 0 extra, 1 different; repaired"); }),
+               d.log_text());
+}
+
+BOOST_AUTO_TEST_CASE(a_new_agent_session_makes_the_daemon_verify_and_repair) {
+    Service s;
+    UpDaemon d;
+    start_synced(d, s);  // no timer: only the reconnect can cause a check
+    s.kill_agents();
+    s.exec("echo lost > /app/sub/b.txt");
+    // The next update finds the session gone and starts a new one.
+    write_file(d.src / "a.txt", "alpha 2");
+    BOOST_TEST(wait_until([&] { return s.read("/app/a.txt") == "alpha 2"; }, std::chrono::seconds(30)), d.log_text());
+    BOOST_TEST(wait_until([&] { return s.read("/app/sub/b.txt") == "beta"; }, std::chrono::seconds(30)), d.log_text());
+    BOOST_TEST(contains(d.log_text(), "the docker updater reconnected to a container"), d.log_text());
+}
+
+BOOST_AUTO_TEST_CASE(where_the_agent_cannot_run_verify_says_why) {
+    Service s("--read-only --tmpfs /app");
+    UpDaemon d;
+    start_synced(d, s);  // through one exec per update
+    const CommandResult r = verify(d, "liveupdate lu");
+    BOOST_TEST(r.exit_code == 1, r.output);
+    BOOST_TEST(contains(r.output, "verify needs lu-agent in the container: "), r.output);
+}

@@ -1,0 +1,61 @@
+#include "container_digest.hpp"
+
+#include <climits>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <string>
+
+#include "common/tree_digest/tree_digest.hpp"
+#include "container_paths.hpp"
+#include "liveupdate/liveupdate.hpp"
+
+namespace liveupdate::local {
+namespace {
+
+int32_t fail(int32_t rc, lu_message *out_error, const std::string &why) noexcept {
+    if (out_error != nullptr) *out_error = abi::make_message("local updater: " + why);
+    return rc;
+}
+
+int32_t digest(lu_updater *updater, const lu_container_ref *container, lu_str container_path, lu_digest_entry_fn each,
+               void *each_ctx, lu_message *out_error) noexcept {
+    if (updater == nullptr || container == nullptr || each == nullptr)
+        return fail(LU_ERR_INVALID_ARGUMENT, out_error, "digest needs an updater, a container and a callback");
+    try {
+        const std::string path(abi::to_view(container_path));
+        const RelativePath relative = container_path_relative(path);
+        if (!relative.refusal.empty())
+            return fail(LU_ERR_INVALID_ARGUMENT, out_error, "cannot digest " + path + ": " + relative.refusal);
+        const char *given_root = container->root;
+        if (given_root == nullptr || *given_root == '\0')
+            return fail(LU_ERR_UNSUPPORTED, out_error, "the container has no root folder (not a local container?)");
+        char root[PATH_MAX];
+        if (::realpath(given_root, root) == nullptr)
+            return fail(LU_ERR_INTERNAL, out_error,
+                        std::string("container root ") + given_root + " is not usable: " + std::strerror(errno));
+        const std::string at = under_root(root, relative.path);
+        const digest::WalkResult walked = digest::walk_tree(at, nullptr, [each, each_ctx](digest::Entry &&e) {
+            const lu_digest_entry entry{sizeof(lu_digest_entry), {e.path.data(), e.path.size()},
+                                        static_cast<int32_t>(e.kind), e.mode, e.size, e.hash};
+            return each(each_ctx, &entry) == 0;
+        });
+        if (!walked.found) return fail(LU_ERR_NOT_FOUND, out_error, "nothing at " + path + " (" + at + ")");
+        if (walked.stopped) return LU_ERR_STATE;
+        if (!walked.error.empty()) return fail(LU_ERR_INTERNAL, out_error, walked.error);
+        return LU_OK;
+    } catch (const std::exception &e) {
+        return fail(LU_ERR_INTERNAL, out_error, std::string("digest: ") + e.what());
+    }
+}
+
+uint64_t reconnect_count(lu_updater *) noexcept { return 0; }  // nothing to connect to
+
+constexpr lu_digest_extension kDigest{sizeof(lu_digest_extension), digest, reconnect_count};
+
+}  // namespace
+
+const lu_digest_extension &digest_extension() { return kDigest; }
+
+}  // namespace liveupdate::local
