@@ -1,6 +1,7 @@
-// One live update of one file into a pod, three ways, on the same pod in the
-// same run: the kubernetes updater execing through the API server (WebSocket),
-// the same updater with "exec": "kubectl", and a raw
+// One live update of one file into a pod, four ways, on the same pod in the
+// same run: the kubernetes updater through its lu-agent session (one
+// long-lived exec WebSocket), the same updater with one API exec per update
+// ("agent": false), with "exec": "kubectl", and a raw
 // `kubectl exec -i POD -- tar -C / -x -f -` of the same archive (the reference).
 // Then the time from creating a pod to discovery reporting it Running, and from
 // there to its first sync done. Needs $KUBECONFIG (a cluster where the pod of
@@ -115,7 +116,7 @@ int main(int argc, char **argv) {
                                                                 R"("}],"extraSelectors":[{"matchLabels":{"app":")" + pod +
                                                                 R"("}}]}})").as_object()));
     while (!discovery.status("bench")) std::this_thread::sleep_for(5ms);
-    lu_test::DockerUpdater api(R"({})", LU_KUBERNETES_UPDATER_PATH);
+    lu_test::DockerUpdater agent(R"({})", LU_KUBERNETES_UPDATER_PATH);
     lu_test::Update u;
     u.pod = pod;
     u.namespace_name = kNamespace;
@@ -132,7 +133,7 @@ int main(int argc, char **argv) {
     }
     const double to_running = ms_since(created);
     const auto seen = Clock::now();
-    const auto first = api.update("", "main", u);
+    const auto first = agent.update("", "main", u);
     const double to_sync = ms_since(seen);
     if (first.kind != LU_OUTCOME_OK) throw std::runtime_error("first sync failed: " + first.message);
 
@@ -140,9 +141,13 @@ int main(int argc, char **argv) {
     const std::string archive_file = "/tmp/" + pod + ".tar";
     std::ofstream(archive_file, std::ios::binary) << u.archive;
     lu_test::DockerUpdater via_kubectl(R"({"exec": "kubectl", "kubectl": ")" + kubectl + R"("})", LU_KUBERNETES_UPDATER_PATH);
-    std::vector<double> api_ms, kubectl_ms, raw_ms;
+    lu_test::DockerUpdater api(R"({"agent": false})", LU_KUBERNETES_UPDATER_PATH);
+    std::vector<double> agent_ms, api_ms, kubectl_ms, raw_ms;
     for (int i = 0; i < rounds; ++i) {
         auto t = Clock::now();
+        if (agent.update("", "main", u).kind != LU_OUTCOME_OK) throw std::runtime_error("lu-agent update failed");
+        agent_ms.push_back(ms_since(t));
+        t = Clock::now();
         if (api.update("", "main", u).kind != LU_OUTCOME_OK) throw std::runtime_error("API exec update failed");
         api_ms.push_back(ms_since(t));
         t = Clock::now();
@@ -176,10 +181,13 @@ int main(int argc, char **argv) {
     const long rss_after = rss_kib();
     admin.request("DELETE", pods + "?labelSelector=app%3D" + many + "&gracePeriodSeconds=0");
 
-    const double a = median(api_ms), k = median(kubectl_ms), r = median(raw_ms);
-    std::printf("one-file update, median of %d (ms): API exec %.1f, updater via kubectl exec %.1f, raw kubectl exec tar %.1f\n",
-                rounds, a, k, r);
-    std::printf("ratios to raw kubectl exec: API exec %.2f, updater via kubectl %.2f\n", a / r, k / r);
+    const double g = median(agent_ms), a = median(api_ms), k = median(kubectl_ms), r = median(raw_ms);
+    std::printf("one-file update, median of %d (ms): lu-agent session %.1f, API exec per update %.1f, updater via "
+                "kubectl exec %.1f, raw kubectl exec tar %.1f\n",
+                rounds, g, a, k, r);
+    std::printf("ratios to raw kubectl exec: lu-agent %.3f, API exec %.2f, updater via kubectl %.2f; API exec / lu-agent "
+                "%.1fx\n",
+                g / r, a / r, k / r, a / g);
     std::printf("pod created -> discovery reports Running %.0f ms; -> first sync done %.0f ms more\n", to_running, to_sync);
     std::printf("discovery following %zu pods: RSS %.1f MiB (+%.1f MiB for them)\n", followed, rss_after / 1024.0,
                 (rss_after - rss_before) / 1024.0);

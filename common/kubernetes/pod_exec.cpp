@@ -1,15 +1,7 @@
 #include "common/kubernetes/pod_exec.hpp"
 
-#include <boost/asio/connect.hpp>
-#include <boost/asio/ip/address.hpp>
-#include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/asio/ssl.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/ssl.hpp>
-#include <boost/beast/websocket.hpp>
-#include <boost/beast/websocket/ssl.hpp>
 #include <boost/json.hpp>
 
 #include <exception>
@@ -17,60 +9,18 @@
 #include <optional>
 #include <thread>
 
+#include "common/kubernetes/exec_connection.hpp"
+
 namespace liveupdate::kube {
 namespace {
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
-namespace http = beast::http;
 namespace websocket = beast::websocket;
 namespace json = boost::json;
 using tcp = asio::ip::tcp;
 
-constexpr const char *kV5 = "v5.channel.k8s.io";
-constexpr const char *kV4 = "v4.channel.k8s.io";
-constexpr unsigned char kStdin = 0, kStdout = 1, kStderr = 2, kStatus = 3, kClose = 255;
 constexpr std::size_t kChunk = 64 * 1024;
-
-struct Server {
-    std::string host, port;
-};
-
-Server server_of(const std::string &url) {
-    std::string authority = url.substr(url.find("://") + 3);
-    if (const auto slash = authority.find('/'); slash != std::string::npos) authority.resize(slash);
-    Server s;
-    const auto colon = authority.rfind(':');
-    if (colon != std::string::npos && authority.find(']', colon) == std::string::npos) {
-        s.host = authority.substr(0, colon);
-        s.port = authority.substr(colon + 1);
-    } else {
-        s.host = authority;
-        s.port = url.rfind("https", 0) == 0 ? "443" : "80";
-    }
-    if (s.host.size() > 2 && s.host.front() == '[') s.host = s.host.substr(1, s.host.size() - 2);
-    return s;
-}
-
-bool is_ip(const std::string &host) {
-    boost::system::error_code ec;
-    asio::ip::make_address(host, ec);
-    return !ec;
-}
-
-void tls_setup(asio::ssl::context &ctx, const TlsMaterial &tls, const Credentials &creds) {
-    if (tls.insecure) {
-        ctx.set_verify_mode(asio::ssl::verify_none);
-    } else {
-        ctx.set_verify_mode(asio::ssl::verify_peer);
-        if (tls.ca_pem.empty()) ctx.set_default_verify_paths();
-        else ctx.add_certificate_authority(asio::buffer(tls.ca_pem));
-    }
-    if (!creds.cert_pem.empty()) {
-        ctx.use_certificate_chain(asio::buffer(creds.cert_pem));
-        ctx.use_private_key(asio::buffer(creds.key_pem), asio::ssl::context::pem);
-    }
-}
 
 bool mentions_missing_executable(std::string_view m) {
     return m.find("executable file not found") != std::string_view::npos ||
@@ -82,7 +32,7 @@ bool mentions_missing_executable(std::string_view m) {
 // be written, so the session reads output while stdin is being sent.
 class Session {
 public:
-    using Ws = websocket::stream<beast::ssl_stream<beast::tcp_stream>>;
+    using Ws = ExecConnection::Ws;
 
     Session(asio::io_context &ioc, Ws &ws, bool v5, const ExecOutputFn &on_output)
         : ioc_(ioc), ws_(ws), v5_(v5), on_output_(on_output), timer_(ioc) {}
@@ -103,13 +53,13 @@ public:
                 try {
                     (*stdin_feeder)([this](const char *d, std::size_t n) {
                         for (std::size_t off = 0; off < n; off += kChunk) {
-                            std::string frame(1, static_cast<char>(kStdin));
+                            std::string frame(1, static_cast<char>(kExecStdin));
                             frame.append(d + off, std::min(kChunk, n - off));
                             send(std::move(frame));
                         }
                     });
                     // v4 has no way to say "end of stdin": the command sees it when the session ends.
-                    if (v5_) send(std::string{static_cast<char>(kClose), static_cast<char>(kStdin)});
+                    if (v5_) send(std::string{static_cast<char>(kExecClose), static_cast<char>(kExecStdin)});
                 } catch (const StdinRefused &) {
                     // The session ended first (the command exited early): its status tells why.
                 } catch (...) {
@@ -171,8 +121,8 @@ private:
             const std::string_view frame(static_cast<const char *>(data.data()), data.size());
             if (!frame.empty()) {
                 const auto channel = static_cast<unsigned char>(frame[0]);
-                if (channel == kStdout || channel == kStderr) on_output_(channel == kStderr, frame.substr(1));
-                else if (channel == kStatus) status_.append(frame.substr(1));
+                if (channel == kExecStdout || channel == kExecStderr) on_output_(channel == kExecStderr, frame.substr(1));
+                else if (channel == kExecStatus) status_.append(frame.substr(1));
             }
             buffer_.consume(buffer_.size());
             read_next();
@@ -243,61 +193,12 @@ std::string exec_path(const PodExecTarget &t, const std::vector<std::string> &co
 PodExecResult exec_in_pod(ApiClient &client, const PodExecTarget &target, const std::vector<std::string> &command,
                           const ExecStdinFn *stdin_feeder, const ExecOutputFn &on_output,
                           std::chrono::milliseconds timeout) {
-    const ClientConfig &config = client.config();
-    const Server server = server_of(config.server);
-    const std::string verify_name = config.tls.server_name.empty() ? server.host : config.tls.server_name;
-    const std::string path = exec_path(target, command, stdin_feeder != nullptr);
-    const std::string where = "exec in pod " + target.namespace_name + "/" + target.pod;
-    for (int attempt = 0;; ++attempt) {
-        const Credentials creds = client.credentials().current();
-        asio::io_context ioc;
-        asio::ssl::context ctx(asio::ssl::context::tls_client);
-        try {
-            tls_setup(ctx, config.tls, creds);
-        } catch (const boost::system::system_error &e) {
-            throw ApiError(0, "", where + ": the TLS material of " + config.where + " is unusable: " + e.what());
-        }
-        Session::Ws ws(ioc, ctx);
-        websocket::response_type response;
-        beast::error_code ec;
-        auto &tcp_stream = beast::get_lowest_layer(ws);
-        tcp_stream.expires_after(std::min<std::chrono::milliseconds>(timeout, std::chrono::seconds(30)));
-        tcp::resolver resolver(ioc);
-        const auto endpoints = resolver.resolve(server.host, server.port, ec);
-        if (!ec) tcp_stream.connect(endpoints, ec);
-        if (ec) throw ApiError(0, "", where + ": cannot reach the API server " + config.server + ": " + ec.message());
-        if (!config.tls.insecure) ws.next_layer().set_verify_callback(asio::ssl::host_name_verification(verify_name));
-        if (!is_ip(verify_name)) SSL_set_tlsext_host_name(ws.next_layer().native_handle(), verify_name.c_str());
-        ws.next_layer().handshake(asio::ssl::stream_base::client, ec);
-        if (ec) throw ApiError(0, "", where + ": TLS with the API server " + config.server + " failed: " + ec.message());
-        tcp_stream.expires_never();
-        ws.set_option(websocket::stream_base::timeout{std::chrono::seconds(30), websocket::stream_base::none(), false});
-        ws.set_option(websocket::stream_base::decorator([&creds](websocket::request_type &req) {
-            req.set(http::field::sec_websocket_protocol, std::string(kV5) + ", " + kV4);
-            req.set(http::field::user_agent, "lu-host");
-            if (!creds.token.empty()) req.set(http::field::authorization, "Bearer " + creds.token);
-        }));
-        ws.read_message_max(64 * 1024 * 1024);
-        ws.handshake(response, server.host + ":" + server.port, path, ec);
-        if (ec) {
-            const auto status = static_cast<long>(response.result_int());
-            if (status == 401 && config.user.exec && attempt == 0) {
-                client.credentials().invalidate();
-                continue;
-            }
-            if (status == 0) throw ApiError(0, "", where + ": the WebSocket upgrade failed: " + ec.message());
-            throw PodExecError(status, status_reason(response.body()),
-                               where + ": " + std::to_string(status) + " " + status_message(response.body()));
-        }
-        const std::string protocol(response[http::field::sec_websocket_protocol]);
-        if (protocol != kV5 && protocol != kV4)
-            throw PodExecError(0, "", where + ": the API server offered no channel subprotocol we speak (v5 or v4), it chose \"" +
-                                          protocol + "\"");
-        Session session(ioc, ws, protocol == kV5, on_output);
-        PodExecResult r = session.run(stdin_feeder, timeout);
-        r.protocol = protocol;
-        return r;
-    }
+    const auto connection = open_exec_connection(client, target, command, stdin_feeder != nullptr,
+                                                 std::min<std::chrono::milliseconds>(timeout, std::chrono::seconds(30)));
+    Session session(connection->ioc, *connection->ws, connection->v5, on_output);
+    PodExecResult r = session.run(stdin_feeder, timeout);
+    r.protocol = connection->protocol;
+    return r;
 }
 
 }  // namespace liveupdate::kube

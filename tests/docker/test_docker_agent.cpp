@@ -1,7 +1,8 @@
 // The docker updater through lu-agent, against the real engine: every step in
 // lu-busybox and in lu-notar (no tar, no shell), a killed agent, a restarted
-// and a re-created container, the fallback in a read-only container, and a
-// stream of 1,000 files. Containers are named lut13-*.
+// and a re-created container, the fallback in a read-only container and with
+// the agent's folder on a noexec mount, a paused container (exec refused),
+// and a stream of 1,000 files. Containers are named lut13-*.
 #define BOOST_TEST_MODULE docker_agent
 #include <signal.h>
 #include <unistd.h>
@@ -288,4 +289,56 @@ BOOST_AUTO_TEST_CASE(a_stream_of_1000_files_leaves_the_container_folder_equal_to
     sh_ok("docker cp " + c.name() + ":/app/s - | tar -x -C " + copy.path.string());
     BOOST_TEST(sh("diff -r " + source.path.string() + " " + (copy.path / "s").string()).exit_code == 0);
     BOOST_TEST(expected.size() == 901u);
+}
+
+BOOST_AUTO_TEST_CASE(a_noexec_agent_folder_falls_back_to_exec_and_says_why_once) {
+    // A tmpfs volume mounted noexec where the agent goes: copied in, refused at its exec.
+    const std::string volume = "lut13-noexec-" + std::to_string(::getpid());
+    sh_ok("docker volume create --opt type=tmpfs --opt device=tmpfs --opt o=noexec,size=16m " + volume);
+    {
+        Container c(kBusybox, "-v " + volume + ":/.lu-agent");
+        BOOST_TEST_REQUIRE(sh_ok("docker exec " + c.name() + " grep ' /.lu-agent ' /proc/mounts").find("noexec") !=
+                           std::string::npos);
+        DockerUpdater updater;
+        const auto first =
+            updater.update(c.id(), c.name(), copy_of(TarBuilder().file("app/ne1", "1\n").finish(), {"/app/ne1"}));
+        BOOST_TEST_REQUIRE(first.kind == LU_OUTCOME_OK, first.message);
+        BOOST_TEST(first.logged("lu-agent cannot run in container " + c.name()));
+        BOOST_TEST(first.logged("noexec"));
+        BOOST_TEST(c.read("/app/ne1") == "1\n");
+        const auto second =
+            updater.update(c.id(), c.name(), copy_of(TarBuilder().file("app/ne2", "2\n").finish(), {"/app/ne2"}));
+        BOOST_TEST_REQUIRE(second.kind == LU_OUTCOME_OK, second.message);
+        BOOST_TEST(!second.logged("lu-agent cannot run"));
+        BOOST_TEST(c.read("/app/ne2") == "2\n");
+        BOOST_TEST(c.agent_pids().empty());
+    }
+    sh("docker volume rm -f " + volume + " >/dev/null 2>&1");
+}
+
+BOOST_AUTO_TEST_CASE(a_paused_container_refuses_the_update_clearly_and_loses_nothing) {
+    // The engine refuses exec into a paused container (409); the agent, frozen, answers nothing.
+    Container c(kBusybox);
+    DockerUpdater updater(R"({"timeoutSeconds": 2})");
+    BOOST_TEST_REQUIRE(
+        updater.update(c.id(), c.name(), copy_of(TarBuilder().file("app/p1", "1\n").finish(), {"/app/p1"})).kind ==
+        LU_OUTCOME_OK);
+    BOOST_TEST_REQUIRE(c.agent_pids().size() == 1u);
+    const auto refused_exec = sh("docker pause " + c.name() + " >/dev/null && docker exec " + c.name() + " true 2>&1");
+    BOOST_TEST(refused_exec.exit_code != 0);
+
+    const auto start = std::chrono::steady_clock::now();
+    const auto paused =
+        updater.update(c.id(), c.name(), copy_of(TarBuilder().file("app/p2", "2\n").finish(), {"/app/p2"}));
+    BOOST_TEST(paused.kind == LU_OUTCOME_INFRA_FAILURE);
+    BOOST_TEST(paused.message.find("is paused") != std::string::npos, paused.message);
+    BOOST_TEST((std::chrono::steady_clock::now() - start < std::chrono::seconds(15)), "the update did not hang");
+
+    // Unpaused, the same change goes in (the engine sends a failed update again).
+    sh_ok("docker unpause " + c.name());
+    const auto again =
+        updater.update(c.id(), c.name(), copy_of(TarBuilder().file("app/p2", "2\n").finish(), {"/app/p2"}));
+    BOOST_TEST_REQUIRE(again.kind == LU_OUTCOME_OK, again.message);
+    BOOST_TEST(c.read("/app/p2") == "2\n");
+    BOOST_TEST(c.read("/app/p1") == "1\n");
 }

@@ -1,26 +1,13 @@
-// The lu-agent executable on this machine and where it goes in a container:
-// /.lu-agent/lu-agent-<protocol version>-<content hash>, so a container holding
-// an older agent gets the new one beside it, never a mix.
+// The lu-agent binary and its place in a container (agent/client/agent_binary.hpp)
+// under the docker updater's names.
 #pragma once
 
-#include <string>
+#include "agent/client/agent_binary.hpp"
 
 namespace liveupdate::docker {
 
-struct AgentBinary {
-    std::string local_path;
-    std::string content;
-    std::string container_path;
-};
-
-// Reads `configured` when set, else lu-agent beside the plugin or in ../bin
-// from it (the build tree's bin/ and lib/, an installation's bin/ and lib/),
-// else beside the running executable (lu-host loads a copy of the plugin).
-// Throws std::runtime_error naming the places looked at.
-AgentBinary load_agent_binary(const std::string &configured);
-
-// A tar archive holding the agent at its container path (mode 0755), for
-// PUT /containers/{id}/archive?path=/.
-std::string agent_archive(const AgentBinary &binary);
+using agent::client::agent_archive;
+using agent::client::AgentBinary;
+using agent::client::load_agent_binary;
 
 }  // namespace liveupdate::docker

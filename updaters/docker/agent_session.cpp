@@ -34,18 +34,7 @@ AgentSession::AgentSession(EngineClient &client, OpenExec exec, LineFn on_stderr
 std::unique_ptr<AgentSession> AgentSession::start(EngineClient &client, const ExecSpec &spec,
                                                   std::chrono::milliseconds timeout, LineFn on_stderr) {
     std::unique_ptr<AgentSession> session(new AgentSession(client, open_exec(client, spec), std::move(on_stderr)));
-    const auto deadline = Clock::now() + timeout;
-    session->send(agent::encode(agent::Hello{}), deadline);
-    const auto answer = session->receive(deadline);
-    try {
-        const auto reply = agent::decode<agent::HelloReply>(answer);
-        if (reply.version != agent::kProtocolVersion)
-            throw AgentSessionBroken("the agent speaks protocol version " + std::to_string(reply.version) + ", not " +
-                                     std::to_string(agent::kProtocolVersion));
-        session->description_ = reply.agent;
-    } catch (const agent::ProtocolError &e) {
-        throw AgentSessionBroken(std::string("the agent's handshake: ") + e.what());
-    }
+    session->description_ = agent::client::handshake(*session, Clock::now() + timeout);
     return session;
 }
 

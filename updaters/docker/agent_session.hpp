@@ -8,10 +8,10 @@
 #include <chrono>
 #include <functional>
 #include <memory>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 
+#include "agent/client/agent_stream.hpp"
 #include "engine/engine_client.hpp"
 #include "engine/exec_session.hpp"
 #include "engine/frame_demuxer.hpp"
@@ -19,16 +19,10 @@
 
 namespace liveupdate::docker {
 
-// The session's stream ended or broke (agent killed, container stopped,
-// daemon gone), or the agent ended it with a Fatal frame.
-class AgentSessionBroken : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
+using agent::client::AgentSessionBroken;
 
-class AgentSession {
+class AgentSession : public agent::client::AgentStream {
 public:
-    using Clock = std::chrono::steady_clock;
     using LineFn = std::function<void(std::string_view)>;
 
     // Starts the agent with one exec and does the version handshake. Throws
@@ -42,8 +36,8 @@ public:
 
     // False once the stream has ended; never blocks.
     bool alive();
-    void send(std::string_view frame, Clock::time_point deadline);
-    agent::Frame receive(Clock::time_point deadline);
+    void send(std::string_view frame, Clock::time_point deadline) override;
+    agent::Frame receive(Clock::time_point deadline) override;
     const std::string &description() const noexcept { return description_; }
     const std::string &exec_id() const noexcept { return exec_id_; }
     // The agent exec's exit code once the stream ended; -1 when unknown.

@@ -19,8 +19,10 @@ public:
     ExecOutcome operator()(const PodContainer &target, const std::vector<std::string> &command,
                            const docker::ArchiveReadFn *archive, std::chrono::seconds timeout, const LineLogFn &log);
 
-private:
+    // Made from the kubeconfig on first use; throws naming what is wrong in it.
     kube::ApiClient &client();
+
+private:
 
     KubectlConfig config_;
     std::mutex mutex_;

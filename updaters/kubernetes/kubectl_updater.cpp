@@ -90,7 +90,8 @@ KubectlConfig parse_kubectl_config(std::string_view text) {
     const auto &o = value.as_object();
     for (const auto &field : o) {
         const auto key = std::string_view(field.key());
-        if (key != "exec" && key != "kubectl" && key != "context" && key != "kubeconfig" && key != "timeoutSeconds" && key != "runTimeoutSeconds")
+        if (key != "exec" && key != "kubectl" && key != "context" && key != "kubeconfig" && key != "timeoutSeconds" && key != "runTimeoutSeconds" &&
+            key != "agent" && key != "agentPath")
             throw std::invalid_argument("kubernetes updater config: unknown field '" + std::string(key) + "'");
     }
     if (auto e = string_field(o, "exec"); e == "kubectl") config.exec = KubectlConfig::Exec::kubectl;
@@ -101,6 +102,11 @@ KubectlConfig parse_kubectl_config(std::string_view text) {
     config.kubeconfig = string_field(o, "kubeconfig");
     config.timeout = seconds_field(o, "timeoutSeconds", config.timeout);
     config.run_timeout = seconds_field(o, "runTimeoutSeconds", config.run_timeout);
+    if (const auto *agent = o.if_contains("agent"); agent != nullptr && !agent->is_null()) {
+        if (!agent->is_bool()) throw std::invalid_argument("kubernetes updater config: 'agent' must be true or false");
+        config.agent = agent->as_bool();
+    }
+    config.agent_path = string_field(o, "agentPath");
     return config;
 }
 

@@ -22,9 +22,12 @@ struct KubectlConfig {
     std::string kubeconfig;          // --kubeconfig, when set
     std::chrono::seconds timeout{60};       // deleting and copying
     std::chrono::seconds run_timeout{600};  // each run command
+    bool agent = true;               // through lu-agent where it can run (exec "api" only)
+    std::string agent_path;          // the lu-agent binary; empty: found beside the plugin
 };
 
-// {"exec": "api"|"kubectl", "kubectl", "context", "kubeconfig", "timeoutSeconds", "runTimeoutSeconds"};
+// {"exec": "api"|"kubectl", "kubectl", "context", "kubeconfig", "timeoutSeconds", "runTimeoutSeconds", "agent",
+//  "agentPath"};
 // throws std::invalid_argument naming the field.
 KubectlConfig parse_kubectl_config(std::string_view json);
 

@@ -1,11 +1,13 @@
 // The C ABI face of the kubernetes updater (through liveupdate/updater.hpp).
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <utility>
 
 #include "api_exec.hpp"
 #include "kubectl_updater.hpp"
 #include "liveupdate/updater.hpp"
+#include "pod_agents.hpp"
 
 namespace {
 
@@ -21,6 +23,7 @@ public:
         : host_(host), config_(k8s::parse_kubectl_config(config_json)) {
         if (config_.exec == k8s::KubectlConfig::Exec::api) {
             auto api = std::make_shared<k8s::ApiExec>(config_);
+            if (config_.agent) agents_ = std::make_shared<k8s::PodAgents>(config_, api);
             exec_ = [api](const k8s::PodContainer &t, const std::vector<std::string> &c,
                           const liveupdate::docker::ArchiveReadFn *a, std::chrono::seconds s,
                           const k8s::LineLogFn &l) { return (*api)(t, c, a, s, l); };
@@ -34,6 +37,7 @@ public:
 private:
     lu::Host host_;
     k8s::KubectlConfig config_;
+    std::shared_ptr<k8s::PodAgents> agents_;  // null: per-update exec only
     k8s::PodExecFn exec_;
 };
 
@@ -45,7 +49,19 @@ lu::Outcome KubernetesPlugin::update(const lu::Request &request) const {
     const k8s::LineLogFn log = [this](int level, std::string_view line) {
         host_.log(static_cast<lu_log_level>(level), line);
     };
-    k8s::PodUpdateResult result = k8s::update_pod_container(exec_, config_, pod_update, log);
+    std::optional<k8s::PodUpdateResult> through_agent;
+    if (agents_ && !pod_update.target.pod.empty() && !pod_update.restart) {
+        std::shared_ptr<const std::string> archive_bytes;
+        try {
+            if (pod_update.has_copies && pod_update.archive) archive_bytes = k8s::read_whole_archive(pod_update.archive);
+        } catch (const std::exception &e) {
+            return {lu::Outcome::Kind::infra_failure, 0, e.what()};
+        }
+        through_agent = agents_->update(pod_update, c.id, archive_bytes, log);
+        if (archive_bytes) pod_update.archive = k8s::archive_reader_over(archive_bytes);
+    }
+    k8s::PodUpdateResult result =
+        through_agent ? std::move(*through_agent) : k8s::update_pod_container(exec_, config_, pod_update, log);
     // The result kinds are the ABI's, in its order.
     static_assert(static_cast<int>(k8s::PodUpdateResult::Kind::ok) == LU_OUTCOME_OK &&
                   static_cast<int>(k8s::PodUpdateResult::Kind::run_failure) == LU_OUTCOME_RUN_FAILURE &&

@@ -1,4 +1,4 @@
-#include "agent_apply.hpp"
+#include "agent/client/agent_apply.hpp"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -8,18 +8,17 @@
 
 #include "protocol/messages.hpp"
 
-namespace liveupdate::docker {
+namespace liveupdate::agent::client {
 namespace {
 
-using agent::encode;
 
 constexpr std::size_t kChunk = 64 * 1024;
 
 // A frame of an unexpected type or shape: the session is out of step, so it counts as broken.
-template <class M> M expect(const agent::Frame &frame) {
+template <class M> M expect(const Frame &frame) {
     try {
-        return agent::decode<M>(frame);
-    } catch (const agent::ProtocolError &e) {
+        return decode<M>(frame);
+    } catch (const ProtocolError &e) {
         throw AgentSessionBroken(std::string("the agent's answer: ") + e.what());
     }
 }
@@ -27,7 +26,7 @@ template <class M> M expect(const agent::Frame &frame) {
 // Sends requests and counts what is owed; collects every answer, keeping the first failure.
 class Pipeline {
 public:
-    Pipeline(AgentSession &session, std::chrono::milliseconds stall) : session_(session), stall_(stall) {}
+    Pipeline(AgentStream &session, std::chrono::milliseconds stall) : session_(session), stall_(stall) {}
 
     // Small requests go out together: one write for many files.
     void send(const std::string &frame) {
@@ -41,7 +40,7 @@ public:
     void collect() {
         push();
         while (owed_ > 0) {
-            const auto result = expect<agent::Result>(session_.receive(AgentSession::Clock::now() + stall_));
+            const auto result = expect<Result>(session_.receive(AgentStream::Clock::now() + stall_));
             --owed_;
             if (result.error != 0 && first_failure_.empty()) first_failure_ = result.message;
         }
@@ -57,11 +56,11 @@ private:
 
     void push() {
         if (batch_.empty()) return;
-        session_.send(batch_, AgentSession::Clock::now() + stall_);
+        session_.send(batch_, AgentStream::Clock::now() + stall_);
         batch_.clear();
     }
 
-    AgentSession &session_;
+    AgentStream &session_;
     std::chrono::milliseconds stall_;
     std::string batch_;
     std::size_t owed_ = 0;
@@ -74,7 +73,7 @@ std::string container_path(const char *entry_path) {
     while (p.starts_with("/")) p.remove_prefix(1);
     while (p.ends_with("/")) p.remove_suffix(1);
     std::string path = "/" + std::string(p);
-    if (const auto problem = agent::path_problem(path); !problem.empty())
+    if (const auto problem = path_problem(path); !problem.empty())
         throw std::runtime_error("the update's archive holds an unsafe entry: " + problem);
     return path;
 }
@@ -111,15 +110,15 @@ void send_archive(Pipeline &pipeline, const ArchiveReadFn &in) {
             throw std::runtime_error("the update's archive holds a hard link (" + path + "): not supported by lu-agent");
         switch (archive_entry_filetype(entry)) {
         case AE_IFDIR:
-            pipeline.send(encode(agent::MakeDir{path, mode, agent::kKeepOwner, agent::kKeepOwner}));
+            pipeline.send(encode(MakeDir{path, mode, kKeepOwner, kKeepOwner}));
             break;
         case AE_IFLNK: {
             const char *target = archive_entry_symlink(entry);
-            pipeline.send(encode(agent::Symlink{path, target == nullptr ? "" : target, agent::kKeepOwner, agent::kKeepOwner}));
+            pipeline.send(encode(Symlink{path, target == nullptr ? "" : target, kKeepOwner, kKeepOwner}));
             break;
         }
         case AE_IFREG: {
-            agent::WriteFile write{path, mode, agent::kKeepOwner, agent::kKeepOwner, {}};
+            WriteFile write{path, mode, kKeepOwner, kKeepOwner, {}};
             if (archive_entry_size_is_set(entry)) write.content.reserve(static_cast<std::size_t>(archive_entry_size(entry)));
             char chunk[kChunk];
             for (;;) {
@@ -142,13 +141,13 @@ void send_archive(Pipeline &pipeline, const ArchiveReadFn &in) {
 
 }  // namespace
 
-void apply_files_through_agent(AgentSession &session, const std::vector<std::string> &deletes,
+void apply_files_through_agent(AgentStream &session, const std::vector<std::string> &deletes,
                                const ArchiveReadFn *archive, std::chrono::milliseconds stall) {
     Pipeline pipeline(session, stall);
     for (const auto &path : deletes) {
-        if (const auto problem = agent::path_problem(path); !problem.empty())
+        if (const auto problem = path_problem(path); !problem.empty())
             throw std::runtime_error("cannot delete through lu-agent: " + problem);
-        pipeline.send(encode(agent::Remove{path}));
+        pipeline.send(encode(Remove{path}));
     }
     // Deletes finish before the copies start, as with rm then tar.
     pipeline.finish();
@@ -166,35 +165,35 @@ void apply_files_through_agent(AgentSession &session, const std::vector<std::str
     pipeline.finish();
 }
 
-AgentRunResult run_through_agent(AgentSession &session, const std::vector<std::string> &argv,
+AgentRunResult run_through_agent(AgentStream &session, const std::vector<std::string> &argv,
                                  std::chrono::milliseconds limit, std::chrono::milliseconds stall,
                                  const std::function<void(int, std::string_view)> &on_output) {
-    agent::Run run{argv, "", {}, static_cast<std::uint32_t>(limit.count())};
-    session.send(encode(run), AgentSession::Clock::now() + stall);
+    Run run{argv, "", {}, static_cast<std::uint32_t>(limit.count())};
+    session.send(encode(run), AgentStream::Clock::now() + stall);
     // The agent enforces the limit; beyond it plus the stall allowance the stream is taken for dead.
-    const auto deadline = AgentSession::Clock::now() + limit + stall;
+    const auto deadline = AgentStream::Clock::now() + limit + stall;
     for (;;) {
         const auto frame = session.receive(deadline);
-        if (frame.type == agent::MessageType::output) {
-            const auto output = expect<agent::Output>(frame);
+        if (frame.type == MessageType::output) {
+            const auto output = expect<Output>(frame);
             on_output(output.stream, output.data);
             continue;
         }
-        const auto status = expect<agent::ExitStatus>(frame);
+        const auto status = expect<ExitStatus>(frame);
         return {status.code, status.timed_out != 0, status.message};
     }
 }
 
-AgentDigestResult digest_through_agent(AgentSession &session, const std::string &path, std::chrono::milliseconds stall,
+AgentDigestResult digest_through_agent(AgentStream &session, const std::string &path, std::chrono::milliseconds stall,
                                        const std::function<bool(const agent::DigestEntry &)> &each) {
     if (const auto problem = agent::path_problem(path); !problem.empty())
         throw std::invalid_argument("cannot digest through lu-agent: " + problem);
-    session.send(encode(agent::Digest{path}), AgentSession::Clock::now() + stall);
+    session.send(encode(agent::Digest{path}), AgentStream::Clock::now() + stall);
     AgentDigestResult result;
     bool wanted = true;
     for (;;) {
         // The stall allowance is per frame: a big tree takes as long as it takes.
-        const auto frame = session.receive(AgentSession::Clock::now() + stall);
+        const auto frame = session.receive(AgentStream::Clock::now() + stall);
         if (frame.type == agent::MessageType::digest_entry) {
             const auto entry = expect<agent::DigestEntry>(frame);
             ++result.entries;
@@ -208,4 +207,4 @@ AgentDigestResult digest_through_agent(AgentSession &session, const std::string 
     }
 }
 
-}  // namespace liveupdate::docker
+}  // namespace liveupdate::agent::client

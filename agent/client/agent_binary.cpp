@@ -1,4 +1,4 @@
-#include "agent_binary.hpp"
+#include "agent/client/agent_binary.hpp"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -17,7 +17,7 @@
 
 #include "protocol/frame.hpp"
 
-namespace liveupdate::docker {
+namespace liveupdate::agent::client {
 namespace {
 
 namespace fs = std::filesystem;
@@ -65,12 +65,12 @@ AgentBinary load_agent_binary(const std::string &configured) {
         AgentBinary binary{place.string(), content.str(), {}};
         if (binary.content.empty()) throw std::runtime_error("the lu-agent binary " + place.string() + " is empty");
         binary.container_path = std::string("/") + kAgentFolder + "/" + kAgentName + "-" +
-                                std::to_string(agent::kProtocolVersion) + "-" +
+                                std::to_string(kProtocolVersion) + "-" +
                                 hex16(XXH3_64bits(binary.content.data(), binary.content.size()));
         return binary;
     }
     throw std::runtime_error("no lu-agent binary found (looked at " + (looked.empty() ? "nothing" : looked) +
-                             "); set the docker updater's \"agentPath\"");
+                             "); set the updater's \"agentPath\"");
 }
 
 std::string agent_archive(const AgentBinary &binary) {
@@ -98,4 +98,4 @@ std::string agent_archive(const AgentBinary &binary) {
     return std::string(buffer.data(), used);
 }
 
-}  // namespace liveupdate::docker
+}  // namespace liveupdate::agent::client

@@ -1,0 +1,61 @@
+// An update's steps as lu-agent requests, over any AgentStream: deletes, then
+// the archive's entries (unpacked here with libarchive into write, mkdir and
+// symlink requests), pipelined, then each run with its output streamed back;
+// and the digest of a tree that `lu-host verify` asks for.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "agent/client/agent_stream.hpp"
+#include "protocol/messages.hpp"
+
+namespace liveupdate::agent::client {
+
+// Fills buffer with up to capacity bytes of a tar archive: the count, 0 at
+// its end, -1 on failure (the updaters' archive reader).
+using ArchiveReadFn = std::function<std::int64_t(void *buffer, std::size_t capacity)>;
+
+// The agent answered a request with an error (e.g. permission denied): the
+// session is fine, the update is not.
+class AgentRequestFailed : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Deletes the paths (absolute), then writes every entry of the archive under
+// "/". Every request is answered before this returns; the first failure is
+// thrown as AgentRequestFailed. Throws AgentSessionBroken when the stream
+// ends, std::runtime_error when the archive cannot be read.
+void apply_files_through_agent(AgentStream &session, const std::vector<std::string> &deletes,
+                               const ArchiveReadFn *archive, std::chrono::milliseconds stall);
+
+struct AgentRunResult {
+    int exit_code = 0;
+    bool timed_out = false;
+    std::string message; // why it could not start
+};
+
+// Runs argv; the agent kills it at `limit`. Output pieces go to on_output
+// (stream 1 or 2) as they arrive.
+AgentRunResult run_through_agent(AgentStream &session, const std::vector<std::string> &argv,
+                                 std::chrono::milliseconds limit, std::chrono::milliseconds stall,
+                                 const std::function<void(int, std::string_view)> &on_output);
+
+struct AgentDigestResult {
+    std::int32_t error = 0;  // the agent's Result: 0, or the errno of the first path it could not read
+    std::string message;
+    std::size_t entries = 0;  // DigestEntry frames received
+};
+
+// Digests path (absolute): each DigestEntry to each as it arrives, until each
+// returns false (the rest is read and dropped, so the session stays in step).
+AgentDigestResult digest_through_agent(AgentStream &session, const std::string &path, std::chrono::milliseconds stall,
+                                       const std::function<bool(const DigestEntry &)> &each);
+
+}  // namespace liveupdate::agent::client

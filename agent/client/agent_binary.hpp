@@ -1,0 +1,26 @@
+// The lu-agent executable on this machine and where it goes in a container:
+// /.lu-agent/lu-agent-<protocol version>-<content hash>, so a container holding
+// an older agent gets the new one beside it, never a mix.
+#pragma once
+
+#include <string>
+
+namespace liveupdate::agent::client {
+
+struct AgentBinary {
+    std::string local_path;
+    std::string content;
+    std::string container_path;
+};
+
+// Reads `configured` when set, else lu-agent beside the plugin or in ../bin
+// from it (the build tree's bin/ and lib/, an installation's bin/ and lib/),
+// else beside the running executable (lu-host loads a copy of the plugin).
+// Throws std::runtime_error naming the places looked at.
+AgentBinary load_agent_binary(const std::string &configured);
+
+// A tar archive holding the agent at its container path (mode 0755), to be
+// unpacked at "/" (docker: PUT /containers/{id}/archive; kubernetes: tar -x).
+std::string agent_archive(const AgentBinary &binary);
+
+}  // namespace liveupdate::agent::client

@@ -1,0 +1,40 @@
+// What the host side of an lu-agent session needs from its transport: frames
+// out, frames back, each within a deadline. The docker updater's hijacked
+// exec stream and the kubernetes updater's exec WebSocket both provide it;
+// agent_apply.hpp works over either.
+#pragma once
+
+#include <chrono>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "protocol/frame.hpp"
+
+namespace liveupdate::agent::client {
+
+// The session's stream ended or broke (agent killed, container stopped,
+// connection gone), or the agent ended it with a Fatal frame.
+class AgentSessionBroken : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+class AgentStream {
+public:
+    using Clock = std::chrono::steady_clock;
+
+    virtual ~AgentStream() = default;
+    // Sends the bytes of whole frames; reading what arrives meanwhile, so a
+    // long pipeline never deadlocks against the answers. Throws AgentSessionBroken.
+    virtual void send(std::string_view frames, Clock::time_point deadline) = 0;
+    // The next frame from the agent (never a Fatal one: that throws AgentSessionBroken).
+    virtual Frame receive(Clock::time_point deadline) = 0;
+};
+
+// The version handshake, first on every session: the agent's description
+// ("lu-agent 1 (pid 12, uid 0)"). Throws AgentSessionBroken when the agent
+// does not answer, or speaks another protocol version.
+std::string handshake(AgentStream &stream, AgentStream::Clock::time_point deadline);
+
+}  // namespace liveupdate::agent::client

@@ -1,0 +1,268 @@
+// The kubernetes updater through lu-agent against the real single-node
+// cluster (../shared/k8s, started by the k8s_cluster fixture): copies,
+// deletes and runs over one session, a killed agent replaced without an
+// update applied twice, and a read-only root filesystem falling back to
+// per-update exec. Pods live in namespace lu-k8s-agent. Without the cluster
+// folder: exit 77 (skipped).
+#define BOOST_TEST_MODULE k8s_agent
+#include <boost/json.hpp>
+#include <boost/test/included/unit_test.hpp>
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <iostream>
+#include <thread>
+
+#include "common/kubernetes/api_client.hpp"
+#include "common/kubernetes/kubeconfig.hpp"
+#include "common/kubernetes/pod_exec.hpp"
+#include "docker_test_support.hpp"
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+namespace kube = liveupdate::kube;
+using namespace std::chrono_literals;
+using lu_test::DockerUpdater;
+using lu_test::TarBuilder;
+using lu_test::Update;
+
+namespace {
+
+const std::string kNamespace = "lu-k8s-agent";
+
+std::string admin_kubeconfig() {
+    const char *s = std::getenv("LU_K8S_STATE");
+    return std::string(s != nullptr && *s != 0 ? s : "/tmp/lu-k8s") + "/admin.kubeconfig";
+}
+
+kube::ApiClient &admin() {
+    static kube::ApiClient client([] {
+        kube::LoadOptions o;
+        o.kubeconfig = admin_kubeconfig();
+        return kube::load_client_config(o);
+    }());
+    return client;
+}
+
+bool wait_until(const std::function<bool()> &done, std::chrono::milliseconds limit) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < deadline) {
+        if (done()) return true;
+        std::this_thread::sleep_for(100ms);
+    }
+    return done();
+}
+
+// A busybox pod; read_only: its root filesystem read-only, /app an emptyDir.
+void create_pod(const std::string &name, bool read_only = false) {
+    json::object container{{"name", "main"},
+                           {"image", "localhost/busybox:local"},
+                           {"imagePullPolicy", "Never"},
+                           {"command", json::array{"/bin/sh", "-c", "trap 'exit 0' TERM; while true; do sleep 1; done"}}};
+    json::object spec{{"nodeName", "127.0.0.1"},
+                      {"hostNetwork", true},
+                      {"automountServiceAccountToken", false},
+                      {"enableServiceLinks", false},
+                      {"terminationGracePeriodSeconds", 1}};
+    if (read_only) {
+        container["securityContext"] = {{"readOnlyRootFilesystem", true}};
+        container["volumeMounts"] = json::array{{{"name", "app"}, {"mountPath", "/app"}}};
+        spec["volumes"] = json::array{{{"name", "app"}, {"emptyDir", json::object{}}}};
+    }
+    spec["containers"] = json::array{container};
+    const json::object pod{{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", {{"name", name}}}, {"spec", spec}};
+    const auto r = admin().request("POST", "/api/v1/namespaces/" + kNamespace + "/pods", json::serialize(pod));
+    if (r.status / 100 != 2) throw std::runtime_error("creating pod " + name + ": " + kube::status_message(r.body));
+    const bool up = wait_until([&] {
+        const auto p = json::parse(admin().get("/api/v1/namespaces/" + kNamespace + "/pods/" + name)).as_object();
+        const auto *phase = p.at("status").as_object().if_contains("phase");
+        return phase != nullptr && phase->as_string() == "Running";
+    }, 60s);
+    if (!up) throw std::runtime_error("pod " + name + " is not Running");
+}
+
+void delete_pod(const std::string &name) {
+    admin().request("DELETE", "/api/v1/namespaces/" + kNamespace + "/pods/" + name + "?gracePeriodSeconds=0");
+}
+
+// `sh -c SCRIPT` in the pod through the API (not through the updater): exit code and stdout.
+std::pair<int, std::string> exec_sh(const std::string &pod, const std::string &script) {
+    std::string out;
+    const auto r = kube::exec_in_pod(admin(), {kNamespace, pod, "main"}, {"sh", "-c", script}, nullptr,
+                                     [&out](bool is_err, std::string_view d) {
+                                         if (!is_err) out.append(d);
+                                     },
+                                     30s);
+    return {r.exit_code, out};
+}
+
+// The pids of the lu-agent processes in the pod.
+std::string agent_pids(const std::string &pod) {
+    return exec_sh(pod, "for p in /proc/[0-9]*; do case $(cat $p/cmdline 2>/dev/null | tr '\\0' ' ') in "
+                        "/.lu-agent/*) echo ${p#/proc/};; esac; done").second;
+}
+
+Update update_of(const std::string &pod) {
+    Update u;
+    u.pod = pod;
+    u.namespace_name = kNamespace;
+    return u;
+}
+
+std::string config(const std::string &extra = "") {
+    return R"({"kubeconfig": ")" + admin_kubeconfig() + "\"" + extra + "}";
+}
+
+// "agent-pid=N" in a run's output: the pid of the process that started the command.
+std::string logged_agent_pid(const lu_test::Outcome &o) {
+    for (const auto &line : o.logs)
+        if (line.starts_with("agent-pid=")) return line.substr(10);
+    return "";
+}
+
+struct ClusterCheck {
+    ClusterCheck() {
+        const std::string dir = LU_K8S_DIR;
+        if (!fs::exists(dir + "/cluster.sh")) {
+            std::cout << "SKIPPED: no cluster: " << dir << " not found (the Kubernetes tests need ../shared/k8s)" << std::endl;
+            std::exit(77);
+        }
+        if (!fs::exists(admin_kubeconfig())) {
+            std::cout << "the cluster is not started: " << admin_kubeconfig() << " is missing" << std::endl;
+            std::exit(1);
+        }
+        for (const auto &[path, body] : std::vector<std::pair<std::string, std::string>>{
+                 {"/api/v1/namespaces", R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")" + kNamespace + "\"}}"},
+                 {"/api/v1/namespaces/" + kNamespace + "/serviceaccounts",
+                  R"({"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"default"}})"}}) {
+            const auto r = admin().request("POST", path, body);
+            if (r.status / 100 != 2 && r.status != 409) throw std::runtime_error("POST " + path + ": " + kube::status_message(r.body));
+        }
+        admin().request("DELETE", "/api/v1/namespaces/" + kNamespace + "/pods?gracePeriodSeconds=0");
+        wait_until([] {
+            return json::parse(admin().get("/api/v1/namespaces/" + kNamespace + "/pods")).at("items").as_array().empty();
+        }, 30s);
+    }
+};
+
+}  // namespace
+
+BOOST_TEST_GLOBAL_FIXTURE(ClusterCheck);
+
+BOOST_AUTO_TEST_CASE(copies_deletes_and_runs_go_through_one_agent_session) {
+    create_pod("one");
+    DockerUpdater updater(config(R"(, "runTimeoutSeconds": 2)"), LU_KUBERNETES_UPDATER_PATH);
+    auto u = update_of("one");
+    u.archive = TarBuilder().dir("app").file("app/a/b/c.txt", "nested\n", 0640).file("app/old.txt", "old\n").finish();
+    u.copies = {{"/src/a/b/c.txt", "/app/a/b/c.txt"}, {"/src/old.txt", "/app/old.txt"}};
+    u.runs = {{{"sh", "-c", "echo agent-pid=$PPID"}, false}};
+    const auto first = updater.update("", "main", u);
+    BOOST_TEST_REQUIRE(first.kind == LU_OUTCOME_OK, first.message);
+    BOOST_TEST(first.logged("Started lu-agent"));
+    BOOST_TEST(!first.logged("cannot run"));
+    BOOST_TEST(exec_sh("one", "cat /app/a/b/c.txt").second == "nested\n");
+    BOOST_TEST(exec_sh("one", "stat -c %a /app/a/b/c.txt").second == "640\n");
+    const std::string pid = logged_agent_pid(first);
+    BOOST_TEST_REQUIRE(!pid.empty());
+
+    // The next update goes over the same session: the same agent runs its command.
+    auto second = update_of("one");
+    second.deletes = {"/app/old.txt"};
+    second.runs = {{{"sh", "-c", "echo agent-pid=$PPID"}, false}};
+    const auto again = updater.update("", "main", second);
+    BOOST_TEST_REQUIRE(again.kind == LU_OUTCOME_OK, again.message);
+    BOOST_TEST(!again.logged("Started lu-agent"));
+    BOOST_TEST(logged_agent_pid(again) == pid);
+    BOOST_TEST(exec_sh("one", "test -e /app/old.txt").first == 1);
+    BOOST_TEST(agent_pids("one") == pid + "\n");
+
+    // A failing run keeps its exit code; past its limit a command is killed.
+    auto fails = update_of("one");
+    fails.runs = {{{"sh", "-c", "echo broken build >&2; exit 3"}, false}};
+    const auto failed = updater.update("", "main", fails);
+    BOOST_TEST(failed.kind == LU_OUTCOME_RUN_FAILURE, failed.message);
+    BOOST_TEST(failed.exit_code == 3);
+    BOOST_TEST(failed.logged("broken build"));
+    auto slow = update_of("one");
+    slow.runs = {{{"sleep", "30"}, false}};
+    const auto start = std::chrono::steady_clock::now();
+    const auto limited = updater.update("", "main", slow);
+    BOOST_TEST(limited.kind == LU_OUTCOME_INFRA_FAILURE);
+    BOOST_TEST(limited.message.find("the limit is 2s; lu-agent killed") != std::string::npos, limited.message);
+    BOOST_TEST((std::chrono::steady_clock::now() - start < 10s));
+    BOOST_TEST(exec_sh("one", "ps -o args | grep -c '^sleep 30' || true").second == "0\n");
+
+    // "agent": false: per-update exec, no agent involved.
+    DockerUpdater plain(config(R"(, "agent": false)"), LU_KUBERNETES_UPDATER_PATH);
+    auto p = update_of("one");
+    p.archive = TarBuilder().file("app/plain.txt", "plain\n").finish();
+    p.copies = {{"/src/plain.txt", "/app/plain.txt"}};
+    const auto plain_outcome = plain.update("", "main", p);
+    BOOST_TEST(plain_outcome.kind == LU_OUTCOME_OK, plain_outcome.message);
+    BOOST_TEST(!plain_outcome.logged("lu-agent"));
+    BOOST_TEST(exec_sh("one", "cat /app/plain.txt").second == "plain\n");
+    delete_pod("one");
+}
+
+BOOST_AUTO_TEST_CASE(a_killed_agent_is_replaced_and_no_update_is_applied_twice) {
+    create_pod("kill");
+    DockerUpdater updater(config(), LU_KUBERNETES_UPDATER_PATH);
+    auto u = update_of("kill");
+    u.archive = TarBuilder().file("k/1.txt", "1\n").finish();
+    u.copies = {{"/src/1.txt", "/k/1.txt"}};
+    BOOST_TEST_REQUIRE(updater.update("", "main", u).kind == LU_OUTCOME_OK);
+    const std::string before = agent_pids("kill");
+    BOOST_TEST_REQUIRE(!before.empty());
+
+    // Killed between updates: the next one goes through a new session.
+    BOOST_TEST_REQUIRE(exec_sh("kill", "kill -9 " + before).first == 0);
+    u.archive = TarBuilder().file("k/2.txt", "2\n").finish();
+    u.copies = {{"/src/2.txt", "/k/2.txt"}};
+    const auto second = updater.update("", "main", u);
+    BOOST_TEST_REQUIRE(second.kind == LU_OUTCOME_OK, second.message);
+    BOOST_TEST((second.logged("ended; starting a new one") || second.logged("sending the update again")));
+    BOOST_TEST(exec_sh("kill", "cat /k/2.txt").second == "2\n");
+    const std::string after = agent_pids("kill");
+    BOOST_TEST(!after.empty());
+    BOOST_TEST(after != before);
+
+    // Killed during a run: a failure, and the run is not sent again.
+    auto run = update_of("kill");
+    run.runs = {{{"sh", "-c", "echo ran >> /k/runs; kill -9 $PPID; sleep 5"}, false}};
+    const auto killed = updater.update("", "main", run);
+    BOOST_TEST(killed.kind == LU_OUTCOME_INFRA_FAILURE);
+    BOOST_TEST(killed.message.find("during a run: not sent again") != std::string::npos, killed.message);
+    BOOST_TEST(exec_sh("kill", "cat /k/runs").second == "ran\n");
+
+    // And the following update works again, through a third session.
+    u.archive = TarBuilder().file("k/3.txt", "3\n").finish();
+    u.copies = {{"/src/3.txt", "/k/3.txt"}};
+    const auto third = updater.update("", "main", u);
+    BOOST_TEST(third.kind == LU_OUTCOME_OK, third.message);
+    BOOST_TEST(exec_sh("kill", "cat /k/3.txt").second == "3\n");
+    BOOST_TEST(exec_sh("kill", "cat /k/runs").second == "ran\n");
+    delete_pod("kill");
+}
+
+BOOST_AUTO_TEST_CASE(a_read_only_root_filesystem_falls_back_to_exec_and_says_why_once) {
+    create_pod("ro", true);
+    DockerUpdater updater(config(), LU_KUBERNETES_UPDATER_PATH);
+    auto u = update_of("ro");
+    u.archive = TarBuilder().file("app/ro1", "1\n").finish();
+    u.copies = {{"/src/ro1", "/app/ro1"}};
+    const auto first = updater.update("", "main", u);
+    BOOST_TEST_REQUIRE(first.kind == LU_OUTCOME_OK, first.message);
+    BOOST_TEST(first.logged("lu-agent cannot run in pod " + kNamespace + "/ro container main"));
+    BOOST_TEST(first.logged("Read-only file system"));
+    BOOST_TEST(exec_sh("ro", "cat /app/ro1").second == "1\n");
+    u.archive = TarBuilder().file("app/ro2", "2\n").finish();
+    u.copies = {{"/src/ro2", "/app/ro2"}};
+    const auto second = updater.update("", "main", u);
+    BOOST_TEST_REQUIRE(second.kind == LU_OUTCOME_OK, second.message);
+    BOOST_TEST(!second.logged("lu-agent cannot run"));
+    BOOST_TEST(exec_sh("ro", "cat /app/ro2").second == "2\n");
+    delete_pod("ro");
+}

@@ -1,0 +1,73 @@
+#include "pod_agent_session.hpp"
+
+#include "protocol/messages.hpp"
+
+namespace liveupdate::kubernetes {
+
+using agent::client::AgentSessionBroken;
+
+PodAgentSession::PodAgentSession(kube::ApiClient &client, const kube::PodExecTarget &target,
+                                 const std::vector<std::string> &command, std::chrono::milliseconds timeout)
+    : stream_(client, target, command, timeout) {
+    try {
+        description_ = agent::client::handshake(*this, Clock::now() + timeout);
+    } catch (const AgentSessionBroken &e) {
+        std::string rest;
+        if (stream_.read_stdout(rest, Clock::now()) != kube::PodExecStream::Read::ended) throw;
+        const auto end = stream_.end();
+        throw AgentExecEnded(end.exit_code, end.failure.empty() ? e.what() : end.failure);
+    }
+}
+
+void PodAgentSession::pass_stderr() {
+    pending_stderr_ += stream_.take_stderr();
+    std::size_t start = 0;
+    for (std::size_t nl; (nl = pending_stderr_.find('\n', start)) != std::string::npos; start = nl + 1)
+        if (on_stderr_) on_stderr_(std::string_view(pending_stderr_).substr(start, nl - start));
+    pending_stderr_.erase(0, start);
+}
+
+void PodAgentSession::send(std::string_view frames, Clock::time_point deadline) {
+    const bool sent = stream_.write_stdin(frames, deadline);
+    pass_stderr();
+    if (!sent) broken(Clock::now() >= deadline ? "the agent took no request for too long (stream stalled)" : "sending a request");
+}
+
+agent::Frame PodAgentSession::receive(Clock::time_point deadline) {
+    for (;;) {
+        std::optional<agent::Frame> frame;
+        try {
+            frame = decoder_.next();
+        } catch (const agent::ProtocolError &e) {
+            throw AgentSessionBroken(std::string("the agent's answer: ") + e.what());
+        }
+        if (frame) {
+            if (frame->type != agent::MessageType::fatal) return std::move(*frame);
+            std::string why;
+            try {
+                why = agent::decode<agent::Fatal>(*frame).message;
+            } catch (const agent::ProtocolError &e) {
+                why = e.what();
+            }
+            throw AgentSessionBroken("the agent ended the session: " + why);
+        }
+        std::string bytes;
+        const auto read = stream_.read_stdout(bytes, deadline);
+        pass_stderr();
+        if (read == kube::PodExecStream::Read::timed_out) throw AgentSessionBroken("the agent did not answer in time");
+        if (read == kube::PodExecStream::Read::ended) broken("waiting for the agent's answer");
+        decoder_.feed(bytes);
+    }
+}
+
+bool PodAgentSession::alive() { return stream_.idle_and_open() && !decoder_.pending(); }
+
+void PodAgentSession::broken(const std::string &doing) {
+    const auto end = stream_.end();
+    std::string message = doing + ": the agent's stream ended";
+    if (end.exit_code >= 0) message += " (agent exit code " + std::to_string(end.exit_code) + ")";
+    else if (!end.failure.empty()) message += " (" + end.failure + ")";
+    throw AgentSessionBroken(message);
+}
+
+}  // namespace liveupdate::kubernetes

@@ -1,0 +1,218 @@
+#include "pod_agents.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "agent/client/agent_apply.hpp"
+#include "common/kubernetes/pod_exec.hpp"
+#include "update_messages.hpp"
+
+namespace liveupdate::kubernetes {
+namespace {
+
+using agent::client::AgentRequestFailed;
+using agent::client::AgentSessionBroken;
+using ms = std::chrono::milliseconds;
+
+constexpr int kLogWarn = 2;
+constexpr int kLogInfo = 1;
+constexpr int kLogDebug = 0;
+
+class InfraFailure : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+std::string pod_text(const PodContainer &t) {
+    return "pod " + t.namespace_name + "/" + t.pod + (t.container.empty() ? "" : " container " + t.container);
+}
+
+kube::PodExecTarget exec_target(const PodContainer &t) { return {t.namespace_name, t.pod, t.container}; }
+
+
+}  // namespace
+
+std::shared_ptr<const std::string> read_whole_archive(const docker::ArchiveReadFn &in) {
+    auto bytes = std::make_shared<std::string>();
+    char chunk[64 * 1024];
+    for (;;) {
+        const auto got = in(chunk, sizeof chunk);
+        if (got < 0) throw std::runtime_error("reading the update's archive failed");
+        if (got == 0) return bytes;
+        bytes->append(chunk, static_cast<std::size_t>(got));
+    }
+}
+
+docker::ArchiveReadFn archive_reader_over(std::shared_ptr<const std::string> bytes) {
+    auto offset = std::make_shared<std::size_t>(0);
+    return [bytes = std::move(bytes), offset](void *buffer, std::size_t capacity) -> std::int64_t {
+        const auto n = std::min(capacity, bytes->size() - *offset);
+        std::copy_n(bytes->data() + *offset, n, static_cast<char *>(buffer));
+        *offset += n;
+        return static_cast<std::int64_t>(n);
+    };
+}
+
+void PodAgents::refuse(const PodContainer &target, const std::string &key, const std::string &why, const LineLogFn &log) {
+    {
+        std::lock_guard lock(mutex_);
+        refused_[key] = why;
+    }
+    log(kLogWarn, "lu-agent cannot run in " + pod_text(target) + ": " + why +
+                      "; updating it through one exec per update instead");
+}
+
+std::string PodAgents::install(const PodContainer &target, const agent::client::AgentBinary &binary) {
+    const std::string archive = agent::client::agent_archive(binary);
+    const kube::ExecStdinFn feed = [&archive](const kube::ExecWriteFn &write) { write(archive.data(), archive.size()); };
+    std::string said;
+    const auto r = kube::exec_in_pod(api_->client(), exec_target(target), {"tar", "-x", "-f", "-", "-C", "/"}, &feed,
+                                     [&said](bool, std::string_view d) { said.append(d); },
+                                     std::chrono::duration_cast<ms>(config_.timeout));
+    if (r.exit_code == 0) return {};
+    if (r.exit_code == 127)
+        return "the image has no tar to copy lu-agent in with (Kubernetes has no archive API; exec is the only way in)";
+    std::string why = "copying lu-agent in with tar failed";
+    if (r.exit_code > 0) why += " (exit code " + std::to_string(r.exit_code) + ")";
+    const auto detail = docker::output_tail(said.empty() ? r.failure : said);
+    return detail.empty() ? why : why + ": " + detail;
+}
+
+std::unique_ptr<PodAgentSession> PodAgents::start(const PodContainer &target, const std::string &key, const LineLogFn &log) {
+    try {
+        if (!binary_) binary_ = agent::client::load_agent_binary(config_.agent_path);
+    } catch (const std::runtime_error &e) {
+        refuse(target, key, e.what(), log);
+        return nullptr;
+    }
+    const auto timeout = std::chrono::duration_cast<ms>(config_.timeout);
+    std::string why;
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        try {
+            auto session = std::make_unique<PodAgentSession>(api_->client(), exec_target(target),
+                                                             std::vector<std::string>{binary_->container_path}, timeout);
+            log(kLogDebug, "Started " + session->description() + " in " + pod_text(target));
+            return session;
+        } catch (const AgentExecEnded &e) {
+            why = "starting it: " + std::string(e.what());
+            // Not there yet (a new container): copy it in, then start it again.
+            if (e.exit_code != 127 || attempt > 0) break;
+            if (const auto failed = install(target, *binary_); !failed.empty()) {
+                why = failed;
+                break;
+            }
+        } catch (const AgentSessionBroken &e) {
+            why = e.what();
+            break;
+        }
+    }
+    if (why.find("exec format error") != std::string::npos)
+        why += " (the container's CPU architecture is not this machine's)";
+    else if (why.find("permission denied") != std::string::npos)
+        why += " (a noexec mount where lu-agent lies?)";
+    refuse(target, key, why, log);
+    return nullptr;
+}
+
+std::optional<PodUpdateResult> PodAgents::update(const PodUpdate &u, const std::string &container_id,
+                                                 const std::shared_ptr<const std::string> &archive_bytes,
+                                                 const LineLogFn &log) {
+    const std::string key = u.target.namespace_name + "/" + u.target.pod + "/" + u.target.container + "/" + container_id;
+    std::shared_ptr<Slot> slot;
+    {
+        std::lock_guard lock(mutex_);
+        if (refused_.contains(key)) return std::nullopt;
+        // Sessions of other containers that ended (pod deleted, container restarted) go.
+        for (auto it = slots_.begin(); it != slots_.end();) {
+            std::unique_lock idle(it->second->mutex, std::try_to_lock);
+            const bool gone = it->first != key && idle.owns_lock() && (!it->second->session || !it->second->session->alive());
+            if (idle.owns_lock()) idle.unlock();
+            it = gone ? slots_.erase(it) : std::next(it);
+        }
+        auto &entry = slots_[key];
+        if (!entry) entry = std::make_shared<Slot>();
+        slot = entry;
+    }
+    std::lock_guard hold(slot->mutex);
+    try {
+        for (int attempt = 0;; ++attempt) {
+            if (slot->session && !slot->session->alive()) {
+                log(kLogInfo, "The lu-agent session in " + pod_text(u.target) + " ended; starting a new one");
+                slot->session.reset();
+            }
+            if (!slot->session) {
+                // A refused or unreachable exec is reported by the per-update path, in its words.
+                try {
+                    slot->session = start(u.target, key, log);
+                } catch (const kube::ApiError &) {
+                    return std::nullopt;
+                }
+                if (!slot->session) return std::nullopt;
+            }
+            slot->session->log_stderr_to([&log](std::string_view line) { log(kLogInfo, "lu-agent: " + std::string(line)); });
+            PodUpdate replay = u;
+            if (archive_bytes) replay.archive = archive_reader_over(archive_bytes);
+            bool run_started = false;
+            try {
+                auto result = apply(*slot->session, replay, log, run_started);
+                slot->session->log_stderr_to(nullptr);
+                return result;
+            } catch (const AgentSessionBroken &e) {
+                slot->session.reset();
+                const std::string what = "the lu-agent session in " + pod_text(u.target) + " broke: " + e.what();
+                // Files are written whole or not at all, so sending them again is harmless; a run may have happened.
+                if (run_started) throw InfraFailure(what + " (during a run: not sent again, the command may have run)");
+                if (attempt > 0) throw InfraFailure(what + " (twice in a row)");
+                log(kLogInfo, what + "; sending the update again through a new session");
+            }
+        }
+    } catch (const std::exception &e) {
+        if (slot->session) slot->session->log_stderr_to(nullptr);
+        return PodUpdateResult{PodUpdateResult::Kind::infra_failure, 0, e.what()};
+    }
+}
+
+PodUpdateResult PodAgents::apply(PodAgentSession &session, const PodUpdate &u, const LineLogFn &log, bool &run_started) {
+    const auto stall = std::chrono::duration_cast<ms>(config_.timeout);
+    if (u.has_copies && !u.archive) throw InfraFailure("the update names files to copy but carries no archive");
+    log(kLogDebug, "Updating " + pod_text(u.target) + " through lu-agent: " + std::to_string(u.delete_paths.size()) +
+                       " delete(s)" + (u.has_copies ? ", files" : ""));
+    try {
+        agent::client::apply_files_through_agent(session, u.delete_paths, u.has_copies ? &u.archive : nullptr, stall);
+    } catch (const AgentRequestFailed &e) {
+        std::string hint;
+        const std::string_view said = e.what();
+        if (said.find("Permission denied") != std::string_view::npos || said.find("Read-only") != std::string_view::npos)
+            hint = "\nThe container's filesystem refused the write: check that the container's user may write there "
+                   "and that the path is not on a read-only volume.";
+        throw InfraFailure("updating " + pod_text(u.target) + " through lu-agent: " + e.what() + hint);
+    }
+    for (std::size_t i = 0; i < u.runs.size(); ++i) {
+        const auto &run = u.runs[i];
+        if (!run.echo_off) {
+            std::string line = "[CMD " + std::to_string(i + 1) + "/" + std::to_string(u.runs.size()) + "]";
+            for (const auto &a : run.argv) line += " " + a;
+            log(kLogInfo, line);
+        }
+        if (run.argv.empty()) throw InfraFailure("run step " + std::to_string(i + 1) + " has no command");
+        OutputLines lines(log);
+        run_started = true;
+        const auto result = agent::client::run_through_agent(
+            session, run.argv, std::chrono::duration_cast<ms>(config_.run_timeout), stall,
+            [&lines](int stream, std::string_view data) { lines.add(stream == 2, data); });
+        lines.flush();
+        if (!result.message.empty()) log(kLogInfo, result.message);
+        const auto prefix = "executing on " + pod_text(u.target) + ": ";
+        if (result.timed_out)
+            throw InfraFailure(prefix + docker::command_text(run.argv) +
+                               ": timed out waiting for the command to finish: the limit is " +
+                               std::to_string(config_.run_timeout.count()) + "s; lu-agent killed its process group");
+        if (result.exit_code == 0) continue;
+        const auto message = prefix + docker::exec_failure(run.argv, result.exit_code);
+        if (result.exit_code == docker::kExitKilled) throw InfraFailure(message);
+        return {PodUpdateResult::Kind::run_failure, result.exit_code, message};
+    }
+    return {};
+}
+
+}  // namespace liveupdate::kubernetes

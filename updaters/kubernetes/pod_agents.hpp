@@ -1,0 +1,58 @@
+// The kubernetes updater through lu-agent: one session per container (pod +
+// container + container ID), started on its first update and kept for the
+// next ones. The agent is copied in through an exec of `tar -x` (Kubernetes
+// has no archive API) only when starting it says it is not there yet. Where
+// it cannot run, the container is remembered with why (logged once) and its
+// updates take the per-update exec path.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "agent/client/agent_binary.hpp"
+#include "api_exec.hpp"
+#include "kubectl_updater.hpp"
+#include "pod_agent_session.hpp"
+
+namespace liveupdate::kubernetes {
+
+// The update's archive read whole (a one-pass stream the agent may need to
+// send again), and a reader over such bytes.
+std::shared_ptr<const std::string> read_whole_archive(const docker::ArchiveReadFn &in);
+docker::ArchiveReadFn archive_reader_over(std::shared_ptr<const std::string> bytes);
+
+class PodAgents {
+public:
+    PodAgents(const KubectlConfig &config, std::shared_ptr<ApiExec> api) : config_(config), api_(std::move(api)) {}
+
+    // The update through the container's agent session; nullopt when the
+    // agent cannot run there (then nothing was changed). `archive_bytes`
+    // holds the update's whole archive (sent again after a broken session).
+    // `container_id` tells a restarted container from the one before.
+    std::optional<PodUpdateResult> update(const PodUpdate &update, const std::string &container_id,
+                                          const std::shared_ptr<const std::string> &archive_bytes, const LineLogFn &log);
+
+private:
+    struct Slot {
+        std::mutex mutex;
+        std::unique_ptr<PodAgentSession> session;
+    };
+
+    std::unique_ptr<PodAgentSession> start(const PodContainer &target, const std::string &key, const LineLogFn &log);
+    // Copies the agent in: "" when done, else why it could not be.
+    std::string install(const PodContainer &target, const agent::client::AgentBinary &binary);
+    void refuse(const PodContainer &target, const std::string &key, const std::string &why, const LineLogFn &log);
+    PodUpdateResult apply(PodAgentSession &session, const PodUpdate &update, const LineLogFn &log, bool &run_started);
+
+    KubectlConfig config_;
+    std::shared_ptr<ApiExec> api_;
+    std::mutex mutex_;
+    std::unordered_map<std::string, std::shared_ptr<Slot>> slots_;
+    std::unordered_map<std::string, std::string> refused_;
+    std::optional<agent::client::AgentBinary> binary_;
+};
+
+}  // namespace liveupdate::kubernetes
