@@ -988,8 +988,10 @@ std::optional<std::string> Daemon::reconnected_updaters() {
         const std::uint64_t count = table->reconnect_count(updater->handle());
         std::lock_guard<std::mutex> lock(verify_mutex_);
         auto &[seen_updater, seen_count] = reconnects_seen_[via];
-        // A swapped updater (hot reload) counts from zero: only growth of the same one tells.
-        if (seen_updater.lock() == updater && count > seen_count) reconnected.push_back(via);
+        // Every updater counts from zero when loaded (a hot reload too): one not
+        // looked at before has reconnected when its count is above zero.
+        const std::uint64_t before = seen_updater.lock() == updater ? seen_count : 0;
+        if (count > before) reconnected.push_back(via);
         seen_updater = updater;
         seen_count = count;
     }

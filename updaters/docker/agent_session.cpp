@@ -23,7 +23,8 @@ AgentSession::AgentSession(EngineClient &client, OpenExec exec, LineFn on_stderr
     : client_(client),
       exec_id_(std::move(exec.exec_id)),
       connection_(std::move(exec.connection)),
-      stderr_lines_(std::move(on_stderr)),
+      stderr_sink_(std::move(on_stderr)),
+      stderr_lines_([this](std::string_view line) { stderr_line(line); }),
       demuxer_([this](OutputStream stream, std::string_view data) {
           if (stream == OutputStream::stderr_stream) stderr_lines_.feed(data);
           else decoder_.feed(data);
@@ -35,7 +36,27 @@ std::unique_ptr<AgentSession> AgentSession::start(EngineClient &client, const Ex
                                                   std::chrono::milliseconds timeout, LineFn on_stderr) {
     std::unique_ptr<AgentSession> session(new AgentSession(client, open_exec(client, spec), std::move(on_stderr)));
     session->description_ = agent::client::handshake(*session, Clock::now() + timeout);
+    session->route_stderr(nullptr);  // on_stderr is the starting update's log
     return session;
+}
+
+void AgentSession::route_stderr(LineFn sink) {
+    stderr_sink_ = std::move(sink);
+    if (!stderr_sink_) return;
+    if (dropped_lines_ > 0)
+        stderr_sink_("(" + std::to_string(dropped_lines_) + " earlier line(s) of the agent's stderr dropped)");
+    dropped_lines_ = 0;
+    for (const auto &line : held_lines_) stderr_sink_(line);
+    held_lines_.clear();
+}
+
+void AgentSession::stderr_line(std::string_view line) {
+    if (stderr_sink_) return stderr_sink_(line);
+    if (held_lines_.size() == kHeldLines) {
+        held_lines_.pop_front();
+        ++dropped_lines_;
+    }
+    held_lines_.emplace_back(line);
 }
 
 void AgentSession::drain() {

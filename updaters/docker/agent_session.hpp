@@ -6,6 +6,7 @@
 #pragma once
 
 #include <chrono>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -34,6 +35,12 @@ public:
     AgentSession(const AgentSession &) = delete;
     AgentSession &operator=(const AgentSession &) = delete;
 
+    // Where the agent's stderr lines go: the log of the update or digest in
+    // progress, set for its duration (the session outlives each one). Lines
+    // that arrive with no use in progress wait for the next (at most kHeldLines).
+    void route_stderr(LineFn sink);
+    static constexpr std::size_t kHeldLines = 64;
+
     // False once the stream has ended; never blocks.
     bool alive();
     void send(std::string_view frame, Clock::time_point deadline) override;
@@ -52,6 +59,11 @@ private:
     EngineClient &client_;
     std::string exec_id_;
     RawConnection connection_;
+    void stderr_line(std::string_view line);
+
+    LineFn stderr_sink_;
+    std::deque<std::string> held_lines_;
+    std::size_t dropped_lines_ = 0;
     LineSplitter stderr_lines_;
     FrameDemuxer demuxer_;
     agent::FrameDecoder decoder_;

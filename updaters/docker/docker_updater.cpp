@@ -132,6 +132,26 @@ ArchiveReadFn reader_over(std::shared_ptr<const std::string> bytes) {
 
 namespace {
 
+// The agent's stderr as lines of the update in progress's log.
+AgentSession::LineFn agent_stderr_to(const LogFn &log) {
+    return [&log](std::string_view line) { log(LogLevel::info, "lu-agent: " + std::string(line)); };
+}
+
+// A session outlives each update or digest: when one ends, the session's
+// stderr stops going to its log.
+template <class Slot> class EndOfUse {
+public:
+    explicit EndOfUse(Slot &slot) : slot_(slot) {}
+    EndOfUse(const EndOfUse &) = delete;
+    EndOfUse &operator=(const EndOfUse &) = delete;
+    ~EndOfUse() {
+        if (slot_.session) slot_.session->route_stderr(nullptr);
+    }
+
+private:
+    Slot &slot_;
+};
+
 Endpoint endpoint_or_error(const std::string &configured, std::string &error) {
     if (!configured.empty()) return parse_docker_host(configured); // a bad setting is refused at create
     try {
@@ -489,7 +509,7 @@ std::unique_ptr<AgentSession> DockerUpdater::start_agent(const Target &target, c
         install_agent(target, *agent_binary_);
         const ExecSpec spec{target.id, {agent_binary_->container_path}, config_.user};
         auto session = AgentSession::start(client_, spec, std::chrono::duration_cast<std::chrono::milliseconds>(config_.timeout),
-                                           [&log](std::string_view line) { log(LogLevel::info, "lu-agent: " + std::string(line)); });
+                                           agent_stderr_to(log));
         log(LogLevel::debug, "Started " + session->description() + " in " + target.display());
         return session;
     } catch (const EngineError &e) {
@@ -529,6 +549,7 @@ void DockerUpdater::drop_session(AgentSlot &slot) {
 }
 
 AgentSession *DockerUpdater::session_in(AgentSlot &slot, const Target &target, const LogFn &log) {
+    if (slot.session) slot.session->route_stderr(agent_stderr_to(log));
     if (slot.session && !slot.session->alive()) {
         log(LogLevel::info, "The lu-agent session in " + target.display() + " ended; starting a new one");
         drop_session(slot);
@@ -536,6 +557,7 @@ AgentSession *DockerUpdater::session_in(AgentSlot &slot, const Target &target, c
     if (!slot.session) {
         slot.session = start_agent(target, log);
         if (!slot.session) return nullptr;
+        slot.session->route_stderr(agent_stderr_to(log));
         if (slot.lost) {
             slot.lost = false;
             reconnects_.fetch_add(1);
@@ -553,6 +575,7 @@ std::optional<UpdateResult> DockerUpdater::update_through_agent(Target &target, 
     }
     const std::shared_ptr<AgentSlot> slot = agent_slot(target.id);
     std::lock_guard hold(slot->mutex);
+    const EndOfUse<AgentSlot> end_of_use(*slot);
     for (int attempt = 0;; ++attempt) {
         AgentSession *session = session_in(*slot, target, log);
         if (session == nullptr) return std::nullopt;
@@ -613,6 +636,7 @@ DigestOutcome DockerUpdater::digest_in(const Target &target, const std::string &
     if (auto why = refusal()) return {DigestOutcome::Kind::unavailable, needs + *why};
     const std::shared_ptr<AgentSlot> slot = agent_slot(target.id);
     std::lock_guard hold(slot->mutex);
+    const EndOfUse<AgentSlot> end_of_use(*slot);
     const auto stall = std::chrono::duration_cast<std::chrono::milliseconds>(config_.timeout);
     for (int attempt = 0;; ++attempt) {
         AgentSession *session = session_in(*slot, target, log);
