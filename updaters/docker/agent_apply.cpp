@@ -1,4 +1,4 @@
-#include "agent_apply.hpp"
+#include "updaters/docker/agent_apply.hpp"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -6,7 +6,7 @@
 #include <exception>
 #include <memory>
 
-#include "protocol/messages.hpp"
+#include "agent/protocol/messages.hpp"
 
 namespace liveupdate::docker {
 namespace {

@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "agent_session.hpp"
-#include "implied_dirs_filter.hpp"
+#include "updaters/docker/agent_session.hpp"
+#include "updaters/shared/implied_dirs_filter.hpp"
 
 namespace liveupdate::docker {
 

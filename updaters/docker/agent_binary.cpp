@@ -1,4 +1,4 @@
-#include "agent_binary.hpp"
+#include "updaters/docker/agent_binary.hpp"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -15,7 +15,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "protocol/frame.hpp"
+#include "agent/protocol/frame.hpp"
 
 namespace liveupdate::docker {
 namespace {

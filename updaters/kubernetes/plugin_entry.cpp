@@ -3,8 +3,8 @@
 #include <string_view>
 #include <utility>
 
-#include "api_exec.hpp"
-#include "kubectl_updater.hpp"
+#include "updaters/kubernetes/api_exec.hpp"
+#include "updaters/kubernetes/kubectl_updater.hpp"
 #include "liveupdate/updater.hpp"
 
 namespace {
