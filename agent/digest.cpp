@@ -1,4 +1,4 @@
-#include "digest.hpp"
+#include "agent/digest.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>

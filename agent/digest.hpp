@@ -2,8 +2,8 @@
 // size and an XXH3-64 of its content, without following symlinks.
 #pragma once
 
-#include "frame_output.hpp"
-#include "protocol/messages.hpp"
+#include "agent/frame_output.hpp"
+#include "agent/protocol/messages.hpp"
 
 namespace liveupdate::agent {
 

@@ -1,4 +1,4 @@
-#include "frame_output.hpp"
+#include "agent/frame_output.hpp"
 
 #include <unistd.h>
 

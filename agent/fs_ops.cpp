@@ -1,4 +1,4 @@
-#include "fs_ops.hpp"
+#include "agent/fs_ops.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>

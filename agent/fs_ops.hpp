@@ -2,7 +2,7 @@
 // errno and what failed, with the path.
 #pragma once
 
-#include "protocol/messages.hpp"
+#include "agent/protocol/messages.hpp"
 
 namespace liveupdate::agent {
 

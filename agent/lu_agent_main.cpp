@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "session.hpp"
+#include "agent/session.hpp"
 
 int main(int argc, char **argv) {
     if (argc > 1) {

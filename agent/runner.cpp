@@ -1,4 +1,4 @@
-#include "runner.hpp"
+#include "agent/runner.hpp"
 
 #include <fcntl.h>
 #include <poll.h>

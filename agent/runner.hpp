@@ -2,8 +2,8 @@
 // streamed back as it comes, the whole group killed at the time limit.
 #pragma once
 
-#include "frame_output.hpp"
-#include "protocol/messages.hpp"
+#include "agent/frame_output.hpp"
+#include "agent/protocol/messages.hpp"
 
 namespace liveupdate::agent {
 

@@ -1,4 +1,4 @@
-#include "session.hpp"
+#include "agent/session.hpp"
 
 #include <unistd.h>
 
@@ -7,11 +7,11 @@
 #include <cstring>
 #include <string>
 
-#include "digest.hpp"
-#include "frame_output.hpp"
-#include "fs_ops.hpp"
-#include "protocol/messages.hpp"
-#include "runner.hpp"
+#include "agent/digest.hpp"
+#include "agent/frame_output.hpp"
+#include "agent/fs_ops.hpp"
+#include "agent/protocol/messages.hpp"
+#include "agent/runner.hpp"
 
 namespace liveupdate::agent {
 namespace {

@@ -6,7 +6,7 @@
 #include <exception>
 #include <memory>
 
-#include "protocol/messages.hpp"
+#include "agent/protocol/messages.hpp"
 
 namespace liveupdate::agent::client {
 namespace {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "agent/client/agent_stream.hpp"
-#include "protocol/messages.hpp"
+#include "agent/protocol/messages.hpp"
 
 namespace liveupdate::agent::client {
 

@@ -15,7 +15,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "protocol/frame.hpp"
+#include "agent/protocol/frame.hpp"
 
 namespace liveupdate::agent::client {
 namespace {

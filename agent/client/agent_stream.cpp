@@ -1,6 +1,6 @@
 #include "agent/client/agent_stream.hpp"
 
-#include "protocol/messages.hpp"
+#include "agent/protocol/messages.hpp"
 
 namespace liveupdate::agent::client {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "protocol/frame.hpp"
+#include "agent/protocol/frame.hpp"
 
 namespace liveupdate::agent::client {
 

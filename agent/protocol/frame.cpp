@@ -1,4 +1,4 @@
-#include "frame.hpp"
+#include "agent/protocol/frame.hpp"
 
 namespace liveupdate::agent {
 

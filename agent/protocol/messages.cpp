@@ -1,4 +1,4 @@
-#include "messages.hpp"
+#include "agent/protocol/messages.hpp"
 
 namespace liveupdate::agent {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "frame.hpp"
+#include "agent/protocol/frame.hpp"
 
 namespace liveupdate::agent {
 

@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "bench_support/docker_workload.hpp"
-#include "docker_test_support.hpp"
+#include "bench/bench_support/docker_workload.hpp"
+#include "tests/docker/docker_test_support.hpp"
 
 namespace {
 

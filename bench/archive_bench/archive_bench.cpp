@@ -23,7 +23,7 @@
 
 #include <boost/dll/runtime_symbol_info.hpp>
 
-#include "core/archive_builder.hpp"
+#include "host/core/archive_builder.hpp"
 
 extern char **environ;
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "docker_test_support.hpp"
+#include "tests/docker/docker_test_support.hpp"
 
 extern char **environ;
 

@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "common/kubernetes/api_client.hpp"
-#include "docker_test_support.hpp"
-#include "kubernetes/kubernetes_discovery.hpp"
+#include "tests/docker/docker_test_support.hpp"
+#include "host/kubernetes/kubernetes_discovery.hpp"
 
 extern char **environ;
 

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "core/engine.hpp"
-#include "core/path_time_index.hpp"
+#include "plugin/core/engine.hpp"
+#include "plugin/core/path_time_index.hpp"
 
 namespace {
 

@@ -21,13 +21,13 @@
 #include <thread>
 #include <vector>
 
-#include "core/engine_slot.hpp"
-#include "core/executor.hpp"
-#include "core/host_services.hpp"
-#include "core/log.hpp"
-#include "core/reconcile_driver.hpp"
-#include "core/updater_registry.hpp"
-#include "reload/engine_reloader.hpp"
+#include "host/core/engine_slot.hpp"
+#include "host/core/executor.hpp"
+#include "host/core/host_services.hpp"
+#include "host/core/log.hpp"
+#include "host/core/reconcile_driver.hpp"
+#include "host/core/updater_registry.hpp"
+#include "host/reload/engine_reloader.hpp"
 
 namespace {
 

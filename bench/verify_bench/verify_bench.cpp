@@ -21,10 +21,10 @@
 #include <string>
 #include <vector>
 
-#include "bench_support/docker_workload.hpp"
-#include "docker_test_support.hpp"
+#include "bench/bench_support/docker_workload.hpp"
+#include "tests/docker/docker_test_support.hpp"
 #include "liveupdate/ext/digest.h"
-#include "verify/tree_compare.hpp"
+#include "host/verify/tree_compare.hpp"
 
 namespace {
 

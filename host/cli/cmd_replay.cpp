@@ -1,9 +1,9 @@
 #include <iostream>
 
-#include "cli/commands.hpp"
-#include "cli/install_paths.hpp"
-#include "cli/options.hpp"
-#include "replay/replay_runner.hpp"
+#include "host/cli/commands.hpp"
+#include "host/core/install_paths.hpp"
+#include "host/cli/options.hpp"
+#include "host/replay/replay_runner.hpp"
 
 namespace liveupdate::host::cli {
 

@@ -5,10 +5,10 @@
 #include <iostream>
 #include <vector>
 
-#include "cli/commands.hpp"
-#include "cli/install_paths.hpp"
-#include "core/plugin_loader.hpp"
-#include "up/control_socket.hpp"
+#include "host/cli/commands.hpp"
+#include "host/core/install_paths.hpp"
+#include "host/core/plugin_loader.hpp"
+#include "host/up/control_socket.hpp"
 
 namespace liveupdate::host::cli {
 namespace fs = std::filesystem;

@@ -1,4 +1,4 @@
-#include "cli/commands.hpp"
+#include "host/cli/commands.hpp"
 
 #include <array>
 

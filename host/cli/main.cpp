@@ -3,9 +3,9 @@
 #include <iostream>
 #include <string_view>
 
-#include "cli/commands.hpp"
-#include "core/log.hpp"
-#include "core/plugin_probe.hpp"
+#include "host/cli/commands.hpp"
+#include "host/core/log.hpp"
+#include "host/core/plugin_probe.hpp"
 
 namespace {
 

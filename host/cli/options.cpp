@@ -1,4 +1,4 @@
-#include "cli/options.hpp"
+#include "host/cli/options.hpp"
 
 namespace liveupdate::host::cli {
 

@@ -1,4 +1,4 @@
-#include "compose/command_words.hpp"
+#include "host/compose/command_words.hpp"
 
 #include <stdexcept>
 

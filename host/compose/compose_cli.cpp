@@ -1,4 +1,4 @@
-#include "compose/compose_cli.hpp"
+#include "host/compose/compose_cli.hpp"
 
 #include <fcntl.h>
 #include <spawn.h>

@@ -1,4 +1,4 @@
-#include "compose/compose_project.hpp"
+#include "host/compose/compose_project.hpp"
 
 #include <cerrno>
 #include <cstdlib>
@@ -7,10 +7,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "compose/compose_reader.hpp"
-#include "compose/dotenv.hpp"
-#include "compose/project_name.hpp"
-#include "compose/watch_objects.hpp"
+#include "host/compose/compose_reader.hpp"
+#include "host/compose/dotenv.hpp"
+#include "host/compose/project_name.hpp"
+#include "host/compose/watch_objects.hpp"
 
 namespace liveupdate::compose {
 namespace fs = std::filesystem;

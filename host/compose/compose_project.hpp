@@ -12,8 +12,8 @@
 
 #include <boost/json.hpp>
 
-#include "compose/compose_model.hpp"
-#include "compose/interpolation.hpp"
+#include "host/compose/compose_model.hpp"
+#include "host/compose/interpolation.hpp"
 
 namespace liveupdate::compose {
 

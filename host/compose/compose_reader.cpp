@@ -1,10 +1,10 @@
-#include "compose/compose_reader.hpp"
+#include "host/compose/compose_reader.hpp"
 
 #include <yaml-cpp/yaml.h>
 
 #include <set>
 
-#include "compose/command_words.hpp"
+#include "host/compose/command_words.hpp"
 
 namespace liveupdate::compose {
 namespace {

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "compose/compose_model.hpp"
-#include "compose/interpolation.hpp"
+#include "host/compose/compose_model.hpp"
+#include "host/compose/interpolation.hpp"
 
 namespace liveupdate::compose {
 

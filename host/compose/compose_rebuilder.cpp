@@ -1,4 +1,4 @@
-#include "compose/compose_rebuilder.hpp"
+#include "host/compose/compose_rebuilder.hpp"
 
 #include <stdlib.h>
 

@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "compose/compose_cli.hpp"
+#include "host/compose/compose_cli.hpp"
 
 namespace liveupdate::compose {
 

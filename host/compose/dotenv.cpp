@@ -1,4 +1,4 @@
-#include "compose/dotenv.hpp"
+#include "host/compose/dotenv.hpp"
 
 #include <vector>
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "compose/interpolation.hpp"
+#include "host/compose/interpolation.hpp"
 
 namespace liveupdate::compose {
 

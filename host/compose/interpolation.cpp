@@ -1,4 +1,4 @@
-#include "compose/interpolation.hpp"
+#include "host/compose/interpolation.hpp"
 
 namespace liveupdate::compose {
 namespace {

@@ -1,4 +1,4 @@
-#include "compose/project_files.hpp"
+#include "host/compose/project_files.hpp"
 
 #include <array>
 #include <filesystem>

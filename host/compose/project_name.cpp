@@ -1,4 +1,4 @@
-#include "compose/project_name.hpp"
+#include "host/compose/project_name.hpp"
 
 #include <filesystem>
 #include <stdexcept>

@@ -1,9 +1,9 @@
-#include "compose/watch_objects.hpp"
+#include "host/compose/watch_objects.hpp"
 
 #include <set>
 
-#include "core/ignore_patterns.hpp"
-#include "core/plan.hpp"
+#include "common/ignore_patterns.hpp"
+#include "common/paths.hpp"
 
 namespace liveupdate::compose {
 namespace json = boost::json;

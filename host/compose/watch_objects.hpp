@@ -21,7 +21,7 @@
 
 #include <boost/json.hpp>
 
-#include "compose/compose_model.hpp"
+#include "host/compose/compose_model.hpp"
 
 namespace liveupdate::compose {
 

@@ -1,4 +1,4 @@
-#include "core/archive_builder.hpp"
+#include "host/core/archive_builder.hpp"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -14,8 +14,8 @@
 #include <memory>
 #include <span>
 
-#include "core/host_error.hpp"
-#include "core/utf8.hpp"
+#include "host/core/host_error.hpp"
+#include "common/utf8.hpp"
 
 namespace liveupdate::host {
 namespace json = boost::json;

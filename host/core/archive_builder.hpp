@@ -27,8 +27,8 @@
 
 #include <boost/json.hpp>
 
-#include "core/ignore_patterns.hpp"
-#include "core/log.hpp"
+#include "common/ignore_patterns.hpp"
+#include "host/core/log.hpp"
 #include "liveupdate/updater_plugin.h"
 
 namespace liveupdate::host {

@@ -1,7 +1,7 @@
-#include "core/build_entry.hpp"
+#include "host/core/build_entry.hpp"
 
-#include "core/plan.hpp"
-#include "core/text_format.hpp"
+#include "common/paths.hpp"
+#include "common/text_format.hpp"
 
 namespace liveupdate::host {
 

@@ -1,9 +1,9 @@
-#include "core/engine.hpp"
+#include "host/core/engine.hpp"
 
-#include "core/host_error.hpp"
-#include "core/json_text.hpp"
-#include "core/log.hpp"
-#include "core/plugin_message.hpp"
+#include "host/core/host_error.hpp"
+#include "host/core/json_text.hpp"
+#include "host/core/log.hpp"
+#include "host/core/plugin_message.hpp"
 #include "liveupdate/liveupdate.hpp"
 
 namespace liveupdate::host {

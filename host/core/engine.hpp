@@ -8,8 +8,8 @@
 
 #include <boost/json.hpp>
 
-#include "core/micro_time.hpp"
-#include "core/plugin_loader.hpp"
+#include "common/micro_time.hpp"
+#include "host/core/plugin_loader.hpp"
 
 namespace liveupdate::host {
 

@@ -1,9 +1,9 @@
-#include "core/engine_slot.hpp"
+#include "host/core/engine_slot.hpp"
 
 #include <mutex>
 #include <utility>
 
-#include "core/log.hpp"
+#include "host/core/log.hpp"
 
 namespace liveupdate::host {
 

@@ -7,7 +7,7 @@
 #include <memory>
 #include <shared_mutex>
 
-#include "core/engine.hpp"
+#include "host/core/engine.hpp"
 
 namespace liveupdate::host {
 

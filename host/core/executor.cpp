@@ -1,12 +1,12 @@
-#include "core/executor.hpp"
+#include "host/core/executor.hpp"
 
 #include <exception>
 #include <string>
 #include <vector>
 
-#include "core/host_error.hpp"
-#include "core/host_services.hpp"
-#include "core/json_text.hpp"
+#include "host/core/host_error.hpp"
+#include "host/core/host_services.hpp"
+#include "host/core/json_text.hpp"
 
 namespace liveupdate::host {
 namespace json = boost::json;

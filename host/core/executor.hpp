@@ -6,10 +6,10 @@
 
 #include <boost/json.hpp>
 
-#include "core/archive_builder.hpp"
-#include "core/log.hpp"
-#include "core/updater.hpp"
-#include "core/updater_registry.hpp"
+#include "host/core/archive_builder.hpp"
+#include "host/core/log.hpp"
+#include "host/core/updater.hpp"
+#include "host/core/updater_registry.hpp"
 
 namespace liveupdate::host {
 

@@ -1,4 +1,4 @@
-#include "core/host_services.hpp"
+#include "host/core/host_services.hpp"
 
 #include <cstring>
 #include <exception>

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/log.hpp"
+#include "host/core/log.hpp"
 #include "liveupdate/updater_plugin.h"
 
 namespace liveupdate::host {

@@ -1,6 +1,6 @@
-#include "core/json_text.hpp"
+#include "host/core/json_text.hpp"
 
-#include "core/host_error.hpp"
+#include "host/core/host_error.hpp"
 
 namespace liveupdate::host {
 

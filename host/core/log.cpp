@@ -1,4 +1,4 @@
-#include "core/log.hpp"
+#include "host/core/log.hpp"
 
 #include <atomic>
 #include <iostream>

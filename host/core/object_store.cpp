@@ -1,6 +1,6 @@
-#include "core/object_store.hpp"
+#include "host/core/object_store.hpp"
 
-#include "core/host_error.hpp"
+#include "host/core/host_error.hpp"
 
 namespace liveupdate::host {
 namespace json = boost::json;

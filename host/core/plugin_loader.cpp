@@ -1,4 +1,4 @@
-#include "core/plugin_loader.hpp"
+#include "host/core/plugin_loader.hpp"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -11,9 +11,9 @@
 #include <optional>
 #include <system_error>
 
-#include "core/host_error.hpp"
-#include "core/log.hpp"
-#include "core/plugin_probe.hpp"
+#include "host/core/host_error.hpp"
+#include "host/core/log.hpp"
+#include "host/core/plugin_probe.hpp"
 
 namespace liveupdate::host {
 namespace fs = std::filesystem;

@@ -1,4 +1,4 @@
-#include "core/plugin_probe.hpp"
+#include "host/core/plugin_probe.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -13,8 +13,8 @@
 #include <iostream>
 #include <string>
 
-#include "core/host_error.hpp"
-#include "core/plugin_loader.hpp"
+#include "host/core/host_error.hpp"
+#include "host/core/plugin_loader.hpp"
 
 extern char **environ;
 

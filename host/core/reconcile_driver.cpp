@@ -1,11 +1,11 @@
-#include "core/reconcile_driver.hpp"
+#include "host/core/reconcile_driver.hpp"
 
 #include <filesystem>
 #include <system_error>
 
-#include "core/build_entry.hpp"
-#include "core/host_error.hpp"
-#include "core/json_text.hpp"
+#include "host/core/build_entry.hpp"
+#include "host/core/host_error.hpp"
+#include "host/core/json_text.hpp"
 
 namespace liveupdate::host {
 namespace json = boost::json;

@@ -16,11 +16,11 @@
 
 #include <boost/json.hpp>
 
-#include "core/engine_slot.hpp"
-#include "core/executor.hpp"
-#include "core/log.hpp"
-#include "core/micro_time.hpp"
-#include "core/object_store.hpp"
+#include "host/core/engine_slot.hpp"
+#include "host/core/executor.hpp"
+#include "host/core/log.hpp"
+#include "common/micro_time.hpp"
+#include "host/core/object_store.hpp"
 
 namespace liveupdate::host {
 

@@ -1,9 +1,9 @@
-#include "core/updater.hpp"
+#include "host/core/updater.hpp"
 
 #include <cstddef>
 
-#include "core/host_error.hpp"
-#include "core/plugin_message.hpp"
+#include "host/core/host_error.hpp"
+#include "host/core/plugin_message.hpp"
 #include "liveupdate/liveupdate.hpp"
 
 namespace liveupdate::host {

@@ -7,8 +7,8 @@
 
 #include <boost/json.hpp>
 
-#include "core/host_services.hpp"
-#include "core/plugin_loader.hpp"
+#include "host/core/host_services.hpp"
+#include "host/core/plugin_loader.hpp"
 
 namespace liveupdate::host {
 

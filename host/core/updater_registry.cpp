@@ -1,4 +1,4 @@
-#include "core/updater_registry.hpp"
+#include "host/core/updater_registry.hpp"
 
 #include <mutex>
 

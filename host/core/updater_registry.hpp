@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/updater.hpp"
+#include "host/core/updater.hpp"
 
 namespace liveupdate::host {
 

@@ -1,9 +1,9 @@
-#include "docker/compose_discovery.hpp"
+#include "host/docker/compose_discovery.hpp"
 
 #include <ctime>
 #include <stdexcept>
 
-#include "engine/engine_client.hpp"
+#include "common/docker_engine/engine_client.hpp"
 
 namespace liveupdate::host::docker {
 namespace {

@@ -24,7 +24,7 @@
 
 #include <boost/json.hpp>
 
-#include "docker/compose_status.hpp"
+#include "host/docker/compose_status.hpp"
 
 namespace liveupdate::docker {
 class EngineClient;

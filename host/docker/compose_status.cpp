@@ -1,11 +1,11 @@
-#include "compose_status.hpp"
+#include "host/docker/compose_status.hpp"
 
 #include <algorithm>
 #include <cstdlib>
 #include <tuple>
 #include <vector>
 
-#include "core/micro_time.hpp"
+#include "common/micro_time.hpp"
 
 namespace liveupdate::host::docker {
 namespace {

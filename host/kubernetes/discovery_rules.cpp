@@ -1,4 +1,4 @@
-#include "kubernetes/discovery_rules.hpp"
+#include "host/kubernetes/discovery_rules.hpp"
 
 #include <algorithm>
 #include <stdexcept>

@@ -1,9 +1,9 @@
-#include "kubernetes/kubernetes_discovery.hpp"
+#include "host/kubernetes/kubernetes_discovery.hpp"
 
 #include <algorithm>
 #include <cctype>
 
-#include "core/micro_time.hpp"
+#include "common/micro_time.hpp"
 
 namespace liveupdate::host::kubernetes {
 namespace {

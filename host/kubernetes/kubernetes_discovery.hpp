@@ -26,7 +26,7 @@
 #include <boost/json.hpp>
 
 #include "common/kubernetes/api_client.hpp"
-#include "kubernetes/discovery_rules.hpp"
+#include "host/kubernetes/discovery_rules.hpp"
 
 namespace liveupdate::host::kubernetes {
 

@@ -1,4 +1,4 @@
-#include "reload/engine_reloader.hpp"
+#include "host/reload/engine_reloader.hpp"
 
 namespace liveupdate::reload {
 

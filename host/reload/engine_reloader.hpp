@@ -9,8 +9,8 @@
 #include <filesystem>
 #include <future>
 
-#include "core/engine_slot.hpp"
-#include "reload/quiesce_gate.hpp"
+#include "host/core/engine_slot.hpp"
+#include "host/reload/quiesce_gate.hpp"
 
 namespace liveupdate::reload {
 

@@ -1,9 +1,9 @@
-#include "reload/hot_reloader.hpp"
+#include "host/reload/hot_reloader.hpp"
 
 #include <cstdio>
 
-#include "core/host_error.hpp"
-#include "core/log.hpp"
+#include "host/core/host_error.hpp"
+#include "host/core/log.hpp"
 
 namespace liveupdate::reload {
 namespace fs = std::filesystem;

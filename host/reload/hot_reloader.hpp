@@ -16,15 +16,15 @@
 
 #include <boost/json.hpp>
 
-#include "core/engine_slot.hpp"
-#include "core/host_services.hpp"
-#include "core/micro_time.hpp"
-#include "core/updater_registry.hpp"
-#include "reload/engine_reloader.hpp"
-#include "reload/plugin_file_watcher.hpp"
-#include "reload/quiesce_gate.hpp"
-#include "reload/updater_config.hpp"
-#include "reload/updater_set.hpp"
+#include "host/core/engine_slot.hpp"
+#include "host/core/host_services.hpp"
+#include "common/micro_time.hpp"
+#include "host/core/updater_registry.hpp"
+#include "host/reload/engine_reloader.hpp"
+#include "host/reload/plugin_file_watcher.hpp"
+#include "host/reload/quiesce_gate.hpp"
+#include "host/reload/updater_config.hpp"
+#include "host/reload/updater_set.hpp"
 
 namespace liveupdate::reload {
 

@@ -1,4 +1,4 @@
-#include "reload/plugin_file_watcher.hpp"
+#include "host/reload/plugin_file_watcher.hpp"
 
 #include <poll.h>
 #include <sys/eventfd.h>

@@ -1,4 +1,4 @@
-#include "reload/quiesce_gate.hpp"
+#include "host/reload/quiesce_gate.hpp"
 
 #include <algorithm>
 

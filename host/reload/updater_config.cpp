@@ -1,4 +1,4 @@
-#include "reload/updater_config.hpp"
+#include "host/reload/updater_config.hpp"
 
 #include <cerrno>
 #include <cstring>

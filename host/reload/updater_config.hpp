@@ -18,7 +18,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/host_error.hpp"
+#include "host/core/host_error.hpp"
 
 namespace liveupdate::reload {
 

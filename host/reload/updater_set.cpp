@@ -1,8 +1,8 @@
-#include "reload/updater_set.hpp"
+#include "host/reload/updater_set.hpp"
 
 #include <algorithm>
 
-#include "core/host_error.hpp"
+#include "host/core/host_error.hpp"
 
 namespace liveupdate::reload {
 namespace fs = std::filesystem;

@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "core/host_services.hpp"
-#include "core/plugin_loader.hpp"
-#include "core/updater.hpp"
-#include "core/updater_registry.hpp"
-#include "reload/updater_config.hpp"
+#include "host/core/host_services.hpp"
+#include "host/core/plugin_loader.hpp"
+#include "host/core/updater.hpp"
+#include "host/core/updater_registry.hpp"
+#include "host/reload/updater_config.hpp"
 
 namespace liveupdate::reload {
 

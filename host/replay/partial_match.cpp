@@ -1,4 +1,4 @@
-#include "replay/partial_match.hpp"
+#include "host/replay/partial_match.hpp"
 
 #include <stdexcept>
 

@@ -1,4 +1,4 @@
-#include "replay/replay_runner.hpp"
+#include "host/replay/replay_runner.hpp"
 
 #include <stdlib.h>
 
@@ -7,19 +7,19 @@
 #include <optional>
 #include <sstream>
 
-#include "core/engine_slot.hpp"
-#include "core/executor.hpp"
-#include "core/host_error.hpp"
-#include "core/json_text.hpp"
-#include "core/log.hpp"
-#include "core/object_store.hpp"
-#include "core/plugin_message.hpp"
-#include "core/reconcile_driver.hpp"
-#include "core/updater.hpp"
-#include "core/updater_registry.hpp"
+#include "host/core/engine_slot.hpp"
+#include "host/core/executor.hpp"
+#include "host/core/host_error.hpp"
+#include "host/core/json_text.hpp"
+#include "host/core/log.hpp"
+#include "host/core/object_store.hpp"
+#include "host/core/plugin_message.hpp"
+#include "host/core/reconcile_driver.hpp"
+#include "host/core/updater.hpp"
+#include "host/core/updater_registry.hpp"
 #include "liveupdate/liveupdate.hpp"
-#include "replay/partial_match.hpp"
-#include "replay/scenario.hpp"
+#include "host/replay/partial_match.hpp"
+#include "host/replay/scenario.hpp"
 
 namespace liveupdate::host::replay {
 namespace fs = std::filesystem;

@@ -1,8 +1,8 @@
-#include "replay/scenario.hpp"
+#include "host/replay/scenario.hpp"
 
 #include <algorithm>
 
-#include "replay/partial_match.hpp"
+#include "host/replay/partial_match.hpp"
 
 namespace liveupdate::host::replay {
 namespace json = boost::json;

@@ -1,4 +1,4 @@
-#include "up/activity.hpp"
+#include "host/up/activity.hpp"
 
 namespace liveupdate::up {
 namespace json = boost::json;

@@ -1,6 +1,7 @@
-#include "up/admission_warnings.hpp"
+#include "host/up/admission_warnings.hpp"
 
-#include "core/ignore_patterns.hpp"
+#include "common/ignore_patterns.hpp"
+#include "common/paths.hpp"
 
 namespace liveupdate::up {
 namespace json = boost::json;

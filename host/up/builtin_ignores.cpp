@@ -1,6 +1,6 @@
-#include "up/builtin_ignores.hpp"
+#include "host/up/builtin_ignores.hpp"
 
-#include "core/builtin_ignores.hpp"
+#include "common/builtin_ignores.hpp"
 
 namespace liveupdate::up {
 

@@ -1,4 +1,4 @@
-#include "up/child_spawner.hpp"
+#include "host/up/child_spawner.hpp"
 
 #include <fcntl.h>
 #include <signal.h>

@@ -1,4 +1,4 @@
-#include "up/control_socket.hpp"
+#include "host/up/control_socket.hpp"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -1,4 +1,4 @@
-#include "up/daemon.hpp"
+#include "host/up/daemon.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -14,32 +14,32 @@
 #include <stdexcept>
 #include <thread>
 
-#include "cli/install_paths.hpp"
-#include "core/engine_slot.hpp"
-#include "core/executor.hpp"
-#include "core/host_services.hpp"
-#include "core/json_text.hpp"
-#include "core/object_store.hpp"
-#include "core/reconcile_driver.hpp"
-#include "core/updater.hpp"
-#include "core/updater_registry.hpp"
-#include "compose/compose_project.hpp"
-#include "compose/compose_rebuilder.hpp"
-#include "docker/compose_discovery.hpp"
-#include "kubernetes/kubernetes_discovery.hpp"
-#include "reload/hot_reloader.hpp"
-#include "reload/quiesce_gate.hpp"
-#include "up/activity.hpp"
-#include "up/admission_warnings.hpp"
-#include "up/control_socket.hpp"
-#include "up/due_queue.hpp"
-#include "up/file_watches.hpp"
-#include "up/local_container_supervisor.hpp"
-#include "up/object_files.hpp"
-#include "up/trigger_queue.hpp"
-#include "verify/verifier.hpp"
-#include "verify/verify_schedule.hpp"
-#include "web/web_server.hpp"
+#include "host/core/install_paths.hpp"
+#include "host/core/engine_slot.hpp"
+#include "host/core/executor.hpp"
+#include "host/core/host_services.hpp"
+#include "host/core/json_text.hpp"
+#include "host/core/object_store.hpp"
+#include "host/core/reconcile_driver.hpp"
+#include "host/core/updater.hpp"
+#include "host/core/updater_registry.hpp"
+#include "host/compose/compose_project.hpp"
+#include "host/compose/compose_rebuilder.hpp"
+#include "host/docker/compose_discovery.hpp"
+#include "host/kubernetes/kubernetes_discovery.hpp"
+#include "host/reload/hot_reloader.hpp"
+#include "host/reload/quiesce_gate.hpp"
+#include "host/up/activity.hpp"
+#include "host/up/admission_warnings.hpp"
+#include "host/up/control_socket.hpp"
+#include "host/up/due_queue.hpp"
+#include "host/up/file_watches.hpp"
+#include "host/up/local_container_supervisor.hpp"
+#include "host/up/object_files.hpp"
+#include "host/up/trigger_queue.hpp"
+#include "host/verify/verifier.hpp"
+#include "host/verify/verify_schedule.hpp"
+#include "host/web/web_server.hpp"
 #include "liveupdate/ext/digest.h"
 
 namespace liveupdate::up {
@@ -257,7 +257,7 @@ void Daemon::start() {
     }
     reload_options.config = options_.updater_config;
     reload_options.load = load;
-    reload_options.resolve_name = [](std::string_view name) { return host::cli::updater_plugin(name); };
+    reload_options.resolve_name = [](std::string_view name) { return host::updater_plugin(name); };
     hot_reload_ = std::make_unique<reload::HotReloader>(*engine_, gate_, updaters_, services_, std::move(reload_options));
     hot_reload_->start();
     executor_ = std::make_unique<host::Executor>(updaters_);

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "up/up_log.hpp"
+#include "host/up/up_log.hpp"
 
 namespace liveupdate::up {
 

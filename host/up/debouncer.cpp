@@ -1,4 +1,4 @@
-#include "up/debouncer.hpp"
+#include "host/up/debouncer.hpp"
 
 #include <algorithm>
 

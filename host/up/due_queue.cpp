@@ -1,4 +1,4 @@
-#include "up/due_queue.hpp"
+#include "host/up/due_queue.hpp"
 
 namespace liveupdate::up {
 

@@ -1,4 +1,4 @@
-#include "up/event_consumers.hpp"
+#include "host/up/event_consumers.hpp"
 
 namespace liveupdate::up {
 

@@ -1,4 +1,4 @@
-#include "up/file_events.hpp"
+#include "host/up/file_events.hpp"
 
 #include <algorithm>
 #include <iterator>

@@ -1,11 +1,12 @@
-#include "up/file_watches.hpp"
+#include "host/up/file_watches.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <stdexcept>
 
-#include "core/ignore_patterns.hpp"
-#include "up/file_events.hpp"
+#include "common/ignore_patterns.hpp"
+#include "host/up/file_events.hpp"
+#include "common/paths.hpp"
 
 namespace liveupdate::up {
 namespace json = boost::json;

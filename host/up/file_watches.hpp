@@ -12,9 +12,9 @@
 
 #include <boost/json.hpp>
 
-#include "up/event_consumers.hpp"
-#include "up/file_events.hpp"
-#include "up/tree_watcher.hpp"
+#include "host/up/event_consumers.hpp"
+#include "host/up/file_events.hpp"
+#include "host/up/tree_watcher.hpp"
 
 namespace liveupdate::up {
 

@@ -1,4 +1,4 @@
-#include "up/kind_names.hpp"
+#include "host/up/kind_names.hpp"
 
 #include <algorithm>
 #include <array>

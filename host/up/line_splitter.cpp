@@ -1,4 +1,4 @@
-#include "up/line_splitter.hpp"
+#include "host/up/line_splitter.hpp"
 
 namespace liveupdate::up {
 

@@ -1,8 +1,9 @@
-#include "up/local_container_spec.hpp"
+#include "host/up/local_container_spec.hpp"
 
 #include <stdexcept>
 
-#include "core/ignore_patterns.hpp"
+#include "common/ignore_patterns.hpp"
+#include "common/paths.hpp"
 
 namespace liveupdate::up {
 namespace json = boost::json;

@@ -1,4 +1,4 @@
-#include "up/local_container_supervisor.hpp"
+#include "host/up/local_container_supervisor.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -16,9 +16,9 @@
 #include <thread>
 #include <vector>
 
-#include "core/micro_time.hpp"
-#include "up/child_spawner.hpp"
-#include "up/line_splitter.hpp"
+#include "common/micro_time.hpp"
+#include "host/up/child_spawner.hpp"
+#include "host/up/line_splitter.hpp"
 
 extern char **environ;
 

@@ -25,8 +25,8 @@
 
 #include <boost/json.hpp>
 
-#include "up/child_spawner.hpp"
-#include "up/local_container_spec.hpp"
+#include "host/up/child_spawner.hpp"
+#include "host/up/local_container_spec.hpp"
 
 namespace liveupdate::up {
 

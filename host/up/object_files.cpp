@@ -1,4 +1,4 @@
-#include "up/object_files.hpp"
+#include "host/up/object_files.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -9,9 +9,10 @@
 #include <cstring>
 #include <filesystem>
 
-#include "compose/project_files.hpp"
-#include "core/ignore_patterns.hpp"
-#include "core/yaml_json.hpp"
+#include "host/compose/project_files.hpp"
+#include "common/ignore_patterns.hpp"
+#include "common/yaml_json.hpp"
+#include "common/paths.hpp"
 
 namespace liveupdate::up {
 namespace fs = std::filesystem;

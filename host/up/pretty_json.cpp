@@ -1,4 +1,4 @@
-#include "up/pretty_json.hpp"
+#include "host/up/pretty_json.hpp"
 
 namespace liveupdate::up {
 

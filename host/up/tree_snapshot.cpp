@@ -1,4 +1,4 @@
-#include "up/tree_snapshot.hpp"
+#include "host/up/tree_snapshot.hpp"
 
 #include <dirent.h>
 #include <sys/stat.h>

@@ -1,4 +1,4 @@
-#include "up/tree_watcher.hpp"
+#include "host/up/tree_watcher.hpp"
 
 #include <poll.h>
 #include <sys/eventfd.h>
@@ -14,8 +14,8 @@
 #include <set>
 #include <system_error>
 
-#include "core/utf8.hpp"
-#include "up/builtin_ignores.hpp"
+#include "common/utf8.hpp"
+#include "host/up/builtin_ignores.hpp"
 
 namespace liveupdate::up {
 namespace {

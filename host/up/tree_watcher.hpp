@@ -17,8 +17,8 @@
 #include <thread>
 #include <vector>
 
-#include "up/debouncer.hpp"
-#include "up/tree_snapshot.hpp"
+#include "host/up/debouncer.hpp"
+#include "host/up/tree_snapshot.hpp"
 
 namespace liveupdate::up {
 

@@ -1,4 +1,4 @@
-#include "up/trigger_queue.hpp"
+#include "host/up/trigger_queue.hpp"
 
 #include <algorithm>
 

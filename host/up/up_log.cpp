@@ -1,4 +1,4 @@
-#include "up/up_log.hpp"
+#include "host/up/up_log.hpp"
 
 #include <boost/json.hpp>
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <string_view>
 
-#include "core/log.hpp"
-#include "core/micro_time.hpp"
+#include "host/core/log.hpp"
+#include "common/micro_time.hpp"
 
 namespace liveupdate::up {
 

@@ -1,9 +1,10 @@
-#include "verify/tree_compare.hpp"
+#include "host/verify/tree_compare.hpp"
 
 #include <map>
 #include <set>
 
-#include "core/utf8.hpp"
+#include "common/utf8.hpp"
+#include "common/paths.hpp"
 
 namespace liveupdate::verify {
 namespace {

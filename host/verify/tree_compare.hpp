@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "common/tree_digest/tree_digest.hpp"
-#include "core/ignore_patterns.hpp"
+#include "common/ignore_patterns.hpp"
 
 namespace liveupdate::verify {
 

@@ -1,12 +1,12 @@
-#include "verify/verifier.hpp"
+#include "host/verify/verifier.hpp"
 
 #include <cstddef>
 #include <future>
 #include <stdexcept>
 
-#include "core/host_services.hpp"
-#include "core/initial_sync.hpp"
-#include "core/plugin_message.hpp"
+#include "host/core/host_services.hpp"
+#include "plugin/core/initial_sync.hpp"
+#include "host/core/plugin_message.hpp"
 #include "liveupdate/ext/digest.h"
 
 namespace liveupdate::verify {

@@ -9,11 +9,11 @@
 
 #include <boost/json.hpp>
 
-#include "core/executor.hpp"
-#include "core/log.hpp"
-#include "core/updater_registry.hpp"
-#include "verify/tree_compare.hpp"
-#include "verify/verify_targets.hpp"
+#include "host/core/executor.hpp"
+#include "host/core/log.hpp"
+#include "host/core/updater_registry.hpp"
+#include "host/verify/tree_compare.hpp"
+#include "host/verify/verify_targets.hpp"
 
 namespace liveupdate::verify {
 

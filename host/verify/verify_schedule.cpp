@@ -1,4 +1,4 @@
-#include "verify/verify_schedule.hpp"
+#include "host/verify/verify_schedule.hpp"
 
 #include <cctype>
 

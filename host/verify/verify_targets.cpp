@@ -1,13 +1,13 @@
-#include "verify/verify_targets.hpp"
+#include "host/verify/verify_targets.hpp"
 
 #include <exception>
 #include <memory>
 #include <variant>
 
-#include "core/containers.hpp"
-#include "core/dependencies.hpp"
-#include "core/initial_sync.hpp"
-#include "core/plan.hpp"
+#include "plugin/core/containers.hpp"
+#include "plugin/core/dependencies.hpp"
+#include "plugin/core/initial_sync.hpp"
+#include "plugin/core/plan.hpp"
 
 namespace liveupdate::verify {
 

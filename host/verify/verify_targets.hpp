@@ -12,8 +12,8 @@
 
 #include <boost/json.hpp>
 
-#include "core/api/api_object.hpp"
-#include "verify/tree_compare.hpp"
+#include "plugin/core/api/api_object.hpp"
+#include "host/verify/tree_compare.hpp"
 
 namespace liveupdate::verify {
 

@@ -1,4 +1,4 @@
-#include "web/assets.hpp"
+#include "host/web/assets.hpp"
 
 namespace liveupdate::web {
 

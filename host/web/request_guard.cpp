@@ -1,4 +1,4 @@
-#include "web/request_guard.hpp"
+#include "host/web/request_guard.hpp"
 
 #include <array>
 #include <random>

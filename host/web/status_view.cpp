@@ -1,8 +1,8 @@
-#include "web/status_view.hpp"
+#include "host/web/status_view.hpp"
 
 #include <string>
 
-#include "core/json_path.hpp"
+#include "host/core/json_path.hpp"
 
 namespace liveupdate::web {
 namespace json = boost::json;

@@ -1,9 +1,9 @@
-#include "web/web_routes.hpp"
+#include "host/web/web_routes.hpp"
 
 #include <cctype>
 
-#include "web/assets.hpp"
-#include "web/status_view.hpp"
+#include "host/web/assets.hpp"
+#include "host/web/status_view.hpp"
 
 namespace liveupdate::web {
 namespace json = boost::json;

@@ -16,7 +16,7 @@
 
 #include <boost/json.hpp>
 
-#include "web/request_guard.hpp"
+#include "host/web/request_guard.hpp"
 
 namespace liveupdate::web {
 

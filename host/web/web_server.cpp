@@ -1,4 +1,4 @@
-#include "web/web_server.hpp"
+#include "host/web/web_server.hpp"
 
 #include <atomic>
 #include <chrono>

@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "web/web_routes.hpp"
+#include "host/web/web_routes.hpp"
 
 namespace liveupdate::web {
 

@@ -1,6 +1,6 @@
-#include "abi/engine_handle.hpp"
+#include "plugin/abi/engine_handle.hpp"
 
-#include "core/json_fields.hpp"
+#include "plugin/core/json_fields.hpp"
 
 namespace liveupdate::abi_impl {
 namespace json = boost::json;

@@ -7,7 +7,7 @@
 
 #include <boost/json.hpp>
 
-#include "core/engine.hpp"
+#include "plugin/core/engine.hpp"
 #include "liveupdate/liveupdate_plugin.h"
 
 struct lu_engine {

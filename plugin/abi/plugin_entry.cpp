@@ -4,9 +4,9 @@
 #include <new>
 #include <string>
 
-#include "abi/engine_handle.hpp"
-#include "core/json_fields.hpp"
-#include "core/snapshot.hpp"
+#include "plugin/abi/engine_handle.hpp"
+#include "plugin/core/json_fields.hpp"
+#include "plugin/core/snapshot.hpp"
 #include "liveupdate/liveupdate.hpp"
 
 namespace {

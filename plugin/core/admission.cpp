@@ -1,10 +1,10 @@
-#include "core/admission.hpp"
+#include "plugin/core/admission.hpp"
 
 #include <optional>
 
-#include "core/document_arena.hpp"
-#include "core/json_fields.hpp"
-#include "core/text_format.hpp"
+#include "plugin/core/document_arena.hpp"
+#include "plugin/core/json_fields.hpp"
+#include "common/text_format.hpp"
 
 namespace liveupdate {
 namespace {

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/api/api_object.hpp"
+#include "plugin/core/api/api_object.hpp"
 
 namespace liveupdate {
 

@@ -1,4 +1,4 @@
-#include "core/apply_filter.hpp"
+#include "plugin/core/apply_filter.hpp"
 
 #include <algorithm>
 #include <map>
@@ -7,7 +7,7 @@
 
 #include <boost/json.hpp>
 
-#include "core/yaml_json.hpp"
+#include "common/yaml_json.hpp"
 
 namespace liveupdate {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/api/kubernetes_discovery.hpp"
+#include "plugin/core/api/kubernetes_discovery.hpp"
 
 namespace liveupdate {
 

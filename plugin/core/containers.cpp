@@ -1,6 +1,6 @@
-#include "core/containers.hpp"
+#include "plugin/core/containers.hpp"
 
-#include "core/apply_filter.hpp"
+#include "plugin/core/apply_filter.hpp"
 
 namespace liveupdate {
 namespace {

@@ -1,8 +1,8 @@
-#include "core/dependencies.hpp"
+#include "plugin/core/dependencies.hpp"
 
 #include <algorithm>
 
-#include "core/json_equal.hpp"
+#include "plugin/core/json_equal.hpp"
 
 namespace liveupdate {
 namespace {

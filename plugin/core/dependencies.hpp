@@ -9,9 +9,9 @@
 #include <string>
 #include <variant>
 
-#include "core/api/api_object.hpp"
-#include "core/containers.hpp"
-#include "core/monitor.hpp"
+#include "plugin/core/api/api_object.hpp"
+#include "plugin/core/containers.hpp"
+#include "plugin/core/monitor.hpp"
 
 namespace liveupdate {
 

@@ -1,4 +1,4 @@
-#include "core/dependency_index.hpp"
+#include "plugin/core/dependency_index.hpp"
 
 #include <algorithm>
 

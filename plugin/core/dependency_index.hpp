@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/api/api_object.hpp"
+#include "plugin/core/api/api_object.hpp"
 
 namespace liveupdate {
 

@@ -1,11 +1,11 @@
-#include "core/document_arena.hpp"
+#include "plugin/core/document_arena.hpp"
 
 #include <algorithm>
 #include <functional>
 #include <memory>
 #include <new>
 
-#include "core/json_fields.hpp"
+#include "plugin/core/json_fields.hpp"
 
 namespace liveupdate {
 

@@ -1,8 +1,8 @@
-#include "core/engine.hpp"
+#include "plugin/core/engine.hpp"
 
 #include <algorithm>
 
-#include "core/snapshot.hpp"
+#include "plugin/core/snapshot.hpp"
 
 namespace liveupdate {
 

@@ -13,10 +13,10 @@
 #include <string_view>
 #include <vector>
 
-#include "core/admission.hpp"
-#include "core/dependency_index.hpp"
-#include "core/object_store.hpp"
-#include "core/reconcile.hpp"
+#include "plugin/core/admission.hpp"
+#include "plugin/core/dependency_index.hpp"
+#include "plugin/core/object_store.hpp"
+#include "plugin/core/reconcile.hpp"
 
 namespace liveupdate {
 

@@ -1,14 +1,14 @@
-#include "core/initial_sync.hpp"
+#include "plugin/core/initial_sync.hpp"
 
 #include <algorithm>
 #include <filesystem>
 #include <stdexcept>
 #include <system_error>
 
-#include "core/builtin_ignores.hpp"
-#include "core/plan.hpp"
-#include "core/text_format.hpp"
-#include "core/utf8.hpp"
+#include "common/builtin_ignores.hpp"
+#include "plugin/core/plan.hpp"
+#include "common/text_format.hpp"
+#include "common/utf8.hpp"
 
 namespace liveupdate {
 

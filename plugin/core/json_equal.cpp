@@ -1,4 +1,4 @@
-#include "core/json_equal.hpp"
+#include "plugin/core/json_equal.hpp"
 
 #include <algorithm>
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "core/json_fields.hpp"
+#include "plugin/core/json_fields.hpp"
 
 namespace liveupdate::json_fields {
 

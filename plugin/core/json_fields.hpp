@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/micro_time.hpp"
+#include "common/micro_time.hpp"
 
 namespace liveupdate::json_fields {
 

@@ -1,4 +1,4 @@
-#include "core/json_text_writer.hpp"
+#include "plugin/core/json_text_writer.hpp"
 
 #include <algorithm>
 #include <charconv>

@@ -1,8 +1,8 @@
-#include "core/monitor.hpp"
+#include "plugin/core/monitor.hpp"
 
 #include <algorithm>
 
-#include "core/json_equal.hpp"
+#include "plugin/core/json_equal.hpp"
 
 namespace liveupdate {
 

@@ -11,8 +11,8 @@
 
 #include <boost/json.hpp>
 
-#include "core/api/api_object.hpp"
-#include "core/path_time_index.hpp"
+#include "plugin/core/api/api_object.hpp"
+#include "plugin/core/path_time_index.hpp"
 
 namespace liveupdate {
 

@@ -1,4 +1,4 @@
-#include "core/object_store.hpp"
+#include "plugin/core/object_store.hpp"
 
 namespace liveupdate {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-#include "core/api/api_object.hpp"
+#include "plugin/core/api/api_object.hpp"
 
 namespace liveupdate {
 

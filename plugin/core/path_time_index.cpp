@@ -1,4 +1,4 @@
-#include "core/path_time_index.hpp"
+#include "plugin/core/path_time_index.hpp"
 
 namespace liveupdate {
 

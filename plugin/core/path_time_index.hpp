@@ -12,7 +12,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "core/micro_time.hpp"
+#include "common/micro_time.hpp"
 
 namespace liveupdate {
 

@@ -1,4 +1,4 @@
-#include "core/plan.hpp"
+#include "plugin/core/plan.hpp"
 
 #include <sys/stat.h>
 
@@ -7,8 +7,8 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "core/ignore_patterns.hpp"
-#include "core/text_format.hpp"
+#include "common/paths.hpp"
+#include "common/text_format.hpp"
 
 namespace liveupdate {
 namespace {
@@ -62,24 +62,6 @@ PathMapping whole_rule_mapping(const PathMapping &rule) {
         throw std::runtime_error("stat " + rule.local_path + ": " + std::strerror(st.error));
     if (st.error != 0 || st.is_dir) return rule;
     return {rule.local_path, join_path(rule.container_path, base_name(rule.local_path))};
-}
-
-std::optional<std::string> child_path(const std::string &dir, const std::string &file) {
-    if (dir.empty()) return std::nullopt;
-    const std::string d = clean_path(dir);
-    const std::string f = clean_path(file);
-    if (f == d) return std::string(".");
-    if (d == "/") return f.size() > 1 && f.front() == '/' ? std::optional<std::string>(f.substr(1)) : std::nullopt;
-    if (f.size() > d.size() && f.compare(0, d.size(), d) == 0 && f[d.size()] == '/') return f.substr(d.size() + 1);
-    return std::nullopt;
-}
-
-bool matches_file_or_child(const std::vector<std::string> &paths, const std::string &base, const std::string &file) {
-    for (const auto &p : paths) {
-        const std::string abs = (!p.empty() && p.front() == '/') ? clean_path(p) : join_path(base, p);
-        if (child_path(abs, file)) return true;
-    }
-    return false;
 }
 
 PlanResult create_plan(const api::LiveUpdateSpec &spec, const std::vector<std::string> &files_changed) {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/api/live_update.hpp"
+#include "plugin/core/api/live_update.hpp"
 
 namespace liveupdate {
 
@@ -25,12 +25,6 @@ std::vector<PathMapping> sync_rules(const api::LiveUpdateSpec &spec);
 // the file's name inside that folder. Throws std::runtime_error naming the
 // path when it cannot be stat'ed for a reason other than not existing.
 PathMapping whole_rule_mapping(const PathMapping &rule);
-
-// The path of file relative to dir when file is dir or beneath it.
-std::optional<std::string> child_path(const std::string &dir, const std::string &file);
-
-// Paths (relative to base unless absolute) of which file is one or a child.
-bool matches_file_or_child(const std::vector<std::string> &paths, const std::string &base, const std::string &file);
 
 struct Plan {
     std::vector<PathMapping> sync_paths;

@@ -1,13 +1,13 @@
-#include "core/reconcile.hpp"
+#include "plugin/core/reconcile.hpp"
 
 #include <algorithm>
 #include <exception>
 
-#include "core/initial_sync.hpp"
-#include "core/json_equal.hpp"
-#include "core/plan.hpp"
-#include "core/status.hpp"
-#include "core/text_format.hpp"
+#include "plugin/core/initial_sync.hpp"
+#include "plugin/core/json_equal.hpp"
+#include "plugin/core/plan.hpp"
+#include "plugin/core/status.hpp"
+#include "common/text_format.hpp"
 
 namespace liveupdate {
 namespace {

@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "core/api/api_object.hpp"
-#include "core/containers.hpp"
-#include "core/dependencies.hpp"
-#include "core/monitor.hpp"
-#include "core/step.hpp"
+#include "plugin/core/api/api_object.hpp"
+#include "plugin/core/containers.hpp"
+#include "plugin/core/dependencies.hpp"
+#include "plugin/core/monitor.hpp"
+#include "plugin/core/step.hpp"
 
 namespace liveupdate {
 

@@ -1,14 +1,14 @@
-#include "core/snapshot.hpp"
+#include "plugin/core/snapshot.hpp"
 
 #include <algorithm>
 #include <exception>
 #include <future>
 #include <utility>
 
-#include "core/document_arena.hpp"
-#include "core/json_equal.hpp"
-#include "core/json_fields.hpp"
-#include "core/json_text_writer.hpp"
+#include "plugin/core/document_arena.hpp"
+#include "plugin/core/json_equal.hpp"
+#include "plugin/core/json_fields.hpp"
+#include "plugin/core/json_text_writer.hpp"
 
 namespace liveupdate {
 namespace json = boost::json;

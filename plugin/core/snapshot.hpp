@@ -12,8 +12,8 @@
 
 #include <boost/json.hpp>
 
-#include "core/api/api_object.hpp"
-#include "core/monitor.hpp"
+#include "plugin/core/api/api_object.hpp"
+#include "plugin/core/monitor.hpp"
 
 namespace liveupdate {
 

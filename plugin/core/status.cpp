@@ -1,4 +1,4 @@
-#include "core/status.hpp"
+#include "plugin/core/status.hpp"
 
 namespace liveupdate {
 

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "core/api/live_update.hpp"
+#include "plugin/core/api/live_update.hpp"
 
 namespace liveupdate {
 

@@ -1,6 +1,6 @@
-#include "core/step.hpp"
+#include "plugin/core/step.hpp"
 
-#include "core/json_fields.hpp"
+#include "plugin/core/json_fields.hpp"
 
 namespace liveupdate {
 namespace json = boost::json;

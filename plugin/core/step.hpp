@@ -10,9 +10,9 @@
 
 #include <boost/json.hpp>
 
-#include "core/api/file_watch.hpp"
-#include "core/api/live_update.hpp"
-#include "core/plan.hpp"
+#include "plugin/core/api/file_watch.hpp"
+#include "plugin/core/api/live_update.hpp"
+#include "plugin/core/plan.hpp"
 
 namespace liveupdate {
 

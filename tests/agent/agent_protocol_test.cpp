@@ -2,7 +2,7 @@
 #define BOOST_TEST_MODULE agent_protocol
 #include <boost/test/unit_test.hpp>
 
-#include "protocol/messages.hpp"
+#include "agent/protocol/messages.hpp"
 
 using namespace liveupdate::agent;
 

@@ -15,7 +15,7 @@
 #include <sstream>
 #include <thread>
 
-#include "protocol/messages.hpp"
+#include "agent/protocol/messages.hpp"
 
 using namespace liveupdate::agent;
 namespace fs = std::filesystem;

@@ -8,14 +8,14 @@
 #include <fstream>
 #include <map>
 
-#include "compose/command_words.hpp"
-#include "compose/compose_project.hpp"
-#include "compose/compose_reader.hpp"
-#include "compose/dotenv.hpp"
-#include "compose/interpolation.hpp"
-#include "compose/project_files.hpp"
-#include "compose/project_name.hpp"
-#include "compose/watch_objects.hpp"
+#include "host/compose/command_words.hpp"
+#include "host/compose/compose_project.hpp"
+#include "host/compose/compose_reader.hpp"
+#include "host/compose/dotenv.hpp"
+#include "host/compose/interpolation.hpp"
+#include "host/compose/project_files.hpp"
+#include "host/compose/project_name.hpp"
+#include "host/compose/watch_objects.hpp"
 
 namespace fs = std::filesystem;
 namespace json = boost::json;

@@ -3,8 +3,8 @@
 #define BOOST_TEST_MODULE yaml_objects
 #include <boost/test/unit_test.hpp>
 
-#include "core/yaml_json.hpp"
-#include "up/object_files.hpp"
+#include "common/yaml_json.hpp"
+#include "host/up/object_files.hpp"
 
 namespace json = boost::json;
 using namespace liveupdate;

@@ -1,4 +1,4 @@
-#include "docker_test_support.hpp"
+#include "tests/docker/docker_test_support.hpp"
 
 #include <archive.h>
 #include <archive_entry.h>

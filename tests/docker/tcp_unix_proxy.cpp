@@ -1,4 +1,4 @@
-#include "tcp_unix_proxy.hpp"
+#include "tests/docker/tcp_unix_proxy.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

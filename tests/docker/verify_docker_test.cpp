@@ -10,8 +10,8 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "docker_test_support.hpp"
-#include "up_daemon.hpp"
+#include "tests/docker/docker_test_support.hpp"
+#include "tests/integration/up_daemon.hpp"
 
 using namespace up_it;
 using lu_test::sh;

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "protocol/messages.hpp"
+#include "agent/protocol/messages.hpp"
 
 namespace {
 

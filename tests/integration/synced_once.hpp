@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "up_daemon.hpp"
+#include "tests/integration/up_daemon.hpp"
 
 namespace up_it {
 

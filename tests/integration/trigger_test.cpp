@@ -3,7 +3,7 @@
 #define BOOST_TEST_MODULE trigger_integration_tests
 #include <boost/test/unit_test.hpp>
 
-#include "up_daemon.hpp"
+#include "tests/integration/up_daemon.hpp"
 
 using namespace up_it;
 

@@ -6,7 +6,7 @@
 
 #include <sys/stat.h>
 
-#include "up_daemon.hpp"
+#include "tests/integration/up_daemon.hpp"
 
 using namespace up_it;
 

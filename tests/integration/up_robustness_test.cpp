@@ -13,7 +13,7 @@
 #include <atomic>
 #include <future>
 
-#include "up_daemon.hpp"
+#include "tests/integration/up_daemon.hpp"
 
 using namespace up_it;
 using namespace std::chrono_literals;

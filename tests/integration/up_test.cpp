@@ -2,7 +2,7 @@
 #define BOOST_TEST_MODULE up_integration_tests
 #include <boost/test/unit_test.hpp>
 
-#include "synced_once.hpp"
+#include "tests/integration/synced_once.hpp"
 
 using namespace up_it;
 

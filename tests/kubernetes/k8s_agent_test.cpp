@@ -19,7 +19,7 @@
 #include "common/kubernetes/api_client.hpp"
 #include "common/kubernetes/kubeconfig.hpp"
 #include "common/kubernetes/pod_exec.hpp"
-#include "docker_test_support.hpp"
+#include "tests/docker/docker_test_support.hpp"
 
 namespace fs = std::filesystem;
 namespace json = boost::json;

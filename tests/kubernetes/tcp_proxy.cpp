@@ -1,4 +1,4 @@
-#include "tcp_proxy.hpp"
+#include "tests/kubernetes/tcp_proxy.hpp"
 
 #include <arpa/inet.h>
 #include <fcntl.h>

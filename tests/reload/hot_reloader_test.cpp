@@ -8,14 +8,14 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "core/engine_slot.hpp"
-#include "core/executor.hpp"
-#include "core/plugin_message.hpp"
-#include "core/reconcile_driver.hpp"
-#include "core/updater_registry.hpp"
-#include "reload/hot_reloader.hpp"
-#include "reload_test_support.hpp"
-#include "test_objects.hpp"
+#include "host/core/engine_slot.hpp"
+#include "host/core/executor.hpp"
+#include "host/core/plugin_message.hpp"
+#include "host/core/reconcile_driver.hpp"
+#include "host/core/updater_registry.hpp"
+#include "host/reload/hot_reloader.hpp"
+#include "tests/reload/reload_test_support.hpp"
+#include "tests/reload/test_objects.hpp"
 
 using namespace liveupdate;
 using namespace liveupdate::host;

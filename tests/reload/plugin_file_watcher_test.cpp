@@ -5,8 +5,8 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "reload/plugin_file_watcher.hpp"
-#include "reload_test_support.hpp"
+#include "host/reload/plugin_file_watcher.hpp"
+#include "tests/reload/reload_test_support.hpp"
 
 using namespace reload_test;
 using liveupdate::reload::PluginFileWatcher;

@@ -9,7 +9,7 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "reload/quiesce_gate.hpp"
+#include "host/reload/quiesce_gate.hpp"
 
 using liveupdate::reload::QuiesceGate;
 using namespace std::chrono_literals;

@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/log.hpp"
+#include "host/core/log.hpp"
 
 namespace reload_test {
 

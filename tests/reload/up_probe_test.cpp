@@ -5,7 +5,7 @@
 
 #include <cstdlib>
 
-#include "up_daemon.hpp"
+#include "tests/integration/up_daemon.hpp"
 
 using namespace up_it;
 

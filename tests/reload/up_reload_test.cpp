@@ -10,7 +10,7 @@
 #include <atomic>
 #include <regex>
 
-#include "synced_once.hpp"
+#include "tests/integration/synced_once.hpp"
 
 using namespace up_it;
 

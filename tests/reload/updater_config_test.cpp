@@ -1,7 +1,7 @@
 // The updater configuration: what it accepts, and errors that name the file and the field.
 #include <boost/test/unit_test.hpp>
 
-#include "reload/updater_config.hpp"
+#include "host/reload/updater_config.hpp"
 
 using namespace liveupdate::reload;
 namespace fs = std::filesystem;

@@ -2,9 +2,9 @@
 // nothing, and reloading a rebuilt updater plugin. Real updater plugins.
 #include <boost/test/unit_test.hpp>
 
-#include "core/host_error.hpp"
-#include "reload/updater_set.hpp"
-#include "reload_test_support.hpp"
+#include "host/core/host_error.hpp"
+#include "host/reload/updater_set.hpp"
+#include "tests/reload/reload_test_support.hpp"
 
 using namespace liveupdate;
 using namespace liveupdate::host;

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "liveupdate/liveupdate.hpp"
-#include "temp_dir.hpp"
+#include "tests/unit/temp_dir.hpp"
 
 extern "C" const lu_liveupdate_api *lu_liveupdate_plugin_entry(uint32_t abi_version, const lu_plugin_info **out_info);
 

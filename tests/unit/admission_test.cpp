@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "core/admission.hpp"
+#include "plugin/core/admission.hpp"
 
 using namespace liveupdate;
 

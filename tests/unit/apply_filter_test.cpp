@@ -1,6 +1,6 @@
 #include <boost/test/unit_test.hpp>
 
-#include "core/apply_filter.hpp"
+#include "plugin/core/apply_filter.hpp"
 
 using namespace liveupdate;
 

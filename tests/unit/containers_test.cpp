@@ -1,6 +1,6 @@
 #include <boost/test/unit_test.hpp>
 
-#include "core/containers.hpp"
+#include "plugin/core/containers.hpp"
 
 using namespace liveupdate;
 

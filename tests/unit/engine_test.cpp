@@ -5,9 +5,9 @@
 #include <thread>
 #include <vector>
 
-#include "core/engine.hpp"
-#include "core/snapshot.hpp"
-#include "temp_dir.hpp"
+#include "plugin/core/engine.hpp"
+#include "plugin/core/snapshot.hpp"
+#include "tests/unit/temp_dir.hpp"
 
 using namespace liveupdate;
 

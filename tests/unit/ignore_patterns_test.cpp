@@ -1,6 +1,7 @@
 #include <boost/test/unit_test.hpp>
 
-#include "core/ignore_patterns.hpp"
+#include "common/ignore_patterns.hpp"
+#include "common/paths.hpp"
 
 using liveupdate::IgnorePatterns;
 

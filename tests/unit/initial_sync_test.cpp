@@ -1,7 +1,7 @@
 #include <boost/test/unit_test.hpp>
 
-#include "core/initial_sync.hpp"
-#include "temp_dir.hpp"
+#include "plugin/core/initial_sync.hpp"
+#include "tests/unit/temp_dir.hpp"
 
 using namespace liveupdate;
 

@@ -3,9 +3,9 @@
 #include <thread>
 #include <vector>
 
-#include "core/document_arena.hpp"
-#include "core/json_equal.hpp"
-#include "core/json_fields.hpp"
+#include "plugin/core/document_arena.hpp"
+#include "plugin/core/json_equal.hpp"
+#include "plugin/core/json_fields.hpp"
 
 using namespace liveupdate;
 namespace json = boost::json;

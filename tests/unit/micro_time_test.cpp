@@ -1,6 +1,6 @@
 #include <boost/test/unit_test.hpp>
 
-#include "core/micro_time.hpp"
+#include "common/micro_time.hpp"
 
 using liveupdate::MicroTime;
 

@@ -2,7 +2,7 @@
 
 #include <boost/json.hpp>
 
-#include "core/monitor.hpp"
+#include "plugin/core/monitor.hpp"
 
 using namespace liveupdate;
 

@@ -1,7 +1,8 @@
 #include <boost/test/unit_test.hpp>
 
-#include "core/plan.hpp"
-#include "temp_dir.hpp"
+#include "plugin/core/plan.hpp"
+#include "tests/unit/temp_dir.hpp"
+#include "common/paths.hpp"
 
 using namespace liveupdate;
 

@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "core/path_time_index.hpp"
+#include "plugin/core/path_time_index.hpp"
 
 using namespace liveupdate;
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "core/json_fields.hpp"
-#include "core/snapshot.hpp"
+#include "plugin/core/json_fields.hpp"
+#include "plugin/core/snapshot.hpp"
 
 using namespace liveupdate;
 

@@ -1,6 +1,6 @@
 #include <boost/test/unit_test.hpp>
 
-#include "core/status.hpp"
+#include "plugin/core/status.hpp"
 
 using namespace liveupdate;
 

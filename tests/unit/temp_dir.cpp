@@ -1,4 +1,4 @@
-#include "temp_dir.hpp"
+#include "tests/unit/temp_dir.hpp"
 
 #include <stdlib.h>
 

@@ -1,8 +1,8 @@
 #include <boost/test/unit_test.hpp>
 
-#include "core/initial_sync.hpp"
-#include "core/utf8.hpp"
-#include "temp_dir.hpp"
+#include "plugin/core/initial_sync.hpp"
+#include "common/utf8.hpp"
+#include "tests/unit/temp_dir.hpp"
 
 using namespace liveupdate;
 

@@ -3,8 +3,8 @@
 #define BOOST_TEST_MODULE tree_compare_tests
 #include <boost/test/unit_test.hpp>
 
-#include "verify/tree_compare.hpp"
-#include "verify/verify_schedule.hpp"
+#include "host/verify/tree_compare.hpp"
+#include "host/verify/verify_schedule.hpp"
 
 using namespace liveupdate;
 using namespace liveupdate::verify;

@@ -1,7 +1,7 @@
 // What a LiveUpdate is doing, from its reconciles.
 #include <boost/test/unit_test.hpp>
 
-#include "up/activity.hpp"
+#include "host/up/activity.hpp"
 
 using namespace liveupdate;
 using namespace liveupdate::up;

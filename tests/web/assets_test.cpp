@@ -1,7 +1,7 @@
 // The page's files are compiled in and found by exact name only.
 #include <boost/test/unit_test.hpp>
 
-#include "web/assets.hpp"
+#include "host/web/assets.hpp"
 
 using namespace liveupdate::web;
 

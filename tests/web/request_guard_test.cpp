@@ -1,7 +1,7 @@
 // Who may read the status page and who may trigger: Host, Origin, token.
 #include <boost/test/unit_test.hpp>
 
-#include "web/request_guard.hpp"
+#include "host/web/request_guard.hpp"
 
 using namespace liveupdate::web;
 

@@ -1,7 +1,7 @@
 // The page's model from what the daemon answers.
 #include <boost/test/unit_test.hpp>
 
-#include "web/status_view.hpp"
+#include "host/web/status_view.hpp"
 
 using namespace liveupdate::web;
 namespace json = boost::json;

@@ -1,7 +1,7 @@
 // The trigger queue's ConfigMap and when a queued manifest has been served.
 #include <boost/test/unit_test.hpp>
 
-#include "up/trigger_queue.hpp"
+#include "host/up/trigger_queue.hpp"
 
 using namespace liveupdate::up;
 namespace json = boost::json;

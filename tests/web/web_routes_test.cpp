@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "web/web_routes.hpp"
+#include "host/web/web_routes.hpp"
 
 using namespace liveupdate::web;
 namespace json = boost::json;

@@ -11,7 +11,7 @@
 
 #include <atomic>
 
-#include "web/web_server.hpp"
+#include "host/web/web_server.hpp"
 
 using namespace liveupdate::web;
 namespace asio = boost::asio;

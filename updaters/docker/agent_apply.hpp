@@ -3,7 +3,7 @@
 #pragma once
 
 #include "agent/client/agent_apply.hpp"
-#include "agent_session.hpp"
+#include "updaters/docker/agent_session.hpp"
 
 namespace liveupdate::docker {
 

@@ -1,4 +1,4 @@
-#include "agent_session.hpp"
+#include "updaters/docker/agent_session.hpp"
 
 #include <poll.h>
 #include <sys/socket.h>
@@ -6,7 +6,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "engine/engine_error.hpp"
+#include "common/docker_engine/engine_error.hpp"
 
 namespace liveupdate::docker {
 namespace {

@@ -13,10 +13,10 @@
 #include <string_view>
 
 #include "agent/client/agent_stream.hpp"
-#include "engine/engine_client.hpp"
-#include "engine/exec_session.hpp"
-#include "engine/frame_demuxer.hpp"
-#include "protocol/messages.hpp"
+#include "common/docker_engine/engine_client.hpp"
+#include "common/docker_engine/exec_session.hpp"
+#include "common/docker_engine/frame_demuxer.hpp"
+#include "agent/protocol/messages.hpp"
 
 namespace liveupdate::docker {
 

@@ -1,4 +1,4 @@
-#include "docker_updater.hpp"
+#include "updaters/docker/docker_updater.hpp"
 
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -11,10 +11,10 @@
 #include <stdexcept>
 #include <thread>
 
-#include "agent_apply.hpp"
-#include "engine/frame_demuxer.hpp"
-#include "tar_file_reader.hpp"
-#include "update_messages.hpp"
+#include "updaters/docker/agent_apply.hpp"
+#include "common/docker_engine/frame_demuxer.hpp"
+#include "updaters/docker/tar_file_reader.hpp"
+#include "updaters/shared/update_messages.hpp"
 
 namespace liveupdate::docker {
 

@@ -14,13 +14,13 @@
 #include <unordered_map>
 #include <vector>
 
-#include "agent_binary.hpp"
-#include "agent_session.hpp"
-#include "engine/engine_client.hpp"
-#include "engine/exec_session.hpp"
-#include "implied_dirs_filter.hpp"
-#include "updater_config.hpp"
-#include "container_owner.hpp"
+#include "updaters/docker/agent_binary.hpp"
+#include "updaters/docker/agent_session.hpp"
+#include "common/docker_engine/engine_client.hpp"
+#include "common/docker_engine/exec_session.hpp"
+#include "updaters/shared/implied_dirs_filter.hpp"
+#include "updaters/docker/updater_config.hpp"
+#include "updaters/shared/container_owner.hpp"
 
 namespace liveupdate::docker {
 

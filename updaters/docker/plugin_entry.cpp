@@ -2,7 +2,7 @@
 #include <string_view>
 #include <utility>
 
-#include "docker_updater.hpp"
+#include "updaters/docker/docker_updater.hpp"
 #include "liveupdate/ext/digest.h"
 #include "liveupdate/updater.hpp"
 

@@ -1,4 +1,4 @@
-#include "tar_file_reader.hpp"
+#include "updaters/docker/tar_file_reader.hpp"
 
 #include <archive.h>
 #include <archive_entry.h>

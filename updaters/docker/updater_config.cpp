@@ -1,4 +1,4 @@
-#include "updater_config.hpp"
+#include "updaters/docker/updater_config.hpp"
 
 #include <boost/json.hpp>
 #include <stdexcept>

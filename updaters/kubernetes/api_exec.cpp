@@ -1,4 +1,4 @@
-#include "api_exec.hpp"
+#include "updaters/kubernetes/api_exec.hpp"
 
 #include "common/kubernetes/pod_exec.hpp"
 

@@ -7,7 +7,7 @@
 #include <mutex>
 
 #include "common/kubernetes/api_client.hpp"
-#include "kubectl_updater.hpp"
+#include "updaters/kubernetes/kubectl_updater.hpp"
 
 namespace liveupdate::kubernetes {
 

@@ -1,10 +1,10 @@
-#include "kubectl_updater.hpp"
+#include "updaters/kubernetes/kubectl_updater.hpp"
 
 #include <boost/json.hpp>
 #include <stdexcept>
 
 #include "common/kubernetes/child_process.hpp"
-#include "update_messages.hpp"
+#include "updaters/shared/update_messages.hpp"
 
 namespace liveupdate::kubernetes {
 namespace {

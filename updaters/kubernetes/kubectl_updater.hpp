@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "implied_dirs_filter.hpp"
+#include "updaters/shared/implied_dirs_filter.hpp"
 
 namespace liveupdate::kubernetes {
 

@@ -4,10 +4,10 @@
 #include <string_view>
 #include <utility>
 
-#include "api_exec.hpp"
-#include "kubectl_updater.hpp"
+#include "updaters/kubernetes/api_exec.hpp"
+#include "updaters/kubernetes/kubectl_updater.hpp"
 #include "liveupdate/updater.hpp"
-#include "pod_agents.hpp"
+#include "updaters/kubernetes/pod_agents.hpp"
 
 namespace {
 

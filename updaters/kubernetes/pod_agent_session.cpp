@@ -1,6 +1,6 @@
-#include "pod_agent_session.hpp"
+#include "updaters/kubernetes/pod_agent_session.hpp"
 
-#include "protocol/messages.hpp"
+#include "agent/protocol/messages.hpp"
 
 namespace liveupdate::kubernetes {
 

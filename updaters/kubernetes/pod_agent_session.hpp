@@ -13,7 +13,7 @@
 
 #include "agent/client/agent_stream.hpp"
 #include "common/kubernetes/pod_exec_stream.hpp"
-#include "protocol/frame.hpp"
+#include "agent/protocol/frame.hpp"
 
 namespace liveupdate::kubernetes {
 

@@ -1,11 +1,11 @@
-#include "pod_agents.hpp"
+#include "updaters/kubernetes/pod_agents.hpp"
 
 #include <algorithm>
 #include <stdexcept>
 
 #include "agent/client/agent_apply.hpp"
 #include "common/kubernetes/pod_exec.hpp"
-#include "update_messages.hpp"
+#include "updaters/shared/update_messages.hpp"
 
 namespace liveupdate::kubernetes {
 namespace {

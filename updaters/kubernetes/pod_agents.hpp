@@ -13,9 +13,9 @@
 #include <unordered_map>
 
 #include "agent/client/agent_binary.hpp"
-#include "api_exec.hpp"
-#include "kubectl_updater.hpp"
-#include "pod_agent_session.hpp"
+#include "updaters/kubernetes/api_exec.hpp"
+#include "updaters/kubernetes/kubectl_updater.hpp"
+#include "updaters/kubernetes/pod_agent_session.hpp"
 
 namespace liveupdate::kubernetes {
 

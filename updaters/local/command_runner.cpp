@@ -1,4 +1,4 @@
-#include "command_runner.hpp"
+#include "updaters/local/command_runner.hpp"
 
 #include <fcntl.h>
 #include <spawn.h>

@@ -1,4 +1,4 @@
-#include "container_digest.hpp"
+#include "updaters/local/container_digest.hpp"
 
 #include <climits>
 #include <cerrno>
@@ -8,7 +8,7 @@
 #include <string>
 
 #include "common/tree_digest/tree_digest.hpp"
-#include "container_paths.hpp"
+#include "updaters/local/container_paths.hpp"
 #include "liveupdate/liveupdate.hpp"
 
 namespace liveupdate::local {

@@ -1,4 +1,4 @@
-#include "container_paths.hpp"
+#include "updaters/local/container_paths.hpp"
 
 #include <climits>
 

@@ -13,12 +13,12 @@
 #include <stdexcept>
 #include <string>
 
-#include "command_runner.hpp"
-#include "container_digest.hpp"
-#include "container_paths.hpp"
+#include "updaters/local/command_runner.hpp"
+#include "updaters/local/container_digest.hpp"
+#include "updaters/local/container_paths.hpp"
 #include "liveupdate/updater.hpp"
-#include "safe_delete.hpp"
-#include "safe_extract.hpp"
+#include "updaters/local/safe_delete.hpp"
+#include "updaters/local/safe_extract.hpp"
 
 namespace {
 

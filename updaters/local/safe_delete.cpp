@@ -1,4 +1,4 @@
-#include "safe_delete.hpp"
+#include "updaters/local/safe_delete.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -9,7 +9,7 @@
 #include <cstring>
 #include <vector>
 
-#include "container_paths.hpp"
+#include "updaters/local/container_paths.hpp"
 
 namespace liveupdate::local {
 namespace {

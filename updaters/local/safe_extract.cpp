@@ -1,4 +1,4 @@
-#include "safe_extract.hpp"
+#include "updaters/local/safe_extract.hpp"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "container_paths.hpp"
+#include "updaters/local/container_paths.hpp"
 
 namespace liveupdate::local {
 namespace {

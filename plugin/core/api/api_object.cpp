@@ -1,8 +1,8 @@
-#include "core/api/api_object.hpp"
+#include "plugin/core/api/api_object.hpp"
 
 #include <array>
 
-#include "core/json_fields.hpp"
+#include "plugin/core/json_fields.hpp"
 
 namespace liveupdate::api {
 using namespace json_fields;

@@ -10,15 +10,15 @@
 
 #include <boost/json.hpp>
 
-#include "core/api/config_map.hpp"
-#include "core/api/docker_compose_service.hpp"
-#include "core/api/file_watch.hpp"
-#include "core/api/image_map.hpp"
-#include "core/api/kubernetes_apply.hpp"
-#include "core/api/kubernetes_discovery.hpp"
-#include "core/api/live_update.hpp"
-#include "core/api/local_container.hpp"
-#include "core/api/object_meta.hpp"
+#include "plugin/core/api/config_map.hpp"
+#include "plugin/core/api/docker_compose_service.hpp"
+#include "plugin/core/api/file_watch.hpp"
+#include "plugin/core/api/image_map.hpp"
+#include "plugin/core/api/kubernetes_apply.hpp"
+#include "plugin/core/api/kubernetes_discovery.hpp"
+#include "plugin/core/api/live_update.hpp"
+#include "plugin/core/api/local_container.hpp"
+#include "plugin/core/api/object_meta.hpp"
 
 namespace liveupdate::api {
 

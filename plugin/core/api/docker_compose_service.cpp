@@ -1,6 +1,6 @@
-#include "core/api/docker_compose_service.hpp"
+#include "plugin/core/api/docker_compose_service.hpp"
 
-#include "core/json_fields.hpp"
+#include "plugin/core/json_fields.hpp"
 
 namespace liveupdate::api {
 using namespace json_fields;

@@ -6,7 +6,7 @@
 
 #include <boost/json.hpp>
 
-#include "core/micro_time.hpp"
+#include "common/micro_time.hpp"
 
 namespace liveupdate::api {
 

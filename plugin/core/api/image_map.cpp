@@ -1,6 +1,6 @@
-#include "core/api/image_map.hpp"
+#include "plugin/core/api/image_map.hpp"
 
-#include "core/json_fields.hpp"
+#include "plugin/core/json_fields.hpp"
 
 namespace liveupdate::api {
 using namespace json_fields;

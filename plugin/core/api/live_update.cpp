@@ -1,6 +1,6 @@
-#include "core/api/live_update.hpp"
+#include "plugin/core/api/live_update.hpp"
 
-#include "core/json_fields.hpp"
+#include "plugin/core/json_fields.hpp"
 
 namespace liveupdate::api {
 using namespace json_fields;

@@ -7,7 +7,7 @@
 
 #include <boost/json.hpp>
 
-#include "core/api/docker_compose_service.hpp"
+#include "plugin/core/api/docker_compose_service.hpp"
 
 namespace liveupdate::api {
 

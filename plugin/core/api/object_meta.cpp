@@ -1,6 +1,6 @@
-#include "core/api/object_meta.hpp"
+#include "plugin/core/api/object_meta.hpp"
 
-#include "core/json_fields.hpp"
+#include "plugin/core/json_fields.hpp"
 
 namespace liveupdate::api {
 using namespace json_fields;

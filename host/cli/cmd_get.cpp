@@ -1,0 +1,188 @@
+// `lu-host get KIND [-o json]` and `lu-host describe KIND NAME`: read the
+// running daemon's objects over its control socket.
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "host/cli/commands.hpp"
+#include "host/cli/options.hpp"
+#include "host/core/json_path.hpp"
+#include "host/core/json_text.hpp"
+#include "host/up/control_socket.hpp"
+#include "host/up/kind_names.hpp"
+#include "host/up/pretty_json.hpp"
+
+namespace liveupdate::host::cli {
+namespace json = boost::json;
+
+namespace {
+
+constexpr const char *kGetHelp =
+    "usage: lu-host get KIND [-o json] [--control-socket PATH]\n"
+    "\n"
+    "Lists the objects of a running `lu-host up` (KIND: liveupdates, filewatches,\n"
+    "localcontainers, ...) with their status. -o json prints a List object; for\n"
+    "LiveUpdates it also carries \"rejected\": the ones admission refused.\n"
+    "exit: 0 ok, 1 no daemon answered, 2 usage error\n";
+
+constexpr const char *kDescribeHelp =
+    "usage: lu-host describe KIND NAME [--control-socket PATH]\n"
+    "\n"
+    "Shows one object of a running `lu-host up`: where it is declared, its spec,\n"
+    "its status and (LiveUpdates) its recent log or why it was rejected.\n"
+    "exit: 0 ok, 1 not found or no daemon answered, 2 usage error\n";
+
+using host::text_at;
+using host::value_at;
+
+struct Row {
+    std::string name, state, containers, last_sync, message;
+};
+
+Row live_update_row(const json::value &lu) {
+    Row row{text_at(lu, {"metadata", "name"}), "Pending", "0", "-", ""};
+    const json::value *containers = value_at(lu, {"status", "containers"});
+    std::size_t count = 0;
+    if (containers != nullptr && containers->is_array()) {
+        count = containers->as_array().size();
+        if (count > 0) row.state = "Ok";
+        for (const auto &c : containers->as_array()) {
+            const std::string synced = text_at(c, {"lastFileTimeSynced"});
+            if (!synced.empty() && (row.last_sync == "-" || synced > row.last_sync)) row.last_sync = synced;
+            if (const std::string waiting = text_at(c, {"waiting", "reason"}); !waiting.empty()) {
+                row.state = "Waiting:" + waiting;
+                row.message = text_at(c, {"waiting", "message"});
+            }
+            if (const std::string exec = text_at(c, {"lastExecError"}); !exec.empty()) {
+                row.state = "ExecError";
+                row.message = exec;
+            }
+        }
+    }
+    row.containers = std::to_string(count);
+    if (const std::string reason = text_at(lu, {"status", "failed", "reason"}); !reason.empty()) {
+        row.state = "Failed:" + reason;
+        row.message = text_at(lu, {"status", "failed", "message"});
+    }
+    return row;
+}
+
+void print_table(const std::vector<std::vector<std::string>> &rows) {
+    std::vector<std::size_t> widths;
+    for (const auto &r : rows)
+        for (std::size_t i = 0; i < r.size(); ++i) {
+            if (widths.size() <= i) widths.push_back(0);
+            widths[i] = std::max(widths[i], r[i].size());
+        }
+    for (const auto &r : rows) {
+        std::string line;
+        for (std::size_t i = 0; i < r.size(); ++i) {
+            line += r[i];
+            if (i + 1 < r.size()) line += std::string(widths[i] - r[i].size() + 3, ' ');
+        }
+        std::cout << line << '\n';
+    }
+}
+
+void print_list(const std::string &kind, const json::value &answer) {
+    std::vector<std::vector<std::string>> rows;
+    const json::value *items = value_at(answer, {"items"});
+    if (kind == "LiveUpdate") {
+        rows.push_back({"NAME", "STATE", "CONTAINERS", "LAST SYNC", "MESSAGE"});
+        if (items != nullptr && items->is_array())
+            for (const auto &lu : items->as_array()) {
+                const Row r = live_update_row(lu);
+                rows.push_back({r.name, r.state, r.containers, r.last_sync, r.message});
+            }
+        if (const json::value *rejected = value_at(answer, {"rejected"}); rejected != nullptr && rejected->is_array())
+            for (const auto &r : rejected->as_array())
+                rows.push_back({text_at(r, {"name"}), "Rejected", "0", "-", text_at(r, {"message"})});
+    } else {
+        rows.push_back({"NAME", "STATUS"});
+        if (items != nullptr && items->is_array())
+            for (const auto &o : items->as_array()) {
+                const json::value *status = value_at(o, {"status"});
+                std::string summary = status != nullptr ? json::serialize(*status) : "{}";
+                if (summary.size() > 100) summary = summary.substr(0, 97) + "...";
+                rows.push_back({text_at(o, {"metadata", "name"}), summary});
+            }
+    }
+    print_table(rows);
+}
+
+std::string indented(const std::string &text) {
+    std::string out = "  ";
+    for (char c : text) {
+        out += c;
+        if (c == '\n') out += "  ";
+    }
+    return out;
+}
+
+int client_main(const char *command, int argc, char **argv, const char *help, std::size_t names) {
+    ParsedArgs args;
+    try {
+        args = parse_args(argc, argv, {"-o", "--output", "--control-socket"}, {"--help", "-h"});
+        if (args.has("--help") || args.has("-h")) {
+            std::cout << help;
+            return kExitOk;
+        }
+        if (args.positional.size() != names) throw UsageError("wrong number of arguments");
+        if (!up::kind_from_cli(args.positional[0])) throw UsageError("unknown kind \"" + args.positional[0] + "\"");
+        const std::string output = args.value("-o").value_or(args.value("--output").value_or("text"));
+        if (output != "text" && output != "json") throw UsageError("-o must be json (or text)");
+    } catch (const UsageError &e) {
+        std::cerr << "lu-host " << command << ": " << e.what() << "\n\n" << help;
+        return kExitUsage;
+    }
+    const std::string kind = *up::kind_from_cli(args.positional[0]);
+    const std::string socket = args.value("--control-socket").value_or(up::default_control_socket_path());
+    const bool as_json = args.value("-o").value_or(args.value("--output").value_or("text")) == "json";
+    json::object request{{"op", names == 1 ? "get" : "describe"}, {"kind", kind}};
+    if (names == 2) request["name"] = args.positional[1];
+    json::value answer;
+    try {
+        answer = up::control_request(socket, request);
+    } catch (const std::exception &e) {
+        std::cerr << "lu-host " << command << ": " << e.what() << '\n';
+        return kExitFailure;
+    }
+    if (const std::string error = text_at(answer, {"error"}); !error.empty()) {
+        std::cerr << "lu-host " << command << ": " << error << '\n';
+        return kExitFailure;
+    }
+    if (as_json) {
+        std::cout << json::serialize(answer) << '\n';
+        return kExitOk;
+    }
+    if (names == 1) {
+        print_list(kind, answer);
+        return kExitOk;
+    }
+    std::cout << "Name:         " << args.positional[1] << "\nKind:         " << kind << '\n';
+    if (const std::string file = text_at(answer, {"file"}); !file.empty()) std::cout << "Declared in:  " << file << '\n';
+    if (const json::value *rejected = value_at(answer, {"rejected"})) {
+        std::cout << "Rejected:     " << text_at(*rejected, {"message"}) << '\n';
+        if (const json::value *errors = value_at(*rejected, {"errors"}); errors != nullptr && errors->is_array())
+            for (const auto &e : errors->as_array())
+                std::cout << "  " << text_at(e, {"field"}) << ": " << text_at(e, {"message"}) << '\n';
+    }
+    if (const json::value *object = value_at(answer, {"object"})) {
+        if (const json::value *spec = value_at(*object, {"spec"})) std::cout << "Spec:\n" << indented(up::pretty_json(*spec)) << '\n';
+        if (const json::value *status = value_at(*object, {"status"}))
+            std::cout << "Status:\n" << indented(up::pretty_json(*status)) << '\n';
+    }
+    if (const json::value *lines = value_at(answer, {"log"}); lines != nullptr && lines->is_array()) {
+        std::cout << "Recent log:\n";
+        for (const auto &l : lines->as_array())
+            if (l.is_string()) std::cout << "  " << l.as_string() << '\n';
+    }
+    return kExitOk;
+}
+
+}  // namespace
+
+int run_get_command(int argc, char **argv) { return client_main("get", argc, argv, kGetHelp, 1); }
+int run_describe_command(int argc, char **argv) { return client_main("describe", argc, argv, kDescribeHelp, 2); }
+
+}  // namespace liveupdate::host::cli

@@ -1,0 +1,151 @@
+// `lu-host verify [liveupdate NAME...] [--fix]`: the running daemon compares
+// every sync target in every running container with the local tree and, with
+// --fix, sends what differs.
+#include <iostream>
+
+#include "host/cli/commands.hpp"
+#include "host/cli/options.hpp"
+#include "host/core/json_text.hpp"
+#include "host/up/control_socket.hpp"
+#include "host/up/pretty_json.hpp"
+
+namespace liveupdate::host::cli {
+namespace json = boost::json;
+
+namespace {
+
+constexpr const char *kVerifyHelp =
+    "usage: lu-host verify [liveupdate NAME...] [--fix] [-o json] [--control-socket PATH]\n"
+    "\n"
+    "Asks a running `lu-host up` to compare every sync target in every running\n"
+    "container of the named LiveUpdates (default: all of them) with the local\n"
+    "tree, by content hash (XXH3-64, through lu-agent in Docker containers).\n"
+    "Paths the sync ignores (the FileWatch ignores and the built-in ones) are\n"
+    "left out. Prints per container what is missing there, what is extra there\n"
+    "and what differs.\n"
+    "\n"
+    "  --fix   send only what differs, through the normal update path (deletes\n"
+    "          for extra paths, copies for missing and different ones, no\n"
+    "          commands, no restart), then verify again\n"
+    "  -o json print the daemon's report as JSON\n"
+    "\n"
+    "exit: 0 every container equals its local tree (after --fix: equals now),\n"
+    "      1 differences found (and not fixed), a container that cannot be\n"
+    "        verified, or no daemon answered, 2 usage error\n";
+
+void print_lists(const json::value &lists, const std::string &indent) {
+    for (const char *list : {"missing", "extra"}) {
+        const json::value *paths = find_member(lists, list);
+        if (paths == nullptr || !paths->is_array()) continue;
+        for (const auto &p : paths->as_array())
+            std::cout << indent << list << (std::string_view(list) == "extra" ? "     " : "   ")
+                      << (p.is_string() ? std::string(p.as_string()) : json::serialize(p)) << '\n';
+    }
+    const json::value *different = find_member(lists, "different");
+    if (different != nullptr && different->is_array())
+        for (const auto &d : different->as_array())
+            std::cout << indent << "different " << string_member(d, "path") << " (" << string_member(d, "why") << ")\n";
+}
+
+std::size_t count_of(const json::value &lists) {
+    std::size_t n = 0;
+    for (const char *list : {"missing", "extra", "different"})
+        if (const json::value *v = find_member(lists, list); v != nullptr && v->is_array()) n += v->as_array().size();
+    return n;
+}
+
+void print_report(const json::value &report) {
+    const std::string name = string_member(report, "name");
+    if (const std::string error = string_member(report, "error"); !error.empty()) {
+        std::cout << name << ": cannot verify: " << error << '\n';
+        return;
+    }
+    const json::value *containers = find_member(report, "containers");
+    if (containers == nullptr || !containers->is_array() || containers->as_array().empty()) {
+        std::cout << name << ": no running container\n";
+        return;
+    }
+    for (const auto &c : containers->as_array()) {
+        const std::string where = name + " " + string_member(c, "container");
+        const std::size_t found = count_of(c);
+        const std::string error = string_member(c, "error");
+        if (found == 0 && error.empty()) {
+            std::cout << where << ": in sync\n";
+            continue;
+        }
+        if (found > 0) {
+            std::cout << where << ": " << found << " difference(s)\n";
+            print_lists(c, "  ");
+        }
+        if (const json::value *remaining = find_member(c, "remaining")) {
+            const std::size_t left = count_of(*remaining);
+            if (left == 0) {
+                std::cout << where << ": fixed, in sync now\n";
+            } else {
+                std::cout << where << ": " << left << " difference(s) remain after the fix\n";
+                print_lists(*remaining, "  ");
+            }
+        }
+        if (!error.empty()) std::cout << where << ": " << error << '\n';
+    }
+}
+
+}  // namespace
+
+int run_verify_command(int argc, char **argv) {
+    ParsedArgs args;
+    try {
+        args = parse_args(argc, argv, {"--control-socket", "-o"}, {"--help", "-h", "--fix"});
+        if (args.has("--help") || args.has("-h")) {
+            std::cout << kVerifyHelp;
+            return kExitOk;
+        }
+        if (auto format = args.value("-o"); format && *format != "json") throw UsageError("-o takes json");
+        if (!args.positional.empty()) {
+            const std::string &kind = args.positional.front();
+            if (kind != "liveupdate" && kind != "liveupdates" && kind != "lu")
+                throw UsageError("verify checks LiveUpdates: `lu-host verify liveupdate NAME`, got " + kind);
+            if (args.positional.size() == 1) throw UsageError("no LiveUpdate named after " + kind);
+        }
+    } catch (const UsageError &e) {
+        std::cerr << "lu-host verify: " << e.what() << "\n\n" << kVerifyHelp;
+        return kExitUsage;
+    }
+    json::object request{{"op", "verify"}, {"fix", args.has("--fix")}};
+    if (args.positional.size() > 1) {
+        json::array names;
+        for (std::size_t i = 1; i < args.positional.size(); ++i) names.emplace_back(args.positional[i]);
+        request["names"] = std::move(names);
+    }
+    const std::string socket = args.value("--control-socket").value_or(up::default_control_socket_path());
+    json::value answer;
+    try {
+        answer = up::control_request(socket, request);
+    } catch (const std::exception &e) {
+        std::cerr << "lu-host verify: " << e.what() << '\n';
+        return kExitFailure;
+    }
+    if (const std::string error = string_member(answer, "error"); !error.empty()) {
+        std::cerr << "lu-host verify: " << error << '\n';
+        return kExitFailure;
+    }
+    const json::value *reports = find_member(answer, "liveUpdates");
+    if (reports == nullptr || !reports->is_array()) {
+        std::cerr << "lu-host verify: the daemon's answer has no liveUpdates\n";
+        return kExitFailure;
+    }
+    bool clean = true;
+    for (const auto &report : reports->as_array()) {
+        const json::value *ok = find_member(report, "clean");
+        clean = clean && ok != nullptr && ok->is_bool() && ok->as_bool();
+    }
+    if (args.value("-o"))
+        std::cout << up::pretty_json(answer) << '\n';
+    else if (reports->as_array().empty())
+        std::cout << "no LiveUpdate to verify\n";
+    else
+        for (const auto &report : reports->as_array()) print_report(report);
+    return clean ? kExitOk : kExitFailure;
+}
+
+}  // namespace liveupdate::host::cli

@@ -1,0 +1,93 @@
+// The host drives an updater plugin written in C.
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+
+#define BOOST_TEST_MODULE c_abi_tests
+#include <boost/test/unit_test.hpp>
+
+#include "host/core/executor.hpp"
+#include "host/core/host_error.hpp"
+
+using namespace liveupdate::host;
+namespace fs = std::filesystem;
+namespace json = boost::json;
+
+namespace {
+
+struct RecordingRestarts : LocalContainers {
+    std::vector<std::string> restarted;
+    bool fail = false;
+    void restart(const lu_container_ref &container) override {
+        if (fail) throw std::runtime_error("process would not stop");
+        restarted.emplace_back(container.container_id);
+    }
+};
+
+struct Fixture {
+    fs::path file = fs::temp_directory_path() / "lu-c-abi-test.txt";
+    std::shared_ptr<UpdaterHostServices> services = std::make_shared<UpdaterHostServices>();
+    UpdaterRegistry updaters;
+    Executor executor{updaters};
+    std::vector<std::string> lines;
+    std::mutex mutex;
+    LogSinkFn log = [this](LogLevel, std::string_view line) {
+        std::lock_guard lock(mutex);
+        lines.emplace_back(line);
+    };
+
+    Fixture() {
+        std::ofstream(file) << std::string(5000, 'c');
+        updaters.set("local", std::make_shared<Updater>(UpdaterPlugin::load(LU_TEST_C_UPDATER), services));
+    }
+    ~Fixture() { fs::remove(file); }
+
+    json::object update(bool restart, const char *run = "true") const {
+        return json::parse(R"({"liveUpdate": "lu", "via": "local",
+            "container": {"containerID": "c-7", "containerName": "n", "root": "/tmp"},
+            "copy": [{"local": ")" + file.string() + R"(", "container": "/a.txt"}],
+            "runs": [{"args": [")" + std::string(run) + R"("]}], "restart": )" + (restart ? "true" : "false") + "}")
+            .as_object();
+    }
+};
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(c_updater, Fixture)
+
+BOOST_AUTO_TEST_CASE(loads_and_reads_the_whole_archive) {
+    auto plugin = UpdaterPlugin::load(LU_TEST_C_UPDATER);
+    BOOST_TEST(plugin->identity().name == "c-updater");
+    const UpdateOutcome outcome = executor.execute(update(false), log);
+    BOOST_TEST((outcome.kind == UpdateOutcome::Kind::ok));
+    std::uint64_t expected_bytes = 0;
+    write_archive({{file.string(), "/a.txt"}}, liveupdate::IgnoreSet{},
+                  [&](const void *, std::size_t size) { expected_bytes += size; }, log);
+    BOOST_TEST_REQUIRE(lines.size() == 1u);
+    BOOST_TEST(lines[0] == "c-updater: " + std::to_string(expected_bytes) + " archive bytes for c-7");
+}
+
+BOOST_AUTO_TEST_CASE(a_failing_run_is_a_run_failure) {
+    const UpdateOutcome outcome = executor.execute(update(false, "false"), log);
+    BOOST_TEST((outcome.kind == UpdateOutcome::Kind::run_failure));
+    BOOST_TEST(outcome.exit_code == 1);
+    BOOST_TEST(outcome.message == "false failed");
+}
+
+BOOST_AUTO_TEST_CASE(restart_goes_through_the_host_extension_when_offered) {
+    const UpdateOutcome without = executor.execute(update(true), log);
+    BOOST_TEST((without.kind == UpdateOutcome::Kind::infra_failure));
+    BOOST_TEST(without.message == "no local-containers extension");
+
+    auto restarts = std::make_shared<RecordingRestarts>();
+    services->set_local_containers(restarts);
+    BOOST_TEST((executor.execute(update(true), log).kind == UpdateOutcome::Kind::ok));
+    BOOST_TEST(restarts->restarted == std::vector<std::string>{"c-7"}, boost::test_tools::per_element());
+
+    restarts->fail = true;
+    const UpdateOutcome failed = executor.execute(update(true), log);
+    BOOST_TEST((failed.kind == UpdateOutcome::Kind::infra_failure));
+    BOOST_TEST(failed.message == "process would not stop");
+}
+
+BOOST_AUTO_TEST_SUITE_END()

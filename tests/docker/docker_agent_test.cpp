@@ -1,0 +1,344 @@
+// The docker updater through lu-agent, against the real engine: every step in
+// lu-busybox and in lu-notar (no tar, no shell), a killed agent, a restarted
+// and a re-created container, the fallback in a read-only container and with
+// the agent's folder on a noexec mount, a paused container (exec refused),
+// and a stream of 1,000 files. Containers are named lut13-*.
+#define BOOST_TEST_MODULE docker_agent
+#include <signal.h>
+#include <unistd.h>
+
+#include <boost/test/unit_test.hpp>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "tests/docker/docker_test_support.hpp"
+
+using namespace lu_test;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kBusybox = "lu-busybox:latest";
+const std::string kNoTar = "lu-notar:2";
+
+std::string command_for(const std::string &image) { return image == kNoTar ? "/sleep 100000" : "sleep 100000"; }
+
+class Container {
+public:
+    Container(const std::string &image, const std::string &extra = "") : image_(image) {
+        static int counter = 0;
+        name_ = "lut13-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+        start(extra);
+    }
+    ~Container() { sh("docker rm -f " + name_ + " >/dev/null 2>&1"); }
+    Container(const Container &) = delete;
+    Container &operator=(const Container &) = delete;
+
+    void start(const std::string &extra = "") {
+        id_ = sh_ok("docker run -d --network none --name " + name_ + " " + extra + " " + image_ + " " + command_for(image_));
+    }
+    void recreate() {
+        sh_ok("docker rm -f " + name_);
+        start();
+    }
+    const std::string &id() const { return id_; }
+    const std::string &name() const { return name_; }
+    // A file's content, read through the archive API (works without a shell).
+    std::string read(const std::string &path) const {
+        const auto r = sh("docker cp " + name_ + ":" + path + " - 2>/dev/null | tar -xO 2>/dev/null");
+        return r.output;
+    }
+    bool exists(const std::string &path) const { return sh("docker cp " + name_ + ":" + path + " - >/dev/null 2>&1").exit_code == 0; }
+    // "uid/gid" and the type letter of a path, from the archive API's listing.
+    std::string listing(const std::string &path) const {
+        return sh_ok("docker cp " + name_ + ":" + path + " - | tar -tv --numeric-owner | head -1 | awk '{print substr($1,1,1) \" \" $2}'");
+    }
+    // The host pids of the container's lu-agent processes.
+    std::vector<std::string> agent_pids() const {
+        const auto out = sh_ok("docker top " + name_ + " -eo pid,args | awk '/\\.lu-agent\\/lu-agent/ {print $1}'");
+        std::vector<std::string> pids;
+        std::size_t start = 0;
+        while (start < out.size()) {
+            const auto end = std::min(out.find('\n', start), out.size());
+            if (end > start) pids.push_back(out.substr(start, end - start));
+            start = end + 1;
+        }
+        return pids;
+    }
+    void kill_agents() const {
+        for (const auto &pid : agent_pids()) ::kill(std::stoi(pid), SIGKILL);
+    }
+
+private:
+    std::string image_;
+    std::string name_;
+    std::string id_;
+};
+
+struct TempDir {
+    fs::path path = fs::temp_directory_path() / ("lut13-" + std::to_string(::getpid()) + "-" +
+                                                 std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
+    TempDir() { fs::create_directories(path); }
+    ~TempDir() { fs::remove_all(path); }
+};
+
+Update copy_of(const std::string &archive, const std::vector<std::string> &container_paths) {
+    Update u;
+    u.archive = archive;
+    for (const auto &p : container_paths) u.copies.push_back({"/nowhere" + p, p});
+    return u;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(copies_deletes_symlinks_and_runs_work_in_both_images) {
+    for (const auto &image : {kBusybox, kNoTar}) {
+        BOOST_TEST_CONTEXT(image) {
+            Container c(image);
+            DockerUpdater updater(R"({"runTimeoutSeconds": 2})");
+            auto u = copy_of(TarBuilder()
+                                 .dir("app/src")
+                                 .file("app/src/a/b/c.txt", "nested\n", 0640)
+                                 .file("app/src/top.txt", "top\n")
+                                 .symlink("app/src/link", "a/b/c.txt")
+                                 .finish(),
+                             {"/app/src/a/b/c.txt", "/app/src/top.txt", "/app/src/link"});
+            const auto copied = updater.update(c.id(), c.name(), u);
+            BOOST_TEST_REQUIRE(copied.kind == LU_OUTCOME_OK, copied.message);
+            BOOST_TEST(!copied.logged("cannot run"));
+            BOOST_TEST(c.read("/app/src/a/b/c.txt") == "nested\n");
+            BOOST_TEST(c.read("/app/src/top.txt") == "top\n");
+            BOOST_TEST(c.listing("/app/src/link").substr(0, 1) == "l");
+            BOOST_TEST(sh_ok("docker cp " + c.name() + ":/app/src/a/b/c.txt - | tar -tv | awk '{print $1}'") == "-rw-r-----");
+
+            // A delete of a folder holding a symlink, and of the symlink alone.
+            Update del;
+            del.deletes = {"/app/src/link", "/app/src/a"};
+            const auto deleted = updater.update(c.id(), c.name(), del);
+            BOOST_TEST_REQUIRE(deleted.kind == LU_OUTCOME_OK, deleted.message);
+            BOOST_TEST(!c.exists("/app/src/a"));
+            BOOST_TEST(!c.exists("/app/src/link"));
+            BOOST_TEST(c.exists("/app/src/top.txt"));
+
+            // Runs of a binary the image has: output logged, exit code kept.
+            const std::string sleep = image == kNoTar ? "/sleep" : "sleep";
+            Update ok;
+            ok.runs = {{{sleep, "0"}, false}};
+            const auto ran = updater.update(c.id(), c.name(), ok);
+            BOOST_TEST(ran.kind == LU_OUTCOME_OK, ran.message);
+            BOOST_TEST(ran.logged("[CMD 1/1] " + sleep + " 0"));
+            Update bad;
+            bad.runs = {{{sleep, "not-a-number"}, false}};
+            const auto failed = updater.update(c.id(), c.name(), bad);
+            BOOST_TEST(failed.kind == LU_OUTCOME_RUN_FAILURE, failed.message);
+            BOOST_TEST(failed.exit_code == 1);
+            BOOST_TEST(failed.logged("invalid"), "sleep's complaint is in the log");
+
+            // Past its limit the command is killed, not left running.
+            Update slow;
+            slow.runs = {{{sleep, "30"}, false}};
+            const auto start = std::chrono::steady_clock::now();
+            const auto limited = updater.update(c.id(), c.name(), slow);
+            BOOST_TEST(limited.kind == LU_OUTCOME_INFRA_FAILURE);
+            BOOST_TEST(limited.message.find("the limit is 2s; lu-agent killed") != std::string::npos, limited.message);
+            BOOST_TEST((std::chrono::steady_clock::now() - start < std::chrono::seconds(10)));
+            BOOST_TEST(sh_ok("docker top " + c.name() + " -eo pid,args | grep -c 'sleep 30' || true") == "0");
+
+            // The same session served every update.
+            BOOST_TEST(c.agent_pids().size() == 1u);
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(the_user_setting_owns_writes_and_runs_in_both_images) {
+    TempDir local;
+    fs::create_directories(local.path / "owned");
+    for (const auto &[image, user, expected] :
+         std::vector<std::tuple<std::string, std::string, std::string>>{{kBusybox, "nobody", "65534/65534"},
+                                                                         {kNoTar, "app", "1500/1600"}}) {
+        BOOST_TEST_CONTEXT(image << " as " << user) {
+            Container c(image);
+            // A folder the user owns, made through the archive API (no shell needed).
+            const auto uid_gid = expected;
+            sh_ok("tar -c --numeric-owner --owner=" + uid_gid.substr(0, uid_gid.find('/')) + " --group=" +
+                  uid_gid.substr(uid_gid.find('/') + 1) + " -C " + local.path.string() + " owned | docker cp - " +
+                  c.name() + ":/app/");
+            DockerUpdater updater(R"({"user": ")" + user + R"("})");
+            const auto copied = updater.update(
+                c.id(), c.name(), copy_of(TarBuilder().file("app/owned/f.txt", "mine\n").finish(), {"/app/owned/f.txt"}));
+            BOOST_TEST_REQUIRE(copied.kind == LU_OUTCOME_OK, copied.message);
+            BOOST_TEST(c.listing("/app/owned/f.txt") == "- " + expected);
+            // Where the user may not write, the write is refused and the message says who.
+            const auto denied =
+                updater.update(c.id(), c.name(), copy_of(TarBuilder().file("app/root.txt", "x\n").finish(), {"/app/root.txt"}));
+            BOOST_TEST(denied.kind == LU_OUTCOME_INFRA_FAILURE);
+            BOOST_TEST(denied.message.find("refused the write") != std::string::npos, denied.message);
+            BOOST_TEST(denied.message.find("user '" + user + "'") != std::string::npos, denied.message);
+            BOOST_TEST(!c.exists("/app/root.txt"));
+        }
+    }
+    // Runs go as the user too.
+    Container c(kBusybox);
+    sh_ok("docker exec " + c.name() + " sh -c 'mkdir -p /t && chown 65534 /t'");
+    DockerUpdater updater(R"({"user": "nobody"})");
+    Update run;
+    run.runs = {{{"sh", "-c", "id -u > /t/uid"}, false}};
+    BOOST_TEST_REQUIRE(updater.update(c.id(), c.name(), run).kind == LU_OUTCOME_OK);
+    BOOST_TEST(c.read("/t/uid") == "65534\n");
+}
+
+BOOST_AUTO_TEST_CASE(a_killed_agent_is_replaced_without_losing_or_repeating_an_update) {
+    Container c(kBusybox);
+    DockerUpdater updater;
+    const auto first = updater.update(c.id(), c.name(), copy_of(TarBuilder().file("k/1.txt", "1\n").finish(), {"/k/1.txt"}));
+    BOOST_TEST_REQUIRE(first.kind == LU_OUTCOME_OK, first.message);
+    const auto before = c.agent_pids();
+    BOOST_TEST_REQUIRE(before.size() == 1u);
+
+    // Killed between updates: the next one goes through a new session.
+    c.kill_agents();
+    const auto second = updater.update(c.id(), c.name(), copy_of(TarBuilder().file("k/2.txt", "2\n").finish(), {"/k/2.txt"}));
+    BOOST_TEST_REQUIRE(second.kind == LU_OUTCOME_OK, second.message);
+    BOOST_TEST(c.read("/k/2.txt") == "2\n");
+    BOOST_TEST((second.logged("ended; starting a new one") || second.logged("sending the update again")));
+    const auto after = c.agent_pids();
+    BOOST_TEST_REQUIRE(after.size() == 1u);
+    BOOST_TEST(after != before);
+
+    // Killed during a run: the update fails and is not sent again (the run may have had effects).
+    Update run;
+    run.runs = {{{"sh", "-c", "echo ran >> /k/runs; kill -9 $PPID; sleep 5"}, false}};
+    const auto killed = updater.update(c.id(), c.name(), run);
+    BOOST_TEST(killed.kind == LU_OUTCOME_INFRA_FAILURE);
+    BOOST_TEST(killed.message.find("during a run: not sent again") != std::string::npos, killed.message);
+    BOOST_TEST(c.read("/k/runs") == "ran\n");
+    // And the following update works again.
+    const auto third = updater.update(c.id(), c.name(), copy_of(TarBuilder().file("k/3.txt", "3\n").finish(), {"/k/3.txt"}));
+    BOOST_TEST(third.kind == LU_OUTCOME_OK, third.message);
+    BOOST_TEST(c.read("/k/3.txt") == "3\n");
+}
+
+BOOST_AUTO_TEST_CASE(a_restarted_or_recreated_container_gets_a_new_session) {
+    Container c(kNoTar);
+    DockerUpdater updater;
+    BOOST_TEST_REQUIRE(
+        updater.update(c.id(), c.name(), copy_of(TarBuilder().file("app/r1", "1").finish(), {"/app/r1"})).kind == LU_OUTCOME_OK);
+    sh_ok("docker restart -t 0 " + c.name());
+    const auto restarted =
+        updater.update(c.id(), c.name(), copy_of(TarBuilder().file("app/r2", "2").finish(), {"/app/r2"}));
+    BOOST_TEST_REQUIRE(restarted.kind == LU_OUTCOME_OK, restarted.message);
+    BOOST_TEST(c.read("/app/r2") == "2");
+    BOOST_TEST(c.agent_pids().size() == 1u);
+
+    c.recreate(); // same name, new ID, fresh filesystem: the agent is copied in again
+    const auto recreated =
+        updater.update(c.id(), c.name(), copy_of(TarBuilder().file("app/r3", "3").finish(), {"/app/r3"}));
+    BOOST_TEST_REQUIRE(recreated.kind == LU_OUTCOME_OK, recreated.message);
+    BOOST_TEST(c.read("/app/r3") == "3");
+    BOOST_TEST(!c.exists("/app/r1"));
+}
+
+BOOST_AUTO_TEST_CASE(a_read_only_container_falls_back_to_exec_and_says_why_once) {
+    Container c(kBusybox, "--read-only --tmpfs /app");
+    DockerUpdater updater;
+    const auto first = updater.update(c.id(), c.name(), copy_of(TarBuilder().file("app/ro1", "1\n").finish(), {"/app/ro1"}));
+    BOOST_TEST_REQUIRE(first.kind == LU_OUTCOME_OK, first.message);
+    BOOST_TEST(first.logged("lu-agent cannot run in container " + c.name()));
+    BOOST_TEST(first.logged("read-only"));
+    BOOST_TEST(sh_ok("docker exec " + c.name() + " cat /app/ro1") == "1"); // docker cp cannot see a tmpfs
+    const auto second = updater.update(c.id(), c.name(), copy_of(TarBuilder().file("app/ro2", "2\n").finish(), {"/app/ro2"}));
+    BOOST_TEST_REQUIRE(second.kind == LU_OUTCOME_OK, second.message);
+    BOOST_TEST(!second.logged("lu-agent cannot run"));
+    BOOST_TEST(sh_ok("docker exec " + c.name() + " cat /app/ro2") == "2");
+}
+
+BOOST_AUTO_TEST_CASE(a_stream_of_1000_files_leaves_the_container_folder_equal_to_the_source) {
+    TempDir source;
+    Container c(kNoTar);
+    DockerUpdater updater;
+    std::map<std::string, std::string> expected;
+    // Ten updates of 100 files each, later ones rewriting and deleting some of the earlier.
+    for (int batch = 0; batch < 10; ++batch) {
+        TarBuilder tar;
+        Update u;
+        for (int i = 0; i < 100; ++i) {
+            const int n = batch * 90 + i; // overlaps the previous batch by 10
+            const std::string rel = "d" + std::to_string(n % 7) + "/f" + std::to_string(n) + ".txt";
+            const std::string content = "batch " + std::to_string(batch) + " file " + std::to_string(n) + "\n";
+            tar.file("app/s/" + rel, content);
+            u.copies.push_back({(source.path / rel).string(), "/app/s/" + rel});
+            expected[rel] = content;
+        }
+        if (batch > 0) {
+            const std::string gone = "d" + std::to_string((batch * 90 - 50) % 7) + "/f" + std::to_string(batch * 90 - 50) + ".txt";
+            u.deletes.push_back("/app/s/" + gone);
+            expected.erase(gone);
+        }
+        u.archive = tar.finish();
+        const auto outcome = updater.update(c.id(), c.name(), u);
+        BOOST_TEST_REQUIRE(outcome.kind == LU_OUTCOME_OK, outcome.message);
+    }
+    for (const auto &[rel, content] : expected) {
+        fs::create_directories((source.path / rel).parent_path());
+        std::ofstream(source.path / rel) << content;
+    }
+    TempDir copy;
+    sh_ok("docker cp " + c.name() + ":/app/s - | tar -x -C " + copy.path.string());
+    BOOST_TEST(sh("diff -r " + source.path.string() + " " + (copy.path / "s").string()).exit_code == 0);
+    BOOST_TEST(expected.size() == 901u);
+}
+
+BOOST_AUTO_TEST_CASE(a_noexec_agent_folder_falls_back_to_exec_and_says_why_once) {
+    // A tmpfs volume mounted noexec where the agent goes: copied in, refused at its exec.
+    const std::string volume = "lut13-noexec-" + std::to_string(::getpid());
+    sh_ok("docker volume create --opt type=tmpfs --opt device=tmpfs --opt o=noexec,size=16m " + volume);
+    {
+        Container c(kBusybox, "-v " + volume + ":/.lu-agent");
+        BOOST_TEST_REQUIRE(sh_ok("docker exec " + c.name() + " grep ' /.lu-agent ' /proc/mounts").find("noexec") !=
+                           std::string::npos);
+        DockerUpdater updater;
+        const auto first =
+            updater.update(c.id(), c.name(), copy_of(TarBuilder().file("app/ne1", "1\n").finish(), {"/app/ne1"}));
+        BOOST_TEST_REQUIRE(first.kind == LU_OUTCOME_OK, first.message);
+        BOOST_TEST(first.logged("lu-agent cannot run in container " + c.name()));
+        BOOST_TEST(first.logged("noexec"));
+        BOOST_TEST(c.read("/app/ne1") == "1\n");
+        const auto second =
+            updater.update(c.id(), c.name(), copy_of(TarBuilder().file("app/ne2", "2\n").finish(), {"/app/ne2"}));
+        BOOST_TEST_REQUIRE(second.kind == LU_OUTCOME_OK, second.message);
+        BOOST_TEST(!second.logged("lu-agent cannot run"));
+        BOOST_TEST(c.read("/app/ne2") == "2\n");
+        BOOST_TEST(c.agent_pids().empty());
+    }
+    sh("docker volume rm -f " + volume + " >/dev/null 2>&1");
+}
+
+BOOST_AUTO_TEST_CASE(a_paused_container_refuses_the_update_clearly_and_loses_nothing) {
+    // The engine refuses exec into a paused container (409); the agent, frozen, answers nothing.
+    Container c(kBusybox);
+    DockerUpdater updater(R"({"timeoutSeconds": 2})");
+    BOOST_TEST_REQUIRE(
+        updater.update(c.id(), c.name(), copy_of(TarBuilder().file("app/p1", "1\n").finish(), {"/app/p1"})).kind ==
+        LU_OUTCOME_OK);
+    BOOST_TEST_REQUIRE(c.agent_pids().size() == 1u);
+    const auto refused_exec = sh("docker pause " + c.name() + " >/dev/null && docker exec " + c.name() + " true 2>&1");
+    BOOST_TEST(refused_exec.exit_code != 0);
+
+    const auto start = std::chrono::steady_clock::now();
+    const auto paused =
+        updater.update(c.id(), c.name(), copy_of(TarBuilder().file("app/p2", "2\n").finish(), {"/app/p2"}));
+    BOOST_TEST(paused.kind == LU_OUTCOME_INFRA_FAILURE);
+    BOOST_TEST(paused.message.find("is paused") != std::string::npos, paused.message);
+    BOOST_TEST((std::chrono::steady_clock::now() - start < std::chrono::seconds(15)), "the update did not hang");
+
+    // Unpaused, the same change goes in (the engine sends a failed update again).
+    sh_ok("docker unpause " + c.name());
+    const auto again =
+        updater.update(c.id(), c.name(), copy_of(TarBuilder().file("app/p2", "2\n").finish(), {"/app/p2"}));
+    BOOST_TEST_REQUIRE(again.kind == LU_OUTCOME_OK, again.message);
+    BOOST_TEST(c.read("/app/p2") == "2\n");
+    BOOST_TEST(c.read("/app/p1") == "1\n");
+}

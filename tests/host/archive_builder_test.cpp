@@ -1,0 +1,224 @@
+#include <archive.h>
+#include <archive_entry.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include <boost/test/unit_test.hpp>
+
+#include "host/core/archive_builder.hpp"
+#include "host/core/host_error.hpp"
+
+using namespace liveupdate::host;
+using liveupdate::IgnoreSet;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+    fs::path path;
+    TempDir() {
+        std::string pattern = (fs::temp_directory_path() / "lu-archive-test-XXXXXX").string();
+        BOOST_TEST_REQUIRE(::mkdtemp(pattern.data()) != nullptr);
+        path = pattern;
+    }
+    ~TempDir() { fs::remove_all(path); }
+};
+
+void write(const fs::path &path, const std::string &content) {
+    fs::create_directories(path.parent_path());
+    std::ofstream(path, std::ios::binary) << content;
+}
+
+struct Entry {
+    mode_t type;
+    unsigned perm;
+    la_int64_t uid, gid;
+    bool has_owner_names;
+    std::string symlink;
+    std::string content;
+};
+
+bool empty(const char *text) { return text == nullptr || *text == '\0'; }
+
+std::map<std::string, Entry> read_tar(const std::string &bytes) {
+    std::map<std::string, Entry> entries;
+    struct archive *reader = archive_read_new();
+    archive_read_support_format_tar(reader);
+    BOOST_TEST_REQUIRE(archive_read_open_memory(reader, bytes.data(), bytes.size()) == ARCHIVE_OK);
+    struct archive_entry *entry = nullptr;
+    while (archive_read_next_header(reader, &entry) == ARCHIVE_OK) {
+        Entry e{archive_entry_filetype(entry), archive_entry_perm(entry) & 07777, archive_entry_uid(entry),
+                archive_entry_gid(entry),
+                !empty(archive_entry_uname(entry)) || !empty(archive_entry_gname(entry)),
+                archive_entry_symlink(entry) ? archive_entry_symlink(entry) : "", ""};
+        char buffer[4096];
+        la_ssize_t n;
+        while ((n = archive_read_data(reader, buffer, sizeof buffer)) > 0) e.content.append(buffer, n);
+        entries[archive_entry_pathname(entry)] = e;
+    }
+    archive_read_free(reader);
+    return entries;
+}
+
+struct Built {
+    std::string bytes;
+    std::vector<std::string> warnings;
+};
+
+Built build(const std::vector<CopyMapping> &copies, const IgnoreSet &filter = {}) {
+    Built built;
+    write_archive(copies, filter, [&](const void *data, std::size_t size) {
+        built.bytes.append(static_cast<const char *>(data), size);
+    }, [&](LogLevel, std::string_view line) { built.warnings.emplace_back(line); });
+    return built;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(archive_builder)
+
+BOOST_AUTO_TEST_CASE(files_directories_and_symlinks_keep_modes_without_owners) {
+    TempDir tmp;
+    write(tmp.path / "src/a.txt", "alpha");
+    write(tmp.path / "src/bin/run.sh", "#!/bin/sh\n");
+    fs::permissions(tmp.path / "src/bin/run.sh", fs::perms(0750));
+    fs::create_directories(tmp.path / "src/empty");
+    fs::create_symlink("a.txt", tmp.path / "src/link");
+    write(tmp.path / "single.conf", "x=1");
+
+    const Built built = build({{(tmp.path / "src").string(), "/app"}, {(tmp.path / "single.conf").string(), "/etc/c.conf"}});
+    auto entries = read_tar(built.bytes);
+    std::vector<std::string> names;
+    for (const auto &[name, e] : entries) names.push_back(name);
+    BOOST_TEST(names == (std::vector<std::string>{"app/", "app/a.txt", "app/bin/", "app/bin/run.sh", "app/empty/",
+                                                  "app/link", "etc/c.conf"}),
+               boost::test_tools::per_element());
+    BOOST_TEST(entries["app/a.txt"].content == "alpha");
+    BOOST_TEST(entries["app/a.txt"].type == AE_IFREG);
+    BOOST_TEST(entries["app/bin/run.sh"].perm == 0750);
+    BOOST_TEST(entries["app/bin/"].type == AE_IFDIR);
+    BOOST_TEST(entries["app/link"].type == AE_IFLNK);
+    BOOST_TEST(entries["app/link"].symlink == "a.txt");
+    BOOST_TEST(entries["etc/c.conf"].content == "x=1");
+    for (const auto &[name, e] : entries) {
+        BOOST_TEST(e.uid == 0);
+        BOOST_TEST(e.gid == 0);
+        BOOST_TEST(!e.has_owner_names, name);
+    }
+    BOOST_TEST(built.warnings.empty());
+}
+
+BOOST_AUTO_TEST_CASE(the_filter_skips_ignored_files_and_directories) {
+    TempDir tmp;
+    write(tmp.path / "keep.txt", "k");
+    write(tmp.path / "debug.log", "l");
+    write(tmp.path / "node_modules/m/index.js", "m");
+    write(tmp.path / "build/out.o", "o");
+    write(tmp.path / "build/keep.me", "k");
+    const std::string base = tmp.path.string();
+    const IgnoreSet filter = ignore_set_from_json(boost::json::parse(
+        R"([{"basePath": ")" + base + R"(", "patterns": ["*.log", "node_modules"]},
+            {"basePath": ")" + base + R"(", "patterns": ["build", "!build/keep.me"]}])"));
+    auto entries = read_tar(build({{base, "/app"}}, filter).bytes);
+    std::vector<std::string> names;
+    for (const auto &[name, e] : entries) names.push_back(name);
+    BOOST_TEST(names == (std::vector<std::string>{"app/", "app/build/keep.me", "app/keep.txt"}),
+               boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(a_vanished_path_is_skipped_with_a_warning) {
+    TempDir tmp;
+    write(tmp.path / "here.txt", "h");
+    const Built built = build({{(tmp.path / "gone.txt").string(), "/app/gone.txt"},
+                               {(tmp.path / "here.txt").string(), "/app/here.txt"}});
+    auto entries = read_tar(built.bytes);
+    BOOST_TEST(entries.size() == 1u);
+    BOOST_TEST(entries.count("app/here.txt") == 1u);
+    BOOST_TEST_REQUIRE(built.warnings.size() == 1u);
+    BOOST_TEST(built.warnings[0].find("gone.txt") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_malformed_filter_is_an_error) {
+    BOOST_CHECK_THROW(ignore_set_from_json(boost::json::parse(R"({"basePath": "/"})")), HostError);
+    BOOST_CHECK_THROW(ignore_set_from_json(boost::json::parse(R"([{"basePath": "/", "patterns": [1]}])")), HostError);
+    BOOST_TEST(ignore_set_from_json(boost::json::value(nullptr)).empty());
+}
+
+BOOST_AUTO_TEST_CASE(the_stream_yields_the_same_bytes_in_small_reads) {
+    TempDir tmp;
+    write(tmp.path / "big.bin", std::string(3 * 1024 * 1024 + 7, 'z'));
+    write(tmp.path / "small.txt", "s");
+    const std::vector<CopyMapping> copies{{tmp.path.string(), "/data"}};
+    const std::string expected = build(copies).bytes;
+
+    ArchiveStream stream(copies, IgnoreSet{}, [](LogLevel, std::string_view) {});
+    lu_archive_stream c = stream.c_stream();
+    std::string streamed;
+    char buffer[1000];
+    int64_t n;
+    while ((n = c.read(c.ctx, buffer, sizeof buffer)) > 0) streamed.append(buffer, static_cast<size_t>(n));
+    BOOST_TEST(n == 0);
+    BOOST_TEST(!stream.error().has_value());
+    BOOST_TEST(streamed.size() == expected.size());
+    BOOST_TEST((streamed == expected));
+    BOOST_TEST(stream.summary().entries == 3u);
+}
+
+BOOST_AUTO_TEST_CASE(a_stream_dropped_unread_stops_its_writer) {
+    TempDir tmp;
+    write(tmp.path / "big.bin", std::string(8 * 1024 * 1024, 'z'));
+    {
+        ArchiveStream stream({{tmp.path.string(), "/data"}}, IgnoreSet{}, [](LogLevel, std::string_view) {});
+        char buffer[10];
+        BOOST_TEST(stream.read(buffer, sizeof buffer) > 0);
+    }  // must return: the writer sees the pipe closed
+    BOOST_TEST(true);
+}
+
+// Readable by nobody, root included (procfs checks the mode even for root).
+constexpr const char *kUnreadable = "/proc/sys/vm/compact_memory";
+
+BOOST_AUTO_TEST_CASE(an_unreadable_path_is_left_out_and_every_other_file_arrives) {
+    TempDir tmp;
+    write(tmp.path / "a.txt", "a");
+    write(tmp.path / "c.txt", "c");
+    const std::vector<CopyMapping> copies{{(tmp.path / "a.txt").string(), "/app/a.txt"},
+                                          {kUnreadable, "/app/b.txt"},
+                                          {(tmp.path / "c.txt").string(), "/app/c.txt"}};
+    const Built built = build(copies);
+    const auto entries = read_tar(built.bytes);
+    BOOST_TEST(entries.size() == 2u);
+    BOOST_TEST(entries.at("app/a.txt").content == "a");
+    BOOST_TEST(entries.at("app/c.txt").content == "c");
+    BOOST_TEST_REQUIRE(built.warnings.size() == 1u);
+    BOOST_TEST(built.warnings[0].find(kUnreadable) != std::string::npos);
+    BOOST_TEST(built.warnings[0].find("Permission denied") != std::string::npos);
+
+    // Through the stream: read to its end, yet the archive is not complete.
+    ArchiveStream stream(copies, IgnoreSet{}, [](LogLevel, std::string_view) {});
+    std::string streamed;
+    char buffer[4096];
+    int64_t n;
+    while ((n = stream.read(buffer, sizeof buffer)) > 0) streamed.append(buffer, static_cast<size_t>(n));
+    BOOST_TEST(n == 0);
+    BOOST_TEST((streamed == built.bytes));
+    const auto incomplete = stream.finish(true);
+    BOOST_TEST_REQUIRE(incomplete.has_value());
+    BOOST_TEST(incomplete->find(std::string(kUnreadable) + " (cannot open: Permission denied)") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(finish_reads_what_the_updater_left_and_reports_a_complete_archive) {
+    TempDir tmp;
+    write(tmp.path / "a.txt", "a");
+    ArchiveStream stream({{tmp.path.string(), "/data"}}, IgnoreSet{}, [](LogLevel, std::string_view) {});
+    char buffer[10];
+    BOOST_TEST(stream.read(buffer, sizeof buffer) > 0);
+    BOOST_TEST(!stream.finish(true).has_value());
+    BOOST_TEST(stream.summary().entries == 2u);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,178 @@
+// The host machinery with the real liveupdate plugin and the record updater.
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <boost/test/unit_test.hpp>
+
+#include "host/core/engine_slot.hpp"
+#include "host/core/executor.hpp"
+#include "host/core/host_error.hpp"
+#include "host/core/json_text.hpp"
+#include "host/core/plugin_message.hpp"
+#include "host/core/reconcile_driver.hpp"
+#include "liveupdate/liveupdate.hpp"
+
+using namespace liveupdate::host;
+using liveupdate::MicroTime;
+namespace json = boost::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+const MicroTime kStart = *MicroTime::parse("2026-01-01T00:00:00.000000Z");
+
+std::string file_watch(const std::string &root) {
+    return R"({"apiVersion": "tilt.dev/v1alpha1", "kind": "FileWatch", "metadata": {"name": "fw"},
+               "spec": {"watchedPaths": [")" + root + R"("]},
+               "status": {"fileEvents": [{"time": "2026-01-01T00:00:01.000000Z",
+                                          "seenFiles": [")" + root + R"(/a.txt"]}]}})";
+}
+
+std::string compose_service(const std::string &name, const std::string &id) {
+    return R"({"apiVersion": "tilt.dev/v1alpha1", "kind": "DockerComposeService", "metadata": {"name": ")" + name +
+           R"("}, "status": {"containerID": ")" + id + R"(", "containerName": ")" + name +
+           R"(", "containerState": {"status": "running", "startedAt": "2026-01-01T00:00:00.000000Z"}}})";
+}
+
+std::string live_update(const std::string &name, const std::string &service, const std::string &root,
+                        const std::string &container_path = "/app") {
+    return R"({"apiVersion": "tilt.dev/v1alpha1", "kind": "LiveUpdate",
+               "metadata": {"name": ")" + name + R"(", "annotations": {"tilt.dev/resource": ")" + name + R"("}},
+               "spec": {"basePath": ")" + root + R"(", "sources": [{"fileWatch": "fw"}],
+                        "selector": {"dockerCompose": {"service": ")" + service + R"("}},
+                        "syncs": [{"localPath": ".", "containerPath": ")" + container_path + R"("}],
+                        "execs": [{"args": ["make"]}]}})";
+}
+
+struct Fixture {
+    fs::path root;
+    std::shared_ptr<UpdaterHostServices> services = std::make_shared<UpdaterHostServices>();
+    std::shared_ptr<Updater> record =
+        std::make_shared<Updater>(UpdaterPlugin::load(LU_TEST_RECORD_UPDATER), services);
+    UpdaterRegistry updaters;
+
+    Fixture() {
+        std::string pattern = (fs::temp_directory_path() / "lu-engine-test-XXXXXX").string();
+        BOOST_TEST_REQUIRE(::mkdtemp(pattern.data()) != nullptr);
+        root = fs::canonical(pattern);
+        std::ofstream(root / "a.txt") << "hi";
+        updaters.set("docker", record);
+    }
+    ~Fixture() { fs::remove_all(root); }
+
+    json::array take_calls() const {
+        auto *ext = static_cast<const lu_record_extension *>(record->extension(LU_RECORD_EXTENSION_ID));
+        BOOST_TEST_REQUIRE(ext != nullptr);
+        PluginMessage calls(record->plugin().api().free_message);
+        BOOST_TEST_REQUIRE(ext->take_calls(record->handle(), calls.out()) == LU_OK);
+        return json::parse(calls.view()).as_array();
+    }
+};
+
+bool accepted(const json::object &result) { return result.at("accepted").as_bool(); }
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(engine, Fixture)
+
+BOOST_AUTO_TEST_CASE(admission_accepts_and_rejects_with_the_field) {
+    Engine engine(LiveUpdatePlugin::load(LU_TEST_LIVEUPDATE_PLUGIN), kStart);
+    BOOST_TEST(accepted(engine.upsert(live_update("lu", "svc", root.string()))));
+    const json::object rejected = engine.validate(live_update("bad", "svc", root.string(), "relative"));
+    BOOST_TEST(!accepted(rejected));
+    BOOST_TEST(string_member(rejected, "message").find("spec.syncs[0]") != std::string::npos);
+    BOOST_TEST(!accepted(engine.upsert("{not json")));
+}
+
+BOOST_AUTO_TEST_CASE(the_executor_hands_the_archive_and_runs_to_the_updater) {
+    Executor executor(updaters);
+    std::vector<std::string> lines;
+    std::mutex mutex;
+    const LogSinkFn log = [&](LogLevel, std::string_view line) {
+        std::lock_guard lock(mutex);
+        lines.emplace_back(line);
+    };
+    const json::object update = json::parse(R"({"liveUpdate": "lu", "via": "docker",
+        "container": {"containerID": "c1", "containerName": "web", "podName": "", "namespace": ""},
+        "copy": [{"local": ")" + (root / "a.txt").string() + R"(", "container": "/app/a.txt"}],
+        "delete": ["/app/old.txt"], "runs": [{"args": ["make", "all"], "echoOff": false}],
+        "restart": false, "initialSync": false, "filter": []})").as_object();
+    const UpdateOutcome outcome = executor.execute(update, log);
+    BOOST_TEST((outcome.kind == UpdateOutcome::Kind::ok));
+    BOOST_TEST((lines == std::vector<std::string>{"[CMD 1/1] make all"}), boost::test_tools::per_element());
+    const json::array calls = take_calls();
+    BOOST_TEST_REQUIRE(calls.size() == 1u);
+    BOOST_TEST(json::serialize(calls[0].at("archive")) == R"(["app/a.txt"])");
+    BOOST_TEST(json::serialize(calls[0].at("delete")) == R"(["/app/old.txt"])");
+
+    json::object unserved = update;
+    unserved["via"] = "kubernetes";
+    const UpdateOutcome none = executor.execute(unserved, log);
+    BOOST_TEST((none.kind == UpdateOutcome::Kind::infra_failure));
+    BOOST_TEST(none.message == "no updater serves \"kubernetes\"");
+
+    json::object malformed = update;
+    malformed["copy"] = "nope";
+    BOOST_TEST((executor.execute(malformed, log).kind == UpdateOutcome::Kind::infra_failure));
+}
+
+BOOST_AUTO_TEST_CASE(reload_keeps_state_and_a_refused_plugin_keeps_the_old_one) {
+    EngineSlot slot(LU_TEST_LIVEUPDATE_PLUGIN, kStart);
+    slot.with_engine([&](const Engine &e) {
+        e.upsert(file_watch(root.string()));
+        e.upsert(compose_service("svc", "c1"));
+        return e.upsert(live_update("lu", "svc", root.string()));
+    });
+    ObjectStore store;
+    store.put(json::parse(live_update("lu", "svc", root.string())).as_object(), true);
+    Executor executor(updaters);
+    ReconcileDriver driver(slot, executor, store, [] { return kStart; });
+
+    slot.reload();
+    BOOST_CHECK_THROW(slot.reload(LU_TEST_WRONG_ABI_PLUGIN), PluginLoadError);
+    BOOST_TEST(slot.plugin_file() == LU_TEST_LIVEUPDATE_PLUGIN);
+
+    // The objects upserted before both reloads are still there: the file is synced.
+    ReconcileResult first = driver.reconcile("lu");
+    BOOST_TEST(first.updates == 1u);
+    BOOST_TEST(first.status_written);
+    BOOST_TEST(take_calls().size() == 1u);
+    slot.reload();
+    ReconcileResult second = driver.reconcile("lu");
+    BOOST_TEST(second.updates == 0u);
+    BOOST_TEST(!second.status_written);
+    BOOST_TEST(store.status_writes(ObjectKey{"LiveUpdate", "lu"}) == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(different_live_updates_reconcile_concurrently) {
+    EngineSlot slot(LU_TEST_LIVEUPDATE_PLUGIN, kStart);
+    ObjectStore store;
+    constexpr int kCount = 8;
+    slot.with_engine([&](const Engine &e) {
+        e.upsert(file_watch(root.string()));
+        for (int i = 0; i < kCount; ++i) {
+            const std::string n = std::to_string(i);
+            e.upsert(compose_service("svc" + n, "c" + n));
+            BOOST_TEST_REQUIRE(accepted(e.upsert(live_update("lu" + n, "svc" + n, root.string()))));
+            store.put(json::parse(live_update("lu" + n, "svc" + n, root.string())).as_object(), true);
+        }
+        return 0;
+    });
+    Executor executor(updaters);
+    ReconcileDriver driver(slot, executor, store, [] { return kStart; });
+    std::vector<ReconcileResult> results(kCount);
+    std::vector<std::thread> threads;
+    for (int i = 0; i < kCount; ++i) {
+        threads.emplace_back([&, i] { results[i] = driver.reconcile("lu" + std::to_string(i)); });
+    }
+    for (auto &t : threads) t.join();
+    for (int i = 0; i < kCount; ++i) {
+        BOOST_TEST(results[i].updates == 1u);
+        BOOST_TEST(results[i].events.size() == 2u);
+        BOOST_TEST(store.status_writes(ObjectKey{"LiveUpdate", "lu" + std::to_string(i)}) == 1u);
+    }
+    BOOST_TEST(take_calls().size() == static_cast<size_t>(kCount));
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,83 @@
+#include <boost/test/unit_test.hpp>
+
+#include "host/up/kind_names.hpp"
+#include "host/up/local_container_spec.hpp"
+#include "host/up/object_files.hpp"
+
+namespace json = boost::json;
+using namespace liveupdate::up;
+
+BOOST_AUTO_TEST_CASE(relative_paths_resolve_against_the_declaring_folder) {
+    const FileLoad load = parse_object_file("/repo/samples/x/objs.json", R"({"kind": "List", "items": [
+        {"kind": "FileWatch", "metadata": {"name": "fw"},
+         "spec": {"watchedPaths": ["src", "/abs"], "ignores": [{"basePath": "../y", "patterns": ["*.o"]}]}},
+        {"kind": "LiveUpdate", "metadata": {"name": "lu"}, "spec": {"basePath": "."}},
+        {"kind": "LocalContainer", "metadata": {"name": "c"}, "spec": {"root": "box", "workingDir": "/app"}}]})");
+    BOOST_TEST_REQUIRE(load.errors.empty());
+    BOOST_TEST_REQUIRE(load.objects.size() == 3u);
+    const json::object &fw = load.objects[0].object.at("spec").as_object();
+    BOOST_TEST(fw.at("watchedPaths").as_array()[0].as_string() == "/repo/samples/x/src");
+    BOOST_TEST(fw.at("watchedPaths").as_array()[1].as_string() == "/abs");
+    BOOST_TEST(fw.at("ignores").as_array()[0].at("basePath").as_string() == "/repo/samples/y");
+    BOOST_TEST(load.objects[1].object.at("spec").at("basePath").as_string() == "/repo/samples/x");
+    BOOST_TEST(load.objects[2].object.at("spec").at("root").as_string() == "/repo/samples/x/box");
+    BOOST_TEST(load.objects[2].object.at("spec").at("workingDir").as_string() == "/app");
+}
+
+BOOST_AUTO_TEST_CASE(a_single_object_file_and_bad_items) {
+    FileLoad one = parse_object_file("/d/a.json", R"({"kind": "ConfigMap", "metadata": {"name": "q"}})");
+    BOOST_TEST(one.objects.size() == 1u);
+    BOOST_TEST(one.objects[0].kind == "ConfigMap");
+
+    FileLoad bad = parse_object_file("/d/b.json", R"({"kind": "List", "items": [{"kind": "X"}, 3,
+        {"kind": "ImageMap", "metadata": {"name": "im"}}]})");
+    BOOST_TEST(bad.objects.size() == 1u);
+    BOOST_TEST_REQUIRE(bad.errors.size() == 2u);
+    BOOST_TEST(bad.errors[0].find("/d/b.json: items[0]") == 0u, bad.errors[0]);
+
+    FileLoad broken = parse_object_file("/d/c.json", "{not json");
+    BOOST_TEST(broken.objects.empty());
+    BOOST_TEST(broken.errors.size() == 1u);
+    BOOST_TEST(broken.errors[0] == "/d/c.json:1:2: invalid JSON: syntax error", broken.errors[0]);
+    BOOST_TEST(!broken.incomplete);
+
+    // Line and column of the file, never the parser's source location.
+    FileLoad cut = parse_object_file("/d/e.json", "{\"kind\": \"List\",\n \"items\": [");
+    BOOST_TEST(cut.errors.at(0) == "/d/e.json:2:12: invalid JSON: incomplete JSON", cut.errors.at(0));
+    BOOST_TEST(cut.incomplete);
+    FileLoad extra = parse_object_file("/d/f.json", "{}\n\n  x");
+    BOOST_TEST(extra.errors.at(0) == "/d/f.json:3:3: invalid JSON: extra data", extra.errors.at(0));
+}
+
+BOOST_AUTO_TEST_CASE(local_container_spec_fields) {
+    const LocalContainerSpec spec = parse_local_container_spec(json::parse(R"({"spec": {"root": "/r",
+        "command": ["busybox", "httpd"], "workingDir": "/app/", "env": ["A=1", "B=x=y"]}})").as_object());
+    BOOST_TEST(spec.root == "/r");
+    BOOST_TEST(spec.command.size() == 2u);
+    BOOST_TEST(spec.working_dir == "/app");
+    BOOST_TEST_REQUIRE(spec.env.size() == 2u);
+    BOOST_TEST(spec.env[1].second == "x=y");
+    BOOST_TEST(host_path_in(spec, "/app") == "/r/app");
+    BOOST_TEST(host_path_in(spec, "/") == "/r");
+
+    auto rejects = [](const char *text, const std::string &field) {
+        try {
+            parse_local_container_spec(json::parse(text).as_object());
+        } catch (const std::invalid_argument &e) {
+            return std::string(e.what()).find(field) == 0;
+        }
+        return false;
+    };
+    BOOST_TEST(rejects(R"({"spec": {}})", "spec.root"));
+    BOOST_TEST(rejects(R"({"spec": {"root": "rel"}})", "spec.root"));
+    BOOST_TEST(rejects(R"({"spec": {"root": "/r", "command": "sh"}})", "spec.command"));
+    BOOST_TEST(rejects(R"({"spec": {"root": "/r", "workingDir": "app"}})", "spec.workingDir"));
+    BOOST_TEST(rejects(R"({"spec": {"root": "/r", "env": ["NOEQUALS"]}})", "spec.env[0]"));
+}
+
+BOOST_AUTO_TEST_CASE(kind_names_on_the_command_line) {
+    BOOST_TEST(kind_from_cli("liveupdates").value_or("") == "LiveUpdate");
+    BOOST_TEST(kind_from_cli("LiveUpdate").value_or("") == "LiveUpdate");
+    BOOST_TEST(kind_from_cli("fw").value_or("") == "FileWatch");
+    BOOST_TEST(!kind_from_cli("pods").has_value());
+}

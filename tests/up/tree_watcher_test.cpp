@@ -1,0 +1,204 @@
+#define BOOST_TEST_MODULE up_watcher_tests
+#include <boost/test/unit_test.hpp>
+
+#include <atomic>
+#include <fstream>
+#include <thread>
+
+#include "host/up/tree_watcher.hpp"
+#include "tests/up/watch_test_support.hpp"
+
+using namespace std::chrono_literals;
+using namespace liveupdate::up;
+using up_test::Collected;
+using up_test::TempDir;
+using up_test::write_file;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Fixture {
+    TempDir dir;
+    Collected got;
+    std::atomic<int> overflows{0};
+    std::atomic<int> limit_warnings{0};
+    std::unique_ptr<TreeWatcher> watcher;
+
+    void start(WatchFilter filter = {}, WatchTiming timing = {10ms, 10s, 500ms}) {
+        watcher = std::make_unique<TreeWatcher>(
+            std::vector<std::string>{dir.path.string()}, std::move(filter), timing,
+            [this](std::vector<std::string> paths) { got.add(paths); },
+            [this](const std::string &msg) {
+                if (msg.find("overflow") != std::string::npos) ++overflows;
+                if (msg.find("watch limit reached") != std::string::npos) ++limit_warnings;
+            });
+        watcher->wait_ready();
+    }
+};
+
+// Sets a machine-wide /proc/sys knob (root only) and puts the old value back
+// at restore(), or at the latest when the test ends, however it ends.
+class KnobSetting {
+public:
+    KnobSetting(const char *knob, const std::string &value) : knob_(knob) {
+        std::ifstream(knob_) >> saved_;
+        set_ = !saved_.empty() && write(value);
+    }
+    KnobSetting(const KnobSetting &) = delete;
+    KnobSetting &operator=(const KnobSetting &) = delete;
+    ~KnobSetting() { restore(); }
+    bool set() const { return set_; }
+    void restore() {
+        if (set_) write(saved_);
+        set_ = false;
+    }
+
+private:
+    bool write(const std::string &value) const {
+        std::ofstream out(knob_);
+        out << value << std::flush;
+        return out.good();
+    }
+    const char *knob_;
+    std::string saved_;
+    bool set_ = false;
+};
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_CASE(create_modify_delete_are_reported, Fixture) {
+    write_file(dir / "old.txt", "x");
+    start();
+    write_file(dir / "a.txt", "1");
+    BOOST_TEST(got.wait_for({dir / "a.txt"}));
+    got.clear();
+    std::ofstream(dir / "a.txt", std::ios::app) << "2";
+    BOOST_TEST(got.wait_for({dir / "a.txt"}));
+    fs::remove(dir / "old.txt");
+    BOOST_TEST(got.wait_for({dir / "old.txt"}));
+}
+
+BOOST_FIXTURE_TEST_CASE(rename_reports_both_names, Fixture) {
+    write_file(dir / "from.txt", "x");
+    start();
+    fs::rename(dir / "from.txt", dir / "to.txt");
+    BOOST_TEST(got.wait_for({dir / "from.txt", dir / "to.txt"}));
+}
+
+BOOST_FIXTURE_TEST_CASE(new_subfolders_are_watched_and_their_files_reported, Fixture) {
+    start();
+    write_file(dir / "n1/n2/deep.txt", "d");
+    BOOST_TEST(got.wait_for({dir / "n1/n2/deep.txt"}));
+    got.clear();
+    write_file(dir / "n1/n2/later.txt", "l");
+    BOOST_TEST(got.wait_for({dir / "n1/n2/later.txt"}));
+}
+
+BOOST_FIXTURE_TEST_CASE(a_folder_moved_in_is_reported_whole, Fixture) {
+    TempDir outside;
+    write_file(outside / "pkg/a.txt", "a");
+    write_file(outside / "pkg/sub/b.txt", "b");
+    start();
+    fs::rename(outside / "pkg", dir / "pkg");
+    BOOST_TEST(got.wait_for({dir / "pkg/a.txt", dir / "pkg/sub/b.txt"}));
+    got.clear();
+    write_file(dir / "pkg/sub/c.txt", "c");
+    BOOST_TEST(got.wait_for({dir / "pkg/sub/c.txt"}));
+}
+
+BOOST_FIXTURE_TEST_CASE(ignored_and_editor_files_are_not_reported, Fixture) {
+    // By value: the watcher outlives this body (it lives in the fixture).
+    const std::string ignored_dir = dir / "build";
+    start({[](const std::string &p) { return p.find("/build") != std::string::npos || p.ends_with(".log"); },
+           [ignored_dir](const std::string &d) { return d == ignored_dir; }});
+    write_file(dir / "build/out.o", "o");
+    write_file(dir / "x.log", "l");
+    write_file(dir / ".x.swp", "s");
+    write_file(dir / ".git/HEAD", "h");
+    write_file(dir / "sentinel.txt", "s");
+    BOOST_TEST(got.wait_for({dir / "sentinel.txt"}));
+    BOOST_TEST(!got.saw(dir / "build/out.o"));
+    BOOST_TEST(!got.saw(dir / "x.log"));
+    BOOST_TEST(!got.saw(dir / ".x.swp"));
+    BOOST_TEST(!got.saw(dir / ".git/HEAD"));
+}
+
+BOOST_FIXTURE_TEST_CASE(a_watched_file_root_is_reported, Fixture) {
+    write_file(dir / "conf.json", "{}");
+    const std::string root = dir / "conf.json";
+    watcher = std::make_unique<TreeWatcher>(
+        std::vector<std::string>{root}, WatchFilter{}, WatchTiming{10ms, 10s, 500ms},
+        [this](std::vector<std::string> paths) { got.add(paths); }, nullptr);
+    watcher->wait_ready();
+    write_file(dir / "other.json", "{}");
+    write_file(root, "{\"a\":1}");
+    BOOST_TEST(got.wait_for({root}));
+    BOOST_TEST(!got.saw(dir / "other.json"));
+}
+
+// The cases below change machine-wide inotify limits for a moment (they need
+// root for it); CTest runs this suite alone, so no other watcher is born
+// under them.
+BOOST_AUTO_TEST_SUITE(machine_limits)
+
+// Needs root to shrink the inotify queue; the setting only affects inotify
+// instances created while it is in force, and is restored right away. The
+// first batch is held while the flood is written, so the queue must overflow.
+BOOST_FIXTURE_TEST_CASE(overflow_loses_no_change, Fixture) {
+    KnobSetting small_queue("/proc/sys/fs/inotify/max_queued_events", "16");
+    const bool shrunk = small_queue.set();
+    fs::create_directories(dir.path / "flood");  // watched from the start: its events queue up
+    std::mutex hold;
+    std::unique_lock<std::mutex> held(hold);
+    std::atomic<bool> holding{false};
+    // A local declared after `hold`: it stops before the mutex its callback
+    // locks goes away (a late rescan batch may still arrive after the check).
+    auto flood_watcher = std::make_unique<TreeWatcher>(
+        std::vector<std::string>{dir.path.string()}, WatchFilter{}, WatchTiming{0ms, 10s, 500ms},
+        [&](std::vector<std::string> paths) {
+            holding = true;
+            std::lock_guard<std::mutex> wait_for_flood(hold);
+            got.add(paths);
+        },
+        [this](const std::string &msg) {
+            if (msg.find("overflow") != std::string::npos) ++overflows;
+        });
+    flood_watcher->wait_ready();
+    small_queue.restore();
+
+    write_file(dir / "first.txt", "1");
+    while (!holding) std::this_thread::yield();  // the watcher is stuck in its first batch
+    std::vector<std::string> expected{dir / "first.txt"};
+    for (int i = 0; i < 300; ++i) {
+        const std::string p = dir / ("flood/f" + std::to_string(i) + ".txt");
+        write_file(p, std::to_string(i));
+        expected.push_back(p);
+    }
+    held.unlock();
+    BOOST_TEST(got.wait_for(expected));
+    BOOST_TEST_MESSAGE("overflows seen: " << overflows.load() << (shrunk ? "" : " (queue not shrunk: not root)"));
+    if (shrunk) BOOST_TEST(overflows.load() > 0);
+}
+
+// With fewer watches allowed than are in use, every new watch fails, as on a
+// machine out of watches: the watcher warns and polls. The files live in a
+// subfolder, which no inotify watch covers then, so only polling can see them.
+BOOST_FIXTURE_TEST_CASE(out_of_watches_falls_back_to_polling, Fixture) {
+    write_file(dir / "sub/old.txt", "x");
+    write_file(dir / "sub/gone.txt", "x");
+    KnobSetting few_watches("/proc/sys/fs/inotify/max_user_watches", "1");
+    const bool lowered = few_watches.set();
+    start({}, WatchTiming{10ms, 10s, 100ms});
+    few_watches.restore();
+    BOOST_TEST_MESSAGE("limit warnings: " << limit_warnings.load() << (lowered ? "" : " (limit not lowered: not root)"));
+    if (lowered) BOOST_TEST(limit_warnings.load() == 1);
+
+    write_file(dir / "sub/new.txt", "n");
+    std::ofstream(dir / "sub/old.txt", std::ios::app) << "y";
+    fs::remove(dir / "sub/gone.txt");
+    write_file(dir / "sub/deeper/made.txt", "m");
+    BOOST_TEST(got.wait_for({dir / "sub/new.txt", dir / "sub/old.txt", dir / "sub/gone.txt",
+                             dir / "sub/deeper/made.txt"}));
+}
+
+BOOST_AUTO_TEST_SUITE_END()

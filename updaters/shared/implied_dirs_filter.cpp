@@ -1,0 +1,170 @@
+#include "updaters/shared/implied_dirs_filter.hpp"
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include <exception>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace liveupdate::docker {
+namespace {
+
+constexpr std::size_t kChunk = 64 * 1024;
+
+std::string normalized(const char *path) {
+    std::string_view p = path == nullptr ? std::string_view() : std::string_view(path);
+    while (p.starts_with("./")) p.remove_prefix(2);
+    while (p.starts_with("/")) p.remove_prefix(1);
+    while (p.ends_with("/")) p.remove_suffix(1);
+    return std::string(p);
+}
+
+bool is_beneath(const std::string &path, const std::string &dir) {
+    return dir.empty() || (path.size() > dir.size() && path.starts_with(dir) && path[dir.size()] == '/');
+}
+
+// Callbacks cross libarchive's C frames: exceptions are parked and rethrown after.
+struct Context {
+    const ArchiveReadFn *in;
+    const ArchiveWriteFn *out;
+    std::vector<char> buffer = std::vector<char>(kChunk);
+    std::exception_ptr error;
+    bool input_failed = false;
+};
+
+la_ssize_t read_callback(archive *, void *user, const void **data) {
+    auto *ctx = static_cast<Context *>(user);
+    const auto got = (*ctx->in)(ctx->buffer.data(), ctx->buffer.size());
+    if (got < 0) {
+        ctx->input_failed = true;
+        return -1;
+    }
+    *data = ctx->buffer.data();
+    return static_cast<la_ssize_t>(got);
+}
+
+la_ssize_t write_callback(archive *, void *user, const void *data, size_t size) {
+    auto *ctx = static_cast<Context *>(user);
+    try {
+        (*ctx->out)(static_cast<const char *>(data), size);
+        return static_cast<la_ssize_t>(size);
+    } catch (...) {
+        ctx->error = std::current_exception();
+        return -1;
+    }
+}
+
+struct ArchiveFree {
+    void operator()(archive *a) const { archive_read_free(a); }
+};
+struct WriterFree {
+    void operator()(archive *a) const { archive_write_free(a); }
+};
+struct EntryFree {
+    void operator()(archive_entry *e) const { archive_entry_free(e); }
+};
+
+struct PendingDir {
+    std::string path;
+    std::unique_ptr<archive_entry, EntryFree> entry;
+    bool implied = false;
+};
+
+class Filter {
+public:
+    Filter(const ArchiveReadFn &in, const ArchiveWriteFn &out, std::optional<Owner> owner) : owner_(owner) {
+        ctx_.in = &in;
+        ctx_.out = &out;
+    }
+
+    void run() {
+        reader_.reset(archive_read_new());
+        writer_.reset(archive_write_new());
+        if (!reader_ || !writer_) throw std::runtime_error("libarchive: out of memory");
+        archive_read_support_format_tar(reader_.get());
+        archive_read_support_format_empty(reader_.get());
+        archive_write_set_format_pax_restricted(writer_.get());
+        archive_write_set_bytes_in_last_block(writer_.get(), 1);
+        check_write(archive_write_open(writer_.get(), &ctx_, nullptr, write_callback, nullptr));
+        check_read(archive_read_open(reader_.get(), &ctx_, nullptr, read_callback, nullptr));
+
+        archive_entry *entry = nullptr;
+        for (;;) {
+            const int rc = archive_read_next_header(reader_.get(), &entry);
+            if (rc == ARCHIVE_EOF) break;
+            check_read(rc);
+            const std::string path = normalized(archive_entry_pathname(entry));
+            settle_pending(path);
+            if (owner_) {
+                archive_entry_set_uid(entry, owner_->uid);
+                archive_entry_set_gid(entry, owner_->gid);
+                archive_entry_set_uname(entry, nullptr);
+                archive_entry_set_gname(entry, nullptr);
+            }
+            if (archive_entry_filetype(entry) == AE_IFDIR) {
+                pending_.push_back({path, std::unique_ptr<archive_entry, EntryFree>(archive_entry_clone(entry)), false});
+                continue;
+            }
+            check_write(archive_write_header(writer_.get(), entry));
+            copy_data();
+        }
+        while (!pending_.empty()) pop_pending();
+        check_write(archive_write_close(writer_.get()));
+    }
+
+private:
+    // Marks pending directories the new path lies beneath; emits the others.
+    void settle_pending(const std::string &path) {
+        while (!pending_.empty() && !is_beneath(path, pending_.back().path)) pop_pending();
+        for (auto &dir : pending_) dir.implied = true;
+    }
+
+    void pop_pending() {
+        PendingDir dir = std::move(pending_.back());
+        pending_.pop_back();
+        if (!dir.implied) check_write(archive_write_header(writer_.get(), dir.entry.get()));
+    }
+
+    void copy_data() {
+        for (;;) {
+            const auto got = archive_read_data(reader_.get(), data_.data(), data_.size());
+            if (got == 0) return;
+            if (got < 0) check_read(static_cast<int>(got));
+            if (archive_write_data(writer_.get(), data_.data(), static_cast<size_t>(got)) < 0) check_write(ARCHIVE_FATAL);
+        }
+    }
+
+    void check_read(int rc) {
+        if (rc >= ARCHIVE_WARN) return;
+        if (ctx_.error) std::rethrow_exception(ctx_.error);
+        if (ctx_.input_failed) throw std::runtime_error("reading the archive to copy failed");
+        throw std::runtime_error(std::string("the archive to copy is not a readable tar: ") +
+                                 archive_error_string(reader_.get()));
+    }
+
+    void check_write(int rc) {
+        if (rc >= ARCHIVE_WARN) return;
+        if (ctx_.error) std::rethrow_exception(ctx_.error);
+        const char *why = archive_error_string(writer_.get());
+        throw std::runtime_error(std::string("re-writing the archive failed: ") + (why ? why : "unknown error"));
+    }
+
+    std::optional<Owner> owner_;
+    Context ctx_;
+    std::unique_ptr<archive, ArchiveFree> reader_;
+    std::unique_ptr<archive, WriterFree> writer_;
+    std::vector<PendingDir> pending_;
+    std::vector<char> data_ = std::vector<char>(kChunk);
+};
+
+}  // namespace
+
+void copy_without_implied_dirs(const ArchiveReadFn &in, const ArchiveWriteFn &out, std::optional<Owner> owner) {
+    Filter(in, out, owner).run();
+}
+
+}  // namespace liveupdate::docker

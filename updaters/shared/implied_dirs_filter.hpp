@@ -1,0 +1,30 @@
+// Re-streams a tar archive without its implied directory entries: a directory
+// entry that a later entry lies beneath is left out, since unpacking that
+// later entry creates it anyway. An explicit entry for a directory that is a
+// symlink in the container (e.g. /var/run -> /run) makes GNU tar and Docker's
+// archive API replace the symlink by a real directory, and the files land
+// beside the running program instead of where it looks for them.
+// Directories with nothing beneath them in the archive are kept.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+
+#include "updaters/shared/container_owner.hpp"
+
+namespace liveupdate::docker {
+
+// Bytes read into buffer, 0 at the end, -1 on error.
+using ArchiveReadFn = std::function<std::int64_t(void *buffer, std::size_t capacity)>;
+// Takes all bytes or throws.
+using ArchiveWriteFn = std::function<void(const char *data, std::size_t size)>;
+
+// Throws std::runtime_error when the input is not a tar archive or cannot be
+// read; exceptions from `out` pass through unchanged. With an owner, every
+// entry is given it (numeric only: names would be looked up again).
+void copy_without_implied_dirs(const ArchiveReadFn &in, const ArchiveWriteFn &out,
+                               std::optional<Owner> owner = std::nullopt);
+
+}  // namespace liveupdate::docker
