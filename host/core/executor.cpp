@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "core/host_error.hpp"
-#include "core/host_services.hpp"
 #include "core/json_text.hpp"
+#include "liveupdate/liveupdate.hpp"
 
 namespace liveupdate::host {
 namespace json = boost::json;
@@ -26,6 +26,12 @@ const json::array &array_member(const json::object &object, const char *key) {
     if (member == nullptr || member->is_null()) return empty;
     if (!member->is_array()) throw HostError(kBadStep, key, "not an array");
     return member->as_array();
+}
+
+// lu_update_request.log: ctx is the update's LogSinkFn, thread-safe as
+// execute() requires.
+void log_to_sink(void *ctx, int32_t level, lu_str line) {
+    (*static_cast<const LogSinkFn *>(ctx))(from_abi_level(level), abi::to_view(line));
 }
 
 bool bool_member(const json::object &object, const char *key) {
@@ -126,6 +132,7 @@ UpdateOutcome Executor::execute(const json::object &update, const LogSinkFn &log
         std::vector<lu_run_step> runs;
         for (const auto &args : prepared.run_args) {
             std::vector<const char *> argv;
+            argv.reserve(args.size());
             for (const std::string &arg : args) argv.push_back(arg.c_str());
             argvs.push_back(std::move(argv));
         }
@@ -161,12 +168,10 @@ UpdateOutcome Executor::execute(const json::object &update, const LogSinkFn &log
         request.restart = prepared.restart ? 1 : 0;
         request.initial_sync = prepared.initial_sync ? 1 : 0;
         request.run_options = run_options.empty() ? nullptr : run_options.data();
+        request.log = &log_to_sink;
+        request.log_ctx = const_cast<LogSinkFn *>(&log);
 
-        UpdateOutcome outcome;
-        {
-            UpdateLogScope scope(log);
-            outcome = updater->update(request);
-        }
+        UpdateOutcome outcome = updater->update(request);
         // Whatever the updater says, an archive that is not complete is not a
         // success: the update fails naming what did not arrive.
         const bool updater_failed = outcome.kind == UpdateOutcome::Kind::infra_failure;

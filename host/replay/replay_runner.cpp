@@ -17,6 +17,7 @@
 #include "core/reconcile_driver.hpp"
 #include "core/updater.hpp"
 #include "core/updater_registry.hpp"
+#include "liveupdate/ext/record.h"
 #include "liveupdate/liveupdate.hpp"
 #include "replay/partial_match.hpp"
 #include "replay/scenario.hpp"

@@ -13,6 +13,7 @@
 #include "core/plugin_message.hpp"
 #include "core/reconcile_driver.hpp"
 #include "core/updater_registry.hpp"
+#include "liveupdate/ext/record.h"
 #include "reload/hot_reloader.hpp"
 #include "reload_test_support.hpp"
 #include "test_objects.hpp"
@@ -173,6 +174,7 @@ BOOST_AUTO_TEST_CASE(reloads_under_load_lose_nothing_and_apply_nothing_twice) {
     std::atomic<bool> stop{false};
     std::atomic<int> reconcile_errors{0};
     std::vector<std::thread> workers;
+    workers.reserve(2);
     for (int w = 0; w < 2; ++w) {
         workers.emplace_back([&, w] {
             while (!stop) {

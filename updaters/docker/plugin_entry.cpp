@@ -29,12 +29,11 @@ public:
     static constexpr const char *name = "docker";
     static constexpr const char *version = "0.1.0";
 
-    DockerPlugin(std::string_view config_json, lu::Host host)
-        : updater_(dk::parse_updater_config(config_json)), host_(std::move(host)) {}
+    DockerPlugin(std::string_view config_json, const lu::Host &) : updater_(dk::parse_updater_config(config_json)) {}
 
     lu::Outcome update(const lu::Request &request) {
-        const auto log = [this](dk::LogLevel level, std::string_view line) {
-            host_.log(static_cast<lu_log_level>(level), line);
+        const auto log = [&request](dk::LogLevel level, std::string_view line) {
+            request.log(static_cast<lu_log_level>(level), line);
         };
         dk::UpdateResult result = updater_.update(to_update(request), log);
         return {static_cast<lu::Outcome::Kind>(result.kind), result.exit_code, std::move(result.message)};
@@ -42,7 +41,6 @@ public:
 
 private:
     dk::DockerUpdater updater_;
-    lu::Host host_;
 };
 
 }  // namespace

@@ -17,8 +17,7 @@ public:
     static constexpr const char *name = "kubernetes";
     static constexpr const char *version = "0.1.0";
 
-    KubernetesPlugin(std::string_view config_json, const lu::Host &host)
-        : host_(host), config_(k8s::parse_kubectl_config(config_json)) {
+    KubernetesPlugin(std::string_view config_json, const lu::Host &) : config_(k8s::parse_kubectl_config(config_json)) {
         if (config_.exec == k8s::KubectlConfig::Exec::api) {
             auto api = std::make_shared<k8s::ApiExec>(config_);
             exec_ = [api](const k8s::PodContainer &t, const std::vector<std::string> &c,
@@ -32,7 +31,6 @@ public:
     lu::Outcome update(const lu::Request &request) const;
 
 private:
-    lu::Host host_;
     k8s::KubectlConfig config_;
     k8s::PodExecFn exec_;
 };
@@ -42,8 +40,8 @@ lu::Outcome KubernetesPlugin::update(const lu::Request &request) const {
     k8s::PodUpdate pod_update{{c.namespace_name, c.pod, c.name}, !request.copies.empty(), request.archive,
                               request.delete_paths, {}, request.restart};
     for (const lu::RunStep &run : request.runs) pod_update.runs.push_back({run.argv, run.echo_off});
-    const k8s::LineLogFn log = [this](int level, std::string_view line) {
-        host_.log(static_cast<lu_log_level>(level), line);
+    const k8s::LineLogFn log = [&request](int level, std::string_view line) {
+        request.log(static_cast<lu_log_level>(level), line);
     };
     k8s::PodUpdateResult result = k8s::update_pod_container(exec_, config_, pod_update, log);
     // The result kinds are the ABI's, in its order.
