@@ -6,10 +6,16 @@
 #      started by scripts/dockerd.sh and stopped again if this run started it)
 #      and k8s (the single-node cluster in ../shared/k8s, likewise started and
 #      stopped; without that folder those tests are reported skipped)
-#   3. builds build-asan/ with AddressSanitizer + UndefinedBehaviorSanitizer and
+#   3. lints the C and C++ files changed since the merge-base with origin/main
+#      (HEAD~1 without it): clang-format and clang-tidy (scripts/lint.sh)
+#   4. builds build-asan/ with AddressSanitizer + UndefinedBehaviorSanitizer and
 #      runs the unit, host and scenario tests there; any report fails the run
-#   4. runs the libFuzzer targets: the plugin ABI for 60 s, the lu-agent frame
+#   5. builds build-tsan/ with ThreadSanitizer and runs the threaded suites
+#      there (watchers, hot reload, lu-host up's units, update logs); any
+#      report fails the run
+#   6. runs the libFuzzer targets: the plugin ABI for 60 s, the lu-agent frame
 #      decoder for 30 s (scripts/fuzz.sh)
+# The sanitizer builds make only the targets their tests need.
 # Ends with one line "tests: N passed, M failed"; exit 0 only when all passed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -113,12 +119,33 @@ echo "tests took $(( $(date +%s) - start )) s"
 [ "$docker_started" -eq 1 ] && scripts/dockerd.sh stop
 [ "$k8s_started" -eq 1 ] && "$k8s_dir/cluster.sh" stop
 
+note "lint (changed files)"
+if scripts/lint.sh; then
+  passed=$((passed + 1))
+else
+  echo "test: lint found problems in the changed files (see above)"
+  failed=$((failed + 1))
+  failures+=("lint (scripts/lint.sh)")
+fi
+
+# The executables (and the plugins and lu-host they run) of the tests labelled
+# unit, host and scenario. A test added to those labels without its target
+# here shows as "Not Run" in this stage: add the target.
+asan_targets=(
+  lu-host liveupdate updater_record lu_test_wrong_abi_plugin
+  liveupdate_unit_tests liveupdate_abi_tests host_unit_tests host_tests
+  c_abi_headers c_abi_tests updater_helper_tests
+  up_unit_tests up_watcher_tests up_save_patterns_tests
+  reload_unit_tests reload_host_tests web_unit_tests
+  test_docker_units test_compose_status test_kubeconfig compose_units_test yaml_objects_test
+  agent_protocol_test lu_agent_test
+)
 note "sanitizers (build-asan/)"
 start=$(date +%s)
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 if cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DLU_SANITIZE=ON -DLU_BUILD_BENCH=OFF \
-   && cmake --build build-asan -j"$jobs"; then
+   && cmake --build build-asan -j"$jobs" --target "${asan_targets[@]}"; then
   run_ctest build-asan -j2 -L 'unit|host|scenario'
 else
   echo "test: the sanitizer build failed"
@@ -126,6 +153,24 @@ else
   failures+=("the sanitizer build")
 fi
 echo "sanitizer stage took $(( $(date +%s) - start )) s"
+
+# The suites whose code runs on several threads: the file watchers, hot
+# reload, lu-host up's debouncer and queues, and updates logging from their
+# own threads. (up_watcher_machine_limits lowers machine-wide limits: not here.)
+tsan_targets=(up_unit_tests up_watcher_tests up_save_patterns_tests reload_unit_tests reload_host_tests c_abi_tests)
+tsan_tests='^(up_unit_tests|up_watcher_tests|up_save_patterns|reload_unit_tests|reload_host_tests|c_abi_tests)$'
+note "thread sanitizer (build-tsan/)"
+start=$(date +%s)
+export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+if cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DLU_SANITIZE=thread -DLU_BUILD_BENCH=OFF \
+   && cmake --build build-tsan -j"$jobs" --target "${tsan_targets[@]}"; then
+  run_ctest build-tsan -j2 -R "$tsan_tests"
+else
+  echo "test: the thread sanitizer build failed"
+  failed=$((failed + 1))
+  failures+=("the thread sanitizer build")
+fi
+echo "thread sanitizer stage took $(( $(date +%s) - start )) s"
 
 note "fuzzing (60 s)"
 if scripts/fuzz.sh 60; then

@@ -70,7 +70,7 @@ public:
                                                             e->hash});
             return 0;
         };
-        const int32_t rc = digest_->digest(updater_, &ref, {path.data(), path.size()}, each, &out, &error);
+        const int32_t rc = digest_->digest(updater_, &ref, {path.data(), path.size()}, each, &out, nullptr, nullptr, &error);
         if (rc != LU_OK) {
             const std::string why = error.data != nullptr ? std::string(error.data, error.size) : "rc " + std::to_string(rc);
             api_->free_message(&error);

@@ -1,5 +1,7 @@
 #include "host/core/engine.hpp"
 
+#include <cstddef>
+
 #include "host/core/host_error.hpp"
 #include "host/core/json_text.hpp"
 #include "host/core/log.hpp"
@@ -29,7 +31,8 @@ std::string rc_text(int32_t rc) {
 
 std::string where_of(const LiveUpdatePlugin &plugin) { return "plugin " + plugin.file().string(); }
 
-// A step document: must be a JSON object with "type".
+// A step document: a JSON object with "type", of a "stepVersion" this host
+// reads (absent: 1, from plugins older than the field).
 json::object parse_step(const LiveUpdatePlugin &plugin, int32_t rc, std::string_view text,
                         const char *what) {
     if (rc != LU_OK) {
@@ -39,6 +42,12 @@ json::object parse_step(const LiveUpdatePlugin &plugin, int32_t rc, std::string_
     if (!step.is_object() || !step.as_object().contains("type")) {
         throw PluginCallError(what, where_of(plugin), "the step is not an object with \"type\": " +
                                                           std::string(text.substr(0, 200)));
+    }
+    if (const json::value *version = step.as_object().if_contains("stepVersion");
+        version != nullptr && !(version->is_int64() && version->as_int64() == LU_STEP_VERSION)) {
+        throw PluginCallError(what, where_of(plugin),
+                              "the step is of stepVersion " + to_json_text(*version) + ", this host reads " +
+                                  std::to_string(LU_STEP_VERSION) + " only: use a plugin built with this host's SDK");
     }
     return std::move(step.as_object());
 }
@@ -75,20 +84,22 @@ Engine::~Engine() {
 }
 
 json::object Engine::admission(int32_t rc, std::string_view result, const char *what) const {
+    if (rc != LU_OK && rc != LU_ERR_INVALID_ARGUMENT) {
+        // The object was neither admitted nor rejected; for the caller it is
+        // not stored all the same, with the plugin's error text as the reason.
+        return json::object{{"accepted", false},
+                            {"errors", json::array{}},
+                            {"message", std::string(result.empty() ? rc_text(rc) : result)},
+                            {"due", json::array{}}};
+    }
+    // LU_OK and LU_ERR_INVALID_ARGUMENT come with an admission document.
     boost::system::error_code ec;
     json::value parsed = json::parse(result, ec);
-    if (!ec && parsed.is_object() && parsed.as_object().contains("accepted")) {
-        return std::move(parsed.as_object());
-    }
-    if (rc == LU_OK) {
+    if (ec || !parsed.is_object() || !parsed.as_object().contains("accepted")) {
         throw PluginCallError(what, where_of(*plugin_),
-                              "the result is not an admission document: " + std::string(result.substr(0, 200)));
+                              rc_text(rc) + " without an admission document: " + std::string(result.substr(0, 200)));
     }
-    // A refusal without a document (e.g. malformed JSON): a rejection all the same.
-    return json::object{{"accepted", false},
-                        {"errors", json::array{}},
-                        {"message", std::string(result.empty() ? rc_text(rc) : result)},
-                        {"due", json::array{}}};
+    return std::move(parsed.as_object());
 }
 
 json::object Engine::validate(std::string_view object_json) const {
@@ -114,6 +125,13 @@ json::object Engine::remove(std::string_view kind, std::string_view name) const 
     json::value parsed = parse_json(result.view(), "remove failed", where_of(*plugin_));
     if (!parsed.is_object()) return json::object{{"due", json::array{}}};
     return std::move(parsed.as_object());
+}
+
+const void *Engine::extension(const char *id) const {
+    const lu_liveupdate_api &api = plugin_->api();
+    constexpr std::size_t needed = offsetof(lu_liveupdate_api, get_extension) + sizeof(api.get_extension);
+    if (api.struct_size < needed || api.get_extension == nullptr || id == nullptr) return nullptr;
+    return api.get_extension(engine_, id);
 }
 
 Engine::Begun Engine::reconcile_begin(std::string_view live_update, MicroTime now) const {

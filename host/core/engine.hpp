@@ -40,7 +40,8 @@ public:
 
     // Admission results: {"accepted", "kind", "name", "errors", "message", "due"}.
     // A malformed object is a rejection (accepted false with the plugin's message),
-    // not an exception.
+    // not an exception; so is a call the plugin failed (its error text as message).
+    // Throws PluginCallError when the plugin breaks liveupdate_plugin.h's contract.
     boost::json::object validate(std::string_view object_json) const;
     boost::json::object upsert(std::string_view object_json) const;
     // {"due": [...]}.
@@ -57,6 +58,10 @@ public:
     // Restores source's snapshot straight from the buffer its plugin returned:
     // at a thousand LiveUpdates that is megabytes not copied inside the reload's pause.
     void restore_from(const Engine &source) const;
+
+    // The engine's extension table for id (liveupdate/ext/), or nullptr,
+    // also when the plugin's table predates get_extension.
+    const void *extension(const char *id) const;
 
     const LiveUpdatePlugin &plugin() const { return *plugin_; }
     MicroTime start_time() const { return start_time_; }

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "host/core/host_error.hpp"
-#include "host/core/host_services.hpp"
 #include "host/core/json_text.hpp"
+#include "liveupdate/liveupdate.hpp"
 
 namespace liveupdate::host {
 namespace json = boost::json;
@@ -126,6 +126,7 @@ UpdateOutcome Executor::execute(const json::object &update, const LogSinkFn &log
         std::vector<lu_run_step> runs;
         for (const auto &args : prepared.run_args) {
             std::vector<const char *> argv;
+            argv.reserve(args.size());
             for (const std::string &arg : args) argv.push_back(arg.c_str());
             argvs.push_back(std::move(argv));
         }
@@ -161,12 +162,10 @@ UpdateOutcome Executor::execute(const json::object &update, const LogSinkFn &log
         request.restart = prepared.restart ? 1 : 0;
         request.initial_sync = prepared.initial_sync ? 1 : 0;
         request.run_options = run_options.empty() ? nullptr : run_options.data();
+        request.log = &log_to_sink;
+        request.log_ctx = const_cast<LogSinkFn *>(&log);
 
-        UpdateOutcome outcome;
-        {
-            UpdateLogScope scope(log);
-            outcome = updater->update(request);
-        }
+        UpdateOutcome outcome = updater->update(request);
         // Whatever the updater says, an archive that is not complete is not a
         // success: the update fails naming what did not arrive.
         const bool updater_failed = outcome.kind == UpdateOutcome::Kind::infra_failure;

@@ -9,15 +9,8 @@ namespace liveupdate::host {
 
 namespace {
 
-thread_local const LogSinkFn *t_update_sink = nullptr;
-
 void log_from_updater(void *, int32_t level, lu_str line) {
-    const std::string_view text = abi::to_view(line);
-    if (t_update_sink != nullptr) {
-        (*t_update_sink)(from_abi_level(level), text);
-    } else {
-        log::write(from_abi_level(level), "updater: " + std::string(text));
-    }
+    log::write(from_abi_level(level), "updater: " + std::string(abi::to_view(line)));
 }
 
 // Into a caller's buffer, cut to fit and NUL-terminated.
@@ -29,6 +22,10 @@ void write_c_string(char *out, size_t capacity, std::string_view text) {
 }
 
 }  // namespace
+
+void log_to_sink(void *ctx, int32_t level, lu_str line) {
+    (*static_cast<const LogSinkFn *>(ctx))(from_abi_level(level), abi::to_view(line));
+}
 
 UpdaterHostServices::UpdaterHostServices() {
     host_.struct_size = sizeof(lu_updater_host);
@@ -98,9 +95,5 @@ int32_t UpdaterHostServices::process_local(void *ctx, const lu_container_ref *co
         return 1;
     }
 }
-
-UpdateLogScope::UpdateLogScope(const LogSinkFn &sink) : previous_(t_update_sink) { t_update_sink = &sink; }
-
-UpdateLogScope::~UpdateLogScope() { t_update_sink = previous_; }
 
 }  // namespace liveupdate::host

@@ -1,6 +1,6 @@
-// What the host offers updater plugins (lu_updater_host): a log callback and
-// extensions by versioned id. Log lines go to the sink of the update running
-// on the calling thread (UpdateLogScope), else to the host log.
+// What the host offers updater plugins (lu_updater_host): a log callback for
+// lines not tied to an update (they go to the host log; an update's lines come
+// through its request, see Executor) and extensions by versioned id.
 #pragma once
 
 #include <map>
@@ -12,9 +12,14 @@
 #include <vector>
 
 #include "host/core/log.hpp"
+#include "liveupdate/ext/local_containers.h"
 #include "liveupdate/updater_plugin.h"
 
 namespace liveupdate::host {
+
+// An lu_log_fn whose ctx is a const LogSinkFn *: an update's or a digest's
+// lines to their LiveUpdate (thread-safe as the sink is).
+void log_to_sink(void *ctx, int32_t level, lu_str line);
 
 // A local container's process settings, which commands run in it take too.
 struct LocalProcess {
@@ -60,18 +65,6 @@ private:
     mutable std::mutex mutex_;
     std::shared_ptr<LocalContainers> local_containers_;
     std::map<std::string, const void *, std::less<>> extensions_;
-};
-
-// While alive, updater log lines written on this thread go to sink.
-class UpdateLogScope {
-public:
-    explicit UpdateLogScope(const LogSinkFn &sink);
-    UpdateLogScope(const UpdateLogScope &) = delete;
-    UpdateLogScope &operator=(const UpdateLogScope &) = delete;
-    ~UpdateLogScope();
-
-private:
-    const LogSinkFn *previous_;
 };
 
 }  // namespace liveupdate::host

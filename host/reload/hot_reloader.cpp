@@ -45,7 +45,16 @@ HotReloader::HotReloader(host::EngineSlot &engine, QuiesceGate &gate, host::Upda
     for (auto &[via, choice] : options_.defaults) choice.plugin = normal(choice.plugin);
 }
 
-HotReloader::~HotReloader() { watcher_.reset(); }
+HotReloader::~HotReloader() {
+    // A reload on the watcher's thread reads watcher_ (rewatch) under the
+    // operation lock: take it out under that lock, then stop the thread.
+    std::unique_ptr<PluginFileWatcher> watcher;
+    {
+        std::lock_guard operation(operation_mutex_);
+        watcher = std::move(watcher_);
+    }
+    watcher.reset();
+}
 
 UpdaterChoices HotReloader::chosen() const {
     UpdaterChoices choices = options_.defaults;

@@ -17,6 +17,7 @@
 #include "host/core/reconcile_driver.hpp"
 #include "host/core/updater.hpp"
 #include "host/core/updater_registry.hpp"
+#include "liveupdate/ext/record.h"
 #include "liveupdate/liveupdate.hpp"
 #include "host/replay/partial_match.hpp"
 #include "host/replay/scenario.hpp"

@@ -32,12 +32,13 @@ int32_t collect(void *ctx, const lu_digest_entry *entry) {
 
 // What the container holds at path; empty when nothing is there.
 digest::Digest container_digest(const host::Updater &updater, const lu_digest_extension &table,
-                                const ContainerTarget &container, const std::string &path) {
+                                const ContainerTarget &container, const std::string &path, const host::LogSinkFn &log) {
     const lu_container_ref ref{sizeof(lu_container_ref), container.id.c_str(), container.name.c_str(),
                                container.pod_name.c_str(), container.namespace_name.c_str(), container.root.c_str()};
     digest::Digest out;
     host::PluginMessage error(updater.plugin().api().free_message);
-    const int32_t rc = table.digest(updater.handle(), &ref, {path.data(), path.size()}, collect, &out, error.out());
+    const int32_t rc = table.digest(updater.handle(), &ref, {path.data(), path.size()}, collect, &out, &host::log_to_sink,
+                                 const_cast<host::LogSinkFn *>(&log), error.out());
     if (rc == LU_OK) return out;
     if (rc == LU_ERR_NOT_FOUND) return {};
     if (rc == LU_ERR_STATE) throw std::runtime_error("the updater gave an entry of an unknown kind while digesting " + path);
@@ -125,7 +126,6 @@ Differences Verifier::compare(const LiveUpdateTargets &lu, const std::vector<Liv
                                  ") cannot digest containers: it has no " LU_DIGEST_EXTENSION_ID " extension");
     const IgnoreSet ignore = ignore_set_of(lu.filter);
     Differences out;
-    host::UpdateLogScope scope(log);  // the updater's lines (a new agent session, ...) go to the LiveUpdate's log
     for (const SyncTarget &target : lu.targets) {
         // Both sides hash at once: the local tree here while the container hashes its own.
         auto local_digest = std::async(std::launch::async, [&ignore, &target] {
@@ -133,7 +133,7 @@ Differences Verifier::compare(const LiveUpdateTargets &lu, const std::vector<Liv
             return digest::digest_tree(
                 target.local_path, [&ignore](const std::string &dir) { return ignore.matches_entire_dir(dir); }, found);
         });
-        const digest::Digest remote = container_digest(*updater, *table, container, target.container_path);
+        const digest::Digest remote = container_digest(*updater, *table, container, target.container_path, log);
         const digest::Digest local = local_digest.get();
         append(out, compare_target(target, local, remote, ignore, other_targets(all, lu, container, target)));
     }

@@ -1,5 +1,8 @@
 #include "plugin/abi/engine_handle.hpp"
 
+#include <algorithm>
+#include <cstring>
+
 #include "plugin/core/json_fields.hpp"
 
 namespace liveupdate::abi_impl {
@@ -20,6 +23,29 @@ json::object admission_document(const AdmissionResult &admission, const std::vec
                         {"errors", std::move(errors)},
                         {"message", admission.message},
                         {"due", string_array(due)}};
+}
+
+json::object rejection_document(std::string_view message) {
+    return json::object{{"accepted", false},       {"kind", ""},         {"name", ""},
+                        {"errors", json::array{}}, {"message", message}, {"due", json::array{}}};
+}
+
+json::object versioned_step(json::value step) {
+    json::object &out = step.as_object();
+    out["stepVersion"] = LU_STEP_VERSION;
+    return std::move(out);
+}
+
+lu_engine_host copy_host(const lu_engine_host *host) noexcept {
+    lu_engine_host copy{};
+    if (host == nullptr) return copy;
+    std::memcpy(&copy, host, std::min<std::size_t>(host->struct_size, sizeof copy));
+    copy.struct_size = sizeof copy;
+    return copy;
+}
+
+void log_to_host(const lu_engine_host &host, lu_log_level level, std::string_view line) noexcept {
+    if (host.log != nullptr) host.log(host.ctx, level, lu_str{line.data(), line.size()});
 }
 
 MicroTime start_time_option(std::string_view options_json) {

@@ -21,7 +21,14 @@ void set_message(lu_message *out, std::string_view text) {
     if (out != nullptr) *out = make_message(text);
 }
 
+constexpr lu_plugin_info kInfo{sizeof(lu_plugin_info), 1, LU_ABI_VERSION, "liveupdate", "liveupdate", "0.1.0"};
+
 std::string document_text(const json::value &v) { return json::serialize(v); }
+
+// A step document as liveupdate_plugin.h describes it, with its version.
+std::string step_text(const liveupdate::Step &step) {
+    return document_text(abi_impl::versioned_step(liveupdate::encode_step(step)));
+}
 
 // Runs f, turning exceptions into result codes and an error message in out.
 template <class F>
@@ -49,6 +56,20 @@ int32_t guarded(lu_message *out, F &&f) noexcept {
     }
 }
 
+// For validate and upsert, whose LU_ERR_INVALID_ARGUMENT always comes with an
+// admission document: input the engine could not even decode is a rejection too.
+template <class F>
+int32_t admission_guarded(lu_message *out, F &&f) noexcept {
+    return guarded(out, [&]() -> int32_t {
+        try {
+            return f();
+        } catch (const liveupdate::json_fields::DecodeError &e) {
+            set_message(out, document_text(abi_impl::rejection_document(e.what())));
+            return LU_ERR_INVALID_ARGUMENT;
+        }
+    });
+}
+
 std::optional<MicroTime> parse_now(lu_str now) {
     return MicroTime::parse(to_view(now));
 }
@@ -58,8 +79,14 @@ int32_t lu_create(const lu_engine_host *host, lu_str options_json, lu_engine **o
     *out_engine = nullptr;
     return guarded(out_error, [&]() -> int32_t {
         auto handle = std::make_unique<lu_engine>();
-        if (host != nullptr && host->struct_size >= sizeof(lu_engine_host)) handle->host = *host;
+        handle->host = abi_impl::copy_host(host);
         handle->engine = std::make_unique<liveupdate::Engine>(abi_impl::start_time_option(to_view(options_json)));
+        // What was negotiated, for whoever debugs a host/plugin pairing.
+        abi_impl::log_to_host(handle->host, LU_LOG_DEBUG,
+                              std::string("liveupdate ") + kInfo.version + ": ABI " + std::to_string(LU_ABI_VERSION) +
+                                  ", step documents of version " + std::to_string(LU_STEP_VERSION) +
+                                  ", host table of " + std::to_string(host != nullptr ? host->struct_size : 0) +
+                                  " bytes");
         *out_engine = handle.release();
         return LU_OK;
     });
@@ -69,7 +96,7 @@ void lu_destroy(lu_engine *engine) { delete engine; }
 
 int32_t lu_validate(lu_engine *engine, lu_str object_json, lu_message *out_result) {
     if (engine == nullptr) return LU_ERR_INVALID_ARGUMENT;
-    return guarded(out_result, [&]() -> int32_t {
+    return admission_guarded(out_result, [&]() -> int32_t {
         const auto admission = engine->engine->validate(to_view(object_json));
         set_message(out_result, document_text(abi_impl::admission_document(admission, {})));
         return admission.accepted ? LU_OK : LU_ERR_INVALID_ARGUMENT;
@@ -78,7 +105,7 @@ int32_t lu_validate(lu_engine *engine, lu_str object_json, lu_message *out_resul
 
 int32_t lu_upsert(lu_engine *engine, lu_str object_json, lu_message *out_result) {
     if (engine == nullptr) return LU_ERR_INVALID_ARGUMENT;
-    return guarded(out_result, [&]() -> int32_t {
+    return admission_guarded(out_result, [&]() -> int32_t {
         const auto result = engine->engine->upsert(to_view(object_json));
         set_message(out_result, document_text(abi_impl::admission_document(result.admission, result.due)));
         return result.admission.accepted ? LU_OK : LU_ERR_INVALID_ARGUMENT;
@@ -107,7 +134,8 @@ int32_t lu_reconcile_begin(lu_engine *engine, lu_str live_update_name, lu_str no
         auto begun = engine->engine->begin(std::string(to_view(live_update_name)), *t);
         auto handle = std::make_unique<lu_reconcile>();
         handle->session = std::move(begun.session);
-        set_message(out_step, document_text(liveupdate::encode_step(begun.step)));
+        handle->host = engine->host;
+        set_message(out_step, step_text(begun.step));
         *out_session = handle.release();
         return LU_OK;
     });
@@ -127,17 +155,21 @@ int32_t lu_reconcile_continue(lu_reconcile *session, lu_str outcome_json, lu_str
         }
         const auto outcome = liveupdate::decode_outcome(to_view(outcome_json));
         const auto step = session->session->resume(outcome, *t);
-        set_message(out_step, document_text(liveupdate::encode_step(step)));
+        set_message(out_step, step_text(step));
         return LU_OK;
     });
 }
 
 void lu_reconcile_end(lu_reconcile *session) {
     if (session == nullptr) return;
+    // Abandoning only updates in-memory state; the session is released regardless.
     try {
         session->session->abandon();
+    } catch (const std::exception &e) {
+        abi_impl::log_to_host(session->host, LU_LOG_ERROR,
+                              std::string("reconcile_end: abandoning failed: ") + e.what());
     } catch (...) {
-        // Abandoning only updates in-memory state; the session is released below regardless.
+        abi_impl::log_to_host(session->host, LU_LOG_ERROR, "reconcile_end: abandoning failed: unknown exception");
     }
     delete session;
 }
@@ -160,14 +192,25 @@ int32_t lu_restore(lu_engine *engine, lu_str blob, lu_message *out_error) {
 
 void lu_free_message(lu_message *message) { liveupdate::abi::release_message(message); }
 
-constexpr lu_liveupdate_api kApi{
-    sizeof(lu_liveupdate_api), LU_ABI_VERSION, lu_create,          lu_destroy,
-    lu_validate,               lu_upsert,      lu_remove,          lu_reconcile_begin,
-    lu_reconcile_continue,     lu_reconcile_end, lu_snapshot,      lu_restore,
-    lu_free_message,
-};
+// The engine offers no extension yet; hosts may ask.
+const void *lu_get_extension(lu_engine *, const char *) { return nullptr; }
 
-constexpr lu_plugin_info kInfo{sizeof(lu_plugin_info), 1, LU_ABI_VERSION, "liveupdate", "liveupdate", "0.1.0"};
+constexpr lu_liveupdate_api kApi{
+    sizeof(lu_liveupdate_api),
+    LU_ABI_VERSION,
+    lu_create,
+    lu_destroy,
+    lu_validate,
+    lu_upsert,
+    lu_remove,
+    lu_reconcile_begin,
+    lu_reconcile_continue,
+    lu_reconcile_end,
+    lu_snapshot,
+    lu_restore,
+    lu_free_message,
+    lu_get_extension,
+};
 
 }  // namespace
 

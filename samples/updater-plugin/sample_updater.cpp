@@ -60,10 +60,10 @@ public:
         const lu::ContainerRef &container = request.container;
         json::array copies, deletes(request.delete_paths.begin(), request.delete_paths.end());
         for (const lu::CopyMapping &copy : request.copies) copies.emplace_back(copy.container_path);
-        host_.log(LU_LOG_INFO, "sample updater: update #" + std::to_string(number) + " of " + request.live_update +
-                                   " via " + request.via + " in " + container.name + ": " +
-                                   std::to_string(copies.size()) + " to copy, " + std::to_string(deletes.size()) +
-                                   " to delete, " + std::to_string(request.runs.size()) + " to run");
+        request.log(LU_LOG_INFO, "sample updater: update #" + std::to_string(number) + " of " + request.live_update +
+                                     " via " + request.via + " in " + container.name + ": " +
+                                     std::to_string(copies.size()) + " to copy, " + std::to_string(deletes.size()) +
+                                     " to delete, " + std::to_string(request.runs.size()) + " to run");
 
         lu::Outcome outcome;
         std::error_code ec;
@@ -72,7 +72,7 @@ public:
             outcome = lu::Outcome::infra_failure("sample updater: no usable container folder \"" + container.root + "\"");
         } else {
             outcome = sample::apply_to_folder(root.string(), working_dir_, request,
-                                              [this](std::string_view line) { host_.log(LU_LOG_INFO, line); });
+                                              [&request](std::string_view line) { request.log(LU_LOG_INFO, line); });
         }
         if (outcome.kind == lu::Outcome::Kind::ok && request.restart) outcome = restart(container);
         static constexpr const char *kOutcomes[] = {"ok", "runFailure", "infraFailure"};

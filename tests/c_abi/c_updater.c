@@ -1,10 +1,13 @@
 /* A tiny updater plugin written in C against the SDK headers: it reads the
- * whole archive, logs its size, restarts through the host's local-containers
- * extension when asked, and fails a run whose first word is "false". */
+ * whole archive, logs its size through the request's log (the host's for an
+ * older request), restarts through the host's local-containers extension when
+ * asked, and fails a run whose first word is "false". */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "liveupdate/ext/local_containers.h"
 #include "liveupdate/updater_plugin.h"
 
 struct lu_updater {
@@ -23,9 +26,14 @@ static lu_message message_of(const char *text) {
     return m;
 }
 
-static void say(const lu_updater *u, const char *line) {
+static void say(const lu_updater *u, const lu_update_request *request, const char *line) {
     lu_str s = {line, strlen(line)};
-    u->host.log(u->host.ctx, LU_LOG_INFO, s);
+    const size_t log_end = offsetof(lu_update_request, log_ctx) + sizeof request->log_ctx;
+    if (request->struct_size >= log_end && request->log != NULL) {
+        request->log(request->log_ctx, LU_LOG_INFO, s);
+    } else {
+        u->host.log(u->host.ctx, LU_LOG_INFO, s);
+    }
 }
 
 static int32_t c_create(const lu_updater_host *host, lu_str config, lu_updater **out, lu_message *out_error) {
@@ -64,7 +72,7 @@ static int32_t c_update(lu_updater *u, const lu_update_request *request, lu_upda
         return LU_OK;
     }
     snprintf(line, sizeof line, "c-updater: %lld archive bytes for %s", total, request->container->container_id);
-    say(u, line);
+    say(u, request, line);
     for (i = 0; i < request->run_count; ++i) {
         if (request->runs[i].argc > 0 && strcmp(request->runs[i].argv[0], "false") == 0) {
             out->kind = LU_OUTCOME_RUN_FAILURE;

@@ -4,6 +4,8 @@
 #include <stdio.h>
 
 #include "liveupdate/abi.h"
+#include "liveupdate/ext/local_containers.h"
+#include "liveupdate/ext/record.h"
 #include "liveupdate/liveupdate_plugin.h"
 #include "liveupdate/updater_plugin.h"
 

@@ -11,6 +11,7 @@
 #include "host/core/json_text.hpp"
 #include "host/core/plugin_message.hpp"
 #include "host/core/reconcile_driver.hpp"
+#include "liveupdate/ext/record.h"
 #include "liveupdate/liveupdate.hpp"
 
 using namespace liveupdate::host;
@@ -163,6 +164,7 @@ BOOST_AUTO_TEST_CASE(different_live_updates_reconcile_concurrently) {
     ReconcileDriver driver(slot, executor, store, [] { return kStart; });
     std::vector<ReconcileResult> results(kCount);
     std::vector<std::thread> threads;
+    threads.reserve(kCount);
     for (int i = 0; i < kCount; ++i) {
         threads.emplace_back([&, i] { results[i] = driver.reconcile("lu" + std::to_string(i)); });
     }

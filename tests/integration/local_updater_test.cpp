@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "liveupdate/ext/local_containers.h"
 #include "liveupdate/updater_plugin.h"
 
 namespace fs = std::filesystem;
@@ -171,6 +172,7 @@ struct Fixture {
         const std::string root_text = root.path.string();
         lu_container_ref container{sizeof(lu_container_ref), "id1", "web", "", "", root_text.c_str()};
         std::vector<lu_run_step> steps;
+        steps.reserve(runs.size());
         for (auto &argv : runs) steps.push_back(lu_run_step{argv.data(), argv.size(), 0});
         lu_update_request req{};
         req.struct_size = sizeof req;

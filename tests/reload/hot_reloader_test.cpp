@@ -13,6 +13,7 @@
 #include "host/core/plugin_message.hpp"
 #include "host/core/reconcile_driver.hpp"
 #include "host/core/updater_registry.hpp"
+#include "liveupdate/ext/record.h"
 #include "host/reload/hot_reloader.hpp"
 #include "tests/reload/reload_test_support.hpp"
 #include "tests/reload/test_objects.hpp"
@@ -173,6 +174,7 @@ BOOST_AUTO_TEST_CASE(reloads_under_load_lose_nothing_and_apply_nothing_twice) {
     std::atomic<bool> stop{false};
     std::atomic<int> reconcile_errors{0};
     std::vector<std::thread> workers;
+    workers.reserve(2);
     for (int w = 0; w < 2; ++w) {
         workers.emplace_back([&, w] {
             while (!stop) {

@@ -56,7 +56,7 @@ inline void copy_over(const fs::path &source, const fs::path &target) { write_fi
 // Overwrites target in place with the first 16 KiB of source: a build
 // interrupted mid-write, cut inside the code the loader would map.
 inline void truncated_copy_over(const fs::path &source, const fs::path &target) {
-    write_file(target, read_file(source).substr(0, 16 * 1024));
+    write_file(target, read_file(source).substr(0, std::size_t{16} * 1024));
 }
 
 // Replaces target by renaming a complete new file over it (as many build tools do).

@@ -9,11 +9,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "liveupdate/ext/record.h"
 #include "liveupdate/updater.hpp"
 
 namespace lu = liveupdate::updater;
@@ -51,6 +54,34 @@ public:
     lu::Host host;
     std::optional<lu::Request> last;
     std::string archive;
+};
+
+// Logs its update's line from a thread of its own, as updaters that read
+// command output on a separate thread do.
+class ThreadLogger {
+public:
+    static constexpr const char *name = "thread-logger";
+    static constexpr const char *version = "1.0.0";
+
+    ThreadLogger(std::string_view, const lu::Host &) {}
+
+    lu::Outcome update(const lu::Request &request) {
+        std::thread worker([&request] { request.log(LU_LOG_INFO, "from its own thread: " + request.live_update); });
+        worker.join();
+        return lu::Outcome::ok();
+    }
+};
+
+// Where a request's log lines land (lu_update_request.log).
+struct RequestLog {
+    std::mutex mutex;
+    std::vector<std::pair<int32_t, std::string>> lines;
+
+    static void log(void *ctx, int32_t level, lu_str line) {
+        auto *self = static_cast<RequestLog *>(ctx);
+        std::lock_guard lock(self->mutex);
+        self->lines.emplace_back(level, std::string(line.data, line.size));
+    }
 };
 
 constexpr lu_record_extension kProbeExtension{sizeof(lu_record_extension), nullptr, nullptr};
@@ -415,6 +446,34 @@ BOOST_AUTO_TEST_CASE(log_lines_reach_the_host_with_their_level) {
     BOOST_TEST_REQUIRE(plugin.host_side.lines.size() == 1u);
     BOOST_TEST(plugin.host_side.lines[0].first == LU_LOG_WARN);
     BOOST_TEST(plugin.host_side.lines[0].second == "updating web");
+}
+
+BOOST_AUTO_TEST_CASE(an_update_logs_through_its_request_from_any_thread) {
+    Plugin<ThreadLogger> plugin;
+    const lu_container_ref container = container_ref();
+    RequestLog sink;
+    lu_update_request request = request_with(container);
+    request.log = &RequestLog::log;
+    request.log_ctx = &sink;
+    BOOST_TEST(plugin.update(request).rc == LU_OK);
+    BOOST_TEST_REQUIRE(sink.lines.size() == 1u);
+    BOOST_TEST(sink.lines[0].first == LU_LOG_INFO);
+    BOOST_TEST(sink.lines[0].second == "from its own thread: frontend");
+    BOOST_TEST(plugin.host_side.lines.empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_request_older_than_log_logs_through_the_host) {
+    Plugin<ThreadLogger> plugin;
+    const lu_container_ref container = container_ref();
+    RequestLog sink;
+    lu_update_request request = request_with(container);
+    request.log = &RequestLog::log;
+    request.log_ctx = &sink;
+    request.struct_size = offsetof(lu_update_request, log);  // a host older than the member
+    BOOST_TEST(plugin.update(request).rc == LU_OK);
+    BOOST_TEST(sink.lines.empty());
+    BOOST_TEST_REQUIRE(plugin.host_side.lines.size() == 1u);
+    BOOST_TEST(plugin.host_side.lines[0].second == "from its own thread: frontend");
 }
 
 BOOST_AUTO_TEST_CASE(a_host_table_without_get_extension_offers_none) {

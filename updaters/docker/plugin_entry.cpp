@@ -40,8 +40,8 @@ public:
         : updater_(dk::parse_updater_config(config_json)), host_(std::move(host)) {}
 
     lu::Outcome update(const lu::Request &request) {
-        const auto log = [this](dk::LogLevel level, std::string_view line) {
-            host_.log(static_cast<lu_log_level>(level), line);
+        const auto log = [&request](dk::LogLevel level, std::string_view line) {
+            request.log(static_cast<lu_log_level>(level), line);
         };
         dk::UpdateResult result = updater_.update(to_update(request), log);
         return {static_cast<lu::Outcome::Kind>(result.kind), result.exit_code, std::move(result.message)};
@@ -49,8 +49,10 @@ public:
 
     const void *extension(std::string_view id) const;
 
-    dk::DigestOutcome digest(const lu::ContainerRef &container, const std::string &path, const dk::DigestEntryFn &each) {
-        const auto log = [this](dk::LogLevel level, std::string_view line) {
+    dk::DigestOutcome digest(const lu::ContainerRef &container, const std::string &path, const dk::DigestEntryFn &each,
+                             const lu::UpdateLog &digest_log) {
+        const auto log = [this, &digest_log](dk::LogLevel level, std::string_view line) {
+            if (digest_log) return digest_log(static_cast<lu_log_level>(level), line);
             host_.log(static_cast<lu_log_level>(level), line);
         };
         return updater_.digest(container.id, container.name, path, each, log);
@@ -64,7 +66,7 @@ private:
 };
 
 int32_t digest(lu_updater *updater, const lu_container_ref *container, lu_str container_path, lu_digest_entry_fn each,
-               void *each_ctx, lu_message *out_error) noexcept {
+               void *each_ctx, lu_log_fn log, void *log_ctx, lu_message *out_error) noexcept {
     const auto fail = [out_error](int32_t rc, std::string_view why) {
         if (out_error != nullptr) *out_error = liveupdate::abi::make_message("docker updater: " + std::string(why));
         return rc;
@@ -78,7 +80,8 @@ int32_t digest(lu_updater *updater, const lu_container_ref *container, lu_str co
                 const lu_digest_entry entry{sizeof(lu_digest_entry), {e.path.data(), e.path.size()},
                                             static_cast<int32_t>(e.kind), e.mode, e.size, e.hash};
                 return each(each_ctx, &entry) == 0;
-            });
+            },
+            lu::UpdateLog(log, log_ctx));
         switch (outcome.kind) {
         case dk::DigestOutcome::Kind::ok: return LU_OK;
         case dk::DigestOutcome::Kind::stopped: return LU_ERR_STATE;

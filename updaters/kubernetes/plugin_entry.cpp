@@ -19,8 +19,7 @@ public:
     static constexpr const char *name = "kubernetes";
     static constexpr const char *version = "0.1.0";
 
-    KubernetesPlugin(std::string_view config_json, const lu::Host &host)
-        : host_(host), config_(k8s::parse_kubectl_config(config_json)) {
+    KubernetesPlugin(std::string_view config_json, const lu::Host &) : config_(k8s::parse_kubectl_config(config_json)) {
         if (config_.exec == k8s::KubectlConfig::Exec::api) {
             auto api = std::make_shared<k8s::ApiExec>(config_);
             if (config_.agent) agents_ = std::make_shared<k8s::PodAgents>(config_, api);
@@ -35,7 +34,6 @@ public:
     lu::Outcome update(const lu::Request &request) const;
 
 private:
-    lu::Host host_;
     k8s::KubectlConfig config_;
     std::shared_ptr<k8s::PodAgents> agents_;  // null: per-update exec only
     k8s::PodExecFn exec_;
@@ -46,8 +44,8 @@ lu::Outcome KubernetesPlugin::update(const lu::Request &request) const {
     k8s::PodUpdate pod_update{{c.namespace_name, c.pod, c.name}, !request.copies.empty(), request.archive,
                               request.delete_paths, {}, request.restart};
     for (const lu::RunStep &run : request.runs) pod_update.runs.push_back({run.argv, run.echo_off});
-    const k8s::LineLogFn log = [this](int level, std::string_view line) {
-        host_.log(static_cast<lu_log_level>(level), line);
+    const k8s::LineLogFn log = [&request](int level, std::string_view line) {
+        request.log(static_cast<lu_log_level>(level), line);
     };
     std::optional<k8s::PodUpdateResult> through_agent;
     if (agents_ && !pod_update.target.pod.empty() && !pod_update.restart) {

@@ -19,8 +19,9 @@ int32_t fail(int32_t rc, lu_message *out_error, const std::string &why) noexcept
     return rc;
 }
 
+// Walking a folder logs nothing: log and log_ctx go unused.
 int32_t digest(lu_updater *updater, const lu_container_ref *container, lu_str container_path, lu_digest_entry_fn each,
-               void *each_ctx, lu_message *out_error) noexcept {
+               void *each_ctx, lu_log_fn, void *, lu_message *out_error) noexcept {
     if (updater == nullptr || container == nullptr || each == nullptr)
         return fail(LU_ERR_INVALID_ARGUMENT, out_error, "digest needs an updater, a container and a callback");
     try {

@@ -111,10 +111,11 @@ public:
         for (size_t i = 0; i < req.runs.size(); ++i) {
             const lu::RunStep &run = req.runs[i];
             if (!run.echo_off)
-                log("[CMD " + std::to_string(i + 1) + "/" + std::to_string(req.runs.size()) + "] " + joined(run));
+                req.log(LU_LOG_INFO,
+                        "[CMD " + std::to_string(i + 1) + "/" + std::to_string(req.runs.size()) + "] " + joined(run));
             const local::CommandResult r =
                 local::run_command(run.argv, working_dir, process ? process->env : no_env,
-                                   [this](std::string_view line) { log(line); });
+                                   [&req](std::string_view line) { req.log(LU_LOG_INFO, line); });
             if (!r.started) return lu::Outcome::infra_failure(r.start_error);
             if (r.exit_code != 0)
                 return lu::Outcome::run_failure(r.exit_code, "Run step \"" + (run.echo_off ? std::string("(hidden)") : joined(run)) +
@@ -129,14 +130,12 @@ public:
     }
 
 private:
-    void log(std::string_view line) const { host_.log(LU_LOG_INFO, line); }
-
     lu::Outcome unpack(const std::string &root, const lu::Request &req) const {
         // A long initial sync says how far it got, every second.
         std::function<void(const local::ExtractResult &)> progress;
         if (req.initial_sync)
-            progress = [this](const local::ExtractResult &so_far) {
-                log("Initial sync: " + amount(so_far) + " unpacked so far");
+            progress = [&req](const local::ExtractResult &so_far) {
+                req.log(LU_LOG_INFO, "Initial sync: " + amount(so_far) + " unpacked so far");
             };
         const auto started = std::chrono::steady_clock::now();
         const local::ExtractResult unpacked = local::extract_under_root(root, c_stream(req.archive), progress);
@@ -145,7 +144,7 @@ private:
             const auto took = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
             char seconds[32];
             std::snprintf(seconds, sizeof seconds, "%.1f", took);
-            log("Initial sync: " + amount(unpacked) + " unpacked in " + seconds + " s");
+            req.log(LU_LOG_INFO, "Initial sync: " + amount(unpacked) + " unpacked in " + seconds + " s");
         }
         return lu::Outcome::ok();
     }

@@ -1,4 +1,4 @@
-// The record updater (liveupdate/updater.hpp + LU_RECORD_EXTENSION_ID): each update
+// The record updater (liveupdate/updater.hpp + liveupdate/ext/record.h): each update
 // is recorded as a replay "record" call, with the archive's regular-file and
 // symlink entry names read back from the stream it was handed, and answered
 // with the next queued outcome (success when the queue is empty).
@@ -15,6 +15,7 @@
 
 #include <boost/json.hpp>
 
+#include "liveupdate/ext/record.h"
 #include "liveupdate/updater.hpp"
 
 namespace {
@@ -122,7 +123,7 @@ public:
     static constexpr const char *name = "record";
     static constexpr const char *version = "0.1.0";
 
-    Recorder(std::string_view, const lu::Host &host) : host_(host) {}
+    Recorder(std::string_view, const lu::Host &) {}
 
     Outcome update(const lu::Request &request) {
         json::array archive;
@@ -144,7 +145,7 @@ public:
                 if (request.runs[i].echo_off) continue;
                 std::string line = "[CMD " + std::to_string(i + 1) + "/" + std::to_string(request.runs.size()) + "]";
                 for (const std::string &arg : request.runs[i].argv) line += " " + arg;
-                host_.log(LU_LOG_INFO, line);
+                request.log(LU_LOG_INFO, line);
             }
         }
         return outcome;
@@ -165,7 +166,6 @@ public:
     }
 
 private:
-    lu::Host host_;
     std::mutex mutex_;
     std::deque<Outcome> queued_;
     json::array calls_;

@@ -5,7 +5,13 @@
  *  - borrowed strings are lu_str (pointer + length, not necessarily NUL-terminated);
  *  - memory a plugin hands out is released by that plugin's own free function;
  *  - function tables are append-only: a newer minor revision only adds members
- *    at the end, so callers check struct_size before touching a late member.
+ *    at the end, so callers check struct_size before touching a late member;
+ *  - each function states, where it is declared, what its out-parameters hold
+ *    per result code and from which threads it may be called:
+ *    [any-thread] concurrently from any thread; [serial] never concurrently
+ *    with another call on the same object; [during-call] only from inside the
+ *    call that received it, on any thread, until that call returns.
+ * Extensions (optional capabilities by versioned id) live in liveupdate/ext/.
  */
 #ifndef LIVEUPDATE_ABI_H
 #define LIVEUPDATE_ABI_H
@@ -46,10 +52,12 @@ typedef enum lu_log_level {
     LU_LOG_ERROR = 3
 } lu_log_level;
 
-/* Host callback for log lines; the line is borrowed, without trailing newline. */
+/* Host callback for log lines; the line is borrowed, without trailing newline.
+ * [any-thread] unless the table offering it says otherwise. */
 typedef void (*lu_log_fn)(void *host_ctx, int32_t level, lu_str line);
 
-/* Result codes of every ABI function that can fail. */
+/* Result codes of every ABI function that can fail. What an out-parameter
+ * holds for each code is stated next to the function that writes it. */
 typedef enum lu_rc {
     LU_OK = 0,
     LU_ERR_INVALID_ARGUMENT = 1, /* input rejected; the message says which field and why */

@@ -8,7 +8,8 @@
  * filesystem (stat, walking sync directories).
  *
  * Threading: one engine may be called from several threads; reconciles of
- * different LiveUpdates may run concurrently, one LiveUpdate at a time.
+ * different LiveUpdates may run concurrently, one LiveUpdate at a time. Each
+ * function below states its own rule.
  *
  * JSON documents exchanged (all times RFC 3339 UTC, six fractional digits):
  *
@@ -22,7 +23,10 @@
  *  remove result: {"due": [names]}
  *
  *  step (reconcile_begin / reconcile_continue output):
- *    {"type": "update" | "done",
+ *    {"stepVersion": LU_STEP_VERSION,   the shape of this document; a host
+ *                                       refuses a version it does not know
+ *                                       (absent: 1, from plugins older than the field)
+ *     "type": "update" | "done",
  *     "log":    [{"level": "info"|"warn"|"error"|"debug", "text": "..."}],
  *     "events": [{"type": "started", "liveUpdate": N, "manifest": M, "filesChanged": [paths]},
  *                {"type": "completed", "liveUpdate": N, "manifest": M, "error": ""}],
@@ -55,51 +59,98 @@ extern "C" {
 
 #define LU_LIVEUPDATE_ENTRY_SYMBOL "lu_liveupdate_plugin_entry"
 
+/* The version of the step documents this header describes ("stepVersion").
+ * A new version changes their shape; adding optional members does not. */
+#define LU_STEP_VERSION 1
+
 typedef struct lu_engine lu_engine;       /* all objects and tracked state */
 typedef struct lu_reconcile lu_reconcile; /* one reconcile in progress */
 
-/* Host services offered to the engine. */
+/* Host services offered to the engine. The plugin copies the first
+ * min(struct_size, its own sizeof) bytes at create: an older host's shorter
+ * table leaves the later members NULL. */
 typedef struct lu_engine_host {
     uint32_t struct_size;
     void *ctx;
-    lu_log_fn log; /* diagnostics of the plugin itself (not LiveUpdate logs) */
+    lu_log_fn log; /* diagnostics of the plugin itself (not LiveUpdate logs); [any-thread] */
 } lu_engine_host;
 
+/* Out-parameters: every lu_message written is owned by the caller, who
+ * releases it with free_message; one left untouched stays as the caller set it
+ * ({NULL, 0} is the caller's usual choice). "Error text" is a message for
+ * humans saying what failed and why; it is never parsed. */
 typedef struct lu_liveupdate_api {
     uint32_t struct_size;
     uint32_t abi_version;
 
-    /* May be called again after every engine was destroyed (hot reload). */
+    /* [serial] with every other create/destroy of the plugin. May be called
+     * again after every engine was destroyed (hot reload); host is copied.
+     * LU_OK: *out_engine set, out_error untouched.
+     * LU_ERR_INVALID_ARGUMENT (bad options), LU_ERR_INTERNAL: *out_engine NULL,
+     * out_error holds error text. */
     int32_t (*create)(const lu_engine_host *host, lu_str options_json,
                       lu_engine **out_engine, lu_message *out_error);
+    /* [serial] no other call on the engine may be running, no session open. */
     void (*destroy)(lu_engine *engine);
 
-    /* Admission only: nothing is stored. */
+    /* Admission only: nothing is stored. [any-thread]
+     * LU_OK: out_result is an admission document with "accepted": true.
+     * LU_ERR_INVALID_ARGUMENT: out_result is an admission document with
+     *   "accepted": false (malformed JSON included); the object is rejected.
+     * LU_ERR_STATE, LU_ERR_INTERNAL: out_result holds error text; the
+     *   object was neither admitted nor rejected. */
     int32_t (*validate)(lu_engine *engine, lu_str object_json, lu_message *out_result);
-    /* Create or replace an object; LiveUpdates pass admission first. */
+    /* Create or replace an object; LiveUpdates pass admission first. [any-thread]
+     * Result codes and out_result as for validate; on LU_OK the object is
+     * stored and "due" names the LiveUpdates to reconcile. */
     int32_t (*upsert)(lu_engine *engine, lu_str object_json, lu_message *out_result);
+    /* [any-thread] LU_OK: out_result is the remove result document.
+     * Any other code: out_result holds error text, nothing was removed. */
     int32_t (*remove)(lu_engine *engine, lu_str kind, lu_str name, lu_message *out_result);
 
     /* Start reconciling a LiveUpdate at time now; the first step is written to out_step.
-     * The session stays open until a "done" step, then the host calls reconcile_end. */
+     * The session stays open until a "done" step, then the host calls reconcile_end.
+     * [any-thread] for different LiveUpdates; a LiveUpdate with an open session is refused.
+     * LU_OK: *out_session set, out_step is a step document.
+     * LU_ERR_STATE (that LiveUpdate is being reconciled), LU_ERR_INVALID_ARGUMENT
+     * (now is not a time), LU_ERR_INTERNAL: *out_session NULL, out_step holds error text. */
     int32_t (*reconcile_begin)(lu_engine *engine, lu_str live_update_name, lu_str now,
                                lu_reconcile **out_session, lu_message *out_step);
-    /* Report the outcome of the last "update" step; the next step is written to out_step. */
+    /* Report the outcome of the last "update" step; the next step is written to out_step.
+     * [serial] per session (any thread, one call at a time).
+     * LU_OK: out_step is a step document.
+     * LU_ERR_STATE (no update awaits an outcome), LU_ERR_INVALID_ARGUMENT (bad
+     * outcome or time), LU_ERR_INTERNAL: out_step holds error text; the
+     * session stays open and must still be ended. */
     int32_t (*reconcile_continue)(lu_reconcile *session, lu_str outcome_json, lu_str now,
                                   lu_message *out_step);
     /* Ends a session; ending one before "done" abandons its remaining updates
-     * (as if an infrastructure failure had occurred) and keeps the state consistent. */
+     * (as if an infrastructure failure had occurred) and keeps the state consistent.
+     * [serial] per session, last call on it. */
     void (*reconcile_end)(lu_reconcile *session);
 
-    /* Opaque, versioned state for hot reload. restore refuses unknown versions. */
+    /* Opaque, versioned state for hot reload. [any-thread] but refused while
+     * any session is open: snapshot and restore never run during a reconcile.
+     * snapshot LU_OK: out_blob is the state. LU_ERR_STATE (a session is open),
+     * LU_ERR_INTERNAL: out_blob holds error text.
+     * restore LU_OK: out_error untouched. LU_ERR_UNSUPPORTED (a snapshot version
+     * this plugin cannot read), LU_ERR_INVALID_ARGUMENT (a malformed blob),
+     * LU_ERR_STATE (a session is open), LU_ERR_INTERNAL: out_error holds error
+     * text and the engine keeps its previous state. */
     int32_t (*snapshot)(lu_engine *engine, lu_message *out_blob);
     int32_t (*restore)(lu_engine *engine, lu_str blob, lu_message *out_error);
 
+    /* Releases a message this plugin wrote; {NULL, 0} is fine. [any-thread] */
     void (*free_message)(lu_message *message);
+
+    /* Appended: read only when struct_size covers it. Optional capabilities
+     * of the engine by versioned id (see liveupdate/ext/); NULL if absent.
+     * The table returned lives as long as the engine. [any-thread] */
+    const void *(*get_extension)(lu_engine *engine, const char *id);
 } lu_liveupdate_api;
 
 /* The one exported symbol. Returns the table for abi_version, or NULL when the
- * plugin does not serve it; *out_info is always set. */
+ * plugin does not serve it; *out_info is always set. [any-thread] */
 typedef const lu_liveupdate_api *(*lu_liveupdate_entry_fn)(uint32_t abi_version,
                                                            const lu_plugin_info **out_info);
 

@@ -7,7 +7,7 @@
 //       static constexpr const char *name = "folder";  // lu_plugin_info name; messages say "folder updater: ..."
 //       static constexpr const char *version = "0.1.0";
 //       Folder(std::string_view config_json, const liveupdate::updater::Host &host);  // throws std::invalid_argument
-//       liveupdate::updater::Outcome update(const liveupdate::updater::Request &request);
+//       liveupdate::updater::Outcome update(const liveupdate::updater::Request &request);  // logs with request.log
 //       const void *extension(std::string_view id);  // optional; must not throw
 //   };
 //   }  // namespace
@@ -19,6 +19,8 @@
 // Keep the class in an anonymous namespace: the tables generated for it then
 // stay private to the plugin (no unique global symbol keeps it loaded after
 // dlclose). update() may run concurrently on one instance, as the ABI says.
+// An update logs through request.log, from any thread until update() returns:
+// its lines reach that update's LiveUpdate.
 #pragma once
 
 #include <concepts>
@@ -35,6 +37,7 @@
 #include <utility>
 #include <vector>
 
+#include "liveupdate/ext/local_containers.h"
 #include "liveupdate/liveupdate.hpp"
 
 namespace liveupdate::updater {
@@ -45,9 +48,8 @@ namespace detail {
 // an older caller hands shorter structs, whose late members must not be read.
 template <class Struct, class Member>
 bool has_member(const Struct &s, Member Struct::*member) noexcept {
-    const auto end = static_cast<std::size_t>(reinterpret_cast<const char *>(&(s.*member)) -
-                                              reinterpret_cast<const char *>(&s)) +
-                     sizeof(Member);
+    const auto end =
+        static_cast<std::size_t>(reinterpret_cast<const char *>(&(s.*member) + 1) - reinterpret_cast<const char *>(&s));
     return s.struct_size >= end;
 }
 
@@ -85,6 +87,23 @@ struct RunStep {
 // Reads up to capacity bytes of the archive: the count read, 0 at the end, -1 on error.
 using ArchiveReader = std::function<std::int64_t(void *buffer, std::size_t capacity)>;
 
+// Where one update's log lines go (lu_update_request.log); callable from any
+// thread, concurrently too, until update() returns. Empty: lines are dropped.
+class UpdateLog {
+public:
+    UpdateLog() = default;
+    UpdateLog(lu_log_fn log, void *ctx) noexcept : log_(log), ctx_(ctx) {}
+
+    void operator()(lu_log_level level, std::string_view line) const {
+        if (log_ != nullptr) log_(ctx_, level, abi::to_lu_str(line));
+    }
+    explicit operator bool() const noexcept { return log_ != nullptr; }
+
+private:
+    lu_log_fn log_ = nullptr;
+    void *ctx_ = nullptr;
+};
+
 struct Request {
     std::string live_update;  // the LiveUpdate's name, for logs
     std::string via;          // updater class
@@ -95,6 +114,7 @@ struct Request {
     std::vector<RunStep> runs;
     bool restart = false;
     bool initial_sync = false;
+    UpdateLog log{};  // this update's log lines; the host's log when the host is older
 };
 
 struct Outcome {
@@ -165,6 +185,7 @@ inline Request to_request(const lu_update_request &r) {
     }
     request.restart = member_or(r, &R::restart, 0) != 0;
     request.initial_sync = member_or(r, &R::initial_sync, 0) != 0;
+    request.log = UpdateLog(member_or(r, &R::log, nullptr), member_or(r, &R::log_ctx, nullptr));
     return request;
 }
 
@@ -234,9 +255,13 @@ public:
         get_extension_ = detail::member_or(*host, &lu_updater_host::get_extension, nullptr);
     }
 
+    // Lines not tied to one update; an update's go to its Request::log.
     void log(lu_log_level level, std::string_view line) const {
         if (log_ != nullptr) log_(ctx_, level, abi::to_lu_str(line));
     }
+
+    // The host's log as an UpdateLog: where an older host's update lines go.
+    UpdateLog update_log() const noexcept { return {log_, ctx_}; }
 
     // A host capability by versioned id; nullptr when the host does not offer it.
     const void *extension(const char *id) const {
@@ -269,11 +294,25 @@ concept ServesExtensions = requires(Impl &impl, std::string_view id) {
     { impl.extension(id) } -> std::convertible_to<const void *>;
 };
 
+namespace detail {
+
+// What an lu_updater handle made by entry<Impl>'s table points to: the plugin
+// and the host it was created with.
+template <class Impl>
+struct Instance {
+    Instance(std::string_view config_json, const lu_updater_host *c_host) : host(c_host), impl(config_json, host) {}
+
+    Host host;
+    Impl impl;
+};
+
+}  // namespace detail
+
 // The instance behind an lu_updater handle made by entry<Impl>'s table, for a
 // plugin's own extension functions (they receive the handle).
 template <class Impl>
 Impl &instance(lu_updater *updater) noexcept {
-    return *reinterpret_cast<Impl *>(updater);
+    return reinterpret_cast<detail::Instance<Impl> *>(updater)->impl;
 }
 
 namespace detail {
@@ -300,7 +339,7 @@ struct Tables {
         if (out_updater == nullptr) return LU_ERR_INVALID_ARGUMENT;
         *out_updater = nullptr;
         try {
-            *out_updater = reinterpret_cast<lu_updater *>(new Impl(abi::to_view(config_json), Host(host)));
+            *out_updater = reinterpret_cast<lu_updater *>(new Instance<Impl>(abi::to_view(config_json), host));
             return LU_OK;
         } catch (const std::invalid_argument &e) {
             if (out_error != nullptr) *out_error = abi::make_message(e.what());
@@ -314,14 +353,16 @@ struct Tables {
         }
     }
 
-    static void destroy(lu_updater *updater) noexcept { delete reinterpret_cast<Impl *>(updater); }
+    static void destroy(lu_updater *updater) noexcept { delete reinterpret_cast<Instance<Impl> *>(updater); }
 
     static int32_t update(lu_updater *updater, const lu_update_request *request, lu_update_outcome *out) noexcept {
         if (updater == nullptr || request == nullptr || out == nullptr ||
             member_or(*request, &lu_update_request::container, nullptr) == nullptr)
             return LU_ERR_INVALID_ARGUMENT;
         try {
-            const Outcome outcome = instance<Impl>(updater).update(to_request(*request));
+            Request converted = to_request(*request);
+            if (!converted.log) converted.log = reinterpret_cast<Instance<Impl> *>(updater)->host.update_log();
+            const Outcome outcome = instance<Impl>(updater).update(converted);
             write_outcome(*out, outcome.kind, outcome.exit_code, abi::make_message(outcome.message));
         } catch (const std::exception &e) {
             write_outcome(*out, Outcome::Kind::infra_failure, 0, prefixed_message(Impl::name, e.what()));

@@ -6,7 +6,9 @@
  * The plugin reports a structured outcome and streams log lines to the host.
  *
  * Threading: update() may be called concurrently from several threads for
- * different containers on one updater instance.
+ * different containers on one updater instance. Each function below states
+ * its own rule. Host extensions (liveupdate/ext/local_containers.h) are found
+ * through lu_updater_host.get_extension.
  */
 #ifndef LIVEUPDATE_UPDATER_PLUGIN_H
 #define LIVEUPDATE_UPDATER_PLUGIN_H
@@ -21,11 +23,16 @@ extern "C" {
 
 typedef struct lu_updater lu_updater;
 
+/* What the host offers an updater; read only the members struct_size covers. */
 typedef struct lu_updater_host {
     uint32_t struct_size;
     void *ctx;
-    lu_log_fn log; /* log lines of updates, e.g. "[CMD 1/2] make" and command output */
-    /* Host capabilities by versioned id (e.g. LU_HOST_LOCAL_CONTAINERS_ID); NULL if absent. */
+    /* Log lines not tied to one update (e.g. at create). [any-thread]
+     * Lines of an update go to lu_update_request.log when the request has it. */
+    lu_log_fn log;
+    /* Host capabilities by versioned id (e.g. LU_HOST_LOCAL_CONTAINERS_ID in
+     * liveupdate/ext/local_containers.h); NULL if absent. The table returned
+     * lives as long as the updater. [any-thread] */
     const void *(*get_extension)(void *ctx, const char *id);
 } lu_updater_host;
 
@@ -39,7 +46,10 @@ typedef struct lu_container_ref {
 } lu_container_ref;
 
 /* Reads up to capacity bytes of the archive. Returns the count read, 0 at the
- * end, or -1 on error (the host then knows why; the plugin reports an infra failure). */
+ * end, or -1 on error (the host then knows why; the plugin reports an infra failure).
+ * [during-call] of the update() that received it, one read at a time: the
+ * plugin may hand the stream to a thread of its own, but no read may start
+ * after update() returned. */
 typedef int64_t (*lu_read_fn)(void *stream_ctx, void *buffer, size_t capacity);
 
 typedef struct lu_archive_stream {
@@ -68,6 +78,7 @@ typedef struct lu_run_options {
     int32_t privileged; /* non-zero: run with extended privileges */
 } lu_run_options;
 
+/* One update; everything it points to is borrowed for the update() call. */
 typedef struct lu_update_request {
     uint32_t struct_size;
     const char *live_update;  /* the LiveUpdate's name, for logs */
@@ -85,6 +96,12 @@ typedef struct lu_update_request {
     int32_t initial_sync; /* non-zero: the container's first, full sync */
     /* Appended: NULL, or run_count entries, the options of each run step. */
     const lu_run_options *run_options;
+    /* Appended: this update's log lines (e.g. "[CMD 1/2] make" and command
+     * output), which reach live_update's log: log(log_ctx, level, line).
+     * [during-call] from any thread, concurrently too, until update() returns.
+     * NULL from an older host: use lu_updater_host.log then. */
+    lu_log_fn log;
+    void *log_ctx;
 } lu_update_request;
 
 typedef enum lu_outcome_kind {
@@ -97,62 +114,41 @@ typedef struct lu_update_outcome {
     uint32_t struct_size;
     int32_t kind;       /* lu_outcome_kind */
     int32_t exit_code;  /* for LU_OUTCOME_RUN_FAILURE */
-    lu_message message; /* owned by the plugin; release with free_message */
+    lu_message message; /* owned by the caller once written; release with free_message */
 } lu_update_outcome;
 
 typedef struct lu_updater_api {
     uint32_t struct_size;
     uint32_t abi_version;
 
-    /* config_json: the updater's settings object ("{}" when none). */
+    /* config_json: the updater's settings object ("{}" when none); host is
+     * copied (the members its struct_size covers). [serial] with destroy.
+     * LU_OK: *out_updater set, out_error untouched.
+     * LU_ERR_INVALID_ARGUMENT (bad settings), LU_ERR_INTERNAL: *out_updater
+     * NULL, out_error holds error text, owned by the caller (free_message). */
     int32_t (*create)(const lu_updater_host *host, lu_str config_json,
                       lu_updater **out_updater, lu_message *out_error);
+    /* [serial] no update() may be running. */
     void (*destroy)(lu_updater *updater);
 
-    /* Returns LU_OK when an outcome was written (whatever its kind). */
+    /* [any-thread] concurrently for different containers.
+     * LU_OK: an outcome was written (whatever its kind); its message, possibly
+     * {NULL, 0}, is the caller's to release.
+     * LU_ERR_INVALID_ARGUMENT (a NULL argument or container): *out_outcome untouched. */
     int32_t (*update)(lu_updater *updater, const lu_update_request *request,
                       lu_update_outcome *out_outcome);
 
+    /* Releases a message this plugin wrote; {NULL, 0} is fine. [any-thread] */
     void (*free_message)(lu_message *message);
 
-    /* Optional capabilities by versioned id ("liveupdate.record/1", ...); NULL if absent. */
+    /* Appended. Optional capabilities by versioned id (see liveupdate/ext/);
+     * NULL if absent. The table returned lives as long as the updater. [any-thread] */
     const void *(*get_extension)(lu_updater *updater, const char *id);
 } lu_updater_api;
 
+/* The one exported symbol; as lu_liveupdate_entry_fn. [any-thread] */
 typedef const lu_updater_api *(*lu_updater_entry_fn)(uint32_t abi_version,
                                                      const lu_plugin_info **out_info);
-
-/* Host extension for the local updater: the host supervises LocalContainer processes. */
-#define LU_HOST_LOCAL_CONTAINERS_ID "liveupdate.host.local-containers/1"
-
-typedef struct lu_host_local_containers {
-    uint32_t struct_size;
-    /* Restart the container's process; on failure returns non-zero and writes a
-     * NUL-terminated reason into error (at most error_capacity bytes). */
-    int32_t (*restart)(void *host_ctx, const lu_container_ref *container, char *error,
-                       size_t error_capacity);
-    /* Appended: read only when struct_size covers it. The container's process
-     * settings, which commands run in it take as `docker exec` takes a
-     * container's: each_env(each_ctx, name, value) once per variable the
-     * container adds to the host's environment, and its working directory (a
-     * container path, NUL-terminated, at most working_dir_capacity bytes).
-     * Returns non-zero when the host does not know the container. */
-    int32_t (*process)(void *host_ctx, const lu_container_ref *container,
-                       void (*each_env)(void *each_ctx, const char *name, const char *value), void *each_ctx,
-                       char *working_dir, size_t working_dir_capacity);
-} lu_host_local_containers;
-
-/* Extension of the record updater used by `lu-host replay`. */
-#define LU_RECORD_EXTENSION_ID "liveupdate.record/1"
-
-typedef struct lu_record_extension {
-    uint32_t struct_size;
-    /* Queue one outcome ({"ok": true} | {"runFailure": {...}} | {"infraFailure": "..."})
-     * for the next update; with the queue empty, updates succeed. */
-    int32_t (*push_outcome)(lu_updater *updater, lu_str outcome_json, lu_message *out_error);
-    /* Take the calls recorded since the last take, as a JSON array of replay "record" calls. */
-    int32_t (*take_calls)(lu_updater *updater, lu_message *out_calls_json);
-} lu_record_extension;
 
 #ifdef __cplusplus
 }

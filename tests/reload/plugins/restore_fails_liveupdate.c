@@ -85,9 +85,9 @@ static void free_message(lu_message *m) {
     m->size = 0;
 }
 
-static const lu_liveupdate_api api = {sizeof(lu_liveupdate_api), LU_ABI_VERSION, create, destroy,
-                                      refuse_object, refuse_object, remove_object, reconcile_begin,
-                                      reconcile_continue, reconcile_end, snapshot, restore, free_message};
+static const lu_liveupdate_api api = {
+    sizeof(lu_liveupdate_api), LU_ABI_VERSION,     create,        destroy,  refuse_object, refuse_object, remove_object,
+    reconcile_begin,           reconcile_continue, reconcile_end, snapshot, restore,       free_message,  NULL};
 
 static const lu_plugin_info info = {sizeof(lu_plugin_info), LU_ABI_VERSION, LU_ABI_VERSION, "liveupdate",
                                     "restore-fails", "0.0.1"};
