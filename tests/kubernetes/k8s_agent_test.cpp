@@ -20,6 +20,7 @@
 #include "common/kubernetes/kubeconfig.hpp"
 #include "common/kubernetes/pod_exec.hpp"
 #include "tests/docker/docker_test_support.hpp"
+#include "tests/kubernetes/k8s_test_support.hpp"
 
 namespace fs = std::filesystem;
 namespace json = boost::json;
@@ -28,52 +29,25 @@ using namespace std::chrono_literals;
 using lu_test::DockerUpdater;
 using lu_test::TarBuilder;
 using lu_test::Update;
+using lu_test::k8s::admin;
+using lu_test::k8s::admin_kubeconfig;
+using lu_test::k8s::busybox_pod;
+using lu_test::k8s::wait_until;
 
 namespace {
 
 const std::string kNamespace = "lu-k8s-agent";
 
-std::string admin_kubeconfig() {
-    const char *s = std::getenv("LU_K8S_STATE");
-    return std::string(s != nullptr && *s != 0 ? s : "/tmp/lu-k8s") + "/admin.kubeconfig";
-}
-
-kube::ApiClient &admin() {
-    static kube::ApiClient client([] {
-        kube::LoadOptions o;
-        o.kubeconfig = admin_kubeconfig();
-        return kube::load_client_config(o);
-    }());
-    return client;
-}
-
-bool wait_until(const std::function<bool()> &done, std::chrono::milliseconds limit) {
-    const auto deadline = std::chrono::steady_clock::now() + limit;
-    while (std::chrono::steady_clock::now() < deadline) {
-        if (done()) return true;
-        std::this_thread::sleep_for(100ms);
-    }
-    return done();
-}
-
 // A busybox pod; read_only: its root filesystem read-only, /app an emptyDir.
 void create_pod(const std::string &name, bool read_only = false) {
-    json::object container{{"name", "main"},
-                           {"image", "localhost/busybox:local"},
-                           {"imagePullPolicy", "Never"},
-                           {"command", json::array{"/bin/sh", "-c", "trap 'exit 0' TERM; while true; do sleep 1; done"}}};
-    json::object spec{{"nodeName", "127.0.0.1"},
-                      {"hostNetwork", true},
-                      {"automountServiceAccountToken", false},
-                      {"enableServiceLinks", false},
-                      {"terminationGracePeriodSeconds", 1}};
+    json::object pod = busybox_pod(name);
     if (read_only) {
+        json::object &spec = pod["spec"].as_object();
+        json::object &container = spec["containers"].as_array()[0].as_object();
         container["securityContext"] = {{"readOnlyRootFilesystem", true}};
         container["volumeMounts"] = json::array{{{"name", "app"}, {"mountPath", "/app"}}};
         spec["volumes"] = json::array{{{"name", "app"}, {"emptyDir", json::object{}}}};
     }
-    spec["containers"] = json::array{container};
-    const json::object pod{{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", {{"name", name}}}, {"spec", spec}};
     const auto r = admin().request("POST", "/api/v1/namespaces/" + kNamespace + "/pods", json::serialize(pod));
     if (r.status / 100 != 2) throw std::runtime_error("creating pod " + name + ": " + kube::status_message(r.body));
     const bool up = wait_until([&] {
@@ -88,15 +62,8 @@ void delete_pod(const std::string &name) {
     admin().request("DELETE", "/api/v1/namespaces/" + kNamespace + "/pods/" + name + "?gracePeriodSeconds=0");
 }
 
-// `sh -c SCRIPT` in the pod through the API (not through the updater): exit code and stdout.
 std::pair<int, std::string> exec_sh(const std::string &pod, const std::string &script) {
-    std::string out;
-    const auto r = kube::exec_in_pod(admin(), {kNamespace, pod, "main"}, {"sh", "-c", script}, nullptr,
-                                     [&out](bool is_err, std::string_view d) {
-                                         if (!is_err) out.append(d);
-                                     },
-                                     30s);
-    return {r.exit_code, out};
+    return lu_test::k8s::exec_sh(kNamespace, pod, script);
 }
 
 // The pids of the lu-agent processes in the pod.

@@ -20,6 +20,7 @@
 #include "common/kubernetes/pod_exec.hpp"
 #include "tests/docker/docker_test_support.hpp"
 #include "host/kubernetes/kubernetes_discovery.hpp"
+#include "tests/kubernetes/k8s_test_support.hpp"
 #include "tests/kubernetes/tcp_proxy.hpp"
 
 namespace fs = std::filesystem;
@@ -30,34 +31,15 @@ using namespace std::chrono_literals;
 using lu_test::DockerUpdater;
 using lu_test::TarBuilder;
 using lu_test::Update;
+using lu_test::k8s::admin;
+using lu_test::k8s::admin_kubeconfig;
+using lu_test::k8s::busybox_pod;
+using lu_test::k8s::state_dir;
+using lu_test::k8s::wait_until;
 
 namespace {
 
 const std::string kNamespace = "lu-k8s-test";
-
-std::string state_dir() {
-    const char *s = std::getenv("LU_K8S_STATE");
-    return s != nullptr && *s != 0 ? s : "/tmp/lu-k8s";
-}
-std::string admin_kubeconfig() { return state_dir() + "/admin.kubeconfig"; }
-
-kube::ApiClient &admin() {
-    static kube::ApiClient client([] {
-        kube::LoadOptions o;
-        o.kubeconfig = admin_kubeconfig();
-        return kube::load_client_config(o);
-    }());
-    return client;
-}
-
-bool wait_until(const std::function<bool()> &done, std::chrono::milliseconds limit) {
-    const auto deadline = std::chrono::steady_clock::now() + limit;
-    while (std::chrono::steady_clock::now() < deadline) {
-        if (done()) return true;
-        std::this_thread::sleep_for(100ms);
-    }
-    return done();
-}
 
 void post_ignoring_conflict(const std::string &path, const json::object &body) {
     const auto r = admin().request("POST", path, json::serialize(body));
@@ -66,21 +48,7 @@ void post_ignoring_conflict(const std::string &path, const json::object &body) {
 }
 
 std::string create_pod(const std::string &name, const std::string &app) {
-    const json::object pod{
-        {"apiVersion", "v1"},
-        {"kind", "Pod"},
-        {"metadata", {{"name", name}, {"labels", {{"app", app}}}}},
-        {"spec",
-         {{"nodeName", "127.0.0.1"},
-          {"hostNetwork", true},
-          {"automountServiceAccountToken", false},
-          {"enableServiceLinks", false},
-          {"terminationGracePeriodSeconds", 1},
-          {"containers", json::array{{{"name", "main"},
-                                      {"image", "localhost/busybox:local"},
-                                      {"imagePullPolicy", "Never"},
-                                      {"command", json::array{"/bin/sh", "-c",
-                                                              "trap 'exit 0' TERM; while true; do sleep 1; done"}}}}}}}};
+    const json::object pod = busybox_pod(name, {{"app", app}});
     const auto r = admin().request("POST", "/api/v1/namespaces/" + kNamespace + "/pods", json::serialize(pod));
     if (r.status / 100 != 2) throw std::runtime_error("creating pod " + name + ": " + kube::status_message(r.body));
     return std::string(json::parse(r.body).at("metadata").at("uid").as_string());
@@ -114,15 +82,8 @@ void wait_running(const std::string &name) {
     if (!wait_until([&] { return running(name); }, 60s)) throw std::runtime_error("pod " + name + " is not Running");
 }
 
-// `sh -c SCRIPT` in the pod through the API; its stdout and exit code.
 std::pair<int, std::string> exec_sh(const std::string &pod, const std::string &script) {
-    std::string out;
-    const auto r = kube::exec_in_pod(admin(), {kNamespace, pod, "main"}, {"sh", "-c", script}, nullptr,
-                                     [&out](bool is_err, std::string_view d) {
-                                         if (!is_err) out.append(d);
-                                     },
-                                     30s);
-    return {r.exit_code, out};
+    return lu_test::k8s::exec_sh(kNamespace, pod, script);
 }
 
 bool process_gone(pid_t pid) {
