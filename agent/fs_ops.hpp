@@ -2,7 +2,7 @@
 // errno and what failed, with the path.
 #pragma once
 
-#include "agent/protocol/messages.hpp"
+#include "common/agent_protocol/messages.hpp"
 
 namespace liveupdate::agent {
 

@@ -1,5 +1,5 @@
 // lu-agent: the resident agent copied into a container by the docker updater.
-// It trusts only its stdin and serves the protocol of agent/protocol/ there.
+// It trusts only its stdin and serves the protocol of common/agent_protocol/ there.
 #include <signal.h>
 #include <unistd.h>
 

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "agent/frame_output.hpp"
-#include "agent/protocol/messages.hpp"
+#include "common/agent_protocol/messages.hpp"
 
 namespace liveupdate::agent {
 

@@ -10,7 +10,7 @@
 #include "agent/digest.hpp"
 #include "agent/frame_output.hpp"
 #include "agent/fs_ops.hpp"
-#include "agent/protocol/messages.hpp"
+#include "common/agent_protocol/messages.hpp"
 #include "agent/runner.hpp"
 
 namespace liveupdate::agent {

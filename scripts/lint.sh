@@ -2,7 +2,8 @@
 # Lints the C and C++ files changed against a base with the repository's
 # .clang-format and .clang-tidy; exits non-zero on any finding.
 #   scripts/lint.sh                 changed against the merge-base with origin/main
-#                                   (HEAD~1 without origin/main), plus uncommitted changes
+#                                   (HEAD~1 without origin/main, or on main itself),
+#                                   plus uncommitted changes
 #   scripts/lint.sh --base REV      changed against REV
 #   scripts/lint.sh --all           every C and C++ file of the repository
 # Formatting is checked on the changed lines only (clang-format-diff), so that
@@ -21,7 +22,7 @@ while [ $# -gt 0 ]; do
     --all) all=1 ;;
     --base) base=${2:?--base needs a revision}; shift ;;
     --build-dir) build_dir=${2:?--build-dir needs a folder}; shift ;;
-    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "lint: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -41,7 +42,10 @@ else
   if [ -z "$base" ]; then
     if git rev-parse -q --verify origin/main >/dev/null; then
       base=$(git merge-base HEAD origin/main)
-    else
+    fi
+    # On main itself (a clone CI makes) the merge-base is HEAD: the last
+    # commit is then the change to check.
+    if [ -z "$base" ] || [ "$(git rev-parse "$base")" = "$(git rev-parse HEAD)" ]; then
       base=HEAD~1
     fi
   fi

@@ -78,6 +78,40 @@ run_ctest() {
   count_ctest "$out"
 }
 
+# Runs one check that is not a CTest suite and counts it as one test.
+run_check() {
+  local name=$1; shift
+  note "$name"
+  if "$@"; then
+    passed=$((passed + 1))
+  else
+    echo "test: $name found problems (see above)"
+    failed=$((failed + 1))
+    failures+=("$name ($*)")
+  fi
+}
+
+# Configures and builds a sanitizer tree with only the given targets, then
+# runs the given CTest selection there; a failed build counts as one failure.
+#   sanitizer_stage DIR SANITIZE TARGET... -- CTEST_ARGS...
+sanitizer_stage() {
+  local dir=$1 sanitize=$2 targets=() start
+  shift 2
+  while [ "$1" != "--" ]; do targets+=("$1"); shift; done
+  shift
+  note "sanitizer $sanitize ($dir/)"
+  start=$(date +%s)
+  if cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Debug -DLU_SANITIZE="$sanitize" -DLU_BUILD_BENCH=OFF \
+     && cmake --build "$dir" -j"$jobs" --target "${targets[@]}"; then
+    run_ctest "$dir" -j2 "$@"
+  else
+    echo "test: the $sanitize sanitizer build failed"
+    failed=$((failed + 1))
+    failures+=("the $sanitize sanitizer build ($dir/)")
+  fi
+  echo "$dir stage took $(( $(date +%s) - start )) s"
+}
+
 note "install packages"
 scripts/install-deps.sh || { echo "test: installing packages failed"; exit 1; }
 
@@ -119,14 +153,7 @@ echo "tests took $(( $(date +%s) - start )) s"
 [ "$docker_started" -eq 1 ] && scripts/dockerd.sh stop
 [ "$k8s_started" -eq 1 ] && "$k8s_dir/cluster.sh" stop
 
-note "lint (changed files)"
-if scripts/lint.sh; then
-  passed=$((passed + 1))
-else
-  echo "test: lint found problems in the changed files (see above)"
-  failed=$((failed + 1))
-  failures+=("lint (scripts/lint.sh)")
-fi
+run_check "lint (changed files)" scripts/lint.sh
 
 # The executables (and the plugins and lu-host they run) of the tests labelled
 # unit, host and scenario. A test added to those labels without its target
@@ -140,55 +167,20 @@ asan_targets=(
   test_docker_units test_compose_status test_kubeconfig compose_units_test yaml_objects_test
   agent_protocol_test lu_agent_test verify_unit_tests verify_digest_header_c11
 )
-note "sanitizers (build-asan/)"
-start=$(date +%s)
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-if cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DLU_SANITIZE=ON -DLU_BUILD_BENCH=OFF \
-   && cmake --build build-asan -j"$jobs" --target "${asan_targets[@]}"; then
-  run_ctest build-asan -j2 -L 'unit|host|scenario'
-else
-  echo "test: the sanitizer build failed"
-  failed=$((failed + 1))
-  failures+=("the sanitizer build")
-fi
-echo "sanitizer stage took $(( $(date +%s) - start )) s"
+sanitizer_stage build-asan ON "${asan_targets[@]}" -- -L 'unit|host|scenario'
 
 # The suites whose code runs on several threads: the file watchers, hot
 # reload, lu-host up's debouncer and queues, and updates logging from their
 # own threads. (up_watcher_machine_limits lowers machine-wide limits: not here.)
 tsan_targets=(up_unit_tests up_watcher_tests up_save_patterns_tests reload_unit_tests reload_host_tests c_abi_tests)
 tsan_tests='^(up_unit_tests|up_watcher_tests|up_save_patterns|reload_unit_tests|reload_host_tests|c_abi_tests)$'
-note "thread sanitizer (build-tsan/)"
-start=$(date +%s)
 export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
-if cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DLU_SANITIZE=thread -DLU_BUILD_BENCH=OFF \
-   && cmake --build build-tsan -j"$jobs" --target "${tsan_targets[@]}"; then
-  run_ctest build-tsan -j2 -R "$tsan_tests"
-else
-  echo "test: the thread sanitizer build failed"
-  failed=$((failed + 1))
-  failures+=("the thread sanitizer build")
-fi
-echo "thread sanitizer stage took $(( $(date +%s) - start )) s"
+sanitizer_stage build-tsan thread "${tsan_targets[@]}" -- -R "$tsan_tests"
 
-note "fuzzing (60 s)"
-if scripts/fuzz.sh 60; then
-  passed=$((passed + 1))
-else
-  echo "test: the fuzzer found a problem (see above)"
-  failed=$((failed + 1))
-  failures+=("fuzzing (scripts/fuzz.sh)")
-fi
-
-note "fuzzing the lu-agent frame decoder (30 s)"
-if scripts/fuzz.sh 30 fuzz_agent_frames; then
-  passed=$((passed + 1))
-else
-  echo "test: the fuzzer found a problem in the lu-agent frame decoder (see above)"
-  failed=$((failed + 1))
-  failures+=("fuzzing (scripts/fuzz.sh 30 fuzz_agent_frames)")
-fi
+run_check "fuzzing the plugin ABI (60 s)" scripts/fuzz.sh 60
+run_check "fuzzing the lu-agent frame decoder (30 s)" scripts/fuzz.sh 30 fuzz_agent_frames
 
 echo
 [ -f "$failure_tails" ] && cat "$failure_tails"

@@ -47,7 +47,7 @@ public:
     WalkResult run() {
         struct stat st {};
         if (::lstat(root_.c_str(), &st) != 0) {
-            if (errno == ENOENT || errno == ENOTDIR) return {false, false, {}};
+            if (errno == ENOENT || errno == ENOTDIR) return {false, false, {}, 0};
             note(errno, root_);
             return result_;
         }
@@ -109,7 +109,10 @@ private:
 
     // Keeps the first error; the walk goes on.
     bool note(int error, const std::string &path) {
-        if (result_.error.empty()) result_.error = "digesting " + path + ": " + std::strerror(error);
+        if (result_.error.empty()) {
+            result_.error = "digesting " + path + ": " + std::strerror(error);
+            result_.error_code = error;
+        }
         return true;
     }
 

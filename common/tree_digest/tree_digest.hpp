@@ -1,6 +1,7 @@
-// Digests of a folder tree on this machine, as lu-agent computes them in a
-// container (agent/digest.cpp): each path's kind, permission bits, size and
+// Digests of a folder tree: each path's kind, permission bits, size and
 // an XXH3-64 of its content (a symlink: of its target), symlinks never followed.
+// One walk for both sides of a verify: lu-agent runs it in a container, the
+// host and the local updater on this machine.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +29,7 @@ struct WalkResult {
     bool found = true;  // false: nothing at the root (no entry was given)
     bool stopped = false;  // each asked to stop
     std::string error;  // the first path that could not be read, and why; the walk went on past it
+    int error_code = 0;  // that failure's errno
 };
 
 // Given an absolute folder path, true to leave out what lies beneath it (the folder's own entry is given).

@@ -2,7 +2,7 @@
 #define BOOST_TEST_MODULE agent_protocol
 #include <boost/test/unit_test.hpp>
 
-#include "agent/protocol/messages.hpp"
+#include "common/agent_protocol/messages.hpp"
 
 using namespace liveupdate::agent;
 

@@ -15,7 +15,7 @@
 #include <sstream>
 #include <thread>
 
-#include "agent/protocol/messages.hpp"
+#include "common/agent_protocol/messages.hpp"
 
 using namespace liveupdate::agent;
 namespace fs = std::filesystem;
@@ -222,6 +222,15 @@ BOOST_AUTO_TEST_CASE(a_digest_lists_type_mode_size_and_content_hash) {
     BOOST_TEST(entries["sub/a"].hash != 0u);
     BOOST_TEST(entries["l"].kind == static_cast<std::uint8_t>(EntryType::symlink));
     BOOST_TEST(entries["l"].size == 5u);
+}
+
+BOOST_AUTO_TEST_CASE(a_digest_of_a_missing_folder_is_enoent_before_any_entry) {
+    Scratch dir;
+    Agent agent;
+    agent.greet();
+    const auto result = agent.ask_for<Result>(encode(Digest{dir / "absent"}));
+    BOOST_TEST(result.error == ENOENT);
+    BOOST_TEST(result.message.find("absent") != std::string::npos, result.message);
 }
 
 BOOST_AUTO_TEST_CASE(requests_before_the_handshake_or_with_bad_paths_end_the_session) {

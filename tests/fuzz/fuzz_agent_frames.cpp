@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "agent/protocol/messages.hpp"
+#include "common/agent_protocol/messages.hpp"
 
 namespace {
 

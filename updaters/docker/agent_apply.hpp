@@ -1,8 +1,8 @@
-// The shared lu-agent client (agent/client/agent_apply.hpp) under the docker
+// The shared lu-agent client (common/agent_client/agent_apply.hpp) under the docker
 // updater's names.
 #pragma once
 
-#include "agent/client/agent_apply.hpp"
+#include "common/agent_client/agent_apply.hpp"
 #include "updaters/docker/agent_session.hpp"
 
 namespace liveupdate::docker {

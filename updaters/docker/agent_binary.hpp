@@ -1,8 +1,8 @@
-// The lu-agent binary and its place in a container (agent/client/agent_binary.hpp)
+// The lu-agent binary and its place in a container (common/agent_client/agent_binary.hpp)
 // under the docker updater's names.
 #pragma once
 
-#include "agent/client/agent_binary.hpp"
+#include "common/agent_client/agent_binary.hpp"
 
 namespace liveupdate::docker {
 

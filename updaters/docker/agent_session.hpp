@@ -1,5 +1,5 @@
 // One lu-agent session in a container: the agent started by one exec whose
-// hijacked stream stays open; frames of agent/protocol/ go in through the
+// hijacked stream stays open; frames of common/agent_protocol/ go in through the
 // exec's stdin and come back demultiplexed from its stdout (its stderr goes
 // to the log). Sending drains what arrives meanwhile, so a long pipeline of
 // requests never deadlocks against the answers.
@@ -12,11 +12,11 @@
 #include <string>
 #include <string_view>
 
-#include "agent/client/agent_stream.hpp"
+#include "common/agent_client/agent_stream.hpp"
 #include "common/docker_engine/engine_client.hpp"
 #include "common/docker_engine/exec_session.hpp"
 #include "common/docker_engine/frame_demuxer.hpp"
-#include "agent/protocol/messages.hpp"
+#include "common/agent_protocol/messages.hpp"
 
 namespace liveupdate::docker {
 

@@ -1,6 +1,6 @@
 #include "updaters/kubernetes/pod_agent_session.hpp"
 
-#include "agent/protocol/messages.hpp"
+#include "common/agent_protocol/messages.hpp"
 
 namespace liveupdate::kubernetes {
 

@@ -11,9 +11,9 @@
 #include <string_view>
 #include <vector>
 
-#include "agent/client/agent_stream.hpp"
+#include "common/agent_client/agent_stream.hpp"
 #include "common/kubernetes/pod_exec_stream.hpp"
-#include "agent/protocol/frame.hpp"
+#include "common/agent_protocol/frame.hpp"
 
 namespace liveupdate::kubernetes {
 

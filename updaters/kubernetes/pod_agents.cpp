@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "agent/client/agent_apply.hpp"
+#include "common/agent_client/agent_apply.hpp"
 #include "common/kubernetes/pod_exec.hpp"
 #include "updaters/shared/update_messages.hpp"
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "agent/client/agent_binary.hpp"
+#include "common/agent_client/agent_binary.hpp"
 #include "updaters/kubernetes/api_exec.hpp"
 #include "updaters/kubernetes/kubectl_updater.hpp"
 #include "updaters/kubernetes/pod_agent_session.hpp"

@@ -12,8 +12,8 @@
 #include <string_view>
 #include <vector>
 
-#include "agent/client/agent_stream.hpp"
-#include "agent/protocol/messages.hpp"
+#include "common/agent_client/agent_stream.hpp"
+#include "common/agent_protocol/messages.hpp"
 
 namespace liveupdate::agent::client {
 

@@ -1,4 +1,4 @@
-#include "agent/protocol/messages.hpp"
+#include "common/agent_protocol/messages.hpp"
 
 namespace liveupdate::agent {
 

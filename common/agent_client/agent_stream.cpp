@@ -1,6 +1,6 @@
-#include "agent/client/agent_stream.hpp"
+#include "common/agent_client/agent_stream.hpp"
 
-#include "agent/protocol/messages.hpp"
+#include "common/agent_protocol/messages.hpp"
 
 namespace liveupdate::agent::client {
 

@@ -1,4 +1,4 @@
-#include "agent/protocol/frame.hpp"
+#include "common/agent_protocol/frame.hpp"
 
 namespace liveupdate::agent {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "agent/protocol/frame.hpp"
+#include "common/agent_protocol/frame.hpp"
 
 namespace liveupdate::agent::client {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "agent/protocol/frame.hpp"
+#include "common/agent_protocol/frame.hpp"
 
 namespace liveupdate::agent {
 

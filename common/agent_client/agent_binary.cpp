@@ -1,4 +1,4 @@
-#include "agent/client/agent_binary.hpp"
+#include "common/agent_client/agent_binary.hpp"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -15,7 +15,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "agent/protocol/frame.hpp"
+#include "common/agent_protocol/frame.hpp"
 
 namespace liveupdate::agent::client {
 namespace {

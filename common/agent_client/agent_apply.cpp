@@ -1,4 +1,4 @@
-#include "agent/client/agent_apply.hpp"
+#include "common/agent_client/agent_apply.hpp"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -6,7 +6,7 @@
 #include <exception>
 #include <memory>
 
-#include "agent/protocol/messages.hpp"
+#include "common/agent_protocol/messages.hpp"
 
 namespace liveupdate::agent::client {
 namespace {
