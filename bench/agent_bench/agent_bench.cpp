@@ -23,36 +23,17 @@ namespace {
 
 using lu_bench::Clock;
 using lu_bench::make_workload;
+using lu_bench::percentile;
 using lu_bench::ms_since;
 using lu_bench::raw_docker_exec;
 using lu_bench::Workload;
-
-double percentile(std::vector<double> v, double p) {
-    std::sort(v.begin(), v.end());
-    const auto index = static_cast<std::size_t>(p * static_cast<double>(v.size() - 1) + 0.5);
-    return v[std::min(index, v.size() - 1)];
-}
-
-class BenchContainer {
-public:
-    BenchContainer() : name_("lut13-bench-" + std::to_string(::getpid())) {
-        id_ = lu_test::sh_ok("docker run -d --network none --name " + name_ + " lu-busybox:latest sleep 100000");
-    }
-    ~BenchContainer() { lu_test::sh("docker rm -f " + name_ + " >/dev/null 2>&1"); }
-    const std::string &id() const { return id_; }
-    const std::string &name() const { return name_; }
-
-private:
-    std::string name_;
-    std::string id_;
-};
 
 }  // namespace
 
 int main(int argc, char **argv) {
     try {
         const int scale = argc > 1 ? std::max(1, std::atoi(argv[1])) : 1;
-        BenchContainer container;
+        lu_test::TestContainer container("lu-busybox:latest", "sleep 100000");
         lu_test::DockerUpdater agent;
         lu_test::DockerUpdater exec(R"({"agent": false})");
         std::vector<Workload> workloads{make_workload("1 file", 1, 40 * scale), make_workload("1000 files", 1000, 6 * scale)};

@@ -12,17 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_support/stats.hpp"
 #include "tests/docker/docker_test_support.hpp"
 
 extern char **environ;
 
 namespace lu_bench {
-
-using Clock = std::chrono::steady_clock;
-
-inline double ms_since(Clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
 
 // `docker exec -i NAME tar -C / -x -f -` with stdin from the archive file, in ms.
 inline double raw_docker_exec(const std::string &container, const std::string &archive_file) {

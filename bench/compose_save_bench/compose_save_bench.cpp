@@ -21,10 +21,12 @@
 #include <thread>
 #include <vector>
 
+#include "bench/bench_support/stats.hpp"
+
 extern char **environ;
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
+using lu_bench::Clock;
 
 namespace {
 
@@ -51,11 +53,6 @@ std::string run(const std::string &command) {
     if (::pclose(pipe) != 0) throw std::runtime_error("failed: " + command);
     while (!out.empty() && out.back() == '\n') out.pop_back();
     return out;
-}
-
-double percentile(std::vector<double> v, double p) {
-    std::sort(v.begin(), v.end());
-    return v[std::min(v.size() - 1, static_cast<std::size_t>(p * static_cast<double>(v.size() - 1) + 0.5))];
 }
 
 // Waits until `file` holds `want`; the time since `start`, or -1 after 30 s.
@@ -127,10 +124,10 @@ int main() {
             reference.push_back(ms(Clock::now() - ref_start));
         }
         std::printf("compose_save_bench: save -> content in the Compose service's container, lu-host up defaults, 20 edits\n");
-        std::printf("  lu-host up:            median %6.1f ms  p95 %6.1f ms\n", percentile(saves, 0.5), percentile(saves, 0.95));
+        std::printf("  lu-host up:            median %6.1f ms  p95 %6.1f ms\n", lu_bench::percentile(saves, 0.5), lu_bench::percentile(saves, 0.95));
         std::printf("  docker exec -i tar -x: median %6.1f ms  p95 %6.1f ms  (reference, same file)\n",
-                    percentile(reference, 0.5), percentile(reference, 0.95));
-        std::printf("  ratio reference / lu-host: %.1fx\n", percentile(reference, 0.5) / percentile(saves, 0.5));
+                    lu_bench::percentile(reference, 0.5), lu_bench::percentile(reference, 0.95));
+        std::printf("  ratio reference / lu-host: %.1fx\n", lu_bench::percentile(reference, 0.5) / lu_bench::percentile(saves, 0.5));
         // Whether the updates went through lu-agent or fell back, as the daemon logged it.
         std::istringstream log(read_file(dir / "daemon.log"));
         for (std::string line; std::getline(log, line);)

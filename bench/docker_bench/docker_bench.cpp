@@ -25,11 +25,6 @@ using lu_bench::ms_since;
 using lu_bench::raw_docker_exec;
 using lu_bench::Workload;
 
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
-
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -67,10 +62,10 @@ int main(int argc, char **argv) {
                 }
             }
             std::remove(file.c_str());
-            const double ratio = median(ours) / median(raw);
+            const double ratio = lu_bench::median(ours) / lu_bench::median(raw);
             within_target = within_target && ratio <= 1.2;
-            std::printf("%-12s %7zuK %8.1fms %8.1fms %8.2f\n", w.label.c_str(), w.archive.size() / 1024, median(ours),
-                        median(raw), ratio);
+            std::printf("%-12s %7zuK %8.1fms %8.1fms %8.2f\n", w.label.c_str(), w.archive.size() / 1024, lu_bench::median(ours),
+                        lu_bench::median(raw), ratio);
         }
         std::printf("median of %d/%d rounds; ratio = updater / raw docker exec; target <= 1.2: %s\n", workloads[0].rounds,
                     workloads[1].rounds, within_target ? "met" : "NOT met");

@@ -21,8 +21,10 @@
 #include <thread>
 #include <vector>
 
+#include "bench/bench_support/stats.hpp"
 #include "common/kubernetes/api_client.hpp"
 #include "tests/docker/docker_test_support.hpp"
+#include "tests/kubernetes/k8s_test_support.hpp"
 #include "host/kubernetes/kubernetes_discovery.hpp"
 
 extern char **environ;
@@ -32,17 +34,12 @@ namespace {
 namespace json = boost::json;
 namespace kube = liveupdate::kube;
 namespace k8s = liveupdate::host::kubernetes;
-using Clock = std::chrono::steady_clock;
+using lu_bench::Clock;
 using namespace std::chrono_literals;
 
 const std::string kNamespace = "default";
 
-double ms_since(Clock::time_point start) { return std::chrono::duration<double, std::milli>(Clock::now() - start).count(); }
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
+using lu_bench::ms_since;
 
 std::string env_or(const char *name, const std::string &fallback) {
     const char *v = std::getenv(name);
@@ -67,22 +64,6 @@ double raw_kubectl_exec(const std::string &kubectl, const std::string &pod, cons
     posix_spawn_file_actions_destroy(&actions);
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) throw std::runtime_error("kubectl exec tar failed");
     return ms;
-}
-
-json::object pod_manifest(const std::string &name) {
-    return {{"apiVersion", "v1"},
-            {"kind", "Pod"},
-            {"metadata", {{"name", name}, {"labels", {{"app", name}}}}},
-            {"spec",
-             {{"nodeName", "127.0.0.1"},
-              {"hostNetwork", true},
-              {"automountServiceAccountToken", false},
-              {"enableServiceLinks", false},
-              {"terminationGracePeriodSeconds", 1},
-              {"containers", json::array{{{"name", "main"},
-                                          {"image", "localhost/busybox:local"},
-                                          {"imagePullPolicy", "Never"},
-                                          {"command", json::array{"/bin/sh", "-c", "trap 'exit 0' TERM; while true; do sleep 1; done"}}}}}}}};
 }
 
 long rss_kib() {
@@ -123,7 +104,7 @@ int main(int argc, char **argv) {
     u.archive = lu_test::TarBuilder().file("tmp/bench/index.html", std::string(2048, 'x')).finish();
     u.copies = {{"/src/index.html", "/tmp/bench/index.html"}};
     const auto created = Clock::now();
-    if (admin.request("POST", pods, json::serialize(pod_manifest(pod))).status / 100 != 2) {
+    if (admin.request("POST", pods, json::serialize(lu_test::k8s::busybox_pod(pod, {{"app", pod}}))).status / 100 != 2) {
         std::fprintf(stderr, "k8s_bench: cannot create pod %s\n", pod.c_str());
         return 1;
     }
@@ -166,8 +147,7 @@ int main(int argc, char **argv) {
                                                                R"("}],"extraSelectors":[{"matchLabels":{"app":")" + many +
                                                                R"("}}]}})").as_object()));
     for (int i = 0; i < 100; ++i) {
-        json::object manifest = pod_manifest(many + "-" + std::to_string(i));
-        manifest["metadata"].as_object()["labels"].as_object()["app"] = many;
+        json::object manifest = lu_test::k8s::busybox_pod(many + "-" + std::to_string(i), {{"app", many}});
         manifest["spec"].as_object().erase("nodeName");
         admin.request("POST", pods, json::serialize(manifest));
     }
@@ -181,7 +161,7 @@ int main(int argc, char **argv) {
     const long rss_after = rss_kib();
     admin.request("DELETE", pods + "?labelSelector=app%3D" + many + "&gracePeriodSeconds=0");
 
-    const double g = median(agent_ms), a = median(api_ms), k = median(kubectl_ms), r = median(raw_ms);
+    const double g = lu_bench::median(agent_ms), a = lu_bench::median(api_ms), k = lu_bench::median(kubectl_ms), r = lu_bench::median(raw_ms);
     std::printf("one-file update, median of %d (ms): lu-agent session %.1f, API exec per update %.1f, updater via "
                 "kubectl exec %.1f, raw kubectl exec tar %.1f\n",
                 rounds, g, a, k, r);

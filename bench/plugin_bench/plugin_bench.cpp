@@ -13,13 +13,14 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_support/stats.hpp"
 #include "plugin/core/engine.hpp"
 #include "plugin/core/path_time_index.hpp"
 
 namespace {
 
 using namespace liveupdate;
-using Clock = std::chrono::steady_clock;
+using lu_bench::Clock;
 
 const MicroTime kStart = *MicroTime::parse("2026-01-01T00:00:00Z");
 MicroTime at_micros(std::int64_t us) { return MicroTime(kStart.micros() + us); }
@@ -100,18 +101,13 @@ private:
     std::vector<std::string> events_;
 };
 
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
-
 double measure(const std::string &root, int containers, int seen) {
     Scenario s(root, containers);
     s.seed(seen);
     std::vector<double> samples;
     const int rounds = containers == 1 ? 400 : 60;
     for (int i = 0; i < rounds; ++i) samples.push_back(s.one_new_file(10'000'000 + i));
-    return median(samples);
+    return lu_bench::median(samples);
 }
 
 double bytes_per_tracked_path(int count) {

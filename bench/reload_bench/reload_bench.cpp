@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/bench_support/stats.hpp"
 #include "host/core/engine_slot.hpp"
 #include "host/core/executor.hpp"
 #include "host/core/host_services.hpp"
@@ -33,7 +34,7 @@ namespace {
 
 using namespace liveupdate;
 using namespace liveupdate::host;
-using Clock = std::chrono::steady_clock;
+using lu_bench::Clock;
 namespace fs = std::filesystem;
 
 constexpr int kLiveUpdates = 1000;
@@ -95,15 +96,10 @@ struct Figures {
     }
 };
 
-std::chrono::microseconds median(std::vector<std::chrono::microseconds> v) {
-    std::sort(v.begin(), v.end());
-    return v.empty() ? std::chrono::microseconds{} : v[v.size() / 2];
-}
-
 void print(const char *title, const Figures &f, double reference_ms) {
     std::printf("%s (longest of %d reloads):\n", title, kReloads);
     std::printf("  reload median  %8.2f ms; CPU time of the reloading thread: median %.2f ms, longest %.2f ms\n",
-                ms(median(f.totals)), ms(median(f.cpus)), ms(f.cpu));
+                ms(lu_bench::median(f.totals)), ms(lu_bench::median(f.cpus)), ms(f.cpu));
     std::printf("  reload longest %8.2f ms   ratio to the 50 ms target %.2f, to one plugin copy %.1f\n", ms(f.total),
                 ms(f.total) / 50.0, ms(f.total) / reference_ms);
     std::printf("    load (copy aside, dlopen, ABI check, new engine; service goes on) %8.2f ms\n", ms(f.load));

@@ -21,10 +21,12 @@
 #include <thread>
 #include <vector>
 
+#include "bench/bench_support/stats.hpp"
+
 extern char **environ;
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
+using lu_bench::Clock;
 
 namespace {
 
@@ -38,11 +40,6 @@ std::string read_file(const fs::path &p) {
 void write_file(const fs::path &p, const std::string &text) { std::ofstream(p) << text; }
 
 double ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
 
 const char *kObjects = R"({"kind": "List", "items": [
  {"apiVersion": "tilt.dev/v1alpha1", "kind": "FileWatch", "metadata": {"name": "fw"}, "spec": {"watchedPaths": ["src"]}},
@@ -137,12 +134,12 @@ int main() {
                 code = 1;
                 break;
             }
-            const double m = median(e2e), p = median(plain);
+            const double m = lu_bench::median(e2e), p = lu_bench::median(plain);
             std::printf("  %5d file(s): first write → all in container: median %8.2f ms (min %.2f, max %.2f); "
                         "last write → all in container: median %.2f ms | plain copy of the same files %.2f ms | "
                         "ratio %.2f\n",
                         n, m, *std::min_element(e2e.begin(), e2e.end()), *std::max_element(e2e.begin(), e2e.end()),
-                        median(tail), p, m / std::max(p, 0.001));
+                        lu_bench::median(tail), p, m / std::max(p, 0.001));
         }
     }
     ::kill(pid, SIGTERM);

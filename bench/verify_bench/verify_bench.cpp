@@ -33,12 +33,6 @@ using lu_bench::Clock;
 using lu_bench::ms_since;
 using namespace liveupdate;
 
-double percentile(std::vector<double> v, double p) {
-    std::sort(v.begin(), v.end());
-    const auto index = static_cast<std::size_t>(p * static_cast<double>(v.size() - 1) + 0.5);
-    return v[std::min(index, v.size() - 1)];
-}
-
 // The docker updater plugin loaded by hand, for its digest extension.
 class DigestingUpdater {
 public:
@@ -86,20 +80,6 @@ private:
     const lu_digest_extension *digest_ = nullptr;
 };
 
-class BenchContainer {
-public:
-    BenchContainer() : name_("i13v-verify-bench-" + std::to_string(::getpid())) {
-        id_ = lu_test::sh_ok("docker run -d --network none --name " + name_ + " lu-busybox:latest sleep 100000");
-    }
-    ~BenchContainer() { lu_test::sh("docker rm -f " + name_ + " >/dev/null 2>&1"); }
-    const std::string &id() const { return id_; }
-    const std::string &name() const { return name_; }
-
-private:
-    std::string name_;
-    std::string id_;
-};
-
 // files 1 KiB files (each its own content) under ROOT/app/verify, 100 a folder; the same as a tar archive.
 std::string make_tree(const fs::path &root, int files) {
     lu_test::TarBuilder tar;
@@ -120,7 +100,7 @@ int main(int argc, char **argv) {
     try {
         const int files = argc > 1 ? std::max(1, std::atoi(argv[1])) : 10000;
         const int rounds = argc > 2 ? std::max(1, std::atoi(argv[2])) : 7;
-        BenchContainer container;
+        lu_test::TestContainer container("lu-busybox:latest", "sleep 100000");
         const fs::path local = fs::temp_directory_path() / ("i13v-verify-bench-" + std::to_string(::getpid()));
         const std::string archive_file = local.string() + ".tar";
         std::ofstream(archive_file, std::ios::binary) << make_tree(local, files);
@@ -167,10 +147,10 @@ int main(int argc, char **argv) {
         std::printf("first digest (lu-agent copied in and started): %.1f ms\n", first_ms);
         const char *labels[3] = {"container digest via lu-agent", "whole verify (local + agent + compare)",
                                  "reference: tar -c | sha256sum (docker exec)"};
-        const double ref = percentile(times[2], 0.5);
+        const double ref = lu_bench::percentile(times[2], 0.5);
         for (int side = 0; side < 3; ++side)
             std::printf("%-44s median %8.1f ms  p95 %8.1f ms  reference/this %.2fx\n", labels[side],
-                        percentile(times[side], 0.5), percentile(times[side], 0.95), ref / percentile(times[side], 0.5));
+                        lu_bench::percentile(times[side], 0.5), lu_bench::percentile(times[side], 0.95), ref / lu_bench::percentile(times[side], 0.5));
         return 0;
     } catch (const std::exception &e) {
         std::fprintf(stderr, "verify_bench: %s\n", e.what());
