@@ -1,12 +1,5 @@
-# Helpers of the Compose end-to-end tests: $project, $shop, $work and
-# $host_pid are set by the caller.
-
-fail() {
-  echo "FAIL: $*" >&2
-  echo "--- lu-host log ---" >&2
-  tail -60 "$work/up.log" >&2 || true
-  exit 1
-}
+# Helpers of the Compose end-to-end tests, on top of
+# tests/integration/up_e2e_lib.sh: $project, $shop and $work are set by the caller.
 
 # The compose file without develop: and name: (docker-compose 1.29 refuses them).
 without_develop() {
@@ -43,14 +36,7 @@ wait_until() {
   fail "timed out: $what"
 }
 
-wait_for_content() {
-  local c=$1 path=$2 expected=$3
-  for _ in $(seq 1 300); do
-    [ "$(docker exec "$c" cat "$path" 2>/dev/null || true)" = "$expected" ] && return 0
-    sleep 0.1
-  done
-  fail "$path in ${c:0:12} never became: $expected (is: $(docker exec "$c" cat "$path" 2>&1 || true))"
-}
+wait_for_content() { wait_for_file_content "$2" "$3" docker exec "$1" cat; }
 
 # Absent after a moment (a change that must not sync).
 wait_absent() {

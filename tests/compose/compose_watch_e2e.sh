@@ -13,15 +13,16 @@ set -euo pipefail
 lu_host=$1 docker_updater=$2
 here=$(cd "$(dirname "$0")" && pwd)
 export DOCKER_HOST=${DOCKER_HOST:-unix:///var/run/docker.sock}
+# shellcheck source=../integration/up_e2e_lib.sh
+. "$here/../integration/up_e2e_lib.sh"
 # shellcheck source=compose_test_lib.sh
 . "$here/compose_test_lib.sh"
 
 project=lut12e2e$$
 work=$(mktemp -d)
 shop=$work/shop
-host_pid=""
 cleanup() {
-  [ -n "$host_pid" ] && kill "$host_pid" 2>/dev/null && wait "$host_pid" 2>/dev/null
+  stop_up
   compose_v1 down -t 0 --rmi local >/dev/null 2>&1 || true
   rm -rf "$work"
 }
@@ -96,9 +97,8 @@ YAML
 
 compose_v1 up -d --build --scale api=2 web api built >"$work/compose-up.log" 2>&1 || { cat "$work/compose-up.log"; fail "docker-compose up failed"; }
 
-"$lu_host" up -p "$project" -f "$shop/compose.yaml" --updater "docker=$docker_updater" \
-  --control-socket "$work/control.sock" --debounce 20 >"$work/up.log" 2>&1 &
-host_pid=$!
+start_up "$lu_host" -p "$project" -f "$shop/compose.yaml" --updater "docker=$docker_updater" \
+  --control-socket "$work/control.sock" --debounce 20
 
 web=$(service_containers web)
 wait_for_content "$web" /srv/inc/a.txt hello

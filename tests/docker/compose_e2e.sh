@@ -5,35 +5,21 @@
 # Usage: compose_e2e.sh LU_HOST DOCKER_UPDATER_SO REPO_ROOT
 set -euo pipefail
 lu_host=$1 docker_updater=$2 repo=$3
+# shellcheck source=../integration/up_e2e_lib.sh
+. "$repo/tests/integration/up_e2e_lib.sh"
 export DOCKER_HOST=unix:///var/run/docker.sock
 
 work=$(mktemp -d)
 project=lu-e2e-$$
 container=$project-web-1
-host_pid=""
 cleanup() {
-  [ -n "$host_pid" ] && kill "$host_pid" 2>/dev/null && wait "$host_pid" 2>/dev/null
+  stop_up
   docker rm -f "$container" >/dev/null 2>&1 || true
   rm -rf "$work"
 }
 trap cleanup EXIT
 
-fail() {
-  echo "FAIL: $*" >&2
-  echo "--- lu-host log ---" >&2
-  tail -40 "$work/up.log" >&2 || true
-  exit 1
-}
-
-# Waits (bounded) until the container's file has the expected content.
-wait_for_content() {
-  local path=$1 expected=$2
-  for _ in $(seq 1 300); do
-    [ "$(docker exec "$container" cat "$path" 2>/dev/null || true)" = "$expected" ] && return 0
-    sleep 0.2
-  done
-  fail "$path in $container never became: $expected (is: $(docker exec "$container" cat "$path" 2>&1 || true))"
-}
+wait_for_content() { wait_for_file_content "$1" "$2" docker exec "$container" cat; }
 
 mkdir -p "$work/sample"
 cp -r "$repo/samples/compose-hello/src" "$work/sample/"
@@ -42,9 +28,8 @@ grep -q "\"$project\"" "$work/sample/compose-hello.json" || fail "could not rena
 
 COMPOSE_HELLO_PROJECT=$project COMPOSE_HELLO_CONTAINER=$container "$repo/samples/compose-hello/start.sh" >/dev/null
 
-"$lu_host" up "$work/sample" --updater "docker=$docker_updater" --control-socket "$work/control.sock" \
-  --debounce 20 >"$work/up.log" 2>&1 &
-host_pid=$!
+start_up "$lu_host" "$work/sample" --updater "docker=$docker_updater" --control-socket "$work/control.sock" \
+  --debounce 20
 
 initial=$(cat "$work/sample/src/index.html")
 wait_for_content /app/index.html "$initial"
@@ -63,7 +48,5 @@ COMPOSE_HELLO_PROJECT=$project COMPOSE_HELLO_CONTAINER=$container "$repo/samples
 wait_for_content /app/index.html "<h1>edited $$</h1>"
 echo "ok: re-created container synced"
 
-kill "$host_pid" 2>/dev/null || true
-wait "$host_pid" 2>/dev/null || true
-host_pid=""
+stop_up
 echo "compose e2e: all checks passed"

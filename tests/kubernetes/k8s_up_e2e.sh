@@ -6,6 +6,8 @@
 # Usage: k8s_up_e2e.sh LU_HOST K8S_DIR REPO_ROOT   (exit 77 without K8S_DIR)
 set -euo pipefail
 lu_host=$1 k8s_dir=$2 repo=$3
+# shellcheck source=../integration/up_e2e_lib.sh
+. "$repo/tests/integration/up_e2e_lib.sh"
 if [ ! -x "$k8s_dir/cluster.sh" ]; then
   echo "SKIPPED: no cluster: $k8s_dir/cluster.sh not found"
   exit 77
@@ -15,29 +17,14 @@ export KUBECONFIG=$state/admin.kubeconfig
 kubectl() { "$state/bin/kubectl" -n lu-k8s-e2e "$@"; }
 
 work=$(mktemp -d)
-host_pid=""
 cleanup() {
-  [ -n "$host_pid" ] && kill "$host_pid" 2>/dev/null && wait "$host_pid" 2>/dev/null
+  stop_up
   kubectl delete pod k8s-hello --grace-period=0 --wait=false >/dev/null 2>&1 || true
   rm -rf "$work"
 }
 trap cleanup EXIT
 
-fail() {
-  echo "FAIL: $*" >&2
-  echo "--- lu-host log ---" >&2
-  tail -40 "$work/up.log" >&2 || true
-  exit 1
-}
-
-wait_for_content() {
-  local path=$1 expected=$2
-  for _ in $(seq 1 300); do
-    [ "$(kubectl exec k8s-hello -c web -- cat "$path" 2>/dev/null || true)" = "$expected" ] && return 0
-    sleep 0.2
-  done
-  fail "$path in pod k8s-hello never became: $expected"
-}
+wait_for_content() { wait_for_file_content "$1" "$2" kubectl exec k8s-hello -c web -- cat; }
 
 "$state/bin/kubectl" create namespace lu-k8s-e2e >/dev/null 2>&1 || true
 kubectl create serviceaccount default >/dev/null 2>&1 || true
@@ -52,9 +39,7 @@ sed 's/127.0.0.1:8089/127.0.0.1:18089/' "$repo/samples/k8s-hello/pod.yaml" >"$wo
 kubectl apply -f "$work/pod.yaml" >/dev/null
 kubectl wait --for=condition=Ready pod/k8s-hello --timeout=90s >/dev/null || fail "the pod did not become Ready"
 
-"$lu_host" up "$work/sample" --namespace lu-k8s-e2e --control-socket "$work/control.sock" --debounce 20 \
-  >"$work/up.log" 2>&1 &
-host_pid=$!
+start_up "$lu_host" "$work/sample" --namespace lu-k8s-e2e --control-socket "$work/control.sock" --debounce 20
 
 wait_for_content /www/index.html "$(cat "$work/sample/src/index.html")"
 echo "ok: initial sync"
@@ -72,7 +57,5 @@ echo "ok: re-created pod synced"
 
 "$lu_host" get kd --control-socket "$work/control.sock" -o json | grep -q '"namespace": *"lu-k8s-e2e"' ||
   fail "lu-host get kd does not show the pod in lu-k8s-e2e"
-kill "$host_pid" 2>/dev/null || true
-wait "$host_pid" 2>/dev/null || true
-host_pid=""
+stop_up
 echo "k8s up e2e: all checks passed"
