@@ -55,65 +55,25 @@ ComposeDiscovery::ComposeDiscovery(Options options, StatusFn on_status, WarningF
 }
 
 ComposeDiscovery::~ComposeDiscovery() {
-    {
-        std::lock_guard lock(mutex_);
-        stopping_ = true;
+    board_.stop([this] {
         if (current_stream_) current_stream_->cancel();
-    }
-    wake_.notify_all();
+    });
     events_thread_.join();
     refresh_thread_.join();
 }
 
 void ComposeDiscovery::watch(const std::string &object_name, ComposeServiceRef service) {
-    {
-        std::lock_guard lock(mutex_);
-        auto &w = watched_[object_name];
-        if (w.service != service) w.reported.reset();
-        w.service = std::move(service);
-        dirty_.insert(object_name);
-    }
-    wake_.notify_all();
+    board_.watch(object_name, std::move(service));
 }
 
-void ComposeDiscovery::unwatch(const std::string &object_name) {
-    std::lock_guard lock(mutex_);
-    watched_.erase(object_name);
-    dirty_.erase(object_name);
-}
+void ComposeDiscovery::unwatch(const std::string &object_name) { board_.unwatch(object_name); }
 
 std::optional<json::object> ComposeDiscovery::status(const std::string &object_name) const {
-    std::lock_guard lock(mutex_);
-    const auto found = watched_.find(object_name);
-    if (found == watched_.end()) return std::nullopt;
-    return found->second.reported;
-}
-
-void ComposeDiscovery::mark_service_dirty(const std::string &project, const std::string &service) {
-    bool any = false;
-    {
-        std::lock_guard lock(mutex_);
-        for (const auto &[name, w] : watched_)
-            if (w.service.project == project && w.service.service == service) any = dirty_.insert(name).second || any;
-    }
-    if (any) wake_.notify_all();
-}
-
-void ComposeDiscovery::mark_all_dirty() {
-    {
-        std::lock_guard lock(mutex_);
-        for (const auto &[name, w] : watched_) dirty_.insert(name);
-    }
-    wake_.notify_all();
+    return board_.status(object_name);
 }
 
 void ComposeDiscovery::warn_once(const std::string &text) {
-    {
-        std::lock_guard lock(mutex_);
-        if (text == last_warning_) return;
-        last_warning_ = text;
-    }
-    if (on_warning_) on_warning_(text);
+    if (board_.first_time(text) && on_warning_) on_warning_(text);
 }
 
 void ComposeDiscovery::follow_events() {
@@ -123,23 +83,22 @@ void ComposeDiscovery::follow_events() {
     }
     for (;;) {
         auto cancel = std::make_shared<StreamCancel>();
-        {
-            std::lock_guard lock(mutex_);
-            if (stopping_) return;
-            current_stream_ = cancel;
-        }
+        if (!board_.unless_stopping([&] { current_stream_ = cancel; })) return;
         // Events since a second before the refresh: nothing between the two is missed.
         const std::time_t since = std::time(nullptr) - 1;
-        mark_all_dirty();
+        board_.mark_dirty_if(nullptr);
         try {
             client_->stream_lines(
                 events_path(since),
                 [this](std::string_view line) {
                     boost::system::error_code ec;
                     const auto value = json::parse(line, ec);
-                    if (!ec && value.is_object())
-                        mark_service_dirty(attribute(value.as_object(), kComposeProjectLabel),
-                                           attribute(value.as_object(), kComposeServiceLabel));
+                    if (ec || !value.is_object()) return true;
+                    const std::string project = attribute(value.as_object(), kComposeProjectLabel);
+                    const std::string service = attribute(value.as_object(), kComposeServiceLabel);
+                    board_.mark_dirty_if([&](const ComposeServiceRef &watched) {
+                        return watched.project == project && watched.service == service;
+                    });
                     return true;
                 },
                 *cancel);
@@ -147,9 +106,8 @@ void ComposeDiscovery::follow_events() {
         } catch (const std::exception &e) {
             warn_once(std::string("docker compose discovery: ") + e.what());
         }
-        std::unique_lock lock(mutex_);
-        current_stream_.reset();
-        if (wake_.wait_for(lock, options_.retry_delay, [this] { return stopping_; })) return;
+        if (!board_.unless_stopping([this] { current_stream_.reset(); })) return;
+        if (!board_.sleep_for(options_.retry_delay)) return;
     }
 }
 
@@ -179,35 +137,17 @@ json::object ComposeDiscovery::current_status(const ComposeServiceRef &service) 
 
 void ComposeDiscovery::refresh_loop() {
     if (!endpoint_error_.empty()) return;
-    for (;;) {
-        std::string name;
-        ComposeServiceRef service;
-        {
-            std::unique_lock lock(mutex_);
-            wake_.wait(lock, [this] { return stopping_ || !dirty_.empty(); });
-            if (stopping_) return;
-            name = *dirty_.begin();
-            dirty_.erase(dirty_.begin());
-            const auto found = watched_.find(name);
-            if (found == watched_.end()) continue;
-            service = found->second.service;
-        }
+    while (auto next = board_.next_dirty()) {
+        const auto &[name, watched] = *next;
         json::object status;
         try {
-            status = current_status(service);
+            status = current_status(watched.spec);
         } catch (const std::exception &e) {
             warn_once(std::string("docker compose discovery: ") + e.what());
             continue; // the event stream's reconnect marks everything dirty again
         }
-        {
-            std::lock_guard lock(mutex_);
-            last_warning_.clear(); // the engine answers again: the next outage is news
-            const auto found = watched_.find(name);
-            if (found == watched_.end() || found->second.service != service) continue;
-            if (found->second.reported && *found->second.reported == status) continue;
-            found->second.reported = status;
-        }
-        if (on_status_) on_status_(name, status);
+        board_.source_answers();
+        if (board_.record(name, watched.spec, status) && on_status_) on_status_(name, status);
     }
 }
 

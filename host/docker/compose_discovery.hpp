@@ -11,19 +11,16 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <functional>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
-#include <set>
 #include <string>
 #include <string_view>
 #include <thread>
 
 #include <boost/json.hpp>
 
+#include "host/core/status_board.hpp"
 #include "host/docker/compose_status.hpp"
 
 namespace liveupdate::docker {
@@ -60,15 +57,9 @@ public:
     std::optional<boost::json::object> status(const std::string &object_name) const;
 
 private:
-    struct Watched {
-        ComposeServiceRef service;
-        std::optional<boost::json::object> reported;
-    };
     void follow_events();
     void refresh_loop();
     boost::json::object current_status(const ComposeServiceRef &service);
-    void mark_service_dirty(const std::string &project, const std::string &service);
-    void mark_all_dirty();
     void warn_once(const std::string &text);
 
     StatusFn on_status_;
@@ -77,13 +68,8 @@ private:
     std::string endpoint_error_; // an unusable DOCKER_HOST from the environment
     std::unique_ptr<liveupdate::docker::EngineClient> client_;
 
-    mutable std::mutex mutex_;
-    std::condition_variable wake_;
-    bool stopping_ = false;
-    std::map<std::string, Watched> watched_;
-    std::set<std::string> dirty_;
-    std::string last_warning_;
-    std::shared_ptr<liveupdate::docker::StreamCancel> current_stream_;
+    StatusBoard<ComposeServiceRef> board_;
+    std::shared_ptr<liveupdate::docker::StreamCancel> current_stream_;  // under board_.lock()
 
     std::thread events_thread_;
     std::thread refresh_thread_;

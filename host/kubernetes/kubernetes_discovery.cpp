@@ -39,12 +39,9 @@ KubernetesDiscovery::KubernetesDiscovery(Options options, StatusFn on_status, Wa
 }
 
 KubernetesDiscovery::~KubernetesDiscovery() {
-    {
-        std::lock_guard lock(mutex_);
-        stopping_ = true;
+    board_.stop([this] {
         for (auto &[_, ns] : namespaces_) ns->cancel = true;
-    }
-    wake_.notify_all();
+    });
     refresh_thread_.join();
     for (auto &[_, ns] : namespaces_)
         if (ns->thread.joinable()) ns->thread.join();
@@ -61,35 +58,20 @@ void KubernetesDiscovery::watch(const std::string &object_name, DiscoverySpec sp
     }
     // Selectors alone look in the kubeconfig's namespace (--namespace, else the context's).
     if (spec.watches.empty()) spec.watches.push_back(WatchRef{default_namespace(), "", ""});
-    {
-        std::lock_guard lock(mutex_);
-        auto &w = watched_[object_name];
-        if (w.spec != spec || w.monitor_start.empty()) {
-            w.reported.reset();
-            w.monitor_start = MicroTime::from_system(std::chrono::system_clock::now()).format();
-        }
-        w.spec = std::move(spec);
+    board_.watch(object_name, std::move(spec), [this](Watched &w) {
+        w.state = MicroTime::from_system(std::chrono::system_clock::now()).format();
         ensure_namespaces(w.spec);
-        dirty_.insert(object_name);
-    }
-    wake_.notify_all();
+    });
 }
 
-void KubernetesDiscovery::unwatch(const std::string &object_name) {
-    std::lock_guard lock(mutex_);
-    watched_.erase(object_name);
-    dirty_.erase(object_name);
-}
+void KubernetesDiscovery::unwatch(const std::string &object_name) { board_.unwatch(object_name); }
 
 std::optional<json::object> KubernetesDiscovery::status(const std::string &object_name) const {
-    std::lock_guard lock(mutex_);
-    const auto found = watched_.find(object_name);
-    if (found == watched_.end()) return std::nullopt;
-    return found->second.reported;
+    return board_.status(object_name);
 }
 
 int KubernetesDiscovery::lists_of(const std::string &ns) const {
-    std::lock_guard lock(mutex_);
+    std::lock_guard lock(board_.lock());
     const auto found = namespaces_.find(ns);
     return found == namespaces_.end() ? 0 : found->second->lists;
 }
@@ -107,26 +89,11 @@ void KubernetesDiscovery::ensure_namespaces(const DiscoverySpec &spec) {
 }
 
 void KubernetesDiscovery::mark_namespace_dirty(const std::string &ns) {
-    {
-        std::lock_guard lock(mutex_);
-        for (const auto &[name, w] : watched_)
-            if (namespaces_of(w.spec).contains(ns)) dirty_.insert(name);
-    }
-    wake_.notify_all();
+    board_.mark_dirty_if([&ns](const DiscoverySpec &spec) { return namespaces_of(spec).contains(ns); });
 }
 
 void KubernetesDiscovery::warn(const std::string &text) {
-    {
-        std::lock_guard lock(mutex_);
-        if (text == last_warning_) return;
-        last_warning_ = text;
-    }
-    if (on_warning_) on_warning_(text);
-}
-
-bool KubernetesDiscovery::sleep_for(std::chrono::milliseconds delay) {
-    std::unique_lock lock(mutex_);
-    return !wake_.wait_for(lock, delay, [this] { return stopping_; });
+    if (board_.first_time(text) && on_warning_) on_warning_(text);
 }
 
 void KubernetesDiscovery::follow_namespace(const std::string &ns, Namespace &state) {
@@ -144,12 +111,12 @@ void KubernetesDiscovery::follow_namespace(const std::string &ns, Namespace &sta
                         if (item.is_object()) pods[text_at(item.as_object(), "metadata", "uid")] = item.as_object();
                 resource_version = text_at(list.as_object(), "metadata", "resourceVersion");
                 {
-                    std::lock_guard lock(mutex_);
+                    std::lock_guard lock(board_.lock());
                     state.pods = std::move(pods);
                     state.listed = true;
                     ++state.lists;
-                    last_warning_.clear();  // the server answers again: the next outage is news
                 }
+                board_.source_answers();
                 need_list = false;
                 mark_namespace_dirty(ns);
             }
@@ -175,7 +142,7 @@ void KubernetesDiscovery::follow_namespace(const std::string &ns, Namespace &sta
                     if (type->as_string() == "BOOKMARK") return true;
                     const std::string uid = text_at(o, "metadata", "uid");
                     {
-                        std::lock_guard lock(mutex_);
+                        std::lock_guard lock(board_.lock());
                         if (type->as_string() == "DELETED") state.pods.erase(uid);
                         else state.pods[uid] = o;
                     }
@@ -190,12 +157,12 @@ void KubernetesDiscovery::follow_namespace(const std::string &ns, Namespace &sta
                 continue;
             }
             warn("kubernetes discovery: namespace " + ns + ": " + e.what() + "; retrying");
-            if (!sleep_for(backoff)) return;
+            if (!board_.sleep_for(backoff)) return;
             backoff = std::min(backoff * 2, options_.max_backoff);
         } catch (const std::exception &e) {
             warn("kubernetes discovery: namespace " + ns + ": " + e.what() + "; retrying");
             need_list = true;
-            if (!sleep_for(backoff)) return;
+            if (!board_.sleep_for(backoff)) return;
             backoff = std::min(backoff * 2, options_.max_backoff);
         }
     }
@@ -208,7 +175,7 @@ std::vector<Ancestor> KubernetesDiscovery::ancestors_of(const json::object &pod)
     for (int depth = 0; next && depth < 5; ++depth) {
         std::optional<OwnerInfo> info;
         {
-            std::lock_guard lock(mutex_);
+            std::lock_guard lock(board_.lock());
             if (auto found = owner_cache_.find(next->uid); found != owner_cache_.end()) info = found->second;
         }
         if (!info) {
@@ -220,7 +187,7 @@ std::vector<Ancestor> KubernetesDiscovery::ancestors_of(const json::object &pod)
             const json::value owner = json::parse(r.body);
             if (!owner.is_object() || text_at(owner.as_object(), "metadata", "uid") != next->uid) break;
             info = OwnerInfo{text_at(owner.as_object(), "metadata", "creationTimestamp"), controller_owner(owner.as_object())};
-            std::lock_guard lock(mutex_);
+            std::lock_guard lock(board_.lock());
             owner_cache_[next->uid] = *info;
         }
         chain.push_back({*next, info->creation_timestamp});
@@ -247,52 +214,33 @@ json::object KubernetesDiscovery::current_status(const std::string &, const Watc
     });
     json::array list;
     for (auto &e : entries) list.push_back(std::move(e));
-    return json::object{{"monitorStartTime", w.monitor_start}, {"pods", std::move(list)}};
+    return json::object{{"monitorStartTime", w.state}, {"pods", std::move(list)}};
 }
 
 void KubernetesDiscovery::refresh_loop() {
-    for (;;) {
-        std::string name;
-        Watched watched;
-        std::vector<json::object> pods;
-        {
-            std::unique_lock lock(mutex_);
-            wake_.wait(lock, [this] { return stopping_ || !dirty_.empty(); });
-            if (stopping_) return;
-            name = *dirty_.begin();
-            dirty_.erase(dirty_.begin());
-            const auto found = watched_.find(name);
-            if (found == watched_.end()) continue;
-            watched = found->second;
-            bool all_listed = true;
-            for (const auto &ns : namespaces_of(watched.spec)) {
-                const auto n = namespaces_.find(ns);
-                if (n == namespaces_.end() || !n->second->listed) {
-                    all_listed = false;
-                    continue;
-                }
-                for (const auto &[_, pod] : n->second->pods) pods.push_back(pod);
-            }
-            if (!all_listed) continue;  // the list marks it dirty again
+    std::vector<json::object> pods;
+    // [locked] The pods of the watch's namespaces, once each is listed (its list marks the watch dirty again).
+    const auto gather_pods = [this, &pods](const std::string &, const Watched &w) {
+        pods.clear();
+        for (const auto &ns : namespaces_of(w.spec)) {
+            const auto n = namespaces_.find(ns);
+            if (n == namespaces_.end() || !n->second->listed) return false;
+            for (const auto &[_, pod] : n->second->pods) pods.push_back(pod);
         }
+        return true;
+    };
+    while (auto next = board_.next_dirty(gather_pods)) {
+        const auto &[name, watched] = *next;
         json::object status;
         try {
             status = current_status(name, watched, pods);
         } catch (const std::exception &e) {
             warn(std::string("kubernetes discovery: ") + name + ": " + e.what());
-            if (!sleep_for(options_.max_backoff)) return;
-            std::lock_guard lock(mutex_);
-            dirty_.insert(name);  // tried again after a pause
+            if (!board_.sleep_for(options_.max_backoff)) return;
+            board_.mark_dirty_quietly(name);  // tried again after a pause
             continue;
         }
-        {
-            std::lock_guard lock(mutex_);
-            const auto found = watched_.find(name);
-            if (found == watched_.end() || found->second.spec != watched.spec) continue;
-            if (found->second.reported && *found->second.reported == status) continue;
-            found->second.reported = status;
-        }
-        if (on_status_) on_status_(name, status);
+        if (board_.record(name, watched.spec, status) && on_status_) on_status_(name, status);
     }
 }
 

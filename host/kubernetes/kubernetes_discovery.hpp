@@ -12,13 +12,10 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
-#include <set>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -26,6 +23,7 @@
 #include <boost/json.hpp>
 
 #include "common/kubernetes/api_client.hpp"
+#include "host/core/status_board.hpp"
 #include "host/kubernetes/discovery_rules.hpp"
 
 namespace liveupdate::host::kubernetes {
@@ -62,11 +60,9 @@ public:
     int lists_of(const std::string &namespace_name) const;
 
 private:
-    struct Watched {
-        DiscoverySpec spec;
-        std::string monitor_start;
-        std::optional<boost::json::object> reported;
-    };
+    // Beside each spec: when its monitoring started (status.monitorStartTime).
+    using Board = StatusBoard<DiscoverySpec, std::string>;
+    using Watched = Board::Watched;
     struct Namespace {
         std::map<std::string, boost::json::object> pods;  // by UID
         bool listed = false;
@@ -83,7 +79,6 @@ private:
     void ensure_namespaces(const DiscoverySpec &spec);
     void mark_namespace_dirty(const std::string &ns);
     void warn(const std::string &text);
-    bool sleep_for(std::chrono::milliseconds delay);
 
     StatusFn on_status_;
     WarningFn on_warning_;
@@ -91,18 +86,14 @@ private:
     std::unique_ptr<kube::ApiClient> client_;
     std::string config_error_;
 
-    mutable std::mutex mutex_;
-    std::condition_variable wake_;
-    bool stopping_ = false;
-    std::map<std::string, Watched> watched_;
-    std::set<std::string> dirty_;
+    // Its lock also guards namespaces_ and owner_cache_.
+    Board board_;
     std::map<std::string, std::unique_ptr<Namespace>> namespaces_;
     struct OwnerInfo {
         std::string creation_timestamp;
         std::optional<OwnerRef> parent;  // its own controller owner
     };
     std::map<std::string, OwnerInfo> owner_cache_;  // by the owner's UID
-    std::string last_warning_;
     std::thread refresh_thread_;
 };
 
