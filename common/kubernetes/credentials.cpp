@@ -11,7 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "common/kubernetes/child_process.hpp"
+#include "common/subprocess/run_process.hpp"
 
 namespace liveupdate::kube {
 namespace {
@@ -98,15 +98,20 @@ Credentials CredentialSource::run_exec_plugin() {
     const ExecPlugin &x = *config_.user.exec;
     std::vector<std::string> argv{x.command};
     argv.insert(argv.end(), x.args.begin(), x.args.end());
-    std::vector<std::string> env = x.env;
-    env.push_back("KUBERNETES_EXEC_INFO={\"apiVersion\":\"" + x.api_version +
-                  "\",\"kind\":\"ExecCredential\",\"spec\":{\"interactive\":false}}");
+    common::EnvVars env;
+    for (const std::string &entry : x.env) {
+        const std::size_t eq = entry.find('=');
+        env.emplace_back(entry.substr(0, eq), eq == std::string::npos ? "" : entry.substr(eq + 1));
+    }
+    env.emplace_back("KUBERNETES_EXEC_INFO", "{\"apiVersion\":\"" + x.api_version +
+                                                 "\",\"kind\":\"ExecCredential\",\"spec\":{\"interactive\":false}}");
     std::string out, err;
-    kubernetes::ProcessResult r;
+    common::ProcessResult r;
     try {
-        r = kubernetes::run_process(
-            argv, nullptr, [&](bool is_err, std::string_view d) { (is_err ? err : out).append(d); },
-            std::chrono::seconds(60), env);
+        r = common::run_process({.argv = argv,
+                                 .extra_env = env,
+                                 .on_output = [&](bool is_err, std::string_view d) { (is_err ? err : out).append(d); },
+                                 .timeout = std::chrono::seconds(60)});
     } catch (const std::runtime_error &e) {
         throw std::runtime_error(x.defined_in + ": " + e.what() + (x.install_hint.empty() ? "" : "\n" + x.install_hint));
     }

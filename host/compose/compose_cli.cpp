@@ -1,16 +1,10 @@
 #include "host/compose/compose_cli.hpp"
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <stdexcept>
 
 #include <yaml-cpp/yaml.h>
 
-extern char **environ;
+#include "common/subprocess/run_process.hpp"
 
 namespace liveupdate::compose {
 
@@ -81,43 +75,23 @@ std::string without_develop(std::string_view compose_text) {
 }
 
 int run_streaming(const std::vector<std::string> &argv, const std::function<void(std::string_view)> &on_line) {
-    int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0) return 127;
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
-    posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
-    std::vector<char *> args;
-    for (const auto &a : argv) args.push_back(const_cast<char *>(a.c_str()));
-    args.push_back(nullptr);
-    pid_t pid = 0;
-    const int spawned = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    ::close(fds[1]);
-    if (spawned != 0) {
-        ::close(fds[0]);
-        return 127;
-    }
+    // '\r' or '\n' ends a line (progress bars redraw with '\r'); empty lines are skipped.
     std::string pending;
-    char buffer[4096];
-    for (;;) {
-        const ssize_t n = ::read(fds[0], buffer, sizeof buffer);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        pending.append(buffer, static_cast<std::size_t>(n));
+    const auto to_lines = [&pending, &on_line](bool, std::string_view data) {
+        pending.append(data);
         for (std::size_t nl; (nl = pending.find_first_of("\r\n")) != std::string::npos;) {
             if (nl > 0) on_line(std::string_view(pending).substr(0, nl));
             pending.erase(0, nl + 1);
         }
+    };
+    int exit_code = 0;
+    try {
+        exit_code = common::run_process({.argv = argv, .on_output = to_lines, .merge_output = true}).exit_code;
+    } catch (const common::StartError &) {
+        return 127;  // as a shell says "command not found"; callers take it as "not there"
     }
     if (!pending.empty()) on_line(pending);
-    ::close(fds[0]);
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    if (WIFEXITED(status)) return WEXITSTATUS(status);
-    return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    return exit_code;
 }
 
 }  // namespace liveupdate::compose

@@ -5,29 +5,15 @@
 // long as the daemon's supervisor.
 #pragma once
 
-#include <sys/types.h>
-
 #include <condition_variable>
 #include <deque>
 #include <functional>
 #include <mutex>
-#include <string>
 #include <thread>
-#include <vector>
+
+#include "common/subprocess/child_start.hpp"
 
 namespace liveupdate::up {
-
-struct SpawnRequest {
-    std::vector<std::string> argv;  // argv[0] is looked up in $PATH unless it has a '/'
-    std::vector<std::string> env;   // "NAME=value"
-    std::string cwd;
-    int output_fd = -1;  // the child's stdout and stderr; stdin is /dev/null
-};
-
-struct SpawnResult {
-    pid_t pid = -1;
-    int error = 0;  // errno of what failed (lookup, chdir, exec) when pid is -1
-};
 
 class ChildSpawner {
 public:
@@ -36,9 +22,9 @@ public:
     ChildSpawner &operator=(const ChildSpawner &) = delete;
     ~ChildSpawner();
 
-    // Runs on the spawner's thread; returns once the child has exec'd (or failed to).
-    // The child runs in its own process group with default signal handling.
-    SpawnResult spawn(const SpawnRequest &request);
+    // Starts the child on the spawner's thread with die_with_parent set;
+    // returns once it has exec'd (or failed to).
+    common::StartedChild spawn(common::ChildOptions options);
 
 private:
     void run();

@@ -13,7 +13,7 @@ namespace liveupdate::up {
 
 class LineSplitter {
 public:
-    static constexpr std::size_t kMaxLineBytes = 16 * 1024;
+    static constexpr std::size_t kMaxLineBytes = std::size_t{16} * 1024;
     using Emit = std::function<void(std::string_view line)>;
 
     explicit LineSplitter(Emit emit) : emit_(std::move(emit)) {}

@@ -17,10 +17,9 @@
 #include <vector>
 
 #include "common/micro_time.hpp"
+#include "common/subprocess/environment.hpp"
 #include "host/up/child_spawner.hpp"
 #include "host/up/line_splitter.hpp"
-
-extern char **environ;
 
 namespace liveupdate::up {
 namespace json = boost::json;
@@ -39,19 +38,6 @@ std::string new_container_id() {
     char buf[17];
     std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(rng()));
     return std::string("local-") + buf;
-}
-
-std::vector<std::string> environment_with(const std::vector<std::pair<std::string, std::string>> &extra) {
-    std::vector<std::string> env;
-    for (char **e = environ; *e != nullptr; ++e) {
-        const std::string entry = *e;
-        const std::string key = entry.substr(0, entry.find('='));
-        bool overridden = false;
-        for (const auto &[k, v] : extra) overridden = overridden || k == key;
-        if (!overridden) env.push_back(entry);
-    }
-    for (const auto &[k, v] : extra) env.push_back(k + "=" + v);
-    return env;
 }
 
 }  // namespace
@@ -114,15 +100,20 @@ void LocalContainerSupervisor::start_locked(Container &c, bool same_container) {
         c.error = std::string("cannot create a pipe: ") + std::strerror(errno);
         return;
     }
-    const SpawnResult spawned = spawner_->spawn(SpawnRequest{c.spec.command, environment_with(c.spec.env), cwd,
-                                                             pipe_fds[1]});
+    // Its own process group: stop() signals the whole group.
+    const common::StartedChild spawned = spawner_->spawn({.argv = c.spec.command,
+                                                          .env = common::environment_with(c.spec.env),
+                                                          .cwd = cwd,
+                                                          .stdout_fd = pipe_fds[1],
+                                                          .stderr_fd = pipe_fds[1],
+                                                          .own_process_group = true});
     ::close(pipe_fds[1]);
     if (spawned.pid < 0) {
         ::close(pipe_fds[0]);
         c.status = "exited";
         c.exit_code = 127;
         c.finished_at = c.started_at;
-        c.error = "cannot start \"" + c.spec.command[0] + "\" in " + cwd + ": " + std::strerror(spawned.error);
+        c.error = "cannot start \"" + c.spec.command[0] + "\" in " + cwd + ": " + common::start_failure_text(spawned);
         return;
     }
     const pid_t pid = spawned.pid;
@@ -157,7 +148,7 @@ void LocalContainerSupervisor::start_locked(Container &c, bool same_container) {
                         c.status = "exited";
                         c.pid = -1;
                         c.finished_at = now_text();
-                        c.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+                        c.exit_code = common::exit_code_of(status);
                     }
                 }
                 c.exited.notify_all();
@@ -259,6 +250,7 @@ void LocalContainerSupervisor::stop_all() {
         containers_.clear();
     }
     std::vector<std::thread> stoppers;
+    stoppers.reserve(all.size());
     for (auto &c : all) stoppers.emplace_back([this, c] { stop(c); });
     for (auto &t : stoppers) t.join();
 }

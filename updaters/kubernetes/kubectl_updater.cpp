@@ -3,7 +3,7 @@
 #include <boost/json.hpp>
 #include <stdexcept>
 
-#include "common/kubernetes/child_process.hpp"
+#include "common/subprocess/run_process.hpp"
 #include "updaters/shared/update_messages.hpp"
 
 namespace liveupdate::kubernetes {
@@ -14,7 +14,7 @@ using docker::exec_failure;
 
 constexpr int kLogInfo = 1;
 constexpr int kLogDebug = 0;
-constexpr std::size_t kKept = 64 * 1024;
+constexpr std::size_t kKept = std::size_t{64} * 1024;
 constexpr std::string_view kTerminated = "command terminated with exit code ";
 // Tilt's ExecUpdater refuses restart_container() with the same advice.
 constexpr const char *kRestartUnsupported =
@@ -45,13 +45,16 @@ std::chrono::seconds seconds_field(const json::object &o, const char *key, std::
 ExecOutcome kubectl_exec(const KubectlConfig &config, const PodContainer &target, const std::vector<std::string> &command,
                          const docker::ArchiveReadFn *archive, std::chrono::seconds timeout, const LineLogFn &log) {
     OutputLines lines(log);
-    const ProcessOutputFn on_output = [&](bool is_stderr, std::string_view data) { lines.add(is_stderr, data); };
-    const StdinFeeder feeder = [archive](const WriteFn &write) { docker::copy_without_implied_dirs(*archive, write); };
-    const auto argv = kubectl_exec_argv(config, target, archive != nullptr, command);
-    ProcessResult result;
+    common::RunOptions run{.argv = kubectl_exec_argv(config, target, archive != nullptr, command),
+                           .on_output = [&](bool is_stderr, std::string_view data) { lines.add(is_stderr, data); },
+                           .timeout = std::chrono::duration_cast<std::chrono::milliseconds>(timeout)};
+    if (archive != nullptr)
+        run.feed_stdin = [archive](const common::WriteFn &write) {
+            docker::copy_without_implied_dirs(*archive, write);
+        };
+    common::ProcessResult result;
     try {
-        result = run_process(argv, archive != nullptr ? &feeder : nullptr, on_output,
-                             std::chrono::duration_cast<std::chrono::milliseconds>(timeout));
+        result = common::run_process(run);
     } catch (const std::runtime_error &e) {
         throw InfraFailure(std::string("kubectl exec into ") + target.namespace_name + "/" + target.pod + ": " + e.what());
     }

@@ -5,8 +5,9 @@
 #include <functional>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
+
+#include "common/subprocess/environment.hpp"
 
 namespace liveupdate::local {
 
@@ -16,11 +17,10 @@ struct CommandResult {
     std::string start_error;  // why it could not start
 };
 
-// The working directory is set in the child (posix_spawn file action), never
-// by chdir() in this multithreaded process. The child gets this process's
-// environment with extra_env's variables added or replaced.
+// The working directory is set in the child, never by chdir() in this
+// multithreaded process. The child gets this process's environment with
+// extra_env's variables added or replaced.
 CommandResult run_command(const std::vector<std::string> &argv, const std::string &working_dir,
-                          const std::vector<std::pair<std::string, std::string>> &extra_env,
-                          const std::function<void(std::string_view line)> &on_line);
+                          const common::EnvVars &extra_env, const std::function<void(std::string_view line)> &on_line);
 
 }  // namespace liveupdate::local
