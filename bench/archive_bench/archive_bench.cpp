@@ -29,8 +29,8 @@ extern char **environ;
 
 namespace {
 namespace fs = std::filesystem;
+using liveupdate::common::LogLevel;
 using liveupdate::host::ArchiveStream;
-using liveupdate::host::LogLevel;
 
 int stream_to_stdout(const std::string &dir) {
     ArchiveStream stream({{dir, "/app"}}, liveupdate::IgnoreSet{}, [](LogLevel level, std::string_view line) {

@@ -113,7 +113,7 @@ void print(const char *title, const Figures &f, double reference_ms) {
 }  // namespace
 
 int main() {
-    log::set_threshold(LogLevel::warn);
+    log::set_threshold(common::LogLevel::warn);
     std::string pattern = (fs::temp_directory_path() / "lu-reload-bench-XXXXXX").string();
     if (::mkdtemp(pattern.data()) == nullptr) return 1;
     const fs::path dir = pattern;

@@ -4,10 +4,11 @@
 #include <limits>
 
 #include "host/cli/commands.hpp"
-#include "host/core/install_paths.hpp"
 #include "host/cli/options.hpp"
 #include "host/compose/project_files.hpp"
 #include "host/core/host_error.hpp"
+#include "host/core/install_paths.hpp"
+#include "host/core/log.hpp"
 #include "host/up/control_socket.hpp"
 #include "host/up/daemon.hpp"
 #include "host/verify/verify_schedule.hpp"
@@ -204,7 +205,7 @@ int run_up_command(int argc, char **argv) {
         options.log_format = format == "json" ? up::LogFormat::json : up::LogFormat::text;
         options.log_level = log::threshold();
         if (auto level = args.value("--log-level")) {
-            auto parsed = parse_log_level(*level);
+            auto parsed = common::parse_log_level(*level);
             if (!parsed) throw UsageError("--log-level must be debug, info, warn or error");
             options.log_level = *parsed;
         }

@@ -24,7 +24,7 @@ void print_help(std::ostream &out) {
 }
 
 bool set_level(std::string_view text) {
-    auto level = parse_log_level(text);
+    auto level = liveupdate::common::parse_log_level(text);
     if (level) log::set_threshold(*level);
     return level.has_value();
 }

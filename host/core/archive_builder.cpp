@@ -98,7 +98,7 @@ public:
         struct stat st {};
         if (::lstat(local.c_str(), &st) != 0) {
             if (errno == ENOENT || errno == ENOTDIR) {
-                log_(LogLevel::warn, "skipping " + local + ": it no longer exists");
+                log_(common::LogLevel::warn, "skipping " + local + ": it no longer exists");
                 return;
             }
             unreadable(local, errno_text(errno));
@@ -165,7 +165,7 @@ private:
         } else if (S_ISDIR(st.st_mode)) {
             add_directory(dir_fd, leaf, path, name, filter, true);
         } else {
-            log_(LogLevel::warn, "skipping " + path + ": not a regular file, directory or symlink");
+            log_(common::LogLevel::warn, "skipping " + path + ": not a regular file, directory or symlink");
         }
     }
 
@@ -174,7 +174,7 @@ private:
                             : ::openat(dir_fd, leaf.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0) {
             if (errno == ENOENT) {
-                log_(LogLevel::warn, "skipping " + path + ": it no longer exists");
+                log_(common::LogLevel::warn, "skipping " + path + ": it no longer exists");
                 return;
             }
             unreadable(path, "cannot open: " + errno_text(errno));
@@ -208,7 +208,7 @@ private:
                                : ::readlinkat(dir_fd, leaf.c_str(), target.data(), target.size());
         if (n < 0) {
             if (errno == ENOENT) {
-                log_(LogLevel::warn, "skipping " + path + ": it no longer exists");
+                log_(common::LogLevel::warn, "skipping " + path + ": it no longer exists");
                 return;
             }
             unreadable(path, "cannot read the link: " + errno_text(errno));
@@ -224,7 +224,7 @@ private:
                             : ::openat(dir_fd, leaf.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0) {
             if (errno == ENOENT) {
-                log_(LogLevel::warn, "skipping " + path + ": it no longer exists");
+                log_(common::LogLevel::warn, "skipping " + path + ": it no longer exists");
                 return;
             }
             unreadable(path, "cannot open the directory: " + errno_text(errno));
@@ -264,7 +264,8 @@ private:
             const std::string child_name = name_prefix + child;
             if (!is_valid_utf8(child)) {
                 // As the watchers and the initial sync's walk do (core/utf8.hpp).
-                log_(LogLevel::warn, "skipping " + printable_path(child_path) + ": its name is not valid UTF-8");
+                log_(common::LogLevel::warn,
+                     "skipping " + printable_path(child_path) + ": its name is not valid UTF-8");
                 continue;
             }
             if (type == DT_DIR) {
@@ -280,7 +281,7 @@ private:
             struct stat child_st {};
             if (::fstatat(fd, child.c_str(), &child_st, AT_SYMLINK_NOFOLLOW) != 0) {
                 if (errno == ENOENT) {
-                    log_(LogLevel::warn, "skipping " + child_path + ": it no longer exists");
+                    log_(common::LogLevel::warn, "skipping " + child_path + ": it no longer exists");
                     continue;
                 }
                 unreadable(child_path, errno_text(errno));
@@ -299,7 +300,7 @@ private:
     // A path that cannot be read is left out and the archive goes on: every
     // readable file still arrives, and the update is failed afterwards.
     void unreadable(const std::string &path, const std::string &why) {
-        log_(LogLevel::error, "cannot copy " + path + ": " + why);
+        log_(common::LogLevel::error, "cannot copy " + path + ": " + why);
         summary_.unreadable.push_back(path + " (" + why + ")");
     }
 

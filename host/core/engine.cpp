@@ -15,7 +15,7 @@ using abi::to_lu_str;
 namespace {
 
 void log_from_plugin(void *, int32_t level, lu_str line) {
-    log::write(from_abi_level(level), "plugin: " + std::string(abi::to_view(line)));
+    log::write(common::from_abi(level), "plugin: " + std::string(abi::to_view(line)));
 }
 
 std::string rc_text(int32_t rc) {

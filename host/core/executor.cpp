@@ -173,7 +173,7 @@ UpdateOutcome Executor::execute(const json::object &update, const LogSinkFn &log
             if (updater_failed) {
                 outcome.message += outcome.message.empty() ? *incomplete : " (" + *incomplete + ")";
             } else {
-                log(LogLevel::error, *incomplete);
+                log(common::LogLevel::error, *incomplete);
                 std::string message = *incomplete;
                 if (outcome.kind == UpdateOutcome::Kind::run_failure) message += "; " + outcome.message;
                 outcome = UpdateOutcome::infra_failure(message);
@@ -183,7 +183,7 @@ UpdateOutcome Executor::execute(const json::object &update, const LogSinkFn &log
                    to_json_text(outcome.to_json()));
         return outcome;
     } catch (const std::exception &e) {
-        log(LogLevel::error, e.what());
+        log(common::LogLevel::error, e.what());
         return UpdateOutcome::infra_failure(e.what());
     }
 }

@@ -10,7 +10,7 @@ namespace liveupdate::host {
 namespace {
 
 void log_from_updater(void *, int32_t level, lu_str line) {
-    log::write(from_abi_level(level), "updater: " + std::string(abi::to_view(line)));
+    log::write(common::from_abi(level), "updater: " + std::string(abi::to_view(line)));
 }
 
 // Into a caller's buffer, cut to fit and NUL-terminated.
@@ -24,7 +24,7 @@ void write_c_string(char *out, size_t capacity, std::string_view text) {
 }  // namespace
 
 void log_to_sink(void *ctx, int32_t level, lu_str line) {
-    (*static_cast<const LogSinkFn *>(ctx))(from_abi_level(level), abi::to_view(line));
+    (*static_cast<const LogSinkFn *>(ctx))(common::from_abi(level), abi::to_view(line));
 }
 
 UpdaterHostServices::UpdaterHostServices() {

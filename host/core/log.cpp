@@ -6,27 +6,7 @@
 
 namespace liveupdate::host {
 
-std::string_view to_string(LogLevel level) {
-    switch (level) {
-    case LogLevel::debug: return "debug";
-    case LogLevel::info: return "info";
-    case LogLevel::warn: return "warn";
-    case LogLevel::error: return "error";
-    }
-    return "info";
-}
-
-std::optional<LogLevel> parse_log_level(std::string_view text) {
-    for (LogLevel level : {LogLevel::debug, LogLevel::info, LogLevel::warn, LogLevel::error}) {
-        if (text == to_string(level)) return level;
-    }
-    return std::nullopt;
-}
-
-LogLevel from_abi_level(int level) {
-    if (level < 0 || level > 3) return LogLevel::info;
-    return static_cast<LogLevel>(level);
-}
+using common::LogLevel;
 
 namespace {
 

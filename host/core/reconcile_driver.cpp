@@ -12,7 +12,9 @@ namespace json = boost::json;
 
 namespace {
 
-LogLevel level_named(std::string_view name) { return parse_log_level(name).value_or(LogLevel::info); }
+common::LogLevel level_named(std::string_view name) {
+    return common::parse_log_level(name).value_or(common::LogLevel::info);
+}
 
 // As Tilt does, asked each time: "" when it cannot be known (paths stay absolute).
 std::string working_directory() {
@@ -42,7 +44,7 @@ ReconcileResult ReconcileDriver::reconcile(const std::string &live_update) {
     ReconcileResult result;
     result.live_update = live_update;
     std::mutex log_mutex;  // the archive writer thread logs too
-    const LogSinkFn log = [&](LogLevel level, std::string_view text) {
+    const LogSinkFn log = [&](common::LogLevel level, std::string_view text) {
         std::lock_guard lock(log_mutex);
         result.log.push_back(LogLine{level, std::string(text)});
         if (live_log_) {
@@ -62,7 +64,7 @@ ReconcileResult ReconcileDriver::reconcile(const std::string &live_update) {
                     for (const json::value &file : changed->as_array())
                         if (file.is_string()) files.emplace_back(file.as_string());
                 if (std::string line = build_entry_line(files, working_directory()); !line.empty())
-                    log(LogLevel::info, line);
+                    log(common::LogLevel::info, line);
             }
         }
         if (const json::value *lines = step.if_contains("log"); lines && lines->is_array()) {

@@ -25,7 +25,7 @@
 namespace liveupdate::host {
 
 struct LogLine {
-    LogLevel level;
+    common::LogLevel level;
     std::string text;
 };
 
@@ -45,7 +45,7 @@ public:
     // live_log (optional) sees each log line as it happens, tagged with the
     // LiveUpdate's name; it must be thread-safe. Without it, lines go to the
     // host log at debug level.
-    using LiveLogFn = std::function<void(const std::string &live_update, LogLevel, std::string_view)>;
+    using LiveLogFn = std::function<void(const std::string &live_update, common::LogLevel, std::string_view)>;
 
     ReconcileDriver(const EngineSlot &engine, const Executor &executor, ObjectStore &store, Clock clock,
                     LiveLogFn live_log = {});

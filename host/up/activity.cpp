@@ -24,13 +24,13 @@ void Activity::began(const std::string &live_update) {
     r.updating = false;
 }
 
-void Activity::line(const std::string &live_update, std::string_view level, std::string_view text, MicroTime time) {
+void Activity::line(const std::string &live_update, common::LogLevel level, std::string_view text, MicroTime time) {
     ActivityLine entry;
     bool now_updating = false;
     {
         std::lock_guard lock(mutex_);
         Record &r = records_[live_update];
-        entry = ActivityLine{next_seq_++, time.format(), std::string(level), std::string(text)};
+        entry = ActivityLine{next_seq_++, time.format(), level, std::string(text)};
         r.lines.push_back(entry);
         while (r.lines.size() > kLinesKept) r.lines.pop_front();
         if (r.reconciling && !r.updating) now_updating = r.updating = true;
@@ -100,7 +100,8 @@ std::vector<ActivityLine> Activity::lines(const std::string &live_update) const 
 }
 
 json::object to_json(const ActivityLine &line) {
-    return json::object{{"seq", line.seq}, {"time", line.time}, {"level", line.level}, {"text", line.text}};
+    return json::object{
+        {"seq", line.seq}, {"time", line.time}, {"level", common::to_string(line.level)}, {"text", line.text}};
 }
 
 }  // namespace liveupdate::up

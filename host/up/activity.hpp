@@ -14,6 +14,7 @@
 
 #include <boost/json.hpp>
 
+#include "common/log_level.hpp"
 #include "common/micro_time.hpp"
 
 namespace liveupdate::up {
@@ -21,7 +22,7 @@ namespace liveupdate::up {
 struct ActivityLine {
     std::uint64_t seq = 0;  // increasing over every LiveUpdate's lines
     std::string time;
-    std::string level;
+    common::LogLevel level = common::LogLevel::info;
     std::string text;
 };
 
@@ -36,7 +37,7 @@ public:
 
     void began(const std::string &live_update);
     // A line of the reconcile in flight: the first one means an update is being made.
-    void line(const std::string &live_update, std::string_view level, std::string_view text, MicroTime time);
+    void line(const std::string &live_update, common::LogLevel level, std::string_view text, MicroTime time);
     // events as the plugin reports them ("started" with filesChanged, "completed" with error).
     void finished(const std::string &live_update, const std::vector<boost::json::object> &events, MicroTime time);
     void forget(const std::string &live_update);

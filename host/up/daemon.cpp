@@ -44,7 +44,7 @@
 
 namespace liveupdate::up {
 namespace json = boost::json;
-using host::LogLevel;
+using common::LogLevel;
 using host::ObjectKey;
 
 namespace {
@@ -265,7 +265,7 @@ void Daemon::start() {
         *engine_, *executor_, store_, [] { return now(); },
         [this](const std::string &lu, LogLevel level, std::string_view text) {
             log_.write(level, lu, text);
-            if (level >= LogLevel::info) activity_.line(lu, host::to_string(level), text, now());
+            if (level >= LogLevel::info) activity_.line(lu, level, text, now());
         });
     verifier_ = std::make_unique<verify::Verifier>(updaters_, *executor_);
     if (options_.verify_every.count() > 0 || options_.verify_after_loss) {
@@ -455,7 +455,7 @@ FileLoad Daemon::load_compose(const ComposeProjectOption &project) {
                 [this](const std::string &service, std::string_view line, bool error) {
                     const LogLevel level = error ? LogLevel::error : LogLevel::info;
                     log_.write(level, service, line);
-                    activity_.line(service, host::to_string(level), line, now());
+                    activity_.line(service, level, line, now());
                 });
     }
     if (!loaded.name.empty())
@@ -879,7 +879,7 @@ std::shared_ptr<std::mutex> Daemon::lock_of(const std::string &live_update) {
 host::LogSinkFn Daemon::live_update_log(const std::string &live_update) {
     return [this, live_update](LogLevel level, std::string_view text) {
         log_.write(level, live_update, text);
-        if (level >= LogLevel::info) activity_.line(live_update, host::to_string(level), text, now());
+        if (level >= LogLevel::info) activity_.line(live_update, level, text, now());
     };
 }
 

@@ -49,7 +49,7 @@ struct UpOptions {
     std::chrono::milliseconds verify_every{0};
     bool verify_after_loss = true;
     LogFormat log_format = LogFormat::text;
-    host::LogLevel log_level = host::LogLevel::info;
+    common::LogLevel log_level = common::LogLevel::info;
 };
 
 // Runs until SIGINT or SIGTERM; then lets reconciles in flight finish, stops

@@ -32,9 +32,9 @@ void append_escaped(std::string &out, std::string_view text) {
 
 }  // namespace
 
-std::string format_log_line(LogFormat format, MicroTime time, host::LogLevel level, std::string_view source,
+std::string format_log_line(LogFormat format, MicroTime time, common::LogLevel level, std::string_view source,
                             std::string_view text) {
-    const std::string_view level_name = host::to_string(level);
+    const std::string_view level_name = common::to_string(level);
     if (format == LogFormat::json) {
         boost::json::object line{{"time", time.format()}, {"level", level_name}, {"message", text}};
         if (!source.empty()) line["source"] = source;
@@ -53,7 +53,7 @@ std::string format_log_line(LogFormat format, MicroTime time, host::LogLevel lev
     return out;
 }
 
-void UpLog::write(host::LogLevel level, std::string_view source, std::string_view text) {
+void UpLog::write(common::LogLevel level, std::string_view source, std::string_view text) {
     if (level < threshold_) return;
     const std::string line =
         format_log_line(format_, MicroTime::from_system(std::chrono::system_clock::now()), level, source, text) + "\n";

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "host/core/log.hpp"
+#include "common/log_level.hpp"
 #include "common/micro_time.hpp"
 
 namespace liveupdate::up {
@@ -16,18 +16,18 @@ enum class LogFormat { text, json };
 // text: "2026-01-01T00:00:01.000000Z info  [hello] Will copy 1 file(s) ...", control
 //       characters escaped (\n, \r, \x1b): one record is one line
 // json: {"time": ..., "level": ..., "source": ..., "message": ...}
-std::string format_log_line(LogFormat format, MicroTime time, host::LogLevel level, std::string_view source,
+std::string format_log_line(LogFormat format, MicroTime time, common::LogLevel level, std::string_view source,
                             std::string_view text);
 
 class UpLog {
 public:
-    UpLog(LogFormat format, host::LogLevel threshold) : format_(format), threshold_(threshold) {}
-    void write(host::LogLevel level, std::string_view source, std::string_view text);
-    host::LogLevel threshold() const { return threshold_; }
+    UpLog(LogFormat format, common::LogLevel threshold) : format_(format), threshold_(threshold) {}
+    void write(common::LogLevel level, std::string_view source, std::string_view text);
+    common::LogLevel threshold() const { return threshold_; }
 
 private:
     LogFormat format_;
-    host::LogLevel threshold_;
+    common::LogLevel threshold_;
     std::mutex mutex_;
 };
 

@@ -10,6 +10,9 @@
 #include "common/text_format.hpp"
 
 namespace liveupdate {
+
+using common::LogLevel;
+
 namespace {
 
 constexpr const char *kObjectNotFound = "ObjectNotFound";
@@ -53,9 +56,7 @@ SessionClaim::~SessionClaim() {
 ReconcileSession::ReconcileSession(std::string name, SessionClaim claim, MicroTime start_time)
     : name_(std::move(name)), claim_(std::move(claim)), slot_(&claim_.slot()), start_time_(start_time) {}
 
-void ReconcileSession::log(std::string level, std::string text) {
-    log_.push_back({std::move(level), std::move(text)});
-}
+void ReconcileSession::log(common::LogLevel level, std::string text) { log_.push_back({level, std::move(text)}); }
 
 Step ReconcileSession::done_step(const api::LiveUpdateStatus &status, bool changed) {
     done_ = true;
@@ -125,7 +126,7 @@ Step ReconcileSession::begin(const api::ObjectPtr &lu, const ObjectLookup &looku
 Step ReconcileSession::handle_failure(api::LiveUpdateStateFailed failed) {
     if (optional_failed_equal(previous_.failed, failed)) return done_step(previous_, false);
     if (failed.reason != kObjectNotFound)
-        log("info", "LiveUpdate " + go_quote(name_) + " " + failed.reason + ": " + failed.message);
+        log(LogLevel::info, "LiveUpdate " + go_quote(name_) + " " + failed.reason + ": " + failed.message);
     api::LiveUpdateStatus next = previous_;
     next.failed = std::move(failed);
     return done_step(next, true);
@@ -163,9 +164,10 @@ Step ReconcileSession::start_sync() {
         const std::string display = container_display_name(sc.pod_name, sc.container.name, sc.container.id);
         const bool restarted = started_since(track.failed_container_started_at, sc.container);
         if (restarted || plannable_again(track)) {
-            log("info", restarted ? "Container " + display + " started again since its update failed: live updates resume"
-                                  : "The cause of the stopped update is gone (" + track.failed_message +
-                                        "): live updates to container " + display + " resume");
+            log(LogLevel::info,
+                restarted ? "Container " + display + " started again since its update failed: live updates resume"
+                          : "The cause of the stopped update is gone (" + track.failed_message +
+                                "): live updates to container " + display + " resume");
             track.failed_reason.clear();
             track.failed_message.clear();
             track.failed_low_water_mark = MicroTime{};
@@ -199,9 +201,9 @@ void ReconcileSession::report_skipped_changes(ContainerTrack &track, const std::
     track.skipped_reported_through = pending.new_high_water_mark;
     std::string clears = "A new build of the resource clears this, and so does the container starting again";
     if (track.failed_reason == "UpdateStopped") clears += " or the cause going away (e.g. a deleted sync folder back)";
-    log("warn", "Skipping " + std::to_string(pending.files.size()) + " changed file(s) for container " + display +
-                    ": its last update failed (" + track.failed_reason + ": " + track.failed_message + "). " + clears +
-                    ".");
+    log(LogLevel::warn, "Skipping " + std::to_string(pending.files.size()) + " changed file(s) for container " +
+                            display + ": its last update failed (" + track.failed_reason + ": " + track.failed_message +
+                            "). " + clears + ".");
 }
 
 Step ReconcileSession::advance() {
@@ -232,7 +234,7 @@ std::optional<Step> ReconcileSession::visit(const SelectedContainer &sc) {
         try {
             filter = initial_sync_filter(source_ignores(monitor, spec));
             auto collected = collect_initial_sync_files(spec, ignore_set_of(filter));
-            for (auto &w : collected.warnings) log("warn", std::move(w));
+            for (auto &w : collected.warnings) log(LogLevel::warn, std::move(w));
             changed.files = std::move(collected.files);
         } catch (const std::exception &e) {
             status_.failed = create_failed_state(previous_, "InitialSyncError",
@@ -292,8 +294,9 @@ std::optional<Step> ReconcileSession::visit(const SelectedContainer &sc) {
                 return a.container_path < b.container_path;
             });
             update.filter = std::move(filter);
-            log("info", "Initial sync: will copy sync paths to container: " + names);
-            for (const auto &m : update.copy) log("info", "- '" + m.local_path + "' --> '" + m.container_path + "'");
+            log(LogLevel::info, "Initial sync: will copy sync paths to container: " + names);
+            for (const auto &m : update.copy)
+                log(LogLevel::info, "- '" + m.local_path + "' --> '" + m.container_path + "'");
         } else {
             CopyDelete split;
             try {
@@ -303,15 +306,17 @@ std::optional<Step> ReconcileSession::visit(const SelectedContainer &sc) {
             }
             if (!one.failed) {
                 if (!split.to_delete.empty()) {
-                    log("info", "Will delete " + std::to_string(split.to_delete.size()) +
-                                    " file(s) from container: " + names);
+                    log(LogLevel::info,
+                        "Will delete " + std::to_string(split.to_delete.size()) + " file(s) from container: " + names);
                     for (const auto &m : split.to_delete)
-                        log("info", "- '" + m.container_path + "' (matched local path: '" + m.local_path + "')");
+                        log(LogLevel::info,
+                            "- '" + m.container_path + "' (matched local path: '" + m.local_path + "')");
                 }
                 if (!split.to_copy.empty()) {
-                    log("info", "Will copy " + std::to_string(split.to_copy.size()) + " file(s) to container: " + names);
+                    log(LogLevel::info,
+                        "Will copy " + std::to_string(split.to_copy.size()) + " file(s) to container: " + names);
                     for (const auto &m : split.to_copy)
-                        log("info", "- '" + m.local_path + "' --> '" + m.container_path + "'");
+                        log(LogLevel::info, "- '" + m.local_path + "' --> '" + m.container_path + "'");
                 }
                 update.copy = std::move(split.to_copy);
                 for (auto &m : split.to_delete) update.delete_paths.push_back(std::move(m.container_path));
@@ -366,11 +371,11 @@ Step ReconcileSession::resume(const Outcome &outcome, MicroTime now) {
     api::LiveUpdateStatus one;
     switch (outcome.kind) {
     case Outcome::Kind::Ok:
-        log("info", "  \u2192 Container " + p.display_name + " updated!");
+        log(LogLevel::info, "  \u2192 Container " + p.display_name + " updated!");
         one.containers.push_back(std::move(c));
         break;
     case Outcome::Kind::RunFailure:
-        log("info", "  \u2192 Failed to update container " + p.display_name + ": " + outcome.message);
+        log(LogLevel::info, "  \u2192 Failed to update container " + p.display_name + ": " + outcome.message);
         c.last_exec_error = outcome.message;
         one.containers.push_back(std::move(c));
         break;
@@ -407,7 +412,8 @@ Step ReconcileSession::finish_sync() {
     }
     if (status_.failed && !(previous_.failed && *previous_.failed == *status_.failed) &&
         status_.failed->reason != kObjectNotFound)
-        log("info", "LiveUpdate " + go_quote(name_) + " " + status_.failed->reason + ": " + status_.failed->message);
+        log(LogLevel::info,
+            "LiveUpdate " + go_quote(name_) + " " + status_.failed->reason + ": " + status_.failed->message);
     // An abandoned reconcile was not written: the next one must compute its status again.
     if (commit_) slot_->monitor->has_changes_to_sync = false;
     return done_step(status_, !(status_ == previous_));

@@ -83,7 +83,7 @@ private:
     Step finish_sync();
     Step done_step(const api::LiveUpdateStatus &status, bool changed);
     Step update_step(ContainerUpdate update);
-    void log(std::string level, std::string text);
+    void log(common::LogLevel level, std::string text);
 
     std::string name_;
     SessionClaim claim_;

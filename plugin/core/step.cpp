@@ -51,7 +51,7 @@ json::object encode_update(const ContainerUpdate &u) {
 
 json::value encode_step(const Step &step) {
     json::array log;
-    for (const auto &l : step.log) log.push_back(json::object{{"level", l.level}, {"text", l.text}});
+    for (const auto &l : step.log) log.push_back(json::object{{"level", common::to_string(l.level)}, {"text", l.text}});
     json::array events;
     for (const auto &e : step.events) {
         json::object o{{"type", e.type}, {"liveUpdate", e.live_update}, {"manifest", e.manifest}};

@@ -10,6 +10,7 @@
 
 #include <boost/json.hpp>
 
+#include "common/log_level.hpp"
 #include "plugin/core/api/file_watch.hpp"
 #include "plugin/core/api/live_update.hpp"
 #include "plugin/core/plan.hpp"
@@ -17,7 +18,7 @@
 namespace liveupdate {
 
 struct LogLine {
-    std::string level;  // "info", "warn", "error", "debug"
+    common::LogLevel level = common::LogLevel::info;  // its text on the wire: "info", "warn", ...
     std::string text;
 };
 

@@ -31,7 +31,7 @@ struct Fixture {
     Executor executor{updaters};
     std::vector<std::string> lines;
     std::mutex mutex;
-    LogSinkFn log = [this](LogLevel, std::string_view line) {
+    LogSinkFn log = [this](liveupdate::common::LogLevel, std::string_view line) {
         std::lock_guard lock(mutex);
         lines.emplace_back(line);
     };

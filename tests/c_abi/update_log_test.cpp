@@ -18,7 +18,7 @@ namespace {
 struct Sink {
     std::mutex mutex;
     std::vector<std::string> lines;
-    LogSinkFn fn = [this](LogLevel, std::string_view line) {
+    LogSinkFn fn = [this](liveupdate::common::LogLevel, std::string_view line) {
         std::lock_guard lock(mutex);
         lines.emplace_back(line);
     };

@@ -58,7 +58,7 @@ Run update_with_an_unreadable_file(const std::string &plugin, const std::string 
                              json::object{{"local", (tmp.path / "c.txt").string()}, {"container", "/app/c.txt"}}}}};
     Run run;
     std::mutex mutex;
-    run.outcome = executor.execute(update, [&](LogLevel, std::string_view line) {
+    run.outcome = executor.execute(update, [&](liveupdate::common::LogLevel, std::string_view line) {
         std::lock_guard lock(mutex);
         run.lines.emplace_back(line);
     });

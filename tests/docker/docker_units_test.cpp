@@ -9,14 +9,15 @@
 #include <optional>
 #include <stdexcept>
 
-#include "tests/docker/docker_test_support.hpp"
 #include "common/docker_engine/endpoint.hpp"
 #include "common/docker_engine/frame_demuxer.hpp"
+#include "tests/docker/docker_test_support.hpp"
+#include "updaters/docker/docker_updater.hpp"
+#include "updaters/docker/tar_file_reader.hpp"
+#include "updaters/docker/updater_config.hpp"
 #include "updaters/shared/container_owner.hpp"
 #include "updaters/shared/implied_dirs_filter.hpp"
-#include "updaters/docker/tar_file_reader.hpp"
 #include "updaters/shared/update_messages.hpp"
-#include "updaters/docker/updater_config.hpp"
 
 using namespace liveupdate::docker;
 
@@ -254,4 +255,19 @@ BOOST_AUTO_TEST_CASE(the_first_file_of_a_tar_is_read_out) {
     BOOST_TEST(!first_file_in_tar(lu_test::TarBuilder().dir("etc").finish()).has_value());
     BOOST_TEST(!first_file_in_tar("").has_value());
     BOOST_CHECK_THROW(first_file_in_tar(std::string(1024, 'x')), std::runtime_error);
+}
+
+BOOST_AUTO_TEST_CASE(only_steps_with_exec_options_need_an_exec_of_their_own) {
+    using liveupdate::docker::needs_own_exec;
+    using liveupdate::updater::RunStep;
+    BOOST_TEST(!needs_own_exec(RunStep{{"make"}, true}));
+    RunStep as_user{{"make"}};
+    as_user.user = "1000";
+    RunStep in_dir{{"make"}};
+    in_dir.working_dir = "/src";
+    RunStep with_env{{"make"}};
+    with_env.env = {"A=1"};
+    RunStep privileged{{"make"}};
+    privileged.privileged = true;
+    for (const RunStep &step : {as_user, in_dir, with_env, privileged}) BOOST_TEST(needs_own_exec(step));
 }

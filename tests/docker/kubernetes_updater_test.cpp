@@ -5,6 +5,7 @@
 #define BOOST_TEST_MODULE kubernetes_updater
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <fstream>
 #include <sstream>
@@ -23,6 +24,17 @@ Outcome update(DockerUpdater &updater, const TestContainer &c, Update u) {
     u.namespace_name = "dev";
     return updater.update("containerd://" + c.id(), "app", u);
 }
+
+// An UpdateLog's lines with their levels, as the host would receive them.
+struct LoggedLines {
+    std::vector<std::pair<std::int32_t, std::string>> lines;
+    static void add(void *ctx, std::int32_t level, lu_str line) {
+        static_cast<LoggedLines *>(ctx)->lines.emplace_back(level, std::string(line.data, line.size));
+    }
+    bool has(std::int32_t level, const std::string &text) const {
+        return std::find(lines.begin(), lines.end(), std::make_pair(level, text)) != lines.end();
+    }
+};
 
 }  // namespace
 
@@ -92,6 +104,25 @@ BOOST_AUTO_TEST_CASE(a_failing_command_is_a_run_failure_and_kubectl_errors_are_i
     const auto absent = update(no_kubectl, c, any);
     BOOST_TEST(absent.kind == LU_OUTCOME_INFRA_FAILURE);
     BOOST_TEST(absent.message.find("cannot run '/nonexistent/kubectl'") != std::string::npos, absent.message);
+}
+
+// The updater's core takes the SDK's request and returns its outcome, no C ABI in between.
+BOOST_AUTO_TEST_CASE(the_core_updates_from_an_sdk_request) {
+    using namespace liveupdate;
+    TestContainer c("lu-busybox:latest", "sleep 100000");
+    LoggedLines logged;
+    updater::Request request;
+    request.container = {"containerd://" + c.id(), "app", c.name(), "dev", ""};
+    request.runs = {{{"sh", "-c", "echo from-core"}}, {{"sh", "-c", "exit 5"}, true}, {{"touch", "/tmp/third"}}};
+    request.log = updater::UpdateLog(&LoggedLines::add, &logged);
+    const kubernetes::KubectlConfig config = kubernetes::parse_kubectl_config(kConfig);
+    const updater::Outcome outcome = kubernetes::update_pod_container(config, request);
+    BOOST_TEST((outcome.kind == updater::Outcome::Kind::run_failure), outcome.message);
+    BOOST_TEST(outcome.exit_code == 5);
+    BOOST_TEST(logged.has(LU_LOG_INFO, "[CMD 1/3] sh -c echo from-core"));
+    BOOST_TEST(logged.has(LU_LOG_INFO, "from-core"));
+    BOOST_TEST(!logged.has(LU_LOG_INFO, "[CMD 2/3] sh -c exit 5"));  // echo off
+    BOOST_TEST(c.exec("test -e /tmp/third").exit_code != 0);
 }
 
 BOOST_AUTO_TEST_CASE(an_image_without_tar_gets_the_advice) {

@@ -71,9 +71,10 @@ struct Built {
 
 Built build(const std::vector<CopyMapping> &copies, const IgnoreSet &filter = {}) {
     Built built;
-    write_archive(copies, filter, [&](const void *data, std::size_t size) {
-        built.bytes.append(static_cast<const char *>(data), size);
-    }, [&](LogLevel, std::string_view line) { built.warnings.emplace_back(line); });
+    write_archive(
+        copies, filter,
+        [&](const void *data, std::size_t size) { built.bytes.append(static_cast<const char *>(data), size); },
+        [&](liveupdate::common::LogLevel, std::string_view line) { built.warnings.emplace_back(line); });
     return built;
 }
 
@@ -155,7 +156,7 @@ BOOST_AUTO_TEST_CASE(the_stream_yields_the_same_bytes_in_small_reads) {
     const std::vector<CopyMapping> copies{{tmp.path.string(), "/data"}};
     const std::string expected = build(copies).bytes;
 
-    ArchiveStream stream(copies, IgnoreSet{}, [](LogLevel, std::string_view) {});
+    ArchiveStream stream(copies, IgnoreSet{}, [](liveupdate::common::LogLevel, std::string_view) {});
     lu_archive_stream c = stream.c_stream();
     std::string streamed;
     char buffer[1000];
@@ -172,7 +173,8 @@ BOOST_AUTO_TEST_CASE(a_stream_dropped_unread_stops_its_writer) {
     TempDir tmp;
     write(tmp.path / "big.bin", std::string(8 * 1024 * 1024, 'z'));
     {
-        ArchiveStream stream({{tmp.path.string(), "/data"}}, IgnoreSet{}, [](LogLevel, std::string_view) {});
+        ArchiveStream stream({{tmp.path.string(), "/data"}}, IgnoreSet{},
+                             [](liveupdate::common::LogLevel, std::string_view) {});
         char buffer[10];
         BOOST_TEST(stream.read(buffer, sizeof buffer) > 0);
     }  // must return: the writer sees the pipe closed
@@ -199,7 +201,7 @@ BOOST_AUTO_TEST_CASE(an_unreadable_path_is_left_out_and_every_other_file_arrives
     BOOST_TEST(built.warnings[0].find("Permission denied") != std::string::npos);
 
     // Through the stream: read to its end, yet the archive is not complete.
-    ArchiveStream stream(copies, IgnoreSet{}, [](LogLevel, std::string_view) {});
+    ArchiveStream stream(copies, IgnoreSet{}, [](liveupdate::common::LogLevel, std::string_view) {});
     std::string streamed;
     char buffer[4096];
     int64_t n;
@@ -214,7 +216,8 @@ BOOST_AUTO_TEST_CASE(an_unreadable_path_is_left_out_and_every_other_file_arrives
 BOOST_AUTO_TEST_CASE(finish_reads_what_the_updater_left_and_reports_a_complete_archive) {
     TempDir tmp;
     write(tmp.path / "a.txt", "a");
-    ArchiveStream stream({{tmp.path.string(), "/data"}}, IgnoreSet{}, [](LogLevel, std::string_view) {});
+    ArchiveStream stream({{tmp.path.string(), "/data"}}, IgnoreSet{},
+                         [](liveupdate::common::LogLevel, std::string_view) {});
     char buffer[10];
     BOOST_TEST(stream.read(buffer, sizeof buffer) > 0);
     BOOST_TEST(!stream.finish(true).has_value());

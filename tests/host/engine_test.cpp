@@ -90,7 +90,7 @@ BOOST_AUTO_TEST_CASE(the_executor_hands_the_archive_and_runs_to_the_updater) {
     Executor executor(updaters);
     std::vector<std::string> lines;
     std::mutex mutex;
-    const LogSinkFn log = [&](LogLevel, std::string_view line) {
+    const LogSinkFn log = [&](liveupdate::common::LogLevel, std::string_view line) {
         std::lock_guard lock(mutex);
         lines.emplace_back(line);
     };

@@ -80,7 +80,7 @@ inline bool wait_until(const std::function<bool()> &pred, std::chrono::seconds l
 class LogCapture {
 public:
     LogCapture() {
-        previous_ = liveupdate::host::log::set_sink([this](liveupdate::host::LogLevel, std::string_view line) {
+        previous_ = liveupdate::host::log::set_sink([this](liveupdate::common::LogLevel, std::string_view line) {
             std::lock_guard lock(mutex_);
             lines_.emplace_back(line);
         });

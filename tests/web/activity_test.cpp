@@ -16,7 +16,7 @@ BOOST_AUTO_TEST_CASE(an_update_is_in_flight_from_its_first_line_to_its_end) {
     const MicroTime t = MicroTime::from_system(std::chrono::system_clock::now());
     a.began("web");
     BOOST_TEST(!a.summary().at("web").at("updating").as_bool());
-    a.line("web", "info", "Will copy 1 file(s) to container: [web]", t);
+    a.line("web", common::LogLevel::info, "Will copy 1 file(s) to container: [web]", t);
     BOOST_TEST(a.summary().at("web").at("updating").as_bool());
     a.finished("web",
                {json::parse(R"({"type": "started", "filesChanged": ["/src/a.txt"]})").as_object(),
@@ -34,12 +34,14 @@ BOOST_AUTO_TEST_CASE(an_update_is_in_flight_from_its_first_line_to_its_end) {
 BOOST_AUTO_TEST_CASE(lines_are_numbered_and_bounded) {
     Activity a;
     const MicroTime t = MicroTime::from_system(std::chrono::system_clock::now());
-    for (std::size_t i = 0; i < Activity::kLinesKept + 10; ++i) a.line("web", "info", std::to_string(i), t);
-    a.line("api", "info", "other", t);
+    for (std::size_t i = 0; i < Activity::kLinesKept + 10; ++i)
+        a.line("web", common::LogLevel::info, std::to_string(i), t);
+    a.line("api", common::LogLevel::warn, "other", t);
     const auto lines = a.lines("web");
     BOOST_TEST(lines.size() == Activity::kLinesKept);
     BOOST_TEST(lines.front().text == "10");
     BOOST_TEST(a.lines("api").front().seq == lines.back().seq + 1);
+    BOOST_TEST(to_json(a.lines("api").front()).at("level").as_string() == "warn");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -11,9 +11,10 @@
 #include <stdexcept>
 #include <thread>
 
-#include "updaters/docker/agent_apply.hpp"
 #include "common/docker_engine/frame_demuxer.hpp"
+#include "updaters/docker/agent_apply.hpp"
 #include "updaters/docker/tar_file_reader.hpp"
+#include "updaters/shared/implied_dirs_filter.hpp"
 #include "updaters/shared/update_messages.hpp"
 
 namespace liveupdate::docker {
@@ -24,6 +25,9 @@ struct DockerUpdater::Target {
     std::string display() const { return name + " (" + id.substr(0, 12) + ")"; }
 };
 
+using updater::Outcome;
+using updater::UpdateLog;
+
 namespace {
 
 // A failure already worded for the user.
@@ -32,7 +36,7 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-constexpr std::size_t kOutputKept = 64 * 1024;
+constexpr std::size_t kOutputKept = std::size_t{64} * 1024;
 constexpr std::size_t kVerifyProblemsShown = 20;
 
 boost::json::object parse_object(const std::string &body, std::string_view what) {
@@ -64,9 +68,9 @@ bool flag_at(const boost::json::object &o, const char *key) {
 // Collects an exec's output: every line to the log, the tail kept for messages.
 class OutputCollector {
 public:
-    OutputCollector(const LogFn &log, LogLevel level)
-        : out_([&log, level](std::string_view line) { log(level, line); }),
-          err_([&log, level](std::string_view line) { log(level, line); }) {}
+    OutputCollector(const UpdateLog &log, lu_log_level level)
+        : out_([log, level](std::string_view line) { log(level, line); }),
+          err_([log, level](std::string_view line) { log(level, line); }) {}
 
     OutputHandler handler() {
         return [this](OutputStream stream, std::string_view data) {
@@ -105,7 +109,7 @@ std::string decode_base64(std::string_view text) {
     return out;
 }
 
-std::shared_ptr<const std::string> read_whole(const ArchiveReadFn &in) {
+std::shared_ptr<const std::string> read_whole(const updater::ArchiveReader &in) {
     auto bytes = std::make_shared<std::string>();
     char chunk[64 * 1024];
     for (;;) {
@@ -118,7 +122,7 @@ std::shared_ptr<const std::string> read_whole(const ArchiveReadFn &in) {
 }
 
 // A fresh reader over kept archive bytes, from their start.
-ArchiveReadFn reader_over(std::shared_ptr<const std::string> bytes) {
+updater::ArchiveReader reader_over(std::shared_ptr<const std::string> bytes) {
     auto offset = std::make_shared<std::size_t>(0);
     return [bytes = std::move(bytes), offset](void *buffer, std::size_t capacity) -> std::int64_t {
         const auto n = std::min(capacity, bytes->size() - *offset);
@@ -133,8 +137,8 @@ ArchiveReadFn reader_over(std::shared_ptr<const std::string> bytes) {
 namespace {
 
 // The agent's stderr as lines of the update in progress's log.
-AgentSession::LineFn agent_stderr_to(const LogFn &log) {
-    return [&log](std::string_view line) { log(LogLevel::info, "lu-agent: " + std::string(line)); };
+AgentSession::LineFn agent_stderr_to(const UpdateLog &log) {
+    return [log](std::string_view line) { log(LU_LOG_INFO, "lu-agent: " + std::string(line)); };
 }
 
 // A session outlives each update or digest: when one ends, the session's
@@ -164,6 +168,10 @@ Endpoint endpoint_or_error(const std::string &configured, std::string &error) {
 
 }  // namespace
 
+bool needs_own_exec(const updater::RunStep &run) {
+    return !run.user.empty() || !run.working_dir.empty() || !run.env.empty() || run.privileged;
+}
+
 DockerUpdater::DockerUpdater(UpdaterConfig config)
     : config_(std::move(config)),
       client_holder_(std::make_unique<EngineClient>(endpoint_or_error(config_.host, endpoint_error_), config_.api_version,
@@ -175,58 +183,61 @@ ExecTimeouts DockerUpdater::timeouts() const {
             std::chrono::duration_cast<std::chrono::milliseconds>(config_.run_timeout)};
 }
 
-UpdateResult DockerUpdater::update(const ContainerUpdate &original, const LogFn &log) {
-    Target target{original.container_id, original.container_name.empty() ? original.container_id : original.container_name};
+Outcome DockerUpdater::update(const updater::Request &original) {
+    const UpdateLog &log = original.log;
+    const updater::ContainerRef &container = original.container;
+    Target target{container.id, container.name.empty() ? container.id : container.name};
     const auto infra = [&](const std::string &what) {
         const auto gone = container_gone_reason(target, true);
-        return UpdateResult{UpdateResult::Kind::infra_failure, 0, gone.empty() ? what : gone + "\n" + what};
+        return Outcome::infra_failure(gone.empty() ? what : gone + "\n" + what);
     };
     try {
         if (!endpoint_error_.empty()) throw InfraFailure(endpoint_error_);
-        if (original.container_id.empty()) throw InfraFailure("no container ID to update");
-        target = inspect_target(original);
+        if (container.id.empty()) throw InfraFailure("no container ID to update");
+        target = inspect_target(container);
         // The archive is a one-pass stream: kept whole when the agent may need to send it
         // again, or hand it to the exec path after failing to start.
         std::shared_ptr<const std::string> archive_bytes;
-        std::optional<ContainerUpdate> buffered;
+        std::optional<updater::Request> buffered;
         if (config_.agent && !original.copies.empty() && original.archive) {
             archive_bytes = read_whole(original.archive);
             buffered = original;
             buffered->archive = reader_over(archive_bytes);
         }
-        const ContainerUpdate &request = buffered ? *buffered : original;
+        const updater::Request &request = buffered ? *buffered : original;
         if (config_.agent)
             if (auto result = update_through_agent(target, request, archive_bytes, log)) return *result;
         if (buffered) buffered->archive = reader_over(archive_bytes);
         if (!request.delete_paths.empty()) delete_paths(target, request.delete_paths, log);
         if (!request.copies.empty()) copy_files(target, request, log);
         auto result = run_commands(target, request.runs, log);
-        if (result.kind != UpdateResult::Kind::ok) return result;
+        if (result.kind != Outcome::Kind::ok) return result;
         if (request.restart) restart(target, log);
-        else log(LogLevel::debug, "Hot reload on, skipping container restart: " + target.display());
+        else
+            log(LU_LOG_DEBUG, "Hot reload on, skipping container restart: " + target.display());
         return {};
     } catch (const InfraFailure &e) {
-        return {UpdateResult::Kind::infra_failure, 0, e.what()};
+        return Outcome::infra_failure(e.what());
     } catch (const EngineError &e) {
         if (e.failure() == EngineFailure::unreachable || e.failure() == EngineFailure::permission_denied)
-            return {UpdateResult::Kind::infra_failure, 0, e.what()};
+            return Outcome::infra_failure(e.what());
         return infra("updating container " + target.display() + ": " + e.what());
     } catch (const std::exception &e) {
         return infra("updating container " + target.display() + ": " + e.what());
     }
 }
 
-DockerUpdater::Target DockerUpdater::inspect_target(const ContainerUpdate &request) {
-    const std::string path = "/containers/" + request.container_id + "/json";
+DockerUpdater::Target DockerUpdater::inspect_target(const updater::ContainerRef &container) {
+    const std::string path = "/containers/" + container.id + "/json";
     const auto response = client_.get(path);
-    const std::string shown = request.container_name.empty() ? request.container_id.substr(0, 12)
-                                                              : request.container_name + " (" + request.container_id.substr(0, 12) + ")";
+    const std::string shown =
+        container.name.empty() ? container.id.substr(0, 12) : container.name + " (" + container.id.substr(0, 12) + ")";
     if (response.status == 404)
         throw InfraFailure("container " + shown + " no longer exists: it was removed or recreated");
     EngineClient::expect_success(response, "GET " + path);
     const auto object = parse_object(response.body, "GET " + path);
-    Target target{string_at(object, "Id"), request.container_name};
-    if (target.id.empty()) target.id = request.container_id;
+    Target target{string_at(object, "Id"), container.name};
+    if (target.id.empty()) target.id = container.id;
     if (target.name.empty()) {
         target.name = string_at(object, "Name");
         if (target.name.starts_with("/")) target.name.erase(0, 1);
@@ -263,11 +274,11 @@ std::string DockerUpdater::container_gone_reason(const Target &target, bool kill
     return {};
 }
 
-void DockerUpdater::delete_paths(const Target &target, const std::vector<std::string> &paths, const LogFn &log) {
+void DockerUpdater::delete_paths(const Target &target, const std::vector<std::string> &paths, const UpdateLog &log) {
     ExecSpec spec{target.id, {"rm", "-rf"}, config_.user};
     spec.argv.insert(spec.argv.end(), paths.begin(), paths.end());
-    log(LogLevel::debug, "Deleting " + std::to_string(paths.size()) + " path(s) in " + target.display());
-    OutputCollector output(log, LogLevel::info);
+    log(LU_LOG_DEBUG, "Deleting " + std::to_string(paths.size()) + " path(s) in " + target.display());
+    OutputCollector output(log, LU_LOG_INFO);
     const auto result = run_exec(client_, spec, nullptr, output.handler(), timeouts());
     const auto &said = output.finish();
     if (result.exit_code != 0) {
@@ -289,25 +300,25 @@ bool DockerUpdater::has_tar(const Target &target) {
     return found;
 }
 
-void DockerUpdater::copy_files(const Target &target, const ContainerUpdate &request, const LogFn &log) {
+void DockerUpdater::copy_files(const Target &target, const updater::Request &request, const UpdateLog &log) {
     if (!request.archive) throw InfraFailure("the update names files to copy but carries no archive");
     if (has_tar(target)) {
         copy_with_tar(target, request, log);
         return;
     }
-    log(LogLevel::warn, "Container " + target.display() +
-                            " has no tar in its image: copying through the Docker archive API instead");
+    log(LU_LOG_WARN,
+        "Container " + target.display() + " has no tar in its image: copying through the Docker archive API instead");
     copy_with_archive_api(target, request, log);
     verify_copies(target, request.copies);
 }
 
-void DockerUpdater::copy_with_tar(const Target &target, const ContainerUpdate &request, const LogFn &log) {
+void DockerUpdater::copy_with_tar(const Target &target, const updater::Request &request, const UpdateLog &log) {
     const ExecSpec spec{target.id, {"tar", "-C", "/", "-x", "-f", "-"}, config_.user};
-    OutputCollector output(log, LogLevel::info);
+    OutputCollector output(log, LU_LOG_INFO);
     const StdinProducer producer = [&request](StdinSink &sink) {
         copy_without_implied_dirs(request.archive, [&sink](const char *data, std::size_t size) { sink.write(data, size); });
     };
-    log(LogLevel::debug, "Copying " + std::to_string(request.copies.size()) + " file(s) into " + target.display());
+    log(LU_LOG_DEBUG, "Copying " + std::to_string(request.copies.size()) + " file(s) into " + target.display());
     const auto result = run_exec(client_, spec, &producer, output.handler(), timeouts());
     const auto &said = output.finish();
     if (result.exit_code != 0) {
@@ -345,7 +356,7 @@ std::optional<Owner> DockerUpdater::owner_in(const Target &target) {
     return owner;
 }
 
-void DockerUpdater::copy_with_archive_api(const Target &target, const ContainerUpdate &request, const LogFn &log) {
+void DockerUpdater::copy_with_archive_api(const Target &target, const updater::Request &request, const UpdateLog &log) {
     // Docker extracts as root, keeping the archive's numeric owner: the entries
     // carry the configured user's, as tar running as that user would leave them.
     const std::optional<Owner> owner = owner_in(target);
@@ -382,7 +393,7 @@ void DockerUpdater::copy_with_archive_api(const Target &target, const ContainerU
             }
         };
         const std::string path = "/containers/" + target.id + "/archive?path=%2F";
-        log(LogLevel::debug, "PUT " + path);
+        log(LU_LOG_DEBUG, "PUT " + path);
         response = client_.put_stream(path, "application/x-tar", reader,
                                       std::chrono::duration_cast<std::chrono::milliseconds>(config_.timeout));
     } catch (...) {
@@ -401,7 +412,7 @@ void DockerUpdater::copy_with_archive_api(const Target &target, const ContainerU
     }
 }
 
-void DockerUpdater::verify_copies(const Target &target, const std::vector<CopyEntry> &copies) {
+void DockerUpdater::verify_copies(const Target &target, const std::vector<updater::CopyMapping> &copies) {
     // The archive API can report success for files it failed to write.
     std::vector<std::string> problems;
     for (const auto &copy : copies) {
@@ -436,15 +447,16 @@ void DockerUpdater::verify_copies(const Target &target, const std::vector<CopyEn
 
 namespace {
 // "[CMD i/n] argv...", as Tilt logs a run step.
-void log_run_step(const std::vector<RunCommand> &runs, std::size_t i, const LogFn &log) {
+void log_run_step(const std::vector<updater::RunStep> &runs, std::size_t i, const UpdateLog &log) {
     if (runs[i].echo_off) return;
     std::string line = "[CMD " + std::to_string(i + 1) + "/" + std::to_string(runs.size()) + "]";
     for (const auto &arg : runs[i].argv) line += " " + arg;
-    log(LogLevel::info, line);
+    log(LU_LOG_INFO, line);
 }
 }  // namespace
 
-UpdateResult DockerUpdater::run_commands(const Target &target, const std::vector<RunCommand> &runs, const LogFn &log) {
+Outcome DockerUpdater::run_commands(const Target &target, const std::vector<updater::RunStep> &runs,
+                                    const UpdateLog &log) {
     for (std::size_t i = 0; i < runs.size(); ++i) {
         log_run_step(runs, i, log);
         if (runs[i].argv.empty()) throw InfraFailure("run step " + std::to_string(i + 1) + " has no command");
@@ -453,8 +465,9 @@ UpdateResult DockerUpdater::run_commands(const Target &target, const std::vector
     return {};
 }
 
-std::optional<UpdateResult> DockerUpdater::run_with_exec(const Target &target, const RunCommand &run, const LogFn &log) {
-    OutputCollector output(log, LogLevel::info);
+std::optional<Outcome> DockerUpdater::run_with_exec(const Target &target, const updater::RunStep &run,
+                                                    const UpdateLog &log) {
+    OutputCollector output(log, LU_LOG_INFO);
     const ExecSpec spec{target.id, run.argv, run.user.empty() ? config_.user : run.user, run.working_dir, run.env,
                         run.privileged};
     const auto result = run_exec(client_, spec, nullptr, output.handler(), timeouts());
@@ -465,16 +478,16 @@ std::optional<UpdateResult> DockerUpdater::run_with_exec(const Target &target, c
     if (!gone.empty()) throw InfraFailure(gone + "\n" + message);
     // A SIGKILL is the runtime's doing (e.g. out of memory), not the user's command.
     if (result.exit_code == kExitKilled) throw InfraFailure(message);
-    return UpdateResult{UpdateResult::Kind::run_failure, result.exit_code, message};
+    return Outcome::run_failure(result.exit_code, message);
 }
 
-void DockerUpdater::refuse_agent(const Target &target, const std::string &why, const LogFn &log) {
+void DockerUpdater::refuse_agent(const Target &target, const std::string &why, const UpdateLog &log) {
     {
         std::lock_guard lock(agent_mutex_);
         agent_refused_[target.id] = why;
     }
-    log(LogLevel::warn, "lu-agent cannot run in container " + target.display() + ": " + why +
-                            "; updating it through one exec per update instead");
+    log(LU_LOG_WARN, "lu-agent cannot run in container " + target.display() + ": " + why +
+                         "; updating it through one exec per update instead");
 }
 
 void DockerUpdater::install_agent(const Target &target, const AgentBinary &binary) {
@@ -493,7 +506,7 @@ void DockerUpdater::install_agent(const Target &target, const AgentBinary &binar
     EngineClient::expect_success(response, "copying lu-agent in (PUT /containers/" + target.id.substr(0, 12) + "/archive)");
 }
 
-std::unique_ptr<AgentSession> DockerUpdater::start_agent(const Target &target, const LogFn &log) {
+std::unique_ptr<AgentSession> DockerUpdater::start_agent(const Target &target, const UpdateLog &log) {
     {
         std::lock_guard lock(agent_mutex_);
         if (agent_refused_.contains(target.id)) return nullptr;
@@ -510,7 +523,7 @@ std::unique_ptr<AgentSession> DockerUpdater::start_agent(const Target &target, c
         const ExecSpec spec{target.id, {agent_binary_->container_path}, config_.user};
         auto session = AgentSession::start(client_, spec, std::chrono::duration_cast<std::chrono::milliseconds>(config_.timeout),
                                            agent_stderr_to(log));
-        log(LogLevel::debug, "Started " + session->description() + " in " + target.display());
+        log(LU_LOG_DEBUG, "Started " + session->description() + " in " + target.display());
         return session;
     } catch (const EngineError &e) {
         if (e.failure() == EngineFailure::unreachable || e.failure() == EngineFailure::permission_denied) throw;
@@ -548,10 +561,10 @@ void DockerUpdater::drop_session(AgentSlot &slot) {
     slot.lost = true;
 }
 
-AgentSession *DockerUpdater::session_in(AgentSlot &slot, const Target &target, const LogFn &log) {
+AgentSession *DockerUpdater::session_in(AgentSlot &slot, const Target &target, const UpdateLog &log) {
     if (slot.session) slot.session->route_stderr(agent_stderr_to(log));
     if (slot.session && !slot.session->alive()) {
-        log(LogLevel::info, "The lu-agent session in " + target.display() + " ended; starting a new one");
+        log(LU_LOG_INFO, "The lu-agent session in " + target.display() + " ended; starting a new one");
         drop_session(slot);
     }
     if (!slot.session) {
@@ -566,9 +579,9 @@ AgentSession *DockerUpdater::session_in(AgentSlot &slot, const Target &target, c
     return slot.session.get();
 }
 
-std::optional<UpdateResult> DockerUpdater::update_through_agent(Target &target, const ContainerUpdate &request,
-                                                                const std::shared_ptr<const std::string> &archive_bytes,
-                                                                const LogFn &log) {
+std::optional<Outcome> DockerUpdater::update_through_agent(Target &target, const updater::Request &request,
+                                                           const std::shared_ptr<const std::string> &archive_bytes,
+                                                           const UpdateLog &log) {
     {
         std::lock_guard lock(agent_mutex_);
         if (agent_refused_.contains(target.id)) return std::nullopt;
@@ -580,7 +593,7 @@ std::optional<UpdateResult> DockerUpdater::update_through_agent(Target &target, 
         AgentSession *session = session_in(*slot, target, log);
         if (session == nullptr) return std::nullopt;
         bool run_started = false;
-        ContainerUpdate replay = request;
+        updater::Request replay = request;
         if (archive_bytes) replay.archive = reader_over(archive_bytes);
         try {
             return apply_through_agent(*session, target, replay, log, run_started);
@@ -592,25 +605,22 @@ std::optional<UpdateResult> DockerUpdater::update_through_agent(Target &target, 
             // Files are whole-or-nothing and sending them again is harmless; a run may have happened.
             if (run_started) throw InfraFailure(what + " (during a run: not sent again, the command may have run)");
             if (attempt > 0) throw InfraFailure(what + " (twice in a row)");
-            log(LogLevel::info, what + "; sending the update again through a new session");
-            target = inspect_target(request);
+            log(LU_LOG_INFO, what + "; sending the update again through a new session");
+            target = inspect_target(request.container);
         }
     }
 }
 
-DigestOutcome DockerUpdater::digest(const std::string &container_id, const std::string &container_name,
-                                    const std::string &path, const DigestEntryFn &each, const LogFn &log) {
-    Target target{container_id, container_name.empty() ? container_id : container_name};
+DigestOutcome DockerUpdater::digest(const updater::ContainerRef &container, const std::string &path,
+                                    const DigestEntryFn &each, const UpdateLog &log) {
+    Target target{container.id, container.name.empty() ? container.id : container.name};
     const auto failed = [](std::string message) { return DigestOutcome{DigestOutcome::Kind::failed, std::move(message)}; };
     try {
         if (!endpoint_error_.empty()) return failed(endpoint_error_);
-        if (container_id.empty()) return failed("no container ID to digest");
+        if (container.id.empty()) return failed("no container ID to digest");
         if (const auto problem = agent::path_problem(path); !problem.empty())
             return failed("cannot digest " + path + ": " + problem);
-        ContainerUpdate named;
-        named.container_id = container_id;
-        named.container_name = container_name;
-        target = inspect_target(named);
+        target = inspect_target(container);
         return digest_in(target, path, each, log);
     } catch (const InfraFailure &e) {
         return failed(e.what());
@@ -624,7 +634,7 @@ DigestOutcome DockerUpdater::digest(const std::string &container_id, const std::
 }
 
 DigestOutcome DockerUpdater::digest_in(const Target &target, const std::string &path, const DigestEntryFn &each,
-                                       const LogFn &log) {
+                                       const UpdateLog &log) {
     const std::string needs = "verify needs lu-agent in the container: ";
     if (!config_.agent)
         return {DigestOutcome::Kind::unavailable, needs + "the docker updater's \"agent\" setting is false"};
@@ -664,18 +674,19 @@ DigestOutcome DockerUpdater::digest_in(const Target &target, const std::string &
                 return {DigestOutcome::Kind::failed, gone + "\n" + what};
             // A digest only reads: asking again is harmless, unless entries were handed out already.
             if (attempt > 0 || handed > 0) return {DigestOutcome::Kind::failed, what};
-            log(LogLevel::info, what + "; digesting again through a new session");
+            log(LU_LOG_INFO, what + "; digesting again through a new session");
         }
     }
 }
 
-UpdateResult DockerUpdater::apply_through_agent(AgentSession &session, const Target &target,
-                                                const ContainerUpdate &request, const LogFn &log, bool &run_started) {
+Outcome DockerUpdater::apply_through_agent(AgentSession &session, const Target &target, const updater::Request &request,
+                                           const UpdateLog &log, bool &run_started) {
     const auto stall = std::chrono::duration_cast<std::chrono::milliseconds>(config_.timeout);
     if (!request.copies.empty() && !request.archive)
         throw InfraFailure("the update names files to copy but carries no archive");
-    log(LogLevel::debug, "Updating " + target.display() + " through lu-agent: " + std::to_string(request.delete_paths.size()) +
-                             " delete(s), " + std::to_string(request.copies.size()) + " file(s)");
+    log(LU_LOG_DEBUG, "Updating " + target.display() +
+                          " through lu-agent: " + std::to_string(request.delete_paths.size()) + " delete(s), " +
+                          std::to_string(request.copies.size()) + " file(s)");
     try {
         apply_files_through_agent(session, request.delete_paths, request.copies.empty() ? nullptr : &request.archive,
                                   stall);
@@ -694,12 +705,12 @@ UpdateResult DockerUpdater::apply_through_agent(AgentSession &session, const Tar
         const auto &run = request.runs[i];
         log_run_step(request.runs, i, log);
         if (run.argv.empty()) throw InfraFailure("run step " + std::to_string(i + 1) + " has no command");
-        if (run.has_exec_options()) {
+        if (needs_own_exec(run)) {
             run_started = true;
             if (auto failed = run_with_exec(target, run, log)) return *failed;
             continue;
         }
-        OutputCollector output(log, LogLevel::info);
+        OutputCollector output(log, LU_LOG_INFO);
         const auto handler = output.handler();
         run_started = true;
         const auto result = run_through_agent(session, run.argv, std::chrono::duration_cast<std::chrono::milliseconds>(config_.run_timeout),
@@ -707,7 +718,7 @@ UpdateResult DockerUpdater::apply_through_agent(AgentSession &session, const Tar
                                                   handler(stream == 2 ? OutputStream::stderr_stream : OutputStream::stdout_stream, data);
                                               });
         output.finish();
-        if (!result.message.empty()) log(LogLevel::info, result.message);
+        if (!result.message.empty()) log(LU_LOG_INFO, result.message);
         const auto prefix = "executing on container " + target.id.substr(0, 12) + ": ";
         if (result.timed_out)
             throw InfraFailure(prefix + command_text(run.argv) + ": timed out waiting for the command to finish: the limit is " +
@@ -718,15 +729,16 @@ UpdateResult DockerUpdater::apply_through_agent(AgentSession &session, const Tar
             const auto gone = container_gone_reason(target, true);
             throw InfraFailure(gone.empty() ? message : gone + "\n" + message);
         }
-        return {UpdateResult::Kind::run_failure, result.exit_code, message};
+        return Outcome::run_failure(result.exit_code, message);
     }
     if (request.restart) restart(target, log);
-    else log(LogLevel::debug, "Hot reload on, skipping container restart: " + target.display());
+    else
+        log(LU_LOG_DEBUG, "Hot reload on, skipping container restart: " + target.display());
     return {};
 }
 
-void DockerUpdater::restart(const Target &target, const LogFn &log) {
-    log(LogLevel::debug, "Restarting container: " + target.display());
+void DockerUpdater::restart(const Target &target, const UpdateLog &log) {
+    log(LU_LOG_DEBUG, "Restarting container: " + target.display());
     const std::string path = "/containers/" + target.id + "/restart?t=0";
     const auto response = client_.post(path);
     if (response.status == 404) throw InfraFailure("container " + target.display() + " vanished before its restart");

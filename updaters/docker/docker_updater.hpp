@@ -10,56 +10,23 @@
 #include <mutex>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <unordered_map>
 #include <vector>
 
-#include "updaters/docker/agent_binary.hpp"
-#include "updaters/docker/agent_session.hpp"
 #include "common/docker_engine/engine_client.hpp"
 #include "common/docker_engine/exec_session.hpp"
-#include "updaters/shared/implied_dirs_filter.hpp"
+#include "liveupdate/updater.hpp"
+#include "updaters/docker/agent_binary.hpp"
+#include "updaters/docker/agent_session.hpp"
 #include "updaters/docker/updater_config.hpp"
 #include "updaters/shared/container_owner.hpp"
 
 namespace liveupdate::docker {
 
-struct CopyEntry {
-    std::string local_path;
-    std::string container_path;
-};
-
-struct RunCommand {
-    std::vector<std::string> argv;
-    bool echo_off = false;
-    std::string user{};         // "" : the configured user, else the container's
-    std::string working_dir{};  // "" : the container's
-    std::vector<std::string> env{};
-    bool privileged = false;
-    // Options only the engine's exec can honour (privileged, another user than
-    // the agent's): such a step goes through an exec of its own.
-    bool has_exec_options() const { return !user.empty() || !working_dir.empty() || !env.empty() || privileged; }
-};
-
-struct ContainerUpdate {
-    std::string container_id;
-    std::string container_name; // for messages; looked up when empty
-    std::vector<CopyEntry> copies;
-    ArchiveReadFn archive;
-    std::vector<std::string> delete_paths;
-    std::vector<RunCommand> runs;
-    bool restart = false;
-};
-
-struct UpdateResult {
-    enum class Kind { ok, run_failure, infra_failure };
-    Kind kind = Kind::ok;
-    int exit_code = 0;
-    std::string message;
-};
-
-enum class LogLevel { debug, info, warn, error };
-using LogFn = std::function<void(LogLevel, std::string_view)>;
+// Whether a run step needs options only the engine's exec can honour
+// (privileged, another user than the agent's, a working directory or env):
+// such a step goes through an exec of its own, not the agent.
+bool needs_own_exec(const updater::RunStep &run);
 
 // What a digest of a container path came to (see liveupdate/ext/digest.h).
 struct DigestOutcome {
@@ -75,33 +42,37 @@ class DockerUpdater {
 public:
     explicit DockerUpdater(UpdaterConfig config);
 
-    // Never throws for runtime failures: they become an infra failure result.
-    UpdateResult update(const ContainerUpdate &request, const LogFn &log);
+    // Logs to request.log. Never throws for runtime failures: they become an
+    // infra failure. A run step's "" user is the configured user's.
+    updater::Outcome update(const updater::Request &request);
 
     // Digests path (absolute) in the container through its lu-agent session,
     // in turn with the container's updates. Never throws: where the agent
     // cannot run, the outcome is `unavailable` saying why.
-    DigestOutcome digest(const std::string &container_id, const std::string &container_name, const std::string &path,
-                         const DigestEntryFn &each, const LogFn &log);
+    DigestOutcome digest(const updater::ContainerRef &container, const std::string &path, const DigestEntryFn &each,
+                         const updater::UpdateLog &log);
 
     // How many agent sessions were started to replace one that ended or broke.
     std::uint64_t reconnect_count() const noexcept { return reconnects_.load(); }
 
 private:
     struct Target;
-    Target inspect_target(const ContainerUpdate &request);
-    void delete_paths(const Target &target, const std::vector<std::string> &paths, const LogFn &log);
-    void copy_files(const Target &target, const ContainerUpdate &request, const LogFn &log);
-    void copy_with_tar(const Target &target, const ContainerUpdate &request, const LogFn &log);
-    void copy_with_archive_api(const Target &target, const ContainerUpdate &request, const LogFn &log);
-    void verify_copies(const Target &target, const std::vector<CopyEntry> &copies);
+    // The container, running; its name looked up when the reference has none.
+    Target inspect_target(const updater::ContainerRef &container);
+    void delete_paths(const Target &target, const std::vector<std::string> &paths, const updater::UpdateLog &log);
+    void copy_files(const Target &target, const updater::Request &request, const updater::UpdateLog &log);
+    void copy_with_tar(const Target &target, const updater::Request &request, const updater::UpdateLog &log);
+    void copy_with_archive_api(const Target &target, const updater::Request &request, const updater::UpdateLog &log);
+    void verify_copies(const Target &target, const std::vector<updater::CopyMapping> &copies);
     // The owner the `user` setting stands for in the container (none: root, as Docker extracts).
     std::optional<Owner> owner_in(const Target &target);
     std::string container_file(const Target &target, const std::string &path);
-    UpdateResult run_commands(const Target &target, const std::vector<RunCommand> &runs, const LogFn &log);
+    updater::Outcome run_commands(const Target &target, const std::vector<updater::RunStep> &runs,
+                                  const updater::UpdateLog &log);
     // Step i of n through an exec of its own; a run failure, or nothing when it exited 0.
-    std::optional<UpdateResult> run_with_exec(const Target &target, const RunCommand &run, const LogFn &log);
-    void restart(const Target &target, const LogFn &log);
+    std::optional<updater::Outcome> run_with_exec(const Target &target, const updater::RunStep &run,
+                                                  const updater::UpdateLog &log);
+    void restart(const Target &target, const updater::UpdateLog &log);
     bool has_tar(const Target &target);
     // Explains a failure by the container's state when it stopped or vanished
     // meanwhile; after a kill, waits a little for the daemon to record the exit.
@@ -111,24 +82,25 @@ private:
     // Through lu-agent (see agent_apply.hpp): nullopt when the agent cannot run
     // in this container, after saying why once; the caller then takes the exec path.
     // archive_bytes: the update's archive kept whole (null without copies), read again for each attempt.
-    std::optional<UpdateResult> update_through_agent(Target &target, const ContainerUpdate &request,
-                                                     const std::shared_ptr<const std::string> &archive_bytes,
-                                                     const LogFn &log);
-    UpdateResult apply_through_agent(AgentSession &session, const Target &target, const ContainerUpdate &request,
-                                     const LogFn &log, bool &run_started);
+    std::optional<updater::Outcome> update_through_agent(Target &target, const updater::Request &request,
+                                                         const std::shared_ptr<const std::string> &archive_bytes,
+                                                         const updater::UpdateLog &log);
+    updater::Outcome apply_through_agent(AgentSession &session, const Target &target, const updater::Request &request,
+                                         const updater::UpdateLog &log, bool &run_started);
     struct AgentSlot;
     // The container's slot (made on first use); slots of containers gone are let go.
     std::shared_ptr<AgentSlot> agent_slot(const std::string &container_id);
     // The slot's live session, started (again) when there is none; nullptr
     // when the agent cannot run there. Hold the slot's mutex.
-    AgentSession *session_in(AgentSlot &slot, const Target &target, const LogFn &log);
+    AgentSession *session_in(AgentSlot &slot, const Target &target, const updater::UpdateLog &log);
     // The session ended or broke: the next one counts as a reconnect.
     static void drop_session(AgentSlot &slot);
-    DigestOutcome digest_in(const Target &target, const std::string &path, const DigestEntryFn &each, const LogFn &log);
+    DigestOutcome digest_in(const Target &target, const std::string &path, const DigestEntryFn &each,
+                            const updater::UpdateLog &log);
     // A new session, or nullptr after recording why the agent cannot run there.
-    std::unique_ptr<AgentSession> start_agent(const Target &target, const LogFn &log);
+    std::unique_ptr<AgentSession> start_agent(const Target &target, const updater::UpdateLog &log);
     void install_agent(const Target &target, const AgentBinary &binary);
-    void refuse_agent(const Target &target, const std::string &why, const LogFn &log);
+    void refuse_agent(const Target &target, const std::string &why, const updater::UpdateLog &log);
 
     UpdaterConfig config_;
     // A DOCKER_HOST from the environment that cannot be used fails each update, not the

@@ -1,6 +1,5 @@
 // The C ABI face of the docker updater (through liveupdate/updater.hpp).
 #include <string_view>
-#include <utility>
 
 #include "updaters/docker/docker_updater.hpp"
 #include "liveupdate/ext/digest.h"
@@ -10,20 +9,6 @@ namespace {
 
 namespace dk = liveupdate::docker;
 namespace lu = liveupdate::updater;
-
-// The result kinds are the ABI's, in its order.
-static_assert(static_cast<int>(dk::UpdateResult::Kind::ok) == LU_OUTCOME_OK &&
-              static_cast<int>(dk::UpdateResult::Kind::run_failure) == LU_OUTCOME_RUN_FAILURE &&
-              static_cast<int>(dk::UpdateResult::Kind::infra_failure) == LU_OUTCOME_INFRA_FAILURE);
-
-dk::ContainerUpdate to_update(const lu::Request &request) {
-    dk::ContainerUpdate update{request.container.id, request.container.name, {},   request.archive,
-                               request.delete_paths, {},                     request.restart};
-    for (const lu::CopyMapping &copy : request.copies) update.copies.push_back({copy.local_path, copy.container_path});
-    for (const lu::RunStep &run : request.runs)
-        update.runs.push_back({run.argv, run.echo_off, run.user, run.working_dir, run.env, run.privileged});
-    return update;
-}
 
 // The agent's entry types are the ABI's digest kinds.
 static_assert(static_cast<int>(liveupdate::agent::EntryType::file) == LU_DIGEST_FILE &&
@@ -36,26 +21,17 @@ public:
     static constexpr const char *name = "docker";
     static constexpr const char *version = "0.1.0";
 
-    DockerPlugin(std::string_view config_json, lu::Host host)
-        : updater_(dk::parse_updater_config(config_json)), host_(std::move(host)) {}
+    DockerPlugin(std::string_view config_json, const lu::Host &host)
+        : updater_(dk::parse_updater_config(config_json)), host_(host) {}
 
-    lu::Outcome update(const lu::Request &request) {
-        const auto log = [&request](dk::LogLevel level, std::string_view line) {
-            request.log(static_cast<lu_log_level>(level), line);
-        };
-        dk::UpdateResult result = updater_.update(to_update(request), log);
-        return {static_cast<lu::Outcome::Kind>(result.kind), result.exit_code, std::move(result.message)};
-    }
+    lu::Outcome update(const lu::Request &request) { return updater_.update(request); }
 
     const void *extension(std::string_view id) const;
 
+    // Lines of a digest asked without a log of its own go to the host's.
     dk::DigestOutcome digest(const lu::ContainerRef &container, const std::string &path, const dk::DigestEntryFn &each,
                              const lu::UpdateLog &digest_log) {
-        const auto log = [this, &digest_log](dk::LogLevel level, std::string_view line) {
-            if (digest_log) return digest_log(static_cast<lu_log_level>(level), line);
-            host_.log(static_cast<lu_log_level>(level), line);
-        };
-        return updater_.digest(container.id, container.name, path, each, log);
+        return updater_.digest(container, path, each, digest_log ? digest_log : host_.update_log());
     }
 
     std::uint64_t reconnect_count() const noexcept { return updater_.reconnect_count(); }

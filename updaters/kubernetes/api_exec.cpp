@@ -17,7 +17,7 @@ kube::ApiClient &ApiExec::client() {
 
 ExecOutcome ApiExec::operator()(const PodContainer &target, const std::vector<std::string> &command,
                                 const docker::ArchiveReadFn *archive, std::chrono::seconds timeout,
-                                const LineLogFn &log) {
+                                const updater::UpdateLog &log) {
     ExecOutcome outcome;
     OutputLines lines(log);
     const kube::ExecStdinFn feeder = [archive](const kube::ExecWriteFn &write) {

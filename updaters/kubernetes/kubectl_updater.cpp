@@ -11,9 +11,9 @@ namespace {
 
 namespace json = boost::json;
 using docker::exec_failure;
+using updater::Outcome;
+using updater::UpdateLog;
 
-constexpr int kLogInfo = 1;
-constexpr int kLogDebug = 0;
 constexpr std::size_t kKept = std::size_t{64} * 1024;
 constexpr std::string_view kTerminated = "command terminated with exit code ";
 // Tilt's ExecUpdater refuses restart_container() with the same advice.
@@ -42,8 +42,9 @@ std::chrono::seconds seconds_field(const json::object &o, const char *key, std::
     return std::chrono::seconds(v->as_int64());
 }
 
-ExecOutcome kubectl_exec(const KubectlConfig &config, const PodContainer &target, const std::vector<std::string> &command,
-                         const docker::ArchiveReadFn *archive, std::chrono::seconds timeout, const LineLogFn &log) {
+ExecOutcome kubectl_exec(const KubectlConfig &config, const PodContainer &target,
+                         const std::vector<std::string> &command, const docker::ArchiveReadFn *archive,
+                         std::chrono::seconds timeout, const UpdateLog &log) {
     OutputLines lines(log);
     common::RunOptions run{.argv = kubectl_exec_argv(config, target, archive != nullptr, command),
                            .on_output = [&](bool is_stderr, std::string_view data) { lines.add(is_stderr, data); },
@@ -143,10 +144,10 @@ void OutputLines::emit(std::string &pending, std::string_view data, bool flush) 
     pending.append(data);
     std::size_t start = 0;
     for (std::size_t nl; (nl = pending.find('\n', start)) != std::string::npos; start = nl + 1)
-        log_(kLogInfo, std::string_view(pending).substr(start, nl - start));
+        log_(LU_LOG_INFO, std::string_view(pending).substr(start, nl - start));
     pending.erase(0, start);
     if (flush && !pending.empty()) {
-        log_(kLogInfo, pending);
+        log_(LU_LOG_INFO, pending);
         pending.clear();
     }
 }
@@ -168,54 +169,58 @@ void OutputLines::flush() {
 
 PodExecFn kubectl_exec_fn(const KubectlConfig &config) {
     return [config](const PodContainer &target, const std::vector<std::string> &command,
-                    const docker::ArchiveReadFn *archive, std::chrono::seconds timeout, const LineLogFn &log) {
-        return kubectl_exec(config, target, command, archive, timeout, log);
-    };
+                    const docker::ArchiveReadFn *archive, std::chrono::seconds timeout,
+                    const UpdateLog &log) { return kubectl_exec(config, target, command, archive, timeout, log); };
 }
 
-PodUpdateResult update_pod_container(const KubectlConfig &config, const PodUpdate &u, const LineLogFn &log) {
-    return update_pod_container(kubectl_exec_fn(config), config, u, log);
+PodContainer pod_container(const updater::ContainerRef &container) {
+    return {container.namespace_name, container.pod, container.name};
 }
 
-PodUpdateResult update_pod_container(const PodExecFn &exec, const KubectlConfig &config, const PodUpdate &u,
-                                     const LineLogFn &log) {
+Outcome update_pod_container(const KubectlConfig &config, const updater::Request &request) {
+    return update_pod_container(kubectl_exec_fn(config), config, request);
+}
+
+Outcome update_pod_container(const PodExecFn &exec, const KubectlConfig &config, const updater::Request &request) {
+    const UpdateLog &log = request.log;
+    const PodContainer target = pod_container(request.container);
     try {
-        if (u.target.pod.empty()) throw InfraFailure("no pod to update");
-        if (u.restart)
-            throw InfraFailure(kRestartUnsupported);
-        if (!u.delete_paths.empty()) {
+        if (target.pod.empty()) throw InfraFailure("no pod to update");
+        if (request.restart) throw InfraFailure(kRestartUnsupported);
+        if (!request.delete_paths.empty()) {
             std::vector<std::string> rm{"rm", "-rf"};
-            rm.insert(rm.end(), u.delete_paths.begin(), u.delete_paths.end());
-            log(kLogDebug, "Deleting " + std::to_string(u.delete_paths.size()) + " path(s) in " + pod_text(u.target));
-            const auto o = exec(u.target, rm, nullptr, config.timeout, log);
-            expect_exec_ran(o, u.target, "deleting files");
+            rm.insert(rm.end(), request.delete_paths.begin(), request.delete_paths.end());
+            log(LU_LOG_DEBUG,
+                "Deleting " + std::to_string(request.delete_paths.size()) + " path(s) in " + pod_text(target));
+            const auto o = exec(target, rm, nullptr, config.timeout, log);
+            expect_exec_ran(o, target, "deleting files");
             if (o.exit_code != 0) throw InfraFailure(docker::delete_failure(o.exit_code, o.output));
         }
-        if (u.has_copies) {
-            if (!u.archive) throw InfraFailure("the update names files to copy but carries no archive");
-            const auto o = exec(u.target, {"tar", "-C", "/", "-x", "-f", "-"}, &u.archive, config.timeout, log);
-            expect_exec_ran(o, u.target, "copying changed files");
+        if (!request.copies.empty()) {
+            if (!request.archive) throw InfraFailure("the update names files to copy but carries no archive");
+            const auto o = exec(target, {"tar", "-C", "/", "-x", "-f", "-"}, &request.archive, config.timeout, log);
+            expect_exec_ran(o, target, "copying changed files");
             if (o.exit_code != 0)
                 throw InfraFailure(docker::tar_failure(o.exit_code, o.output, "", docker::Runtime::kubernetes));
         }
-        for (std::size_t i = 0; i < u.runs.size(); ++i) {
-            const auto &run = u.runs[i];
+        for (std::size_t i = 0; i < request.runs.size(); ++i) {
+            const auto &run = request.runs[i];
             if (!run.echo_off) {
-                std::string line = "[CMD " + std::to_string(i + 1) + "/" + std::to_string(u.runs.size()) + "]";
+                std::string line = "[CMD " + std::to_string(i + 1) + "/" + std::to_string(request.runs.size()) + "]";
                 for (const auto &a : run.argv) line += " " + a;
-                log(kLogInfo, line);
+                log(LU_LOG_INFO, line);
             }
             if (run.argv.empty()) throw InfraFailure("run step " + std::to_string(i + 1) + " has no command");
-            const auto o = exec(u.target, run.argv, nullptr, config.run_timeout, log);
-            expect_exec_ran(o, u.target, "running [CMD " + std::to_string(i + 1) + "]");
+            const auto o = exec(target, run.argv, nullptr, config.run_timeout, log);
+            expect_exec_ran(o, target, "running [CMD " + std::to_string(i + 1) + "]");
             if (o.exit_code == 0) continue;
-            const auto message = "executing on " + pod_text(u.target) + ": " + exec_failure(run.argv, o.exit_code);
+            const auto message = "executing on " + pod_text(target) + ": " + exec_failure(run.argv, o.exit_code);
             if (o.exit_code == docker::kExitKilled) throw InfraFailure(message);
-            return {PodUpdateResult::Kind::run_failure, o.exit_code, message};
+            return Outcome::run_failure(o.exit_code, message);
         }
         return {};
     } catch (const std::exception &e) {
-        return {PodUpdateResult::Kind::infra_failure, 0, e.what()};
+        return Outcome::infra_failure(e.what());
     }
 }
 

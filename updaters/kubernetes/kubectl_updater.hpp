@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "liveupdate/updater.hpp"
 #include "updaters/shared/implied_dirs_filter.hpp"
 
 namespace liveupdate::kubernetes {
@@ -37,27 +38,8 @@ struct PodContainer {
     std::string container;
 };
 
-struct PodUpdate {
-    PodContainer target;
-    bool has_copies = false;
-    docker::ArchiveReadFn archive;
-    std::vector<std::string> delete_paths;
-    struct Run {
-        std::vector<std::string> argv;
-        bool echo_off = false;
-    };
-    std::vector<Run> runs;
-    bool restart = false;
-};
-
-struct PodUpdateResult {
-    enum class Kind { ok, run_failure, infra_failure };
-    Kind kind = Kind::ok;
-    int exit_code = 0;
-    std::string message;
-};
-
-using LineLogFn = std::function<void(int level, std::string_view line)>; // lu_log_level values
+// The exec target of an update's container (its name is the pod's container).
+PodContainer pod_container(const updater::ContainerRef &container);
 
 // The argv of `kubectl exec` for a command in the target container.
 std::vector<std::string> kubectl_exec_argv(const KubectlConfig &config, const PodContainer &target, bool with_stdin,
@@ -76,22 +58,22 @@ struct ExecOutcome {
 };
 using PodExecFn = std::function<ExecOutcome(const PodContainer &target, const std::vector<std::string> &command,
                                             const docker::ArchiveReadFn *archive, std::chrono::seconds timeout,
-                                            const LineLogFn &log)>;
+                                            const updater::UpdateLog &log)>;
 
 // Runs commands through `kubectl exec`.
 PodExecFn kubectl_exec_fn(const KubectlConfig &config);
 
-// Deletes, copies and runs of one update through `exec`.
-PodUpdateResult update_pod_container(const PodExecFn &exec, const KubectlConfig &config, const PodUpdate &update,
-                                     const LineLogFn &log);
+// Deletes, copies and runs of one update through `exec`, logging to request.log.
+updater::Outcome update_pod_container(const PodExecFn &exec, const KubectlConfig &config,
+                                      const updater::Request &request);
 
 // Through `kubectl exec`.
-PodUpdateResult update_pod_container(const KubectlConfig &config, const PodUpdate &update, const LineLogFn &log);
+updater::Outcome update_pod_container(const KubectlConfig &config, const updater::Request &request);
 
 // Splits output into log lines (kept apart per stream) and keeps its tail.
 class OutputLines {
 public:
-    explicit OutputLines(const LineLogFn &log) : log_(log) {}
+    explicit OutputLines(const updater::UpdateLog &log) : log_(log) {}
     void add(bool is_stderr, std::string_view data);
     void flush();
     const std::string &tail() const { return kept_; }
@@ -99,7 +81,7 @@ public:
 
 private:
     void emit(std::string &pending, std::string_view data, bool flush);
-    const LineLogFn &log_;
+    updater::UpdateLog log_;
     std::string out_pending_, err_pending_, kept_, err_all_;
 };
 

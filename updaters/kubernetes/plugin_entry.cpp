@@ -1,6 +1,5 @@
 // The C ABI face of the kubernetes updater (through liveupdate/updater.hpp).
 #include <memory>
-#include <optional>
 #include <string_view>
 #include <utility>
 
@@ -25,7 +24,7 @@ public:
             if (config_.agent) agents_ = std::make_shared<k8s::PodAgents>(config_, api);
             exec_ = [api](const k8s::PodContainer &t, const std::vector<std::string> &c,
                           const liveupdate::docker::ArchiveReadFn *a, std::chrono::seconds s,
-                          const k8s::LineLogFn &l) { return (*api)(t, c, a, s, l); };
+                          const lu::UpdateLog &l) { return (*api)(t, c, a, s, l); };
         } else {
             exec_ = k8s::kubectl_exec_fn(config_);
         }
@@ -40,31 +39,20 @@ private:
 };
 
 lu::Outcome KubernetesPlugin::update(const lu::Request &request) const {
-    const lu::ContainerRef &c = request.container;
-    k8s::PodUpdate pod_update{{c.namespace_name, c.pod, c.name}, !request.copies.empty(), request.archive,
-                              request.delete_paths, {}, request.restart};
-    for (const lu::RunStep &run : request.runs) pod_update.runs.push_back({run.argv, run.echo_off});
-    const k8s::LineLogFn log = [&request](int level, std::string_view line) {
-        request.log(static_cast<lu_log_level>(level), line);
-    };
-    std::optional<k8s::PodUpdateResult> through_agent;
-    if (agents_ && !pod_update.target.pod.empty() && !pod_update.restart) {
-        std::shared_ptr<const std::string> archive_bytes;
-        try {
-            if (pod_update.has_copies && pod_update.archive) archive_bytes = k8s::read_whole_archive(pod_update.archive);
-        } catch (const std::exception &e) {
-            return {lu::Outcome::Kind::infra_failure, 0, e.what()};
-        }
-        through_agent = agents_->update(pod_update, c.id, archive_bytes, log);
-        if (archive_bytes) pod_update.archive = k8s::archive_reader_over(archive_bytes);
+    if (!agents_ || request.container.pod.empty() || request.restart)
+        return k8s::update_pod_container(exec_, config_, request);
+    std::shared_ptr<const std::string> archive_bytes;
+    try {
+        if (!request.copies.empty() && request.archive) archive_bytes = k8s::read_whole_archive(request.archive);
+    } catch (const std::exception &e) {
+        return lu::Outcome::infra_failure(e.what());
     }
-    k8s::PodUpdateResult result =
-        through_agent ? std::move(*through_agent) : k8s::update_pod_container(exec_, config_, pod_update, log);
-    // The result kinds are the ABI's, in its order.
-    static_assert(static_cast<int>(k8s::PodUpdateResult::Kind::ok) == LU_OUTCOME_OK &&
-                  static_cast<int>(k8s::PodUpdateResult::Kind::run_failure) == LU_OUTCOME_RUN_FAILURE &&
-                  static_cast<int>(k8s::PodUpdateResult::Kind::infra_failure) == LU_OUTCOME_INFRA_FAILURE);
-    return {static_cast<lu::Outcome::Kind>(result.kind), result.exit_code, std::move(result.message)};
+    if (auto through_agent = agents_->update(request, archive_bytes)) return std::move(*through_agent);
+    if (!archive_bytes) return k8s::update_pod_container(exec_, config_, request);
+    // The agent read the archive: the exec path reads the bytes kept.
+    lu::Request replay = request;
+    replay.archive = k8s::archive_reader_over(archive_bytes);
+    return k8s::update_pod_container(exec_, config_, replay);
 }
 
 }  // namespace

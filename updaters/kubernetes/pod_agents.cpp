@@ -14,9 +14,8 @@ using agent::client::AgentRequestFailed;
 using agent::client::AgentSessionBroken;
 using ms = std::chrono::milliseconds;
 
-constexpr int kLogWarn = 2;
-constexpr int kLogInfo = 1;
-constexpr int kLogDebug = 0;
+using updater::Outcome;
+using updater::UpdateLog;
 
 class InfraFailure : public std::runtime_error {
 public:
@@ -53,13 +52,14 @@ docker::ArchiveReadFn archive_reader_over(std::shared_ptr<const std::string> byt
     };
 }
 
-void PodAgents::refuse(const PodContainer &target, const std::string &key, const std::string &why, const LineLogFn &log) {
+void PodAgents::refuse(const PodContainer &target, const std::string &key, const std::string &why,
+                       const UpdateLog &log) {
     {
         std::lock_guard lock(mutex_);
         refused_[key] = why;
     }
-    log(kLogWarn, "lu-agent cannot run in " + pod_text(target) + ": " + why +
-                      "; updating it through one exec per update instead");
+    log(LU_LOG_WARN, "lu-agent cannot run in " + pod_text(target) + ": " + why +
+                         "; updating it through one exec per update instead");
 }
 
 std::string PodAgents::install(const PodContainer &target, const agent::client::AgentBinary &binary) {
@@ -78,7 +78,8 @@ std::string PodAgents::install(const PodContainer &target, const agent::client::
     return detail.empty() ? why : why + ": " + detail;
 }
 
-std::unique_ptr<PodAgentSession> PodAgents::start(const PodContainer &target, const std::string &key, const LineLogFn &log) {
+std::unique_ptr<PodAgentSession> PodAgents::start(const PodContainer &target, const std::string &key,
+                                                  const UpdateLog &log) {
     try {
         if (!binary_) binary_ = agent::client::load_agent_binary(config_.agent_path);
     } catch (const std::runtime_error &e) {
@@ -91,7 +92,7 @@ std::unique_ptr<PodAgentSession> PodAgents::start(const PodContainer &target, co
         try {
             auto session = std::make_unique<PodAgentSession>(api_->client(), exec_target(target),
                                                              std::vector<std::string>{binary_->container_path}, timeout);
-            log(kLogDebug, "Started " + session->description() + " in " + pod_text(target));
+            log(LU_LOG_DEBUG, "Started " + session->description() + " in " + pod_text(target));
             return session;
         } catch (const AgentExecEnded &e) {
             why = "starting it: " + std::string(e.what());
@@ -114,10 +115,12 @@ std::unique_ptr<PodAgentSession> PodAgents::start(const PodContainer &target, co
     return nullptr;
 }
 
-std::optional<PodUpdateResult> PodAgents::update(const PodUpdate &u, const std::string &container_id,
-                                                 const std::shared_ptr<const std::string> &archive_bytes,
-                                                 const LineLogFn &log) {
-    const std::string key = u.target.namespace_name + "/" + u.target.pod + "/" + u.target.container + "/" + container_id;
+std::optional<Outcome> PodAgents::update(const updater::Request &request,
+                                         const std::shared_ptr<const std::string> &archive_bytes) {
+    const UpdateLog &log = request.log;
+    const PodContainer target = pod_container(request.container);
+    const std::string key =
+        target.namespace_name + "/" + target.pod + "/" + target.container + "/" + request.container.id;
     std::shared_ptr<Slot> slot;
     {
         std::lock_guard lock(mutex_);
@@ -137,62 +140,67 @@ std::optional<PodUpdateResult> PodAgents::update(const PodUpdate &u, const std::
     try {
         for (int attempt = 0;; ++attempt) {
             if (slot->session && !slot->session->alive()) {
-                log(kLogInfo, "The lu-agent session in " + pod_text(u.target) + " ended; starting a new one");
+                log(LU_LOG_INFO, "The lu-agent session in " + pod_text(target) + " ended; starting a new one");
                 slot->session.reset();
             }
             if (!slot->session) {
                 // A refused or unreachable exec is reported by the per-update path, in its words.
                 try {
-                    slot->session = start(u.target, key, log);
+                    slot->session = start(target, key, log);
                 } catch (const kube::ApiError &) {
                     return std::nullopt;
                 }
                 if (!slot->session) return std::nullopt;
             }
-            slot->session->log_stderr_to([&log](std::string_view line) { log(kLogInfo, "lu-agent: " + std::string(line)); });
-            PodUpdate replay = u;
+            slot->session->log_stderr_to(
+                [log](std::string_view line) { log(LU_LOG_INFO, "lu-agent: " + std::string(line)); });
+            updater::Request replay = request;
             if (archive_bytes) replay.archive = archive_reader_over(archive_bytes);
             bool run_started = false;
             try {
-                auto result = apply(*slot->session, replay, log, run_started);
+                auto result = apply(*slot->session, replay, run_started);
                 slot->session->log_stderr_to(nullptr);
                 return result;
             } catch (const AgentSessionBroken &e) {
                 slot->session.reset();
-                const std::string what = "the lu-agent session in " + pod_text(u.target) + " broke: " + e.what();
+                const std::string what = "the lu-agent session in " + pod_text(target) + " broke: " + e.what();
                 // Files are written whole or not at all, so sending them again is harmless; a run may have happened.
                 if (run_started) throw InfraFailure(what + " (during a run: not sent again, the command may have run)");
                 if (attempt > 0) throw InfraFailure(what + " (twice in a row)");
-                log(kLogInfo, what + "; sending the update again through a new session");
+                log(LU_LOG_INFO, what + "; sending the update again through a new session");
             }
         }
     } catch (const std::exception &e) {
         if (slot->session) slot->session->log_stderr_to(nullptr);
-        return PodUpdateResult{PodUpdateResult::Kind::infra_failure, 0, e.what()};
+        return Outcome::infra_failure(e.what());
     }
 }
 
-PodUpdateResult PodAgents::apply(PodAgentSession &session, const PodUpdate &u, const LineLogFn &log, bool &run_started) {
+Outcome PodAgents::apply(PodAgentSession &session, const updater::Request &request, bool &run_started) {
+    const UpdateLog &log = request.log;
+    const PodContainer target = pod_container(request.container);
+    const bool has_copies = !request.copies.empty();
     const auto stall = std::chrono::duration_cast<ms>(config_.timeout);
-    if (u.has_copies && !u.archive) throw InfraFailure("the update names files to copy but carries no archive");
-    log(kLogDebug, "Updating " + pod_text(u.target) + " through lu-agent: " + std::to_string(u.delete_paths.size()) +
-                       " delete(s)" + (u.has_copies ? ", files" : ""));
+    if (has_copies && !request.archive) throw InfraFailure("the update names files to copy but carries no archive");
+    log(LU_LOG_DEBUG, "Updating " + pod_text(target) + " through lu-agent: " +
+                          std::to_string(request.delete_paths.size()) + " delete(s)" + (has_copies ? ", files" : ""));
     try {
-        agent::client::apply_files_through_agent(session, u.delete_paths, u.has_copies ? &u.archive : nullptr, stall);
+        agent::client::apply_files_through_agent(session, request.delete_paths, has_copies ? &request.archive : nullptr,
+                                                 stall);
     } catch (const AgentRequestFailed &e) {
         std::string hint;
         const std::string_view said = e.what();
         if (said.find("Permission denied") != std::string_view::npos || said.find("Read-only") != std::string_view::npos)
             hint = "\nThe container's filesystem refused the write: check that the container's user may write there "
                    "and that the path is not on a read-only volume.";
-        throw InfraFailure("updating " + pod_text(u.target) + " through lu-agent: " + e.what() + hint);
+        throw InfraFailure("updating " + pod_text(target) + " through lu-agent: " + e.what() + hint);
     }
-    for (std::size_t i = 0; i < u.runs.size(); ++i) {
-        const auto &run = u.runs[i];
+    for (std::size_t i = 0; i < request.runs.size(); ++i) {
+        const auto &run = request.runs[i];
         if (!run.echo_off) {
-            std::string line = "[CMD " + std::to_string(i + 1) + "/" + std::to_string(u.runs.size()) + "]";
+            std::string line = "[CMD " + std::to_string(i + 1) + "/" + std::to_string(request.runs.size()) + "]";
             for (const auto &a : run.argv) line += " " + a;
-            log(kLogInfo, line);
+            log(LU_LOG_INFO, line);
         }
         if (run.argv.empty()) throw InfraFailure("run step " + std::to_string(i + 1) + " has no command");
         OutputLines lines(log);
@@ -201,8 +209,8 @@ PodUpdateResult PodAgents::apply(PodAgentSession &session, const PodUpdate &u, c
             session, run.argv, std::chrono::duration_cast<ms>(config_.run_timeout), stall,
             [&lines](int stream, std::string_view data) { lines.add(stream == 2, data); });
         lines.flush();
-        if (!result.message.empty()) log(kLogInfo, result.message);
-        const auto prefix = "executing on " + pod_text(u.target) + ": ";
+        if (!result.message.empty()) log(LU_LOG_INFO, result.message);
+        const auto prefix = "executing on " + pod_text(target) + ": ";
         if (result.timed_out)
             throw InfraFailure(prefix + docker::command_text(run.argv) +
                                ": timed out waiting for the command to finish: the limit is " +
@@ -210,7 +218,7 @@ PodUpdateResult PodAgents::apply(PodAgentSession &session, const PodUpdate &u, c
         if (result.exit_code == 0) continue;
         const auto message = prefix + docker::exec_failure(run.argv, result.exit_code);
         if (result.exit_code == docker::kExitKilled) throw InfraFailure(message);
-        return {PodUpdateResult::Kind::run_failure, result.exit_code, message};
+        return Outcome::run_failure(result.exit_code, message);
     }
     return {};
 }

@@ -31,9 +31,10 @@ public:
     // The update through the container's agent session; nullopt when the
     // agent cannot run there (then nothing was changed). `archive_bytes`
     // holds the update's whole archive (sent again after a broken session).
-    // `container_id` tells a restarted container from the one before.
-    std::optional<PodUpdateResult> update(const PodUpdate &update, const std::string &container_id,
-                                          const std::shared_ptr<const std::string> &archive_bytes, const LineLogFn &log);
+    // The container's ID (request.container.id) tells a restarted container
+    // from the one before. Logs to request.log.
+    std::optional<updater::Outcome> update(const updater::Request &request,
+                                           const std::shared_ptr<const std::string> &archive_bytes);
 
 private:
     struct Slot {
@@ -41,11 +42,13 @@ private:
         std::unique_ptr<PodAgentSession> session;
     };
 
-    std::unique_ptr<PodAgentSession> start(const PodContainer &target, const std::string &key, const LineLogFn &log);
+    std::unique_ptr<PodAgentSession> start(const PodContainer &target, const std::string &key,
+                                           const updater::UpdateLog &log);
     // Copies the agent in: "" when done, else why it could not be.
     std::string install(const PodContainer &target, const agent::client::AgentBinary &binary);
-    void refuse(const PodContainer &target, const std::string &key, const std::string &why, const LineLogFn &log);
-    PodUpdateResult apply(PodAgentSession &session, const PodUpdate &update, const LineLogFn &log, bool &run_started);
+    void refuse(const PodContainer &target, const std::string &key, const std::string &why,
+                const updater::UpdateLog &log);
+    updater::Outcome apply(PodAgentSession &session, const updater::Request &request, bool &run_started);
 
     KubectlConfig config_;
     std::shared_ptr<ApiExec> api_;
