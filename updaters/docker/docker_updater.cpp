@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "common/docker_engine/frame_demuxer.hpp"
-#include "updaters/docker/agent_apply.hpp"
+#include "common/agent_client/agent_apply.hpp"
 #include "updaters/docker/tar_file_reader.hpp"
 #include "updaters/shared/implied_dirs_filter.hpp"
 #include "updaters/shared/update_messages.hpp"
@@ -490,10 +490,10 @@ void DockerUpdater::refuse_agent(const Target &target, const std::string &why, c
                          "; updating it through one exec per update instead");
 }
 
-void DockerUpdater::install_agent(const Target &target, const AgentBinary &binary) {
+void DockerUpdater::install_agent(const Target &target, const agent::client::AgentBinary &binary) {
     const std::string at = "/containers/" + target.id + "/archive?path=";
     if (client_.head(at + EngineClient::query_escape(binary.container_path)).status == 200) return;
-    const std::string archive = agent_archive(binary);
+    const std::string archive = agent::client::agent_archive(binary);
     std::size_t offset = 0;
     const BodyReader reader = [&archive, &offset](char *buffer, std::size_t capacity) -> std::int64_t {
         const auto n = std::min(capacity, archive.size() - offset);
@@ -513,7 +513,7 @@ std::unique_ptr<AgentSession> DockerUpdater::start_agent(const Target &target, c
     }
     std::string why;
     try {
-        if (!agent_binary_) agent_binary_ = load_agent_binary(config_.agent_path);
+        if (!agent_binary_) agent_binary_ = agent::client::load_agent_binary(config_.agent_path);
     } catch (const std::runtime_error &e) {
         refuse_agent(target, e.what(), log);
         return nullptr;
@@ -655,7 +655,7 @@ DigestOutcome DockerUpdater::digest_in(const Target &target, const std::string &
         bool stopped = false;
         std::size_t handed = 0;
         try {
-            const auto result = digest_through_agent(*session, path, stall, [&](const agent::DigestEntry &entry) {
+            const auto result = agent::client::digest_through_agent(*session, path, stall, [&](const agent::DigestEntry &entry) {
                 ++handed;
                 stopped = !each(entry);
                 return !stopped;
@@ -688,9 +688,9 @@ Outcome DockerUpdater::apply_through_agent(AgentSession &session, const Target &
                           " through lu-agent: " + std::to_string(request.delete_paths.size()) + " delete(s), " +
                           std::to_string(request.copies.size()) + " file(s)");
     try {
-        apply_files_through_agent(session, request.delete_paths, request.copies.empty() ? nullptr : &request.archive,
+        agent::client::apply_files_through_agent(session, request.delete_paths, request.copies.empty() ? nullptr : &request.archive,
                                   stall);
-    } catch (const AgentRequestFailed &e) {
+    } catch (const agent::client::AgentRequestFailed &e) {
         std::string hint;
         const std::string_view said = e.what();
         if (said.find("Permission denied") != std::string_view::npos || said.find("Read-only") != std::string_view::npos) {
@@ -713,7 +713,7 @@ Outcome DockerUpdater::apply_through_agent(AgentSession &session, const Target &
         OutputCollector output(log, LU_LOG_INFO);
         const auto handler = output.handler();
         run_started = true;
-        const auto result = run_through_agent(session, run.argv, std::chrono::duration_cast<std::chrono::milliseconds>(config_.run_timeout),
+        const auto result = agent::client::run_through_agent(session, run.argv, std::chrono::duration_cast<std::chrono::milliseconds>(config_.run_timeout),
                                               stall, [&handler](int stream, std::string_view data) {
                                                   handler(stream == 2 ? OutputStream::stderr_stream : OutputStream::stdout_stream, data);
                                               });

@@ -16,7 +16,7 @@
 #include "common/docker_engine/engine_client.hpp"
 #include "common/docker_engine/exec_session.hpp"
 #include "liveupdate/updater.hpp"
-#include "updaters/docker/agent_binary.hpp"
+#include "common/agent_client/agent_binary.hpp"
 #include "updaters/docker/agent_session.hpp"
 #include "updaters/docker/updater_config.hpp"
 #include "updaters/shared/container_owner.hpp"
@@ -79,7 +79,7 @@ private:
     std::string container_gone_reason(const Target &target, bool killed);
     ExecTimeouts timeouts() const;
 
-    // Through lu-agent (see agent_apply.hpp): nullopt when the agent cannot run
+    // Through lu-agent (see common/agent_client/agent_apply.hpp): nullopt when the agent cannot run
     // in this container, after saying why once; the caller then takes the exec path.
     // archive_bytes: the update's archive kept whole (null without copies), read again for each attempt.
     std::optional<updater::Outcome> update_through_agent(Target &target, const updater::Request &request,
@@ -99,7 +99,7 @@ private:
                             const updater::UpdateLog &log);
     // A new session, or nullptr after recording why the agent cannot run there.
     std::unique_ptr<AgentSession> start_agent(const Target &target, const updater::UpdateLog &log);
-    void install_agent(const Target &target, const AgentBinary &binary);
+    void install_agent(const Target &target, const agent::client::AgentBinary &binary);
     void refuse_agent(const Target &target, const std::string &why, const updater::UpdateLog &log);
 
     UpdaterConfig config_;
@@ -123,7 +123,7 @@ private:
     std::unordered_map<std::string, std::shared_ptr<AgentSlot>> agent_slots_;
     // Containers where the agent cannot run, with why (said once in the log).
     std::unordered_map<std::string, std::string> agent_refused_;
-    std::optional<AgentBinary> agent_binary_;
+    std::optional<agent::client::AgentBinary> agent_binary_;
     std::atomic<std::uint64_t> reconnects_{0};
 };
 
