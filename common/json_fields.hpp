@@ -13,7 +13,7 @@
 
 #include "common/micro_time.hpp"
 
-namespace liveupdate::json_fields {
+namespace liveupdate::common {
 
 namespace json = boost::json;
 
@@ -58,4 +58,4 @@ std::map<std::string, std::string> string_map_field(const json::object &o, std::
 json::value parse_limited(std::string_view text, std::size_t max_bytes = 64u << 20,
                           std::size_t max_depth = 64, json::storage_ptr storage = {});
 
-}  // namespace liveupdate::json_fields
+}  // namespace liveupdate::common

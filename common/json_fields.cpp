@@ -1,6 +1,6 @@
-#include "plugin/core/json_fields.hpp"
+#include "common/json_fields.hpp"
 
-namespace liveupdate::json_fields {
+namespace liveupdate::common {
 
 std::string child(const std::string &path, std::string_view key) {
     if (path.empty()) return std::string(key);
@@ -142,4 +142,4 @@ json::value parse_limited(std::string_view text, std::size_t max_bytes, std::siz
     return v;
 }
 
-}  // namespace liveupdate::json_fields
+}  // namespace liveupdate::common
