@@ -6,6 +6,7 @@
 
 #include "common/ignore_defs.hpp"
 #include "common/ignore_patterns.hpp"
+#include "common/json_fields.hpp"
 #include "common/paths.hpp"
 #include "host/up/file_events.hpp"
 
@@ -18,16 +19,11 @@ MicroTime now() { return MicroTime::from_system(std::chrono::system_clock::now()
 
 const json::object &spec_of(const json::object &o) {
     static const json::object empty;
-    const json::value *spec = o.if_contains("spec");
-    return spec != nullptr && spec->is_object() ? spec->as_object() : empty;
+    const json::object *spec = common::object_at(o, "spec");
+    return spec != nullptr ? *spec : empty;
 }
 
-std::string name_of(const json::object &o) {
-    const json::value *meta = o.if_contains("metadata");
-    if (meta == nullptr || !meta->is_object()) return {};
-    const json::value *name = meta->as_object().if_contains("name");
-    return name != nullptr && name->is_string() ? std::string(name->as_string()) : std::string();
-}
+std::string name_of(const json::object &o) { return common::text_at(common::object_at(o, "metadata"), "name"); }
 
 std::vector<std::string> watched_paths(const json::object &spec) {
     std::vector<std::string> out;

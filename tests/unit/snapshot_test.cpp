@@ -127,8 +127,7 @@ BOOST_AUTO_TEST_CASE(a_large_state_round_trips_and_reports_the_first_bad_entry) 
         const std::string n = std::to_string(i);
         std::string text = R"({"apiVersion":"tilt.dev/v1alpha1","kind":"DockerComposeService","metadata":{"name":"svc)";
         text.append(n).append(R"("},"status":{"containerID":"c)").append(n).append(R"("}})");
-        objects.push_back(
-            std::make_shared<const api::ApiObject>(api::decode_api_object(boost::json::parse(text))));
+        objects.push_back(std::make_shared<const api::ApiObject>(api::decode_api_object(boost::json::parse(text))));
         monitors[i].manifest = "m" + n;
         monitors[i].spec_raw = boost::json::object{{"basePath", "/b" + n}};
         monitors[i].last_docker_compose_service = objects.back();
