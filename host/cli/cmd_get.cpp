@@ -4,9 +4,9 @@
 #include <iostream>
 #include <sstream>
 
+#include "common/json_fields.hpp"
 #include "host/cli/commands.hpp"
 #include "host/cli/options.hpp"
-#include "host/core/json_path.hpp"
 #include "host/core/json_text.hpp"
 #include "host/up/control_socket.hpp"
 #include "host/up/kind_names.hpp"
@@ -32,8 +32,8 @@ constexpr const char *kDescribeHelp =
     "its status and (LiveUpdates) its recent log or why it was rejected.\n"
     "exit: 0 ok, 1 not found or no daemon answered, 2 usage error\n";
 
-using host::text_at;
-using host::value_at;
+using common::text_at;
+using common::value_at;
 
 struct Row {
     std::string name, state, containers, last_sync, message;

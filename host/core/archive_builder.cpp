@@ -14,8 +14,9 @@
 #include <memory>
 #include <span>
 
-#include "host/core/host_error.hpp"
+#include "common/ignore_defs.hpp"
 #include "common/utf8.hpp"
+#include "host/core/host_error.hpp"
 
 namespace liveupdate::host {
 namespace json = boost::json;
@@ -23,7 +24,7 @@ namespace json = boost::json;
 namespace {
 
 constexpr const char *kBuild = "cannot build the archive";
-constexpr std::size_t kFileBuffer = 256 * 1024;
+constexpr std::size_t kFileBuffer = std::size_t{256} * 1024;
 
 std::string errno_text(int error) { return std::strerror(error); }
 
@@ -317,27 +318,13 @@ private:
 }  // namespace
 
 IgnoreSet ignore_set_from_json(const json::value &filter) {
-    IgnoreSet set;
-    if (filter.is_null()) return set;
-    if (!filter.is_array()) throw HostError(kBuild, "update.filter", "not an array");
-    for (const json::value &entry : filter.as_array()) {
-        const auto *base = entry.is_object() ? entry.as_object().if_contains("basePath") : nullptr;
-        const auto *patterns = entry.is_object() ? entry.as_object().if_contains("patterns") : nullptr;
-        if (base == nullptr || !base->is_string() || patterns == nullptr || !patterns->is_array()) {
-            throw HostError(kBuild, "update.filter", "each entry needs \"basePath\" and \"patterns\"");
-        }
-        std::vector<std::string> texts;
-        for (const json::value &pattern : patterns->as_array()) {
-            if (!pattern.is_string()) throw HostError(kBuild, "update.filter", "a pattern is not a string");
-            texts.emplace_back(pattern.as_string());
-        }
-        try {
-            set.add(IgnorePatterns(std::string(base->as_string()), texts));
-        } catch (const std::invalid_argument &e) {
-            throw HostError(kBuild, "update.filter", e.what());
-        }
+    try {
+        return common::ignore_set_of(common::parse_ignore_defs(filter, "update.filter"));
+    } catch (const common::DecodeError &e) {
+        throw HostError(kBuild, e.field(), e.reason());
+    } catch (const std::invalid_argument &e) {
+        throw HostError(kBuild, "update.filter", e.what());
     }
-    return set;
 }
 
 namespace {

@@ -6,6 +6,7 @@
 #include "host/core/json_text.hpp"
 #include "host/core/log.hpp"
 #include "host/core/plugin_message.hpp"
+#include "liveupdate/ext/sync_targets.h"
 #include "liveupdate/liveupdate.hpp"
 
 namespace liveupdate::host {
@@ -132,6 +133,15 @@ const void *Engine::extension(const char *id) const {
     constexpr std::size_t needed = offsetof(lu_liveupdate_api, get_extension) + sizeof(api.get_extension);
     if (api.struct_size < needed || api.get_extension == nullptr || id == nullptr) return nullptr;
     return api.get_extension(engine_, id);
+}
+
+std::optional<Engine::Answer> Engine::sync_targets(std::string_view live_update) const {
+    const auto *table = static_cast<const lu_sync_targets_extension *>(extension(LU_SYNC_TARGETS_EXTENSION_ID));
+    constexpr std::size_t needed = offsetof(lu_sync_targets_extension, sync_targets) + sizeof(table->sync_targets);
+    if (table == nullptr || table->struct_size < needed || table->sync_targets == nullptr) return std::nullopt;
+    PluginMessage result(plugin_->api().free_message);
+    const int32_t rc = table->sync_targets(engine_, to_lu_str(live_update), result.out());
+    return Answer{rc, result.str()};
 }
 
 Engine::Begun Engine::reconcile_begin(std::string_view live_update, MicroTime now) const {

@@ -2,7 +2,9 @@
 // engine is thread-safe as the ABI promises; this wrapper adds no state.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -62,6 +64,15 @@ public:
     // The engine's extension table for id (liveupdate/ext/), or nullptr,
     // also when the plugin's table predates get_extension.
     const void *extension(const char *id) const;
+
+    // A LiveUpdate's targets through liveupdate/ext/sync_targets.h: the result
+    // code and the plugin's text (the targets document, or why not); nullopt
+    // when the plugin does not offer that extension.
+    struct Answer {
+        int32_t rc;
+        std::string text;
+    };
+    std::optional<Answer> sync_targets(std::string_view live_update) const;
 
     const LiveUpdatePlugin &plugin() const { return *plugin_; }
     MicroTime start_time() const { return start_time_; }

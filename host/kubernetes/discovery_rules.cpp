@@ -3,26 +3,15 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "common/json_fields.hpp"
+
 namespace liveupdate::host::kubernetes {
 namespace {
 
 namespace json = boost::json;
-
-const json::object *object_at(const json::object &o, const char *key) {
-    const auto *v = o.if_contains(key);
-    return v != nullptr && v->is_object() ? &v->as_object() : nullptr;
-}
-
-const json::array *array_at(const json::object &o, const char *key) {
-    const auto *v = o.if_contains(key);
-    return v != nullptr && v->is_array() ? &v->as_array() : nullptr;
-}
-
-std::string text_at(const json::object *o, const char *key) {
-    if (o == nullptr) return {};
-    const auto *v = o->if_contains(key);
-    return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string();
-}
+using common::array_at;
+using common::object_at;
+using common::text_at;
 
 std::string required_string(const json::value &v, const std::string &field) {
     if (!v.is_string()) throw std::invalid_argument(field + ": must be a string");
@@ -171,7 +160,7 @@ std::set<std::string> namespaces_of(const DiscoverySpec &spec) {
 std::string selector_query(const LabelSelector &s) {
     std::string q;
     const auto add = [&q](const std::string &part) { q += (q.empty() ? "" : ",") + part; };
-    for (const auto &[k, v] : s.match_labels) add(k + "=" + v);
+    for (const auto &[k, v] : s.match_labels) add(std::string(k).append("=").append(v));
     for (const auto &r : s.match_expressions) {
         if (r.op == "Exists") add(r.key);
         else if (r.op == "DoesNotExist") add("!" + r.key);

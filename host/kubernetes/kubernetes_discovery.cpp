@@ -3,19 +3,13 @@
 #include <algorithm>
 #include <cctype>
 
+#include "common/json_fields.hpp"
 #include "common/micro_time.hpp"
 
 namespace liveupdate::host::kubernetes {
 namespace {
 
 namespace json = boost::json;
-
-std::string text_at(const json::object &o, const char *object_key, const char *key) {
-    const auto *inner = o.if_contains(object_key);
-    if (inner == nullptr || !inner->is_object()) return {};
-    const auto *v = inner->as_object().if_contains(key);
-    return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string();
-}
 
 // The REST path of a namespaced owner (ReplicaSet, Deployment, StatefulSet, Job...).
 std::string owner_path(const std::string &ns, const OwnerRef &ref) {
@@ -108,8 +102,10 @@ void KubernetesDiscovery::follow_namespace(const std::string &ns, Namespace &sta
                 std::map<std::string, json::object> pods;
                 if (const auto *items = list.as_object().if_contains("items"); items != nullptr && items->is_array())
                     for (const auto &item : items->as_array())
-                        if (item.is_object()) pods[text_at(item.as_object(), "metadata", "uid")] = item.as_object();
-                resource_version = text_at(list.as_object(), "metadata", "resourceVersion");
+                        if (item.is_object())
+                            pods[common::text_at(common::object_at(item.as_object(), "metadata"), "uid")] =
+                                item.as_object();
+                resource_version = common::text_at(common::object_at(list.as_object(), "metadata"), "resourceVersion");
                 {
                     std::lock_guard lock(board_.lock());
                     state.pods = std::move(pods);
@@ -138,9 +134,11 @@ void KubernetesDiscovery::follow_namespace(const std::string &ns, Namespace &sta
                         else warn("kubernetes discovery: watch of namespace " + ns + ": " + kube::status_message(json::serialize(o)));
                         return false;
                     }
-                    if (const std::string rv = text_at(o, "metadata", "resourceVersion"); !rv.empty()) resource_version = rv;
+                    if (const std::string rv = common::text_at(common::object_at(o, "metadata"), "resourceVersion");
+                        !rv.empty())
+                        resource_version = rv;
                     if (type->as_string() == "BOOKMARK") return true;
-                    const std::string uid = text_at(o, "metadata", "uid");
+                    const std::string uid = common::text_at(common::object_at(o, "metadata"), "uid");
                     {
                         std::lock_guard lock(board_.lock());
                         if (type->as_string() == "DELETED") state.pods.erase(uid);
@@ -170,7 +168,7 @@ void KubernetesDiscovery::follow_namespace(const std::string &ns, Namespace &sta
 
 std::vector<Ancestor> KubernetesDiscovery::ancestors_of(const json::object &pod) {
     std::vector<Ancestor> chain;
-    const std::string ns = text_at(pod, "metadata", "namespace");
+    const std::string ns = common::text_at(common::object_at(pod, "metadata"), "namespace");
     std::optional<OwnerRef> next = controller_owner(pod);
     for (int depth = 0; next && depth < 5; ++depth) {
         std::optional<OwnerInfo> info;
@@ -185,8 +183,11 @@ std::vector<Ancestor> KubernetesDiscovery::ancestors_of(const json::object &pod)
                 throw kube::ApiError(r.status, kube::status_reason(r.body),
                                      "GET " + owner_path(ns, *next) + ": " + kube::status_message(r.body));
             const json::value owner = json::parse(r.body);
-            if (!owner.is_object() || text_at(owner.as_object(), "metadata", "uid") != next->uid) break;
-            info = OwnerInfo{text_at(owner.as_object(), "metadata", "creationTimestamp"), controller_owner(owner.as_object())};
+            if (!owner.is_object() ||
+                common::text_at(common::object_at(owner.as_object(), "metadata"), "uid") != next->uid)
+                break;
+            info = OwnerInfo{common::text_at(common::object_at(owner.as_object(), "metadata"), "creationTimestamp"),
+                             controller_owner(owner.as_object())};
             std::lock_guard lock(board_.lock());
             owner_cache_[next->uid] = *info;
         }

@@ -884,17 +884,14 @@ host::LogSinkFn Daemon::live_update_log(const std::string &live_update) {
 }
 
 std::vector<verify::LiveUpdateReport> Daemon::verify_live_updates(const std::vector<std::string> &names, bool repair) {
-    const verify::JsonLookup lookup = [this](api::Kind kind, const std::string &name) {
-        return store_.get(ObjectKey{std::string(api::kind_name(kind)), name});
-    };
     // Every LiveUpdate's targets: a target nested in another is left to its own LiveUpdate.
     std::vector<verify::LiveUpdateTargets> all;
     for (const auto &lu : store_.list("LiveUpdate"))
-        all.push_back(verify::resolve_targets(host::string_member(lu.at("metadata"), "name"), lookup));
+        all.push_back(verify::resolve_targets(host::string_member(lu.at("metadata"), "name"), *engine_));
     std::vector<verify::LiveUpdateReport> reports;
     for (const auto &name : names) {
         const auto found = std::find_if(all.begin(), all.end(), [&](const verify::LiveUpdateTargets &t) { return t.name == name; });
-        verify::LiveUpdateTargets targets = found != all.end() ? *found : verify::resolve_targets(name, lookup);
+        verify::LiveUpdateTargets targets = found != all.end() ? *found : verify::resolve_targets(name, *engine_);
         if (found == all.end()) {
             std::lock_guard<std::mutex> lock(mutex_);
             if (auto r = rejected_.find(name); r != rejected_.end())
@@ -955,8 +952,8 @@ void Daemon::verify_on_schedule(const std::string &reason) {
     for (const auto &lu : store_.list("LiveUpdate")) {
         const json::value *meta = lu.if_contains("metadata");
         const json::value *annotations = meta != nullptr ? host::find_member(*meta, "annotations") : nullptr;
-        const bool manual = annotations != nullptr &&
-                            host::string_member(*annotations, api::kAnnotationUpdateMode) == api::kUpdateModeManual;
+        const bool manual =
+            annotations != nullptr && host::string_member(*annotations, "tilt.dev/update-mode") == "manual";
         const json::value *status = lu.if_contains("status");
         const json::value *failure = status != nullptr ? host::find_member(*status, "failed") : nullptr;
         const bool failed = failure != nullptr && !failure->is_null();

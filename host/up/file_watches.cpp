@@ -4,9 +4,11 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "common/ignore_defs.hpp"
 #include "common/ignore_patterns.hpp"
-#include "host/up/file_events.hpp"
+#include "common/json_fields.hpp"
 #include "common/paths.hpp"
+#include "host/up/file_events.hpp"
 
 namespace liveupdate::up {
 namespace json = boost::json;
@@ -17,16 +19,11 @@ MicroTime now() { return MicroTime::from_system(std::chrono::system_clock::now()
 
 const json::object &spec_of(const json::object &o) {
     static const json::object empty;
-    const json::value *spec = o.if_contains("spec");
-    return spec != nullptr && spec->is_object() ? spec->as_object() : empty;
+    const json::object *spec = common::object_at(o, "spec");
+    return spec != nullptr ? *spec : empty;
 }
 
-std::string name_of(const json::object &o) {
-    const json::value *meta = o.if_contains("metadata");
-    if (meta == nullptr || !meta->is_object()) return {};
-    const json::value *name = meta->as_object().if_contains("name");
-    return name != nullptr && name->is_string() ? std::string(name->as_string()) : std::string();
-}
+std::string name_of(const json::object &o) { return common::text_at(common::object_at(o, "metadata"), "name"); }
 
 std::vector<std::string> watched_paths(const json::object &spec) {
     std::vector<std::string> out;
@@ -46,31 +43,20 @@ std::vector<std::string> watched_paths(const json::object &spec) {
 
 WatchFilter file_watch_filter(const json::object &spec) {
     auto set = std::make_shared<IgnoreSet>();
-    if (const json::value *ignores = spec.if_contains("ignores"); ignores != nullptr && !ignores->is_null()) {
-        if (!ignores->is_array()) throw std::invalid_argument("spec.ignores: must be an array");
-        const json::array &list = ignores->as_array();
-        for (std::size_t i = 0; i < list.size(); ++i) {
-            const std::string field = "spec.ignores[" + std::to_string(i) + "]";
-            if (!list[i].is_object()) throw std::invalid_argument(field + ": must be {basePath, patterns}");
-            const json::object &def = list[i].as_object();
-            const json::value *base = def.if_contains("basePath");
-            if (base == nullptr || !base->is_string() || base->as_string().empty() ||
-                base->as_string().front() != '/')
-                throw std::invalid_argument(field + ".basePath: must be a path");
-            std::vector<std::string> patterns;
-            if (const json::value *p = def.if_contains("patterns"); p != nullptr && !p->is_null()) {
-                if (!p->is_array()) throw std::invalid_argument(field + ".patterns: must be an array of strings");
-                for (const auto &pattern : p->as_array()) {
-                    if (!pattern.is_string()) throw std::invalid_argument(field + ".patterns: must be strings");
-                    patterns.emplace_back(pattern.as_string());
-                }
-            }
-            if (patterns.empty()) patterns.push_back("**");
-            try {
-                set->add(IgnorePatterns(clean_path(base->as_string()), patterns));
-            } catch (const std::invalid_argument &e) {
-                throw std::invalid_argument(field + ".patterns: " + e.what());
-            }
+    const json::value *ignores = spec.if_contains("ignores");
+    const std::vector<common::IgnoreDef> defs =
+        ignores != nullptr ? common::parse_ignore_defs(*ignores, "spec.ignores") : std::vector<common::IgnoreDef>{};
+    for (std::size_t i = 0; i < defs.size(); ++i) {
+        const std::string field = common::index("spec.ignores", i);
+        if (defs[i].base_path.empty() || defs[i].base_path.front() != '/')
+            throw std::invalid_argument(field + ".basePath: must be a path");
+        // Without patterns a definition ignores its whole base path, as Tilt's.
+        const std::vector<std::string> patterns =
+            defs[i].patterns.empty() ? std::vector<std::string>{"**"} : defs[i].patterns;
+        try {
+            set->add(IgnorePatterns(clean_path(defs[i].base_path), patterns));
+        } catch (const std::invalid_argument &e) {
+            throw std::invalid_argument(field + ".patterns: " + e.what());
         }
     }
     return WatchFilter{[set](const std::string &p) { return set->matches(p); },

@@ -63,7 +63,8 @@ private:
 };
 
 // The ignores of a FileWatch spec as a filter (basePath + dockerignore
-// patterns; no patterns: the whole basePath). Throws std::invalid_argument.
+// patterns; no patterns: the whole basePath). Throws std::invalid_argument or
+// common::DecodeError naming the field.
 WatchFilter file_watch_filter(const boost::json::object &spec);
 
 }  // namespace liveupdate::up

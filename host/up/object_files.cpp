@@ -9,10 +9,11 @@
 #include <cstring>
 #include <filesystem>
 
-#include "host/compose/project_files.hpp"
 #include "common/ignore_patterns.hpp"
-#include "common/yaml_json.hpp"
+#include "common/json_fields.hpp"
 #include "common/paths.hpp"
+#include "common/yaml_json.hpp"
+#include "host/compose/project_files.hpp"
 
 namespace liveupdate::up {
 namespace fs = std::filesystem;
@@ -20,7 +21,7 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr std::size_t kMaxObjectFileBytes = 16 * 1024 * 1024;
+constexpr std::size_t kMaxObjectFileBytes = std::size_t{16} * 1024 * 1024;
 
 // .json, and .yaml/.yml that are not compose files (those are Compose projects).
 bool is_object_file_name(const fs::path &path) {
@@ -40,16 +41,6 @@ void resolve_string(json::value &v, const std::string &dir) {
     if (!v.is_string()) return;  // admission reports wrong types
     const std::string_view text = v.as_string();
     if (!text.empty()) v = join_path(dir, text);
-}
-
-json::object *object_member(json::object &o, std::string_view key) {
-    auto *v = o.if_contains(key);
-    return v != nullptr && v->is_object() ? &v->as_object() : nullptr;
-}
-
-std::string string_of(const json::object &o, std::string_view key) {
-    const auto *v = o.if_contains(key);
-    return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string();
 }
 
 struct JsonParse {
@@ -84,9 +75,9 @@ std::string file_kind(mode_t mode) {
 }  // namespace
 
 void resolve_relative_paths(json::object &object, const std::string &dir) {
-    json::object *spec = object_member(object, "spec");
+    json::object *spec = common::object_at(object, "spec");
     if (spec == nullptr) return;
-    const std::string kind = string_of(object, "kind");
+    const std::string kind = common::text_at(object, "kind");
     if (kind == "FileWatch") {
         if (auto *paths = spec->if_contains("watchedPaths"); paths != nullptr && paths->is_array())
             for (auto &p : paths->as_array()) resolve_string(p, dir);
@@ -143,7 +134,7 @@ FileLoad parse_object_file(const std::string &file, std::string_view text) {
     json::array items;
     bool is_list = false;
     for (const auto &doc : documents) {
-        if (doc.is_object() && string_of(doc.as_object(), "kind") == "List") {
+        if (doc.is_object() && common::text_at(doc.as_object(), "kind") == "List") {
             is_list = true;
             const auto *list = doc.as_object().if_contains("items");
             if (list == nullptr || !list->is_array()) {
@@ -164,9 +155,9 @@ FileLoad parse_object_file(const std::string &file, std::string_view text) {
             continue;
         }
         json::object obj = items[i].as_object();
-        const std::string kind = string_of(obj, "kind");
-        const json::object *meta = object_member(obj, "metadata");
-        const std::string name = meta != nullptr ? string_of(*meta, "name") : "";
+        const std::string kind = common::text_at(obj, "kind");
+        const json::object *meta = common::object_at(obj, "metadata");
+        const std::string name = meta != nullptr ? common::text_at(*meta, "name") : "";
         if (kind.empty() || name.empty()) {
             load.errors.push_back(where + ": an object needs \"kind\" and \"metadata.name\" strings");
             continue;

@@ -5,7 +5,6 @@
 #include <stdexcept>
 
 #include "host/core/host_services.hpp"
-#include "plugin/core/initial_sync.hpp"
 #include "host/core/plugin_message.hpp"
 #include "liveupdate/ext/digest.h"
 
@@ -65,16 +64,21 @@ void append(Differences &to, Differences &&from) {
 
 // The repair as an update step, as the plugin would hand it to the executor.
 json::object repair_step(const LiveUpdateTargets &lu, const ContainerTarget &container, const Repair &repair) {
-    json::array copies, deletes, filter;
+    json::array copies, deletes;
     for (const auto &c : repair.copies) copies.push_back(json::object{{"local", c.local_path}, {"container", c.container_path}});
     for (const auto &d : repair.deletes) deletes.emplace_back(d);
-    for (const auto &f : lu.filter) filter.push_back(api::encode_ignore_def(f));
     json::object c{{"containerID", container.id}, {"containerName", container.name}, {"podName", container.pod_name},
                    {"namespace", container.namespace_name}};
     if (!container.root.empty()) c["root"] = container.root;
-    return json::object{{"liveUpdate", lu.name}, {"via", lu.via},      {"container", std::move(c)},
-                        {"copy", std::move(copies)}, {"delete", std::move(deletes)}, {"runs", json::array()},
-                        {"restart", false},        {"initialSync", false}, {"filter", std::move(filter)}};
+    return json::object{{"liveUpdate", lu.name},
+                        {"via", lu.via},
+                        {"container", std::move(c)},
+                        {"copy", std::move(copies)},
+                        {"delete", std::move(deletes)},
+                        {"runs", json::array()},
+                        {"restart", false},
+                        {"initialSync", false},
+                        {"filter", common::to_json(lu.filter)}};
 }
 
 }  // namespace
@@ -124,7 +128,7 @@ Differences Verifier::compare(const LiveUpdateTargets &lu, const std::vector<Liv
     if (table == nullptr)
         throw std::runtime_error("the " + lu.via + " updater (" + updater->plugin().identity().name +
                                  ") cannot digest containers: it has no " LU_DIGEST_EXTENSION_ID " extension");
-    const IgnoreSet ignore = ignore_set_of(lu.filter);
+    const IgnoreSet ignore = common::ignore_set_of(lu.filter);
     Differences out;
     for (const SyncTarget &target : lu.targets) {
         // Both sides hash at once: the local tree here while the container hashes its own.
@@ -145,7 +149,7 @@ LiveUpdateReport Verifier::verify(const LiveUpdateTargets &lu, const std::vector
     LiveUpdateReport report{lu.name, lu.problem, {}};
     if (!report.error.empty()) return report;
     for (const ContainerTarget &container : lu.containers) {
-        ContainerReport c{container.display(), {}, {}, false, {}};
+        ContainerReport c{container.display, {}, {}, false, {}};
         try {
             c.found = compare(lu, all, container, log);
             const Repair fix = repair_of(c.found);

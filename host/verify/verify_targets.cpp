@@ -1,69 +1,86 @@
 #include "host/verify/verify_targets.hpp"
 
 #include <exception>
-#include <memory>
-#include <variant>
 
-#include "plugin/core/containers.hpp"
-#include "plugin/core/dependencies.hpp"
-#include "plugin/core/initial_sync.hpp"
-#include "plugin/core/plan.hpp"
+#include "common/json_fields.hpp"
+#include "liveupdate/abi.h"
+#include "liveupdate/ext/sync_targets.h"
 
 namespace liveupdate::verify {
+namespace json = boost::json;
 
-std::string ContainerTarget::display() const { return container_display_name(pod_name, name, id); }
+namespace {
 
-LiveUpdateTargets resolve_targets(const std::string &live_update, const JsonLookup &lookup) {
+// The targets document of liveupdate/ext/sync_targets.h; throws common::DecodeError naming the field.
+void read_document(std::string_view text, LiveUpdateTargets &out) {
+    const json::value doc = common::parse_limited(text);
+    const json::object &o = common::expect_object(doc, "");
+    out.via = common::string_field(o, "via", "");
+    if (const json::array *containers = common::array_field(o, "containers", "")) {
+        for (std::size_t i = 0; i < containers->size(); ++i) {
+            const std::string p = common::index("containers", i);
+            const json::object &c = common::expect_object((*containers)[i], p);
+            out.containers.push_back({common::string_field(c, "containerID", p),
+                                      common::string_field(c, "containerName", p),
+                                      common::string_field(c, "podName", p), common::string_field(c, "namespace", p),
+                                      common::string_field(c, "root", p), common::string_field(c, "display", p)});
+        }
+    }
+    if (const json::array *targets = common::array_field(o, "targets", "")) {
+        for (std::size_t i = 0; i < targets->size(); ++i) {
+            const std::string p = common::index("targets", i);
+            const json::object &t = common::expect_object((*targets)[i], p);
+            out.targets.push_back({common::string_field(t, "local", p), common::string_field(t, "container", p)});
+        }
+    }
+    if (const json::value *filter = common::member(o, "filter"))
+        out.filter = common::parse_ignore_defs(*filter, "filter");
+}
+
+}  // namespace
+
+LiveUpdateTargets targets_of_answer(const std::string &live_update, int32_t rc, std::string_view text) {
     LiveUpdateTargets out;
     out.name = live_update;
+    if (rc == LU_ERR_NOT_FOUND) {
+        out.problem = "LiveUpdate \"" + live_update + "\" not found (`lu-host get liveupdates` lists them)";
+        return out;
+    }
+    if (rc != LU_OK) {
+        out.problem = text.empty()
+                          ? "LiveUpdate \"" + live_update + "\": the plugin cannot tell its targets (result code " +
+                                std::to_string(rc) + ")"
+                          : std::string(text);
+        return out;
+    }
     try {
-        const std::optional<boost::json::object> raw = lookup(api::Kind::LiveUpdate, live_update);
-        if (!raw) {
-            out.problem = "LiveUpdate \"" + live_update + "\" not found (`lu-host get liveupdates` lists them)";
-            return out;
-        }
-        const api::ApiObject object = api::decode_api_object(*raw);
-        const api::LiveUpdateSpec &spec = std::get<api::LiveUpdate>(object.body).spec;
-        if (auto invalid = invalid_selector_message(spec)) {
-            out.problem = *invalid;
-            return out;
-        }
-        const ObjectLookup objects = [&lookup](api::Kind kind, const std::string &name) -> api::ObjectPtr {
-            auto found = lookup(kind, name);
-            if (!found) return nullptr;
-            return std::make_shared<const api::ApiObject>(api::decode_api_object(std::move(*found)));
-        };
-        Monitor monitor;
-        refresh_sources(monitor, spec, objects);
-        refresh_kubernetes(monitor, spec, objects);
-        refresh_docker_compose(monitor, spec, objects);
-        refresh_local_container(monitor, spec, objects);
-        auto resource = resource_of(monitor, spec);
-        if (const auto *why = std::get_if<std::string>(&resource)) {
-            out.problem = *why;
-            return out;
-        }
-        const SelectedResource &selected = std::get<SelectedResource>(resource);
-        out.via = selected.via;
-        for (const SelectedContainer &sc : selected.containers) {
-            const api::Container &c = sc.container;
-            if (!c.state.running || c.id.empty() || sc.pod_phase == "Succeeded" || sc.pod_phase == "Failed") continue;
-            out.containers.push_back({c.id, c.name, sc.pod_name, sc.namespace_name, selected.local_root});
-        }
-        std::vector<api::IgnoreDef> source_ignores;
-        for (const auto &[name, source] : monitor.sources)
-            source_ignores.insert(source_ignores.end(), source.ignores.begin(), source.ignores.end());
-        out.filter = initial_sync_filter(source_ignores);
-        for (const PathMapping &rule : sync_rules(spec)) {
-            const PathMapping whole = whole_rule_mapping(rule);
-            out.targets.push_back({whole.local_path, whole.container_path});
-        }
-    } catch (const ObjectNotFound &e) {
-        out.problem = e.what();
+        read_document(text, out);
     } catch (const std::exception &e) {
-        out.problem = "LiveUpdate \"" + live_update + "\": " + e.what();
+        LiveUpdateTargets failed;
+        failed.name = live_update;
+        failed.problem = "LiveUpdate \"" + live_update + "\": the plugin's sync targets are malformed: " + e.what();
+        return failed;
     }
     return out;
+}
+
+LiveUpdateTargets resolve_targets(const std::string &live_update, const host::EngineSlot &engine) {
+    try {
+        const auto answer = engine.with_engine([&](const host::Engine &e) { return e.sync_targets(live_update); });
+        if (!answer) {
+            LiveUpdateTargets out;
+            out.name = live_update;
+            out.problem = "the liveupdate plugin (" + engine.identity().name +
+                          ") cannot tell sync targets: it has no " + LU_SYNC_TARGETS_EXTENSION_ID + " extension";
+            return out;
+        }
+        return targets_of_answer(live_update, answer->rc, answer->text);
+    } catch (const std::exception &e) {
+        LiveUpdateTargets out;
+        out.name = live_update;
+        out.problem = "LiveUpdate \"" + live_update + "\": " + e.what();
+        return out;
+    }
 }
 
 std::vector<std::string> other_targets(const std::vector<LiveUpdateTargets> &all, const LiveUpdateTargets &self,

@@ -1,18 +1,16 @@
 // Where a LiveUpdate's content lives, for `lu-host verify`: the updater
 // class, the running containers its selector picks and its sync targets with
-// the filter the sync applies, all decided by the plugin's own rules
-// (plugin/core: dependencies, containers, plan, initial_sync) over the
-// daemon's objects.
+// the filter the sync applies. The plugin decides them by its own rules
+// (liveupdate/ext/sync_targets.h); this reads its answer.
 #pragma once
 
-#include <functional>
-#include <optional>
+#include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include <boost/json.hpp>
-
-#include "plugin/core/api/api_object.hpp"
+#include "common/ignore_defs.hpp"
+#include "host/core/engine_slot.hpp"
 #include "host/verify/tree_compare.hpp"
 
 namespace liveupdate::verify {
@@ -23,7 +21,7 @@ struct ContainerTarget {
     std::string pod_name;        // "" outside Kubernetes
     std::string namespace_name;  // "" outside Kubernetes
     std::string root;            // local containers: the folder standing for "/"
-    std::string display() const;
+    std::string display;         // for people: "pod/container", the name or a short ID
 };
 
 struct LiveUpdateTargets {
@@ -31,15 +29,17 @@ struct LiveUpdateTargets {
     std::string via;  // updater class
     std::vector<ContainerTarget> containers;  // the running ones
     std::vector<SyncTarget> targets;
-    std::vector<api::IgnoreDef> filter;  // the sources' ignores and the built-in ones
+    std::vector<common::IgnoreDef> filter;  // the sources' ignores and the built-in ones
     std::string problem;  // why it cannot be verified; "" when it can
 };
 
-// The daemon's object of that kind and name, if it has one.
-using JsonLookup = std::function<std::optional<boost::json::object>(api::Kind, const std::string &name)>;
+// The targets from the plugin's answer (result code and text, see
+// liveupdate/ext/sync_targets.h). Never throws: what stands in the way,
+// a malformed answer included, is in `problem`.
+LiveUpdateTargets targets_of_answer(const std::string &live_update, int32_t rc, std::string_view text);
 
-// Never throws: what stands in the way is in `problem`.
-LiveUpdateTargets resolve_targets(const std::string &live_update, const JsonLookup &lookup);
+// Asks the engine in service; a hot reload waits until it answered. Never throws.
+LiveUpdateTargets resolve_targets(const std::string &live_update, const host::EngineSlot &engine);
 
 // The container paths of every sync target of every LiveUpdate that shares
 // the container (same class and ID), but of `self`'s own target `own`.

@@ -2,15 +2,15 @@
 
 #include <string>
 
-#include "host/core/json_path.hpp"
+#include "common/json_fields.hpp"
 
 namespace liveupdate::web {
 namespace json = boost::json;
 
 namespace {
 
-using host::text_at;
-using host::value_at;
+using common::text_at;
+using common::value_at;
 
 // A local path shown relative to the LiveUpdate's basePath when beneath it.
 std::string shown_path(const std::string &path, const std::string &base) {
@@ -54,8 +54,7 @@ json::object row_of(const json::value &lu, const json::object &activity) {
     const bool has_containers = !containers.empty();
     row["containers"] = std::move(containers);
 
-    const json::object *act = nullptr;
-    if (const json::value *a = activity.if_contains(name); a != nullptr && a->is_object()) act = &a->as_object();
+    const json::object *act = common::object_at(activity, name);
     const std::string base = text_at(lu, {"spec", "basePath"});
     json::array files;
     if (act != nullptr) {

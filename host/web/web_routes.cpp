@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "common/json_fields.hpp"
 #include "host/web/assets.hpp"
 #include "host/web/status_view.hpp"
 
@@ -75,8 +76,8 @@ std::string WebRoutes::state_json() const {
     const json::value list = query_(json::object{{"op", "get"}, {"kind", "LiveUpdate"}});
     const json::value activity = query_(json::object{{"op", "activity"}});
     const json::value plugins = query_(json::object{{"op", "plugins"}});
-    const json::value *summary = activity.is_object() ? activity.as_object().if_contains("activity") : nullptr;
-    const json::value *loaded = plugins.is_object() ? plugins.as_object().if_contains("plugins") : nullptr;
+    const json::value *summary = common::value_at(activity, {"activity"});
+    const json::value *loaded = common::value_at(plugins, {"plugins"});
     return json::serialize(status_view(list, summary != nullptr && summary->is_object() ? summary->as_object() : json::object{},
                                        loaded != nullptr ? *loaded : json::value(json::array{})));
 }

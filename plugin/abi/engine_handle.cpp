@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "plugin/core/json_fields.hpp"
+#include "common/json_fields.hpp"
 
 namespace liveupdate::abi_impl {
 namespace json = boost::json;
@@ -50,9 +50,9 @@ void log_to_host(const lu_engine_host &host, lu_log_level level, std::string_vie
 
 MicroTime start_time_option(std::string_view options_json) {
     if (options_json.empty()) return {};
-    const json::value v = json_fields::parse_limited(options_json, 1u << 16, 8);
-    const auto &o = json_fields::expect_object(v, "options");
-    return json_fields::time_field(o, "startTime", "");
+    const json::value v = common::parse_limited(options_json, 1u << 16, 8);
+    const auto &o = common::expect_object(v, "options");
+    return common::time_field(o, "startTime", "");
 }
 
 }  // namespace liveupdate::abi_impl

@@ -33,7 +33,7 @@ lu_engine_host copy_host(const lu_engine_host *host) noexcept;
 // A diagnostic through the host's log, when it has one.
 void log_to_host(const lu_engine_host &host, lu_log_level level, std::string_view line) noexcept;
 boost::json::array string_array(const std::vector<std::string> &items);
-// Reads {"startTime": TIME}; throws json_fields::DecodeError.
+// Reads {"startTime": TIME}; throws common::DecodeError.
 MicroTime start_time_option(std::string_view options_json);
 
 }  // namespace liveupdate::abi_impl

@@ -1,13 +1,16 @@
 // The liveupdate plugin's C ABI. Every entry point catches everything: no
 // exception crosses the boundary; failures become result codes and messages.
+#include <cstring>
 #include <exception>
 #include <new>
 #include <string>
+#include <variant>
 
-#include "plugin/abi/engine_handle.hpp"
-#include "plugin/core/json_fields.hpp"
-#include "plugin/core/snapshot.hpp"
+#include "common/json_fields.hpp"
+#include "liveupdate/ext/sync_targets.h"
 #include "liveupdate/liveupdate.hpp"
+#include "plugin/abi/engine_handle.hpp"
+#include "plugin/core/snapshot.hpp"
 
 namespace {
 
@@ -35,7 +38,7 @@ template <class F>
 int32_t guarded(lu_message *out, F &&f) noexcept {
     try {
         return f();
-    } catch (const liveupdate::json_fields::DecodeError &e) {
+    } catch (const liveupdate::common::DecodeError &e) {
         set_message(out, e.what());
         return LU_ERR_INVALID_ARGUMENT;
     } catch (const liveupdate::UnsupportedSnapshot &e) {
@@ -63,7 +66,7 @@ int32_t admission_guarded(lu_message *out, F &&f) noexcept {
     return guarded(out, [&]() -> int32_t {
         try {
             return f();
-        } catch (const liveupdate::json_fields::DecodeError &e) {
+        } catch (const liveupdate::common::DecodeError &e) {
             set_message(out, document_text(abi_impl::rejection_document(e.what())));
             return LU_ERR_INVALID_ARGUMENT;
         }
@@ -192,8 +195,26 @@ int32_t lu_restore(lu_engine *engine, lu_str blob, lu_message *out_error) {
 
 void lu_free_message(lu_message *message) { liveupdate::abi::release_message(message); }
 
-// The engine offers no extension yet; hosts may ask.
-const void *lu_get_extension(lu_engine *, const char *) { return nullptr; }
+int32_t lu_sync_targets(lu_engine *engine, lu_str live_update, lu_message *out_result) {
+    if (engine == nullptr) return LU_ERR_INVALID_ARGUMENT;
+    return guarded(out_result, [&]() -> int32_t {
+        auto answer = engine->engine->sync_targets(std::string(to_view(live_update)));
+        if (const auto *problem = std::get_if<liveupdate::SyncTargetsProblem>(&answer)) {
+            set_message(out_result, problem->message);
+            return problem->not_found ? LU_ERR_NOT_FOUND : LU_ERR_STATE;
+        }
+        set_message(out_result,
+                    document_text(liveupdate::encode_sync_targets(std::get<liveupdate::SyncTargets>(answer))));
+        return LU_OK;
+    });
+}
+
+constexpr lu_sync_targets_extension kSyncTargets{sizeof(lu_sync_targets_extension), lu_sync_targets};
+
+const void *lu_get_extension(lu_engine *, const char *id) {
+    if (id != nullptr && std::strcmp(id, LU_SYNC_TARGETS_EXTENSION_ID) == 0) return &kSyncTargets;
+    return nullptr;
+}
 
 constexpr lu_liveupdate_api kApi{
     sizeof(lu_liveupdate_api),

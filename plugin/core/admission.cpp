@@ -2,9 +2,9 @@
 
 #include <optional>
 
-#include "plugin/core/document_arena.hpp"
-#include "plugin/core/json_fields.hpp"
+#include "common/json_fields.hpp"
 #include "common/text_format.hpp"
+#include "plugin/core/document_arena.hpp"
 
 namespace liveupdate {
 namespace {
@@ -99,7 +99,7 @@ AdmissionResult admit(std::string_view object_json) {
     std::optional<boost::json::value> raw;  // emplaced: assigning would copy out of the document's arena
     try {
         raw.emplace(parse_document(object_json));
-    } catch (const json_fields::DecodeError &e) {
+    } catch (const common::DecodeError &e) {
         result.errors.push_back({e.field(), e.reason()});
         result.message = e.reason();
         return result;
@@ -107,7 +107,7 @@ AdmissionResult admit(std::string_view object_json) {
     peek_identity(*raw, result.kind, result.name);
     try {
         result.object = api::decode_api_object(std::move(*raw));
-    } catch (const json_fields::DecodeError &e) {
+    } catch (const common::DecodeError &e) {
         result.errors.push_back({e.field(), e.reason()});
         result.message = join_errors(result.kind, result.name, result.errors);
         return result;

@@ -5,7 +5,7 @@
 #include <memory>
 #include <new>
 
-#include "plugin/core/json_fields.hpp"
+#include "common/json_fields.hpp"
 
 namespace liveupdate {
 
@@ -55,7 +55,7 @@ boost::json::value parse_document(std::string_view text, std::size_t max_bytes, 
     // and snapshots): a first block of that size is usually the only one.
     DocumentArena *arena = nullptr;
     boost::json::storage_ptr storage = boost::json::make_shared_resource<DocumentArena>(3 * text.size() + 512, arena);
-    boost::json::value document = json_fields::parse_limited(text, max_bytes, max_depth, std::move(storage));
+    boost::json::value document = common::parse_limited(text, max_bytes, max_depth, std::move(storage));
     arena->seal();
     return document;
 }

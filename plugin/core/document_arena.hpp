@@ -45,7 +45,7 @@ private:
     bool sealed_ = false;
 };
 
-// Parses text (limits as json_fields::parse_limited) into a value whose nodes
+// Parses text (limits as common::parse_limited) into a value whose nodes
 // live in a sealed DocumentArena of its own.
 boost::json::value parse_document(std::string_view text, std::size_t max_bytes = 64u << 20,
                                   std::size_t max_depth = 64);

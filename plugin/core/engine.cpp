@@ -57,6 +57,12 @@ std::vector<std::string> Engine::remove(std::string_view kind_name, const std::s
     return index_.referencing(*kind, name);
 }
 
+std::variant<SyncTargets, SyncTargetsProblem> Engine::sync_targets(const std::string &live_update) const {
+    std::shared_lock lock(objects_mutex_);
+    return sync_targets_of(live_update,
+                           [this](api::Kind kind, const std::string &name) { return store_.get(kind, name); });
+}
+
 std::shared_ptr<LiveUpdateSlot> Engine::slot_for(const std::string &name) {
     std::lock_guard lock(slots_mutex_);
     auto &slot = slots_[name];

@@ -11,12 +11,14 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "plugin/core/admission.hpp"
 #include "plugin/core/dependency_index.hpp"
 #include "plugin/core/object_store.hpp"
 #include "plugin/core/reconcile.hpp"
+#include "plugin/core/sync_targets.hpp"
 
 namespace liveupdate {
 
@@ -45,6 +47,9 @@ public:
     };
     // Throws EngineBusy when that LiveUpdate is being reconciled.
     Begun begin(const std::string &live_update, MicroTime now);
+
+    // What verify compares of a LiveUpdate, from the objects held now (core/sync_targets.hpp).
+    std::variant<SyncTargets, SyncTargetsProblem> sync_targets(const std::string &live_update) const;
 
     // Throws EngineBusy while a reconcile is in progress.
     std::string snapshot() const;

@@ -32,12 +32,6 @@ std::vector<api::IgnoreDef> initial_sync_filter(const std::vector<api::IgnoreDef
     return out;
 }
 
-IgnoreSet ignore_set_of(const std::vector<api::IgnoreDef> &ignores) {
-    IgnoreSet set;
-    for (const auto &def : ignores) set.add(IgnorePatterns(def.base_path, def.patterns));
-    return set;
-}
-
 InitialSyncFiles collect_initial_sync_files(const api::LiveUpdateSpec &spec, const IgnoreSet &filter) {
     InitialSyncFiles out;
     for (const auto &rule : sync_rules(spec)) {

@@ -16,9 +16,6 @@ namespace liveupdate {
 // built-in ignores every watcher applies (core/builtin_ignores.hpp). Every definition returned is well-formed.
 std::vector<api::IgnoreDef> initial_sync_filter(const std::vector<api::IgnoreDef> &source_ignores);
 
-// Throws std::invalid_argument when a pattern is malformed.
-IgnoreSet ignore_set_of(const std::vector<api::IgnoreDef> &ignores);
-
 struct InitialSyncFiles {
     std::vector<std::string> files;     // absolute, sorted
     std::vector<std::string> warnings;  // sync paths that do not exist, names not UTF-8

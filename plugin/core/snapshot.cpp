@@ -5,14 +5,14 @@
 #include <future>
 #include <utility>
 
+#include "common/json_fields.hpp"
 #include "plugin/core/document_arena.hpp"
 #include "plugin/core/json_equal.hpp"
-#include "plugin/core/json_fields.hpp"
 #include "plugin/core/json_text_writer.hpp"
 
 namespace liveupdate {
 namespace json = boost::json;
-using namespace json_fields;
+using namespace common;
 
 namespace {
 
@@ -85,7 +85,7 @@ void write_source(JsonTextWriter &w, const std::string &name, const SourceTrack 
     w.end_array();
     w.key("ignores");
     w.begin_array();
-    for (const auto &ignore : s.ignores) w.value(api::encode_ignore_def(ignore));
+    for (const auto &ignore : s.ignores) w.value(common::to_json(ignore));
     w.end_array();
     w.key("imageBuildStartTime");
     w.integer(s.image_build_start_time.micros());
@@ -256,7 +256,7 @@ Monitor decode_monitor(json::object &o, const std::string &path, const KnownObje
             if (const auto *ignores = array_field(so, "ignores", p)) {
                 for (std::size_t j = 0; j < ignores->size(); ++j) {
                     const std::string ip = index(child(p, "ignores"), j);
-                    s.ignores.push_back(api::decode_ignore_def(expect_object((*ignores)[j], ip), ip));
+                    s.ignores.push_back(common::parse_ignore_def((*ignores)[j], ip));
                 }
             }
             s.image_build_start_time = micros_field(so, "imageBuildStartTime", p);
@@ -292,6 +292,7 @@ std::string encode_snapshot(const MicroTime &start_time, const std::vector<api::
                             const std::map<std::string, SlotView> &slots, std::size_t size_hint) {
     // The second half of the LiveUpdates is written on another thread and spliced in.
     std::vector<const std::pair<const std::string, SlotView> *> entries;
+    entries.reserve(slots.size());
     for (const auto &entry : slots) entries.push_back(&entry);
     const std::size_t half = own_share(entries.size());
     std::future<std::string> second_half;

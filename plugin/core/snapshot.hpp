@@ -44,7 +44,7 @@ struct SlotView {
 // size_hint: the expected size (the last snapshot's), reserved up front.
 std::string encode_snapshot(const MicroTime &start_time, const std::vector<api::ObjectPtr> &objects,
                             const std::map<std::string, SlotView> &slots, std::size_t size_hint = 0);
-// Throws UnsupportedSnapshot (format/version) or json_fields::DecodeError (content).
+// Throws UnsupportedSnapshot (format/version) or common::DecodeError (content).
 EngineState decode_snapshot(std::string_view text);
 
 }  // namespace liveupdate

@@ -1,10 +1,10 @@
 #include "plugin/core/step.hpp"
 
-#include "plugin/core/json_fields.hpp"
+#include "common/json_fields.hpp"
 
 namespace liveupdate {
 namespace json = boost::json;
-using namespace json_fields;
+using namespace common;
 
 namespace {
 
@@ -35,7 +35,7 @@ json::object encode_update(const ContainerUpdate &u) {
         runs.push_back(std::move(run));
     }
     json::array filter;
-    for (const auto &f : u.filter) filter.push_back(api::encode_ignore_def(f));
+    for (const auto &f : u.filter) filter.push_back(common::to_json(f));
     return json::object{{"liveUpdate", u.live_update},
                         {"via", u.via},
                         {"container", std::move(c)},

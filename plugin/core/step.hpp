@@ -67,7 +67,7 @@ struct Outcome {
     std::int64_t exit_code = 0;
 };
 
-// Throws json_fields::DecodeError naming the field.
+// Throws common::DecodeError naming the field.
 Outcome decode_outcome(std::string_view json);
 
 }  // namespace liveupdate

@@ -17,6 +17,7 @@
 #include "host/core/engine.hpp"
 #include "host/core/host_error.hpp"
 #include "host/core/plugin_message.hpp"
+#include "liveupdate/ext/sync_targets.h"
 #include "liveupdate/liveupdate.hpp"
 
 using namespace liveupdate::host;
@@ -125,18 +126,39 @@ BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(liveupdate_table)
 
-BOOST_AUTO_TEST_CASE(the_plugin_offers_get_extension_and_no_extension_yet) {
+BOOST_AUTO_TEST_CASE(the_plugin_offers_sync_targets_and_no_unknown_extension) {
     RealPlugin real;
     BOOST_TEST(real.api.struct_size >= offsetof(lu_liveupdate_api, get_extension) + sizeof real.api.get_extension);
     BOOST_TEST_REQUIRE(real.api.get_extension != nullptr);
     const Engine engine(real.plugin, kStart);
+    BOOST_TEST(engine.extension(LU_SYNC_TARGETS_EXTENSION_ID) != nullptr);
     BOOST_TEST(engine.extension("liveupdate.engine.unknown/1") == nullptr);
     BOOST_TEST(engine.extension(nullptr) == nullptr);
+}
+
+BOOST_AUTO_TEST_CASE(sync_targets_answer_through_the_abi) {
+    const Engine engine(LiveUpdatePlugin::load(LU_LIVEUPDATE_PLUGIN), kStart);
+    const auto absent = engine.sync_targets("absent");
+    BOOST_TEST_REQUIRE(absent.has_value());
+    BOOST_TEST(absent->rc == LU_ERR_NOT_FOUND);
+    BOOST_TEST(absent->text == "LiveUpdate \"absent\" not found");
+    const json::object admitted = engine.upsert(
+        R"({"kind":"LiveUpdate","metadata":{"name":"lu"},"spec":{"basePath":"/src","selector":{"dockerCompose":{"service":"svc"}},"syncs":[{"localPath":".","containerPath":"/app"}]}})");
+    BOOST_TEST_REQUIRE(admitted.at("accepted").as_bool());
+    BOOST_TEST(engine.sync_targets("lu")->rc == LU_ERR_STATE);  // its service is not there yet
+    engine.upsert(
+        R"({"kind":"DockerComposeService","metadata":{"name":"svc"},"status":{"containerID":"c1","containerName":"web","containerState":{"status":"running"}}})");
+    const auto answer = engine.sync_targets("lu");
+    BOOST_TEST(answer->rc == LU_OK);
+    const json::value doc = json::parse(answer->text);
+    BOOST_TEST(doc.at("via").as_string() == "docker");
+    BOOST_TEST(doc.at("containers").as_array().at(0).at("containerID").as_string() == "c1");
 }
 
 BOOST_AUTO_TEST_CASE(a_table_older_than_get_extension_is_not_asked) {
     const Engine engine(LiveUpdatePlugin::load(LU_TEST_FUTURE_STEP_PLUGIN), kStart);
     BOOST_TEST(engine.extension("anything/1") == nullptr);
+    BOOST_TEST(!engine.sync_targets("lu").has_value());
 }
 
 BOOST_AUTO_TEST_CASE(steps_carry_the_version_this_host_reads) {

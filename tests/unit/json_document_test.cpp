@@ -3,9 +3,9 @@
 #include <thread>
 #include <vector>
 
+#include "common/json_fields.hpp"
 #include "plugin/core/document_arena.hpp"
 #include "plugin/core/json_equal.hpp"
-#include "plugin/core/json_fields.hpp"
 
 using namespace liveupdate;
 namespace json = boost::json;
@@ -39,6 +39,7 @@ BOOST_AUTO_TEST_CASE(the_arena_serves_the_parse_then_the_heap) {
     json::storage_ptr storage = json::make_shared_resource<DocumentArena>(64, arena);
     BOOST_REQUIRE(arena != nullptr);
     std::vector<void *> before;
+    before.reserve(10);
     for (int i = 0; i < 10; ++i) before.push_back(storage->allocate(24, 8));
     BOOST_TEST(arena->bytes_reserved() >= 240u);
     for (void *p : before) BOOST_TEST(reinterpret_cast<std::uintptr_t>(p) % 8 == 0u);
@@ -46,6 +47,7 @@ BOOST_AUTO_TEST_CASE(the_arena_serves_the_parse_then_the_heap) {
     arena->seal();
     // Allocations now come from the heap and go back to it (LeakSanitizer checks that).
     std::vector<void *> after;
+    after.reserve(100);
     for (int i = 0; i < 100; ++i) after.push_back(storage->allocate(1000, 16));
     BOOST_TEST(arena->bytes_reserved() == reserved);
     for (void *p : after) storage->deallocate(p, 1000, 16);
@@ -74,9 +76,9 @@ BOOST_AUTO_TEST_CASE(parts_moved_out_outlive_the_document_and_copy_safely_on_any
 }
 
 BOOST_AUTO_TEST_CASE(parse_document_keeps_the_limits) {
-    BOOST_CHECK_THROW(parse_document("[[[1]]]", 1000, 2), json_fields::DecodeError);
-    BOOST_CHECK_THROW(parse_document("{\"a\":", 1000, 8), json_fields::DecodeError);
-    BOOST_CHECK_THROW(parse_document(std::string(100, ' ') + "1", 50, 8), json_fields::DecodeError);
+    BOOST_CHECK_THROW(parse_document("[[[1]]]", 1000, 2), common::DecodeError);
+    BOOST_CHECK_THROW(parse_document("{\"a\":", 1000, 8), common::DecodeError);
+    BOOST_CHECK_THROW(parse_document(std::string(100, ' ') + "1", 50, 8), common::DecodeError);
     BOOST_TEST(parse_document("[1,2]", 1000, 8).as_array().size() == 2u);
 }
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "plugin/core/json_fields.hpp"
+#include "common/json_fields.hpp"
 #include "plugin/core/snapshot.hpp"
 
 using namespace liveupdate;
@@ -22,7 +22,7 @@ BOOST_AUTO_TEST_CASE(other_versions_are_refused_clearly) {
     BOOST_CHECK_THROW(decode_snapshot(R"({"format":"liveupdate.plugin.state"})"), UnsupportedSnapshot);
     BOOST_CHECK_THROW(decode_snapshot(R"({"format":"other","version":1})"), UnsupportedSnapshot);
     BOOST_CHECK_THROW(decode_snapshot("[]"), UnsupportedSnapshot);
-    BOOST_CHECK_THROW(decode_snapshot("{"), json_fields::DecodeError);
+    BOOST_CHECK_THROW(decode_snapshot("{"), common::DecodeError);
 }
 
 BOOST_AUTO_TEST_CASE(monitor_round_trips) {
@@ -125,9 +125,9 @@ BOOST_AUTO_TEST_CASE(a_large_state_round_trips_and_reports_the_first_bad_entry) 
     std::map<std::string, SlotView> slots;
     for (int i = 0; i < kLiveUpdates; ++i) {
         const std::string n = std::to_string(i);
-        objects.push_back(std::make_shared<const api::ApiObject>(api::decode_api_object(boost::json::parse(
-            R"({"apiVersion":"tilt.dev/v1alpha1","kind":"DockerComposeService","metadata":{"name":"svc)" + n +
-            R"("},"status":{"containerID":"c)" + n + R"("}})"))));
+        std::string text = R"({"apiVersion":"tilt.dev/v1alpha1","kind":"DockerComposeService","metadata":{"name":"svc)";
+        text.append(n).append(R"("},"status":{"containerID":"c)").append(n).append(R"("}})");
+        objects.push_back(std::make_shared<const api::ApiObject>(api::decode_api_object(boost::json::parse(text))));
         monitors[i].manifest = "m" + n;
         monitors[i].spec_raw = boost::json::object{{"basePath", "/b" + n}};
         monitors[i].last_docker_compose_service = objects.back();
@@ -161,7 +161,7 @@ BOOST_AUTO_TEST_CASE(a_large_state_round_trips_and_reports_the_first_bad_entry) 
     const auto field_of = [](const boost::json::value &v) {
         try {
             decode_snapshot(boost::json::serialize(v));
-        } catch (const json_fields::DecodeError &e) {
+        } catch (const common::DecodeError &e) {
             return e.field();
         }
         return std::string("no error");
@@ -181,7 +181,7 @@ BOOST_AUTO_TEST_CASE(times_rfc3339_cannot_write_are_refused) {
     try {
         decode_snapshot(R"({"format":"liveupdate.plugin.state","version":1,"startTime":9223372036854775807})");
         BOOST_FAIL("accepted a time past year 9999");
-    } catch (const json_fields::DecodeError &e) {
+    } catch (const common::DecodeError &e) {
         BOOST_TEST(e.field() == "startTime");
     }
 }

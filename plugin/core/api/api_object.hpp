@@ -60,7 +60,7 @@ struct ApiObject {
 
 using ObjectPtr = std::shared_ptr<const ApiObject>;
 
-// Decodes a whole object; throws json_fields::DecodeError naming the field.
+// Decodes a whole object; throws common::DecodeError naming the field.
 ApiObject decode_api_object(boost::json::value raw);
 
 }  // namespace liveupdate::api

@@ -1,9 +1,9 @@
 #include "plugin/core/api/docker_compose_service.hpp"
 
-#include "plugin/core/json_fields.hpp"
+#include "common/json_fields.hpp"
 
 namespace liveupdate::api {
-using namespace json_fields;
+using namespace common;
 
 RuntimeContainerStatus decode_runtime_container_status(const json::object *o) {
     RuntimeContainerStatus s;

@@ -1,19 +1,9 @@
 #include "plugin/core/api/file_watch.hpp"
 
-#include "plugin/core/json_fields.hpp"
+#include "common/json_fields.hpp"
 
 namespace liveupdate::api {
-using namespace json_fields;
-
-IgnoreDef decode_ignore_def(const json::object &o, const std::string &path) {
-    return IgnoreDef{string_field(o, "basePath", path), string_array_field(o, "patterns", path)};
-}
-
-json::value encode_ignore_def(const IgnoreDef &def) {
-    json::array patterns;
-    for (const auto &p : def.patterns) patterns.emplace_back(p);
-    return json::object{{"basePath", def.base_path}, {"patterns", std::move(patterns)}};
-}
+using namespace common;
 
 FileWatch decode_file_watch(const json::object &object) {
     FileWatch fw;
@@ -22,7 +12,7 @@ FileWatch decode_file_watch(const json::object &object) {
         if (const auto *arr = array_field(*spec, "ignores", "spec")) {
             for (std::size_t i = 0; i < arr->size(); ++i) {
                 const std::string p = index("spec.ignores", i);
-                fw.ignores.push_back(decode_ignore_def(expect_object((*arr)[i], p), p));
+                fw.ignores.push_back(parse_ignore_def((*arr)[i], p));
             }
         }
     }

@@ -6,15 +6,12 @@
 
 #include <boost/json.hpp>
 
+#include "common/ignore_defs.hpp"
 #include "common/micro_time.hpp"
 
 namespace liveupdate::api {
 
-struct IgnoreDef {
-    std::string base_path;
-    std::vector<std::string> patterns;
-    bool operator==(const IgnoreDef &) const = default;
-};
+using IgnoreDef = common::IgnoreDef;
 
 struct FileEvent {
     MicroTime time;
@@ -29,7 +26,5 @@ struct FileWatch {
 };
 
 FileWatch decode_file_watch(const boost::json::object &object);
-IgnoreDef decode_ignore_def(const boost::json::object &o, const std::string &path);
-boost::json::value encode_ignore_def(const IgnoreDef &def);
 
 }  // namespace liveupdate::api

@@ -1,9 +1,9 @@
 #include "plugin/core/api/image_map.hpp"
 
-#include "plugin/core/json_fields.hpp"
+#include "common/json_fields.hpp"
 
 namespace liveupdate::api {
-using namespace json_fields;
+using namespace common;
 
 ImageMap decode_image_map(const json::object &object) {
     ImageMap im;

@@ -1,9 +1,9 @@
 #include "plugin/core/api/kubernetes_apply.hpp"
 
-#include "plugin/core/json_fields.hpp"
+#include "common/json_fields.hpp"
 
 namespace liveupdate::api {
-using namespace json_fields;
+using namespace common;
 
 KubernetesApply decode_kubernetes_apply(const json::object &object) {
     KubernetesApply ka;

@@ -1,9 +1,9 @@
 #include "plugin/core/api/kubernetes_discovery.hpp"
 
-#include "plugin/core/json_fields.hpp"
+#include "common/json_fields.hpp"
 
 namespace liveupdate::api {
-using namespace json_fields;
+using namespace common;
 
 namespace {
 

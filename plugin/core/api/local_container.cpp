@@ -1,9 +1,9 @@
 #include "plugin/core/api/local_container.hpp"
 
-#include "plugin/core/json_fields.hpp"
+#include "common/json_fields.hpp"
 
 namespace liveupdate::api {
-using namespace json_fields;
+using namespace common;
 
 namespace {
 
@@ -13,7 +13,8 @@ std::vector<std::string> decode_env(const json::object &spec) {
     if (v == nullptr) return {};
     if (v->is_object()) {
         std::vector<std::string> out;
-        for (const auto &[k, val] : string_map_field(spec, "env", "spec")) out.push_back(k + "=" + val);
+        for (const auto &[k, val] : string_map_field(spec, "env", "spec"))
+            out.push_back(std::string(k).append("=").append(val));
         return out;
     }
     if (!v->is_array()) throw DecodeError("spec.env", "expected array or object");

@@ -1,9 +1,9 @@
 #include "plugin/core/api/object_meta.hpp"
 
-#include "plugin/core/json_fields.hpp"
+#include "common/json_fields.hpp"
 
 namespace liveupdate::api {
-using namespace json_fields;
+using namespace common;
 
 ObjectMeta decode_object_meta(const boost::json::object &object) {
     ObjectMeta meta;

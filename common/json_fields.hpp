@@ -1,10 +1,13 @@
-// Reading API objects out of Boost.JSON: tolerant of unknown fields and of
-// missing or null ones, strict about types. Every error names the field path
-// (`spec.syncs[1].containerPath: expected string`).
+// Reading JSON documents out of Boost.JSON, for the plugin, the host and the
+// updaters alike. The *_field getters read API objects: tolerant of unknown
+// fields and of missing or null ones, strict about types; every error names
+// the field path (`spec.syncs[1].containerPath: expected string`). The *_at
+// getters are lenient: what is not there as expected reads as nullptr or "".
 #pragma once
 
 #include <boost/json.hpp>
 
+#include <initializer_list>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -13,7 +16,7 @@
 
 #include "common/micro_time.hpp"
 
-namespace liveupdate::json_fields {
+namespace liveupdate::common {
 
 namespace json = boost::json;
 
@@ -48,14 +51,28 @@ std::string string_field(const json::object &o, std::string_view key, const std:
 bool bool_field(const json::object &o, std::string_view key, const std::string &path);
 std::int64_t int_field(const json::object &o, std::string_view key, const std::string &path);
 MicroTime time_field(const json::object &o, std::string_view key, const std::string &path);
-std::vector<std::string> string_array_field(const json::object &o, std::string_view key,
-                                            const std::string &path);
+std::vector<std::string> string_array_field(const json::object &o, std::string_view key, const std::string &path);
 std::map<std::string, std::string> string_map_field(const json::object &o, std::string_view key,
                                                     const std::string &path);
 
+// Lenient reading, for statuses, answers and files whose parts may be absent
+// or of another type: nullptr, or "", then; never an exception.
+
+// The value at path (object keys, outermost first), or nullptr.
+const json::value *value_at(const json::value &v, std::initializer_list<std::string_view> path);
+// The string at path, or "".
+std::string text_at(const json::value &v, std::initializer_list<std::string_view> path);
+// The string member key of o, or "" (also when o is nullptr).
+std::string text_at(const json::object &o, std::string_view key);
+std::string text_at(const json::object *o, std::string_view key);
+// The object or array member key of o, or nullptr.
+const json::object *object_at(const json::object &o, std::string_view key);
+json::object *object_at(json::object &o, std::string_view key);
+const json::array *array_at(const json::object &o, std::string_view key);
+
 // Parses text with a depth limit and a size cap; throws DecodeError("", why) otherwise.
 // The document is allocated from storage (the default resource unless given).
-json::value parse_limited(std::string_view text, std::size_t max_bytes = 64u << 20,
-                          std::size_t max_depth = 64, json::storage_ptr storage = {});
+json::value parse_limited(std::string_view text, std::size_t max_bytes = 64u << 20, std::size_t max_depth = 64,
+                          json::storage_ptr storage = {});
 
-}  // namespace liveupdate::json_fields
+}  // namespace liveupdate::common

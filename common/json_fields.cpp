@@ -1,6 +1,6 @@
-#include "plugin/core/json_fields.hpp"
+#include "common/json_fields.hpp"
 
-namespace liveupdate::json_fields {
+namespace liveupdate::common {
 
 std::string child(const std::string &path, std::string_view key) {
     if (path.empty()) return std::string(key);
@@ -10,9 +10,7 @@ std::string child(const std::string &path, std::string_view key) {
     return out;
 }
 
-std::string index(const std::string &path, std::size_t i) {
-    return path + "[" + std::to_string(i) + "]";
-}
+std::string index(const std::string &path, std::size_t i) { return path + "[" + std::to_string(i) + "]"; }
 
 namespace {
 
@@ -98,8 +96,7 @@ MicroTime time_field(const json::object &o, std::string_view key, const std::str
     return *t;
 }
 
-std::vector<std::string> string_array_field(const json::object &o, std::string_view key,
-                                            const std::string &path) {
+std::vector<std::string> string_array_field(const json::object &o, std::string_view key, const std::string &path) {
     std::vector<std::string> out;
     const auto *arr = array_field(o, key, path);
     if (arr == nullptr) return out;
@@ -142,4 +139,43 @@ json::value parse_limited(std::string_view text, std::size_t max_bytes, std::siz
     return v;
 }
 
-}  // namespace liveupdate::json_fields
+const json::value *value_at(const json::value &v, std::initializer_list<std::string_view> path) {
+    const json::value *cur = &v;
+    for (auto key : path) {
+        if (!cur->is_object()) return nullptr;
+        cur = cur->as_object().if_contains(key);
+        if (cur == nullptr) return nullptr;
+    }
+    return cur;
+}
+
+std::string text_at(const json::value &v, std::initializer_list<std::string_view> path) {
+    const json::value *found = value_at(v, path);
+    return found != nullptr && found->is_string() ? std::string(found->as_string()) : std::string();
+}
+
+std::string text_at(const json::object &o, std::string_view key) {
+    const json::value *v = o.if_contains(key);
+    return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string();
+}
+
+std::string text_at(const json::object *o, std::string_view key) {
+    return o != nullptr ? text_at(*o, key) : std::string();
+}
+
+const json::object *object_at(const json::object &o, std::string_view key) {
+    const json::value *v = o.if_contains(key);
+    return v != nullptr && v->is_object() ? &v->as_object() : nullptr;
+}
+
+json::object *object_at(json::object &o, std::string_view key) {
+    json::value *v = o.if_contains(key);
+    return v != nullptr && v->is_object() ? &v->as_object() : nullptr;
+}
+
+const json::array *array_at(const json::object &o, std::string_view key) {
+    const json::value *v = o.if_contains(key);
+    return v != nullptr && v->is_array() ? &v->as_array() : nullptr;
+}
+
+}  // namespace liveupdate::common
