@@ -36,7 +36,7 @@ int stream_to_stdout(const std::string &dir) {
     ArchiveStream stream({{dir, "/app"}}, liveupdate::IgnoreSet{}, [](LogLevel level, std::string_view line) {
         if (level >= LogLevel::warn) std::cerr << line << '\n';
     });
-    std::vector<char> buffer(256 * 1024);
+    std::vector<char> buffer(std::size_t{256} * 1024);
     for (;;) {
         const std::int64_t n = stream.read(buffer.data(), buffer.size());
         if (n == 0) return 0;
@@ -79,6 +79,7 @@ Run measure(const std::vector<std::string> &args) {
     posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
     posix_spawn_file_actions_addclose(&actions, fds[0]);
     std::vector<char *> argv;
+    argv.reserve(args.size() + 1);
     for (const std::string &a : args) argv.push_back(const_cast<char *>(a.c_str()));
     argv.push_back(nullptr);
     const auto start = std::chrono::steady_clock::now();
@@ -88,7 +89,7 @@ Run measure(const std::vector<std::string> &args) {
     }
     posix_spawn_file_actions_destroy(&actions);
     ::close(fds[1]);
-    std::vector<char> buffer(256 * 1024);
+    std::vector<char> buffer(std::size_t{256} * 1024);
     std::uint64_t bytes = 0;
     long peak = 0;
     ssize_t n;
@@ -120,7 +121,7 @@ void make_small_tree(const fs::path &root, int files) {
 
 void make_big_tree(const fs::path &root, int files, int mib) {
     fs::create_directories(root);
-    std::string block(1024 * 1024, '\0');
+    std::string block(std::size_t{1024} * 1024, '\0');
     for (size_t i = 0; i < block.size(); ++i) block[i] = static_cast<char>((i * 131) % 251);
     for (int i = 0; i < files; ++i) {
         std::ofstream out(root / ("big" + std::to_string(i) + ".bin"), std::ios::binary);

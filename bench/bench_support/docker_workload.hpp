@@ -26,6 +26,7 @@ inline double raw_docker_exec(const std::string &container, const std::string &a
     posix_spawn_file_actions_addopen(&actions, 0, archive_file.c_str(), O_RDONLY, 0);
     std::vector<std::string> args{"docker", "exec", "-i", container, "tar", "-C", "/", "-x", "-f", "-"};
     std::vector<char *> argv;
+    argv.reserve(args.size() + 1);
     for (auto &a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
     const auto start = Clock::now();

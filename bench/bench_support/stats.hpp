@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstddef>
 #include <vector>
 
@@ -21,7 +22,7 @@ template <class T>
 T percentile(std::vector<T> samples, double p) {
     if (samples.empty()) return T{};
     std::sort(samples.begin(), samples.end());
-    const auto rank = static_cast<std::size_t>(p * static_cast<double>(samples.size() - 1) + 0.5);
+    const auto rank = static_cast<std::size_t>(std::lround(p * static_cast<double>(samples.size() - 1)));
     return samples[std::min(rank, samples.size() - 1)];
 }
 

@@ -90,6 +90,7 @@ int main() {
         std::vector<std::string> args{LU_HOST_BIN, "up", "--control-socket", (dir / "ctl/control.sock").string(),
                                       (dir / "objects.json").string()};
         std::vector<char *> argv;
+        argv.reserve(args.size() + 1);
         for (auto &a : args) argv.push_back(a.data());
         argv.push_back(nullptr);
         posix_spawn_file_actions_t actions;
@@ -119,8 +120,11 @@ int main() {
 
             write_file(dir / "ref/app/ref.txt", content);
             run("tar -c -f " + archive + " -C " + (dir / "ref").string() + " app/ref.txt");
+            std::string extract = "docker exec -i " + container;
+            extract += " tar -C / -x -f - < ";
+            extract += archive;
             const auto ref_start = Clock::now();
-            run("docker exec -i " + container + " tar -C / -x -f - < " + archive);
+            run(extract);
             reference.push_back(ms(Clock::now() - ref_start));
         }
         std::printf("compose_save_bench: save -> content in the Compose service's container, lu-host up defaults, 20 edits\n");

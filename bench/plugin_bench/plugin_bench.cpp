@@ -106,12 +106,14 @@ double measure(const std::string &root, int containers, int seen) {
     s.seed(seen);
     std::vector<double> samples;
     const int rounds = containers == 1 ? 400 : 60;
+    samples.reserve(rounds);
     for (int i = 0; i < rounds; ++i) samples.push_back(s.one_new_file(10'000'000 + i));
     return lu_bench::median(samples);
 }
 
 double bytes_per_tracked_path(int count) {
     std::vector<std::string> paths;
+    paths.reserve(count);
     for (int i = 0; i < count; ++i) paths.push_back("/home/dev/project/src/pkg" + std::to_string(i % 97) + "/file" + std::to_string(i) + ".go");
     const auto before = mallinfo2().uordblks;
     {
@@ -125,22 +127,27 @@ double bytes_per_tracked_path(int count) {
 }  // namespace
 
 int main() {
-    const auto root = std::filesystem::temp_directory_path() / "lu-plugin-bench";
-    std::filesystem::create_directories(root / "src");
-    std::printf("plugin_bench: one reconcile with one new file event (median microseconds)\n");
-    std::printf("%-12s %12s %12s %12s %16s\n", "containers", "seen=100", "seen=10k", "seen=100k", "100k/100 ratio");
-    int status = 0;
-    for (const int containers : {1, 50}) {
-        const double t100 = measure(root.string(), containers, 100);
-        const double t10k = measure(root.string(), containers, 10'000);
-        const double t100k = measure(root.string(), containers, 100'000);
-        const double ratio = t100k / t100;
-        std::printf("%-12d %12.1f %12.1f %12.1f %16.2f%s\n", containers, t100, t10k, t100k, ratio,
-                    ratio <= 2.0 ? "" : "  (above target 2)");
-        if (ratio > 2.0) status = 1;
+    try {
+        const auto root = std::filesystem::temp_directory_path() / "lu-plugin-bench";
+        std::filesystem::create_directories(root / "src");
+        std::printf("plugin_bench: one reconcile with one new file event (median microseconds)\n");
+        std::printf("%-12s %12s %12s %12s %16s\n", "containers", "seen=100", "seen=10k", "seen=100k", "100k/100 ratio");
+        int status = 0;
+        for (const int containers : {1, 50}) {
+            const double t100 = measure(root.string(), containers, 100);
+            const double t10k = measure(root.string(), containers, 10'000);
+            const double t100k = measure(root.string(), containers, 100'000);
+            const double ratio = t100k / t100;
+            std::printf("%-12d %12.1f %12.1f %12.1f %16.2f%s\n", containers, t100, t10k, t100k, ratio,
+                        ratio <= 2.0 ? "" : "  (above target 2)");
+            if (ratio > 2.0) status = 1;
+        }
+        const double per_path = bytes_per_tracked_path(100'000);
+        std::printf("memory per tracked path: %.0f bytes (paths of ~45 characters, both indexes)\n", per_path);
+        std::filesystem::remove_all(root);
+        return status;
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "plugin_bench: %s\n", e.what());
+        return 1;
     }
-    const double per_path = bytes_per_tracked_path(100'000);
-    std::printf("memory per tracked path: %.0f bytes (paths of ~45 characters, both indexes)\n", per_path);
-    std::filesystem::remove_all(root);
-    return status;
 }

@@ -48,8 +48,8 @@ std::string file_watch(const fs::path &root, int events) {
     std::string list;
     for (int i = 0; i < events; ++i) {
         if (i > 0) list += ",";
-        list += R"({"time": ")" + MicroTime(kStart.micros() + 1000 * (i + 1)).format() + R"(", "seenFiles": [")" +
-                (root / ("f" + std::to_string(i) + ".txt")).string() + R"("]})";
+        list += R"({"time": ")" + MicroTime(kStart.micros() + std::int64_t{1000} * (i + 1)).format() +
+                R"(", "seenFiles": [")" + (root / ("f" + std::to_string(i) + ".txt")).string() + R"("]})";
     }
     return R"({"apiVersion": "tilt.dev/v1alpha1", "kind": "FileWatch", "metadata": {"name": "fw"},
                "spec": {"watchedPaths": [")" + root.string() + R"("]}, "status": {"fileEvents": [)" + list + "]}}";
@@ -175,6 +175,7 @@ int main() {
     std::atomic<bool> stop{false};
     std::atomic<std::size_t> reconciles{0};
     std::vector<std::thread> workers;
+    workers.reserve(2);
     for (int w = 0; w < 2; ++w) {
         workers.emplace_back([&, w] {
             while (!stop) {

@@ -96,6 +96,7 @@ int main() {
     std::vector<std::string> args{LU_HOST_BIN, "up", "--debounce", "0", "--control-socket",
                                   (dir / "ctl/control.sock").string(), (dir / "objects.json").string()};
     std::vector<char *> argv;
+    argv.reserve(args.size() + 1);
     for (auto &a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
     posix_spawn_file_actions_t actions;

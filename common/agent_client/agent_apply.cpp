@@ -11,8 +11,7 @@
 namespace liveupdate::agent::client {
 namespace {
 
-
-constexpr std::size_t kChunk = 64 * 1024;
+constexpr std::size_t kChunk = std::size_t{64} * 1024;
 
 // A frame of an unexpected type or shape: the session is out of step, so it counts as broken.
 template <class M> M expect(const Frame &frame) {
@@ -52,7 +51,7 @@ public:
     }
 
 private:
-    static constexpr std::size_t kBatchBytes = 256 * 1024;
+    static constexpr std::size_t kBatchBytes = std::size_t{256} * 1024;
 
     void push() {
         if (batch_.empty()) return;

@@ -78,7 +78,7 @@ std::string agent_archive(const AgentBinary &binary) {
     std::unique_ptr<archive_entry, decltype(&archive_entry_free)> entry(archive_entry_new(), &archive_entry_free);
     archive_write_set_format_pax_restricted(writer.get());
     archive_write_set_bytes_per_block(writer.get(), 0);
-    std::vector<char> buffer(binary.content.size() + 64 * 1024);
+    std::vector<char> buffer(binary.content.size() + std::size_t{64} * 1024);
     std::size_t used = 0;
     if (archive_write_open_memory(writer.get(), buffer.data(), buffer.size(), &used) != ARCHIVE_OK)
         throw std::runtime_error(std::string("building the lu-agent archive: ") + archive_error_string(writer.get()));

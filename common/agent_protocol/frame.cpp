@@ -58,7 +58,7 @@ std::optional<Frame> FrameDecoder::next() {
     if (offset_ == buffer_.size()) {
         buffer_.clear();
         offset_ = 0;
-    } else if (offset_ > 64 * 1024 && offset_ * 2 > buffer_.size()) {
+    } else if (offset_ > std::size_t{64} * 1024 && offset_ * 2 > buffer_.size()) {
         buffer_.erase(0, offset_);
         offset_ = 0;
     }

@@ -25,7 +25,7 @@ std::uint64_t hash_file(const std::string &path, int &error) {
     }
     XXH3_state_t state;
     XXH3_64bits_reset(&state);
-    std::vector<char> buffer(256 * 1024);
+    std::vector<char> buffer(std::size_t{256} * 1024);
     for (;;) {
         const auto got = ::read(fd, buffer.data(), buffer.size());
         if (got == 0) break;
@@ -95,14 +95,19 @@ private:
         ::closedir(dir);
         std::sort(names.begin(), names.end());
         for (const auto &name : names) {
-            const std::string child = path == "/" ? "/" + name : path + "/" + name;
+            std::string child = path;
+            if (child != "/") child += '/';
+            child += name;
             struct stat st {};
             if (::lstat(child.c_str(), &st) != 0) {
                 if (errno == ENOENT) continue;  // gone since the listing: not there
                 note(errno, child);
                 continue;
             }
-            if (!visit(child, relative.empty() ? name : relative + "/" + name, st)) return false;
+            std::string child_relative = relative;
+            if (!child_relative.empty()) child_relative += '/';
+            child_relative += name;
+            if (!visit(child, child_relative, st)) return false;
         }
         return true;
     }

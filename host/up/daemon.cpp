@@ -328,8 +328,9 @@ void Daemon::start() {
         return below_a_root(std::filesystem::path(path).parent_path().string());
     };
     object_file_watcher_ = std::make_unique<TreeWatcher>(
-        roots, WatchFilter{in_a_subfolder, below_a_root}, WatchTiming{std::chrono::milliseconds(50), std::chrono::seconds(2), std::chrono::milliseconds(500)},
-        [this](std::vector<std::string> paths) {
+        roots, WatchFilter{in_a_subfolder, below_a_root},
+        WatchTiming{std::chrono::milliseconds(50), std::chrono::seconds(2), std::chrono::milliseconds(500)},
+        [this](const std::vector<std::string> &paths) {
             std::set<std::string> folders, files;
             std::set<std::size_t> projects;
             for (const auto &p : paths) {
@@ -583,10 +584,9 @@ void Daemon::apply(const DeclaredObject &d) {
         declared_[key] = Declared{d.file, text};
     }
     const std::string origin = d.file + ": " + key.text();
-    for (const auto &warning : admission_warnings(d.object)) log_.write(LogLevel::warn, "", origin + ": " + warning);
-    if (d.kind == "LiveUpdate") {
-        upsert(d.object, origin);
-    } else if (d.kind == "FileWatch") {
+    for (const auto &warning : admission_warnings(d.object))
+        log_.write(LogLevel::warn, "", std::string(origin).append(": ").append(warning));
+    if (d.kind == "FileWatch") {
         const json::object with_status = file_watches_->apply(d.object);
         if (const auto *status = with_status.at("status").as_object().if_contains("error"))
             log_.write(LogLevel::error, "", origin + ": " + std::string(status->as_string()));
@@ -608,6 +608,7 @@ void Daemon::apply(const DeclaredObject &d) {
         if (was_running)
             if (auto status = containers_->status(d.name)) on_container_status(d.name, *status);
     } else {
+        // LiveUpdate and every other kind go to the engine as they are.
         upsert(d.object, origin);
     }
 }
@@ -832,8 +833,13 @@ json::value Daemon::trigger(const json::value *names) {
         if (!lu) {
             std::lock_guard<std::mutex> lock(mutex_);
             if (auto r = rejected_.find(name); r != rejected_.end())
-                return json::object{{"error", "LiveUpdate \"" + name + "\" was rejected (" + r->second.message +
-                                                  "); `lu-host describe liveupdate " + name + "` says why"}};
+                return json::object{{"error", std::string("LiveUpdate \"")
+                                                  .append(name)
+                                                  .append("\" was rejected (")
+                                                  .append(r->second.message)
+                                                  .append("); `lu-host describe liveupdate ")
+                                                  .append(name)
+                                                  .append("` says why")}};
             return json::object{{"error", "LiveUpdate \"" + name +
                                               "\" not found (`lu-host get liveupdates` lists them)"}};
         }
@@ -969,7 +975,8 @@ void Daemon::verify_on_schedule(const std::string &reason) {
         std::lock_guard<std::mutex> lock(verify_mutex_);
         std::string &logged = verify_error_logged_[report.name];
         if (error != logged && !error.empty())
-            log_.write(LogLevel::warn, report.name, "verify (" + reason + "): cannot check: " + error);
+            log_.write(LogLevel::warn, report.name,
+                       std::string("verify (").append(reason).append("): cannot check: ").append(error));
         logged = error;
     }
 }

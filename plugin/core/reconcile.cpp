@@ -264,14 +264,14 @@ std::optional<Step> ReconcileSession::visit(const SelectedContainer &sc) {
     const auto plan = create_plan(spec, changed.files);
     const api::LiveUpdateContainerStatus idle{c.name, c.id, sc.pod_name, sc.namespace_name,
                                               track.last_file_time_synced, "", waiting};
+    const bool nothing_to_sync = plan.plan.sync_paths.empty() && plan.plan.restart_paths.empty();
     if (plan.failed) {
         one.failed = api::LiveUpdateStateFailed{plan.failed->reason, plan.failed->message, {}};
-    } else if (plan.plan.sync_paths.empty() && plan.plan.restart_paths.empty()) {
-        one.containers.push_back(idle);
-    } else if (c.state.waiting && c.state.waiting->reason == "CrashLoopBackOff") {
+    } else if (!nothing_to_sync && c.state.waiting && c.state.waiting->reason == "CrashLoopBackOff") {
+        // With nothing to sync a crash-looping container stays idle, not failed.
         one.failed = api::LiveUpdateStateFailed{
             "CrashLoopBackOff", "Cannot live update because container crashing. Pod: " + sc.pod_name, {}};
-    } else if (waiting) {
+    } else if (nothing_to_sync || waiting) {
         one.containers.push_back(idle);
     } else {
         const std::string display = container_display_name(sc.pod_name, c.name, c.id);

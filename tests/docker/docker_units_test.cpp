@@ -154,6 +154,7 @@ BOOST_AUTO_TEST_CASE(implied_directory_entries_are_left_out) {
                            .finish();
     const auto entries = read_entries(filtered(input));
     std::vector<std::string> paths;
+    paths.reserve(entries.size());
     for (const auto &e : entries) paths.push_back(e.path + (e.dir ? "(dir)" : ""));
     BOOST_TEST((paths == std::vector<std::string>{"var/run/app.pid", "app/empty/(dir)", "app/a.txt", "app/link",
                                                   "top-empty/(dir)"}));

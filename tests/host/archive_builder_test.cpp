@@ -94,6 +94,7 @@ BOOST_AUTO_TEST_CASE(files_directories_and_symlinks_keep_modes_without_owners) {
     const Built built = build({{(tmp.path / "src").string(), "/app"}, {(tmp.path / "single.conf").string(), "/etc/c.conf"}});
     auto entries = read_tar(built.bytes);
     std::vector<std::string> names;
+    names.reserve(entries.size());
     for (const auto &[name, e] : entries) names.push_back(name);
     BOOST_TEST(names == (std::vector<std::string>{"app/", "app/a.txt", "app/bin/", "app/bin/run.sh", "app/empty/",
                                                   "app/link", "etc/c.conf"}),
@@ -126,6 +127,7 @@ BOOST_AUTO_TEST_CASE(the_filter_skips_ignored_files_and_directories) {
             {"basePath": ")" + base + R"(", "patterns": ["build", "!build/keep.me"]}])"));
     auto entries = read_tar(build({{base, "/app"}}, filter).bytes);
     std::vector<std::string> names;
+    names.reserve(entries.size());
     for (const auto &[name, e] : entries) names.push_back(name);
     BOOST_TEST(names == (std::vector<std::string>{"app/", "app/build/keep.me", "app/keep.txt"}),
                boost::test_tools::per_element());
@@ -171,7 +173,7 @@ BOOST_AUTO_TEST_CASE(the_stream_yields_the_same_bytes_in_small_reads) {
 
 BOOST_AUTO_TEST_CASE(a_stream_dropped_unread_stops_its_writer) {
     TempDir tmp;
-    write(tmp.path / "big.bin", std::string(8 * 1024 * 1024, 'z'));
+    write(tmp.path / "big.bin", std::string(std::size_t{8} * 1024 * 1024, 'z'));
     {
         ArchiveStream stream({{tmp.path.string(), "/data"}}, IgnoreSet{},
                              [](liveupdate::common::LogLevel, std::string_view) {});

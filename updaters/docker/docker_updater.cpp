@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <boost/json.hpp>
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <exception>
@@ -497,7 +498,7 @@ void DockerUpdater::install_agent(const Target &target, const agent::client::Age
     std::size_t offset = 0;
     const BodyReader reader = [&archive, &offset](char *buffer, std::size_t capacity) -> std::int64_t {
         const auto n = std::min(capacity, archive.size() - offset);
-        std::memcpy(buffer, archive.data() + offset, n);
+        std::copy_n(archive.data() + offset, n, buffer);
         offset += n;
         return static_cast<std::int64_t>(n);
     };
@@ -601,7 +602,7 @@ std::optional<Outcome> DockerUpdater::update_through_agent(Target &target, const
             drop_session(*slot);
             const auto gone = container_gone_reason(target, true);
             const std::string what = "the lu-agent session in " + target.display() + " broke: " + e.what();
-            if (!gone.empty()) throw InfraFailure(gone + "\n" + what);
+            if (!gone.empty()) throw InfraFailure(std::string(gone).append("\n").append(what));
             // Files are whole-or-nothing and sending them again is harmless; a run may have happened.
             if (run_started) throw InfraFailure(what + " (during a run: not sent again, the command may have run)");
             if (attempt > 0) throw InfraFailure(what + " (twice in a row)");
@@ -671,7 +672,7 @@ DigestOutcome DockerUpdater::digest_in(const Target &target, const std::string &
             drop_session(*slot);
             const std::string what = "the lu-agent session in " + target.display() + " broke: " + e.what();
             if (const auto gone = container_gone_reason(target, true); !gone.empty())
-                return {DigestOutcome::Kind::failed, gone + "\n" + what};
+                return {DigestOutcome::Kind::failed, std::string(gone).append("\n").append(what)};
             // A digest only reads: asking again is harmless, unless entries were handed out already.
             if (attempt > 0 || handed > 0) return {DigestOutcome::Kind::failed, what};
             log(LU_LOG_INFO, what + "; digesting again through a new session");
@@ -727,7 +728,7 @@ Outcome DockerUpdater::apply_through_agent(AgentSession &session, const Target &
         const auto message = prefix + exec_failure(run.argv, result.exit_code);
         if (result.exit_code == kExitKilled) {
             const auto gone = container_gone_reason(target, true);
-            throw InfraFailure(gone.empty() ? message : gone + "\n" + message);
+            throw InfraFailure(gone.empty() ? message : std::string(gone).append("\n").append(message));
         }
         return Outcome::run_failure(result.exit_code, message);
     }
