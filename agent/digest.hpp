@@ -8,6 +8,6 @@
 namespace liveupdate::agent {
 
 // Sends DigestEntry frames, then returns the Result to send.
-Result digest_tree(const Digest &request, FrameOutput &out);
+agent_protocol::Result digest_tree(const agent_protocol::Digest &request, FrameOutput &out);
 
 }  // namespace liveupdate::agent

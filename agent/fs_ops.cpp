@@ -12,7 +12,7 @@
 namespace liveupdate::agent {
 namespace {
 
-Result failure(int error, const std::string &what, const std::string &path) {
+agent_protocol::Result failure(int error, const std::string &what, const std::string &path) {
     return {error, what + " " + path + ": " + std::strerror(error)};
 }
 
@@ -32,9 +32,9 @@ int make_parents(const std::string &dir, mode_t mode) {
 }
 
 int set_owner(int fd_or_minus1, const std::string &path, std::int64_t uid, std::int64_t gid) {
-    if (uid == kKeepOwner && gid == kKeepOwner) return 0;
-    const auto u = static_cast<uid_t>(uid == kKeepOwner ? -1 : uid);
-    const auto g = static_cast<gid_t>(gid == kKeepOwner ? -1 : gid);
+    if (uid == agent_protocol::kKeepOwner && gid == agent_protocol::kKeepOwner) return 0;
+    const auto u = static_cast<uid_t>(uid == agent_protocol::kKeepOwner ? -1 : uid);
+    const auto g = static_cast<gid_t>(gid == agent_protocol::kKeepOwner ? -1 : gid);
     const int rc = fd_or_minus1 >= 0 ? ::fchown(fd_or_minus1, u, g) : ::lchown(path.c_str(), u, g);
     return rc == 0 ? 0 : errno;
 }
@@ -94,7 +94,7 @@ int remove_inside(int dir) {
 
 }  // namespace
 
-Result write_file(const WriteFile &request) {
+agent_protocol::Result write_file(const agent_protocol::WriteFile &request) {
     const std::string &path = request.path;
     if (const int error = make_parents(parent_of(path), 0755); error != 0)
         return failure(error, "creating the folder of", path);
@@ -115,7 +115,7 @@ Result write_file(const WriteFile &request) {
     return {};
 }
 
-Result make_dir(const MakeDir &request) {
+agent_protocol::Result make_dir(const agent_protocol::MakeDir &request) {
     const std::string &path = request.path;
     struct stat st {};
     if (::stat(path.c_str(), &st) == 0) {
@@ -133,7 +133,7 @@ Result make_dir(const MakeDir &request) {
     return {};
 }
 
-Result make_symlink(const Symlink &request) {
+agent_protocol::Result make_symlink(const agent_protocol::Symlink &request) {
     const std::string &path = request.path;
     if (const int error = make_parents(parent_of(path), 0755); error != 0)
         return failure(error, "creating the folder of", path);
@@ -148,11 +148,12 @@ Result make_symlink(const Symlink &request) {
     return {};
 }
 
-Result remove_path(const Remove &request) {
+agent_protocol::Result remove_path(const agent_protocol::Remove &request) {
     const std::string &path = request.path;
     if (path == "/") return failure(EPERM, "deleting", path);
     struct stat st {};
-    if (::lstat(path.c_str(), &st) != 0) return errno == ENOENT ? Result{} : failure(errno, "deleting", path);
+    if (::lstat(path.c_str(), &st) != 0)
+        return errno == ENOENT ? agent_protocol::Result{} : failure(errno, "deleting", path);
     if (S_ISDIR(st.st_mode)) {
         const int dir = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (dir < 0) return failure(errno, "opening the folder", path);

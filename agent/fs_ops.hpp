@@ -6,9 +6,9 @@
 
 namespace liveupdate::agent {
 
-Result write_file(const WriteFile &request);
-Result make_dir(const MakeDir &request);
-Result make_symlink(const Symlink &request);
-Result remove_path(const Remove &request);
+agent_protocol::Result write_file(const agent_protocol::WriteFile &request);
+agent_protocol::Result make_dir(const agent_protocol::MakeDir &request);
+agent_protocol::Result make_symlink(const agent_protocol::Symlink &request);
+agent_protocol::Result remove_path(const agent_protocol::Remove &request);
 
 }  // namespace liveupdate::agent

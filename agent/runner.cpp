@@ -26,7 +26,7 @@ constexpr auto kDrainAfterKill = std::chrono::milliseconds(500);
     ::_exit(code);
 }
 
-[[noreturn]] void exec_child(const Run &request, int out, int err, int report) {
+[[noreturn]] void exec_child(const agent_protocol::Run &request, int out, int err, int report) {
     ::setpgid(0, 0);
     const int null = ::open("/dev/null", O_RDONLY);
     if (null >= 0) ::dup2(null, 0);
@@ -53,7 +53,7 @@ int remaining_ms(Clock::time_point deadline) {
 
 }  // namespace
 
-ExitStatus run_command(const Run &request, FrameOutput &out) {
+agent_protocol::ExitStatus run_command(const agent_protocol::Run &request, FrameOutput &out) {
     if (request.argv.empty() || request.argv[0].empty()) return {127, 0, "the run request has no command"};
     int out_pipe[2], err_pipe[2], report_pipe[2];
     if (::pipe2(out_pipe, O_CLOEXEC) != 0) return {126, 0, std::string("pipe: ") + std::strerror(errno)};
@@ -98,7 +98,8 @@ ExitStatus run_command(const Run &request, FrameOutput &out) {
             const auto got = ::read(fds[i].fd, buffer, sizeof buffer);
             if (got > 0) {
                 // Output is streamed as it comes, not held back with answers.
-                out.send(encode(Output{static_cast<std::uint8_t>(i + 1), std::string(buffer, static_cast<std::size_t>(got))}));
+                out.send(agent_protocol::encode(agent_protocol::Output{
+                    static_cast<std::uint8_t>(i + 1), std::string(buffer, static_cast<std::size_t>(got))}));
                 out.flush();
             } else if (got == 0 || (errno != EINTR && errno != EAGAIN)) {
                 ::close(fds[i].fd);
@@ -115,7 +116,7 @@ ExitStatus run_command(const Run &request, FrameOutput &out) {
     const auto got = ::read(report_pipe[0], buffer, sizeof buffer);
     if (got > 0) why.assign(buffer, static_cast<std::size_t>(got));
     ::close(report_pipe[0]);
-    ExitStatus result{0, static_cast<std::uint8_t>(timed_out ? 1 : 0), why};
+    agent_protocol::ExitStatus result{0, static_cast<std::uint8_t>(timed_out ? 1 : 0), why};
     if (WIFEXITED(status)) result.code = WEXITSTATUS(status);
     else if (WIFSIGNALED(status)) result.code = 128 + WTERMSIG(status);
     return result;

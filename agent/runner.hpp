@@ -8,6 +8,6 @@
 namespace liveupdate::agent {
 
 // Sends Output frames, then returns the ExitStatus to send.
-ExitStatus run_command(const Run &request, FrameOutput &out);
+agent_protocol::ExitStatus run_command(const agent_protocol::Run &request, FrameOutput &out);
 
 }  // namespace liveupdate::agent

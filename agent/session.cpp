@@ -17,53 +17,54 @@ namespace liveupdate::agent {
 namespace {
 
 std::string describe_self() {
-    return "lu-agent " + std::to_string(kProtocolVersion) + " (pid " + std::to_string(::getpid()) + ", uid " +
-           std::to_string(::getuid()) + ")";
+    return "lu-agent " + std::to_string(agent_protocol::kProtocolVersion) + " (pid " + std::to_string(::getpid()) +
+           ", uid " + std::to_string(::getuid()) + ")";
 }
 
 template <class M> const std::string &checked_path(const M &request) {
-    if (const auto problem = path_problem(request.path); !problem.empty())
-        throw ProtocolError(std::string(type_name(M::type)) + " request: " + problem);
+    if (const auto problem = agent_protocol::path_problem(request.path); !problem.empty())
+        throw agent_protocol::ProtocolError(std::string(agent_protocol::type_name(M::type)) + " request: " + problem);
     return request.path;
 }
 
 // Answers one request; false when the host is gone.
-bool answer(const Frame &frame, FrameOutput &out) {
+bool answer(const agent_protocol::Frame &frame, FrameOutput &out) {
     switch (frame.type) {
-    case MessageType::write_file: {
-        const auto request = decode<WriteFile>(frame);
+    case agent_protocol::MessageType::write_file: {
+        const auto request = agent_protocol::decode<agent_protocol::WriteFile>(frame);
         checked_path(request);
-        return out.send(encode(write_file(request)));
+        return out.send(agent_protocol::encode(write_file(request)));
     }
-    case MessageType::make_dir: {
-        const auto request = decode<MakeDir>(frame);
+    case agent_protocol::MessageType::make_dir: {
+        const auto request = agent_protocol::decode<agent_protocol::MakeDir>(frame);
         checked_path(request);
-        return out.send(encode(make_dir(request)));
+        return out.send(agent_protocol::encode(make_dir(request)));
     }
-    case MessageType::symlink: {
-        const auto request = decode<Symlink>(frame);
+    case agent_protocol::MessageType::symlink: {
+        const auto request = agent_protocol::decode<agent_protocol::Symlink>(frame);
         checked_path(request);
-        return out.send(encode(make_symlink(request)));
+        return out.send(agent_protocol::encode(make_symlink(request)));
     }
-    case MessageType::remove: {
-        const auto request = decode<Remove>(frame);
+    case agent_protocol::MessageType::remove: {
+        const auto request = agent_protocol::decode<agent_protocol::Remove>(frame);
         checked_path(request);
-        return out.send(encode(remove_path(request)));
+        return out.send(agent_protocol::encode(remove_path(request)));
     }
-    case MessageType::run: {
-        const auto request = decode<Run>(frame);
+    case agent_protocol::MessageType::run: {
+        const auto request = agent_protocol::decode<agent_protocol::Run>(frame);
         if (!request.cwd.empty())
-            if (const auto problem = path_problem(request.cwd); !problem.empty())
-                throw ProtocolError("run request: working directory: " + problem);
-        return out.send(encode(run_command(request, out)));
+            if (const auto problem = agent_protocol::path_problem(request.cwd); !problem.empty())
+                throw agent_protocol::ProtocolError("run request: working directory: " + problem);
+        return out.send(agent_protocol::encode(run_command(request, out)));
     }
-    case MessageType::digest: {
-        const auto request = decode<Digest>(frame);
+    case agent_protocol::MessageType::digest: {
+        const auto request = agent_protocol::decode<agent_protocol::Digest>(frame);
         checked_path(request);
-        return out.send(encode(digest_tree(request, out)));
+        return out.send(agent_protocol::encode(digest_tree(request, out)));
     }
     default:
-        throw ProtocolError(std::string("a ") + type_name(frame.type) + " frame is not a request");
+        throw agent_protocol::ProtocolError(std::string("a ") + agent_protocol::type_name(frame.type) +
+                                            " frame is not a request");
     }
 }
 
@@ -71,7 +72,7 @@ bool answer(const Frame &frame, FrameOutput &out) {
 
 int serve(int in, int out_fd) {
     FrameOutput out(out_fd);
-    FrameDecoder decoder;
+    agent_protocol::FrameDecoder decoder;
     bool greeted = false;
     char buffer[256 * 1024];
     try {
@@ -84,17 +85,20 @@ int serve(int in, int out_fd) {
             }
             if (got == 0) {
                 if (!decoder.pending()) return 0;
-                throw ProtocolError("stdin ended inside a frame");
+                throw agent_protocol::ProtocolError("stdin ended inside a frame");
             }
             decoder.feed(std::string_view(buffer, static_cast<std::size_t>(got)));
             while (auto frame = decoder.next()) {
                 if (!greeted) {
-                    const auto hello = decode<Hello>(*frame);
-                    if (hello.version != kProtocolVersion)
-                        throw ProtocolError("the host speaks protocol version " + std::to_string(hello.version) +
-                                            ", this agent " + std::to_string(kProtocolVersion));
+                    const auto hello = agent_protocol::decode<agent_protocol::Hello>(*frame);
+                    if (hello.version != agent_protocol::kProtocolVersion)
+                        throw agent_protocol::ProtocolError("the host speaks protocol version " +
+                                                            std::to_string(hello.version) + ", this agent " +
+                                                            std::to_string(agent_protocol::kProtocolVersion));
                     greeted = true;
-                    if (!out.send(encode(HelloReply{kProtocolVersion, describe_self()}))) return 0;
+                    if (!out.send(agent_protocol::encode(
+                            agent_protocol::HelloReply{agent_protocol::kProtocolVersion, describe_self()})))
+                        return 0;
                     continue;
                 }
                 if (!answer(*frame, out)) return 0;
@@ -102,8 +106,8 @@ int serve(int in, int out_fd) {
             // Every complete request read so far is answered: send the answers before waiting for more.
             if (!out.flush()) return 0;
         }
-    } catch (const ProtocolError &e) {
-        out.send(encode(Fatal{e.what()}));
+    } catch (const agent_protocol::ProtocolError &e) {
+        out.send(agent_protocol::encode(agent_protocol::Fatal{e.what()}));
         out.flush();
         std::fprintf(stderr, "lu-agent: %s\n", e.what());
         return 1;

@@ -1,6 +1,6 @@
 #include "common/builtin_ignores.hpp"
 
-namespace liveupdate {
+namespace liveupdate::common {
 
 const std::vector<std::string> &builtin_ignore_patterns() {
     static const std::vector<std::string> patterns{
@@ -19,4 +19,4 @@ const IgnorePatterns &builtin_ignores() {
     return compiled;
 }
 
-}  // namespace liveupdate
+}  // namespace liveupdate::common

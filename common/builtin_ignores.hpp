@@ -12,7 +12,7 @@
 
 #include "common/ignore_patterns.hpp"
 
-namespace liveupdate {
+namespace liveupdate::common {
 
 // The rules, as ignore patterns relative to "/".
 const std::vector<std::string> &builtin_ignore_patterns();
@@ -20,4 +20,4 @@ const std::vector<std::string> &builtin_ignore_patterns();
 // The rules compiled once.
 const IgnorePatterns &builtin_ignores();
 
-}  // namespace liveupdate
+}  // namespace liveupdate::common

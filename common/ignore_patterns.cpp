@@ -6,7 +6,7 @@
 
 #include "common/paths.hpp"
 
-namespace liveupdate {
+namespace liveupdate::common {
 namespace {
 
 bool segment_matches(const std::string &pattern, const std::string &name) {
@@ -106,4 +106,4 @@ bool IgnoreSet::matches_entire_dir(std::string_view absolute_dir) const {
     return false;
 }
 
-}  // namespace liveupdate
+}  // namespace liveupdate::common

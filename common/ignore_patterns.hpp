@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-namespace liveupdate {
+namespace liveupdate::common {
 
 class IgnorePatterns {
 public:
@@ -42,4 +42,4 @@ private:
     std::vector<IgnorePatterns> sets_;
 };
 
-}  // namespace liveupdate
+}  // namespace liveupdate::common

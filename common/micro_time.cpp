@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-namespace liveupdate {
+namespace liveupdate::common {
 namespace {
 
 // Days since 1970-01-01 for a proleptic Gregorian date (Howard Hinnant's algorithm).
@@ -146,4 +146,4 @@ std::string MicroTime::format() const {
     return std::string(text, sizeof text - 1);
 }
 
-}  // namespace liveupdate
+}  // namespace liveupdate::common

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-namespace liveupdate {
+namespace liveupdate::common {
 
 class MicroTime {
 public:
@@ -34,4 +34,4 @@ private:
     std::int64_t micros_ = 0;
 };
 
-}  // namespace liveupdate
+}  // namespace liveupdate::common

@@ -1,6 +1,6 @@
 #include "common/paths.hpp"
 
-namespace liveupdate {
+namespace liveupdate::common {
 
 std::vector<std::string> split_segments(std::string_view path) {
     std::vector<std::string> out;
@@ -70,4 +70,4 @@ bool matches_file_or_child(const std::vector<std::string> &paths, const std::str
     return false;
 }
 
-}  // namespace liveupdate
+}  // namespace liveupdate::common

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-namespace liveupdate {
+namespace liveupdate::common {
 
 // The non-empty segments between slashes.
 std::vector<std::string> split_segments(std::string_view path);
@@ -24,4 +24,4 @@ std::optional<std::string> child_path(const std::string &dir, const std::string 
 // Paths (relative to base unless absolute) of which file is one or a child.
 bool matches_file_or_child(const std::vector<std::string> &paths, const std::string &base, const std::string &file);
 
-}  // namespace liveupdate
+}  // namespace liveupdate::common

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-namespace liveupdate {
+namespace liveupdate::common {
 
 std::string go_quote(std::string_view s) {
     std::string out = "\"";
@@ -45,4 +45,4 @@ std::string format_file_change_list(const std::vector<std::string> &paths) {
     return go_list(shown);
 }
 
-}  // namespace liveupdate
+}  // namespace liveupdate::common

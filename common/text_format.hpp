@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-namespace liveupdate {
+namespace liveupdate::common {
 
 // Go's %q: a double-quoted string with \" \\ and control characters escaped.
 std::string go_quote(std::string_view s);
@@ -14,4 +14,4 @@ std::string go_list(const std::vector<std::string> &items);
 // Tilt's FormatFileChangeList: at most 5 paths, then "...".
 std::string format_file_change_list(const std::vector<std::string> &paths);
 
-}  // namespace liveupdate
+}  // namespace liveupdate::common

@@ -2,7 +2,7 @@
 
 #include <cstdint>
 
-namespace liveupdate {
+namespace liveupdate::common {
 namespace {
 
 // Length of the valid UTF-8 sequence starting at text[i], or 0 if none.
@@ -66,4 +66,4 @@ std::string printable_path(std::string_view path) {
     return out;
 }
 
-}  // namespace liveupdate
+}  // namespace liveupdate::common

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace liveupdate {
+namespace liveupdate::common {
 
 // Well-formed UTF-8 (no overlong forms, surrogates or code points past U+10FFFF).
 bool is_valid_utf8(std::string_view text);
@@ -17,4 +17,4 @@ bool is_valid_utf8(std::string_view text);
 // control character, is written \xNN (a backslash itself as \\).
 std::string printable_path(std::string_view path);
 
-}  // namespace liveupdate
+}  // namespace liveupdate::common

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <regex>
 
-namespace liveupdate {
+namespace liveupdate::common {
 namespace {
 
 namespace json = boost::json;
@@ -73,4 +73,4 @@ std::vector<json::value> yaml_documents(std::string_view text) {
     return out;
 }
 
-}  // namespace liveupdate
+}  // namespace liveupdate::common

@@ -11,7 +11,7 @@
 
 #include <boost/json.hpp>
 
-namespace liveupdate {
+namespace liveupdate::common {
 
 // what(): "line L, column C: why" (from 1).
 class YamlError : public std::runtime_error {
@@ -31,4 +31,4 @@ private:
 // alias cycle or nesting deeper than 64.
 std::vector<boost::json::value> yaml_documents(std::string_view text);
 
-}  // namespace liveupdate
+}  // namespace liveupdate::common

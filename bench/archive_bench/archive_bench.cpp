@@ -33,7 +33,7 @@ using liveupdate::common::LogLevel;
 using liveupdate::host::ArchiveStream;
 
 int stream_to_stdout(const std::string &dir) {
-    ArchiveStream stream({{dir, "/app"}}, liveupdate::IgnoreSet{}, [](LogLevel level, std::string_view line) {
+    ArchiveStream stream({{dir, "/app"}}, liveupdate::common::IgnoreSet{}, [](LogLevel level, std::string_view line) {
         if (level >= LogLevel::warn) std::cerr << line << '\n';
     });
     std::vector<char> buffer(std::size_t{256} * 1024);

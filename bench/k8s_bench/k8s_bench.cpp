@@ -22,10 +22,10 @@
 #include <vector>
 
 #include "bench/bench_support/stats.hpp"
-#include "common/kubernetes/api_client.hpp"
+#include "common/kube/api_client.hpp"
+#include "host/kubernetes/kubernetes_discovery.hpp"
 #include "tests/docker/docker_test_support.hpp"
 #include "tests/kubernetes/k8s_test_support.hpp"
-#include "host/kubernetes/kubernetes_discovery.hpp"
 
 extern char **environ;
 

@@ -22,8 +22,8 @@ namespace {
 using namespace liveupdate;
 using lu_bench::Clock;
 
-const MicroTime kStart = *MicroTime::parse("2026-01-01T00:00:00Z");
-MicroTime at_micros(std::int64_t us) { return MicroTime(kStart.micros() + us); }
+const common::MicroTime kStart = *common::MicroTime::parse("2026-01-01T00:00:00Z");
+common::MicroTime at_micros(std::int64_t us) { return common::MicroTime(kStart.micros() + us); }
 
 std::string json_string(const std::string &s) { return "\"" + s + "\""; }
 
@@ -118,7 +118,7 @@ double bytes_per_tracked_path(int count) {
     const auto before = mallinfo2().uordblks;
     {
         PathTimeIndex idx;
-        for (int i = 0; i < count; ++i) idx.record(paths[i], MicroTime(i));
+        for (int i = 0; i < count; ++i) idx.record(paths[i], common::MicroTime(i));
         const auto after = mallinfo2().uordblks;
         return static_cast<double>(after - before) / count;
     }

@@ -39,7 +39,7 @@ namespace fs = std::filesystem;
 
 constexpr int kLiveUpdates = 1000;
 constexpr int kReloads = 10;
-const MicroTime kStart = *MicroTime::parse("2026-01-01T00:00:00.000000Z");
+const common::MicroTime kStart = *common::MicroTime::parse("2026-01-01T00:00:00.000000Z");
 
 double ms(std::chrono::microseconds us) { return static_cast<double>(us.count()) / 1000.0; }
 double ms(Clock::duration d) { return ms(std::chrono::duration_cast<std::chrono::microseconds>(d)); }
@@ -48,7 +48,7 @@ std::string file_watch(const fs::path &root, int events) {
     std::string list;
     for (int i = 0; i < events; ++i) {
         if (i > 0) list += ",";
-        list += R"({"time": ")" + MicroTime(kStart.micros() + std::int64_t{1000} * (i + 1)).format() +
+        list += R"({"time": ")" + common::MicroTime(kStart.micros() + std::int64_t{1000} * (i + 1)).format() +
                 R"(", "seenFiles": [")" + (root / ("f" + std::to_string(i) + ".txt")).string() + R"("]})";
     }
     return R"({"apiVersion": "tilt.dev/v1alpha1", "kind": "FileWatch", "metadata": {"name": "fw"},
@@ -81,9 +81,9 @@ std::chrono::microseconds thread_cpu() {
 struct Figures {
     std::chrono::microseconds total{}, load{}, drain{}, swap{}, pause{}, cpu{}, retire{};
     std::vector<std::chrono::microseconds> totals, cpus;
-    void take(reload::EngineReloader &reloader, const fs::path &file) {
+    void take(host::reload::EngineReloader &reloader, const fs::path &file) {
         const auto cpu_before = thread_cpu();
-        const reload::EngineReloadTimes t = reloader.reload(file);
+        const host::reload::EngineReloadTimes t = reloader.reload(file);
         cpus.push_back(thread_cpu() - cpu_before);
         retire = std::max(retire, reloader.wait_retired());
         totals.push_back(t.total);
@@ -137,7 +137,8 @@ int main() {
     Executor executor(updaters);
     ObjectStore store;
     std::atomic<std::int64_t> ticks{1'000'000};
-    ReconcileDriver driver(slot, executor, store, [&] { return MicroTime(kStart.micros() + ticks.fetch_add(1)); });
+    ReconcileDriver driver(slot, executor, store,
+                           [&] { return common::MicroTime(kStart.micros() + ticks.fetch_add(1)); });
     auto upsert = [&](const std::string &object) { slot.with_engine([&](const Engine &e) { return e.upsert(object); }); };
     upsert(file_watch(src, kFiles));
     for (int i = 0; i < kLiveUpdates; ++i) {
@@ -164,8 +165,8 @@ int main() {
                     ms(c1 - c0), ms(c2 - c1), ms(c3 - c2));
     }
 
-    reload::QuiesceGate gate;
-    reload::EngineReloader reloader(slot, gate);
+    host::reload::QuiesceGate gate;
+    host::reload::EngineReloader reloader(slot, gate);
     Figures idle;
     for (int i = 0; i < kReloads; ++i) idle.take(reloader, plugin_file);
     print("idle", idle, copy_ms);
@@ -180,7 +181,7 @@ int main() {
         workers.emplace_back([&, w] {
             while (!stop) {
                 for (int i = w; i < kLiveUpdates && !stop; i += 2) {
-                    reload::QuiesceGate::Pass pass = gate.enter();
+                    host::reload::QuiesceGate::Pass pass = gate.enter();
                     driver.reconcile("lu" + std::to_string(i));
                     ++reconciles;
                 }

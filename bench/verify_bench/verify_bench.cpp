@@ -54,14 +54,14 @@ public:
         // Not dlclose'd: the process ends right after.
     }
 
-    digest::Digest digest(const std::string &id, const std::string &name, const std::string &path) const {
+    tree_digest::Digest digest(const std::string &id, const std::string &name, const std::string &path) const {
         const lu_container_ref ref{sizeof(lu_container_ref), id.c_str(), name.c_str(), "", "", ""};
-        digest::Digest out;
+        tree_digest::Digest out;
         lu_message error{nullptr, 0};
         const auto each = [](void *ctx, const lu_digest_entry *e) -> int32_t {
-            static_cast<digest::Digest *>(ctx)->push_back({std::string(e->path.data, e->path.size),
-                                                            static_cast<digest::EntryKind>(e->kind), e->mode, e->size,
-                                                            e->hash});
+            static_cast<tree_digest::Digest *>(ctx)->push_back({std::string(e->path.data, e->path.size),
+                                                                static_cast<tree_digest::EntryKind>(e->kind), e->mode,
+                                                                e->size, e->hash});
             return 0;
         };
         const int32_t rc = digest_->digest(updater_, &ref, {path.data(), path.size()}, each, &out, nullptr, nullptr, &error);
@@ -107,7 +107,7 @@ int main(int argc, char **argv) {
         lu_bench::raw_docker_exec(container.name(), archive_file);
 
         const DigestingUpdater updater;
-        const verify::SyncTarget target{(local / "app/verify").string(), "/app/verify"};
+        const host::verify::SyncTarget target{(local / "app/verify").string(), "/app/verify"};
         auto start = Clock::now();
         const auto first = updater.digest(container.id(), container.name(), target.container_path);
         const double first_ms = ms_since(start);
@@ -126,11 +126,11 @@ int main(int argc, char **argv) {
                     // As the verifier does: the local tree hashed while the container hashes its own.
                     auto local_digest = std::async(std::launch::async, [&target] {
                         bool found = false;
-                        return digest::digest_tree(target.local_path, nullptr, found);
+                        return tree_digest::digest_tree(target.local_path, nullptr, found);
                     });
                     const auto there = updater.digest(container.id(), container.name(), target.container_path);
                     const auto here = local_digest.get();
-                    if (!verify::compare_target(target, here, there, {}, {}).empty())
+                    if (!host::verify::compare_target(target, here, there, {}, {}).empty())
                         throw std::runtime_error("the trees differ");
                 } else {
                     lu_test::sh_ok(reference);

@@ -8,16 +8,17 @@
 
 #include "common/agent_protocol/messages.hpp"
 
-namespace liveupdate::agent::client {
+namespace liveupdate::agent_client {
 namespace {
 
 constexpr std::size_t kChunk = std::size_t{64} * 1024;
 
 // A frame of an unexpected type or shape: the session is out of step, so it counts as broken.
-template <class M> M expect(const Frame &frame) {
+template <class M>
+M expect(const agent_protocol::Frame &frame) {
     try {
-        return decode<M>(frame);
-    } catch (const ProtocolError &e) {
+        return agent_protocol::decode<M>(frame);
+    } catch (const agent_protocol::ProtocolError &e) {
         throw AgentSessionBroken(std::string("the agent's answer: ") + e.what());
     }
 }
@@ -39,7 +40,7 @@ public:
     void collect() {
         push();
         while (owed_ > 0) {
-            const auto result = expect<Result>(session_.receive(AgentStream::Clock::now() + stall_));
+            const auto result = expect<agent_protocol::Result>(session_.receive(AgentStream::Clock::now() + stall_));
             --owed_;
             if (result.error != 0 && first_failure_.empty()) first_failure_ = result.message;
         }
@@ -72,7 +73,7 @@ std::string container_path(const char *entry_path) {
     while (p.starts_with("/")) p.remove_prefix(1);
     while (p.ends_with("/")) p.remove_suffix(1);
     std::string path = "/" + std::string(p);
-    if (const auto problem = path_problem(path); !problem.empty())
+    if (const auto problem = agent_protocol::path_problem(path); !problem.empty())
         throw std::runtime_error("the update's archive holds an unsafe entry: " + problem);
     return path;
 }
@@ -109,15 +110,17 @@ void send_archive(Pipeline &pipeline, const ArchiveReadFn &in) {
             throw std::runtime_error("the update's archive holds a hard link (" + path + "): not supported by lu-agent");
         switch (archive_entry_filetype(entry)) {
         case AE_IFDIR:
-            pipeline.send(encode(MakeDir{path, mode, kKeepOwner, kKeepOwner}));
+            pipeline.send(agent_protocol::encode(
+                agent_protocol::MakeDir{path, mode, agent_protocol::kKeepOwner, agent_protocol::kKeepOwner}));
             break;
         case AE_IFLNK: {
             const char *target = archive_entry_symlink(entry);
-            pipeline.send(encode(Symlink{path, target == nullptr ? "" : target, kKeepOwner, kKeepOwner}));
+            pipeline.send(agent_protocol::encode(agent_protocol::Symlink{
+                path, target == nullptr ? "" : target, agent_protocol::kKeepOwner, agent_protocol::kKeepOwner}));
             break;
         }
         case AE_IFREG: {
-            WriteFile write{path, mode, kKeepOwner, kKeepOwner, {}};
+            agent_protocol::WriteFile write{path, mode, agent_protocol::kKeepOwner, agent_protocol::kKeepOwner, {}};
             if (archive_entry_size_is_set(entry)) write.content.reserve(static_cast<std::size_t>(archive_entry_size(entry)));
             char chunk[kChunk];
             for (;;) {
@@ -128,7 +131,7 @@ void send_archive(Pipeline &pipeline, const ArchiveReadFn &in) {
                                              archive_error_string(reader.get()));
                 write.content.append(chunk, static_cast<std::size_t>(got));
             }
-            pipeline.send(encode(write));
+            pipeline.send(agent_protocol::encode(write));
             break;
         }
         default:
@@ -144,9 +147,9 @@ void apply_files_through_agent(AgentStream &session, const std::vector<std::stri
                                const ArchiveReadFn *archive, std::chrono::milliseconds stall) {
     Pipeline pipeline(session, stall);
     for (const auto &path : deletes) {
-        if (const auto problem = path_problem(path); !problem.empty())
+        if (const auto problem = agent_protocol::path_problem(path); !problem.empty())
             throw std::runtime_error("cannot delete through lu-agent: " + problem);
-        pipeline.send(encode(Remove{path}));
+        pipeline.send(agent_protocol::encode(agent_protocol::Remove{path}));
     }
     // Deletes finish before the copies start, as with rm then tar.
     pipeline.finish();
@@ -167,43 +170,43 @@ void apply_files_through_agent(AgentStream &session, const std::vector<std::stri
 AgentRunResult run_through_agent(AgentStream &session, const std::vector<std::string> &argv,
                                  std::chrono::milliseconds limit, std::chrono::milliseconds stall,
                                  const std::function<void(int, std::string_view)> &on_output) {
-    Run run{argv, "", {}, static_cast<std::uint32_t>(limit.count())};
-    session.send(encode(run), AgentStream::Clock::now() + stall);
+    agent_protocol::Run run{argv, "", {}, static_cast<std::uint32_t>(limit.count())};
+    session.send(agent_protocol::encode(run), AgentStream::Clock::now() + stall);
     // The agent enforces the limit; beyond it plus the stall allowance the stream is taken for dead.
     const auto deadline = AgentStream::Clock::now() + limit + stall;
     for (;;) {
         const auto frame = session.receive(deadline);
-        if (frame.type == MessageType::output) {
-            const auto output = expect<Output>(frame);
+        if (frame.type == agent_protocol::MessageType::output) {
+            const auto output = expect<agent_protocol::Output>(frame);
             on_output(output.stream, output.data);
             continue;
         }
-        const auto status = expect<ExitStatus>(frame);
+        const auto status = expect<agent_protocol::ExitStatus>(frame);
         return {status.code, status.timed_out != 0, status.message};
     }
 }
 
 AgentDigestResult digest_through_agent(AgentStream &session, const std::string &path, std::chrono::milliseconds stall,
-                                       const std::function<bool(const agent::DigestEntry &)> &each) {
-    if (const auto problem = agent::path_problem(path); !problem.empty())
+                                       const std::function<bool(const agent_protocol::DigestEntry &)> &each) {
+    if (const auto problem = agent_protocol::path_problem(path); !problem.empty())
         throw std::invalid_argument("cannot digest through lu-agent: " + problem);
-    session.send(encode(agent::Digest{path}), AgentStream::Clock::now() + stall);
+    session.send(agent_protocol::encode(agent_protocol::Digest{path}), AgentStream::Clock::now() + stall);
     AgentDigestResult result;
     bool wanted = true;
     for (;;) {
         // The stall allowance is per frame: a big tree takes as long as it takes.
         const auto frame = session.receive(AgentStream::Clock::now() + stall);
-        if (frame.type == agent::MessageType::digest_entry) {
-            const auto entry = expect<agent::DigestEntry>(frame);
+        if (frame.type == agent_protocol::MessageType::digest_entry) {
+            const auto entry = expect<agent_protocol::DigestEntry>(frame);
             ++result.entries;
             if (wanted) wanted = each(entry);
             continue;
         }
-        const auto done = expect<agent::Result>(frame);
+        const auto done = expect<agent_protocol::Result>(frame);
         result.error = done.error;
         result.message = done.message;
         return result;
     }
 }
 
-}  // namespace liveupdate::agent::client
+}  // namespace liveupdate::agent_client

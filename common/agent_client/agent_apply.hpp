@@ -15,7 +15,7 @@
 #include "common/agent_client/agent_stream.hpp"
 #include "common/agent_protocol/messages.hpp"
 
-namespace liveupdate::agent::client {
+namespace liveupdate::agent_client {
 
 // Fills buffer with up to capacity bytes of a tar archive: the count, 0 at
 // its end, -1 on failure (the updaters' archive reader).
@@ -48,14 +48,14 @@ AgentRunResult run_through_agent(AgentStream &session, const std::vector<std::st
                                  const std::function<void(int, std::string_view)> &on_output);
 
 struct AgentDigestResult {
-    std::int32_t error = 0;  // the agent's Result: 0, or the errno of the first path it could not read
+    std::int32_t error = 0;  // the agent's agent_protocol::Result: 0, or the errno of the first path it could not read
     std::string message;
-    std::size_t entries = 0;  // DigestEntry frames received
+    std::size_t entries = 0;  // agent_protocol::DigestEntry frames received
 };
 
 // Digests path (absolute): each DigestEntry to each as it arrives, until each
 // returns false (the rest is read and dropped, so the session stays in step).
 AgentDigestResult digest_through_agent(AgentStream &session, const std::string &path, std::chrono::milliseconds stall,
-                                       const std::function<bool(const DigestEntry &)> &each);
+                                       const std::function<bool(const agent_protocol::DigestEntry &)> &each);
 
-}  // namespace liveupdate::agent::client
+}  // namespace liveupdate::agent_client

@@ -17,7 +17,7 @@
 
 #include "common/agent_protocol/frame.hpp"
 
-namespace liveupdate::agent::client {
+namespace liveupdate::agent_client {
 namespace {
 
 namespace fs = std::filesystem;
@@ -65,7 +65,7 @@ AgentBinary load_agent_binary(const std::string &configured) {
         AgentBinary binary{place.string(), content.str(), {}};
         if (binary.content.empty()) throw std::runtime_error("the lu-agent binary " + place.string() + " is empty");
         binary.container_path = std::string("/") + kAgentFolder + "/" + kAgentName + "-" +
-                                std::to_string(kProtocolVersion) + "-" +
+                                std::to_string(agent_protocol::kProtocolVersion) + "-" +
                                 hex16(XXH3_64bits(binary.content.data(), binary.content.size()));
         return binary;
     }
@@ -98,4 +98,4 @@ std::string agent_archive(const AgentBinary &binary) {
     return std::string(buffer.data(), used);
 }
 
-}  // namespace liveupdate::agent::client
+}  // namespace liveupdate::agent_client

@@ -5,7 +5,7 @@
 
 #include <string>
 
-namespace liveupdate::agent::client {
+namespace liveupdate::agent_client {
 
 struct AgentBinary {
     std::string local_path;
@@ -23,4 +23,4 @@ AgentBinary load_agent_binary(const std::string &configured);
 // unpacked at "/" (docker: PUT /containers/{id}/archive; kubernetes: tar -x).
 std::string agent_archive(const AgentBinary &binary);
 
-}  // namespace liveupdate::agent::client
+}  // namespace liveupdate::agent_client

@@ -2,20 +2,20 @@
 
 #include "common/agent_protocol/messages.hpp"
 
-namespace liveupdate::agent::client {
+namespace liveupdate::agent_client {
 
 std::string handshake(AgentStream &stream, AgentStream::Clock::time_point deadline) {
-    stream.send(encode(Hello{}), deadline);
+    stream.send(agent_protocol::encode(agent_protocol::Hello{}), deadline);
     const auto answer = stream.receive(deadline);
     try {
-        const auto reply = decode<HelloReply>(answer);
-        if (reply.version != kProtocolVersion)
+        const auto reply = agent_protocol::decode<agent_protocol::HelloReply>(answer);
+        if (reply.version != agent_protocol::kProtocolVersion)
             throw AgentSessionBroken("the agent speaks protocol version " + std::to_string(reply.version) + ", not " +
-                                     std::to_string(kProtocolVersion));
+                                     std::to_string(agent_protocol::kProtocolVersion));
         return reply.agent;
-    } catch (const ProtocolError &e) {
+    } catch (const agent_protocol::ProtocolError &e) {
         throw AgentSessionBroken(std::string("the agent's handshake: ") + e.what());
     }
 }
 
-}  // namespace liveupdate::agent::client
+}  // namespace liveupdate::agent_client

@@ -11,7 +11,7 @@
 
 #include "common/agent_protocol/frame.hpp"
 
-namespace liveupdate::agent::client {
+namespace liveupdate::agent_client {
 
 // The session's stream ended or broke (agent killed, container stopped,
 // connection gone), or the agent ended it with a Fatal frame.
@@ -29,7 +29,7 @@ public:
     // long pipeline never deadlocks against the answers. Throws AgentSessionBroken.
     virtual void send(std::string_view frames, Clock::time_point deadline) = 0;
     // The next frame from the agent (never a Fatal one: that throws AgentSessionBroken).
-    virtual Frame receive(Clock::time_point deadline) = 0;
+    virtual agent_protocol::Frame receive(Clock::time_point deadline) = 0;
 };
 
 // The version handshake, first on every session: the agent's description
@@ -37,4 +37,4 @@ public:
 // does not answer, or speaks another protocol version.
 std::string handshake(AgentStream &stream, AgentStream::Clock::time_point deadline);
 
-}  // namespace liveupdate::agent::client
+}  // namespace liveupdate::agent_client

@@ -1,6 +1,6 @@
 #include "common/agent_protocol/frame.hpp"
 
-namespace liveupdate::agent {
+namespace liveupdate::agent_protocol {
 
 bool is_known(MessageType type) noexcept {
     switch (type) {
@@ -129,4 +129,4 @@ void FieldReader::expect_end() const {
     if (!in_.empty()) throw ProtocolError(std::to_string(in_.size()) + " unexpected byte(s) after the last field");
 }
 
-}  // namespace liveupdate::agent
+}  // namespace liveupdate::agent_protocol

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-namespace liveupdate::agent {
+namespace liveupdate::agent_protocol {
 
 // Bumped on any change of a message's fields; an agent of another version is replaced.
 inline constexpr std::uint32_t kProtocolVersion = 1;
@@ -105,4 +105,4 @@ private:
     std::string_view in_;
 };
 
-}  // namespace liveupdate::agent
+}  // namespace liveupdate::agent_protocol

@@ -1,6 +1,6 @@
 #include "common/agent_protocol/messages.hpp"
 
-namespace liveupdate::agent {
+namespace liveupdate::agent_protocol {
 
 std::string path_problem(std::string_view path) {
     if (path.empty() || path.front() != '/') return "path '" + std::string(path) + "' is not absolute";
@@ -14,4 +14,4 @@ std::string path_problem(std::string_view path) {
     return {};
 }
 
-}  // namespace liveupdate::agent
+}  // namespace liveupdate::agent_protocol

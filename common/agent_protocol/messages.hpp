@@ -8,7 +8,7 @@
 
 #include "common/agent_protocol/frame.hpp"
 
-namespace liveupdate::agent {
+namespace liveupdate::agent_protocol {
 
 // An owner field left at this keeps the agent's own (its exec user).
 inline constexpr std::int64_t kKeepOwner = -1;
@@ -151,4 +151,4 @@ template <class M> M decode(const Frame &frame) {
 // component and no NUL byte.
 std::string path_problem(std::string_view path);
 
-}  // namespace liveupdate::agent
+}  // namespace liveupdate::agent_protocol

@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
-namespace liveupdate::docker {
+namespace liveupdate::docker_engine {
 namespace {
 
 constexpr std::string_view kUnixScheme = "unix://";
@@ -72,4 +72,4 @@ Endpoint resolve_endpoint(std::string_view explicit_host) {
     return parse_docker_host(kDefaultDockerHost);
 }
 
-}  // namespace liveupdate::docker
+}  // namespace liveupdate::docker_engine

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace liveupdate::docker {
+namespace liveupdate::docker_engine {
 
 inline constexpr std::string_view kDefaultDockerHost = "unix:///var/run/docker.sock";
 
@@ -31,4 +31,4 @@ Endpoint parse_docker_host(std::string_view text);
 // environment when set and not empty, else the default socket.
 Endpoint resolve_endpoint(std::string_view explicit_host);
 
-}  // namespace liveupdate::docker
+}  // namespace liveupdate::docker_engine

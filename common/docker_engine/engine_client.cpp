@@ -9,7 +9,7 @@
 #include <cstring>
 #include <sstream>
 
-namespace liveupdate::docker {
+namespace liveupdate::docker_engine {
 namespace {
 
 std::string lower(std::string_view text) {
@@ -429,4 +429,4 @@ std::string EngineClient::query_escape(std::string_view text) {
     return out;
 }
 
-}  // namespace liveupdate::docker
+}  // namespace liveupdate::docker_engine

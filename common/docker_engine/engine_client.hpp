@@ -16,7 +16,7 @@
 #include "common/docker_engine/endpoint.hpp"
 #include "common/docker_engine/engine_error.hpp"
 
-namespace liveupdate::docker {
+namespace liveupdate::docker_engine {
 
 struct EngineResponse {
     long status = 0;
@@ -112,4 +112,4 @@ private:
     std::vector<void *> idle_handles_;
 };
 
-}  // namespace liveupdate::docker
+}  // namespace liveupdate::docker_engine

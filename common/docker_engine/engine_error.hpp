@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace liveupdate::docker {
+namespace liveupdate::docker_engine {
 
 enum class EngineFailure {
     unreachable,       // nothing listens on the endpoint (daemon not running)
@@ -29,4 +29,4 @@ private:
     int http_status_;
 };
 
-}  // namespace liveupdate::docker
+}  // namespace liveupdate::docker_engine

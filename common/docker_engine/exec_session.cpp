@@ -11,7 +11,7 @@
 #include <optional>
 #include <thread>
 
-namespace liveupdate::docker {
+namespace liveupdate::docker_engine {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -296,4 +296,4 @@ ExecResult run_exec(EngineClient &client, const ExecSpec &spec, const StdinProdu
     return result;
 }
 
-}  // namespace liveupdate::docker
+}  // namespace liveupdate::docker_engine

@@ -15,7 +15,7 @@
 #include "common/docker_engine/engine_client.hpp"
 #include "common/docker_engine/frame_demuxer.hpp"
 
-namespace liveupdate::docker {
+namespace liveupdate::docker_engine {
 
 struct ExecSpec {
     std::string container_id;
@@ -67,4 +67,4 @@ OpenExec open_exec(EngineClient &client, const ExecSpec &spec);
 // The exit code of an exec whose output ended (the daemon may lag a little).
 int exec_exit_code(EngineClient &client, const std::string &exec_id);
 
-}  // namespace liveupdate::docker
+}  // namespace liveupdate::docker_engine

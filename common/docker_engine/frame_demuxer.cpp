@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace liveupdate::docker {
+namespace liveupdate::docker_engine {
 
 void FrameDemuxer::feed(std::string_view bytes) {
     while (!bytes.empty()) {
@@ -51,4 +51,4 @@ void LineSplitter::flush() {
     pending_.clear();
 }
 
-}  // namespace liveupdate::docker
+}  // namespace liveupdate::docker_engine

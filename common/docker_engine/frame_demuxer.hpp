@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-namespace liveupdate::docker {
+namespace liveupdate::docker_engine {
 
 enum class OutputStream : std::uint8_t { stdin_echo = 0, stdout_stream = 1, stderr_stream = 2 };
 
@@ -45,4 +45,4 @@ private:
     std::string pending_;
 };
 
-}  // namespace liveupdate::docker
+}  // namespace liveupdate::docker_engine

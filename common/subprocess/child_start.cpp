@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 
-namespace liveupdate::common {
+namespace liveupdate::subprocess {
 namespace {
 
 // The program's path as execvp would find it, resolved before fork.
@@ -171,4 +171,4 @@ int exit_code_of(int wait_status) {
     return -1;
 }
 
-}  // namespace liveupdate::common
+}  // namespace liveupdate::subprocess

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace liveupdate::common {
+namespace liveupdate::subprocess {
 
 struct ChildOptions {
     std::vector<std::string> argv{};  // argv[0] is looked up on this process's PATH unless it has a '/'
@@ -47,4 +47,4 @@ std::string start_failure_text(const StartedChild &child);
 // A waitpid status as a shell shows it: the exit code, or 128 + the signal.
 int exit_code_of(int wait_status);
 
-}  // namespace liveupdate::common
+}  // namespace liveupdate::subprocess

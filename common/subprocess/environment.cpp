@@ -6,7 +6,7 @@
 
 extern char **environ;
 
-namespace liveupdate::common {
+namespace liveupdate::subprocess {
 
 std::vector<std::string> environment_with(const EnvVars &extra) {
     const auto named_in = [](auto first, auto last, std::string_view name) {
@@ -22,4 +22,4 @@ std::vector<std::string> environment_with(const EnvVars &extra) {
     return env;
 }
 
-}  // namespace liveupdate::common
+}  // namespace liveupdate::subprocess

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-namespace liveupdate::common {
+namespace liveupdate::subprocess {
 
 using EnvVars = std::vector<std::pair<std::string, std::string>>;  // (name, value), in order
 
@@ -15,4 +15,4 @@ using EnvVars = std::vector<std::pair<std::string, std::string>>;  // (name, val
 // name given twice in extra keeps its last value, as a shell's assignments do.
 std::vector<std::string> environment_with(const EnvVars &extra);
 
-}  // namespace liveupdate::common
+}  // namespace liveupdate::subprocess

@@ -13,7 +13,7 @@
 
 #include "common/subprocess/child_start.hpp"
 
-namespace liveupdate::common {
+namespace liveupdate::subprocess {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -226,4 +226,4 @@ ProcessResult run_process(const RunOptions &options) {
     return ProcessResult{wait_exit_code(child.pid), false};
 }
 
-}  // namespace liveupdate::common
+}  // namespace liveupdate::subprocess

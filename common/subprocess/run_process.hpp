@@ -14,7 +14,7 @@
 
 #include "common/subprocess/environment.hpp"
 
-namespace liveupdate::common {
+namespace liveupdate::subprocess {
 
 // Takes all bytes or throws.
 using WriteFn = std::function<void(const char *data, std::size_t size)>;
@@ -50,4 +50,4 @@ public:
 // dropped and the exit code tells why.
 ProcessResult run_process(const RunOptions &options);
 
-}  // namespace liveupdate::common
+}  // namespace liveupdate::subprocess

@@ -13,7 +13,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-namespace liveupdate::digest {
+namespace liveupdate::tree_digest {
 namespace {
 
 // The hash of a file's content; errno's value in error when it cannot be read.
@@ -146,4 +146,4 @@ Digest digest_tree(const std::string &root, const PruneFn &prune, bool &found) {
     return out;
 }
 
-}  // namespace liveupdate::digest
+}  // namespace liveupdate::tree_digest

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace liveupdate::digest {
+namespace liveupdate::tree_digest {
 
 // The values of lu_digest_kind and of the agent's EntryType.
 enum class EntryKind : std::uint8_t { file = 1, dir = 2, symlink = 3, other = 4 };
@@ -44,4 +44,4 @@ WalkResult walk_tree(const std::string &root, const PruneFn &prune, const EachFn
 // The whole tree in memory; throws std::runtime_error with the walk's error.
 Digest digest_tree(const std::string &root, const PruneFn &prune, bool &found);
 
-}  // namespace liveupdate::digest
+}  // namespace liveupdate::tree_digest

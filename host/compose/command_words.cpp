@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-namespace liveupdate::compose {
+namespace liveupdate::host::compose {
 
 std::vector<std::string> split_command_words(std::string_view command) {
     std::vector<std::string> words;
@@ -47,4 +47,4 @@ std::vector<std::string> split_command_words(std::string_view command) {
     return words;
 }
 
-}  // namespace liveupdate::compose
+}  // namespace liveupdate::host::compose

@@ -7,9 +7,9 @@
 #include <string_view>
 #include <vector>
 
-namespace liveupdate::compose {
+namespace liveupdate::host::compose {
 
 // Throws std::invalid_argument for an unclosed quote or a trailing backslash.
 std::vector<std::string> split_command_words(std::string_view command);
 
-}  // namespace liveupdate::compose
+}  // namespace liveupdate::host::compose

@@ -6,7 +6,7 @@
 
 #include "common/subprocess/run_process.hpp"
 
-namespace liveupdate::compose {
+namespace liveupdate::host::compose {
 
 std::optional<ComposeCli> find_compose_cli() {
     const auto quiet = [](std::string_view) {};
@@ -86,12 +86,12 @@ int run_streaming(const std::vector<std::string> &argv, const std::function<void
     };
     int exit_code = 0;
     try {
-        exit_code = common::run_process({.argv = argv, .on_output = to_lines, .merge_output = true}).exit_code;
-    } catch (const common::StartError &) {
+        exit_code = subprocess::run_process({.argv = argv, .on_output = to_lines, .merge_output = true}).exit_code;
+    } catch (const subprocess::StartError &) {
         return 127;  // as a shell says "command not found"; callers take it as "not there"
     }
     if (!pending.empty()) on_line(pending);
     return exit_code;
 }
 
-}  // namespace liveupdate::compose
+}  // namespace liveupdate::host::compose

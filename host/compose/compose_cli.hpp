@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace liveupdate::compose {
+namespace liveupdate::host::compose {
 
 struct ComposeCli {
     std::vector<std::string> command;  // {"docker", "compose"} or {"docker-compose"}
@@ -35,4 +35,4 @@ std::string without_develop(std::string_view compose_text);
 // returns the exit status (127: could not start it).
 int run_streaming(const std::vector<std::string> &argv, const std::function<void(std::string_view)> &on_line);
 
-}  // namespace liveupdate::compose
+}  // namespace liveupdate::host::compose

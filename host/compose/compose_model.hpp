@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace liveupdate::compose {
+namespace liveupdate::host::compose {
 
 // A place in a compose file; line and column count from 1.
 struct Where {
@@ -65,4 +65,4 @@ struct Project {
     std::map<std::string, Service> services;
 };
 
-}  // namespace liveupdate::compose
+}  // namespace liveupdate::host::compose

@@ -12,7 +12,7 @@
 #include "host/compose/project_name.hpp"
 #include "host/compose/watch_objects.hpp"
 
-namespace liveupdate::compose {
+namespace liveupdate::host::compose {
 namespace fs = std::filesystem;
 
 namespace {
@@ -137,4 +137,4 @@ ProjectLoad load_compose_project(const ProjectOptions &options, const VariableLo
     return load;
 }
 
-}  // namespace liveupdate::compose
+}  // namespace liveupdate::host::compose

@@ -15,7 +15,7 @@
 #include "host/compose/compose_model.hpp"
 #include "host/compose/interpolation.hpp"
 
-namespace liveupdate::compose {
+namespace liveupdate::host::compose {
 
 struct ProjectOptions {
     std::vector<std::string> files;   // merge order; relative to the current folder or absolute
@@ -38,4 +38,4 @@ ProjectLoad load_compose_project(const ProjectOptions &options, const VariableLo
 // The process environment as a lookup.
 VariableLookup process_environment();
 
-}  // namespace liveupdate::compose
+}  // namespace liveupdate::host::compose

@@ -6,7 +6,7 @@
 
 #include "host/compose/command_words.hpp"
 
-namespace liveupdate::compose {
+namespace liveupdate::host::compose {
 namespace {
 
 class Reader {
@@ -259,4 +259,4 @@ ComposeFile merge_compose_files(const std::vector<ComposeFile> &files) {
     return merged;
 }
 
-}  // namespace liveupdate::compose
+}  // namespace liveupdate::host::compose

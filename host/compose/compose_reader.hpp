@@ -12,7 +12,7 @@
 #include "host/compose/compose_model.hpp"
 #include "host/compose/interpolation.hpp"
 
-namespace liveupdate::compose {
+namespace liveupdate::host::compose {
 
 struct FileRead {
     std::optional<ComposeFile> compose;  // nullopt when errors make the file unusable
@@ -27,4 +27,4 @@ FileRead read_compose_file(const std::string &file, std::string_view text, const
 // Later files win: top-level name, a service's build context, its watch list.
 ComposeFile merge_compose_files(const std::vector<ComposeFile> &files);
 
-}  // namespace liveupdate::compose
+}  // namespace liveupdate::host::compose

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-namespace liveupdate::compose {
+namespace liveupdate::host::compose {
 namespace fs = std::filesystem;
 
 ComposeRebuilder::ComposeRebuilder(LineFn on_line) : on_line_(std::move(on_line)), thread_([this] { run(); }) {}
@@ -91,4 +91,4 @@ void ComposeRebuilder::rebuild(const RebuildJob &job) {
     else on_line_(job.service, "rebuild: failed (exit " + std::to_string(status) + ")", true);
 }
 
-}  // namespace liveupdate::compose
+}  // namespace liveupdate::host::compose

@@ -16,7 +16,7 @@
 
 #include "host/compose/compose_cli.hpp"
 
-namespace liveupdate::compose {
+namespace liveupdate::host::compose {
 
 struct RebuildJob {
     std::string project;
@@ -53,4 +53,4 @@ private:
     std::thread thread_;
 };
 
-}  // namespace liveupdate::compose
+}  // namespace liveupdate::host::compose

@@ -2,7 +2,7 @@
 
 #include <vector>
 
-namespace liveupdate::compose {
+namespace liveupdate::host::compose {
 namespace {
 
 std::string_view trim(std::string_view s) {
@@ -90,4 +90,4 @@ std::map<std::string, std::string> parse_dotenv(std::string_view text, const Var
     return values;
 }
 
-}  // namespace liveupdate::compose
+}  // namespace liveupdate::host::compose

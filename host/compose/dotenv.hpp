@@ -12,7 +12,7 @@
 
 #include "host/compose/interpolation.hpp"
 
-namespace liveupdate::compose {
+namespace liveupdate::host::compose {
 
 // what(): "line N: why".
 class DotenvError : public std::runtime_error {
@@ -28,4 +28,4 @@ private:
 // a failing interpolation.
 std::map<std::string, std::string> parse_dotenv(std::string_view text, const VariableLookup &environment);
 
-}  // namespace liveupdate::compose
+}  // namespace liveupdate::host::compose

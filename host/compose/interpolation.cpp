@@ -1,6 +1,6 @@
 #include "host/compose/interpolation.hpp"
 
-namespace liveupdate::compose {
+namespace liveupdate::host::compose {
 namespace {
 
 bool name_start(char c) { return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
@@ -116,4 +116,4 @@ Interpolated interpolate(std::string_view text, const VariableLookup &lookup) {
     return out;
 }
 
-}  // namespace liveupdate::compose
+}  // namespace liveupdate::host::compose

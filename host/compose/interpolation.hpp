@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-namespace liveupdate::compose {
+namespace liveupdate::host::compose {
 
 // A variable's value, nullopt when it is not set.
 using VariableLookup = std::function<std::optional<std::string>(std::string_view name)>;
@@ -33,4 +33,4 @@ public:
 // for a malformed template.
 Interpolated interpolate(std::string_view text, const VariableLookup &lookup);
 
-}  // namespace liveupdate::compose
+}  // namespace liveupdate::host::compose

@@ -3,7 +3,7 @@
 #include <array>
 #include <filesystem>
 
-namespace liveupdate::compose {
+namespace liveupdate::host::compose {
 namespace fs = std::filesystem;
 
 namespace {
@@ -45,4 +45,4 @@ std::vector<std::string> compose_files_of(const std::string &path) {
     return files;
 }
 
-}  // namespace liveupdate::compose
+}  // namespace liveupdate::host::compose

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-namespace liveupdate::compose {
+namespace liveupdate::host::compose {
 
 // compose.yaml, compose.yml, docker-compose.yml, docker-compose.yaml and
 // their .override variants.
@@ -18,4 +18,4 @@ bool is_compose_file_name(std::string_view file_name);
 // a folder holding one.
 std::vector<std::string> compose_files_of(const std::string &path);
 
-}  // namespace liveupdate::compose
+}  // namespace liveupdate::host::compose

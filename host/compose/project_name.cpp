@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <stdexcept>
 
-namespace liveupdate::compose {
+namespace liveupdate::host::compose {
 
 std::string normalize_project_name(std::string_view name) {
     std::string out;
@@ -39,4 +39,4 @@ std::string choose_project_name(const std::optional<std::string> &option, const 
     return name;
 }
 
-}  // namespace liveupdate::compose
+}  // namespace liveupdate::host::compose

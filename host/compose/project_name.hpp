@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace liveupdate::compose {
+namespace liveupdate::host::compose {
 
 std::string normalize_project_name(std::string_view name);
 
@@ -16,4 +16,4 @@ std::string normalize_project_name(std::string_view name);
 std::string choose_project_name(const std::optional<std::string> &option, const std::optional<std::string> &environment,
                                 const std::optional<std::string> &top_level, const std::string &directory);
 
-}  // namespace liveupdate::compose
+}  // namespace liveupdate::host::compose

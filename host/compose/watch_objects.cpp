@@ -5,7 +5,7 @@
 #include "common/ignore_patterns.hpp"
 #include "common/paths.hpp"
 
-namespace liveupdate::compose {
+namespace liveupdate::host::compose {
 namespace json = boost::json;
 
 namespace {
@@ -33,8 +33,8 @@ std::optional<std::string> rule_path(const Project &project, const WatchRule &ru
         errors.push_back({rule.path_where.line > 0 ? rule.path_where : rule.where, "path must not be empty"});
         return std::nullopt;
     }
-    const std::string abs = join_path(project.directory, rule.path);
-    if (!child_path(project.directory, abs)) {
+    const std::string abs = common::join_path(project.directory, rule.path);
+    if (!common::child_path(project.directory, abs)) {
         errors.push_back({rule.path_where, "path \"" + rule.path + "\" is outside the project folder " +
                                                project.directory});
         return std::nullopt;
@@ -73,7 +73,7 @@ WatchObjects watch_objects(const Project &project, const DockerignoreReader &doc
         if (!service.watch || service.watch->empty()) continue;
         std::vector<ComposeIssue> errors;
         std::optional<std::string> context;
-        if (service.build_context) context = join_path(project.directory, *service.build_context);
+        if (service.build_context) context = common::join_path(project.directory, *service.build_context);
         const auto ignore_file = context ? dockerignore(*context) : std::nullopt;
 
         json::array sources;
@@ -157,4 +157,4 @@ WatchObjects watch_objects(const Project &project, const DockerignoreReader &doc
     return out;
 }
 
-}  // namespace liveupdate::compose
+}  // namespace liveupdate::host::compose

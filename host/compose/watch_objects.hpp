@@ -23,7 +23,7 @@
 
 #include "host/compose/compose_model.hpp"
 
-namespace liveupdate::compose {
+namespace liveupdate::host::compose {
 
 inline constexpr const char *kValidActions = "rebuild, restart, sync, sync+exec, sync+restart";
 
@@ -40,4 +40,4 @@ struct WatchObjects {
 
 WatchObjects watch_objects(const Project &project, const DockerignoreReader &dockerignore);
 
-}  // namespace liveupdate::compose
+}  // namespace liveupdate::host::compose

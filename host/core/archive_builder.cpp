@@ -92,7 +92,7 @@ public:
         archive_write_free(archive_);
     }
 
-    void add_mapping(const CopyMapping &copy, const IgnoreSet &filter) {
+    void add_mapping(const CopyMapping &copy, const common::IgnoreSet &filter) {
         std::string name = copy.container;
         name.erase(0, name.find_first_not_of('/'));
         std::string local = copy.local;
@@ -158,7 +158,7 @@ private:
 
     // dir_fd/leaf: where to open the path relative to (-1: path is absolute).
     void add_path(int dir_fd, const std::string &leaf, const std::string &path, const std::string &name,
-                  const struct stat &st, const IgnoreSet &filter) {
+                  const struct stat &st, const common::IgnoreSet &filter) {
         if (S_ISREG(st.st_mode)) {
             add_file(dir_fd, leaf, path, name);
         } else if (S_ISLNK(st.st_mode)) {
@@ -220,7 +220,7 @@ private:
     }
 
     void add_directory(int dir_fd, const std::string &leaf, const std::string &path, const std::string &name,
-                       const IgnoreSet &filter, bool emit_entry) {
+                       const common::IgnoreSet &filter, bool emit_entry) {
         int fd = dir_fd < 0 ? ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                             : ::openat(dir_fd, leaf.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0) {
@@ -263,10 +263,10 @@ private:
         for (const auto &[child, type] : children) {
             const std::string child_path = prefix + child;
             const std::string child_name = name_prefix + child;
-            if (!is_valid_utf8(child)) {
+            if (!common::is_valid_utf8(child)) {
                 // As the watchers and the initial sync's walk do (core/utf8.hpp).
                 log_(common::LogLevel::warn,
-                     "skipping " + printable_path(child_path) + ": its name is not valid UTF-8");
+                     "skipping " + common::printable_path(child_path) + ": its name is not valid UTF-8");
                 continue;
             }
             if (type == DT_DIR) {
@@ -317,7 +317,7 @@ private:
 
 }  // namespace
 
-IgnoreSet ignore_set_from_json(const json::value &filter) {
+common::IgnoreSet ignore_set_from_json(const json::value &filter) {
     try {
         return common::ignore_set_of(common::parse_ignore_defs(filter, "update.filter"));
     } catch (const common::DecodeError &e) {
@@ -329,8 +329,8 @@ IgnoreSet ignore_set_from_json(const json::value &filter) {
 
 namespace {
 
-ArchiveSummary write_archive_to(const std::vector<CopyMapping> &copies, const IgnoreSet &filter, ArchiveSink &sink,
-                                const LogSinkFn &log) {
+ArchiveSummary write_archive_to(const std::vector<CopyMapping> &copies, const common::IgnoreSet &filter,
+                                ArchiveSink &sink, const LogSinkFn &log) {
     TarWriter tar(sink, log);
     for (const CopyMapping &copy : copies) tar.add_mapping(copy, filter);
     return tar.close();
@@ -338,7 +338,7 @@ ArchiveSummary write_archive_to(const std::vector<CopyMapping> &copies, const Ig
 
 }  // namespace
 
-ArchiveSummary write_archive(const std::vector<CopyMapping> &copies, const IgnoreSet &filter,
+ArchiveSummary write_archive(const std::vector<CopyMapping> &copies, const common::IgnoreSet &filter,
                              const ArchiveWriteFn &write, const LogSinkFn &log) {
     FunctionSink sink(write);
     return write_archive_to(copies, filter, sink, log);
@@ -380,7 +380,7 @@ private:
     ArchiveStream &s_;
 };
 
-ArchiveStream::ArchiveStream(std::vector<CopyMapping> copies, IgnoreSet filter, LogSinkFn log)
+ArchiveStream::ArchiveStream(std::vector<CopyMapping> copies, common::IgnoreSet filter, LogSinkFn log)
     : copies_(std::move(copies)), filter_(std::move(filter)), log_(std::move(log)) {
     writer_ = std::thread([this] { run_writer(); });
 }

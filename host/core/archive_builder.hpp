@@ -49,12 +49,12 @@ using ArchiveWriteFn = std::function<void(const void *data, std::size_t size)>;
 
 // The step's "filter": [{"basePath": ABS, "patterns": [...]}]. Throws
 // HostError when it is not that shape or a pattern is malformed.
-IgnoreSet ignore_set_from_json(const boost::json::value &filter);
+common::IgnoreSet ignore_set_from_json(const boost::json::value &filter);
 
 // Writes the whole archive synchronously. Paths that cannot be read are left
 // out and listed in the summary; throws HostError when the archive cannot be
 // completed (a read error inside a file, the sink throwing).
-ArchiveSummary write_archive(const std::vector<CopyMapping> &copies, const IgnoreSet &filter,
+ArchiveSummary write_archive(const std::vector<CopyMapping> &copies, const common::IgnoreSet &filter,
                              const ArchiveWriteFn &write, const LogSinkFn &log);
 
 class ArchiveSink;
@@ -64,7 +64,7 @@ class ArchiveSink;
 // Destroying the stream before the end stops the writer.
 class ArchiveStream {
 public:
-    ArchiveStream(std::vector<CopyMapping> copies, IgnoreSet filter, LogSinkFn log);
+    ArchiveStream(std::vector<CopyMapping> copies, common::IgnoreSet filter, LogSinkFn log);
     ArchiveStream(const ArchiveStream &) = delete;
     ArchiveStream &operator=(const ArchiveStream &) = delete;
     ~ArchiveStream();
@@ -93,7 +93,7 @@ private:
     void finish_writer();
 
     std::vector<CopyMapping> copies_;
-    IgnoreSet filter_;
+    common::IgnoreSet filter_;
     LogSinkFn log_;
     std::thread writer_;
     mutable std::mutex mutex_;

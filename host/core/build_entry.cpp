@@ -10,11 +10,11 @@ std::string build_entry_line(const std::vector<std::string> &files, const std::s
     std::vector<std::string> shown;
     shown.reserve(files.size());
     for (const std::string &file : files) {
-        const auto relative = child_path(working_dir, file);
+        const auto relative = common::child_path(working_dir, file);
         shown.push_back(relative && *relative != "." ? *relative : file);
     }
     return std::to_string(files.size()) + (files.size() == 1 ? " File" : " Files") +
-           " Changed: " + format_file_change_list(shown);
+           " Changed: " + common::format_file_change_list(shown);
 }
 
 }  // namespace liveupdate::host

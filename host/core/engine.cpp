@@ -57,7 +57,7 @@ json::object parse_step(const LiveUpdatePlugin &plugin, int32_t rc, std::string_
 
 ReconcileSession::~ReconcileSession() { plugin_->api().reconcile_end(session_); }
 
-json::object ReconcileSession::continue_with(const json::value &outcome, MicroTime now) {
+json::object ReconcileSession::continue_with(const json::value &outcome, common::MicroTime now) {
     const std::string outcome_text = to_json_text(outcome);
     const std::string now_text = now.format();
     PluginMessage step(plugin_->api().free_message);
@@ -66,7 +66,7 @@ json::object ReconcileSession::continue_with(const json::value &outcome, MicroTi
     return parse_step(*plugin_, rc, step.view(), "reconcile_continue failed");
 }
 
-Engine::Engine(std::shared_ptr<const LiveUpdatePlugin> plugin, MicroTime start_time)
+Engine::Engine(std::shared_ptr<const LiveUpdatePlugin> plugin, common::MicroTime start_time)
     : plugin_(std::move(plugin)), start_time_(start_time) {
     host_.struct_size = sizeof(lu_engine_host);
     host_.ctx = nullptr;
@@ -144,7 +144,7 @@ std::optional<Engine::Answer> Engine::sync_targets(std::string_view live_update)
     return Answer{rc, result.str()};
 }
 
-Engine::Begun Engine::reconcile_begin(std::string_view live_update, MicroTime now) const {
+Engine::Begun Engine::reconcile_begin(std::string_view live_update, common::MicroTime now) const {
     const std::string now_text = now.format();
     lu_reconcile *session = nullptr;
     PluginMessage step(plugin_->api().free_message);

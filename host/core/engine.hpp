@@ -25,7 +25,7 @@ public:
     ~ReconcileSession();
 
     // Reports the outcome of the last "update" step; returns the next step.
-    boost::json::object continue_with(const boost::json::value &outcome, MicroTime now);
+    boost::json::object continue_with(const boost::json::value &outcome, common::MicroTime now);
 
 private:
     std::shared_ptr<const LiveUpdatePlugin> plugin_;
@@ -35,7 +35,7 @@ private:
 class Engine {
 public:
     // options: {"startTime": start_time}. Throws PluginCallError.
-    Engine(std::shared_ptr<const LiveUpdatePlugin> plugin, MicroTime start_time);
+    Engine(std::shared_ptr<const LiveUpdatePlugin> plugin, common::MicroTime start_time);
     Engine(const Engine &) = delete;
     Engine &operator=(const Engine &) = delete;
     ~Engine();
@@ -53,7 +53,7 @@ public:
         std::unique_ptr<ReconcileSession> session;
         boost::json::object step;
     };
-    Begun reconcile_begin(std::string_view live_update, MicroTime now) const;
+    Begun reconcile_begin(std::string_view live_update, common::MicroTime now) const;
 
     std::string snapshot() const;
     void restore(std::string_view blob) const;
@@ -75,13 +75,13 @@ public:
     std::optional<Answer> sync_targets(std::string_view live_update) const;
 
     const LiveUpdatePlugin &plugin() const { return *plugin_; }
-    MicroTime start_time() const { return start_time_; }
+    common::MicroTime start_time() const { return start_time_; }
 
 private:
     boost::json::object admission(int32_t rc, std::string_view result, const char *what) const;
 
     std::shared_ptr<const LiveUpdatePlugin> plugin_;
-    MicroTime start_time_;
+    common::MicroTime start_time_;
     lu_engine_host host_{};
     lu_engine *engine_ = nullptr;
 };

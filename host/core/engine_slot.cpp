@@ -7,8 +7,9 @@
 
 namespace liveupdate::host {
 
-EngineSlot::EngineSlot(std::filesystem::path plugin_file, MicroTime start_time, LoadOptions options)
-    : plugin_file_(std::move(plugin_file)), start_time_(start_time),
+EngineSlot::EngineSlot(std::filesystem::path plugin_file, common::MicroTime start_time, LoadOptions options)
+    : plugin_file_(std::move(plugin_file)),
+      start_time_(start_time),
       engine_(std::make_unique<Engine>(LiveUpdatePlugin::load(plugin_file_, options), start_time)) {}
 
 void EngineSlot::reload() { reload(plugin_file()); }

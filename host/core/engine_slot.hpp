@@ -14,7 +14,7 @@ namespace liveupdate::host {
 class EngineSlot {
 public:
     // Loads the plugin (from a private copy when options say so) and creates the engine.
-    EngineSlot(std::filesystem::path plugin_file, MicroTime start_time, LoadOptions options = {});
+    EngineSlot(std::filesystem::path plugin_file, common::MicroTime start_time, LoadOptions options = {});
 
     template <typename Fn>
     decltype(auto) with_engine(Fn &&fn) const {
@@ -41,7 +41,7 @@ public:
 
 private:
     std::filesystem::path plugin_file_;
-    MicroTime start_time_;
+    common::MicroTime start_time_;
     mutable std::shared_mutex mutex_;
     std::unique_ptr<Engine> engine_;
 };

@@ -108,7 +108,7 @@ UpdateOutcome Executor::execute(const json::object &update, const LogSinkFn &log
     try {
         const PreparedUpdate prepared(update);
         const json::value *filter = update.if_contains("filter");
-        IgnoreSet ignore = filter != nullptr ? ignore_set_from_json(*filter) : IgnoreSet{};
+        common::IgnoreSet ignore = filter != nullptr ? ignore_set_from_json(*filter) : common::IgnoreSet{};
 
         std::shared_ptr<const Updater> updater = updaters_.find(prepared.via);
         if (!updater) return UpdateOutcome::infra_failure("no updater serves \"" + prepared.via + "\"");

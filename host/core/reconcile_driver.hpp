@@ -41,7 +41,7 @@ struct ReconcileResult {
 
 class ReconcileDriver {
 public:
-    using Clock = std::function<MicroTime()>;
+    using Clock = std::function<common::MicroTime()>;
     // live_log (optional) sees each log line as it happens, tagged with the
     // LiveUpdate's name; it must be thread-safe. Without it, lines go to the
     // host log at debug level.

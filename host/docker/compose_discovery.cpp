@@ -9,9 +9,9 @@ namespace liveupdate::host::docker {
 namespace {
 
 namespace json = boost::json;
-using liveupdate::docker::EngineClient;
-using liveupdate::docker::EngineError;
-using liveupdate::docker::StreamCancel;
+using liveupdate::docker_engine::EngineClient;
+using liveupdate::docker_engine::EngineError;
+using liveupdate::docker_engine::StreamCancel;
 
 // Lifecycle events that can change which container stands for a service or its
 // state; exec events (every live update makes some) are left out.
@@ -41,9 +41,9 @@ std::string attribute(const json::object &event, const char *key) {
 
 ComposeDiscovery::ComposeDiscovery(Options options, StatusFn on_status, WarningFn on_warning)
     : on_status_(std::move(on_status)), on_warning_(std::move(on_warning)), options_(std::move(options)) {
-    liveupdate::docker::Endpoint endpoint;
+    liveupdate::docker_engine::Endpoint endpoint;
     try {
-        endpoint = liveupdate::docker::resolve_endpoint(options_.docker_host);
+        endpoint = liveupdate::docker_engine::resolve_endpoint(options_.docker_host);
     } catch (const std::invalid_argument &e) {
         if (!options_.docker_host.empty()) throw;
         // A DOCKER_HOST from the environment we cannot use: say so, discover nothing.
@@ -115,7 +115,8 @@ json::object ComposeDiscovery::current_status(const ComposeServiceRef &service) 
     const auto list = client_->get("/containers/json?all=1&filters=" + EngineClient::query_escape(service_filter_json(service)));
     EngineClient::expect_success(list, "GET /containers/json");
     const auto listed = json::parse(list.body);
-    if (!listed.is_array()) throw EngineError(liveupdate::docker::EngineFailure::protocol, "GET /containers/json: not a list");
+    if (!listed.is_array())
+        throw EngineError(liveupdate::docker_engine::EngineFailure::protocol, "GET /containers/json: not a list");
     // The status is Tilt's (the container that stands for the service) plus
     // "replicas": every container of the service, so that each is updated.
     const auto id = pick_service_container(listed.as_array());
@@ -126,7 +127,8 @@ json::object ComposeDiscovery::current_status(const ComposeServiceRef &service) 
         if (inspect.status == 404) continue;  // removed between the two calls; its destroy event follows
         EngineClient::expect_success(inspect, "GET /containers/" + each.substr(0, 12) + "/json");
         const auto value = json::parse(inspect.body);
-        if (!value.is_object()) throw EngineError(liveupdate::docker::EngineFailure::protocol, "container inspect: not an object");
+        if (!value.is_object())
+            throw EngineError(liveupdate::docker_engine::EngineFailure::protocol, "container inspect: not an object");
         json::object one = compose_status_from_inspect(value.as_object());
         if (id && each == *id) status = one;
         replicas.push_back(std::move(one));

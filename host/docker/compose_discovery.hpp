@@ -23,10 +23,10 @@
 #include "host/core/status_board.hpp"
 #include "host/docker/compose_status.hpp"
 
-namespace liveupdate::docker {
+namespace liveupdate::docker_engine {
 class EngineClient;
 class StreamCancel;
-}  // namespace liveupdate::docker
+}  // namespace liveupdate::docker_engine
 
 namespace liveupdate::host::docker {
 
@@ -66,10 +66,10 @@ private:
     WarningFn on_warning_;
     Options options_;
     std::string endpoint_error_; // an unusable DOCKER_HOST from the environment
-    std::unique_ptr<liveupdate::docker::EngineClient> client_;
+    std::unique_ptr<liveupdate::docker_engine::EngineClient> client_;
 
     StatusBoard<ComposeServiceRef> board_;
-    std::shared_ptr<liveupdate::docker::StreamCancel> current_stream_;  // under board_.lock()
+    std::shared_ptr<liveupdate::docker_engine::StreamCancel> current_stream_;  // under board_.lock()
 
     std::thread events_thread_;
     std::thread refresh_thread_;

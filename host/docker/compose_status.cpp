@@ -16,7 +16,7 @@ namespace json = boost::json;
 // Docker's zero time is year 1; Tilt leaves unset times out.
 std::string micro_time_of(const std::string &docker_time) {
     if (docker_time.empty() || docker_time.starts_with("0001-01-01")) return {};
-    const auto parsed = MicroTime::parse(docker_time);
+    const auto parsed = common::MicroTime::parse(docker_time);
     return parsed ? parsed->format() : std::string();
 }
 

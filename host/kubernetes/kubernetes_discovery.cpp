@@ -53,7 +53,7 @@ void KubernetesDiscovery::watch(const std::string &object_name, DiscoverySpec sp
     // Selectors alone look in the kubeconfig's namespace (--namespace, else the context's).
     if (spec.watches.empty()) spec.watches.push_back(WatchRef{default_namespace(), "", ""});
     board_.watch(object_name, std::move(spec), [this](Watched &w) {
-        w.state = MicroTime::from_system(std::chrono::system_clock::now()).format();
+        w.state = common::MicroTime::from_system(std::chrono::system_clock::now()).format();
         ensure_namespaces(w.spec);
     });
 }

@@ -22,7 +22,7 @@
 
 #include <boost/json.hpp>
 
-#include "common/kubernetes/api_client.hpp"
+#include "common/kube/api_client.hpp"
 #include "host/core/status_board.hpp"
 #include "host/kubernetes/discovery_rules.hpp"
 

@@ -1,6 +1,6 @@
 #include "host/reload/engine_reloader.hpp"
 
-namespace liveupdate::reload {
+namespace liveupdate::host::reload {
 
 namespace {
 
@@ -42,4 +42,4 @@ std::chrono::microseconds EngineReloader::wait_retired() {
     return retiring_.get();
 }
 
-}  // namespace liveupdate::reload
+}  // namespace liveupdate::host::reload

@@ -12,7 +12,7 @@
 #include "host/core/engine_slot.hpp"
 #include "host/reload/quiesce_gate.hpp"
 
-namespace liveupdate::reload {
+namespace liveupdate::host::reload {
 
 struct EngineReloadTimes {
     std::chrono::microseconds load{};   // copy aside, load, ABI check, new engine (service goes on)
@@ -47,4 +47,4 @@ private:
     std::future<std::chrono::microseconds> retiring_;
 };
 
-}  // namespace liveupdate::reload
+}  // namespace liveupdate::host::reload

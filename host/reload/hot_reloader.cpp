@@ -5,7 +5,7 @@
 #include "host/core/host_error.hpp"
 #include "host/core/log.hpp"
 
-namespace liveupdate::reload {
+namespace liveupdate::host::reload {
 namespace fs = std::filesystem;
 namespace json = boost::json;
 
@@ -13,7 +13,7 @@ namespace {
 
 fs::path normal(const fs::path &file) { return fs::absolute(file).lexically_normal(); }
 
-MicroTime wall_now() { return MicroTime::from_system(std::chrono::system_clock::now()); }
+common::MicroTime wall_now() { return common::MicroTime::from_system(std::chrono::system_clock::now()); }
 
 std::string millis(std::chrono::microseconds us) {
     char text[32];
@@ -199,4 +199,4 @@ std::optional<EngineReloadTimes> HotReloader::last_engine_reload() const {
     return last_engine_reload_;
 }
 
-}  // namespace liveupdate::reload
+}  // namespace liveupdate::host::reload

@@ -26,7 +26,7 @@
 #include "host/reload/updater_config.hpp"
 #include "host/reload/updater_set.hpp"
 
-namespace liveupdate::reload {
+namespace liveupdate::host::reload {
 
 struct HotReloadOptions {
     std::filesystem::path liveupdate_plugin;      // the file the engine slot was loaded from
@@ -63,7 +63,7 @@ public:
 
 private:
     struct FileRecord {
-        MicroTime loaded_at;
+        common::MicroTime loaded_at;
         unsigned reloads = 0;
         std::string last_error;
     };
@@ -86,4 +86,4 @@ private:
     std::unique_ptr<PluginFileWatcher> watcher_;
 };
 
-}  // namespace liveupdate::reload
+}  // namespace liveupdate::host::reload

@@ -11,7 +11,7 @@
 #include <system_error>
 #include <vector>
 
-namespace liveupdate::reload {
+namespace liveupdate::host::reload {
 namespace fs = std::filesystem;
 
 namespace {
@@ -138,4 +138,4 @@ void PluginFileWatcher::report_settled() {
     }
 }
 
-}  // namespace liveupdate::reload
+}  // namespace liveupdate::host::reload

@@ -14,7 +14,7 @@
 #include <string>
 #include <thread>
 
-namespace liveupdate::reload {
+namespace liveupdate::host::reload {
 
 class PluginFileWatcher {
 public:
@@ -52,4 +52,4 @@ private:
     std::thread thread_;
 };
 
-}  // namespace liveupdate::reload
+}  // namespace liveupdate::host::reload

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace liveupdate::reload {
+namespace liveupdate::host::reload {
 
 QuiesceGate::Pass::~Pass() {
     if (gate_ != nullptr) gate_->leave();
@@ -55,4 +55,4 @@ QuiesceGate::Clock::duration QuiesceGate::longest_wait() const {
     return longest_wait_;
 }
 
-}  // namespace liveupdate::reload
+}  // namespace liveupdate::host::reload

@@ -10,7 +10,7 @@
 #include <mutex>
 #include <utility>
 
-namespace liveupdate::reload {
+namespace liveupdate::host::reload {
 
 class QuiesceGate {
 public:
@@ -81,4 +81,4 @@ private:
     Clock::duration longest_wait_{};
 };
 
-}  // namespace liveupdate::reload
+}  // namespace liveupdate::host::reload

@@ -7,7 +7,7 @@
 
 #include <boost/json.hpp>
 
-namespace liveupdate::reload {
+namespace liveupdate::host::reload {
 namespace json = boost::json;
 namespace fs = std::filesystem;
 
@@ -148,4 +148,4 @@ UpdaterChoices load_updater_config(const fs::path &file, const PluginNameResolve
     return parse_updater_config(text.str(), file, resolve_name);
 }
 
-}  // namespace liveupdate::reload
+}  // namespace liveupdate::host::reload

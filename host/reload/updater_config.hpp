@@ -20,7 +20,7 @@
 
 #include "host/core/host_error.hpp"
 
-namespace liveupdate::reload {
+namespace liveupdate::host::reload {
 
 // What serves one updater class.
 struct UpdaterChoice {
@@ -49,4 +49,4 @@ UpdaterChoices parse_updater_config(std::string_view text, const std::filesystem
 // Reads and parses file; UpdaterConfigError also when it cannot be read.
 UpdaterChoices load_updater_config(const std::filesystem::path &file, const PluginNameResolver &resolve_name);
 
-}  // namespace liveupdate::reload
+}  // namespace liveupdate::host::reload

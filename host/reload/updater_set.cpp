@@ -4,7 +4,7 @@
 
 #include "host/core/host_error.hpp"
 
-namespace liveupdate::reload {
+namespace liveupdate::host::reload {
 namespace fs = std::filesystem;
 
 namespace {
@@ -116,4 +116,4 @@ std::vector<LoadedUpdaterPlugin> UpdaterSet::loaded() const {
     return out;
 }
 
-}  // namespace liveupdate::reload
+}  // namespace liveupdate::host::reload

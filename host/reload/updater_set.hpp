@@ -21,7 +21,7 @@
 #include "host/core/updater_registry.hpp"
 #include "host/reload/updater_config.hpp"
 
-namespace liveupdate::reload {
+namespace liveupdate::host::reload {
 
 struct UpdaterChanges {
     std::vector<std::string> added, replaced, removed;  // updater classes
@@ -72,4 +72,4 @@ private:
     std::map<std::string, Serving, std::less<>> serving_;
 };
 
-}  // namespace liveupdate::reload
+}  // namespace liveupdate::host::reload

@@ -155,7 +155,7 @@ private:
             slot_.with_engine([&](const Engine &engine) { return engine.remove(kind, name); });
             store_.remove(ObjectKey{kind, name});
         } else if (step.key == "clock") {
-            clock_ = *MicroTime::parse(value.as_string());
+            clock_ = *common::MicroTime::parse(value.as_string());
         } else if (step.key == "write") {
             for (const auto &[path, content] : value.as_object()) {
                 write_file(root_ / std::string(path), std::string(content.as_string()));
@@ -325,7 +325,7 @@ private:
     const std::string &file_;
     fs::path root_;
     std::ostream &out_;
-    MicroTime clock_;
+    common::MicroTime clock_;
     EngineSlot slot_;
     ObjectStore store_;
     UpdaterRegistry updaters_;

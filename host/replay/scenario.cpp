@@ -26,9 +26,9 @@ std::string replace_all(std::string_view text, std::string_view root) {
     throw ScenarioError(where + ": " + why);
 }
 
-MicroTime time_value(const json::value &value, const std::string &where) {
+common::MicroTime time_value(const json::value &value, const std::string &where) {
     if (!value.is_string()) malformed(where, "expected a time string");
-    auto time = MicroTime::parse(value.as_string());
+    auto time = common::MicroTime::parse(value.as_string());
     if (!time) malformed(where, "not an RFC 3339 time: " + json::serialize(value));
     return *time;
 }

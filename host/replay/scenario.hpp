@@ -25,7 +25,7 @@ struct Step {
 
 struct Scenario {
     std::string description;
-    MicroTime clock;
+    common::MicroTime clock;
     std::vector<std::pair<std::string, std::string>> files;  // relative path → content
     std::vector<Step> steps;
 };

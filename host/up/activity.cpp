@@ -1,6 +1,6 @@
 #include "host/up/activity.hpp"
 
-namespace liveupdate::up {
+namespace liveupdate::host::up {
 namespace json = boost::json;
 
 void Activity::set_listener(Listener listener) {
@@ -24,7 +24,8 @@ void Activity::began(const std::string &live_update) {
     r.updating = false;
 }
 
-void Activity::line(const std::string &live_update, common::LogLevel level, std::string_view text, MicroTime time) {
+void Activity::line(const std::string &live_update, common::LogLevel level, std::string_view text,
+                    common::MicroTime time) {
     ActivityLine entry;
     bool now_updating = false;
     {
@@ -39,7 +40,8 @@ void Activity::line(const std::string &live_update, common::LogLevel level, std:
     notify(live_update, &entry);
 }
 
-void Activity::finished(const std::string &live_update, const std::vector<json::object> &events, MicroTime time) {
+void Activity::finished(const std::string &live_update, const std::vector<json::object> &events,
+                        common::MicroTime time) {
     {
         std::lock_guard lock(mutex_);
         Record &r = records_[live_update];
@@ -104,4 +106,4 @@ json::object to_json(const ActivityLine &line) {
         {"seq", line.seq}, {"time", line.time}, {"level", common::to_string(line.level)}, {"text", line.text}};
 }
 
-}  // namespace liveupdate::up
+}  // namespace liveupdate::host::up

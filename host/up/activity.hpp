@@ -17,7 +17,7 @@
 #include "common/log_level.hpp"
 #include "common/micro_time.hpp"
 
-namespace liveupdate::up {
+namespace liveupdate::host::up {
 
 struct ActivityLine {
     std::uint64_t seq = 0;  // increasing over every LiveUpdate's lines
@@ -37,9 +37,10 @@ public:
 
     void began(const std::string &live_update);
     // A line of the reconcile in flight: the first one means an update is being made.
-    void line(const std::string &live_update, common::LogLevel level, std::string_view text, MicroTime time);
+    void line(const std::string &live_update, common::LogLevel level, std::string_view text, common::MicroTime time);
     // events as the plugin reports them ("started" with filesChanged, "completed" with error).
-    void finished(const std::string &live_update, const std::vector<boost::json::object> &events, MicroTime time);
+    void finished(const std::string &live_update, const std::vector<boost::json::object> &events,
+                  common::MicroTime time);
     void forget(const std::string &live_update);
 
     // {"<name>": {"updating", "lastFiles", "lastFileCount", "lastFilesAt", "lastUpdateAt", "lastError"}}
@@ -68,4 +69,4 @@ private:
 
 boost::json::object to_json(const ActivityLine &line);
 
-}  // namespace liveupdate::up
+}  // namespace liveupdate::host::up

@@ -4,7 +4,7 @@
 #include "common/json_fields.hpp"
 #include "common/paths.hpp"
 
-namespace liveupdate::up {
+namespace liveupdate::host::up {
 namespace json = boost::json;
 
 namespace {
@@ -26,11 +26,12 @@ std::vector<std::string> admission_warnings(const json::object &object) {
         const std::string base = common::text_at(*spec, {"basePath"});
         const json::value *syncs = common::value_at(*spec, {"syncs"});
         if (base.empty() || base.front() != '/' || syncs == nullptr || !syncs->is_array()) return out;
-        const std::string clean_base = clean_path(base);
+        const std::string clean_base = common::clean_path(base);
         for (std::size_t i = 0; i < syncs->as_array().size(); ++i) {
             const std::string local = common::text_at(syncs->as_array()[i], {"localPath"});
             if (local.empty()) continue;
-            const std::string resolved = local.front() == '/' ? clean_path(local) : join_path(clean_base, local);
+            const std::string resolved =
+                local.front() == '/' ? common::clean_path(local) : common::join_path(clean_base, local);
             if (is_within(resolved, clean_base)) continue;
             std::string warning = "spec.syncs[" + std::to_string(i) + "].localPath ";
             warning.append(resolved).append(" is outside spec.basePath ").append(clean_base);
@@ -38,11 +39,11 @@ std::vector<std::string> admission_warnings(const json::object &object) {
             out.push_back(std::move(warning));
         }
     } else if (kind->as_string() == "LocalContainer") {
-        if (clean_path(common::text_at(*spec, {"root"})) == "/")
+        if (common::clean_path(common::text_at(*spec, {"root"})) == "/")
             out.push_back("spec.root is \"/\": the container is this whole machine, so a live update writes and "
                           "deletes files anywhere in it (give the container a folder of its own)");
     }
     return out;
 }
 
-}  // namespace liveupdate::up
+}  // namespace liveupdate::host::up

@@ -10,9 +10,9 @@
 
 #include <boost/json.hpp>
 
-namespace liveupdate::up {
+namespace liveupdate::host::up {
 
 // "spec.syncs[0].localPath: ..." messages, relative paths already resolved (object_files.hpp).
 std::vector<std::string> admission_warnings(const boost::json::object &object);
 
-}  // namespace liveupdate::up
+}  // namespace liveupdate::host::up

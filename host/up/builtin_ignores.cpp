@@ -2,8 +2,8 @@
 
 #include "common/builtin_ignores.hpp"
 
-namespace liveupdate::up {
+namespace liveupdate::host::up {
 
-bool is_builtin_ignored(std::string_view absolute_path) { return builtin_ignores().matches(absolute_path); }
+bool is_builtin_ignored(std::string_view absolute_path) { return common::builtin_ignores().matches(absolute_path); }
 
-}  // namespace liveupdate::up
+}  // namespace liveupdate::host::up

@@ -4,7 +4,7 @@
 
 #include <string_view>
 
-namespace liveupdate::up {
+namespace liveupdate::host::up {
 
 // True for anything inside a .git directory (or the directory itself) and
 // for editor temporaries (vim swap and 4913 probe files, emacs lock and
@@ -12,4 +12,4 @@ namespace liveupdate::up {
 // the rules of core/builtin_ignores.hpp, which the initial sync applies too.
 bool is_builtin_ignored(std::string_view absolute_path);
 
-}  // namespace liveupdate::up
+}  // namespace liveupdate::host::up

@@ -2,7 +2,7 @@
 
 #include <future>
 
-namespace liveupdate::up {
+namespace liveupdate::host::up {
 
 ChildSpawner::ChildSpawner() : thread_([this] { run(); }) {}
 
@@ -15,10 +15,10 @@ ChildSpawner::~ChildSpawner() {
     thread_.join();
 }
 
-common::StartedChild ChildSpawner::spawn(common::ChildOptions options) {
+subprocess::StartedChild ChildSpawner::spawn(subprocess::ChildOptions options) {
     options.die_with_parent = true;
-    std::packaged_task<common::StartedChild()> task([&options] { return common::start_child(options); });
-    std::future<common::StartedChild> result = task.get_future();
+    std::packaged_task<subprocess::StartedChild()> task([&options] { return subprocess::start_child(options); });
+    std::future<subprocess::StartedChild> result = task.get_future();
     {
         std::lock_guard lock(mutex_);
         jobs_.emplace_back([&task] { task(); });
@@ -41,4 +41,4 @@ void ChildSpawner::run() {
     }
 }
 
-}  // namespace liveupdate::up
+}  // namespace liveupdate::host::up

@@ -13,7 +13,7 @@
 
 #include "common/subprocess/child_start.hpp"
 
-namespace liveupdate::up {
+namespace liveupdate::host::up {
 
 class ChildSpawner {
 public:
@@ -24,7 +24,7 @@ public:
 
     // Starts the child on the spawner's thread with die_with_parent set;
     // returns once it has exec'd (or failed to).
-    common::StartedChild spawn(common::ChildOptions options);
+    subprocess::StartedChild spawn(subprocess::ChildOptions options);
 
 private:
     void run();
@@ -36,4 +36,4 @@ private:
     std::thread thread_;
 };
 
-}  // namespace liveupdate::up
+}  // namespace liveupdate::host::up

@@ -16,7 +16,7 @@
 #include <filesystem>
 #include <stdexcept>
 
-namespace liveupdate::up {
+namespace liveupdate::host::up {
 namespace json = boost::json;
 
 namespace {
@@ -234,4 +234,4 @@ json::value control_request(const std::string &path, const json::object &request
     return json::parse(answer);
 }
 
-}  // namespace liveupdate::up
+}  // namespace liveupdate::host::up

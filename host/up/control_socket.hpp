@@ -14,7 +14,7 @@
 
 #include <boost/json.hpp>
 
-namespace liveupdate::up {
+namespace liveupdate::host::up {
 
 // --control-socket, else $LU_HOST_CONTROL_SOCKET, else
 // $XDG_RUNTIME_DIR/lu-host/control.sock, else /tmp/lu-host-<uid>/control.sock.
@@ -52,4 +52,4 @@ private:
 // Sends one request; throws std::runtime_error saying why (e.g. no daemon).
 boost::json::value control_request(const std::string &path, const boost::json::object &request);
 
-}  // namespace liveupdate::up
+}  // namespace liveupdate::host::up

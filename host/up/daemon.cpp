@@ -42,7 +42,7 @@
 #include "host/web/web_server.hpp"
 #include "liveupdate/ext/digest.h"
 
-namespace liveupdate::up {
+namespace liveupdate::host::up {
 namespace json = boost::json;
 using common::LogLevel;
 using host::ObjectKey;
@@ -100,7 +100,7 @@ std::string manifest_of(const json::object &live_update) {
     return annotations != nullptr ? host::string_member(*annotations, "tilt.dev/resource") : std::string();
 }
 
-MicroTime now() { return MicroTime::from_system(std::chrono::system_clock::now()); }
+common::MicroTime now() { return common::MicroTime::from_system(std::chrono::system_clock::now()); }
 
 // Absolute and normal, without a trailing "/": "objects/" names the folder "objects",
 // as the watcher's paths and the object file names spell it.
@@ -235,7 +235,7 @@ private:
 };
 
 void Daemon::start() {
-    const MicroTime start_time = now();
+    const common::MicroTime start_time = now();
     // From a private copy: the plugin file may be rebuilt in place while its code runs (hot reload).
     // Every plugin is first loaded in a child (this very program): one that crashes when loaded is refused.
     const host::LoadOptions load{.private_copy = true, .prober = "/proc/self/exe"};
@@ -1087,4 +1087,4 @@ int run_up(const UpOptions &options) {
     return 0;
 }
 
-}  // namespace liveupdate::up
+}  // namespace liveupdate::host::up

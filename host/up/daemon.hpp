@@ -16,7 +16,7 @@
 
 #include "host/up/up_log.hpp"
 
-namespace liveupdate::up {
+namespace liveupdate::host::up {
 
 // A Compose project given to `lu-host up` (-f FILE... or a PATH holding one).
 struct ComposeProjectOption {
@@ -57,4 +57,4 @@ struct UpOptions {
 // std::runtime_error) when it cannot start.
 int run_up(const UpOptions &options);
 
-}  // namespace liveupdate::up
+}  // namespace liveupdate::host::up

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace liveupdate::up {
+namespace liveupdate::host::up {
 
 void Debouncer::add(std::string path, Clock::time_point now, Change change) {
     if (pending_.empty()) {
@@ -33,4 +33,4 @@ std::vector<std::string> Debouncer::take() {
     return out;
 }
 
-}  // namespace liveupdate::up
+}  // namespace liveupdate::host::up

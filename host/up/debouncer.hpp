@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace liveupdate::up {
+namespace liveupdate::host::up {
 
 class Debouncer {
 public:
@@ -42,4 +42,4 @@ private:
     bool due_now_ = false;     // ...and a file in it is complete
 };
 
-}  // namespace liveupdate::up
+}  // namespace liveupdate::host::up

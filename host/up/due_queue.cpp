@@ -1,6 +1,6 @@
 #include "host/up/due_queue.hpp"
 
-namespace liveupdate::up {
+namespace liveupdate::host::up {
 
 DueQueue::~DueQueue() { stop(); }
 
@@ -60,4 +60,4 @@ void DueQueue::wait_idle() {
     changed_.wait(lock, [&] { return stopping_ || (pending_.empty() && running_.empty()); });
 }
 
-}  // namespace liveupdate::up
+}  // namespace liveupdate::host::up

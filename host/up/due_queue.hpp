@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-namespace liveupdate::up {
+namespace liveupdate::host::up {
 
 class DueQueue {
 public:
@@ -45,4 +45,4 @@ private:
     std::vector<std::thread> workers_;
 };
 
-}  // namespace liveupdate::up
+}  // namespace liveupdate::host::up

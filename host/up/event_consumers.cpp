@@ -1,6 +1,6 @@
 #include "host/up/event_consumers.hpp"
 
-namespace liveupdate::up {
+namespace liveupdate::host::up {
 
 void EventConsumers::expect(std::uint64_t seq, const std::vector<std::string> &live_updates) {
     if (live_updates.empty()) return;
@@ -21,4 +21,4 @@ void EventConsumers::forget(const std::string &live_update) {
     }
 }
 
-}  // namespace liveupdate::up
+}  // namespace liveupdate::host::up

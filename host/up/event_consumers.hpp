@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace liveupdate::up {
+namespace liveupdate::host::up {
 
 class EventConsumers {
 public:
@@ -27,4 +27,4 @@ private:
     std::map<std::uint64_t, std::set<std::string>> waiting_;  // only batches not consumed
 };
 
-}  // namespace liveupdate::up
+}  // namespace liveupdate::host::up

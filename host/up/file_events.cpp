@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <iterator>
 
-namespace liveupdate::up {
+namespace liveupdate::host::up {
 namespace json = boost::json;
 
-void FileEventLog::append(MicroTime time, std::vector<std::string> paths, std::uint64_t seq,
+void FileEventLog::append(common::MicroTime time, std::vector<std::string> paths, std::uint64_t seq,
                           const ConsumedFn &consumed, std::size_t keep, std::size_t cap) {
     std::sort(paths.begin(), paths.end());
     paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
@@ -38,4 +38,4 @@ json::array FileEventLog::to_json() const {
     return out;
 }
 
-}  // namespace liveupdate::up
+}  // namespace liveupdate::host::up

@@ -17,7 +17,7 @@
 
 #include "common/micro_time.hpp"
 
-namespace liveupdate::up {
+namespace liveupdate::host::up {
 
 inline constexpr std::size_t kMaxFileEvents = 20;
 inline constexpr std::size_t kMaxUnconsumedFileEvents = 1000;
@@ -25,7 +25,7 @@ inline constexpr std::size_t kMaxUnconsumedFileEvents = 1000;
 class FileEventLog {
 public:
     struct Event {
-        MicroTime time;
+        common::MicroTime time;
         std::vector<std::string> paths;  // sorted, unique
         std::vector<std::uint64_t> seqs;  // its batch, and those folded into it
     };
@@ -34,7 +34,7 @@ public:
 
     // seq: increasing number of the batch; consumed: whether the batch of a
     // seq has been seen by every LiveUpdate it concerns.
-    void append(MicroTime time, std::vector<std::string> paths, std::uint64_t seq, const ConsumedFn &consumed,
+    void append(common::MicroTime time, std::vector<std::string> paths, std::uint64_t seq, const ConsumedFn &consumed,
                 std::size_t keep = kMaxFileEvents, std::size_t cap = kMaxUnconsumedFileEvents);
     const std::deque<Event> &events() const { return events_; }
     boost::json::array to_json() const;
@@ -43,4 +43,4 @@ private:
     std::deque<Event> events_;
 };
 
-}  // namespace liveupdate::up
+}  // namespace liveupdate::host::up

@@ -10,12 +10,12 @@
 #include "common/paths.hpp"
 #include "host/up/file_events.hpp"
 
-namespace liveupdate::up {
+namespace liveupdate::host::up {
 namespace json = boost::json;
 
 namespace {
 
-MicroTime now() { return MicroTime::from_system(std::chrono::system_clock::now()); }
+common::MicroTime now() { return common::MicroTime::from_system(std::chrono::system_clock::now()); }
 
 const json::object &spec_of(const json::object &o) {
     static const json::object empty;
@@ -34,7 +34,7 @@ std::vector<std::string> watched_paths(const json::object &spec) {
     for (std::size_t i = 0; i < list.size(); ++i) {
         if (!list[i].is_string() || list[i].as_string().empty() || list[i].as_string().front() != '/')
             throw std::invalid_argument("spec.watchedPaths[" + std::to_string(i) + "]: must be a path");
-        out.push_back(clean_path(list[i].as_string()));
+        out.push_back(common::clean_path(list[i].as_string()));
     }
     return out;
 }
@@ -42,7 +42,7 @@ std::vector<std::string> watched_paths(const json::object &spec) {
 }  // namespace
 
 WatchFilter file_watch_filter(const json::object &spec) {
-    auto set = std::make_shared<IgnoreSet>();
+    auto set = std::make_shared<common::IgnoreSet>();
     const json::value *ignores = spec.if_contains("ignores");
     const std::vector<common::IgnoreDef> defs =
         ignores != nullptr ? common::parse_ignore_defs(*ignores, "spec.ignores") : std::vector<common::IgnoreDef>{};
@@ -54,7 +54,7 @@ WatchFilter file_watch_filter(const json::object &spec) {
         const std::vector<std::string> patterns =
             defs[i].patterns.empty() ? std::vector<std::string>{"**"} : defs[i].patterns;
         try {
-            set->add(IgnorePatterns(clean_path(defs[i].base_path), patterns));
+            set->add(common::IgnorePatterns(common::clean_path(defs[i].base_path), patterns));
         } catch (const std::invalid_argument &e) {
             throw std::invalid_argument(field + ".patterns: " + e.what());
         }
@@ -122,7 +122,7 @@ void FileWatches::on_batch(const std::string &name, std::vector<std::string> pat
         if (it == entries_.end()) return;
         seq = next_seq_++;
         in_flight_.insert(seq);
-        const MicroTime time = now();
+        const common::MicroTime time = now();
         it->second.events.append(time, std::move(paths), seq,
                                  [this](std::uint64_t s) { return consumers_.consumed(s); });
         json::value &status = it->second.object["status"];
@@ -175,4 +175,4 @@ void FileWatches::stop_all() {
     }
 }
 
-}  // namespace liveupdate::up
+}  // namespace liveupdate::host::up

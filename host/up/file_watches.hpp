@@ -16,7 +16,7 @@
 #include "host/up/file_events.hpp"
 #include "host/up/tree_watcher.hpp"
 
-namespace liveupdate::up {
+namespace liveupdate::host::up {
 
 class FileWatches {
 public:
@@ -67,4 +67,4 @@ private:
 // common::DecodeError naming the field.
 WatchFilter file_watch_filter(const boost::json::object &spec);
 
-}  // namespace liveupdate::up
+}  // namespace liveupdate::host::up

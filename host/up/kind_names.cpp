@@ -4,7 +4,7 @@
 #include <array>
 #include <cctype>
 
-namespace liveupdate::up {
+namespace liveupdate::host::up {
 
 std::optional<std::string> kind_from_cli(std::string_view text) {
     std::string lower(text);
@@ -28,4 +28,4 @@ std::optional<std::string> kind_from_cli(std::string_view text) {
     return std::nullopt;
 }
 
-}  // namespace liveupdate::up
+}  // namespace liveupdate::host::up

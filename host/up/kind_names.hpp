@@ -5,8 +5,8 @@
 #include <string>
 #include <string_view>
 
-namespace liveupdate::up {
+namespace liveupdate::host::up {
 
 std::optional<std::string> kind_from_cli(std::string_view text);
 
-}  // namespace liveupdate::up
+}  // namespace liveupdate::host::up

@@ -1,6 +1,6 @@
 #include "host/up/line_splitter.hpp"
 
-namespace liveupdate::up {
+namespace liveupdate::host::up {
 
 void LineSplitter::feed(std::string_view bytes) {
     for (const char c : bytes) {
@@ -25,4 +25,4 @@ void LineSplitter::flush() {
     after_cr_ = false;
 }
 
-}  // namespace liveupdate::up
+}  // namespace liveupdate::host::up

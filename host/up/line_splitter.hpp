@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-namespace liveupdate::up {
+namespace liveupdate::host::up {
 
 class LineSplitter {
 public:
@@ -28,4 +28,4 @@ private:
     bool after_cr_ = false;
 };
 
-}  // namespace liveupdate::up
+}  // namespace liveupdate::host::up

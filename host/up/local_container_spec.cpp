@@ -5,7 +5,7 @@
 #include "common/ignore_patterns.hpp"
 #include "common/paths.hpp"
 
-namespace liveupdate::up {
+namespace liveupdate::host::up {
 namespace json = boost::json;
 
 namespace {
@@ -25,7 +25,7 @@ LocalContainerSpec parse_local_container_spec(const json::object &object) {
 
     const json::value *root = spec.if_contains("root");
     if (root == nullptr) throw std::invalid_argument("spec.root: required");
-    out.root = clean_path(required_string(*root, "spec.root"));
+    out.root = common::clean_path(required_string(*root, "spec.root"));
     if (out.root.empty() || out.root.front() != '/') throw std::invalid_argument("spec.root: must be an absolute path");
 
     if (const json::value *cmd = spec.if_contains("command"); cmd != nullptr && !cmd->is_null()) {
@@ -37,9 +37,9 @@ LocalContainerSpec parse_local_container_spec(const json::object &object) {
     if (const json::value *wd = spec.if_contains("workingDir"); wd != nullptr && !wd->is_null()) {
         out.working_dir = required_string(*wd, "spec.workingDir");
         if (out.working_dir.empty() || out.working_dir.front() != '/' ||
-            clean_path(out.working_dir).find("..") != std::string::npos)
+            common::clean_path(out.working_dir).find("..") != std::string::npos)
             throw std::invalid_argument("spec.workingDir: must be an absolute container path without \"..\"");
-        out.working_dir = clean_path(out.working_dir);
+        out.working_dir = common::clean_path(out.working_dir);
     }
     if (const json::value *env = spec.if_contains("env"); env != nullptr && !env->is_null()) {
         if (env->is_object()) {
@@ -62,9 +62,9 @@ LocalContainerSpec parse_local_container_spec(const json::object &object) {
 }
 
 std::string host_path_in(const LocalContainerSpec &spec, const std::string &container_path) {
-    const std::string rel = clean_path(container_path);
+    const std::string rel = common::clean_path(container_path);
     if (rel == "/" || rel.empty()) return spec.root;
-    return clean_path(spec.root + "/" + rel);
+    return common::clean_path(spec.root + "/" + rel);
 }
 
-}  // namespace liveupdate::up
+}  // namespace liveupdate::host::up

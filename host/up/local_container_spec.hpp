@@ -8,7 +8,7 @@
 
 #include <boost/json.hpp>
 
-namespace liveupdate::up {
+namespace liveupdate::host::up {
 
 struct LocalContainerSpec {
     std::string root;                  // absolute folder
@@ -26,4 +26,4 @@ LocalContainerSpec parse_local_container_spec(const boost::json::object &object)
 // The host folder a container path stands for: root + path ("/" → root).
 std::string host_path_in(const LocalContainerSpec &spec, const std::string &container_path);
 
-}  // namespace liveupdate::up
+}  // namespace liveupdate::host::up

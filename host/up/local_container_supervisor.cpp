@@ -21,7 +21,7 @@
 #include "host/up/child_spawner.hpp"
 #include "host/up/line_splitter.hpp"
 
-namespace liveupdate::up {
+namespace liveupdate::host::up {
 namespace json = boost::json;
 using namespace std::chrono_literals;
 
@@ -29,7 +29,7 @@ namespace {
 
 constexpr auto kStopGrace = 5s;
 
-std::string now_text() { return MicroTime::from_system(std::chrono::system_clock::now()).format(); }
+std::string now_text() { return common::MicroTime::from_system(std::chrono::system_clock::now()).format(); }
 
 std::string new_container_id() {
     static std::mutex m;
@@ -101,19 +101,20 @@ void LocalContainerSupervisor::start_locked(Container &c, bool same_container) {
         return;
     }
     // Its own process group: stop() signals the whole group.
-    const common::StartedChild spawned = spawner_->spawn({.argv = c.spec.command,
-                                                          .env = common::environment_with(c.spec.env),
-                                                          .cwd = cwd,
-                                                          .stdout_fd = pipe_fds[1],
-                                                          .stderr_fd = pipe_fds[1],
-                                                          .own_process_group = true});
+    const subprocess::StartedChild spawned = spawner_->spawn({.argv = c.spec.command,
+                                                              .env = subprocess::environment_with(c.spec.env),
+                                                              .cwd = cwd,
+                                                              .stdout_fd = pipe_fds[1],
+                                                              .stderr_fd = pipe_fds[1],
+                                                              .own_process_group = true});
     ::close(pipe_fds[1]);
     if (spawned.pid < 0) {
         ::close(pipe_fds[0]);
         c.status = "exited";
         c.exit_code = 127;
         c.finished_at = c.started_at;
-        c.error = "cannot start \"" + c.spec.command[0] + "\" in " + cwd + ": " + common::start_failure_text(spawned);
+        c.error =
+            "cannot start \"" + c.spec.command[0] + "\" in " + cwd + ": " + subprocess::start_failure_text(spawned);
         return;
     }
     const pid_t pid = spawned.pid;
@@ -148,7 +149,7 @@ void LocalContainerSupervisor::start_locked(Container &c, bool same_container) {
                         c.status = "exited";
                         c.pid = -1;
                         c.finished_at = now_text();
-                        c.exit_code = common::exit_code_of(status);
+                        c.exit_code = subprocess::exit_code_of(status);
                     }
                 }
                 c.exited.notify_all();
@@ -255,4 +256,4 @@ void LocalContainerSupervisor::stop_all() {
     for (auto &t : stoppers) t.join();
 }
 
-}  // namespace liveupdate::up
+}  // namespace liveupdate::host::up

@@ -28,7 +28,7 @@
 #include "host/up/child_spawner.hpp"
 #include "host/up/local_container_spec.hpp"
 
-namespace liveupdate::up {
+namespace liveupdate::host::up {
 
 class LocalContainerSupervisor {
 public:
@@ -66,4 +66,4 @@ private:
     std::map<std::string, std::shared_ptr<Container>> containers_;
 };
 
-}  // namespace liveupdate::up
+}  // namespace liveupdate::host::up

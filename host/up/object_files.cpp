@@ -15,7 +15,7 @@
 #include "common/yaml_json.hpp"
 #include "host/compose/project_files.hpp"
 
-namespace liveupdate::up {
+namespace liveupdate::host::up {
 namespace fs = std::filesystem;
 namespace json = boost::json;
 
@@ -35,12 +35,12 @@ bool is_yaml(const std::string &file) {
     return ext == ".yaml" || ext == ".yml";
 }
 
-std::string absolute_of(const std::string &path) { return clean_path(fs::absolute(path).string()); }
+std::string absolute_of(const std::string &path) { return common::clean_path(fs::absolute(path).string()); }
 
 void resolve_string(json::value &v, const std::string &dir) {
     if (!v.is_string()) return;  // admission reports wrong types
     const std::string_view text = v.as_string();
-    if (!text.empty()) v = join_path(dir, text);
+    if (!text.empty()) v = common::join_path(dir, text);
 }
 
 struct JsonParse {
@@ -116,8 +116,8 @@ FileLoad parse_object_file(const std::string &file, std::string_view text) {
     std::vector<json::value> documents;
     if (is_yaml(file)) {
         try {
-            documents = yaml_documents(text);
-        } catch (const YamlError &e) {
+            documents = common::yaml_documents(text);
+        } catch (const common::YamlError &e) {
             load.errors.push_back(file + ":" + std::to_string(e.line()) + ":" + std::to_string(e.column()) +
                                   ": malformed YAML: " + std::string(e.what()).substr(std::string(e.what()).find(": ") + 2));
             return load;
@@ -208,4 +208,4 @@ FileLoad load_object_file(const std::string &file) {
     return parse_object_file(file, text);
 }
 
-}  // namespace liveupdate::up
+}  // namespace liveupdate::host::up

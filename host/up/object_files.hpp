@@ -15,7 +15,7 @@
 
 #include <boost/json.hpp>
 
-namespace liveupdate::up {
+namespace liveupdate::host::up {
 
 struct DeclaredObject {
     std::string file;  // absolute path of the declaring file
@@ -45,4 +45,4 @@ FileLoad parse_object_file(const std::string &file, std::string_view text);
 // Resolves the kind's relative path fields against dir (absolute).
 void resolve_relative_paths(boost::json::object &object, const std::string &dir);
 
-}  // namespace liveupdate::up
+}  // namespace liveupdate::host::up

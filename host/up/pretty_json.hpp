@@ -5,8 +5,8 @@
 
 #include <boost/json.hpp>
 
-namespace liveupdate::up {
+namespace liveupdate::host::up {
 
 std::string pretty_json(const boost::json::value &value, int indent = 0);
 
-}  // namespace liveupdate::up
+}  // namespace liveupdate::host::up

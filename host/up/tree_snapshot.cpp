@@ -3,7 +3,7 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
-namespace liveupdate::up {
+namespace liveupdate::host::up {
 
 bool stamp_of(const std::string &path, FileStamp &out) {
     struct stat st {};
@@ -52,4 +52,4 @@ std::vector<std::string> diff_snapshots(const TreeSnapshot &before, const TreeSn
     return changed;
 }
 
-}  // namespace liveupdate::up
+}  // namespace liveupdate::host::up

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-namespace liveupdate::up {
+namespace liveupdate::host::up {
 
 struct FileStamp {
     std::uint64_t size = 0;
@@ -33,4 +33,4 @@ std::vector<std::string> diff_snapshots(const TreeSnapshot &before, const TreeSn
 // The stamp of one path now (nullopt-like: false when it does not exist).
 bool stamp_of(const std::string &path, FileStamp &out);
 
-}  // namespace liveupdate::up
+}  // namespace liveupdate::host::up

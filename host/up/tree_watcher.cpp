@@ -17,7 +17,7 @@
 #include "common/utf8.hpp"
 #include "host/up/builtin_ignores.hpp"
 
-namespace liveupdate::up {
+namespace liveupdate::host::up {
 namespace {
 
 constexpr std::uint32_t kTreeMask = IN_CREATE | IN_DELETE | IN_CLOSE_WRITE | IN_MODIFY | IN_MOVED_FROM |
@@ -87,10 +87,10 @@ struct TreeWatcher::State {
     }
 
     void report(const std::string &path, Debouncer::Change change = Debouncer::Change::other) {
-        if (!is_valid_utf8(path)) {
+        if (!common::is_valid_utf8(path)) {
             // A FileWatch status is JSON: such a name would poison every batch.
             if (warned_names.insert(path).second && warn)
-                warn("ignoring " + printable_path(path) +
+                warn("ignoring " + common::printable_path(path) +
                      ": its name is not valid UTF-8, which a FileWatch cannot carry; rename it to sync it");
             return;
         }
@@ -335,4 +335,4 @@ TreeWatcher::~TreeWatcher() {
     if (thread_.joinable()) thread_.join();
 }
 
-}  // namespace liveupdate::up
+}  // namespace liveupdate::host::up

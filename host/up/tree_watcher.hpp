@@ -20,7 +20,7 @@
 #include "host/up/debouncer.hpp"
 #include "host/up/tree_snapshot.hpp"
 
-namespace liveupdate::up {
+namespace liveupdate::host::up {
 
 struct WatchTiming {
     std::chrono::milliseconds debounce{50};
@@ -58,4 +58,4 @@ private:
     std::thread thread_;
 };
 
-}  // namespace liveupdate::up
+}  // namespace liveupdate::host::up

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace liveupdate::up {
+namespace liveupdate::host::up {
 namespace json = boost::json;
 
 namespace {
@@ -98,4 +98,4 @@ std::vector<std::string> TriggerTracker::forget(const std::string &live_update) 
     return served;
 }
 
-}  // namespace liveupdate::up
+}  // namespace liveupdate::host::up

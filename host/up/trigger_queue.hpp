@@ -16,7 +16,7 @@
 
 #include <boost/json.hpp>
 
-namespace liveupdate::up {
+namespace liveupdate::host::up {
 
 inline constexpr const char *kTriggerQueueName = "tilt-trigger-queue";
 
@@ -57,4 +57,4 @@ private:
     std::map<std::string, Waiting> waiting_;  // manifest → what it waits for
 };
 
-}  // namespace liveupdate::up
+}  // namespace liveupdate::host::up

@@ -5,7 +5,7 @@
 #include <chrono>
 #include <cstdio>
 
-namespace liveupdate::up {
+namespace liveupdate::host::up {
 
 namespace {
 
@@ -32,7 +32,7 @@ void append_escaped(std::string &out, std::string_view text) {
 
 }  // namespace
 
-std::string format_log_line(LogFormat format, MicroTime time, common::LogLevel level, std::string_view source,
+std::string format_log_line(LogFormat format, common::MicroTime time, common::LogLevel level, std::string_view source,
                             std::string_view text) {
     const std::string_view level_name = common::to_string(level);
     if (format == LogFormat::json) {
@@ -55,11 +55,12 @@ std::string format_log_line(LogFormat format, MicroTime time, common::LogLevel l
 
 void UpLog::write(common::LogLevel level, std::string_view source, std::string_view text) {
     if (level < threshold_) return;
-    const std::string line =
-        format_log_line(format_, MicroTime::from_system(std::chrono::system_clock::now()), level, source, text) + "\n";
+    const std::string line = format_log_line(format_, common::MicroTime::from_system(std::chrono::system_clock::now()),
+                                             level, source, text) +
+                             "\n";
     std::lock_guard<std::mutex> lock(mutex_);
     std::fwrite(line.data(), 1, line.size(), stdout);
     std::fflush(stdout);
 }
 
-}  // namespace liveupdate::up
+}  // namespace liveupdate::host::up

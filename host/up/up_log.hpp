@@ -9,14 +9,14 @@
 #include "common/log_level.hpp"
 #include "common/micro_time.hpp"
 
-namespace liveupdate::up {
+namespace liveupdate::host::up {
 
 enum class LogFormat { text, json };
 
 // text: "2026-01-01T00:00:01.000000Z info  [hello] Will copy 1 file(s) ...", control
 //       characters escaped (\n, \r, \x1b): one record is one line
 // json: {"time": ..., "level": ..., "source": ..., "message": ...}
-std::string format_log_line(LogFormat format, MicroTime time, common::LogLevel level, std::string_view source,
+std::string format_log_line(LogFormat format, common::MicroTime time, common::LogLevel level, std::string_view source,
                             std::string_view text);
 
 class UpLog {
@@ -31,4 +31,4 @@ private:
     std::mutex mutex_;
 };
 
-}  // namespace liveupdate::up
+}  // namespace liveupdate::host::up

@@ -6,14 +6,14 @@
 #include "common/utf8.hpp"
 #include "common/paths.hpp"
 
-namespace liveupdate::verify {
+namespace liveupdate::host::verify {
 namespace {
 
-using digest::Entry;
-using digest::EntryKind;
+using tree_digest::Entry;
+using tree_digest::EntryKind;
 
 std::string joined(const std::string &base, const std::string &relative) {
-    return relative.empty() ? clean_path(base) : join_path(base, relative);
+    return relative.empty() ? common::clean_path(base) : common::join_path(base, relative);
 }
 
 // path is dir or lies beneath it (both clean and absolute).
@@ -43,23 +43,23 @@ const char *kind_name(EntryKind kind) {
 
 class Side {
 public:
-    Side(const SyncTarget &target, const IgnoreSet &ignore, const std::vector<std::string> &other_targets)
+    Side(const SyncTarget &target, const common::IgnoreSet &ignore, const std::vector<std::string> &other_targets)
         : target_(target), ignore_(ignore) {
-        const std::string root = clean_path(target.container_path);
+        const std::string root = common::clean_path(target.container_path);
         // Only targets nested inside this one take paths away from it.
         for (const auto &other : other_targets) {
-            const std::string o = clean_path(other);
+            const std::string o = common::clean_path(other);
             if (o != root && within(o, root)) nested_.push_back(o);
         }
     }
 
     // The entries the comparison sees, by relative path.
-    std::map<std::string, const Entry *> kept(const digest::Digest &digest) const {
+    std::map<std::string, const Entry *> kept(const tree_digest::Digest &digest) const {
         std::map<std::string, const Entry *> out;
         std::set<std::string> pruned;
         for (const Entry &e : digest) {
             if (under_any(e.path, pruned)) continue;
-            if (!is_valid_utf8(e.path)) {
+            if (!common::is_valid_utf8(e.path)) {
                 if (e.kind == EntryKind::dir) pruned.insert(e.path);
                 continue;
             }
@@ -92,7 +92,7 @@ private:
     }
 
     const SyncTarget &target_;
-    const IgnoreSet &ignore_;
+    const common::IgnoreSet &ignore_;
     std::vector<std::string> nested_;
 };
 
@@ -114,8 +114,9 @@ std::string unlike(const Entry &local, const Entry &container) {
 
 }  // namespace
 
-Differences compare_target(const SyncTarget &target, const digest::Digest &local, const digest::Digest &container,
-                           const IgnoreSet &ignore, const std::vector<std::string> &other_targets) {
+Differences compare_target(const SyncTarget &target, const tree_digest::Digest &local,
+                           const tree_digest::Digest &container, const common::IgnoreSet &ignore,
+                           const std::vector<std::string> &other_targets) {
     const Side side(target, ignore, other_targets);
     const auto here = side.kept(local);
     const auto there = side.kept(container);
@@ -154,4 +155,4 @@ Repair repair_of(const Differences &differences) {
     return repair;
 }
 
-}  // namespace liveupdate::verify
+}  // namespace liveupdate::host::verify

@@ -10,7 +10,7 @@
 #include "common/tree_digest/tree_digest.hpp"
 #include "common/ignore_patterns.hpp"
 
-namespace liveupdate::verify {
+namespace liveupdate::host::verify {
 
 // One sync rule as the initial sync maps it as a whole (core/plan.hpp's whole_rule_mapping).
 struct SyncTarget {
@@ -23,8 +23,8 @@ struct Difference {
     std::string container_path;
     std::string local_path;  // where the content comes from ("" for an extra path)
     std::string why;         // different: what differs, for people
-    std::optional<digest::EntryKind> local_kind;
-    std::optional<digest::EntryKind> container_kind;
+    std::optional<tree_digest::EntryKind> local_kind;
+    std::optional<tree_digest::EntryKind> container_kind;
     bool operator==(const Difference &) const = default;
 };
 
@@ -44,8 +44,9 @@ struct Differences {
 // ones, as the initial sync's filter), when its name is not valid UTF-8 (the
 // sync skips those), or when it lies in one of other_targets (the container
 // paths of other sync targets: they are compared on their own).
-Differences compare_target(const SyncTarget &target, const digest::Digest &local, const digest::Digest &container,
-                           const IgnoreSet &ignore, const std::vector<std::string> &other_targets);
+Differences compare_target(const SyncTarget &target, const tree_digest::Digest &local,
+                           const tree_digest::Digest &container, const common::IgnoreSet &ignore,
+                           const std::vector<std::string> &other_targets);
 
 struct Copy {
     std::string local_path;
@@ -63,4 +64,4 @@ struct Repair {
 
 Repair repair_of(const Differences &differences);
 
-}  // namespace liveupdate::verify
+}  // namespace liveupdate::host::verify

@@ -8,7 +8,7 @@
 #include "host/core/plugin_message.hpp"
 #include "liveupdate/ext/digest.h"
 
-namespace liveupdate::verify {
+namespace liveupdate::host::verify {
 namespace json = boost::json;
 
 namespace {
@@ -22,19 +22,20 @@ const lu_digest_extension *digest_table(const host::Updater &updater) {
 }
 
 int32_t collect(void *ctx, const lu_digest_entry *entry) {
-    auto &out = *static_cast<digest::Digest *>(ctx);
+    auto &out = *static_cast<tree_digest::Digest *>(ctx);
     if (entry == nullptr || entry->kind < 1 || entry->kind > 4) return 1;  // out of the ABI: stop
-    out.push_back({std::string(entry->path.data, entry->path.size), static_cast<digest::EntryKind>(entry->kind),
+    out.push_back({std::string(entry->path.data, entry->path.size), static_cast<tree_digest::EntryKind>(entry->kind),
                    entry->mode, entry->size, entry->hash});
     return 0;
 }
 
 // What the container holds at path; empty when nothing is there.
-digest::Digest container_digest(const host::Updater &updater, const lu_digest_extension &table,
-                                const ContainerTarget &container, const std::string &path, const host::LogSinkFn &log) {
+tree_digest::Digest container_digest(const host::Updater &updater, const lu_digest_extension &table,
+                                     const ContainerTarget &container, const std::string &path,
+                                     const host::LogSinkFn &log) {
     const lu_container_ref ref{sizeof(lu_container_ref), container.id.c_str(), container.name.c_str(),
                                container.pod_name.c_str(), container.namespace_name.c_str(), container.root.c_str()};
-    digest::Digest out;
+    tree_digest::Digest out;
     host::PluginMessage error(updater.plugin().api().free_message);
     const int32_t rc = table.digest(updater.handle(), &ref, {path.data(), path.size()}, collect, &out, &host::log_to_sink,
                                  const_cast<host::LogSinkFn *>(&log), error.out());
@@ -128,17 +129,17 @@ Differences Verifier::compare(const LiveUpdateTargets &lu, const std::vector<Liv
     if (table == nullptr)
         throw std::runtime_error("the " + lu.via + " updater (" + updater->plugin().identity().name +
                                  ") cannot digest containers: it has no " LU_DIGEST_EXTENSION_ID " extension");
-    const IgnoreSet ignore = common::ignore_set_of(lu.filter);
+    const common::IgnoreSet ignore = common::ignore_set_of(lu.filter);
     Differences out;
     for (const SyncTarget &target : lu.targets) {
         // Both sides hash at once: the local tree here while the container hashes its own.
         auto local_digest = std::async(std::launch::async, [&ignore, &target] {
             bool found = false;
-            return digest::digest_tree(
+            return tree_digest::digest_tree(
                 target.local_path, [&ignore](const std::string &dir) { return ignore.matches_entire_dir(dir); }, found);
         });
-        const digest::Digest remote = container_digest(*updater, *table, container, target.container_path, log);
-        const digest::Digest local = local_digest.get();
+        const tree_digest::Digest remote = container_digest(*updater, *table, container, target.container_path, log);
+        const tree_digest::Digest local = local_digest.get();
         append(out, compare_target(target, local, remote, ignore, other_targets(all, lu, container, target)));
     }
     return out;
@@ -167,4 +168,4 @@ LiveUpdateReport Verifier::verify(const LiveUpdateTargets &lu, const std::vector
     return report;
 }
 
-}  // namespace liveupdate::verify
+}  // namespace liveupdate::host::verify

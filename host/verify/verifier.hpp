@@ -15,7 +15,7 @@
 #include "host/verify/tree_compare.hpp"
 #include "host/verify/verify_targets.hpp"
 
-namespace liveupdate::verify {
+namespace liveupdate::host::verify {
 
 struct ContainerReport {
     std::string container;  // its display name
@@ -59,4 +59,4 @@ private:
     const host::Executor &executor_;
 };
 
-}  // namespace liveupdate::verify
+}  // namespace liveupdate::host::verify

@@ -2,7 +2,7 @@
 
 #include <cctype>
 
-namespace liveupdate::verify {
+namespace liveupdate::host::verify {
 
 using Clock = std::chrono::steady_clock;
 
@@ -82,4 +82,4 @@ void VerifySchedule::loop() {
     }
 }
 
-}  // namespace liveupdate::verify
+}  // namespace liveupdate::host::verify

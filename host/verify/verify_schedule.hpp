@@ -14,7 +14,7 @@
 #include <string_view>
 #include <thread>
 
-namespace liveupdate::verify {
+namespace liveupdate::host::verify {
 
 // "30s", "1500ms", "5m", "1h", a bare number of seconds; "0" and "off": none.
 // nullopt when the text is none of those.
@@ -54,4 +54,4 @@ private:
     std::thread thread_;
 };
 
-}  // namespace liveupdate::verify
+}  // namespace liveupdate::host::verify

@@ -6,7 +6,7 @@
 #include "liveupdate/abi.h"
 #include "liveupdate/ext/sync_targets.h"
 
-namespace liveupdate::verify {
+namespace liveupdate::host::verify {
 namespace json = boost::json;
 
 namespace {
@@ -97,4 +97,4 @@ std::vector<std::string> other_targets(const std::vector<LiveUpdateTargets> &all
     return out;
 }
 
-}  // namespace liveupdate::verify
+}  // namespace liveupdate::host::verify

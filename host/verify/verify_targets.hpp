@@ -13,7 +13,7 @@
 #include "host/core/engine_slot.hpp"
 #include "host/verify/tree_compare.hpp"
 
-namespace liveupdate::verify {
+namespace liveupdate::host::verify {
 
 struct ContainerTarget {
     std::string id;
@@ -46,4 +46,4 @@ LiveUpdateTargets resolve_targets(const std::string &live_update, const host::En
 std::vector<std::string> other_targets(const std::vector<LiveUpdateTargets> &all, const LiveUpdateTargets &self,
                                        const ContainerTarget &container, const SyncTarget &own);
 
-}  // namespace liveupdate::verify
+}  // namespace liveupdate::host::verify

@@ -1,6 +1,6 @@
 #include "host/web/assets.hpp"
 
-namespace liveupdate::web {
+namespace liveupdate::host::web {
 
 const Asset *find_asset(std::string_view target) {
     std::string_view path = target.substr(0, target.find('?'));
@@ -10,4 +10,4 @@ const Asset *find_asset(std::string_view target) {
     return nullptr;
 }
 
-}  // namespace liveupdate::web
+}  // namespace liveupdate::host::web

@@ -5,7 +5,7 @@
 #include <span>
 #include <string_view>
 
-namespace liveupdate::web {
+namespace liveupdate::host::web {
 
 struct Asset {
     std::string_view path;  // "/index.html"
@@ -20,4 +20,4 @@ std::span<const Asset> embedded_assets();  // generated
 // no target reaches anything else ("/../x", "%2e%2e" or otherwise).
 const Asset *find_asset(std::string_view target);
 
-}  // namespace liveupdate::web
+}  // namespace liveupdate::host::web

@@ -3,7 +3,7 @@
 #include <array>
 #include <random>
 
-namespace liveupdate::web {
+namespace liveupdate::host::web {
 
 Guard Guard::for_address(const std::string &address, unsigned short port, std::string token) {
     Guard g;
@@ -50,4 +50,4 @@ std::optional<std::string> refuse_state_change(const Guard &guard, std::string_v
     return std::nullopt;
 }
 
-}  // namespace liveupdate::web
+}  // namespace liveupdate::host::web

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-namespace liveupdate::web {
+namespace liveupdate::host::web {
 
 struct Guard {
     std::set<std::string> hosts;  // Host header values accepted, e.g. "127.0.0.1:10351"
@@ -34,4 +34,4 @@ std::optional<std::string> refuse_request(const Guard &guard, std::string_view h
 std::optional<std::string> refuse_state_change(const Guard &guard, std::string_view host, std::string_view origin,
                                                std::string_view token);
 
-}  // namespace liveupdate::web
+}  // namespace liveupdate::host::web

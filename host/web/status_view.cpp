@@ -4,7 +4,7 @@
 
 #include "common/json_fields.hpp"
 
-namespace liveupdate::web {
+namespace liveupdate::host::web {
 namespace json = boost::json;
 
 namespace {
@@ -104,4 +104,4 @@ json::object status_view(const json::value &list, const json::object &activity, 
                         {"plugins", plugins.is_array() ? plugins : json::value(json::array{})}};
 }
 
-}  // namespace liveupdate::web
+}  // namespace liveupdate::host::web

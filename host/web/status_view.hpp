@@ -5,7 +5,7 @@
 
 #include <boost/json.hpp>
 
-namespace liveupdate::web {
+namespace liveupdate::host::web {
 
 // list: the answer to {"op": "get", "kind": "LiveUpdate"} (what `get
 // liveupdates -o json` prints); activity: Activity::summary(); plugins: the
@@ -14,4 +14,4 @@ namespace liveupdate::web {
 boost::json::object status_view(const boost::json::value &list, const boost::json::object &activity,
                                 const boost::json::value &plugins);
 
-}  // namespace liveupdate::web
+}  // namespace liveupdate::host::web

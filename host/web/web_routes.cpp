@@ -6,7 +6,7 @@
 #include "host/web/assets.hpp"
 #include "host/web/status_view.hpp"
 
-namespace liveupdate::web {
+namespace liveupdate::host::web {
 namespace json = boost::json;
 
 namespace {
@@ -115,4 +115,4 @@ WebResponse WebRoutes::api(const WebRequest &request, std::string_view path) con
     return error_response(404, "no such API: " + std::string(path));
 }
 
-}  // namespace liveupdate::web
+}  // namespace liveupdate::host::web

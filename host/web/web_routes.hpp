@@ -18,7 +18,7 @@
 
 #include "host/web/request_guard.hpp"
 
-namespace liveupdate::web {
+namespace liveupdate::host::web {
 
 struct WebRequest {
     std::string method;  // "GET", "POST", ...
@@ -56,4 +56,4 @@ private:
     QueryFn query_;
 };
 
-}  // namespace liveupdate::web
+}  // namespace liveupdate::host::web

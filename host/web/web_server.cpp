@@ -12,7 +12,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
-namespace liveupdate::web {
+namespace liveupdate::host::web {
 namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
@@ -374,4 +374,4 @@ void WebServer::log_line(const std::string &live_update, const json::object &lin
     impl_->log_line(live_update, line);
 }
 
-}  // namespace liveupdate::web
+}  // namespace liveupdate::host::web

@@ -10,7 +10,7 @@
 
 #include "host/web/web_routes.hpp"
 
-namespace liveupdate::web {
+namespace liveupdate::host::web {
 
 class WebServerImpl;
 
@@ -41,4 +41,4 @@ private:
     std::unique_ptr<WebServerImpl> impl_;
 };
 
-}  // namespace liveupdate::web
+}  // namespace liveupdate::host::web

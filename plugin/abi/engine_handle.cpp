@@ -48,7 +48,7 @@ void log_to_host(const lu_engine_host &host, lu_log_level level, std::string_vie
     if (host.log != nullptr) host.log(host.ctx, level, lu_str{line.data(), line.size()});
 }
 
-MicroTime start_time_option(std::string_view options_json) {
+common::MicroTime start_time_option(std::string_view options_json) {
     if (options_json.empty()) return {};
     const json::value v = common::parse_limited(options_json, 1u << 16, 8);
     const auto &o = common::expect_object(v, "options");

@@ -34,6 +34,6 @@ lu_engine_host copy_host(const lu_engine_host *host) noexcept;
 void log_to_host(const lu_engine_host &host, lu_log_level level, std::string_view line) noexcept;
 boost::json::array string_array(const std::vector<std::string> &items);
 // Reads {"startTime": TIME}; throws common::DecodeError.
-MicroTime start_time_option(std::string_view options_json);
+common::MicroTime start_time_option(std::string_view options_json);
 
 }  // namespace liveupdate::abi_impl

@@ -14,9 +14,9 @@
 
 namespace {
 
-using liveupdate::MicroTime;
 using liveupdate::abi::make_message;
 using liveupdate::abi::to_view;
+using liveupdate::common::MicroTime;
 namespace json = boost::json;
 namespace abi_impl = liveupdate::abi_impl;
 

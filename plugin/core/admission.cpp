@@ -24,7 +24,7 @@ bool has_dotdot_segment(std::string_view p) {
 }
 
 FieldError invalid(std::string field, const std::string &value, const std::string &why) {
-    return {std::move(field), "Invalid value: " + go_quote(value) + ": " + why};
+    return {std::move(field), "Invalid value: " + common::go_quote(value) + ": " + why};
 }
 FieldError required(std::string field, const std::string &why) {
     return {std::move(field), "Required value: " + why};
@@ -35,7 +35,7 @@ FieldError forbidden(std::string field, const std::string &why) {
 
 std::string join_errors(const std::string &kind, const std::string &name, const std::vector<FieldError> &errors) {
     std::string out = kind.empty() ? std::string("object") : kind;
-    if (!name.empty()) out += " " + go_quote(name);
+    if (!name.empty()) out += " " + common::go_quote(name);
     out += " is invalid: ";
     for (std::size_t i = 0; i < errors.size(); ++i) {
         if (i > 0) out += "; ";

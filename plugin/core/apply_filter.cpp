@@ -77,7 +77,7 @@ ApplyFilter apply_filter_from_result(const std::string &result_yaml) {
             return out;
         }
     }
-    for (const auto &document : yaml_documents(text)) add_json_entity(document, out);
+    for (const auto &document : common::yaml_documents(text)) add_json_entity(document, out);
     return out;
 }
 

@@ -19,7 +19,7 @@ struct SelectedContainer {
 
 struct SelectedResource {
     std::vector<SelectedContainer> containers;
-    MicroTime best_start_time;
+    common::MicroTime best_start_time;
     std::string via;         // updater class: "kubernetes", "docker", "local"
     std::string local_root;  // LocalContainer spec.root
 };

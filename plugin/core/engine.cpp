@@ -70,7 +70,7 @@ std::shared_ptr<LiveUpdateSlot> Engine::slot_for(const std::string &name) {
     return slot;
 }
 
-Engine::Begun Engine::begin(const std::string &live_update, MicroTime now) {
+Engine::Begun Engine::begin(const std::string &live_update, common::MicroTime now) {
     auto slot = slot_for(live_update);
     SessionClaim claim = SessionClaim::try_claim(slot);
     if (!claim) throw EngineBusy("LiveUpdate \"" + live_update + "\" is already being reconciled");

@@ -34,7 +34,7 @@ struct UpsertResult {
 
 class Engine {
 public:
-    explicit Engine(MicroTime start_time) : start_time_(start_time) {}
+    explicit Engine(common::MicroTime start_time) : start_time_(start_time) {}
 
     AdmissionResult validate(std::string_view object_json) const { return admit(object_json); }
     UpsertResult upsert(std::string_view object_json);
@@ -46,7 +46,7 @@ public:
         Step step;
     };
     // Throws EngineBusy when that LiveUpdate is being reconciled.
-    Begun begin(const std::string &live_update, MicroTime now);
+    Begun begin(const std::string &live_update, common::MicroTime now);
 
     // What verify compares of a LiveUpdate, from the objects held now (core/sync_targets.hpp).
     std::variant<SyncTargets, SyncTargetsProblem> sync_targets(const std::string &live_update) const;
@@ -63,7 +63,7 @@ private:
     mutable std::shared_mutex objects_mutex_;
     ObjectStore store_;
     DependencyIndex index_;
-    MicroTime start_time_;
+    common::MicroTime start_time_;
     mutable std::atomic<std::size_t> last_snapshot_size_{0};
 
     mutable std::mutex slots_mutex_;

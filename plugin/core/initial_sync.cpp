@@ -22,17 +22,17 @@ std::vector<api::IgnoreDef> initial_sync_filter(const std::vector<api::IgnoreDef
             continue;
         }
         try {
-            IgnorePatterns check(def.base_path, def.patterns);
+            common::IgnorePatterns check(def.base_path, def.patterns);
             out.push_back(def);
         } catch (const std::invalid_argument &) {
             // Tilt skips an ill-formed ignore rather than failing the sync.
         }
     }
-    out.push_back({"/", builtin_ignore_patterns()});
+    out.push_back({"/", common::builtin_ignore_patterns()});
     return out;
 }
 
-InitialSyncFiles collect_initial_sync_files(const api::LiveUpdateSpec &spec, const IgnoreSet &filter) {
+InitialSyncFiles collect_initial_sync_files(const api::LiveUpdateSpec &spec, const common::IgnoreSet &filter) {
     InitialSyncFiles out;
     for (const auto &rule : sync_rules(spec)) {
         std::error_code ec;
@@ -40,7 +40,7 @@ InitialSyncFiles collect_initial_sync_files(const api::LiveUpdateSpec &spec, con
         if (ec || !fs::exists(root_status)) {
             if (ec && ec != std::errc::no_such_file_or_directory && ec != std::errc::not_a_directory)
                 throw std::runtime_error("stat " + rule.local_path + ": " + ec.message());
-            out.warnings.push_back("initial_sync: sync path " + go_quote(rule.local_path) +
+            out.warnings.push_back("initial_sync: sync path " + common::go_quote(rule.local_path) +
                                    " does not exist, skipping");
             continue;
         }
@@ -57,8 +57,8 @@ InitialSyncFiles collect_initial_sync_files(const api::LiveUpdateSpec &spec, con
             if (ec) throw std::runtime_error("walking sync path " + rule.local_path + ": " + dir + ": " + ec.message());
             for (const auto &entry : it) {
                 const std::string path = entry.path().string();
-                if (!is_valid_utf8(path)) {
-                    out.warnings.push_back("initial_sync: skipping " + printable_path(path) +
+                if (!common::is_valid_utf8(path)) {
+                    out.warnings.push_back("initial_sync: skipping " + common::printable_path(path) +
                                            ": its name is not valid UTF-8; rename it to sync it");
                     continue;
                 }

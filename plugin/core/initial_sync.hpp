@@ -25,6 +25,6 @@ struct InitialSyncFiles {
 // filter ignores entirely are skipped; ignored files are left out, and so
 // are names that are not valid UTF-8 (with a warning, see core/utf8.hpp).
 // Throws std::runtime_error naming the path when a walk fails.
-InitialSyncFiles collect_initial_sync_files(const api::LiveUpdateSpec &spec, const IgnoreSet &filter);
+InitialSyncFiles collect_initial_sync_files(const api::LiveUpdateSpec &spec, const common::IgnoreSet &filter);
 
 }  // namespace liveupdate

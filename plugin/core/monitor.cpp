@@ -18,7 +18,7 @@ bool consume_source(SourceTrack &source, const api::ApiObject &file_watch, const
     if (fw.file_events.empty()) return false;
 
     bool image_changed = false;
-    MicroTime build_start;
+    common::MicroTime build_start;
     if (image_map != nullptr) {
         const auto &status = image_map->raw_field("status");
         image_changed = !source.last_image_status || !json_equal(*source.last_image_status, status);
@@ -52,19 +52,19 @@ bool consume_source(SourceTrack &source, const api::ApiObject &file_watch, const
 }
 
 void garbage_collect_file_changes(Monitor &monitor, const std::vector<api::LiveUpdateSource> &sources,
-                                  MicroTime best_start_time) {
+                                  common::MicroTime best_start_time) {
     for (const auto &s : sources) {
         const auto it = monitor.sources.find(s.file_watch);
         if (it == monitor.sources.end()) continue;
         auto &source = it->second;
-        const MicroTime gc_time =
-            source.last_image_status && !source.image_build_start_time.is_zero() ? source.image_build_start_time
-                                                                                  : best_start_time;
+        const common::MicroTime gc_time = source.last_image_status && !source.image_build_start_time.is_zero()
+                                              ? source.image_build_start_time
+                                              : best_start_time;
         if (gc_time.is_zero()) continue;
         source.paths.forget_before(gc_time);
         for (auto &[key, c] : monitor.containers) {
             if (!c.failed_low_water_mark.is_zero() && c.failed_low_water_mark < gc_time) {
-                c.failed_low_water_mark = MicroTime{};
+                c.failed_low_water_mark = common::MicroTime{};
                 c.failed_reason.clear();
                 c.failed_message.clear();
             }
@@ -72,11 +72,11 @@ void garbage_collect_file_changes(Monitor &monitor, const std::vector<api::LiveU
     }
 }
 
-ChangedFiles files_changed_after(const Monitor &monitor, MicroTime high_water_mark) {
+ChangedFiles files_changed_after(const Monitor &monitor, common::MicroTime high_water_mark) {
     ChangedFiles out;
     out.new_high_water_mark = high_water_mark;
     for (const auto &[name, source] : monitor.sources) {
-        source.paths.for_each_after(high_water_mark, [&](const std::string &path, MicroTime t) {
+        source.paths.for_each_after(high_water_mark, [&](const std::string &path, common::MicroTime t) {
             out.files.push_back(path);
             if (out.new_low_water_mark.is_zero() || t < out.new_low_water_mark) out.new_low_water_mark = t;
             if (out.new_high_water_mark < t) out.new_high_water_mark = t;

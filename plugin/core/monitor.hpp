@@ -20,7 +20,7 @@ struct SourceTrack {
     PathTimeIndex paths;  // newest change time per path
     std::vector<api::IgnoreDef> ignores;
     std::optional<boost::json::value> last_image_status;
-    MicroTime image_build_start_time;  // of last_image_status; zero when unset
+    common::MicroTime image_build_start_time;  // of last_image_status; zero when unset
     std::optional<api::FileEvent> last_file_event;
 };
 
@@ -32,17 +32,17 @@ struct ContainerKey {
 };
 
 struct ContainerTrack {
-    MicroTime last_file_time_synced;
+    common::MicroTime last_file_time_synced;
     // Oldest file time of the changes that failed; a build newer than it clears the failure.
-    MicroTime failed_low_water_mark;
+    common::MicroTime failed_low_water_mark;
     std::string failed_reason;
     std::string failed_message;
     // The container's start time when its update failed (zero: unknown). A
     // container started again since then (`docker start`) no longer carries it.
-    MicroTime failed_container_started_at;
+    common::MicroTime failed_container_started_at;
     // Newest file time already reported as skipped because of the failure
     // (not kept in snapshots: at worst a reload says it once more).
-    MicroTime skipped_reported_through;
+    common::MicroTime skipped_reported_through;
 };
 
 struct Monitor {
@@ -77,15 +77,15 @@ bool consume_source(SourceTrack &source, const api::ApiObject &file_watch, const
 // F03: forgets path changes older than the current build and clears
 // container failures from before it. best_start_time: the resource's.
 void garbage_collect_file_changes(Monitor &monitor, const std::vector<api::LiveUpdateSource> &sources,
-                                  MicroTime best_start_time);
+                                  common::MicroTime best_start_time);
 
 struct ChangedFiles {
     std::vector<std::string> files;  // sorted, unique
-    MicroTime new_high_water_mark;
-    MicroTime new_low_water_mark;
+    common::MicroTime new_high_water_mark;
+    common::MicroTime new_low_water_mark;
 };
 
 // F04: the paths of every source changed strictly after high_water_mark.
-ChangedFiles files_changed_after(const Monitor &monitor, MicroTime high_water_mark);
+ChangedFiles files_changed_after(const Monitor &monitor, common::MicroTime high_water_mark);
 
 }  // namespace liveupdate

@@ -2,7 +2,7 @@
 
 namespace liveupdate {
 
-void PathTimeIndex::record(const std::string &path, MicroTime t) {
+void PathTimeIndex::record(const std::string &path, common::MicroTime t) {
     auto [it, inserted] = by_path_.try_emplace(path, t);
     if (!inserted) {
         if (!(it->second < t)) return;
@@ -12,7 +12,7 @@ void PathTimeIndex::record(const std::string &path, MicroTime t) {
     by_time_.insert({t, &it->first});
 }
 
-void PathTimeIndex::forget_before(MicroTime t) {
+void PathTimeIndex::forget_before(common::MicroTime t) {
     auto it = by_time_.begin();
     while (it != by_time_.end() && it->first < t) {
         by_path_.erase(*it->second);

@@ -25,15 +25,16 @@ public:
     PathTimeIndex &operator=(PathTimeIndex &&) = default;
 
     // Keeps the newer of the recorded time and t.
-    void record(const std::string &path, MicroTime t);
+    void record(const std::string &path, common::MicroTime t);
     // Forgets every path whose time is strictly before t.
-    void forget_before(MicroTime t);
+    void forget_before(common::MicroTime t);
 
     // Calls f(path, time) for every path whose time is strictly after mark, oldest first.
     template <class F>
-    void for_each_after(MicroTime mark, F &&f) const {
+    void for_each_after(common::MicroTime mark, F &&f) const {
         if (mark.micros() == std::numeric_limits<std::int64_t>::max()) return;
-        for (auto it = by_time_.lower_bound({MicroTime(mark.micros() + 1), nullptr}); it != by_time_.end(); ++it)
+        for (auto it = by_time_.lower_bound({common::MicroTime(mark.micros() + 1), nullptr}); it != by_time_.end();
+             ++it)
             f(*it->second, it->first);
     }
     template <class F>
@@ -45,7 +46,7 @@ public:
     bool empty() const { return by_path_.empty(); }
 
 private:
-    using TimeKey = std::pair<MicroTime, const std::string *>;
+    using TimeKey = std::pair<common::MicroTime, const std::string *>;
     struct ByTime {
         bool operator()(const TimeKey &a, const TimeKey &b) const {
             if (a.first != b.first) return a.first < b.first;
@@ -53,7 +54,7 @@ private:
         }
     };
     // Node-based: the keys' addresses stay valid while they are in the map.
-    std::unordered_map<std::string, MicroTime> by_path_;
+    std::unordered_map<std::string, common::MicroTime> by_path_;
     std::set<TimeKey, ByTime> by_time_;
 };
 

@@ -16,7 +16,7 @@ namespace {
 bool ends_with_slash(const std::string &p) { return !p.empty() && p.back() == '/'; }
 
 std::string base_name(const std::string &p) {
-    const auto clean = clean_path(p);
+    const auto clean = common::clean_path(p);
     const auto slash = clean.rfind('/');
     return slash == std::string::npos ? clean : clean.substr(slash + 1);
 }
@@ -49,7 +49,7 @@ std::vector<PathMapping> sync_rules(const api::LiveUpdateSpec &spec) {
     out.reserve(spec.syncs.size());
     for (const auto &s : spec.syncs) {
         std::string local = s.local_path;
-        if (local.empty() || local.front() != '/') local = join_path(spec.base_path, local);
+        if (local.empty() || local.front() != '/') local = common::join_path(spec.base_path, local);
         out.push_back({local, s.container_path});
     }
     return out;
@@ -61,7 +61,7 @@ PathMapping whole_rule_mapping(const PathMapping &rule) {
     if (st.error != 0 && st.error != ENOENT && st.error != ENOTDIR)
         throw std::runtime_error("stat " + rule.local_path + ": " + std::strerror(st.error));
     if (st.error != 0 || st.is_dir) return rule;
-    return {rule.local_path, join_path(rule.container_path, base_name(rule.local_path))};
+    return {rule.local_path, common::join_path(rule.container_path, base_name(rule.local_path))};
 }
 
 PlanResult create_plan(const api::LiveUpdateSpec &spec, const std::vector<std::string> &files_changed) {
@@ -70,7 +70,7 @@ PlanResult create_plan(const api::LiveUpdateSpec &spec, const std::vector<std::s
     for (const auto &file : files_changed) {
         bool mapped = false;
         for (const auto &rule : rules) {
-            const auto rel = child_path(rule.local_path, file);
+            const auto rel = common::child_path(rule.local_path, file);
             if (!rel) continue;
             const auto st = stat_path(rule.local_path);
             if (st.error != 0) {
@@ -80,26 +80,28 @@ PlanResult create_plan(const api::LiveUpdateSpec &spec, const std::vector<std::s
             }
             std::string container;
             if (ends_with_slash(rule.container_path) && !st.is_dir)
-                container = join_path(rule.container_path, base_name(rule.local_path));
+                container = common::join_path(rule.container_path, base_name(rule.local_path));
             else
-                container = join_path(rule.container_path, *rel);
+                container = common::join_path(rule.container_path, *rel);
             result.plan.sync_paths.push_back({file, container});
             mapped = true;
             break;
         }
-        const bool restarts = matches_file_or_child(spec.restart_paths, spec.base_path, file);
+        const bool restarts = common::matches_file_or_child(spec.restart_paths, spec.base_path, file);
         if (restarts) result.plan.restart_paths.push_back(file);
         if (!mapped && !restarts) result.plan.no_match_paths.push_back(file);
     }
     for (const auto &file : files_changed)
-        if (matches_file_or_child(spec.stop_paths, spec.base_path, file)) result.plan.stop_paths.push_back(file);
+        if (common::matches_file_or_child(spec.stop_paths, spec.base_path, file))
+            result.plan.stop_paths.push_back(file);
 
     if (!result.plan.no_match_paths.empty()) {
-        result.failed = PlanFailure{"UpdateStopped", "Found file(s) not matching any sync (files: " +
-                                                         format_file_change_list(result.plan.no_match_paths) + ")"};
-    } else if (!result.plan.stop_paths.empty()) {
         result.failed =
-            PlanFailure{"UpdateStopped", "Detected change to stop file " + go_quote(result.plan.stop_paths.front())};
+            PlanFailure{"UpdateStopped", "Found file(s) not matching any sync (files: " +
+                                             common::format_file_change_list(result.plan.no_match_paths) + ")"};
+    } else if (!result.plan.stop_paths.empty()) {
+        result.failed = PlanFailure{"UpdateStopped",
+                                    "Detected change to stop file " + common::go_quote(result.plan.stop_paths.front())};
     }
     return result;
 }
@@ -109,7 +111,7 @@ std::vector<RunStep> boil_runs(const api::LiveUpdateSpec &spec, const std::vecto
     for (const auto &exec : spec.execs) {
         bool run = exec.trigger_paths.empty();
         for (std::size_t i = 0; !run && i < synced.size(); ++i)
-            run = matches_file_or_child(exec.trigger_paths, spec.base_path, synced[i].local_path);
+            run = common::matches_file_or_child(exec.trigger_paths, spec.base_path, synced[i].local_path);
         if (run) out.push_back({exec.args, exec.echo_off, exec.user, exec.working_dir, exec.env, exec.privileged});
     }
     return out;

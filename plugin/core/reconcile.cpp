@@ -18,7 +18,7 @@ namespace {
 constexpr const char *kObjectNotFound = "ObjectNotFound";
 
 // True when the container runs now and started after `before` (zero: unknown, never).
-bool started_since(MicroTime before, const api::Container &c) {
+bool started_since(common::MicroTime before, const api::Container &c) {
     return !before.is_zero() && c.state.running && before < c.state.running->started_at;
 }
 
@@ -53,7 +53,7 @@ SessionClaim::~SessionClaim() {
     slot_->in_session = false;
 }
 
-ReconcileSession::ReconcileSession(std::string name, SessionClaim claim, MicroTime start_time)
+ReconcileSession::ReconcileSession(std::string name, SessionClaim claim, common::MicroTime start_time)
     : name_(std::move(name)), claim_(std::move(claim)), slot_(&claim_.slot()), start_time_(start_time) {}
 
 void ReconcileSession::log(common::LogLevel level, std::string text) { log_.push_back({level, std::move(text)}); }
@@ -79,7 +79,7 @@ Step ReconcileSession::update_step(ContainerUpdate update) {
     return step;
 }
 
-Step ReconcileSession::begin(const api::ObjectPtr &lu, const ObjectLookup &lookup, MicroTime now) {
+Step ReconcileSession::begin(const api::ObjectPtr &lu, const ObjectLookup &lookup, common::MicroTime now) {
     now_ = now;
     if (!lu) {
         slot_->monitor.reset();
@@ -126,7 +126,7 @@ Step ReconcileSession::begin(const api::ObjectPtr &lu, const ObjectLookup &looku
 Step ReconcileSession::handle_failure(api::LiveUpdateStateFailed failed) {
     if (optional_failed_equal(previous_.failed, failed)) return done_step(previous_, false);
     if (failed.reason != kObjectNotFound)
-        log(LogLevel::info, "LiveUpdate " + go_quote(name_) + " " + failed.reason + ": " + failed.message);
+        log(LogLevel::info, "LiveUpdate " + common::go_quote(name_) + " " + failed.reason + ": " + failed.message);
     api::LiveUpdateStatus next = previous_;
     next.failed = std::move(failed);
     return done_step(next, true);
@@ -170,8 +170,8 @@ Step ReconcileSession::start_sync() {
                                 "): live updates to container " + display + " resume");
             track.failed_reason.clear();
             track.failed_message.clear();
-            track.failed_low_water_mark = MicroTime{};
-            track.failed_container_started_at = MicroTime{};
+            track.failed_low_water_mark = common::MicroTime{};
+            track.failed_container_started_at = common::MicroTime{};
             continue;
         }
         report_skipped_changes(track, display);
@@ -181,7 +181,7 @@ Step ReconcileSession::start_sync() {
     return advance();
 }
 
-MicroTime ReconcileSession::synced_through(const ContainerTrack &track) const {
+common::MicroTime ReconcileSession::synced_through(const ContainerTrack &track) const {
     return track.last_file_time_synced.is_zero() ? start_time_ : track.last_file_time_synced;
 }
 
@@ -221,7 +221,7 @@ std::optional<Step> ReconcileSession::visit(const SelectedContainer &sc) {
     const auto &c = sc.container;
     const ContainerKey key{c.id, sc.pod_name, sc.namespace_name};
 
-    MicroTime high_water_mark = start_time_;
+    common::MicroTime high_water_mark = start_time_;
     const auto existing = monitor.containers.find(key);
     const bool known = existing != monitor.containers.end();
     const ContainerTrack track = known ? existing->second : ContainerTrack{};
@@ -336,14 +336,14 @@ std::optional<Step> ReconcileSession::visit(const SelectedContainer &sc) {
 }
 
 bool ReconcileSession::merge_container(api::LiveUpdateStatus one, bool files_applied, const ContainerKey &key,
-                                       MicroTime new_high_water_mark, MicroTime new_low_water_mark) {
+                                       common::MicroTime new_high_water_mark, common::MicroTime new_low_water_mark) {
     if (one.failed) one.failed = create_failed_state(previous_, one.failed->reason, one.failed->message, now_);
     ContainerTrack &track = slot_->monitor->containers[key];
     if (one.failed) {
         track.failed_reason = one.failed->reason;
         track.failed_message = one.failed->message;
         track.failed_low_water_mark = new_low_water_mark;
-        track.failed_container_started_at = MicroTime{};
+        track.failed_container_started_at = common::MicroTime{};
         for (const auto &sc : resource_.containers)
             if (sc.container.id == key.container_id && sc.pod_name == key.pod_name && sc.container.state.running)
                 track.failed_container_started_at = sc.container.state.running->started_at;
@@ -356,7 +356,7 @@ bool ReconcileSession::merge_container(api::LiveUpdateStatus one, bool files_app
     return false;
 }
 
-Step ReconcileSession::resume(const Outcome &outcome, MicroTime now) {
+Step ReconcileSession::resume(const Outcome &outcome, common::MicroTime now) {
     now_ = now;
     Pending p = std::move(*pending_);
     pending_.reset();
@@ -413,7 +413,7 @@ Step ReconcileSession::finish_sync() {
     if (status_.failed && !(previous_.failed && *previous_.failed == *status_.failed) &&
         status_.failed->reason != kObjectNotFound)
         log(LogLevel::info,
-            "LiveUpdate " + go_quote(name_) + " " + status_.failed->reason + ": " + status_.failed->message);
+            "LiveUpdate " + common::go_quote(name_) + " " + status_.failed->reason + ": " + status_.failed->message);
     // An abandoned reconcile was not written: the next one must compute its status again.
     if (commit_) slot_->monitor->has_changes_to_sync = false;
     return done_step(status_, !(status_ == previous_));

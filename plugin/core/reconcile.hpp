@@ -47,12 +47,12 @@ private:
 
 class ReconcileSession {
 public:
-    ReconcileSession(std::string name, SessionClaim claim, MicroTime start_time);
+    ReconcileSession(std::string name, SessionClaim claim, common::MicroTime start_time);
 
     // lu: the LiveUpdate object, null when it does not exist (D04).
-    Step begin(const api::ObjectPtr &lu, const ObjectLookup &lookup, MicroTime now);
+    Step begin(const api::ObjectPtr &lu, const ObjectLookup &lookup, common::MicroTime now);
     // Continues after the update step that was last handed out.
-    Step resume(const Outcome &outcome, MicroTime now);
+    Step resume(const Outcome &outcome, common::MicroTime now);
     // Gives up a pending update as if it failed; the status is not committed.
     void abandon();
 
@@ -64,8 +64,8 @@ private:
         ContainerKey key;
         ContainerRef ref;
         std::string display_name;
-        MicroTime new_high_water_mark;
-        MicroTime new_low_water_mark;
+        common::MicroTime new_high_water_mark;
+        common::MicroTime new_low_water_mark;
     };
 
     Step handle_failure(api::LiveUpdateStateFailed failed);
@@ -76,10 +76,10 @@ private:
     // C07: says once per batch of changes that they wait for the failure to clear.
     void report_skipped_changes(ContainerTrack &track, const std::string &display);
     bool plannable_again(const ContainerTrack &track) const;
-    MicroTime synced_through(const ContainerTrack &track) const;
+    common::MicroTime synced_through(const ContainerTrack &track) const;
     // Merges one container's result; returns true when the visit must stop.
     bool merge_container(api::LiveUpdateStatus one, bool files_applied, const ContainerKey &key,
-                         MicroTime new_high_water_mark, MicroTime new_low_water_mark);
+                         common::MicroTime new_high_water_mark, common::MicroTime new_low_water_mark);
     Step finish_sync();
     Step done_step(const api::LiveUpdateStatus &status, bool changed);
     Step update_step(ContainerUpdate update);
@@ -88,8 +88,8 @@ private:
     std::string name_;
     SessionClaim claim_;
     LiveUpdateSlot *slot_;
-    MicroTime start_time_;
-    MicroTime now_;
+    common::MicroTime start_time_;
+    common::MicroTime now_;
     bool commit_ = true;
     bool done_ = false;
 

@@ -76,7 +76,7 @@ void write_source(JsonTextWriter &w, const std::string &name, const SourceTrack 
     w.string(name);
     w.key("paths");
     w.begin_array();
-    s.paths.for_each([&](const std::string &path, MicroTime t) {
+    s.paths.for_each([&](const std::string &path, common::MicroTime t) {
         w.begin_array();
         w.string(path);
         w.integer(t.micros());
@@ -214,15 +214,15 @@ void write_slot(JsonTextWriter &w, const std::string &name, const SlotView &slot
 }
 
 // Only times that RFC 3339 can write may come back from a snapshot.
-bool writable(MicroTime t) { return !(t < MicroTime::earliest() || MicroTime::latest() < t); }
+bool writable(common::MicroTime t) { return !(t < common::MicroTime::earliest() || common::MicroTime::latest() < t); }
 
-MicroTime checked_time(std::int64_t micros, const std::string &field) {
-    const MicroTime t(micros);
+common::MicroTime checked_time(std::int64_t micros, const std::string &field) {
+    const common::MicroTime t(micros);
     if (!writable(t)) throw DecodeError(field, "time out of range");
     return t;
 }
 
-MicroTime micros_field(const json::object &o, std::string_view key, const std::string &path) {
+common::MicroTime micros_field(const json::object &o, std::string_view key, const std::string &path) {
     return checked_time(int_field(o, key, path), child(path, key));
 }
 
@@ -248,7 +248,7 @@ Monitor decode_monitor(json::object &o, const std::string &path, const KnownObje
                     if (!entry.is_array() || entry.get_array().size() != 2 || !entry.get_array()[0].is_string() ||
                         !entry.get_array()[1].is_int64())
                         throw DecodeError(index(child(p, "paths"), j), "expected [path, micros]");
-                    const MicroTime t(entry.get_array()[1].get_int64());
+                    const common::MicroTime t(entry.get_array()[1].get_int64());
                     if (!writable(t)) throw DecodeError(index(child(p, "paths"), j), "time out of range");
                     s.paths.record(std::string(entry.get_array()[0].get_string()), t);
                 }
@@ -288,7 +288,7 @@ Monitor decode_monitor(json::object &o, const std::string &path, const KnownObje
 
 }  // namespace
 
-std::string encode_snapshot(const MicroTime &start_time, const std::vector<api::ObjectPtr> &objects,
+std::string encode_snapshot(const common::MicroTime &start_time, const std::vector<api::ObjectPtr> &objects,
                             const std::map<std::string, SlotView> &slots, std::size_t size_hint) {
     // The second half of the LiveUpdates is written on another thread and spliced in.
     std::vector<const std::pair<const std::string, SlotView> *> entries;

@@ -31,7 +31,7 @@ struct SlotState {
 };
 
 struct EngineState {
-    MicroTime start_time;
+    common::MicroTime start_time;
     std::vector<api::ObjectPtr> objects;
     std::map<std::string, SlotState> slots;
 };
@@ -42,7 +42,7 @@ struct SlotView {
 };
 
 // size_hint: the expected size (the last snapshot's), reserved up front.
-std::string encode_snapshot(const MicroTime &start_time, const std::vector<api::ObjectPtr> &objects,
+std::string encode_snapshot(const common::MicroTime &start_time, const std::vector<api::ObjectPtr> &objects,
                             const std::map<std::string, SlotView> &slots, std::size_t size_hint = 0);
 // Throws UnsupportedSnapshot (format/version) or common::DecodeError (content).
 EngineState decode_snapshot(std::string_view text);

@@ -9,6 +9,6 @@ namespace liveupdate {
 
 // A failed state at now; keeps the previous transition time when the reason is unchanged.
 api::LiveUpdateStateFailed create_failed_state(const api::LiveUpdateStatus &previous, std::string reason,
-                                               std::string message, MicroTime now);
+                                               std::string message, common::MicroTime now);
 
 }  // namespace liveupdate

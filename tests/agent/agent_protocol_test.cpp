@@ -4,7 +4,7 @@
 
 #include "common/agent_protocol/messages.hpp"
 
-using namespace liveupdate::agent;
+using namespace liveupdate::agent_protocol;
 
 BOOST_AUTO_TEST_CASE(every_request_round_trips) {
     const WriteFile write{"/app/a b.txt", 0755, 1000, -1, std::string("x\0y", 3)};

@@ -17,7 +17,7 @@
 
 #include "common/agent_protocol/messages.hpp"
 
-using namespace liveupdate::agent;
+using namespace liveupdate::agent_protocol;
 namespace fs = std::filesystem;
 
 namespace {

@@ -61,8 +61,9 @@ BOOST_AUTO_TEST_CASE(loads_and_reads_the_whole_archive) {
     const UpdateOutcome outcome = executor.execute(update(false), log);
     BOOST_TEST((outcome.kind == UpdateOutcome::Kind::ok));
     std::uint64_t expected_bytes = 0;
-    write_archive({{file.string(), "/a.txt"}}, liveupdate::IgnoreSet{},
-                  [&](const void *, std::size_t size) { expected_bytes += size; }, log);
+    write_archive(
+        {{file.string(), "/a.txt"}}, liveupdate::common::IgnoreSet{},
+        [&](const void *, std::size_t size) { expected_bytes += size; }, log);
     BOOST_TEST_REQUIRE(lines.size() == 1u);
     BOOST_TEST(lines[0] == "c-updater: " + std::to_string(expected_bytes) + " archive bytes for c-7");
 }

@@ -21,8 +21,8 @@
 #include "liveupdate/liveupdate.hpp"
 
 using namespace liveupdate::host;
-using liveupdate::MicroTime;
 using liveupdate::abi::to_lu_str;
+using liveupdate::common::MicroTime;
 namespace json = boost::json;
 
 namespace {

@@ -23,7 +23,7 @@
 #include "common/subprocess/environment.hpp"
 #include "common/subprocess/run_process.hpp"
 
-using namespace liveupdate::common;
+using namespace liveupdate::subprocess;
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 

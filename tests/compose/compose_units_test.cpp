@@ -19,7 +19,7 @@
 
 namespace fs = std::filesystem;
 namespace json = boost::json;
-using namespace liveupdate::compose;
+using namespace liveupdate::host::compose;
 
 namespace {
 

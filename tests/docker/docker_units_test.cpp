@@ -21,6 +21,10 @@
 
 using namespace liveupdate::docker;
 
+using namespace liveupdate::docker_engine;
+
+using namespace liveupdate::updaters;
+
 BOOST_AUTO_TEST_CASE(docker_host_forms) {
     const auto unix_ep = parse_docker_host("unix:///var/run/docker.sock");
     BOOST_TEST((unix_ep.kind == Endpoint::Kind::unix_socket));
@@ -108,7 +112,7 @@ std::vector<EntryView> read_entries(const std::string &bytes) {
     return out;
 }
 
-std::string filtered(const std::string &input, std::optional<liveupdate::docker::Owner> owner = std::nullopt) {
+std::string filtered(const std::string &input, std::optional<liveupdate::updaters::Owner> owner = std::nullopt) {
     std::size_t offset = 0;
     std::string out;
     copy_without_implied_dirs(
@@ -214,7 +218,7 @@ BOOST_AUTO_TEST_CASE(messages_in_tilts_spirit) {
 }
 
 BOOST_AUTO_TEST_CASE(a_user_setting_resolves_as_docker_resolves_it) {
-    using liveupdate::docker::resolve_owner;
+    using liveupdate::updaters::resolve_owner;
     const std::string passwd = "# users\nroot:x:0:0:root:/root:/bin/sh\r\n\napp:x:1500:1600:app:/app:/bin/sh\nbroken:x:y\n";
     const std::string group = "root:x:0:\napp:x:1600:\nweb:x:1700:app\n";
     const auto owner = [&](const std::string &user) {
@@ -244,7 +248,7 @@ BOOST_AUTO_TEST_CASE(a_user_setting_resolves_as_docker_resolves_it) {
 
 BOOST_AUTO_TEST_CASE(an_owner_is_given_to_every_entry_copied) {
     const auto input = lu_test::TarBuilder().dir("app/new").file("app/new/a.txt", "a").symlink("app/l", "a").finish();
-    BOOST_TEST((owners_in(filtered(input, liveupdate::docker::Owner{1500, 1700})) ==
+    BOOST_TEST((owners_in(filtered(input, liveupdate::updaters::Owner{1500, 1700})) ==
                 std::vector<std::string>{"app/new/a.txt 1500/1700 /", "app/l 1500/1700 /"}));
     BOOST_TEST((owners_in(filtered(input)) == std::vector<std::string>{"app/new/a.txt 0/0 /", "app/l 0/0 /"}));
 }

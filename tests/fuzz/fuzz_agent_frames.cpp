@@ -8,7 +8,7 @@
 
 namespace {
 
-using namespace liveupdate::agent;
+using namespace liveupdate::agent_protocol;
 
 void decode_as_its_type(const Frame &frame) {
     switch (frame.type) {

@@ -13,7 +13,7 @@
 #include "host/core/host_error.hpp"
 
 using namespace liveupdate::host;
-using liveupdate::IgnoreSet;
+using liveupdate::common::IgnoreSet;
 namespace fs = std::filesystem;
 
 namespace {

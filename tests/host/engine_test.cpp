@@ -15,7 +15,7 @@
 #include "liveupdate/liveupdate.hpp"
 
 using namespace liveupdate::host;
-using liveupdate::MicroTime;
+using liveupdate::common::MicroTime;
 namespace json = boost::json;
 namespace fs = std::filesystem;
 

@@ -15,11 +15,11 @@
 #include <iostream>
 #include <thread>
 
-#include "common/kubernetes/api_client.hpp"
-#include "common/kubernetes/kubeconfig.hpp"
-#include "common/kubernetes/pod_exec.hpp"
-#include "tests/docker/docker_test_support.hpp"
+#include "common/kube/api_client.hpp"
+#include "common/kube/kubeconfig.hpp"
+#include "common/kube/pod_exec.hpp"
 #include "host/kubernetes/kubernetes_discovery.hpp"
+#include "tests/docker/docker_test_support.hpp"
 #include "tests/kubernetes/k8s_test_support.hpp"
 #include "tests/kubernetes/tcp_proxy.hpp"
 

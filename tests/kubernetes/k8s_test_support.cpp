@@ -3,8 +3,8 @@
 #include <cstdlib>
 #include <thread>
 
-#include "common/kubernetes/kubeconfig.hpp"
-#include "common/kubernetes/pod_exec.hpp"
+#include "common/kube/kubeconfig.hpp"
+#include "common/kube/pod_exec.hpp"
 
 namespace lu_test::k8s {
 namespace json = boost::json;

@@ -9,7 +9,7 @@
 #include <string>
 #include <utility>
 
-#include "common/kubernetes/api_client.hpp"
+#include "common/kube/api_client.hpp"
 
 namespace lu_test::k8s {
 

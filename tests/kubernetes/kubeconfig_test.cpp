@@ -8,9 +8,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "common/kubernetes/credentials.hpp"
-#include "common/kubernetes/kubeconfig.hpp"
-#include "common/kubernetes/pod_exec.hpp"
+#include "common/kube/credentials.hpp"
+#include "common/kube/kubeconfig.hpp"
+#include "common/kube/pod_exec.hpp"
 #include "host/kubernetes/discovery_rules.hpp"
 
 using namespace liveupdate::kube;

@@ -21,8 +21,8 @@
 using namespace liveupdate;
 using namespace liveupdate::host;
 using namespace reload_test;
-using reload::EngineReloader;
-using reload::QuiesceGate;
+using host::reload::EngineReloader;
+using host::reload::QuiesceGate;
 using namespace std::chrono_literals;
 
 namespace {
@@ -102,7 +102,7 @@ BOOST_AUTO_TEST_CASE(reload_keeps_every_tracked_state) {
     BOOST_TEST(change("a.txt") == 1u);
     const std::string before = snapshot();
     EngineReloader reloader(*slot, gate);
-    const reload::EngineReloadTimes times = reloader.reload(plugin_file);
+    const host::reload::EngineReloadTimes times = reloader.reload(plugin_file);
     BOOST_TEST(snapshot() == before);
     BOOST_TEST((times.pause <= times.total));
     // Nothing is resynced, and what changes next is synced.
@@ -183,7 +183,7 @@ BOOST_AUTO_TEST_CASE(reload_waits_for_the_reconcile_in_flight_and_holds_new_ones
     // long enough for the new engine's preparation (slow under ASan) to reach the gate.
     BOOST_TEST((reloaded.wait_for(2s) == std::future_status::timeout));
     in_flight.reset();
-    const reload::EngineReloadTimes times = reloaded.get();
+    const host::reload::EngineReloadTimes times = reloaded.get();
     BOOST_TEST((times.drain > 0us));
     BOOST_TEST((times.pause >= times.drain));
 }

@@ -21,8 +21,8 @@
 using namespace liveupdate;
 using namespace liveupdate::host;
 using namespace reload_test;
-using reload::HotReloader;
-using reload::QuiesceGate;
+using host::reload::HotReloader;
+using host::reload::QuiesceGate;
 namespace json = boost::json;
 using namespace std::chrono_literals;
 
@@ -50,9 +50,9 @@ struct Fixture {
     }
 
     void start(bool watch, bool with_config) {
-        reload::HotReloadOptions options;
+        host::reload::HotReloadOptions options;
         options.liveupdate_plugin = plugin_file;
-        options.defaults["docker"] = reload::UpdaterChoice{LU_TEST_RECORD_UPDATER, "{}"};
+        options.defaults["docker"] = host::reload::UpdaterChoice{LU_TEST_RECORD_UPDATER, "{}"};
         if (with_config) options.config = config;
         options.resolve_name = plugin_named;
         options.settle = 20ms;

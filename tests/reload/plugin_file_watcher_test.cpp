@@ -9,7 +9,7 @@
 #include "tests/reload/reload_test_support.hpp"
 
 using namespace reload_test;
-using liveupdate::reload::PluginFileWatcher;
+using liveupdate::host::reload::PluginFileWatcher;
 using namespace std::chrono_literals;
 
 namespace {

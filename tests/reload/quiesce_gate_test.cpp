@@ -11,7 +11,7 @@
 
 #include "host/reload/quiesce_gate.hpp"
 
-using liveupdate::reload::QuiesceGate;
+using liveupdate::host::reload::QuiesceGate;
 using namespace std::chrono_literals;
 
 BOOST_AUTO_TEST_SUITE(quiesce_gate)

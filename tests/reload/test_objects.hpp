@@ -12,12 +12,15 @@
 
 namespace reload_test {
 
-inline const liveupdate::MicroTime kStart = *liveupdate::MicroTime::parse("2026-01-01T00:00:00.000000Z");
+inline const liveupdate::common::MicroTime kStart =
+    *liveupdate::common::MicroTime::parse("2026-01-01T00:00:00.000000Z");
 
-inline liveupdate::MicroTime at_micros(std::int64_t us) { return liveupdate::MicroTime(kStart.micros() + us); }
+inline liveupdate::common::MicroTime at_micros(std::int64_t us) {
+    return liveupdate::common::MicroTime(kStart.micros() + us);
+}
 
 struct FileEvent {
-    liveupdate::MicroTime time;
+    liveupdate::common::MicroTime time;
     std::vector<std::string> files;
 };
 

@@ -3,7 +3,7 @@
 
 #include "host/reload/updater_config.hpp"
 
-using namespace liveupdate::reload;
+using namespace liveupdate::host::reload;
 namespace fs = std::filesystem;
 
 namespace {

@@ -9,9 +9,9 @@
 using namespace liveupdate;
 using namespace liveupdate::host;
 using namespace reload_test;
-using reload::UpdaterChoice;
-using reload::UpdaterChoices;
-using reload::UpdaterSet;
+using host::reload::UpdaterChoice;
+using host::reload::UpdaterChoices;
+using host::reload::UpdaterSet;
 
 namespace {
 
@@ -44,7 +44,7 @@ UpdateOutcome refused_update(const Updater &updater) {
 BOOST_FIXTURE_TEST_SUITE(updater_set, Fixture)
 
 BOOST_AUTO_TEST_CASE(serves_adds_replaces_and_removes_classes) {
-    reload::UpdaterChanges changes = set.apply(local_only());
+    host::reload::UpdaterChanges changes = set.apply(local_only());
     BOOST_TEST(changes.summary() == "added local");
     const auto first = registry.find("local");
     BOOST_TEST_REQUIRE(first != nullptr);

@@ -12,7 +12,7 @@ api::Pod pod(std::string name, std::string ancestor, std::string owner, std::int
     p.name = std::move(name);
     p.ancestor_uid = std::move(ancestor);
     p.pod_template_spec_hash = std::move(hash);
-    if (!owner.empty()) p.owner = api::PodOwner{std::move(owner), "ReplicaSet", MicroTime(owner_created)};
+    if (!owner.empty()) p.owner = api::PodOwner{std::move(owner), "ReplicaSet", common::MicroTime(owner_created)};
     return p;
 }
 

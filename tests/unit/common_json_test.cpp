@@ -30,7 +30,7 @@ BOOST_AUTO_TEST_CASE(ignore_definitions_read_and_write_back) {
     BOOST_TEST(json::value(common::to_json(defs)) ==
                json::parse(R"([{"basePath":"/src","patterns":["*.o","!keep.o"]},{"basePath":"/tmp","patterns":[]}])"));
     BOOST_TEST(common::parse_ignore_defs(json::value(nullptr), "x").empty());
-    const IgnoreSet set = common::ignore_set_of(defs);
+    const common::IgnoreSet set = common::ignore_set_of(defs);
     BOOST_TEST(set.matches("/src/a.o"));
     BOOST_TEST(!set.matches("/src/keep.o"));
 }

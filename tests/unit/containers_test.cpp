@@ -11,7 +11,7 @@ BOOST_AUTO_TEST_CASE(docker_states_map_to_waiting_running_terminated) {
         const auto st = container_state_from_docker({s, {}, {}, 0});
         BOOST_TEST((st.waiting && st.waiting->reason == s && !st.running && !st.terminated), s);
     }
-    BOOST_TEST(container_state_from_docker({"running", MicroTime(5), {}, 0}).running->started_at.micros() == 5);
+    BOOST_TEST(container_state_from_docker({"running", common::MicroTime(5), {}, 0}).running->started_at.micros() == 5);
     for (const char *s : {"removing", "exited", "dead"}) {
         const auto st = container_state_from_docker({s, {}, {}, 3});
         BOOST_TEST((st.terminated && st.terminated->exit_code == 3 && !st.running), s);
@@ -43,7 +43,7 @@ BOOST_AUTO_TEST_CASE(kubernetes_selection_filters_and_skips_unnamed) {
     api::Pod pod;
     pod.name = "p";
     pod.namespace_name = "ns";
-    pod.created_at = MicroTime(10);
+    pod.created_at = common::MicroTime(10);
     pod.phase = "Running";
     pod.containers = {{"", "id0", "img", false, {}}, {"main", "id1", "img:1", true, {}}, {"side", "id2", "other", true, {}}};
     kd.pods = {pod};
@@ -61,7 +61,7 @@ BOOST_AUTO_TEST_CASE(kubernetes_selection_filters_and_skips_unnamed) {
     BOOST_TEST(r.containers[0].container.name == "side");
 
     api::KubernetesApply ka;
-    ka.status.last_apply_start_time = MicroTime(99);
+    ka.status.last_apply_start_time = common::MicroTime(99);
     BOOST_TEST(select_kubernetes(kd, &ka, by_image, nullptr).best_start_time.micros() == 99);
 }
 

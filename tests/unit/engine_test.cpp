@@ -13,8 +13,8 @@ using namespace liveupdate;
 
 namespace {
 
-const MicroTime kStart = *MicroTime::parse("2026-01-01T00:00:00Z");
-MicroTime at(int second) { return MicroTime(kStart.micros() + second * 1'000'000LL); }
+const common::MicroTime kStart = *common::MicroTime::parse("2026-01-01T00:00:00Z");
+common::MicroTime at(int second) { return common::MicroTime(kStart.micros() + second * 1'000'000LL); }
 
 struct Fixture {
     test::TempDir dir;

@@ -3,7 +3,7 @@
 #include "common/ignore_patterns.hpp"
 #include "common/paths.hpp"
 
-using liveupdate::IgnorePatterns;
+using liveupdate::common::IgnorePatterns;
 
 BOOST_AUTO_TEST_SUITE(ignore_patterns)
 
@@ -40,10 +40,10 @@ BOOST_AUTO_TEST_CASE(malformed_pattern_is_an_error) {
 }
 
 BOOST_AUTO_TEST_CASE(clean_and_join) {
-    BOOST_TEST(liveupdate::clean_path("/a//b/./c/../d/") == "/a/b/d");
-    BOOST_TEST(liveupdate::join_path("/base", "rel/x") == "/base/rel/x");
-    BOOST_TEST(liveupdate::join_path("/base", "/abs") == "/abs");
-    BOOST_TEST(liveupdate::join_path("/app/", ".") == "/app");
+    BOOST_TEST(liveupdate::common::clean_path("/a//b/./c/../d/") == "/a/b/d");
+    BOOST_TEST(liveupdate::common::join_path("/base", "rel/x") == "/base/rel/x");
+    BOOST_TEST(liveupdate::common::join_path("/base", "/abs") == "/abs");
+    BOOST_TEST(liveupdate::common::join_path("/app/", ".") == "/app");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -2,7 +2,7 @@
 
 #include "common/micro_time.hpp"
 
-using liveupdate::MicroTime;
+using liveupdate::common::MicroTime;
 
 BOOST_AUTO_TEST_SUITE(micro_time)
 

@@ -11,21 +11,21 @@ namespace {
 api::ApiObject file_watch(const std::vector<std::pair<int, std::string>> &events) {
     boost::json::array arr;
     for (const auto &[t, path] : events)
-        arr.push_back(boost::json::object{{"time", MicroTime(t * 1'000'000LL).format()},
+        arr.push_back(boost::json::object{{"time", common::MicroTime(t * 1'000'000LL).format()},
                                           {"seenFiles", boost::json::array{boost::json::value(path)}}});
     return api::decode_api_object(boost::json::object{
         {"kind", "FileWatch"}, {"metadata", {{"name", "fw"}}}, {"status", {{"fileEvents", std::move(arr)}}}});
 }
 
 api::ApiObject image_map(int build_start) {
-    return api::decode_api_object(boost::json::object{
-        {"kind", "ImageMap"},
-        {"metadata", {{"name", "im"}}},
-        {"status", {{"buildStartTime", MicroTime(build_start * 1'000'000LL).format()}}}});
+    return api::decode_api_object(
+        boost::json::object{{"kind", "ImageMap"},
+                            {"metadata", {{"name", "im"}}},
+                            {"status", {{"buildStartTime", common::MicroTime(build_start * 1'000'000LL).format()}}}});
 }
 
 std::vector<std::string> paths_after(const Monitor &m, int second) {
-    return files_changed_after(m, MicroTime(second * 1'000'000LL)).files;
+    return files_changed_after(m, common::MicroTime(second * 1'000'000LL)).files;
 }
 
 }  // namespace
@@ -56,8 +56,10 @@ BOOST_AUTO_TEST_CASE(gc_forgets_changes_and_failures_before_the_build) {
     Monitor m;
     auto &src = m.sources["fw"];
     consume_source(src, file_watch({{1, "/a"}, {3, "/b"}}), nullptr);
-    m.containers[{"c", "", ""}] = ContainerTrack{MicroTime{}, MicroTime(1'000'000), "UpdateStopped", "stop", MicroTime(), MicroTime()};
-    garbage_collect_file_changes(m, {{"fw", ""}}, MicroTime(2'000'000));
+    m.containers[{"c", "", ""}] =
+        ContainerTrack{common::MicroTime{}, common::MicroTime(1'000'000), "UpdateStopped", "stop",
+                       common::MicroTime(), common::MicroTime()};
+    garbage_collect_file_changes(m, {{"fw", ""}}, common::MicroTime(2'000'000));
     BOOST_TEST((paths_after(m, 0) == std::vector<std::string>{"/b"}));
     BOOST_TEST(m.containers.at({"c", "", ""}).failed_reason.empty());
 }
@@ -65,7 +67,7 @@ BOOST_AUTO_TEST_CASE(gc_forgets_changes_and_failures_before_the_build) {
 BOOST_AUTO_TEST_CASE(changed_files_track_marks) {
     Monitor m;
     consume_source(m.sources["fw"], file_watch({{1, "/a"}, {3, "/b"}, {2, "/a"}}), nullptr);
-    const auto changed = files_changed_after(m, MicroTime(1'000'000));
+    const auto changed = files_changed_after(m, common::MicroTime(1'000'000));
     BOOST_TEST((changed.files == std::vector<std::string>{"/a", "/b"}));
     BOOST_TEST(changed.new_high_water_mark.micros() == 3'000'000);
     BOOST_TEST(changed.new_low_water_mark.micros() == 2'000'000);

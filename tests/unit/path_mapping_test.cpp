@@ -55,10 +55,10 @@ BOOST_AUTO_TEST_CASE(file_rule_with_trailing_slash_maps_into_the_directory) {
 }
 
 BOOST_AUTO_TEST_CASE(sibling_with_common_prefix_is_not_a_child) {
-    BOOST_TEST(!child_path("/base/src", "/base/src2/a.txt"));
-    BOOST_TEST(*child_path("/base/src", "/base/src/a.txt") == "a.txt");
-    BOOST_TEST(*child_path("/base/src", "/base/src") == ".");
-    BOOST_TEST(*child_path("/", "/etc/x") == "etc/x");
+    BOOST_TEST(!common::child_path("/base/src", "/base/src2/a.txt"));
+    BOOST_TEST(*common::child_path("/base/src", "/base/src/a.txt") == "a.txt");
+    BOOST_TEST(*common::child_path("/base/src", "/base/src") == ".");
+    BOOST_TEST(*common::child_path("/", "/etc/x") == "etc/x");
 }
 
 BOOST_AUTO_TEST_CASE(deleted_sync_root_is_a_plan_error) {

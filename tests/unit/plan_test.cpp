@@ -32,10 +32,10 @@ BOOST_AUTO_TEST_CASE(unmatched_list_is_cut_after_five) {
 
 BOOST_AUTO_TEST_CASE(stop_path_matches_file_or_anything_beneath) {
     const std::vector<std::string> stops{"package.json", "deps"};
-    BOOST_TEST(matches_file_or_child(stops, "/b", "/b/package.json"));
-    BOOST_TEST(matches_file_or_child(stops, "/b", "/b/deps/x/y"));
-    BOOST_TEST(!matches_file_or_child(stops, "/b", "/b/src/package.json"));
-    BOOST_TEST(!matches_file_or_child(stops, "/b", "/b/deps2"));
+    BOOST_TEST(common::matches_file_or_child(stops, "/b", "/b/package.json"));
+    BOOST_TEST(common::matches_file_or_child(stops, "/b", "/b/deps/x/y"));
+    BOOST_TEST(!common::matches_file_or_child(stops, "/b", "/b/src/package.json"));
+    BOOST_TEST(!common::matches_file_or_child(stops, "/b", "/b/deps2"));
 }
 
 BOOST_AUTO_TEST_CASE(stop_path_change_stops_with_its_name) {

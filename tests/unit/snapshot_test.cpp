@@ -29,12 +29,13 @@ BOOST_AUTO_TEST_CASE(monitor_round_trips) {
     Monitor m;
     m.manifest = "web";
     m.spec_raw = boost::json::object{{"basePath", "/b"}};
-    m.sources["fw"].paths.record("/b/a", MicroTime(7));
-    m.sources["fw"].last_file_event = api::FileEvent{MicroTime(7), {"/b/a"}};
-    m.containers[{"c1", "", ""}] = ContainerTrack{MicroTime(7), MicroTime(3), "UpdateFailed", "boom", MicroTime(5), MicroTime()};
+    m.sources["fw"].paths.record("/b/a", common::MicroTime(7));
+    m.sources["fw"].last_file_event = api::FileEvent{common::MicroTime(7), {"/b/a"}};
+    m.containers[{"c1", "", ""}] = ContainerTrack{common::MicroTime(7), common::MicroTime(3), "UpdateFailed", "boom",
+                                                  common::MicroTime(5), common::MicroTime()};
     api::LiveUpdateStatus st;
-    st.failed = api::LiveUpdateStateFailed{"UpdateFailed", "boom", MicroTime(9)};
-    const std::string blob = encode_snapshot(MicroTime(1), {}, {{"lu", SlotView{&m, &st}}});
+    st.failed = api::LiveUpdateStateFailed{"UpdateFailed", "boom", common::MicroTime(9)};
+    const std::string blob = encode_snapshot(common::MicroTime(1), {}, {{"lu", SlotView{&m, &st}}});
     const auto state = decode_snapshot(blob);
     BOOST_TEST(state.start_time.micros() == 1);
     const auto &slot = state.slots.at("lu");
@@ -61,16 +62,17 @@ BOOST_AUTO_TEST_CASE(text_is_stable_and_dependencies_stay_shared) {
     m.spec_raw = boost::json::object{{"basePath", "/b"}};
     m.last_docker_compose_service = dcs;
     SourceTrack &s = m.sources["fw"];
-    s.paths.record("/b/\"a\"", MicroTime(7));
+    s.paths.record("/b/\"a\"", common::MicroTime(7));
     s.ignores.push_back(api::IgnoreDef{"/b", {"*.o"}});
     s.last_image_status = boost::json::object{{"ok", true}};
-    s.last_file_event = api::FileEvent{MicroTime(7), {"/b/\"a\""}};
-    m.containers[{"c1", "", ""}] = ContainerTrack{MicroTime(7), MicroTime(3), "UpdateFailed", "line\nnext", MicroTime(), MicroTime()};
+    s.last_file_event = api::FileEvent{common::MicroTime(7), {"/b/\"a\""}};
+    m.containers[{"c1", "", ""}] = ContainerTrack{common::MicroTime(7), common::MicroTime(3), "UpdateFailed",
+                                                  "line\nnext",         common::MicroTime(),  common::MicroTime()};
     m.last_trigger_queue = api::ConfigMap{{{"web", "1"}}};
     api::LiveUpdateStatus st;
-    st.failed = api::LiveUpdateStateFailed{"UpdateFailed", "boom", MicroTime(9)};
+    st.failed = api::LiveUpdateStateFailed{"UpdateFailed", "boom", common::MicroTime(9)};
     const std::string blob =
-        encode_snapshot(MicroTime(1), {dcs}, {{"lu", SlotView{&m, &st}}, {"idle", SlotView{nullptr, nullptr}}});
+        encode_snapshot(common::MicroTime(1), {dcs}, {{"lu", SlotView{&m, &st}}, {"idle", SlotView{nullptr, nullptr}}});
     const std::string expected =
         R"({"format":"liveupdate.plugin.state","version":1,"startTime":1,"objects":[)"
         R"({"apiVersion":"tilt.dev/v1alpha1","kind":"DockerComposeService","metadata":{"name":"web"},)"
@@ -109,7 +111,7 @@ BOOST_AUTO_TEST_CASE(documents_are_written_as_boost_serializes_them) {
     m.spec_raw = object->raw;
     m.last_docker_compose_service = object;
     api::LiveUpdateStatus st;
-    const std::string blob = encode_snapshot(MicroTime(1), {object}, {{"lu", SlotView{&m, &st}}});
+    const std::string blob = encode_snapshot(common::MicroTime(1), {object}, {{"lu", SlotView{&m, &st}}});
     BOOST_TEST(blob == boost::json::serialize(boost::json::parse(blob)));
     BOOST_TEST(blob.find(boost::json::serialize(object->raw)) != std::string::npos);
     const auto state = decode_snapshot(blob);
@@ -131,12 +133,13 @@ BOOST_AUTO_TEST_CASE(a_large_state_round_trips_and_reports_the_first_bad_entry) 
         monitors[i].manifest = "m" + n;
         monitors[i].spec_raw = boost::json::object{{"basePath", "/b" + n}};
         monitors[i].last_docker_compose_service = objects.back();
-        monitors[i].sources["fw"].paths.record("/b" + n + "/f", MicroTime(i + 1));
-        monitors[i].containers[{"c" + n, "", ""}] = ContainerTrack{MicroTime(i + 1), MicroTime(), "", "", MicroTime(), MicroTime()};
-        statuses[i].failed = api::LiveUpdateStateFailed{"Reason" + n, "", MicroTime(i + 1)};
+        monitors[i].sources["fw"].paths.record("/b" + n + "/f", common::MicroTime(i + 1));
+        monitors[i].containers[{"c" + n, "", ""}] = ContainerTrack{
+            common::MicroTime(i + 1), common::MicroTime(), "", "", common::MicroTime(), common::MicroTime()};
+        statuses[i].failed = api::LiveUpdateStateFailed{"Reason" + n, "", common::MicroTime(i + 1)};
         slots["lu" + n] = SlotView{&monitors[i], &statuses[i]};
     }
-    const std::string blob = encode_snapshot(MicroTime(1), objects, slots);
+    const std::string blob = encode_snapshot(common::MicroTime(1), objects, slots);
     BOOST_TEST(blob == boost::json::serialize(boost::json::parse(blob)));
 
     const EngineState state = decode_snapshot(blob);
@@ -149,7 +152,7 @@ BOOST_AUTO_TEST_CASE(a_large_state_round_trips_and_reports_the_first_bad_entry) 
         BOOST_TEST(slot.monitor->last_docker_compose_service != nullptr);
         slots_again[name] = SlotView{&*slot.monitor, &*slot.status};
     }
-    BOOST_TEST(encode_snapshot(MicroTime(1), objects_again, slots_again) == blob);
+    BOOST_TEST(encode_snapshot(common::MicroTime(1), objects_again, slots_again) == blob);
     // The dependency is shared with the stored object, as before the snapshot.
     const auto &lu450 = *state.slots.at("lu450").monitor;
     BOOST_TEST(std::count(state.objects.begin(), state.objects.end(), lu450.last_docker_compose_service) == 1);

@@ -67,7 +67,7 @@ BOOST_AUTO_TEST_CASE(a_local_container_with_its_root_and_the_filter_of_its_sourc
     BOOST_TEST((t.containers[0] == SyncTargetContainer{"local-1", "app", "", "", dir.path() + "/rootfs"}));
     BOOST_TEST((t.targets == std::vector<PathMapping>{{dir.path() + "/src", "/app"}}));
     const std::vector<api::IgnoreDef> filter{
-        {dir.path(), {"*.log"}}, {dir.path() + "/tmp", {"**"}}, {"/", builtin_ignore_patterns()}};
+        {dir.path(), {"*.log"}}, {dir.path() + "/tmp", {"**"}}, {"/", common::builtin_ignore_patterns()}};
     BOOST_TEST((t.filter == filter));
 }
 

@@ -2,7 +2,7 @@
 
 #include "host/up/builtin_ignores.hpp"
 
-using liveupdate::up::is_builtin_ignored;
+using liveupdate::host::up::is_builtin_ignored;
 
 BOOST_AUTO_TEST_CASE(git_metadata_is_ignored) {
     BOOST_TEST(is_builtin_ignored("/src/.git"));

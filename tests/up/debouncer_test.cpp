@@ -4,7 +4,7 @@
 #include "host/up/debouncer.hpp"
 
 using namespace std::chrono_literals;
-using liveupdate::up::Debouncer;
+using liveupdate::host::up::Debouncer;
 
 BOOST_AUTO_TEST_CASE(nothing_pending_has_no_deadline) {
     Debouncer d(50ms, 10s);

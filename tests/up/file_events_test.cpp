@@ -5,9 +5,9 @@
 #include "host/up/event_consumers.hpp"
 #include "host/up/file_events.hpp"
 
-using liveupdate::MicroTime;
-using liveupdate::up::EventConsumers;
-using liveupdate::up::FileEventLog;
+using liveupdate::common::MicroTime;
+using liveupdate::host::up::EventConsumers;
+using liveupdate::host::up::FileEventLog;
 
 namespace {
 MicroTime t(int s) { return MicroTime(1'800'000'000'000'000LL + s * 1'000'000LL); }

@@ -6,7 +6,7 @@
 #include "host/up/admission_warnings.hpp"
 #include "host/up/line_splitter.hpp"
 
-using namespace liveupdate::up;
+using namespace liveupdate::host::up;
 
 namespace {
 

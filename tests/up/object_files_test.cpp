@@ -5,7 +5,7 @@
 #include "host/up/object_files.hpp"
 
 namespace json = boost::json;
-using namespace liveupdate::up;
+using namespace liveupdate::host::up;
 
 BOOST_AUTO_TEST_CASE(relative_paths_resolve_against_the_declaring_folder) {
     const FileLoad load = parse_object_file("/repo/samples/x/objs.json", R"({"kind": "List", "items": [

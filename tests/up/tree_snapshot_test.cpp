@@ -9,7 +9,7 @@
 #include "host/up/tree_snapshot.hpp"
 
 namespace fs = std::filesystem;
-using namespace liveupdate::up;
+using namespace liveupdate::host::up;
 
 namespace {
 struct TempDir {

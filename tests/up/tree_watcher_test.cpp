@@ -9,7 +9,7 @@
 #include "tests/up/watch_test_support.hpp"
 
 using namespace std::chrono_literals;
-using namespace liveupdate::up;
+using namespace liveupdate::host::up;
 using up_test::Collected;
 using up_test::TempDir;
 using up_test::write_file;

@@ -7,9 +7,9 @@
 #include "host/verify/verify_schedule.hpp"
 
 using namespace liveupdate;
-using namespace liveupdate::verify;
-using digest::Entry;
-using digest::EntryKind;
+using namespace liveupdate::host::verify;
+using tree_digest::Entry;
+using tree_digest::EntryKind;
 
 namespace {
 
@@ -31,13 +31,13 @@ using Paths = std::vector<std::string>;
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(equal_trees_have_no_differences) {
-    const digest::Digest tree{dir(""), file("a.txt", 1), dir("sub"), file("sub/b.txt", 2)};
+    const tree_digest::Digest tree{dir(""), file("a.txt", 1), dir("sub"), file("sub/b.txt", 2)};
     BOOST_TEST(compare_target(kTarget, tree, tree, {}, {}).empty());
 }
 
 BOOST_AUTO_TEST_CASE(missing_extra_and_different_files_are_told_apart) {
-    const digest::Digest local{dir(""), file("a.txt", 1), file("changed.txt", 2), file("gone-there.txt", 3)};
-    const digest::Digest container{dir(""), file("a.txt", 1), file("changed.txt", 9), file("only-there.txt", 4)};
+    const tree_digest::Digest local{dir(""), file("a.txt", 1), file("changed.txt", 2), file("gone-there.txt", 3)};
+    const tree_digest::Digest container{dir(""), file("a.txt", 1), file("changed.txt", 9), file("only-there.txt", 4)};
     const Differences d = compare_target(kTarget, local, container, {}, {});
     BOOST_TEST(paths(d.missing) == Paths{"/app/gone-there.txt"}, boost::test_tools::per_element());
     BOOST_TEST(paths(d.extra) == Paths{"/app/only-there.txt"}, boost::test_tools::per_element());
@@ -47,10 +47,11 @@ BOOST_AUTO_TEST_CASE(missing_extra_and_different_files_are_told_apart) {
 }
 
 BOOST_AUTO_TEST_CASE(size_kind_and_executable_bit_count_other_permissions_do_not) {
-    const digest::Digest local{dir(""), file("size", 1, 3), file("exec", 2, 3, 0755), file("perm", 3, 3, 0644),
-                               file("kind", 4)};
-    const digest::Digest container{dir(""), file("size", 1, 4), file("exec", 2, 3, 0644), file("perm", 3, 3, 0600),
-                                   dir("kind"), file("kind/inside", 5)};
+    const tree_digest::Digest local{dir(""), file("size", 1, 3), file("exec", 2, 3, 0755), file("perm", 3, 3, 0644),
+                                    file("kind", 4)};
+    const tree_digest::Digest container{
+        dir(""),     file("size", 1, 4),    file("exec", 2, 3, 0644), file("perm", 3, 3, 0600),
+        dir("kind"), file("kind/inside", 5)};
     const Differences d = compare_target(kTarget, local, container, {}, {});
     BOOST_TEST(paths(d.different) == (Paths{"/app/exec", "/app/kind", "/app/size"}), boost::test_tools::per_element());
     BOOST_TEST(d.different[0].why == "executable here, not in the container");
@@ -61,36 +62,37 @@ BOOST_AUTO_TEST_CASE(size_kind_and_executable_bit_count_other_permissions_do_not
 }
 
 BOOST_AUTO_TEST_CASE(an_extra_folder_stands_for_what_it_holds) {
-    const digest::Digest local{dir(""), file("a", 1)};
-    const digest::Digest container{dir(""), file("a", 1), dir("old"), file("old/x", 2), dir("old/deep"), file("old/deep/y", 3)};
+    const tree_digest::Digest local{dir(""), file("a", 1)};
+    const tree_digest::Digest container{dir(""),          file("a", 1),    dir("old"),
+                                        file("old/x", 2), dir("old/deep"), file("old/deep/y", 3)};
     const Differences d = compare_target(kTarget, local, container, {}, {});
     BOOST_TEST(paths(d.extra) == Paths{"/app/old"}, boost::test_tools::per_element());
     // "old-x" sorts between "old" and "old/x": it is not inside the folder.
-    const digest::Digest with_sibling{dir(""), file("a", 1), dir("old"), file("old-x", 4), file("old/x", 2)};
+    const tree_digest::Digest with_sibling{dir(""), file("a", 1), dir("old"), file("old-x", 4), file("old/x", 2)};
     BOOST_TEST(paths(compare_target(kTarget, local, with_sibling, {}, {}).extra) == (Paths{"/app/old", "/app/old-x"}),
                boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(a_target_missing_in_the_container_misses_every_file_but_not_empty_folders) {
-    const digest::Digest local{dir(""), file("a", 1), dir("empty"), dir("sub"), file("sub/b", 2)};
+    const tree_digest::Digest local{dir(""), file("a", 1), dir("empty"), dir("sub"), file("sub/b", 2)};
     const Differences d = compare_target(kTarget, local, {}, {}, {});
     BOOST_TEST(paths(d.missing) == (Paths{"/app/a", "/app/sub/b"}), boost::test_tools::per_element());
     BOOST_TEST(d.extra.empty());
 }
 
 BOOST_AUTO_TEST_CASE(ignored_paths_are_left_out_on_both_sides) {
-    IgnoreSet ignore;
-    ignore.add(IgnorePatterns("/src", {"*.log", "cache/"}));
-    const digest::Digest local{dir(""), file("a", 1), file("here.log", 2), dir("cache"), file("cache/x", 3)};
-    const digest::Digest container{dir(""), file("a", 1), file("there.log", 4), dir("cache"), file("cache/y", 5)};
+    common::IgnoreSet ignore;
+    ignore.add(common::IgnorePatterns("/src", {"*.log", "cache/"}));
+    const tree_digest::Digest local{dir(""), file("a", 1), file("here.log", 2), dir("cache"), file("cache/x", 3)};
+    const tree_digest::Digest container{dir(""), file("a", 1), file("there.log", 4), dir("cache"), file("cache/y", 5)};
     BOOST_TEST(compare_target(kTarget, local, container, ignore, {}).empty());
     // Without the ignores the same trees differ: the test can fail.
     BOOST_TEST(compare_target(kTarget, local, container, {}, {}).count() == 4u);
 }
 
 BOOST_AUTO_TEST_CASE(targets_nested_in_the_container_are_left_to_their_own_comparison) {
-    const digest::Digest local{dir(""), file("a", 1)};
-    const digest::Digest container{dir(""), file("a", 1), dir("manual"), file("manual/x", 2)};
+    const tree_digest::Digest local{dir(""), file("a", 1)};
+    const tree_digest::Digest container{dir(""), file("a", 1), dir("manual"), file("manual/x", 2)};
     BOOST_TEST(compare_target(kTarget, local, container, {}, {"/app/manual", "/app", "/elsewhere"}).empty());
     BOOST_TEST(paths(compare_target(kTarget, local, container, {}, {"/elsewhere"}).extra) == Paths{"/app/manual"},
                boost::test_tools::per_element());
@@ -113,9 +115,10 @@ BOOST_AUTO_TEST_CASE(symlinks_compare_by_target) {
 }
 
 BOOST_AUTO_TEST_CASE(the_repair_deletes_extras_and_changed_kinds_and_copies_the_rest) {
-    const digest::Digest local{dir(""), file("missing", 1), file("changed", 2), file("kind", 3), dir("was-file"),
-                               file("was-file/in", 4)};
-    const digest::Digest container{dir(""), file("changed", 9), dir("kind"), file("extra", 5), file("was-file", 6)};
+    const tree_digest::Digest local{dir(""),         file("missing", 1), file("changed", 2),
+                                    file("kind", 3), dir("was-file"),    file("was-file/in", 4)};
+    const tree_digest::Digest container{dir(""), file("changed", 9), dir("kind"), file("extra", 5),
+                                        file("was-file", 6)};
     const Repair r = repair_of(compare_target(kTarget, local, container, {}, {}));
     BOOST_TEST(r.deletes == (Paths{"/app/extra", "/app/kind", "/app/was-file"}), boost::test_tools::per_element());
     std::vector<std::string> copied;

@@ -5,7 +5,7 @@
 #include "liveupdate/abi.h"
 
 using namespace liveupdate;
-using namespace liveupdate::verify;
+using namespace liveupdate::host::verify;
 
 BOOST_AUTO_TEST_SUITE(verify_targets)
 

@@ -4,7 +4,7 @@
 #include "host/up/activity.hpp"
 
 using namespace liveupdate;
-using namespace liveupdate::up;
+using namespace liveupdate::host::up;
 namespace json = boost::json;
 
 BOOST_AUTO_TEST_SUITE(activity)
@@ -13,7 +13,7 @@ BOOST_AUTO_TEST_CASE(an_update_is_in_flight_from_its_first_line_to_its_end) {
     Activity a;
     std::vector<std::string> heard;
     a.set_listener([&](const std::string &lu, const ActivityLine *line) { heard.push_back(lu + (line ? ":line" : ":state")); });
-    const MicroTime t = MicroTime::from_system(std::chrono::system_clock::now());
+    const common::MicroTime t = common::MicroTime::from_system(std::chrono::system_clock::now());
     a.began("web");
     BOOST_TEST(!a.summary().at("web").at("updating").as_bool());
     a.line("web", common::LogLevel::info, "Will copy 1 file(s) to container: [web]", t);
@@ -33,7 +33,7 @@ BOOST_AUTO_TEST_CASE(an_update_is_in_flight_from_its_first_line_to_its_end) {
 
 BOOST_AUTO_TEST_CASE(lines_are_numbered_and_bounded) {
     Activity a;
-    const MicroTime t = MicroTime::from_system(std::chrono::system_clock::now());
+    const common::MicroTime t = common::MicroTime::from_system(std::chrono::system_clock::now());
     for (std::size_t i = 0; i < Activity::kLinesKept + 10; ++i)
         a.line("web", common::LogLevel::info, std::to_string(i), t);
     a.line("api", common::LogLevel::warn, "other", t);

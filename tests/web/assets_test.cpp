@@ -3,7 +3,7 @@
 
 #include "host/web/assets.hpp"
 
-using namespace liveupdate::web;
+using namespace liveupdate::host::web;
 
 BOOST_AUTO_TEST_SUITE(assets)
 

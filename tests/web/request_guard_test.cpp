@@ -3,7 +3,7 @@
 
 #include "host/web/request_guard.hpp"
 
-using namespace liveupdate::web;
+using namespace liveupdate::host::web;
 
 namespace {
 const std::string kToken = "0123456789abcdef0123456789abcdef";

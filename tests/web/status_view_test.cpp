@@ -3,7 +3,7 @@
 
 #include "host/web/status_view.hpp"
 
-using namespace liveupdate::web;
+using namespace liveupdate::host::web;
 namespace json = boost::json;
 
 namespace {

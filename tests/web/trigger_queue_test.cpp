@@ -3,7 +3,7 @@
 
 #include "host/up/trigger_queue.hpp"
 
-using namespace liveupdate::up;
+using namespace liveupdate::host::up;
 namespace json = boost::json;
 
 BOOST_AUTO_TEST_SUITE(trigger_queue)

@@ -6,7 +6,7 @@
 
 #include "host/web/web_routes.hpp"
 
-using namespace liveupdate::web;
+using namespace liveupdate::host::web;
 namespace json = boost::json;
 
 namespace {

@@ -13,7 +13,7 @@
 
 #include "host/web/web_server.hpp"
 
-using namespace liveupdate::web;
+using namespace liveupdate::host::web;
 namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;

@@ -19,23 +19,27 @@ int remaining_ms(AgentSession::Clock::time_point deadline) {
 
 }  // namespace
 
-AgentSession::AgentSession(EngineClient &client, OpenExec exec, LineFn on_stderr)
+AgentSession::AgentSession(docker_engine::EngineClient &client, docker_engine::OpenExec exec, LineFn on_stderr)
     : client_(client),
       exec_id_(std::move(exec.exec_id)),
       connection_(std::move(exec.connection)),
       stderr_sink_(std::move(on_stderr)),
       stderr_lines_([this](std::string_view line) { stderr_line(line); }),
-      demuxer_([this](OutputStream stream, std::string_view data) {
-          if (stream == OutputStream::stderr_stream) stderr_lines_.feed(data);
-          else decoder_.feed(data);
+      demuxer_([this](docker_engine::OutputStream stream, std::string_view data) {
+          if (stream == docker_engine::OutputStream::stderr_stream)
+              stderr_lines_.feed(data);
+          else
+              decoder_.feed(data);
       }) {
     demuxer_.feed(exec.first_bytes);
 }
 
-std::unique_ptr<AgentSession> AgentSession::start(EngineClient &client, const ExecSpec &spec,
+std::unique_ptr<AgentSession> AgentSession::start(docker_engine::EngineClient &client,
+                                                  const docker_engine::ExecSpec &spec,
                                                   std::chrono::milliseconds timeout, LineFn on_stderr) {
-    std::unique_ptr<AgentSession> session(new AgentSession(client, open_exec(client, spec), std::move(on_stderr)));
-    session->description_ = agent::client::handshake(*session, Clock::now() + timeout);
+    std::unique_ptr<AgentSession> session(
+        new AgentSession(client, docker_engine::open_exec(client, spec), std::move(on_stderr)));
+    session->description_ = agent_client::handshake(*session, Clock::now() + timeout);
     session->route_stderr(nullptr);  // on_stderr is the starting update's log
     return session;
 }
@@ -118,22 +122,22 @@ void AgentSession::send(std::string_view frame, Clock::time_point deadline) {
     }
 }
 
-agent::Frame AgentSession::receive(Clock::time_point deadline) {
+agent_protocol::Frame AgentSession::receive(Clock::time_point deadline) {
     for (;;) {
-        std::optional<agent::Frame> frame;
+        std::optional<agent_protocol::Frame> frame;
         try {
             frame = decoder_.next();
-        } catch (const agent::ProtocolError &e) {
+        } catch (const agent_protocol::ProtocolError &e) {
             ended_ = true;
             broken(std::string("the agent's answer: ") + e.what());
         }
         if (frame) {
-            if (frame->type != agent::MessageType::fatal) return std::move(*frame);
+            if (frame->type != agent_protocol::MessageType::fatal) return std::move(*frame);
             ended_ = true;
             std::string why;
             try {
-                why = agent::decode<agent::Fatal>(*frame).message;
-            } catch (const agent::ProtocolError &e) {
+                why = agent_protocol::decode<agent_protocol::Fatal>(*frame).message;
+            } catch (const agent_protocol::ProtocolError &e) {
                 why = e.what();
             }
             throw AgentSessionBroken("the agent ended the session: " + why);
@@ -150,8 +154,8 @@ agent::Frame AgentSession::receive(Clock::time_point deadline) {
 int AgentSession::exit_code() {
     if (!ended_) return -1;
     try {
-        return exec_exit_code(client_, exec_id_);
-    } catch (const EngineError &) {
+        return docker_engine::exec_exit_code(client_, exec_id_);
+    } catch (const docker_engine::EngineError &) {
         return -1;
     }
 }

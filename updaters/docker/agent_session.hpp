@@ -20,16 +20,16 @@
 
 namespace liveupdate::docker {
 
-using agent::client::AgentSessionBroken;
+using agent_client::AgentSessionBroken;
 
-class AgentSession : public agent::client::AgentStream {
+class AgentSession : public agent_client::AgentStream {
 public:
     using LineFn = std::function<void(std::string_view)>;
 
     // Starts the agent with one exec and does the version handshake. Throws
     // EngineError when the daemon refuses the exec, AgentSessionBroken when
     // the agent does not answer the handshake (with its exec's exit code).
-    static std::unique_ptr<AgentSession> start(EngineClient &client, const ExecSpec &spec,
+    static std::unique_ptr<AgentSession> start(docker_engine::EngineClient &client, const docker_engine::ExecSpec &spec,
                                                std::chrono::milliseconds timeout, LineFn on_stderr);
 
     AgentSession(const AgentSession &) = delete;
@@ -44,29 +44,29 @@ public:
     // False once the stream has ended; never blocks.
     bool alive();
     void send(std::string_view frame, Clock::time_point deadline) override;
-    agent::Frame receive(Clock::time_point deadline) override;
+    agent_protocol::Frame receive(Clock::time_point deadline) override;
     const std::string &description() const noexcept { return description_; }
     const std::string &exec_id() const noexcept { return exec_id_; }
     // The agent exec's exit code once the stream ended; -1 when unknown.
     int exit_code();
 
 private:
-    AgentSession(EngineClient &client, OpenExec exec, LineFn on_stderr);
+    AgentSession(docker_engine::EngineClient &client, docker_engine::OpenExec exec, LineFn on_stderr);
     // Reads what is there without blocking; sets ended_ at EOF.
     void drain();
     [[noreturn]] void broken(const std::string &doing);
 
-    EngineClient &client_;
+    docker_engine::EngineClient &client_;
     std::string exec_id_;
-    RawConnection connection_;
+    docker_engine::RawConnection connection_;
     void stderr_line(std::string_view line);
 
     LineFn stderr_sink_;
     std::deque<std::string> held_lines_;
     std::size_t dropped_lines_ = 0;
-    LineSplitter stderr_lines_;
-    FrameDemuxer demuxer_;
-    agent::FrameDecoder decoder_;
+    docker_engine::LineSplitter stderr_lines_;
+    docker_engine::FrameDemuxer demuxer_;
+    agent_protocol::FrameDecoder decoder_;
     std::string description_;
     bool ended_ = false;
 };

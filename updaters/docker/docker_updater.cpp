@@ -73,9 +73,9 @@ public:
         : out_([log, level](std::string_view line) { log(level, line); }),
           err_([log, level](std::string_view line) { log(level, line); }) {}
 
-    OutputHandler handler() {
-        return [this](OutputStream stream, std::string_view data) {
-            (stream == OutputStream::stderr_stream ? err_ : out_).feed(data);
+    docker_engine::OutputHandler handler() {
+        return [this](docker_engine::OutputStream stream, std::string_view data) {
+            (stream == docker_engine::OutputStream::stderr_stream ? err_ : out_).feed(data);
             kept_.append(data);
             if (kept_.size() > 2 * kOutputKept) kept_.erase(0, kept_.size() - kOutputKept);
         };
@@ -87,8 +87,8 @@ public:
     }
 
 private:
-    LineSplitter out_;
-    LineSplitter err_;
+    docker_engine::LineSplitter out_;
+    docker_engine::LineSplitter err_;
     std::string kept_;
 };
 
@@ -157,13 +157,13 @@ private:
     Slot &slot_;
 };
 
-Endpoint endpoint_or_error(const std::string &configured, std::string &error) {
-    if (!configured.empty()) return parse_docker_host(configured); // a bad setting is refused at create
+docker_engine::Endpoint endpoint_or_error(const std::string &configured, std::string &error) {
+    if (!configured.empty()) return docker_engine::parse_docker_host(configured);  // a bad setting is refused at create
     try {
-        return resolve_endpoint("");
+        return docker_engine::resolve_endpoint("");
     } catch (const std::invalid_argument &e) {
         error = std::string("DOCKER_HOST: ") + e.what();
-        return parse_docker_host(kDefaultDockerHost);
+        return docker_engine::parse_docker_host(docker_engine::kDefaultDockerHost);
     }
 }
 
@@ -175,11 +175,12 @@ bool needs_own_exec(const updater::RunStep &run) {
 
 DockerUpdater::DockerUpdater(UpdaterConfig config)
     : config_(std::move(config)),
-      client_holder_(std::make_unique<EngineClient>(endpoint_or_error(config_.host, endpoint_error_), config_.api_version,
-                                                    std::chrono::duration_cast<std::chrono::milliseconds>(config_.timeout))),
+      client_holder_(std::make_unique<docker_engine::EngineClient>(
+          endpoint_or_error(config_.host, endpoint_error_), config_.api_version,
+          std::chrono::duration_cast<std::chrono::milliseconds>(config_.timeout))),
       client_(*client_holder_) {}
 
-ExecTimeouts DockerUpdater::timeouts() const {
+docker_engine::ExecTimeouts DockerUpdater::timeouts() const {
     return {std::chrono::duration_cast<std::chrono::milliseconds>(config_.timeout),
             std::chrono::duration_cast<std::chrono::milliseconds>(config_.run_timeout)};
 }
@@ -219,8 +220,9 @@ Outcome DockerUpdater::update(const updater::Request &original) {
         return {};
     } catch (const InfraFailure &e) {
         return Outcome::infra_failure(e.what());
-    } catch (const EngineError &e) {
-        if (e.failure() == EngineFailure::unreachable || e.failure() == EngineFailure::permission_denied)
+    } catch (const docker_engine::EngineError &e) {
+        if (e.failure() == docker_engine::EngineFailure::unreachable ||
+            e.failure() == docker_engine::EngineFailure::permission_denied)
             return Outcome::infra_failure(e.what());
         return infra("updating container " + target.display() + ": " + e.what());
     } catch (const std::exception &e) {
@@ -235,7 +237,7 @@ DockerUpdater::Target DockerUpdater::inspect_target(const updater::ContainerRef 
         container.name.empty() ? container.id.substr(0, 12) : container.name + " (" + container.id.substr(0, 12) + ")";
     if (response.status == 404)
         throw InfraFailure("container " + shown + " no longer exists: it was removed or recreated");
-    EngineClient::expect_success(response, "GET " + path);
+    docker_engine::EngineClient::expect_success(response, "GET " + path);
     const auto object = parse_object(response.body, "GET " + path);
     Target target{string_at(object, "Id"), container.name};
     if (target.id.empty()) target.id = container.id;
@@ -276,15 +278,15 @@ std::string DockerUpdater::container_gone_reason(const Target &target, bool kill
 }
 
 void DockerUpdater::delete_paths(const Target &target, const std::vector<std::string> &paths, const UpdateLog &log) {
-    ExecSpec spec{target.id, {"rm", "-rf"}, config_.user};
+    docker_engine::ExecSpec spec{target.id, {"rm", "-rf"}, config_.user};
     spec.argv.insert(spec.argv.end(), paths.begin(), paths.end());
     log(LU_LOG_DEBUG, "Deleting " + std::to_string(paths.size()) + " path(s) in " + target.display());
     OutputCollector output(log, LU_LOG_INFO);
-    const auto result = run_exec(client_, spec, nullptr, output.handler(), timeouts());
+    const auto result = docker_engine::run_exec(client_, spec, nullptr, output.handler(), timeouts());
     const auto &said = output.finish();
     if (result.exit_code != 0) {
-        const auto gone = container_gone_reason(target, result.exit_code == kExitKilled);
-        throw InfraFailure(gone.empty() ? delete_failure(result.exit_code, said) : gone);
+        const auto gone = container_gone_reason(target, result.exit_code == updaters::kExitKilled);
+        throw InfraFailure(gone.empty() ? updaters::delete_failure(result.exit_code, said) : gone);
     }
 }
 
@@ -293,9 +295,10 @@ bool DockerUpdater::has_tar(const Target &target) {
         std::lock_guard lock(probe_cache_mutex_);
         if (const auto it = has_tar_.find(target.id); it != has_tar_.end()) return it->second;
     }
-    const ExecSpec probe{target.id, {"tar", "--help"}, config_.user};
-    const auto result = run_exec(client_, probe, nullptr, [](OutputStream, std::string_view) {}, timeouts());
-    const bool found = result.exit_code != kExitCannotExec && result.exit_code != kExitNotFound;
+    const docker_engine::ExecSpec probe{target.id, {"tar", "--help"}, config_.user};
+    const auto result = docker_engine::run_exec(
+        client_, probe, nullptr, [](docker_engine::OutputStream, std::string_view) {}, timeouts());
+    const bool found = result.exit_code != updaters::kExitCannotExec && result.exit_code != updaters::kExitNotFound;
     std::lock_guard lock(probe_cache_mutex_);
     has_tar_[target.id] = found;
     return found;
@@ -314,40 +317,44 @@ void DockerUpdater::copy_files(const Target &target, const updater::Request &req
 }
 
 void DockerUpdater::copy_with_tar(const Target &target, const updater::Request &request, const UpdateLog &log) {
-    const ExecSpec spec{target.id, {"tar", "-C", "/", "-x", "-f", "-"}, config_.user};
+    const docker_engine::ExecSpec spec{target.id, {"tar", "-C", "/", "-x", "-f", "-"}, config_.user};
     OutputCollector output(log, LU_LOG_INFO);
-    const StdinProducer producer = [&request](StdinSink &sink) {
-        copy_without_implied_dirs(request.archive, [&sink](const char *data, std::size_t size) { sink.write(data, size); });
+    const docker_engine::StdinProducer producer = [&request](docker_engine::StdinSink &sink) {
+        updaters::copy_without_implied_dirs(request.archive,
+                                            [&sink](const char *data, std::size_t size) { sink.write(data, size); });
     };
     log(LU_LOG_DEBUG, "Copying " + std::to_string(request.copies.size()) + " file(s) into " + target.display());
-    const auto result = run_exec(client_, spec, &producer, output.handler(), timeouts());
+    const auto result = docker_engine::run_exec(client_, spec, &producer, output.handler(), timeouts());
     const auto &said = output.finish();
     if (result.exit_code != 0) {
-        const auto gone = container_gone_reason(target, result.exit_code == kExitKilled);
-        throw InfraFailure(gone.empty() ? tar_failure(result.exit_code, said, config_.user) : gone);
+        const auto gone = container_gone_reason(target, result.exit_code == updaters::kExitKilled);
+        throw InfraFailure(gone.empty() ? updaters::tar_failure(result.exit_code, said, config_.user) : gone);
     }
 }
 
 std::string DockerUpdater::container_file(const Target &target, const std::string &path) {
-    const auto response = client_.get("/containers/" + target.id + "/archive?path=" + EngineClient::query_escape(path));
+    const auto response =
+        client_.get("/containers/" + target.id + "/archive?path=" + docker_engine::EngineClient::query_escape(path));
     if (response.status == 404) return {};
     try {
-        EngineClient::expect_success(response, "GET /containers/" + target.id.substr(0, 12) + "/archive");
+        docker_engine::EngineClient::expect_success(response,
+                                                    "GET /containers/" + target.id.substr(0, 12) + "/archive");
         return first_file_in_tar(response.body).value_or(std::string());
     } catch (const std::exception &e) {
         throw InfraFailure("reading " + path + " from " + target.display() + ": " + e.what());
     }
 }
 
-std::optional<Owner> DockerUpdater::owner_in(const Target &target) {
+std::optional<updaters::Owner> DockerUpdater::owner_in(const Target &target) {
     if (config_.user.empty()) return std::nullopt;
     {
         std::lock_guard lock(probe_cache_mutex_);
         if (const auto it = owner_.find(target.id); it != owner_.end()) return it->second;
     }
-    Owner owner;
+    updaters::Owner owner;
     try {
-        owner = resolve_owner(config_.user, container_file(target, "/etc/passwd"), container_file(target, "/etc/group"));
+        owner = updaters::resolve_owner(config_.user, container_file(target, "/etc/passwd"),
+                                        container_file(target, "/etc/group"));
     } catch (const std::invalid_argument &e) {
         throw InfraFailure("the docker updater's \"user\" setting cannot be applied in " + target.display() + ": " +
                            e.what());
@@ -360,7 +367,7 @@ std::optional<Owner> DockerUpdater::owner_in(const Target &target) {
 void DockerUpdater::copy_with_archive_api(const Target &target, const updater::Request &request, const UpdateLog &log) {
     // Docker extracts as root, keeping the archive's numeric owner: the entries
     // carry the configured user's, as tar running as that user would leave them.
-    const std::optional<Owner> owner = owner_in(target);
+    const std::optional<updaters::Owner> owner = owner_in(target);
     // libarchive pushes the filtered archive, curl pulls the request body: a
     // socket pair between a producer thread and curl's read callback.
     int fds[2];
@@ -369,24 +376,28 @@ void DockerUpdater::copy_with_archive_api(const Target &target, const updater::R
     std::exception_ptr producer_error;
     std::thread producer([&request, &producer_error, owner, fd = fds[1]] {
         try {
-            copy_without_implied_dirs(request.archive, [fd](const char *data, std::size_t size) {
-                while (size > 0) {
-                    const auto sent = ::send(fd, data, size, MSG_NOSIGNAL);
-                    if (sent < 0 && errno == EINTR) continue;
-                    if (sent < 0) throw std::runtime_error(std::string("streaming the archive: ") + std::strerror(errno));
-                    data += sent;
-                    size -= static_cast<std::size_t>(sent);
-                }
-            }, owner);
+            updaters::copy_without_implied_dirs(
+                request.archive,
+                [fd](const char *data, std::size_t size) {
+                    while (size > 0) {
+                        const auto sent = ::send(fd, data, size, MSG_NOSIGNAL);
+                        if (sent < 0 && errno == EINTR) continue;
+                        if (sent < 0)
+                            throw std::runtime_error(std::string("streaming the archive: ") + std::strerror(errno));
+                        data += sent;
+                        size -= static_cast<std::size_t>(sent);
+                    }
+                },
+                owner);
         } catch (...) {
             producer_error = std::current_exception();
         }
         ::close(fd);
     });
-    EngineResponse response;
+    docker_engine::EngineResponse response;
     std::exception_ptr request_error;
     try {
-        const BodyReader reader = [fd = fds[0]](char *buffer, std::size_t capacity) -> std::int64_t {
+        const docker_engine::BodyReader reader = [fd = fds[0]](char *buffer, std::size_t capacity) -> std::int64_t {
             for (;;) {
                 const auto got = ::recv(fd, buffer, capacity, 0);
                 if (got >= 0) return got;
@@ -406,8 +417,9 @@ void DockerUpdater::copy_with_archive_api(const Target &target, const updater::R
     if (request_error) std::rethrow_exception(request_error);
     if (response.status < 200 || response.status >= 300) {
         try {
-            EngineClient::expect_success(response, "PUT /containers/" + target.id.substr(0, 12) + "/archive");
-        } catch (const EngineError &e) {
+            docker_engine::EngineClient::expect_success(response,
+                                                        "PUT /containers/" + target.id.substr(0, 12) + "/archive");
+        } catch (const docker_engine::EngineError &e) {
             throw InfraFailure(std::string("copying changed files through the archive API: ") + e.what());
         }
     }
@@ -418,12 +430,13 @@ void DockerUpdater::verify_copies(const Target &target, const std::vector<update
     std::vector<std::string> problems;
     for (const auto &copy : copies) {
         const auto response = client_.head("/containers/" + target.id + "/archive?path=" +
-                                           EngineClient::query_escape(copy.container_path));
+                                           docker_engine::EngineClient::query_escape(copy.container_path));
         if (response.status == 404) {
             problems.push_back(copy.container_path + " (missing)");
             continue;
         }
-        EngineClient::expect_success(response, "HEAD /containers/" + target.id.substr(0, 12) + "/archive");
+        docker_engine::EngineClient::expect_success(response,
+                                                    "HEAD /containers/" + target.id.substr(0, 12) + "/archive");
         struct stat local {};
         if (::lstat(copy.local_path.c_str(), &local) != 0 || !S_ISREG(local.st_mode)) continue;
         boost::system::error_code ec;
@@ -469,16 +482,17 @@ Outcome DockerUpdater::run_commands(const Target &target, const std::vector<upda
 std::optional<Outcome> DockerUpdater::run_with_exec(const Target &target, const updater::RunStep &run,
                                                     const UpdateLog &log) {
     OutputCollector output(log, LU_LOG_INFO);
-    const ExecSpec spec{target.id, run.argv, run.user.empty() ? config_.user : run.user, run.working_dir, run.env,
-                        run.privileged};
-    const auto result = run_exec(client_, spec, nullptr, output.handler(), timeouts());
+    const docker_engine::ExecSpec spec{target.id,       run.argv, run.user.empty() ? config_.user : run.user,
+                                       run.working_dir, run.env,  run.privileged};
+    const auto result = docker_engine::run_exec(client_, spec, nullptr, output.handler(), timeouts());
     output.finish();
     if (result.exit_code == 0) return std::nullopt;
-    const auto gone = container_gone_reason(target, result.exit_code == kExitKilled);
-    const auto message = "executing on container " + target.id.substr(0, 12) + ": " + exec_failure(run.argv, result.exit_code);
+    const auto gone = container_gone_reason(target, result.exit_code == updaters::kExitKilled);
+    const auto message =
+        "executing on container " + target.id.substr(0, 12) + ": " + updaters::exec_failure(run.argv, result.exit_code);
     if (!gone.empty()) throw InfraFailure(gone + "\n" + message);
     // A SIGKILL is the runtime's doing (e.g. out of memory), not the user's command.
-    if (result.exit_code == kExitKilled) throw InfraFailure(message);
+    if (result.exit_code == updaters::kExitKilled) throw InfraFailure(message);
     return Outcome::run_failure(result.exit_code, message);
 }
 
@@ -491,12 +505,12 @@ void DockerUpdater::refuse_agent(const Target &target, const std::string &why, c
                          "; updating it through one exec per update instead");
 }
 
-void DockerUpdater::install_agent(const Target &target, const agent::client::AgentBinary &binary) {
+void DockerUpdater::install_agent(const Target &target, const agent_client::AgentBinary &binary) {
     const std::string at = "/containers/" + target.id + "/archive?path=";
-    if (client_.head(at + EngineClient::query_escape(binary.container_path)).status == 200) return;
-    const std::string archive = agent::client::agent_archive(binary);
+    if (client_.head(at + docker_engine::EngineClient::query_escape(binary.container_path)).status == 200) return;
+    const std::string archive = agent_client::agent_archive(binary);
     std::size_t offset = 0;
-    const BodyReader reader = [&archive, &offset](char *buffer, std::size_t capacity) -> std::int64_t {
+    const docker_engine::BodyReader reader = [&archive, &offset](char *buffer, std::size_t capacity) -> std::int64_t {
         const auto n = std::min(capacity, archive.size() - offset);
         std::copy_n(archive.data() + offset, n, buffer);
         offset += n;
@@ -504,7 +518,8 @@ void DockerUpdater::install_agent(const Target &target, const agent::client::Age
     };
     const auto response = client_.put_stream(at + "%2F", "application/x-tar", reader,
                                              std::chrono::duration_cast<std::chrono::milliseconds>(config_.timeout));
-    EngineClient::expect_success(response, "copying lu-agent in (PUT /containers/" + target.id.substr(0, 12) + "/archive)");
+    docker_engine::EngineClient::expect_success(
+        response, "copying lu-agent in (PUT /containers/" + target.id.substr(0, 12) + "/archive)");
 }
 
 std::unique_ptr<AgentSession> DockerUpdater::start_agent(const Target &target, const UpdateLog &log) {
@@ -514,20 +529,22 @@ std::unique_ptr<AgentSession> DockerUpdater::start_agent(const Target &target, c
     }
     std::string why;
     try {
-        if (!agent_binary_) agent_binary_ = agent::client::load_agent_binary(config_.agent_path);
+        if (!agent_binary_) agent_binary_ = agent_client::load_agent_binary(config_.agent_path);
     } catch (const std::runtime_error &e) {
         refuse_agent(target, e.what(), log);
         return nullptr;
     }
     try {
         install_agent(target, *agent_binary_);
-        const ExecSpec spec{target.id, {agent_binary_->container_path}, config_.user};
+        const docker_engine::ExecSpec spec{target.id, {agent_binary_->container_path}, config_.user};
         auto session = AgentSession::start(client_, spec, std::chrono::duration_cast<std::chrono::milliseconds>(config_.timeout),
                                            agent_stderr_to(log));
         log(LU_LOG_DEBUG, "Started " + session->description() + " in " + target.display());
         return session;
-    } catch (const EngineError &e) {
-        if (e.failure() == EngineFailure::unreachable || e.failure() == EngineFailure::permission_denied) throw;
+    } catch (const docker_engine::EngineError &e) {
+        if (e.failure() == docker_engine::EngineFailure::unreachable ||
+            e.failure() == docker_engine::EngineFailure::permission_denied)
+            throw;
         why = e.what();
     } catch (const AgentSessionBroken &e) {
         why = e.what();
@@ -619,14 +636,15 @@ DigestOutcome DockerUpdater::digest(const updater::ContainerRef &container, cons
     try {
         if (!endpoint_error_.empty()) return failed(endpoint_error_);
         if (container.id.empty()) return failed("no container ID to digest");
-        if (const auto problem = agent::path_problem(path); !problem.empty())
+        if (const auto problem = agent_protocol::path_problem(path); !problem.empty())
             return failed("cannot digest " + path + ": " + problem);
         target = inspect_target(container);
         return digest_in(target, path, each, log);
     } catch (const InfraFailure &e) {
         return failed(e.what());
-    } catch (const EngineError &e) {
-        if (e.failure() == EngineFailure::unreachable || e.failure() == EngineFailure::permission_denied)
+    } catch (const docker_engine::EngineError &e) {
+        if (e.failure() == docker_engine::EngineFailure::unreachable ||
+            e.failure() == docker_engine::EngineFailure::permission_denied)
             return failed(e.what());
         return failed("digesting " + path + " in container " + target.display() + ": " + e.what());
     } catch (const std::exception &e) {
@@ -656,11 +674,12 @@ DigestOutcome DockerUpdater::digest_in(const Target &target, const std::string &
         bool stopped = false;
         std::size_t handed = 0;
         try {
-            const auto result = agent::client::digest_through_agent(*session, path, stall, [&](const agent::DigestEntry &entry) {
-                ++handed;
-                stopped = !each(entry);
-                return !stopped;
-            });
+            const auto result = agent_client::digest_through_agent(*session, path, stall,
+                                                                   [&](const agent_protocol::DigestEntry &entry) {
+                                                                       ++handed;
+                                                                       stopped = !each(entry);
+                                                                       return !stopped;
+                                                                   });
             if (stopped) return {DigestOutcome::Kind::stopped, {}};
             if (result.error == ENOENT && result.entries == 0)
                 return {DigestOutcome::Kind::not_found, "nothing at " + path + " in container " + target.display()};
@@ -689,9 +708,9 @@ Outcome DockerUpdater::apply_through_agent(AgentSession &session, const Target &
                           " through lu-agent: " + std::to_string(request.delete_paths.size()) + " delete(s), " +
                           std::to_string(request.copies.size()) + " file(s)");
     try {
-        agent::client::apply_files_through_agent(session, request.delete_paths, request.copies.empty() ? nullptr : &request.archive,
-                                  stall);
-    } catch (const agent::client::AgentRequestFailed &e) {
+        agent_client::apply_files_through_agent(session, request.delete_paths,
+                                                request.copies.empty() ? nullptr : &request.archive, stall);
+    } catch (const agent_client::AgentRequestFailed &e) {
         std::string hint;
         const std::string_view said = e.what();
         if (said.find("Permission denied") != std::string_view::npos || said.find("Read-only") != std::string_view::npos) {
@@ -714,19 +733,23 @@ Outcome DockerUpdater::apply_through_agent(AgentSession &session, const Target &
         OutputCollector output(log, LU_LOG_INFO);
         const auto handler = output.handler();
         run_started = true;
-        const auto result = agent::client::run_through_agent(session, run.argv, std::chrono::duration_cast<std::chrono::milliseconds>(config_.run_timeout),
-                                              stall, [&handler](int stream, std::string_view data) {
-                                                  handler(stream == 2 ? OutputStream::stderr_stream : OutputStream::stdout_stream, data);
-                                              });
+        const auto result = agent_client::run_through_agent(
+            session, run.argv, std::chrono::duration_cast<std::chrono::milliseconds>(config_.run_timeout), stall,
+            [&handler](int stream, std::string_view data) {
+                handler(stream == 2 ? docker_engine::OutputStream::stderr_stream
+                                    : docker_engine::OutputStream::stdout_stream,
+                        data);
+            });
         output.finish();
         if (!result.message.empty()) log(LU_LOG_INFO, result.message);
         const auto prefix = "executing on container " + target.id.substr(0, 12) + ": ";
         if (result.timed_out)
-            throw InfraFailure(prefix + command_text(run.argv) + ": timed out waiting for the command to finish: the limit is " +
+            throw InfraFailure(prefix + updaters::command_text(run.argv) +
+                               ": timed out waiting for the command to finish: the limit is " +
                                std::to_string(config_.run_timeout.count()) + "s; lu-agent killed its process group");
         if (result.exit_code == 0) continue;
-        const auto message = prefix + exec_failure(run.argv, result.exit_code);
-        if (result.exit_code == kExitKilled) {
+        const auto message = prefix + updaters::exec_failure(run.argv, result.exit_code);
+        if (result.exit_code == updaters::kExitKilled) {
             const auto gone = container_gone_reason(target, true);
             throw InfraFailure(gone.empty() ? message : std::string(gone).append("\n").append(message));
         }
@@ -743,7 +766,7 @@ void DockerUpdater::restart(const Target &target, const UpdateLog &log) {
     const std::string path = "/containers/" + target.id + "/restart?t=0";
     const auto response = client_.post(path);
     if (response.status == 404) throw InfraFailure("container " + target.display() + " vanished before its restart");
-    EngineClient::expect_success(response, "POST " + path);
+    docker_engine::EngineClient::expect_success(response, "POST " + path);
 }
 
 }  // namespace liveupdate::docker

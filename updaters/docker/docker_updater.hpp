@@ -36,7 +36,7 @@ struct DigestOutcome {
 };
 
 // Takes one entry of a digest; false: no more, thanks.
-using DigestEntryFn = std::function<bool(const agent::DigestEntry &)>;
+using DigestEntryFn = std::function<bool(const agent_protocol::DigestEntry &)>;
 
 class DockerUpdater {
 public:
@@ -65,7 +65,7 @@ private:
     void copy_with_archive_api(const Target &target, const updater::Request &request, const updater::UpdateLog &log);
     void verify_copies(const Target &target, const std::vector<updater::CopyMapping> &copies);
     // The owner the `user` setting stands for in the container (none: root, as Docker extracts).
-    std::optional<Owner> owner_in(const Target &target);
+    std::optional<updaters::Owner> owner_in(const Target &target);
     std::string container_file(const Target &target, const std::string &path);
     updater::Outcome run_commands(const Target &target, const std::vector<updater::RunStep> &runs,
                                   const updater::UpdateLog &log);
@@ -77,7 +77,7 @@ private:
     // Explains a failure by the container's state when it stopped or vanished
     // meanwhile; after a kill, waits a little for the daemon to record the exit.
     std::string container_gone_reason(const Target &target, bool killed);
-    ExecTimeouts timeouts() const;
+    docker_engine::ExecTimeouts timeouts() const;
 
     // Through lu-agent (see common/agent_client/agent_apply.hpp): nullopt when the agent cannot run
     // in this container, after saying why once; the caller then takes the exec path.
@@ -99,19 +99,19 @@ private:
                             const updater::UpdateLog &log);
     // A new session, or nullptr after recording why the agent cannot run there.
     std::unique_ptr<AgentSession> start_agent(const Target &target, const updater::UpdateLog &log);
-    void install_agent(const Target &target, const agent::client::AgentBinary &binary);
+    void install_agent(const Target &target, const agent_client::AgentBinary &binary);
     void refuse_agent(const Target &target, const std::string &why, const updater::UpdateLog &log);
 
     UpdaterConfig config_;
     // A DOCKER_HOST from the environment that cannot be used fails each update, not the
     // plugin's creation: the host loads this updater whether or not Docker is in use.
     std::string endpoint_error_;
-    std::unique_ptr<EngineClient> client_holder_;
-    EngineClient &client_;
+    std::unique_ptr<docker_engine::EngineClient> client_holder_;
+    docker_engine::EngineClient &client_;
     // What is probed in a container once, by container ID.
     std::mutex probe_cache_mutex_;
     std::unordered_map<std::string, bool> has_tar_;
-    std::unordered_map<std::string, Owner> owner_;
+    std::unordered_map<std::string, updaters::Owner> owner_;
 
     // One agent session per container ID; an update holds its slot for its whole length.
     struct AgentSlot {
@@ -123,7 +123,7 @@ private:
     std::unordered_map<std::string, std::shared_ptr<AgentSlot>> agent_slots_;
     // Containers where the agent cannot run, with why (said once in the log).
     std::unordered_map<std::string, std::string> agent_refused_;
-    std::optional<agent::client::AgentBinary> agent_binary_;
+    std::optional<agent_client::AgentBinary> agent_binary_;
     std::atomic<std::uint64_t> reconnects_{0};
 };
 

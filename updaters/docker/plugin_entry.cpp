@@ -11,10 +11,10 @@ namespace dk = liveupdate::docker;
 namespace lu = liveupdate::updater;
 
 // The agent's entry types are the ABI's digest kinds.
-static_assert(static_cast<int>(liveupdate::agent::EntryType::file) == LU_DIGEST_FILE &&
-              static_cast<int>(liveupdate::agent::EntryType::dir) == LU_DIGEST_DIR &&
-              static_cast<int>(liveupdate::agent::EntryType::symlink) == LU_DIGEST_SYMLINK &&
-              static_cast<int>(liveupdate::agent::EntryType::other) == LU_DIGEST_OTHER);
+static_assert(static_cast<int>(liveupdate::agent_protocol::EntryType::file) == LU_DIGEST_FILE &&
+              static_cast<int>(liveupdate::agent_protocol::EntryType::dir) == LU_DIGEST_DIR &&
+              static_cast<int>(liveupdate::agent_protocol::EntryType::symlink) == LU_DIGEST_SYMLINK &&
+              static_cast<int>(liveupdate::agent_protocol::EntryType::other) == LU_DIGEST_OTHER);
 
 class DockerPlugin {
 public:
@@ -52,7 +52,7 @@ int32_t digest(lu_updater *updater, const lu_container_ref *container, lu_str co
     try {
         const auto outcome = lu::instance<DockerPlugin>(updater).digest(
             lu::to_container_ref(*container), std::string(liveupdate::abi::to_view(container_path)),
-            [each, each_ctx](const liveupdate::agent::DigestEntry &e) {
+            [each, each_ctx](const liveupdate::agent_protocol::DigestEntry &e) {
                 const lu_digest_entry entry{sizeof(lu_digest_entry), {e.path.data(), e.path.size()},
                                             static_cast<int32_t>(e.kind), e.mode, e.size, e.hash};
                 return each(each_ctx, &entry) == 0;

@@ -1,6 +1,6 @@
 #include "updaters/kubernetes/api_exec.hpp"
 
-#include "common/kubernetes/pod_exec.hpp"
+#include "common/kube/pod_exec.hpp"
 
 namespace liveupdate::kubernetes {
 
@@ -16,12 +16,12 @@ kube::ApiClient &ApiExec::client() {
 }
 
 ExecOutcome ApiExec::operator()(const PodContainer &target, const std::vector<std::string> &command,
-                                const docker::ArchiveReadFn *archive, std::chrono::seconds timeout,
+                                const updaters::ArchiveReadFn *archive, std::chrono::seconds timeout,
                                 const updater::UpdateLog &log) {
     ExecOutcome outcome;
     OutputLines lines(log);
     const kube::ExecStdinFn feeder = [archive](const kube::ExecWriteFn &write) {
-        docker::copy_without_implied_dirs(*archive, write);
+        updaters::copy_without_implied_dirs(*archive, write);
     };
     try {
         const kube::PodExecResult r = kube::exec_in_pod(

@@ -6,7 +6,7 @@
 #include <memory>
 #include <mutex>
 
-#include "common/kubernetes/api_client.hpp"
+#include "common/kube/api_client.hpp"
 #include "updaters/kubernetes/kubectl_updater.hpp"
 
 namespace liveupdate::kubernetes {
@@ -17,7 +17,7 @@ public:
 
     // Runs a command in the target container through the exec WebSocket.
     ExecOutcome operator()(const PodContainer &target, const std::vector<std::string> &command,
-                           const docker::ArchiveReadFn *archive, std::chrono::seconds timeout,
+                           const updaters::ArchiveReadFn *archive, std::chrono::seconds timeout,
                            const updater::UpdateLog &log);
 
     // Made from the kubeconfig on first use; throws naming what is wrong in it.

@@ -10,9 +10,9 @@ namespace liveupdate::kubernetes {
 namespace {
 
 namespace json = boost::json;
-using docker::exec_failure;
 using updater::Outcome;
 using updater::UpdateLog;
+using updaters::exec_failure;
 
 constexpr std::size_t kKept = std::size_t{64} * 1024;
 constexpr std::string_view kTerminated = "command terminated with exit code ";
@@ -43,19 +43,19 @@ std::chrono::seconds seconds_field(const json::object &o, const char *key, std::
 }
 
 ExecOutcome kubectl_exec(const KubectlConfig &config, const PodContainer &target,
-                         const std::vector<std::string> &command, const docker::ArchiveReadFn *archive,
+                         const std::vector<std::string> &command, const updaters::ArchiveReadFn *archive,
                          std::chrono::seconds timeout, const UpdateLog &log) {
     OutputLines lines(log);
-    common::RunOptions run{.argv = kubectl_exec_argv(config, target, archive != nullptr, command),
-                           .on_output = [&](bool is_stderr, std::string_view data) { lines.add(is_stderr, data); },
-                           .timeout = std::chrono::duration_cast<std::chrono::milliseconds>(timeout)};
+    subprocess::RunOptions run{.argv = kubectl_exec_argv(config, target, archive != nullptr, command),
+                               .on_output = [&](bool is_stderr, std::string_view data) { lines.add(is_stderr, data); },
+                               .timeout = std::chrono::duration_cast<std::chrono::milliseconds>(timeout)};
     if (archive != nullptr)
-        run.feed_stdin = [archive](const common::WriteFn &write) {
-            docker::copy_without_implied_dirs(*archive, write);
+        run.feed_stdin = [archive](const subprocess::WriteFn &write) {
+            updaters::copy_without_implied_dirs(*archive, write);
         };
-    common::ProcessResult result;
+    subprocess::ProcessResult result;
     try {
-        result = common::run_process(run);
+        result = subprocess::run_process(run);
     } catch (const std::runtime_error &e) {
         throw InfraFailure(std::string("kubectl exec into ") + target.namespace_name + "/" + target.pod + ": " + e.what());
     }
@@ -68,8 +68,9 @@ ExecOutcome kubectl_exec(const KubectlConfig &config, const PodContainer &target
         const int remote = remote_exit_code(lines.stderr_tail());
         outcome.remote = remote >= 0;
         if (remote >= 0) outcome.exit_code = remote;
-        else outcome.failure = "kubectl exec failed (exit code " + std::to_string(result.exit_code) + "): " +
-                               docker::output_tail(lines.tail());
+        else
+            outcome.failure = "kubectl exec failed (exit code " + std::to_string(result.exit_code) +
+                              "): " + updaters::output_tail(lines.tail());
     }
     if (result.timed_out) outcome.failure = "kubectl exec did not finish within " + std::to_string(timeout.count()) + "s";
     return outcome;
@@ -169,7 +170,7 @@ void OutputLines::flush() {
 
 PodExecFn kubectl_exec_fn(const KubectlConfig &config) {
     return [config](const PodContainer &target, const std::vector<std::string> &command,
-                    const docker::ArchiveReadFn *archive, std::chrono::seconds timeout,
+                    const updaters::ArchiveReadFn *archive, std::chrono::seconds timeout,
                     const UpdateLog &log) { return kubectl_exec(config, target, command, archive, timeout, log); };
 }
 
@@ -194,14 +195,14 @@ Outcome update_pod_container(const PodExecFn &exec, const KubectlConfig &config,
                 "Deleting " + std::to_string(request.delete_paths.size()) + " path(s) in " + pod_text(target));
             const auto o = exec(target, rm, nullptr, config.timeout, log);
             expect_exec_ran(o, target, "deleting files");
-            if (o.exit_code != 0) throw InfraFailure(docker::delete_failure(o.exit_code, o.output));
+            if (o.exit_code != 0) throw InfraFailure(updaters::delete_failure(o.exit_code, o.output));
         }
         if (!request.copies.empty()) {
             if (!request.archive) throw InfraFailure("the update names files to copy but carries no archive");
             const auto o = exec(target, {"tar", "-C", "/", "-x", "-f", "-"}, &request.archive, config.timeout, log);
             expect_exec_ran(o, target, "copying changed files");
             if (o.exit_code != 0)
-                throw InfraFailure(docker::tar_failure(o.exit_code, o.output, "", docker::Runtime::kubernetes));
+                throw InfraFailure(updaters::tar_failure(o.exit_code, o.output, "", updaters::Runtime::kubernetes));
         }
         for (std::size_t i = 0; i < request.runs.size(); ++i) {
             const auto &run = request.runs[i];
@@ -214,8 +215,9 @@ Outcome update_pod_container(const PodExecFn &exec, const KubectlConfig &config,
             const auto o = exec(target, run.argv, nullptr, config.run_timeout, log);
             expect_exec_ran(o, target, "running [CMD " + std::to_string(i + 1) + "]");
             if (o.exit_code == 0) continue;
-            const auto message = "executing on " + pod_text(target) + ": " + exec_failure(run.argv, o.exit_code);
-            if (o.exit_code == docker::kExitKilled) throw InfraFailure(message);
+            const auto message =
+                "executing on " + pod_text(target) + ": " + updaters::exec_failure(run.argv, o.exit_code);
+            if (o.exit_code == updaters::kExitKilled) throw InfraFailure(message);
             return Outcome::run_failure(o.exit_code, message);
         }
         return {};

@@ -57,7 +57,7 @@ struct ExecOutcome {
     std::string failure;    // why the exec failed, when !remote
 };
 using PodExecFn = std::function<ExecOutcome(const PodContainer &target, const std::vector<std::string> &command,
-                                            const docker::ArchiveReadFn *archive, std::chrono::seconds timeout,
+                                            const updaters::ArchiveReadFn *archive, std::chrono::seconds timeout,
                                             const updater::UpdateLog &log)>;
 
 // Runs commands through `kubectl exec`.

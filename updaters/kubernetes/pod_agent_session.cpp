@@ -4,13 +4,13 @@
 
 namespace liveupdate::kubernetes {
 
-using agent::client::AgentSessionBroken;
+using agent_client::AgentSessionBroken;
 
 PodAgentSession::PodAgentSession(kube::ApiClient &client, const kube::PodExecTarget &target,
                                  const std::vector<std::string> &command, std::chrono::milliseconds timeout)
     : stream_(client, target, command, timeout) {
     try {
-        description_ = agent::client::handshake(*this, Clock::now() + timeout);
+        description_ = agent_client::handshake(*this, Clock::now() + timeout);
     } catch (const AgentSessionBroken &e) {
         std::string rest;
         if (stream_.read_stdout(rest, Clock::now()) != kube::PodExecStream::Read::ended) throw;
@@ -33,20 +33,20 @@ void PodAgentSession::send(std::string_view frames, Clock::time_point deadline) 
     if (!sent) broken(Clock::now() >= deadline ? "the agent took no request for too long (stream stalled)" : "sending a request");
 }
 
-agent::Frame PodAgentSession::receive(Clock::time_point deadline) {
+agent_protocol::Frame PodAgentSession::receive(Clock::time_point deadline) {
     for (;;) {
-        std::optional<agent::Frame> frame;
+        std::optional<agent_protocol::Frame> frame;
         try {
             frame = decoder_.next();
-        } catch (const agent::ProtocolError &e) {
+        } catch (const agent_protocol::ProtocolError &e) {
             throw AgentSessionBroken(std::string("the agent's answer: ") + e.what());
         }
         if (frame) {
-            if (frame->type != agent::MessageType::fatal) return std::move(*frame);
+            if (frame->type != agent_protocol::MessageType::fatal) return std::move(*frame);
             std::string why;
             try {
-                why = agent::decode<agent::Fatal>(*frame).message;
-            } catch (const agent::ProtocolError &e) {
+                why = agent_protocol::decode<agent_protocol::Fatal>(*frame).message;
+            } catch (const agent_protocol::ProtocolError &e) {
                 why = e.what();
             }
             throw AgentSessionBroken("the agent ended the session: " + why);

@@ -12,21 +12,21 @@
 #include <vector>
 
 #include "common/agent_client/agent_stream.hpp"
-#include "common/kubernetes/pod_exec_stream.hpp"
 #include "common/agent_protocol/frame.hpp"
+#include "common/kube/pod_exec_stream.hpp"
 
 namespace liveupdate::kubernetes {
 
 // The agent's exec ended before the handshake: how (exit code 127: the
 // agent is not in the container).
-class AgentExecEnded : public agent::client::AgentSessionBroken {
+class AgentExecEnded : public agent_client::AgentSessionBroken {
 public:
     AgentExecEnded(int exit_code, const std::string &message)
         : AgentSessionBroken(message), exit_code(exit_code) {}
     int exit_code;
 };
 
-class PodAgentSession : public agent::client::AgentStream {
+class PodAgentSession : public agent_client::AgentStream {
 public:
     using LineFn = std::function<void(std::string_view)>;
 
@@ -38,7 +38,7 @@ public:
                     std::chrono::milliseconds timeout);
 
     void send(std::string_view frames, Clock::time_point deadline) override;
-    agent::Frame receive(Clock::time_point deadline) override;
+    agent_protocol::Frame receive(Clock::time_point deadline) override;
     // False once the stream ended (or holds answers nobody asked for); never blocks.
     bool alive();
     // Where the agent's stderr lines go from now on (the update in progress's log).
@@ -50,7 +50,7 @@ private:
     [[noreturn]] void broken(const std::string &doing);
 
     kube::PodExecStream stream_;
-    agent::FrameDecoder decoder_;
+    agent_protocol::FrameDecoder decoder_;
     std::string pending_stderr_;
     LineFn on_stderr_;
     std::string description_;

@@ -4,14 +4,14 @@
 #include <stdexcept>
 
 #include "common/agent_client/agent_apply.hpp"
-#include "common/kubernetes/pod_exec.hpp"
+#include "common/kube/pod_exec.hpp"
 #include "updaters/shared/update_messages.hpp"
 
 namespace liveupdate::kubernetes {
 namespace {
 
-using agent::client::AgentRequestFailed;
-using agent::client::AgentSessionBroken;
+using agent_client::AgentRequestFailed;
+using agent_client::AgentSessionBroken;
 using ms = std::chrono::milliseconds;
 
 using updater::Outcome;
@@ -31,7 +31,7 @@ kube::PodExecTarget exec_target(const PodContainer &t) { return {t.namespace_nam
 
 }  // namespace
 
-std::shared_ptr<const std::string> read_whole_archive(const docker::ArchiveReadFn &in) {
+std::shared_ptr<const std::string> read_whole_archive(const updaters::ArchiveReadFn &in) {
     auto bytes = std::make_shared<std::string>();
     char chunk[64 * 1024];
     for (;;) {
@@ -42,7 +42,7 @@ std::shared_ptr<const std::string> read_whole_archive(const docker::ArchiveReadF
     }
 }
 
-docker::ArchiveReadFn archive_reader_over(std::shared_ptr<const std::string> bytes) {
+updaters::ArchiveReadFn archive_reader_over(std::shared_ptr<const std::string> bytes) {
     auto offset = std::make_shared<std::size_t>(0);
     return [bytes = std::move(bytes), offset](void *buffer, std::size_t capacity) -> std::int64_t {
         const auto n = std::min(capacity, bytes->size() - *offset);
@@ -62,8 +62,8 @@ void PodAgents::refuse(const PodContainer &target, const std::string &key, const
                          "; updating it through one exec per update instead");
 }
 
-std::string PodAgents::install(const PodContainer &target, const agent::client::AgentBinary &binary) {
-    const std::string archive = agent::client::agent_archive(binary);
+std::string PodAgents::install(const PodContainer &target, const agent_client::AgentBinary &binary) {
+    const std::string archive = agent_client::agent_archive(binary);
     const kube::ExecStdinFn feed = [&archive](const kube::ExecWriteFn &write) { write(archive.data(), archive.size()); };
     std::string said;
     const auto r = kube::exec_in_pod(api_->client(), exec_target(target), {"tar", "-x", "-f", "-", "-C", "/"}, &feed,
@@ -74,14 +74,14 @@ std::string PodAgents::install(const PodContainer &target, const agent::client::
         return "the image has no tar to copy lu-agent in with (Kubernetes has no archive API; exec is the only way in)";
     std::string why = "copying lu-agent in with tar failed";
     if (r.exit_code > 0) why += " (exit code " + std::to_string(r.exit_code) + ")";
-    const auto detail = docker::output_tail(said.empty() ? r.failure : said);
+    const auto detail = updaters::output_tail(said.empty() ? r.failure : said);
     return detail.empty() ? why : why + ": " + detail;
 }
 
 std::unique_ptr<PodAgentSession> PodAgents::start(const PodContainer &target, const std::string &key,
                                                   const UpdateLog &log) {
     try {
-        if (!binary_) binary_ = agent::client::load_agent_binary(config_.agent_path);
+        if (!binary_) binary_ = agent_client::load_agent_binary(config_.agent_path);
     } catch (const std::runtime_error &e) {
         refuse(target, key, e.what(), log);
         return nullptr;
@@ -185,8 +185,8 @@ Outcome PodAgents::apply(PodAgentSession &session, const updater::Request &reque
     log(LU_LOG_DEBUG, "Updating " + pod_text(target) + " through lu-agent: " +
                           std::to_string(request.delete_paths.size()) + " delete(s)" + (has_copies ? ", files" : ""));
     try {
-        agent::client::apply_files_through_agent(session, request.delete_paths, has_copies ? &request.archive : nullptr,
-                                                 stall);
+        agent_client::apply_files_through_agent(session, request.delete_paths, has_copies ? &request.archive : nullptr,
+                                                stall);
     } catch (const AgentRequestFailed &e) {
         std::string hint;
         const std::string_view said = e.what();
@@ -205,19 +205,19 @@ Outcome PodAgents::apply(PodAgentSession &session, const updater::Request &reque
         if (run.argv.empty()) throw InfraFailure("run step " + std::to_string(i + 1) + " has no command");
         OutputLines lines(log);
         run_started = true;
-        const auto result = agent::client::run_through_agent(
+        const auto result = agent_client::run_through_agent(
             session, run.argv, std::chrono::duration_cast<ms>(config_.run_timeout), stall,
             [&lines](int stream, std::string_view data) { lines.add(stream == 2, data); });
         lines.flush();
         if (!result.message.empty()) log(LU_LOG_INFO, result.message);
         const auto prefix = "executing on " + pod_text(target) + ": ";
         if (result.timed_out)
-            throw InfraFailure(prefix + docker::command_text(run.argv) +
+            throw InfraFailure(prefix + updaters::command_text(run.argv) +
                                ": timed out waiting for the command to finish: the limit is " +
                                std::to_string(config_.run_timeout.count()) + "s; lu-agent killed its process group");
         if (result.exit_code == 0) continue;
-        const auto message = prefix + docker::exec_failure(run.argv, result.exit_code);
-        if (result.exit_code == docker::kExitKilled) throw InfraFailure(message);
+        const auto message = prefix + updaters::exec_failure(run.argv, result.exit_code);
+        if (result.exit_code == updaters::kExitKilled) throw InfraFailure(message);
         return Outcome::run_failure(result.exit_code, message);
     }
     return {};

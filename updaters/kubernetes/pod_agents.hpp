@@ -21,8 +21,8 @@ namespace liveupdate::kubernetes {
 
 // The update's archive read whole (a one-pass stream the agent may need to
 // send again), and a reader over such bytes.
-std::shared_ptr<const std::string> read_whole_archive(const docker::ArchiveReadFn &in);
-docker::ArchiveReadFn archive_reader_over(std::shared_ptr<const std::string> bytes);
+std::shared_ptr<const std::string> read_whole_archive(const updaters::ArchiveReadFn &in);
+updaters::ArchiveReadFn archive_reader_over(std::shared_ptr<const std::string> bytes);
 
 class PodAgents {
 public:
@@ -45,7 +45,7 @@ private:
     std::unique_ptr<PodAgentSession> start(const PodContainer &target, const std::string &key,
                                            const updater::UpdateLog &log);
     // Copies the agent in: "" when done, else why it could not be.
-    std::string install(const PodContainer &target, const agent::client::AgentBinary &binary);
+    std::string install(const PodContainer &target, const agent_client::AgentBinary &binary);
     void refuse(const PodContainer &target, const std::string &key, const std::string &why,
                 const updater::UpdateLog &log);
     updater::Outcome apply(PodAgentSession &session, const updater::Request &request, bool &run_started);
@@ -55,7 +55,7 @@ private:
     std::mutex mutex_;
     std::unordered_map<std::string, std::shared_ptr<Slot>> slots_;
     std::unordered_map<std::string, std::string> refused_;
-    std::optional<agent::client::AgentBinary> binary_;
+    std::optional<agent_client::AgentBinary> binary_;
 };
 
 }  // namespace liveupdate::kubernetes

@@ -5,7 +5,8 @@
 namespace liveupdate::local {
 
 CommandResult run_command(const std::vector<std::string> &argv, const std::string &working_dir,
-                          const common::EnvVars &extra_env, const std::function<void(std::string_view line)> &on_line) {
+                          const subprocess::EnvVars &extra_env,
+                          const std::function<void(std::string_view line)> &on_line) {
     CommandResult result;
     if (argv.empty()) {
         result.start_error = "empty command";
@@ -22,10 +23,10 @@ CommandResult run_command(const std::vector<std::string> &argv, const std::strin
     };
     try {
         result.exit_code =
-            common::run_process(
+            subprocess::run_process(
                 {.argv = argv, .cwd = working_dir, .extra_env = extra_env, .on_output = to_lines, .merge_output = true})
                 .exit_code;
-    } catch (const common::StartError &e) {
+    } catch (const subprocess::StartError &e) {
         result.start_error = e.what();
         return result;
     }

@@ -21,6 +21,7 @@ struct CommandResult {
 // multithreaded process. The child gets this process's environment with
 // extra_env's variables added or replaced.
 CommandResult run_command(const std::vector<std::string> &argv, const std::string &working_dir,
-                          const common::EnvVars &extra_env, const std::function<void(std::string_view line)> &on_line);
+                          const subprocess::EnvVars &extra_env,
+                          const std::function<void(std::string_view line)> &on_line);
 
 }  // namespace liveupdate::local

@@ -37,11 +37,16 @@ int32_t digest(lu_updater *updater, const lu_container_ref *container, lu_str co
             return fail(LU_ERR_INTERNAL, out_error,
                         std::string("container root ") + given_root + " is not usable: " + std::strerror(errno));
         const std::string at = under_root(root, relative.path);
-        const digest::WalkResult walked = digest::walk_tree(at, nullptr, [each, each_ctx](digest::Entry &&e) {
-            const lu_digest_entry entry{sizeof(lu_digest_entry), {e.path.data(), e.path.size()},
-                                        static_cast<int32_t>(e.kind), e.mode, e.size, e.hash};
-            return each(each_ctx, &entry) == 0;
-        });
+        const tree_digest::WalkResult walked =
+            tree_digest::walk_tree(at, nullptr, [each, each_ctx](tree_digest::Entry &&e) {
+                const lu_digest_entry entry{sizeof(lu_digest_entry),
+                                            {e.path.data(), e.path.size()},
+                                            static_cast<int32_t>(e.kind),
+                                            e.mode,
+                                            e.size,
+                                            e.hash};
+                return each(each_ctx, &entry) == 0;
+            });
         if (!walked.found) return fail(LU_ERR_NOT_FOUND, out_error, "nothing at " + path + " (" + at + ")");
         if (walked.stopped) return LU_ERR_STATE;
         if (!walked.error.empty()) return fail(LU_ERR_INTERNAL, out_error, walked.error);

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace liveupdate::docker {
+namespace liveupdate::updaters {
 namespace {
 
 std::optional<std::uint32_t> number(std::string_view text) {
@@ -82,4 +82,4 @@ Owner resolve_owner(std::string_view user, std::string_view passwd, std::string_
                                 "' is not in the container's /etc/group (give it as uid:gid)");
 }
 
-}  // namespace liveupdate::docker
+}  // namespace liveupdate::updaters

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string_view>
 
-namespace liveupdate::docker {
+namespace liveupdate::updaters {
 
 struct Owner {
     std::uint32_t uid = 0;
@@ -20,4 +20,4 @@ struct Owner {
 // std::invalid_argument naming the name that is in neither.
 Owner resolve_owner(std::string_view user, std::string_view passwd, std::string_view group);
 
-}  // namespace liveupdate::docker
+}  // namespace liveupdate::updaters

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace liveupdate::docker {
+namespace liveupdate::updaters {
 namespace {
 
 constexpr std::size_t kChunk = 64 * 1024;
@@ -167,4 +167,4 @@ void copy_without_implied_dirs(const ArchiveReadFn &in, const ArchiveWriteFn &ou
     Filter(in, out, owner).run();
 }
 
-}  // namespace liveupdate::docker
+}  // namespace liveupdate::updaters

@@ -14,7 +14,7 @@
 
 #include "updaters/shared/container_owner.hpp"
 
-namespace liveupdate::docker {
+namespace liveupdate::updaters {
 
 // Bytes read into buffer, 0 at the end, -1 on error.
 using ArchiveReadFn = std::function<std::int64_t(void *buffer, std::size_t capacity)>;
@@ -27,4 +27,4 @@ using ArchiveWriteFn = std::function<void(const char *data, std::size_t size)>;
 void copy_without_implied_dirs(const ArchiveReadFn &in, const ArchiveWriteFn &out,
                                std::optional<Owner> owner = std::nullopt);
 
-}  // namespace liveupdate::docker
+}  // namespace liveupdate::updaters

@@ -2,7 +2,7 @@
 
 #include <cctype>
 
-namespace liveupdate::docker {
+namespace liveupdate::updaters {
 namespace {
 
 bool needs_quotes(std::string_view arg) {
@@ -86,4 +86,4 @@ std::string delete_failure(int exit_code, std::string_view output) {
     return message;
 }
 
-}  // namespace liveupdate::docker
+}  // namespace liveupdate::updaters

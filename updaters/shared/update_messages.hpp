@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-namespace liveupdate::docker {
+namespace liveupdate::updaters {
 
 inline constexpr int kExitKilled = 137;
 inline constexpr int kExitCannotExec = 126;
@@ -31,4 +31,4 @@ std::string delete_failure(int exit_code, std::string_view output);
 // The last `limit` bytes of output, trimmed, for a message.
 std::string output_tail(std::string_view output, std::size_t limit = 2000);
 
-}  // namespace liveupdate::docker
+}  // namespace liveupdate::updaters

@@ -14,8 +14,8 @@ namespace liveupdate::api {
 // Docker's view of one container ("created", "running", "exited", ...).
 struct DockerContainerState {
     std::string status;
-    MicroTime started_at;
-    MicroTime finished_at;
+    common::MicroTime started_at;
+    common::MicroTime finished_at;
     std::int64_t exit_code = 0;
 };
 
@@ -23,7 +23,7 @@ struct RuntimeContainerStatus {
     std::string container_id;
     std::string container_name;
     std::optional<DockerContainerState> container_state;
-    MicroTime last_apply_start_time;
+    common::MicroTime last_apply_start_time;
 };
 
 struct DockerComposeService {

@@ -14,7 +14,7 @@ namespace liveupdate::api {
 using IgnoreDef = common::IgnoreDef;
 
 struct FileEvent {
-    MicroTime time;
+    common::MicroTime time;
     std::vector<std::string> seen_files;
     bool operator==(const FileEvent &) const = default;
 };

@@ -13,7 +13,7 @@ namespace liveupdate::api {
 struct ImageMapStatus {
     std::string image;
     std::string image_from_cluster;
-    MicroTime build_start_time;  // zero: unset
+    common::MicroTime build_start_time;  // zero: unset
 };
 
 struct ImageMap {

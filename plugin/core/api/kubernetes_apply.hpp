@@ -8,7 +8,7 @@
 namespace liveupdate::api {
 
 struct KubernetesApplyStatus {
-    MicroTime last_apply_start_time;
+    common::MicroTime last_apply_start_time;
     std::string result_yaml;  // the objects deployed
 };
 

@@ -16,12 +16,12 @@ struct ContainerStateWaiting {
 };
 
 struct ContainerStateRunning {
-    MicroTime started_at;
+    common::MicroTime started_at;
 };
 
 struct ContainerStateTerminated {
-    MicroTime started_at;
-    MicroTime finished_at;
+    common::MicroTime started_at;
+    common::MicroTime finished_at;
     std::string reason;
     std::int64_t exit_code = 0;
 };
@@ -43,13 +43,13 @@ struct Container {
 struct PodOwner {
     std::string name;
     std::string kind;
-    MicroTime creation_timestamp;
+    common::MicroTime creation_timestamp;
 };
 
 struct Pod {
     std::string name;
     std::string namespace_name;
-    MicroTime created_at;
+    common::MicroTime created_at;
     std::string phase;
     std::vector<Container> containers;
     std::string ancestor_uid;

@@ -73,7 +73,7 @@ struct LiveUpdateSpec {
 struct LiveUpdateStateFailed {
     std::string reason;
     std::string message;
-    MicroTime last_transition_time;
+    common::MicroTime last_transition_time;
     bool operator==(const LiveUpdateStateFailed &) const = default;
 };
 
@@ -88,7 +88,7 @@ struct LiveUpdateContainerStatus {
     std::string container_id;
     std::string pod_name;
     std::string namespace_name;
-    MicroTime last_file_time_synced;
+    common::MicroTime last_file_time_synced;
     std::string last_exec_error;
     std::optional<LiveUpdateContainerStateWaiting> waiting;
     bool operator==(const LiveUpdateContainerStatus &) const = default;

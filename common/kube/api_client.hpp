@@ -12,8 +12,8 @@
 #include <string>
 #include <string_view>
 
-#include "common/kubernetes/credentials.hpp"
-#include "common/kubernetes/kubeconfig.hpp"
+#include "common/kube/credentials.hpp"
+#include "common/kube/kubeconfig.hpp"
 
 namespace liveupdate::kube {
 

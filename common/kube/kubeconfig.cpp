@@ -1,4 +1,4 @@
-#include "common/kubernetes/kubeconfig.hpp"
+#include "common/kube/kubeconfig.hpp"
 
 #include <yaml-cpp/yaml.h>
 

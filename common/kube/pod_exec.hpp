@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "common/kubernetes/api_client.hpp"
+#include "common/kube/api_client.hpp"
 
 namespace liveupdate::kube {
 

@@ -1,4 +1,4 @@
-#include "common/kubernetes/exec_connection.hpp"
+#include "common/kube/exec_connection.hpp"
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/address.hpp>

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "common/kubernetes/pod_exec.hpp"
+#include "common/kube/pod_exec.hpp"
 
 namespace liveupdate::kube {
 

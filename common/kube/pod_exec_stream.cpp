@@ -1,4 +1,4 @@
-#include "common/kubernetes/pod_exec_stream.hpp"
+#include "common/kube/pod_exec_stream.hpp"
 
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/post.hpp>
@@ -8,7 +8,7 @@
 #include <mutex>
 #include <thread>
 
-#include "common/kubernetes/exec_connection.hpp"
+#include "common/kube/exec_connection.hpp"
 
 namespace liveupdate::kube {
 

@@ -1,4 +1,4 @@
-#include "common/kubernetes/credentials.hpp"
+#include "common/kube/credentials.hpp"
 
 #include <boost/json.hpp>
 
@@ -98,7 +98,7 @@ Credentials CredentialSource::run_exec_plugin() {
     const ExecPlugin &x = *config_.user.exec;
     std::vector<std::string> argv{x.command};
     argv.insert(argv.end(), x.args.begin(), x.args.end());
-    common::EnvVars env;
+    subprocess::EnvVars env;
     for (const std::string &entry : x.env) {
         const std::size_t eq = entry.find('=');
         env.emplace_back(entry.substr(0, eq), eq == std::string::npos ? "" : entry.substr(eq + 1));
@@ -106,12 +106,13 @@ Credentials CredentialSource::run_exec_plugin() {
     env.emplace_back("KUBERNETES_EXEC_INFO", "{\"apiVersion\":\"" + x.api_version +
                                                  "\",\"kind\":\"ExecCredential\",\"spec\":{\"interactive\":false}}");
     std::string out, err;
-    common::ProcessResult r;
+    subprocess::ProcessResult r;
     try {
-        r = common::run_process({.argv = argv,
-                                 .extra_env = env,
-                                 .on_output = [&](bool is_err, std::string_view d) { (is_err ? err : out).append(d); },
-                                 .timeout = std::chrono::seconds(60)});
+        r = subprocess::run_process(
+            {.argv = argv,
+             .extra_env = env,
+             .on_output = [&](bool is_err, std::string_view d) { (is_err ? err : out).append(d); },
+             .timeout = std::chrono::seconds(60)});
     } catch (const std::runtime_error &e) {
         throw std::runtime_error(x.defined_in + ": " + e.what() + (x.install_hint.empty() ? "" : "\n" + x.install_hint));
     }

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "common/kubernetes/pod_exec.hpp"
+#include "common/kube/pod_exec.hpp"
 
 namespace liveupdate::kube {
 

@@ -1,4 +1,4 @@
-#include "common/kubernetes/pod_exec.hpp"
+#include "common/kube/pod_exec.hpp"
 
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -9,7 +9,7 @@
 #include <optional>
 #include <thread>
 
-#include "common/kubernetes/exec_connection.hpp"
+#include "common/kube/exec_connection.hpp"
 
 namespace liveupdate::kube {
 namespace {

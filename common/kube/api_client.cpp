@@ -1,4 +1,4 @@
-#include "common/kubernetes/api_client.hpp"
+#include "common/kube/api_client.hpp"
 
 #include <curl/curl.h>
 

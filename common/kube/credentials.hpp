@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "common/kubernetes/kubeconfig.hpp"
+#include "common/kube/kubeconfig.hpp"
 
 namespace liveupdate::kube {
 
