@@ -9,7 +9,7 @@ namespace liveupdate::host::up {
 // True for anything inside a .git directory (or the directory itself) and
 // for editor temporaries (vim swap and 4913 probe files, emacs lock and
 // autosave files, backup files ending in ~, JetBrains safe-write files, ...):
-// the rules of core/builtin_ignores.hpp, which the initial sync applies too.
+// the rules of common/builtin_ignores.hpp, which the initial sync applies too.
 bool is_builtin_ignored(std::string_view absolute_path);
 
 }  // namespace liveupdate::host::up

@@ -13,7 +13,7 @@ namespace liveupdate {
 
 // The filter Tilt applies to an initial sync: the sources' ignores (ill-formed
 // ones skipped, one without patterns ignores its whole base path) plus the
-// built-in ignores every watcher applies (core/builtin_ignores.hpp). Every definition returned is well-formed.
+// built-in ignores every watcher applies (common/builtin_ignores.hpp). Every definition returned is well-formed.
 std::vector<api::IgnoreDef> initial_sync_filter(const std::vector<api::IgnoreDef> &source_ignores);
 
 struct InitialSyncFiles {

@@ -1,5 +1,5 @@
 // One lu-agent session in a pod's container: the agent started by one exec
-// through the API server whose WebSocket stays open; agent/protocol frames go
+// through the API server whose WebSocket stays open; lu-agent frames (common/agent_protocol) go
 // in on stdin (channel 0) and come back on stdout (channel 1); its stderr
 // (channel 2) goes to the log of the update in progress.
 #pragma once
