@@ -1,0 +1,44 @@
+// The discoveries the daemon's objects ask for, each made with the first
+// object of its kind: DockerComposeService containers on the Docker engine,
+// KubernetesDiscovery pods on the API server. Thread-safe.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include <boost/json.hpp>
+
+#include "host/core/object_store.hpp"
+#include "host/docker/compose_discovery.hpp"
+#include "host/kubernetes/kubernetes_discovery.hpp"
+
+namespace liveupdate::host::up {
+
+class Discoveries {
+public:
+    // On a discovery's thread: the status it reports for the object kind/name.
+    using StatusFn = std::function<void(const std::string &kind, const std::string &name, const boost::json::object &)>;
+    using WarningFn = std::function<void(std::string_view)>;
+
+    Discoveries(kube::LoadOptions kubeconfig, StatusFn on_status, WarningFn on_warning);
+
+    docker::ComposeDiscovery &compose();
+    kubernetes::KubernetesDiscovery &kubernetes();
+    // Stops following the object, when its kind's discovery was made.
+    void unwatch(const ObjectKey &key);
+    // Waits for their threads; none reports afterwards.
+    void stop();
+
+private:
+    kube::LoadOptions kubeconfig_;
+    StatusFn on_status_;
+    WarningFn on_warning_;
+    std::mutex mutex_;  // guards the discoveries
+    std::unique_ptr<docker::ComposeDiscovery> compose_;
+    std::unique_ptr<kubernetes::KubernetesDiscovery> kubernetes_;
+};
+
+}  // namespace liveupdate::host::up

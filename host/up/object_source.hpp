@@ -1,0 +1,46 @@
+// Where the daemon's objects come from. A source reads its objects once at
+// start (load), then follows their changes (start .. stop) and hands the
+// daemon each origin's objects anew (ObjectSink::replace): objects the
+// origin no longer declares are removed, another origin's declaration of
+// them taking over. The object files and the Compose projects given to
+// `lu-host up` are sources; a cluster (CRs listed and watched) would be one
+// more, with one origin per object: replace with the object is an upsert,
+// replace without it a delete. status_written hands every source the
+// statuses the daemon writes, for a source that writes them back.
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include <boost/json.hpp>
+
+#include "host/core/object_store.hpp"
+#include "host/up/object_files.hpp"
+
+namespace liveupdate::host::up {
+
+class ObjectSink {
+public:
+    // Thread-safe; calls are applied one at a time.
+    virtual void replace(const FileLoad &load) = 0;
+    // The origins declaring objects that are files directly in dir.
+    virtual std::set<std::string> origins_in(const std::string &dir) const = 0;
+
+protected:
+    ~ObjectSink() = default;
+};
+
+class ObjectSource {
+public:
+    virtual ~ObjectSource() = default;
+    // Its objects now, one FileLoad per origin (errors already logged).
+    virtual std::vector<FileLoad> load() = 0;
+    // Follows changes until stop(); returns once changes after it are seen.
+    virtual void start(ObjectSink &sink) = 0;
+    virtual void stop() = 0;
+    // A status the daemon wrote (any thread): a file source has nowhere to put it.
+    virtual void status_written(const ObjectKey &, const boost::json::object &) {}
+};
+
+}  // namespace liveupdate::host::up

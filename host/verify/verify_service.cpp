@@ -1,0 +1,148 @@
+#include "host/verify/verify_service.hpp"
+
+#include <algorithm>
+#include <cstddef>
+
+#include "host/core/json_text.hpp"
+#include "liveupdate/ext/digest.h"
+
+namespace liveupdate::host::verify {
+namespace json = boost::json;
+using common::LogLevel;
+
+namespace {
+
+// Differences listed in a LiveUpdate's log per container and check.
+constexpr std::size_t kLinesLogged = 20;
+
+std::string name_of(const json::object &live_update) { return string_member(live_update.at("metadata"), "name"); }
+
+}  // namespace
+
+VerifyService::VerifyService(Parts parts, Schedule schedule)
+    : p_(std::move(parts)), schedule_(schedule), verifier_(p_.updaters, p_.executor) {
+    if (schedule_.every.count() > 0 || schedule_.after_loss) {
+        VerifySchedule::ProbeFn probe;
+        if (schedule_.after_loss) probe = [this] { return reconnected_updaters(); };
+        timer_ = std::make_unique<VerifySchedule>(
+            VerifySchedule::Timing{schedule_.every}, [this](const std::string &reason) { on_schedule(reason); },
+            std::move(probe));
+    }
+}
+
+void VerifyService::request(const std::string &reason) {
+    if (schedule_.after_loss && timer_) timer_->request(reason);
+}
+
+void VerifyService::stop() { timer_.reset(); }
+
+std::vector<LiveUpdateReport> VerifyService::verify(const std::vector<std::string> &names, bool repair) {
+    // Every LiveUpdate's targets: a target nested in another is left to its own LiveUpdate.
+    std::vector<LiveUpdateTargets> all;
+    for (const auto &lu : p_.store.list("LiveUpdate")) all.push_back(resolve_targets(name_of(lu), p_.engine));
+    std::vector<LiveUpdateReport> reports;
+    for (const auto &name : names) {
+        const auto found =
+            std::find_if(all.begin(), all.end(), [&](const LiveUpdateTargets &t) { return t.name == name; });
+        LiveUpdateTargets targets = found != all.end() ? *found : resolve_targets(name, p_.engine);
+        if (found == all.end())
+            if (auto why = p_.rejection(name))
+                targets.problem = "LiveUpdate \"" + name + "\" was rejected (" + *why + ")";
+        p_.exclusive(name, [&] { reports.push_back(verifier_.verify(targets, all, repair, p_.log_of(name))); });
+    }
+    return reports;
+}
+
+void VerifyService::log_report(const LiveUpdateReport &report, const std::string &reason) {
+    const LogSinkFn log = p_.log_of(report.name);
+    for (const auto &c : report.containers) {
+        if (c.found.empty()) {
+            if (c.error.empty()) log(LogLevel::debug, "verify (" + reason + "): " + c.container + ": in sync");
+            continue;
+        }
+        log(LogLevel::warn, "verify (" + reason + "): " + c.container + ": " + std::to_string(c.found.missing.size()) +
+                                " missing, " + std::to_string(c.found.extra.size()) + " extra, " +
+                                std::to_string(c.found.different.size()) + " different" +
+                                (c.repaired ? "; repaired" : ""));
+        for (const auto &line : difference_lines(c.found, kLinesLogged)) log(LogLevel::info, "- " + line);
+        if (c.repaired && !c.remaining.empty()) {
+            log(LogLevel::error, "verify: " + c.container + ": " + std::to_string(c.remaining.count()) +
+                                     " difference(s) remain after the repair");
+            for (const auto &line : difference_lines(c.remaining, kLinesLogged)) log(LogLevel::error, "- " + line);
+        }
+    }
+}
+
+json::value VerifyService::handle(const json::object &request) {
+    std::vector<std::string> names;
+    if (const json::value *given = request.if_contains("names"); given != nullptr && !given->is_null()) {
+        if (!given->is_array()) return json::object{{"error", "verify takes \"names\": a list of LiveUpdate names"}};
+        for (const auto &n : given->as_array())
+            names.push_back(n.is_string() ? std::string(n.as_string()) : json::serialize(n));
+    } else {
+        for (const auto &lu : p_.store.list("LiveUpdate")) names.push_back(name_of(lu));
+    }
+    const json::value *fix = request.if_contains("fix");
+    const bool repair = fix != nullptr && fix->is_bool() && fix->as_bool();
+    json::array out;
+    for (const auto &report : verify(names, repair)) {
+        log_report(report, "lu-host verify" + std::string(repair ? " --fix" : ""));
+        out.push_back(to_json(report));
+    }
+    return json::object{{"liveUpdates", std::move(out)}};
+}
+
+void VerifyService::on_schedule(const std::string &reason) {
+    // Left out: a manual LiveUpdate holds its changes until a trigger, and a
+    // failed one until a rebuild; a repair would send them behind its back.
+    std::vector<std::string> names;
+    for (const auto &lu : p_.store.list("LiveUpdate")) {
+        const json::value *meta = lu.if_contains("metadata");
+        const json::value *annotations = meta != nullptr ? find_member(*meta, "annotations") : nullptr;
+        const bool manual = annotations != nullptr && string_member(*annotations, "tilt.dev/update-mode") == "manual";
+        const json::value *status = lu.if_contains("status");
+        const json::value *failure = status != nullptr ? find_member(*status, "failed") : nullptr;
+        const bool failed = failure != nullptr && !failure->is_null();
+        if (!manual && !failed) names.push_back(name_of(lu));
+    }
+    p_.log(LogLevel::debug, "", "verify: checking " + std::to_string(names.size()) + " LiveUpdate(s) (" + reason + ")");
+    for (const auto &report : verify(names, true)) {
+        log_report(report, reason);
+        // What keeps a LiveUpdate from being checked is said once, not at every check.
+        std::string error = report.error;
+        for (const auto &c : report.containers)
+            if (!c.error.empty()) error += (error.empty() ? "" : "; ") + c.container + ": " + c.error;
+        std::lock_guard<std::mutex> lock(mutex_);
+        std::string &logged = error_logged_[report.name];
+        if (error != logged && !error.empty())
+            p_.log(LogLevel::warn, report.name,
+                   std::string("verify (").append(reason).append("): cannot check: ").append(error));
+        logged = error;
+    }
+}
+
+std::optional<std::string> VerifyService::reconnected_updaters() {
+    std::vector<std::string> reconnected;
+    for (const auto &via : p_.updaters.classes()) {
+        const std::shared_ptr<const Updater> updater = p_.updaters.find(via);
+        if (!updater) continue;
+        const auto *table = static_cast<const lu_digest_extension *>(updater->extension(LU_DIGEST_EXTENSION_ID));
+        constexpr std::size_t needed = offsetof(lu_digest_extension, reconnect_count) + sizeof(table->reconnect_count);
+        if (table == nullptr || table->struct_size < needed || table->reconnect_count == nullptr) continue;
+        const std::uint64_t count = table->reconnect_count(updater->handle());
+        std::lock_guard<std::mutex> lock(mutex_);
+        auto &[seen_updater, seen_count] = reconnects_seen_[via];
+        // Every updater counts from zero when loaded (a hot reload too): one not
+        // looked at before has reconnected when its count is above zero.
+        const std::uint64_t before = seen_updater.lock() == updater ? seen_count : 0;
+        if (count > before) reconnected.push_back(via);
+        seen_updater = updater;
+        seen_count = count;
+    }
+    if (reconnected.empty()) return std::nullopt;
+    std::string reason = "the ";
+    for (std::size_t i = 0; i < reconnected.size(); ++i) reason += (i > 0 ? ", " : "") + reconnected[i];
+    return reason + " updater reconnected to a container";
+}
+
+}  // namespace liveupdate::host::verify

@@ -1,0 +1,75 @@
+// The daemon's verification: `lu-host verify` on the control socket, and
+// the checks it makes on its own (VerifySchedule: every `every`, and after
+// an event that may have lost changes), which repair what differs.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <boost/json.hpp>
+
+#include "host/core/engine_slot.hpp"
+#include "host/core/executor.hpp"
+#include "host/core/object_store.hpp"
+#include "host/core/updater_registry.hpp"
+#include "host/verify/verifier.hpp"
+#include "host/verify/verify_schedule.hpp"
+
+namespace liveupdate::host::verify {
+
+class VerifyService {
+public:
+    struct Parts {
+        const ObjectStore &store;
+        const EngineSlot &engine;
+        const UpdaterRegistry &updaters;
+        const Executor &executor;
+        // Why admission refused a LiveUpdate that is not in the store, if it did.
+        std::function<std::optional<std::string>(const std::string &live_update)> rejection;
+        // Runs fn while no reconcile of the LiveUpdate runs and its updaters stay.
+        std::function<void(const std::string &live_update, const std::function<void()> &fn)> exclusive;
+        // A LiveUpdate's log, as its reconciles write it.
+        std::function<LogSinkFn(const std::string &live_update)> log_of;
+        // The daemon's log only, its lines tagged with a source ("": none).
+        std::function<void(common::LogLevel, const std::string &source, std::string_view text)> log;
+    };
+    struct Schedule {
+        std::chrono::milliseconds every{0};  // zero: not on a timer
+        bool after_loss = true;              // after lost changes: request() and updaters that reconnected
+    };
+
+    VerifyService(Parts parts, Schedule schedule);
+
+    // {"names": [...] (none: all), "fix": bool} → {"liveUpdates": [report...]}.
+    boost::json::value handle(const boost::json::object &request);
+    // Changes may have been lost: a check soon (when checks after a loss are on).
+    void request(const std::string &reason);
+    // Lets a check in progress finish; none starts afterwards.
+    void stop();
+
+private:
+    std::vector<LiveUpdateReport> verify(const std::vector<std::string> &names, bool repair);
+    void log_report(const LiveUpdateReport &report, const std::string &reason);
+    void on_schedule(const std::string &reason);
+    // Why to verify now: an updater reconnected to a container since the last look.
+    std::optional<std::string> reconnected_updaters();
+
+    Parts p_;
+    Schedule schedule_;
+    Verifier verifier_;
+    std::mutex mutex_;  // guards the maps below
+    std::map<std::string, std::pair<std::weak_ptr<const Updater>, std::uint64_t>> reconnects_seen_;
+    std::map<std::string, std::string> error_logged_;  // LiveUpdate → its last scheduled check's error
+    std::unique_ptr<VerifySchedule> timer_;
+};
+
+}  // namespace liveupdate::host::verify
