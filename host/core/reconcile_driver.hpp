@@ -3,7 +3,7 @@
 // plugin says it changed (and it differs from the stored one), and collects
 // the events and log lines of the reconcile. Different LiveUpdates may be
 // reconciled concurrently from several threads; one LiveUpdate is reconciled
-// by one thread at a time (a second caller waits).
+// by one thread at a time (a second caller waits, as does exclusive()).
 #pragma once
 
 #include <functional>
@@ -53,6 +53,15 @@ public:
     // Throws PluginCallError when the plugin breaks the protocol; the session
     // is then ended (its updates abandoned).
     ReconcileResult reconcile(const std::string &live_update);
+
+    // Runs fn while no reconcile of live_update runs, none starting before it
+    // returns: for what must not overlap one (the daemon's verification).
+    template <typename Fn>
+    decltype(auto) exclusive(const std::string &live_update, Fn &&fn) {
+        const std::shared_ptr<std::mutex> held = lock_for(live_update);
+        const std::lock_guard serial(*held);
+        return fn();
+    }
 
 private:
     std::shared_ptr<std::mutex> lock_for(const std::string &live_update);

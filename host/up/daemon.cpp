@@ -1,7 +1,6 @@
 #include "host/up/daemon.hpp"
 
 #include <functional>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <string_view>
@@ -91,8 +90,6 @@ private:
     std::unique_ptr<reload::HotReloader> hot_reload_;
     std::mutex web_mutex_;  // guards web_: it goes first when the daemon stops
     std::unique_ptr<web::WebServer> web_;
-    std::mutex locks_mutex_;  // guards the map below
-    std::map<std::string, std::shared_ptr<std::mutex>> live_update_locks_;
 };
 
 void Daemon::start() {
@@ -256,7 +253,9 @@ void Daemon::reconcile(const std::string &live_update) {
     const std::uint64_t trigger_generation = triggers_->generation();
     activity_.began(live_update);
     std::vector<json::object> events;
-    exclusive(live_update, [&] {
+    {
+        // A hot reload waits for it, and holds the next; the driver keeps a verification of it waiting.
+        const reload::QuiesceGate::Pass pass = gate_.enter();
         try {
             const std::uint64_t seen = file_watches_->visible();
             ReconcileResult r = driver_->reconcile(live_update);
@@ -268,25 +267,17 @@ void Daemon::reconcile(const std::string &live_update) {
         } catch (const std::exception &e) {
             log_.write(LogLevel::error, live_update, std::string("reconcile failed: ") + e.what());
         }
-    });
+    }
     activity_.finished(live_update, events, now());
     // Outside the pass: taking a manifest off the queue goes through the engine.
     triggers_->reconciled(live_update, trigger_generation);
 }
 
-// Held by a reconcile of the LiveUpdate and by its verification; the pass
-// keeps a hot reload waiting for it (and the next one waiting for the reload).
+// A verification of the LiveUpdate: no reconcile of it meanwhile (the
+// driver's lock), and a hot reload waits for it as for a reconcile.
 void Daemon::exclusive(const std::string &live_update, const std::function<void()> &fn) {
-    std::shared_ptr<std::mutex> held;
-    {
-        std::lock_guard<std::mutex> lock(locks_mutex_);
-        auto &slot = live_update_locks_[live_update];
-        if (!slot) slot = std::make_shared<std::mutex>();
-        held = slot;
-    }
-    const std::lock_guard<std::mutex> one_at_a_time(*held);
     const reload::QuiesceGate::Pass pass = gate_.enter();
-    fn();
+    driver_->exclusive(live_update, fn);
 }
 
 LogSinkFn Daemon::live_update_log(const std::string &live_update) {

@@ -35,7 +35,7 @@ public:
         const Executor &executor;
         // Why admission refused a LiveUpdate that is not in the store, if it did.
         std::function<std::optional<std::string>(const std::string &live_update)> rejection;
-        // Runs fn while no reconcile of the LiveUpdate runs and its updaters stay.
+        // Runs fn while no reconcile of the LiveUpdate runs; a hot reload waits for it.
         std::function<void(const std::string &live_update, const std::function<void()> &fn)> exclusive;
         // A LiveUpdate's log, as its reconciles write it.
         std::function<LogSinkFn(const std::string &live_update)> log_of;
