@@ -62,6 +62,30 @@ json::object file_watch(const std::string &name, const std::string &service, con
     return fw;
 }
 
+// A sync+exec rule's exec, as a LiveUpdate spells it.
+json::object exec_of(const WatchExec &rule_exec, const std::string &path) {
+    json::object exec{{"args", strings(rule_exec.command)}, {"triggerPaths", json::array{json::value(path)}}};
+    // Beyond Tilt's execs: how the command runs (see LiveUpdateExec in plugin/core/api).
+    if (!rule_exec.user.empty()) exec["user"] = rule_exec.user;
+    if (!rule_exec.working_dir.empty()) exec["workingDir"] = rule_exec.working_dir;
+    if (!rule_exec.environment.empty()) {
+        json::array env;
+        for (const auto &[k, v] : rule_exec.environment) env.emplace_back(k + "=" + v);
+        exec["env"] = std::move(env);
+    }
+    if (rule_exec.privileged) exec["privileged"] = true;
+    return exec;
+}
+
+json::object compose_service_object(const Project &project, const std::string &name) {
+    json::object dcs = tilt_object("DockerComposeService", name, name);
+    dcs["spec"] = json::object{{"service", name},
+                               {"project", json::object{{"name", project.name},
+                                                        {"projectPath", project.directory},
+                                                        {"configPaths", strings(project.files)}}}};
+    return dcs;
+}
+
 }  // namespace
 
 WatchObjects watch_objects(const Project &project, const DockerignoreReader &dockerignore) {
@@ -110,19 +134,7 @@ WatchObjects watch_objects(const Project &project, const DockerignoreReader &doc
             }
             sources.push_back(json::object{{"fileWatch", watch_name}});
             if (syncs(rule.action)) syncs_out.push_back(json::object{{"localPath", *path}, {"containerPath", *rule.target}});
-            if (rule.action == "sync+exec") {
-                json::object exec{{"args", strings(rule.exec->command)}, {"triggerPaths", json::array{json::value(*path)}}};
-                // Beyond Tilt's execs: how the command runs (see LiveUpdateExec in plugin/core/api).
-                if (!rule.exec->user.empty()) exec["user"] = rule.exec->user;
-                if (!rule.exec->working_dir.empty()) exec["workingDir"] = rule.exec->working_dir;
-                if (!rule.exec->environment.empty()) {
-                    json::array env;
-                    for (const auto &[k, v] : rule.exec->environment) env.emplace_back(k + "=" + v);
-                    exec["env"] = std::move(env);
-                }
-                if (rule.exec->privileged) exec["privileged"] = true;
-                execs.push_back(std::move(exec));
-            }
+            if (rule.action == "sync+exec") execs.push_back(exec_of(*rule.exec, *path));
             if (rule.action == "sync+restart" || rule.action == "restart") restart_paths.emplace_back(*path);
             initial_sync |= rule.initial_sync && syncs(rule.action);
         }
@@ -133,12 +145,7 @@ WatchObjects watch_objects(const Project &project, const DockerignoreReader &doc
         }
         for (auto &w : service_watches) watches.push_back(std::move(w));
 
-        json::object dcs = tilt_object("DockerComposeService", name, name);
-        dcs["spec"] = json::object{{"service", name},
-                                   {"project", json::object{{"name", project.name},
-                                                            {"projectPath", project.directory},
-                                                            {"configPaths", strings(project.files)}}}};
-        services.push_back(std::move(dcs));
+        services.push_back(compose_service_object(project, name));
 
         if (sources.empty()) continue;  // only rebuild rules: nothing to sync
         json::object lu = tilt_object("LiveUpdate", name, name);

@@ -123,43 +123,47 @@ void LocalContainerSupervisor::start_locked(Container &c, bool same_container) {
     const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
     const int output_fd = pipe_fds[0];
     const int generation = c.generation;
-    c.monitor = std::thread([this, &c, pid, pidfd, output_fd, generation] {
-        LineSplitter lines([this, &c](std::string_view line) {
-            if (on_output_) on_output_(c.name, line);
-        });
-        bool output_open = true;
-        for (;;) {
-            pollfd fds[2] = {{output_open ? output_fd : -1, POLLIN, 0}, {pidfd, POLLIN, 0}};
-            if (::poll(fds, 2, pidfd < 0 ? 200 : -1) < 0 && errno != EINTR) break;
-            if (fds[0].revents & (POLLIN | POLLHUP)) {
-                char buf[4096];
-                const ssize_t n = ::read(output_fd, buf, sizeof buf);
-                if (n <= 0) {
-                    output_open = false;
-                } else {
-                    lines.feed(std::string_view(buf, static_cast<std::size_t>(n)));
-                }
-            }
-            int status = 0;
-            if (::waitpid(pid, &status, WNOHANG) == pid) {
-                lines.flush();
-                {
-                    std::lock_guard<std::mutex> lock(mutex_);
-                    if (c.generation == generation) {
-                        c.status = "exited";
-                        c.pid = -1;
-                        c.finished_at = now_text();
-                        c.exit_code = subprocess::exit_code_of(status);
-                    }
-                }
-                c.exited.notify_all();
-                break;
+    c.monitor =
+        std::thread([this, &c, pid, pidfd, output_fd, generation] { monitor(c, pid, pidfd, output_fd, generation); });
+}
+
+// On the container's own thread: its output line by line, then its exit.
+void LocalContainerSupervisor::monitor(Container &c, pid_t pid, int pidfd, int output_fd, int generation) {
+    LineSplitter lines([this, &c](std::string_view line) {
+        if (on_output_) on_output_(c.name, line);
+    });
+    bool output_open = true;
+    for (;;) {
+        pollfd fds[2] = {{output_open ? output_fd : -1, POLLIN, 0}, {pidfd, POLLIN, 0}};
+        if (::poll(fds, 2, pidfd < 0 ? 200 : -1) < 0 && errno != EINTR) break;
+        if (fds[0].revents & (POLLIN | POLLHUP)) {
+            char buf[4096];
+            const ssize_t n = ::read(output_fd, buf, sizeof buf);
+            if (n <= 0) {
+                output_open = false;
+            } else {
+                lines.feed(std::string_view(buf, static_cast<std::size_t>(n)));
             }
         }
-        if (pidfd >= 0) ::close(pidfd);
-        ::close(output_fd);
-        notify(c.name);
-    });
+        int status = 0;
+        if (::waitpid(pid, &status, WNOHANG) == pid) {
+            lines.flush();
+            {
+                std::lock_guard<std::mutex> lock(mutex_);
+                if (c.generation == generation) {
+                    c.status = "exited";
+                    c.pid = -1;
+                    c.finished_at = now_text();
+                    c.exit_code = subprocess::exit_code_of(status);
+                }
+            }
+            c.exited.notify_all();
+            break;
+        }
+    }
+    if (pidfd >= 0) ::close(pidfd);
+    ::close(output_fd);
+    notify(c.name);
 }
 
 void LocalContainerSupervisor::stop(const std::shared_ptr<Container> &c) {

@@ -23,6 +23,8 @@
 #include <string>
 #include <string_view>
 
+#include <sys/types.h>
+
 #include <boost/json.hpp>
 
 #include "host/up/child_spawner.hpp"
@@ -56,6 +58,7 @@ public:
 private:
     struct Container;
     void start_locked(Container &c, bool same_container);
+    void monitor(Container &c, pid_t pid, int pidfd, int output_fd, int generation);
     void stop(const std::shared_ptr<Container> &c);
     void notify(const std::string &name);
 
