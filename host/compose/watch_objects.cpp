@@ -70,7 +70,7 @@ json::object exec_of(const WatchExec &rule_exec, const std::string &path) {
     if (!rule_exec.working_dir.empty()) exec["workingDir"] = rule_exec.working_dir;
     if (!rule_exec.environment.empty()) {
         json::array env;
-        for (const auto &[k, v] : rule_exec.environment) env.emplace_back(k + "=" + v);
+        for (const auto &[k, v] : rule_exec.environment) env.emplace_back(std::string(k).append("=").append(v));
         exec["env"] = std::move(env);
     }
     if (rule_exec.privileged) exec["privileged"] = true;
@@ -140,7 +140,7 @@ WatchObjects watch_objects(const Project &project, const DockerignoreReader &doc
         }
         if (!errors.empty()) {
             out.errors.insert(out.errors.end(), errors.begin(), errors.end());
-            std::erase_if(out.rebuild_watches, [&](const auto &entry) { return entry.second == name; });
+            std::erase_if(out.rebuild_watches, [service = name](const auto &entry) { return entry.second == service; });
             continue;
         }
         for (auto &w : service_watches) watches.push_back(std::move(w));

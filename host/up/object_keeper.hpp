@@ -27,7 +27,7 @@
 
 namespace liveupdate::host::up {
 
-class ObjectKeeper : public ObjectSink {
+class ObjectKeeper final : public ObjectSink {
 public:
     struct Parts {
         UpLog &log;
