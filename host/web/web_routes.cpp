@@ -104,8 +104,9 @@ WebResponse WebRoutes::log_in(const WebRequest &request, std::string_view path, 
     if (request.method != "GET" && request.method != "HEAD") return error_response(405, "?token= only on a GET");
     if (!same_secret(secret, guard_.secret)) return unauthorized(path);
     WebResponse r{303, "text/plain; charset=utf-8", "", {}, false};
-    // The clean URL, on this server: "//host" would be another one.
-    r.headers["Location"] = path.starts_with("/") && !path.starts_with("//") ? std::string(path) : "/";
+    // The clean URL, on this server: browsers read "//host" and "/\host" as another one.
+    const bool here = path.starts_with("/") && !path.starts_with("//") && path.find('\\') == std::string_view::npos;
+    r.headers["Location"] = here ? std::string(path) : "/";
     r.headers["Set-Cookie"] = guard_.cookie_name + "=" + guard_.secret + "; Path=/; HttpOnly; SameSite=Strict";
     return r;
 }

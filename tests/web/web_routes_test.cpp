@@ -147,6 +147,7 @@ BOOST_AUTO_TEST_CASE(the_printed_url_sets_the_cookie_and_redirects_to_the_clean_
     BOOST_TEST(r.headers.at("Set-Cookie") == kCookie + "; Path=/; HttpOnly; SameSite=Strict");
     BOOST_TEST(get("/api/status?token=" + kSecret, kHost, "").headers.at("Location") == "/api/status");
     BOOST_TEST(get("//evil.example/?token=" + kSecret, kHost, "").headers.at("Location") == "/");
+    BOOST_TEST(get("/\\evil.example/?token=" + kSecret, kHost, "").headers.at("Location") == "/");
     BOOST_TEST(routes
                    .handle(WebRequest{"POST", "/api/liveupdates/hello/trigger?token=" + kSecret, kHost, kOrigin, kToken,
                                       "", ""})
