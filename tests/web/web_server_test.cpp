@@ -176,6 +176,14 @@ BOOST_AUTO_TEST_CASE(a_page_that_never_reads_holds_nothing_up) {
 BOOST_AUTO_TEST_CASE(half_sent_requests_do_not_starve_complete_ones) {
     Served s;
     asio::io_context io;
+    // Open pages count apart: the flood below drops none of them.
+    std::vector<tcp::socket> pages;
+    for (int i = 0; i < 20; ++i) {
+        pages.push_back(s.connect(io));
+        http::write(pages.back(), s.request(http::verb::get, "/api/events"));
+        std::string seen;
+        BOOST_TEST_REQUIRE(read_until(pages.back(), seen, "event: state\ndata: {"));
+    }
     std::vector<tcp::socket> half_sent;
     const std::string unfinished = "GET /api/status HTTP/1.1\r\nHost: " + s.host() + "\r\n";  // no blank line
     for (int i = 0; i < 140; ++i) {
@@ -187,6 +195,13 @@ BOOST_AUTO_TEST_CASE(half_sent_requests_do_not_starve_complete_ones) {
     for (int i = 0; i < 40; ++i)
         if (s.send(s.request(http::verb::get, "/api/status")).result_int() == 200u) ++served;
     BOOST_TEST(served == 40);
+    s.server.log_line("hello", json::object{{"seq", 1}, {"text", "still here"}});
+    int live = 0;
+    for (auto &page : pages) {
+        std::string seen;
+        if (read_until(page, seen, "still here")) ++live;
+    }
+    BOOST_TEST(live == 20);
 }
 
 BOOST_AUTO_TEST_CASE(a_taken_port_is_an_error_unless_asked_to_fall_back) {
