@@ -25,8 +25,8 @@ using namespace std::chrono_literals;
 
 namespace {
 
-constexpr std::size_t kHeaderLimit = 8 * 1024;
-constexpr std::size_t kBodyLimit = 4 * 1024;  // a trigger has no body; nothing else is posted
+constexpr std::size_t kHeaderLimit = std::size_t{8} * 1024;
+constexpr std::size_t kBodyLimit = std::size_t{4} * 1024;  // a trigger has no body; nothing else is posted
 constexpr std::size_t kMaxConnections = 128;
 // On loopback every client has the same address: "per client" cannot be per
 // address. Instead few connections may wait for their request at a time and

@@ -102,9 +102,12 @@ BOOST_AUTO_TEST_CASE(every_kind_refuses_a_name_that_is_no_path_segment) {
     const std::string html = "<script>alert(4)</script>";
     for (const char *kind : {"LiveUpdate", "FileWatch", "ImageMap", "KubernetesDiscovery", "KubernetesApply",
                              "DockerComposeService", "ConfigMap", "LocalContainer"}) {
-        const std::string api = std::string(kind) == "LocalContainer" ? "liveupdate.dev/v1alpha1" : "tilt.dev/v1alpha1";
-        const auto r = admit(R"({"apiVersion":")" + api + R"(","kind":")" + kind + R"(","metadata":{"name":")" + html +
-                             R"("},"spec":{"syncs":[{"containerPath":"/app"}]}})");
+        const boost::json::object object{
+            {"apiVersion", std::string(kind) == "LocalContainer" ? "liveupdate.dev/v1alpha1" : "tilt.dev/v1alpha1"},
+            {"kind", kind},
+            {"metadata", {{"name", html}}},
+            {"spec", {{"syncs", boost::json::array{{{"containerPath", "/app"}}}}}}};
+        const auto r = admit(boost::json::serialize(object));
         BOOST_TEST(!r.accepted, kind);
         BOOST_TEST(has_field(r, "metadata.name"), kind);
         BOOST_TEST(r.message.find("metadata.name: Invalid value: \"<script>alert(4)</script>\"") != std::string::npos,

@@ -108,10 +108,10 @@ BOOST_AUTO_TEST_CASE(a_cross_origin_post_is_refused_on_the_wire) {
 BOOST_AUTO_TEST_CASE(oversized_requests_are_refused) {
     Served s;
     auto big_body = s.request(http::verb::post, "/api/liveupdates/hello/trigger");
-    big_body.body() = std::string(64 * 1024, 'x');
+    big_body.body() = std::string(std::size_t{64} * 1024, 'x');
     BOOST_TEST(s.send(big_body).result_int() == 413u);
     auto big_header = s.request(http::verb::get, "/");
-    big_header.set("X-Padding", std::string(32 * 1024, 'x'));
+    big_header.set("X-Padding", std::string(std::size_t{32} * 1024, 'x'));
     const auto res = s.send(big_header);
     BOOST_TEST(res.result_int() != 200u);
     BOOST_TEST(s.triggers == 0);
