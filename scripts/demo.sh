@@ -12,8 +12,8 @@ cat <<'MSG'
 
 demo: open http://127.0.0.1:8088/ in a browser, then edit
       samples/hello/src/index.html and reload: the change is served within a second.
-      The status page: http://127.0.0.1:10351/ (lu-host logs its address below,
-      "up: status page ..."): each LiveUpdate's state and log, live;
+      The status page: open the address lu-host logs below ("up: status page
+      http://127.0.0.1:10351/?token=..."): each LiveUpdate's state and log, live;
       hello-manual (http://127.0.0.1:8088/manual/) waits for its Trigger button.
       In another terminal: build/bin/lu-host get liveupdates
                            build/bin/lu-host describe liveupdate hello

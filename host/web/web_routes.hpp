@@ -1,5 +1,7 @@
 // The status page's routes, as a pure mapping from a request's facts to a
-// response (the server does the I/O):
+// response (the server does the I/O). Every route needs the daemon's secret
+// (request_guard.hpp); a GET with ?token=SECRET sets the cookie and
+// redirects to the same path without it (as Jupyter does), else 401.
 //   GET  /, /app.js, /style.css        the page (the token embedded in /)
 //   GET  /api/status                    the page's model (status_view)
 //   GET  /api/liveupdates               what `get liveupdates -o json` prints
@@ -26,6 +28,8 @@ struct WebRequest {
     std::string host;    // the Host header
     std::string origin;  // the Origin header, "" when absent
     std::string token;   // the X-LU-Token header, "" when absent
+    std::string cookie;  // the Cookie header, "" when absent
+    std::string authorization;  // the Authorization header, "" when absent
 };
 
 struct WebResponse {
@@ -50,7 +54,9 @@ public:
     const Guard &guard() const { return guard_; }
 
 private:
-    WebResponse api(const WebRequest &request, std::string_view path) const;
+    WebResponse log_in(const WebRequest &request, std::string_view path, const std::string &secret) const;
+    WebResponse serve(const WebRequest &request, std::string_view path, Credential credential) const;
+    WebResponse api(const WebRequest &request, std::string_view path, Credential credential) const;
 
     Guard guard_;
     QueryFn query_;

@@ -3,7 +3,10 @@
 #include <atomic>
 #include <chrono>
 #include <deque>
+#include <functional>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -22,12 +25,17 @@ using namespace std::chrono_literals;
 
 namespace {
 
-constexpr std::size_t kHeaderLimit = 8 * 1024;
-constexpr std::size_t kBodyLimit = 4 * 1024;  // a trigger has no body; nothing else is posted
+constexpr std::size_t kHeaderLimit = std::size_t{8} * 1024;
+constexpr std::size_t kBodyLimit = std::size_t{4} * 1024;  // a trigger has no body; nothing else is posted
 constexpr std::size_t kMaxConnections = 128;
-constexpr std::size_t kMaxStreams = 32;
+// On loopback every client has the same address: "per client" cannot be per
+// address. Instead few connections may wait for their request at a time and
+// the oldest one goes when another arrives, so a request sent whole is
+// always read, however many are left half-sent.
+constexpr std::size_t kMaxWaiting = 16;
+constexpr std::size_t kMaxStreams = 32;               // event streams count apart: they sent their request
 constexpr std::size_t kStreamBacklogBytes = 1 << 20;  // a page that reads nothing is dropped past this
-constexpr auto kReadDeadline = 15s;
+constexpr auto kRequestDeadline = 5s;                 // from waiting for a request to having it whole
 constexpr auto kWriteDeadline = 10s;
 constexpr auto kHeartbeat = 15s;
 constexpr auto kStateCoalescing = 50ms;
@@ -52,6 +60,39 @@ std::string sse(std::string_view event, std::string_view data) {
     out += "\n\n";
     return out;
 }
+
+// The connections waiting for a request, oldest first; past kMaxWaiting the
+// oldest is dropped. Thread-safe: sessions run on their own strands.
+class WaitingRequests {
+public:
+    using Drop = std::function<void(std::uint64_t id)>;  // posts the drop to the connection's strand
+
+    std::uint64_t add(Drop drop) {
+        std::optional<std::pair<std::uint64_t, Drop>> oldest;
+        std::uint64_t id = 0;
+        {
+            std::lock_guard lock(mutex_);
+            id = next_++;
+            waiting_.emplace(id, std::move(drop));
+            if (waiting_.size() > kMaxWaiting) {
+                oldest.emplace(waiting_.begin()->first, std::move(waiting_.begin()->second));
+                waiting_.erase(waiting_.begin());
+            }
+        }
+        if (oldest) oldest->second(oldest->first);
+        return id;
+    }
+
+    void remove(std::uint64_t id) {
+        std::lock_guard lock(mutex_);
+        waiting_.erase(id);
+    }
+
+private:
+    std::mutex mutex_;
+    std::uint64_t next_ = 0;
+    std::map<std::uint64_t, Drop> waiting_;
+};
 
 }  // namespace
 
@@ -164,7 +205,7 @@ public:
                                      " (--web-port to choose another, --no-web for none)");
         port_ = acceptor_.local_endpoint().port();
         address_ = options.address;
-        routes_.emplace(Guard::for_address(options.address, port_, random_token()), std::move(query));
+        routes_.emplace(Guard::for_address(options.address, port_, random_token(), random_token()), std::move(query));
     }
 
     void start() {
@@ -185,6 +226,7 @@ public:
         const bool v6 = address_.find(':') != std::string::npos;
         return "http://" + (v6 ? "[" + address_ + "]" : address_) + ":" + std::to_string(port_) + "/";
     }
+    const std::string &secret() const { return routes_->guard().secret; }
     unsigned short port() const { return port_; }
 
     void state_changed() {
@@ -207,6 +249,7 @@ public:
 
     const WebRoutes &routes() const { return *routes_; }
     std::atomic<std::size_t> &connections() { return connections_; }
+    WaitingRequests &waiting() { return waiting_; }
 
     bool add_stream(const std::shared_ptr<EventStream> &stream) {
         std::lock_guard lock(streams_mutex_);
@@ -253,6 +296,7 @@ private:
     }
 
     std::atomic<std::size_t> connections_{0};  // before io_: sessions count down as io_ destroys them
+    WaitingRequests waiting_;                  // before io_ too: sessions leave it as io_ destroys them
     asio::io_context io_;
     tcp::acceptor acceptor_;
     // The state goes out from one strand: pages get states in the order they were made.
@@ -277,7 +321,10 @@ public:
     HttpSession(tcp::socket socket, WebServerImpl *server) : stream_(std::move(socket)), server_(server) {
         ++server_->connections();
     }
-    ~HttpSession() { --server_->connections(); }
+    ~HttpSession() {
+        if (waiting_id_) server_->waiting().remove(*waiting_id_);
+        --server_->connections();
+    }
 
     void run() { asio::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->read(); }); }
 
@@ -286,19 +333,30 @@ private:
         parser_.emplace();
         parser_->header_limit(kHeaderLimit);
         parser_->body_limit(kBodyLimit);
-        stream_.expires_after(kReadDeadline);
+        stream_.expires_after(kRequestDeadline);
+        std::weak_ptr<HttpSession> weak = weak_from_this();
+        auto executor = stream_.get_executor();
+        // A drop runs on this strand, so after waiting_id_ is assigned.
+        waiting_id_ = server_->waiting().add([weak, executor](std::uint64_t id) {
+            asio::post(executor, [weak, id] {
+                if (auto self = weak.lock(); self && self->waiting_id_ == id) self->close();
+            });
+        });
         http::async_read(stream_, buffer_, *parser_,
                          [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
     }
 
     void on_read(beast::error_code ec) {
+        if (waiting_id_) server_->waiting().remove(*waiting_id_);
+        waiting_id_.reset();
         if (ec == http::error::body_limit || ec == http::error::header_limit)
             return reply(WebResponse{413, "application/json", "{\"error\":\"request too large\"}\n", {}, false}, false);
         if (ec) return close();
         const http::request<http::string_body> req = parser_->release();
-        const WebRequest request{std::string(req.method_string()), std::string(req.target()),
-                                 header(req, http::field::host), header(req, http::field::origin),
-                                 header(req, "X-LU-Token")};
+        const WebRequest request{
+            std::string(req.method_string()),       std::string(req.target()), header(req, http::field::host),
+            header(req, http::field::origin),       header(req, "X-LU-Token"), header(req, http::field::cookie),
+            header(req, http::field::authorization)};
         WebResponse response = server_->routes().handle(request);
         if (response.event_stream) {
             auto events = std::make_shared<EventStream>(std::move(stream_));
@@ -340,6 +398,7 @@ private:
     beast::tcp_stream stream_;
     beast::flat_buffer buffer_{kHeaderLimit};
     std::optional<http::request_parser<http::string_body>> parser_;
+    std::optional<std::uint64_t> waiting_id_;  // while waiting for a request
     WebServerImpl *server_;
 };
 
@@ -367,7 +426,9 @@ WebServer::WebServer(const WebOptions &options, QueryFn query)
 
 WebServer::~WebServer() { impl_->stop(); }
 
-std::string WebServer::url() const { return impl_->url(); }
+std::string WebServer::url() const { return impl_->url() + "?token=" + impl_->secret(); }
+std::string WebServer::address() const { return impl_->url(); }
+const std::string &WebServer::secret() const { return impl_->secret(); }
 unsigned short WebServer::port() const { return impl_->port(); }
 void WebServer::state_changed() { impl_->state_changed(); }
 void WebServer::log_line(const std::string &live_update, const json::object &line) {

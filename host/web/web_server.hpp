@@ -2,7 +2,9 @@
 // Server-Sent Events. Runs on its own threads; each connection has its own
 // strand, deadlines and bounded buffers, so a slow or stalled client costs
 // only its own connection and never blocks the daemon: the daemon's calls
-// here (state_changed, log_line) only post work.
+// here (state_changed, log_line) only post work. A request must arrive whole
+// within seconds, and only a few connections may wait for theirs: the oldest
+// waiting goes first, so requests left half-sent never keep out whole ones.
 #pragma once
 
 #include <memory>
@@ -29,7 +31,11 @@ public:
     WebServer &operator=(const WebServer &) = delete;
     ~WebServer();  // closes every connection and joins its threads
 
-    std::string url() const;  // http://127.0.0.1:10351/
+    // What the daemon prints at start-up, to its own output only: opening it
+    // logs in (http://127.0.0.1:10351/?token=SECRET).
+    std::string url() const;
+    std::string address() const;        // http://127.0.0.1:10351/
+    const std::string &secret() const;  // for `Authorization: Bearer SECRET`
     unsigned short port() const;
 
     // Thread-safe and non-blocking. The state is sent to every open page,

@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "common/json_fields.hpp"
+#include "common/object_name.hpp"
 #include "common/text_format.hpp"
 #include "plugin/core/document_arena.hpp"
 
@@ -105,15 +106,20 @@ AdmissionResult admit(std::string_view object_json) {
         return result;
     }
     peek_identity(*raw, result.kind, result.name);
+    // Checked before decoding: a bad name is reported beside a bad field.
+    if (!result.name.empty())
+        if (auto problem = common::object_name_problem(result.name))
+            result.errors.push_back(invalid("metadata.name", result.name, *problem));
     try {
         result.object = api::decode_api_object(std::move(*raw));
     } catch (const common::DecodeError &e) {
         result.errors.push_back({e.field(), e.reason()});
         result.message = join_errors(result.kind, result.name, result.errors);
+        result.object.reset();
         return result;
     }
     if (const auto *lu = std::get_if<api::LiveUpdate>(&result.object->body))
-        result.errors = validate_live_update(lu->spec);
+        for (auto &e : validate_live_update(lu->spec)) result.errors.push_back(std::move(e));
     if (!result.errors.empty()) {
         result.message = join_errors(result.kind, result.name, result.errors);
         result.object.reset();

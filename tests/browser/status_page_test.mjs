@@ -1,8 +1,9 @@
 // The status page in a real browser: a headless chromium, driven over the
 // DevTools protocol, against a real `lu-host up` of a copy of samples/hello
-// (plus a LiveUpdate whose run fails). Checks what a user sees: in sync, a
-// file edit in the list and the log, the trigger button of the manual
-// LiveUpdate, a failure's reason; saves screenshots.
+// (plus a LiveUpdate whose run fails, and one whose name is markup). Opened
+// through the secret URL lu-host up prints. Checks what a user sees: in
+// sync, a file edit in the list and the log, the trigger button of the
+// manual LiveUpdate, a failure's reason, names shown as text; saves screenshots.
 //   node status_page_test.mjs LU_HOST SAMPLE_DIR ARTIFACT_DIR
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -18,6 +19,7 @@ if (!luHost || !sample || !artifacts) {
 const chromium = process.env.CHROMIUM || '/usr/bin/chromium';
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lu-browser-'));
 const children = [];
+const markupName = '<img src=x onerror=window.pwned=1>';
 let failures = 0;
 
 function check(ok, what) {
@@ -82,11 +84,20 @@ async function main() {
       execs: [{ args: ['sh', '-c', 'echo "check: broken.txt is not allowed"; exit 3'], triggerPaths: ['src/broken.txt'] }],
     },
   }));
+  // Admitted (no '/' or '%'): the page must show it as text, never run it.
+  fs.writeFileSync(path.join(app, 'markup.json'), JSON.stringify({
+    apiVersion: 'tilt.dev/v1alpha1', kind: 'LiveUpdate',
+    metadata: { name: markupName, annotations: { 'tilt.dev/resource': 'markup' } },
+    spec: { basePath: '.', selector: { local: { container: 'none' } }, syncs: [{ localPath: 'src', containerPath: '/m' }] },
+  }));
 
   const up = await start(luHost, ['up', '--web-port', '0', '--debounce', '0',
     '--control-socket', path.join(work, 'control.sock'), app], /status page (http:\/\/\S+)/, 'lu-host');
   const url = up.match[1];
-  console.log(`status page: ${url}`);
+  const secret = new URL(url).searchParams.get('token');
+  check(/^[0-9a-f]{32}$/.test(secret || ''), 'lu-host up prints the page\'s URL with its secret');
+  const clean = url.slice(0, url.indexOf('?'));
+  console.log(`status page: ${clean}`);
 
   const browser = await start(chromium, ['--headless=new', '--no-sandbox', '--disable-gpu', '--no-first-run',
     '--disable-extensions', '--remote-debugging-port=0', `--user-data-dir=${path.join(work, 'chromium')}`,
@@ -94,6 +105,13 @@ async function main() {
   const cdp = await Cdp.connect(browser.match[1]);
   const page = await Page.open(cdp, url);
   await page.send('Emulation.setDeviceMetricsOverride', { width: 1280, height: 1000, deviceScaleFactor: 1, mobile: false });
+
+  // The secret URL sets the cookie and leads to the clean URL.
+  await until(async () => (await page.evaluate('location.href')) === clean, 'the clean URL');
+  check(true, 'the secret URL redirects to the clean URL');
+  check((await page.evaluate('document.cookie')) === '', 'the cookie is HttpOnly');
+  check((await page.evaluate(`fetch('/api/status', { credentials: 'omit' }).then((r) => r.status)`)) === 401,
+        'without the cookie the API answers 401');
 
   const row = (name) => `document.querySelector('#live-updates tr[data-name="${name}"]')`;
   const stateOf = (name) => page.evaluate(`${row(name)}?.dataset.state`);
@@ -107,6 +125,15 @@ async function main() {
   check((await cellText('hello', 'Containers')).includes('hello'), 'its container is listed');
   check((await stateOf('hello-manual')) === 'waiting'
         && (await cellText('hello-manual', 'State')).includes('Trigger'), 'the manual one waits for a trigger');
+  await until(() => page.evaluate(`${row(markupName)} !== null`), 'the row of the markup name');
+  check(await page.evaluate(`${row(markupName)}.querySelector('button.select').textContent === ${JSON.stringify(markupName)}
+        && document.querySelector('#live-updates img') === null && window.pwned === undefined`),
+        'a name that is markup shows as text');
+  await page.evaluate(`${row(markupName)}.querySelector('button.select').click()`);
+  await until(async () => (await page.evaluate(`document.getElementById('log-name').textContent`)) === `of ${markupName}`,
+              'the markup name selected');
+  check(await page.evaluate(`fetch('/api/liveupdates/' + encodeURIComponent(${JSON.stringify(markupName)}) + '/log').then((r) => r.status)`) === 200,
+        'its log route finds it');
   const plugins = await page.evaluate(`document.querySelector('#plugins tbody').innerText`);
   check(plugins.includes('liveupdate') && /\d+\.\d+/.test(plugins), 'plugins are listed with versions');
 

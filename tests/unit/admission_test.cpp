@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include <boost/json.hpp>
+
 #include "plugin/core/admission.hpp"
 
 using namespace liveupdate;
@@ -92,6 +94,41 @@ BOOST_AUTO_TEST_CASE(other_kinds_check_types_too) {
     BOOST_TEST(r.errors[0].field == "status.fileEvents[0].time");
     const auto lc = admit(R"({"apiVersion":"liveupdate.dev/v1alpha1","kind":"LocalContainer","metadata":{"name":"l"},"spec":{"root":"/r","command":"sh"}})");
     BOOST_TEST(lc.errors[0].field == "spec.command");
+}
+
+// Names are Kubernetes' path segment names, as Tilt's API server admits them
+// (Tilt's own names hold ':' and '_': "frontend:image:gcr.io_foo").
+BOOST_AUTO_TEST_CASE(every_kind_refuses_a_name_that_is_no_path_segment) {
+    const std::string html = "<script>alert(4)</script>";
+    for (const char *kind : {"LiveUpdate", "FileWatch", "ImageMap", "KubernetesDiscovery", "KubernetesApply",
+                             "DockerComposeService", "ConfigMap", "LocalContainer"}) {
+        const boost::json::object object{
+            {"apiVersion", std::string(kind) == "LocalContainer" ? "liveupdate.dev/v1alpha1" : "tilt.dev/v1alpha1"},
+            {"kind", kind},
+            {"metadata", {{"name", html}}},
+            {"spec", {{"syncs", boost::json::array{{{"containerPath", "/app"}}}}}}};
+        const auto r = admit(boost::json::serialize(object));
+        BOOST_TEST(!r.accepted, kind);
+        BOOST_TEST(has_field(r, "metadata.name"), kind);
+        BOOST_TEST(r.message.find("metadata.name: Invalid value: \"<script>alert(4)</script>\"") != std::string::npos,
+                   r.message);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(names_follow_the_path_segment_rule) {
+    const auto name_error = [](const std::string &name) {
+        const auto r = admit(R"({"kind":"ConfigMap","metadata":{"name":)" +
+                             boost::json::serialize(boost::json::string(name)) + "}}");
+        return r.accepted ? std::string() : r.message;
+    };
+    for (const std::string &ok : {std::string("frontend:image:gcr.io_foo"), std::string("configs:(Tiltfile)"),
+                                  std::string("(Tiltfile)"), std::string("Web_1"), std::string(253, 'n')})
+        BOOST_TEST(name_error(ok).empty(), ok);
+    BOOST_TEST(name_error(".").find("may not be '.'") != std::string::npos, name_error("."));
+    BOOST_TEST(name_error("..").find("may not be '..'") != std::string::npos);
+    BOOST_TEST(name_error("a/b").find("may not contain '/'") != std::string::npos);
+    BOOST_TEST(name_error("a%2Fb").find("may not contain '%'") != std::string::npos);
+    BOOST_TEST(name_error(std::string(254, 'n')).find("must be no more than 253 characters") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -31,4 +31,13 @@ BOOST_AUTO_TEST_CASE(no_asset_loads_anything_from_elsewhere) {
     }
 }
 
+// Names and log lines come from objects anyone may write: the page sets them
+// as text (textContent, attributes), never parses them as markup.
+BOOST_AUTO_TEST_CASE(the_script_never_writes_markup) {
+    const Asset *script = find_asset("/app.js");
+    BOOST_TEST_REQUIRE(script != nullptr);
+    for (const char *sink : {"innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "Function("})
+        BOOST_TEST(script->body.find(sink) == std::string_view::npos, sink);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

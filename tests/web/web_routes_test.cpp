@@ -1,5 +1,6 @@
 // The routes over a fake daemon: the JSON API is what the control socket
-// answers; the trigger needs the page's Origin and token; assets by name.
+// answers; every route needs the secret; the trigger needs the page's Origin
+// and token; assets by name.
 #include <boost/test/unit_test.hpp>
 
 #include <vector>
@@ -14,6 +15,8 @@ namespace {
 const std::string kToken = "0123456789abcdef0123456789abcdef";
 const std::string kHost = "127.0.0.1:10351";
 const std::string kOrigin = "http://127.0.0.1:10351";
+const std::string kSecret = "fedcba9876543210fedcba9876543210";
+const std::string kCookie = "lu-host-10351=" + kSecret;
 
 struct FakeDaemon {
     std::vector<json::object> requests;
@@ -30,7 +33,8 @@ struct FakeDaemon {
                                                         : json::value(json::object{{"activity", json::object{}}});
         const std::string name = r.contains("name") ? std::string(r.at("name").as_string())
                                  : r.contains("names") ? std::string(r.at("names").as_array()[0].as_string()) : "";
-        if (name != "hello") return json::object{{"error", "LiveUpdate \"" + name + "\" not found"}};
+        if (name != "hello" && name != "web:image:gcr.io_app")
+            return json::object{{"error", "LiveUpdate \"" + name + "\" not found"}};
         if (op == "describe") return json::object{{"object", list.at("items").as_array()[0]}};
         if (op == "trigger") return json::object{{"triggered", json::array{json::object{{"name", name}}}}};
         return json::object{{"error", "unknown op"}};
@@ -39,14 +43,15 @@ struct FakeDaemon {
 
 struct Fixture {
     FakeDaemon daemon;
-    WebRoutes routes{Guard::for_address("127.0.0.1", 10351, kToken),
+    WebRoutes routes{Guard::for_address("127.0.0.1", 10351, kToken, kSecret),
                      [this](const json::object &r) { return daemon.answer(r); }};
 
-    WebResponse get(const std::string &target, const std::string &host = kHost) {
-        return routes.handle(WebRequest{"GET", target, host, "", ""});
+    WebResponse get(const std::string &target, const std::string &host = kHost, const std::string &cookie = kCookie) {
+        return routes.handle(WebRequest{"GET", target, host, "", "", cookie, ""});
     }
-    WebResponse post(const std::string &target, const std::string &origin, const std::string &token) {
-        return routes.handle(WebRequest{"POST", target, kHost, origin, token});
+    WebResponse post(const std::string &target, const std::string &origin, const std::string &token,
+                     const std::string &cookie = kCookie, const std::string &authorization = "") {
+        return routes.handle(WebRequest{"POST", target, kHost, origin, token, cookie, authorization});
     }
     bool triggered() const {
         for (const auto &r : daemon.requests)
@@ -88,7 +93,7 @@ BOOST_AUTO_TEST_CASE(the_page_embeds_the_token_and_forbids_framing) {
     BOOST_TEST(r.headers.at("Content-Security-Policy").find("frame-ancestors 'none'") != std::string::npos);
     BOOST_TEST(get("/../../etc/passwd").status == 404u);
     BOOST_TEST(get("/%2e%2e/%2e%2e/etc/passwd").status == 404u);
-    BOOST_TEST(routes.handle(WebRequest{"DELETE", "/", kHost, "", ""}).status == 405u);
+    BOOST_TEST(routes.handle(WebRequest{"DELETE", "/", kHost, "", "", kCookie, ""}).status == 405u);
 }
 
 BOOST_AUTO_TEST_CASE(another_host_name_gets_nothing) {
@@ -115,6 +120,62 @@ BOOST_AUTO_TEST_CASE(a_cross_origin_trigger_is_refused) {
 BOOST_AUTO_TEST_CASE(events_become_a_stream) {
     BOOST_TEST(get("/api/events").event_stream);
     BOOST_TEST(!get("/api/events", "evil.example:1").event_stream);
+    BOOST_TEST(!get("/api/events", kHost, "").event_stream);
+}
+
+BOOST_AUTO_TEST_CASE(without_the_secret_every_route_is_refused) {
+    for (const char *target :
+         {"/", "/index.html", "/app.js", "/style.css", "/nothing", "/api/status", "/api/events", "/api/plugins",
+          "/api/liveupdates", "/api/liveupdates/hello", "/api/liveupdates/hello/log", "/api/nothing"}) {
+        for (const std::string &cookie : {std::string(), "lu-host-10351=" + kToken, "lu-host-10352=" + kSecret}) {
+            const WebResponse r = get(target, kHost, cookie);
+            BOOST_TEST(r.status == 401u, target);
+            BOOST_TEST(r.headers.at("WWW-Authenticate").starts_with("Bearer"));
+            BOOST_TEST(r.body.find(kToken) == std::string::npos);
+        }
+    }
+    BOOST_TEST(post("/api/liveupdates/hello/trigger", kOrigin, kToken, "").status == 401u);
+    BOOST_TEST(get("/?token=" + kToken, kHost, "").status == 401u);
+    BOOST_TEST(!triggered());
+    BOOST_TEST(daemon.requests.empty());
+}
+
+BOOST_AUTO_TEST_CASE(the_printed_url_sets_the_cookie_and_redirects_to_the_clean_url) {
+    const WebResponse r = get("/?token=" + kSecret, kHost, "");
+    BOOST_TEST(r.status == 303u);
+    BOOST_TEST(r.headers.at("Location") == "/");
+    BOOST_TEST(r.headers.at("Set-Cookie") == kCookie + "; Path=/; HttpOnly; SameSite=Strict");
+    BOOST_TEST(get("/api/status?token=" + kSecret, kHost, "").headers.at("Location") == "/api/status");
+    BOOST_TEST(get("//evil.example/?token=" + kSecret, kHost, "").headers.at("Location") == "/");
+    BOOST_TEST(get("/\\evil.example/?token=" + kSecret, kHost, "").headers.at("Location") == "/");
+    BOOST_TEST(routes
+                   .handle(WebRequest{"POST", "/api/liveupdates/hello/trigger?token=" + kSecret, kHost, kOrigin, kToken,
+                                      "", ""})
+                   .status == 405u);
+    BOOST_TEST(!triggered());
+}
+
+BOOST_AUTO_TEST_CASE(a_script_uses_a_bearer_header) {
+    const std::string bearer = "Bearer " + kSecret;
+    BOOST_TEST(routes.handle(WebRequest{"GET", "/api/liveupdates", kHost, "", "", "", bearer}).status == 200u);
+    BOOST_TEST(post("/api/liveupdates/hello/trigger", "", "", "", bearer).status == 200u);
+    BOOST_TEST(triggered());
+    BOOST_TEST(post("/api/liveupdates/hello/trigger", "http://evil.example", "", "", bearer).status == 403u);
+    BOOST_TEST(post("/api/liveupdates/hello/trigger", "", "", "", "Bearer " + kToken).status == 401u);
+}
+
+// Tilt's names hold ':' (encodeURIComponent writes %3A); no segment becomes another path.
+BOOST_AUTO_TEST_CASE(names_in_paths_are_percent_decoded_object_names) {
+    BOOST_TEST(get("/api/liveupdates/web%3Aimage%3Agcr.io_app/log").status == 200u);
+    BOOST_TEST(daemon.requests.back().at("name").as_string() == "web:image:gcr.io_app");
+    BOOST_TEST(get("/api/liveupdates/web:image:gcr.io_app").status == 200u);
+    BOOST_TEST(post("/api/liveupdates/web%3Aimage%3Agcr.io_app/trigger", kOrigin, kToken).status == 200u);
+    const std::size_t asked = daemon.requests.size();
+    for (const char *bad :
+         {"/api/liveupdates/a%2Fb", "/api/liveupdates/a/b", "/api/liveupdates/%2E%2E", "/api/liveupdates/%",
+          "/api/liveupdates/%4", "/api/liveupdates/%zz", "/api/liveupdates/a%25b/log"})
+        BOOST_TEST(get(bad).status == 404u, bad);
+    BOOST_TEST(daemon.requests.size() == asked);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
