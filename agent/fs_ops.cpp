@@ -1,6 +1,5 @@
 #include "agent/fs_ops.hpp"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,6 +8,8 @@
 #include <cstring>
 #include <string>
 
+#include "agent/fs_place.hpp"
+
 namespace liveupdate::agent {
 namespace {
 
@@ -16,34 +17,28 @@ agent_protocol::Result failure(int error, const std::string &what, const std::st
     return {error, what + " " + path + ": " + std::strerror(error)};
 }
 
-std::string parent_of(const std::string &path) {
-    const auto slash = path.find_last_of('/');
-    return slash == 0 ? "/" : path.substr(0, slash);
+agent_protocol::Result failure(const PlaceResult &resolved, const std::string &path) {
+    return {resolved.error, "reaching " + path + ": " + resolved.what + ": " + std::strerror(resolved.error)};
 }
 
-// mkdir -p: existing folders, and symlinks to folders, are kept.
-int make_parents(const std::string &dir, mode_t mode) {
-    struct stat st {};
-    if (::stat(dir.c_str(), &st) == 0) return S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
-    if (errno != ENOENT) return errno;
-    if (const int error = make_parents(parent_of(dir), 0755); error != 0) return error;
-    if (::mkdir(dir.c_str(), mode) != 0 && errno != EEXIST) return errno;
-    return 0;
-}
-
-int set_owner(int fd_or_minus1, const std::string &path, std::int64_t uid, std::int64_t gid) {
+int set_owner(int fd, std::int64_t uid, std::int64_t gid) {
     if (uid == agent_protocol::kKeepOwner && gid == agent_protocol::kKeepOwner) return 0;
     const auto u = static_cast<uid_t>(uid == agent_protocol::kKeepOwner ? -1 : uid);
     const auto g = static_cast<gid_t>(gid == agent_protocol::kKeepOwner ? -1 : gid);
-    const int rc = fd_or_minus1 >= 0 ? ::fchown(fd_or_minus1, u, g) : ::lchown(path.c_str(), u, g);
-    return rc == 0 ? 0 : errno;
+    return ::fchown(fd, u, g) == 0 ? 0 : errno;
 }
 
-// A name beside `path` for its replacement, unique within this agent.
-std::string temporary_beside(const std::string &path) {
+int set_link_owner(int dir, const std::string &name, std::int64_t uid, std::int64_t gid) {
+    if (uid == agent_protocol::kKeepOwner && gid == agent_protocol::kKeepOwner) return 0;
+    const auto u = static_cast<uid_t>(uid == agent_protocol::kKeepOwner ? -1 : uid);
+    const auto g = static_cast<gid_t>(gid == agent_protocol::kKeepOwner ? -1 : gid);
+    return ::fchownat(dir, name.c_str(), u, g, AT_SYMLINK_NOFOLLOW) == 0 ? 0 : errno;
+}
+
+// A name in the same folder for a replacement, unique within this agent.
+std::string temporary_name() {
     static unsigned long counter = 0;
-    return parent_of(path) + (parent_of(path) == "/" ? "" : "/") + ".lu-agent-" + std::to_string(::getpid()) + "-" +
-           std::to_string(++counter);
+    return ".lu-agent-" + std::to_string(::getpid()) + "-" + std::to_string(++counter);
 }
 
 int write_all(int fd, const std::string &content) {
@@ -59,109 +54,106 @@ int write_all(int fd, const std::string &content) {
     return 0;
 }
 
-// Removes what is inside the folder open as `dir`, then the folder's fd is closed.
-int remove_inside(int dir) {
-    DIR *stream = ::fdopendir(dir);
-    if (stream == nullptr) {
-        const int error = errno;
-        ::close(dir);
-        return error;
-    }
-    int error = 0;
-    while (const dirent *entry = ::readdir(stream)) {
-        const std::string name = entry->d_name;
-        if (name == "." || name == "..") continue;
-        struct stat st {};
-        if (::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-            if (errno != ENOENT) error = errno;
-            continue;
-        }
-        if (S_ISDIR(st.st_mode)) {
-            const int child = ::openat(dir, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-            if (child < 0) {
-                error = errno;
-                continue;
-            }
-            if (const int e = remove_inside(child); e != 0) error = e;
-            if (::unlinkat(dir, name.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT) error = errno;
-        } else if (::unlinkat(dir, name.c_str(), 0) != 0 && errno != ENOENT) {
-            error = errno;
-        }
-    }
-    ::closedir(stream);
+// A folder where a file or a link is to go gives way (a rename cannot replace it).
+int clear_folder_at(const Place &place) {
+    struct stat st {};
+    if (::fstatat(place.parent.get(), place.leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return errno == ENOENT ? 0 : errno;
+    return S_ISDIR(st.st_mode) ? remove_tree_at(place.parent.get(), place.leaf) : 0;
+}
+
+// Puts the temporary entry in place of the leaf, whatever the leaf was.
+int replace_with(const Place &place, const std::string &temporary) {
+    int error = clear_folder_at(place);
+    if (error == 0 && ::renameat(place.parent.get(), temporary.c_str(), place.parent.get(), place.leaf.c_str()) != 0)
+        error = errno;
+    if (error != 0) ::unlinkat(place.parent.get(), temporary.c_str(), 0);
     return error;
+}
+
+int write_content(int dir, const std::string &temporary, const agent_protocol::WriteFile &request) {
+    const int fd = ::openat(dir, temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) return errno;
+    int error = write_all(fd, request.content);
+    if (error == 0 && ::fchmod(fd, request.mode & 07777) != 0) error = errno;
+    if (error == 0) error = set_owner(fd, request.uid, request.gid);
+    // The owner change may clear set-id bits: the mode goes on again.
+    if (error == 0 && (request.mode & 06000) != 0 && ::fchmod(fd, request.mode & 07777) != 0) error = errno;
+    if (::close(fd) != 0 && error == 0) error = errno;
+    if (error != 0) ::unlinkat(dir, temporary.c_str(), 0);
+    return error;
+}
+
+// An existing folder is kept as it is; at the root, so is a symlink to one.
+bool is_folder_to_keep(const Place &place) {
+    struct stat st {};
+    const int flags = place.leaf_is_root ? 0 : AT_SYMLINK_NOFOLLOW;
+    return ::fstatat(place.parent.get(), place.leaf.c_str(), &st, flags) == 0 && S_ISDIR(st.st_mode);
 }
 
 }  // namespace
 
 agent_protocol::Result write_file(const agent_protocol::WriteFile &request) {
     const std::string &path = request.path;
-    if (const int error = make_parents(parent_of(path), 0755); error != 0)
-        return failure(error, "creating the folder of", path);
-    const std::string temporary = temporary_beside(path);
-    const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0) return failure(errno, "creating a temporary file for", path);
-    int error = write_all(fd, request.content);
-    if (error == 0 && ::fchmod(fd, request.mode & 07777) != 0) error = errno;
-    if (error == 0) error = set_owner(fd, temporary, request.uid, request.gid);
-    // The owner change may clear set-id bits: the mode goes on again.
-    if (error == 0 && (request.mode & 06000) != 0 && ::fchmod(fd, request.mode & 07777) != 0) error = errno;
-    if (::close(fd) != 0 && error == 0) error = errno;
-    if (error == 0 && ::rename(temporary.c_str(), path.c_str()) != 0) error = errno;
-    if (error != 0) {
-        ::unlink(temporary.c_str());
-        return failure(error, "writing", path);
-    }
+    const auto resolved = open_place(request.root, path, true);
+    if (!resolved.place) return failure(resolved, path);
+    const Place &place = *resolved.place;
+    const std::string temporary = temporary_name();
+    if (const int error = write_content(place.parent.get(), temporary, request); error != 0)
+        return failure(error, "writing a temporary file for", path);
+    if (const int error = replace_with(place, temporary); error != 0) return failure(error, "writing", path);
     return {};
 }
 
 agent_protocol::Result make_dir(const agent_protocol::MakeDir &request) {
     const std::string &path = request.path;
-    struct stat st {};
-    if (::stat(path.c_str(), &st) == 0) {
-        if (!S_ISDIR(st.st_mode)) return failure(ENOTDIR, "creating the folder", path);
-        return {};
-    }
-    if (const int error = make_parents(parent_of(path), 0755); error != 0)
-        return failure(error, "creating the folder of", path);
-    if (::mkdir(path.c_str(), request.mode & 07777) != 0 && errno != EEXIST)
-        return failure(errno, "creating the folder", path);
+    const auto resolved = open_place(request.root, path, true);
+    if (!resolved.place) return failure(resolved, path);
+    const Place &place = *resolved.place;
+    const int dir = place.parent.get();
+    const char *leaf = place.leaf.c_str();
+    if (is_folder_to_keep(place)) return {};
+    // A file, or a symlink below the root, gives way to the folder (tar's default).
+    if (::unlinkat(dir, leaf, 0) != 0 && errno != ENOENT) return failure(errno, "replacing by a folder", path);
+    if (::mkdirat(dir, leaf, 0700) != 0) return failure(errno, "creating the folder", path);
+    Fd made(::openat(dir, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (made.get() < 0) return failure(errno, "opening the folder", path);
     // mkdir applies the umask; the request's mode is what tar would leave.
-    if (::chmod(path.c_str(), request.mode & 07777) != 0) return failure(errno, "setting the mode of", path);
-    if (const int error = set_owner(-1, path, request.uid, request.gid); error != 0)
+    if (::fchmod(made.get(), request.mode & 07777) != 0) return failure(errno, "setting the mode of", path);
+    if (const int error = set_owner(made.get(), request.uid, request.gid); error != 0)
         return failure(error, "setting the owner of", path);
     return {};
 }
 
 agent_protocol::Result make_symlink(const agent_protocol::Symlink &request) {
     const std::string &path = request.path;
-    if (const int error = make_parents(parent_of(path), 0755); error != 0)
-        return failure(error, "creating the folder of", path);
-    const std::string temporary = temporary_beside(path);
-    if (::symlink(request.target.c_str(), temporary.c_str()) != 0) return failure(errno, "creating the symlink", path);
-    int error = set_owner(-1, temporary, request.uid, request.gid);
-    if (error == 0 && ::rename(temporary.c_str(), path.c_str()) != 0) error = errno;
-    if (error != 0) {
-        ::unlink(temporary.c_str());
-        return failure(error, "creating the symlink", path);
-    }
+    const auto resolved = open_place(request.root, path, true);
+    if (!resolved.place) return failure(resolved, path);
+    const Place &place = *resolved.place;
+    const std::string temporary = temporary_name();
+    if (::symlinkat(request.target.c_str(), place.parent.get(), temporary.c_str()) != 0)
+        return failure(errno, "creating the symlink", path);
+    int error = set_link_owner(place.parent.get(), temporary, request.uid, request.gid);
+    if (error != 0) ::unlinkat(place.parent.get(), temporary.c_str(), 0);
+    if (error == 0) error = replace_with(place, temporary);
+    if (error != 0) return failure(error, "creating the symlink", path);
     return {};
 }
 
 agent_protocol::Result remove_path(const agent_protocol::Remove &request) {
     const std::string &path = request.path;
-    if (path == "/") return failure(EPERM, "deleting", path);
+    if (path_names(path).empty()) return failure(EPERM, "deleting", path);
+    const auto resolved = open_place(request.root, path, false);
+    // Beneath a file or a symlink (below the root) the path cannot exist: it is gone already.
+    if (!resolved.place) return resolved.error == 0 ? agent_protocol::Result{} : failure(resolved, path);
+    const Place &place = *resolved.place;
     struct stat st {};
-    if (::lstat(path.c_str(), &st) != 0)
+    if (::fstatat(place.parent.get(), place.leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
         return errno == ENOENT ? agent_protocol::Result{} : failure(errno, "deleting", path);
-    if (S_ISDIR(st.st_mode)) {
-        const int dir = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (dir < 0) return failure(errno, "opening the folder", path);
-        if (const int error = remove_inside(dir); error != 0) return failure(error, "deleting inside", path);
-        if (::rmdir(path.c_str()) != 0 && errno != ENOENT) return failure(errno, "deleting", path);
-        return {};
-    }
-    if (::unlink(path.c_str()) != 0 && errno != ENOENT) return failure(errno, "deleting", path);
+    const int error = S_ISDIR(st.st_mode) ? remove_tree_at(place.parent.get(), place.leaf)
+                      : ::unlinkat(place.parent.get(), place.leaf.c_str(), 0) == 0 || errno == ENOENT ? 0
+                                                                                                      : errno;
+    if (error != 0) return failure(error, "deleting", path);
     return {};
 }
 

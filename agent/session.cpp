@@ -27,27 +27,38 @@ template <class M> const std::string &checked_path(const M &request) {
     return request.path;
 }
 
+// A write or delete also names the root it stays within.
+template <class M>
+void checked_place(const M &request) {
+    checked_path(request);
+    const std::string what = std::string(agent_protocol::type_name(M::type)) + " request: root: ";
+    if (const auto problem = agent_protocol::path_problem(request.root); !problem.empty())
+        throw agent_protocol::ProtocolError(what + problem);
+    if (!agent_protocol::is_within(request.root, request.path))
+        throw agent_protocol::ProtocolError(what + "'" + request.path + "' is not within '" + request.root + "'");
+}
+
 // Answers one request; false when the host is gone.
 bool answer(const agent_protocol::Frame &frame, FrameOutput &out) {
     switch (frame.type) {
     case agent_protocol::MessageType::write_file: {
         const auto request = agent_protocol::decode<agent_protocol::WriteFile>(frame);
-        checked_path(request);
+        checked_place(request);
         return out.send(agent_protocol::encode(write_file(request)));
     }
     case agent_protocol::MessageType::make_dir: {
         const auto request = agent_protocol::decode<agent_protocol::MakeDir>(frame);
-        checked_path(request);
+        checked_place(request);
         return out.send(agent_protocol::encode(make_dir(request)));
     }
     case agent_protocol::MessageType::symlink: {
         const auto request = agent_protocol::decode<agent_protocol::Symlink>(frame);
-        checked_path(request);
+        checked_place(request);
         return out.send(agent_protocol::encode(make_symlink(request)));
     }
     case agent_protocol::MessageType::remove: {
         const auto request = agent_protocol::decode<agent_protocol::Remove>(frame);
-        checked_path(request);
+        checked_place(request);
         return out.send(agent_protocol::encode(remove_path(request)));
     }
     case agent_protocol::MessageType::run: {

@@ -91,7 +91,7 @@ la_ssize_t read_callback(archive *, void *user, const void **data) {
     return static_cast<la_ssize_t>(got);
 }
 
-void send_archive(Pipeline &pipeline, const ArchiveReadFn &in) {
+void send_archive(Pipeline &pipeline, const ArchiveReadFn &in, const std::vector<std::string> &roots) {
     ReadContext ctx{&in};
     std::unique_ptr<archive, decltype(&archive_read_free)> reader(archive_read_new(), &archive_read_free);
     archive_read_support_format_tar(reader.get());
@@ -105,22 +105,24 @@ void send_archive(Pipeline &pipeline, const ArchiveReadFn &in) {
             throw std::runtime_error(std::string("reading the update's archive: ") + archive_error_string(reader.get()));
         const std::string path = container_path(archive_entry_pathname(entry));
         if (path == "/") continue;
+        const std::string root = agent_protocol::root_for(path, roots);
         const auto mode = static_cast<std::uint32_t>(archive_entry_perm(entry));
         if (archive_entry_hardlink(entry) != nullptr)
             throw std::runtime_error("the update's archive holds a hard link (" + path + "): not supported by lu-agent");
         switch (archive_entry_filetype(entry)) {
         case AE_IFDIR:
             pipeline.send(agent_protocol::encode(
-                agent_protocol::MakeDir{path, mode, agent_protocol::kKeepOwner, agent_protocol::kKeepOwner}));
+                agent_protocol::MakeDir{path, root, mode, agent_protocol::kKeepOwner, agent_protocol::kKeepOwner}));
             break;
         case AE_IFLNK: {
             const char *target = archive_entry_symlink(entry);
             pipeline.send(agent_protocol::encode(agent_protocol::Symlink{
-                path, target == nullptr ? "" : target, agent_protocol::kKeepOwner, agent_protocol::kKeepOwner}));
+                path, root, target == nullptr ? "" : target, agent_protocol::kKeepOwner, agent_protocol::kKeepOwner}));
             break;
         }
         case AE_IFREG: {
-            agent_protocol::WriteFile write{path, mode, agent_protocol::kKeepOwner, agent_protocol::kKeepOwner, {}};
+            agent_protocol::WriteFile write{path, root, mode, agent_protocol::kKeepOwner, agent_protocol::kKeepOwner,
+                                            {}};
             if (archive_entry_size_is_set(entry)) write.content.reserve(static_cast<std::size_t>(archive_entry_size(entry)));
             char chunk[kChunk];
             for (;;) {
@@ -144,18 +146,19 @@ void send_archive(Pipeline &pipeline, const ArchiveReadFn &in) {
 }  // namespace
 
 void apply_files_through_agent(AgentStream &session, const std::vector<std::string> &deletes,
-                               const ArchiveReadFn *archive, std::chrono::milliseconds stall) {
+                               const ArchiveReadFn *archive, std::chrono::milliseconds stall,
+                               const std::vector<std::string> &sync_roots) {
     Pipeline pipeline(session, stall);
     for (const auto &path : deletes) {
         if (const auto problem = agent_protocol::path_problem(path); !problem.empty())
             throw std::runtime_error("cannot delete through lu-agent: " + problem);
-        pipeline.send(agent_protocol::encode(agent_protocol::Remove{path}));
+        pipeline.send(agent_protocol::encode(agent_protocol::Remove{path, agent_protocol::root_for(path, sync_roots)}));
     }
     // Deletes finish before the copies start, as with rm then tar.
     pipeline.finish();
     if (archive != nullptr && *archive) {
         try {
-            send_archive(pipeline, *archive);
+            send_archive(pipeline, *archive, sync_roots);
         } catch (const AgentSessionBroken &) {
             throw;
         } catch (const std::exception &) {

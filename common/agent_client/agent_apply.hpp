@@ -29,11 +29,14 @@ public:
 };
 
 // Deletes the paths (absolute), then writes every entry of the archive under
-// "/". Every request is answered before this returns; the first failure is
-// thrown as AgentRequestFailed. Throws AgentSessionBroken when the stream
-// ends, std::runtime_error when the archive cannot be read.
+// "/", each within the longest of sync_roots that holds it (the request's;
+// agent_protocol::root_for). Every request is answered before this returns;
+// the first failure is thrown as AgentRequestFailed. Throws
+// AgentSessionBroken when the stream ends, std::runtime_error when the
+// archive cannot be read.
 void apply_files_through_agent(AgentStream &session, const std::vector<std::string> &deletes,
-                               const ArchiveReadFn *archive, std::chrono::milliseconds stall);
+                               const ArchiveReadFn *archive, std::chrono::milliseconds stall,
+                               const std::vector<std::string> &sync_roots);
 
 struct AgentRunResult {
     int exit_code = 0;

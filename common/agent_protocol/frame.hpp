@@ -16,7 +16,7 @@
 namespace liveupdate::agent_protocol {
 
 // Bumped on any change of a message's fields; an agent of another version is replaced.
-inline constexpr std::uint32_t kProtocolVersion = 1;
+inline constexpr std::uint32_t kProtocolVersion = 2;
 // A file travels in one frame; larger frames end the session.
 inline constexpr std::uint32_t kMaxPayload = 512u * 1024 * 1024;
 inline constexpr std::size_t kHeaderSize = 5;

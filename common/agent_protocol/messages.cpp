@@ -1,5 +1,7 @@
 #include "common/agent_protocol/messages.hpp"
 
+#include <algorithm>
+
 namespace liveupdate::agent_protocol {
 
 std::string path_problem(std::string_view path) {
@@ -12,6 +14,40 @@ std::string path_problem(std::string_view path) {
         start = end + 1;
     }
     return {};
+}
+
+namespace {
+
+std::vector<std::string_view> names_of(std::string_view path) {
+    std::vector<std::string_view> names;
+    for (std::size_t start = 0; start <= path.size();) {
+        const auto end = std::min(path.find('/', start), path.size());
+        const auto name = path.substr(start, end - start);
+        if (!name.empty() && name != ".") names.push_back(name);
+        start = end + 1;
+    }
+    return names;
+}
+
+}  // namespace
+
+bool is_within(std::string_view root, std::string_view path) {
+    const auto root_names = names_of(root);
+    const auto names = names_of(path);
+    return names.size() >= root_names.size() && std::equal(root_names.begin(), root_names.end(), names.begin());
+}
+
+std::string root_for(const std::string &path, const std::vector<std::string> &roots) {
+    const std::string *best = nullptr;
+    std::size_t best_depth = 0;
+    for (const auto &root : roots) {
+        const auto depth = names_of(root).size();
+        if (is_within(root, path) && (best == nullptr || depth > best_depth)) {
+            best = &root;
+            best_depth = depth;
+        }
+    }
+    return best != nullptr ? *best : path;
 }
 
 }  // namespace liveupdate::agent_protocol

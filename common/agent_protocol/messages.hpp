@@ -26,43 +26,81 @@ struct HelloReply {
     template <class S, class F> static void fields(S &s, F &&f) { f(s.version); f(s.agent); }
 };
 
+// Every write and delete names its `root`, the sync's container path that
+// holds `path` (or `path` itself): down to the root symlinks are followed, as
+// `tar -C` follows its folder; below it none is, so nothing outside the root
+// is touched. A symlink or a file below the root where a folder is needed is
+// replaced by a folder, and what is at `path` gives way to the new kind
+// (a folder to a file, a file to a folder), as tar does.
+
 // Replaces `path` with `content` (temporary file in the same folder, then a
 // rename); missing parent folders are created.
 struct WriteFile {
     static constexpr MessageType type = MessageType::write_file;
     std::string path;
+    std::string root;
     std::uint32_t mode = 0644;
     std::int64_t uid = kKeepOwner;
     std::int64_t gid = kKeepOwner;
     std::string content;
-    template <class S, class F> static void fields(S &s, F &&f) { f(s.path); f(s.mode); f(s.uid); f(s.gid); f(s.content); }
+    template <class S, class F>
+    static void fields(S &s, F &&f) {
+        f(s.path);
+        f(s.root);
+        f(s.mode);
+        f(s.uid);
+        f(s.gid);
+        f(s.content);
+    }
 };
 
-// Creates a folder and its missing parents; an existing folder (or a symlink
-// to one) is kept as it is.
+// Creates a folder and its missing parents; an existing folder (at the root,
+// a symlink to one too) is kept as it is.
 struct MakeDir {
     static constexpr MessageType type = MessageType::make_dir;
     std::string path;
+    std::string root;
     std::uint32_t mode = 0755;
     std::int64_t uid = kKeepOwner;
     std::int64_t gid = kKeepOwner;
-    template <class S, class F> static void fields(S &s, F &&f) { f(s.path); f(s.mode); f(s.uid); f(s.gid); }
+    template <class S, class F>
+    static void fields(S &s, F &&f) {
+        f(s.path);
+        f(s.root);
+        f(s.mode);
+        f(s.uid);
+        f(s.gid);
+    }
 };
 
 struct Symlink {
     static constexpr MessageType type = MessageType::symlink;
     std::string path;
+    std::string root;
     std::string target;
     std::int64_t uid = kKeepOwner;
     std::int64_t gid = kKeepOwner;
-    template <class S, class F> static void fields(S &s, F &&f) { f(s.path); f(s.target); f(s.uid); f(s.gid); }
+    template <class S, class F>
+    static void fields(S &s, F &&f) {
+        f(s.path);
+        f(s.root);
+        f(s.target);
+        f(s.uid);
+        f(s.gid);
+    }
 };
 
-// Deletes a path and what lies beneath, never following a symlink; a missing path is fine.
+// Deletes a path and what lies beneath, never following a symlink below the
+// root; a missing path, or one beneath a file or a symlink, is fine (gone).
 struct Remove {
     static constexpr MessageType type = MessageType::remove;
     std::string path;
-    template <class S, class F> static void fields(S &s, F &&f) { f(s.path); }
+    std::string root;
+    template <class S, class F>
+    static void fields(S &s, F &&f) {
+        f(s.path);
+        f(s.root);
+    }
 };
 
 // Runs argv (PATH searched) in cwd with env ("NAME=value", added to the
@@ -150,5 +188,12 @@ template <class M> M decode(const Frame &frame) {
 // Why a container path is refused, or "" when it is absolute, has no `..`
 // component and no NUL byte.
 std::string path_problem(std::string_view path);
+
+// Whether path is root or lies beneath it (names compared; empty and "." names skipped).
+bool is_within(std::string_view root, std::string_view path);
+
+// The longest of roots that holds path; none: path itself (followed down to
+// it, as a host without sync roots had it; archive entries above every sync).
+std::string root_for(const std::string &path, const std::vector<std::string> &roots);
 
 }  // namespace liveupdate::agent_protocol

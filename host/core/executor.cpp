@@ -41,6 +41,7 @@ struct PreparedUpdate {
     std::string container_id, container_name, pod_name, namespace_name, root;
     std::vector<CopyMapping> copies;
     std::vector<std::string> deletes;
+    std::vector<std::string> sync_roots;
     std::vector<std::vector<std::string>> run_args;
     std::vector<bool> echo_off;
     struct RunOptions {
@@ -75,6 +76,12 @@ struct PreparedUpdate {
         const json::array &delete_list = array_member(update, "delete");
         for (std::size_t i = 0; i < delete_list.size(); ++i) {
             deletes.push_back(require_string(delete_list[i], "delete[" + std::to_string(i) + "]"));
+        }
+        // Absent from an older plugin: the updaters then follow each path down to itself.
+        if (update.contains("syncRoots")) {
+            const json::array &root_list = array_member(update, "syncRoots");
+            for (std::size_t i = 0; i < root_list.size(); ++i)
+                sync_roots.push_back(require_string(root_list[i], "syncRoots[" + std::to_string(i) + "]"));
         }
         const json::array &run_list = array_member(update, "runs");
         for (std::size_t i = 0; i < run_list.size(); ++i) {
@@ -122,6 +129,8 @@ UpdateOutcome Executor::execute(const json::object &update, const LogSinkFn &log
         }
         std::vector<const char *> delete_paths;
         for (const std::string &path : prepared.deletes) delete_paths.push_back(path.c_str());
+        std::vector<const char *> sync_roots;
+        for (const std::string &root : prepared.sync_roots) sync_roots.push_back(root.c_str());
         std::vector<std::vector<const char *>> argvs;
         std::vector<lu_run_step> runs;
         for (const auto &args : prepared.run_args) {
@@ -164,6 +173,8 @@ UpdateOutcome Executor::execute(const json::object &update, const LogSinkFn &log
         request.run_options = run_options.empty() ? nullptr : run_options.data();
         request.log = &log_to_sink;
         request.log_ctx = const_cast<LogSinkFn *>(&log);
+        request.sync_roots = sync_roots.data();
+        request.sync_root_count = sync_roots.size();
 
         UpdateOutcome outcome = updater->update(request);
         // Whatever the updater says, an archive that is not complete is not a

@@ -26,9 +26,21 @@ struct StatResult {
     bool is_dir = false;
 };
 
-StatResult stat_path(const std::string &p) {
+// A sync rule's own local path is followed, as `tar -C` follows its folder;
+// a link that leads nowhere (dangling, a loop) is still there: a link.
+StatResult stat_rule_root(const std::string &p) {
     struct stat st {};
-    if (::stat(p.c_str(), &st) != 0) return {errno, false};
+    if (::stat(p.c_str(), &st) == 0) return {0, S_ISDIR(st.st_mode)};
+    const int error = errno;
+    if (::lstat(p.c_str(), &st) == 0) return {0, false};
+    return {error, false};
+}
+
+// A changed path is an entry of its own, as tar makes it: a symlink is never
+// followed. ELOOP can only come from a parent then, so the path cannot exist.
+StatResult stat_entry(const std::string &p) {
+    struct stat st {};
+    if (::lstat(p.c_str(), &st) != 0) return {errno == ELOOP ? ENOENT : errno, false};
     return {0, S_ISDIR(st.st_mode)};
 }
 
@@ -57,7 +69,7 @@ std::vector<PathMapping> sync_rules(const api::LiveUpdateSpec &spec) {
 
 PathMapping whole_rule_mapping(const PathMapping &rule) {
     if (!ends_with_slash(rule.container_path)) return rule;
-    const auto st = stat_path(rule.local_path);
+    const auto st = stat_rule_root(rule.local_path);
     if (st.error != 0 && st.error != ENOENT && st.error != ENOTDIR)
         throw std::runtime_error("stat " + rule.local_path + ": " + std::strerror(st.error));
     if (st.error != 0 || st.is_dir) return rule;
@@ -72,7 +84,7 @@ PlanResult create_plan(const api::LiveUpdateSpec &spec, const std::vector<std::s
         for (const auto &rule : rules) {
             const auto rel = common::child_path(rule.local_path, file);
             if (!rel) continue;
-            const auto st = stat_path(rule.local_path);
+            const auto st = stat_rule_root(rule.local_path);
             if (st.error != 0) {
                 result.failed = PlanFailure{"UpdateStopped", "No update plan: error stat'ing: stat " + rule.local_path +
                                                                  ": " + std::strerror(st.error)};
@@ -120,7 +132,7 @@ std::vector<RunStep> boil_runs(const api::LiveUpdateSpec &spec, const std::vecto
 CopyDelete split_by_existence(const std::vector<PathMapping> &mappings) {
     CopyDelete out;
     for (const auto &m : mappings) {
-        const auto st = stat_path(m.local_path);
+        const auto st = stat_entry(m.local_path);
         if (st.error == 0) {
             out.to_copy.push_back(m);
         } else if (st.error == ENOENT || st.error == ENOTDIR) {

@@ -3,11 +3,12 @@
 #include <algorithm>
 #include <exception>
 
+#include "common/paths.hpp"
+#include "common/text_format.hpp"
 #include "plugin/core/initial_sync.hpp"
 #include "plugin/core/json_equal.hpp"
 #include "plugin/core/plan.hpp"
 #include "plugin/core/status.hpp"
-#include "common/text_format.hpp"
 
 namespace liveupdate {
 
@@ -282,6 +283,7 @@ std::optional<Step> ReconcileSession::visit(const SelectedContainer &sc) {
         update.runs = boil_runs(spec, plan.plan.sync_paths);
         update.restart = spec.restart == "always" || (!initial_sync && !plan.plan.restart_paths.empty());
         update.initial_sync = initial_sync;
+        for (const auto &rule : sync_rules(spec)) update.sync_roots.push_back(common::clean_path(rule.container_path));
         const std::string names = "[" + display + "]";
         if (initial_sync) {
             try {

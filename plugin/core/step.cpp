@@ -44,7 +44,8 @@ json::object encode_update(const ContainerUpdate &u) {
                         {"runs", std::move(runs)},
                         {"restart", u.restart},
                         {"initialSync", u.initial_sync},
-                        {"filter", std::move(filter)}};
+                        {"filter", std::move(filter)},
+                        {"syncRoots", strings(u.sync_roots)}};
 }
 
 }  // namespace

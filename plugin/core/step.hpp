@@ -48,6 +48,7 @@ struct ContainerUpdate {
     bool restart = false;
     bool initial_sync = false;
     std::vector<api::IgnoreDef> filter;
+    std::vector<std::string> sync_roots;  // the syncs' container paths, cleaned (lu_update_request.sync_roots)
 };
 
 struct Step {

@@ -7,9 +7,10 @@
 using namespace liveupdate::agent_protocol;
 
 BOOST_AUTO_TEST_CASE(every_request_round_trips) {
-    const WriteFile write{"/app/a b.txt", 0755, 1000, -1, std::string("x\0y", 3)};
+    const WriteFile write{"/app/a b.txt", "/app", 0755, 1000, -1, std::string("x\0y", 3)};
     const auto w = decode<WriteFile>(*[&] { FrameDecoder d; d.feed(encode(write)); return d.next(); }());
     BOOST_TEST(w.path == write.path);
+    BOOST_TEST(w.root == "/app");
     BOOST_TEST(w.mode == 0755u);
     BOOST_TEST(w.uid == 1000);
     BOOST_TEST(w.gid == -1);
@@ -26,7 +27,8 @@ BOOST_AUTO_TEST_CASE(every_request_round_trips) {
 }
 
 BOOST_AUTO_TEST_CASE(a_stream_cut_at_every_byte_gives_the_same_frames) {
-    const std::string stream = encode(Hello{}) + encode(Remove{"/x"}) + encode(Output{2, "err"}) + encode(Result{2, "no"});
+    const std::string stream =
+        encode(Hello{}) + encode(Remove{"/x", "/"}) + encode(Output{2, "err"}) + encode(Result{2, "no"});
     for (std::size_t cut = 0; cut <= stream.size(); ++cut) {
         FrameDecoder d;
         std::vector<Frame> frames;
@@ -83,4 +85,16 @@ BOOST_AUTO_TEST_CASE(paths_must_be_absolute_and_free_of_dotdot) {
     BOOST_TEST(!path_problem("/app/../etc/passwd").empty());
     BOOST_TEST(!path_problem("/app/..").empty());
     BOOST_TEST(!path_problem(std::string("/a\0b", 4)).empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_path_goes_with_the_longest_sync_root_that_holds_it) {
+    const std::vector<std::string> roots{"/app", "/app/static", "/srv/data"};
+    BOOST_TEST(root_for("/app/x/y", roots) == "/app");
+    BOOST_TEST(root_for("/app/static/a.css", roots) == "/app/static");
+    BOOST_TEST(root_for("/app/static", roots) == "/app/static");
+    // Outside every sync root (an older host, an entry above the syncs): followed down to the path itself.
+    BOOST_TEST(root_for("/application/x", roots) == "/application/x");
+    BOOST_TEST(root_for("/etc/x", {}) == "/etc/x");
+    BOOST_TEST(is_within("/", "/anything"));
+    BOOST_TEST(!is_within("/app/x", "/app"));
 }

@@ -108,29 +108,33 @@ BOOST_AUTO_TEST_CASE(writes_folders_symlinks_and_deletes_apply_in_order) {
     Scratch dir;
     Agent agent;
     agent.greet();
-    BOOST_TEST(agent.ask_for<Result>(encode(WriteFile{dir / "a/b/c.txt", 0750, kKeepOwner, kKeepOwner, "hello"})).error == 0);
+    BOOST_TEST(
+        agent.ask_for<Result>(encode(WriteFile{dir / "a/b/c.txt", dir.path, 0750, kKeepOwner, kKeepOwner, "hello"}))
+            .error == 0);
     BOOST_TEST(read_file(dir / "a/b/c.txt") == "hello");
     BOOST_TEST(mode_of(dir / "a/b/c.txt") == 0750);
-    BOOST_TEST(agent.ask_for<Result>(encode(MakeDir{dir / "d/e", 0700})).error == 0);
+    BOOST_TEST(agent.ask_for<Result>(encode(MakeDir{dir / "d/e", dir.path, 0700})).error == 0);
     BOOST_TEST(mode_of(dir / "d/e") == 0700);
-    BOOST_TEST(agent.ask_for<Result>(encode(Symlink{dir / "link", "a/b"})).error == 0);
+    BOOST_TEST(agent.ask_for<Result>(encode(Symlink{dir / "link", dir.path, "a/b"})).error == 0);
     BOOST_TEST(fs::read_symlink(dir / "link") == "a/b");
-    // A write through a symlinked parent lands in the target folder, the link stays.
-    BOOST_TEST(agent.ask_for<Result>(encode(WriteFile{dir / "link/via.txt", 0644, kKeepOwner, kKeepOwner, "v"})).error == 0);
+    // A write through a symlinked root lands in the target folder, the link stays.
+    BOOST_TEST(
+        agent.ask_for<Result>(encode(WriteFile{dir / "link/via.txt", dir / "link", 0644, kKeepOwner, kKeepOwner, "v"}))
+            .error == 0);
     BOOST_TEST(read_file(dir / "a/b/via.txt") == "v");
     BOOST_TEST(fs::is_symlink(dir / "link"));
     // A delete of the symlink never touches what it points at.
-    BOOST_TEST(agent.ask_for<Result>(encode(Remove{dir / "link"})).error == 0);
+    BOOST_TEST(agent.ask_for<Result>(encode(Remove{dir / "link", dir.path})).error == 0);
     BOOST_TEST(!fs::exists(fs::symlink_status(dir / "link")));
     BOOST_TEST(fs::exists(dir / "a/b/c.txt"));
     // A folder holding a symlink to outside: removed, the outside kept.
     fs::create_directories(dir / "outside");
     std::ofstream(dir / "outside/keep") << "k";
     fs::create_directory_symlink(dir / "outside", dir / "a/b/out");
-    BOOST_TEST(agent.ask_for<Result>(encode(Remove{dir / "a"})).error == 0);
+    BOOST_TEST(agent.ask_for<Result>(encode(Remove{dir / "a", dir.path})).error == 0);
     BOOST_TEST(!fs::exists(dir / "a"));
     BOOST_TEST(read_file(dir / "outside/keep") == "k");
-    BOOST_TEST(agent.ask_for<Result>(encode(Remove{dir / "never-was"})).error == 0);
+    BOOST_TEST(agent.ask_for<Result>(encode(Remove{dir / "never-was", dir.path})).error == 0);
     // No temporary file is left behind.
     for (const auto &entry : fs::recursive_directory_iterator(dir.path))
         BOOST_TEST(entry.path().filename().string().find(".lu-agent-") == std::string::npos, entry.path());
@@ -142,9 +146,92 @@ BOOST_AUTO_TEST_CASE(a_failed_write_says_which_path_and_why) {
     std::ofstream(dir / "file") << "x";
     Agent agent;
     agent.greet();
-    const auto result = agent.ask_for<Result>(encode(WriteFile{dir / "file/inside", 0644, kKeepOwner, kKeepOwner, "x"}));
+    // Above the root nothing is replaced: a file there is in the way.
+    const auto result = agent.ask_for<Result>(
+        encode(WriteFile{dir / "file/inside", dir / "file/inside", 0644, kKeepOwner, kKeepOwner, "x"}));
     BOOST_TEST(result.error == ENOTDIR);
     BOOST_TEST(result.message.find(dir / "file/inside") != std::string::npos, result.message);
+}
+
+BOOST_AUTO_TEST_CASE(a_new_kind_replaces_the_old_one_as_tar_does) {
+    Scratch dir;
+    const std::string app = dir / "app";
+    fs::create_directories(app + "/y/sub");
+    std::ofstream(app + "/y/sub/old") << "o";
+    std::ofstream(app + "/f") << "f";
+    fs::create_directories(app + "/l/deep");
+    Agent agent;
+    agent.greet();
+    // A folder gives way to a file (rm -rf y; echo x > y), and to a symlink.
+    BOOST_TEST(agent.ask_for<Result>(encode(WriteFile{app + "/y", app, 0644, kKeepOwner, kKeepOwner, "x"})).error == 0);
+    BOOST_TEST(read_file(app + "/y") == "x");
+    BOOST_TEST(agent.ask_for<Result>(encode(Symlink{app + "/l", app, "y"})).error == 0);
+    BOOST_TEST(fs::read_symlink(app + "/l") == "y");
+    // A file gives way to a folder: as a parent, and as a folder entry of its own.
+    BOOST_TEST(agent.ask_for<Result>(encode(WriteFile{app + "/y/z", app, 0644, kKeepOwner, kKeepOwner, "z"})).error ==
+               0);
+    BOOST_TEST(read_file(app + "/y/z") == "z");
+    BOOST_TEST(agent.ask_for<Result>(encode(MakeDir{app + "/f", app, 0755})).error == 0);
+    BOOST_TEST(fs::is_directory(fs::symlink_status(app + "/f")));
+    // The sync's own path changes kind too.
+    BOOST_TEST(
+        agent.ask_for<Result>(encode(WriteFile{app + "/y", app + "/y", 0644, kKeepOwner, kKeepOwner, "r"})).error == 0);
+    BOOST_TEST(read_file(app + "/y") == "r");
+    BOOST_TEST(
+        agent.ask_for<Result>(encode(WriteFile{app + "/y/w", app + "/y", 0644, kKeepOwner, kKeepOwner, "w"})).error ==
+        0);
+    BOOST_TEST(read_file(app + "/y/w") == "w");
+    BOOST_TEST(agent.finish() == 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_delete_beneath_a_file_is_already_done) {
+    Scratch dir;
+    const std::string app = dir / "app";
+    fs::create_directories(app);
+    std::ofstream(app + "/y") << "now a file";
+    Agent agent;
+    agent.greet();
+    BOOST_TEST(agent.ask_for<Result>(encode(Remove{app + "/y/z", app})).error == 0);
+    BOOST_TEST(agent.ask_for<Result>(encode(Remove{app + "/y/z/deeper", app})).error == 0);
+    BOOST_TEST(read_file(app + "/y") == "now a file");
+    BOOST_TEST(agent.finish() == 0);
+}
+
+BOOST_AUTO_TEST_CASE(symlinks_below_the_root_are_never_followed) {
+    Scratch dir;
+    const std::string app = dir / "app";
+    const std::string outside = dir / "outside";
+    fs::create_directories(app);
+    fs::create_directories(outside);
+    std::ofstream(outside + "/keep") << "k";
+    for (const char *link : {"/w", "/d", "/m", "/s"}) fs::create_directory_symlink(outside, app + link);
+    Agent agent;
+    agent.greet();
+    // A write beneath a symlink replaces the symlink by a folder (tar's default).
+    BOOST_TEST(
+        agent.ask_for<Result>(encode(WriteFile{app + "/w/victim", app, 0644, kKeepOwner, kKeepOwner, "v"})).error == 0);
+    BOOST_TEST(!fs::is_symlink(app + "/w"));
+    BOOST_TEST(read_file(app + "/w/victim") == "v");
+    BOOST_TEST(agent.ask_for<Result>(encode(MakeDir{app + "/m", app, 0755})).error == 0);
+    BOOST_TEST(fs::is_directory(fs::symlink_status(app + "/m")));
+    BOOST_TEST(agent.ask_for<Result>(encode(Symlink{app + "/s/x", app, "t"})).error == 0);
+    BOOST_TEST(fs::read_symlink(app + "/s/x") == "t");
+    // A delete beneath one has nothing to delete.
+    BOOST_TEST(agent.ask_for<Result>(encode(Remove{app + "/d/keep", app})).error == 0);
+    BOOST_TEST(fs::is_symlink(app + "/d"));
+    BOOST_TEST(read_file(outside + "/keep") == "k");
+    std::size_t outside_entries = 0;
+    for ([[maybe_unused]] const auto &entry : fs::directory_iterator(outside)) ++outside_entries;
+    BOOST_TEST(outside_entries == 1u);
+    BOOST_TEST(agent.finish() == 0);
+}
+
+BOOST_AUTO_TEST_CASE(requests_with_a_path_outside_their_root_end_the_session) {
+    Agent agent;
+    agent.greet();
+    const auto fatal = agent.ask_for<Fatal>(encode(Remove{"/tmp/x", "/srv"}));
+    BOOST_TEST(fatal.message.find("is not within") != std::string::npos, fatal.message);
+    BOOST_TEST(agent.finish() == 1);
 }
 
 BOOST_AUTO_TEST_CASE(runs_stream_output_and_return_the_exit_code) {
@@ -236,7 +323,7 @@ BOOST_AUTO_TEST_CASE(a_digest_of_a_missing_folder_is_enoent_before_any_entry) {
 BOOST_AUTO_TEST_CASE(requests_before_the_handshake_or_with_bad_paths_end_the_session) {
     {
         Agent agent;
-        const auto fatal = agent.ask_for<Fatal>(encode(Remove{"/tmp/x"}));
+        const auto fatal = agent.ask_for<Fatal>(encode(Remove{"/tmp/x", "/tmp"}));
         BOOST_TEST(fatal.message.find("expected a hello frame") != std::string::npos, fatal.message);
         BOOST_TEST(agent.finish() == 1);
     }
@@ -249,7 +336,7 @@ BOOST_AUTO_TEST_CASE(requests_before_the_handshake_or_with_bad_paths_end_the_ses
     {
         Agent agent;
         agent.greet();
-        const auto fatal = agent.ask_for<Fatal>(encode(WriteFile{"/tmp/../etc/x", 0644, -1, -1, ""}));
+        const auto fatal = agent.ask_for<Fatal>(encode(WriteFile{"/tmp/../etc/x", "/tmp", 0644, -1, -1, ""}));
         BOOST_TEST(fatal.message.find("contains '..'") != std::string::npos, fatal.message);
         BOOST_TEST(agent.finish() == 1);
     }

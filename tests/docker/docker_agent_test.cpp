@@ -92,6 +92,50 @@ Update copy_of(const std::string &archive, const std::vector<std::string> &conta
     return u;
 }
 
+// A folder becoming a file and back (a git checkout), a late delete beneath a
+// former folder, and symlinks in the container below the sync's path /app: each
+// ends as the archive says, and /outside, reached by those symlinks, is never
+// written or deleted through. With a restart (the agent's too) after the setup.
+void check_kinds_and_container_symlinks(DockerUpdater &updater, Container &c, bool restart) {
+    const auto update = [&](const std::string &archive, const std::vector<std::string> &copies,
+                            const std::vector<std::string> &deletes) {
+        Update u = copy_of(archive, copies);
+        u.deletes = deletes;
+        u.sync_roots = {"/app", "/srv/linked"};
+        const auto outcome = updater.update(c.id(), c.name(), u);
+        BOOST_TEST(outcome.kind == LU_OUTCOME_OK, outcome.message);
+    };
+    Update setup = copy_of(TarBuilder()
+                               .file("app/y/sub/old", "o")
+                               .file("app/f", "f")
+                               .file("outside/keep", "k")
+                               .symlink("app/link", "/outside")
+                               .symlink("app/link2", "/outside")
+                               .dir("srv/real")
+                               .symlink("srv/linked", "real")
+                               .finish(),
+                           {"/app", "/outside", "/srv"});
+    setup.sync_roots = {"/"};
+    BOOST_TEST_REQUIRE(updater.update(c.id(), c.name(), setup).kind == LU_OUTCOME_OK);
+    if (restart) sh_ok("docker restart -t 0 " + c.name());
+    update(TarBuilder().file("app/y", "x").finish(), {"/app/y"}, {"/app/y/sub/old"});
+    BOOST_TEST(c.read("/app/y") == "x");
+    update(TarBuilder().file("app/f/g", "g").finish(), {"/app/f/g"}, {});
+    BOOST_TEST(c.read("/app/f/g") == "g");
+    update("", {}, {"/app/y/sub/old", "/app/y/sub"});
+    BOOST_TEST(c.read("/app/y") == "x");
+    update(TarBuilder().file("app/link/victim", "v").finish(), {"/app/link/victim"}, {"/app/link2/keep"});
+    BOOST_TEST(c.read("/app/link/victim") == "v");
+    BOOST_TEST(c.listing("/app/link").front() == 'd');
+    BOOST_TEST(c.listing("/app/link2").front() == 'l');
+    BOOST_TEST(!c.exists("/outside/victim"));
+    BOOST_TEST(c.read("/outside/keep") == "k");
+    // The sync's own path is followed, as tar -C follows its folder.
+    update(TarBuilder().file("srv/linked/x", "x").finish(), {"/srv/linked/x"}, {});
+    BOOST_TEST(c.read("/srv/real/x") == "x");
+    BOOST_TEST(c.listing("/srv/linked").front() == 'l');
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(copies_deletes_symlinks_and_runs_work_in_both_images) {
@@ -219,6 +263,37 @@ BOOST_AUTO_TEST_CASE(a_killed_agent_is_replaced_without_losing_or_repeating_an_u
     const auto third = updater.update(c.id(), c.name(), copy_of(TarBuilder().file("k/3.txt", "3\n").finish(), {"/k/3.txt"}));
     BOOST_TEST(third.kind == LU_OUTCOME_OK, third.message);
     BOOST_TEST(c.read("/k/3.txt") == "3\n");
+}
+
+BOOST_AUTO_TEST_CASE(kinds_swap_and_container_symlinks_stay_unfollowed_through_the_agent) {
+    for (const auto &image : {kBusybox, kNoTar}) {
+        BOOST_TEST_CONTEXT(image) {
+            Container c(image);
+            DockerUpdater updater;
+            check_kinds_and_container_symlinks(updater, c, false);
+            BOOST_TEST(c.agent_pids().size() == 1u);
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(kinds_swap_and_container_symlinks_stay_unfollowed_through_exec) {
+    Container c(kBusybox);
+    DockerUpdater updater(R"({"agent": false})");
+    check_kinds_and_container_symlinks(updater, c, false);
+    BOOST_TEST(c.agent_pids().empty());
+}
+
+BOOST_AUTO_TEST_CASE(kinds_swap_and_container_symlinks_stay_unfollowed_after_a_restart) {
+    {
+        Container c(kNoTar);
+        DockerUpdater updater;
+        check_kinds_and_container_symlinks(updater, c, true);
+    }
+    {
+        Container c(kBusybox);
+        DockerUpdater updater(R"({"agent": false})");
+        check_kinds_and_container_symlinks(updater, c, true);
+    }
 }
 
 BOOST_AUTO_TEST_CASE(a_restarted_or_recreated_container_gets_a_new_session) {

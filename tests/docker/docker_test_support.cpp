@@ -206,6 +206,8 @@ Outcome DockerUpdater::update(const std::string &container_id, const std::string
     for (std::size_t i = 0; i < u.runs.size(); ++i) runs.push_back({argvs[i].data(), argvs[i].size(), u.runs[i].echo_off ? 1 : 0});
     lu_container_ref container{sizeof(lu_container_ref), container_id.c_str(), container_name.c_str(), u.pod.c_str(),
                                u.namespace_name.c_str(), ""};
+    std::vector<const char *> roots;
+    for (const auto &r : u.sync_roots) roots.push_back(r.c_str());
     BytesStream archive(u.archive);
     lu_update_request request{};
     request.struct_size = sizeof request;
@@ -220,6 +222,8 @@ Outcome DockerUpdater::update(const std::string &container_id, const std::string
     request.runs = runs.data();
     request.run_count = runs.size();
     request.restart = u.restart ? 1 : 0;
+    request.sync_roots = roots.data();
+    request.sync_root_count = roots.size();
     lu_update_outcome outcome{};
     outcome.struct_size = sizeof outcome;
     {

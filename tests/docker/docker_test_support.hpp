@@ -90,6 +90,7 @@ struct Update {
     };
     std::vector<Run> runs;
     bool restart = false;
+    std::vector<std::string> sync_roots;  // lu_update_request.sync_roots
     std::string pod;            // kubernetes updater: the pod, its namespace
     std::string namespace_name;
 };

@@ -75,6 +75,35 @@ BOOST_AUTO_TEST_CASE(deletes_copies_and_runs_through_kubectl_exec) {
     BOOST_TEST(calls.str().find("ns=dev pod=" + c.name() + " container=app cmd=tar -C / -x -f -") != std::string::npos, calls.str());
 }
 
+// As the docker updater's exec path (docker_agent_test): kinds swap, a late
+// delete beneath a former folder, and symlinks below the sync's path unfollowed.
+BOOST_AUTO_TEST_CASE(kinds_swap_and_container_symlinks_stay_unfollowed_through_kubectl_exec) {
+    TestContainer c("lu-busybox:latest", "sleep 100000");
+    c.exec(
+        "mkdir -p /app/y/sub /outside && echo o > /app/y/sub/old && echo f > /app/f && echo k > /outside/keep && "
+        "ln -s /outside /app/link && ln -s /outside /app/link2");
+    DockerUpdater updater(kConfig, LU_KUBERNETES_UPDATER_PATH);
+    const auto apply = [&](const std::string &archive, const std::vector<std::string> &copies,
+                           const std::vector<std::string> &deletes) {
+        Update u;
+        u.archive = archive;
+        for (const auto &p : copies) u.copies.push_back({"/l" + p, p});
+        u.deletes = deletes;
+        u.sync_roots = {"/app"};
+        const auto outcome = update(updater, c, u);
+        BOOST_TEST(outcome.kind == LU_OUTCOME_OK, outcome.message);
+    };
+    apply(TarBuilder().file("app/y", "x").finish(), {"/app/y"}, {"/app/y/sub/old"});
+    BOOST_TEST(c.exec("cat /app/y").output == "x");
+    apply(TarBuilder().file("app/f/g", "g").finish(), {"/app/f/g"}, {});
+    BOOST_TEST(c.exec("cat /app/f/g").output == "g");
+    apply("", {}, {"/app/y/sub/old"});
+    apply(TarBuilder().file("app/link/victim", "v").finish(), {"/app/link/victim"}, {"/app/link2/keep"});
+    BOOST_TEST(c.exec("cat /app/link/victim").output == "v");
+    BOOST_TEST(c.exec("ls /outside").output == "keep\n");
+    BOOST_TEST(c.exec("readlink /app/link2").output == "/outside\n");
+}
+
 BOOST_AUTO_TEST_CASE(a_failing_command_is_a_run_failure_and_kubectl_errors_are_infra) {
     TestContainer c("lu-busybox:latest", "sleep 100000");
     DockerUpdater updater(kConfig, LU_KUBERNETES_UPDATER_PATH);

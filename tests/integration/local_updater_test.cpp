@@ -240,6 +240,24 @@ BOOST_FIXTURE_TEST_CASE(a_symlink_entry_itself_is_kept_as_a_symlink, Fixture) {
     BOOST_TEST(read_file(root.path / "app/alias.txt") == "R");
 }
 
+// A git checkout swaps a folder for a file and back: the new kind replaces the old one.
+BOOST_FIXTURE_TEST_CASE(a_new_kind_replaces_the_old_one, Fixture) {
+    fs::create_directories(root.path / "app/y/sub");
+    std::ofstream(root.path / "app/y/sub/old") << "o";
+    std::ofstream(root.path / "app/f") << "f";
+    fs::create_directories(root.path / "app/l/deep");
+    Outcome o =
+        update(TarBuilder().file("app/y", "x").file("app/f/g", "g").symlink("app/l", "y").finish(), {"/app/y/sub/old"});
+    BOOST_TEST(o.kind == LU_OUTCOME_OK, o.message);
+    BOOST_TEST(read_file(root.path / "app/y") == "x");
+    BOOST_TEST(read_file(root.path / "app/f/g") == "g");
+    BOOST_TEST(fs::read_symlink(root.path / "app/l") == "y");
+    // A late delete beneath the former folder is already done.
+    o = update(TarBuilder().finish(), {"/app/y/sub/old", "/app/y/sub"});
+    BOOST_TEST(o.kind == LU_OUTCOME_OK, o.message);
+    BOOST_TEST(read_file(root.path / "app/y") == "x");
+}
+
 BOOST_FIXTURE_TEST_CASE(deletes_files_and_folders_but_not_through_symlinks, Fixture) {
     fs::create_directories(root.path / "app/dir/sub");
     std::ofstream(root.path / "app/dir/sub/x.txt") << "x";

@@ -200,6 +200,34 @@ BOOST_AUTO_TEST_CASE(a_symlink_leaving_the_container_folder_is_refused) {
     BOOST_TEST(!has(outside / "evil.txt"));
 }
 
+// A symlink is an entry of its own, as tar makes it: a loop (self, a <-> b)
+// and a dangling link are synced as links, and removing them recovers.
+BOOST_AUTO_TEST_CASE(symlink_loops_are_synced_as_links_and_their_removal_recovers) {
+    UpDaemon d;
+    BOOST_TEST_REQUIRE(d.start(Objects{}));
+    fs::create_symlink("loop", d.src / "loop");
+    fs::create_symlink("b", d.src / "a");
+    fs::create_symlink("a", d.src / "b");
+    fs::create_symlink("nowhere", d.src / "dangling");
+    write_file(d.src / "beside.txt", "beside");
+    BOOST_TEST(wait_until([&] {
+                   return holds(d.in_app("beside.txt"), "beside") && fs::is_symlink(d.in_app("loop")) &&
+                          fs::is_symlink(d.in_app("a")) && fs::is_symlink(d.in_app("b")) &&
+                          fs::is_symlink(d.in_app("dangling"));
+               }),
+               d.log_text());
+    BOOST_TEST(fs::read_symlink(d.in_app("loop")) == "loop");
+    BOOST_TEST(fs::read_symlink(d.in_app("a")) == "b");
+    BOOST_TEST(text_at(d.status_of("liveupdates", "lu"), {"failed", "reason"}).empty());
+    for (const char *name : {"loop", "a", "b", "dangling"}) fs::remove(d.src / name);
+    write_file(d.src / "later.txt", "later");
+    BOOST_TEST(wait_until([&] {
+                   return holds(d.in_app("later.txt"), "later") && !has(d.in_app("loop")) && !has(d.in_app("a"));
+               }),
+               d.log_text());
+    BOOST_TEST(d.stop() == 0);
+}
+
 BOOST_AUTO_TEST_CASE(object_file_edits_update_and_delete_objects) {
     UpDaemon d;
     Objects o;

@@ -1,3 +1,5 @@
+#include <unistd.h>
+
 #include <boost/test/unit_test.hpp>
 
 #include "plugin/core/plan.hpp"
@@ -76,6 +78,45 @@ BOOST_AUTO_TEST_CASE(split_copies_existing_and_deletes_missing_sorted_unique) {
     BOOST_TEST(split.to_copy[1].container_path == "/app/b.txt");
     BOOST_REQUIRE_EQUAL(split.to_delete.size(), 1u);
     BOOST_TEST(split.to_delete[0].container_path == "/app/gone.txt");
+}
+
+// A symlink is an entry of its own, as tar makes it: never followed, so a loop
+// or a dangling link is copied as a link, not reported missing.
+BOOST_AUTO_TEST_CASE(split_copies_symlink_loops_and_dangling_links_as_links) {
+    test::TempDir dir;
+    const auto kept = dir.write("kept.txt");
+    const auto self = dir.path() + "/loop";
+    const auto a = dir.path() + "/a";
+    const auto b = dir.path() + "/b";
+    const auto dangling = dir.path() + "/dangling";
+    BOOST_REQUIRE(::symlink("loop", self.c_str()) == 0);
+    BOOST_REQUIRE(::symlink("b", a.c_str()) == 0);
+    BOOST_REQUIRE(::symlink("a", b.c_str()) == 0);
+    BOOST_REQUIRE(::symlink("nowhere", dangling.c_str()) == 0);
+    const auto split = split_by_existence({{self, "/app/loop"},
+                                           {a, "/app/a"},
+                                           {b, "/app/b"},
+                                           {dangling, "/app/dangling"},
+                                           {kept, "/app/kept.txt"},
+                                           {self + "/x", "/app/loop/x"}});
+    BOOST_REQUIRE_EQUAL(split.to_copy.size(), 5u);
+    BOOST_TEST(split.to_copy[0].container_path == "/app/a");
+    BOOST_TEST(split.to_copy[4].container_path == "/app/loop");
+    BOOST_REQUIRE_EQUAL(split.to_delete.size(), 1u);
+    BOOST_TEST(split.to_delete[0].container_path == "/app/loop/x");
+}
+
+BOOST_AUTO_TEST_CASE(plan_maps_a_file_beside_a_symlink_loop_rule) {
+    test::TempDir dir;
+    const auto loop = dir.path() + "/loop";
+    BOOST_REQUIRE(::symlink("loop", loop.c_str()) == 0);
+    api::LiveUpdateSpec spec;
+    spec.base_path = dir.path();
+    spec.syncs = {{"loop", "/app/"}};
+    const auto result = create_plan(spec, {loop});
+    BOOST_REQUIRE(!result.failed);
+    BOOST_REQUIRE_EQUAL(result.plan.sync_paths.size(), 1u);
+    BOOST_TEST(result.plan.sync_paths[0].container_path == "/app/loop");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -210,8 +210,7 @@ Outcome DockerUpdater::update(const updater::Request &original) {
         if (config_.agent)
             if (auto result = update_through_agent(target, request, archive_bytes, log)) return *result;
         if (buffered) buffered->archive = reader_over(archive_bytes);
-        if (!request.delete_paths.empty()) delete_paths(target, request.delete_paths, log);
-        if (!request.copies.empty()) copy_files(target, request, log);
+        update_through_exec(target, request, log);
         auto result = run_commands(target, request.runs, log);
         if (result.kind != Outcome::Kind::ok) return result;
         if (request.restart) restart(target, log);
@@ -287,6 +286,59 @@ void DockerUpdater::delete_paths(const Target &target, const std::vector<std::st
     if (result.exit_code != 0) {
         const auto gone = container_gone_reason(target, result.exit_code == updaters::kExitKilled);
         throw InfraFailure(gone.empty() ? updaters::delete_failure(result.exit_code, said) : gone);
+    }
+}
+
+void DockerUpdater::update_through_exec(const Target &target, const updater::Request &request, const UpdateLog &log) {
+    if (request.copies.empty()) {
+        prepare_paths(target, request, {}, log);
+        return;
+    }
+    if (!request.archive) throw InfraFailure("the update names files to copy but carries no archive");
+    // Spooled: what the archive holds is prepared for before tar reads it.
+    const updaters::SpooledArchive spooled(request.archive);
+    prepare_paths(target, request, spooled.entries(), log);
+    updater::Request copy = request;
+    copy.archive = spooled.reader();
+    copy_files(target, copy, log);
+}
+
+void DockerUpdater::prepare_paths(const Target &target, const updater::Request &request,
+                                  const std::vector<updaters::PlannedPath> &entries, const UpdateLog &log) {
+    std::vector<updaters::PlannedPath> planned;
+    for (const auto &path : request.delete_paths) planned.push_back({updaters::PathChange::remove, path});
+    planned.insert(planned.end(), entries.begin(), entries.end());
+    if (planned.empty()) return;
+    {
+        std::lock_guard lock(probe_cache_mutex_);
+        if (without_sh_.contains(target.id)) {
+            if (!request.delete_paths.empty()) delete_paths(target, request.delete_paths, log);
+            return;
+        }
+    }
+    if (!request.delete_paths.empty())
+        log(LU_LOG_DEBUG,
+            "Deleting " + std::to_string(request.delete_paths.size()) + " path(s) in " + target.display());
+    for (const auto &argv : updaters::preparation_commands(planned, request.sync_roots)) {
+        const docker_engine::ExecSpec spec{target.id, argv, config_.user};
+        OutputCollector output(log, LU_LOG_INFO);
+        const auto result = docker_engine::run_exec(client_, spec, nullptr, output.handler(), timeouts());
+        const auto &said = output.finish();
+        if (result.exit_code == updaters::kExitCannotExec || result.exit_code == updaters::kExitNotFound) {
+            log(LU_LOG_WARN, "Container " + target.display() +
+                                 " has no sh: deletes go to rm -rf, and a folder that became a file (or the other way "
+                                 "round) or a symlink in the container below a sync's path is left to tar");
+            {
+                std::lock_guard lock(probe_cache_mutex_);
+                without_sh_.insert(target.id);
+            }
+            if (!request.delete_paths.empty()) delete_paths(target, request.delete_paths, log);
+            return;
+        }
+        if (result.exit_code != 0) {
+            const auto gone = container_gone_reason(target, result.exit_code == updaters::kExitKilled);
+            throw InfraFailure(gone.empty() ? updaters::preparation_failure(result.exit_code, said) : gone);
+        }
     }
 }
 
@@ -709,7 +761,8 @@ Outcome DockerUpdater::apply_through_agent(AgentSession &session, const Target &
                           std::to_string(request.copies.size()) + " file(s)");
     try {
         agent_client::apply_files_through_agent(session, request.delete_paths,
-                                                request.copies.empty() ? nullptr : &request.archive, stall);
+                                                request.copies.empty() ? nullptr : &request.archive, stall,
+                                                request.sync_roots);
     } catch (const agent_client::AgentRequestFailed &e) {
         std::string hint;
         const std::string_view said = e.what();

@@ -11,15 +11,17 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
+#include "common/agent_client/agent_binary.hpp"
 #include "common/docker_engine/engine_client.hpp"
 #include "common/docker_engine/exec_session.hpp"
 #include "liveupdate/updater.hpp"
-#include "common/agent_client/agent_binary.hpp"
 #include "updaters/docker/agent_session.hpp"
 #include "updaters/docker/updater_config.hpp"
 #include "updaters/shared/container_owner.hpp"
+#include "updaters/shared/path_preparation.hpp"
 
 namespace liveupdate::docker {
 
@@ -60,6 +62,10 @@ private:
     // The container, running; its name looked up when the reference has none.
     Target inspect_target(const updater::ContainerRef &container);
     void delete_paths(const Target &target, const std::vector<std::string> &paths, const updater::UpdateLog &log);
+    // Deletes and makes room for the archive's entries (path_preparation.hpp); without sh, only rm -rf the deletes.
+    void prepare_paths(const Target &target, const updater::Request &request,
+                       const std::vector<updaters::PlannedPath> &entries, const updater::UpdateLog &log);
+    void update_through_exec(const Target &target, const updater::Request &request, const updater::UpdateLog &log);
     void copy_files(const Target &target, const updater::Request &request, const updater::UpdateLog &log);
     void copy_with_tar(const Target &target, const updater::Request &request, const updater::UpdateLog &log);
     void copy_with_archive_api(const Target &target, const updater::Request &request, const updater::UpdateLog &log);
@@ -111,6 +117,7 @@ private:
     // What is probed in a container once, by container ID.
     std::mutex probe_cache_mutex_;
     std::unordered_map<std::string, bool> has_tar_;
+    std::unordered_set<std::string> without_sh_;  // containers whose exec of sh failed: 126 or 127
     std::unordered_map<std::string, updaters::Owner> owner_;
 
     // One agent session per container ID; an update holds its slot for its whole length.

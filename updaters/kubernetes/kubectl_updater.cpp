@@ -1,9 +1,11 @@
 #include "updaters/kubernetes/kubectl_updater.hpp"
 
 #include <boost/json.hpp>
+#include <optional>
 #include <stdexcept>
 
 #include "common/subprocess/run_process.hpp"
+#include "updaters/shared/path_preparation.hpp"
 #include "updaters/shared/update_messages.hpp"
 
 namespace liveupdate::kubernetes {
@@ -82,6 +84,36 @@ std::string pod_text(const PodContainer &t) {
 
 void expect_exec_ran(const ExecOutcome &o, const PodContainer &t, std::string_view doing) {
     if (o.timed_out || !o.remote) throw InfraFailure(std::string(doing) + " in " + pod_text(t) + ": " + o.failure);
+}
+
+// Deletes, and makes room for the archive's entries (path_preparation.hpp);
+// a container without sh gets rm -rf for the deletes, as before.
+void prepare_paths(const PodExecFn &exec, const KubectlConfig &config, const PodContainer &target,
+                   const updater::Request &request, const std::vector<updaters::PlannedPath> &entries) {
+    const UpdateLog &log = request.log;
+    std::vector<updaters::PlannedPath> planned;
+    for (const auto &path : request.delete_paths) planned.push_back({updaters::PathChange::remove, path});
+    planned.insert(planned.end(), entries.begin(), entries.end());
+    if (!request.delete_paths.empty())
+        log(LU_LOG_DEBUG,
+            "Deleting " + std::to_string(request.delete_paths.size()) + " path(s) in " + pod_text(target));
+    for (const auto &argv : updaters::preparation_commands(planned, request.sync_roots)) {
+        const auto o = exec(target, argv, nullptr, config.timeout, log);
+        expect_exec_ran(o, target, "deleting files");
+        if (o.exit_code == updaters::kExitCannotExec || o.exit_code == updaters::kExitNotFound) {
+            log(LU_LOG_WARN, pod_text(target) +
+                                 " has no sh: deletes go to rm -rf, and a folder that became a file (or "
+                                 "the other way round) or a symlink below a sync's path is left to tar");
+            if (request.delete_paths.empty()) return;
+            std::vector<std::string> rm{"rm", "-rf"};
+            rm.insert(rm.end(), request.delete_paths.begin(), request.delete_paths.end());
+            const auto removed = exec(target, rm, nullptr, config.timeout, log);
+            expect_exec_ran(removed, target, "deleting files");
+            if (removed.exit_code != 0) throw InfraFailure(updaters::delete_failure(removed.exit_code, removed.output));
+            return;
+        }
+        if (o.exit_code != 0) throw InfraFailure(updaters::preparation_failure(o.exit_code, o.output));
+    }
 }
 
 }  // namespace
@@ -188,18 +220,17 @@ Outcome update_pod_container(const PodExecFn &exec, const KubectlConfig &config,
     try {
         if (target.pod.empty()) throw InfraFailure("no pod to update");
         if (request.restart) throw InfraFailure(kRestartUnsupported);
-        if (!request.delete_paths.empty()) {
-            std::vector<std::string> rm{"rm", "-rf"};
-            rm.insert(rm.end(), request.delete_paths.begin(), request.delete_paths.end());
-            log(LU_LOG_DEBUG,
-                "Deleting " + std::to_string(request.delete_paths.size()) + " path(s) in " + pod_text(target));
-            const auto o = exec(target, rm, nullptr, config.timeout, log);
-            expect_exec_ran(o, target, "deleting files");
-            if (o.exit_code != 0) throw InfraFailure(updaters::delete_failure(o.exit_code, o.output));
-        }
+        std::optional<updaters::SpooledArchive> spooled;
         if (!request.copies.empty()) {
             if (!request.archive) throw InfraFailure("the update names files to copy but carries no archive");
-            const auto o = exec(target, {"tar", "-C", "/", "-x", "-f", "-"}, &request.archive, config.timeout, log);
+            // Spooled: what the archive holds is prepared for before tar reads it.
+            spooled.emplace(request.archive);
+        }
+        prepare_paths(exec, config, target, request,
+                      spooled ? spooled->entries() : std::vector<updaters::PlannedPath>{});
+        if (spooled) {
+            const updaters::ArchiveReadFn archive = spooled->reader();
+            const auto o = exec(target, {"tar", "-C", "/", "-x", "-f", "-"}, &archive, config.timeout, log);
             expect_exec_ran(o, target, "copying changed files");
             if (o.exit_code != 0)
                 throw InfraFailure(updaters::tar_failure(o.exit_code, o.output, "", updaters::Runtime::kubernetes));

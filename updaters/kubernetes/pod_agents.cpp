@@ -186,7 +186,7 @@ Outcome PodAgents::apply(PodAgentSession &session, const updater::Request &reque
                           std::to_string(request.delete_paths.size()) + " delete(s)" + (has_copies ? ", files" : ""));
     try {
         agent_client::apply_files_through_agent(session, request.delete_paths, has_copies ? &request.archive : nullptr,
-                                                stall);
+                                                stall, request.sync_roots);
     } catch (const AgentRequestFailed &e) {
         std::string hint;
         const std::string_view said = e.what();

@@ -2,12 +2,16 @@
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <sys/stat.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <memory>
 #include <vector>
 
 #include "updaters/local/container_paths.hpp"
+#include "updaters/local/safe_delete.hpp"
 
 namespace liveupdate::local {
 namespace {
@@ -33,6 +37,26 @@ using ArchivePtr = std::unique_ptr<struct archive, int (*)(struct archive *)>;
 std::string archive_error(struct archive *a) {
     const char *text = archive_error_string(a);
     return text != nullptr ? text : "unknown libarchive error";
+}
+
+// What is in the way of the entry's kind gives way, as tar makes it: a file
+// where a folder comes (a parent too), a folder where a file or a symlink
+// comes (libarchive only replaces an empty one). A symlink on the way is
+// left for libarchive to refuse.
+std::string clear_way_for(const std::string &root, const std::string &relative, unsigned type) {
+    struct stat st {};
+    for (auto slash = relative.find('/'); slash != std::string::npos; slash = relative.find('/', slash + 1)) {
+        const std::string parent = under_root(root, relative.substr(0, slash));
+        if (::lstat(parent.c_str(), &st) != 0 || S_ISLNK(st.st_mode)) return "";
+        if (S_ISDIR(st.st_mode)) continue;
+        if (::unlink(parent.c_str()) != 0) return "cannot delete " + parent + ": " + std::strerror(errno);
+        return "";
+    }
+    const std::string path = under_root(root, relative);
+    if (::lstat(path.c_str(), &st) != 0 || S_ISLNK(st.st_mode)) return "";
+    if (S_ISDIR(st.st_mode)) return type == AE_IFDIR ? "" : delete_under_root(root, "/" + relative);
+    if (type == AE_IFDIR && ::unlink(path.c_str()) != 0) return "cannot delete " + path + ": " + std::strerror(errno);
+    return "";
 }
 
 constexpr int kSecureFlags = ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_PERM |
@@ -68,6 +92,11 @@ ExtractResult extract_under_root(const std::string &root, const lu_archive_strea
         const RelativePath rel = archive_entry_relative(name);
         if (!rel.refusal.empty()) {
             result.error = "refusing archive entry \"" + name + "\": " + rel.refusal;
+            return result;
+        }
+        if (const std::string cleared = clear_way_for(root, rel.path, archive_entry_filetype(entry));
+            !cleared.empty()) {
+            result.error = "cannot make way for \"" + name + "\" under " + root + ": " + cleared;
             return result;
         }
         archive_entry_set_pathname(entry, under_root(root, rel.path).c_str());

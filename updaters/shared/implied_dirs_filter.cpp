@@ -76,7 +76,9 @@ struct PendingDir {
 
 class Filter {
 public:
-    Filter(const ArchiveReadFn &in, const ArchiveWriteFn &out, std::optional<Owner> owner) : owner_(owner) {
+    Filter(const ArchiveReadFn &in, const ArchiveWriteFn &out, std::optional<Owner> owner,
+           const ArchiveEntryFn &on_entry)
+        : owner_(owner), on_entry_(on_entry) {
         ctx_.in = &in;
         ctx_.out = &out;
     }
@@ -110,6 +112,7 @@ public:
                 continue;
             }
             check_write(archive_write_header(writer_.get(), entry));
+            if (on_entry_) on_entry_(path, false);
             copy_data();
         }
         while (!pending_.empty()) pop_pending();
@@ -126,7 +129,9 @@ private:
     void pop_pending() {
         PendingDir dir = std::move(pending_.back());
         pending_.pop_back();
-        if (!dir.implied) check_write(archive_write_header(writer_.get(), dir.entry.get()));
+        if (dir.implied) return;
+        check_write(archive_write_header(writer_.get(), dir.entry.get()));
+        if (on_entry_) on_entry_(dir.path, true);
     }
 
     void copy_data() {
@@ -154,6 +159,7 @@ private:
     }
 
     std::optional<Owner> owner_;
+    const ArchiveEntryFn &on_entry_;
     Context ctx_;
     std::unique_ptr<archive, ArchiveFree> reader_;
     std::unique_ptr<archive, WriterFree> writer_;
@@ -163,8 +169,9 @@ private:
 
 }  // namespace
 
-void copy_without_implied_dirs(const ArchiveReadFn &in, const ArchiveWriteFn &out, std::optional<Owner> owner) {
-    Filter(in, out, owner).run();
+void copy_without_implied_dirs(const ArchiveReadFn &in, const ArchiveWriteFn &out, std::optional<Owner> owner,
+                               const ArchiveEntryFn &on_entry) {
+    Filter(in, out, owner, on_entry).run();
 }
 
 }  // namespace liveupdate::updaters

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 
 #include "updaters/shared/container_owner.hpp"
 
@@ -20,11 +21,13 @@ namespace liveupdate::updaters {
 using ArchiveReadFn = std::function<std::int64_t(void *buffer, std::size_t capacity)>;
 // Takes all bytes or throws.
 using ArchiveWriteFn = std::function<void(const char *data, std::size_t size)>;
+// Each entry written (implied folders are not): its path (no leading "/") and whether it is a folder.
+using ArchiveEntryFn = std::function<void(const std::string &path, bool folder)>;
 
 // Throws std::runtime_error when the input is not a tar archive or cannot be
 // read; exceptions from `out` pass through unchanged. With an owner, every
 // entry is given it (numeric only: names would be looked up again).
 void copy_without_implied_dirs(const ArchiveReadFn &in, const ArchiveWriteFn &out,
-                               std::optional<Owner> owner = std::nullopt);
+                               std::optional<Owner> owner = std::nullopt, const ArchiveEntryFn &on_entry = {});
 
 }  // namespace liveupdate::updaters

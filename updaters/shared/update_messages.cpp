@@ -76,6 +76,14 @@ std::string tar_failure(int exit_code, std::string_view output, std::string_view
     return message;
 }
 
+std::string preparation_failure(int exit_code, std::string_view output) {
+    std::string message = "Error deleting files from container, or making room for the copied ones: " +
+                          exec_failure({"sh", "-c", "..."}, exit_code);
+    const auto said = output_tail(output);
+    if (!said.empty()) message += "\nrm said: " + said;
+    return message;
+}
+
 std::string delete_failure(int exit_code, std::string_view output) {
     std::string message = "Error deleting files from container: " + exec_failure({"rm", "-rf", "..."}, exit_code);
     const auto said = output_tail(output);

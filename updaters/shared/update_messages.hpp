@@ -28,6 +28,9 @@ std::string tar_failure(int exit_code, std::string_view output, std::string_view
 // Deleting with rm failed.
 std::string delete_failure(int exit_code, std::string_view output);
 
+// The `sh` that deletes paths and makes room for the archive's (path_preparation.hpp) failed.
+std::string preparation_failure(int exit_code, std::string_view output);
+
 // The last `limit` bytes of output, trimmed, for a message.
 std::string output_tail(std::string_view output, std::size_t limit = 2000);
 

@@ -115,6 +115,7 @@ struct Request {
     bool restart = false;
     bool initial_sync = false;
     UpdateLog log{};  // this update's log lines; the host's log when the host is older
+    std::vector<std::string> sync_roots;  // lu_update_request.sync_roots; empty from an older host
 };
 
 struct Outcome {
@@ -186,6 +187,10 @@ inline Request to_request(const lu_update_request &r) {
     request.restart = member_or(r, &R::restart, 0) != 0;
     request.initial_sync = member_or(r, &R::initial_sync, 0) != 0;
     request.log = UpdateLog(member_or(r, &R::log, nullptr), member_or(r, &R::log_ctx, nullptr));
+    if (const char *const *roots = member_or(r, &R::sync_roots, nullptr)) {
+        for (std::size_t i = 0, n = member_or(r, &R::sync_root_count, 0); i < n; ++i)
+            request.sync_roots.push_back(text(roots[i]));
+    }
     return request;
 }
 

@@ -102,6 +102,14 @@ typedef struct lu_update_request {
      * NULL from an older host: use lu_updater_host.log then. */
     lu_log_fn log;
     void *log_ctx;
+    /* Appended: the container paths of the LiveUpdate's syncs. A path the
+     * update writes or deletes resolves through symlinks down to the longest
+     * of these that holds it (as `tar -C` follows its folder), never below it:
+     * a symlink there is replaced by the folder the archive needs, and a
+     * delete beneath one is already done. A path outside them all (NULL from
+     * an older host) is followed down to itself. */
+    const char *const *sync_roots;
+    size_t sync_root_count;
 } lu_update_request;
 
 typedef enum lu_outcome_kind {
