@@ -5,6 +5,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "common/subprocess/run_process.hpp"
+#include "common/yaml_load.hpp"
 
 namespace liveupdate::host::compose {
 
@@ -59,7 +60,7 @@ void emit(YAML::Emitter &out, const YAML::Node &node) {
 std::string without_develop(std::string_view compose_text) {
     YAML::Node root;
     try {
-        root = YAML::Load(std::string(compose_text));
+        root = common::load_yaml(compose_text);
     } catch (const YAML::Exception &e) {
         throw std::runtime_error("line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
     }

@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "common/yaml_load.hpp"
 #include "host/compose/command_words.hpp"
 
 namespace liveupdate::host::compose {
@@ -230,7 +231,10 @@ FileRead read_compose_file(const std::string &file, std::string_view text, const
     Reader reader(file, variables, out);
     YAML::Node root;
     try {
-        root = YAML::Load(std::string(text));
+        root = common::load_yaml(text);
+    } catch (const common::YamlAliasError &e) {
+        out.errors.push_back({reader.where(e.mark), e.msg});
+        return out;
     } catch (const YAML::ParserException &e) {
         out.errors.push_back({reader.where(e.mark), "malformed YAML: " + e.msg});
         return out;

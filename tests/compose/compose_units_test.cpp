@@ -190,6 +190,28 @@ BOOST_AUTO_TEST_CASE(malformed_yaml_has_line_and_column) {
     BOOST_TEST(r.errors[0].text().find("malformed YAML") != std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(an_alias_bomb_is_refused_naming_the_file) {
+    // 1 KiB that a walk expands to 9^9 scalars, each a variable without a value.
+    std::string bomb = "x-a0: &a0 [";
+    for (int i = 0; i < 9; ++i) bomb += i == 0 ? "'${NOPE}'" : ", '${NOPE}'";
+    bomb += "]\n";
+    for (int level = 1; level < 9; ++level) {
+        const std::string prev = "*a" + std::to_string(level - 1);
+        bomb += "x-a" + std::to_string(level) + ": &a" + std::to_string(level) + " [" + prev;
+        for (int i = 1; i < 9; ++i) bomb += ", " + prev;
+        bomb += "]\n";
+    }
+    bomb += "services:\n  web: {image: app}\n";
+    const FileRead read = read_compose_file("/src/shop/compose.yaml", bomb, vars({}));
+    BOOST_TEST_REQUIRE(read.errors.size() == 1u);
+    BOOST_TEST(read.errors[0].text().find("/src/shop/compose.yaml:7:") == 0, read.errors[0].text());
+    BOOST_TEST(read.errors[0].text().find(": too many aliases (the document expands to more than 1000000 nodes)") !=
+                   std::string::npos,
+               read.errors[0].text());
+    BOOST_TEST(read.warnings.empty());
+    BOOST_TEST(!read.compose.has_value());
+}
+
 BOOST_AUTO_TEST_CASE(a_required_variable_anywhere_is_an_error_at_its_place) {
     const FileRead r =
         read_compose_file("/p/compose.yaml", "services:\n  web:\n    image: app:${TAG:?TAG must be set}\n", vars({}));
