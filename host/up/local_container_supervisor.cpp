@@ -16,10 +16,10 @@
 #include <thread>
 #include <vector>
 
+#include "common/line_splitter.hpp"
 #include "common/micro_time.hpp"
 #include "common/subprocess/environment.hpp"
 #include "host/up/child_spawner.hpp"
-#include "host/up/line_splitter.hpp"
 
 namespace liveupdate::host::up {
 namespace json = boost::json;
@@ -124,7 +124,7 @@ void LocalContainerSupervisor::start_locked(Container &c, bool same_container) {
     const int output_fd = pipe_fds[0];
     const int generation = c.generation;
     c.monitor = std::thread([this, &c, pid, pidfd, output_fd, generation] {
-        LineSplitter lines([this, &c](std::string_view line) {
+        common::LineSplitter lines([this, &c](std::string_view line) {
             if (on_output_) on_output_(c.name, line);
         });
         bool output_open = true;
