@@ -2,8 +2,11 @@
 
 #include <yaml-cpp/eventhandler.h>
 
+#include <algorithm>
+#include <atomic>
+#include <istream>
 #include <limits>
-#include <sstream>
+#include <streambuf>
 #include <string>
 #include <unordered_map>
 
@@ -97,26 +100,83 @@ private:
     YAML::Mark largest_alias_ = YAML::Mark::null_mark();
 };
 
-void check_aliases(const std::string &text) {
-    std::istringstream in(text);
-    YAML::Parser parser(in);
-    ExpansionCounter counter;
-    while (parser.HandleNextDocument(counter)) {
+std::atomic<bool (*)() noexcept> g_stopping{nullptr};
+
+// The text as a stream that ends early once reads are to be given up.
+class AbandonableText : public std::streambuf {
+public:
+    explicit AbandonableText(std::string_view text) : text_(text) {}
+    bool abandoned() const { return abandoned_; }
+
+protected:
+    int_type underflow() override {
+        if (next_ >= text_.size()) return traits_type::eof();
+        if (yaml_reads_abandoned()) {
+            abandoned_ = true;
+            return traits_type::eof();
+        }
+        const std::size_t n = std::min(kChunk, text_.size() - next_);
+        char *begin = const_cast<char *>(text_.data() + next_);  // only read: std::streambuf wants char *
+        setg(begin, begin, begin + n);
+        next_ += n;
+        return traits_type::to_int_type(*begin);
     }
+
+private:
+    static constexpr std::size_t kChunk = std::size_t{64} * 1024;
+    std::string_view text_;
+    std::size_t next_ = 0;
+    bool abandoned_ = false;
+};
+
+// Runs `read` over the text; a read cut short by a stop is YamlReadAbandoned,
+// whatever yaml-cpp made of the truncated text.
+template <class Read>
+auto read_abandonable(std::string_view text, Read read) {
+    AbandonableText buffer(text);
+    std::istream in(&buffer);
+    const auto abandoned = [] {
+        return YamlReadAbandoned(YAML::Mark::null_mark(), "reading abandoned: the process is stopping");
+    };
+    try {
+        auto result = read(in);
+        if (buffer.abandoned()) throw abandoned();
+        return result;
+    } catch (const YamlReadAbandoned &) {
+        throw;
+    } catch (const YAML::Exception &) {
+        if (buffer.abandoned()) throw abandoned();
+        throw;
+    }
+}
+
+void check_aliases(std::string_view text) {
+    read_abandonable(text, [](std::istream &in) {
+        YAML::Parser parser(in);
+        ExpansionCounter counter;
+        while (parser.HandleNextDocument(counter)) {
+        }
+        return true;
+    });
 }
 
 }  // namespace
 
+void abandon_yaml_reads_when(bool (*stopping)() noexcept) { g_stopping.store(stopping); }
+
+bool yaml_reads_abandoned() noexcept {
+    const auto stopping = g_stopping.load();
+    return stopping != nullptr && stopping();
+}
+
 YAML::Node load_yaml(std::string_view text) {
-    const std::string copy(text);
-    check_aliases(copy);
-    return YAML::Load(copy);
+    check_aliases(text);
+    return read_abandonable(text, [](std::istream &in) { return YAML::Load(in); });
 }
 
 std::vector<YAML::Node> load_all_yaml(std::string_view text) {
-    const std::string copy(text);
-    check_aliases(copy);
-    return YAML::LoadAll(copy);
+    check_aliases(text);
+    return read_abandonable(text, [](std::istream &in) { return YAML::LoadAll(in); });
 }
 
 }  // namespace liveupdate::common

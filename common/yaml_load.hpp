@@ -30,8 +30,22 @@ public:
     using YAML::ParserException::ParserException;
 };
 
-// YAML::Load and YAML::LoadAll, after the check. Throw YamlAliasError or
-// yaml-cpp's YAML::ParserException.
+// A read given up because the process is stopping (abandon_yaml_reads_when).
+class YamlReadAbandoned : public YAML::ParserException {
+public:
+    using YAML::ParserException::ParserException;
+};
+
+// A large file takes seconds to read: a process that is stopping (lu-host
+// after SIGTERM) does not wait for that. Reads check `stopping` every 64 KiB
+// and give up once it says so. Set once, before any read; async-signal-safe
+// flags only (an atomic a signal handler sets).
+void abandon_yaml_reads_when(bool (*stopping)() noexcept);
+// True once reads are to be given up: long walks of a loaded document check it too.
+bool yaml_reads_abandoned() noexcept;
+
+// YAML::Load and YAML::LoadAll, after the check. Throw YamlAliasError,
+// YamlReadAbandoned or yaml-cpp's YAML::ParserException.
 YAML::Node load_yaml(std::string_view text);
 std::vector<YAML::Node> load_all_yaml(std::string_view text);
 

@@ -14,6 +14,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "common/yaml_load.hpp"
+
 #include "host/core/install_paths.hpp"
 #include "host/core/engine_slot.hpp"
 #include "host/core/executor.hpp"
@@ -77,6 +79,8 @@ void install_signal_handlers() {
     sigemptyset(&sa.sa_mask);
     ::sigaction(SIGINT, &sa, nullptr);
     ::sigaction(SIGTERM, &sa, nullptr);
+    // A stop does not wait for a large compose or object file to be read.
+    common::abandon_yaml_reads_when([]() noexcept { return g_signals.load() > 0; });
 }
 
 void wait_for_signal() {

@@ -3,6 +3,7 @@
 #define BOOST_TEST_MODULE yaml_load
 #include <boost/test/unit_test.hpp>
 
+#include <atomic>
 #include <string>
 
 #include "common/yaml_json.hpp"
@@ -79,4 +80,24 @@ BOOST_AUTO_TEST_CASE(yaml_documents_report_it_with_line_and_column) {
         BOOST_TEST(std::string(e.what()).find("line 7, column ") == 0, e.what());
         BOOST_TEST(std::string(e.what()).find("too many aliases") != std::string::npos, e.what());
     }
+}
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_read_is_abandoned_once_the_process_stops) {
+    std::string big = "items:\n";
+    for (int i = 0; i < 20000; ++i) big += "  - item" + std::to_string(i) + "\n";
+    abandon_yaml_reads_when([]() noexcept { return g_stop.load(); });
+    BOOST_TEST(load_yaml(big)["items"].size() == 20000u);
+    g_stop = true;
+    BOOST_CHECK_THROW(load_yaml(big), YamlReadAbandoned);
+    BOOST_CHECK_THROW(load_all_yaml(big), YamlReadAbandoned);
+    BOOST_TEST(yaml_reads_abandoned());
+    abandon_yaml_reads_when(nullptr);
+    BOOST_TEST(!yaml_reads_abandoned());
+    BOOST_TEST(load_yaml(big)["items"].size() == 20000u);
 }

@@ -2,7 +2,8 @@
 # `lu-host up -f compose.yaml` with an alias bomb (1 KiB of nested anchors,
 # ${NOPE} scalars) as its compose file: the file is refused with a clear
 # error, the daemon keeps answering, picks up the fixed file, refuses the
-# bomb again when it comes back, and SIGTERM stops it with exit code 0.
+# bomb again when it comes back, and SIGTERM during the read of a large file
+# stops it with exit code 0 without waiting for the read.
 # No container is involved: the project has no develop.watch.
 # Usage: compose_alias_bomb_e2e.sh LU_HOST
 set -euo pipefail
@@ -57,10 +58,21 @@ wait_for_count "$refused" 2
 answers || fail "the control socket stopped answering"
 echo "ok: the bomb is refused again"
 
+# A large file (14 MB, seconds to read) being read when SIGTERM comes: the
+# read is abandoned, not waited for.
+{
+  printf 'x-data:\n'
+  awk 'BEGIN { for (i = 0; i < 990000; i++) print "  - \"${NOPE}\"" }'
+  printf 'services:\n  web:\n    image: lu-busybox\n'
+} >"$shop/compose.yaml.new"
+mv "$shop/compose.yaml.new" "$shop/compose.yaml"
+wait_for_count "changed, reloading the Compose project" 3
 kill -TERM "$up_host_pid"
 status=0
 wait "$up_host_pid" || status=$?
 up_host_pid=""
 [ "$status" -eq 0 ] || fail "lu-host up exited with $status after SIGTERM"
 grep -q "up: stopped" "$work/up.log" || fail "lu-host up did not stop cleanly"
-echo "ok: SIGTERM stops it with exit code 0"
+grep -q "compose.yaml:[0-9]*:[0-9]*: reading abandoned: the process is stopping" "$work/up.log" ||
+  fail "the large file was read to its end before stopping"
+echo "ok: SIGTERM during a long read stops it with exit code 0"
