@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "common/subprocess/default_signals.hpp"
+
 namespace liveupdate::agent {
 namespace {
 
@@ -28,6 +30,7 @@ constexpr auto kDrainAfterKill = std::chrono::milliseconds(500);
 
 [[noreturn]] void exec_child(const agent_protocol::Run &request, int out, int err, int report) {
     ::setpgid(0, 0);
+    subprocess::restore_default_signals();
     const int null = ::open("/dev/null", O_RDONLY);
     if (null >= 0) ::dup2(null, 0);
     ::dup2(out, 1);

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <regex>
 
+#include "common/yaml_load.hpp"
+
 namespace liveupdate::common {
 namespace {
 
@@ -61,7 +63,7 @@ json::value convert(const YAML::Node &node, int depth) {
 std::vector<json::value> yaml_documents(std::string_view text) {
     std::vector<YAML::Node> nodes;
     try {
-        nodes = YAML::LoadAll(std::string(text));
+        nodes = load_all_yaml(text);
     } catch (const YAML::Exception &e) {
         throw YamlError(e.mark.line + 1, e.mark.column + 1, e.msg);
     }

@@ -29,26 +29,4 @@ void FrameDemuxer::feed(std::string_view bytes) {
     }
 }
 
-void LineSplitter::feed(std::string_view bytes) {
-    while (!bytes.empty()) {
-        const auto nl = bytes.find('\n');
-        if (nl == std::string_view::npos) {
-            pending_.append(bytes);
-            return;
-        }
-        pending_.append(bytes.substr(0, nl));
-        bytes.remove_prefix(nl + 1);
-        if (!pending_.empty() && pending_.back() == '\r') pending_.pop_back();
-        sink_(pending_);
-        pending_.clear();
-    }
-}
-
-void LineSplitter::flush() {
-    if (pending_.empty()) return;
-    if (pending_.back() == '\r') pending_.pop_back();
-    sink_(pending_);
-    pending_.clear();
-}
-
 }  // namespace liveupdate::docker_engine

@@ -6,7 +6,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <string>
 #include <string_view>
 
 namespace liveupdate::docker_engine {
@@ -30,19 +29,6 @@ private:
     std::size_t header_fill_ = 0;
     std::uint32_t payload_left_ = 0;
     OutputStream current_ = OutputStream::stdout_stream;
-};
-
-// Cuts a byte stream into lines (without the newline; a trailing "\r" dropped).
-class LineSplitter {
-public:
-    using Sink = std::function<void(std::string_view)>;
-    explicit LineSplitter(Sink sink) : sink_(std::move(sink)) {}
-    void feed(std::string_view bytes);
-    void flush(); // hands over an unterminated last line
-
-private:
-    Sink sink_;
-    std::string pending_;
 };
 
 }  // namespace liveupdate::docker_engine

@@ -10,6 +10,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/yaml_load.hpp"
+
 namespace liveupdate::kube {
 namespace {
 
@@ -147,7 +149,7 @@ Kubeconfig parse_kubeconfig(const std::string &text, const std::string &file) {
     k.files.push_back(file);
     YAML::Node root;
     try {
-        root = YAML::Load(text);
+        root = common::load_yaml(text);
     } catch (const YAML::ParserException &e) {
         throw KubeconfigError("kubeconfig " + file + ": line " + std::to_string(e.mark.line + 1) + ", column " +
                               std::to_string(e.mark.column + 1) + ": " + e.msg);

@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "common/subprocess/default_signals.hpp"
+
 namespace liveupdate::subprocess {
 namespace {
 
@@ -83,12 +85,7 @@ void set_descriptors(const ChildOptions &options, int report_fd) {
         if (::getppid() != parent) ::_exit(127);  // the parent died before the request took effect
     }
     if (options.own_process_group) ::setpgid(0, 0);
-    struct sigaction default_action {};
-    default_action.sa_handler = SIG_DFL;
-    for (int sig = 1; sig < NSIG; ++sig) ::sigaction(sig, &default_action, nullptr);  // fails harmlessly for some
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    restore_default_signals();
     set_descriptors(options, report_fd);
     if (!options.cwd.empty() && ::chdir(options.cwd.c_str()) != 0) fail_child(report_fd, StartStep::working_directory);
     ::execve(program, argv, envp);

@@ -4,7 +4,9 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "common/line_splitter.hpp"
 #include "common/subprocess/run_process.hpp"
+#include "common/yaml_load.hpp"
 
 namespace liveupdate::host::compose {
 
@@ -59,7 +61,7 @@ void emit(YAML::Emitter &out, const YAML::Node &node) {
 std::string without_develop(std::string_view compose_text) {
     YAML::Node root;
     try {
-        root = YAML::Load(std::string(compose_text));
+        root = common::load_yaml(compose_text);
     } catch (const YAML::Exception &e) {
         throw std::runtime_error("line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
     }
@@ -75,22 +77,18 @@ std::string without_develop(std::string_view compose_text) {
 }
 
 int run_streaming(const std::vector<std::string> &argv, const std::function<void(std::string_view)> &on_line) {
-    // '\r' or '\n' ends a line (progress bars redraw with '\r'); empty lines are skipped.
-    std::string pending;
-    const auto to_lines = [&pending, &on_line](bool, std::string_view data) {
-        pending.append(data);
-        for (std::size_t nl; (nl = pending.find_first_of("\r\n")) != std::string::npos;) {
-            if (nl > 0) on_line(std::string_view(pending).substr(0, nl));
-            pending.erase(0, nl + 1);
-        }
-    };
+    // Build output carries the build steps' own lines; empty lines are skipped.
+    common::LineSplitter lines([&on_line](std::string_view line) {
+        if (!line.empty()) on_line(line);
+    });
+    const auto to_lines = [&lines](bool, std::string_view data) { lines.feed(data); };
     int exit_code = 0;
     try {
         exit_code = subprocess::run_process({.argv = argv, .on_output = to_lines, .merge_output = true}).exit_code;
     } catch (const subprocess::StartError &) {
         return 127;  // as a shell says "command not found"; callers take it as "not there"
     }
-    if (!pending.empty()) on_line(pending);
+    lines.flush();
     return exit_code;
 }
 

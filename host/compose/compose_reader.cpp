@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "common/yaml_load.hpp"
 #include "host/compose/command_words.hpp"
 
 namespace liveupdate::host::compose {
@@ -22,6 +23,8 @@ public:
     // Interpolates every scalar once, so that a variable without a value is
     // reported wherever it is, as Compose does; values are read afterwards.
     void check_interpolation(const YAML::Node &node) {
+        if (common::yaml_reads_abandoned())
+            throw common::YamlReadAbandoned(node.Mark(), "reading abandoned: the process is stopping");
         switch (node.Type()) {
         case YAML::NodeType::Scalar:
             try {
@@ -230,7 +233,13 @@ FileRead read_compose_file(const std::string &file, std::string_view text, const
     Reader reader(file, variables, out);
     YAML::Node root;
     try {
-        root = YAML::Load(std::string(text));
+        root = common::load_yaml(text);
+    } catch (const common::YamlAliasError &e) {
+        out.errors.push_back({reader.where(e.mark), e.msg});
+        return out;
+    } catch (const common::YamlReadAbandoned &e) {
+        out.errors.push_back({reader.where(e.mark), e.msg});
+        return out;
     } catch (const YAML::ParserException &e) {
         out.errors.push_back({reader.where(e.mark), "malformed YAML: " + e.msg});
         return out;

@@ -1,5 +1,6 @@
 #include "host/compose/watch_objects.hpp"
 
+#include <filesystem>
 #include <set>
 
 #include "common/ignore_patterns.hpp"
@@ -7,6 +8,7 @@
 
 namespace liveupdate::host::compose {
 namespace json = boost::json;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -27,16 +29,30 @@ json::object tilt_object(const char *kind, const std::string &name, const std::s
                                                   {"annotations", json::object{{"tilt.dev/resource", service}}}}}};
 }
 
-// The rule's path, absolute; an error when it leaves the project folder.
-std::optional<std::string> rule_path(const Project &project, const WatchRule &rule, std::vector<ComposeIssue> &errors) {
+// The rule's path, absolute; an error naming `at` when it leaves the project
+// folder, as written or through a symlink (checked where it really leads).
+std::optional<std::string> rule_path(const Project &project, const WatchRule &rule, const std::string &at,
+                                     std::vector<ComposeIssue> &errors) {
     if (rule.path.empty()) {
-        errors.push_back({rule.path_where.line > 0 ? rule.path_where : rule.where, "path must not be empty"});
+        errors.push_back({rule.path_where.line > 0 ? rule.path_where : rule.where, at + ".path must not be empty"});
         return std::nullopt;
     }
     const std::string abs = common::join_path(project.directory, rule.path);
+    const std::string outside = at + ".path \"" + rule.path + "\" is outside the project folder " + project.directory;
     if (!common::child_path(project.directory, abs)) {
-        errors.push_back({rule.path_where, "path \"" + rule.path + "\" is outside the project folder " +
-                                               project.directory});
+        errors.push_back({rule.path_where, outside});
+        return std::nullopt;
+    }
+    std::error_code ec;
+    const fs::path real_dir = fs::weakly_canonical(project.directory, ec);
+    const fs::path real = ec ? fs::path() : fs::weakly_canonical(abs, ec);
+    if (ec) {
+        errors.push_back(
+            {rule.path_where, at + ".path \"" + rule.path + "\": cannot follow its symlinks: " + ec.message()});
+        return std::nullopt;
+    }
+    if (!common::child_path(real_dir.string(), real.string())) {
+        errors.push_back({rule.path_where, outside + " (it leads to " + real.string() + ")"});
         return std::nullopt;
     }
     return abs;
@@ -114,7 +130,7 @@ WatchObjects watch_objects(const Project &project, const DockerignoreReader &doc
                                   at + ": unknown action \"" + rule.action + "\" (valid: " + kValidActions + ")"});
                 continue;
             }
-            const auto path = rule_path(project, rule, errors);
+            const auto path = rule_path(project, rule, at, errors);
             if (!path) continue;
             if (syncs(rule.action) && (!rule.target || rule.target->empty())) {
                 errors.push_back({rule.where, at + ": action " + rule.action + " needs a target (the path in the container)"});

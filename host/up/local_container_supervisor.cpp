@@ -19,7 +19,7 @@
 #include "common/micro_time.hpp"
 #include "common/subprocess/environment.hpp"
 #include "host/up/child_spawner.hpp"
-#include "host/up/line_splitter.hpp"
+#include "common/line_splitter.hpp"
 
 namespace liveupdate::host::up {
 namespace json = boost::json;
@@ -129,7 +129,7 @@ void LocalContainerSupervisor::start_locked(Container &c, bool same_container) {
 
 // On the container's own thread: its output line by line, then its exit.
 void LocalContainerSupervisor::monitor(Container &c, pid_t pid, int pidfd, int output_fd, int generation) {
-    LineSplitter lines([this, &c](std::string_view line) {
+    common::LineSplitter lines([this, &c](std::string_view line) {
         if (on_output_) on_output_(c.name, line);
     });
     bool output_open = true;

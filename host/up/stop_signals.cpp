@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <stdexcept>
 
+#include "common/yaml_load.hpp"
+
 namespace liveupdate::host::up {
 
 namespace {
@@ -32,6 +34,8 @@ void install_stop_signals() {
     sigemptyset(&sa.sa_mask);
     ::sigaction(SIGINT, &sa, nullptr);
     ::sigaction(SIGTERM, &sa, nullptr);
+    // A stop does not wait for a large compose or object file to be read.
+    common::abandon_yaml_reads_when([]() noexcept { return g_signals.load() > 0; });
 }
 
 void wait_for_stop_signal() {

@@ -14,6 +14,7 @@
 #include <map>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "common/agent_protocol/messages.hpp"
 
@@ -22,13 +23,24 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// What the agent's starter may leave to it; its run steps must not inherit it.
+struct InheritedSignals {
+    std::vector<int> ignored;
+    std::vector<int> blocked;
+};
+
 class Agent {
 public:
-    Agent() {
+    explicit Agent(const InheritedSignals &inherited = {}) {
         int to[2], from[2];
         BOOST_REQUIRE(::pipe2(to, O_CLOEXEC) == 0 && ::pipe2(from, O_CLOEXEC) == 0);
         pid_ = ::fork();
         if (pid_ == 0) {
+            for (const int sig : inherited.ignored) ::signal(sig, SIG_IGN);
+            sigset_t mask;
+            sigemptyset(&mask);
+            for (const int sig : inherited.blocked) sigaddset(&mask, sig);
+            ::sigprocmask(SIG_BLOCK, &mask, nullptr);
             ::dup2(to[0], 0);
             ::dup2(from[1], 1);
             ::execl(LU_AGENT_PATH, "lu-agent", nullptr);
@@ -260,6 +272,42 @@ BOOST_AUTO_TEST_CASE(runs_stream_output_and_return_the_exit_code) {
     const auto missing = agent.ask_for<ExitStatus>(encode(Run{{"no-such-command-lu"}, "", {}, 0}));
     BOOST_TEST(missing.code == 127);
     BOOST_TEST(missing.message.find("no-such-command-lu") != std::string::npos, missing.message);
+}
+
+// Both streams of a run, and how it ended.
+struct RunOutput {
+    std::string out, err;
+    ExitStatus status;
+};
+
+RunOutput run_to_end(Agent &agent, const Run &run) {
+    agent.send(encode(run));
+    RunOutput got;
+    for (;;) {
+        const auto f = agent.next();
+        BOOST_REQUIRE(f.has_value());
+        if (f->type != MessageType::output) {
+            got.status = decode<ExitStatus>(*f);
+            return got;
+        }
+        const auto o = decode<Output>(*f);
+        (o.stream == 1 ? got.out : got.err) += o.data;
+    }
+}
+
+BOOST_AUTO_TEST_CASE(runs_start_with_default_signals_and_none_blocked) {
+    Agent agent({{SIGHUP}, {SIGUSR1, SIGTERM}});
+    agent.greet();
+    // With SIGPIPE ignored (as lu-agent has it), `yes` would write on.
+    const auto pipeline = run_to_end(agent, Run{{"sh", "-c", "yes | head -1"}, "", {}, 0});
+    BOOST_TEST(pipeline.status.code == 0, pipeline.status.message);
+    BOOST_TEST(pipeline.status.timed_out == 0);
+    BOOST_TEST(pipeline.out == "y\n");
+    BOOST_TEST(pipeline.err == "");
+    // Without a shell between: a shell could reset what it inherits.
+    const auto seen = run_to_end(agent, Run{{"grep", "-E", "^Sig(Ign|Blk):", "/proc/self/status"}, "", {}, 0});
+    BOOST_TEST(seen.status.code == 0, seen.status.message);
+    BOOST_TEST(seen.out == "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n");
 }
 
 BOOST_AUTO_TEST_CASE(a_run_past_its_limit_is_killed_with_its_children) {

@@ -190,6 +190,28 @@ BOOST_AUTO_TEST_CASE(malformed_yaml_has_line_and_column) {
     BOOST_TEST(r.errors[0].text().find("malformed YAML") != std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(an_alias_bomb_is_refused_naming_the_file) {
+    // 1 KiB that a walk expands to 9^9 scalars, each a variable without a value.
+    std::string bomb = "x-a0: &a0 [";
+    for (int i = 0; i < 9; ++i) bomb += i == 0 ? "'${NOPE}'" : ", '${NOPE}'";
+    bomb += "]\n";
+    for (int level = 1; level < 9; ++level) {
+        const std::string prev = "*a" + std::to_string(level - 1);
+        bomb += "x-a" + std::to_string(level) + ": &a" + std::to_string(level) + " [" + prev;
+        for (int i = 1; i < 9; ++i) bomb += ", " + prev;
+        bomb += "]\n";
+    }
+    bomb += "services:\n  web: {image: app}\n";
+    const FileRead read = read_compose_file("/src/shop/compose.yaml", bomb, vars({}));
+    BOOST_TEST_REQUIRE(read.errors.size() == 1u);
+    BOOST_TEST(read.errors[0].text().find("/src/shop/compose.yaml:7:") == 0, read.errors[0].text());
+    BOOST_TEST(read.errors[0].text().find(": too many aliases (the document expands to more than 1000000 nodes)") !=
+                   std::string::npos,
+               read.errors[0].text());
+    BOOST_TEST(read.warnings.empty());
+    BOOST_TEST(!read.compose.has_value());
+}
+
 BOOST_AUTO_TEST_CASE(a_required_variable_anywhere_is_an_error_at_its_place) {
     const FileRead r =
         read_compose_file("/p/compose.yaml", "services:\n  web:\n    image: app:${TAG:?TAG must be set}\n", vars({}));
@@ -378,10 +400,34 @@ BOOST_AUTO_TEST_CASE(bad_rules_are_errors_and_the_other_services_stay) {
                                      "(valid: rebuild, restart, sync, sync+exec, sync+restart)");
     BOOST_TEST(w.errors[1].text() == "/src/shop/compose.yaml:9:11: services.b.develop.watch[0]: action sync needs a "
                                      "target (the path in the container)");
-    BOOST_TEST(w.errors[2].text().find("/src/shop/compose.yaml:13:18: path \"../elsewhere\" is outside the project folder") == 0);
+    BOOST_TEST(
+        w.errors[2].text().find("/src/shop/compose.yaml:13:18: services.c.develop.watch[0].path \"../elsewhere\" "
+                                "is outside the project folder") == 0);
     BOOST_TEST(find_object(w.objects, "LiveUpdate", "d") != nullptr);
     BOOST_TEST(find_object(w.objects, "LiveUpdate", "a") == nullptr);
     BOOST_TEST(w.objects.size() == 3u);
+}
+
+BOOST_AUTO_TEST_CASE(a_path_through_a_symlink_to_outside_the_project_is_an_error) {
+    TempDir t;
+    fs::create_directories(t.path / "shop/inside");
+    fs::create_directories(t.path / "elsewhere");
+    fs::create_directory_symlink(t.path / "elsewhere", t.path / "shop/www");
+    fs::create_directory_symlink("inside", t.path / "shop/here");
+    const std::string dir = (t.path / "shop").string();
+    const Project p = project_of(
+        "services:\n"
+        "  web:\n    develop:\n      watch:\n        - {path: ./www, action: sync, target: /www}\n"
+        "  ok:\n    develop:\n      watch:\n        - {path: ./here, action: sync, target: /here}\n",
+        dir);
+    const WatchObjects w = watch_objects(p, kNoDockerignore);
+    BOOST_TEST_REQUIRE(w.errors.size() == 1u);
+    BOOST_TEST(w.errors[0].text() == dir +
+                                         "/compose.yaml:5:18: services.web.develop.watch[0].path \"./www\" is outside "
+                                         "the project folder " +
+                                         dir + " (it leads to " + (t.path / "elsewhere").string() + ")");
+    BOOST_TEST(find_object(w.objects, "LiveUpdate", "web") == nullptr);
+    BOOST_TEST(find_object(w.objects, "LiveUpdate", "ok") != nullptr);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -194,7 +194,7 @@ wait_for_log "compose.yaml:$line_of_bad:45: services.bad.develop.watch\\[0\\]: u
 bad_service '{path: ./src, action: sync}'
 wait_for_log "compose.yaml:$line_of_bad:11: services.bad.develop.watch\\[0\\]: action sync needs a target"
 bad_service '{path: ../outside, target: /x, action: sync}'
-wait_for_log "compose.yaml:$line_of_bad:18: path \"../outside\" is outside the project folder"
+wait_for_log "compose.yaml:$line_of_bad:18: services.bad.develop.watch\\[0\\].path \"../outside\" is outside the project folder"
 echo four >"$shop/src/index.html"
 wait_for_content "$web" /app/index.html four
 echo "ok: a bad service is reported, the others keep serving"

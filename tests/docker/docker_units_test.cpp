@@ -77,15 +77,6 @@ BOOST_AUTO_TEST_CASE(frames_are_demultiplexed_across_any_split) {
     BOOST_CHECK_THROW(bad.feed(std::string("\x07\0\0\0\0\0\0\0", 8)), std::runtime_error);
 }
 
-BOOST_AUTO_TEST_CASE(lines_are_split_and_flushed) {
-    std::vector<std::string> lines;
-    LineSplitter splitter([&](std::string_view l) { lines.emplace_back(l); });
-    splitter.feed("a\r\nb");
-    splitter.feed("c\n\nlast");
-    splitter.flush();
-    BOOST_TEST((lines == std::vector<std::string>{"a", "bc", "", "last"}));
-}
-
 namespace {
 
 struct EntryView {

@@ -6,10 +6,11 @@
 #include <grp.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <chrono>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -46,6 +47,14 @@ struct TempDir {
     TempDir() { fs::create_directories(path); }
     ~TempDir() { fs::remove_all(path); }
 };
+
+// This process's peak resident size (VmHWM), in KiB.
+long peak_rss_kib() {
+    std::ifstream status("/proc/self/status");
+    for (std::string line; std::getline(status, line);)
+        if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
+    return -1;
+}
 
 }  // namespace
 
@@ -104,6 +113,33 @@ BOOST_AUTO_TEST_CASE(runs_commands_in_order_and_logs_them) {
     BOOST_TEST(!outcome.logged("[CMD 2/2]")); // echoOff
     BOOST_TEST(outcome.logged("out-line"));
     BOOST_TEST(outcome.logged("err-line"));
+}
+
+// Ten lines of 10 MiB: each reaches the log cut at the cap, and the plugin
+// (in this process) does not hold them. First of the big tests: the peak
+// resident size has not been raised by them yet.
+BOOST_AUTO_TEST_CASE(a_huge_output_line_reaches_the_log_cut) {
+    const auto &c = shared();
+    DockerUpdater updater;
+    Update u;
+    u.runs = {{{"sh", "-c",
+                "for i in 1 2 3 4 5 6 7 8 9 10; do head -c 10485760 /dev/zero | tr '\\0' x; echo; done; echo after"},
+               false}};
+    const long before = peak_rss_kib();
+    BOOST_TEST_REQUIRE(before > 0);
+    const auto outcome = updater.update(c.id(), c.name(), u);
+    const long growth = peak_rss_kib() - before;
+    BOOST_TEST_REQUIRE(outcome.kind == LU_OUTCOME_OK, outcome.message);
+    BOOST_TEST(outcome.logged("after"));
+    std::size_t cut = 0;
+    std::size_t longest = 0;
+    for (const auto &line : outcome.logs) {
+        longest = std::max(longest, line.size());
+        if (line.find("x ... [line cut at 16384 bytes]") != std::string::npos) ++cut;
+    }
+    BOOST_TEST(cut == 10u);
+    BOOST_TEST(longest < std::size_t{64} * 1024);
+    BOOST_TEST(growth < 48 * 1024, "peak resident size grew by " << growth << " KiB");
 }
 
 BOOST_AUTO_TEST_CASE(a_failing_run_stops_the_update_with_its_exit_code) {

@@ -198,6 +198,18 @@ BOOST_AUTO_TEST_CASE(errors_name_file_and_field) {
     bad_yaml.kubeconfig = s.write("k3", "clusters: [\n  - name: a\n   bad");
     BOOST_TEST(message(bad_yaml).find("k3: line ") != std::string::npos, message(bad_yaml));
 
+    LoadOptions bomb;
+    std::string laughs = "x0: &x0 [a, a, a, a, a, a, a, a, a]\n";
+    for (int level = 1; level < 9; ++level) {
+        const std::string prev = "*x" + std::to_string(level - 1);
+        laughs += "x" + std::to_string(level) + ": &x" + std::to_string(level) + " [" + prev;
+        for (int i = 1; i < 9; ++i) laughs += ", " + prev;
+        laughs += "]\n";
+    }
+    bomb.kubeconfig = s.write("k6", laughs + "clusters: *x8\n");
+    BOOST_TEST(message(bomb).find("kubeconfig " + bomb.kubeconfig + ": line 7, column ") == 0, message(bomb));
+    BOOST_TEST(message(bomb).find(": too many aliases (") != std::string::npos, message(bomb));
+
     LoadOptions bad_field;
     bad_field.kubeconfig = s.write("k4", "users:\n- name: x\n  user:\n    token: [1, 2]\n");
     BOOST_TEST(message(bad_field).find("k4: users[x].user.token: must be a string (line 4)") != std::string::npos,

@@ -13,10 +13,11 @@
 #include <string_view>
 
 #include "common/agent_client/agent_stream.hpp"
+#include "common/agent_protocol/messages.hpp"
 #include "common/docker_engine/engine_client.hpp"
 #include "common/docker_engine/exec_session.hpp"
 #include "common/docker_engine/frame_demuxer.hpp"
-#include "common/agent_protocol/messages.hpp"
+#include "common/line_splitter.hpp"
 
 namespace liveupdate::docker {
 
@@ -64,7 +65,7 @@ private:
     LineFn stderr_sink_;
     std::deque<std::string> held_lines_;
     std::size_t dropped_lines_ = 0;
-    docker_engine::LineSplitter stderr_lines_;
+    common::LineSplitter stderr_lines_;
     docker_engine::FrameDemuxer demuxer_;
     agent_protocol::FrameDecoder decoder_;
     std::string description_;

@@ -12,8 +12,9 @@
 #include <stdexcept>
 #include <thread>
 
-#include "common/docker_engine/frame_demuxer.hpp"
 #include "common/agent_client/agent_apply.hpp"
+#include "common/docker_engine/frame_demuxer.hpp"
+#include "common/line_splitter.hpp"
 #include "updaters/docker/tar_file_reader.hpp"
 #include "updaters/shared/implied_dirs_filter.hpp"
 #include "updaters/shared/update_messages.hpp"
@@ -87,8 +88,8 @@ public:
     }
 
 private:
-    docker_engine::LineSplitter out_;
-    docker_engine::LineSplitter err_;
+    common::LineSplitter out_;
+    common::LineSplitter err_;
     std::string kept_;
 };
 

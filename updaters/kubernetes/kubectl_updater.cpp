@@ -173,17 +173,10 @@ int remote_exit_code(std::string_view err) {
     return digits ? code : -1;
 }
 
-void OutputLines::emit(std::string &pending, std::string_view data, bool flush) {
-    pending.append(data);
-    std::size_t start = 0;
-    for (std::size_t nl; (nl = pending.find('\n', start)) != std::string::npos; start = nl + 1)
-        log_(LU_LOG_INFO, std::string_view(pending).substr(start, nl - start));
-    pending.erase(0, start);
-    if (flush && !pending.empty()) {
-        log_(LU_LOG_INFO, pending);
-        pending.clear();
-    }
-}
+OutputLines::OutputLines(const updater::UpdateLog &log)
+    : log_(log),
+      out_lines_([this](std::string_view line) { log_(LU_LOG_INFO, line); }),
+      err_lines_([this](std::string_view line) { log_(LU_LOG_INFO, line); }) {}
 
 void OutputLines::add(bool is_stderr, std::string_view data) {
     kept_.append(data);
@@ -192,12 +185,12 @@ void OutputLines::add(bool is_stderr, std::string_view data) {
         err_all_.append(data);
         if (err_all_.size() > 2 * kKept) err_all_.erase(0, err_all_.size() - kKept);
     }
-    emit(is_stderr ? err_pending_ : out_pending_, data, false);
+    (is_stderr ? err_lines_ : out_lines_).feed(data);
 }
 
 void OutputLines::flush() {
-    emit(out_pending_, "", true);
-    emit(err_pending_, "", true);
+    out_lines_.flush();
+    err_lines_.flush();
 }
 
 PodExecFn kubectl_exec_fn(const KubectlConfig &config) {

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/line_splitter.hpp"
 #include "liveupdate/updater.hpp"
 #include "updaters/shared/implied_dirs_filter.hpp"
 
@@ -73,16 +74,18 @@ updater::Outcome update_pod_container(const KubectlConfig &config, const updater
 // Splits output into log lines (kept apart per stream) and keeps its tail.
 class OutputLines {
 public:
-    explicit OutputLines(const updater::UpdateLog &log) : log_(log) {}
+    explicit OutputLines(const updater::UpdateLog &log);
+    OutputLines(const OutputLines &) = delete;  // its splitters point back at it
+    OutputLines &operator=(const OutputLines &) = delete;
     void add(bool is_stderr, std::string_view data);
     void flush();
     const std::string &tail() const { return kept_; }
     const std::string &stderr_tail() const { return err_all_; }
 
 private:
-    void emit(std::string &pending, std::string_view data, bool flush);
     updater::UpdateLog log_;
-    std::string out_pending_, err_pending_, kept_, err_all_;
+    common::LineSplitter out_lines_, err_lines_;
+    std::string kept_, err_all_;
 };
 
 }  // namespace liveupdate::kubernetes

@@ -8,7 +8,9 @@ using agent_client::AgentSessionBroken;
 
 PodAgentSession::PodAgentSession(kube::ApiClient &client, const kube::PodExecTarget &target,
                                  const std::vector<std::string> &command, std::chrono::milliseconds timeout)
-    : stream_(client, target, command, timeout) {
+    : stream_(client, target, command, timeout), stderr_lines_([this](std::string_view line) {
+          if (on_stderr_) on_stderr_(line);
+      }) {
     try {
         description_ = agent_client::handshake(*this, Clock::now() + timeout);
     } catch (const AgentSessionBroken &e) {
@@ -19,13 +21,7 @@ PodAgentSession::PodAgentSession(kube::ApiClient &client, const kube::PodExecTar
     }
 }
 
-void PodAgentSession::pass_stderr() {
-    pending_stderr_ += stream_.take_stderr();
-    std::size_t start = 0;
-    for (std::size_t nl; (nl = pending_stderr_.find('\n', start)) != std::string::npos; start = nl + 1)
-        if (on_stderr_) on_stderr_(std::string_view(pending_stderr_).substr(start, nl - start));
-    pending_stderr_.erase(0, start);
-}
+void PodAgentSession::pass_stderr() { stderr_lines_.feed(stream_.take_stderr()); }
 
 void PodAgentSession::send(std::string_view frames, Clock::time_point deadline) {
     const bool sent = stream_.write_stdin(frames, deadline);

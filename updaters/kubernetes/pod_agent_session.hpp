@@ -14,6 +14,7 @@
 #include "common/agent_client/agent_stream.hpp"
 #include "common/agent_protocol/frame.hpp"
 #include "common/kube/pod_exec_stream.hpp"
+#include "common/line_splitter.hpp"
 
 namespace liveupdate::kubernetes {
 
@@ -51,8 +52,8 @@ private:
 
     kube::PodExecStream stream_;
     agent_protocol::FrameDecoder decoder_;
-    std::string pending_stderr_;
     LineFn on_stderr_;
+    common::LineSplitter stderr_lines_;
     std::string description_;
 };
 

@@ -1,5 +1,6 @@
 #include "updaters/local/command_runner.hpp"
 
+#include "common/line_splitter.hpp"
 #include "common/subprocess/run_process.hpp"
 
 namespace liveupdate::local {
@@ -12,15 +13,8 @@ CommandResult run_command(const std::vector<std::string> &argv, const std::strin
         result.start_error = "empty command";
         return result;
     }
-    // Every '\n' ends a line (empty ones too); the rest is a last line.
-    std::string pending;
-    const auto to_lines = [&pending, &on_line](bool, std::string_view data) {
-        pending.append(data);
-        std::size_t start = 0;
-        for (std::size_t nl; (nl = pending.find('\n', start)) != std::string::npos; start = nl + 1)
-            on_line(std::string_view(pending).substr(start, nl - start));
-        pending.erase(0, start);
-    };
+    common::LineSplitter lines(on_line);
+    const auto to_lines = [&lines](bool, std::string_view data) { lines.feed(data); };
     try {
         result.exit_code =
             subprocess::run_process(
@@ -31,7 +25,7 @@ CommandResult run_command(const std::vector<std::string> &argv, const std::strin
         return result;
     }
     result.started = true;
-    if (!pending.empty()) on_line(pending);
+    lines.flush();
     return result;
 }
 

@@ -1,0 +1,182 @@
+#include "common/yaml_load.hpp"
+
+#include <yaml-cpp/eventhandler.h>
+
+#include <algorithm>
+#include <atomic>
+#include <istream>
+#include <limits>
+#include <streambuf>
+#include <string>
+#include <unordered_map>
+
+namespace liveupdate::common {
+namespace {
+
+std::size_t saturating_add(std::size_t a, std::size_t b) {
+    return a > std::numeric_limits<std::size_t>::max() - b ? std::numeric_limits<std::size_t>::max() : a + b;
+}
+
+// Counts each document's nodes as written and as a walk expands them (an
+// alias counts as the node it names), in one pass over the parser's events.
+class ExpansionCounter : public YAML::EventHandler {
+public:
+    void OnDocumentStart(const YAML::Mark &) override {
+        anchored_.clear();
+        written_ = 0;
+        expanded_ = 0;
+        largest_alias_size_ = 0;
+        largest_alias_ = YAML::Mark::null_mark();
+    }
+    void OnDocumentEnd() override {
+        if (expanded_ > kFreeExpandedYamlNodes && expanded_ / kMaxYamlExpansionRatio >= written_)
+            throw YamlAliasError(largest_alias_, "too many aliases (" + std::to_string(written_) + " nodes expand to " +
+                                                     std::to_string(expanded_) + ", more than " +
+                                                     std::to_string(kMaxYamlExpansionRatio) + " times as many)");
+    }
+    void OnNull(const YAML::Mark &mark, YAML::anchor_t anchor) override { leaf(mark, anchor, 1); }
+    void OnScalar(const YAML::Mark &mark, const std::string &, YAML::anchor_t anchor, const std::string &) override {
+        leaf(mark, anchor, 1);
+    }
+    void OnAlias(const YAML::Mark &mark, YAML::anchor_t anchor) override {
+        const auto found = anchored_.find(anchor);
+        if (found == anchored_.end()) return;  // yaml-cpp reports the unknown anchor itself
+        if (found->second == kStillOpen)
+            throw YamlAliasError(mark, "an alias inside the node it refers to (a walk of it would never end)");
+        if (found->second > largest_alias_size_) {
+            largest_alias_size_ = found->second;
+            largest_alias_ = mark;
+        }
+        leaf(mark, YAML::NullAnchor, found->second);
+    }
+    void OnSequenceStart(const YAML::Mark &mark, const std::string &, YAML::anchor_t anchor,
+                         YAML::EmitterStyle::value) override {
+        open(mark, anchor);
+    }
+    void OnSequenceEnd() override { close(); }
+    void OnMapStart(const YAML::Mark &mark, const std::string &, YAML::anchor_t anchor,
+                    YAML::EmitterStyle::value) override {
+        open(mark, anchor);
+    }
+    void OnMapEnd() override { close(); }
+
+private:
+    static constexpr std::size_t kStillOpen = 0;
+
+    struct Collection {
+        YAML::anchor_t anchor;
+        std::size_t expanded;
+    };
+
+    void count(const YAML::Mark &mark, std::size_t nodes) {
+        ++written_;
+        expanded_ = saturating_add(expanded_, nodes);
+        if (expanded_ > kMaxExpandedYamlNodes)
+            throw YamlAliasError(mark, "too many aliases (the document expands to more than " +
+                                           std::to_string(kMaxExpandedYamlNodes) + " nodes)");
+    }
+    void leaf(const YAML::Mark &mark, YAML::anchor_t anchor, std::size_t nodes) {
+        count(mark, nodes);
+        if (anchor != YAML::NullAnchor) anchored_[anchor] = nodes;
+        if (!open_.empty()) open_.back().expanded = saturating_add(open_.back().expanded, nodes);
+    }
+    void open(const YAML::Mark &mark, YAML::anchor_t anchor) {
+        count(mark, 1);
+        if (anchor != YAML::NullAnchor) anchored_[anchor] = kStillOpen;
+        open_.push_back({anchor, 1});
+    }
+    void close() {
+        const Collection done = open_.back();
+        open_.pop_back();
+        if (done.anchor != YAML::NullAnchor) anchored_[done.anchor] = done.expanded;
+        if (!open_.empty()) open_.back().expanded = saturating_add(open_.back().expanded, done.expanded);
+    }
+
+    std::unordered_map<YAML::anchor_t, std::size_t> anchored_;  // expanded size; kStillOpen while being read
+    std::vector<Collection> open_;
+    std::size_t written_ = 0;
+    std::size_t expanded_ = 0;
+    std::size_t largest_alias_size_ = 0;
+    YAML::Mark largest_alias_ = YAML::Mark::null_mark();
+};
+
+std::atomic<bool (*)() noexcept> g_stopping{nullptr};
+
+// The text as a stream that ends early once reads are to be given up.
+class AbandonableText : public std::streambuf {
+public:
+    explicit AbandonableText(std::string_view text) : text_(text) {}
+    bool abandoned() const { return abandoned_; }
+
+protected:
+    int_type underflow() override {
+        if (next_ >= text_.size()) return traits_type::eof();
+        if (yaml_reads_abandoned()) {
+            abandoned_ = true;
+            return traits_type::eof();
+        }
+        const std::size_t n = std::min(kChunk, text_.size() - next_);
+        char *begin = const_cast<char *>(text_.data() + next_);  // only read: std::streambuf wants char *
+        setg(begin, begin, begin + n);
+        next_ += n;
+        return traits_type::to_int_type(*begin);
+    }
+
+private:
+    static constexpr std::size_t kChunk = std::size_t{64} * 1024;
+    std::string_view text_;
+    std::size_t next_ = 0;
+    bool abandoned_ = false;
+};
+
+// Runs `read` over the text; a read cut short by a stop is YamlReadAbandoned,
+// whatever yaml-cpp made of the truncated text.
+template <class Read>
+auto read_abandonable(std::string_view text, Read read) {
+    AbandonableText buffer(text);
+    std::istream in(&buffer);
+    const auto abandoned = [] {
+        return YamlReadAbandoned(YAML::Mark::null_mark(), "reading abandoned: the process is stopping");
+    };
+    try {
+        auto result = read(in);
+        if (buffer.abandoned()) throw abandoned();
+        return result;
+    } catch (const YamlReadAbandoned &) {
+        throw;
+    } catch (const YAML::Exception &) {
+        if (buffer.abandoned()) throw abandoned();
+        throw;
+    }
+}
+
+void check_aliases(std::string_view text) {
+    read_abandonable(text, [](std::istream &in) {
+        YAML::Parser parser(in);
+        ExpansionCounter counter;
+        while (parser.HandleNextDocument(counter)) {
+        }
+        return true;
+    });
+}
+
+}  // namespace
+
+void abandon_yaml_reads_when(bool (*stopping)() noexcept) { g_stopping.store(stopping); }
+
+bool yaml_reads_abandoned() noexcept {
+    const auto stopping = g_stopping.load();
+    return stopping != nullptr && stopping();
+}
+
+YAML::Node load_yaml(std::string_view text) {
+    check_aliases(text);
+    return read_abandonable(text, [](std::istream &in) { return YAML::Load(in); });
+}
+
+std::vector<YAML::Node> load_all_yaml(std::string_view text) {
+    check_aliases(text);
+    return read_abandonable(text, [](std::istream &in) { return YAML::LoadAll(in); });
+}
+
+}  // namespace liveupdate::common

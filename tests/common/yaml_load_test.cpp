@@ -1,0 +1,103 @@
+// common/yaml_load: the alias count before yaml-cpp's loader, and its
+// errors through the YAML-to-JSON conversion that object files use.
+#define BOOST_TEST_MODULE yaml_load
+#include <boost/test/unit_test.hpp>
+
+#include <atomic>
+#include <string>
+
+#include "common/yaml_json.hpp"
+#include "common/yaml_load.hpp"
+
+using namespace liveupdate::common;
+
+namespace {
+
+// "Billion laughs": `levels` anchors, each a list of `width` aliases of the one before.
+std::string alias_bomb(int levels, int width, const std::string &leaf = "lol") {
+    std::string text = "a0: &a0 [";
+    for (int i = 0; i < width; ++i) text += (i ? ", \"" : "\"") + leaf + "\"";
+    text += "]\n";
+    for (int level = 1; level < levels; ++level) {
+        text += "a" + std::to_string(level) + ": &a" + std::to_string(level) + " [";
+        for (int i = 0; i < width; ++i) text += (i ? ", *a" : "*a") + std::to_string(level - 1);
+        text += "]\n";
+    }
+    return text;
+}
+
+std::string refusal(const std::string &text) {
+    try {
+        load_all_yaml(text);
+    } catch (const YamlAliasError &e) {
+        return "line " + std::to_string(e.mark.line + 1) + ": " + e.msg;
+    }
+    return "loaded";
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_billion_laughs_is_refused_at_the_alias_that_crosses_the_limit) {
+    const std::string bomb = alias_bomb(10, 9);
+    BOOST_TEST(bomb.size() < 1024u);
+    BOOST_TEST(refusal(bomb) == "line 7: too many aliases (the document expands to more than 1000000 nodes)");
+}
+
+BOOST_AUTO_TEST_CASE(a_small_file_that_expands_a_hundredfold_is_refused) {
+    // About 2^17 nodes from 61 written: under the absolute limit, not under the ratio.
+    const std::string r = refusal(alias_bomb(15, 2));
+    BOOST_TEST(r.find("too many aliases (61 nodes expand to 131069,") != std::string::npos, r);
+    BOOST_TEST(r.find("more than 100 times as many") != std::string::npos, r);
+    // Up to 10,000 nodes, whatever the ratio: about 2^13.
+    BOOST_TEST(refusal(alias_bomb(11, 2)) == "loaded");
+}
+
+BOOST_AUTO_TEST_CASE(ordinary_anchors_load) {
+    const std::string text =
+        "x-common: &common {image: app, environment: {A: '1'}}\n"
+        "services:\n  web: *common\n  api: *common\n  worker: *common\n";
+    const YAML::Node root = load_yaml(text);
+    BOOST_TEST(root["services"]["api"]["image"].as<std::string>() == "app");
+}
+
+BOOST_AUTO_TEST_CASE(an_alias_inside_its_own_anchor_is_refused) {
+    BOOST_TEST(refusal("a: &x [1, *x]\n") ==
+               "line 1: an alias inside the node it refers to (a walk of it would never end)");
+}
+
+BOOST_AUTO_TEST_CASE(every_document_of_a_stream_is_counted) {
+    const std::string r = refusal("kind: A\n---\n" + alias_bomb(10, 9));
+    BOOST_TEST(r.find("too many aliases") != std::string::npos, r);
+    // Anchors belong to their document: a second one starts from nothing.
+    BOOST_TEST(refusal(alias_bomb(11, 2) + "---\n" + alias_bomb(11, 2)) == "loaded");
+}
+
+BOOST_AUTO_TEST_CASE(yaml_documents_report_it_with_line_and_column) {
+    try {
+        yaml_documents(alias_bomb(10, 9));
+        BOOST_FAIL("an alias bomb was converted");
+    } catch (const YamlError &e) {
+        BOOST_TEST(std::string(e.what()).find("line 7, column ") == 0, e.what());
+        BOOST_TEST(std::string(e.what()).find("too many aliases") != std::string::npos, e.what());
+    }
+}
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_read_is_abandoned_once_the_process_stops) {
+    std::string big = "items:\n";
+    for (int i = 0; i < 20000; ++i) big += "  - item" + std::to_string(i) + "\n";
+    abandon_yaml_reads_when([]() noexcept { return g_stop.load(); });
+    BOOST_TEST(load_yaml(big)["items"].size() == 20000u);
+    g_stop = true;
+    BOOST_CHECK_THROW(load_yaml(big), YamlReadAbandoned);
+    BOOST_CHECK_THROW(load_all_yaml(big), YamlReadAbandoned);
+    BOOST_TEST(yaml_reads_abandoned());
+    abandon_yaml_reads_when(nullptr);
+    BOOST_TEST(!yaml_reads_abandoned());
+    BOOST_TEST(load_yaml(big)["items"].size() == 20000u);
+}
