@@ -1,7 +1,11 @@
 #!/bin/sh
-# Builds a libFuzzer target and runs it: fuzz_engine (the liveupdate plugin ABI,
-# corpus tests/fuzz/corpus) or fuzz_agent_frames (the lu-agent frame decoder,
-# corpus tests/fuzz/corpus-agent).
+# Builds a libFuzzer target and runs it from its seed corpus:
+#   fuzz_engine          the liveupdate plugin ABI        tests/fuzz/corpus
+#   fuzz_agent_frames    the lu-agent frame decoder       tests/fuzz/corpus-agent
+#   fuzz_exec_frames     a pod's exec frames and Status   tests/fuzz/corpus-exec
+#   fuzz_dotenv          a Compose project's .env         tests/fuzz/corpus-dotenv
+#   fuzz_interpolation   Compose's ${VAR} interpolation   tests/fuzz/corpus-interpolation
+#   fuzz_compose_file    a compose file through the reader tests/fuzz/corpus-compose
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET]   (default 60 fuzz_engine). Exits non-zero on a crash.
 set -eu
 seconds="${1:-60}"
@@ -11,7 +15,11 @@ build="$repo/build-fuzz"
 case "$target" in
   fuzz_engine) corpus="$repo/tests/fuzz/corpus" ;;
   fuzz_agent_frames) corpus="$repo/tests/fuzz/corpus-agent" ;;
-  *) echo "fuzz.sh: unknown target '$target' (fuzz_engine, fuzz_agent_frames)" >&2; exit 2 ;;
+  fuzz_exec_frames) corpus="$repo/tests/fuzz/corpus-exec" ;;
+  fuzz_dotenv) corpus="$repo/tests/fuzz/corpus-dotenv" ;;
+  fuzz_interpolation) corpus="$repo/tests/fuzz/corpus-interpolation" ;;
+  fuzz_compose_file) corpus="$repo/tests/fuzz/corpus-compose" ;;
+  *) echo "fuzz.sh: unknown target '$target' (see the head of $0)" >&2; exit 2 ;;
 esac
 CC=clang CXX=clang++ cmake -S "$repo" -B "$build" -DLU_BUILD_FUZZ=ON -DLU_BUILD_BENCH=OFF \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

@@ -6,15 +6,17 @@
 #      started by scripts/dockerd.sh and stopped again if this run started it)
 #      and k8s (the single-node cluster in ../shared/k8s, likewise started and
 #      stopped; without that folder those tests are reported skipped)
-#   3. lints the C and C++ files changed since the merge-base with origin/main
-#      (HEAD~1 without it): clang-format and clang-tidy (scripts/lint.sh)
+#   3. lints: clang-format and the include layout rules on the whole tree,
+#      clang-tidy on the C and C++ files changed since the merge-base with
+#      origin/main (HEAD~1 without it) (scripts/lint.sh)
 #   4. builds build-asan/ with AddressSanitizer + UndefinedBehaviorSanitizer and
 #      runs the unit, host and scenario tests there; any report fails the run
 #   5. builds build-tsan/ with ThreadSanitizer and runs the threaded suites
 #      there (watchers, hot reload, lu-host up's units, update logs); any
 #      report fails the run
 #   6. runs the libFuzzer targets: the plugin ABI for 60 s, the lu-agent frame
-#      decoder for 30 s (scripts/fuzz.sh)
+#      decoder for 30 s; a pod's exec frames, .env, interpolation and the
+#      compose file reader for 10 s each (scripts/fuzz.sh)
 # The sanitizer builds make only the targets their tests need.
 # Ends with one line "tests: N passed, M failed"; exit 0 only when all passed.
 set -uo pipefail
@@ -153,7 +155,7 @@ echo "tests took $(( $(date +%s) - start )) s"
 [ "$docker_started" -eq 1 ] && scripts/dockerd.sh stop
 [ "$k8s_started" -eq 1 ] && "$k8s_dir/cluster.sh" stop
 
-run_check "lint (changed files)" scripts/lint.sh
+run_check "lint" scripts/lint.sh
 
 # The executables (and the plugins and lu-host they run) of the tests labelled
 # unit, host and scenario. A test added to those labels without its target
@@ -168,20 +170,26 @@ asan_targets=(
   agent_protocol_test lu_agent_test verify_unit_tests verify_digest_header_c11 verify_sync_targets_header_c11
   subprocess_test yaml_load_test line_splitter_test
 )
-export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1
-export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-sanitizer_stage build-asan ON "${asan_targets[@]}" -- -L 'unit|host|scenario'
+# A report exits with a code no test expects (several expect lu-host's 1).
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1:exitcode=86
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=87
+# (plugin_exports reads every shipped plugin: build/ made them all, this stage makes a few.)
+sanitizer_stage build-asan ON "${asan_targets[@]}" -- -L 'unit|host|scenario' -E '^plugin_exports$'
 
 # The suites whose code runs on several threads: the file watchers, hot
 # reload, lu-host up's debouncer and queues, and updates logging from their
 # own threads. (up_watcher_machine_limits lowers machine-wide limits: not here.)
 tsan_targets=(up_unit_tests up_watcher_tests up_save_patterns_tests reload_unit_tests reload_host_tests c_abi_tests)
 tsan_tests='^(up_unit_tests|up_watcher_tests|up_save_patterns|reload_unit_tests|reload_host_tests|c_abi_tests)$'
-export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:exitcode=88
 sanitizer_stage build-tsan thread "${tsan_targets[@]}" -- -R "$tsan_tests"
 
 run_check "fuzzing the plugin ABI (60 s)" scripts/fuzz.sh 60
 run_check "fuzzing the lu-agent frame decoder (30 s)" scripts/fuzz.sh 30 fuzz_agent_frames
+run_check "fuzzing a pod's exec frames (10 s)" scripts/fuzz.sh 10 fuzz_exec_frames
+run_check "fuzzing the .env parser (10 s)" scripts/fuzz.sh 10 fuzz_dotenv
+run_check "fuzzing Compose interpolation (10 s)" scripts/fuzz.sh 10 fuzz_interpolation
+run_check "fuzzing the compose file reader (10 s)" scripts/fuzz.sh 10 fuzz_compose_file
 
 echo
 [ -f "$failure_tails" ] && cat "$failure_tails"

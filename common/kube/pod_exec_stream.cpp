@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "common/kube/exec_connection.hpp"
+#include "common/kube/exec_frames.hpp"
 
 namespace liveupdate::kube {
 
@@ -20,7 +21,7 @@ namespace websocket = beast::websocket;
 struct PodExecStream::State {
     std::mutex mutex;
     std::condition_variable arrived;
-    std::string out, err, status;
+    ExecChannels channels;
     std::string read_error;
     bool ended = false;
 
@@ -46,13 +47,7 @@ void read_next(ExecConnection::Ws &ws, const std::shared_ptr<PodExecStream::Stat
             return;
         }
         const auto data = state->buffer.cdata();
-        const std::string_view frame(static_cast<const char *>(data.data()), data.size());
-        if (!frame.empty()) {
-            const auto channel = static_cast<unsigned char>(frame[0]);
-            if (channel == kExecStdout) state->out.append(frame.substr(1));
-            else if (channel == kExecStderr) state->err.append(frame.substr(1));
-            else if (channel == kExecStatus) state->status.append(frame.substr(1));
-        }
+        append_exec_frame(std::string_view(static_cast<const char *>(data.data()), data.size()), state->channels);
         state->buffer.consume(state->buffer.size());
         state->arrived.notify_all();
         read_next(ws, state);
@@ -109,10 +104,10 @@ bool PodExecStream::write_stdin(std::string_view data, Clock::time_point deadlin
 
 PodExecStream::Read PodExecStream::read_stdout(std::string &out, Clock::time_point deadline) {
     std::unique_lock lock(state_->mutex);
-    state_->arrived.wait_until(lock, deadline, [this] { return !state_->out.empty() || state_->ended; });
-    if (!state_->out.empty()) {
-        out.append(state_->out);
-        state_->out.clear();
+    state_->arrived.wait_until(lock, deadline, [this] { return !state_->channels.out.empty() || state_->ended; });
+    if (!state_->channels.out.empty()) {
+        out.append(state_->channels.out);
+        state_->channels.out.clear();
         return Read::data;
     }
     return state_->ended ? Read::ended : Read::timed_out;
@@ -120,23 +115,23 @@ PodExecStream::Read PodExecStream::read_stdout(std::string &out, Clock::time_poi
 
 std::string PodExecStream::take_stderr() {
     std::lock_guard lock(state_->mutex);
-    return std::exchange(state_->err, {});
+    return std::exchange(state_->channels.err, {});
 }
 
 bool PodExecStream::idle_and_open() {
     std::lock_guard lock(state_->mutex);
-    return !state_->ended && state_->out.empty();
+    return !state_->ended && state_->channels.out.empty();
 }
 
 PodExecStream::End PodExecStream::end() {
     std::lock_guard lock(state_->mutex);
     End e;
-    if (state_->status.empty()) {
+    if (state_->channels.status.empty()) {
         e.failure = "the exec stream ended without a status" +
                     (state_->read_error.empty() ? std::string() : ": " + state_->read_error);
         return e;
     }
-    e.exit_code = exit_code_of_status(state_->status, e.failure);
+    e.exit_code = exit_code_of_status(state_->channels.status, e.failure);
     return e;
 }
 

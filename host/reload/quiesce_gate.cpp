@@ -16,7 +16,9 @@ QuiesceGate::Pass QuiesceGate::enter() {
     std::unique_lock lock(mutex_);
     if (closers_ > 0) {
         const Clock::time_point since = Clock::now();
+        ++waiting_;
         changed_.wait(lock, [&] { return closers_ == 0; });
+        --waiting_;
         longest_wait_ = std::max(longest_wait_, Clock::now() - since);
     }
     ++in_flight_;
@@ -48,6 +50,16 @@ void QuiesceGate::reopen() {
 std::size_t QuiesceGate::in_flight() const {
     std::lock_guard lock(mutex_);
     return in_flight_;
+}
+
+std::size_t QuiesceGate::closers() const {
+    std::lock_guard lock(mutex_);
+    return closers_;
+}
+
+std::size_t QuiesceGate::waiting() const {
+    std::lock_guard lock(mutex_);
+    return waiting_;
 }
 
 QuiesceGate::Clock::duration QuiesceGate::longest_wait() const {

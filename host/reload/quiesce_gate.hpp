@@ -66,6 +66,10 @@ public:
     Hold close();
 
     std::size_t in_flight() const;
+    // close() calls closing or holding, and enter() calls held by them: what
+    // a test waits for to know a thread has reached the gate.
+    std::size_t closers() const;
+    std::size_t waiting() const;
     // The longest time one enter() waited because the gate was closed or closing.
     Clock::duration longest_wait() const;
 
@@ -77,6 +81,7 @@ private:
     std::condition_variable changed_;
     std::size_t in_flight_ = 0;
     std::size_t closers_ = 0;  // closing or holding
+    std::size_t waiting_ = 0;  // in enter(), held
     bool held_ = false;
     Clock::duration longest_wait_{};
 };

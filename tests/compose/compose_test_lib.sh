@@ -38,10 +38,18 @@ wait_until() {
 
 wait_for_content() { wait_for_file_content "$2" "$3" docker exec "$1" cat; }
 
-# Absent after a moment (a change that must not sync).
-wait_absent() {
-  sleep 0.5
-  if docker exec "$1" test -e "$2"; then fail "$2 should not be in ${1:0:12}"; fi
+# absent_after_marker CONTAINER PATH LOCAL_DIR CONTAINER_DIR: PATH (a change
+# that must not sync) is not in the container once a marker written after it
+# into LOCAL_DIR (a synced folder whose *.txt files sync) has arrived in
+# CONTAINER_DIR: what was written before the marker has been dealt with.
+markers_written=0
+absent_after_marker() {
+  local container=$1 path=$2 local_dir=$3 container_dir=$4 marker
+  markers_written=$((markers_written + 1))
+  marker=absent-marker-$markers_written.txt
+  echo "$marker" >"$local_dir/$marker"
+  wait_for_content "$container" "$container_dir/$marker" "$marker"
+  if docker exec "$container" test -e "$path"; then fail "$path should not be in ${container:0:12}"; fi
 }
 
 wait_for_log() {

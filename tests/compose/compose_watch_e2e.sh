@@ -22,9 +22,11 @@ project=lut12e2e$$
 work=$(mktemp -d)
 shop=$work/shop
 cleanup() {
-  stop_up
+  local status=$?
+  stop_up || status=1
   compose_v1 down -t 0 --rmi local >/dev/null 2>&1 || true
   rm -rf "$work"
+  exit "$status"
 }
 trap cleanup EXIT
 
@@ -102,19 +104,19 @@ start_up "$lu_host" -p "$project" -f "$shop/compose.yaml" --updater "docker=$doc
 
 web=$(service_containers web)
 wait_for_content "$web" /srv/inc/a.txt hello
-wait_absent "$web" /srv/inc/b.log
+absent_after_marker "$web" /srv/inc/b.log "$shop/inc" /srv/inc
 echo "ok: initial_sync with include"
 
 echo two >"$shop/src/index.html"
 echo scratch >"$shop/src/note.tmp"
 wait_for_content "$web" /app/index.html two
-wait_absent "$web" /app/note.tmp
+absent_after_marker "$web" /app/note.tmp "$shop/src" /app
 echo "ok: sync, ignore"
 
 echo only-txt >"$shop/inc/c.txt"
 echo nope >"$shop/inc/d.log"
 wait_for_content "$web" /srv/inc/c.txt only-txt
-wait_absent "$web" /srv/inc/d.log
+absent_after_marker "$web" /srv/inc/d.log "$shop/inc" /srv/inc
 echo "ok: include"
 
 started=$(started_at "$web")

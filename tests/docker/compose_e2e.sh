@@ -13,9 +13,11 @@ work=$(mktemp -d)
 project=lu-e2e-$$
 container=$project-web-1
 cleanup() {
-  stop_up
+  local status=$?
+  stop_up || status=1
   docker rm -f "$container" >/dev/null 2>&1 || true
   rm -rf "$work"
+  exit "$status"
 }
 trap cleanup EXIT
 

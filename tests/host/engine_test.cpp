@@ -1,6 +1,10 @@
 // The host machinery with the real liveupdate plugin and the record updater.
+#include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <set>
 #include <thread>
 
 #include <boost/test/unit_test.hpp>
@@ -161,7 +165,24 @@ BOOST_AUTO_TEST_CASE(different_live_updates_reconcile_concurrently) {
         return 0;
     });
     Executor executor(updaters);
-    ReconcileDriver driver(slot, executor, store, [] { return kStart; });
+    // Each reconcile's first line waits until every reconcile has logged one:
+    // all kCount are in flight at once, which one after another never are.
+    // (The bound only keeps a serialized driver from hanging the test.)
+    std::mutex barrier_mutex;
+    std::condition_variable barrier_changed;
+    std::set<std::string> arrived;
+    bool one_waited_alone = false;
+    const ReconcileDriver::LiveLogFn barrier = [&](const std::string &live_update, liveupdate::common::LogLevel,
+                                                   std::string_view) {
+        std::unique_lock lock(barrier_mutex);
+        if (!arrived.insert(live_update).second) return;
+        barrier_changed.notify_all();
+        if (!barrier_changed.wait_for(lock, std::chrono::seconds(60),
+                                      [&] { return arrived.size() == static_cast<std::size_t>(kCount); }))
+            one_waited_alone = true;
+    };
+    const ReconcileDriver::Clock clock = [] { return kStart; };
+    ReconcileDriver driver(slot, executor, store, clock, barrier);
     std::vector<ReconcileResult> results(kCount);
     std::vector<std::thread> threads;
     threads.reserve(kCount);
@@ -169,6 +190,8 @@ BOOST_AUTO_TEST_CASE(different_live_updates_reconcile_concurrently) {
         threads.emplace_back([&, i] { results[i] = driver.reconcile("lu" + std::to_string(i)); });
     }
     for (auto &t : threads) t.join();
+    BOOST_TEST(!one_waited_alone);
+    BOOST_TEST(arrived.size() == static_cast<std::size_t>(kCount));
     for (int i = 0; i < kCount; ++i) {
         BOOST_TEST(results[i].updates == 1u);
         BOOST_TEST(results[i].events.size() == 2u);

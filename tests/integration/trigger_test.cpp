@@ -28,18 +28,21 @@ std::string waiting_reason(const UpDaemon &d) {
 Objects manual_objects() {
     Objects o;
     o.live_update["metadata"].as_object()["annotations"].as_object()["tilt.dev/update-mode"] = "manual";
+    add_witness(o);
     return o;
 }
+
+const std::vector<std::string> kOneWorker{"--debounce", "0", "--workers", "1"};
 
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(a_manual_live_update_syncs_only_when_triggered) {
     UpDaemon d;
-    BOOST_TEST_REQUIRE(d.start(manual_objects()));
+    BOOST_TEST_REQUIRE(d.start(manual_objects(), kOneWorker));
     write_file(d.src / "a.txt", "one");
     BOOST_TEST(wait_until([&] { return waiting_reason(d) == "Trigger"; }));
-    // Held back: nothing triggered it (half a second is plenty for an automatic update here).
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    // Held back: nothing triggered it, though lu was reconciled after the change.
+    BOOST_TEST_REQUIRE(d.witness_barrier());
     BOOST_TEST(!holds(d.in_app("a.txt"), "one"));
 
     const CommandResult r = run_command(std::string(LU_HOST_BIN) + " trigger lu --control-socket " +
@@ -56,7 +59,7 @@ BOOST_AUTO_TEST_CASE(a_manual_live_update_syncs_only_when_triggered) {
     }));
     BOOST_TEST(wait_until([&] { return waiting_reason(d) == "Trigger"; }));
     write_file(d.src / "a.txt", "two");
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    BOOST_TEST_REQUIRE(d.witness_barrier());
     BOOST_TEST(holds(d.in_app("a.txt"), "one"));
     BOOST_TEST(run_command(std::string(LU_HOST_BIN) + " trigger lu --control-socket " + d.socket.string()).exit_code == 0);
     BOOST_TEST(wait_until([&] { return holds(d.in_app("a.txt"), "two"); }));

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <boost/json.hpp>
+#include <boost/test/unit_test.hpp>
 
 #include <chrono>
 #include <cstdio>
@@ -134,6 +135,23 @@ struct Objects {
     }
 };
 
+// A second LiveUpdate, "witness": automatic, on the same FileWatch, syncing
+// src into a container of its own (witness/app). Run the daemon with one
+// worker (--workers 1), which serves LiveUpdates in the order they were
+// marked due: then UpDaemon::witness_barrier() proves that every LiveUpdate
+// has been reconciled with the changes made before it, so that what did not
+// happen is known not to happen, without a sleep.
+inline void add_witness(Objects &o) {
+    o.extra.push_back(json::parse(R"({"apiVersion": "liveupdate.dev/v1alpha1", "kind": "LocalContainer",
+        "metadata": {"name": "witness"}, "spec": {"root": "witness"}})")
+                          .as_object());
+    o.extra.push_back(json::parse(R"({"apiVersion": "tilt.dev/v1alpha1", "kind": "LiveUpdate",
+        "metadata": {"name": "witness"},
+        "spec": {"basePath": ".", "sources": [{"fileWatch": "fw"}], "selector": {"local": {"container": "witness"}},
+                 "syncs": [{"localPath": "src", "containerPath": "/app"}]}})")
+                          .as_object());
+}
+
 class UpDaemon {
 public:
     fs::path dir;
@@ -151,8 +169,13 @@ public:
         socket = dir / "ctl/control.sock";
         fs::create_directories(src);
     }
+    // A daemon still running is stopped, and a clean SIGTERM stop exits 0:
+    // a crash at shutdown fails the test it ends.
     ~UpDaemon() {
-        stop();
+        if (pid_ > 0) {
+            const int status = stop();
+            BOOST_TEST(status == 0, "lu-host up exited " << status << " when stopped; its log:\n" << read_file(log));
+        }
         std::error_code ec;
         if (std::getenv("LU_KEEP_TEST_DIRS") == nullptr) fs::remove_all(dir, ec);
     }
@@ -180,6 +203,10 @@ public:
         if (rc != 0) return false;
         return wait_until([&] { return read_file(log).find("up: watching") != std::string::npos; });
     }
+
+    // SIGSTOP / SIGCONT: while paused, the daemon reads no event.
+    void pause() const { ::kill(pid_, SIGSTOP); }
+    void resume() const { ::kill(pid_, SIGCONT); }
 
     // SIGTERM and wait; the exit status (-1 when not running).
     int stop() {
@@ -216,8 +243,21 @@ public:
     std::string log_text() const { return read_file(log); }
     fs::path in_app(const std::string &rel) const { return root / "app" / rel; }
 
+    // With add_witness and --workers 1: two markers, one after the other,
+    // synced by the witness. A LiveUpdate due from a change made before the
+    // call was served before the second marker's turn came.
+    bool witness_barrier() {
+        for (int i = 0; i < 2; ++i) {
+            const std::string name = "witness-marker-" + std::to_string(++markers_) + ".txt";
+            write_file(src / name, name);
+            if (!wait_until([&] { return fs::exists(dir / "witness/app" / name); })) return false;
+        }
+        return true;
+    }
+
 private:
     pid_t pid_ = -1;
+    int markers_ = 0;
 };
 
 }  // namespace up_it

@@ -17,12 +17,21 @@ start_up() {
   up_host_pid=$!
 }
 
+# Stops lu-host up with SIGTERM. A clean stop exits 0; else (a crash at
+# shutdown) it says so and returns 1, which the caller's exit trap turns into
+# the test's failure (cleanup() { local status=$?; stop_up || status=1; ...;
+# exit "$status"; }).
 stop_up() {
-  if [ -n "$up_host_pid" ]; then
-    kill "$up_host_pid" 2>/dev/null || true
-    wait "$up_host_pid" 2>/dev/null || true
-  fi
+  local pid=$up_host_pid status=0
   up_host_pid=""
+  [ -n "$pid" ] || return 0
+  kill "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || status=$?
+  [ "$status" -eq 0 ] && return 0
+  echo "FAIL: lu-host up exited $status when stopped" >&2
+  echo "--- lu-host log ---" >&2
+  tail -60 "$work/up.log" >&2 || true
+  return 1
 }
 
 # wait_for_file_content PATH EXPECTED READER...: waits (30 s at most) until

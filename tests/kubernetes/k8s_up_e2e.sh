@@ -18,9 +18,11 @@ kubectl() { "$state/bin/kubectl" -n lu-k8s-e2e "$@"; }
 
 work=$(mktemp -d)
 cleanup() {
-  stop_up
+  local status=$?
+  stop_up || status=1
   kubectl delete pod k8s-hello --grace-period=0 --wait=false >/dev/null 2>&1 || true
   rm -rf "$work"
+  exit "$status"
 }
 trap cleanup EXIT
 

@@ -3,6 +3,8 @@
 // files in the folder are not.
 #include <unistd.h>
 
+#include <algorithm>
+
 #include <boost/test/unit_test.hpp>
 
 #include "host/reload/plugin_file_watcher.hpp"
@@ -44,6 +46,10 @@ struct Fixture {
         std::lock_guard lock(mutex);
         return reported.size();
     }
+    bool has_reported(const fs::path &file) {
+        std::lock_guard lock(mutex);
+        return std::find(reported.begin(), reported.end(), file) != reported.end();
+    }
     std::vector<fs::path> taken() {
         std::lock_guard lock(mutex);
         return std::exchange(reported, {});
@@ -55,14 +61,17 @@ struct Fixture {
 BOOST_FIXTURE_TEST_SUITE(plugin_file_watcher, Fixture)
 
 BOOST_AUTO_TEST_CASE(a_file_written_in_place_is_reported_once) {
+    watcher.watch({plugin, other});
     // Several writes in a row (a linker writing in pieces) make one report.
     {
         std::ofstream out(plugin, std::ios::binary | std::ios::trunc);
         for (int i = 0; i < 5; ++i) out << "part " << i << std::flush;
     }
     BOOST_TEST_REQUIRE(wait_until([&] { return count() >= 1; }));
-    std::this_thread::sleep_for(300ms);  // room for a duplicate report to show up
-    BOOST_TEST((taken() == std::vector<fs::path>{plugin}));
+    // A later write of another file: its report comes after any duplicate of the first.
+    write_file(other, "marker");
+    BOOST_TEST_REQUIRE(wait_until([&] { return has_reported(other); }));
+    BOOST_TEST((taken() == std::vector<fs::path>{plugin, other}));
 }
 
 BOOST_AUTO_TEST_CASE(a_file_renamed_over_or_recreated_is_reported) {
@@ -82,8 +91,8 @@ BOOST_AUTO_TEST_CASE(other_files_and_files_no_longer_watched_are_not_reported) {
     watcher.watch({other});
     write_file(plugin, "v2");
     write_file(other, "v3");
-    BOOST_TEST_REQUIRE(wait_until([&] { return count() >= 1; }));
-    std::this_thread::sleep_for(300ms);
+    // Written after the others: a report of them would have come first.
+    BOOST_TEST_REQUIRE(wait_until([&] { return has_reported(other); }));
     BOOST_TEST((taken() == std::vector<fs::path>{other}));
 }
 

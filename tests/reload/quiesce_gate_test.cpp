@@ -16,21 +16,30 @@ using namespace std::chrono_literals;
 
 BOOST_AUTO_TEST_SUITE(quiesce_gate)
 
+// Spins until pred holds: the other thread has reached the gate.
+template <class Pred>
+void until(Pred pred) {
+    while (!pred()) std::this_thread::yield();
+}
+
 BOOST_AUTO_TEST_CASE(close_waits_for_the_pass_in_flight) {
     QuiesceGate gate;
     std::optional<QuiesceGate::Pass> pass(gate.enter());
     std::atomic<bool> closed{false};
+    QuiesceGate::Clock::time_point closed_at;
     std::thread closer([&] {
         QuiesceGate::Hold hold = gate.close();
+        closed_at = hold.closed_at();
         closed = true;
     });
-    // The closer cannot get through while the pass is in flight, however long we wait.
-    std::this_thread::sleep_for(50ms);
+    until([&] { return gate.closers() == 1u || closed; });  // closing, while the pass is in flight
     BOOST_TEST(!closed.load());
     BOOST_TEST(gate.in_flight() == 1u);
+    const QuiesceGate::Clock::time_point left_at = QuiesceGate::Clock::now();
     pass.reset();
     closer.join();
     BOOST_TEST(closed.load());
+    BOOST_TEST((closed_at >= left_at));  // got through only once the pass had left
     BOOST_TEST(gate.in_flight() == 0u);
 }
 
@@ -38,15 +47,19 @@ BOOST_AUTO_TEST_CASE(a_closed_gate_holds_new_passes_until_it_reopens) {
     QuiesceGate gate;
     std::optional<QuiesceGate::Hold> hold(gate.close());
     std::atomic<bool> entered{false};
+    QuiesceGate::Clock::time_point entered_at;
     std::thread worker([&] {
         QuiesceGate::Pass pass = gate.enter();
+        entered_at = QuiesceGate::Clock::now();
         entered = true;
     });
-    std::this_thread::sleep_for(50ms);
+    until([&] { return gate.waiting() == 1u || entered; });  // held at the gate
     BOOST_TEST(!entered.load());
+    const QuiesceGate::Clock::time_point reopened_at = QuiesceGate::Clock::now();
     hold.reset();
     worker.join();
     BOOST_TEST(entered.load());
+    BOOST_TEST((entered_at >= reopened_at));
     BOOST_TEST((gate.longest_wait() > QuiesceGate::Clock::duration::zero()));
 }
 
@@ -82,10 +95,12 @@ BOOST_AUTO_TEST_CASE(closing_wins_over_a_steady_stream_of_passes) {
 BOOST_AUTO_TEST_CASE(closes_queue_up) {
     QuiesceGate gate;
     std::optional<QuiesceGate::Hold> first(gate.close());
-    auto second = std::async(std::launch::async, [&] { QuiesceGate::Hold hold = gate.close(); });
-    BOOST_TEST((second.wait_for(50ms) == std::future_status::timeout));
+    auto second = std::async(std::launch::async, [&] { return gate.close().closed_at(); });
+    // The second is closing while the first holds.
+    until([&] { return gate.closers() == 2u || second.wait_for(0s) == std::future_status::ready; });
+    const QuiesceGate::Clock::time_point reopened_at = QuiesceGate::Clock::now();
     first.reset();
-    second.get();
+    BOOST_TEST((second.get() >= reopened_at));
     QuiesceGate::Pass pass = gate.enter();
     BOOST_TEST(gate.in_flight() == 1u);
 }

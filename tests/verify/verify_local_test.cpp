@@ -102,20 +102,27 @@ BOOST_AUTO_TEST_CASE(a_manual_live_update_is_left_to_its_trigger) {
     UpDaemon d;
     Objects o;
     o.live_update["metadata"].as_object()["annotations"].as_object()["tilt.dev/update-mode"] = "manual";
-    BOOST_TEST_REQUIRE(d.start(o, {"--debounce", "0", "--verify-every", "200ms"}));
+    add_witness(o);
+    BOOST_TEST_REQUIRE(
+        d.start(o, {"--debounce", "0", "--verify-every", "200ms", "--workers", "1", "--log-level", "debug"}));
     write_file(d.src / "held.txt", "held until a trigger");
-    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    BOOST_TEST_REQUIRE(d.witness_barrier());  // reconciled since: not synced
+    // Two periodic checks begun since: the first has ended. Each checks the witness alone.
+    const auto checks = [&] {
+        const std::string text = d.log_text();
+        std::size_t n = 0;
+        for (auto at = text.find("verify: checking "); at != std::string::npos;
+             at = text.find("verify: checking ", at + 1))
+            ++n;
+        return n;
+    };
+    const std::size_t before = checks();
+    BOOST_TEST_REQUIRE(wait_until([&] { return checks() >= before + 2; }), d.log_text());
+    BOOST_TEST(!contains(d.log_text(), "verify: checking 2 LiveUpdate(s)"), d.log_text());
+    BOOST_TEST(contains(d.log_text(), "verify: checking 1 LiveUpdate(s) (periodic check)"), d.log_text());
     BOOST_TEST(!fs::exists(d.in_app("held.txt")));
     // Asked for, verify tells (and would send) it.
     const CommandResult r = verify(d, "liveupdate lu");
     BOOST_TEST(r.exit_code == 1, r.output);
     BOOST_TEST(contains(r.output, "missing   /app/held.txt"), r.output);
-}
-
-BOOST_AUTO_TEST_CASE(without_the_option_nothing_is_repaired_on_a_timer) {
-    UpDaemon d;
-    start_synced(d);
-    write_file(d.in_app("a.txt"), "drifted");
-    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
-    BOOST_TEST(holds(d.in_app("a.txt"), "drifted"));
 }

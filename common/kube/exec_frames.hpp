@@ -1,0 +1,18 @@
+// The frames a pod's exec stream receives from the API server, sorted by
+// their channel byte: what the stream keeps of them until they are read.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace liveupdate::kube {
+
+struct ExecChannels {
+    std::string out, err, status;
+};
+
+// Appends the frame's payload (all but its first byte) to the channel that
+// byte names; an empty frame, or one on another channel, adds nothing.
+void append_exec_frame(std::string_view frame, ExecChannels &into);
+
+}  // namespace liveupdate::kube
