@@ -14,17 +14,17 @@
 #include <stdexcept>
 #include <thread>
 
-#include "host/core/install_paths.hpp"
+#include "host/compose/compose_project.hpp"
+#include "host/compose/compose_rebuilder.hpp"
 #include "host/core/engine_slot.hpp"
 #include "host/core/executor.hpp"
 #include "host/core/host_services.hpp"
+#include "host/core/install_paths.hpp"
 #include "host/core/json_text.hpp"
 #include "host/core/object_store.hpp"
 #include "host/core/reconcile_driver.hpp"
 #include "host/core/updater.hpp"
 #include "host/core/updater_registry.hpp"
-#include "host/compose/compose_project.hpp"
-#include "host/compose/compose_rebuilder.hpp"
 #include "host/docker/compose_discovery.hpp"
 #include "host/kubernetes/kubernetes_discovery.hpp"
 #include "host/reload/hot_reloader.hpp"
@@ -37,6 +37,7 @@
 #include "host/up/local_container_supervisor.hpp"
 #include "host/up/object_files.hpp"
 #include "host/up/trigger_queue.hpp"
+#include "host/verify/first_sight.hpp"
 #include "host/verify/verifier.hpp"
 #include "host/verify/verify_schedule.hpp"
 #include "host/web/web_server.hpp"
@@ -181,7 +182,12 @@ private:
     json::value trigger(const json::value *names);
     // `lu-host verify`: {"names": [...] (none: all), "fix": bool} → {"liveUpdates": [report...]}.
     json::value verify(const json::object &request);
-    std::vector<verify::LiveUpdateReport> verify_live_updates(const std::vector<std::string> &names, bool repair);
+    std::vector<verify::LiveUpdateReport> verify_live_updates(const std::vector<std::string> &names, bool repair,
+                                                              bool delete_extra = false);
+    // The LiveUpdates the daemon verifies on its own: neither manual nor failed.
+    std::vector<std::string> scheduled_live_updates() const;
+    // Why to verify now: a container synced into before this daemon started, not yet checked.
+    std::optional<std::string> unchecked_containers();
     void log_verify(const verify::LiveUpdateReport &report, const std::string &reason);
     void verify_on_schedule(const std::string &reason);
     // Why to verify now: an updater reconnected to a container since the last look.
@@ -199,6 +205,7 @@ private:
     reload::QuiesceGate gate_;  // reconciles pass it; hot reload closes it
     std::shared_ptr<host::UpdaterHostServices> services_;
     host::UpdaterRegistry updaters_;
+    std::unique_ptr<host::SyncedRecords> synced_;
     std::unique_ptr<host::Executor> executor_;
     std::unique_ptr<host::ReconcileDriver> driver_;
     DueQueue queue_;
@@ -215,6 +222,7 @@ private:
     std::unique_ptr<web::WebServer> web_;
     std::mutex trigger_queue_mutex_;  // one read-modify-write of the trigger queue at a time
     std::unique_ptr<verify::Verifier> verifier_;
+    std::unique_ptr<verify::FirstSight> first_sight_;
     std::unique_ptr<verify::VerifySchedule> verify_schedule_;
     std::mutex verify_mutex_;  // guards the maps below
     std::map<std::string, std::shared_ptr<std::mutex>> live_update_locks_;
@@ -260,7 +268,9 @@ void Daemon::start() {
     reload_options.resolve_name = [](std::string_view name) { return host::updater_plugin(name); };
     hot_reload_ = std::make_unique<reload::HotReloader>(*engine_, gate_, updaters_, services_, std::move(reload_options));
     hot_reload_->start();
-    executor_ = std::make_unique<host::Executor>(updaters_);
+    synced_ = std::make_unique<host::SyncedRecords>(options_.state_dir.empty() ? host::default_synced_folder()
+                                                                               : options_.state_dir);
+    executor_ = std::make_unique<host::Executor>(updaters_, synced_.get());
     driver_ = std::make_unique<host::ReconcileDriver>(
         *engine_, *executor_, store_, [] { return now(); },
         [this](const std::string &lu, LogLevel level, std::string_view text) {
@@ -268,9 +278,14 @@ void Daemon::start() {
             if (level >= LogLevel::info) activity_.line(lu, level, text, now());
         });
     verifier_ = std::make_unique<verify::Verifier>(updaters_, *executor_);
+    first_sight_ = std::make_unique<verify::FirstSight>(*synced_);
     if (options_.verify_every.count() > 0 || options_.verify_after_loss) {
         verify::VerifySchedule::ProbeFn probe;
-        if (options_.verify_after_loss) probe = [this] { return reconnected_updaters(); };
+        if (options_.verify_after_loss)
+            probe = [this] {
+                auto reason = reconnected_updaters();
+                return reason ? reason : unchecked_containers();
+            };
         verify_schedule_ = std::make_unique<verify::VerifySchedule>(
             verify::VerifySchedule::Timing{options_.verify_every}, [this](const std::string &reason) { verify_on_schedule(reason); },
             std::move(probe));
@@ -889,7 +904,8 @@ host::LogSinkFn Daemon::live_update_log(const std::string &live_update) {
     };
 }
 
-std::vector<verify::LiveUpdateReport> Daemon::verify_live_updates(const std::vector<std::string> &names, bool repair) {
+std::vector<verify::LiveUpdateReport> Daemon::verify_live_updates(const std::vector<std::string> &names, bool repair,
+                                                                  bool delete_extra) {
     // Every LiveUpdate's targets: a target nested in another is left to its own LiveUpdate.
     std::vector<verify::LiveUpdateTargets> all;
     for (const auto &lu : store_.list("LiveUpdate"))
@@ -906,7 +922,8 @@ std::vector<verify::LiveUpdateReport> Daemon::verify_live_updates(const std::vec
         const std::shared_ptr<std::mutex> held = lock_of(name);
         const std::lock_guard<std::mutex> one_at_a_time(*held);
         const reload::QuiesceGate::Pass pass = gate_.enter();  // the updaters stay while it digests
-        reports.push_back(verifier_->verify(targets, all, repair, live_update_log(name)));
+        reports.push_back(verifier_->verify(targets, all, repair, live_update_log(name), delete_extra));
+        if (repair) first_sight_->checked(targets);
     }
     return reports;
 }
@@ -943,15 +960,18 @@ json::value Daemon::verify(const json::object &request) {
     }
     const json::value *fix = request.if_contains("fix");
     const bool repair = fix != nullptr && fix->is_bool() && fix->as_bool();
+    const json::value *extra = request.if_contains("deleteExtra");
+    const bool delete_extra = repair && extra != nullptr && extra->is_bool() && extra->as_bool();
     json::array out;
-    for (const auto &report : verify_live_updates(names, repair)) {
-        log_verify(report, "lu-host verify" + std::string(repair ? " --fix" : ""));
+    for (const auto &report : verify_live_updates(names, repair, delete_extra)) {
+        log_verify(report,
+                   "lu-host verify" + std::string(repair ? " --fix" : "") + (delete_extra ? " --delete-extra" : ""));
         out.push_back(verify::to_json(report));
     }
     return json::object{{"liveUpdates", std::move(out)}};
 }
 
-void Daemon::verify_on_schedule(const std::string &reason) {
+std::vector<std::string> Daemon::scheduled_live_updates() const {
     // Left out: a manual LiveUpdate holds its changes until a trigger, and a
     // failed one until a rebuild; a repair would send them behind its back.
     std::vector<std::string> names;
@@ -965,6 +985,18 @@ void Daemon::verify_on_schedule(const std::string &reason) {
         const bool failed = failure != nullptr && !failure->is_null();
         if (!manual && !failed) names.push_back(host::string_member(lu.at("metadata"), "name"));
     }
+    return names;
+}
+
+std::optional<std::string> Daemon::unchecked_containers() {
+    std::vector<verify::LiveUpdateTargets> targets;
+    for (const auto &name : scheduled_live_updates()) targets.push_back(verify::resolve_targets(name, *engine_));
+    if (!first_sight_->any_unchecked(targets)) return std::nullopt;
+    return std::string("daemon start: a container synced into before");
+}
+
+void Daemon::verify_on_schedule(const std::string &reason) {
+    const std::vector<std::string> names = scheduled_live_updates();
     log_.write(LogLevel::debug, "", "verify: checking " + std::to_string(names.size()) + " LiveUpdate(s) (" + reason + ")");
     for (const auto &report : verify_live_updates(names, true)) {
         log_verify(report, reason);

@@ -21,6 +21,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -138,6 +139,7 @@ class UpDaemon {
 public:
     fs::path dir;
     fs::path src, root, objects, log, socket;
+    fs::path state;  // LIVEUPDATE_STATE_DIR: the synced record, kept across restarts of this daemon
     // Runs the daemon through this command (e.g. setpriv dropping capabilities).
     std::vector<std::string> launcher;
 
@@ -149,6 +151,7 @@ public:
         objects = dir / "objects.json";
         log = dir / "daemon.log";
         socket = dir / "ctl/control.sock";
+        state = dir / "state";
         fs::create_directories(src);
     }
     ~UpDaemon() {
@@ -161,12 +164,20 @@ public:
     bool start(const Objects &o, std::vector<std::string> extra_args = {"--debounce", "0"}) {
         write_file(objects, o.text());
         std::vector<std::string> args = launcher;
-        args.insert(args.end(), {LU_HOST_BIN, "up", "--control-socket", socket.string()});
+        args.insert(args.end(),
+                    {LU_HOST_BIN, "up", "--control-socket", socket.string(), "--state-dir", state.string()});
         args.insert(args.end(), extra_args.begin(), extra_args.end());
         args.push_back(objects.string());
         std::vector<char *> argv;
         for (auto &a : args) argv.push_back(a.data());
         argv.push_back(nullptr);
+        // The environment, with the record kept in this test's folder.
+        std::vector<std::string> env_text{"LIVEUPDATE_STATE_DIR=" + state.string()};
+        for (char **e = environ; *e != nullptr; ++e)
+            if (!std::string_view(*e).starts_with("LIVEUPDATE_STATE_DIR=")) env_text.emplace_back(*e);
+        std::vector<char *> env;
+        for (auto &e : env_text) env.push_back(e.data());
+        env.push_back(nullptr);
         posix_spawn_file_actions_t actions;
         posix_spawn_file_actions_init(&actions);
         posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
@@ -174,7 +185,7 @@ public:
         int rc = 0;
         {
             std::lock_guard lock(writing_or_spawning());
-            rc = ::posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
+            rc = ::posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), env.data());
         }
         posix_spawn_file_actions_destroy(&actions);
         if (rc != 0) return false;
@@ -189,6 +200,15 @@ public:
         ::waitpid(pid_, &status, 0);
         pid_ = -1;
         return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    }
+
+    // SIGKILL and wait: no chance to finish anything.
+    void kill_hard() {
+        if (pid_ <= 0) return;
+        ::kill(pid_, SIGKILL);
+        int status = 0;
+        ::waitpid(pid_, &status, 0);
+        pid_ = -1;
     }
 
     // `lu-host ARGS` against this daemon through the real CLI: what it printed.
