@@ -163,6 +163,7 @@ public:
     // Writes the objects and starts the daemon; true once it answers.
     bool start(const Objects &o, std::vector<std::string> extra_args = {"--debounce", "0"}) {
         write_file(objects, o.text());
+        const std::size_t logged_before = read_file(log).size();  // a restart appends to the same log
         std::vector<std::string> args = launcher;
         args.insert(args.end(),
                     {LU_HOST_BIN, "up", "--control-socket", socket.string(), "--state-dir", state.string()});
@@ -189,7 +190,7 @@ public:
         }
         posix_spawn_file_actions_destroy(&actions);
         if (rc != 0) return false;
-        return wait_until([&] { return read_file(log).find("up: watching") != std::string::npos; });
+        return wait_until([&] { return read_file(log).find("up: watching", logged_before) != std::string::npos; });
     }
 
     // SIGTERM and wait; the exit status (-1 when not running).
