@@ -165,8 +165,7 @@ public:
         write_file(objects, o.text());
         const std::size_t logged_before = read_file(log).size();  // a restart appends to the same log
         std::vector<std::string> args = launcher;
-        args.insert(args.end(),
-                    {LU_HOST_BIN, "up", "--control-socket", socket.string(), "--state-dir", state.string()});
+        args.insert(args.end(), {LU_HOST_BIN, "up", "--control-socket", socket.string()});
         args.insert(args.end(), extra_args.begin(), extra_args.end());
         args.push_back(objects.string());
         std::vector<char *> argv;
