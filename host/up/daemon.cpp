@@ -38,6 +38,7 @@
 #include "host/up/object_files.hpp"
 #include "host/up/trigger_queue.hpp"
 #include "host/verify/first_sight.hpp"
+#include "host/verify/repaired_failures.hpp"
 #include "host/verify/verifier.hpp"
 #include "host/verify/verify_schedule.hpp"
 #include "host/web/web_server.hpp"
@@ -966,6 +967,8 @@ json::value Daemon::verify(const json::object &request) {
     for (const auto &report : verify_live_updates(names, repair, delete_extra)) {
         log_verify(report,
                    "lu-host verify" + std::string(repair ? " --fix" : "") + (delete_extra ? " --delete-extra" : ""));
+        if (repair && verify::clear_repaired_failures(report, *engine_, live_update_log(report.name)))
+            queue_.mark_due({report.name});
         out.push_back(verify::to_json(report));
     }
     return json::object{{"liveUpdates", std::move(out)}};

@@ -158,7 +158,7 @@ LiveUpdateReport Verifier::verify(const LiveUpdateTargets &lu, const std::vector
     LiveUpdateReport report{lu.name, lu.problem, {}};
     if (!report.error.empty()) return report;
     for (const ContainerTarget &container : lu.containers) {
-        ContainerReport c{container.display, {}, {}, false, {}};
+        ContainerReport c{container.display, {}, {}, false, {}, container.id};
         try {
             c.found = compare(lu, all, container, log);
             const Repair fix = repair_of(c.found, delete_extra);

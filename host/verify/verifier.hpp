@@ -23,6 +23,7 @@ struct ContainerReport {
     Differences found;
     bool repaired = false;  // a repair was sent
     Differences remaining;  // verified again after the repair
+    std::string id;         // the container's ID
     bool clean() const { return error.empty() && (repaired ? remaining.empty() : found.empty()); }
 };
 

@@ -192,3 +192,26 @@ BOOST_AUTO_TEST_CASE(a_kill_in_the_middle_of_a_large_update_converges_after_a_re
     BOOST_TEST(wait_until([&] { return tree_of(d.root / "app/many") == tree_of(d.src / "many"); }), d.log_text());
     BOOST_TEST(holds(d.in_app("a.txt"), "alpha"));
 }
+
+// Issue 19 (item 2): a container whose update failed is skipped until the
+// failure clears; once `verify --fix` brought it to the sources, it does.
+BOOST_AUTO_TEST_CASE(a_container_repaired_by_verify_fix_leaves_failed_and_takes_updates_again) {
+    UpDaemon d;
+    start_synced(d);
+    // A file where the sync needs a folder: the next update of sub/ fails.
+    fs::remove_all(d.in_app("sub"));
+    write_file(d.in_app("sub"), "in the way");
+    write_file(d.src / "sub/b.txt", "beta 2");
+    const auto failed = [&] {
+        const json::value s = d.status_of("LiveUpdate", "lu");
+        return s.is_object() && s.as_object().if_contains("failed") != nullptr;
+    };
+    BOOST_TEST_REQUIRE(wait_until(failed), d.log_text());
+    fs::remove(d.in_app("sub"));  // the cause is gone; the LiveUpdate still skips the container
+    const CommandResult r = verify(d, "liveupdate lu --fix");
+    BOOST_TEST(r.exit_code == 0, r.output);
+    BOOST_TEST(holds(d.in_app("sub/b.txt"), "beta 2"));
+    BOOST_TEST(wait_until([&] { return !failed(); }), json::serialize(d.status_of("LiveUpdate", "lu")));
+    write_file(d.src / "a.txt", "alpha 2");
+    BOOST_TEST(wait_until([&] { return holds(d.in_app("a.txt"), "alpha 2"); }), d.log_text());
+}
