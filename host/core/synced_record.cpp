@@ -210,6 +210,11 @@ SyncedPaths SyncedJournal::paths() const {
     return paths_;
 }
 
+bool SyncedJournal::empty() const {
+    const std::lock_guard lock(mutex_);
+    return paths_.empty();
+}
+
 std::shared_ptr<SyncedJournal> SyncedRecords::journal(const SyncedKey &key) {
     const std::lock_guard lock(mutex_);
     auto &open = open_[key];
@@ -225,11 +230,11 @@ std::shared_ptr<SyncedJournal> SyncedRecords::journal(const SyncedKey &key) {
 bool SyncedRecords::has_paths(const SyncedKey &key) {
     {
         const std::lock_guard lock(mutex_);
-        if (const auto it = open_.find(key); it != open_.end() && it->second) return !it->second->paths().empty();
+        if (const auto it = open_.find(key); it != open_.end() && it->second) return !it->second->empty();
         std::error_code ec;
         if (!std::filesystem::exists(file_of(key), ec)) return false;
     }
-    return !journal(key)->paths().empty();
+    return !journal(key)->empty();
 }
 
 std::string SyncedRecords::file_of(const SyncedKey &key) const {

@@ -59,6 +59,7 @@ public:
     // Drops each path and everything beneath it. Throws HostError.
     void remove(const std::vector<std::string> &paths);
     SyncedPaths paths() const;
+    bool empty() const;
     const std::string &file() const { return file_; }
 
 private:
