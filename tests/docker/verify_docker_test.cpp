@@ -75,7 +75,8 @@ CommandResult verify(const UpDaemon &d, const std::string &args) {
 
 // A daemon that has synced src/a.txt and src/sub/b.txt into the service's /app.
 void start_synced(UpDaemon &d, const Service &s, std::vector<std::string> extra_args = {"--debounce", "0"}) {
-    BOOST_TEST_REQUIRE(d.start(objects_for(s), std::move(extra_args)));
+    const bool started = d.start(objects_for(s), std::move(extra_args));
+    BOOST_TEST_REQUIRE(started);
     write_file(d.src / "a.txt", "alpha");
     write_file(d.src / "sub/b.txt", "beta");
     BOOST_TEST_REQUIRE(wait_until([&] { return s.read("/app/a.txt") == "alpha" && s.read("/app/sub/b.txt") == "beta"; },
@@ -130,7 +131,8 @@ BOOST_AUTO_TEST_CASE(a_new_agent_session_makes_the_daemon_verify_and_repair) {
     UpDaemon d;
     start_synced(d, s);  // no timer: only the reconnect can cause a check
     // The app's own files (issue 19): the repair must not delete them.
-    s.exec("echo db > /app/app.sqlite; mkdir -p /app/uploads; echo png > /app/uploads/p.png; echo log > /app/sub/app.log");
+    s.exec(
+        "echo db > /app/app.sqlite; mkdir -p /app/uploads; echo png > /app/uploads/p.png; echo log > /app/sub/app.log");
     s.kill_agents();
     s.exec("echo lost > /app/sub/b.txt");
     // The next update finds the session gone and starts a new one.

@@ -169,6 +169,7 @@ public:
         args.insert(args.end(), extra_args.begin(), extra_args.end());
         args.push_back(objects.string());
         std::vector<char *> argv;
+        argv.reserve(args.size() + 1);
         for (auto &a : args) argv.push_back(a.data());
         argv.push_back(nullptr);
         // The environment, with the record kept in this test's folder.
@@ -176,6 +177,7 @@ public:
         for (char **e = environ; *e != nullptr; ++e)
             if (!std::string_view(*e).starts_with("LIVEUPDATE_STATE_DIR=")) env_text.emplace_back(*e);
         std::vector<char *> env;
+        env.reserve(env_text.size() + 1);
         for (auto &e : env_text) env.push_back(e.data());
         env.push_back(nullptr);
         posix_spawn_file_actions_t actions;

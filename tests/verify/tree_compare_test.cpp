@@ -22,6 +22,7 @@ const SyncTarget kTarget{"/src", "/app"};
 
 std::vector<std::string> paths(const std::vector<Difference> &list) {
     std::vector<std::string> out;
+    out.reserve(list.size());
     for (const auto &d : list) out.push_back(d.container_path);
     return out;
 }

@@ -22,7 +22,8 @@ bool contains(const std::string &text, const std::string &needle) { return text.
 
 // A daemon whose LiveUpdate "lu" has synced src/a.txt and src/sub/b.txt into root/app.
 void start_synced(UpDaemon &d, std::vector<std::string> extra_args = {"--debounce", "0"}) {
-    BOOST_TEST_REQUIRE(d.start(Objects{}, std::move(extra_args)));
+    const bool started = d.start(Objects{}, std::move(extra_args));
+    BOOST_TEST_REQUIRE(started);
     write_file(d.src / "a.txt", "alpha");
     write_file(d.src / "sub/b.txt", "beta");
     write_file(d.src / "skip.ignored", "never synced");
@@ -75,7 +76,8 @@ BOOST_AUTO_TEST_CASE(verify_finds_changed_deleted_and_extra_files_and_fix_repair
     BOOST_TEST(r.exit_code == 0, r.output);
     BOOST_TEST(contains(r.output, "lu box: in sync\n  unsynced  /app/extra"), r.output);
     // The repair is in the LiveUpdate's log.
-    BOOST_TEST(contains(d.cli("describe liveupdate lu"), "verify (lu-host verify --fix): box: 1 missing, 0 extra, 1 different; repaired"));
+    BOOST_TEST(contains(d.cli("describe liveupdate lu"),
+                        "verify (lu-host verify --fix): box: 1 missing, 0 extra, 1 different; repaired"));
 
     r = verify(d, "liveupdate lu --fix --delete-extra");
     BOOST_TEST(r.exit_code == 0, r.output);
@@ -126,7 +128,10 @@ BOOST_AUTO_TEST_CASE(the_daemon_repairs_on_its_own_every_interval) {
     write_file(d.in_app("a.txt"), "drifted");
     write_file(d.in_app("stray.txt"), "stray");
     BOOST_TEST(wait_until([&] { return holds(d.in_app("a.txt"), "alpha"); }));
-    BOOST_TEST(wait_until([&] { return contains(d.log_text(), "verify (periodic check): box: 0 missing, 0 extra, 1 different; repaired"); }),
+    BOOST_TEST(wait_until([&] {
+                   return contains(d.log_text(),
+                                   "verify (periodic check): box: 0 missing, 0 extra, 1 different; repaired");
+               }),
                d.log_text());
     // Not synced by liveupdate: the app's, told and left alone.
     BOOST_TEST(contains(d.log_text(), "- unsynced  /app/stray.txt"), d.log_text());
@@ -167,7 +172,10 @@ BOOST_AUTO_TEST_CASE(a_file_deleted_while_the_daemon_was_killed_is_deleted_when_
     BOOST_TEST(wait_until([&] { return !fs::exists(d.in_app("sub/b.txt")); }), d.log_text());
     BOOST_TEST(holds(d.in_app("sub/app.log"), "written by the app"));
     BOOST_TEST(holds(d.in_app("a.txt"), "alpha"));
-    BOOST_TEST(wait_until([&] { return contains(d.log_text(), "verify (daemon start: a container synced into before): box: 0 missing, 1 extra"); }),
+    BOOST_TEST(wait_until([&] {
+                   return contains(d.log_text(),
+                                   "verify (daemon start: a container synced into before): box: 0 missing, 1 extra");
+               }),
                d.log_text());
     const json::value status = d.status_of("LiveUpdate", "lu");
     BOOST_TEST((status.is_object() && status.as_object().if_contains("failed") == nullptr), json::serialize(status));
@@ -182,8 +190,7 @@ BOOST_AUTO_TEST_CASE(a_kill_in_the_middle_of_a_large_update_converges_after_a_re
     constexpr int kFiles = 3000;
     const std::string chunk(4096, 'x');
     for (int i = 0; i < kFiles; ++i) write_file(d.src / "many" / ("f" + std::to_string(i)), chunk + std::to_string(i));
-    while (!fs::exists(d.in_app("many")))
-        std::this_thread::sleep_for(std::chrono::microseconds(200));
+    while (!fs::exists(d.in_app("many"))) std::this_thread::sleep_for(std::chrono::microseconds(200));
     d.kill_hard();
     const std::size_t arrived = tree_of(d.root / "app/many").size();
     BOOST_TEST_MESSAGE("killed with " << arrived << " of " << kFiles << " files in the container");
