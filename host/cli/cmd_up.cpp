@@ -168,11 +168,12 @@ int run_up_command(int argc, char **argv) {
         std::vector<std::string> compose_files;
         std::optional<std::string> project_name;
         std::vector<char *> rest = take_compose_options(argc, argv, compose_files, project_name);
-        args = parse_args(static_cast<int>(rest.size()), rest.data(),
-                          {"--control-socket", "--debounce", "--max-wait", "--workers", "--log-format", "--log-level",
-                           "--plugin", "--local-updater", "--local-updater-config", "--updater", "--config",
-                           "--web-port", "--web-address", "--kubeconfig", "--context", "--namespace", "--verify-every"},
-                          {"--help", "-h", "--no-web", "--no-verify-after-loss"});
+        args =
+            parse_args(static_cast<int>(rest.size()), rest.data(),
+                       {"--control-socket", "--debounce", "--max-wait", "--workers", "--log-format", "--log-level",
+                        "--plugin", "--local-updater", "--local-updater-config", "--updater", "--config", "--web-port",
+                        "--web-address", "--kubeconfig", "--context", "--namespace", "--verify-every", "--state-dir"},
+                       {"--help", "-h", "--no-web", "--no-verify-after-loss"});
         if (args.has("--help") || args.has("-h")) {
             std::cout << kUpHelp;
             return kExitOk;
@@ -196,6 +197,7 @@ int run_up_command(int argc, char **argv) {
             options.verify_every = *interval;
         }
         options.verify_after_loss = !args.has("--no-verify-after-loss");
+        options.state_dir = args.value("--state-dir").value_or("");
         options.web = !args.has("--no-web");
         options.web_port = static_cast<unsigned short>(number(args, "--web-port", 10351, 0, 65535));
         options.web_port_given = args.value("--web-port").has_value();

@@ -15,18 +15,23 @@ namespace json = boost::json;
 namespace {
 
 constexpr const char *kVerifyHelp =
-    "usage: lu-host verify [liveupdate NAME...] [--fix] [-o json] [--control-socket PATH]\n"
+    "usage: lu-host verify [liveupdate NAME...] [--fix [--delete-extra]] [-o json]\n"
+    "                      [--control-socket PATH]\n"
     "\n"
     "Asks a running `lu-host up` to compare every sync target in every running\n"
     "container of the named LiveUpdates (default: all of them) with the local\n"
     "tree, by content hash (XXH3-64, through lu-agent in Docker containers).\n"
     "Paths the sync ignores (the FileWatch ignores and the built-in ones) are\n"
     "left out. Prints per container what is missing there, what is extra there\n"
-    "and what differs.\n"
+    "and what differs. \"extra\" is a path liveupdate synced there whose local\n"
+    "file is gone; \"unsynced\" is one it never put there (not a difference).\n"
     "\n"
     "  --fix   send only what differs, through the normal update path (deletes\n"
     "          for extra paths, copies for missing and different ones, no\n"
     "          commands, no restart), then verify again\n"
+    "  --delete-extra  with --fix, also delete what liveupdate never synced\n"
+    "          there (listed as unsynced: files the app wrote, or the image\n"
+    "          held); without it they are told and left alone\n"
     "  -o json print the daemon's report as JSON\n"
     "\n"
     "exit: 0 every container equals its local tree (after --fix: equals now),\n"
@@ -45,6 +50,14 @@ void print_lists(const json::value &lists, const std::string &indent) {
     if (different != nullptr && different->is_array())
         for (const auto &d : different->as_array())
             std::cout << indent << "different " << string_member(d, "path") << " (" << string_member(d, "why") << ")\n";
+}
+
+void print_unsynced(const json::value &lists, const std::string &indent) {
+    const json::value *paths = find_member(lists, "unsynced");
+    if (paths == nullptr || !paths->is_array()) return;
+    for (const auto &p : paths->as_array())
+        std::cout << indent << "unsynced  " << (p.is_string() ? std::string(p.as_string()) : json::serialize(p))
+                  << " (not synced by liveupdate: left alone)\n";
 }
 
 std::size_t count_of(const json::value &lists) {
@@ -71,11 +84,13 @@ void print_report(const json::value &report) {
         const std::string error = string_member(c, "error");
         if (found == 0 && error.empty()) {
             std::cout << where << ": in sync\n";
+            print_unsynced(c, "  ");
             continue;
         }
         if (found > 0) {
             std::cout << where << ": " << found << " difference(s)\n";
             print_lists(c, "  ");
+            print_unsynced(c, "  ");
         }
         if (const json::value *remaining = find_member(c, "remaining")) {
             const std::size_t left = count_of(*remaining);
@@ -95,12 +110,13 @@ void print_report(const json::value &report) {
 int run_verify_command(int argc, char **argv) {
     ParsedArgs args;
     try {
-        args = parse_args(argc, argv, {"--control-socket", "-o"}, {"--help", "-h", "--fix"});
+        args = parse_args(argc, argv, {"--control-socket", "-o"}, {"--help", "-h", "--fix", "--delete-extra"});
         if (args.has("--help") || args.has("-h")) {
             std::cout << kVerifyHelp;
             return kExitOk;
         }
         if (auto format = args.value("-o"); format && *format != "json") throw UsageError("-o takes json");
+        if (args.has("--delete-extra") && !args.has("--fix")) throw UsageError("--delete-extra goes with --fix");
         if (!args.positional.empty()) {
             const std::string &kind = args.positional.front();
             if (kind != "liveupdate" && kind != "liveupdates" && kind != "lu")
@@ -111,7 +127,7 @@ int run_verify_command(int argc, char **argv) {
         std::cerr << "lu-host verify: " << e.what() << "\n\n" << kVerifyHelp;
         return kExitUsage;
     }
-    json::object request{{"op", "verify"}, {"fix", args.has("--fix")}};
+    json::object request{{"op", "verify"}, {"fix", args.has("--fix")}, {"deleteExtra", args.has("--delete-extra")}};
     if (args.positional.size() > 1) {
         json::array names;
         for (std::size_t i = 1; i < args.positional.size(); ++i) names.emplace_back(args.positional[i]);

@@ -73,8 +73,12 @@ private:
 // One tar being written through libarchive into a sink.
 class TarWriter {
 public:
-    TarWriter(ArchiveSink &sink, const LogSinkFn &log)
-        : sink_(sink), log_(log), archive_(archive_write_new()), entry_(archive_entry_new()) {
+    TarWriter(ArchiveSink &sink, const LogSinkFn &log, const BeforeEntryFn &before_entry)
+        : sink_(sink),
+          log_(log),
+          before_entry_(before_entry),
+          archive_(archive_write_new()),
+          entry_(archive_entry_new()) {
         if (archive_ == nullptr || entry_ == nullptr) throw HostError(kBuild, "libarchive", "out of memory");
         archive_write_set_format_pax_restricted(archive_);
         // Unblocked: libarchive hands each piece on as it is (file contents at
@@ -143,6 +147,7 @@ private:
 
     void header(const std::string &name, const struct stat &st, mode_t type, int64_t size,
                 const char *symlink_target) {
+        if (before_entry_) before_entry_("/" + name);
         archive_entry_clear(entry_);
         archive_entry_set_pathname(entry_, name.c_str());
         archive_entry_set_filetype(entry_, type);
@@ -307,6 +312,7 @@ private:
 
     ArchiveSink &sink_;
     const LogSinkFn &log_;
+    const BeforeEntryFn &before_entry_;
     struct archive *archive_;
     struct archive_entry *entry_;
     std::exception_ptr sink_error_;
@@ -330,8 +336,8 @@ common::IgnoreSet ignore_set_from_json(const json::value &filter) {
 namespace {
 
 ArchiveSummary write_archive_to(const std::vector<CopyMapping> &copies, const common::IgnoreSet &filter,
-                                ArchiveSink &sink, const LogSinkFn &log) {
-    TarWriter tar(sink, log);
+                                ArchiveSink &sink, const LogSinkFn &log, const BeforeEntryFn &before_entry) {
+    TarWriter tar(sink, log, before_entry);
     for (const CopyMapping &copy : copies) tar.add_mapping(copy, filter);
     return tar.close();
 }
@@ -341,7 +347,7 @@ ArchiveSummary write_archive_to(const std::vector<CopyMapping> &copies, const co
 ArchiveSummary write_archive(const std::vector<CopyMapping> &copies, const common::IgnoreSet &filter,
                              const ArchiveWriteFn &write, const LogSinkFn &log) {
     FunctionSink sink(write);
-    return write_archive_to(copies, filter, sink, log);
+    return write_archive_to(copies, filter, sink, log, {});
 }
 
 // The writer thread fills the buffer of the read() waiting for it, reading
@@ -380,8 +386,12 @@ private:
     ArchiveStream &s_;
 };
 
-ArchiveStream::ArchiveStream(std::vector<CopyMapping> copies, common::IgnoreSet filter, LogSinkFn log)
-    : copies_(std::move(copies)), filter_(std::move(filter)), log_(std::move(log)) {
+ArchiveStream::ArchiveStream(std::vector<CopyMapping> copies, common::IgnoreSet filter, LogSinkFn log,
+                             BeforeEntryFn before_entry)
+    : copies_(std::move(copies)),
+      filter_(std::move(filter)),
+      log_(std::move(log)),
+      before_entry_(std::move(before_entry)) {
     writer_ = std::thread([this] { run_writer(); });
 }
 
@@ -395,7 +405,7 @@ void ArchiveStream::run_writer() {
     ArchiveSummary summary;
     try {
         Handoff sink(*this);
-        summary = write_archive_to(copies_, filter_, sink, log_);
+        summary = write_archive_to(copies_, filter_, sink, log_, before_entry_);
     } catch (const std::exception &e) {
         failure = e.what();
     }

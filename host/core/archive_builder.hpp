@@ -47,6 +47,11 @@ struct ArchiveSummary {
 // Receives archive bytes; throws to abort the archive.
 using ArchiveWriteFn = std::function<void(const void *data, std::size_t size)>;
 
+// Told each entry's container path ("/app/a.txt") before any of its bytes
+// are written; throws to abort the archive (the synced record, which must
+// know a path before the container holds it).
+using BeforeEntryFn = std::function<void(const std::string &container_path)>;
+
 // The step's "filter": [{"basePath": ABS, "patterns": [...]}]. Throws
 // HostError when it is not that shape or a pattern is malformed.
 common::IgnoreSet ignore_set_from_json(const boost::json::value &filter);
@@ -64,7 +69,8 @@ class ArchiveSink;
 // Destroying the stream before the end stops the writer.
 class ArchiveStream {
 public:
-    ArchiveStream(std::vector<CopyMapping> copies, common::IgnoreSet filter, LogSinkFn log);
+    ArchiveStream(std::vector<CopyMapping> copies, common::IgnoreSet filter, LogSinkFn log,
+                  BeforeEntryFn before_entry = {});
     ArchiveStream(const ArchiveStream &) = delete;
     ArchiveStream &operator=(const ArchiveStream &) = delete;
     ~ArchiveStream();
@@ -95,6 +101,7 @@ private:
     std::vector<CopyMapping> copies_;
     common::IgnoreSet filter_;
     LogSinkFn log_;
+    BeforeEntryFn before_entry_;
     std::thread writer_;
     mutable std::mutex mutex_;
     std::condition_variable changed_;

@@ -144,6 +144,17 @@ std::optional<Engine::Answer> Engine::sync_targets(std::string_view live_update)
     return Answer{rc, result.str()};
 }
 
+std::optional<Engine::Repaired> Engine::container_repaired(std::string_view live_update,
+                                                           std::string_view container_id) const {
+    const auto *table = static_cast<const lu_sync_targets_extension *>(extension(LU_SYNC_TARGETS_EXTENSION_ID));
+    constexpr std::size_t needed =
+        offsetof(lu_sync_targets_extension, container_repaired) + sizeof(table->container_repaired);
+    if (table == nullptr || table->struct_size < needed || table->container_repaired == nullptr) return std::nullopt;
+    int32_t cleared = 0;
+    const int32_t rc = table->container_repaired(engine_, to_lu_str(live_update), to_lu_str(container_id), &cleared);
+    return Repaired{rc, rc == LU_OK && cleared != 0};
+}
+
 Engine::Begun Engine::reconcile_begin(std::string_view live_update, common::MicroTime now) const {
     const std::string now_text = now.format();
     lu_reconcile *session = nullptr;

@@ -74,6 +74,15 @@ public:
     };
     std::optional<Answer> sync_targets(std::string_view live_update) const;
 
+    // Tells the plugin a repair brought the container to the sources
+    // (liveupdate/ext/sync_targets.h container_repaired): the result code and
+    // whether a failure was cleared; nullopt when the plugin's table has no such member.
+    struct Repaired {
+        int32_t rc;
+        bool cleared;
+    };
+    std::optional<Repaired> container_repaired(std::string_view live_update, std::string_view container_id) const;
+
     const LiveUpdatePlugin &plugin() const { return *plugin_; }
     common::MicroTime start_time() const { return start_time_; }
 

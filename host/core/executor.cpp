@@ -109,6 +109,19 @@ struct PreparedUpdate {
     }
 };
 
+// Once the updater deleted them, the deleted paths leave the record; what the
+// archive put back beneath them (a path whose kind changed) stays.
+void note_deletes(SyncedJournal &journal, const std::vector<std::string> &deletes,
+                  const std::vector<std::string> &archived) {
+    if (deletes.empty()) return;
+    journal.remove(deletes);
+    SyncedPaths deleted(deletes.begin(), deletes.end());
+    std::vector<std::string> back;
+    for (const auto &p : archived)
+        if (covers(deleted, p)) back.push_back(p);
+    journal.add(back);
+}
+
 }  // namespace
 
 UpdateOutcome Executor::execute(const json::object &update, const LogSinkFn &log) const {
@@ -155,7 +168,18 @@ UpdateOutcome Executor::execute(const json::object &update, const LogSinkFn &log
                                                  envs[i].data(), envs[i].size(), o.privileged ? 1 : 0});
         }
 
-        ArchiveStream archive(prepared.copies, std::move(ignore), log);
+        std::shared_ptr<SyncedJournal> journal;
+        if (records_ != nullptr)
+            journal = records_->journal(
+                SyncedKey::of(prepared.live_update, prepared.via, prepared.container_id, prepared.root));
+        std::vector<std::string> archived;  // written by the archive's thread, read once it is done
+        BeforeEntryFn before_entry;
+        if (journal)
+            before_entry = [&journal, &archived](const std::string &path) {
+                journal->add({path});
+                archived.push_back(path);
+            };
+        ArchiveStream archive(prepared.copies, std::move(ignore), log, std::move(before_entry));
         lu_update_request request{};
         request.struct_size = sizeof(lu_update_request);
         request.live_update = prepared.live_update.c_str();
@@ -190,6 +214,8 @@ UpdateOutcome Executor::execute(const json::object &update, const LogSinkFn &log
                 outcome = UpdateOutcome::infra_failure(message);
             }
         }
+        if (journal && outcome.kind != UpdateOutcome::Kind::infra_failure)
+            note_deletes(*journal, prepared.deletes, archived);
         log::debug("update of " + prepared.live_update + " via " + prepared.via + ": " +
                    to_json_text(outcome.to_json()));
         return outcome;

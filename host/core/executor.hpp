@@ -8,6 +8,7 @@
 
 #include "host/core/archive_builder.hpp"
 #include "host/core/log.hpp"
+#include "host/core/synced_record.hpp"
 #include "host/core/updater.hpp"
 #include "host/core/updater_registry.hpp"
 
@@ -15,15 +16,22 @@ namespace liveupdate::host {
 
 class Executor {
 public:
-    explicit Executor(const UpdaterRegistry &updaters) : updaters_(updaters) {}
+    // records: where each update notes what it puts in and deletes from its
+    // container (none: nothing is noted).
+    explicit Executor(const UpdaterRegistry &updaters, SyncedRecords *records = nullptr)
+        : updaters_(updaters), records_(records) {}
 
     // update: the step's "update" object. Never throws for a bad step or a
     // failing updater: those are infra-failure outcomes. Log lines (archive
-    // warnings, updater output) go to log, which must be thread-safe.
+    // warnings, updater output) go to log, which must be thread-safe. A path
+    // the record cannot take fails the update.
     UpdateOutcome execute(const boost::json::object &update, const LogSinkFn &log) const;
+
+    SyncedRecords *records() const { return records_; }
 
 private:
     const UpdaterRegistry &updaters_;
+    SyncedRecords *records_;
 };
 
 }  // namespace liveupdate::host

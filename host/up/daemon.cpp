@@ -73,6 +73,7 @@ private:
     reload::QuiesceGate gate_;  // reconciles pass it; hot reload closes it
     std::shared_ptr<UpdaterHostServices> services_;
     UpdaterRegistry updaters_;
+    std::unique_ptr<SyncedRecords> synced_;
     std::unique_ptr<Executor> executor_;
     std::unique_ptr<ReconcileDriver> driver_;
     DueQueue queue_;
@@ -113,7 +114,8 @@ void Daemon::start_engine() {
     services_ = std::make_shared<UpdaterHostServices>();
     services_->set_local_containers(std::make_shared<SupervisedContainers>(*containers_));
     start_updaters(load);
-    executor_ = std::make_unique<Executor>(updaters_);
+    synced_ = std::make_unique<SyncedRecords>(options_.state_dir.empty() ? default_synced_folder() : options_.state_dir);
+    executor_ = std::make_unique<Executor>(updaters_, synced_.get());
     driver_ = std::make_unique<ReconcileDriver>(
         *engine_, *executor_, store_, [] { return now(); },
         [this](const std::string &lu, LogLevel level, std::string_view text) { live_update_log(lu)(level, text); });
@@ -142,7 +144,7 @@ void Daemon::start_updaters(const LoadOptions &load) {
 void Daemon::start_services() {
     verify_ = std::make_unique<verify::VerifyService>(
         verify::VerifyService::Parts{
-            store_, *engine_, updaters_, *executor_,
+            store_, *engine_, updaters_, *executor_, *synced_,
             [this](const std::string &lu) -> std::optional<std::string> {
                 if (auto r = declarations_.rejection(lu)) return r->message;
                 return std::nullopt;
@@ -151,7 +153,8 @@ void Daemon::start_services() {
             [this](const std::string &lu) { return live_update_log(lu); },
             [this](LogLevel level, const std::string &source, std::string_view text) {
                 log_.write(level, source, text);
-            }},
+            },
+            [this](const std::string &lu) { queue_.mark_due({lu}); }},
         verify::VerifyService::Schedule{options_.verify_every, options_.verify_after_loss});
     rebuilds_ = std::make_unique<compose::ComposeRebuilds>(
         [this](const std::string &service, std::string_view line, bool error) {

@@ -1,5 +1,6 @@
 #include "host/verify/tree_compare.hpp"
 
+#include <functional>
 #include <map>
 #include <set>
 
@@ -114,27 +115,78 @@ std::string unlike(const Entry &local, const Entry &container) {
 
 }  // namespace
 
+namespace {
+
+// What lies beneath each container folder: synced by liveupdate, or not.
+struct Beneath {
+    bool synced = false;
+    bool unsynced = false;
+};
+
+// For every folder of the container's whole digest (ignored and nested paths
+// too: deleting the folder would take them along), what lies beneath it.
+std::map<std::string, Beneath> beneath_of(const tree_digest::Digest &container,
+                                          const std::function<bool(const std::string &)> &ours) {
+    std::map<std::string, Beneath> out;
+    for (const Entry &e : container) {
+        if (e.path.empty()) continue;
+        const bool mine = ours(e.path);
+        for (std::size_t slash = e.path.find('/'); slash != std::string::npos; slash = e.path.find('/', slash + 1)) {
+            Beneath &b = out[e.path.substr(0, slash)];
+            (mine ? b.synced : b.unsynced) = true;
+        }
+        Beneath &root = out[""];
+        (mine ? root.synced : root.unsynced) = true;
+    }
+    return out;
+}
+
+enum class Only { synced, unsynced, mixed };
+
+// A path only in the container: all of it synced, none of it, or a folder holding both.
+Only only_there(const std::string &relative, const Entry &c, bool mine, const std::map<std::string, Beneath> &beneath) {
+    if (c.kind != EntryKind::dir) return mine ? Only::synced : Only::unsynced;
+    const auto found = beneath.find(relative);
+    const Beneath b = found != beneath.end() ? found->second : Beneath{};
+    if (!b.synced && !b.unsynced) return mine ? Only::synced : Only::unsynced;
+    if (!b.unsynced) return Only::synced;
+    return b.synced ? Only::mixed : Only::unsynced;
+}
+
+}  // namespace
+
 Differences compare_target(const SyncTarget &target, const tree_digest::Digest &local,
                            const tree_digest::Digest &container, const common::IgnoreSet &ignore,
-                           const std::vector<std::string> &other_targets) {
+                           const std::vector<std::string> &other_targets, const SyncedPaths &synced) {
     const Side side(target, ignore, other_targets);
     const auto here = side.kept(local);
     const auto there = side.kept(container);
+    const auto ours = [&](const std::string &relative) {
+        return synced.count(joined(target.container_path, relative)) != 0;
+    };
+    const auto beneath = beneath_of(container, ours);
     Differences out;
-    // Container paths whose whole subtree is already accounted for (deleted by the repair).
+    // Container paths whose whole subtree is already accounted for.
     std::set<std::string> settled;
     for (const auto &[relative, c] : there) {
         if (under_any(relative, settled)) continue;
         const auto found = here.find(relative);
         if (found == here.end()) {
-            out.extra.push_back(side.difference(relative, nullptr, c));
+            const Only only = only_there(relative, *c, ours(relative), beneath);
+            if (only == Only::mixed) continue;  // what it holds is told one by one
+            (only == Only::synced ? out.extra : out.unsynced).push_back(side.difference(relative, nullptr, c));
             settled.insert(relative);
             continue;
         }
         std::string why = unlike(*found->second, *c);
         if (why.empty()) continue;
-        if (found->second->kind != c->kind) settled.insert(relative);
-        out.different.push_back(side.difference(relative, found->second, c, std::move(why)));
+        Difference d = side.difference(relative, found->second, c, std::move(why));
+        if (found->second->kind != c->kind) {
+            settled.insert(relative);
+            d.holds_unsynced = only_there(relative, *c, ours(relative), beneath) != Only::synced;
+            if (d.holds_unsynced) d.why += " (holding files liveupdate did not put there: left alone)";
+        }
+        out.different.push_back(std::move(d));
     }
     for (const auto &[relative, l] : here) {
         if (l->kind == EntryKind::dir || l->kind == EntryKind::other) continue;
@@ -143,15 +195,25 @@ Differences compare_target(const SyncTarget &target, const tree_digest::Digest &
     return out;
 }
 
-Repair repair_of(const Differences &differences) {
+Repair repair_of(const Differences &differences, bool delete_extra) {
     Repair repair;
     for (const auto &d : differences.extra) repair.deletes.push_back(d.container_path);
+    if (delete_extra)
+        for (const auto &d : differences.unsynced) repair.deletes.push_back(d.container_path);
+    SyncedPaths left;  // kind changes the repair leaves, and so what lies beneath them
     for (const auto &d : differences.different) {
-        if (d.local_kind != d.container_kind) repair.deletes.push_back(d.container_path);
+        if (d.local_kind != d.container_kind) {
+            if (d.holds_unsynced && !delete_extra) {
+                left.insert(d.container_path);
+                continue;
+            }
+            repair.deletes.push_back(d.container_path);
+        }
         if (d.local_kind && *d.local_kind != EntryKind::dir && *d.local_kind != EntryKind::other)
             repair.copies.push_back({d.local_path, d.container_path});
     }
-    for (const auto &d : differences.missing) repair.copies.push_back({d.local_path, d.container_path});
+    for (const auto &d : differences.missing)
+        if (!host::covers(left, d.container_path)) repair.copies.push_back({d.local_path, d.container_path});
     return repair;
 }
 

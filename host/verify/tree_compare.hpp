@@ -7,8 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "common/tree_digest/tree_digest.hpp"
 #include "common/ignore_patterns.hpp"
+#include "common/tree_digest/tree_digest.hpp"
+#include "host/core/synced_record.hpp"
 
 namespace liveupdate::host::verify {
 
@@ -25,13 +26,19 @@ struct Difference {
     std::string why;         // different: what differs, for people
     std::optional<tree_digest::EntryKind> local_kind;
     std::optional<tree_digest::EntryKind> container_kind;
+    // A kind change whose container side holds what liveupdate did not put
+    // there: replacing it would delete those, so the repair leaves it.
+    bool holds_unsynced = false;
     bool operator==(const Difference &) const = default;
 };
 
 struct Differences {
     std::vector<Difference> missing;    // here, not in the container
-    std::vector<Difference> extra;      // in the container, not here (a folder stands for what it holds)
+    std::vector<Difference> extra;      // in the container and the synced record, not here (a folder: all it holds)
     std::vector<Difference> different;  // both, unlike
+    // In the container, not here, and not synced by liveupdate (the app's
+    // own files): told, left alone, not a difference.
+    std::vector<Difference> unsynced;
     bool empty() const { return missing.empty() && extra.empty() && different.empty(); }
     std::size_t count() const { return missing.size() + extra.size() + different.size(); }
 };
@@ -43,10 +50,13 @@ struct Differences {
 // `ignore` matches its local path (the sources' ignores and the built-in
 // ones, as the initial sync's filter), when its name is not valid UTF-8 (the
 // sync skips those), or when it lies in one of other_targets (the container
-// paths of other sync targets: they are compared on their own).
+// paths of other sync targets: they are compared on their own). synced: the
+// container paths liveupdate put there (host/core/synced_record.hpp); a path
+// only in the container is extra when it is in it, unsynced when not, and a
+// folder holding both is neither: what it holds is told one by one.
 Differences compare_target(const SyncTarget &target, const tree_digest::Digest &local,
                            const tree_digest::Digest &container, const common::IgnoreSet &ignore,
-                           const std::vector<std::string> &other_targets);
+                           const std::vector<std::string> &other_targets, const SyncedPaths &synced = {});
 
 struct Copy {
     std::string local_path;
@@ -55,13 +65,16 @@ struct Copy {
 };
 
 // What repairs the differences through an update: deletes (extra paths, and
-// paths whose kind changes), then copies (missing and different files).
+// paths whose kind changes), then copies (missing and different files). The
+// app's own files stay: unsynced paths, and kind changes that would take
+// them along (with the copies beneath those), unless delete_extra
+// (`lu-host verify --fix --delete-extra`).
 struct Repair {
     std::vector<std::string> deletes;
     std::vector<Copy> copies;
     bool empty() const { return deletes.empty() && copies.empty(); }
 };
 
-Repair repair_of(const Differences &differences);
+Repair repair_of(const Differences &differences, bool delete_extra = false);
 
 }  // namespace liveupdate::host::verify

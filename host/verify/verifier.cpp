@@ -55,11 +55,14 @@ json::array paths_of(const std::vector<Difference> &list) {
 json::object lists_of(const Differences &d) {
     json::array different;
     for (const auto &x : d.different) different.push_back(json::object{{"path", x.container_path}, {"why", x.why}});
-    return json::object{{"missing", paths_of(d.missing)}, {"extra", paths_of(d.extra)}, {"different", std::move(different)}};
+    return json::object{{"missing", paths_of(d.missing)},
+                        {"extra", paths_of(d.extra)},
+                        {"different", std::move(different)},
+                        {"unsynced", paths_of(d.unsynced)}};
 }
 
 void append(Differences &to, Differences &&from) {
-    for (auto list : {&Differences::missing, &Differences::extra, &Differences::different})
+    for (auto list : {&Differences::missing, &Differences::extra, &Differences::different, &Differences::unsynced})
         for (auto &d : from.*list) (to.*list).push_back(std::move(d));
 }
 
@@ -117,6 +120,8 @@ std::vector<std::string> difference_lines(const Differences &differences, std::s
     for (const auto &d : differences.missing) add("missing   " + d.container_path);
     for (const auto &d : differences.extra) add("extra     " + d.container_path);
     for (const auto &d : differences.different) add("different " + d.container_path + " (" + d.why + ")");
+    for (const auto &d : differences.unsynced)
+        add("unsynced  " + d.container_path + " (not synced by liveupdate: left alone)");
     if (total > limit) lines.push_back("... and " + std::to_string(total - limit) + " more");
     return lines;
 }
@@ -130,6 +135,9 @@ Differences Verifier::compare(const LiveUpdateTargets &lu, const std::vector<Liv
         throw std::runtime_error("the " + lu.via + " updater (" + updater->plugin().identity().name +
                                  ") cannot digest containers: it has no " LU_DIGEST_EXTENSION_ID " extension");
     const common::IgnoreSet ignore = common::ignore_set_of(lu.filter);
+    host::SyncedPaths synced;
+    if (host::SyncedRecords *records = executor_.records())
+        synced = records->journal(host::SyncedKey::of(lu.name, lu.via, container.id, container.root))->paths();
     Differences out;
     for (const SyncTarget &target : lu.targets) {
         // Both sides hash at once: the local tree here while the container hashes its own.
@@ -140,20 +148,20 @@ Differences Verifier::compare(const LiveUpdateTargets &lu, const std::vector<Liv
         });
         const tree_digest::Digest remote = container_digest(*updater, *table, container, target.container_path, log);
         const tree_digest::Digest local = local_digest.get();
-        append(out, compare_target(target, local, remote, ignore, other_targets(all, lu, container, target)));
+        append(out, compare_target(target, local, remote, ignore, other_targets(all, lu, container, target), synced));
     }
     return out;
 }
 
 LiveUpdateReport Verifier::verify(const LiveUpdateTargets &lu, const std::vector<LiveUpdateTargets> &all, bool repair,
-                                  const host::LogSinkFn &log) const {
+                                  const host::LogSinkFn &log, bool delete_extra) const {
     LiveUpdateReport report{lu.name, lu.problem, {}};
     if (!report.error.empty()) return report;
     for (const ContainerTarget &container : lu.containers) {
-        ContainerReport c{container.display, {}, {}, false, {}};
+        ContainerReport c{container.display, {}, {}, false, {}, container.id};
         try {
             c.found = compare(lu, all, container, log);
-            const Repair fix = repair_of(c.found);
+            const Repair fix = repair_of(c.found, delete_extra);
             if (repair && !fix.empty()) {
                 c.repaired = true;
                 const host::UpdateOutcome outcome = executor_.execute(repair_step(lu, container, fix), log);

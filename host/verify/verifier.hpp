@@ -23,6 +23,7 @@ struct ContainerReport {
     Differences found;
     bool repaired = false;  // a repair was sent
     Differences remaining;  // verified again after the repair
+    std::string id;         // the container's ID
     bool clean() const { return error.empty() && (repaired ? remaining.empty() : found.empty()); }
 };
 
@@ -34,10 +35,11 @@ struct LiveUpdateReport {
 };
 
 // {"name", "error"?, "clean", "containers": [{"container", "error"?, "missing": [...], "extra": [...],
-//  "different": [{"path", "why"}], "repaired"?, "remaining"?: {"missing", "extra", "different"}}]}
+//  "different": [{"path", "why"}], "unsynced": [...], "repaired"?, "remaining"?: {"missing", "extra", "different",
+//  "unsynced"}}]}
 boost::json::value to_json(const LiveUpdateReport &report);
 
-// One line per difference ("missing /app/a.txt"), at most `limit`, then "... and N more".
+// One line per difference ("missing /app/a.txt"), then per unsynced path, at most `limit`, then "... and N more".
 std::vector<std::string> difference_lines(const Differences &differences, std::size_t limit);
 
 class Verifier {
@@ -47,11 +49,14 @@ public:
 
     // all: every LiveUpdate's targets, so that nested targets of others are
     // left to them. log: the LiveUpdate's log (updater lines and the repair's).
-    LiveUpdateReport verify(const LiveUpdateTargets &live_update, const std::vector<LiveUpdateTargets> &all, bool repair,
-                            const host::LogSinkFn &log) const;
+    // The executor's synced record tells extra paths from the app's own
+    // (unsynced), which the repair deletes only when delete_extra.
+    LiveUpdateReport verify(const LiveUpdateTargets &live_update, const std::vector<LiveUpdateTargets> &all,
+                            bool repair, const host::LogSinkFn &log, bool delete_extra = false) const;
 
 private:
-    // The differences of every target in the container; throws std::runtime_error saying why it cannot tell.
+    // The differences of every target in the container; throws std::runtime_error (or HostError) saying why it cannot
+    // tell.
     Differences compare(const LiveUpdateTargets &live_update, const std::vector<LiveUpdateTargets> &all,
                         const ContainerTarget &container, const host::LogSinkFn &log) const;
 

@@ -4,6 +4,7 @@
 #include <cstddef>
 
 #include "host/core/json_text.hpp"
+#include "host/verify/repaired_failures.hpp"
 #include "liveupdate/ext/digest.h"
 
 namespace liveupdate::host::verify {
@@ -20,10 +21,14 @@ std::string name_of(const json::object &live_update) { return string_member(live
 }  // namespace
 
 VerifyService::VerifyService(Parts parts, Schedule schedule)
-    : p_(std::move(parts)), schedule_(schedule), verifier_(p_.updaters, p_.executor) {
+    : p_(std::move(parts)), schedule_(schedule), verifier_(p_.updaters, p_.executor), first_sight_(p_.synced) {
     if (schedule_.every.count() > 0 || schedule_.after_loss) {
         VerifySchedule::ProbeFn probe;
-        if (schedule_.after_loss) probe = [this] { return reconnected_updaters(); };
+        if (schedule_.after_loss)
+            probe = [this] {
+                auto reason = reconnected_updaters();
+                return reason ? reason : unchecked_containers();
+            };
         timer_ = std::make_unique<VerifySchedule>(
             VerifySchedule::Timing{schedule_.every}, [this](const std::string &reason) { on_schedule(reason); },
             std::move(probe));
@@ -36,7 +41,8 @@ void VerifyService::request(const std::string &reason) {
 
 void VerifyService::stop() { timer_.reset(); }
 
-std::vector<LiveUpdateReport> VerifyService::verify(const std::vector<std::string> &names, bool repair) {
+std::vector<LiveUpdateReport> VerifyService::verify(const std::vector<std::string> &names, bool repair,
+                                                    bool delete_extra) {
     // Every LiveUpdate's targets: a target nested in another is left to its own LiveUpdate.
     std::vector<LiveUpdateTargets> all;
     for (const auto &lu : p_.store.list("LiveUpdate")) all.push_back(resolve_targets(name_of(lu), p_.engine));
@@ -48,7 +54,10 @@ std::vector<LiveUpdateReport> VerifyService::verify(const std::vector<std::strin
         if (found == all.end())
             if (auto why = p_.rejection(name))
                 targets.problem = "LiveUpdate \"" + name + "\" was rejected (" + *why + ")";
-        p_.exclusive(name, [&] { reports.push_back(verifier_.verify(targets, all, repair, p_.log_of(name))); });
+        p_.exclusive(name, [&] {
+            reports.push_back(verifier_.verify(targets, all, repair, p_.log_of(name), delete_extra));
+            if (repair) first_sight_.checked(targets);
+        });
     }
     return reports;
 }
@@ -84,15 +93,19 @@ json::value VerifyService::handle(const json::object &request) {
     }
     const json::value *fix = request.if_contains("fix");
     const bool repair = fix != nullptr && fix->is_bool() && fix->as_bool();
+    const json::value *extra = request.if_contains("deleteExtra");
+    const bool delete_extra = repair && extra != nullptr && extra->is_bool() && extra->as_bool();
     json::array out;
-    for (const auto &report : verify(names, repair)) {
-        log_report(report, "lu-host verify" + std::string(repair ? " --fix" : ""));
+    for (const auto &report : verify(names, repair, delete_extra)) {
+        log_report(report,
+                   "lu-host verify" + std::string(repair ? " --fix" : "") + (delete_extra ? " --delete-extra" : ""));
+        if (repair && clear_repaired_failures(report, p_.engine, p_.log_of(report.name))) p_.mark_due(report.name);
         out.push_back(to_json(report));
     }
     return json::object{{"liveUpdates", std::move(out)}};
 }
 
-void VerifyService::on_schedule(const std::string &reason) {
+std::vector<std::string> VerifyService::scheduled_live_updates() const {
     // Left out: a manual LiveUpdate holds its changes until a trigger, and a
     // failed one until a rebuild; a repair would send them behind its back.
     std::vector<std::string> names;
@@ -105,6 +118,18 @@ void VerifyService::on_schedule(const std::string &reason) {
         const bool failed = failure != nullptr && !failure->is_null();
         if (!manual && !failed) names.push_back(name_of(lu));
     }
+    return names;
+}
+
+std::optional<std::string> VerifyService::unchecked_containers() {
+    std::vector<LiveUpdateTargets> targets;
+    for (const auto &name : scheduled_live_updates()) targets.push_back(resolve_targets(name, p_.engine));
+    if (!first_sight_.any_unchecked(targets)) return std::nullopt;
+    return std::string("daemon start: a container synced into before");
+}
+
+void VerifyService::on_schedule(const std::string &reason) {
+    const std::vector<std::string> names = scheduled_live_updates();
     p_.log(LogLevel::debug, "", "verify: checking " + std::to_string(names.size()) + " LiveUpdate(s) (" + reason + ")");
     for (const auto &report : verify(names, true)) {
         log_report(report, reason);

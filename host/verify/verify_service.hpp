@@ -21,6 +21,8 @@
 #include "host/core/executor.hpp"
 #include "host/core/object_store.hpp"
 #include "host/core/updater_registry.hpp"
+#include "host/core/synced_record.hpp"
+#include "host/verify/first_sight.hpp"
 #include "host/verify/verifier.hpp"
 #include "host/verify/verify_schedule.hpp"
 
@@ -33,6 +35,8 @@ public:
         const EngineSlot &engine;
         const UpdaterRegistry &updaters;
         const Executor &executor;
+        // What was synced into each container: a restarted daemon repairs those it synced into before.
+        SyncedRecords &synced;
         // Why admission refused a LiveUpdate that is not in the store, if it did.
         std::function<std::optional<std::string>(const std::string &live_update)> rejection;
         // Runs fn while no reconcile of the LiveUpdate runs; a hot reload waits for it.
@@ -41,6 +45,8 @@ public:
         std::function<LogSinkFn(const std::string &live_update)> log_of;
         // The daemon's log only, its lines tagged with a source ("": none).
         std::function<void(common::LogLevel, const std::string &source, std::string_view text)> log;
+        // A LiveUpdate is to be reconciled again (a repair cleared its failure).
+        std::function<void(const std::string &live_update)> mark_due;
     };
     struct Schedule {
         std::chrono::milliseconds every{0};  // zero: not on a timer
@@ -49,7 +55,7 @@ public:
 
     VerifyService(Parts parts, Schedule schedule);
 
-    // {"names": [...] (none: all), "fix": bool} → {"liveUpdates": [report...]}.
+    // {"names": [...] (none: all), "fix": bool, "deleteExtra": bool} → {"liveUpdates": [report...]}.
     boost::json::value handle(const boost::json::object &request);
     // Changes may have been lost: a check soon (when checks after a loss are on).
     void request(const std::string &reason);
@@ -57,7 +63,11 @@ public:
     void stop();
 
 private:
-    std::vector<LiveUpdateReport> verify(const std::vector<std::string> &names, bool repair);
+    std::vector<LiveUpdateReport> verify(const std::vector<std::string> &names, bool repair, bool delete_extra = false);
+    // The LiveUpdates checked on their own: neither manual nor failed.
+    std::vector<std::string> scheduled_live_updates() const;
+    // Why to verify now: a container synced into before this daemon started, not yet checked.
+    std::optional<std::string> unchecked_containers();
     void log_report(const LiveUpdateReport &report, const std::string &reason);
     void on_schedule(const std::string &reason);
     // Why to verify now: an updater reconnected to a container since the last look.
@@ -66,6 +76,7 @@ private:
     Parts p_;
     Schedule schedule_;
     Verifier verifier_;
+    FirstSight first_sight_;
     std::mutex mutex_;  // guards the maps below
     std::map<std::string, std::pair<std::weak_ptr<const Updater>, std::uint64_t>> reconnects_seen_;
     std::map<std::string, std::string> error_logged_;  // LiveUpdate → its last scheduled check's error

@@ -209,7 +209,19 @@ int32_t lu_sync_targets(lu_engine *engine, lu_str live_update, lu_message *out_r
     });
 }
 
-constexpr lu_sync_targets_extension kSyncTargets{sizeof(lu_sync_targets_extension), lu_sync_targets};
+int32_t lu_container_repaired(lu_engine *engine, lu_str live_update, lu_str container_id, int32_t *out_cleared) {
+    if (engine == nullptr) return LU_ERR_INVALID_ARGUMENT;
+    return guarded(nullptr, [&]() -> int32_t {
+        const std::optional<bool> cleared =
+            engine->engine->container_repaired(std::string(to_view(live_update)), std::string(to_view(container_id)));
+        if (!cleared) return LU_ERR_NOT_FOUND;
+        if (out_cleared != nullptr) *out_cleared = *cleared ? 1 : 0;
+        return LU_OK;
+    });
+}
+
+constexpr lu_sync_targets_extension kSyncTargets{sizeof(lu_sync_targets_extension), lu_sync_targets,
+                                                 lu_container_repaired};
 
 const void *lu_get_extension(lu_engine *, const char *id) {
     if (id != nullptr && std::strcmp(id, LU_SYNC_TARGETS_EXTENSION_ID) == 0) return &kSyncTargets;

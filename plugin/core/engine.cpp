@@ -63,6 +63,33 @@ std::variant<SyncTargets, SyncTargetsProblem> Engine::sync_targets(const std::st
                            [this](api::Kind kind, const std::string &name) { return store_.get(kind, name); });
 }
 
+std::optional<bool> Engine::container_repaired(const std::string &live_update, const std::string &container_id) {
+    {
+        std::shared_lock lock(objects_mutex_);
+        if (!store_.get(api::Kind::LiveUpdate, live_update)) return std::nullopt;
+    }
+    std::shared_ptr<LiveUpdateSlot> slot;
+    {
+        std::lock_guard lock(slots_mutex_);
+        if (auto it = slots_.find(live_update); it != slots_.end()) slot = it->second;
+    }
+    if (!slot) return false;
+    SessionClaim claim = SessionClaim::try_claim(slot);
+    if (!claim) throw EngineBusy("LiveUpdate \"" + live_update + "\" is being reconciled");
+    if (!slot->monitor) return false;
+    bool cleared = false;
+    for (auto &[key, track] : slot->monitor->containers) {
+        if (key.container_id != container_id || track.failed_reason != "UpdateFailed") continue;
+        track.failed_reason.clear();
+        track.failed_message.clear();
+        track.failed_low_water_mark = common::MicroTime{};
+        track.failed_container_started_at = common::MicroTime{};
+        cleared = true;
+    }
+    if (cleared) slot->monitor->has_changes_to_sync = true;  // the next reconcile computes the status again
+    return cleared;
+}
+
 std::shared_ptr<LiveUpdateSlot> Engine::slot_for(const std::string &name) {
     std::lock_guard lock(slots_mutex_);
     auto &slot = slots_[name];

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <stdexcept>
 #include <string>
@@ -50,6 +51,13 @@ public:
 
     // What verify compares of a LiveUpdate, from the objects held now (core/sync_targets.hpp).
     std::variant<SyncTargets, SyncTargetsProblem> sync_targets(const std::string &live_update) const;
+
+    // The host repaired the container (it equals the sources now, liveupdate/ext/sync_targets.h):
+    // a failure its last update left (UpdateFailed) is cleared, so that the next reconcile resumes
+    // live updates to it. A plan that could not be made (UpdateStopped) stays: a rebuild or its
+    // cause going away clears that. nullopt: no such LiveUpdate; else whether a failure was
+    // cleared. Throws EngineBusy while that LiveUpdate is being reconciled.
+    std::optional<bool> container_repaired(const std::string &live_update, const std::string &container_id);
 
     // Throws EngineBusy while a reconcile is in progress.
     std::string snapshot() const;

@@ -75,7 +75,8 @@ CommandResult verify(const UpDaemon &d, const std::string &args) {
 
 // A daemon that has synced src/a.txt and src/sub/b.txt into the service's /app.
 void start_synced(UpDaemon &d, const Service &s, std::vector<std::string> extra_args = {"--debounce", "0"}) {
-    BOOST_TEST_REQUIRE(d.start(objects_for(s), std::move(extra_args)));
+    const bool started = d.start(objects_for(s), std::move(extra_args));
+    BOOST_TEST_REQUIRE(started);
     write_file(d.src / "a.txt", "alpha");
     write_file(d.src / "sub/b.txt", "beta");
     BOOST_TEST_REQUIRE(wait_until([&] { return s.read("/app/a.txt") == "alpha" && s.read("/app/sub/b.txt") == "beta"; },
@@ -98,7 +99,8 @@ BOOST_AUTO_TEST_CASE(verify_finds_and_fix_repairs_what_changed_inside_the_contai
     BOOST_TEST(r.exit_code == 1, r.output);
     BOOST_TEST(contains(r.output, "different /app/a.txt"), r.output);
     BOOST_TEST(contains(r.output, "missing   /app/sub/b.txt"), r.output);
-    BOOST_TEST(contains(r.output, "extra     /app/extra.txt"), r.output);
+    // Written inside the container, never synced by liveupdate: told, left alone.
+    BOOST_TEST(contains(r.output, "unsynced  /app/extra.txt"), r.output);
     BOOST_TEST(s.read("/app/a.txt") == "changed\n");
 
     r = verify(d, "liveupdate lu --fix");
@@ -106,8 +108,12 @@ BOOST_AUTO_TEST_CASE(verify_finds_and_fix_repairs_what_changed_inside_the_contai
     BOOST_TEST(contains(r.output, "fixed, in sync now"), r.output);
     BOOST_TEST(s.read("/app/a.txt") == "alpha");
     BOOST_TEST(s.read("/app/sub/b.txt") == "beta");
-    BOOST_TEST(!s.exists("/app/extra.txt"));
+    BOOST_TEST(s.read("/app/extra.txt") == "extra\n");
     BOOST_TEST(verify(d, "").exit_code == 0);
+
+    r = verify(d, "liveupdate lu --fix --delete-extra");
+    BOOST_TEST(r.exit_code == 0, r.output);
+    BOOST_TEST(!s.exists("/app/extra.txt"));
 }
 
 BOOST_AUTO_TEST_CASE(the_daemon_repairs_a_change_inside_the_container_every_interval) {
@@ -124,6 +130,9 @@ BOOST_AUTO_TEST_CASE(a_new_agent_session_makes_the_daemon_verify_and_repair) {
     Service s;
     UpDaemon d;
     start_synced(d, s);  // no timer: only the reconnect can cause a check
+    // The app's own files (issue 19): the repair must not delete them.
+    s.exec(
+        "echo db > /app/app.sqlite; mkdir -p /app/uploads; echo png > /app/uploads/p.png; echo log > /app/sub/app.log");
     s.kill_agents();
     s.exec("echo lost > /app/sub/b.txt");
     // The next update finds the session gone and starts a new one.
@@ -131,6 +140,40 @@ BOOST_AUTO_TEST_CASE(a_new_agent_session_makes_the_daemon_verify_and_repair) {
     BOOST_TEST(wait_until([&] { return s.read("/app/a.txt") == "alpha 2"; }, std::chrono::seconds(30)), d.log_text());
     BOOST_TEST(wait_until([&] { return s.read("/app/sub/b.txt") == "beta"; }, std::chrono::seconds(30)), d.log_text());
     BOOST_TEST(contains(d.log_text(), "the docker updater reconnected to a container"), d.log_text());
+    BOOST_TEST(s.read("/app/app.sqlite") == "db\n");
+    BOOST_TEST(s.read("/app/uploads/p.png") == "png\n");
+    BOOST_TEST(s.read("/app/sub/app.log") == "log\n");
+}
+
+// Issue 19: `docker restart` ends the agent's session; the check after the
+// reconnect repairs the synced files and keeps what the app wrote.
+BOOST_AUTO_TEST_CASE(after_a_docker_restart_an_edit_keeps_the_apps_files) {
+    Service s;
+    UpDaemon d;
+    start_synced(d, s);
+    s.exec("echo db > /app/app.sqlite; echo log > /app/sub/app.log; echo lost > /app/sub/b.txt");
+    sh_ok("docker restart -t 0 " + s.name());
+    write_file(d.src / "a.txt", "alpha 2");
+    BOOST_TEST(wait_until([&] { return s.read("/app/a.txt") == "alpha 2"; }, std::chrono::seconds(30)), d.log_text());
+    // b.txt back proves the check after the reconnect ran.
+    BOOST_TEST(wait_until([&] { return s.read("/app/sub/b.txt") == "beta"; }, std::chrono::seconds(30)), d.log_text());
+    BOOST_TEST(s.read("/app/app.sqlite") == "db\n");
+    BOOST_TEST(s.read("/app/sub/app.log") == "log\n");
+}
+
+// Issue 19 item 4 on the real engine: a delete made while the daemon was
+// killed reaches the container when it starts again.
+BOOST_AUTO_TEST_CASE(a_file_deleted_while_the_daemon_was_killed_is_gone_after_a_restart) {
+    Service s;
+    UpDaemon d;
+    start_synced(d, s);
+    s.exec("echo log > /app/sub/app.log");
+    d.kill_hard();
+    fs::remove(d.src / "sub/b.txt");
+    BOOST_TEST_REQUIRE(d.start(objects_for(s)));
+    BOOST_TEST(wait_until([&] { return !s.exists("/app/sub/b.txt"); }, std::chrono::seconds(30)), d.log_text());
+    BOOST_TEST(s.read("/app/sub/app.log") == "log\n");
+    BOOST_TEST(s.read("/app/a.txt") == "alpha");
 }
 
 BOOST_AUTO_TEST_CASE(where_the_agent_cannot_run_verify_says_why) {

@@ -22,6 +22,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -156,6 +157,7 @@ class UpDaemon {
 public:
     fs::path dir;
     fs::path src, root, objects, log, socket;
+    fs::path state;  // LIVEUPDATE_STATE_DIR: the synced record, kept across restarts of this daemon
     // Runs the daemon through this command (e.g. setpriv dropping capabilities).
     std::vector<std::string> launcher;
 
@@ -167,6 +169,7 @@ public:
         objects = dir / "objects.json";
         log = dir / "daemon.log";
         socket = dir / "ctl/control.sock";
+        state = dir / "state";
         fs::create_directories(src);
     }
     // A daemon still running is stopped, and a clean SIGTERM stop exits 0:
@@ -183,13 +186,23 @@ public:
     // Writes the objects and starts the daemon; true once it answers.
     bool start(const Objects &o, std::vector<std::string> extra_args = {"--debounce", "0"}) {
         write_file(objects, o.text());
+        const std::size_t logged_before = read_file(log).size();  // a restart appends to the same log
         std::vector<std::string> args = launcher;
         args.insert(args.end(), {LU_HOST_BIN, "up", "--control-socket", socket.string()});
         args.insert(args.end(), extra_args.begin(), extra_args.end());
         args.push_back(objects.string());
         std::vector<char *> argv;
+        argv.reserve(args.size() + 1);
         for (auto &a : args) argv.push_back(a.data());
         argv.push_back(nullptr);
+        // The environment, with the record kept in this test's folder.
+        std::vector<std::string> env_text{"LIVEUPDATE_STATE_DIR=" + state.string()};
+        for (char **e = environ; *e != nullptr; ++e)
+            if (!std::string_view(*e).starts_with("LIVEUPDATE_STATE_DIR=")) env_text.emplace_back(*e);
+        std::vector<char *> env;
+        env.reserve(env_text.size() + 1);
+        for (auto &e : env_text) env.push_back(e.data());
+        env.push_back(nullptr);
         posix_spawn_file_actions_t actions;
         posix_spawn_file_actions_init(&actions);
         posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
@@ -197,11 +210,11 @@ public:
         int rc = 0;
         {
             std::lock_guard lock(writing_or_spawning());
-            rc = ::posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
+            rc = ::posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), env.data());
         }
         posix_spawn_file_actions_destroy(&actions);
         if (rc != 0) return false;
-        return wait_until([&] { return read_file(log).find("up: watching") != std::string::npos; });
+        return wait_until([&] { return read_file(log).find("up: watching", logged_before) != std::string::npos; });
     }
 
     // SIGSTOP / SIGCONT: while paused, the daemon reads no event.
@@ -216,6 +229,15 @@ public:
         ::waitpid(pid_, &status, 0);
         pid_ = -1;
         return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    }
+
+    // SIGKILL and wait: no chance to finish anything.
+    void kill_hard() {
+        if (pid_ <= 0) return;
+        ::kill(pid_, SIGKILL);
+        int status = 0;
+        ::waitpid(pid_, &status, 0);
+        pid_ = -1;
     }
 
     // `lu-host ARGS` against this daemon through the real CLI: what it printed.

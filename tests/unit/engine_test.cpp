@@ -105,6 +105,32 @@ BOOST_AUTO_TEST_CASE(abandoned_update_is_retried_as_failed_and_not_committed) {
     BOOST_TEST(next.step.status_changed);
 }
 
+// Issue 19: the host repaired the container (verify --fix): its failure clears
+// and the next reconcile sends the skipped changes again.
+BOOST_AUTO_TEST_CASE(a_repaired_container_clears_its_update_failure) {
+    dir.write("a.txt");
+    live_update();
+    compose();
+    events("[" + event(1, "a.txt") + "]");
+    {
+        auto first = engine.begin("lu", at(2));
+        BOOST_REQUIRE(first.step.update);
+        BOOST_CHECK_THROW(engine.container_repaired("lu", "c1"), EngineBusy);
+        first.session->abandon();
+    }
+    {
+        auto failed = engine.begin("lu", at(3));
+        BOOST_REQUIRE(failed.step.status->failed);
+    }
+    BOOST_TEST(!engine.container_repaired("absent", "c1").has_value());
+    BOOST_TEST(engine.container_repaired("lu", "other").value_or(true) == false);
+    BOOST_TEST(engine.container_repaired("lu", "c1").value_or(false) == true);
+    BOOST_TEST(engine.container_repaired("lu", "c1").value_or(true) == false);  // nothing left to clear
+    auto next = engine.begin("lu", at(4));
+    BOOST_REQUIRE(next.step.update.has_value());  // the skipped change, sent again
+    next.session->resume(Outcome{}, at(4));
+}
+
 BOOST_AUTO_TEST_CASE(deleting_drops_state_and_recreating_starts_fresh) {
     dir.write("a.txt");
     live_update();

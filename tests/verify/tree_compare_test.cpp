@@ -22,11 +22,19 @@ const SyncTarget kTarget{"/src", "/app"};
 
 std::vector<std::string> paths(const std::vector<Difference> &list) {
     std::vector<std::string> out;
+    out.reserve(list.size());
     for (const auto &d : list) out.push_back(d.container_path);
     return out;
 }
 
 using Paths = std::vector<std::string>;
+
+// A record holding every path of the container's digest: all of it was synced by liveupdate.
+host::SyncedPaths all_synced(const tree_digest::Digest &container, const std::string &root = "/app") {
+    host::SyncedPaths out;
+    for (const auto &e : container) out.insert(e.path.empty() ? root : root + "/" + e.path);
+    return out;
+}
 
 }  // namespace
 
@@ -38,7 +46,7 @@ BOOST_AUTO_TEST_CASE(equal_trees_have_no_differences) {
 BOOST_AUTO_TEST_CASE(missing_extra_and_different_files_are_told_apart) {
     const tree_digest::Digest local{dir(""), file("a.txt", 1), file("changed.txt", 2), file("gone-there.txt", 3)};
     const tree_digest::Digest container{dir(""), file("a.txt", 1), file("changed.txt", 9), file("only-there.txt", 4)};
-    const Differences d = compare_target(kTarget, local, container, {}, {});
+    const Differences d = compare_target(kTarget, local, container, {}, {}, all_synced(container));
     BOOST_TEST(paths(d.missing) == Paths{"/app/gone-there.txt"}, boost::test_tools::per_element());
     BOOST_TEST(paths(d.extra) == Paths{"/app/only-there.txt"}, boost::test_tools::per_element());
     BOOST_TEST(paths(d.different) == Paths{"/app/changed.txt"}, boost::test_tools::per_element());
@@ -52,7 +60,7 @@ BOOST_AUTO_TEST_CASE(size_kind_and_executable_bit_count_other_permissions_do_not
     const tree_digest::Digest container{
         dir(""),     file("size", 1, 4),    file("exec", 2, 3, 0644), file("perm", 3, 3, 0600),
         dir("kind"), file("kind/inside", 5)};
-    const Differences d = compare_target(kTarget, local, container, {}, {});
+    const Differences d = compare_target(kTarget, local, container, {}, {}, all_synced(container));
     BOOST_TEST(paths(d.different) == (Paths{"/app/exec", "/app/kind", "/app/size"}), boost::test_tools::per_element());
     BOOST_TEST(d.different[0].why == "executable here, not in the container");
     BOOST_TEST(d.different[1].why == "a file here, a folder in the container");
@@ -65,11 +73,12 @@ BOOST_AUTO_TEST_CASE(an_extra_folder_stands_for_what_it_holds) {
     const tree_digest::Digest local{dir(""), file("a", 1)};
     const tree_digest::Digest container{dir(""),          file("a", 1),    dir("old"),
                                         file("old/x", 2), dir("old/deep"), file("old/deep/y", 3)};
-    const Differences d = compare_target(kTarget, local, container, {}, {});
+    const Differences d = compare_target(kTarget, local, container, {}, {}, all_synced(container));
     BOOST_TEST(paths(d.extra) == Paths{"/app/old"}, boost::test_tools::per_element());
     // "old-x" sorts between "old" and "old/x": it is not inside the folder.
     const tree_digest::Digest with_sibling{dir(""), file("a", 1), dir("old"), file("old-x", 4), file("old/x", 2)};
-    BOOST_TEST(paths(compare_target(kTarget, local, with_sibling, {}, {}).extra) == (Paths{"/app/old", "/app/old-x"}),
+    BOOST_TEST(paths(compare_target(kTarget, local, with_sibling, {}, {}, all_synced(with_sibling)).extra) ==
+                   (Paths{"/app/old", "/app/old-x"}),
                boost::test_tools::per_element());
 }
 
@@ -87,14 +96,15 @@ BOOST_AUTO_TEST_CASE(ignored_paths_are_left_out_on_both_sides) {
     const tree_digest::Digest container{dir(""), file("a", 1), file("there.log", 4), dir("cache"), file("cache/y", 5)};
     BOOST_TEST(compare_target(kTarget, local, container, ignore, {}).empty());
     // Without the ignores the same trees differ: the test can fail.
-    BOOST_TEST(compare_target(kTarget, local, container, {}, {}).count() == 4u);
+    BOOST_TEST(compare_target(kTarget, local, container, {}, {}, all_synced(container)).count() == 4u);
 }
 
 BOOST_AUTO_TEST_CASE(targets_nested_in_the_container_are_left_to_their_own_comparison) {
     const tree_digest::Digest local{dir(""), file("a", 1)};
     const tree_digest::Digest container{dir(""), file("a", 1), dir("manual"), file("manual/x", 2)};
     BOOST_TEST(compare_target(kTarget, local, container, {}, {"/app/manual", "/app", "/elsewhere"}).empty());
-    BOOST_TEST(paths(compare_target(kTarget, local, container, {}, {"/elsewhere"}).extra) == Paths{"/app/manual"},
+    BOOST_TEST(paths(compare_target(kTarget, local, container, {}, {"/elsewhere"}, all_synced(container)).extra) ==
+                   Paths{"/app/manual"},
                boost::test_tools::per_element());
 }
 
@@ -119,7 +129,7 @@ BOOST_AUTO_TEST_CASE(the_repair_deletes_extras_and_changed_kinds_and_copies_the_
                                     file("kind", 3), dir("was-file"),    file("was-file/in", 4)};
     const tree_digest::Digest container{dir(""), file("changed", 9), dir("kind"), file("extra", 5),
                                         file("was-file", 6)};
-    const Repair r = repair_of(compare_target(kTarget, local, container, {}, {}));
+    const Repair r = repair_of(compare_target(kTarget, local, container, {}, {}, all_synced(container)));
     BOOST_TEST(r.deletes == (Paths{"/app/extra", "/app/kind", "/app/was-file"}), boost::test_tools::per_element());
     std::vector<std::string> copied;
     for (const auto &c : r.copies) copied.push_back(c.local_path + " -> " + c.container_path);
@@ -138,4 +148,60 @@ BOOST_AUTO_TEST_CASE(intervals_read_as_durations) {
     BOOST_TEST(!parse_interval("soon"));
     BOOST_TEST(!parse_interval("-1s"));
     BOOST_TEST(!parse_interval("10 s"));
+}
+
+// Issue 19: what liveupdate never synced is the app's (a database, uploads,
+// node_modules): told as unsynced, never deleted by a repair unless asked.
+BOOST_AUTO_TEST_CASE(a_path_liveupdate_never_synced_is_unsynced_and_the_repair_leaves_it) {
+    const tree_digest::Digest local{dir(""), file("a", 1)};
+    const tree_digest::Digest container{dir(""),         file("a", 1),   file("app.sqlite", 2),
+                                        file("gone", 3), dir("uploads"), file("uploads/p.png", 4)};
+    const Differences d = compare_target(kTarget, local, container, {}, {}, {"/app", "/app/a", "/app/gone"});
+    BOOST_TEST(paths(d.extra) == Paths{"/app/gone"}, boost::test_tools::per_element());
+    BOOST_TEST(paths(d.unsynced) == (Paths{"/app/app.sqlite", "/app/uploads"}), boost::test_tools::per_element());
+    BOOST_TEST(d.count() == 1u);  // the app's files are not differences
+    BOOST_TEST(repair_of(d).deletes == Paths{"/app/gone"}, boost::test_tools::per_element());
+    BOOST_TEST(repair_of(d, true).deletes == (Paths{"/app/gone", "/app/app.sqlite", "/app/uploads"}),
+               boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(a_folder_holding_synced_and_app_files_is_told_one_by_one) {
+    const tree_digest::Digest local{dir(""), file("a", 1)};
+    const tree_digest::Digest container{dir(""), file("a", 1), dir("old"), file("old/synced", 2),
+                                        file("old/app.db", 3)};
+    const Differences d =
+        compare_target(kTarget, local, container, {}, {}, {"/app", "/app/a", "/app/old", "/app/old/synced"});
+    BOOST_TEST(paths(d.extra) == Paths{"/app/old/synced"}, boost::test_tools::per_element());
+    BOOST_TEST(paths(d.unsynced) == Paths{"/app/old/app.db"}, boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(an_ignored_app_file_keeps_its_synced_folder_from_being_deleted_whole) {
+    common::IgnoreSet ignore;
+    ignore.add(common::IgnorePatterns("/src", {"**/node_modules"}));
+    const tree_digest::Digest local{dir(""), file("a", 1)};
+    const tree_digest::Digest container{dir(""),
+                                        file("a", 1),
+                                        dir("web"),
+                                        file("web/index.js", 2),
+                                        dir("web/node_modules"),
+                                        file("web/node_modules/x.js", 3)};
+    const Differences d =
+        compare_target(kTarget, local, container, ignore, {}, {"/app/a", "/app/web", "/app/web/index.js"});
+    BOOST_TEST(paths(d.extra) == Paths{"/app/web/index.js"}, boost::test_tools::per_element());
+    BOOST_TEST(d.unsynced.empty());  // ignored: not told, and not deleted with its folder
+}
+
+BOOST_AUTO_TEST_CASE(a_kind_change_over_app_files_is_left_with_what_lies_beneath) {
+    const tree_digest::Digest local{dir(""), file("data", 1), dir("conf"), file("conf/x", 2)};
+    const tree_digest::Digest container{dir(""), dir("data"), file("data/app.db", 3), file("conf", 4)};
+    const Differences d = compare_target(kTarget, local, container, {}, {}, {"/app"});
+    BOOST_TEST_REQUIRE(d.different.size() == 2u);
+    BOOST_TEST(d.different[0].holds_unsynced);
+    BOOST_TEST(d.different[1].holds_unsynced);
+    const Repair r = repair_of(d);
+    BOOST_TEST(r.deletes.empty());
+    BOOST_TEST(r.copies.empty());  // conf/x cannot go beneath a file that stays
+    const Repair forced = repair_of(d, true);
+    BOOST_TEST(forced.deletes == (Paths{"/app/conf", "/app/data"}), boost::test_tools::per_element());
+    BOOST_TEST(forced.copies.size() == 2u);
 }

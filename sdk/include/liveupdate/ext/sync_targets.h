@@ -19,6 +19,16 @@
  *    "filter":  [{"basePath": ABS, "patterns": [dockerignore patterns]}]}
  *                                              the sources' ignores and the built-in ones
  * "containers" lists only the running ones the selector picks now.
+ *
+ * container_repaired (appended; read it only when struct_size covers it):
+ * the host brought a container to the sources (`lu-host verify --fix`
+ * verified it equal afterwards), so a failure its last update left behind
+ * ("UpdateFailed": the LiveUpdate's status stays Failed and changes to that
+ * container are skipped) no longer holds. The plugin clears it; the host then
+ * reconciles the LiveUpdate, whose status drops the failure and whose
+ * pending changes are sent again. A plan that could not be made
+ * ("UpdateStopped": a stop path, an unmapped file) is not cleared: a rebuild
+ * or its cause going away clears that.
  */
 #ifndef LIVEUPDATE_EXT_SYNC_TARGETS_H
 #define LIVEUPDATE_EXT_SYNC_TARGETS_H
@@ -49,6 +59,19 @@ typedef struct lu_sync_targets_extension {
      *  LU_ERR_INVALID_ARGUMENT  a NULL engine; *out_result untouched;
      *  LU_ERR_INTERNAL          error text. */
     int32_t (*sync_targets)(lu_engine *engine, lu_str live_update, lu_message *out_result);
+
+    /* The host repaired container_id (lu_container_ref.container_id) of
+     * live_update: see above. [any-thread], concurrently with every other
+     * call of the engine but destroy; refused while that LiveUpdate is being
+     * reconciled. *out_cleared (when not NULL): 1 when a failure was cleared
+     * (reconcile the LiveUpdate next), else 0.
+     * Returns:
+     *  LU_OK                    done (cleared, or nothing to clear);
+     *  LU_ERR_NOT_FOUND         the engine holds no LiveUpdate of that name;
+     *  LU_ERR_STATE             that LiveUpdate is being reconciled: ask again after;
+     *  LU_ERR_INVALID_ARGUMENT  a NULL engine;
+     *  LU_ERR_INTERNAL          unexpected. */
+    int32_t (*container_repaired)(lu_engine *engine, lu_str live_update, lu_str container_id, int32_t *out_cleared);
 } lu_sync_targets_extension;
 
 #ifdef __cplusplus

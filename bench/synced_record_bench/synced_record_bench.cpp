@@ -1,0 +1,80 @@
+// synced_record_bench: the cost of the synced record per save. One save is
+// the archive of one changed 4 KiB file, built and drained as an update reads
+// it; measured without the record (the reference), with it for a path it
+// already holds (the usual save: no write) and for a new path each time (one
+// journal append), in the same run.
+//
+//   synced_record_bench [--rounds N] [--dir DIR]
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "bench/bench_support/stats.hpp"
+#include "host/core/archive_builder.hpp"
+#include "host/core/synced_record.hpp"
+
+namespace {
+namespace fs = std::filesystem;
+using liveupdate::host::ArchiveStream;
+using liveupdate::host::BeforeEntryFn;
+
+// One save's archive, drained: its time in microseconds.
+double one_save(const fs::path &file, BeforeEntryFn before_entry) {
+    const auto start = lu_bench::Clock::now();
+    ArchiveStream stream(
+        {{file.string(), "/app/src/" + file.filename().string()}}, liveupdate::common::IgnoreSet{},
+        [](liveupdate::common::LogLevel, std::string_view) {}, std::move(before_entry));
+    std::vector<char> buffer(std::size_t{64} * 1024);
+    while (stream.read(buffer.data(), buffer.size()) > 0) {
+    }
+    if (auto incomplete = stream.finish(false)) throw std::runtime_error(*incomplete);
+    return lu_bench::ms_since(start) * 1000.0;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    int rounds = 2000;
+    fs::path dir = fs::temp_directory_path() / ("lu-synced-bench-" + std::to_string(::getpid()));
+    for (int i = 1; i + 1 < argc; i += 2) {
+        const std::string option = argv[i];
+        if (option == "--rounds")
+            rounds = std::atoi(argv[i + 1]);
+        else if (option == "--dir")
+            dir = argv[i + 1];
+        else {
+            std::cerr << "usage: synced_record_bench [--rounds N] [--dir DIR]\n";
+            return 2;
+        }
+    }
+    fs::create_directories(dir / "src");
+    const fs::path file = dir / "src" / "main.js";
+    std::ofstream(file) << std::string(4096, 'x');
+    liveupdate::host::SyncedRecords records((dir / "state").string());
+    const auto journal = records.journal(liveupdate::host::SyncedKey::of("bench", "local", "", dir.string()));
+
+    std::vector<double> without, known, fresh;
+    for (int r = 0; r < rounds; ++r) {
+        // Interleaved, so that drift of the machine weighs on each alike.
+        without.push_back(one_save(file, {}));
+        known.push_back(one_save(file, [&](const std::string &p) { journal->add({p}); }));
+        fresh.push_back(one_save(file, [&, r](const std::string &p) { journal->add({p + "." + std::to_string(r)}); }));
+    }
+    const double base = lu_bench::median(without);
+    std::printf("save of one 4 KiB file, median of %d (microseconds)\n", rounds);
+    std::printf("  without the record      %8.1f\n", base);
+    std::printf("  a path already recorded %8.1f  ratio %.2f\n", lu_bench::median(known),
+                lu_bench::median(known) / base);
+    std::printf("  a new path (one append) %8.1f  ratio %.2f  (+%.1f us)\n", lu_bench::median(fresh),
+                lu_bench::median(fresh) / base, lu_bench::median(fresh) - base);
+    std::printf("  journal: %ju bytes for %zu paths\n", static_cast<std::uintmax_t>(fs::file_size(journal->file())),
+                journal->paths().size());
+    fs::remove_all(dir);
+    return 0;
+}

@@ -1,0 +1,254 @@
+#include "host/core/synced_record.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <tuple>
+
+#include <boost/json.hpp>
+
+#include "host/core/host_error.hpp"
+
+namespace liveupdate::host {
+namespace json = boost::json;
+
+namespace {
+
+constexpr const char *kRecord = "cannot keep the record of synced files";
+
+std::string errno_text() { return std::strerror(errno); }
+
+// FNV-1a: a file name that stays the same across builds and machines.
+std::string file_name_of(const SyncedKey &key) {
+    std::uint64_t h = 14695981039346656037ULL;
+    for (const std::string *part : {&key.live_update, &key.via, &key.container}) {
+        for (const unsigned char c : *part) h = (h ^ c) * 1099511628211ULL;
+        h = (h ^ 0xffU) * 1099511628211ULL;  // parts never run into each other
+    }
+    char name[32];
+    std::snprintf(name, sizeof name, "%016llx.journal", static_cast<unsigned long long>(h));
+    return name;
+}
+
+std::string header_of(const SyncedKey &key) {
+    return json::serialize(json::object{{"liveupdate-synced", 1},
+                                        {"liveUpdate", key.live_update},
+                                        {"via", key.via},
+                                        {"container", key.container}}) +
+           "\n";
+}
+
+std::string line_of(char op, const std::string &path) { return op + json::serialize(json::string(path)) + "\n"; }
+
+void drop_tree(SyncedPaths &paths, const std::string &path) {
+    paths.erase(path);
+    const std::string prefix = path == "/" ? path : path + "/";
+    for (auto it = paths.lower_bound(prefix); it != paths.end() && it->starts_with(prefix);) it = paths.erase(it);
+}
+
+// path or something beneath it is in paths.
+bool holds_tree(const SyncedPaths &paths, const std::string &path) {
+    if (paths.count(path) != 0) return true;
+    const std::string prefix = path == "/" ? path : path + "/";
+    const auto it = paths.lower_bound(prefix);
+    return it != paths.end() && it->starts_with(prefix);
+}
+
+// The paths a journal's text holds; throws HostError at a malformed complete line.
+SyncedPaths replay(const std::string &file, const std::string &text, const SyncedKey &key) {
+    SyncedPaths paths;
+    std::size_t at = 0;
+    std::size_t number = 0;
+    while (at < text.size()) {
+        const std::size_t end = text.find('\n', at);
+        if (end == std::string::npos) break;  // torn by a crash: never acted on
+        const std::string_view line(text.data() + at, end - at);
+        at = end + 1;
+        const std::string where = file + ":" + std::to_string(++number);
+        if (number == 1) {
+            if (line != std::string_view(header_of(key)).substr(0, header_of(key).size() - 1))
+                throw HostError(kRecord, where, "the journal belongs to another container (delete it to start afresh)");
+            continue;
+        }
+        boost::system::error_code ec;
+        const json::value path = line.empty() ? json::value() : json::parse(line.substr(1), ec);
+        if (ec || !path.is_string() || (line[0] != '+' && line[0] != '-'))
+            throw HostError(kRecord, where, "not a journal line (delete the file to start afresh)");
+        if (line[0] == '+')
+            paths.insert(std::string(path.as_string()));
+        else
+            drop_tree(paths, std::string(path.as_string()));
+    }
+    return paths;
+}
+
+void write_all(int fd, const std::string &text, const std::string &file) {
+    for (std::size_t done = 0; done < text.size();) {
+        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) throw HostError(kRecord, file, "cannot write: " + errno_text());
+        done += static_cast<std::size_t>(n);
+    }
+}
+
+// Writes the compacted journal beside file, then renames it over: a crash leaves one or the other.
+void compact(const std::string &file, const SyncedKey &key, const SyncedPaths &paths) {
+    std::string text = header_of(key);
+    for (const auto &p : paths) text += line_of('+', p);
+    const std::string temporary = file + ".compacting";
+    const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) throw HostError(kRecord, temporary, "cannot create: " + errno_text());
+    try {
+        write_all(fd, text, temporary);
+        if (::fsync(fd) != 0) throw HostError(kRecord, temporary, "cannot sync: " + errno_text());
+    } catch (...) {
+        ::close(fd);
+        ::unlink(temporary.c_str());
+        throw;
+    }
+    ::close(fd);
+    if (::rename(temporary.c_str(), file.c_str()) != 0) {
+        const std::string why = errno_text();
+        ::unlink(temporary.c_str());
+        throw HostError(kRecord, file, "cannot replace: " + why);
+    }
+}
+
+}  // namespace
+
+SyncedKey SyncedKey::of(const std::string &live_update, const std::string &via, const std::string &container_id,
+                        const std::string &root) {
+    return {live_update, via, root.empty() ? "id:" + container_id : "root:" + root};
+}
+
+bool SyncedKey::operator<(const SyncedKey &other) const {
+    return std::tie(live_update, via, container) < std::tie(other.live_update, other.via, other.container);
+}
+
+bool covers(const SyncedPaths &paths, const std::string &path) {
+    for (std::string p = path;;) {
+        if (paths.count(p) != 0) return true;
+        const std::size_t slash = p.find_last_of('/');
+        if (slash == std::string::npos || p == "/") return false;
+        p = slash == 0 ? "/" : p.substr(0, slash);
+    }
+}
+
+SyncedJournal::SyncedJournal(std::string file, SyncedKey key) : file_(std::move(file)), key_(std::move(key)) {
+    std::ifstream in(file_, std::ios::binary);
+    if (in) {
+        std::ostringstream text;
+        text << in.rdbuf();
+        if (!in.good() && !in.eof()) throw HostError(kRecord, file_, "cannot read");
+        paths_ = replay(file_, text.str(), key_);
+    } else if (std::filesystem::exists(file_)) {
+        throw HostError(kRecord, file_, "cannot open: " + errno_text());
+    }
+    compact(file_, key_, paths_);
+    fd_ = ::open(file_.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd_ < 0) throw HostError(kRecord, file_, "cannot open: " + errno_text());
+    struct stat st {};
+    if (::fstat(fd_, &st) != 0) {
+        const std::string why = errno_text();
+        ::close(fd_);
+        throw HostError(kRecord, file_, why);
+    }
+    size_ = st.st_size;
+}
+
+SyncedJournal::~SyncedJournal() {
+    if (fd_ >= 0) ::close(fd_);
+}
+
+void SyncedJournal::append(const std::string &lines) {
+    if (broken_) throw HostError(kRecord, file_, "a failed write left a partial line that could not be cut off");
+    try {
+        write_all(fd_, lines, file_);
+    } catch (...) {
+        // A part written (a full disk) would run into the next line: cut it off.
+        broken_ = ::ftruncate(fd_, size_) != 0;
+        throw;
+    }
+    size_ += static_cast<long long>(lines.size());
+}
+
+void SyncedJournal::add(const std::vector<std::string> &paths) {
+    const std::lock_guard lock(mutex_);
+    std::string lines;
+    std::vector<const std::string *> added;
+    for (const auto &p : paths) {
+        if (paths_.count(p) != 0) continue;
+        lines += line_of('+', p);
+        added.push_back(&p);
+    }
+    if (lines.empty()) return;
+    append(lines);
+    for (const std::string *p : added) paths_.insert(*p);
+}
+
+void SyncedJournal::remove(const std::vector<std::string> &paths) {
+    const std::lock_guard lock(mutex_);
+    std::string lines;
+    for (const auto &p : paths)
+        if (holds_tree(paths_, p)) lines += line_of('-', p);
+    if (lines.empty()) return;
+    append(lines);
+    for (const auto &p : paths) drop_tree(paths_, p);
+}
+
+SyncedPaths SyncedJournal::paths() const {
+    const std::lock_guard lock(mutex_);
+    return paths_;
+}
+
+bool SyncedJournal::empty() const {
+    const std::lock_guard lock(mutex_);
+    return paths_.empty();
+}
+
+std::shared_ptr<SyncedJournal> SyncedRecords::journal(const SyncedKey &key) {
+    const std::lock_guard lock(mutex_);
+    auto &open = open_[key];
+    if (!open) {
+        std::error_code ec;
+        std::filesystem::create_directories(folder_, ec);
+        if (ec) throw HostError(kRecord, folder_, "cannot create the folder: " + ec.message());
+        open = std::make_shared<SyncedJournal>(file_of(key), key);
+    }
+    return open;
+}
+
+bool SyncedRecords::has_paths(const SyncedKey &key) {
+    {
+        const std::lock_guard lock(mutex_);
+        if (const auto it = open_.find(key); it != open_.end() && it->second) return !it->second->empty();
+        std::error_code ec;
+        if (!std::filesystem::exists(file_of(key), ec)) return false;
+    }
+    return !journal(key)->empty();
+}
+
+std::string SyncedRecords::file_of(const SyncedKey &key) const {
+    return (std::filesystem::path(folder_) / file_name_of(key)).string();
+}
+
+std::string default_synced_folder() {
+    if (const char *dir = std::getenv("LIVEUPDATE_STATE_DIR"); dir != nullptr && *dir != '\0') return dir;
+    if (const char *state = std::getenv("XDG_STATE_HOME"); state != nullptr && *state == '/')
+        return std::string(state) + "/liveupdate/synced";
+    if (const char *home = std::getenv("HOME"); home != nullptr && *home == '/')
+        return std::string(home) + "/.local/state/liveupdate/synced";
+    throw HostError(kRecord, "the state folder",
+                    "neither LIVEUPDATE_STATE_DIR, XDG_STATE_HOME nor HOME is set (or pass --state-dir)");
+}
+
+}  // namespace liveupdate::host

@@ -1,0 +1,102 @@
+// The synced record: per LiveUpdate and container, the container paths this
+// tool has put there (files, symlinks and the folders its archives carried),
+// so that a repair deletes only what liveupdate itself synced and a
+// restarted daemon can still tell (issue 19). Each container's record is an
+// append-only journal in a state folder:
+//
+//   {"liveupdate-synced":1,"liveUpdate":"lu","via":"docker","container":"id:3f2a..."}
+//   +"/app/a.txt"
+//   -"/app/old"
+//
+// one JSON header line, then one line per change: "+" a path (written before
+// its bytes leave for the container, so the record is a superset of what is
+// there even after a kill -9), "-" a path and all beneath it (written after
+// its delete succeeded). A last line without its newline was torn by a crash
+// and is ignored; opening rewrites the journal compacted (temporary file,
+// then rename). A change that cannot be written throws: the update fails
+// rather than forgetting a path it put in the container.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace liveupdate::host {
+
+// Whose record: the container is its root folder for local containers (their
+// IDs change with each daemon, their folder stays) and its ID otherwise (a
+// recreated container has a new ID and a fresh filesystem).
+struct SyncedKey {
+    std::string live_update;
+    std::string via;
+    std::string container;  // "root:/abs/folder" or "id:ID"
+
+    static SyncedKey of(const std::string &live_update, const std::string &via, const std::string &container_id,
+                        const std::string &root);
+    bool operator<(const SyncedKey &other) const;
+};
+
+// Absolute, clean container paths.
+using SyncedPaths = std::set<std::string>;
+
+// path is one of paths, or lies beneath one of them.
+bool covers(const SyncedPaths &paths, const std::string &path);
+
+// One container's journal, open for appending. Thread-safe.
+class SyncedJournal {
+public:
+    // Loads and compacts file (created when absent); throws HostError naming the file and why.
+    SyncedJournal(std::string file, SyncedKey key);
+    SyncedJournal(const SyncedJournal &) = delete;
+    SyncedJournal &operator=(const SyncedJournal &) = delete;
+    ~SyncedJournal();
+
+    // Appends what the record does not hold yet: one write for the lot. Throws HostError.
+    void add(const std::vector<std::string> &paths);
+    // Drops each path and everything beneath it. Throws HostError.
+    void remove(const std::vector<std::string> &paths);
+    SyncedPaths paths() const;
+    bool empty() const;
+    const std::string &file() const { return file_; }
+
+private:
+    void append(const std::string &lines);
+
+    std::string file_;
+    SyncedKey key_;
+    mutable std::mutex mutex_;
+    SyncedPaths paths_;
+    int fd_ = -1;
+    long long size_ = 0;   // the journal's length after the last complete write
+    bool broken_ = false;  // a failed write's partial line is still there
+};
+
+// The journals of every container, one file each in a folder.
+class SyncedRecords {
+public:
+    // folder: created when the first journal opens.
+    explicit SyncedRecords(std::string folder) : folder_(std::move(folder)) {}
+
+    // The container's journal, opened (loaded and compacted) on first use. Throws HostError.
+    std::shared_ptr<SyncedJournal> journal(const SyncedKey &key);
+    // Whether the container has a record with a path in it (a journal open or on disk). Throws HostError.
+    bool has_paths(const SyncedKey &key);
+    const std::string &folder() const { return folder_; }
+
+private:
+    std::string folder_;
+    std::mutex mutex_;
+    std::map<SyncedKey, std::shared_ptr<SyncedJournal>> open_;
+    std::string file_of(const SyncedKey &key) const;
+};
+
+// Where records live unless told: $LIVEUPDATE_STATE_DIR, else
+// $XDG_STATE_HOME/liveupdate/synced, else ~/.local/state/liveupdate/synced
+// (state that outlives the daemon, kept out of the project, whose watchers
+// and syncs must not see it). Throws HostError when none can be told.
+std::string default_synced_folder();
+
+}  // namespace liveupdate::host

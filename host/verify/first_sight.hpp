@@ -1,0 +1,34 @@
+// Which containers the daemon has not verified since it started, among those
+// liveupdate synced into before (they have a synced record): a restarted
+// daemon verifies and repairs each once, so that what changed while it was
+// down (deletes included) reaches them (issue 19). A container never synced
+// is left to the LiveUpdate's own rules (initial sync or not).
+#pragma once
+
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "host/core/synced_record.hpp"
+#include "host/verify/verify_targets.hpp"
+
+namespace liveupdate::host::verify {
+
+class FirstSight {
+public:
+    explicit FirstSight(host::SyncedRecords &records) : records_(records) {}
+
+    // Thread-safe. True when a running container of one of them has a record and was not checked yet.
+    bool any_unchecked(const std::vector<LiveUpdateTargets> &live_updates);
+    void checked(const LiveUpdateTargets &live_update);
+
+private:
+    static std::string key_of(const LiveUpdateTargets &live_update, const ContainerTarget &container);
+
+    host::SyncedRecords &records_;
+    std::mutex mutex_;
+    std::set<std::string> checked_;
+};
+
+}  // namespace liveupdate::host::verify

@@ -1,0 +1,162 @@
+// The synced record (issue 19): what liveupdate put in each container,
+// journaled so that a restarted daemon knows it, and told to the archive
+// builder's hook before an entry's bytes are written.
+#include <signal.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <boost/test/unit_test.hpp>
+
+#include "host/core/archive_builder.hpp"
+#include "host/core/host_error.hpp"
+#include "host/core/synced_record.hpp"
+
+using namespace liveupdate::host;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct StateDir {
+    fs::path path;
+    StateDir() {
+        std::string pattern = (fs::temp_directory_path() / "lu-synced-test-XXXXXX").string();
+        BOOST_TEST_REQUIRE(::mkdtemp(pattern.data()) != nullptr);
+        path = pattern;
+    }
+    ~StateDir() { fs::remove_all(path); }
+    fs::path only_journal() const {
+        fs::path found;
+        for (const auto &e : fs::directory_iterator(path)) found = e.path();
+        return found;
+    }
+};
+
+std::string text_of(const fs::path &p) {
+    std::ifstream in(p);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+const SyncedKey kKey = SyncedKey::of("lu", "docker", "3f2a", "");
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(synced_record)
+
+BOOST_AUTO_TEST_CASE(a_reopened_record_holds_what_was_added_and_not_what_was_removed) {
+    StateDir dir;
+    {
+        SyncedRecords records(dir.path.string());
+        auto j = records.journal(kKey);
+        j->add({"/app", "/app/a.txt", "/app/old", "/app/old/x", "/app/old-y"});
+        j->remove({"/app/old"});
+    }
+    SyncedRecords again(dir.path.string());
+    BOOST_TEST(again.has_paths(kKey));
+    BOOST_TEST(!again.has_paths(SyncedKey::of("lu", "docker", "other", "")));
+    const SyncedPaths paths = again.journal(kKey)->paths();
+    BOOST_TEST((paths == SyncedPaths{"/app", "/app/a.txt", "/app/old-y"}));
+    // Opening compacted it: a header and one line per path.
+    BOOST_TEST(text_of(dir.only_journal()) ==
+               "{\"liveupdate-synced\":1,\"liveUpdate\":\"lu\",\"via\":\"docker\",\"container\":\"id:3f2a\"}\n"
+               "+\"/app\"\n+\"/app/a.txt\"\n+\"/app/old-y\"\n");
+}
+
+BOOST_AUTO_TEST_CASE(a_path_already_recorded_costs_no_write) {
+    StateDir dir;
+    SyncedRecords records(dir.path.string());
+    auto j = records.journal(kKey);
+    j->add({"/app/a.txt"});
+    const auto size = fs::file_size(dir.only_journal());
+    j->add({"/app/a.txt"});
+    BOOST_TEST(fs::file_size(dir.only_journal()) == size);
+}
+
+BOOST_AUTO_TEST_CASE(a_line_torn_by_a_crash_is_ignored_and_a_malformed_one_is_named) {
+    StateDir dir;
+    {
+        SyncedRecords records(dir.path.string());
+        records.journal(kKey)->add({"/app/a.txt"});
+    }
+    const fs::path file = dir.only_journal();
+    std::ofstream(file, std::ios::app) << "+\"/app/b.t";  // no newline: the write never finished
+    BOOST_TEST((SyncedRecords(dir.path.string()).journal(kKey)->paths() == SyncedPaths{"/app/a.txt"}));
+    std::ofstream(file, std::ios::app) << "garbage\n";
+    try {
+        SyncedRecords(dir.path.string()).journal(kKey);
+        BOOST_FAIL("a malformed journal was taken");
+    } catch (const HostError &e) {
+        BOOST_TEST(std::string(e.what()).find(file.string() + ":3") != std::string::npos, e.what());
+    }
+}
+
+BOOST_AUTO_TEST_CASE(a_write_that_fails_throws_and_leaves_no_partial_line) {
+    StateDir dir;
+    SyncedRecords records(dir.path.string());
+    auto j = records.journal(kKey);
+    j->add({"/app/a.txt"});
+    // A full disk, as a file size limit: the next append cannot be written whole.
+    const auto size = fs::file_size(dir.only_journal());
+    struct rlimit before {};
+    BOOST_TEST_REQUIRE(::getrlimit(RLIMIT_FSIZE, &before) == 0);
+    ::signal(SIGXFSZ, SIG_IGN);
+    struct rlimit small = before;
+    small.rlim_cur = size + 5;
+    BOOST_TEST_REQUIRE(::setrlimit(RLIMIT_FSIZE, &small) == 0);
+    bool thrown = false;
+    try {
+        j->add({"/app/a-much-longer-name.txt"});
+    } catch (const HostError &) {
+        thrown = true;
+    }
+    BOOST_TEST_REQUIRE(::setrlimit(RLIMIT_FSIZE, &before) == 0);
+    BOOST_TEST(thrown);
+    BOOST_TEST((j->paths() == SyncedPaths{"/app/a.txt"}));
+    BOOST_TEST(fs::file_size(dir.only_journal()) == size);
+    j->add({"/app/c.txt"});  // the journal goes on whole
+    BOOST_TEST((SyncedRecords(dir.path.string()).journal(kKey)->paths() == SyncedPaths{"/app/a.txt", "/app/c.txt"}));
+}
+
+BOOST_AUTO_TEST_CASE(covers_is_a_path_or_a_folder_above_it) {
+    const SyncedPaths paths{"/app/dir"};
+    BOOST_TEST(covers(paths, "/app/dir"));
+    BOOST_TEST(covers(paths, "/app/dir/x/y"));
+    BOOST_TEST(!covers(paths, "/app/dir-x"));
+    BOOST_TEST(!covers(paths, "/app"));
+}
+
+BOOST_AUTO_TEST_CASE(local_containers_are_known_by_their_root_others_by_id) {
+    BOOST_TEST(SyncedKey::of("lu", "local", "id-changes-each-run", "/tmp/root").container == "root:/tmp/root");
+    BOOST_TEST(SyncedKey::of("lu", "docker", "3f2a", "").container == "id:3f2a");
+}
+
+BOOST_AUTO_TEST_CASE(the_archive_names_an_entry_before_its_bytes_and_a_refusal_aborts_it) {
+    StateDir dir;
+    const fs::path src = dir.path / "src";
+    fs::create_directories(src);
+    std::ofstream(src / "a.txt") << "alpha";
+    std::ofstream(src / "b.txt") << "beta";
+    std::vector<std::string> named;
+    ArchiveStream stream(
+        {{src.string(), "/app"}}, liveupdate::common::IgnoreSet{},
+        [](liveupdate::common::LogLevel, std::string_view) {},
+        [&](const std::string &path) {
+            if (path == "/app/b.txt") throw HostError("no room", path, "the record is full");
+            named.push_back(path);
+        });
+    std::string bytes;
+    char buffer[512];
+    std::int64_t n = 0;
+    while ((n = stream.read(buffer, sizeof buffer)) > 0) bytes.append(buffer, static_cast<std::size_t>(n));
+    BOOST_TEST(n == -1);
+    BOOST_TEST((named == std::vector<std::string>{"/app", "/app/a.txt"}));
+    BOOST_TEST(bytes.find("app/b.txt") == std::string::npos);
+    BOOST_TEST(stream.finish(false).value_or("").find("the record is full") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
