@@ -40,9 +40,13 @@ struct Totals {
 }  // namespace
 
 int main(int argc, char **argv) {
+    lu_soak::SoakArgs defaults;
+    defaults.seeds = 10;
+    defaults.ops = 300;
+    defaults.faults_every = 5;
     lu_soak::SoakArgs args;
     try {
-        args = lu_soak::parse_soak_args(argc, argv, {.seed = std::nullopt, .seeds = 10, .ops = 300, .faults_every = 5});
+        args = lu_soak::parse_soak_args(argc, argv, defaults);
     } catch (const std::invalid_argument &e) {
         std::cerr << "fault_soak: " << e.what() << "\n";
         return 2;
@@ -55,6 +59,7 @@ int main(int argc, char **argv) {
                                            .ops = args.ops,
                                            .faults_every = args.faults_every,
                                            .binaries = {LU_HOST_BIN, LU_LIVEUPDATE_PLUGIN, LU_DOCKER_UPDATER_PATH},
+                                           .without = args.without,
                                            .replay_program = argv[0],
                                            .verbose = args.verbose};
         const lu_soak::SoakReport report = lu_soak::run_soak(options);

@@ -27,13 +27,16 @@ void skip_without_the_image() {
 BOOST_AUTO_TEST_CASE(random_operations_and_faults_leave_the_container_equal_to_the_source) {
     skip_without_the_image();
     auto &suite = boost::unit_test::framework::master_test_suite();
-    const lu_soak::SoakArgs args = lu_soak::parse_soak_args(suite.argc, suite.argv, {.seed = std::nullopt, .seeds = 2});
+    lu_soak::SoakArgs defaults;
+    defaults.seeds = 2;
+    const lu_soak::SoakArgs args = lu_soak::parse_soak_args(suite.argc, suite.argv, defaults);
     const std::uint64_t first = args.seed.value_or(lu_soak::seed_from_clock());
     for (std::size_t i = 0; i < args.seeds; ++i) {
         lu_soak::SoakOptions options{.seed = first + i,
                                      .ops = args.ops,
                                      .faults_every = args.faults_every,
                                      .binaries = {LU_HOST_BIN, LU_LIVEUPDATE_PLUGIN, LU_DOCKER_UPDATER_PATH},
+                                     .without = args.without,
                                      .replay_program = std::string(suite.argv[0]) + " --",
                                      .verbose = args.verbose};
         const lu_soak::SoakReport report = lu_soak::run_soak(options);

@@ -1,7 +1,11 @@
 #include "tests/soak/soak_args.hpp"
 
 #include <chrono>
+#include <sstream>
 #include <stdexcept>
+
+#include "tests/soak/faults.hpp"
+#include "tests/soak/source_ops.hpp"
 
 namespace lu_soak {
 
@@ -19,6 +23,24 @@ std::uint64_t number(const std::string &flag, const char *text, std::uint64_t at
     if (used == 0 || text[used] != '\0' || value < at_least)
         throw std::invalid_argument(flag + " needs a number of at least " + std::to_string(at_least) + ", got " + text);
     return value;
+}
+
+std::set<std::string> names_of(const std::string &flag, const char *text) {
+    if (text == nullptr) throw std::invalid_argument(flag + " needs a list of names");
+    std::set<std::string> known(SourceOps::kinds().begin(), SourceOps::kinds().end());
+    known.insert("symlink-loop");
+    for (const Fault fault : kAllFaults) known.insert(fault_name(fault));
+    std::set<std::string> names;
+    std::stringstream list(text);
+    for (std::string name; std::getline(list, name, ',');) {
+        if (!known.contains(name)) {
+            std::string all;
+            for (const auto &k : known) all += " " + k;
+            throw std::invalid_argument(flag + ": unknown name " + name + " (known:" + all + ")");
+        }
+        names.insert(name);
+    }
+    return names;
 }
 
 }  // namespace
@@ -40,6 +62,8 @@ SoakArgs parse_soak_args(int argc, char **argv, SoakArgs defaults) {
             args.ops = number(flag, value, 1);
         else if (flag == "--faults-every")
             args.faults_every = number(flag, value, 1);
+        else if (flag == "--without")
+            args.without = names_of(flag, value);
         else
             throw std::invalid_argument("unknown argument " + flag);
         ++i;

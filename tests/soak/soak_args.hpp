@@ -1,10 +1,11 @@
 // The soak's command line, shared by the CTest test (its arguments after
 // `--`) and the bench: --seed N, --seeds K, --ops N, --faults-every N,
-// --verbose. Without --seed, the seed comes from the clock.
+// --without NAME,..., --verbose. Without --seed, the seed comes from the clock.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 
 namespace lu_soak {
@@ -14,6 +15,9 @@ struct SoakArgs {
     std::size_t seeds = 1;  // seed, seed + 1, ...
     std::size_t ops = 60;
     std::size_t faults_every = 6;
+    // Operation kinds, "symlink-loop" and faults left out, to look past a
+    // known bug; the suite's test leaves nothing out.
+    std::set<std::string> without;
     bool verbose = false;
 };
 

@@ -52,7 +52,7 @@ public:
           container_(project_for(options.seed)),
           dir_(make_temp_dir()),
           daemon_(dir_, options.binaries, container_.project()),
-          source_(daemon_.src()) {
+          source_(daemon_.src(), options.without) {
         report_.seed = options.seed;
     }
     ~SoakRun() {
@@ -102,7 +102,11 @@ private:
     }
 
     void fault() {
-        const Fault kind = kAllFaults[random_.below(std::size(kAllFaults))];
+        std::vector<Fault> kinds;
+        for (const Fault f : kAllFaults)
+            if (!options_.without.contains(fault_name(f))) kinds.push_back(f);
+        if (kinds.empty()) return;
+        const Fault kind = random_.pick(kinds);
         ++report_.faults[fault_name(kind)];
         const std::string what = inject(kind, {container_, daemon_}, random_, [&](std::size_t ops) {
             for (std::size_t i = 0; i < ops; ++i) step();
@@ -118,7 +122,7 @@ private:
         source_.write(kMarkerFile, marker);
         const std::string marker_path = container_.host_path(std::string(kSyncTarget) + "/" + kMarkerFile);
         const bool arrived =
-            up_it::wait_until([&] { return up_it::read_file(marker_path) == marker; }, std::chrono::seconds(60));
+            up_it::wait_until([&] { return up_it::read_file(marker_path) == marker; }, std::chrono::seconds(30));
         std::vector<Divergence> divergences;
         std::string unreadable;
         up_it::wait_until(
@@ -178,8 +182,11 @@ SoakReport run_soak(const SoakOptions &options) {
 }
 
 std::string replay_command(const SoakOptions &options) {
+    std::string without;
+    for (const auto &name : options.without) without += (without.empty() ? " --without " : ",") + name;
     return options.replay_program + " --seed " + std::to_string(options.seed) + " --ops " +
-           std::to_string(options.ops) + " --faults-every " + std::to_string(options.faults_every) + " --seeds 1";
+           std::to_string(options.ops) + " --faults-every " + std::to_string(options.faults_every) + " --seeds 1" +
+           without;
 }
 
 }  // namespace lu_soak

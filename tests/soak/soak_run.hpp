@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 
 #include "tests/soak/soak_daemon.hpp"
@@ -19,8 +20,9 @@ struct SoakOptions {
     std::size_t ops = 60;
     std::size_t faults_every = 6;
     DaemonBinaries binaries;
-    std::string replay_program;  // printed in the replay command line
-    bool verbose = false;        // print every event as it happens
+    std::set<std::string> without;  // as SoakArgs::without
+    std::string replay_program;     // printed in the replay command line
+    bool verbose = false;           // print every event as it happens
 };
 
 struct SoakReport {

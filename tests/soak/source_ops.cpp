@@ -37,17 +37,29 @@ std::string parent_of(const std::string &rel) {
 
 }  // namespace
 
+const std::vector<std::string> &SourceOps::kinds() {
+    static const std::vector<std::string> names{"create", "modify", "append",  "truncate", "delete",
+                                                "rename", "flip",   "symlink", "burst"};
+    return names;
+}
+
 std::string SourceOps::random_op(Random &random) {
-    const std::size_t roll = random.below(100);
-    if (roll < 18) return create(random);
-    if (roll < 32) return modify(random);
-    if (roll < 40) return append(random);
-    if (roll < 46) return truncate(random);
-    if (roll < 58) return remove(random);
-    if (roll < 68) return rename(random);
-    if (roll < 80) return flip(random);
-    if (roll < 92) return symlink(random);
-    return burst(random);
+    using Op = std::string (SourceOps::*)(Random &);
+    static const std::vector<std::pair<std::size_t, Op>> by_weight{
+        {18, &SourceOps::create},  {14, &SourceOps::modify},  {8, &SourceOps::append},
+        {6, &SourceOps::truncate}, {12, &SourceOps::remove},  {10, &SourceOps::rename},
+        {12, &SourceOps::flip},    {12, &SourceOps::symlink}, {8, &SourceOps::burst}};
+    for (;;) {
+        std::size_t roll = random.below(100);
+        for (std::size_t i = 0; i < by_weight.size(); ++i) {
+            if (roll >= by_weight[i].first) {
+                roll -= by_weight[i].first;
+                continue;
+            }
+            if (!without_.contains(kinds()[i])) return (this->*by_weight[i].second)(random);
+            break;
+        }
+    }
 }
 
 bool SourceOps::write(const std::string &rel, const std::string &content) {
@@ -131,19 +143,20 @@ std::string SourceOps::flip(Random &random) {
     const std::string rel = random.pick(paths);
     const auto type = fs::symlink_status(root_ / rel).type();
     fs::remove_all(root_ / rel);
-    // Into one of the two other kinds.
-    const bool to_folder = type == fs::file_type::directory ? false
-                           : type == fs::file_type::regular ? random.percent(70)
-                                                            : random.percent(50);
-    const bool to_file = !to_folder && (type == fs::file_type::symlink || random.percent(60));
-    if (to_folder) {
+    // Into one of the other kinds.
+    std::vector<fs::file_type> kinds_into;
+    for (const auto kind : {fs::file_type::regular, fs::file_type::directory, fs::file_type::symlink})
+        if (kind != type && !(kind == fs::file_type::symlink && without_.contains("symlink")))
+            kinds_into.push_back(kind);
+    const fs::file_type into = random.pick(kinds_into);
+    if (into == fs::file_type::directory) {
         fs::create_directory(root_ / rel);
         const std::size_t children = random.between(0, 2);
         for (std::size_t i = 0; i < children; ++i)
             write_bytes(root_ / rel / kNames[i], random_content(random), O_TRUNC);
         return "flip " + rel + " into a folder with " + std::to_string(children) + " file(s)";
     }
-    if (to_file) {
+    if (into == fs::file_type::regular) {
         write_bytes(root_ / rel, random_content(random), O_TRUNC);
         return "flip " + rel + " into a file";
     }
@@ -202,7 +215,9 @@ std::string SourceOps::symlink_target(Random &random, const std::string &rel) co
     const std::size_t depth = static_cast<std::size_t>(std::count(rel.begin(), rel.end(), '/'));
     std::string up_to_top;
     for (std::size_t i = 0; i < depth; ++i) up_to_top += "../";
-    switch (random.below(8)) {
+    // Without loops: out of the tree or dangling only.
+    static const std::vector<std::size_t> no_loops{4, 5, 7};
+    switch (without_.contains("symlink-loop") ? random.pick(no_loops) : random.below(8)) {
     case 0: return random.pick(kNames);                                     // a sibling, there or not
     case 1: return ".";                                                     // its own folder: a loop
     case 2: return "..";                                                    // the folder above: a loop, or out
