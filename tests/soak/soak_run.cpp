@@ -108,10 +108,11 @@ private:
         if (kinds.empty()) return;
         const Fault kind = random_.pick(kinds);
         ++report_.faults[fault_name(kind)];
+        note("fault " + fault_name(kind) + " after op " + std::to_string(report_.ops));
         const std::string what = inject(kind, {container_, daemon_}, random_, [&](std::size_t ops) {
             for (std::size_t i = 0; i < ops; ++i) step();
         });
-        note("fault " + fault_name(kind) + " (after op " + std::to_string(report_.ops) + "): " + what);
+        note("fault " + fault_name(kind) + " over: " + what);
     }
 
     // Waits for the marker, then for equal trees; false (and the report) when
