@@ -34,9 +34,9 @@ std::set<std::string> names_of(const std::string &flag, const char *text) {
     std::stringstream list(text);
     for (std::string name; std::getline(list, name, ',');) {
         if (!known.contains(name)) {
-            std::string all;
-            for (const auto &k : known) all += " " + k;
-            throw std::invalid_argument(flag + ": unknown name " + name + " (known:" + all + ")");
+            std::string message = flag + ": unknown name " + name + " (known:";
+            for (const auto &k : known) message.append(" ").append(k);
+            throw std::invalid_argument(message + ")");
         }
         names.insert(name);
     }
@@ -46,7 +46,7 @@ std::set<std::string> names_of(const std::string &flag, const char *text) {
 }  // namespace
 
 SoakArgs parse_soak_args(int argc, char **argv, SoakArgs defaults) {
-    SoakArgs args = defaults;
+    SoakArgs args = std::move(defaults);
     for (int i = 1; i < argc; ++i) {
         const std::string flag = argv[i];
         const char *value = i + 1 < argc ? argv[i + 1] : nullptr;

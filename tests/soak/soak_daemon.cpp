@@ -72,6 +72,7 @@ void SoakDaemon::start() {
                                   "docker=" + (dir_ / "plugins/libupdater_docker.so").string(),
                                   (dir_ / "objects.json").string()};
     std::vector<char *> argv;
+    argv.reserve(args.size() + 1);
     for (auto &a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
     posix_spawn_file_actions_t actions;

@@ -132,7 +132,8 @@ std::string SourceOps::rename(Random &random) {
         if (!make_parents(to)) continue;
         const bool replaced = fs::exists(target);
         fs::rename(root_ / from, root_ / to);
-        return "rename " + from + " -> " + to + (replaced ? " (replacing a file)" : "");
+        std::string what = "rename " + from;
+        return what.append(" -> ").append(to).append(replaced ? " (replacing a file)" : "");
     }
     return modify(random);
 }
@@ -171,7 +172,8 @@ std::string SourceOps::symlink(Random &random) {
         if (exists(rel) || !make_parents(rel)) continue;
         const std::string target = symlink_target(random, rel);
         fs::create_symlink(target, root_ / rel);
-        return "symlink " + rel + " -> " + target;
+        std::string what = "symlink " + rel;
+        return what.append(" -> ").append(target);
     }
     return modify(random);
 }
@@ -207,7 +209,7 @@ std::string SourceOps::random_path(Random &random) const {
 
 std::string SourceOps::random_content(Random &random) const {
     if (random.percent(5)) return "";
-    if (random.percent(5)) return random.text(random.between(64 * 1024, 300 * 1024));
+    if (random.percent(5)) return random.text(random.between(std::size_t{64} * 1024, std::size_t{300} * 1024));
     return random.text(random.between(1, 2000));
 }
 

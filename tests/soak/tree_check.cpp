@@ -39,6 +39,11 @@ std::string link_target(const std::string &path) {
     return n < 0 ? "?" : std::string(buf, static_cast<std::size_t>(n));
 }
 
+std::string joined(const std::string &dir, const std::string &rel) {
+    std::string out = dir;
+    return out.append("/").append(rel);
+}
+
 std::string what_is(const Entry &e, const std::string &path) {
     if (e.kind == EntryKind::file) return "a file of " + std::to_string(e.size) + " bytes";
     if (e.kind == EntryKind::symlink) return "a symlink -> " + link_target(path);
@@ -57,16 +62,16 @@ void compare_synced(const fs::path &src, const SoakContainer &container, std::ve
         if (r == remote.end()) {
             out.push_back({where, synced, "missing in the container; locally " + what_is(l, (src / rel).string())});
         } else if (r->second.kind != l.kind || r->second.size != l.size || r->second.hash != l.hash) {
-            out.push_back({where, synced,
-                           "in the container " + what_is(r->second, target + "/" + rel) + ", locally " +
-                               what_is(l, (src / rel).string()) +
-                               (r->second.kind == l.kind ? ", different content" : "")});
+            std::string detail = "in the container " + what_is(r->second, joined(target, rel));
+            detail.append(", locally ").append(what_is(l, (src / rel).string()));
+            if (r->second.kind == l.kind) detail.append(", different content");
+            out.push_back({where, synced, detail});
         }
     }
     for (const auto &[rel, r] : remote) {
         if (local.contains(rel) || SoakContainer::is_app_path(rel)) continue;
         out.push_back({std::string(kSyncTarget) + "/" + rel, "every path deleted from the source is gone",
-                       "still in the container: " + what_is(r, target + "/" + rel)});
+                       "still in the container: " + what_is(r, joined(target, rel))});
     }
 }
 
