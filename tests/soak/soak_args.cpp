@@ -29,6 +29,7 @@ std::set<std::string> names_of(const std::string &flag, const char *text) {
     if (text == nullptr) throw std::invalid_argument(flag + " needs a list of names");
     std::set<std::string> known(SourceOps::kinds().begin(), SourceOps::kinds().end());
     known.insert("symlink-loop");
+    known.insert("app-write");
     for (const Fault fault : kAllFaults) known.insert(fault_name(fault));
     std::set<std::string> names;
     std::stringstream list(text);

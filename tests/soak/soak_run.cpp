@@ -94,7 +94,7 @@ private:
     void step() {
         ++report_.ops;
         note("op " + std::to_string(report_.ops) + ": " + source_.random_op(random_));
-        if (report_.checks > 0 && random_.percent(15)) {
+        if (report_.checks > 0 && !options_.without.contains("app-write") && random_.percent(15)) {
             ++report_.app_writes;
             note(container_.app_write(random_));
         }
