@@ -74,7 +74,8 @@ public:
                     fault();
                     since_fault = 0;
                 }
-                const bool settled = since_fault == std::max<std::size_t>(1, options_.faults_every / 2);
+                // Halfway to the next fault (right after it when there is one per operation).
+                const bool settled = since_fault == options_.faults_every / 2;
                 if ((settled || report_.ops >= options_.ops) && !check("check " + std::to_string(report_.checks)))
                     return report_;
             }
