@@ -35,7 +35,8 @@ std::set<std::string> names_of(const std::string &flag, const char *text) {
     std::stringstream list(text);
     for (std::string name; std::getline(list, name, ',');) {
         if (!known.contains(name)) {
-            std::string message = flag + ": unknown name " + name + " (known:";
+            std::string message = flag;
+            message.append(": unknown name ").append(name).append(" (known:");
             for (const auto &k : known) message.append(" ").append(k);
             throw std::invalid_argument(message + ")");
         }
