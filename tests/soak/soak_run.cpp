@@ -58,7 +58,11 @@ public:
     ~SoakRun() {
         daemon_.stop();
         std::error_code ec;
-        if (report_.passed() && std::getenv("LU_KEEP_TEST_DIRS") == nullptr) fs::remove_all(dir_, ec);
+        // A broken run keeps its folder for its log and tree, not for the plugin copies.
+        if (report_.passed() && std::getenv("LU_KEEP_TEST_DIRS") == nullptr)
+            fs::remove_all(dir_, ec);
+        else
+            fs::remove_all(dir_ / "plugins", ec);
     }
 
     SoakReport run() {
