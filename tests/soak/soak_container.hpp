@@ -1,0 +1,57 @@
+// The soak's container: a busybox labelled as service "web" of its own
+// Compose project, reached from this machine through /proc/<pid>/root (fast,
+// and working while it is paused), with the faults that can happen to it and
+// the files its app writes into the sync target.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+
+#include "tests/soak/soak_paths.hpp"
+#include "tests/soak/soak_random.hpp"
+
+namespace lu_soak {
+
+class SoakContainer {
+public:
+    explicit SoakContainer(const std::string &project);
+    ~SoakContainer();  // removes it
+    SoakContainer(const SoakContainer &) = delete;
+    SoakContainer &operator=(const SoakContainer &) = delete;
+
+    const std::string &project() const { return project_; }
+    const std::string &name() const { return name_; }
+    // This machine's path of an absolute path in the container.
+    std::string host_path(const std::string &container_path) const;
+
+    void restart();
+    void pause();
+    void unpause();
+    // SIGKILLs every lu-agent in it; how many there were.
+    int kill_agents() const;
+
+    // The app writes a file of its own into the sync target (a path the source
+    // never has): what it did. Needs the sync target to exist.
+    std::string app_write(Random &random);
+    // Every app file and the content it last wrote.
+    const std::map<std::string, std::string> &app_files() const { return app_files_; }
+    // Whether rel (relative to the sync target) is the app's, or beneath an app folder.
+    static bool is_app_path(const std::string &rel);
+
+    // Names at the container's root that were not there at the start (besides
+    // the sync target and lu-agent's folder): writes that escaped.
+    std::set<std::string> new_root_entries() const;
+
+private:
+    void refresh_pid();
+
+    std::string project_;
+    std::string name_;
+    std::string pid_;
+    std::set<std::string> root_entries_;
+    std::map<std::string, std::string> app_files_;
+    int app_counter_ = 0;
+};
+
+}  // namespace lu_soak

@@ -1,0 +1,17 @@
+// The fixed paths of the soak: where the source goes in the container, the
+// folder no sync may write into, and the marker file of each check.
+#pragma once
+
+namespace lu_soak {
+
+inline constexpr const char *kSyncTarget = "/app";
+
+// A folder at the container's root: symlinks in the source point there, and a
+// write that follows one lands in it. It must stay empty.
+inline constexpr const char *kOutsideDir = "/soak-outside";
+
+// Written last before each check; its arrival in the container shows that the
+// daemon has taken in everything before it. Source operations leave it alone.
+inline constexpr const char *kMarkerFile = "marker.txt";
+
+}  // namespace lu_soak

@@ -1,0 +1,117 @@
+#include "tests/soak/tree_check.hpp"
+
+#include <unistd.h>
+
+#include <map>
+#include <system_error>
+
+#include "common/tree_digest/tree_digest.hpp"
+#include "tests/integration/up_daemon.hpp"
+
+namespace lu_soak {
+
+namespace fs = std::filesystem;
+using liveupdate::tree_digest::Entry;
+using liveupdate::tree_digest::EntryKind;
+
+namespace {
+
+std::map<std::string, Entry> entries_of(const std::string &root) {
+    bool found = false;
+    std::map<std::string, Entry> out;
+    for (auto &e : liveupdate::tree_digest::digest_tree(root, nullptr, found))
+        if (!e.path.empty()) out.emplace(e.path, std::move(e));
+    return out;
+}
+
+std::string kind_name(EntryKind kind) {
+    switch (kind) {
+    case EntryKind::file: return "file";
+    case EntryKind::dir: return "folder";
+    case EntryKind::symlink: return "symlink";
+    default: return "special file";
+    }
+}
+
+std::string link_target(const std::string &path) {
+    char buf[4096];
+    const ssize_t n = ::readlink(path.c_str(), buf, sizeof buf);
+    return n < 0 ? "?" : std::string(buf, static_cast<std::size_t>(n));
+}
+
+std::string joined(const std::string &dir, const std::string &rel) {
+    std::string out = dir;
+    return out.append("/").append(rel);
+}
+
+std::string what_is(const Entry &e, const std::string &path) {
+    if (e.kind == EntryKind::file) return "a file of " + std::to_string(e.size) + " bytes";
+    if (e.kind == EntryKind::symlink) return "a symlink -> " + link_target(path);
+    return "a " + kind_name(e.kind);
+}
+
+// Source paths against the container's, app paths left out.
+void compare_synced(const fs::path &src, const SoakContainer &container, std::vector<Divergence> &out) {
+    const std::string target = container.host_path(kSyncTarget);
+    const auto local = entries_of(src.string());
+    const auto remote = entries_of(target);
+    const std::string synced = "every synced path equals its source";
+    for (const auto &[rel, l] : local) {
+        const std::string where = std::string(kSyncTarget) + "/" + rel;
+        const auto r = remote.find(rel);
+        if (r == remote.end()) {
+            out.push_back({where, synced, "missing in the container; locally " + what_is(l, (src / rel).string())});
+        } else if (r->second.kind != l.kind || r->second.size != l.size || r->second.hash != l.hash) {
+            std::string detail = "in the container " + what_is(r->second, joined(target, rel));
+            detail.append(", locally ").append(what_is(l, (src / rel).string()));
+            if (r->second.kind == l.kind) detail.append(", different content");
+            out.push_back({where, synced, detail});
+        }
+    }
+    for (const auto &[rel, r] : remote) {
+        if (local.contains(rel) || SoakContainer::is_app_path(rel)) continue;
+        out.push_back({std::string(kSyncTarget) + "/" + rel, "every path deleted from the source is gone",
+                       "still in the container: " + what_is(r, joined(target, rel))});
+    }
+}
+
+void compare_app_files(const SoakContainer &container, std::vector<Divergence> &out) {
+    for (const auto &[rel, content] : container.app_files()) {
+        const std::string where = std::string(kSyncTarget) + "/" + rel;
+        const std::string path = container.host_path(where);
+        std::error_code ec;
+        if (!fs::is_regular_file(fs::symlink_status(path, ec))) {
+            out.push_back({where, "every file the app wrote is still there", "gone from the container"});
+        } else if (up_it::read_file(path) != content) {
+            out.push_back({where, "every file the app wrote is still there", "its content was changed"});
+        }
+    }
+}
+
+void check_outside(const SoakContainer &container, std::vector<Divergence> &out) {
+    const std::string never = "nothing is written outside the sync target";
+    const std::string outside = container.host_path(kOutsideDir);
+    for (auto it = fs::directory_iterator(outside); it != fs::directory_iterator(); ++it)
+        out.push_back({std::string(kOutsideDir) + "/" + it->path().filename().string(), never,
+                       "written there (the source's symlinks point there)"});
+    for (const auto &name : container.new_root_entries())
+        out.push_back({"/" + name, never, "new at the container's root"});
+}
+
+}  // namespace
+
+std::vector<Divergence> check_trees(const fs::path &src, const SoakContainer &container) {
+    std::vector<Divergence> out;
+    compare_synced(src, container, out);
+    compare_app_files(container, out);
+    check_outside(container, out);
+    return out;
+}
+
+std::string describe(const std::vector<Divergence> &divergences) {
+    std::string out;
+    for (const auto &d : divergences) out += "  " + d.path + ": " + d.detail + " [invariant: " + d.invariant + "]\n";
+    return out;
+}
+
+}  // namespace lu_soak
