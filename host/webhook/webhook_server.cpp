@@ -1,5 +1,6 @@
 #include "host/webhook/webhook_server.hpp"
 
+#include <array>
 #include <atomic>
 #include <optional>
 #include <stdexcept>
@@ -111,13 +112,13 @@ private:
             return reply(HttpAnswer{413, "text/plain; charset=utf-8",
                                     "request too large: bodies up to " + std::to_string(server_->options().body_limit) +
                                         " bytes\n"},
-                         false);
+                         false, true);
         if (ec == http::error::bad_method || ec == http::error::bad_target || ec == http::error::bad_version ||
             ec == http::error::bad_field || ec == http::error::bad_value || ec == http::error::bad_content_length ||
             ec == http::error::bad_chunk || ec == http::error::bad_transfer_encoding ||
             ec == http::error::bad_line_ending || ec == http::error::bad_obs_fold)
             return reply(HttpAnswer{400, "text/plain; charset=utf-8", "malformed HTTP request: " + ec.message() + "\n"},
-                         false);
+                         false, true);
         if (ec) return close();
         const http::request<http::string_body> req = parser_->release();
         HttpAnswer answer =
@@ -125,7 +126,9 @@ private:
         reply(std::move(answer), req.keep_alive());
     }
 
-    void reply(HttpAnswer answer, bool keep_alive) {
+    // linger: the client may still be sending what was refused; closing with
+    // unread data would reset the connection and lose the answer on its way.
+    void reply(HttpAnswer answer, bool keep_alive, bool linger = false) {
         auto res = std::make_shared<http::response<http::string_body>>(static_cast<http::status>(answer.status), 11);
         res->set(http::field::server, "lu-host webhook");
         if (!answer.content_type.empty()) res->set(http::field::content_type, answer.content_type);
@@ -133,11 +136,29 @@ private:
         res->body() = std::move(answer.body);
         res->prepare_payload();
         beast::get_lowest_layer(stream_).expires_after(server_->options().write_deadline);
-        http::async_write(stream_, *res, [self = shared_from_this(), res](beast::error_code ec, std::size_t) {
+        http::async_write(stream_, *res, [self = shared_from_this(), res, linger](beast::error_code ec, std::size_t) {
             if (ec) return;
+            if (linger) return self->drain();
             if (!res->keep_alive()) return self->close();
             self->read();
         });
+    }
+
+    // Ends our side and discards what the client still sends, until it stops or the deadline.
+    void drain() {
+        auto &tcp_stream = beast::get_lowest_layer(stream_);
+        beast::error_code ignored;
+        tcp_stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+        tcp_stream.expires_after(server_->options().request_deadline);
+        discard_next();
+    }
+
+    void discard_next() {
+        beast::get_lowest_layer(stream_).async_read_some(
+            asio::buffer(discard_), [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                if (ec) return beast::get_lowest_layer(self->stream_).close();
+                self->discard_next();
+            });
     }
 
     void close() {
@@ -150,6 +171,7 @@ private:
     beast::ssl_stream<beast::tcp_stream> stream_;
     beast::flat_buffer buffer_{kHeaderLimit};
     std::optional<http::request_parser<http::string_body>> parser_;
+    std::array<char, 16 * 1024> discard_{};
     ServerImpl *server_;
 };
 
