@@ -27,7 +27,7 @@ chmod 1777 "$rootfs/tmp"
 strip --strip-debug -o "$rootfs/opt/lu/bin/lu-host" "$build/bin/lu-host"
 strip --strip-debug -o "$rootfs/opt/lu/lib/libliveupdate.so" "$build/lib/libliveupdate.so"
 # Every library either binary loads, at the path the loader looks for it.
-for lib in $( (ldd "$build/bin/lu-host"; ldd "$build/lib/libliveupdate.so") | awk '/=> \//{print $3} /^\s*\/lib/{print $1}' | sort -u); do
+for lib in $( (ldd "$build/bin/lu-host"; ldd "$build/lib/libliveupdate.so") | awk '/=> \//{print $3} /^[ \t]*\//{print $1}' | sort -u); do
   mkdir -p "$rootfs$(dirname "$lib")"
   cp -L "$lib" "$rootfs$lib"
 done

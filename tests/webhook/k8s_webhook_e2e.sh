@@ -40,7 +40,8 @@ cleanup() {
   stop_webhook
   "$lu_host" webhook uninstall >/dev/null 2>&1
   kubectl delete liveupdates -l lu-webhook-e2e --wait=false >/dev/null 2>&1
-  [ "$mode" = pod ] && kubectl delete namespace lu-webhook --wait=false >/dev/null 2>&1
+  # The namespace stays: without a controller-manager it would never finish terminating.
+  [ "$mode" = pod ] && kubectl -n lu-webhook delete secret lu-webhook-tls >/dev/null 2>&1
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -89,6 +90,8 @@ if [ "$mode" = host ]; then
   webhook_pid=$!
 else
   kubectl create namespace lu-webhook >/dev/null 2>&1
+  # Minimal mode has no controller-manager to make it.
+  kubectl -n lu-webhook create serviceaccount default >/dev/null 2>&1
   "$lu_host" webhook install --url "$url" --secret lu-webhook/lu-webhook-tls >/dev/null || fail "webhook install failed"
   mkdir -p "$work/certs"
   kubectl -n lu-webhook get secret lu-webhook-tls -o jsonpath='{.data.ca\.crt}' | base64 -d >"$work/certs/ca.crt"
@@ -100,7 +103,11 @@ else
       fail "build-image.sh failed"
     touch "$stamp"
   fi
-  kubectl apply -f "$repo/deploy/webhook/pod-hostnetwork.yaml" >/dev/null || fail "the webhook pod was not created"
+  # The documented pod, with a short request deadline for the slow client below.
+  sed 's|--tls-key, /tls/tls.key\]|--tls-key, /tls/tls.key, --request-timeout, "1000"]|' \
+    "$repo/deploy/webhook/pod-hostnetwork.yaml" >"$work/pod.yaml"
+  grep -q request-timeout "$work/pod.yaml" || fail "could not set --request-timeout in the pod manifest"
+  kubectl apply -f "$work/pod.yaml" >/dev/null || fail "the webhook pod was not created"
   kubectl -n lu-webhook wait --for=condition=Ready pod/lu-webhook --timeout=60s >/dev/null ||
     fail "the webhook pod is not Ready: $(kubectl -n lu-webhook describe pod lu-webhook | tail -15)"
 fi
