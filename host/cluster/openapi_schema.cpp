@@ -5,26 +5,26 @@ namespace json = boost::json;
 
 namespace {
 
-Schema typed(const char *type, std::string description) {
+Schema typed(const char *type, const std::string &description) {
     Schema s{{"type", type}};
-    if (!description.empty()) s["description"] = std::move(description);
+    if (!description.empty()) s["description"] = description;
     return s;
 }
 
 }  // namespace
 
-Schema string(std::string description) { return typed("string", std::move(description)); }
-Schema boolean(std::string description) { return typed("boolean", std::move(description)); }
-Schema integer(std::string description) { return typed("integer", std::move(description)); }
+Schema string(std::string description) { return typed("string", description); }
+Schema boolean(std::string description) { return typed("boolean", description); }
+Schema integer(std::string description) { return typed("integer", description); }
 
 Schema time(std::string description) {
-    Schema s = typed("string", std::move(description));
+    Schema s = typed("string", description);
     s["format"] = "date-time";
     return s;
 }
 
 Schema array(Schema items, std::string description) {
-    Schema s = typed("array", std::move(description));
+    Schema s = typed("array", description);
     s["items"] = std::move(items);
     return s;
 }
@@ -32,14 +32,14 @@ Schema array(Schema items, std::string description) {
 Schema string_array(std::string description) { return array(string(""), std::move(description)); }
 
 Schema string_map(std::string description) {
-    Schema s = typed("object", std::move(description));
+    Schema s = typed("object", description);
     s["additionalProperties"] = string("");
     return s;
 }
 
 Schema object(std::string description, std::initializer_list<Property> properties,
               std::initializer_list<const char *> required) {
-    Schema s = typed("object", std::move(description));
+    Schema s = typed("object", description);
     json::object props;
     for (const auto &[name, schema] : properties) props[name] = schema;
     s["properties"] = std::move(props);
