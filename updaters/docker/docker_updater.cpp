@@ -38,6 +38,12 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// Found paused before anything changed in it: the update is due again once it runs.
+class ContainerPaused : public InfraFailure {
+public:
+    using InfraFailure::InfraFailure;
+};
+
 constexpr std::size_t kOutputKept = std::size_t{64} * 1024;
 constexpr std::size_t kVerifyProblemsShown = 20;
 
@@ -219,6 +225,8 @@ Outcome DockerUpdater::update(const updater::Request &original) {
         else
             log(LU_LOG_DEBUG, "Hot reload on, skipping container restart: " + target.display());
         return {};
+    } catch (const ContainerPaused &e) {
+        return Outcome::container_not_running(e.what());
     } catch (const InfraFailure &e) {
         return Outcome::infra_failure(e.what());
     } catch (const docker_engine::EngineError &e) {
@@ -250,7 +258,8 @@ DockerUpdater::Target DockerUpdater::inspect_target(const updater::ContainerRef 
     if (state == nullptr || !state->is_object()) throw InfraFailure("GET " + path + ": no State in the answer");
     const auto &s = state->as_object();
     target.started_at = string_at(s, "StartedAt");
-    if (flag_at(s, "Paused")) throw InfraFailure("container " + target.display() + " is paused: unpause it to live update");
+    if (flag_at(s, "Paused"))
+        throw ContainerPaused("container " + target.display() + " is paused: unpause it to live update");
     if (!flag_at(s, "Running") || flag_at(s, "Restarting"))
         throw InfraFailure("container " + target.display() + " is not running (" + state_text(s) + ")");
     return target;
