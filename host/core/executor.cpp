@@ -203,7 +203,8 @@ UpdateOutcome Executor::execute(const json::object &update, const LogSinkFn &log
         UpdateOutcome outcome = updater->update(request);
         // Whatever the updater says, an archive that is not complete is not a
         // success: the update fails naming what did not arrive.
-        const bool updater_failed = outcome.kind == UpdateOutcome::Kind::infra_failure;
+        const bool updater_failed = outcome.kind == UpdateOutcome::Kind::infra_failure ||
+                                    outcome.kind == UpdateOutcome::Kind::container_not_running;
         if (auto incomplete = archive.finish(!updater_failed)) {
             if (updater_failed) {
                 outcome.message += outcome.message.empty() ? *incomplete : " (" + *incomplete + ")";

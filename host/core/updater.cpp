@@ -15,6 +15,7 @@ json::value UpdateOutcome::to_json() const {
     case Kind::run_failure:
         return json::object{{"runFailure", json::object{{"message", message}, {"exitCode", exit_code}}}};
     case Kind::infra_failure: return json::object{{"infraFailure", message}};
+    case Kind::container_not_running: return json::object{{"containerNotRunning", message}};
     }
     return json::object{{"infraFailure", "unknown outcome"}};
 }
@@ -50,6 +51,8 @@ UpdateOutcome Updater::update(const lu_update_request &request) const {
     case LU_OUTCOME_RUN_FAILURE:
         return UpdateOutcome{UpdateOutcome::Kind::run_failure, outcome.exit_code, message.str()};
     case LU_OUTCOME_INFRA_FAILURE: return UpdateOutcome::infra_failure(message.str());
+    case LU_OUTCOME_CONTAINER_NOT_RUNNING:
+        return UpdateOutcome{UpdateOutcome::Kind::container_not_running, 0, message.str()};
     default:
         return UpdateOutcome::infra_failure("updater " + plugin_->identity().name + " returned outcome kind " +
                                             std::to_string(outcome.kind));

@@ -13,12 +13,13 @@
 namespace liveupdate::host {
 
 struct UpdateOutcome {
-    enum class Kind { ok, run_failure, infra_failure };
+    enum class Kind { ok, run_failure, infra_failure, container_not_running };
     Kind kind = Kind::ok;
     int exit_code = 0;
     std::string message;
 
     // {"ok": true} | {"runFailure": {"message", "exitCode"}} | {"infraFailure": message}
+    // | {"containerNotRunning": message}
     boost::json::value to_json() const;
     static UpdateOutcome infra_failure(std::string message) {
         return UpdateOutcome{Kind::infra_failure, 0, std::move(message)};

@@ -61,7 +61,8 @@ void relative_path(std::string_view path, const std::string &where) {
 
 void check_outcome(const json::value &outcome, const std::string &where) {
     const json::object &object = object_value(outcome, where);
-    if (object.size() != 1) malformed(where, "an outcome has exactly one of ok, runFailure, infraFailure");
+    if (object.size() != 1)
+        malformed(where, "an outcome has exactly one of ok, runFailure, infraFailure, containerNotRunning");
     const auto &[key, value] = *object.begin();
     if (key == "ok") {
         if (!value.is_bool() || !value.as_bool()) malformed(where, "\"ok\" must be true");
@@ -72,8 +73,8 @@ void check_outcome(const json::value &outcome, const std::string &where) {
             malformed(where + ".runFailure", "needs an integer \"exitCode\"");
         }
         if (const json::value *message = failure.if_contains("message")) string_value(*message, where + ".runFailure.message");
-    } else if (key == "infraFailure") {
-        string_value(value, where + ".infraFailure");
+    } else if (key == "infraFailure" || key == "containerNotRunning") {
+        string_value(value, where + "." + std::string(key));
     } else {
         malformed(where, "unknown outcome \"" + std::string(key) + "\"");
     }

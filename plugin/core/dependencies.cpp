@@ -126,11 +126,14 @@ std::variant<SelectedResource, std::string> resource_of(const Monitor &monitor, 
         if (!monitor.last_docker_compose_service) return std::string("no docker compose status");
         const auto &service = std::get<api::DockerComposeService>(monitor.last_docker_compose_service->body);
         SelectedResource selected = select_docker_compose(service);
-        // Discovery listed the whole service and none of it runs: say so, and
-        // sync once a container appears (its status change reconciles again).
-        const bool running = std::any_of(selected.containers.begin(), selected.containers.end(),
-                                         [](const SelectedContainer &c) { return c.container.state.running.has_value(); });
-        if (service.replicas_listed && !running)
+        // Discovery listed the whole service and none of it runs or is about to
+        // (C02: created, paused, restarting are waiting): say so, and sync once a
+        // container appears (its status change reconciles again).
+        const bool running_or_waiting =
+            std::any_of(selected.containers.begin(), selected.containers.end(), [](const SelectedContainer &c) {
+                return c.container.state.running.has_value() || c.container.state.waiting.has_value();
+            });
+        if (service.replicas_listed && !running_or_waiting)
             return "no running container for service " + service.service + " of project " + service.project;
         return selected;
     }

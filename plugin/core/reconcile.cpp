@@ -371,7 +371,21 @@ Step ReconcileSession::resume(const Outcome &outcome, common::MicroTime now) {
     c.last_file_time_synced = p.new_high_water_mark.is_zero() ? now_ : p.new_high_water_mark;
 
     api::LiveUpdateStatus one;
+    bool files_applied = true;
     switch (outcome.kind) {
+    case Outcome::Kind::ContainerNotRunning: {
+        // Paused, say: a passing state, not the container's failure. Nothing
+        // changed in it, so its changes stay pending and go out once it runs.
+        log(LogLevel::info, "  \u2192 Container " + p.display_name + " is not running (" + outcome.message +
+                                "): its changes go out once it runs again");
+        const auto &tracks = slot_->monitor->containers;
+        const auto known = tracks.find(p.key);
+        c.last_file_time_synced = known == tracks.end() ? common::MicroTime{} : known->second.last_file_time_synced;
+        c.waiting = api::LiveUpdateContainerStateWaiting{"ContainerWaiting", "Waiting for container to start"};
+        one.containers.push_back(std::move(c));
+        files_applied = false;
+        break;
+    }
     case Outcome::Kind::Ok:
         log(LogLevel::info, "  \u2192 Container " + p.display_name + " updated!");
         one.containers.push_back(std::move(c));
@@ -388,7 +402,7 @@ Step ReconcileSession::resume(const Outcome &outcome, common::MicroTime now) {
         break;
     }
     }
-    if (merge_container(std::move(one), true, p.key, p.new_high_water_mark, p.new_low_water_mark))
+    if (merge_container(std::move(one), files_applied, p.key, p.new_high_water_mark, p.new_low_water_mark))
         return finish_sync();
     return advance();
 }

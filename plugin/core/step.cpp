@@ -87,7 +87,9 @@ Outcome decode_outcome(std::string_view text) {
         const std::string msg = string_field(o, "infraFailure", "");
         return Outcome{Outcome::Kind::InfraFailure, msg, 0};
     }
-    throw DecodeError("outcome", "expected one of ok, runFailure, infraFailure");
+    if (member(o, "containerNotRunning") != nullptr)
+        return Outcome{Outcome::Kind::ContainerNotRunning, string_field(o, "containerNotRunning", ""), 0};
+    throw DecodeError("outcome", "expected one of ok, runFailure, infraFailure, containerNotRunning");
 }
 
 }  // namespace liveupdate

@@ -62,7 +62,7 @@ struct Step {
 boost::json::value encode_step(const Step &step);
 
 struct Outcome {
-    enum class Kind { Ok, RunFailure, InfraFailure };
+    enum class Kind { Ok, RunFailure, InfraFailure, ContainerNotRunning };
     Kind kind = Kind::Ok;
     std::string message;
     std::int64_t exit_code = 0;

@@ -2,7 +2,8 @@
 // lu-busybox and in lu-notar (no tar, no shell), a killed agent, a restarted
 // and a re-created container, the fallback in a read-only container and with
 // the agent's folder on a noexec mount, a paused container (exec refused),
-// and a stream of 1,000 files. Containers are named lut13-*.
+// a stream of 1,000 files, and agent starts that fail once (refused until a
+// restart or a few updates later; killed: not refused). Containers are named lut13-*.
 #define BOOST_TEST_MODULE docker_agent
 #include <signal.h>
 #include <unistd.h>
@@ -15,6 +16,7 @@
 #include <map>
 
 #include "tests/docker/docker_test_support.hpp"
+#include "updaters/docker/agent_refusals.hpp"
 
 using namespace lu_test;
 namespace fs = std::filesystem;
@@ -405,7 +407,8 @@ BOOST_AUTO_TEST_CASE(a_paused_container_refuses_the_update_clearly_and_loses_not
     const auto start = std::chrono::steady_clock::now();
     const auto paused =
         updater.update(c.id(), c.name(), copy_of(TarBuilder().file("app/p2", "2\n").finish(), {"/app/p2"}));
-    BOOST_TEST(paused.kind == LU_OUTCOME_INFRA_FAILURE);
+    // Not a failure of the container's: the update is due again once it runs.
+    BOOST_TEST(paused.kind == LU_OUTCOME_CONTAINER_NOT_RUNNING);
     BOOST_TEST(paused.message.find("is paused") != std::string::npos, paused.message);
     BOOST_TEST((std::chrono::steady_clock::now() - start < std::chrono::seconds(15)), "the update did not hang");
 
@@ -416,4 +419,84 @@ BOOST_AUTO_TEST_CASE(a_paused_container_refuses_the_update_clearly_and_loses_not
     BOOST_TEST_REQUIRE(again.kind == LU_OUTCOME_OK, again.message);
     BOOST_TEST(c.read("/app/p2") == "2\n");
     BOOST_TEST(c.read("/app/p1") == "1\n");
+}
+
+namespace {
+
+// Puts a stand-in at the installed agent's path that removes itself and ends as
+// `ending` says: the next agent start fails that way once, and the one after
+// installs the real agent again.
+void make_next_agent_start_fail(const Container &c, const std::string &ending) {
+    c.kill_agents();
+    const std::string installed = sh_ok("docker exec " + c.name() + " ls /.lu-agent");
+    BOOST_TEST_REQUIRE(installed.find('\n') == std::string::npos, installed);
+    TempDir dir;
+    const fs::path fake = dir.path / "fake-agent";
+    std::ofstream(fake) << "#!/bin/sh\nrm -f \"$0\"\n" << ending << "\n";
+    fs::permissions(fake, fs::perms::owner_all | fs::perms::group_read | fs::perms::others_read);
+    sh_ok("docker cp " + fake.string() + " " + c.name() + ":/.lu-agent/" + installed);
+}
+
+Outcome update_one(DockerUpdater &updater, const Container &c, const std::string &file) {
+    return updater.update(c.id(), c.name(), copy_of(TarBuilder().file("app/" + file, file).finish(), {"/app/" + file}));
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(an_agent_refused_in_one_start_of_a_container_is_tried_again_after_a_restart) {
+    Container c(kBusybox);
+    {
+        DockerUpdater installs;
+        BOOST_TEST_REQUIRE(update_one(installs, c, "s0").kind == LU_OUTCOME_OK);
+    }
+    make_next_agent_start_fail(c, "exit 126");
+    DockerUpdater updater;
+    const auto refused = update_one(updater, c, "s1");
+    BOOST_TEST_REQUIRE(refused.kind == LU_OUTCOME_OK, refused.message);
+    BOOST_TEST_REQUIRE(refused.logged("lu-agent cannot run in container " + c.name()));
+    BOOST_TEST(c.agent_pids().empty());
+
+    sh_ok("docker restart -t 0 " + c.name());
+    const auto restarted = update_one(updater, c, "s2");
+    BOOST_TEST_REQUIRE(restarted.kind == LU_OUTCOME_OK, restarted.message);
+    BOOST_TEST(c.read("/app/s2") == "s2");
+    BOOST_TEST(c.agent_pids().size() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(an_agent_refused_is_tried_again_after_a_bounded_number_of_updates) {
+    Container c(kBusybox);
+    {
+        DockerUpdater installs;
+        BOOST_TEST_REQUIRE(update_one(installs, c, "b0").kind == LU_OUTCOME_OK);
+    }
+    make_next_agent_start_fail(c, "exit 126");
+    DockerUpdater updater;
+    BOOST_TEST_REQUIRE(update_one(updater, c, "b1").logged("lu-agent cannot run in container " + c.name()));
+    for (int i = 0; i < liveupdate::docker::AgentRefusals::kUpdatesBeforeRetry; ++i)
+        BOOST_TEST_REQUIRE(update_one(updater, c, "e" + std::to_string(i)).kind == LU_OUTCOME_OK);
+    BOOST_TEST(c.agent_pids().empty());
+    const auto retried = update_one(updater, c, "b2");
+    BOOST_TEST_REQUIRE(retried.kind == LU_OUTCOME_OK, retried.message);
+    BOOST_TEST(c.read("/app/b2") == "b2");
+    BOOST_TEST(c.agent_pids().size() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(an_agent_killed_while_it_starts_is_not_refused) {
+    // What a restart racing the agent's start does to it: SIGKILL, exit code 137.
+    Container c(kBusybox);
+    {
+        DockerUpdater installs;
+        BOOST_TEST_REQUIRE(update_one(installs, c, "k0").kind == LU_OUTCOME_OK);
+    }
+    make_next_agent_start_fail(c, "kill -9 $$");
+    DockerUpdater updater;
+    const auto killed = update_one(updater, c, "k1");
+    BOOST_TEST_REQUIRE(killed.kind == LU_OUTCOME_OK, killed.message);
+    BOOST_TEST(!killed.logged("lu-agent cannot run"));
+    BOOST_TEST(killed.logged("the next one tries lu-agent again"));
+    BOOST_TEST(c.read("/app/k1") == "k1");
+    const auto next = update_one(updater, c, "k2");
+    BOOST_TEST_REQUIRE(next.kind == LU_OUTCOME_OK, next.message);
+    BOOST_TEST(c.read("/app/k2") == "k2");
+    BOOST_TEST(c.agent_pids().size() == 1u);
 }

@@ -1,5 +1,5 @@
 // Pure parts of the docker updater: endpoints, stream frames, the tar filter,
-// config and messages.
+// config, messages, and when a refused lu-agent is tried again.
 #define BOOST_TEST_MODULE docker_units
 #include <archive.h>
 #include <archive_entry.h>
@@ -12,6 +12,7 @@
 #include "common/docker_engine/endpoint.hpp"
 #include "common/docker_engine/frame_demuxer.hpp"
 #include "tests/docker/docker_test_support.hpp"
+#include "updaters/docker/agent_refusals.hpp"
 #include "updaters/docker/docker_updater.hpp"
 #include "updaters/docker/tar_file_reader.hpp"
 #include "updaters/docker/updater_config.hpp"
@@ -266,4 +267,20 @@ BOOST_AUTO_TEST_CASE(only_steps_with_exec_options_need_an_exec_of_their_own) {
     RunStep privileged{{"make"}};
     privileged.privileged = true;
     for (const RunStep &step : {as_user, in_dir, with_env, privileged}) BOOST_TEST(needs_own_exec(step));
+}
+
+BOOST_AUTO_TEST_CASE(an_agent_refusal_lasts_one_start_and_a_bounded_number_of_updates) {
+    liveupdate::docker::AgentRefusals refusals;
+    BOOST_TEST(!refusals.refusal("c1", "t1", true));
+    refusals.refuse("c1", "t1", "read-only");
+    BOOST_TEST(refusals.refusal("c1", "t1", false).value_or("") == "read-only");
+    BOOST_TEST(!refusals.refusal("c2", "t1", true));
+    for (int i = 0; i < liveupdate::docker::AgentRefusals::kUpdatesBeforeRetry; ++i)
+        BOOST_TEST(refusals.refusal("c1", "t1", true).has_value());
+    BOOST_TEST(!refusals.refusal("c1", "t1", true));  // used up: tried again
+    BOOST_TEST(!refusals.refusal("c1", "t1", false));
+
+    refusals.refuse("c1", "t1", "read-only");
+    BOOST_TEST(!refusals.refusal("c1", "t2", false));  // started again: tried again
+    BOOST_TEST(!refusals.refusal("c1", "t1", false));  // and forgotten
 }

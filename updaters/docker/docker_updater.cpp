@@ -24,6 +24,7 @@ namespace liveupdate::docker {
 struct DockerUpdater::Target {
     std::string id;
     std::string name;
+    std::string started_at;  // State.StartedAt: which start of the container this is
     std::string display() const { return name + " (" + id.substr(0, 12) + ")"; }
 };
 
@@ -36,6 +37,12 @@ namespace {
 class InfraFailure : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
+};
+
+// Found paused before anything changed in it: the update is due again once it runs.
+class ContainerPaused : public InfraFailure {
+public:
+    using InfraFailure::InfraFailure;
 };
 
 constexpr std::size_t kOutputKept = std::size_t{64} * 1024;
@@ -189,7 +196,7 @@ docker_engine::ExecTimeouts DockerUpdater::timeouts() const {
 Outcome DockerUpdater::update(const updater::Request &original) {
     const UpdateLog &log = original.log;
     const updater::ContainerRef &container = original.container;
-    Target target{container.id, container.name.empty() ? container.id : container.name};
+    Target target{container.id, container.name.empty() ? container.id : container.name, {}};
     const auto infra = [&](const std::string &what) {
         const auto gone = container_gone_reason(target, true);
         return Outcome::infra_failure(gone.empty() ? what : gone + "\n" + what);
@@ -218,6 +225,8 @@ Outcome DockerUpdater::update(const updater::Request &original) {
         else
             log(LU_LOG_DEBUG, "Hot reload on, skipping container restart: " + target.display());
         return {};
+    } catch (const ContainerPaused &e) {
+        return Outcome::container_not_running(e.what());
     } catch (const InfraFailure &e) {
         return Outcome::infra_failure(e.what());
     } catch (const docker_engine::EngineError &e) {
@@ -239,7 +248,7 @@ DockerUpdater::Target DockerUpdater::inspect_target(const updater::ContainerRef 
         throw InfraFailure("container " + shown + " no longer exists: it was removed or recreated");
     docker_engine::EngineClient::expect_success(response, "GET " + path);
     const auto object = parse_object(response.body, "GET " + path);
-    Target target{string_at(object, "Id"), container.name};
+    Target target{string_at(object, "Id"), container.name, {}};
     if (target.id.empty()) target.id = container.id;
     if (target.name.empty()) {
         target.name = string_at(object, "Name");
@@ -248,7 +257,9 @@ DockerUpdater::Target DockerUpdater::inspect_target(const updater::ContainerRef 
     const auto *state = object.if_contains("State");
     if (state == nullptr || !state->is_object()) throw InfraFailure("GET " + path + ": no State in the answer");
     const auto &s = state->as_object();
-    if (flag_at(s, "Paused")) throw InfraFailure("container " + target.display() + " is paused: unpause it to live update");
+    target.started_at = string_at(s, "StartedAt");
+    if (flag_at(s, "Paused"))
+        throw ContainerPaused("container " + target.display() + " is paused: unpause it to live update");
     if (!flag_at(s, "Running") || flag_at(s, "Restarting"))
         throw InfraFailure("container " + target.display() + " is not running (" + state_text(s) + ")");
     return target;
@@ -552,7 +563,7 @@ std::optional<Outcome> DockerUpdater::run_with_exec(const Target &target, const 
 void DockerUpdater::refuse_agent(const Target &target, const std::string &why, const UpdateLog &log) {
     {
         std::lock_guard lock(agent_mutex_);
-        agent_refused_[target.id] = why;
+        agent_refused_.refuse(target.id, target.started_at, why);
     }
     log(LU_LOG_WARN, "lu-agent cannot run in container " + target.display() + ": " + why +
                          "; updating it through one exec per update instead");
@@ -578,7 +589,7 @@ void DockerUpdater::install_agent(const Target &target, const agent_client::Agen
 std::unique_ptr<AgentSession> DockerUpdater::start_agent(const Target &target, const UpdateLog &log) {
     {
         std::lock_guard lock(agent_mutex_);
-        if (agent_refused_.contains(target.id)) return nullptr;
+        if (agent_refused_.refusal(target.id, target.started_at, false)) return nullptr;
     }
     std::string why;
     try {
@@ -608,8 +619,31 @@ std::unique_ptr<AgentSession> DockerUpdater::start_agent(const Target &target, c
     // A container that stopped meanwhile is that update's failure, not the agent's.
     const auto gone = container_gone_reason(target, false);
     if (!gone.empty()) throw InfraFailure(gone);
+    // A restart or a pause racing the agent's start says nothing lasting about the container.
+    if (const auto interrupted = start_interrupted(target, why); !interrupted.empty()) {
+        log(LU_LOG_INFO, "lu-agent did not start in " + target.display() + " (" + why + ") because " + interrupted +
+                             "; this update goes through exec, the next one tries lu-agent again");
+        return nullptr;
+    }
     refuse_agent(target, why, log);
     return nullptr;
+}
+
+std::string DockerUpdater::start_interrupted(const Target &target, const std::string &why) {
+    if (why.find("exit code 137") != std::string::npos) return "it was killed (exit code 137)";
+    try {
+        const auto response = client_.get("/containers/" + target.id + "/json");
+        if (response.status != 200) return {};
+        const auto object = parse_object(response.body, "inspect");
+        const auto *state = object.if_contains("State");
+        if (state == nullptr || !state->is_object()) return {};
+        const auto &s = state->as_object();
+        if (flag_at(s, "Paused")) return "the container was paused";
+        if (string_at(s, "StartedAt") != target.started_at) return "the container restarted meanwhile";
+    } catch (const std::exception &) {
+        return {};  // the agent's failure says enough
+    }
+    return {};
 }
 
 std::shared_ptr<DockerUpdater::AgentSlot> DockerUpdater::agent_slot(const std::string &container_id) {
@@ -655,7 +689,7 @@ std::optional<Outcome> DockerUpdater::update_through_agent(Target &target, const
                                                            const UpdateLog &log) {
     {
         std::lock_guard lock(agent_mutex_);
-        if (agent_refused_.contains(target.id)) return std::nullopt;
+        if (agent_refused_.refusal(target.id, target.started_at, true)) return std::nullopt;
     }
     const std::shared_ptr<AgentSlot> slot = agent_slot(target.id);
     std::lock_guard hold(slot->mutex);
@@ -684,7 +718,7 @@ std::optional<Outcome> DockerUpdater::update_through_agent(Target &target, const
 
 DigestOutcome DockerUpdater::digest(const updater::ContainerRef &container, const std::string &path,
                                     const DigestEntryFn &each, const UpdateLog &log) {
-    Target target{container.id, container.name.empty() ? container.id : container.name};
+    Target target{container.id, container.name.empty() ? container.id : container.name, {}};
     const auto failed = [](std::string message) { return DigestOutcome{DigestOutcome::Kind::failed, std::move(message)}; };
     try {
         if (!endpoint_error_.empty()) return failed(endpoint_error_);
@@ -712,8 +746,7 @@ DigestOutcome DockerUpdater::digest_in(const Target &target, const std::string &
         return {DigestOutcome::Kind::unavailable, needs + "the docker updater's \"agent\" setting is false"};
     const auto refusal = [&]() -> std::optional<std::string> {
         std::lock_guard lock(agent_mutex_);
-        const auto found = agent_refused_.find(target.id);
-        return found == agent_refused_.end() ? std::nullopt : std::optional<std::string>(found->second);
+        return agent_refused_.refusal(target.id, target.started_at, false);
     };
     if (auto why = refusal()) return {DigestOutcome::Kind::unavailable, needs + *why};
     const std::shared_ptr<AgentSlot> slot = agent_slot(target.id);

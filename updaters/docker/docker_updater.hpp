@@ -18,6 +18,7 @@
 #include "common/docker_engine/engine_client.hpp"
 #include "common/docker_engine/exec_session.hpp"
 #include "liveupdate/updater.hpp"
+#include "updaters/docker/agent_refusals.hpp"
 #include "updaters/docker/agent_session.hpp"
 #include "updaters/docker/updater_config.hpp"
 #include "updaters/shared/container_owner.hpp"
@@ -107,6 +108,9 @@ private:
     std::unique_ptr<AgentSession> start_agent(const Target &target, const updater::UpdateLog &log);
     void install_agent(const Target &target, const agent_client::AgentBinary &binary);
     void refuse_agent(const Target &target, const std::string &why, const updater::UpdateLog &log);
+    // Why the agent's failure to start was the container's passing state (killed, paused,
+    // restarted since `target` was inspected), or empty.
+    std::string start_interrupted(const Target &target, const std::string &why);
 
     UpdaterConfig config_;
     // A DOCKER_HOST from the environment that cannot be used fails each update, not the
@@ -128,8 +132,8 @@ private:
     };
     std::mutex agent_mutex_;
     std::unordered_map<std::string, std::shared_ptr<AgentSlot>> agent_slots_;
-    // Containers where the agent cannot run, with why (said once in the log).
-    std::unordered_map<std::string, std::string> agent_refused_;
+    // Containers where the agent cannot run, with why (said once per refusal in the log).
+    AgentRefusals agent_refused_;
     std::optional<agent_client::AgentBinary> agent_binary_;
     std::atomic<std::uint64_t> reconnects_{0};
 };

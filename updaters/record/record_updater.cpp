@@ -98,7 +98,9 @@ int32_t parse_outcome(lu_str outcome_json, Outcome &out, std::string &error) {
     boost::system::error_code ec;
     json::value value = json::parse(to_view(outcome_json), ec);
     if (ec || !value.is_object() || value.as_object().size() != 1) {
-        error = "an outcome is {\"ok\": true}, {\"runFailure\": {...}} or {\"infraFailure\": \"...\"}";
+        error =
+            "an outcome is {\"ok\": true}, {\"runFailure\": {...}}, {\"infraFailure\": \"...\"} or "
+            "{\"containerNotRunning\": \"...\"}";
         return LU_ERR_INVALID_ARGUMENT;
     }
     const auto &[key, body] = *value.as_object().begin();
@@ -111,6 +113,8 @@ int32_t parse_outcome(lu_str outcome_json, Outcome &out, std::string &error) {
                                    message != nullptr && message->is_string() ? std::string(message->as_string()) : "");
     } else if (key == "infraFailure" && body.is_string()) {
         out = Outcome::infra_failure(std::string(body.as_string()));
+    } else if (key == "containerNotRunning" && body.is_string()) {
+        out = Outcome::container_not_running(std::string(body.as_string()));
     } else {
         error = "unknown outcome " + json::serialize(value);
         return LU_ERR_INVALID_ARGUMENT;
@@ -140,7 +144,7 @@ public:
         }
         if (!archive_ok) outcome = Outcome::infra_failure(archive_error);
         // As a real updater: commands run only once the files are in place.
-        if (outcome.kind != Outcome::Kind::infra_failure) {
+        if (outcome.kind != Outcome::Kind::infra_failure && outcome.kind != Outcome::Kind::container_not_running) {
             for (size_t i = 0; i < request.runs.size(); ++i) {
                 if (request.runs[i].echo_off) continue;
                 std::string line = "[CMD " + std::to_string(i + 1) + "/" + std::to_string(request.runs.size()) + "]";

@@ -47,6 +47,7 @@
  *    {"ok": true}
  *    {"runFailure": {"message": "...", "exitCode": N}}
  *    {"infraFailure": "message"}
+ *    {"containerNotRunning": "message"}  (nothing changed: sent again once it runs)
  */
 #ifndef LIVEUPDATE_LIVEUPDATE_PLUGIN_H
 #define LIVEUPDATE_LIVEUPDATE_PLUGIN_H

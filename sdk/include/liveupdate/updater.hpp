@@ -122,7 +122,8 @@ struct Outcome {
     enum class Kind : std::int32_t {
         ok = LU_OUTCOME_OK,
         run_failure = LU_OUTCOME_RUN_FAILURE,
-        infra_failure = LU_OUTCOME_INFRA_FAILURE
+        infra_failure = LU_OUTCOME_INFRA_FAILURE,
+        container_not_running = LU_OUTCOME_CONTAINER_NOT_RUNNING
     };
     Kind kind = Kind::ok;
     int exit_code = 0;  // of the failed command, for run_failure
@@ -133,6 +134,9 @@ struct Outcome {
         return {Kind::run_failure, exit_code, std::move(message)};
     }
     static Outcome infra_failure(std::string message) { return {Kind::infra_failure, 0, std::move(message)}; }
+    static Outcome container_not_running(std::string message) {
+        return {Kind::container_not_running, 0, std::move(message)};
+    }
 };
 
 inline ContainerRef to_container_ref(const lu_container_ref &c) {

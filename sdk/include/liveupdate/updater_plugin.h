@@ -115,7 +115,10 @@ typedef struct lu_update_request {
 typedef enum lu_outcome_kind {
     LU_OUTCOME_OK = 0,
     LU_OUTCOME_RUN_FAILURE = 1,   /* a command exited non-zero: the user's to fix */
-    LU_OUTCOME_INFRA_FAILURE = 2  /* copying or the runtime failed */
+    LU_OUTCOME_INFRA_FAILURE = 2, /* copying or the runtime failed */
+    /* The container is not running (e.g. paused) and nothing was changed in it:
+     * the update is due again once it runs. An older host takes it for an infra failure. */
+    LU_OUTCOME_CONTAINER_NOT_RUNNING = 3
 } lu_outcome_kind;
 
 typedef struct lu_update_outcome {

@@ -19,10 +19,9 @@ extern "C" {
 
 typedef struct lu_record_extension {
     uint32_t struct_size;
-    /* Queue one outcome ({"ok": true} | {"runFailure": {...}} | {"infraFailure": "..."})
-     * for the next update; with the queue empty, updates succeed. [any-thread]
-     * LU_OK: queued, out_error untouched. LU_ERR_INVALID_ARGUMENT: not an
-     * outcome; out_error holds error text (release with free_message). */
+    /* Queue one outcome ({"ok": true} | {"runFailure": {...}} | {"infraFailure": "..."} | {"containerNotRunning":
+     * "..."}) for the next update; with the queue empty, updates succeed. [any-thread] LU_OK: queued, out_error
+     * untouched. LU_ERR_INVALID_ARGUMENT: not an outcome; out_error holds error text (release with free_message). */
     int32_t (*push_outcome)(lu_updater *updater, lu_str outcome_json, lu_message *out_error);
     /* Take the calls recorded since the last take, as a JSON array of replay
      * "record" calls. [any-thread]
