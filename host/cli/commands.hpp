@@ -35,5 +35,7 @@ int run_plugins_command(int argc, char **argv);
 int run_version_command();
 int run_trigger_command(int argc, char **argv);
 int run_verify_command(int argc, char **argv);
+int run_crds_command(int argc, char **argv);
+int run_webhook_command(int argc, char **argv);
 
 }  // namespace liveupdate::host::cli

@@ -1,0 +1,144 @@
+#include "host/webhook/webhook_install.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include "common/json_fields.hpp"
+#include "common/kube/kubeconfig.hpp"
+#include "host/webhook/certificates.hpp"
+
+namespace liveupdate::host::webhook {
+namespace json = boost::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kConfigurations = "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations";
+
+std::string secrets_of(const std::string &ns) { return "/api/v1/namespaces/" + kube::url_escape(ns) + "/secrets"; }
+
+[[noreturn]] void refused(const std::string &what, const kube::ApiResponse &response) {
+    throw kube::ApiError(
+        response.status, kube::status_reason(response.body),
+        what + ": HTTP " + std::to_string(response.status) + ": " + kube::status_message(response.body));
+}
+
+// Creates the object, or replaces the one there (its resourceVersion kept). Returns "created" or "replaced".
+std::string put_object(kube::ApiClient &api, const std::string &collection, json::object object) {
+    const std::string name = common::text_at(json::value(object), {"metadata", "name"});
+    const std::string path = collection + "/" + kube::url_escape(name);
+    const kube::ApiResponse current = api.request("GET", path);
+    if (current.status == 404) {
+        const kube::ApiResponse created = api.request("POST", collection, json::serialize(object));
+        if (created.status / 100 != 2) refused("creating " + path, created);
+        return "created";
+    }
+    if (current.status / 100 != 2) refused("reading " + path, current);
+    const json::value existing = json::parse(current.body);
+    object["metadata"].as_object()["resourceVersion"] = common::text_at(existing, {"metadata", "resourceVersion"});
+    const kube::ApiResponse replaced = api.request("PUT", path, json::serialize(object));
+    if (replaced.status / 100 != 2) refused("replacing " + path, replaced);
+    return "replaced";
+}
+
+// The CA the current configuration trusts, kept in the new bundle while the pair changes.
+std::string ca_in_service(kube::ApiClient &api) {
+    const kube::ApiResponse current = api.request("GET", kConfigurations + "/" + kConfigurationName);
+    if (current.status == 404) return {};
+    if (current.status / 100 != 2) refused("reading " + kConfigurations + "/" + kConfigurationName, current);
+    const json::value existing = json::parse(current.body);
+    const json::value *webhooks = common::value_at(existing, {"webhooks"});
+    if (webhooks == nullptr || !webhooks->is_array() || webhooks->as_array().empty()) return {};
+    const std::string bundle = common::text_at(webhooks->as_array()[0], {"clientConfig", "caBundle"});
+    try {
+        return first_certificate(kube::base64_decode(bundle));
+    } catch (const std::invalid_argument &) {
+        return {};  // not ours to read: the new CA alone is trusted
+    }
+}
+
+// Written aside and renamed over: the webhook never reads a half-written file.
+void write_file(const fs::path &file, const std::string &text, mode_t mode) {
+    const fs::path temp = file.string() + ".new";
+    const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+    if (fd < 0) throw std::runtime_error("cannot write " + temp.string() + ": " + std::strerror(errno));
+    std::size_t done = 0;
+    while (done < text.size()) {
+        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            const std::string why = std::strerror(errno);
+            ::close(fd);
+            throw std::runtime_error("cannot write " + temp.string() + ": " + why);
+        }
+        done += static_cast<std::size_t>(n);
+    }
+    if (::fsync(fd) != 0 || ::close(fd) != 0)
+        throw std::runtime_error("cannot write " + temp.string() + ": " + std::strerror(errno));
+    std::error_code ec;
+    fs::rename(temp, file, ec);
+    if (ec) throw std::runtime_error("cannot rename " + temp.string() + " to " + file.string() + ": " + ec.message());
+}
+
+}  // namespace
+
+SecretRef secret_ref(const std::string &text) {
+    const std::size_t slash = text.find('/');
+    if (slash == std::string::npos || slash == 0 || slash + 1 == text.size() ||
+        text.find('/', slash + 1) != std::string::npos)
+        throw TargetError("--secret " + text + ": expected NAMESPACE/NAME");
+    return SecretRef{text.substr(0, slash), text.substr(slash + 1)};
+}
+
+void install_webhook(kube::ApiClient &api, const InstallOptions &options, std::ostream &out) {
+    const CertificateNames names = certificate_names(options.target);
+    const ServingCertificates certs =
+        make_serving_certificates({options.target.host, names.dns_names, names.ip_addresses, options.days});
+    const std::string bundle = certs.ca.cert_pem + ca_in_service(api);
+    const std::string done = put_object(api, kConfigurations, webhook_configuration(options.target, bundle));
+    out << "validatingwebhookconfiguration/" << kConfigurationName << " " << done << " ("
+        << (options.target.url
+                ? *options.target.url
+                : "service " + options.target.service->namespace_name + "/" + options.target.service->name)
+        << ")\n";
+    if (options.secret) {
+        const std::string stored =
+            put_object(api, secrets_of(options.secret->namespace_name),
+                       tls_secret(options.secret->namespace_name, options.secret->name, certs.serving.cert_pem,
+                                  certs.serving.key_pem, certs.ca.cert_pem));
+        out << "secret/" << options.secret->name << " " << stored << " in namespace " << options.secret->namespace_name
+            << " (tls.crt, tls.key, ca.crt)\n";
+        return;
+    }
+    std::error_code ec;
+    fs::create_directories(options.cert_dir, ec);
+    if (ec) throw std::runtime_error("cannot create " + options.cert_dir.string() + ": " + ec.message());
+    // The key first: the webhook loads the pair once the certificate matches it.
+    write_file(options.cert_dir / "tls.key", certs.serving.key_pem, 0600);
+    write_file(options.cert_dir / "ca.crt", certs.ca.cert_pem, 0644);
+    write_file(options.cert_dir / "tls.crt", certs.serving.cert_pem, 0644);
+    out << "certificates written to " << options.cert_dir.string() << " (tls.crt, tls.key, ca.crt)\n";
+}
+
+void uninstall_webhook(kube::ApiClient &api, const std::optional<SecretRef> &secret, std::ostream &out) {
+    auto remove = [&](const std::string &path, const std::string &what) {
+        const kube::ApiResponse response = api.request("DELETE", path);
+        if (response.status == 404) {
+            out << what << " not found\n";
+            return;
+        }
+        if (response.status / 100 != 2) refused("deleting " + path, response);
+        out << what << " deleted\n";
+    };
+    remove(kConfigurations + "/" + kConfigurationName,
+           std::string("validatingwebhookconfiguration/") + kConfigurationName);
+    if (secret)
+        remove(secrets_of(secret->namespace_name) + "/" + kube::url_escape(secret->name),
+               "secret/" + secret->name + " in namespace " + secret->namespace_name);
+}
+
+}  // namespace liveupdate::host::webhook

@@ -1,0 +1,38 @@
+#include "host/webhook/webhook_service.hpp"
+
+#include <chrono>
+
+#include "common/micro_time.hpp"
+#include "host/core/log.hpp"
+#include "host/webhook/webhook_routes.hpp"
+
+namespace liveupdate::host::webhook {
+
+WebhookService::WebhookService(const ServiceOptions &options) {
+    LoadOptions load{.private_copy = true};
+    if (options.probe_plugins) load.prober = "/proc/self/exe";
+    engine_ = std::make_unique<EngineSlot>(options.plugin,
+                                           common::MicroTime::from_system(std::chrono::system_clock::now()), load);
+    reload::HotReloadOptions reload_options;
+    reload_options.liveupdate_plugin = options.plugin;
+    reload_options.load = load;
+    hot_reload_ = std::make_unique<reload::HotReloader>(*engine_, gate_, updaters_, nullptr, std::move(reload_options));
+    hot_reload_->start();
+    tls_ = std::make_shared<TlsFiles>(options.cert, options.key);
+    EngineSlot *engine = engine_.get();
+    const Validator validate = [engine](std::string_view object_json) {
+        return engine->with_engine([&](const Engine &e) { return e.validate(object_json); });
+    };
+    server_ = std::make_unique<WebhookServer>(options.server, tls_,
+                                              [validate](const Request &request) { return route(request, validate); });
+    log::info("webhook: serving https://" + options.server.address + ":" + std::to_string(server_->port()) +
+              "/validate with plugin " + options.plugin.string());
+}
+
+// The server goes first: no request reaches an engine being torn down.
+WebhookService::~WebhookService() {
+    server_.reset();
+    hot_reload_.reset();
+}
+
+}  // namespace liveupdate::host::webhook
