@@ -124,7 +124,10 @@ void OperatorLease::release() {
             {"kind", "DeleteOptions"},
             {"preconditions", json::object{{"resourceVersion", common::text_at(common::object_at(lease, "metadata"),
                                                                                "resourceVersion")}}}};
-        client_.request("DELETE", one, json::serialize(options));
+        const kube::ApiResponse deleted = client_.request("DELETE", one, json::serialize(options));
+        if (deleted.status / 100 != 2 && deleted.status != 404 && warn_)
+            warn_("operator lease: not released (it expires on its own): DELETE " + one + ": " +
+                  std::to_string(deleted.status) + " " + kube::status_message(deleted.body));
     } catch (const std::exception &e) {
         if (warn_) warn_("operator lease: not released (it expires on its own): " + std::string(e.what()));
     }

@@ -157,21 +157,24 @@ wait_for synced_after
 echo "ok: edit synced; LiveUpdate and KubernetesDiscovery statuses written back"
 
 # A burst: every status change of the LiveUpdate is a watch event on it.
-k get liveupdate "$p" --watch-only -o 'jsonpath={.metadata.resourceVersion} {.metadata.annotations.burst}{"\n"}' \
+k get liveupdate "$p" --watch -o 'jsonpath={.metadata.resourceVersion} {.metadata.annotations.burst}{"\n"}' \
   >"$work/burst-events" &
 watch_pid=$!
-k annotate liveupdate "$p" burst=start >/dev/null
-wait_for grep -q " start$" "$work/burst-events"  # the watch runs: no write of the burst is missed
-for i in $(seq 1 200); do echo "file $i" >"$project/src/burst-$i.txt"; done
+# Its first line is the object as listed: the watch follows from there, no write of the burst is missed.
+wait_for test -s "$work/burst-events"
+synced_before=$(jpath liveupdate "$p" '{.status.containers[0].lastFileTimeSynced}')
+# Paced past the debounce: each save could be a reconcile and a status of its own.
+for i in $(seq 1 200); do echo "file $i" >"$project/src/burst-$i.txt"; sleep 0.025; done
 wait_for_content /www/burst-200.txt "file 200"
 wait_for_content /keep/burst-200.txt "file 200"
+wait_for synced_after
 # A marker made after the burst's writes ends the count.
 k annotate --overwrite liveupdate "$p" burst=done >/dev/null
 wait_for grep -q " done$" "$work/burst-events"
 kill "$watch_pid"; watch_pid=""
-writes=$(grep -vc " start$\| done$" "$work/burst-events" || true)
+writes=$(($(grep -vc " done$" "$work/burst-events") - 1))
 echo "status writes during a 200-file burst: $writes"
-[ "$writes" -le 20 ] || fail "a 200-file burst made $writes status writes"
+[ "$writes" -ge 1 ] && [ "$writes" -le 60 ] || fail "a 200-file burst made $writes status writes"
 echo "ok: burst coalesced"
 
 k apply -f - >/dev/null <<<"$(live_update "$p" . src /www2)"
@@ -221,6 +224,8 @@ grep -q "already has an operator.*held by $(id -un)@$(hostname) pid $first_pid s
 echo "ok: second operator refused: $(grep "already has" "$work/second.log")"
 
 stop_up
-kn get lease lu-host-operator 2>&1 | grep -q NotFound || fail "a clean stop kept the Lease"
+lease=$(kn get lease lu-host-operator 2>&1 || true)
+[[ $lease == *NotFound* ]] ||
+  fail "a clean stop kept the Lease: $lease"
 echo "ok: clean stop released the Lease"
 echo "k8s operator e2e: all checks passed"
