@@ -100,9 +100,16 @@ std::vector<FileLoad> ClusterSource::load() {
 // Kinds that run local processes are never taken: one warning per kind at start.
 void ClusterSource::warn_never_taken() {
     for (const std::string_view kind : cluster::kNeverTakenKinds) {
-        const std::string path = collection_path(lower_plural(kind), false);
-        if (path.empty()) continue;
-        const json::value list = json::parse(client_->get(path));
+        json::value list;
+        try {
+            const std::string path = collection_path(lower_plural(kind), false);
+            if (path.empty()) continue;
+            list = json::parse(client_->get(path));
+        } catch (const kube::ApiError &e) {
+            // Not ours to list (`lu-host rbac` grants no such right): nothing of it is taken either way.
+            log_(LogLevel::debug, "up: " + std::string(kind) + " objects not listed: " + e.what());
+            continue;
+        }
         std::string names;
         const json::value *items = list.as_object().if_contains("items");
         const std::size_t count = items != nullptr && items->is_array() ? items->as_array().size() : 0;

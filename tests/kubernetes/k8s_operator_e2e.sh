@@ -214,6 +214,16 @@ grep "LocalContainer object(s)" "$work/up.log" | grep -q "$p-lc" || fail "the wa
 [ ! -e "$work/local-container-ran" ] || fail "a LocalContainer from the cluster ran"
 echo "ok: LocalContainer ignored with one warning"
 
+"$lu_host" rbac --namespace "$ns" --user "$p-user" | k apply -f - >/dev/null
+can() { [ "$(k auth can-i "$@" --as "$p-user" 2>/dev/null || true)" = yes ]; }
+can list liveupdates.tilt.dev && can update liveupdates.tilt.dev --subresource=status &&
+  can create pods --subresource=exec -n "$ns" &&
+  can update leases/lu-host-operator -n "$ns" || fail "lu-host rbac grants too little"
+! can update liveupdates.tilt.dev && ! can delete pods -n "$ns" && ! can list secrets -n "$ns" &&
+  ! can create pods --subresource=exec -n default || fail "lu-host rbac grants too much"
+k delete clusterrole,clusterrolebinding "lu-host-operator-$ns" >/dev/null
+echo "ok: lu-host rbac grants what the operator needs, no more"
+
 first_pid=$up_host_pid
 if "$lu_host" up --from-cluster --namespace "$ns" --no-web --control-socket "$work/control2.sock" "$project" \
   >"$work/second.log" 2>&1; then
