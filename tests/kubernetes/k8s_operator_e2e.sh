@@ -156,8 +156,9 @@ wait_for synced_after
 [ -n "$(jpath kubernetesdiscovery "$p" '{.status.pods[0].name}')" ] || fail "KubernetesDiscovery status not written"
 echo "ok: edit synced; LiveUpdate and KubernetesDiscovery statuses written back"
 
-# A burst: every status change of the LiveUpdate is a watch event on it.
-k get liveupdate "$p" --watch -o 'jsonpath={.metadata.resourceVersion} {.metadata.annotations.burst}{"\n"}' \
+# A burst: every status change of the LiveUpdate is a watch event on it
+# (kubectl itself in the background, not a subshell, so that kill ends it).
+"$state/bin/kubectl" get liveupdate "$p" --watch -o 'jsonpath={.metadata.resourceVersion} {.metadata.annotations.burst}{"\n"}' \
   >"$work/burst-events" &
 watch_pid=$!
 # Its first line is the object as listed: the watch follows from there, no write of the burst is missed.
