@@ -83,7 +83,8 @@ ClusterVerdict judge_cluster_object(const json::object &item, std::string_view r
     if (resolved.errors.empty())
         for (const auto &[field, path] : local_paths(resolved.object))
             if (std::string why = symlink_escape(root, path); !why.empty())
-                resolved.errors.push_back({field, "Invalid value: \"" + path + "\": " + why});
+                resolved.errors.push_back(
+                    {field, std::string("Invalid value: \"").append(path).append("\": ").append(why)});
     if (resolved.errors.empty()) return {ClusterVerdict::Outcome::taken, std::move(resolved.object), {}};
     std::string message;
     for (const auto &e : resolved.errors) message += (message.empty() ? "" : "; ") + e.field + ": " + e.message;

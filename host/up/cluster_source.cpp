@@ -53,8 +53,10 @@ ClusterSource::~ClusterSource() { stop(); }
 // API server serves neither (the CRD is not installed).
 std::string ClusterSource::collection_path(const std::string &plural, bool required) {
     const std::string group = "/apis/" + std::string(cluster::kGroup) + "/" + std::string(cluster::kVersion);
-    for (const std::string &path :
-         {group + "/namespaces/" + kube::url_escape(namespace_) + "/" + plural, group + "/" + plural}) {
+    const std::string in_namespace =
+        std::string(group).append("/namespaces/").append(kube::url_escape(namespace_)).append("/").append(plural);
+    const std::string cluster_wide = std::string(group).append("/").append(plural);
+    for (const std::string &path : {in_namespace, cluster_wide}) {
         const kube::ApiResponse r = client_->request("GET", path + "?limit=1");
         if (r.status / 100 == 2) return path;
         if (r.status != 404)
