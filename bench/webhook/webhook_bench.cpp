@@ -101,6 +101,7 @@ Figures run_clients(unsigned clients, int requests, unsigned short port, bool va
 
 int run(const std::vector<std::string> &argv) {
     std::vector<char *> args;
+    args.reserve(argv.size() + 1);
     std::vector<std::string> copy = argv;
     for (auto &a : copy) args.push_back(a.data());
     args.push_back(nullptr);
@@ -146,7 +147,7 @@ std::pair<std::vector<double>, std::vector<double>> cluster_round(liveupdate::ku
 
 }  // namespace
 
-int main(int argc, char **argv) {
+int run_bench(int argc, char **argv) {
     int requests = 500;
     std::string kubectl;
     for (int i = 1; i < argc; ++i) {
@@ -207,4 +208,13 @@ int main(int argc, char **argv) {
                 lu_bench::percentile(with.second, 0.99));
     fs::remove_all(dir);
     return 0;
+}
+
+int main(int argc, char **argv) {
+    try {
+        return run_bench(argc, argv);
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "webhook_bench: %s\n", e.what());
+        return 1;
+    }
 }

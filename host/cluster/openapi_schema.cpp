@@ -5,41 +5,41 @@ namespace json = boost::json;
 
 namespace {
 
-Schema typed(const char *type, std::string description) {
+Schema typed(const char *type, const std::string &description) {
     Schema s{{"type", type}};
-    if (!description.empty()) s["description"] = std::move(description);
+    if (!description.empty()) s["description"] = description;
     return s;
 }
 
 }  // namespace
 
-Schema string(std::string description) { return typed("string", std::move(description)); }
-Schema boolean(std::string description) { return typed("boolean", std::move(description)); }
-Schema integer(std::string description) { return typed("integer", std::move(description)); }
+Schema string(const std::string &description) { return typed("string", description); }
+Schema boolean(const std::string &description) { return typed("boolean", description); }
+Schema integer(const std::string &description) { return typed("integer", description); }
 
-Schema time(std::string description) {
-    Schema s = typed("string", std::move(description));
+Schema time(const std::string &description) {
+    Schema s = typed("string", description);
     s["format"] = "date-time";
     return s;
 }
 
-Schema array(Schema items, std::string description) {
-    Schema s = typed("array", std::move(description));
+Schema array(Schema items, const std::string &description) {
+    Schema s = typed("array", description);
     s["items"] = std::move(items);
     return s;
 }
 
-Schema string_array(std::string description) { return array(string(""), std::move(description)); }
+Schema string_array(const std::string &description) { return array(string(""), description); }
 
-Schema string_map(std::string description) {
-    Schema s = typed("object", std::move(description));
+Schema string_map(const std::string &description) {
+    Schema s = typed("object", description);
     s["additionalProperties"] = string("");
     return s;
 }
 
-Schema object(std::string description, std::initializer_list<Property> properties,
+Schema object(const std::string &description, std::initializer_list<Property> properties,
               std::initializer_list<const char *> required) {
-    Schema s = typed("object", std::move(description));
+    Schema s = typed("object", description);
     json::object props;
     for (const auto &[name, schema] : properties) props[name] = schema;
     s["properties"] = std::move(props);
@@ -51,8 +51,8 @@ Schema object(std::string description, std::initializer_list<Property> propertie
     return s;
 }
 
-Schema open_object(std::string description, std::initializer_list<Property> properties) {
-    Schema s = object(std::move(description), properties);
+Schema open_object(const std::string &description, std::initializer_list<Property> properties) {
+    Schema s = object(description, properties);
     s["x-kubernetes-preserve-unknown-fields"] = true;
     return s;
 }

@@ -14,18 +14,18 @@ namespace liveupdate::host::cluster::schema {
 using Schema = boost::json::object;
 using Property = std::pair<std::string, Schema>;
 
-Schema string(std::string description);
-Schema boolean(std::string description);
-Schema integer(std::string description);
+Schema string(const std::string &description);
+Schema boolean(const std::string &description);
+Schema integer(const std::string &description);
 // metav1.Time / MicroTime: RFC 3339 text.
-Schema time(std::string description);
-Schema array(Schema items, std::string description);
-Schema string_array(std::string description);
-Schema string_map(std::string description);
+Schema time(const std::string &description);
+Schema array(Schema items, const std::string &description);
+Schema string_array(const std::string &description);
+Schema string_map(const std::string &description);
 // required: names of properties that must be present.
-Schema object(std::string description, std::initializer_list<Property> properties,
+Schema object(const std::string &description, std::initializer_list<Property> properties,
               std::initializer_list<const char *> required = {});
 // Also keeps fields no property names (written by other controllers).
-Schema open_object(std::string description, std::initializer_list<Property> properties);
+Schema open_object(const std::string &description, std::initializer_list<Property> properties);
 
 }  // namespace liveupdate::host::cluster::schema

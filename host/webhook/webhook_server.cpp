@@ -22,7 +22,7 @@ using tcp = asio::ip::tcp;
 
 namespace {
 
-constexpr std::size_t kHeaderLimit = 16 * 1024;
+constexpr std::size_t kHeaderLimit = std::size_t{16} * 1024;
 constexpr std::size_t kMaxConnections = 256;
 
 }  // namespace
@@ -171,7 +171,7 @@ private:
     beast::ssl_stream<beast::tcp_stream> stream_;
     beast::flat_buffer buffer_{kHeaderLimit};
     std::optional<http::request_parser<http::string_body>> parser_;
-    std::array<char, 16 * 1024> discard_{};
+    std::array<char, std::size_t{16} * 1024> discard_{};
     ServerImpl *server_;
 };
 

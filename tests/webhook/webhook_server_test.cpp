@@ -77,7 +77,7 @@ struct Fixture {
         ServiceOptions options;
         options.server.address = "127.0.0.1";
         options.server.port = 0;
-        options.server.body_limit = 64 * 1024;
+        options.server.body_limit = std::size_t{64} * 1024;
         options.server.request_deadline = std::chrono::milliseconds(500);
         options.cert = dir / "tls.crt";
         options.key = dir / "tls.key";
@@ -133,7 +133,7 @@ BOOST_AUTO_TEST_CASE(garbage_and_oversized_bodies) {
     const auto garbage = client().request("POST", "/validate", "{\"kind\": ");
     BOOST_TEST(garbage.status == 400u);
     BOOST_TEST(garbage.body.find("not JSON") != std::string::npos);
-    BOOST_TEST(client().request("POST", "/validate", std::string(200 * 1024, 'x')).status == 413u);
+    BOOST_TEST(client().request("POST", "/validate", std::string(std::size_t{200} * 1024, 'x')).status == 413u);
     // The server is still there.
     BOOST_TEST(response_of(client().request("POST", "/validate", kValid)).at("allowed").as_bool());
 }
