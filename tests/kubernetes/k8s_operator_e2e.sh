@@ -25,13 +25,22 @@ p=op$$  # the tilt.dev kinds are cluster-scoped: names of this run only
 k() { "$state/bin/kubectl" "$@"; }
 kn() { "$state/bin/kubectl" -n "$ns" "$@"; }
 
+# Minimal mode has no namespace controller: the namespace's objects are
+# deleted here, then the namespace is finalized by hand.
+delete_namespace() {
+  k -n "$1" delete pods,roles,rolebindings,leases,serviceaccounts --all --grace-period=0 --force >/dev/null 2>&1 || true
+  k delete namespace "$1" --wait=false >/dev/null 2>&1 || true
+  k get namespace "$1" -o json 2>/dev/null | sed 's/"kubernetes"//' |
+    k replace --raw "/api/v1/namespaces/$1/finalize" -f - >/dev/null 2>&1 || true
+}
+
 work=$(mktemp -d)
 cleanup() {
   stop_up
   [ -n "${watch_pid:-}" ] && kill "$watch_pid" 2>/dev/null || true
   k delete liveupdates,filewatches,kubernetesdiscoverys -l "lu-test=$p" --wait=false >/dev/null 2>&1 || true
   k delete localcontainers.tilt.dev "$p-lc" --wait=false >/dev/null 2>&1 || true
-  k delete namespace "$ns" --wait=false >/dev/null 2>&1 || true
+  delete_namespace "$ns"
   rm -rf "$work"
 }
 trap cleanup EXIT
