@@ -23,6 +23,21 @@ constexpr long kMaxWorkers = 64;
 constexpr const char *kUpHelp =
     "usage: lu-host up [options] PATH...\n"
     "       lu-host up [options] [-f FILE]... [-p NAME] [PATH...]\n"
+    "       lu-host up --from-cluster [--context C] [--namespace NS] [options] [PROJECT_DIR]\n"
+    "\n"
+    "--from-cluster: the operator of a namespace. Takes its Lease (one operator\n"
+    "per namespace: a second one is refused, naming the holder; a clean stop\n"
+    "releases it), then lists and watches the tilt.dev/v1alpha1 objects\n"
+    "(LiveUpdate, FileWatch, KubernetesDiscovery, ImageMap, KubernetesApply;\n"
+    "`lu-host crds` installs their CRDs) and live-updates as for local files.\n"
+    "Their paths are relative to PROJECT_DIR (default: the current folder;\n"
+    "basePath: . is PROJECT_DIR itself); an absolute one, or one that leaves\n"
+    "PROJECT_DIR (.., a symlink leading out) refuses the object with a status\n"
+    "saying why. Kinds that run local processes (LocalContainer, Cmd,\n"
+    "DockerComposeService) are never taken from a cluster. FileWatches watch\n"
+    "PROJECT_DIR locally; the statuses of LiveUpdates and KubernetesDiscoveries\n"
+    "are written back (/status), only when changed, the latest of a burst.\n"
+    "`lu-host rbac` prints the Role the operator needs.\n"
     "\n"
     "A PATH that is a Compose file (compose.yaml, compose.yml, docker-compose.yml,\n"
     "docker-compose.yaml) or a folder holding one is read as a Compose project:\n"
@@ -80,7 +95,9 @@ constexpr const char *kUpHelp =
     "  --context NAME         Kubernetes: the kubeconfig context (default: its\n"
     "                         current-context)\n"
     "  --namespace NS         Kubernetes: where KubernetesDiscovery objects\n"
-    "                         without spec.watches look (default: the context's)\n"
+    "                         without spec.watches look, and with --from-cluster\n"
+    "                         the namespace served (default: the context's)\n"
+    "  --from-cluster         the objects of a namespace (above)\n"
     "  --help                 this text\n"
     "\n"
     "The liveupdate plugin, the updater plugins and the configuration are watched:\n"
@@ -173,18 +190,26 @@ int run_up_command(int argc, char **argv) {
                        {"--control-socket", "--debounce", "--max-wait", "--workers", "--log-format", "--log-level",
                         "--plugin", "--local-updater", "--local-updater-config", "--updater", "--config", "--web-port",
                         "--web-address", "--kubeconfig", "--context", "--namespace", "--verify-every", "--state-dir"},
-                       {"--help", "-h", "--no-web", "--no-verify-after-loss"});
+                       {"--help", "-h", "--no-web", "--no-verify-after-loss", "--from-cluster"});
         if (args.has("--help") || args.has("-h")) {
             std::cout << kUpHelp;
             return kExitOk;
         }
+        options.from_cluster = args.has("--from-cluster");
+        if (options.from_cluster) {
+            if (args.positional.size() > 1 || !compose_files.empty())
+                throw UsageError("--from-cluster takes one PROJECT_DIR, not object or compose files");
+            options.project_dir = args.positional.empty() ? "." : args.positional[0];
+            if (!std::filesystem::is_directory(options.project_dir))
+                throw UsageError("PROJECT_DIR " + options.project_dir + " is not a folder");
+        }
         if (!compose_files.empty()) options.compose_projects.push_back({compose_files, project_name});
-        for (const auto &path : args.positional) {
+        for (const auto &path : options.from_cluster ? std::vector<std::string>() : args.positional) {
             const auto files = compose::compose_files_of(path);
             if (!files.empty()) options.compose_projects.push_back({files, project_name});
             else options.paths.push_back(path);
         }
-        if (options.paths.empty() && options.compose_projects.empty())
+        if (options.paths.empty() && options.compose_projects.empty() && !options.from_cluster)
             throw UsageError("no object file, folder or compose file given");
         if (project_name && options.compose_projects.empty())
             throw UsageError("-p names a Compose project, but no compose file is given");

@@ -16,6 +16,7 @@ const std::array kCommands{
     Command{"verify", "compare the containers of a running `up` with the local trees; --fix sends what differs",
             run_verify_command},
     Command{"plugins", "list the plugins a running `up` has loaded (name, version, ABI, file)", run_plugins_command},
+    Command{"rbac", "print the least Role the operator (up --from-cluster) needs in a namespace", run_rbac_command},
     Command{"crds", "print the CustomResourceDefinitions of the tilt.dev kinds for a cluster", run_crds_command},
     Command{"webhook", "serve the validating admission webhook for tilt.dev objects; install, uninstall",
             run_webhook_command},

@@ -36,6 +36,7 @@ int run_version_command();
 int run_trigger_command(int argc, char **argv);
 int run_verify_command(int argc, char **argv);
 int run_crds_command(int argc, char **argv);
+int run_rbac_command(int argc, char **argv);
 int run_webhook_command(int argc, char **argv);
 
 }  // namespace liveupdate::host::cli

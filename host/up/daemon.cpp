@@ -18,6 +18,7 @@
 #include "host/reload/hot_reloader.hpp"
 #include "host/reload/quiesce_gate.hpp"
 #include "host/up/activity.hpp"
+#include "host/up/cluster_source.hpp"
 #include "host/up/compose_source.hpp"
 #include "host/up/control_operations.hpp"
 #include "host/up/control_socket.hpp"
@@ -64,6 +65,7 @@ private:
     void exclusive(const std::string &live_update, const std::function<void()> &fn);
     void notify_web(const std::string &live_update, const ActivityLine *line);
     LogSinkFn live_update_log(const std::string &live_update);
+    kube::LoadOptions kube_load_options() const;
 
     const UpOptions &options_;
     UpLog &log_;
@@ -177,12 +179,8 @@ void Daemon::start_services() {
         store_, declarations_,
         [this](const json::object &o, const std::string &origin) { return keeper_->admit(o, origin); },
         [this](const std::vector<std::string> &due) { queue_.mark_due(due); }, log_);
-    kube::LoadOptions kubeconfig;
-    kubeconfig.kubeconfig = options_.kubeconfig;
-    kubeconfig.context = options_.kube_context;
-    kubeconfig.namespace_name = options_.kube_namespace;
     discoveries_ = std::make_unique<Discoveries>(
-        std::move(kubeconfig),
+        kube_load_options(),
         [this](const std::string &kind, const std::string &name, const json::object &status) {
             keeper_->discovered_status(kind, name, status);
         },
@@ -201,7 +199,8 @@ void Daemon::start_web() {
     activity_.set_listener([this](const std::string &lu, const ActivityLine *line) { notify_web(lu, line); });
     store_.add_listener([this](const ObjectChange &change) {
         notify_web("", nullptr);
-        if (change.type != ObjectChange::Type::status_written) return;
+        // Discoveries store their statuses with the object (an upsert): those count too.
+        if (change.type == ObjectChange::Type::deleted) return;
         const std::optional<json::object> object = store_.get(change.key);
         const json::value *status = object ? object->if_contains("status") : nullptr;
         if (status == nullptr || !status->is_object()) return;
@@ -224,6 +223,9 @@ void Daemon::start_objects() {
     const SourceLogFn source_log = [this](LogLevel level, std::string_view text) { log_.write(level, "", text); };
     sources_.push_back(std::make_unique<ObjectFileSource>(options_.paths, source_log));
     sources_.push_back(std::make_unique<ComposeSource>(options_.compose_projects, *rebuilds_, source_log));
+    if (options_.from_cluster)
+        sources_.push_back(std::make_unique<ClusterSource>(
+            ClusterSourceOptions{kube_load_options(), absolute_path(options_.project_dir)}, source_log));
     std::vector<FileLoad> loads;
     for (const auto &source : sources_)
         for (auto &load : source->load()) loads.push_back(std::move(load));
@@ -281,6 +283,14 @@ void Daemon::reconcile(const std::string &live_update) {
 void Daemon::exclusive(const std::string &live_update, const std::function<void()> &fn) {
     const reload::QuiesceGate::Pass pass = gate_.enter();
     driver_->exclusive(live_update, fn);
+}
+
+kube::LoadOptions Daemon::kube_load_options() const {
+    kube::LoadOptions kubeconfig;
+    kubeconfig.kubeconfig = options_.kubeconfig;
+    kubeconfig.context = options_.kube_context;
+    kubeconfig.namespace_name = options_.kube_namespace;
+    return kubeconfig;
 }
 
 LogSinkFn Daemon::live_update_log(const std::string &live_update) {

@@ -27,6 +27,9 @@ struct ComposeProjectOption {
 struct UpOptions {
     std::vector<std::string> paths;  // object files or folders
     std::vector<ComposeProjectOption> compose_projects;
+    // --from-cluster: the objects of the namespace (an operator), paths relative to project_dir.
+    bool from_cluster = false;
+    std::string project_dir;
     std::filesystem::path plugin;    // the liveupdate plugin
     std::filesystem::path local_updater;
     std::string local_updater_config = "{}";

@@ -1,0 +1,94 @@
+#include "host/cluster/cluster_admission.hpp"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "common/json_fields.hpp"
+#include "common/paths.hpp"
+#include "host/cluster/cluster_objects.hpp"
+
+namespace liveupdate::host::cluster {
+namespace json = boost::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+json::object stripped(const json::object &item) {
+    json::object metadata{{"name", common::text_at(common::object_at(item, "metadata"), "name")}};
+    if (const json::object *m = common::object_at(item, "metadata"))
+        for (const char *key : {"labels", "annotations"})
+            if (const json::value *v = m->if_contains(key); v != nullptr && v->is_object()) metadata[key] = *v;
+    json::object out{{"apiVersion", common::text_at(item, "apiVersion")},
+                     {"kind", common::text_at(item, "kind")},
+                     {"metadata", std::move(metadata)}};
+    if (const json::value *spec = item.if_contains("spec")) out["spec"] = *spec;
+    return out;
+}
+
+bool within(const fs::path &path, const fs::path &root) {
+    const auto [r, p] = std::mismatch(root.begin(), root.end(), path.begin(), path.end());
+    return r == root.end();
+}
+
+// The absolute local paths of a resolved object, each with its field.
+std::vector<std::pair<std::string, std::string>> local_paths(const json::object &object) {
+    std::vector<std::pair<std::string, std::string>> out;
+    const json::object *spec = common::object_at(object, "spec");
+    if (spec == nullptr) return out;
+    const std::string kind = common::text_at(object, "kind");
+    if (kind == "FileWatch") {
+        if (const json::value *paths = spec->if_contains("watchedPaths"); paths != nullptr && paths->is_array())
+            for (std::size_t i = 0; i < paths->as_array().size(); ++i)
+                if (paths->as_array()[i].is_string())
+                    out.emplace_back("spec.watchedPaths[" + std::to_string(i) + "]",
+                                     std::string(paths->as_array()[i].as_string()));
+    } else if (kind == "LiveUpdate") {
+        const std::string base = common::text_at(*spec, "basePath");
+        if (base.empty()) return out;
+        out.emplace_back("spec.basePath", base);
+        if (const json::value *syncs = spec->if_contains("syncs"); syncs != nullptr && syncs->is_array())
+            for (std::size_t i = 0; i < syncs->as_array().size(); ++i)
+                if (const json::value &s = syncs->as_array()[i]; s.is_object())
+                    if (const std::string local = common::text_at(s.as_object(), "localPath"); !local.empty())
+                        out.emplace_back("spec.syncs[" + std::to_string(i) + "].localPath",
+                                         common::join_path(base, local));
+    }
+    return out;
+}
+
+}  // namespace
+
+bool is_taken_kind(std::string_view kind) {
+    return std::find(std::begin(kTakenKinds), std::end(kTakenKinds), kind) != std::end(kTakenKinds);
+}
+
+std::string symlink_escape(std::string_view root, const std::string &path) {
+    std::error_code ec;
+    const fs::path real_root = fs::weakly_canonical(fs::path(root), ec);
+    if (ec) return "cannot resolve the project folder " + std::string(root) + ": " + ec.message();
+    const fs::path real = fs::weakly_canonical(fs::path(path), ec);
+    if (ec) return "cannot resolve " + path + ": " + ec.message();
+    if (!within(real, real_root)) return "must not leave the project folder (a symlink leads to " + real.string() + ")";
+    return {};
+}
+
+ClusterVerdict judge_cluster_object(const json::object &item, std::string_view root) {
+    const std::string kind = common::text_at(item, "kind");
+    const std::string name = common::text_at(common::object_at(item, "metadata"), "name");
+    if (!is_taken_kind(kind))
+        return {ClusterVerdict::Outcome::ignored,
+                {},
+                kind + " " + name + ": objects of kind " + kind + " are never taken from a cluster"};
+    ResolvedObject resolved = resolve_cluster_object(stripped(item), root);
+    if (resolved.errors.empty())
+        for (const auto &[field, path] : local_paths(resolved.object))
+            if (std::string why = symlink_escape(root, path); !why.empty())
+                resolved.errors.push_back(
+                    {field, std::string("Invalid value: \"").append(path).append("\": ").append(why)});
+    if (resolved.errors.empty()) return {ClusterVerdict::Outcome::taken, std::move(resolved.object), {}};
+    std::string message;
+    for (const auto &e : resolved.errors) message += (message.empty() ? "" : "; ") + e.field + ": " + e.message;
+    return {ClusterVerdict::Outcome::refused, {}, std::move(message)};
+}
+
+}  // namespace liveupdate::host::cluster

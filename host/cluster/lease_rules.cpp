@@ -1,0 +1,58 @@
+#include "host/cluster/lease_rules.hpp"
+
+#include "common/json_fields.hpp"
+
+namespace liveupdate::host::cluster {
+namespace json = boost::json;
+
+namespace {
+
+using Action = LeaseDecision::Action;
+
+std::int64_t duration_micros(const json::object &spec) {
+    const json::value *d = spec.if_contains("leaseDurationSeconds");
+    return d != nullptr && d->is_int64() ? d->as_int64() * 1'000'000 : 0;
+}
+
+common::MicroTime time_at(const json::object &spec, std::string_view key) {
+    return common::MicroTime::parse(common::text_at(spec, key)).value_or(common::MicroTime());
+}
+
+}  // namespace
+
+LeaseDecision decide_lease(const std::optional<json::object> &lease_spec, const std::string &me,
+                           common::MicroTime now) {
+    if (!lease_spec) return {Action::create, {}};
+    const std::string holder = common::text_at(*lease_spec, "holderIdentity");
+    if (holder.empty()) return {Action::take, {}};
+    if (holder == me) return {Action::renew, {}};
+    const common::MicroTime renewed = time_at(*lease_spec, "renewTime");
+    const common::MicroTime expires(renewed.micros() + duration_micros(*lease_spec));
+    if (expires <= now) return {Action::take, {}};
+    std::string since = common::text_at(*lease_spec, "acquireTime");
+    if (since.empty()) since = "an unknown time";
+    return {Action::refuse, "held by " + holder + " since " + since + " (renewed " + renewed.format() +
+                                "; it expires " + expires.format() + " unless renewed)"};
+}
+
+json::object next_lease_spec(const std::optional<json::object> &previous, Action action, const std::string &me,
+                             common::MicroTime now, int duration_seconds) {
+    json::object spec{{"holderIdentity", me},
+                      {"leaseDurationSeconds", duration_seconds},
+                      {"acquireTime", now.format()},
+                      {"renewTime", now.format()},
+                      {"leaseTransitions", 0}};
+    if (!previous) return spec;
+    std::int64_t transitions = 0;
+    if (const json::value *t = previous->if_contains("leaseTransitions"); t != nullptr && t->is_int64())
+        transitions = t->as_int64();
+    if (action == Action::renew) {
+        if (const json::value *acquired = previous->if_contains("acquireTime")) spec["acquireTime"] = *acquired;
+    } else {
+        ++transitions;
+    }
+    spec["leaseTransitions"] = transitions;
+    return spec;
+}
+
+}  // namespace liveupdate::host::cluster

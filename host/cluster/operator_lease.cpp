@@ -1,0 +1,136 @@
+#include "host/cluster/operator_lease.hpp"
+
+#include <pwd.h>
+#include <unistd.h>
+
+#include <boost/json.hpp>
+
+#include "common/json_fields.hpp"
+#include "host/cluster/lease_rules.hpp"
+
+namespace liveupdate::host::cluster {
+namespace json = boost::json;
+
+namespace {
+
+common::MicroTime now() { return common::MicroTime::from_system(std::chrono::system_clock::now()); }
+
+constexpr int kAttempts = 4;  // a 409 (another writer in between) reads again
+
+}  // namespace
+
+std::string operator_identity() {
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    std::string user = "uid " + std::to_string(getuid());
+    if (const passwd *pw = getpwuid(getuid()); pw != nullptr && pw->pw_name != nullptr) user = pw->pw_name;
+    return user + "@" + host + " pid " + std::to_string(getpid());
+}
+
+OperatorLease::OperatorLease(kube::ApiClient &client, std::string namespace_name, std::string identity,
+                             int duration_seconds)
+    : client_(client),
+      namespace_(std::move(namespace_name)),
+      identity_(std::move(identity)),
+      duration_seconds_(duration_seconds) {}
+
+OperatorLease::~OperatorLease() { release(); }
+
+std::string OperatorLease::path() const {
+    return "/apis/coordination.k8s.io/v1/namespaces/" + kube::url_escape(namespace_) + "/leases";
+}
+
+void OperatorLease::acquire() {
+    for (int attempt = 0; attempt < kAttempts; ++attempt)
+        if (try_acquire()) {
+            held_ = true;
+            return;
+        }
+    throw std::runtime_error("lease " + namespace_ + "/" + kOperatorLeaseName +
+                             ": changed by another writer on every attempt to take it");
+}
+
+// true: ours; false: someone wrote it in between (read again).
+bool OperatorLease::try_acquire() {
+    const std::string one = path() + "/" + kOperatorLeaseName;
+    const kube::ApiResponse got = client_.request("GET", one);
+    std::optional<json::object> lease;
+    if (got.status == 200)
+        lease = json::parse(got.body).as_object();
+    else if (got.status != 404)
+        throw kube::ApiError(got.status, kube::status_reason(got.body),
+                             "GET " + one + ": " + std::to_string(got.status) + " " + kube::status_message(got.body));
+    std::optional<json::object> spec;
+    if (lease)
+        if (const json::object *s = common::object_at(*lease, "spec")) spec = *s;
+    const LeaseDecision decision =
+        decide_lease(lease ? std::optional(spec.value_or(json::object())) : std::nullopt, identity_, now());
+    if (decision.action == LeaseDecision::Action::refuse)
+        throw std::runtime_error("namespace " + namespace_ + " already has an operator: lease " + namespace_ + "/" +
+                                 kOperatorLeaseName + " is " + decision.message);
+    json::object body{{"apiVersion", "coordination.k8s.io/v1"},
+                      {"kind", "Lease"},
+                      {"metadata", json::object{{"name", kOperatorLeaseName}, {"namespace", namespace_}}},
+                      {"spec", next_lease_spec(spec, decision.action, identity_, now(), duration_seconds_)}};
+    if (lease)
+        body["metadata"].as_object()["resourceVersion"] =
+            common::text_at(common::object_at(*lease, "metadata"), "resourceVersion");
+    const bool create = decision.action == LeaseDecision::Action::create;
+    const kube::ApiResponse put =
+        client_.request(create ? "POST" : "PUT", create ? path() : one, json::serialize(body));
+    if (put.status / 100 == 2) return true;
+    if (put.status == 409) return false;
+    throw kube::ApiError(
+        put.status, kube::status_reason(put.body),
+        (create ? "POST " : "PUT ") + one + ": " + std::to_string(put.status) + " " + kube::status_message(put.body));
+}
+
+void OperatorLease::start_renewing(WarnFn warn) {
+    warn_ = std::move(warn);
+    thread_ = std::thread([this] { renew_loop(); });
+}
+
+void OperatorLease::renew_loop() {
+    const auto every = std::chrono::milliseconds(duration_seconds_ * 1000 / 3);
+    std::unique_lock lock(mutex_);
+    while (!wake_.wait_for(lock, every, [this] { return stopping_; })) {
+        lock.unlock();
+        try {
+            acquire();
+        } catch (const std::exception &e) {
+            warn_("operator lease: cannot renew: " + std::string(e.what()));
+        }
+        lock.lock();
+    }
+}
+
+void OperatorLease::release() {
+    {
+        std::lock_guard lock(mutex_);
+        stopping_ = true;
+    }
+    wake_.notify_all();
+    if (thread_.joinable()) thread_.join();
+    if (!held_) return;
+    held_ = false;
+    const std::string one = path() + "/" + kOperatorLeaseName;
+    try {
+        const kube::ApiResponse got = client_.request("GET", one);
+        if (got.status != 200) return;
+        const json::object lease = json::parse(got.body).as_object();
+        if (common::text_at(common::object_at(lease, "spec"), "holderIdentity") != identity_) return;
+        const json::object options{
+            {"apiVersion", "v1"},
+            {"kind", "DeleteOptions"},
+            {"preconditions", json::object{{"resourceVersion", common::text_at(common::object_at(lease, "metadata"),
+                                                                               "resourceVersion")}}}};
+        const kube::ApiResponse deleted = client_.request("DELETE", one, json::serialize(options));
+        if (deleted.status / 100 != 2 && deleted.status != 404 && warn_)
+            warn_("operator lease: not released (it expires on its own): DELETE " + one + ": " +
+                  std::to_string(deleted.status) + " " + kube::status_message(deleted.body));
+    } catch (const std::exception &e) {
+        if (warn_) warn_("operator lease: not released (it expires on its own): " + std::string(e.what()));
+    }
+}
+
+}  // namespace liveupdate::host::cluster

@@ -1,0 +1,53 @@
+// The Lease that makes an operator the only one of its namespace
+// (coordination.k8s.io/v1, named lu-host-operator; rules in lease_rules.hpp):
+// taken at start or refused naming its holder, renewed on its own thread
+// every third of its duration, deleted on a clean stop so that the next
+// operator need not wait for it to expire.
+#pragma once
+
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "common/kube/api_client.hpp"
+
+namespace liveupdate::host::cluster {
+
+// "user@host pid N": who holds a Lease, as a refused operator reports it.
+std::string operator_identity();
+
+class OperatorLease {
+public:
+    using WarnFn = std::function<void(const std::string &)>;
+
+    OperatorLease(kube::ApiClient &client, std::string namespace_name, std::string identity, int duration_seconds = 15);
+    ~OperatorLease();
+    OperatorLease(const OperatorLease &) = delete;
+    OperatorLease &operator=(const OperatorLease &) = delete;
+
+    // Takes the Lease; throws std::runtime_error naming its holder when another operator holds it.
+    void acquire();
+    void start_renewing(WarnFn warn);
+    // Stops renewing and deletes the Lease when it is still ours.
+    void release();
+
+private:
+    std::string path() const;
+    bool try_acquire();
+    void renew_loop();
+
+    kube::ApiClient &client_;
+    std::string namespace_;
+    std::string identity_;
+    int duration_seconds_;
+    WarnFn warn_;
+    bool held_ = false;
+    bool stopping_ = false;
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    std::thread thread_;
+};
+
+}  // namespace liveupdate::host::cluster

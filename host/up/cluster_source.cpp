@@ -1,0 +1,293 @@
+#include "host/up/cluster_source.hpp"
+
+#include <cctype>
+
+#include "common/json_fields.hpp"
+#include "common/micro_time.hpp"
+#include "host/cluster/cluster_admission.hpp"
+#include "host/cluster/cluster_kinds.hpp"
+#include "host/cluster/lease_rules.hpp"
+
+namespace liveupdate::host::up {
+namespace json = boost::json;
+using common::LogLevel;
+
+namespace {
+
+constexpr int kStatusAttempts = 4;  // a 409 reads the object again, then writes again
+
+std::string origin_of(const ObjectKey &key) { return "cluster:" + key.text(); }
+
+ObjectKey key_from_text(const std::string &text) {
+    const auto slash = text.find('/');
+    return ObjectKey{text.substr(0, slash), text.substr(slash + 1)};
+}
+
+ObjectKey key_of_item(const json::object &item) {
+    return ObjectKey{common::text_at(item, "kind"), common::text_at(common::object_at(item, "metadata"), "name")};
+}
+
+std::string resource_version_in(const std::string &body) {
+    const json::value answer = json::parse(body);
+    return answer.is_object() ? common::text_at(common::object_at(answer.as_object(), "metadata"), "resourceVersion")
+                              : std::string();
+}
+
+bool writes_status_back(const std::string &kind) { return kind == "LiveUpdate" || kind == "KubernetesDiscovery"; }
+
+std::string lower_plural(std::string_view kind) {
+    std::string plural;
+    for (const char c : kind) plural.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    return plural + "s";
+}
+
+}  // namespace
+
+ClusterSource::ClusterSource(ClusterSourceOptions options, SourceLogFn log)
+    : options_(std::move(options)), log_(std::move(log)) {}
+
+ClusterSource::~ClusterSource() { stop(); }
+
+// The namespaced collection, else the cluster-wide one (the CRDs of
+// `lu-host crds` are cluster-scoped, as in Tilt's API server); "" when the
+// API server serves neither (the CRD is not installed).
+std::string ClusterSource::collection_path(const std::string &plural, bool required) {
+    const std::string group = "/apis/" + std::string(cluster::kGroup) + "/" + std::string(cluster::kVersion);
+    const std::string in_namespace =
+        std::string(group).append("/namespaces/").append(kube::url_escape(namespace_)).append("/").append(plural);
+    const std::string cluster_wide = std::string(group).append("/").append(plural);
+    for (const std::string &path : {in_namespace, cluster_wide}) {
+        const kube::ApiResponse r = client_->request("GET", path + "?limit=1");
+        if (r.status / 100 == 2) return path;
+        if (r.status != 404)
+            throw kube::ApiError(r.status, kube::status_reason(r.body),
+                                 "GET " + path + ": " + std::to_string(r.status) + " " + kube::status_message(r.body));
+    }
+    if (required)
+        throw std::runtime_error("the API server " + client_->config().server + " does not serve " + plural + "." +
+                                 std::string(cluster::kGroup) +
+                                 ": install the CRDs: lu-host crds | kubectl apply -f -");
+    return {};
+}
+
+std::vector<FileLoad> ClusterSource::load() {
+    client_ = std::make_unique<kube::ApiClient>(kube::load_client_config(options_.kubeconfig));
+    namespace_ = client_->config().namespace_name;
+    lease_ = std::make_unique<cluster::OperatorLease>(*client_, namespace_, cluster::operator_identity());
+    lease_->acquire();
+    log_(LogLevel::info, "up: operator of namespace " + namespace_ + " (lease " + namespace_ + "/" +
+                             cluster::kOperatorLeaseName + "), project folder " + options_.project_dir);
+    std::vector<FileLoad> loads;
+    for (const std::string_view kind : cluster::kTakenKinds) {
+        const cluster::ClusterKind *known = cluster::find_cluster_kind(kind);
+        const std::string path = collection_path(known->plural, kind == "LiveUpdate");
+        if (path.empty()) {
+            log_(LogLevel::info, "up: the cluster has no " + std::string(kind) + " kind: none followed");
+            continue;
+        }
+        Collection c{std::string(kind), path, nullptr};
+        c.watch = std::make_unique<cluster::ResourceWatch>(
+            *client_, path, "",
+            cluster::ResourceWatch::Handlers{
+                [this, k = c.kind](const std::vector<json::object> &items) { listed(k, items); },
+                [this](std::string_view type, const json::object &item) { changed(type, item); },
+                [this](const std::string &warning) { log_(LogLevel::warn, "up: " + warning); }});
+        for (const auto &item : c.watch->list()) loads.push_back(take(item));
+        collections_.push_back(std::move(c));
+    }
+    warn_never_taken();
+    return loads;
+}
+
+// Kinds that run local processes are never taken: one warning per kind at start.
+void ClusterSource::warn_never_taken() {
+    for (const std::string_view kind : cluster::kNeverTakenKinds) {
+        json::value list;
+        try {
+            const std::string path = collection_path(lower_plural(kind), false);
+            if (path.empty()) continue;
+            list = json::parse(client_->get(path));
+        } catch (const kube::ApiError &e) {
+            // Not ours to list (`lu-host rbac` grants no such right): nothing of it is taken either way.
+            log_(LogLevel::debug, "up: " + std::string(kind) + " objects not listed: " + e.what());
+            continue;
+        }
+        std::string names;
+        const json::value *items = list.as_object().if_contains("items");
+        const std::size_t count = items != nullptr && items->is_array() ? items->as_array().size() : 0;
+        for (std::size_t i = 0; i < count; ++i)
+            if (items->as_array()[i].is_object())
+                names += (i == 0 ? "" : ", ") + key_of_item(items->as_array()[i].as_object()).name;
+        if (count > 0)
+            log_(LogLevel::warn, "up: ignored: " + std::to_string(count) + " " + std::string(kind) + " object(s) (" +
+                                     names + "): kinds that run local processes are never taken from a cluster");
+    }
+}
+
+// The object as the daemon gets it: taken, or no object at all (refused).
+FileLoad ClusterSource::take(const json::object &item) {
+    const ObjectKey key = key_of_item(item);
+    const cluster::ClusterVerdict verdict = cluster::judge_cluster_object(item, options_.project_dir);
+    FileLoad load;
+    load.file = origin_of(key);
+    std::lock_guard lock(mutex_);
+    resource_versions_[key] = common::text_at(common::object_at(item, "metadata"), "resourceVersion");
+    if (const json::object *status = common::object_at(item, "status"))
+        coalescer_.written(key.text(), *status);  // what the cluster holds: an equal status is not written
+    if (verdict.outcome != cluster::ClusterVerdict::Outcome::taken) {
+        declared_.erase(key);
+        refuse(key, verdict.message);
+        return load;
+    }
+    refusals_.erase(key);
+    declared_.insert(key);
+    load.objects.push_back(DeclaredObject{load.file, key.kind, key.name, verdict.object});
+    return load;
+}
+
+// [locked] Logged and written to its status once per reason.
+void ClusterSource::refuse(const ObjectKey &key, const std::string &message) {
+    if (auto found = refusals_.find(key); found != refusals_.end() && found->second == message) return;
+    refusals_[key] = message;
+    log_(LogLevel::error, origin_of(key) + ": refused: " + message);
+    const std::string now = common::MicroTime::from_system(std::chrono::system_clock::now()).format();
+    if (key.kind == "LiveUpdate")
+        coalescer_.offer(key.text(), json::object{{"failed", json::object{{"reason", "ObjectRefused"},
+                                                                          {"message", message},
+                                                                          {"lastTransitionTime", now}}}});
+    else if (key.kind == "FileWatch")
+        coalescer_.offer(key.text(), json::object{{"error", message}});
+    wake_.notify_all();
+}
+
+void ClusterSource::listed(const std::string &kind, const std::vector<json::object> &items) {
+    std::set<ObjectKey> present;
+    for (const auto &item : items) {
+        present.insert(key_of_item(item));
+        sink_->replace(take(item));
+    }
+    std::vector<ObjectKey> gone;
+    {
+        std::lock_guard lock(mutex_);
+        for (const auto &[key, _] : resource_versions_)
+            if (key.kind == kind && !present.contains(key)) gone.push_back(key);
+    }
+    for (const auto &key : gone)
+        changed("DELETED", json::object{{"kind", key.kind}, {"metadata", {{"name", key.name}}}});
+}
+
+void ClusterSource::changed(std::string_view type, const json::object &item) {
+    if (type != "DELETED") {
+        sink_->replace(take(item));
+        return;
+    }
+    const ObjectKey key = key_of_item(item);
+    {
+        std::lock_guard lock(mutex_);
+        resource_versions_.erase(key);
+        refusals_.erase(key);
+        declared_.erase(key);
+        coalescer_.forget(key.text());
+    }
+    FileLoad none;
+    none.file = origin_of(key);
+    sink_->replace(none);
+}
+
+void ClusterSource::start(ObjectSink &sink) {
+    sink_ = &sink;
+    writer_ = std::thread([this] { write_statuses(); });
+    for (auto &c : collections_) c.watch->start();
+    lease_->start_renewing([this](const std::string &warning) { log_(LogLevel::warn, "up: " + warning); });
+}
+
+void ClusterSource::stop() {
+    for (auto &c : collections_) c.watch->stop();
+    {
+        std::lock_guard lock(mutex_);
+        stopping_ = true;
+    }
+    wake_.notify_all();
+    if (writer_.joinable()) writer_.join();
+    if (lease_) lease_->release();
+}
+
+void ClusterSource::status_written(const ObjectKey &key, const json::object &status) {
+    if (!writes_status_back(key.kind)) return;
+    std::lock_guard lock(mutex_);
+    if (!declared_.contains(key)) return;
+    offer(key, status);
+}
+
+// [locked]
+void ClusterSource::offer(const ObjectKey &key, const json::object &status) {
+    if (coalescer_.offer(key.text(), status)) wake_.notify_all();
+}
+
+// The writer: once a status is pending, waits the window for the burst to
+// settle, then writes the latest of each object; what is pending at stop is written too.
+void ClusterSource::write_statuses() {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+        wake_.wait(lock, [this] { return stopping_ || coalescer_.pending(); });
+        if (!stopping_) wake_.wait_for(lock, options_.status_window, [this] { return stopping_; });
+        const auto batch = coalescer_.take();
+        lock.unlock();
+        for (const auto &[key, status] : batch) write_status(key_from_text(key), status);
+        lock.lock();
+        if (stopping_ && !coalescer_.pending()) return;
+    }
+}
+
+void ClusterSource::write_status(const ObjectKey &key, const json::object &status) {
+    const Collection *c = collection_of(key.kind);
+    if (c == nullptr) return;
+    const std::string path = c->path + "/" + kube::url_escape(key.name);
+    for (int attempt = 0; attempt < kStatusAttempts; ++attempt) {
+        std::string resource_version;
+        {
+            std::lock_guard lock(mutex_);
+            const auto found = resource_versions_.find(key);
+            if (found == resource_versions_.end()) return;  // deleted meanwhile
+            resource_version = found->second;
+        }
+        const json::object body{{"apiVersion", std::string(cluster::kGroup) + "/" + std::string(cluster::kVersion)},
+                                {"kind", key.kind},
+                                {"metadata", json::object{{"name", key.name}, {"resourceVersion", resource_version}}},
+                                {"status", status}};
+        try {
+            const kube::ApiResponse put = client_->request("PUT", path + "/status", json::serialize(body));
+            if (put.status / 100 == 2) {
+                std::lock_guard lock(mutex_);
+                if (!resource_versions_.contains(key)) return;
+                resource_versions_[key] = resource_version_in(put.body);
+                coalescer_.written(key.text(), status);
+                return;
+            }
+            if (put.status == 404) return;
+            if (put.status != 409) {
+                log_(LogLevel::warn, "up: " + origin_of(key) + ": status not written: " + std::to_string(put.status) +
+                                         " " + kube::status_message(put.body));
+                return;
+            }
+            // Someone wrote it in between: read it again, then write on its resourceVersion.
+            const kube::ApiResponse got = client_->request("GET", path);
+            if (got.status / 100 != 2) return;
+            std::lock_guard lock(mutex_);
+            if (!resource_versions_.contains(key)) return;
+            resource_versions_[key] = resource_version_in(got.body);
+        } catch (const std::exception &e) {
+            log_(LogLevel::warn, "up: " + origin_of(key) + ": status not written: " + e.what());
+            return;
+        }
+    }
+    log_(LogLevel::warn, "up: " + origin_of(key) + ": status not written: the object changed on every attempt");
+}
+
+const ClusterSource::Collection *ClusterSource::collection_of(const std::string &kind) const {
+    for (const auto &c : collections_)
+        if (c.kind == kind) return &c;
+    return nullptr;
+}
+
+}  // namespace liveupdate::host::up

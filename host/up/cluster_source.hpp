@@ -1,0 +1,81 @@
+// `lu-host up --from-cluster`: the objects of a namespace as a source. The
+// operator takes its namespace's Lease (one operator per namespace), lists
+// then watches each kind it takes (host/cluster/cluster_admission.hpp), one
+// origin per object ("cluster:LiveUpdate/web"), and writes the statuses of
+// its LiveUpdates and KubernetesDiscoveries back through their /status
+// subresource: only a changed one, the latest of a burst, re-read on a 409.
+// FileWatch statuses stay local (a saved file is not an etcd write).
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/kube/api_client.hpp"
+#include "host/cluster/operator_lease.hpp"
+#include "host/cluster/resource_watch.hpp"
+#include "host/cluster/status_coalescer.hpp"
+#include "host/up/object_file_source.hpp"
+#include "host/up/object_source.hpp"
+
+namespace liveupdate::host::up {
+
+struct ClusterSourceOptions {
+    kube::LoadOptions kubeconfig;                  // --kubeconfig, --context, --namespace
+    std::string project_dir;                       // absolute: what the objects' relative paths are relative to
+    std::chrono::milliseconds status_window{250};  // a burst of statuses within it is one write per object
+};
+
+class ClusterSource : public ObjectSource {
+public:
+    ClusterSource(ClusterSourceOptions options, SourceLogFn log);
+    ~ClusterSource() override;
+
+    // Takes the Lease (throws naming its holder), then lists every kind.
+    std::vector<FileLoad> load() override;
+    void start(ObjectSink &sink) override;
+    void stop() override;
+    void status_written(const ObjectKey &key, const boost::json::object &status) override;
+
+private:
+    struct Collection {
+        std::string kind;
+        std::string path;  // the collection's REST path
+        std::unique_ptr<cluster::ResourceWatch> watch;
+    };
+
+    std::string collection_path(const std::string &plural, bool required);
+    void warn_never_taken();
+    FileLoad take(const boost::json::object &item);
+    void refuse(const ObjectKey &key, const std::string &message);
+    void listed(const std::string &kind, const std::vector<boost::json::object> &items);
+    void changed(std::string_view type, const boost::json::object &item);
+    void offer(const ObjectKey &key, const boost::json::object &status);
+    void write_statuses();
+    void write_status(const ObjectKey &key, const boost::json::object &status);
+    const Collection *collection_of(const std::string &kind) const;
+
+    ClusterSourceOptions options_;
+    SourceLogFn log_;
+    std::unique_ptr<kube::ApiClient> client_;
+    std::string namespace_;
+    std::unique_ptr<cluster::OperatorLease> lease_;
+    std::vector<Collection> collections_;
+    ObjectSink *sink_ = nullptr;
+
+    std::mutex mutex_;  // guards what follows
+    std::condition_variable wake_;
+    bool stopping_ = false;
+    std::map<ObjectKey, std::string> resource_versions_;  // every object of ours in the cluster
+    std::map<ObjectKey, std::string> refusals_;           // refused objects: why
+    std::set<ObjectKey> declared_;                        // taken and handed to the daemon
+    cluster::StatusCoalescer coalescer_;
+    std::thread writer_;
+};
+
+}  // namespace liveupdate::host::up

@@ -1,0 +1,251 @@
+#!/usr/bin/env bash
+# End to end on the real cluster: `lu-host up --from-cluster` as the operator
+# of a namespace of its own. The CRDs install and print their columns; an
+# edit in PROJECT_DIR reaches the pod and the LiveUpdate's status (read with
+# kubectl) says so; a 200-file burst makes a bounded number of status writes;
+# spec.syncs applied with kubectl takes effect; a deleted LiveUpdate stops
+# updating (proved by a second LiveUpdate that keeps updating); objects whose
+# paths leave PROJECT_DIR (.., absolute, a symlink) are refused with a status
+# and nothing outside is read; a LocalContainer is ignored with one warning;
+# an expired Lease is taken over, a second operator refused, a clean stop
+# releases the Lease.
+# Usage: k8s_operator_e2e.sh LU_HOST K8S_DIR REPO_ROOT   (exit 77 without K8S_DIR)
+set -euo pipefail
+lu_host=$1 k8s_dir=$2 repo=$3
+# shellcheck source=../integration/up_e2e_lib.sh
+. "$repo/tests/integration/up_e2e_lib.sh"
+if [ ! -x "$k8s_dir/cluster.sh" ]; then
+  echo "SKIPPED: no cluster: $k8s_dir/cluster.sh not found"
+  exit 77
+fi
+state=${LU_K8S_STATE:-/tmp/lu-k8s}
+export KUBECONFIG=$state/admin.kubeconfig
+ns=lu-operator-test-$$
+p=op$$  # the tilt.dev kinds are cluster-scoped: names of this run only
+k() { "$state/bin/kubectl" "$@"; }
+kn() { "$state/bin/kubectl" -n "$ns" "$@"; }
+
+# Minimal mode has no namespace controller: the namespace's objects are
+# deleted here, then the namespace is finalized by hand.
+delete_namespace() {
+  k -n "$1" delete pods,roles,rolebindings,leases,serviceaccounts --all --grace-period=0 --force >/dev/null 2>&1 || true
+  k delete namespace "$1" --wait=false >/dev/null 2>&1 || true
+  k get namespace "$1" -o json 2>/dev/null | sed 's/"kubernetes"//' |
+    k replace --raw "/api/v1/namespaces/$1/finalize" -f - >/dev/null 2>&1 || true
+}
+
+work=$(mktemp -d)
+cleanup() {
+  stop_up
+  [ -n "${watch_pid:-}" ] && kill "$watch_pid" 2>/dev/null || true
+  k delete liveupdates,filewatches,kubernetesdiscoverys -l "lu-test=$p" --wait=false >/dev/null 2>&1 || true
+  k delete localcontainers.tilt.dev "$p-lc" --wait=false >/dev/null 2>&1 || true
+  delete_namespace "$ns"
+  rm -rf "$work"
+}
+trap cleanup EXIT
+in_pod() { kn exec web -c web -- cat "$1" 2>/dev/null || true; }
+wait_for_content() { wait_for_file_content "$1" "$2" kn exec web -c web -- cat; }
+# wait_for CMD...: until CMD succeeds (30 s at most).
+wait_for() {
+  for _ in $(seq 1 300); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done
+  fail "never true: $*"
+}
+jpath() { k get "$1" "$2" -o "jsonpath=$3" 2>/dev/null || true; }
+
+"$lu_host" crds | k apply -f - >/dev/null
+k apply -f - >/dev/null <<YAML
+apiVersion: tilt.dev/v1alpha1
+kind: FileWatch
+metadata: {name: $p-src, labels: {lu-test: "$p"}}
+spec: {watchedPaths: [src]}
+YAML
+columns=$(k get liveupdates 2>&1 | sed -n 1p)
+[[ $columns =~ ^NAME\ +FAILED\ +WAITING\ +CONTAINER\ +LAST\ SYNC\ +AGE$ ]] || columns=$(k get liveupdates 2>&1)
+[[ $columns =~ ^NAME\ +FAILED\ +WAITING\ +CONTAINER\ +LAST\ SYNC\ +AGE$|No\ resources\ found ]] ||
+  fail "kubectl get liveupdates: $columns"
+echo "ok: CRDs installed"
+# A kind that runs local processes: served by a CRD of the test's, never taken.
+k apply -f - >/dev/null <<YAML
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: localcontainers.tilt.dev}
+spec:
+  group: tilt.dev
+  scope: Cluster
+  names: {kind: LocalContainer, plural: localcontainers, singular: localcontainer, listKind: LocalContainerList}
+  versions:
+  - name: v1alpha1
+    served: true
+    storage: true
+    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
+YAML
+wait_for k get localcontainers.tilt.dev
+k apply -f - >/dev/null <<YAML
+apiVersion: tilt.dev/v1alpha1
+kind: LocalContainer
+metadata: {name: $p-lc, labels: {lu-test: "$p"}}
+spec: {command: ["sh", "-c", "touch $work/local-container-ran"], root: "."}
+YAML
+
+k create namespace "$ns" >/dev/null
+kn create serviceaccount default >/dev/null 2>&1 || true
+kn apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: web, labels: {app: $p}}
+spec:
+  nodeName: "127.0.0.1"
+  hostNetwork: true
+  automountServiceAccountToken: false
+  enableServiceLinks: false
+  terminationGracePeriodSeconds: 1
+  containers:
+  - {name: web, image: localhost/busybox:local, imagePullPolicy: Never,
+     command: ["/bin/sh", "-c", "trap 'exit 0' TERM; while true; do sleep 1; done"]}
+YAML
+# An expired Lease of an operator gone: taken over.
+kn apply -f - >/dev/null <<YAML
+apiVersion: coordination.k8s.io/v1
+kind: Lease
+metadata: {name: lu-host-operator}
+spec: {holderIdentity: "ghost@nowhere pid 1", leaseDurationSeconds: 15,
+       acquireTime: "2020-01-01T00:00:00.000000Z", renewTime: "2020-01-01T00:00:00.000000Z"}
+YAML
+
+project=$work/project
+mkdir -p "$project/src" "$work/outside"
+echo "<h1>first $$</h1>" >"$project/src/index.html"
+echo "secret $$" >"$work/outside/secret"
+ln -s ../outside "$project/link"
+kn wait --for=condition=Ready pod/web --timeout=90s >/dev/null || fail "the pod did not become Ready"
+
+start_up "$lu_host" --from-cluster --namespace "$ns" --no-web --control-socket "$work/control.sock" --debounce 20 \
+  "$project"
+wait_for grep -q "up: operator of namespace $ns" "$work/up.log"
+[ "$(kn get lease lu-host-operator -o 'jsonpath={.spec.holderIdentity}')" = "$(id -un)@$(hostname) pid $up_host_pid" ] ||
+  fail "the expired Lease was not taken over: $(kn get lease lu-host-operator -o yaml)"
+echo "ok: expired Lease taken over"
+
+live_update() {  # NAME BASE_PATH LOCAL_PATH CONTAINER_PATH
+  cat <<YAML
+apiVersion: tilt.dev/v1alpha1
+kind: LiveUpdate
+metadata: {name: $1, labels: {lu-test: "$p"}}
+spec:
+  basePath: "$2"
+  sources: [{fileWatch: $p-src}]
+  selector: {kubernetes: {discoveryName: $p, containerName: web}}
+  syncs: [{localPath: "$3", containerPath: "$4"}]
+  initialSync: {}
+YAML
+}
+k apply -f - >/dev/null <<YAML
+apiVersion: tilt.dev/v1alpha1
+kind: KubernetesDiscovery
+metadata: {name: $p, labels: {lu-test: "$p"}}
+spec:
+  watches: [{namespace: $ns}]
+  extraSelectors: [{matchLabels: {app: $p}}]
+---
+$(live_update "$p" . src /www)
+---
+$(live_update "$p-keep" . src /keep)
+YAML
+wait_for_content /www/index.html "<h1>first $$</h1>"
+wait_for_content /keep/index.html "<h1>first $$</h1>"
+echo "ok: initial sync"
+
+synced_before=$(jpath liveupdate "$p" '{.status.containers[0].lastFileTimeSynced}')
+echo "<h1>edited $$</h1>" >"$project/src/index.html"
+wait_for_content /www/index.html "<h1>edited $$</h1>"
+synced_after() { [ "$(jpath liveupdate "$p" '{.status.containers[0].lastFileTimeSynced}')" != "$synced_before" ]; }
+wait_for synced_after
+[ "$(jpath liveupdate "$p" '{.status.containers[0].podName}')" = web ] || fail "status names no pod"
+[ -n "$(jpath kubernetesdiscovery "$p" '{.status.pods[0].name}')" ] || fail "KubernetesDiscovery status not written"
+echo "ok: edit synced; LiveUpdate and KubernetesDiscovery statuses written back"
+
+# A burst: every status change of the LiveUpdate is a watch event on it
+# (kubectl itself in the background, not a subshell, so that kill ends it).
+"$state/bin/kubectl" get liveupdate "$p" --watch -o 'jsonpath={.metadata.resourceVersion} {.metadata.annotations.burst}{"\n"}' \
+  >"$work/burst-events" &
+watch_pid=$!
+# Its first line is the object as listed: the watch follows from there, no write of the burst is missed.
+wait_for test -s "$work/burst-events"
+synced_before=$(jpath liveupdate "$p" '{.status.containers[0].lastFileTimeSynced}')
+# Paced past the debounce: each save could be a reconcile and a status of its own.
+for i in $(seq 1 200); do echo "file $i" >"$project/src/burst-$i.txt"; sleep 0.025; done
+wait_for_content /www/burst-200.txt "file 200"
+wait_for_content /keep/burst-200.txt "file 200"
+wait_for synced_after
+# A marker made after the burst's writes ends the count.
+k annotate --overwrite liveupdate "$p" burst=done >/dev/null
+wait_for grep -q " done$" "$work/burst-events"
+kill "$watch_pid"; watch_pid=""
+writes=$(($(grep -vc " done$" "$work/burst-events") - 1))
+echo "status writes during a 200-file burst: $writes"
+[ "$writes" -ge 1 ] && [ "$writes" -le 60 ] || fail "a 200-file burst made $writes status writes"
+echo "ok: burst coalesced"
+
+k apply -f - >/dev/null <<<"$(live_update "$p" . src /www2)"
+wait_for_content /www2/index.html "<h1>edited $$</h1>"
+echo "<h1>after sync change $$</h1>" >"$project/src/index.html"
+wait_for_content /www2/index.html "<h1>after sync change $$</h1>"
+echo "ok: spec.syncs changed live"
+
+k delete liveupdate "$p" >/dev/null
+wait_for grep -q "cluster:LiveUpdate/$p: LiveUpdate/$p removed" "$work/up.log"
+echo "<h1>after delete $$</h1>" >"$project/src/index.html"
+wait_for_content /keep/index.html "<h1>after delete $$</h1>"
+[ "$(in_pod /www2/index.html)" = "<h1>after sync change $$</h1>" ] || fail "a deleted LiveUpdate still updates"
+echo "ok: a deleted LiveUpdate stops updating"
+
+applied() { k apply -f - 2>&1 | grep -q "denied the request"; }
+for spec in "$p-up ../outside secret /out-up" "$p-abs . $work/outside /out-abs" "$p-link . link /out-link"; do
+  # shellcheck disable=SC2086
+  set -- $spec
+  if live_update "$1" "$2" "$3" "$4" | applied; then
+    echo "ok: $1 refused at admission (a webhook is installed)"
+    continue
+  fi
+  refused() { jpath liveupdate "$1" '{.status.failed.message}' | grep -q "$2"; }
+  case $1 in
+    *-up) wait_for refused "$1" "must not leave the project folder" ;;
+    *-abs) wait_for refused "$1" "must be relative" ;;
+    *-link) wait_for refused "$1" "a symlink leads to" ;;
+  esac
+  [ "$(jpath liveupdate "$1" '{.status.failed.reason}')" = ObjectRefused ] || fail "$1: no ObjectRefused status"
+  [ -z "$(in_pod "$4/secret")" ] || fail "$1: a file outside PROJECT_DIR reached the pod"
+  echo "ok: $1 refused: $(jpath liveupdate "$1" '{.status.failed.message}')"
+done
+
+[ "$(grep -c "LocalContainer object(s)" "$work/up.log")" = 1 ] || fail "not one warning for LocalContainers"
+grep "LocalContainer object(s)" "$work/up.log" | grep -q "$p-lc" || fail "the warning does not name $p-lc"
+[ ! -e "$work/local-container-ran" ] || fail "a LocalContainer from the cluster ran"
+echo "ok: LocalContainer ignored with one warning"
+
+"$lu_host" rbac --namespace "$ns" --user "$p-user" | k apply -f - >/dev/null
+can() { [ "$(k auth can-i "$@" --as "$p-user" 2>/dev/null || true)" = yes ]; }
+can list liveupdates.tilt.dev && can update liveupdates.tilt.dev --subresource=status &&
+  can create pods --subresource=exec -n "$ns" &&
+  can update leases/lu-host-operator -n "$ns" || fail "lu-host rbac grants too little"
+! can update liveupdates.tilt.dev && ! can delete pods -n "$ns" && ! can list secrets -n "$ns" &&
+  ! can create pods --subresource=exec -n default || fail "lu-host rbac grants too much"
+k delete clusterrole,clusterrolebinding "lu-host-operator-$ns" >/dev/null
+echo "ok: lu-host rbac grants what the operator needs, no more"
+
+first_pid=$up_host_pid
+if "$lu_host" up --from-cluster --namespace "$ns" --no-web --control-socket "$work/control2.sock" "$project" \
+  >"$work/second.log" 2>&1; then
+  fail "a second operator started"
+fi
+grep -q "already has an operator.*held by $(id -un)@$(hostname) pid $first_pid since" "$work/second.log" ||
+  fail "the second operator's refusal does not name the holder: $(cat "$work/second.log")"
+echo "ok: second operator refused: $(grep "already has" "$work/second.log")"
+
+stop_up
+lease=$(kn get lease lu-host-operator 2>&1 || true)
+[[ $lease == *NotFound* ]] ||
+  fail "a clean stop kept the Lease: $lease"
+echo "ok: clean stop released the Lease"
+echo "k8s operator e2e: all checks passed"
