@@ -237,13 +237,18 @@ BOOST_FIXTURE_TEST_CASE(writing_through_an_existing_symlink_that_leaves_is_refus
 }
 
 // Below the sync's path a symlink where a folder comes is replaced by the
-// folder, as tar does. Nothing outside the container folder is written.
+// folder, as tar does, and a delete beneath one is already done. Nothing
+// outside the container folder is written or deleted.
 BOOST_FIXTURE_TEST_CASE(a_container_symlink_below_the_sync_path_is_replaced_by_the_folder, Fixture) {
     fs::create_directories(root.path / "app/real");
     fs::create_directory_symlink(outside.path, root.path / "app/link");
     fs::create_directory_symlink(outside.path, root.path / "app/real/deep");
     std::ofstream(outside.path / "keep.txt") << "k";
     sync_roots = {"/app"};
+    // A delete beneath such a symlink is already done.
+    const Outcome deleted = update(TarBuilder().finish(), {"/app/link/keep.txt"});
+    BOOST_TEST(deleted.kind == LU_OUTCOME_OK, deleted.message);
+    BOOST_TEST(fs::exists(outside.path / "keep.txt"));
     const Outcome o = update(TarBuilder()
                                  .file("app/link/victim", "v")
                                  .file("app/real/deep/sub/victim2", "w")

@@ -93,7 +93,7 @@ public:
         if (root.empty()) return lu::Outcome::infra_failure(error);
 
         for (const std::string &path : req.delete_paths) {
-            error = local::delete_under_root(root, path);
+            error = local::delete_under_root(root, path, req.sync_roots);
             if (!error.empty()) return lu::Outcome::infra_failure(error);
         }
         if (lu::Outcome unpacked = unpack(root, req); unpacked.kind != lu::Outcome::Kind::ok) return unpacked;

@@ -59,7 +59,7 @@ std::string clear_way_for(const std::string &root, const std::string &relative, 
     }
     const std::string path = under_root(root, relative);
     if (::lstat(path.c_str(), &st) != 0 || S_ISLNK(st.st_mode)) return "";
-    if (S_ISDIR(st.st_mode)) return type == AE_IFDIR ? "" : delete_under_root(root, "/" + relative);
+    if (S_ISDIR(st.st_mode)) return type == AE_IFDIR ? "" : delete_under_root(root, "/" + relative, sync_roots);
     if (type == AE_IFDIR && ::unlink(path.c_str()) != 0) return "cannot delete " + path + ": " + std::strerror(errno);
     return "";
 }
