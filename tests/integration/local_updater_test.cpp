@@ -249,10 +249,7 @@ BOOST_FIXTURE_TEST_CASE(a_container_symlink_below_the_sync_path_is_replaced_by_t
     const Outcome deleted = update(TarBuilder().finish(), {"/app/link/keep.txt"});
     BOOST_TEST(deleted.kind == LU_OUTCOME_OK, deleted.message);
     BOOST_TEST(fs::exists(outside.path / "keep.txt"));
-    const Outcome o = update(TarBuilder()
-                                 .file("app/link/victim", "v")
-                                 .file("app/real/deep/sub/victim2", "w")
-                                 .finish());
+    const Outcome o = update(TarBuilder().file("app/link/victim", "v").file("app/real/deep/sub/victim2", "w").finish());
     BOOST_TEST_REQUIRE(o.kind == LU_OUTCOME_OK, o.message);
     BOOST_TEST(!fs::is_symlink(root.path / "app/link"));
     BOOST_TEST(read_file(root.path / "app/link/victim") == "v");
