@@ -298,6 +298,49 @@ BOOST_AUTO_TEST_CASE(kinds_swap_and_container_symlinks_stay_unfollowed_after_a_r
     }
 }
 
+// Without a shell and without lu-agent the archive API is all there is, and the
+// engine writes through a symlink it meets: the updater makes the archive
+// replace what is not a real folder below the sync's path, and keeps the modes
+// of the real folders on the way.
+BOOST_AUTO_TEST_CASE(container_symlinks_stay_unfollowed_through_the_archive_api) {
+    Container c(kNoTar);
+    DockerUpdater updater(R"({"agent": false})");
+    Update setup = copy_of(TarBuilder()
+                               .dir("app/real", 0750)
+                               .file("app/f", "f")
+                               .file("outside/keep", "k")
+                               .symlink("app/link", "/outside")
+                               .symlink("app/real/deep", "/outside")
+                               .dir("srv/real")
+                               .symlink("srv/linked", "real")
+                               .finish(),
+                           {"/app", "/outside", "/srv"});
+    setup.sync_roots = {"/"};
+    BOOST_TEST_REQUIRE(updater.update(c.id(), c.name(), setup).kind == LU_OUTCOME_OK);
+
+    Update u = copy_of(
+        TarBuilder().file("app/link/victim", "v").file("app/real/deep/sub/victim2", "w").file("app/f/g", "g").finish(),
+        {"/app/link/victim", "/app/real/deep/sub/victim2", "/app/f/g"});
+    u.sync_roots = {"/app"};
+    const auto outcome = updater.update(c.id(), c.name(), u);
+    BOOST_TEST_REQUIRE(outcome.kind == LU_OUTCOME_OK, outcome.message);
+    BOOST_TEST(c.read("/app/link/victim") == "v");
+    BOOST_TEST(c.listing("/app/link").front() == 'd');
+    BOOST_TEST(c.read("/app/real/deep/sub/victim2") == "w");
+    BOOST_TEST(c.listing("/app/real/deep").front() == 'd');
+    BOOST_TEST(c.read("/app/f/g") == "g");
+    BOOST_TEST(sh_ok("docker cp " + c.name() + ":/app/real - | tar -tv | head -1 | awk '{print $1}'") == "drwxr-x---");
+    BOOST_TEST(!c.exists("/outside/victim"));
+    BOOST_TEST(!c.exists("/outside/sub"));
+    BOOST_TEST(c.read("/outside/keep") == "k");
+    // The sync's own path is followed, as tar -C follows its folder.
+    Update linked = copy_of(TarBuilder().file("srv/linked/x", "x").finish(), {"/srv/linked/x"});
+    linked.sync_roots = {"/srv/linked"};
+    BOOST_TEST_REQUIRE(updater.update(c.id(), c.name(), linked).kind == LU_OUTCOME_OK);
+    BOOST_TEST(c.read("/srv/real/x") == "x");
+    BOOST_TEST(c.listing("/srv/linked").front() == 'l');
+}
+
 BOOST_AUTO_TEST_CASE(a_restarted_or_recreated_container_gets_a_new_session) {
     Container c(kNoTar);
     DockerUpdater updater;

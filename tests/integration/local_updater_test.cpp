@@ -147,6 +147,7 @@ struct Fixture {
     lu_updater_host c_host{sizeof(lu_updater_host), &host, &Host::log, &Host::extension};
     TempDir root;
     TempDir outside;
+    std::vector<const char *> sync_roots;  // the request's, none by default
 
     Fixture() {
         library = ::dlopen(LU_LOCAL_UPDATER, RTLD_NOW | RTLD_LOCAL);
@@ -185,6 +186,8 @@ struct Fixture {
         req.runs = steps.data();
         req.run_count = steps.size();
         req.restart = restart ? 1 : 0;
+        req.sync_roots = sync_roots.empty() ? nullptr : sync_roots.data();
+        req.sync_root_count = sync_roots.size();
         lu_update_outcome out{};
         BOOST_TEST_REQUIRE(api->update(updater, &req, &out) == LU_OK);
         Outcome o{out.kind, out.exit_code, out.message.data ? std::string(out.message.data, out.message.size) : ""};
@@ -231,6 +234,30 @@ BOOST_FIXTURE_TEST_CASE(writing_through_an_existing_symlink_that_leaves_is_refus
     const Outcome o = update(TarBuilder().file("app/out/evil.txt", "E").finish());
     BOOST_TEST(o.kind == LU_OUTCOME_INFRA_FAILURE);
     BOOST_TEST(!fs::exists(outside.path / "evil.txt"));
+}
+
+// Below the sync's path a symlink where a folder comes is replaced by the
+// folder, as tar does, and a delete beneath one is already done. Nothing
+// outside the container folder is written or deleted.
+BOOST_FIXTURE_TEST_CASE(a_container_symlink_below_the_sync_path_is_replaced_by_the_folder, Fixture) {
+    fs::create_directories(root.path / "app/real");
+    fs::create_directory_symlink(outside.path, root.path / "app/link");
+    fs::create_directory_symlink(outside.path, root.path / "app/real/deep");
+    std::ofstream(outside.path / "keep.txt") << "k";
+    sync_roots = {"/app"};
+    // A delete beneath such a symlink is already done.
+    const Outcome deleted = update(TarBuilder().finish(), {"/app/link/keep.txt"});
+    BOOST_TEST(deleted.kind == LU_OUTCOME_OK, deleted.message);
+    BOOST_TEST(fs::exists(outside.path / "keep.txt"));
+    const Outcome o = update(TarBuilder().file("app/link/victim", "v").file("app/real/deep/sub/victim2", "w").finish());
+    BOOST_TEST_REQUIRE(o.kind == LU_OUTCOME_OK, o.message);
+    BOOST_TEST(!fs::is_symlink(root.path / "app/link"));
+    BOOST_TEST(read_file(root.path / "app/link/victim") == "v");
+    BOOST_TEST(!fs::is_symlink(root.path / "app/real/deep"));
+    BOOST_TEST(read_file(root.path / "app/real/deep/sub/victim2") == "w");
+    BOOST_TEST(!fs::exists(outside.path / "victim"));
+    BOOST_TEST(!fs::exists(outside.path / "sub"));
+    BOOST_TEST(read_file(outside.path / "keep.txt") == "k");
 }
 
 BOOST_FIXTURE_TEST_CASE(a_symlink_entry_itself_is_kept_as_a_symlink, Fixture) {

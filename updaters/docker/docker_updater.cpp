@@ -312,7 +312,7 @@ void DockerUpdater::update_through_exec(const Target &target, const updater::Req
     prepare_paths(target, request, spooled.entries(), log);
     updater::Request copy = request;
     copy.archive = spooled.reader();
-    copy_files(target, copy, log);
+    copy_files(target, copy, spooled.entries(), log);
 }
 
 void DockerUpdater::prepare_paths(const Target &target, const updater::Request &request,
@@ -368,7 +368,8 @@ bool DockerUpdater::has_tar(const Target &target) {
     return found;
 }
 
-void DockerUpdater::copy_files(const Target &target, const updater::Request &request, const UpdateLog &log) {
+void DockerUpdater::copy_files(const Target &target, const updater::Request &request,
+                               const std::vector<updaters::PlannedPath> &entries, const UpdateLog &log) {
     if (!request.archive) throw InfraFailure("the update names files to copy but carries no archive");
     if (has_tar(target)) {
         copy_with_tar(target, request, log);
@@ -376,7 +377,7 @@ void DockerUpdater::copy_files(const Target &target, const updater::Request &req
     }
     log(LU_LOG_WARN,
         "Container " + target.display() + " has no tar in its image: copying through the Docker archive API instead");
-    copy_with_archive_api(target, request, log);
+    copy_with_archive_api(target, request, entries, log);
     verify_copies(target, request.copies);
 }
 
@@ -428,7 +429,30 @@ std::optional<updaters::Owner> DockerUpdater::owner_in(const Target &target) {
     return owner;
 }
 
-void DockerUpdater::copy_with_archive_api(const Target &target, const updater::Request &request, const UpdateLog &log) {
+ContainerPathKind DockerUpdater::container_path_kind(const Target &target, const std::string &path) {
+    const auto response =
+        client_.head("/containers/" + target.id + "/archive?path=" + docker_engine::EngineClient::query_escape(path));
+    if (response.status == 404) return ContainerPathKind::missing;
+    docker_engine::EngineClient::expect_success(response, "HEAD /containers/" + target.id.substr(0, 12) + "/archive");
+    boost::system::error_code ec;
+    const auto stat_json = boost::json::parse(decode_base64(response.header("x-docker-container-path-stat")), ec);
+    const auto *mode = ec || !stat_json.is_object() ? nullptr : stat_json.as_object().if_contains("mode");
+    if (mode == nullptr || !mode->is_number())
+        throw InfraFailure("the daemon gave no mode for " + path + " in " + target.display() +
+                           ": without it a symlink there cannot be told from a folder");
+    // Go's os.FileMode: ModeDir is bit 31 (ModeSymlink, bit 27, and a file are "other").
+    constexpr std::uint64_t kGoModeDir = std::uint64_t{1} << 31;
+    return (mode->to_number<std::uint64_t>() & kGoModeDir) != 0 ? ContainerPathKind::folder : ContainerPathKind::other;
+}
+
+void DockerUpdater::copy_with_archive_api(const Target &target, const updater::Request &request,
+                                          const std::vector<updaters::PlannedPath> &entries, const UpdateLog &log) {
+    // The engine writes through a symlink on the way: below a sync's path a
+    // symlink or a file where a folder comes is replaced by the folder instead.
+    const std::set<std::string> explicit_folders = folders_to_make_explicit(
+        entries, request.sync_roots, [&](const std::string &path) { return container_path_kind(target, path); });
+    for (const auto &folder : explicit_folders)
+        log(LU_LOG_DEBUG, "/" + folder + " in " + target.display() + " is not a folder: replacing it by one");
     // Docker extracts as root, keeping the archive's numeric owner: the entries
     // carry the configured user's, as tar running as that user would leave them.
     const std::optional<updaters::Owner> owner = owner_in(target);
@@ -438,7 +462,7 @@ void DockerUpdater::copy_with_archive_api(const Target &target, const updater::R
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
         throw InfraFailure(std::string("socketpair failed: ") + std::strerror(errno));
     std::exception_ptr producer_error;
-    std::thread producer([&request, &producer_error, owner, fd = fds[1]] {
+    std::thread producer([&request, &producer_error, &explicit_folders, owner, fd = fds[1]] {
         try {
             updaters::copy_without_implied_dirs(
                 request.archive,
@@ -452,7 +476,7 @@ void DockerUpdater::copy_with_archive_api(const Target &target, const updater::R
                         size -= static_cast<std::size_t>(sent);
                     }
                 },
-                owner);
+                owner, {}, explicit_folders);
         } catch (...) {
             producer_error = std::current_exception();
         }

@@ -20,6 +20,7 @@
 #include "liveupdate/updater.hpp"
 #include "updaters/docker/agent_refusals.hpp"
 #include "updaters/docker/agent_session.hpp"
+#include "updaters/docker/archive_api_folders.hpp"
 #include "updaters/docker/updater_config.hpp"
 #include "updaters/shared/container_owner.hpp"
 #include "updaters/shared/path_preparation.hpp"
@@ -67,9 +68,12 @@ private:
     void prepare_paths(const Target &target, const updater::Request &request,
                        const std::vector<updaters::PlannedPath> &entries, const updater::UpdateLog &log);
     void update_through_exec(const Target &target, const updater::Request &request, const updater::UpdateLog &log);
-    void copy_files(const Target &target, const updater::Request &request, const updater::UpdateLog &log);
+    void copy_files(const Target &target, const updater::Request &request,
+                    const std::vector<updaters::PlannedPath> &entries, const updater::UpdateLog &log);
     void copy_with_tar(const Target &target, const updater::Request &request, const updater::UpdateLog &log);
-    void copy_with_archive_api(const Target &target, const updater::Request &request, const updater::UpdateLog &log);
+    void copy_with_archive_api(const Target &target, const updater::Request &request,
+                               const std::vector<updaters::PlannedPath> &entries, const updater::UpdateLog &log);
+    ContainerPathKind container_path_kind(const Target &target, const std::string &path);
     void verify_copies(const Target &target, const std::vector<updater::CopyMapping> &copies);
     // The owner the `user` setting stands for in the container (none: root, as Docker extracts).
     std::optional<updaters::Owner> owner_in(const Target &target);

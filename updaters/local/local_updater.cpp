@@ -93,7 +93,7 @@ public:
         if (root.empty()) return lu::Outcome::infra_failure(error);
 
         for (const std::string &path : req.delete_paths) {
-            error = local::delete_under_root(root, path);
+            error = local::delete_under_root(root, path, req.sync_roots);
             if (!error.empty()) return lu::Outcome::infra_failure(error);
         }
         if (lu::Outcome unpacked = unpack(root, req); unpacked.kind != lu::Outcome::Kind::ok) return unpacked;
@@ -138,7 +138,8 @@ private:
                 req.log(LU_LOG_INFO, "Initial sync: " + amount(so_far) + " unpacked so far");
             };
         const auto started = std::chrono::steady_clock::now();
-        const local::ExtractResult unpacked = local::extract_under_root(root, c_stream(req.archive), progress);
+        const local::ExtractResult unpacked =
+            local::extract_under_root(root, c_stream(req.archive), req.sync_roots, progress);
         if (!unpacked.error.empty()) return lu::Outcome::infra_failure(unpacked.error);
         if (req.initial_sync) {
             const auto took = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

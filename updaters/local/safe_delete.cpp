@@ -9,6 +9,7 @@
 #include <cstring>
 #include <vector>
 
+#include "common/agent_protocol/messages.hpp"
 #include "updaters/local/container_paths.hpp"
 
 namespace liveupdate::local {
@@ -76,7 +77,8 @@ std::string remove_tree_at(int parent, const std::string &name, const std::strin
 
 }  // namespace
 
-std::string delete_under_root(const std::string &root, const std::string &container_path) {
+std::string delete_under_root(const std::string &root, const std::string &container_path,
+                              const std::vector<std::string> &sync_roots) {
     const RelativePath rel = container_path_relative(container_path);
     if (!rel.refusal.empty()) return "refusing to delete \"" + container_path + "\": " + rel.refusal;
     if (rel.path.empty()) return "refusing to delete the container root";
@@ -90,13 +92,18 @@ std::string delete_under_root(const std::string &root, const std::string &contai
     }
     Fd dir(::open(root.c_str(), kDirFlags));
     if (dir.get() < 0) return "cannot open container root " + root + ": " + errno_text(errno);
+    const std::string sync_root = agent_protocol::root_for("/" + rel.path, sync_roots);
+    std::string walked;
     for (std::size_t i = 0; i + 1 < segments.size(); ++i) {
+        walked += "/" + segments[i];
         Fd next(::openat(dir.get(), segments[i].c_str(), kDirFlags));
         if (next.get() < 0) {
             const int err = errno;
             struct stat st {};
-            if (::fstatat(dir.get(), segments[i].c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+            if (::fstatat(dir.get(), segments[i].c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+                if (walked.size() > sync_root.size()) return "";  // below the sync root: not followed
                 return "refusing to delete \"" + container_path + "\": it goes through a symlink";
+            }
             if (err == ENOENT || err == ENOTDIR) return "";  // nothing there to delete
             return "cannot open " + under_root(root, segments[i]) + ": " + errno_text(err);
         }

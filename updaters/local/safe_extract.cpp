@@ -10,6 +10,7 @@
 #include <memory>
 #include <vector>
 
+#include "common/agent_protocol/messages.hpp"
 #include "updaters/local/container_paths.hpp"
 #include "updaters/local/safe_delete.hpp"
 
@@ -41,20 +42,24 @@ std::string archive_error(struct archive *a) {
 
 // What is in the way of the entry's kind gives way, as tar makes it: a file
 // where a folder comes (a parent too), a folder where a file or a symlink
-// comes (libarchive only replaces an empty one). A symlink on the way is
-// left for libarchive to refuse.
-std::string clear_way_for(const std::string &root, const std::string &relative, unsigned type) {
+// comes (libarchive only replaces an empty one), a symlink where a folder
+// comes below the sync root. A symlink on the way at or above the sync root
+// is left for libarchive to refuse.
+std::string clear_way_for(const std::string &root, const std::string &relative, unsigned type,
+                          const std::vector<std::string> &sync_roots) {
     struct stat st {};
+    const std::string sync_root = agent_protocol::root_for("/" + relative, sync_roots);
     for (auto slash = relative.find('/'); slash != std::string::npos; slash = relative.find('/', slash + 1)) {
         const std::string parent = under_root(root, relative.substr(0, slash));
-        if (::lstat(parent.c_str(), &st) != 0 || S_ISLNK(st.st_mode)) return "";
+        if (::lstat(parent.c_str(), &st) != 0) return "";
+        if (S_ISLNK(st.st_mode) && slash + 1 <= sync_root.size()) return "";
         if (S_ISDIR(st.st_mode)) continue;
         if (::unlink(parent.c_str()) != 0) return "cannot delete " + parent + ": " + std::strerror(errno);
         return "";
     }
     const std::string path = under_root(root, relative);
     if (::lstat(path.c_str(), &st) != 0 || S_ISLNK(st.st_mode)) return "";
-    if (S_ISDIR(st.st_mode)) return type == AE_IFDIR ? "" : delete_under_root(root, "/" + relative);
+    if (S_ISDIR(st.st_mode)) return type == AE_IFDIR ? "" : delete_under_root(root, "/" + relative, sync_roots);
     if (type == AE_IFDIR && ::unlink(path.c_str()) != 0) return "cannot delete " + path + ": " + std::strerror(errno);
     return "";
 }
@@ -65,6 +70,7 @@ constexpr int kSecureFlags = ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_PERM |
 }  // namespace
 
 ExtractResult extract_under_root(const std::string &root, const lu_archive_stream &stream,
+                                 const std::vector<std::string> &sync_roots,
                                  const std::function<void(const ExtractResult &)> &progress) {
     ExtractResult result;
     auto next_report = std::chrono::steady_clock::now() + std::chrono::seconds(1);
@@ -94,7 +100,7 @@ ExtractResult extract_under_root(const std::string &root, const lu_archive_strea
             result.error = "refusing archive entry \"" + name + "\": " + rel.refusal;
             return result;
         }
-        if (const std::string cleared = clear_way_for(root, rel.path, archive_entry_filetype(entry));
+        if (const std::string cleared = clear_way_for(root, rel.path, archive_entry_filetype(entry), sync_roots);
             !cleared.empty()) {
             result.error = "cannot make way for \"" + name + "\" under " + root + ": " + cleared;
             return result;

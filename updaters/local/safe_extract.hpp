@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "liveupdate/updater_plugin.h"
 
@@ -18,9 +19,13 @@ struct ExtractResult {
 
 // root must be canonical (no symlink in any component): libarchive refuses
 // to write through any symlink it meets on the way, which is what keeps
-// entries inside root. No chdir() happens: every entry gets an absolute path.
+// entries inside root. Below an entry's sync root (sync_roots, container
+// paths: agent_protocol::root_for) a symlink where a folder comes is replaced
+// by the folder, as tar does; at or above it, it is refused, since following
+// it could leave root. No chdir() happens: every entry gets an absolute path.
 // progress (optional) sees the counts so far, at most once per second.
 ExtractResult extract_under_root(const std::string &root, const lu_archive_stream &stream,
+                                 const std::vector<std::string> &sync_roots,
                                  const std::function<void(const ExtractResult &)> &progress = {});
 
 }  // namespace liveupdate::local

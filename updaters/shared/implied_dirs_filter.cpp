@@ -3,6 +3,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include <ctime>
 #include <exception>
 #include <memory>
 #include <stdexcept>
@@ -72,13 +73,14 @@ struct PendingDir {
     std::string path;
     std::unique_ptr<archive_entry, EntryFree> entry;
     bool implied = false;
+    bool written = false;
 };
 
 class Filter {
 public:
     Filter(const ArchiveReadFn &in, const ArchiveWriteFn &out, std::optional<Owner> owner,
-           const ArchiveEntryFn &on_entry)
-        : owner_(owner), on_entry_(on_entry) {
+           const ArchiveEntryFn &on_entry, const std::set<std::string> &explicit_folders)
+        : owner_(owner), on_entry_(on_entry), explicit_folders_(explicit_folders) {
         ctx_.in = &in;
         ctx_.out = &out;
     }
@@ -101,12 +103,8 @@ public:
             check_read(rc);
             const std::string path = normalized(archive_entry_pathname(entry));
             settle_pending(path);
-            if (owner_) {
-                archive_entry_set_uid(entry, owner_->uid);
-                archive_entry_set_gid(entry, owner_->gid);
-                archive_entry_set_uname(entry, nullptr);
-                archive_entry_set_gname(entry, nullptr);
-            }
+            write_explicit_folders_above(path);
+            give_owner(entry);
             if (archive_entry_filetype(entry) == AE_IFDIR) {
                 pending_.push_back({path, std::unique_ptr<archive_entry, EntryFree>(archive_entry_clone(entry)), false});
                 continue;
@@ -126,10 +124,47 @@ private:
         for (auto &dir : pending_) dir.implied = true;
     }
 
+    void give_owner(archive_entry *entry) const {
+        if (!owner_) return;
+        archive_entry_set_uid(entry, owner_->uid);
+        archive_entry_set_gid(entry, owner_->gid);
+        archive_entry_set_uname(entry, nullptr);
+        archive_entry_set_gname(entry, nullptr);
+    }
+
+    // Each explicit folder that path lies beneath, outermost first, once.
+    void write_explicit_folders_above(const std::string &path) {
+        if (explicit_folders_.empty()) return;
+        for (auto slash = path.find('/'); slash != std::string::npos; slash = path.find('/', slash + 1)) {
+            const std::string folder = path.substr(0, slash);
+            if (!explicit_folders_.contains(folder) || !explicit_written_.insert(folder).second) continue;
+            write_folder(folder);
+        }
+    }
+
+    void write_folder(const std::string &folder) {
+        for (auto &dir : pending_) {
+            if (dir.path != folder) continue;
+            dir.written = true;
+            check_write(archive_write_header(writer_.get(), dir.entry.get()));
+            if (on_entry_) on_entry_(folder, true);
+            return;
+        }
+        std::unique_ptr<archive_entry, EntryFree> entry(archive_entry_new());
+        if (!entry) throw std::runtime_error("libarchive: out of memory");
+        archive_entry_set_pathname(entry.get(), folder.c_str());
+        archive_entry_set_filetype(entry.get(), AE_IFDIR);
+        archive_entry_set_perm(entry.get(), 0755);
+        archive_entry_set_mtime(entry.get(), std::time(nullptr), 0);
+        give_owner(entry.get());
+        check_write(archive_write_header(writer_.get(), entry.get()));
+        if (on_entry_) on_entry_(folder, true);
+    }
+
     void pop_pending() {
         PendingDir dir = std::move(pending_.back());
         pending_.pop_back();
-        if (dir.implied) return;
+        if (dir.implied || dir.written) return;
         check_write(archive_write_header(writer_.get(), dir.entry.get()));
         if (on_entry_) on_entry_(dir.path, true);
     }
@@ -160,6 +195,8 @@ private:
 
     std::optional<Owner> owner_;
     const ArchiveEntryFn &on_entry_;
+    const std::set<std::string> &explicit_folders_;
+    std::set<std::string> explicit_written_;
     Context ctx_;
     std::unique_ptr<archive, ArchiveFree> reader_;
     std::unique_ptr<archive, WriterFree> writer_;
@@ -170,8 +207,8 @@ private:
 }  // namespace
 
 void copy_without_implied_dirs(const ArchiveReadFn &in, const ArchiveWriteFn &out, std::optional<Owner> owner,
-                               const ArchiveEntryFn &on_entry) {
-    Filter(in, out, owner, on_entry).run();
+                               const ArchiveEntryFn &on_entry, const std::set<std::string> &explicit_folders) {
+    Filter(in, out, owner, on_entry, explicit_folders).run();
 }
 
 }  // namespace liveupdate::updaters

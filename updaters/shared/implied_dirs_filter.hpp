@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "updaters/shared/container_owner.hpp"
@@ -27,7 +28,11 @@ using ArchiveEntryFn = std::function<void(const std::string &path, bool folder)>
 // Throws std::runtime_error when the input is not a tar archive or cannot be
 // read; exceptions from `out` pass through unchanged. With an owner, every
 // entry is given it (numeric only: names would be looked up again).
+// explicit_folders (paths without a leading "/") get a folder entry before
+// anything beneath them, the archive's own or a 0755 one: where the container
+// has a symlink or a file, that entry makes the archive API replace it.
 void copy_without_implied_dirs(const ArchiveReadFn &in, const ArchiveWriteFn &out,
-                               std::optional<Owner> owner = std::nullopt, const ArchiveEntryFn &on_entry = {});
+                               std::optional<Owner> owner = std::nullopt, const ArchiveEntryFn &on_entry = {},
+                               const std::set<std::string> &explicit_folders = {});
 
 }  // namespace liveupdate::updaters
