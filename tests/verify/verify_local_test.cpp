@@ -226,8 +226,11 @@ BOOST_AUTO_TEST_CASE(a_container_repaired_by_verify_fix_leaves_failed_and_takes_
     fs::remove(d.in_app("sub"));  // the cause is gone; the LiveUpdate still skips the container
     const CommandResult r = verify(d, "liveupdate lu --fix");
     BOOST_TEST(r.exit_code == 0, r.output);
-    BOOST_TEST(holds(d.in_app("sub/b.txt"), "beta 2"));
+    BOOST_TEST(r.output.find("fixed, in sync now") != std::string::npos, r.output);
     BOOST_TEST(wait_until([&] { return !failed(); }), json::serialize(d.status_of("LiveUpdate", "lu")));
+    // Read once the LiveUpdate left Failed: the reconcile the repair triggers
+    // sends the skipped change again, and a file being extracted is not whole.
+    BOOST_TEST(holds(d.in_app("sub/b.txt"), "beta 2"), d.log_text());
     write_file(d.src / "a.txt", "alpha 2");
     BOOST_TEST(wait_until([&] { return holds(d.in_app("a.txt"), "alpha 2"); }), d.log_text());
 }
