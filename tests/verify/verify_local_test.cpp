@@ -28,6 +28,14 @@ void start_synced(UpDaemon &d, std::vector<std::string> extra_args = {"--debounc
     write_file(d.src / "sub/b.txt", "beta");
     write_file(d.src / "skip.ignored", "never synced");
     BOOST_TEST_REQUIRE(wait_until([&] { return holds(d.in_app("a.txt"), "alpha") && holds(d.in_app("sub/b.txt"), "beta"); }));
+    // A write's later events (the file's data after its creation) come in a
+    // batch of their own and copy it again. Two markers, each written once
+    // the one before is in the app: the second is reconciled after the
+    // reconcile that carried everything written before the first ended.
+    for (const char *marker : {"synced-1.txt", "synced-2.txt"}) {
+        write_file(d.src / marker, marker);
+        BOOST_TEST_REQUIRE(wait_until([&] { return holds(d.in_app(marker), marker); }), d.log_text());
+    }
 }
 
 }  // namespace
