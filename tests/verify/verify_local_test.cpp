@@ -133,8 +133,10 @@ BOOST_AUTO_TEST_CASE(usage_and_unknown_names_have_their_exit_codes) {
 BOOST_AUTO_TEST_CASE(the_daemon_repairs_on_its_own_every_interval) {
     UpDaemon d;
     start_synced(d, {"--debounce", "0", "--verify-every", "300ms"});
-    write_file(d.in_app("a.txt"), "drifted");
+    // The stray file first: the check that sees the drift sees it too (a
+    // later check finding only it in sync would not list it).
     write_file(d.in_app("stray.txt"), "stray");
+    write_file(d.in_app("a.txt"), "drifted");
     BOOST_TEST(wait_until([&] { return holds(d.in_app("a.txt"), "alpha"); }));
     BOOST_TEST(wait_until([&] {
                    return contains(d.log_text(),
