@@ -28,6 +28,14 @@ void start_synced(UpDaemon &d, std::vector<std::string> extra_args = {"--debounc
     write_file(d.src / "sub/b.txt", "beta");
     write_file(d.src / "skip.ignored", "never synced");
     BOOST_TEST_REQUIRE(wait_until([&] { return holds(d.in_app("a.txt"), "alpha") && holds(d.in_app("sub/b.txt"), "beta"); }));
+    // A write's later events (the file's data after its creation) come in a
+    // batch of their own and copy it again. Two markers, each written once
+    // the one before is in the app: the second is reconciled after the
+    // reconcile that carried everything written before the first ended.
+    for (const char *marker : {"synced-1.txt", "synced-2.txt"}) {
+        write_file(d.src / marker, marker);
+        BOOST_TEST_REQUIRE(wait_until([&] { return holds(d.in_app(marker), marker); }), d.log_text());
+    }
 }
 
 }  // namespace
@@ -125,8 +133,10 @@ BOOST_AUTO_TEST_CASE(usage_and_unknown_names_have_their_exit_codes) {
 BOOST_AUTO_TEST_CASE(the_daemon_repairs_on_its_own_every_interval) {
     UpDaemon d;
     start_synced(d, {"--debounce", "0", "--verify-every", "300ms"});
-    write_file(d.in_app("a.txt"), "drifted");
+    // The stray file first: the check that sees the drift sees it too (a
+    // later check finding only it in sync would not list it).
     write_file(d.in_app("stray.txt"), "stray");
+    write_file(d.in_app("a.txt"), "drifted");
     BOOST_TEST(wait_until([&] { return holds(d.in_app("a.txt"), "alpha"); }));
     BOOST_TEST(wait_until([&] {
                    return contains(d.log_text(),
@@ -226,8 +236,11 @@ BOOST_AUTO_TEST_CASE(a_container_repaired_by_verify_fix_leaves_failed_and_takes_
     fs::remove(d.in_app("sub"));  // the cause is gone; the LiveUpdate still skips the container
     const CommandResult r = verify(d, "liveupdate lu --fix");
     BOOST_TEST(r.exit_code == 0, r.output);
-    BOOST_TEST(holds(d.in_app("sub/b.txt"), "beta 2"));
+    BOOST_TEST(r.output.find("fixed, in sync now") != std::string::npos, r.output);
     BOOST_TEST(wait_until([&] { return !failed(); }), json::serialize(d.status_of("LiveUpdate", "lu")));
+    // Read once the LiveUpdate left Failed: the reconcile the repair triggers
+    // sends the skipped change again, and a file being extracted is not whole.
+    BOOST_TEST(holds(d.in_app("sub/b.txt"), "beta 2"), d.log_text());
     write_file(d.src / "a.txt", "alpha 2");
     BOOST_TEST(wait_until([&] { return holds(d.in_app("a.txt"), "alpha 2"); }), d.log_text());
 }
