@@ -13,8 +13,8 @@
 #include "host/core/plugin_message.hpp"
 #include "host/core/reconcile_driver.hpp"
 #include "host/core/updater_registry.hpp"
-#include "liveupdate/ext/record.h"
 #include "host/reload/hot_reloader.hpp"
+#include "liveupdate/ext/record.h"
 #include "tests/reload/reload_test_support.hpp"
 #include "tests/reload/test_objects.hpp"
 
@@ -226,11 +226,11 @@ BOOST_AUTO_TEST_CASE(reloads_under_load_lose_nothing_and_apply_nothing_twice) {
     BOOST_TEST(good_reloads == 10);
     BOOST_TEST(reconcile_errors.load() == 0);
     BOOST_TEST(reloads_of("liveupdate") == 10);
-    BOOST_TEST_MESSAGE("longest reload " << longest_reload.count() << " us, longest pause " << longest_pause.count()
-                                         << " us, longest wait at the gate "
-                                         << std::chrono::duration_cast<std::chrono::microseconds>(gate.longest_wait())
-                                                .count()
-                                         << " us");
+    BOOST_TEST_MESSAGE(
+        "longest reload " << longest_reload.count() << " us, longest pause " << longest_pause.count()
+                          << " us, longest wait at the gate "
+                          << std::chrono::duration_cast<std::chrono::microseconds>(gate.longest_wait()).count()
+                          << " us");
 
     const auto record = registry.find("docker");
     auto *ext = static_cast<const lu_record_extension *>(record->extension(LU_RECORD_EXTENSION_ID));
@@ -241,7 +241,8 @@ BOOST_AUTO_TEST_CASE(reloads_under_load_lose_nothing_and_apply_nothing_twice) {
     const json::value recorded = json::parse(calls.view());
     for (const auto &call : recorded.as_array()) {
         const std::string container(call.at("container").at("containerName").as_string());
-        for (const auto &entry : call.at("archive").as_array()) ++copies[container + " " + std::string(entry.as_string())];
+        for (const auto &entry : call.at("archive").as_array())
+            ++copies[container + " " + std::string(entry.as_string())];
     }
     int lost = 0, repeated = 0;
     for (int c = 0; c < kLiveUpdates; ++c) {

@@ -15,7 +15,8 @@ bool holds(const fs::path &p, const std::string &content) {
 }
 
 CommandResult verify(const UpDaemon &d, const std::string &args) {
-    return run_command(std::string(LU_HOST_BIN) + " verify " + args + " --control-socket " + d.socket.string() + " 2>&1");
+    return run_command(std::string(LU_HOST_BIN) + " verify " + args + " --control-socket " + d.socket.string() +
+                       " 2>&1");
 }
 
 bool contains(const std::string &text, const std::string &needle) { return text.find(needle) != std::string::npos; }
@@ -27,7 +28,8 @@ void start_synced(UpDaemon &d, std::vector<std::string> extra_args = {"--debounc
     write_file(d.src / "a.txt", "alpha");
     write_file(d.src / "sub/b.txt", "beta");
     write_file(d.src / "skip.ignored", "never synced");
-    BOOST_TEST_REQUIRE(wait_until([&] { return holds(d.in_app("a.txt"), "alpha") && holds(d.in_app("sub/b.txt"), "beta"); }));
+    BOOST_TEST_REQUIRE(
+        wait_until([&] { return holds(d.in_app("a.txt"), "alpha") && holds(d.in_app("sub/b.txt"), "beta"); }));
     // A write's later events (the file's data after its creation) come in a
     // batch of their own and copy it again. Two markers, each written once
     // the one before is in the app: the second is reconciled after the
