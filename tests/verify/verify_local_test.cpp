@@ -224,18 +224,19 @@ BOOST_AUTO_TEST_CASE(a_kill_in_the_middle_of_a_large_update_converges_after_a_re
 BOOST_AUTO_TEST_CASE(a_container_repaired_by_verify_fix_leaves_failed_and_takes_updates_again) {
     UpDaemon d;
     start_synced(d);
-    // A symlink where the sync needs a folder: the local updater refuses to
-    // write through it, so the next update of sub/ fails.
-    fs::remove_all(d.in_app("sub"));
-    fs::create_directories(d.root / "elsewhere");
-    fs::create_directory_symlink(d.root / "elsewhere", d.in_app("sub"));
+    // The container folder turned into a symlink: the local updater refuses
+    // to write through it, so the next update fails.
+    fs::rename(d.root / "app", d.root / "app-moved");
+    fs::create_directory_symlink(d.root / "app-moved", d.root / "app");
     write_file(d.src / "sub/b.txt", "beta 2");
     const auto failed = [&] {
         const json::value s = d.status_of("LiveUpdate", "lu");
         return s.is_object() && s.as_object().if_contains("failed") != nullptr;
     };
     BOOST_TEST_REQUIRE(wait_until(failed), d.log_text());
-    fs::remove(d.in_app("sub"));  // the cause is gone; the LiveUpdate still skips the container
+    // The cause is gone; the LiveUpdate still skips the container.
+    fs::remove(d.root / "app");
+    fs::rename(d.root / "app-moved", d.root / "app");
     const CommandResult r = verify(d, "liveupdate lu --fix");
     BOOST_TEST(r.exit_code == 0, r.output);
     BOOST_TEST(r.output.find("fixed, in sync now") != std::string::npos, r.output);
