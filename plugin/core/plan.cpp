@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <map>
 #include <stdexcept>
 
 #include "common/paths.hpp"
@@ -49,9 +50,10 @@ void sort_unique_by_container(std::vector<PathMapping> &v) {
         if (a.container_path != b.container_path) return a.container_path < b.container_path;
         return a.local_path < b.local_path;
     });
-    v.erase(std::unique(v.begin(), v.end(),
-                        [](const PathMapping &a, const PathMapping &b) { return a.container_path == b.container_path; }),
-            v.end());
+    v.erase(
+        std::unique(v.begin(), v.end(),
+                    [](const PathMapping &a, const PathMapping &b) { return a.container_path == b.container_path; }),
+        v.end());
 }
 
 }  // namespace
@@ -129,9 +131,46 @@ std::vector<RunStep> boil_runs(const api::LiveUpdateSpec &spec, const std::vecto
     return out;
 }
 
-CopyDelete split_by_existence(const std::vector<PathMapping> &mappings) {
+namespace {
+
+// The local path of the innermost rule holding path, or "".
+std::string rule_root_of(const std::string &path, const std::vector<PathMapping> &rules) {
+    std::string best;
+    for (const auto &r : rules) {
+        const std::string &root = r.local_path;
+        const bool holds = path.size() > root.size() && path.compare(0, root.size(), root) == 0 &&
+                           (root.back() == '/' || path[root.size()] == '/');
+        if (holds && root.size() > best.size()) best = root;
+    }
+    return best;
+}
+
+// True when a folder between root (followed, as tar -C does) and path is a symlink.
+bool beneath_a_symlink(const std::string &root, const std::string &path, std::map<std::string, bool> &seen) {
+    for (auto slash = path.rfind('/'); slash != std::string::npos && slash > root.size();
+         slash = path.rfind('/', slash - 1)) {
+        const std::string parent = path.substr(0, slash);
+        auto [it, fresh] = seen.try_emplace(parent, false);
+        if (fresh) {
+            struct stat st {};
+            it->second = ::lstat(parent.c_str(), &st) == 0 && S_ISLNK(st.st_mode);
+        }
+        if (it->second) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+CopyDelete split_by_existence(const std::vector<PathMapping> &mappings, const std::vector<PathMapping> &rules) {
     CopyDelete out;
+    std::map<std::string, bool> symlink_parents;
     for (const auto &m : mappings) {
+        const std::string root = rule_root_of(m.local_path, rules);
+        if (!root.empty() && beneath_a_symlink(root, m.local_path, symlink_parents)) {
+            out.to_delete.push_back(m);
+            continue;
+        }
         const auto st = stat_entry(m.local_path);
         if (st.error == 0) {
             out.to_copy.push_back(m);

@@ -67,6 +67,8 @@ struct CopyDelete {
 };
 
 // P05. Throws std::runtime_error when a path cannot be stat'ed for another reason.
-CopyDelete split_by_existence(const std::vector<PathMapping> &mappings);
+// rules (sync_rules): a path beneath a symlink below its rule's local path is
+// no entry of the tree (tar never descends into a link), so it is deleted.
+CopyDelete split_by_existence(const std::vector<PathMapping> &mappings, const std::vector<PathMapping> &rules = {});
 
 }  // namespace liveupdate

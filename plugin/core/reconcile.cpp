@@ -238,9 +238,9 @@ std::optional<Step> ReconcileSession::visit(const SelectedContainer &sc) {
             for (auto &w : collected.warnings) log(LogLevel::warn, std::move(w));
             changed.files = std::move(collected.files);
         } catch (const std::exception &e) {
-            status_.failed = create_failed_state(previous_, "InitialSyncError",
-                                                 std::string("Failed to collect files for initial sync: ") + e.what(),
-                                                 now_);
+            status_.failed =
+                create_failed_state(previous_, "InitialSyncError",
+                                    std::string("Failed to collect files for initial sync: ") + e.what(), now_);
             status_.containers.clear();
             return std::nullopt;
         }
@@ -263,8 +263,8 @@ std::optional<Step> ReconcileSession::visit(const SelectedContainer &sc) {
 
     api::LiveUpdateStatus one;
     const auto plan = create_plan(spec, changed.files);
-    const api::LiveUpdateContainerStatus idle{c.name, c.id, sc.pod_name, sc.namespace_name,
-                                              track.last_file_time_synced, "", waiting};
+    const api::LiveUpdateContainerStatus idle{
+        c.name, c.id, sc.pod_name, sc.namespace_name, track.last_file_time_synced, "", waiting};
     const bool nothing_to_sync = plan.plan.sync_paths.empty() && plan.plan.restart_paths.empty();
     if (plan.failed) {
         one.failed = api::LiveUpdateStateFailed{plan.failed->reason, plan.failed->message, {}};
@@ -302,7 +302,7 @@ std::optional<Step> ReconcileSession::visit(const SelectedContainer &sc) {
         } else {
             CopyDelete split;
             try {
-                split = split_by_existence(plan.plan.sync_paths);
+                split = split_by_existence(plan.plan.sync_paths, sync_rules(spec));
             } catch (const std::exception &e) {
                 one.failed = api::LiveUpdateStateFailed{"Invalid", std::string("Mapping paths: ") + e.what(), {}};
             }
@@ -396,8 +396,9 @@ Step ReconcileSession::resume(const Outcome &outcome, common::MicroTime now) {
         one.containers.push_back(std::move(c));
         break;
     case Outcome::Kind::InfraFailure: {
-        const std::string msg = !p.ref.pod_name.empty() ? "Updating pod " + p.ref.pod_name + ": " + outcome.message
-                                                        : "Updating container " + p.display_name + ": " + outcome.message;
+        const std::string msg = !p.ref.pod_name.empty()
+                                    ? "Updating pod " + p.ref.pod_name + ": " + outcome.message
+                                    : "Updating container " + p.display_name + ": " + outcome.message;
         one.failed = api::LiveUpdateStateFailed{"UpdateFailed", msg, {}};
         break;
     }

@@ -2,9 +2,9 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include "common/paths.hpp"
 #include "plugin/core/plan.hpp"
 #include "tests/unit/temp_dir.hpp"
-#include "common/paths.hpp"
 
 using namespace liveupdate;
 
@@ -27,6 +27,7 @@ BOOST_AUTO_TEST_CASE(unmatched_list_is_cut_after_five) {
     spec.base_path = dir.path();
     spec.syncs = {{"src", "/app"}};
     std::vector<std::string> files;
+    files.reserve(7);
     for (int i = 0; i < 7; ++i) files.push_back("/x/" + std::to_string(i));
     const auto result = create_plan(spec, files);
     BOOST_TEST(result.failed->message == "Found file(s) not matching any sync (files: [/x/0 /x/1 /x/2 /x/3 /x/4 ...])");
@@ -78,6 +79,23 @@ BOOST_AUTO_TEST_CASE(split_copies_existing_and_deletes_missing_sorted_unique) {
     BOOST_TEST(split.to_copy[1].container_path == "/app/b.txt");
     BOOST_REQUIRE_EQUAL(split.to_delete.size(), 1u);
     BOOST_TEST(split.to_delete[0].container_path == "/app/gone.txt");
+}
+
+// A path beneath a local symlink is no entry of the tree (tar never descends
+// into a link): a folder replaced by `d -> .` leaves its old paths deleted,
+// not copied again through the link.
+BOOST_AUTO_TEST_CASE(split_deletes_a_path_beneath_a_local_symlink) {
+    test::TempDir dir;
+    const auto c = dir.write("c");
+    const auto d = dir.path() + "/d";
+    BOOST_REQUIRE(::symlink(".", d.c_str()) == 0);
+    const std::vector<PathMapping> rules{{dir.path(), "/app"}};
+    const auto split = split_by_existence({{d, "/app/d"}, {d + "/c", "/app/d/c"}, {c, "/app/c"}}, rules);
+    BOOST_REQUIRE_EQUAL(split.to_copy.size(), 2u);
+    BOOST_TEST(split.to_copy[0].container_path == "/app/c");
+    BOOST_TEST(split.to_copy[1].container_path == "/app/d");
+    BOOST_REQUIRE_EQUAL(split.to_delete.size(), 1u);
+    BOOST_TEST(split.to_delete[0].container_path == "/app/d/c");
 }
 
 // A symlink is an entry of its own, as tar makes it: never followed, so a loop
