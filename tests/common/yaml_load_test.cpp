@@ -101,3 +101,16 @@ BOOST_AUTO_TEST_CASE(a_read_is_abandoned_once_the_process_stops) {
     BOOST_TEST(!yaml_reads_abandoned());
     BOOST_TEST(load_yaml(big)["items"].size() == 20000u);
 }
+
+// fuzz_compose_file: yaml-cpp 0.7 looped for ever on this compose file (a
+// directive line inside a document); it is refused instead.
+BOOST_AUTO_TEST_CASE(a_directive_inside_a_document_is_refused_not_parsed) {
+    const std::string text =
+        "x-common: &servicescommon\n  build: .\x8b"
+        "api\nicvreses:\n api:\n%   <<: *common\n"
+        "    develop:\n      wJJJJJJJes:\n api:\n%   <<: *common\n    [{iorv}],\n";
+    BOOST_CHECK_THROW(load_yaml(text), YAML::ParserException);
+    BOOST_CHECK_THROW(load_all_yaml("a: 1\n%YAML 1.2\n"), YAML::ParserException);
+    BOOST_TEST(load_yaml("%YAML 1.2\n---\na: 1\n")["a"].as<int>() == 1);
+    BOOST_TEST(load_all_yaml("a: 1\n...\n%YAML 1.2\n---\nb: 2\n").size() == 2u);
+}
