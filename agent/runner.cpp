@@ -40,7 +40,8 @@ constexpr auto kDrainAfterKill = std::chrono::milliseconds(500);
         if (eq != std::string::npos && eq > 0) ::setenv(entry.substr(0, eq).c_str(), entry.c_str() + eq + 1, 1);
     }
     if (!request.cwd.empty() && ::chdir(request.cwd.c_str()) != 0)
-        report_and_exit(report, 126, "cannot change to the working directory " + request.cwd + ": " + std::strerror(errno));
+        report_and_exit(report, 126,
+                        "cannot change to the working directory " + request.cwd + ": " + std::strerror(errno));
     std::vector<char *> argv;
     for (const auto &arg : request.argv) argv.push_back(const_cast<char *>(arg.c_str()));
     argv.push_back(nullptr);
@@ -90,7 +91,7 @@ agent_protocol::ExitStatus run_command(const agent_protocol::Run &request, Frame
         const int ready = ::poll(fds, 2, wait);
         if (ready < 0 && errno == EINTR) continue;
         if (ready == 0) {
-            if (timed_out) break; // escaped processes keep the pipes open: stop listening
+            if (timed_out) break;  // escaped processes keep the pipes open: stop listening
             timed_out = true;
             ::kill(-pid, SIGKILL);
             deadline = Clock::now() + kDrainAfterKill;
@@ -114,14 +115,17 @@ agent_protocol::ExitStatus run_command(const agent_protocol::Run &request, Frame
     for (auto &p : fds)
         if (p.fd >= 0) ::close(p.fd);
     int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
     std::string why;
     const auto got = ::read(report_pipe[0], buffer, sizeof buffer);
     if (got > 0) why.assign(buffer, static_cast<std::size_t>(got));
     ::close(report_pipe[0]);
     agent_protocol::ExitStatus result{0, static_cast<std::uint8_t>(timed_out ? 1 : 0), why};
-    if (WIFEXITED(status)) result.code = WEXITSTATUS(status);
-    else if (WIFSIGNALED(status)) result.code = 128 + WTERMSIG(status);
+    if (WIFEXITED(status))
+        result.code = WEXITSTATUS(status);
+    else if (WIFSIGNALED(status))
+        result.code = 128 + WTERMSIG(status);
     return result;
 }
 

@@ -10,8 +10,8 @@
 #include "agent/digest.hpp"
 #include "agent/frame_output.hpp"
 #include "agent/fs_ops.hpp"
-#include "common/agent_protocol/messages.hpp"
 #include "agent/runner.hpp"
+#include "common/agent_protocol/messages.hpp"
 
 namespace liveupdate::agent {
 namespace {
@@ -21,7 +21,8 @@ std::string describe_self() {
            ", uid " + std::to_string(::getuid()) + ")";
 }
 
-template <class M> const std::string &checked_path(const M &request) {
+template <class M>
+const std::string &checked_path(const M &request) {
     if (const auto problem = agent_protocol::path_problem(request.path); !problem.empty())
         throw agent_protocol::ProtocolError(std::string(agent_protocol::type_name(M::type)) + " request: " + problem);
     return request.path;

@@ -15,8 +15,8 @@ bool segment_matches(const std::string &pattern, const std::string &name) {
 
 // Does the pattern match path[pi..] completely (whole == true) or match some
 // leading part of it, i.e. one of its parent directories (whole == false)?
-bool match_from(const std::vector<std::string> &pat, std::size_t qi,
-                const std::vector<std::string> &path, std::size_t pi, bool whole) {
+bool match_from(const std::vector<std::string> &pat, std::size_t qi, const std::vector<std::string> &path,
+                std::size_t pi, bool whole) {
     if (qi == pat.size()) return whole ? pi == path.size() : true;
     if (pat[qi] == "**") {
         for (std::size_t skip = pi; skip <= path.size(); ++skip)
@@ -28,8 +28,8 @@ bool match_from(const std::vector<std::string> &pat, std::size_t qi,
 }
 
 // Could the pattern match something strictly beneath dir (used for "!" rules)?
-bool could_match_beneath(const std::vector<std::string> &pat, std::size_t qi,
-                         const std::vector<std::string> &dir, std::size_t pi) {
+bool could_match_beneath(const std::vector<std::string> &pat, std::size_t qi, const std::vector<std::string> &dir,
+                         std::size_t pi) {
     if (pi == dir.size()) return qi < pat.size();
     if (qi == pat.size()) return false;
     if (pat[qi] == "**") return true;
@@ -84,8 +84,7 @@ bool IgnorePatterns::matches_entire_dir(std::string_view absolute_dir) const {
     bool matched = false;
     for (const auto &rule : rules_) {
         if (rule.exclusion) {
-            if (match_from(rule.segments, 0, dir, 0, false) ||
-                could_match_beneath(rule.segments, 0, dir, 0))
+            if (match_from(rule.segments, 0, dir, 0, false) || could_match_beneath(rule.segments, 0, dir, 0))
                 matched = false;
         } else if (match_from(rule.segments, 0, dir, 0, false)) {
             matched = true;

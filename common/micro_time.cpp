@@ -58,12 +58,11 @@ std::optional<MicroTime> MicroTime::parse(std::string_view s) {
     std::size_t pos = 0;
     int year, month, day, hour, minute, second;
     if (!read_digits(s, pos, 4, year) || !expect(s, pos, '-') || !read_digits(s, pos, 2, month) ||
-        !expect(s, pos, '-') || !read_digits(s, pos, 2, day) || !expect(s, pos, 'T') ||
-        !read_digits(s, pos, 2, hour) || !expect(s, pos, ':') || !read_digits(s, pos, 2, minute) ||
-        !expect(s, pos, ':') || !read_digits(s, pos, 2, second))
+        !expect(s, pos, '-') || !read_digits(s, pos, 2, day) || !expect(s, pos, 'T') || !read_digits(s, pos, 2, hour) ||
+        !expect(s, pos, ':') || !read_digits(s, pos, 2, minute) || !expect(s, pos, ':') ||
+        !read_digits(s, pos, 2, second))
         return std::nullopt;
-    if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60)
-        return std::nullopt;
+    if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) return std::nullopt;
     std::int64_t micros = 0;
     if (pos < s.size() && s[pos] == '.') {
         ++pos;
@@ -83,15 +82,13 @@ std::optional<MicroTime> MicroTime::parse(std::string_view s) {
         const int sign = s[pos] == '-' ? -1 : 1;
         ++pos;
         int oh, om;
-        if (!read_digits(s, pos, 2, oh) || !expect(s, pos, ':') || !read_digits(s, pos, 2, om))
-            return std::nullopt;
+        if (!read_digits(s, pos, 2, oh) || !expect(s, pos, ':') || !read_digits(s, pos, 2, om)) return std::nullopt;
         offset_seconds = sign * (oh * 3600 + om * 60);
     } else {
         return std::nullopt;
     }
     if (pos != s.size()) return std::nullopt;
-    const std::int64_t days =
-        days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
+    const std::int64_t days = days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
     const std::int64_t seconds = days * 86400 + hour * 3600 + minute * 60 + second - offset_seconds;
     const MicroTime t(seconds * 1'000'000 + micros);
     // An offset can push a time past year 9999, which format() could not write back.
@@ -104,8 +101,7 @@ MicroTime MicroTime::earliest() { return MicroTime(days_from_civil(0, 1, 1) * 86
 MicroTime MicroTime::latest() { return MicroTime((days_from_civil(9999, 12, 31) + 1) * 86400 * 1'000'000 - 1); }
 
 MicroTime MicroTime::from_system(std::chrono::system_clock::time_point tp) {
-    return MicroTime(
-        std::chrono::duration_cast<std::chrono::microseconds>(tp.time_since_epoch()).count());
+    return MicroTime(std::chrono::duration_cast<std::chrono::microseconds>(tp.time_since_epoch()).count());
 }
 
 std::string MicroTime::format() const {
@@ -125,10 +121,9 @@ std::string MicroTime::format() const {
     const Civil c = civil_from_days(days);
     if (c.year < 0 || c.year > 9999) {
         char buf[48];
-        std::snprintf(buf, sizeof buf, "%04lld-%02u-%02uT%02lld:%02lld:%02lld.%06lldZ",
-                      static_cast<long long>(c.year), c.month, c.day, static_cast<long long>(rem / 3600),
-                      static_cast<long long>(rem % 3600 / 60), static_cast<long long>(rem % 60),
-                      static_cast<long long>(frac));
+        std::snprintf(buf, sizeof buf, "%04lld-%02u-%02uT%02lld:%02lld:%02lld.%06lldZ", static_cast<long long>(c.year),
+                      c.month, c.day, static_cast<long long>(rem / 3600), static_cast<long long>(rem % 3600 / 60),
+                      static_cast<long long>(rem % 60), static_cast<long long>(frac));
         return buf;
     }
     // Snapshots and statuses write thousands of times; printf was most of their cost.

@@ -32,7 +32,8 @@ json::value plain_scalar(const std::string &s) {
 
 json::value convert(const YAML::Node &node, int depth) {
     if (depth > kMaxDepth)
-        throw YamlError(node.Mark().line + 1, node.Mark().column + 1, "nested deeper than " + std::to_string(kMaxDepth));
+        throw YamlError(node.Mark().line + 1, node.Mark().column + 1,
+                        "nested deeper than " + std::to_string(kMaxDepth));
     switch (node.Type()) {
     case YAML::NodeType::Null:
     case YAML::NodeType::Undefined: return nullptr;

@@ -18,7 +18,8 @@ class YamlError : public std::runtime_error {
 public:
     YamlError(int line, int column, const std::string &why)
         : std::runtime_error("line " + std::to_string(line) + ", column " + std::to_string(column) + ": " + why),
-          line_(line), column_(column) {}
+          line_(line),
+          column_(column) {}
     int line() const { return line_; }
     int column() const { return column_; }
 

@@ -23,8 +23,8 @@ namespace {
 
 using lu_bench::Clock;
 using lu_bench::make_workload;
-using lu_bench::percentile;
 using lu_bench::ms_since;
+using lu_bench::percentile;
 using lu_bench::raw_docker_exec;
 using lu_bench::Workload;
 
@@ -36,7 +36,8 @@ int main(int argc, char **argv) {
         lu_test::TestContainer container("lu-busybox:latest", "sleep 100000");
         lu_test::DockerUpdater agent;
         lu_test::DockerUpdater exec(R"({"agent": false})");
-        std::vector<Workload> workloads{make_workload("1 file", 1, 40 * scale), make_workload("1000 files", 1000, 6 * scale)};
+        std::vector<Workload> workloads{make_workload("1 file", 1, 40 * scale),
+                                        make_workload("1000 files", 1000, 6 * scale)};
 
         // First updates: the agent's copy-in and start, the exec path's tar probe.
         auto start = Clock::now();
@@ -75,10 +76,11 @@ int main(int argc, char **argv) {
             }
             std::remove(file.c_str());
             const double agent_median = percentile(times[0], 0.5);
-            std::printf("%-11s %6zuK | %7.1f/%7.1fms | %7.1f/%7.1fms | %7.1f/%7.1fms | %8.1fx %8.1fx\n", w.label.c_str(),
-                        w.archive.size() / 1024, agent_median, percentile(times[0], 0.95), percentile(times[1], 0.5),
-                        percentile(times[1], 0.95), percentile(times[2], 0.5), percentile(times[2], 0.95),
-                        percentile(times[1], 0.5) / agent_median, percentile(times[2], 0.5) / agent_median);
+            std::printf("%-11s %6zuK | %7.1f/%7.1fms | %7.1f/%7.1fms | %7.1f/%7.1fms | %8.1fx %8.1fx\n",
+                        w.label.c_str(), w.archive.size() / 1024, agent_median, percentile(times[0], 0.95),
+                        percentile(times[1], 0.5), percentile(times[1], 0.95), percentile(times[2], 0.5),
+                        percentile(times[2], 0.95), percentile(times[1], 0.5) / agent_median,
+                        percentile(times[2], 0.5) / agent_median);
         }
         std::printf("rounds: %d (1 file), %d (1000 files); each update includes the container inspect\n",
                     workloads[0].rounds, workloads[1].rounds);

@@ -102,8 +102,8 @@ Run measure(const std::vector<std::string> &args) {
     int status = 0;
     struct rusage usage {};
     ::wait4(pid, &status, 0, &usage);
-    const double cpu = usage.ru_utime.tv_sec + usage.ru_stime.tv_sec +
-                       (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+    const double cpu =
+        usage.ru_utime.tv_sec + usage.ru_stime.tv_sec + (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) throw std::runtime_error(args[0] + " failed");
     return Run{seconds, cpu, peak, bytes};
@@ -155,11 +155,12 @@ Comparison compare(const std::string &self, const fs::path &dir, int rounds) {
 }
 
 void report(const std::string &name, const Comparison &c) {
-    std::printf("%-20s ours %6.3f s (cpu %6.3f s) rss %5.1f MiB | tar %6.3f s (cpu %6.3f s) rss %5.1f MiB"
-                " | time ratio %.2f, cpu ratio %.2f%s\n",
-                name.c_str(), c.ours.seconds, c.ours.cpu_seconds, c.ours.max_rss_kib / 1024.0, c.tar.seconds,
-                c.tar.cpu_seconds, c.tar.max_rss_kib / 1024.0, c.ours.seconds / c.tar.seconds,
-                c.ours.cpu_seconds / c.tar.cpu_seconds, c.ours.seconds <= c.tar.seconds ? "" : "  (target <= 1.0)");
+    std::printf(
+        "%-20s ours %6.3f s (cpu %6.3f s) rss %5.1f MiB | tar %6.3f s (cpu %6.3f s) rss %5.1f MiB"
+        " | time ratio %.2f, cpu ratio %.2f%s\n",
+        name.c_str(), c.ours.seconds, c.ours.cpu_seconds, c.ours.max_rss_kib / 1024.0, c.tar.seconds, c.tar.cpu_seconds,
+        c.tar.max_rss_kib / 1024.0, c.ours.seconds / c.tar.seconds, c.ours.cpu_seconds / c.tar.cpu_seconds,
+        c.ours.seconds <= c.tar.seconds ? "" : "  (target <= 1.0)");
 }
 
 int value_after(int argc, char **argv, int &i) {
@@ -176,12 +177,18 @@ int main(int argc, char **argv) {
         fs::path base = fs::temp_directory_path();
         for (int i = 1; i < argc; ++i) {
             const std::string arg = argv[i];
-            if (arg == "--files") files = value_after(argc, argv, i);
-            else if (arg == "--big-files") big_files = value_after(argc, argv, i);
-            else if (arg == "--big-mib") big_mib = value_after(argc, argv, i);
-            else if (arg == "--rounds") rounds = value_after(argc, argv, i);
-            else if (arg == "--dir" && i + 1 < argc) base = argv[++i];
-            else throw std::runtime_error("unknown argument " + arg);
+            if (arg == "--files")
+                files = value_after(argc, argv, i);
+            else if (arg == "--big-files")
+                big_files = value_after(argc, argv, i);
+            else if (arg == "--big-mib")
+                big_mib = value_after(argc, argv, i);
+            else if (arg == "--rounds")
+                rounds = value_after(argc, argv, i);
+            else if (arg == "--dir" && i + 1 < argc)
+                base = argv[++i];
+            else
+                throw std::runtime_error("unknown argument " + arg);
         }
         std::string pattern = (base / "lu-archive-bench-XXXXXX").string();
         if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
@@ -197,10 +204,11 @@ int main(int argc, char **argv) {
         const Comparison big = compare(self, root / "big", rounds);
         report(std::to_string(files) + " small files", small);
         report(std::to_string(big_files) + " x " + std::to_string(big_mib) + " MiB files", big);
-        std::printf("peak RSS of the archive step: %d files %.1f MiB, %d files %.1f MiB, %d x %d MiB %.1f MiB"
-                    " (must not grow with the tree)\n",
-                    files / 10, tenth.ours.max_rss_kib / 1024.0, files, small.ours.max_rss_kib / 1024.0,
-                    big_files, big_mib, big.ours.max_rss_kib / 1024.0);
+        std::printf(
+            "peak RSS of the archive step: %d files %.1f MiB, %d files %.1f MiB, %d x %d MiB %.1f MiB"
+            " (must not grow with the tree)\n",
+            files / 10, tenth.ours.max_rss_kib / 1024.0, files, small.ours.max_rss_kib / 1024.0, big_files, big_mib,
+            big.ours.max_rss_kib / 1024.0);
         fs::remove_all(root);
         return 0;
     } catch (const std::exception &e) {

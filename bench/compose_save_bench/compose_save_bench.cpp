@@ -78,14 +78,16 @@ int main() {
         write_file(dir / "objects.json", R"({"kind": "List", "items": [
  {"apiVersion": "tilt.dev/v1alpha1", "kind": "FileWatch", "metadata": {"name": "src"}, "spec": {"watchedPaths": ["src"]}},
  {"apiVersion": "tilt.dev/v1alpha1", "kind": "DockerComposeService", "metadata": {"name": "web"},
-  "spec": {"service": "web", "project": {"name": ")" + project + R"(", "projectPath": "."}}},
+  "spec": {"service": "web", "project": {"name": ")" +
+                                             project + R"(", "projectPath": "."}}},
  {"apiVersion": "tilt.dev/v1alpha1", "kind": "LiveUpdate", "metadata": {"name": "web", "annotations": {"tilt.dev/resource": "web"}},
   "spec": {"basePath": ".", "sources": [{"fileWatch": "src"}], "selector": {"dockerCompose": {"service": "web"}},
            "syncs": [{"localPath": "src", "containerPath": "/app"}], "initialSync": {}}}]})");
         run("docker run -d --network none --name " + container + " --label com.docker.compose.project=" + project +
             " --label com.docker.compose.service=web --label com.docker.compose.oneoff=False"
             " --label com.docker.compose.container-number=1 lu-busybox:latest sleep 100000");
-        const fs::path in_container = "/proc/" + run("docker inspect -f '{{.State.Pid}}' " + container) + "/root/app/index.html";
+        const fs::path in_container =
+            "/proc/" + run("docker inspect -f '{{.State.Pid}}' " + container) + "/root/app/index.html";
 
         std::vector<std::string> args{LU_HOST_BIN, "up", "--control-socket", (dir / "ctl/control.sock").string(),
                                       (dir / "objects.json").string()};
@@ -104,7 +106,8 @@ int main() {
             throw std::runtime_error("the initial sync never arrived (see " + (dir / "daemon.log").string() + ")");
         // One save to warm the path up, not measured.
         write_file(dir / "src/index.html", "warm-up\n");
-        if (wait_for_content(in_container, "warm-up\n", Clock::now()) < 0) throw std::runtime_error("warm-up save lost");
+        if (wait_for_content(in_container, "warm-up\n", Clock::now()) < 0)
+            throw std::runtime_error("warm-up save lost");
 
         std::vector<double> saves, reference;
         const std::string archive = (dir / "one.tar").string();
@@ -127,11 +130,14 @@ int main() {
             run(extract);
             reference.push_back(ms(Clock::now() - ref_start));
         }
-        std::printf("compose_save_bench: save -> content in the Compose service's container, lu-host up defaults, 20 edits\n");
-        std::printf("  lu-host up:            median %6.1f ms  p95 %6.1f ms\n", lu_bench::percentile(saves, 0.5), lu_bench::percentile(saves, 0.95));
+        std::printf(
+            "compose_save_bench: save -> content in the Compose service's container, lu-host up defaults, 20 edits\n");
+        std::printf("  lu-host up:            median %6.1f ms  p95 %6.1f ms\n", lu_bench::percentile(saves, 0.5),
+                    lu_bench::percentile(saves, 0.95));
         std::printf("  docker exec -i tar -x: median %6.1f ms  p95 %6.1f ms  (reference, same file)\n",
                     lu_bench::percentile(reference, 0.5), lu_bench::percentile(reference, 0.95));
-        std::printf("  ratio reference / lu-host: %.1fx\n", lu_bench::percentile(reference, 0.5) / lu_bench::percentile(saves, 0.5));
+        std::printf("  ratio reference / lu-host: %.1fx\n",
+                    lu_bench::percentile(reference, 0.5) / lu_bench::percentile(saves, 0.5));
         // Whether the updates went through lu-agent or fell back, as the daemon logged it.
         std::istringstream log(read_file(dir / "daemon.log"));
         for (std::string line; std::getline(log, line);)

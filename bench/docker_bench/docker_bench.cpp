@@ -32,7 +32,8 @@ int main(int argc, char **argv) {
         const int scale = argc > 1 ? std::max(1, std::atoi(argv[1])) : 1;
         lu_test::TestContainer container("lu-busybox:latest", "sleep 100000");
         lu_test::DockerUpdater updater;
-        std::vector<Workload> workloads{make_workload("1 file", 1, 15 * scale), make_workload("1000 files", 1000, 7 * scale)};
+        std::vector<Workload> workloads{make_workload("1 file", 1, 15 * scale),
+                                        make_workload("1000 files", 1000, 7 * scale)};
 
         // First update: includes the one-time probe for tar in this container.
         const auto first_start = Clock::now();
@@ -40,7 +41,8 @@ int main(int argc, char **argv) {
         const double first_ms = ms_since(first_start);
         if (first.kind != LU_OUTCOME_OK) throw std::runtime_error("first update failed: " + first.message);
 
-        std::printf("docker_bench: container %s, %s\n", container.name().c_str(), lu_test::sh_ok("docker version -f '{{.Server.Version}}'").c_str());
+        std::printf("docker_bench: container %s, %s\n", container.name().c_str(),
+                    lu_test::sh_ok("docker version -f '{{.Server.Version}}'").c_str());
         std::printf("first update (with the tar probe): %.1f ms\n", first_ms);
         std::printf("%-12s %8s %10s %10s %8s\n", "workload", "archive", "updater", "raw exec", "ratio");
         bool within_target = true;
@@ -55,7 +57,8 @@ int main(int argc, char **argv) {
                         const auto start = Clock::now();
                         const auto outcome = updater.update(container.id(), container.name(), w.update);
                         ours.push_back(ms_since(start));
-                        if (outcome.kind != LU_OUTCOME_OK) throw std::runtime_error("update failed: " + outcome.message);
+                        if (outcome.kind != LU_OUTCOME_OK)
+                            throw std::runtime_error("update failed: " + outcome.message);
                     } else {
                         raw.push_back(raw_docker_exec(container.name(), file));
                     }
@@ -64,11 +67,11 @@ int main(int argc, char **argv) {
             std::remove(file.c_str());
             const double ratio = lu_bench::median(ours) / lu_bench::median(raw);
             within_target = within_target && ratio <= 1.2;
-            std::printf("%-12s %7zuK %8.1fms %8.1fms %8.2f\n", w.label.c_str(), w.archive.size() / 1024, lu_bench::median(ours),
-                        lu_bench::median(raw), ratio);
+            std::printf("%-12s %7zuK %8.1fms %8.1fms %8.2f\n", w.label.c_str(), w.archive.size() / 1024,
+                        lu_bench::median(ours), lu_bench::median(raw), ratio);
         }
-        std::printf("median of %d/%d rounds; ratio = updater / raw docker exec; target <= 1.2: %s\n", workloads[0].rounds,
-                    workloads[1].rounds, within_target ? "met" : "NOT met");
+        std::printf("median of %d/%d rounds; ratio = updater / raw docker exec; target <= 1.2: %s\n",
+                    workloads[0].rounds, workloads[1].rounds, within_target ? "met" : "NOT met");
         return 0;
     } catch (const std::exception &e) {
         std::fprintf(stderr, "docker_bench: %s\n", e.what());

@@ -50,7 +50,8 @@ double raw_kubectl_exec(const std::string &kubectl, const std::string &pod, cons
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 0, archive_file.c_str(), O_RDONLY, 0);
-    std::vector<std::string> args{kubectl, "exec", "-i", "-n", kNamespace, pod, "-c", "main", "--", "tar", "-C", "/", "-x", "-f", "-"};
+    std::vector<std::string> args{kubectl, "exec", "-i", "-n", kNamespace, pod,  "-c", "main",
+                                  "--",    "tar",  "-C", "/",  "-x",       "-f", "-"};
     std::vector<char *> argv;
     argv.reserve(args.size() + 1);
     for (auto &a : args) argv.push_back(a.data());

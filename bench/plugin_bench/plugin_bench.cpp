@@ -38,9 +38,10 @@ public:
                     std::to_string(i) + R"(","image":"app:1","state":{"running":{}}}]})";
         }
         must(R"({"kind":"KubernetesDiscovery","metadata":{"name":"kd"},"status":{"pods":[)" + pods + "]}}");
-        must(R"({"kind":"LiveUpdate","metadata":{"name":"lu","annotations":{"tilt.dev/resource":"app"}},"spec":{"basePath":)" +
-             json_string(root_) +
-             R"(,"sources":[{"fileWatch":"fw"}],"selector":{"kubernetes":{"discoveryName":"kd","image":"app"}},"syncs":[{"localPath":".","containerPath":"/app"}]}})");
+        must(
+            R"({"kind":"LiveUpdate","metadata":{"name":"lu","annotations":{"tilt.dev/resource":"app"}},"spec":{"basePath":)" +
+            json_string(root_) +
+            R"(,"sources":[{"fileWatch":"fw"}],"selector":{"kubernetes":{"discoveryName":"kd","image":"app"}},"syncs":[{"localPath":".","containerPath":"/app"}]}})");
     }
 
     // Records `count` distinct paths (in events of up to 1000 files) and syncs them.
@@ -64,7 +65,9 @@ public:
     }
 
 private:
-    std::string path_of(int i) const { return root_ + "/src/pkg" + std::to_string(i % 97) + "/file" + std::to_string(i) + ".go"; }
+    std::string path_of(int i) const {
+        return root_ + "/src/pkg" + std::to_string(i % 97) + "/file" + std::to_string(i) + ".go";
+    }
 
     void must(const std::string &json) {
         const auto r = engine_.upsert(json);
@@ -114,7 +117,8 @@ double measure(const std::string &root, int containers, int seen) {
 double bytes_per_tracked_path(int count) {
     std::vector<std::string> paths;
     paths.reserve(count);
-    for (int i = 0; i < count; ++i) paths.push_back("/home/dev/project/src/pkg" + std::to_string(i % 97) + "/file" + std::to_string(i) + ".go");
+    for (int i = 0; i < count; ++i)
+        paths.push_back("/home/dev/project/src/pkg" + std::to_string(i % 97) + "/file" + std::to_string(i) + ".go");
     const auto before = mallinfo2().uordblks;
     {
         PathTimeIndex idx;

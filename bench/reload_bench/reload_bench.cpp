@@ -52,7 +52,8 @@ std::string file_watch(const fs::path &root, int events) {
                 R"(", "seenFiles": [")" + (root / ("f" + std::to_string(i) + ".txt")).string() + R"("]})";
     }
     return R"({"apiVersion": "tilt.dev/v1alpha1", "kind": "FileWatch", "metadata": {"name": "fw"},
-               "spec": {"watchedPaths": [")" + root.string() + R"("]}, "status": {"fileEvents": [)" + list + "]}}";
+               "spec": {"watchedPaths": [")" +
+           root.string() + R"("]}, "status": {"fileEvents": [)" + list + "]}}";
 }
 
 std::string compose_service(int i) {
@@ -65,9 +66,12 @@ std::string compose_service(int i) {
 std::string live_update(int i, const fs::path &root) {
     const std::string n = std::to_string(i);
     return R"({"apiVersion": "tilt.dev/v1alpha1", "kind": "LiveUpdate",
-               "metadata": {"name": "lu)" + n + R"(", "annotations": {"tilt.dev/resource": "lu)" + n + R"("}},
-               "spec": {"basePath": ")" + root.string() + R"(", "sources": [{"fileWatch": "fw"}],
-                        "selector": {"dockerCompose": {"service": "svc)" + n + R"("}},
+               "metadata": {"name": "lu)" +
+           n + R"(", "annotations": {"tilt.dev/resource": "lu)" + n + R"("}},
+               "spec": {"basePath": ")" +
+           root.string() + R"(", "sources": [{"fileWatch": "fw"}],
+                        "selector": {"dockerCompose": {"service": "svc)" +
+           n + R"("}},
                         "syncs": [{"localPath": ".", "containerPath": "/app"}]}})";
 }
 
@@ -139,7 +143,9 @@ int main() {
     std::atomic<std::int64_t> ticks{1'000'000};
     ReconcileDriver driver(slot, executor, store,
                            [&] { return common::MicroTime(kStart.micros() + ticks.fetch_add(1)); });
-    auto upsert = [&](const std::string &object) { slot.with_engine([&](const Engine &e) { return e.upsert(object); }); };
+    auto upsert = [&](const std::string &object) {
+        slot.with_engine([&](const Engine &e) { return e.upsert(object); });
+    };
     upsert(file_watch(src, kFiles));
     for (int i = 0; i < kLiveUpdates; ++i) {
         upsert(compose_service(i));
@@ -148,9 +154,10 @@ int main() {
     std::size_t synced = 0;
     for (int i = 0; i < kLiveUpdates; ++i) synced += driver.reconcile("lu" + std::to_string(i)).updates;
     const std::size_t snapshot_bytes = slot.with_engine([](const Engine &e) { return e.snapshot().size(); });
-    std::printf("reload_bench: %d LiveUpdates tracked, %zu container updates done, snapshot %zu bytes,\n"
-                "plugin file %.1f MB; reference: one copy of it %.2f ms\n\n",
-                kLiveUpdates, synced, snapshot_bytes, static_cast<double>(fs::file_size(plugin_file)) / 1e6, copy_ms);
+    std::printf(
+        "reload_bench: %d LiveUpdates tracked, %zu container updates done, snapshot %zu bytes,\n"
+        "plugin file %.1f MB; reference: one copy of it %.2f ms\n\n",
+        kLiveUpdates, synced, snapshot_bytes, static_cast<double>(fs::file_size(plugin_file)) / 1e6, copy_ms);
 
     {
         // The swap's parts, measured on their own.

@@ -16,9 +16,9 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <utility>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "bench/bench_support/stats.hpp"
@@ -49,14 +49,16 @@ const char *kObjects = R"({"kind": "List", "items": [
            "syncs": [{"localPath": "src", "containerPath": "/app"}]}}]})";
 
 struct Trip {
-    double total = -1;           // first write → all files in dest
-    double after_last = -1;      // last write → all files in dest
+    double total = -1;       // first write → all files in dest
+    double after_last = -1;  // last write → all files in dest
 };
 
 // Writes n files (content unique to rep) and waits until all are in dest.
 Trip round_trip(const fs::path &src, const fs::path &dest, int n, int rep) {
     const auto start = Clock::now();
-    for (int i = 0; i < n; ++i) write_file(src / ("f" + std::to_string(i) + ".txt"), "rep " + std::to_string(rep) + " file " + std::to_string(i) + "\n");
+    for (int i = 0; i < n; ++i)
+        write_file(src / ("f" + std::to_string(i) + ".txt"),
+                   "rep " + std::to_string(rep) + " file " + std::to_string(i) + "\n");
     const auto written = Clock::now();
     int confirmed = 0;
     while (confirmed < n) {
@@ -93,8 +95,13 @@ int main() {
     fs::create_directories(dir / "plain/dest");
     write_file(dir / "objects.json", kObjects);
 
-    std::vector<std::string> args{LU_HOST_BIN, "up", "--debounce", "0", "--control-socket",
-                                  (dir / "ctl/control.sock").string(), (dir / "objects.json").string()};
+    std::vector<std::string> args{LU_HOST_BIN,
+                                  "up",
+                                  "--debounce",
+                                  "0",
+                                  "--control-socket",
+                                  (dir / "ctl/control.sock").string(),
+                                  (dir / "objects.json").string()};
     std::vector<char *> argv;
     argv.reserve(args.size() + 1);
     for (auto &a : args) argv.push_back(a.data());
@@ -136,11 +143,12 @@ int main() {
                 break;
             }
             const double m = lu_bench::median(e2e), p = lu_bench::median(plain);
-            std::printf("  %5d file(s): first write → all in container: median %8.2f ms (min %.2f, max %.2f); "
-                        "last write → all in container: median %.2f ms | plain copy of the same files %.2f ms | "
-                        "ratio %.2f\n",
-                        n, m, *std::min_element(e2e.begin(), e2e.end()), *std::max_element(e2e.begin(), e2e.end()),
-                        lu_bench::median(tail), p, m / std::max(p, 0.001));
+            std::printf(
+                "  %5d file(s): first write → all in container: median %8.2f ms (min %.2f, max %.2f); "
+                "last write → all in container: median %.2f ms | plain copy of the same files %.2f ms | "
+                "ratio %.2f\n",
+                n, m, *std::min_element(e2e.begin(), e2e.end()), *std::max_element(e2e.begin(), e2e.end()),
+                lu_bench::median(tail), p, m / std::max(p, 0.001));
         }
     }
     ::kill(pid, SIGTERM);

@@ -22,9 +22,9 @@
 #include <vector>
 
 #include "bench/bench_support/docker_workload.hpp"
-#include "tests/docker/docker_test_support.hpp"
-#include "liveupdate/ext/digest.h"
 #include "host/verify/tree_compare.hpp"
+#include "liveupdate/ext/digest.h"
+#include "tests/docker/docker_test_support.hpp"
 
 namespace {
 
@@ -64,9 +64,11 @@ public:
                                                                 e->size, e->hash});
             return 0;
         };
-        const int32_t rc = digest_->digest(updater_, &ref, {path.data(), path.size()}, each, &out, nullptr, nullptr, &error);
+        const int32_t rc =
+            digest_->digest(updater_, &ref, {path.data(), path.size()}, each, &out, nullptr, nullptr, &error);
         if (rc != LU_OK) {
-            const std::string why = error.data != nullptr ? std::string(error.data, error.size) : "rc " + std::to_string(rc);
+            const std::string why =
+                error.data != nullptr ? std::string(error.data, error.size) : "rc " + std::to_string(rc);
             api_->free_message(&error);
             throw std::runtime_error("digest failed: " + why);
         }
@@ -114,7 +116,8 @@ int main(int argc, char **argv) {
         if (first.size() != static_cast<std::size_t>(files) + files / 100 + (files % 100 != 0) + 1)
             throw std::runtime_error("the digest has " + std::to_string(first.size()) + " entries");
 
-        const std::string reference = "docker exec " + container.name() + " sh -c 'tar -c -C /app/verify . | sha256sum'";
+        const std::string reference =
+            "docker exec " + container.name() + " sh -c 'tar -c -C /app/verify . | sha256sum'";
         std::vector<double> times[3];
         for (int round = 0; round < rounds; ++round) {
             for (int k = 0; k < 3; ++k) {
@@ -150,7 +153,8 @@ int main(int argc, char **argv) {
         const double ref = lu_bench::percentile(times[2], 0.5);
         for (int side = 0; side < 3; ++side)
             std::printf("%-44s median %8.1f ms  p95 %8.1f ms  reference/this %.2fx\n", labels[side],
-                        lu_bench::percentile(times[side], 0.5), lu_bench::percentile(times[side], 0.95), ref / lu_bench::percentile(times[side], 0.5));
+                        lu_bench::percentile(times[side], 0.5), lu_bench::percentile(times[side], 0.95),
+                        ref / lu_bench::percentile(times[side], 0.5));
         return 0;
     } catch (const std::exception &e) {
         std::fprintf(stderr, "verify_bench: %s\n", e.what());

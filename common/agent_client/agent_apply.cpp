@@ -102,13 +102,15 @@ void send_archive(Pipeline &pipeline, const ArchiveReadFn &in, const std::vector
         const int rc = archive_read_next_header(reader.get(), &entry);
         if (rc == ARCHIVE_EOF) break;
         if (rc != ARCHIVE_OK && rc != ARCHIVE_WARN)
-            throw std::runtime_error(std::string("reading the update's archive: ") + archive_error_string(reader.get()));
+            throw std::runtime_error(std::string("reading the update's archive: ") +
+                                     archive_error_string(reader.get()));
         const std::string path = container_path(archive_entry_pathname(entry));
         if (path == "/") continue;
         const std::string root = agent_protocol::root_for(path, roots);
         const auto mode = static_cast<std::uint32_t>(archive_entry_perm(entry));
         if (archive_entry_hardlink(entry) != nullptr)
-            throw std::runtime_error("the update's archive holds a hard link (" + path + "): not supported by lu-agent");
+            throw std::runtime_error("the update's archive holds a hard link (" + path +
+                                     "): not supported by lu-agent");
         switch (archive_entry_filetype(entry)) {
         case AE_IFDIR:
             pipeline.send(agent_protocol::encode(
@@ -123,14 +125,15 @@ void send_archive(Pipeline &pipeline, const ArchiveReadFn &in, const std::vector
         case AE_IFREG: {
             agent_protocol::WriteFile write{path, root, mode, agent_protocol::kKeepOwner, agent_protocol::kKeepOwner,
                                             {}};
-            if (archive_entry_size_is_set(entry)) write.content.reserve(static_cast<std::size_t>(archive_entry_size(entry)));
+            if (archive_entry_size_is_set(entry))
+                write.content.reserve(static_cast<std::size_t>(archive_entry_size(entry)));
             char chunk[kChunk];
             for (;;) {
                 const auto got = archive_read_data(reader.get(), chunk, sizeof chunk);
                 if (got == 0) break;
                 if (got < 0)
-                    throw std::runtime_error("reading " + path + " from the update's archive: " +
-                                             archive_error_string(reader.get()));
+                    throw std::runtime_error("reading " + path +
+                                             " from the update's archive: " + archive_error_string(reader.get()));
                 write.content.append(chunk, static_cast<std::size_t>(got));
             }
             pipeline.send(agent_protocol::encode(write));

@@ -41,7 +41,7 @@ void apply_files_through_agent(AgentStream &session, const std::vector<std::stri
 struct AgentRunResult {
     int exit_code = 0;
     bool timed_out = false;
-    std::string message; // why it could not start
+    std::string message;  // why it could not start
 };
 
 // Runs argv; the agent kills it at `limit`. Output pieces go to on_output

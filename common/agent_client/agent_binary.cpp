@@ -51,8 +51,10 @@ std::string hex16(std::uint64_t value) {
 
 AgentBinary load_agent_binary(const std::string &configured) {
     std::vector<fs::path> places;
-    if (!configured.empty()) places.emplace_back(configured);
-    else places = default_places();
+    if (!configured.empty())
+        places.emplace_back(configured);
+    else
+        places = default_places();
     std::string looked;
     for (const auto &place : places) {
         std::ifstream in(place, std::ios::binary);

@@ -16,8 +16,7 @@ bool is_known(MessageType type) noexcept {
     case MessageType::output:
     case MessageType::exit_status:
     case MessageType::digest_entry:
-    case MessageType::fatal:
-        return true;
+    case MessageType::fatal: return true;
     }
     return false;
 }
@@ -119,7 +118,8 @@ void FieldReader::get(std::vector<std::string> &v) {
     get(count);
     // Each string takes at least its 4-byte size: a count beyond that is a lie.
     if (count > in_.size() / 4)
-        throw ProtocolError("list of " + std::to_string(count) + " strings in " + std::to_string(in_.size()) + " bytes");
+        throw ProtocolError("list of " + std::to_string(count) + " strings in " + std::to_string(in_.size()) +
+                            " bytes");
     v.clear();
     v.reserve(count);
     for (std::uint32_t i = 0; i < count; ++i) get(v.emplace_back());

@@ -16,14 +16,21 @@ inline constexpr std::int64_t kKeepOwner = -1;
 struct Hello {
     static constexpr MessageType type = MessageType::hello;
     std::uint32_t version = kProtocolVersion;
-    template <class S, class F> static void fields(S &s, F &&f) { f(s.version); }
+    template <class S, class F>
+    static void fields(S &s, F &&f) {
+        f(s.version);
+    }
 };
 
 struct HelloReply {
     static constexpr MessageType type = MessageType::hello_reply;
     std::uint32_t version = kProtocolVersion;
-    std::string agent; // e.g. "lu-agent 1 (pid 12, uid 0)"
-    template <class S, class F> static void fields(S &s, F &&f) { f(s.version); f(s.agent); }
+    std::string agent;  // e.g. "lu-agent 1 (pid 12, uid 0)"
+    template <class S, class F>
+    static void fields(S &s, F &&f) {
+        f(s.version);
+        f(s.agent);
+    }
 };
 
 // Every write and delete names its `root`, the sync's container path that
@@ -108,17 +115,26 @@ struct Remove {
 struct Run {
     static constexpr MessageType type = MessageType::run;
     std::vector<std::string> argv;
-    std::string cwd; // empty: the agent's
+    std::string cwd;  // empty: the agent's
     std::vector<std::string> env;
-    std::uint32_t timeout_ms = 0; // 0: none; past it the process group is killed
-    template <class S, class F> static void fields(S &s, F &&f) { f(s.argv); f(s.cwd); f(s.env); f(s.timeout_ms); }
+    std::uint32_t timeout_ms = 0;  // 0: none; past it the process group is killed
+    template <class S, class F>
+    static void fields(S &s, F &&f) {
+        f(s.argv);
+        f(s.cwd);
+        f(s.env);
+        f(s.timeout_ms);
+    }
 };
 
 // Lists a tree: DigestEntry frames, then a Result.
 struct Digest {
     static constexpr MessageType type = MessageType::digest;
     std::string path;
-    template <class S, class F> static void fields(S &s, F &&f) { f(s.path); }
+    template <class S, class F>
+    static void fields(S &s, F &&f) {
+        f(s.path);
+    }
 };
 
 // The answer to write, mkdir, symlink, delete and digest: error 0 is success,
@@ -127,14 +143,22 @@ struct Result {
     static constexpr MessageType type = MessageType::result;
     std::int32_t error = 0;
     std::string message;
-    template <class S, class F> static void fields(S &s, F &&f) { f(s.error); f(s.message); }
+    template <class S, class F>
+    static void fields(S &s, F &&f) {
+        f(s.error);
+        f(s.message);
+    }
 };
 
 struct Output {
     static constexpr MessageType type = MessageType::output;
-    std::uint8_t stream = 1; // 1 stdout, 2 stderr
+    std::uint8_t stream = 1;  // 1 stdout, 2 stderr
     std::string data;
-    template <class S, class F> static void fields(S &s, F &&f) { f(s.stream); f(s.data); }
+    template <class S, class F>
+    static void fields(S &s, F &&f) {
+        f(s.stream);
+        f(s.data);
+    }
 };
 
 struct ExitStatus {
@@ -142,36 +166,53 @@ struct ExitStatus {
     std::int32_t code = 0;       // 128 + signal when killed by one; 127 not found, 126 not executable
     std::uint8_t timed_out = 0;  // killed at the time limit
     std::string message;         // why it could not start, when it could not
-    template <class S, class F> static void fields(S &s, F &&f) { f(s.code); f(s.timed_out); f(s.message); }
+    template <class S, class F>
+    static void fields(S &s, F &&f) {
+        f(s.code);
+        f(s.timed_out);
+        f(s.message);
+    }
 };
 
 enum class EntryType : std::uint8_t { file = 1, dir = 2, symlink = 3, other = 4 };
 
 struct DigestEntry {
     static constexpr MessageType type = MessageType::digest_entry;
-    std::string path; // relative to the digested folder; "" for the folder itself
+    std::string path;  // relative to the digested folder; "" for the folder itself
     std::uint8_t kind = 0;
     std::uint32_t mode = 0;
     std::uint64_t size = 0;
-    std::uint64_t hash = 0; // XXH3-64 of the content (a symlink: of its target); 0 for folders
-    template <class S, class F> static void fields(S &s, F &&f) { f(s.path); f(s.kind); f(s.mode); f(s.size); f(s.hash); }
+    std::uint64_t hash = 0;  // XXH3-64 of the content (a symlink: of its target); 0 for folders
+    template <class S, class F>
+    static void fields(S &s, F &&f) {
+        f(s.path);
+        f(s.kind);
+        f(s.mode);
+        f(s.size);
+        f(s.hash);
+    }
 };
 
 // The session ends: the agent says why.
 struct Fatal {
     static constexpr MessageType type = MessageType::fatal;
     std::string message;
-    template <class S, class F> static void fields(S &s, F &&f) { f(s.message); }
+    template <class S, class F>
+    static void fields(S &s, F &&f) {
+        f(s.message);
+    }
 };
 
-template <class M> std::string encode(const M &message) {
+template <class M>
+std::string encode(const M &message) {
     FieldWriter writer;
     M::fields(message, [&writer](const auto &field) { writer.put(field); });
     return writer.frame(M::type);
 }
 
 // Throws ProtocolError when the frame is another type or its payload does not parse.
-template <class M> M decode(const Frame &frame) {
+template <class M>
+M decode(const Frame &frame) {
     if (frame.type != M::type)
         throw ProtocolError(std::string("expected a ") + type_name(M::type) + " frame, got " + type_name(frame.type));
     FieldReader reader(frame.payload);

@@ -60,7 +60,8 @@ Endpoint parse_docker_host(std::string_view text) {
     }
     if (text.starts_with(kTcpScheme)) return parse_tcp(text, text.substr(kTcpScheme.size()));
     const auto scheme_end = text.find("://");
-    const auto scheme = scheme_end == std::string_view::npos ? std::string("none") : std::string(text.substr(0, scheme_end));
+    const auto scheme =
+        scheme_end == std::string_view::npos ? std::string("none") : std::string(text.substr(0, scheme_end));
     throw std::invalid_argument("docker host '" + std::string(text) + "': scheme '" + scheme +
                                 "' is not supported (use unix:// or tcp://)");
 }

@@ -12,9 +12,9 @@ inline constexpr std::string_view kDefaultDockerHost = "unix:///var/run/docker.s
 struct Endpoint {
     enum class Kind { unix_socket, tcp };
     Kind kind = Kind::unix_socket;
-    std::string socket_path; // unix_socket
-    std::string host;        // tcp
-    int port = 0;            // tcp
+    std::string socket_path;  // unix_socket
+    std::string host;         // tcp
+    int port = 0;             // tcp
 
     // "unix:///var/run/docker.sock" or "tcp://host:port", for messages.
     std::string describe() const;

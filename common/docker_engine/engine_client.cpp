@@ -180,8 +180,8 @@ void EngineClient::throw_transport(void *h, int code, std::string_view what) con
     if (code == CURLE_OPERATION_TIMEDOUT)
         throw EngineError(EngineFailure::timeout, "the Docker daemon at " + where + " did not answer " +
                                                       std::string(what) + " within " + seconds_text(timeout_));
-    throw EngineError(EngineFailure::protocol, std::string(what) + " at " + where + " failed: " +
-                                                   curl_easy_strerror(static_cast<CURLcode>(code)));
+    throw EngineError(EngineFailure::protocol, std::string(what) + " at " + where +
+                                                   " failed: " + curl_easy_strerror(static_cast<CURLcode>(code)));
 }
 
 std::string EngineClient::negotiate_version() {
@@ -241,20 +241,21 @@ EngineResponse EngineClient::perform(std::string_view method, std::string_view p
 
     if (transfer.reader != nullptr) {
         curl_easy_setopt(handle, CURLOPT_UPLOAD, 1L);
-        curl_easy_setopt(handle, CURLOPT_READFUNCTION,
-                         +[](char *buffer, size_t size, size_t count, void *user) -> size_t {
-                             auto *t = static_cast<Transfer *>(user);
-                             const auto got = (*t->reader)(buffer, size * count);
-                             if (got < 0) {
-                                 t->reader_failed = true;
-                                 return CURL_READFUNC_ABORT;
-                             }
-                             return static_cast<size_t>(got);
-                         });
+        curl_easy_setopt(
+            handle, CURLOPT_READFUNCTION, +[](char *buffer, size_t size, size_t count, void *user) -> size_t {
+                auto *t = static_cast<Transfer *>(user);
+                const auto got = (*t->reader)(buffer, size * count);
+                if (got < 0) {
+                    t->reader_failed = true;
+                    return CURL_READFUNC_ABORT;
+                }
+                return static_cast<size_t>(got);
+            });
         curl_easy_setopt(handle, CURLOPT_READDATA, &transfer);
         guard.headers = curl_slist_append(guard.headers, "Transfer-Encoding: chunked");
         guard.headers = curl_slist_append(guard.headers, "Expect:");
-        guard.headers = curl_slist_append(guard.headers, ("Content-Type: " + std::string(transfer.content_type)).c_str());
+        guard.headers =
+            curl_slist_append(guard.headers, ("Content-Type: " + std::string(transfer.content_type)).c_str());
         const long stall_seconds = std::max<long>(1, static_cast<long>(transfer.stall_timeout.count() / 1000));
         curl_easy_setopt(handle, CURLOPT_LOW_SPEED_LIMIT, 1L);
         curl_easy_setopt(handle, CURLOPT_LOW_SPEED_TIME, stall_seconds);
@@ -272,8 +273,7 @@ EngineResponse EngineClient::perform(std::string_view method, std::string_view p
     if (guard.headers != nullptr) curl_easy_setopt(handle, CURLOPT_HTTPHEADER, guard.headers);
 
     const CURLcode code = curl_easy_perform(handle);
-    if (transfer.reader_failed)
-        throw EngineError(EngineFailure::protocol, what + ": reading the request body failed");
+    if (transfer.reader_failed) throw EngineError(EngineFailure::protocol, what + ": reading the request body failed");
     if (code != CURLE_OK) throw_transport(h, code, what);
     curl_easy_getinfo(handle, CURLINFO_RESPONSE_CODE, &transfer.response.status);
     return std::move(transfer.response);
@@ -297,8 +297,8 @@ EngineResponse EngineClient::post(std::string_view path, std::string_view json_b
     return perform("POST", versioned(path), transfer);
 }
 
-EngineResponse EngineClient::put_stream(std::string_view path, std::string_view content_type,
-                                        const BodyReader &reader, std::chrono::milliseconds stall_timeout) {
+EngineResponse EngineClient::put_stream(std::string_view path, std::string_view content_type, const BodyReader &reader,
+                                        std::chrono::milliseconds stall_timeout) {
     Transfer transfer;
     transfer.reader = &reader;
     transfer.content_type = content_type;
@@ -308,8 +308,8 @@ EngineResponse EngineClient::put_stream(std::string_view path, std::string_view 
 
 void EngineClient::expect_success(const EngineResponse &response, std::string_view what) {
     if (response.status >= 200 && response.status < 300) return;
-    const auto message = std::string(what) + ": " + daemon_message(response.body) + " (HTTP " +
-                         std::to_string(response.status) + ")";
+    const auto message =
+        std::string(what) + ": " + daemon_message(response.body) + " (HTTP " + std::to_string(response.status) + ")";
     const auto failure = response.status == 404   ? EngineFailure::not_found
                          : response.status == 409 ? EngineFailure::conflict
                                                   : EngineFailure::http;
@@ -369,25 +369,26 @@ void EngineClient::stream_lines(std::string_view path, const std::function<bool(
 
     configure(handle, endpoint_.base_url() + full_path);
     curl_easy_setopt(handle, CURLOPT_WRITEDATA, &state);
-    curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, +[](char *data, size_t size, size_t count, void *user) -> size_t {
-        auto *s = static_cast<State *>(user);
-        const size_t n = size * count;
-        if (s->status == 0) curl_easy_getinfo(s->handle, CURLINFO_RESPONSE_CODE, &s->status);
-        if (s->status != 200) {
-            s->error_body.append(data, n);
-            return n;
-        }
-        s->pending.append(data, n);
-        size_t start = 0;
-        for (size_t nl; (nl = s->pending.find('\n', start)) != std::string::npos; start = nl + 1) {
-            if (!(*s->on_line)(std::string_view(s->pending).substr(start, nl - start))) {
-                s->stopped = true;
-                return 0; // ends the transfer
+    curl_easy_setopt(
+        handle, CURLOPT_WRITEFUNCTION, +[](char *data, size_t size, size_t count, void *user) -> size_t {
+            auto *s = static_cast<State *>(user);
+            const size_t n = size * count;
+            if (s->status == 0) curl_easy_getinfo(s->handle, CURLINFO_RESPONSE_CODE, &s->status);
+            if (s->status != 200) {
+                s->error_body.append(data, n);
+                return n;
             }
-        }
-        s->pending.erase(0, start);
-        return n;
-    });
+            s->pending.append(data, n);
+            size_t start = 0;
+            for (size_t nl; (nl = s->pending.find('\n', start)) != std::string::npos; start = nl + 1) {
+                if (!(*s->on_line)(std::string_view(s->pending).substr(start, nl - start))) {
+                    s->stopped = true;
+                    return 0;  // ends the transfer
+                }
+            }
+            s->pending.erase(0, start);
+            return n;
+        });
     curl_multi_add_handle(multi, handle);
     cancel.attach(multi);
 

@@ -21,7 +21,7 @@ namespace liveupdate::docker_engine {
 struct EngineResponse {
     long status = 0;
     std::string body;
-    std::vector<std::pair<std::string, std::string>> headers; // names lower-cased
+    std::vector<std::pair<std::string, std::string>> headers;  // names lower-cased
     std::string header(std::string_view lower_name) const;
 };
 

@@ -8,13 +8,13 @@
 namespace liveupdate::docker_engine {
 
 enum class EngineFailure {
-    unreachable,       // nothing listens on the endpoint (daemon not running)
-    permission_denied, // the socket exists but we may not open it
-    timeout,           // the daemon did not answer in time
-    not_found,         // HTTP 404: e.g. the container is gone
-    conflict,          // HTTP 409: e.g. the container is not running
-    http,              // any other HTTP error status
-    protocol           // an answer we could not understand, or a broken stream
+    unreachable,        // nothing listens on the endpoint (daemon not running)
+    permission_denied,  // the socket exists but we may not open it
+    timeout,            // the daemon did not answer in time
+    not_found,          // HTTP 404: e.g. the container is gone
+    conflict,           // HTTP 409: e.g. the container is not running
+    http,               // any other HTTP error status
+    protocol            // an answer we could not understand, or a broken stream
 };
 
 class EngineError : public std::runtime_error {

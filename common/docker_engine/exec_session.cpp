@@ -27,8 +27,8 @@ int remaining_ms(Clock::time_point deadline) {
 std::string short_id(std::string_view id) { return std::string(id.substr(0, 12)); }
 
 std::string create_exec(EngineClient &client, const ExecSpec &spec, bool attach_stdin) {
-    boost::json::object body{{"AttachStdin", attach_stdin}, {"AttachStdout", true}, {"AttachStderr", true},
-                             {"Tty", false}};
+    boost::json::object body{
+        {"AttachStdin", attach_stdin}, {"AttachStdout", true}, {"AttachStderr", true}, {"Tty", false}};
     boost::json::array cmd;
     for (const auto &arg : spec.argv) cmd.emplace_back(arg);
     body["Cmd"] = std::move(cmd);
@@ -92,7 +92,8 @@ public:
             char chunk[4096];
             const auto got = ::recv(connection_.fd(), chunk, sizeof chunk, 0);
             if (got == 0)
-                throw EngineError(EngineFailure::protocol, what_ + ": the daemon closed the connection without answering");
+                throw EngineError(EngineFailure::protocol,
+                                  what_ + ": the daemon closed the connection without answering");
             if (got < 0) {
                 if (errno == EAGAIN || errno == EINTR) continue;
                 throw EngineError(EngineFailure::protocol, what_ + ": recv failed: " + std::strerror(errno));
@@ -140,9 +141,9 @@ public:
             const int ready = ::poll(&p, 1, remaining_ms(deadline));
             if (ready < 0 && errno == EINTR) continue;
             if (ready == 0)
-                throw EngineError(EngineFailure::timeout,
-                                  what_ + ": the container took no input for " +
-                                      std::to_string(stall_.count() / 1000) + "s (exec stalled)");
+                throw EngineError(EngineFailure::timeout, what_ + ": the container took no input for " +
+                                                              std::to_string(stall_.count() / 1000) +
+                                                              "s (exec stalled)");
             if (p.revents & (POLLIN | POLLHUP | POLLERR)) drain();
             if (peer_closed_) throw PeerClosed{};
             if (p.revents & POLLOUT) {
@@ -160,8 +161,9 @@ public:
     void close_stdin() { ::shutdown(connection_.fd(), SHUT_WR); }
 
     void read_to_end(Clock::time_point deadline, std::chrono::milliseconds total) {
-        const std::string doing = "waiting for the command to finish (it may still run in the container): the limit is " +
-                                  std::to_string(total.count() / 1000) + "s";
+        const std::string doing =
+            "waiting for the command to finish (it may still run in the container): the limit is " +
+            std::to_string(total.count() / 1000) + "s";
         while (!peer_closed_) {
             wait_for(POLLIN, deadline, doing.c_str());
             drain();

@@ -20,7 +20,7 @@ namespace liveupdate::docker_engine {
 struct ExecSpec {
     std::string container_id;
     std::vector<std::string> argv;
-    std::string user; // empty: the container's default user
+    std::string user;                // empty: the container's default user
     std::string working_dir{};       // empty: the container's
     std::vector<std::string> env{};  // "KEY=VALUE", added
     bool privileged = false;

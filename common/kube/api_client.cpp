@@ -64,7 +64,8 @@ void prepare(Easy &e, const ClientConfig &config, const Credentials &creds, cons
         const HostPort hp = split_server(config.server);
         url = hp.scheme + "://" + config.tls.server_name + ":" + hp.port + hp.rest + path;
         e.headers = curl_slist_append(e.headers, ("Host: " + hp.host + ":" + hp.port).c_str());
-        e.connect_to = curl_slist_append(nullptr, (config.tls.server_name + ":" + hp.port + ":" + hp.host + ":" + hp.port).c_str());
+        e.connect_to = curl_slist_append(
+            nullptr, (config.tls.server_name + ":" + hp.port + ":" + hp.host + ":" + hp.port).c_str());
         curl_easy_setopt(e.h, CURLOPT_CONNECT_TO, e.connect_to);
     }
     curl_easy_setopt(e.h, CURLOPT_URL, url.c_str());
@@ -80,15 +81,16 @@ void prepare(Easy &e, const ClientConfig &config, const Credentials &creds, cons
         blob(e.h, CURLOPT_SSLKEY_BLOB, creds.key_pem);
         curl_easy_setopt(e.h, CURLOPT_SSLKEYTYPE, "PEM");
     }
-    if (!creds.token.empty()) e.headers = curl_slist_append(e.headers, ("Authorization: Bearer " + creds.token).c_str());
+    if (!creds.token.empty())
+        e.headers = curl_slist_append(e.headers, ("Authorization: Bearer " + creds.token).c_str());
     e.headers = curl_slist_append(e.headers, "Accept: application/json");
     e.headers = curl_slist_append(e.headers, "User-Agent: lu-host");
     curl_easy_setopt(e.h, CURLOPT_HTTPHEADER, e.headers);
 }
 
 std::string transport_error(const ClientConfig &config, const std::string &what, CURLcode code, const char *detail) {
-    return what + ": cannot reach the API server " + config.server + " (" + config.where + "): " +
-           (detail != nullptr && *detail != 0 ? detail : curl_easy_strerror(code));
+    return what + ": cannot reach the API server " + config.server + " (" + config.where +
+           "): " + (detail != nullptr && *detail != 0 ? detail : curl_easy_strerror(code));
 }
 
 }  // namespace
@@ -143,16 +145,17 @@ ApiResponse ApiClient::request(const std::string &method, const std::string &pat
         curl_easy_setopt(e.h, CURLOPT_CUSTOMREQUEST, method.c_str());
         if (!body.empty() || method == "POST" || method == "PUT" || method == "PATCH") {
             e.headers = curl_slist_append(e.headers, method == "PATCH" ? "Content-Type: application/merge-patch+json"
-                                                                        : "Content-Type: application/json");
+                                                                       : "Content-Type: application/json");
             curl_easy_setopt(e.h, CURLOPT_HTTPHEADER, e.headers);
             curl_easy_setopt(e.h, CURLOPT_POSTFIELDS, body.c_str());
             curl_easy_setopt(e.h, CURLOPT_POSTFIELDSIZE, static_cast<long>(body.size()));
         }
         curl_easy_setopt(e.h, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout_.count()));
-        curl_easy_setopt(e.h, CURLOPT_WRITEFUNCTION, +[](char *p, size_t, size_t n, void *out) -> size_t {
-            static_cast<std::string *>(out)->append(p, n);
-            return n;
-        });
+        curl_easy_setopt(
+            e.h, CURLOPT_WRITEFUNCTION, +[](char *p, size_t, size_t n, void *out) -> size_t {
+                static_cast<std::string *>(out)->append(p, n);
+                return n;
+            });
         curl_easy_setopt(e.h, CURLOPT_WRITEDATA, &r.body);
         const CURLcode code = curl_easy_perform(e.h);
         if (code != CURLE_OK) throw ApiError(0, "", transport_error(config_, method + " " + path, code, error));
@@ -189,31 +192,32 @@ void ApiClient::stream_lines(const std::string &path, const std::function<bool(s
         bool stopped = false;
     } state{&on_line, &cancel, {}, {}, e.h};
     curl_easy_setopt(e.h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(timeout_.count()));
-    curl_easy_setopt(e.h, CURLOPT_WRITEFUNCTION, +[](char *p, size_t, size_t n, void *user) -> size_t {
-        auto &s = *static_cast<State *>(user);
-        long status = 0;
-        curl_easy_getinfo(s.h, CURLINFO_RESPONSE_CODE, &status);
-        if (status / 100 != 2) {
-            s.error_body.append(p, n);
-            return n;
-        }
-        s.pending.append(p, n);
-        std::size_t start = 0;
-        for (std::size_t nl; (nl = s.pending.find('\n', start)) != std::string::npos; start = nl + 1) {
-            if (!(*s.on_line)(std::string_view(s.pending).substr(start, nl - start))) {
-                s.stopped = true;
-                return 0;
+    curl_easy_setopt(
+        e.h, CURLOPT_WRITEFUNCTION, +[](char *p, size_t, size_t n, void *user) -> size_t {
+            auto &s = *static_cast<State *>(user);
+            long status = 0;
+            curl_easy_getinfo(s.h, CURLINFO_RESPONSE_CODE, &status);
+            if (status / 100 != 2) {
+                s.error_body.append(p, n);
+                return n;
             }
-        }
-        s.pending.erase(0, start);
-        return n;
-    });
+            s.pending.append(p, n);
+            std::size_t start = 0;
+            for (std::size_t nl; (nl = s.pending.find('\n', start)) != std::string::npos; start = nl + 1) {
+                if (!(*s.on_line)(std::string_view(s.pending).substr(start, nl - start))) {
+                    s.stopped = true;
+                    return 0;
+                }
+            }
+            s.pending.erase(0, start);
+            return n;
+        });
     curl_easy_setopt(e.h, CURLOPT_WRITEDATA, &state);
     curl_easy_setopt(e.h, CURLOPT_NOPROGRESS, 0L);
-    curl_easy_setopt(e.h, CURLOPT_XFERINFOFUNCTION,
-                     +[](void *user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) -> int {
-                         return static_cast<State *>(user)->cancel->load() ? 1 : 0;
-                     });
+    curl_easy_setopt(
+        e.h, CURLOPT_XFERINFOFUNCTION, +[](void *user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) -> int {
+            return static_cast<State *>(user)->cancel->load() ? 1 : 0;
+        });
     curl_easy_setopt(e.h, CURLOPT_XFERINFODATA, &state);
     const CURLcode code = curl_easy_perform(e.h);
     if (state.stopped || cancel.load()) return;

@@ -2,9 +2,9 @@
 
 #include <boost/json.hpp>
 
+#include <cctype>
 #include <cerrno>
 #include <cstring>
-#include <cctype>
 #include <ctime>
 #include <fstream>
 #include <iomanip>
@@ -50,7 +50,8 @@ std::optional<std::chrono::sys_seconds> parse_rfc3339(const std::string &text) {
 ExecCredentialStatus parse_exec_credential(const std::string &text, const std::string &where) {
     boost::system::error_code ec;
     const json::value v = json::parse(text, ec);
-    if (ec || !v.is_object()) throw std::runtime_error(where + ": the plugin did not print an ExecCredential JSON object");
+    if (ec || !v.is_object())
+        throw std::runtime_error(where + ": the plugin did not print an ExecCredential JSON object");
     const auto *status = v.as_object().if_contains("status");
     if (status == nullptr || !status->is_object())
         throw std::runtime_error(where + ": the ExecCredential the plugin printed has no status");
@@ -62,10 +63,12 @@ ExecCredentialStatus parse_exec_credential(const std::string &text, const std::s
     if (out.credentials.token.empty() && out.credentials.cert_pem.empty())
         throw std::runtime_error(where + ": the ExecCredential status has neither token nor clientCertificateData");
     if (out.credentials.cert_pem.empty() != out.credentials.key_pem.empty())
-        throw std::runtime_error(where + ": the ExecCredential status needs both clientCertificateData and clientKeyData");
+        throw std::runtime_error(where +
+                                 ": the ExecCredential status needs both clientCertificateData and clientKeyData");
     if (const std::string e = member(s, "expirationTimestamp"); !e.empty()) {
         out.expires = parse_rfc3339(e);
-        if (!out.expires) throw std::runtime_error(where + ": status.expirationTimestamp \"" + e + "\" is not RFC 3339");
+        if (!out.expires)
+            throw std::runtime_error(where + ": status.expirationTimestamp \"" + e + "\" is not RFC 3339");
     }
     return out;
 }
@@ -84,7 +87,9 @@ Credentials CredentialSource::current() {
     }
     if (!config_.user.exec) return c;
     std::lock_guard lock(mutex_);
-    if (cached_ && (!expires_ || std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()) < *expires_)) return *cached_;
+    if (cached_ &&
+        (!expires_ || std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()) < *expires_))
+        return *cached_;
     cached_ = run_exec_plugin();
     return *cached_;
 }
@@ -114,7 +119,8 @@ Credentials CredentialSource::run_exec_plugin() {
              .on_output = [&](bool is_err, std::string_view d) { (is_err ? err : out).append(d); },
              .timeout = std::chrono::seconds(60)});
     } catch (const std::runtime_error &e) {
-        throw std::runtime_error(x.defined_in + ": " + e.what() + (x.install_hint.empty() ? "" : "\n" + x.install_hint));
+        throw std::runtime_error(x.defined_in + ": " + e.what() +
+                                 (x.install_hint.empty() ? "" : "\n" + x.install_hint));
     }
     if (r.timed_out) throw std::runtime_error(x.defined_in + ": " + x.command + " did not finish within 60s");
     if (r.exit_code != 0)

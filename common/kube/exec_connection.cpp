@@ -47,8 +47,10 @@ void tls_setup(asio::ssl::context &ctx, const TlsMaterial &tls, const Credential
         ctx.set_verify_mode(asio::ssl::verify_none);
     } else {
         ctx.set_verify_mode(asio::ssl::verify_peer);
-        if (tls.ca_pem.empty()) ctx.set_default_verify_paths();
-        else ctx.add_certificate_authority(asio::buffer(tls.ca_pem));
+        if (tls.ca_pem.empty())
+            ctx.set_default_verify_paths();
+        else
+            ctx.add_certificate_authority(asio::buffer(tls.ca_pem));
     }
     if (!creds.cert_pem.empty()) {
         ctx.use_certificate_chain(asio::buffer(creds.cert_pem));
@@ -87,7 +89,8 @@ std::unique_ptr<ExecConnection> open_exec_connection(ApiClient &client, const Po
         if (!config.tls.insecure) ws.next_layer().set_verify_callback(asio::ssl::host_name_verification(verify_name));
         if (!is_ip(verify_name)) SSL_set_tlsext_host_name(ws.next_layer().native_handle(), verify_name.c_str());
         ws.next_layer().handshake(asio::ssl::stream_base::client, ec);
-        if (ec) throw ApiError(0, "", where + ": TLS with the API server " + config.server + " failed: " + ec.message());
+        if (ec)
+            throw ApiError(0, "", where + ": TLS with the API server " + config.server + " failed: " + ec.message());
         tcp_stream.expires_never();
         ws.set_option(websocket::stream_base::timeout{std::chrono::seconds(30), websocket::stream_base::none(), false});
         ws.set_option(websocket::stream_base::decorator([&creds](websocket::request_type &req) {
@@ -112,8 +115,10 @@ std::unique_ptr<ExecConnection> open_exec_connection(ApiClient &client, const Po
         }
         c->protocol = std::string(response[http::field::sec_websocket_protocol]);
         if (c->protocol != kV5 && c->protocol != kV4)
-            throw PodExecError(0, "", where + ": the API server offered no channel subprotocol we speak (v5 or v4), it chose \"" +
-                                          c->protocol + "\"");
+            throw PodExecError(0, "",
+                               where +
+                                   ": the API server offered no channel subprotocol we speak (v5 or v4), it chose \"" +
+                                   c->protocol + "\"");
         c->v5 = c->protocol == kV5;
         return c;
     }

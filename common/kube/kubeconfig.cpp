@@ -127,13 +127,20 @@ std::string base64_decode(const std::string &text) {
     int bits = 0;
     for (const char c : text) {
         int v;
-        if (c >= 'A' && c <= 'Z') v = c - 'A';
-        else if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
-        else if (c >= '0' && c <= '9') v = c - '0' + 52;
-        else if (c == '+') v = 62;
-        else if (c == '/') v = 63;
-        else if (c == '=' || c == '\n' || c == '\r' || c == ' ') continue;
-        else throw std::invalid_argument(std::string("not base64 (character '") + c + "')");
+        if (c >= 'A' && c <= 'Z')
+            v = c - 'A';
+        else if (c >= 'a' && c <= 'z')
+            v = c - 'a' + 26;
+        else if (c >= '0' && c <= '9')
+            v = c - '0' + 52;
+        else if (c == '+')
+            v = 62;
+        else if (c == '/')
+            v = 63;
+        else if (c == '=' || c == '\n' || c == '\r' || c == ' ')
+            continue;
+        else
+            throw std::invalid_argument(std::string("not base64 (character '") + c + "')");
         value = (value << 6) | static_cast<unsigned>(v);
         bits += 6;
         if (bits >= 8) {
@@ -156,17 +163,18 @@ Kubeconfig parse_kubeconfig(const std::string &text, const std::string &file) {
     }
     if (!root || root.IsNull()) return k;  // an empty file is an empty config, as for kubectl
     if (!root.IsMap()) fail(file, "(top level)", "must be a mapping");
-    each_named(root, "clusters", "cluster", file, [&](const std::string &name, const YAML::Node &c, const std::string &p) {
-        if (k.clusters.contains(name)) return;
-        ClusterEntry e;
-        e.file = file;
-        e.server = scalar(c, "server", file, p);
-        e.certificate_authority = resolve_path(scalar(c, "certificate-authority", file, p), file);
-        e.certificate_authority_data = scalar(c, "certificate-authority-data", file, p);
-        e.insecure_skip_tls_verify = boolean(c, "insecure-skip-tls-verify", file, p);
-        e.tls_server_name = scalar(c, "tls-server-name", file, p);
-        k.clusters.emplace(name, std::move(e));
-    });
+    each_named(root, "clusters", "cluster", file,
+               [&](const std::string &name, const YAML::Node &c, const std::string &p) {
+                   if (k.clusters.contains(name)) return;
+                   ClusterEntry e;
+                   e.file = file;
+                   e.server = scalar(c, "server", file, p);
+                   e.certificate_authority = resolve_path(scalar(c, "certificate-authority", file, p), file);
+                   e.certificate_authority_data = scalar(c, "certificate-authority-data", file, p);
+                   e.insecure_skip_tls_verify = boolean(c, "insecure-skip-tls-verify", file, p);
+                   e.tls_server_name = scalar(c, "tls-server-name", file, p);
+                   k.clusters.emplace(name, std::move(e));
+               });
     each_named(root, "users", "user", file, [&](const std::string &name, const YAML::Node &u, const std::string &p) {
         if (k.users.contains(name)) return;
         UserEntry e;
@@ -185,11 +193,12 @@ Kubeconfig parse_kubeconfig(const std::string &text, const std::string &file) {
             fail(file, p + ".auth-provider", "auth providers are not supported; use an exec credential plugin");
         k.users.emplace(name, std::move(e));
     });
-    each_named(root, "contexts", "context", file, [&](const std::string &name, const YAML::Node &c, const std::string &p) {
-        if (k.contexts.contains(name)) return;
-        k.contexts.emplace(name, ContextEntry{scalar(c, "cluster", file, p), scalar(c, "user", file, p),
-                                              scalar(c, "namespace", file, p), file});
-    });
+    each_named(root, "contexts", "context", file,
+               [&](const std::string &name, const YAML::Node &c, const std::string &p) {
+                   if (k.contexts.contains(name)) return;
+                   k.contexts.emplace(name, ContextEntry{scalar(c, "cluster", file, p), scalar(c, "user", file, p),
+                                                         scalar(c, "namespace", file, p), file});
+               });
     k.current_context = scalar(root, "current-context", file, "");
     if (!k.current_context.empty()) k.current_context_file = file;
     return k;
@@ -239,7 +248,8 @@ std::vector<std::string> kubeconfig_files(const LoadOptions &options) {
     const std::string file = (fs::path(home) / ".kube" / "config").string();
     std::error_code ec;
     if (home.empty() || !fs::exists(file, ec))
-        throw KubeconfigError("kubeconfig " + file + ": no such file (KUBECONFIG is not set; set it or pass --kubeconfig)");
+        throw KubeconfigError("kubeconfig " + file +
+                              ": no such file (KUBECONFIG is not set; set it or pass --kubeconfig)");
     return {file};
 }
 
@@ -262,7 +272,7 @@ ClientConfig resolve_client_config(const Kubeconfig &k, const LoadOptions &optio
     c.where = "context " + c.context + " from " + context.file;
     c.cluster_name = context.cluster;
     c.user_name = context.user;
-    c.namespace_name = !options.namespace_name.empty() ? options.namespace_name
+    c.namespace_name = !options.namespace_name.empty()   ? options.namespace_name
                        : !context.namespace_name.empty() ? context.namespace_name
                                                          : "default";
     if (c.cluster_name.empty()) fail(context.file, cpath + ".cluster", "missing");
@@ -285,8 +295,8 @@ ClientConfig resolve_client_config(const Kubeconfig &k, const LoadOptions &optio
     if (us == k.users.end()) fail(context.file, cpath + ".user", "user \"" + c.user_name + "\" not found in " + files);
     const UserEntry &user = us->second;
     const std::string upath = "users[" + c.user_name + "].user";
-    c.tls.cert_pem = data_or_file(user.client_certificate_data, user.client_certificate, user.file,
-                                  upath + ".client-certificate");
+    c.tls.cert_pem =
+        data_or_file(user.client_certificate_data, user.client_certificate, user.file, upath + ".client-certificate");
     c.tls.key_pem = data_or_file(user.client_key_data, user.client_key, user.file, upath + ".client-key");
     if (c.tls.cert_pem.empty() != c.tls.key_pem.empty())
         fail(user.file, upath + (c.tls.cert_pem.empty() ? ".client-certificate" : ".client-key"),
@@ -307,8 +317,10 @@ ClientConfig load_client_config(const LoadOptions &options) {
     for (const auto &file : kubeconfig_files(options)) {
         const std::string text = read_file(file, "kubeconfig " + file);
         Kubeconfig one = parse_kubeconfig(text, file);
-        if (first) merged = std::move(one);
-        else merge_kubeconfig(merged, one);
+        if (first)
+            merged = std::move(one);
+        else
+            merge_kubeconfig(merged, one);
         first = false;
     }
     return resolve_client_config(merged, options);

@@ -87,8 +87,8 @@ std::vector<std::string> kubeconfig_files(const LoadOptions &options);
 
 // What a client needs, with files read and base64 decoded.
 struct TlsMaterial {
-    std::string ca_pem;     // empty: the system's CAs
-    std::string cert_pem;   // client certificate, empty when none
+    std::string ca_pem;    // empty: the system's CAs
+    std::string cert_pem;  // client certificate, empty when none
     std::string key_pem;
     bool insecure = false;
     std::string server_name;  // tls-server-name, empty: the server's host

@@ -104,7 +104,8 @@ private:
             }
             auto data = std::make_shared<std::string>(std::move(frame));
             ws_.binary(true);
-            ws_.async_write(asio::buffer(*data), [data, done](beast::error_code ec, std::size_t) { done->set_value(!ec); });
+            ws_.async_write(asio::buffer(*data),
+                            [data, done](beast::error_code ec, std::size_t) { done->set_value(!ec); });
         });
         if (!result.get()) throw StdinRefused{};
     }
@@ -121,8 +122,10 @@ private:
             const std::string_view frame(static_cast<const char *>(data.data()), data.size());
             if (!frame.empty()) {
                 const auto channel = static_cast<unsigned char>(frame[0]);
-                if (channel == kExecStdout || channel == kExecStderr) on_output_(channel == kExecStderr, frame.substr(1));
-                else if (channel == kExecStatus) status_.append(frame.substr(1));
+                if (channel == kExecStdout || channel == kExecStderr)
+                    on_output_(channel == kExecStderr, frame.substr(1));
+                else if (channel == kExecStatus)
+                    status_.append(frame.substr(1));
             }
             buffer_.consume(buffer_.size());
             read_next();
@@ -193,8 +196,9 @@ std::string exec_path(const PodExecTarget &t, const std::vector<std::string> &co
 PodExecResult exec_in_pod(ApiClient &client, const PodExecTarget &target, const std::vector<std::string> &command,
                           const ExecStdinFn *stdin_feeder, const ExecOutputFn &on_output,
                           std::chrono::milliseconds timeout) {
-    const auto connection = open_exec_connection(client, target, command, stdin_feeder != nullptr,
-                                                 std::min<std::chrono::milliseconds>(timeout, std::chrono::seconds(30)));
+    const auto connection =
+        open_exec_connection(client, target, command, stdin_feeder != nullptr,
+                             std::min<std::chrono::milliseconds>(timeout, std::chrono::seconds(30)));
     Session session(connection->ioc, *connection->ws, connection->v5, on_output);
     PodExecResult r = session.run(stdin_feeder, timeout);
     r.protocol = connection->protocol;

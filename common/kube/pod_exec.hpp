@@ -29,9 +29,9 @@ using ExecStdinFn = std::function<void(const ExecWriteFn &write)>;
 using ExecOutputFn = std::function<void(bool is_stderr, std::string_view data)>;
 
 struct PodExecResult {
-    int exit_code = 0;         // the command's; 127 when it could not be started
-    std::string failure;       // the Status message when the command did not run or ended badly
-    std::string protocol;      // the subprotocol the server chose
+    int exit_code = 0;     // the command's; 127 when it could not be started
+    std::string failure;   // the Status message when the command did not run or ended badly
+    std::string protocol;  // the subprotocol the server chose
     bool timed_out = false;
 };
 

@@ -41,7 +41,8 @@ void read_next(ExecConnection::Ws &ws, const std::shared_ptr<PodExecStream::Stat
     ws.async_read(state->buffer, [&ws, state](beast::error_code ec, std::size_t) {
         std::lock_guard lock(state->mutex);
         if (ec) {
-            if (ec != websocket::error::closed && ec != asio::error::operation_aborted) state->read_error = ec.message();
+            if (ec != websocket::error::closed && ec != asio::error::operation_aborted)
+                state->read_error = ec.message();
             state->ended = true;
             state->arrived.notify_all();
             return;
@@ -89,7 +90,8 @@ bool PodExecStream::write_stdin(std::string_view data, Clock::time_point deadlin
         auto done = std::make_shared<std::promise<bool>>();
         auto written = done->get_future();
         asio::post(connection_->ioc, [c = connection_.get(), frame, done] {
-            c->ws->async_write(asio::buffer(*frame), [frame, done](beast::error_code ec, std::size_t) { done->set_value(!ec); });
+            c->ws->async_write(asio::buffer(*frame),
+                               [frame, done](beast::error_code ec, std::size_t) { done->set_value(!ec); });
         });
         if (written.wait_until(deadline) != std::future_status::ready) {
             // Nothing else can be sent on a stream with a write stuck halfway.

@@ -44,8 +44,8 @@ public:
     bool idle_and_open();
 
     struct End {
-        int exit_code = -1;  // as exit_code_of_status: 127 when the command could not be found
-        std::string failure; // the Status message, or why the stream broke
+        int exit_code = -1;   // as exit_code_of_status: 127 when the command could not be found
+        std::string failure;  // the Status message, or why the stream broke
     };
     // How the stream ended (meaningful once read_stdout said `ended`).
     End end();

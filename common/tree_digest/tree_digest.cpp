@@ -42,7 +42,8 @@ std::uint64_t hash_file(const std::string &path, int &error) {
 
 class Walker {
 public:
-    Walker(std::string root, const PruneFn &prune, const EachFn &each) : root_(std::move(root)), prune_(prune), each_(each) {}
+    Walker(std::string root, const PruneFn &prune, const EachFn &each)
+        : root_(std::move(root)), prune_(prune), each_(each) {}
 
     WalkResult run() {
         struct stat st {};

@@ -26,10 +26,10 @@ struct Entry {
 using Digest = std::vector<Entry>;
 
 struct WalkResult {
-    bool found = true;  // false: nothing at the root (no entry was given)
+    bool found = true;     // false: nothing at the root (no entry was given)
     bool stopped = false;  // each asked to stop
-    std::string error;  // the first path that could not be read, and why; the walk went on past it
-    int error_code = 0;  // that failure's errno
+    std::string error;     // the first path that could not be read, and why; the walk went on past it
+    int error_code = 0;    // that failure's errno
 };
 
 // Given an absolute folder path, true to leave out what lies beneath it (the folder's own entry is given).

@@ -160,7 +160,8 @@ int client_main(const char *command, int argc, char **argv, const char *help, st
         return kExitOk;
     }
     std::cout << "Name:         " << args.positional[1] << "\nKind:         " << kind << '\n';
-    if (const std::string file = text_at(answer, {"file"}); !file.empty()) std::cout << "Declared in:  " << file << '\n';
+    if (const std::string file = text_at(answer, {"file"}); !file.empty())
+        std::cout << "Declared in:  " << file << '\n';
     if (const json::value *rejected = value_at(answer, {"rejected"})) {
         std::cout << "Rejected:     " << text_at(*rejected, {"message"}) << '\n';
         if (const json::value *errors = value_at(*rejected, {"errors"}); errors != nullptr && errors->is_array())
@@ -168,7 +169,8 @@ int client_main(const char *command, int argc, char **argv, const char *help, st
                 std::cout << "  " << text_at(e, {"field"}) << ": " << text_at(e, {"message"}) << '\n';
     }
     if (const json::value *object = value_at(answer, {"object"})) {
-        if (const json::value *spec = value_at(*object, {"spec"})) std::cout << "Spec:\n" << indented(up::pretty_json(*spec)) << '\n';
+        if (const json::value *spec = value_at(*object, {"spec"}))
+            std::cout << "Spec:\n" << indented(up::pretty_json(*spec)) << '\n';
         if (const json::value *status = value_at(*object, {"status"}))
             std::cout << "Status:\n" << indented(up::pretty_json(*status)) << '\n';
     }

@@ -36,7 +36,7 @@ std::string text_of(const json::object &entry, std::string_view key) {
 
 void print_table(const json::array &plugins) {
     const std::vector<std::pair<std::string, std::string>> columns{
-        {"KIND", "kind"}, {"NAME", "name"},       {"VERSION", "version"}, {"ABI", "abi"},
+        {"KIND", "kind"},       {"NAME", "name"},       {"VERSION", "version"}, {"ABI", "abi"},
         {"CLASSES", "classes"}, {"RELOADS", "reloads"}, {"FILE", "file"}};
     std::vector<std::vector<std::string>> rows{{}};
     for (const auto &[title, key] : columns) rows[0].push_back(title);

@@ -1,8 +1,8 @@
 #include <iostream>
 
 #include "host/cli/commands.hpp"
-#include "host/core/install_paths.hpp"
 #include "host/cli/options.hpp"
+#include "host/core/install_paths.hpp"
 #include "host/replay/replay_runner.hpp"
 
 namespace liveupdate::host::cli {

@@ -129,7 +129,6 @@ long number(const ParsedArgs &args, const std::string &name, long fallback, long
     return value;
 }
 
-
 // Takes -f/--file (repeatable) and -p/--project-name out of argv, as the
 // shared parser keeps one value per option.
 std::vector<char *> take_compose_options(int argc, char **argv, std::vector<std::string> &files,
@@ -206,8 +205,10 @@ int run_up_command(int argc, char **argv) {
         if (!compose_files.empty()) options.compose_projects.push_back({compose_files, project_name});
         for (const auto &path : options.from_cluster ? std::vector<std::string>() : args.positional) {
             const auto files = compose::compose_files_of(path);
-            if (!files.empty()) options.compose_projects.push_back({files, project_name});
-            else options.paths.push_back(path);
+            if (!files.empty())
+                options.compose_projects.push_back({files, project_name});
+            else
+                options.paths.push_back(path);
         }
         if (options.paths.empty() && options.compose_projects.empty() && !options.from_cluster)
             throw UsageError("no object file, folder or compose file given");
@@ -218,7 +219,8 @@ int run_up_command(int argc, char **argv) {
         options.workers = static_cast<unsigned>(number(args, "--workers", 2, 1, kMaxWorkers));
         if (auto every = args.value("--verify-every")) {
             const auto interval = verify::parse_interval(*every);
-            if (!interval) throw UsageError("--verify-every needs a duration such as 30s, 5m or 500ms (or off), got " + *every);
+            if (!interval)
+                throw UsageError("--verify-every needs a duration such as 30s, 5m or 500ms (or off), got " + *every);
             options.verify_every = *interval;
         }
         options.verify_after_loss = !args.has("--no-verify-after-loss");

@@ -9,10 +9,10 @@ namespace liveupdate::host::cli {
 
 // Exit codes of every subcommand.
 enum ExitCode : int {
-    kExitOk = 0,        // success
-    kExitFailure = 1,   // the command ran and failed (e.g. a scenario failed)
-    kExitUsage = 2,     // bad command line
-    kExitPluginLoad = 3 // a plugin could not be loaded or refused the host's ABI
+    kExitOk = 0,         // success
+    kExitFailure = 1,    // the command ran and failed (e.g. a scenario failed)
+    kExitUsage = 2,      // bad command line
+    kExitPluginLoad = 3  // a plugin could not be loaded or refused the host's ABI
 };
 
 struct Command {

@@ -12,12 +12,15 @@ std::vector<std::string> split_command_words(std::string_view command) {
     for (std::size_t i = 0; i < command.size(); ++i) {
         const char c = command[i];
         if (quote == '\'') {
-            if (c == '\'') quote = 0;
-            else word += c;
+            if (c == '\'')
+                quote = 0;
+            else
+                word += c;
             continue;
         }
         if (c == '\\' && quote != '\'') {
-            if (i + 1 >= command.size()) throw std::invalid_argument("a trailing backslash in \"" + std::string(command) + "\"");
+            if (i + 1 >= command.size())
+                throw std::invalid_argument("a trailing backslash in \"" + std::string(command) + "\"");
             const char next = command[++i];
             // Inside double quotes a backslash escapes only what the shell would.
             if (quote == '"' && next != '"' && next != '\\' && next != '$' && next != '`') word += '\\';
@@ -26,8 +29,10 @@ std::vector<std::string> split_command_words(std::string_view command) {
             continue;
         }
         if (quote == '"') {
-            if (c == '"') quote = 0;
-            else word += c;
+            if (c == '"')
+                quote = 0;
+            else
+                word += c;
             continue;
         }
         if (c == '\'' || c == '"') {
@@ -42,7 +47,8 @@ std::vector<std::string> split_command_words(std::string_view command) {
             in_word = true;
         }
     }
-    if (quote != 0) throw std::invalid_argument(std::string("an unclosed ") + quote + " in \"" + std::string(command) + "\"");
+    if (quote != 0)
+        throw std::invalid_argument(std::string("an unclosed ") + quote + " in \"" + std::string(command) + "\"");
     if (in_word) words.push_back(std::move(word));
     return words;
 }

@@ -34,8 +34,10 @@ namespace {
 void emit(YAML::Emitter &out, const YAML::Node &node) {
     switch (node.Type()) {
     case YAML::NodeType::Scalar:
-        if (node.Tag() == "!") out << YAML::DoubleQuoted << node.Scalar();
-        else out << node.Scalar();
+        if (node.Tag() == "!")
+            out << YAML::DoubleQuoted << node.Scalar();
+        else
+            out << node.Scalar();
         break;
     case YAML::NodeType::Sequence:
         out << YAML::BeginSeq;

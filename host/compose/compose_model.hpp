@@ -48,7 +48,7 @@ struct WatchRule {
 
 struct Service {
     std::string name;
-    std::optional<std::string> build_context;  // as written, relative to the project folder or absolute
+    std::optional<std::string> build_context;     // as written, relative to the project folder or absolute
     std::optional<std::vector<WatchRule>> watch;  // set when the service has develop.watch
     Where where;
 };

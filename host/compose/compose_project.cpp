@@ -122,7 +122,8 @@ ProjectLoad load_compose_project(const ProjectOptions &options, const VariableLo
     project.directory = load.directory;
     project.files = load.files;
     try {
-        project.name = choose_project_name(options.name, variables("COMPOSE_PROJECT_NAME"), merged.name, load.directory);
+        project.name =
+            choose_project_name(options.name, variables("COMPOSE_PROJECT_NAME"), merged.name, load.directory);
     } catch (const std::invalid_argument &e) {
         load.errors.push_back(load.files.front() + ": " + e.what());
         return load;

@@ -28,8 +28,8 @@ struct ProjectLoad {
     std::vector<std::string> files;          // absolute compose files
     std::vector<std::string> watched_files;  // the compose files and the .env beside the first
     std::vector<boost::json::object> objects;
-    std::vector<std::string> errors;    // "file:line:column: why" (or "file: why")
-    std::vector<std::string> warnings;  // same shape
+    std::vector<std::string> errors;                     // "file:line:column: why" (or "file: why")
+    std::vector<std::string> warnings;                   // same shape
     std::map<std::string, std::string> rebuild_watches;  // FileWatch of a rebuild rule → its service
 };
 

@@ -18,7 +18,9 @@ public:
     Where where(const YAML::Node &node) const { return where(node.Mark()); }
     Where where(const YAML::Mark &mark) const { return Where{file_, mark.line + 1, mark.column + 1}; }
 
-    void error(const YAML::Node &node, std::string message) { out_.errors.push_back({where(node), std::move(message)}); }
+    void error(const YAML::Node &node, std::string message) {
+        out_.errors.push_back({where(node), std::move(message)});
+    }
 
     // Interpolates every scalar once, so that a variable without a value is
     // reported wherever it is, as Compose does; values are read afterwards.
@@ -114,13 +116,16 @@ public:
     void environment_of(const YAML::Node &node, const std::string &what, std::map<std::string, std::string> &env) {
         if (node.IsMap()) {
             for (const auto &entry : node)
-                env[entry.first.Scalar()] = entry.second.IsNull() ? std::string() : string_of(entry.second, what).value_or("");
+                env[entry.first.Scalar()] =
+                    entry.second.IsNull() ? std::string() : string_of(entry.second, what).value_or("");
             return;
         }
         for (const auto &item : strings_of(node, what)) {
             const auto eq = item.find('=');
-            if (eq != std::string::npos) env[item.substr(0, eq)] = item.substr(eq + 1);
-            else if (auto v = variables_(item)) env[item] = *v;
+            if (eq != std::string::npos)
+                env[item.substr(0, eq)] = item.substr(eq + 1);
+            else if (auto v = variables_(item))
+                env[item] = *v;
         }
     }
 
@@ -178,9 +183,12 @@ public:
             return;
         }
         if (const YAML::Node build = node["build"]) {
-            if (build.IsScalar()) service.build_context = text(build);
-            else if (build.IsMap() && build["context"]) service.build_context = string_of(build["context"], at + ".build.context");
-            else if (build.IsMap()) service.build_context = ".";
+            if (build.IsScalar())
+                service.build_context = text(build);
+            else if (build.IsMap() && build["context"])
+                service.build_context = string_of(build["context"], at + ".build.context");
+            else if (build.IsMap())
+                service.build_context = ".";
         }
         if (const YAML::Node develop = node["develop"]) {
             if (!develop.IsMap()) {

@@ -67,7 +67,8 @@ void ComposeRebuilder::rebuild(const RebuildJob &job) {
             std::ifstream in(job.files[i], std::ios::binary);
             std::ostringstream text;
             text << in.rdbuf();
-            const std::string copy = copies + "/" + std::to_string(i) + "-" + fs::path(job.files[i]).filename().string();
+            const std::string copy =
+                copies + "/" + std::to_string(i) + "-" + fs::path(job.files[i]).filename().string();
             try {
                 std::ofstream(copy, std::ios::binary) << without_develop(text.str());
             } catch (const std::exception &e) {
@@ -87,8 +88,10 @@ void ComposeRebuilder::rebuild(const RebuildJob &job) {
         std::error_code ec;
         fs::remove_all(copies, ec);
     }
-    if (status == 0) on_line_(job.service, "rebuild: done; the new container is synced as soon as it runs", false);
-    else on_line_(job.service, "rebuild: failed (exit " + std::to_string(status) + ")", true);
+    if (status == 0)
+        on_line_(job.service, "rebuild: done; the new container is synced as soon as it runs", false);
+    else
+        on_line_(job.service, "rebuild: failed (exit " + std::to_string(status) + ")", true);
 }
 
 }  // namespace liveupdate::host::compose

@@ -14,7 +14,8 @@ std::string_view trim(std::string_view s) {
 bool valid_key(std::string_view key) {
     if (key.empty()) return false;
     for (const char c : key)
-        if (!(c == '_' || c == '.' || c == '-' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
+        if (!(c == '_' || c == '.' || c == '-' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+              (c >= '0' && c <= '9')))
             return false;
     return !(key.front() >= '0' && key.front() <= '9');
 }
@@ -79,7 +80,8 @@ std::map<std::string, std::string> parse_dotenv(std::string_view text, const Var
                 pos = line_end == std::string_view::npos ? text.size() : line_end + 1;
                 value = quote == '"' ? interpolate(body, lookup).text : body;
             } else {
-                if (const std::size_t hash = raw.find(" #"); hash != std::string_view::npos) raw = trim(raw.substr(0, hash));
+                if (const std::size_t hash = raw.find(" #"); hash != std::string_view::npos)
+                    raw = trim(raw.substr(0, hash));
                 value = interpolate(raw, lookup).text;
             }
         } catch (const InterpolationError &e) {

@@ -17,7 +17,8 @@ namespace liveupdate::host::compose {
 // what(): "line N: why".
 class DotenvError : public std::runtime_error {
 public:
-    DotenvError(int line, const std::string &why) : std::runtime_error("line " + std::to_string(line) + ": " + why), line_(line) {}
+    DotenvError(int line, const std::string &why)
+        : std::runtime_error("line " + std::to_string(line) + ": " + why), line_(line) {}
     int line() const { return line_; }
 
 private:

@@ -22,7 +22,8 @@ public:
                 continue;
             }
             ++pos_;
-            if (pos_ >= text_.size()) throw InterpolationError(invalid("a lone \"$\" at the end (write $$ for a dollar)"));
+            if (pos_ >= text_.size())
+                throw InterpolationError(invalid("a lone \"$\" at the end (write $$ for a dollar)"));
             const char next = text_[pos_];
             if (next == '$') {
                 result += '$';
@@ -34,7 +35,8 @@ public:
                 const std::string name = read_name();
                 result += value_or_blank(name, out);
             } else {
-                throw InterpolationError(invalid(std::string("\"$") + next + "\" is not a variable (write $$ for a dollar)"));
+                throw InterpolationError(
+                    invalid(std::string("\"$") + next + "\" is not a variable (write $$ for a dollar)"));
             }
         }
         if (nested) throw InterpolationError(invalid("\"${\" is not closed"));

@@ -10,8 +10,8 @@ namespace {
 
 constexpr std::array<std::string_view, 4> kDefaultNames = {"compose.yaml", "compose.yml", "docker-compose.yml",
                                                            "docker-compose.yaml"};
-constexpr std::array<std::string_view, 4> kOverrideNames = {"compose.override.yaml", "compose.override.yml",
-                                                            "docker-compose.override.yml", "docker-compose.override.yaml"};
+constexpr std::array<std::string_view, 4> kOverrideNames = {
+    "compose.override.yaml", "compose.override.yml", "docker-compose.override.yml", "docker-compose.override.yaml"};
 
 }  // namespace
 

@@ -23,10 +23,10 @@ json::array strings(const std::vector<std::string> &v) {
 }
 
 json::object tilt_object(const char *kind, const std::string &name, const std::string &service) {
-    return json::object{{"apiVersion", "tilt.dev/v1alpha1"},
-                        {"kind", kind},
-                        {"metadata", json::object{{"name", name},
-                                                  {"annotations", json::object{{"tilt.dev/resource", service}}}}}};
+    return json::object{
+        {"apiVersion", "tilt.dev/v1alpha1"},
+        {"kind", kind},
+        {"metadata", json::object{{"name", name}, {"annotations", json::object{{"tilt.dev/resource", service}}}}}};
 }
 
 // The rule's path, absolute; an error naming `at` when it leaves the project
@@ -133,7 +133,8 @@ WatchObjects watch_objects(const Project &project, const DockerignoreReader &doc
             const auto path = rule_path(project, rule, at, errors);
             if (!path) continue;
             if (syncs(rule.action) && (!rule.target || rule.target->empty())) {
-                errors.push_back({rule.where, at + ": action " + rule.action + " needs a target (the path in the container)"});
+                errors.push_back(
+                    {rule.where, at + ": action " + rule.action + " needs a target (the path in the container)"});
                 continue;
             }
             if (rule.action == "sync+exec" && (!rule.exec || rule.exec->command.empty())) {
@@ -141,7 +142,8 @@ WatchObjects watch_objects(const Project &project, const DockerignoreReader &doc
                 continue;
             }
             if (rule.exec && rule.action != "sync+exec")
-                out.warnings.push_back({rule.where, at + ": exec is only used by action sync+exec, not " + rule.action});
+                out.warnings.push_back(
+                    {rule.where, at + ": exec is only used by action sync+exec, not " + rule.action});
             const std::string watch_name = name + "-watch-" + std::to_string(i + 1);
             service_watches.push_back(file_watch(watch_name, name, *path, rule, context, ignore_file));
             if (rule.action == "rebuild") {
@@ -149,7 +151,8 @@ WatchObjects watch_objects(const Project &project, const DockerignoreReader &doc
                 continue;
             }
             sources.push_back(json::object{{"fileWatch", watch_name}});
-            if (syncs(rule.action)) syncs_out.push_back(json::object{{"localPath", *path}, {"containerPath", *rule.target}});
+            if (syncs(rule.action))
+                syncs_out.push_back(json::object{{"localPath", *path}, {"containerPath", *rule.target}});
             if (rule.action == "sync+exec") execs.push_back(exec_of(*rule.exec, *path));
             if (rule.action == "sync+restart" || rule.action == "restart") restart_paths.emplace_back(*path);
             initial_sync |= rule.initial_sync && syncs(rule.action);

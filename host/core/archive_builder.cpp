@@ -145,8 +145,7 @@ private:
         throw HostError(kBuild, where, text != nullptr ? text : "libarchive error");
     }
 
-    void header(const std::string &name, const struct stat &st, mode_t type, int64_t size,
-                const char *symlink_target) {
+    void header(const std::string &name, const struct stat &st, mode_t type, int64_t size, const char *symlink_target) {
         if (before_entry_) before_entry_("/" + name);
         archive_entry_clear(entry_);
         archive_entry_set_pathname(entry_, name.c_str());
@@ -379,7 +378,8 @@ public:
 
 private:
     void wait_for_room(std::unique_lock<std::mutex> &lock) {
-        s_.changed_.wait(lock, [&] { return s_.reader_gone_ || (s_.slot_ != nullptr && s_.slot_filled_ < s_.slot_capacity_); });
+        s_.changed_.wait(
+            lock, [&] { return s_.reader_gone_ || (s_.slot_ != nullptr && s_.slot_filled_ < s_.slot_capacity_); });
         if (s_.reader_gone_) throw HostError(kBuild, "archive stream", "the updater stopped reading");
     }
 
@@ -474,8 +474,8 @@ std::optional<std::string> ArchiveStream::finish(bool drain) {
     if (failure) return "the archive is incomplete: " + *failure;
     if (summary_.unreadable.empty()) return std::nullopt;
     constexpr std::size_t kNamed = 10;
-    std::string text = "not every file was copied: " + std::to_string(summary_.unreadable.size()) +
-                       " path(s) could not be read: ";
+    std::string text =
+        "not every file was copied: " + std::to_string(summary_.unreadable.size()) + " path(s) could not be read: ";
     for (std::size_t i = 0; i < summary_.unreadable.size() && i < kNamed; ++i)
         text += (i > 0 ? "; " : "") + summary_.unreadable[i];
     if (summary_.unreadable.size() > kNamed)

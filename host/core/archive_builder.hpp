@@ -40,7 +40,7 @@ struct CopyMapping {
 
 struct ArchiveSummary {
     std::uint64_t entries = 0;
-    std::uint64_t bytes = 0;  // archive bytes written
+    std::uint64_t bytes = 0;              // archive bytes written
     std::vector<std::string> unreadable;  // "PATH (why)" of each path left out
 };
 

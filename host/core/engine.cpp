@@ -34,15 +34,14 @@ std::string where_of(const LiveUpdatePlugin &plugin) { return "plugin " + plugin
 
 // A step document: a JSON object with "type", of a "stepVersion" this host
 // reads (absent: 1, from plugins older than the field).
-json::object parse_step(const LiveUpdatePlugin &plugin, int32_t rc, std::string_view text,
-                        const char *what) {
+json::object parse_step(const LiveUpdatePlugin &plugin, int32_t rc, std::string_view text, const char *what) {
     if (rc != LU_OK) {
         throw PluginCallError(what, where_of(plugin), rc_text(rc) + ": " + std::string(text));
     }
     json::value step = parse_json(text, what, where_of(plugin));
     if (!step.is_object() || !step.as_object().contains("type")) {
-        throw PluginCallError(what, where_of(plugin), "the step is not an object with \"type\": " +
-                                                          std::string(text.substr(0, 200)));
+        throw PluginCallError(what, where_of(plugin),
+                              "the step is not an object with \"type\": " + std::string(text.substr(0, 200)));
     }
     if (const json::value *version = step.as_object().if_contains("stepVersion");
         version != nullptr && !(version->is_int64() && version->as_int64() == LU_STEP_VERSION)) {
@@ -61,8 +60,7 @@ json::object ReconcileSession::continue_with(const json::value &outcome, common:
     const std::string outcome_text = to_json_text(outcome);
     const std::string now_text = now.format();
     PluginMessage step(plugin_->api().free_message);
-    int32_t rc = plugin_->api().reconcile_continue(session_, to_lu_str(outcome_text), to_lu_str(now_text),
-                                                   step.out());
+    int32_t rc = plugin_->api().reconcile_continue(session_, to_lu_str(outcome_text), to_lu_str(now_text), step.out());
     return parse_step(*plugin_, rc, step.view(), "reconcile_continue failed");
 }
 
@@ -159,8 +157,8 @@ Engine::Begun Engine::reconcile_begin(std::string_view live_update, common::Micr
     const std::string now_text = now.format();
     lu_reconcile *session = nullptr;
     PluginMessage step(plugin_->api().free_message);
-    int32_t rc = plugin_->api().reconcile_begin(engine_, to_lu_str(live_update), to_lu_str(now_text), &session,
-                                                step.out());
+    int32_t rc =
+        plugin_->api().reconcile_begin(engine_, to_lu_str(live_update), to_lu_str(now_text), &session, step.out());
     std::unique_ptr<ReconcileSession> owner;
     if (session != nullptr) owner = std::make_unique<ReconcileSession>(plugin_, session);
     json::object first = parse_step(*plugin_, rc, step.view(), "reconcile_begin failed");

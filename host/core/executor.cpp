@@ -69,7 +69,8 @@ struct PreparedUpdate {
             const std::string field = "copy[" + std::to_string(i) + "]";
             const json::value *local = find_member(copy_list[i], "local");
             const json::value *in_container = find_member(copy_list[i], "container");
-            if (local == nullptr || in_container == nullptr) throw HostError(kBadStep, field, "needs local and container");
+            if (local == nullptr || in_container == nullptr)
+                throw HostError(kBadStep, field, "needs local and container");
             copies.push_back(CopyMapping{require_string(*local, field + ".local"),
                                          require_string(*in_container, field + ".container")});
         }
@@ -95,8 +96,8 @@ struct PreparedUpdate {
             run_args.push_back(std::move(args));
             echo_off.push_back(bool_member(run_list[i].as_object(), "echoOff"));
             const json::object &run = run_list[i].as_object();
-            RunOptions options{string_member(run, "user"), string_member(run, "workingDir"), {},
-                               bool_member(run, "privileged")};
+            RunOptions options{
+                string_member(run, "user"), string_member(run, "workingDir"), {}, bool_member(run, "privileged")};
             if (run.contains("env")) {
                 const json::array &env = array_member(run, "env");
                 for (std::size_t j = 0; j < env.size(); ++j)
@@ -133,7 +134,7 @@ UpdateOutcome Executor::execute(const json::object &update, const LogSinkFn &log
         std::shared_ptr<const Updater> updater = updaters_.find(prepared.via);
         if (!updater) return UpdateOutcome::infra_failure("no updater serves \"" + prepared.via + "\"");
 
-        lu_container_ref container{sizeof(lu_container_ref), prepared.container_id.c_str(),
+        lu_container_ref container{sizeof(lu_container_ref),        prepared.container_id.c_str(),
                                    prepared.container_name.c_str(), prepared.pod_name.c_str(),
                                    prepared.namespace_name.c_str(), prepared.root.c_str()};
         std::vector<lu_path_mapping> mappings;

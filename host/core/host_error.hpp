@@ -11,7 +11,9 @@ class HostError : public std::runtime_error {
 public:
     HostError(std::string what, std::string where, std::string why)
         : std::runtime_error(what + ": " + where + ": " + why),
-          what_(std::move(what)), where_(std::move(where)), why_(std::move(why)) {}
+          what_(std::move(what)),
+          where_(std::move(where)),
+          why_(std::move(why)) {}
 
     const std::string &operation() const { return what_; }
     const std::string &location() const { return where_; }

@@ -24,7 +24,7 @@ void log_to_sink(void *ctx, int32_t level, lu_str line);
 // A local container's process settings, which commands run in it take too.
 struct LocalProcess {
     std::vector<std::pair<std::string, std::string>> env;  // added to the host's environment
-    std::string working_dir;                                // a container path
+    std::string working_dir;                               // a container path
 };
 
 // Implemented by whoever supervises LocalContainer processes (lu-host up).
@@ -53,11 +53,10 @@ public:
 
 private:
     static const void *get_extension(void *ctx, const char *id);
-    static int32_t restart_local(void *ctx, const lu_container_ref *container, char *error,
-                                 size_t error_capacity);
+    static int32_t restart_local(void *ctx, const lu_container_ref *container, char *error, size_t error_capacity);
     static int32_t process_local(void *ctx, const lu_container_ref *container,
-                                 void (*each_env)(void *each_ctx, const char *name, const char *value),
-                                 void *each_ctx, char *working_dir, size_t working_dir_capacity);
+                                 void (*each_env)(void *each_ctx, const char *name, const char *value), void *each_ctx,
+                                 char *working_dir, size_t working_dir_capacity);
     std::shared_ptr<LocalContainers> local_containers() const;
 
     lu_updater_host host_{};

@@ -19,8 +19,7 @@ const boost::json::value *find_member(const boost::json::value &object, std::str
     return as_object->if_contains(key);
 }
 
-std::string string_member(const boost::json::value &object, std::string_view key,
-                          std::string_view fallback) {
+std::string string_member(const boost::json::value &object, std::string_view key, std::string_view fallback) {
     const auto *member = find_member(object, key);
     if (member == nullptr || !member->is_string()) return std::string(fallback);
     return std::string(member->get_string());

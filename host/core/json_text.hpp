@@ -17,7 +17,6 @@ std::string to_json_text(const boost::json::value &value);
 // Object member or nullptr when absent or the object is not an object.
 const boost::json::value *find_member(const boost::json::value &object, std::string_view key);
 // The member as a string, or fallback.
-std::string string_member(const boost::json::value &object, std::string_view key,
-                          std::string_view fallback = "");
+std::string string_member(const boost::json::value &object, std::string_view key, std::string_view fallback = "");
 
 }  // namespace liveupdate::host

@@ -104,8 +104,7 @@ PluginIdentity identity_of(const lu_plugin_info *info, const fs::path &file) {
         throw PluginLoadError(kLoadFailed, file.string(),
                               "plugin info too small (" + std::to_string(info->struct_size) + " bytes)");
     }
-    return PluginIdentity{safe(info->kind), safe(info->name), safe(info->version), info->abi_min,
-                          info->abi_max};
+    return PluginIdentity{safe(info->kind), safe(info->name), safe(info->version), info->abi_min, info->abi_max};
 }
 
 // Asks the entry point for LU_ABI_VERSION; refuses a plugin that does not serve it.
@@ -126,22 +125,20 @@ const Api *negotiate(const LoadedLibrary &library, const char *entry_symbol, con
     out_identity = identity_of(info, library.file());
     if (out_identity.kind != expected_kind) {
         throw PluginLoadError(kLoadFailed, file,
-                              "plugin " + out_identity.name + " is of kind \"" + out_identity.kind +
-                                  "\", expected \"" + expected_kind + "\"");
+                              "plugin " + out_identity.name + " is of kind \"" + out_identity.kind + "\", expected \"" +
+                                  expected_kind + "\"");
     }
     if (api == nullptr) {
         throw PluginLoadError(kLoadFailed, file,
-                              "plugin " + out_identity.name + " serves ABI " +
-                                  std::to_string(out_identity.abi_min) + ".." +
-                                  std::to_string(out_identity.abi_max) + ", host needs " +
+                              "plugin " + out_identity.name + " serves ABI " + std::to_string(out_identity.abi_min) +
+                                  ".." + std::to_string(out_identity.abi_max) + ", host needs " +
                                   std::to_string(LU_ABI_VERSION));
     }
     if (api->struct_size < minimum_table_size<Api>() || api->abi_version != LU_ABI_VERSION) {
         throw PluginLoadError(kLoadFailed, file,
                               "plugin " + out_identity.name + " returned a table of ABI " +
-                                  std::to_string(api->abi_version) + " and " +
-                                  std::to_string(api->struct_size) + " bytes; host needs ABI " +
-                                  std::to_string(LU_ABI_VERSION) + " and at least " +
+                                  std::to_string(api->abi_version) + " and " + std::to_string(api->struct_size) +
+                                  " bytes; host needs ABI " + std::to_string(LU_ABI_VERSION) + " and at least " +
                                   std::to_string(minimum_table_size<Api>()) + " bytes");
     }
     return api;
@@ -149,8 +146,7 @@ const Api *negotiate(const LoadedLibrary &library, const char *entry_symbol, con
 
 void require(bool present, const fs::path &file, const char *member) {
     if (!present) {
-        throw PluginLoadError(kLoadFailed, file.string(),
-                              std::string("the plugin's function table lacks ") + member);
+        throw PluginLoadError(kLoadFailed, file.string(), std::string("the plugin's function table lacks ") + member);
     }
 }
 
@@ -194,8 +190,7 @@ std::shared_ptr<LoadedLibrary> LoadedLibrary::load(const fs::path &file, LoadOpt
 
 void *LoadedLibrary::symbol(const char *name) const {
     if (!library_.has(name)) {
-        throw PluginLoadError(kLoadFailed, file_.string(),
-                              std::string("missing entry symbol ") + name);
+        throw PluginLoadError(kLoadFailed, file_.string(), std::string("missing entry symbol ") + name);
     }
     return reinterpret_cast<void *>(library_.get<void()>(name));
 }
@@ -203,25 +198,23 @@ void *LoadedLibrary::symbol(const char *name) const {
 std::shared_ptr<const LiveUpdatePlugin> LiveUpdatePlugin::load(const fs::path &file, LoadOptions options) {
     auto library = LoadedLibrary::load(file, options);
     PluginIdentity identity;
-    const auto *api = negotiate<lu_liveupdate_api, lu_liveupdate_entry_fn>(
-        *library, LU_LIVEUPDATE_ENTRY_SYMBOL, "liveupdate", identity);
+    const auto *api = negotiate<lu_liveupdate_api, lu_liveupdate_entry_fn>(*library, LU_LIVEUPDATE_ENTRY_SYMBOL,
+                                                                           "liveupdate", identity);
     require(api->create && api->destroy, file, "create/destroy");
     require(api->validate && api->upsert && api->remove, file, "validate/upsert/remove");
     require(api->reconcile_begin && api->reconcile_continue && api->reconcile_end, file, "reconcile_*");
     require(api->snapshot && api->restore && api->free_message, file, "snapshot/restore/free_message");
-    return std::shared_ptr<const LiveUpdatePlugin>(
-        new LiveUpdatePlugin(std::move(library), api, std::move(identity)));
+    return std::shared_ptr<const LiveUpdatePlugin>(new LiveUpdatePlugin(std::move(library), api, std::move(identity)));
 }
 
 std::shared_ptr<const UpdaterPlugin> UpdaterPlugin::load(const fs::path &file, LoadOptions options) {
     auto library = LoadedLibrary::load(file, options, "updater");
     PluginIdentity identity;
-    const auto *api = negotiate<lu_updater_api, lu_updater_entry_fn>(*library, LU_UPDATER_ENTRY_SYMBOL,
-                                                                       "updater", identity);
+    const auto *api =
+        negotiate<lu_updater_api, lu_updater_entry_fn>(*library, LU_UPDATER_ENTRY_SYMBOL, "updater", identity);
     require(api->create && api->destroy && api->update && api->free_message, file,
             "create/destroy/update/free_message");
-    return std::shared_ptr<const UpdaterPlugin>(
-        new UpdaterPlugin(std::move(library), api, std::move(identity)));
+    return std::shared_ptr<const UpdaterPlugin>(new UpdaterPlugin(std::move(library), api, std::move(identity)));
 }
 
 }  // namespace liveupdate::host

@@ -58,16 +58,14 @@ private:
 // The liveupdate plugin: its function table, valid while this object lives.
 class LiveUpdatePlugin {
 public:
-    static std::shared_ptr<const LiveUpdatePlugin> load(const std::filesystem::path &file,
-                                                        LoadOptions options = {});
+    static std::shared_ptr<const LiveUpdatePlugin> load(const std::filesystem::path &file, LoadOptions options = {});
 
     const lu_liveupdate_api &api() const { return *api_; }
     const PluginIdentity &identity() const { return identity_; }
     const std::filesystem::path &file() const { return library_->file(); }
 
 private:
-    LiveUpdatePlugin(std::shared_ptr<LoadedLibrary> library, const lu_liveupdate_api *api,
-                     PluginIdentity identity)
+    LiveUpdatePlugin(std::shared_ptr<LoadedLibrary> library, const lu_liveupdate_api *api, PluginIdentity identity)
         : library_(std::move(library)), api_(api), identity_(std::move(identity)) {}
 
     std::shared_ptr<LoadedLibrary> library_;
@@ -78,16 +76,14 @@ private:
 // An updater plugin: its function table, valid while this object lives.
 class UpdaterPlugin {
 public:
-    static std::shared_ptr<const UpdaterPlugin> load(const std::filesystem::path &file,
-                                                     LoadOptions options = {});
+    static std::shared_ptr<const UpdaterPlugin> load(const std::filesystem::path &file, LoadOptions options = {});
 
     const lu_updater_api &api() const { return *api_; }
     const PluginIdentity &identity() const { return identity_; }
     const std::filesystem::path &file() const { return library_->file(); }
 
 private:
-    UpdaterPlugin(std::shared_ptr<LoadedLibrary> library, const lu_updater_api *api,
-                  PluginIdentity identity)
+    UpdaterPlugin(std::shared_ptr<LoadedLibrary> library, const lu_updater_api *api, PluginIdentity identity)
         : library_(std::move(library)), api_(api), identity_(std::move(identity)) {}
 
     std::shared_ptr<LoadedLibrary> library_;

@@ -44,7 +44,8 @@ void probe_plugin_in_child(const fs::path &prober, std::string_view kind, const 
                            const fs::path &shown_as) {
     int out[2];
     if (::pipe2(out, O_CLOEXEC) != 0)
-        throw PluginLoadError(kRefused, shown_as.string(), std::string("cannot start a probe: ") + std::strerror(errno));
+        throw PluginLoadError(kRefused, shown_as.string(),
+                              std::string("cannot start a probe: ") + std::strerror(errno));
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);

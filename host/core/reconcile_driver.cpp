@@ -25,10 +25,9 @@ std::string working_directory() {
 
 }  // namespace
 
-ReconcileDriver::ReconcileDriver(const EngineSlot &engine, const Executor &executor, ObjectStore &store,
-                                 Clock clock, LiveLogFn live_log)
-    : engine_(engine), executor_(executor), store_(store), clock_(std::move(clock)),
-      live_log_(std::move(live_log)) {}
+ReconcileDriver::ReconcileDriver(const EngineSlot &engine, const Executor &executor, ObjectStore &store, Clock clock,
+                                 LiveLogFn live_log)
+    : engine_(engine), executor_(executor), store_(store), clock_(std::move(clock)), live_log_(std::move(live_log)) {}
 
 std::shared_ptr<std::mutex> ReconcileDriver::lock_for(const std::string &live_update) {
     std::lock_guard lock(locks_mutex_);

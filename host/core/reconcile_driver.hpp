@@ -16,10 +16,10 @@
 
 #include <boost/json.hpp>
 
+#include "common/micro_time.hpp"
 #include "host/core/engine_slot.hpp"
 #include "host/core/executor.hpp"
 #include "host/core/log.hpp"
-#include "common/micro_time.hpp"
 #include "host/core/object_store.hpp"
 
 namespace liveupdate::host {
@@ -31,12 +31,12 @@ struct LogLine {
 
 struct ReconcileResult {
     std::string live_update;
-    boost::json::value status;  // null when the LiveUpdate does not exist
+    boost::json::value status;    // null when the LiveUpdate does not exist
     bool status_changed = false;  // as the plugin said
     bool status_written = false;  // written into the store
     std::vector<boost::json::object> events;
     std::vector<LogLine> log;
-    std::size_t updates = 0;      // update steps executed
+    std::size_t updates = 0;  // update steps executed
 };
 
 class ReconcileDriver {

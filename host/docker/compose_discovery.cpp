@@ -15,7 +15,7 @@ using liveupdate::docker_engine::StreamCancel;
 
 // Lifecycle events that can change which container stands for a service or its
 // state; exec events (every live update makes some) are left out.
-constexpr const char *kStateEvents[] = {"create", "start", "restart", "die",     "stop", "kill",
+constexpr const char *kStateEvents[] = {"create", "start",   "restart", "die",    "stop", "kill",
                                         "pause",  "unpause", "destroy", "rename", "oom"};
 
 std::string events_path(std::time_t since) {
@@ -25,7 +25,8 @@ std::string events_path(std::time_t since) {
     json::array events;
     for (const char *e : kStateEvents) events.emplace_back(e);
     filters["event"] = std::move(events);
-    return "/events?since=" + std::to_string(since) + "&filters=" + EngineClient::query_escape(json::serialize(filters));
+    return "/events?since=" + std::to_string(since) +
+           "&filters=" + EngineClient::query_escape(json::serialize(filters));
 }
 
 std::string attribute(const json::object &event, const char *key) {
@@ -102,7 +103,8 @@ void ComposeDiscovery::follow_events() {
                     return true;
                 },
                 *cancel);
-            if (!cancel->cancelled()) warn_once("docker compose discovery: the engine closed the event stream; reconnecting");
+            if (!cancel->cancelled())
+                warn_once("docker compose discovery: the engine closed the event stream; reconnecting");
         } catch (const std::exception &e) {
             warn_once(std::string("docker compose discovery: ") + e.what());
         }
@@ -112,7 +114,8 @@ void ComposeDiscovery::follow_events() {
 }
 
 json::object ComposeDiscovery::current_status(const ComposeServiceRef &service) {
-    const auto list = client_->get("/containers/json?all=1&filters=" + EngineClient::query_escape(service_filter_json(service)));
+    const auto list =
+        client_->get("/containers/json?all=1&filters=" + EngineClient::query_escape(service_filter_json(service)));
     EngineClient::expect_success(list, "GET /containers/json");
     const auto listed = json::parse(list.body);
     if (!listed.is_array())
@@ -146,7 +149,7 @@ void ComposeDiscovery::refresh_loop() {
             status = current_status(watched.spec);
         } catch (const std::exception &e) {
             warn_once(std::string("docker compose discovery: ") + e.what());
-            continue; // the event stream's reconnect marks everything dirty again
+            continue;  // the event stream's reconnect marks everything dirty again
         }
         board_.source_answers();
         if (board_.record(name, watched.spec, status) && on_status_) on_status_(name, status);

@@ -33,9 +33,9 @@ namespace liveupdate::host::docker {
 class ComposeDiscovery {
 public:
     struct Options {
-        std::string docker_host;  // DOCKER_HOST syntax; empty: $DOCKER_HOST, else the default socket
-        std::string api_version;  // empty: negotiated
-        std::chrono::milliseconds timeout{10000};     // each API call
+        std::string docker_host;                   // DOCKER_HOST syntax; empty: $DOCKER_HOST, else the default socket
+        std::string api_version;                   // empty: negotiated
+        std::chrono::milliseconds timeout{10000};  // each API call
         std::chrono::milliseconds retry_delay{1000};  // after the engine went away
     };
     // Called from the discovery's own thread, never with its lock held.
@@ -65,7 +65,7 @@ private:
     StatusFn on_status_;
     WarningFn on_warning_;
     Options options_;
-    std::string endpoint_error_; // an unusable DOCKER_HOST from the environment
+    std::string endpoint_error_;  // an unusable DOCKER_HOST from the environment
     std::unique_ptr<liveupdate::docker_engine::EngineClient> client_;
 
     StatusBoard<ComposeServiceRef> board_;

@@ -31,7 +31,8 @@ std::string label_of(const json::object &container, const char *label) {
 json::array port_bindings_of(const json::object &inspect) {
     std::vector<std::tuple<std::int64_t, std::int64_t, std::string>> found;
     const auto *settings = inspect.if_contains("NetworkSettings");
-    const auto *ports = settings != nullptr && settings->is_object() ? settings->as_object().if_contains("Ports") : nullptr;
+    const auto *ports =
+        settings != nullptr && settings->is_object() ? settings->as_object().if_contains("Ports") : nullptr;
     if (ports == nullptr || !ports->is_object()) return {};
     for (const auto &[key, bindings] : ports->as_object()) {
         const std::int64_t container_port = std::atoll(std::string(key).c_str());
@@ -106,7 +107,8 @@ json::object compose_status_from_inspect(const json::object &inspect) {
     const auto &state = state_value->as_object();
     json::object out;
     if (const auto s = common::text_at(state, "Status"); !s.empty()) out["status"] = s;
-    if (const auto *running = state.if_contains("Running"); running != nullptr && running->is_bool() && running->as_bool())
+    if (const auto *running = state.if_contains("Running");
+        running != nullptr && running->is_bool() && running->as_bool())
         out["running"] = true;
     if (const auto e = common::text_at(state, "Error"); !e.empty()) out["error"] = e;
     if (const auto *code = state.if_contains("ExitCode"); code != nullptr && code->is_int64() && code->as_int64() != 0)

@@ -88,8 +88,8 @@ json::array containers(const json::object &pod, const char *spec_key, const char
     for (const auto &c : *specs) {
         if (!c.is_object()) continue;
         const std::string name = text_at(&c.as_object(), "name");
-        json::object entry{{"name", name}, {"id", ""}, {"image", text_at(&c.as_object(), "image")}, {"ready", false},
-                           {"restarts", 0}, {"state", json::object{}}};
+        json::object entry{{"name", name},   {"id", ""},      {"image", text_at(&c.as_object(), "image")},
+                           {"ready", false}, {"restarts", 0}, {"state", json::object{}}};
         if (statuses != nullptr)
             for (const auto &s : *statuses) {
                 if (!s.is_object() || text_at(&s.as_object(), "name") != name) continue;
@@ -145,7 +145,8 @@ DiscoverySpec discovery_spec_of(const json::object &object) {
     if (const auto *x = s->if_contains("extraSelectors"); x != nullptr && !x->is_null()) {
         if (!x->is_array()) throw std::invalid_argument("spec.extraSelectors: must be a list");
         for (std::size_t i = 0; i < x->as_array().size(); ++i)
-            spec.extra_selectors.push_back(parse_selector(x->as_array()[i], "spec.extraSelectors[" + std::to_string(i) + "]"));
+            spec.extra_selectors.push_back(
+                parse_selector(x->as_array()[i], "spec.extraSelectors[" + std::to_string(i) + "]"));
     }
     return spec;
 }
@@ -162,8 +163,10 @@ std::string selector_query(const LabelSelector &s) {
     const auto add = [&q](const std::string &part) { q += (q.empty() ? "" : ",") + part; };
     for (const auto &[k, v] : s.match_labels) add(std::string(k).append("=").append(v));
     for (const auto &r : s.match_expressions) {
-        if (r.op == "Exists") add(r.key);
-        else if (r.op == "DoesNotExist") add("!" + r.key);
+        if (r.op == "Exists")
+            add(r.key);
+        else if (r.op == "DoesNotExist")
+            add("!" + r.key);
         else {
             std::string values;
             for (const auto &v : r.values) values += (values.empty() ? "" : ",") + v;
@@ -182,8 +185,8 @@ bool selector_matches(const LabelSelector &s, const std::map<std::string, std::s
     }
     for (const auto &r : s.match_expressions) {
         const auto found = labels.find(r.key);
-        const bool in = found != labels.end() &&
-                        std::find(r.values.begin(), r.values.end(), found->second) != r.values.end();
+        const bool in =
+            found != labels.end() && std::find(r.values.begin(), r.values.end(), found->second) != r.values.end();
         if (r.op == "In" && !in) return false;
         if (r.op == "NotIn" && in) return false;
         if (r.op == "Exists" && found == labels.end()) return false;
@@ -200,8 +203,8 @@ std::optional<OwnerRef> controller_owner(const json::object &object) {
         if (!o.is_object()) continue;
         const auto *controller = o.as_object().if_contains("controller");
         if (controller == nullptr || !controller->is_bool() || !controller->as_bool()) continue;
-        return OwnerRef{text_at(&o.as_object(), "kind"), text_at(&o.as_object(), "name"), text_at(&o.as_object(), "uid"),
-                        text_at(&o.as_object(), "apiVersion")};
+        return OwnerRef{text_at(&o.as_object(), "kind"), text_at(&o.as_object(), "name"),
+                        text_at(&o.as_object(), "uid"), text_at(&o.as_object(), "apiVersion")};
     }
     return std::nullopt;
 }
@@ -243,7 +246,8 @@ json::object pod_status_entry(const json::object &pod, const std::string &ancest
     out["containers"] = std::move(cs);
     if (!init.empty()) out["initContainers"] = std::move(init);
     if (const auto *labels = meta != nullptr ? object_at(*meta, "labels") : nullptr)
-        if (const std::string hash = text_at(labels, "pod-template-hash"); !hash.empty()) out["podTemplateSpecHash"] = hash;
+        if (const std::string hash = text_at(labels, "pod-template-hash"); !hash.empty())
+            out["podTemplateSpecHash"] = hash;
     if (!ancestor_uid.empty()) out["ancestorUID"] = ancestor_uid;
     if (!ancestors.empty()) {
         const Ancestor &top = ancestors.back();

@@ -130,8 +130,11 @@ void KubernetesDiscovery::follow_namespace(const std::string &ns, Namespace &sta
                     const auto &o = object->as_object();
                     if (type->as_string() == "ERROR") {
                         const auto *code = o.if_contains("code");
-                        if (code != nullptr && code->is_int64() && code->as_int64() == 410) need_list = true;
-                        else warn("kubernetes discovery: watch of namespace " + ns + ": " + kube::status_message(json::serialize(o)));
+                        if (code != nullptr && code->is_int64() && code->as_int64() == 410)
+                            need_list = true;
+                        else
+                            warn("kubernetes discovery: watch of namespace " + ns + ": " +
+                                 kube::status_message(json::serialize(o)));
                         return false;
                     }
                     if (const std::string rv = common::text_at(common::object_at(o, "metadata"), "resourceVersion");
@@ -141,8 +144,10 @@ void KubernetesDiscovery::follow_namespace(const std::string &ns, Namespace &sta
                     const std::string uid = common::text_at(common::object_at(o, "metadata"), "uid");
                     {
                         std::lock_guard lock(board_.lock());
-                        if (type->as_string() == "DELETED") state.pods.erase(uid);
-                        else state.pods[uid] = o;
+                        if (type->as_string() == "DELETED")
+                            state.pods.erase(uid);
+                        else
+                            state.pods[uid] = o;
                     }
                     mark_namespace_dirty(ns);
                     return true;

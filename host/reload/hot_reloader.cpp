@@ -38,8 +38,10 @@ json::object entry_of(const host::PluginIdentity &identity, uint32_t abi, const 
 
 HotReloader::HotReloader(host::EngineSlot &engine, QuiesceGate &gate, host::UpdaterRegistry &registry,
                          std::shared_ptr<host::UpdaterHostServices> services, HotReloadOptions options)
-    : engine_(engine), engine_reloader_(engine, gate, options.load),
-      updaters_(registry, std::move(services), options.load), options_(std::move(options)) {
+    : engine_(engine),
+      engine_reloader_(engine, gate, options.load),
+      updaters_(registry, std::move(services), options.load),
+      options_(std::move(options)) {
     options_.liveupdate_plugin = normal(options_.liveupdate_plugin);
     if (options_.config) options_.config = normal(*options_.config);
     for (auto &[via, choice] : options_.defaults) choice.plugin = normal(choice.plugin);
@@ -109,8 +111,8 @@ bool HotReloader::reload_liveupdate() {
         }
         loaded(file, true);
         host::log::info("hot reload: liveupdate plugin " + file.string() + " (" +
-                        described(engine_.identity(), LU_ABI_VERSION) + ") in service after " +
-                        millis(times.total) + "; updates paused " + millis(times.pause));
+                        described(engine_.identity(), LU_ABI_VERSION) + ") in service after " + millis(times.total) +
+                        "; updates paused " + millis(times.pause));
         return true;
     } catch (const std::exception &e) {
         host::log::error("hot reload: liveupdate plugin " + file.string() +
@@ -181,11 +183,11 @@ json::array HotReloader::plugins() const {
         }
         return entry;
     };
-    out.push_back(with_record(entry_of(engine_.identity(), LU_ABI_VERSION, engine_.plugin_file()),
-                              options_.liveupdate_plugin));
+    out.push_back(
+        with_record(entry_of(engine_.identity(), LU_ABI_VERSION, engine_.plugin_file()), options_.liveupdate_plugin));
     for (const auto &served : updaters_.loaded()) {
-        json::object entry = entry_of(served.plugin->identity(), served.plugin->api().abi_version,
-                                      served.plugin->file());
+        json::object entry =
+            entry_of(served.plugin->identity(), served.plugin->api().abi_version, served.plugin->file());
         json::array classes;
         for (const auto &via : served.classes) classes.emplace_back(via);
         entry["classes"] = std::move(classes);

@@ -16,9 +16,9 @@
 
 #include <boost/json.hpp>
 
+#include "common/micro_time.hpp"
 #include "host/core/engine_slot.hpp"
 #include "host/core/host_services.hpp"
-#include "common/micro_time.hpp"
 #include "host/core/updater_registry.hpp"
 #include "host/reload/engine_reloader.hpp"
 #include "host/reload/plugin_file_watcher.hpp"
@@ -29,12 +29,12 @@
 namespace liveupdate::host::reload {
 
 struct HotReloadOptions {
-    std::filesystem::path liveupdate_plugin;      // the file the engine slot was loaded from
-    UpdaterChoices defaults;                      // from the command line; the configuration overrides
-    std::optional<std::filesystem::path> config;  // updater configuration file
-    PluginNameResolver resolve_name;              // plugin names in the configuration
-    std::chrono::milliseconds settle{100};        // quiet time after a file change before acting
-    bool watch = true;                            // false: reload only when asked
+    std::filesystem::path liveupdate_plugin;       // the file the engine slot was loaded from
+    UpdaterChoices defaults;                       // from the command line; the configuration overrides
+    std::optional<std::filesystem::path> config;   // updater configuration file
+    PluginNameResolver resolve_name;               // plugin names in the configuration
+    std::chrono::milliseconds settle{100};         // quiet time after a file change before acting
+    bool watch = true;                             // false: reload only when asked
     host::LoadOptions load{.private_copy = true};  // how new plugin files are loaded (probe first?)
 };
 

@@ -35,7 +35,8 @@ public:
     class Hold {
     public:
         Hold(Hold &&other) noexcept
-            : gate_(std::exchange(other.gate_, nullptr)), closing_at_(other.closing_at_),
+            : gate_(std::exchange(other.gate_, nullptr)),
+              closing_at_(other.closing_at_),
               closed_at_(other.closed_at_) {}
         Hold(const Hold &) = delete;
         Hold &operator=(const Hold &) = delete;

@@ -47,8 +47,7 @@ json::value parse_document(std::string_view text, const fs::path &file) {
     const std::size_t used = parser.write_some(text.data(), text.size(), ec);
     if (!ec) parser.finish(ec);
     if (ec) {
-        throw UpdaterConfigError(file.string(),
-                                 "not valid JSON at " + position_of(text, used) + ": " + ec.message());
+        throw UpdaterConfigError(file.string(), "not valid JSON at " + position_of(text, used) + ": " + ec.message());
     }
     return parser.release();
 }

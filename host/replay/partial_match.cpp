@@ -91,8 +91,8 @@ void match_partial(const json::value &expected, const json::value *actual, const
             return;
         }
         for (const auto &member : expected.as_object()) {
-            match_partial(member.value(), actual->as_object().if_contains(member.key()),
-                          join_key(path, member.key()), out);
+            match_partial(member.value(), actual->as_object().if_contains(member.key()), join_key(path, member.key()),
+                          out);
         }
         return;
     }

@@ -18,8 +18,8 @@ struct Mismatch {
 };
 
 // actual == nullptr: the key is missing. Appends one Mismatch per failed check.
-void match_partial(const boost::json::value &expected, const boost::json::value *actual,
-                   const std::string &path, std::vector<Mismatch> &out);
+void match_partial(const boost::json::value &expected, const boost::json::value *actual, const std::string &path,
+                   std::vector<Mismatch> &out);
 
 // Throws std::invalid_argument naming the path when the expectation uses an
 // unknown operator or an operand of the wrong type.

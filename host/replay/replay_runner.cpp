@@ -17,10 +17,10 @@
 #include "host/core/reconcile_driver.hpp"
 #include "host/core/updater.hpp"
 #include "host/core/updater_registry.hpp"
-#include "liveupdate/ext/record.h"
-#include "liveupdate/liveupdate.hpp"
 #include "host/replay/partial_match.hpp"
 #include "host/replay/scenario.hpp"
+#include "liveupdate/ext/record.h"
+#include "liveupdate/liveupdate.hpp"
 
 namespace liveupdate::host::replay {
 namespace fs = std::filesystem;
@@ -106,9 +106,13 @@ private:
 
 class ScenarioRun {
 public:
-    ScenarioRun(const ReplayOptions &options, const std::string &file, const Scenario &scenario,
-                const fs::path &root, std::ostream &out)
-        : options_(options), file_(file), root_(root), out_(out), clock_(scenario.clock),
+    ScenarioRun(const ReplayOptions &options, const std::string &file, const Scenario &scenario, const fs::path &root,
+                std::ostream &out)
+        : options_(options),
+          file_(file),
+          root_(root),
+          out_(out),
+          clock_(scenario.clock),
           slot_(options.plugin, scenario.clock),
           record_(options.record_updater, std::make_shared<UpdaterHostServices>()),
           executor_(updaters_),
@@ -179,8 +183,8 @@ private:
         const std::string text = to_json_text(object);
         const json::object result = slot_.with_engine([&](const Engine &engine) { return engine.upsert(text); });
         const std::string kind = string_member(object, "kind");
-        const bool accepted = result.contains("accepted") && result.at("accepted").is_bool() &&
-                              result.at("accepted").as_bool();
+        const bool accepted =
+            result.contains("accepted") && result.at("accepted").is_bool() && result.at("accepted").as_bool();
         const std::string message = string_member(result, "message");
         if (kind == "LiveUpdate") {
             admission_ = json::object{{"rejected", !accepted}, {"message", message}};
@@ -204,7 +208,8 @@ private:
         const std::string text = to_json_text(*file_watch);
         const json::object result = slot_.with_engine([&](const Engine &engine) { return engine.upsert(text); });
         if (!result.contains("accepted") || !result.at("accepted").is_bool() || !result.at("accepted").as_bool()) {
-            throw HostError("cannot add the file event", "FileWatch/" + watch, "rejected: " + string_member(result, "message"));
+            throw HostError("cannot add the file event", "FileWatch/" + watch,
+                            "rejected: " + string_member(result, "message"));
         }
         store_.put(std::move(*file_watch));
     }

@@ -72,7 +72,8 @@ void check_outcome(const json::value &outcome, const std::string &where) {
         if (code == nullptr || !(code->is_int64() || code->is_uint64())) {
             malformed(where + ".runFailure", "needs an integer \"exitCode\"");
         }
-        if (const json::value *message = failure.if_contains("message")) string_value(*message, where + ".runFailure.message");
+        if (const json::value *message = failure.if_contains("message"))
+            string_value(*message, where + ".runFailure.message");
     } else if (key == "infraFailure" || key == "containerNotRunning") {
         string_value(value, where + "." + std::string(key));
     } else {
@@ -210,7 +211,7 @@ json::value parse_document(std::string_view text) {
 }  // namespace
 
 const std::vector<std::string> &step_keys() {
-    static const std::vector<std::string> keys{"apply",  "delete",    "clock",     "write",  "remove",
+    static const std::vector<std::string> keys{"apply",     "delete",    "clock",   "write",  "remove",
                                                "fileEvent", "reconcile", "updater", "reload", "expect"};
     return keys;
 }

@@ -83,9 +83,8 @@ json::object Activity::summary() const {
     for (const auto &[name, r] : records_) {
         json::array files;
         for (const auto &f : r.last_files) files.emplace_back(f);
-        json::object one{{"updating", r.updating},
-                         {"lastFiles", std::move(files)},
-                         {"lastFileCount", r.last_file_count}};
+        json::object one{
+            {"updating", r.updating}, {"lastFiles", std::move(files)}, {"lastFileCount", r.last_file_count}};
         if (!r.last_files_at.empty()) one["lastFilesAt"] = r.last_files_at;
         if (!r.last_update_at.empty()) one["lastUpdateAt"] = r.last_update_at;
         if (!r.last_error.empty()) one["lastError"] = r.last_error;

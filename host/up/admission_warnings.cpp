@@ -11,8 +11,8 @@ namespace {
 
 bool is_within(const std::string &path, const std::string &base) {
     if (base == "/") return true;
-    return path == base || (path.size() > base.size() && path.compare(0, base.size(), base) == 0 &&
-                            path[base.size()] == '/');
+    return path == base ||
+           (path.size() > base.size() && path.compare(0, base.size(), base) == 0 && path[base.size()] == '/');
 }
 
 }  // namespace
@@ -40,8 +40,9 @@ std::vector<std::string> admission_warnings(const json::object &object) {
         }
     } else if (kind->as_string() == "LocalContainer") {
         if (common::clean_path(common::text_at(*spec, {"root"})) == "/")
-            out.push_back("spec.root is \"/\": the container is this whole machine, so a live update writes and "
-                          "deletes files anywhere in it (give the container a folder of its own)");
+            out.push_back(
+                "spec.root is \"/\": the container is this whole machine, so a live update writes and "
+                "deletes files anywhere in it (give the container a folder of its own)");
     }
     return out;
 }

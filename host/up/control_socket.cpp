@@ -26,9 +26,9 @@ using Clock = std::chrono::steady_clock;
 constexpr std::size_t kMaxRequestBytes = 64 * 1024;
 // Answers grow with the number of objects; this only stops a runaway peer.
 constexpr std::size_t kMaxAnswerBytes = std::size_t{1} << 30;
-constexpr auto kRequestDeadline = std::chrono::seconds(5);   // whole request, however it trickles in
-constexpr auto kAnswerDeadline = std::chrono::seconds(10);   // whole answer, to a client that reads
-constexpr auto kClientDeadline = std::chrono::seconds(60);   // the CLI waiting for a big answer
+constexpr auto kRequestDeadline = std::chrono::seconds(5);  // whole request, however it trickles in
+constexpr auto kAnswerDeadline = std::chrono::seconds(10);  // whole answer, to a client that reads
+constexpr auto kClientDeadline = std::chrono::seconds(60);  // the CLI waiting for a big answer
 constexpr unsigned kMaxClients = 64;
 
 sockaddr_un address_of(const std::string &path) {

@@ -116,7 +116,8 @@ void Daemon::start_engine() {
     services_ = std::make_shared<UpdaterHostServices>();
     services_->set_local_containers(std::make_shared<SupervisedContainers>(*containers_));
     start_updaters(load);
-    synced_ = std::make_unique<SyncedRecords>(options_.state_dir.empty() ? default_synced_folder() : options_.state_dir);
+    synced_ =
+        std::make_unique<SyncedRecords>(options_.state_dir.empty() ? default_synced_folder() : options_.state_dir);
     executor_ = std::make_unique<Executor>(updaters_, synced_.get());
     driver_ = std::make_unique<ReconcileDriver>(
         *engine_, *executor_, store_, [] { return now(); },

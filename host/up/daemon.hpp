@@ -30,11 +30,11 @@ struct UpOptions {
     // --from-cluster: the objects of the namespace (an operator), paths relative to project_dir.
     bool from_cluster = false;
     std::string project_dir;
-    std::filesystem::path plugin;    // the liveupdate plugin
+    std::filesystem::path plugin;  // the liveupdate plugin
     std::filesystem::path local_updater;
     std::string local_updater_config = "{}";
     std::map<std::string, std::filesystem::path> extra_updaters;  // class → plugin file
-    std::optional<std::filesystem::path> updater_config;  // overrides the classes it names; watched
+    std::optional<std::filesystem::path> updater_config;          // overrides the classes it names; watched
     // Kubernetes (discovery and the kubernetes updater): kubectl's --kubeconfig, --context, --namespace.
     std::string kubeconfig;
     std::string kube_context;

@@ -38,8 +38,8 @@ private:
     Clock::time_point first_{};
     Clock::time_point last_{};
     bool seen_any_ = false;
-    bool began_quiet_ = false; // the pending batch began after a quiet spell
-    bool due_now_ = false;     // ...and a file in it is complete
+    bool began_quiet_ = false;  // the pending batch began after a quiet spell
+    bool due_now_ = false;      // ...and a file in it is complete
 };
 
 }  // namespace liveupdate::host::up

@@ -26,7 +26,7 @@ class FileEventLog {
 public:
     struct Event {
         common::MicroTime time;
-        std::vector<std::string> paths;  // sorted, unique
+        std::vector<std::string> paths;   // sorted, unique
         std::vector<std::uint64_t> seqs;  // its batch, and those folded into it
     };
 

@@ -64,7 +64,10 @@ WatchFilter file_watch_filter(const json::object &spec) {
 }
 
 FileWatches::FileWatches(WatchTiming timing, ChangedFn on_change, DueFn on_due, TreeWatcher::WarnFn on_warning)
-    : timing_(timing), on_change_(std::move(on_change)), on_due_(std::move(on_due)), on_warning_(std::move(on_warning)) {}
+    : timing_(timing),
+      on_change_(std::move(on_change)),
+      on_due_(std::move(on_due)),
+      on_warning_(std::move(on_warning)) {}
 
 FileWatches::~FileWatches() { stop_all(); }
 

@@ -11,9 +11,9 @@
 namespace liveupdate::host::up {
 
 struct LocalContainerSpec {
-    std::string root;                  // absolute folder
-    std::vector<std::string> command;  // argv; empty: no process, the folder alone
-    std::string working_dir = "/";     // container path the process starts in
+    std::string root;                                      // absolute folder
+    std::vector<std::string> command;                      // argv; empty: no process, the folder alone
+    std::string working_dir = "/";                         // container path the process starts in
     std::vector<std::pair<std::string, std::string>> env;  // added to the host's environment
     bool operator==(const LocalContainerSpec &) const = default;
 };

@@ -16,10 +16,10 @@
 #include <thread>
 #include <vector>
 
+#include "common/line_splitter.hpp"
 #include "common/micro_time.hpp"
 #include "common/subprocess/environment.hpp"
 #include "host/up/child_spawner.hpp"
-#include "common/line_splitter.hpp"
 
 namespace liveupdate::host::up {
 namespace json = boost::json;

@@ -20,9 +20,8 @@
 namespace liveupdate::host::up {
 namespace {
 
-constexpr std::uint32_t kTreeMask = IN_CREATE | IN_DELETE | IN_CLOSE_WRITE | IN_MODIFY | IN_MOVED_FROM |
-                                    IN_MOVED_TO | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF | IN_DONT_FOLLOW |
-                                    IN_EXCL_UNLINK;
+constexpr std::uint32_t kTreeMask = IN_CREATE | IN_DELETE | IN_CLOSE_WRITE | IN_MODIFY | IN_MOVED_FROM | IN_MOVED_TO |
+                                    IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF | IN_DONT_FOLLOW | IN_EXCL_UNLINK;
 
 bool is_under(const std::string &path, const std::string &dir) {
     if (dir == "/") return path.size() > 1 && path.front() == '/';
@@ -56,7 +55,7 @@ struct TreeWatcher::State {
     int stop_fd = -1;
     std::map<int, Watch> watches;
     std::map<std::string, int> wd_of_dir;
-    bool degraded = false;  // the watch limit was reached: poll instead
+    bool degraded = false;               // the watch limit was reached: poll instead
     std::set<int> *rewatched = nullptr;  // during a rescan: the watches still in use
     Debouncer::Clock::time_point last_poll{};
     TreeSnapshot snapshot;
@@ -67,7 +66,11 @@ struct TreeWatcher::State {
     std::set<std::string> warned_names;  // not UTF-8: warned about once each
 
     State(std::vector<std::string> r, WatchFilter f, WatchTiming t, BatchFn b, WarnFn w)
-        : roots(std::move(r)), filter(std::move(f)), timing(t), on_batch(std::move(b)), warn(std::move(w)),
+        : roots(std::move(r)),
+          filter(std::move(f)),
+          timing(t),
+          on_batch(std::move(b)),
+          warn(std::move(w)),
           debouncer(t.debounce, t.max_wait) {}
 
     ~State() {
@@ -164,8 +167,9 @@ struct TreeWatcher::State {
     TreeSnapshot scan_roots() const {
         TreeSnapshot out;
         for (const auto &root : roots)
-            scan_tree(root, [&](const std::string &d) { return ignored_dir(d); },
-                      [&](const std::string &p) { return ignored(p) || !in_tree(p); }, out);
+            scan_tree(
+                root, [&](const std::string &d) { return ignored_dir(d); },
+                [&](const std::string &p) { return ignored(p) || !in_tree(p); }, out);
         return out;
     }
 

@@ -4,8 +4,8 @@
 #include <map>
 #include <set>
 
-#include "common/utf8.hpp"
 #include "common/paths.hpp"
+#include "common/utf8.hpp"
 
 namespace liveupdate::host::verify {
 namespace {
@@ -20,7 +20,8 @@ std::string joined(const std::string &base, const std::string &relative) {
 // path is dir or lies beneath it (both clean and absolute).
 bool within(const std::string &path, const std::string &dir) {
     if (dir == "/") return true;
-    return path == dir || (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 && path[dir.size()] == '/');
+    return path == dir ||
+           (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 && path[dir.size()] == '/');
 }
 
 // True when relative or one of its parent folders is in dirs.
@@ -78,8 +79,9 @@ public:
 
     Difference difference(const std::string &relative, const Entry *local, const Entry *container,
                           std::string why = {}) const {
-        Difference d{joined(target_.container_path, relative), local != nullptr ? joined(target_.local_path, relative) : "",
-                     std::move(why), std::nullopt, std::nullopt};
+        Difference d{joined(target_.container_path, relative),
+                     local != nullptr ? joined(target_.local_path, relative) : "", std::move(why), std::nullopt,
+                     std::nullopt};
         if (local != nullptr) d.local_kind = local->kind;
         if (container != nullptr) d.container_kind = container->kind;
         return d;

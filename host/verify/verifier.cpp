@@ -33,17 +33,19 @@ int32_t collect(void *ctx, const lu_digest_entry *entry) {
 tree_digest::Digest container_digest(const host::Updater &updater, const lu_digest_extension &table,
                                      const ContainerTarget &container, const std::string &path,
                                      const host::LogSinkFn &log) {
-    const lu_container_ref ref{sizeof(lu_container_ref), container.id.c_str(), container.name.c_str(),
-                               container.pod_name.c_str(), container.namespace_name.c_str(), container.root.c_str()};
+    const lu_container_ref ref{sizeof(lu_container_ref),         container.id.c_str(),
+                               container.name.c_str(),           container.pod_name.c_str(),
+                               container.namespace_name.c_str(), container.root.c_str()};
     tree_digest::Digest out;
     host::PluginMessage error(updater.plugin().api().free_message);
-    const int32_t rc = table.digest(updater.handle(), &ref, {path.data(), path.size()}, collect, &out, &host::log_to_sink,
-                                 const_cast<host::LogSinkFn *>(&log), error.out());
+    const int32_t rc = table.digest(updater.handle(), &ref, {path.data(), path.size()}, collect, &out,
+                                    &host::log_to_sink, const_cast<host::LogSinkFn *>(&log), error.out());
     if (rc == LU_OK) return out;
     if (rc == LU_ERR_NOT_FOUND) return {};
-    if (rc == LU_ERR_STATE) throw std::runtime_error("the updater gave an entry of an unknown kind while digesting " + path);
-    throw std::runtime_error(error.view().empty() ? "digesting " + path + " failed (result code " + std::to_string(rc) + ")"
-                                                  : error.str());
+    if (rc == LU_ERR_STATE)
+        throw std::runtime_error("the updater gave an entry of an unknown kind while digesting " + path);
+    throw std::runtime_error(
+        error.view().empty() ? "digesting " + path + " failed (result code " + std::to_string(rc) + ")" : error.str());
 }
 
 json::array paths_of(const std::vector<Difference> &list) {
@@ -69,9 +71,12 @@ void append(Differences &to, Differences &&from) {
 // The repair as an update step, as the plugin would hand it to the executor.
 json::object repair_step(const LiveUpdateTargets &lu, const ContainerTarget &container, const Repair &repair) {
     json::array copies, deletes;
-    for (const auto &c : repair.copies) copies.push_back(json::object{{"local", c.local_path}, {"container", c.container_path}});
+    for (const auto &c : repair.copies)
+        copies.push_back(json::object{{"local", c.local_path}, {"container", c.container_path}});
     for (const auto &d : repair.deletes) deletes.emplace_back(d);
-    json::object c{{"containerID", container.id}, {"containerName", container.name}, {"podName", container.pod_name},
+    json::object c{{"containerID", container.id},
+                   {"containerName", container.name},
+                   {"podName", container.pod_name},
                    {"namespace", container.namespace_name}};
     if (!container.root.empty()) c["root"] = container.root;
     return json::object{{"liveUpdate", lu.name},

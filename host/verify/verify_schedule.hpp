@@ -28,7 +28,8 @@ public:
 
     struct Timing {
         std::chrono::milliseconds every{0};  // zero: not on a timer
-        std::chrono::milliseconds settle{1000};  // after a request: lets the watcher's rescan and its update finish first
+        std::chrono::milliseconds settle{
+            1000};  // after a request: lets the watcher's rescan and its update finish first
         std::chrono::milliseconds probe_every{1000};
     };
 

@@ -26,11 +26,11 @@ struct ContainerTarget {
 
 struct LiveUpdateTargets {
     std::string name;
-    std::string via;  // updater class
+    std::string via;                          // updater class
     std::vector<ContainerTarget> containers;  // the running ones
     std::vector<SyncTarget> targets;
     std::vector<common::IgnoreDef> filter;  // the sources' ignores and the built-in ones
-    std::string problem;  // why it cannot be verified; "" when it can
+    std::string problem;                    // why it cannot be verified; "" when it can
 };
 
 // The targets from the plugin's answer (result code and text, see

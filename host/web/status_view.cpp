@@ -29,7 +29,9 @@ json::object row_of(const json::value &lu, const json::object &activity) {
     const std::string name = text_at(lu, {"metadata", "name"});
     const std::string manifest = text_at(lu, {"metadata", "annotations", "tilt.dev/resource"});
     const bool manual = text_at(lu, {"metadata", "annotations", "tilt.dev/update-mode"}) == "manual";
-    json::object row{{"name", name}, {"manifest", manifest}, {"mode", manual ? "manual" : "auto"},
+    json::object row{{"name", name},
+                     {"manifest", manifest},
+                     {"mode", manual ? "manual" : "auto"},
                      {"canTrigger", manual && !manifest.empty()}};
 
     json::array containers;
@@ -66,8 +68,8 @@ json::object row_of(const json::value &lu, const json::object &activity) {
     }
     row["lastFiles"] = std::move(files);
 
-    const bool updating = act != nullptr && act->if_contains("updating") != nullptr &&
-                          act->at("updating").is_bool() && act->at("updating").as_bool();
+    const bool updating = act != nullptr && act->if_contains("updating") != nullptr && act->at("updating").is_bool() &&
+                          act->at("updating").as_bool();
     const std::string failed = text_at(lu, {"status", "failed", "reason"});
     const std::string failed_message = text_at(lu, {"status", "failed", "message"});
     if (updating)
@@ -95,8 +97,11 @@ json::object status_view(const json::value &list, const json::object &activity, 
         for (const auto &lu : items->as_array()) rows.push_back(row_of(lu, activity));
     if (const json::value *rejected = value_at(list, {"rejected"}); rejected != nullptr && rejected->is_array())
         for (const auto &r : rejected->as_array()) {
-            json::object row{{"name", text_at(r, {"name"})}, {"mode", "auto"}, {"canTrigger", false},
-                             {"containers", json::array{}}, {"lastFiles", json::array{}}};
+            json::object row{{"name", text_at(r, {"name"})},
+                             {"mode", "auto"},
+                             {"canTrigger", false},
+                             {"containers", json::array{}},
+                             {"lastFiles", json::array{}}};
             set_state(row, "rejected", "Rejected", text_at(r, {"message"}));
             rows.push_back(std::move(row));
         }

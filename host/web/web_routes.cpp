@@ -129,8 +129,9 @@ std::string WebRoutes::state_json() const {
     const json::value plugins = query_(json::object{{"op", "plugins"}});
     const json::value *summary = common::value_at(activity, {"activity"});
     const json::value *loaded = common::value_at(plugins, {"plugins"});
-    return json::serialize(status_view(list, summary != nullptr && summary->is_object() ? summary->as_object() : json::object{},
-                                       loaded != nullptr ? *loaded : json::value(json::array{})));
+    return json::serialize(
+        status_view(list, summary != nullptr && summary->is_object() ? summary->as_object() : json::object{},
+                    loaded != nullptr ? *loaded : json::value(json::array{})));
 }
 
 WebResponse WebRoutes::api(const WebRequest &request, std::string_view path, Credential credential) const {

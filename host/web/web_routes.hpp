@@ -23,12 +23,12 @@
 namespace liveupdate::host::web {
 
 struct WebRequest {
-    std::string method;  // "GET", "POST", ...
-    std::string target;  // "/api/status?x=1"
-    std::string host;    // the Host header
-    std::string origin;  // the Origin header, "" when absent
-    std::string token;   // the X-LU-Token header, "" when absent
-    std::string cookie;  // the Cookie header, "" when absent
+    std::string method;         // "GET", "POST", ...
+    std::string target;         // "/api/status?x=1"
+    std::string host;           // the Host header
+    std::string origin;         // the Origin header, "" when absent
+    std::string token;          // the X-LU-Token header, "" when absent
+    std::string cookie;         // the Cookie header, "" when absent
     std::string authorization;  // the Authorization header, "" when absent
 };
 

@@ -192,7 +192,9 @@ private:
 class WebServerImpl {
 public:
     WebServerImpl(const WebOptions &options, QueryFn query)
-        : acceptor_(asio::make_strand(io_)), state_strand_(asio::make_strand(io_)), state_timer_(state_strand_),
+        : acceptor_(asio::make_strand(io_)),
+          state_strand_(asio::make_strand(io_)),
+          state_timer_(state_strand_),
           refresh_timer_(state_strand_) {
         boost::system::error_code ec;
         const auto address = asio::ip::make_address(options.address, ec);
@@ -326,7 +328,9 @@ public:
         --server_->connections();
     }
 
-    void run() { asio::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->read(); }); }
+    void run() {
+        asio::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->read(); });
+    }
 
 private:
     void read() {

@@ -18,7 +18,7 @@ class WebServerImpl;
 
 struct WebOptions {
     std::string address = "127.0.0.1";
-    unsigned short port = 10351;   // Tilt's web view is on 10350
+    unsigned short port = 10351;         // Tilt's web view is on 10350
     bool fall_back_to_any_port = false;  // when port is taken, take a free one
 };
 

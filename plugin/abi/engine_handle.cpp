@@ -17,12 +17,8 @@ json::array string_array(const std::vector<std::string> &items) {
 json::object admission_document(const AdmissionResult &admission, const std::vector<std::string> &due) {
     json::array errors;
     for (const auto &e : admission.errors) errors.push_back(json::object{{"field", e.field}, {"message", e.message}});
-    return json::object{{"accepted", admission.accepted},
-                        {"kind", admission.kind},
-                        {"name", admission.name},
-                        {"errors", std::move(errors)},
-                        {"message", admission.message},
-                        {"due", string_array(due)}};
+    return json::object{{"accepted", admission.accepted}, {"kind", admission.kind},       {"name", admission.name},
+                        {"errors", std::move(errors)},    {"message", admission.message}, {"due", string_array(due)}};
 }
 
 json::object rejection_document(std::string_view message) {

@@ -7,8 +7,8 @@
 
 #include <boost/json.hpp>
 
-#include "plugin/core/engine.hpp"
 #include "liveupdate/liveupdate_plugin.h"
+#include "plugin/core/engine.hpp"
 
 struct lu_engine {
     lu_engine_host host{};

@@ -73,9 +73,7 @@ int32_t admission_guarded(lu_message *out, F &&f) noexcept {
     });
 }
 
-std::optional<MicroTime> parse_now(lu_str now) {
-    return MicroTime::parse(to_view(now));
-}
+std::optional<MicroTime> parse_now(lu_str now) { return MicroTime::parse(to_view(now)); }
 
 int32_t lu_create(const lu_engine_host *host, lu_str options_json, lu_engine **out_engine, lu_message *out_error) {
     if (out_engine == nullptr) return LU_ERR_INVALID_ARGUMENT;
@@ -248,7 +246,7 @@ constexpr lu_liveupdate_api kApi{
 }  // namespace
 
 extern "C" LU_EXPORT const lu_liveupdate_api *lu_liveupdate_plugin_entry(uint32_t abi_version,
-                                                                      const lu_plugin_info **out_info) {
+                                                                         const lu_plugin_info **out_info) {
     if (out_info != nullptr) *out_info = &kInfo;
     if (abi_version < kInfo.abi_min || abi_version > kInfo.abi_max) return nullptr;
     return &kApi;

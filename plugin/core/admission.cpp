@@ -27,12 +27,8 @@ bool has_dotdot_segment(std::string_view p) {
 FieldError invalid(std::string field, const std::string &value, const std::string &why) {
     return {std::move(field), "Invalid value: " + common::go_quote(value) + ": " + why};
 }
-FieldError required(std::string field, const std::string &why) {
-    return {std::move(field), "Required value: " + why};
-}
-FieldError forbidden(std::string field, const std::string &why) {
-    return {std::move(field), "Forbidden: " + why};
-}
+FieldError required(std::string field, const std::string &why) { return {std::move(field), "Required value: " + why}; }
+FieldError forbidden(std::string field, const std::string &why) { return {std::move(field), "Forbidden: " + why}; }
 
 std::string join_errors(const std::string &kind, const std::string &name, const std::vector<FieldError> &errors) {
     std::string out = kind.empty() ? std::string("object") : kind;
@@ -84,7 +80,8 @@ std::vector<FieldError> validate_live_update(const api::LiveUpdateSpec &spec) {
             errors.push_back(required(p, "exactly one of image, imageMap, or containerName is required"));
         else if (chosen.size() > 1)
             for (auto &f : chosen)
-                errors.push_back(forbidden(std::move(f), "cannot specify more than one of image, imageMap, or containerName"));
+                errors.push_back(
+                    forbidden(std::move(f), "cannot specify more than one of image, imageMap, or containerName"));
     } else if (sel.docker_compose) {
         if (sel.docker_compose->service.empty())
             errors.push_back(required("spec.selector.dockerCompose.service", "DockerCompose service name is required"));

@@ -66,8 +66,7 @@ api::ContainerState container_state_from_docker(const api::DockerContainerState 
 }
 
 SelectedResource select_kubernetes(const api::KubernetesDiscovery &discovery, const api::KubernetesApply *apply,
-                                   const api::LiveUpdateKubernetesSelector &selector,
-                                   const api::ImageMap *image_map) {
+                                   const api::LiveUpdateKubernetesSelector &selector, const api::ImageMap *image_map) {
     SelectedResource r;
     r.via = "kubernetes";
     std::optional<ApplyFilter> filter;

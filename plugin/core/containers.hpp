@@ -29,8 +29,7 @@ struct SelectedResource {
 // apply and image_map may be null. Throws std::runtime_error when the
 // apply's result names an object without a UID.
 SelectedResource select_kubernetes(const api::KubernetesDiscovery &discovery, const api::KubernetesApply *apply,
-                                   const api::LiveUpdateKubernetesSelector &selector,
-                                   const api::ImageMap *image_map);
+                                   const api::LiveUpdateKubernetesSelector &selector, const api::ImageMap *image_map);
 // C02: the service's one container; every replica when the status lists them.
 SelectedResource select_docker_compose(const api::DockerComposeService &service);
 // L01: the LocalContainer's one container, mapped as C02.

@@ -49,7 +49,8 @@ bool refresh_kubernetes(Monitor &monitor, const api::LiveUpdateSpec &spec, const
     api::ObjectPtr im;
     if (!sel->image_map_name.empty()) {
         im = require(lookup, api::Kind::ImageMap, sel->image_map_name);
-        if (!monitor.last_image_map || (monitor.last_image_map != im && !json_equal(monitor.last_image_map->raw, im->raw)))
+        if (!monitor.last_image_map ||
+            (monitor.last_image_map != im && !json_equal(monitor.last_image_map->raw, im->raw)))
             changed = true;
     }
     if (status_differs(monitor.last_kubernetes_discovery, kd)) changed = true;
@@ -81,8 +82,7 @@ bool refresh_local_container(Monitor &monitor, const api::LiveUpdateSpec &spec, 
 
 bool refresh_trigger_queue(Monitor &monitor, const ObjectLookup &lookup) {
     api::ConfigMap queue;
-    if (auto cm = lookup(api::Kind::ConfigMap, api::kTriggerQueueName))
-        queue = std::get<api::ConfigMap>(cm->body);
+    if (auto cm = lookup(api::Kind::ConfigMap, api::kTriggerQueueName)) queue = std::get<api::ConfigMap>(cm->body);
     if (monitor.last_trigger_queue && monitor.last_trigger_queue->data == queue.data) return false;
     monitor.last_trigger_queue = std::move(queue);
     return true;

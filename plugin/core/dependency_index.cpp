@@ -51,8 +51,7 @@ std::vector<std::string> due_for_trigger_queue(const api::ConfigMap &queue,
     const auto queued = api::names_in_trigger_queue(queue);
     std::vector<std::string> out;
     for (const auto &[name, manifest] : manifests)
-        if (!manifest.empty() && std::find(queued.begin(), queued.end(), manifest) != queued.end())
-            out.push_back(name);
+        if (!manifest.empty() && std::find(queued.begin(), queued.end(), manifest) != queued.end()) out.push_back(name);
     std::sort(out.begin(), out.end());
     return out;
 }

@@ -45,9 +45,8 @@ std::size_t DocumentArena::bytes_reserved() const noexcept {
 bool DocumentArena::owns(const void *p) const noexcept {
     const std::less_equal<const void *> at_or_before;
     const std::less<const void *> before;
-    return std::any_of(blocks_.begin(), blocks_.end(), [&](const auto &block) {
-        return at_or_before(block.first, p) && before(p, block.second);
-    });
+    return std::any_of(blocks_.begin(), blocks_.end(),
+                       [&](const auto &block) { return at_or_before(block.first, p) && before(p, block.second); });
 }
 
 boost::json::value parse_document(std::string_view text, std::size_t max_bytes, std::size_t max_depth) {

@@ -47,7 +47,6 @@ private:
 
 // Parses text (limits as common::parse_limited) into a value whose nodes
 // live in a sealed DocumentArena of its own.
-boost::json::value parse_document(std::string_view text, std::size_t max_bytes = 64u << 20,
-                                  std::size_t max_depth = 64);
+boost::json::value parse_document(std::string_view text, std::size_t max_bytes = 64u << 20, std::size_t max_depth = 64);
 
 }  // namespace liveupdate

@@ -137,8 +137,7 @@ std::string Engine::snapshot() const {
     std::map<std::string, SlotView> views;
     for (const auto &[name, slot] : slots) {
         std::unique_lock lock(slot->mutex);
-        if (slot->in_session)
-            throw EngineBusy("cannot snapshot while LiveUpdate \"" + name + "\" is being reconciled");
+        if (slot->in_session) throw EngineBusy("cannot snapshot while LiveUpdate \"" + name + "\" is being reconciled");
         locks.push_back(std::move(lock));
         views[name] = SlotView{slot->monitor ? &*slot->monitor : nullptr, slot->status ? &*slot->status : nullptr};
     }
@@ -166,8 +165,7 @@ void Engine::restore(std::string_view blob) {
     std::lock_guard slots_lock(slots_mutex_);
     for (const auto &[name, slot] : slots_) {
         std::lock_guard slot_lock(slot->mutex);
-        if (slot->in_session)
-            throw EngineBusy("cannot restore while LiveUpdate \"" + name + "\" is being reconciled");
+        if (slot->in_session) throw EngineBusy("cannot restore while LiveUpdate \"" + name + "\" is being reconciled");
     }
     store_ = std::move(store);
     index_ = std::move(index);

@@ -6,9 +6,9 @@
 #include <system_error>
 
 #include "common/builtin_ignores.hpp"
-#include "plugin/core/plan.hpp"
 #include "common/text_format.hpp"
 #include "common/utf8.hpp"
+#include "plugin/core/plan.hpp"
 
 namespace liveupdate {
 

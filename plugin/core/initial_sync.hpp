@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "common/ignore_patterns.hpp"
 #include "plugin/core/api/file_watch.hpp"
 #include "plugin/core/api/live_update.hpp"
-#include "common/ignore_patterns.hpp"
 
 namespace liveupdate {
 

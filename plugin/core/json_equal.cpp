@@ -29,9 +29,11 @@ bool json_equal(const json::value &a, const json::value &b) noexcept {
     case json::kind::null: return b.is_null();
     case json::kind::bool_: return b.is_bool() && a.get_bool() == b.get_bool();
     case json::kind::int64:
-        return b.is_int64() ? a.get_int64() == b.get_int64() : b.is_uint64() && same_integer(a.get_int64(), b.get_uint64());
+        return b.is_int64() ? a.get_int64() == b.get_int64()
+                            : b.is_uint64() && same_integer(a.get_int64(), b.get_uint64());
     case json::kind::uint64:
-        return b.is_uint64() ? a.get_uint64() == b.get_uint64() : b.is_int64() && same_integer(b.get_int64(), a.get_uint64());
+        return b.is_uint64() ? a.get_uint64() == b.get_uint64()
+                             : b.is_int64() && same_integer(b.get_int64(), a.get_uint64());
     case json::kind::double_: return b.is_double() && a.get_double() == b.get_double();
     case json::kind::string: return b.is_string() && a.get_string() == b.get_string();
     case json::kind::array:

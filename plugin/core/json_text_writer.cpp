@@ -69,9 +69,8 @@ void JsonTextWriter::string(std::string_view s) {
 
 void JsonTextWriter::quoted(std::string_view s) {
     // Most strings need no escaping: written as they are, as the serializer would.
-    const bool plain = std::none_of(s.begin(), s.end(), [](char c) {
-        return c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20;
-    });
+    const bool plain = std::none_of(
+        s.begin(), s.end(), [](char c) { return c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20; });
     if (!plain) {
         serializer_.reset(json::string_view(s.data(), s.size()));
         through_serializer();

@@ -182,9 +182,10 @@ template <class F>
 void for_each_index(std::size_t n, const F &f) {
     const std::size_t half = own_share(n);
     std::future<void> second;
-    if (half < n) second = std::async(std::launch::async, [&] {
-        for (std::size_t i = half; i < n; ++i) f(i);
-    });
+    if (half < n)
+        second = std::async(std::launch::async, [&] {
+            for (std::size_t i = half; i < n; ++i) f(i);
+        });
     std::exception_ptr first_error;
     try {
         for (std::size_t i = 0; i < half; ++i) f(i);
@@ -260,10 +261,12 @@ Monitor decode_monitor(json::object &o, const std::string &path, const KnownObje
                 }
             }
             s.image_build_start_time = micros_field(so, "imageBuildStartTime", p);
-            if (auto *lis = object_field(so, "lastImageStatus", p)) s.last_image_status.emplace(moved_out(*lis, "value"));
+            if (auto *lis = object_field(so, "lastImageStatus", p))
+                s.last_image_status.emplace(moved_out(*lis, "value"));
             if (const auto *ev = object_field(so, "lastFileEvent", p)) {
                 const std::string ep = child(p, "lastFileEvent");
-                s.last_file_event = api::FileEvent{micros_field(*ev, "time", ep), string_array_field(*ev, "seenFiles", ep)};
+                s.last_file_event =
+                    api::FileEvent{micros_field(*ev, "time", ep), string_array_field(*ev, "seenFiles", ep)};
             }
         }
     }
@@ -345,7 +348,8 @@ EngineState decode_snapshot(std::string_view text) {
         state.objects.resize(objs->size());
         for_each_index(objs->size(), [&](std::size_t i) {
             try {
-                state.objects[i] = std::make_shared<const api::ApiObject>(api::decode_api_object(std::move((*objs)[i])));
+                state.objects[i] =
+                    std::make_shared<const api::ApiObject>(api::decode_api_object(std::move((*objs)[i])));
             } catch (const DecodeError &e) {
                 throw DecodeError(child(index("objects", i), e.field()), e.reason());
             }

@@ -37,7 +37,7 @@ struct EngineState {
 };
 
 struct SlotView {
-    const Monitor *monitor;             // null: none yet
+    const Monitor *monitor;               // null: none yet
     const api::LiveUpdateStatus *status;  // null: none yet
 };
 

@@ -54,7 +54,7 @@ struct ContainerUpdate {
 struct Step {
     std::vector<LogLine> log;
     std::vector<UpdateEvent> events;
-    std::optional<ContainerUpdate> update;     // set: an "update" step
+    std::optional<ContainerUpdate> update;        // set: an "update" step
     std::optional<api::LiveUpdateStatus> status;  // "done": nullopt when the LiveUpdate is absent
     bool status_changed = false;
 };

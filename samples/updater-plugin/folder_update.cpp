@@ -155,7 +155,8 @@ Outcome apply_to_folder(const std::string &root, const std::string &working_dir,
         if (step.argv.empty()) return infra("an empty command");
         std::string line;
         for (size_t a = 0; a < step.argv.size(); ++a) line += (a == 0 ? "" : " ") + step.argv[a];
-        if (!step.echo_off) log("[CMD " + std::to_string(i + 1) + "/" + std::to_string(request.runs.size()) + "] " + line);
+        if (!step.echo_off)
+            log("[CMD " + std::to_string(i + 1) + "/" + std::to_string(request.runs.size()) + "] " + line);
         const int code = run(step.argv, directory.string(), log);
         if (code < 0) return infra("cannot start " + step.argv[0] + ": " + std::strerror(-code));
         if (code != 0) {

@@ -69,7 +69,8 @@ public:
         std::error_code ec;
         const std::filesystem::path root = std::filesystem::canonical(container.root, ec);
         if (container.root.empty() || ec) {
-            outcome = lu::Outcome::infra_failure("sample updater: no usable container folder \"" + container.root + "\"");
+            outcome =
+                lu::Outcome::infra_failure("sample updater: no usable container folder \"" + container.root + "\"");
         } else {
             outcome = sample::apply_to_folder(root.string(), working_dir_, request,
                                               [&request](std::string_view line) { request.log(LU_LOG_INFO, line); });

@@ -8,7 +8,11 @@ using namespace liveupdate::agent_protocol;
 
 BOOST_AUTO_TEST_CASE(every_request_round_trips) {
     const WriteFile write{"/app/a b.txt", "/app", 0755, 1000, -1, std::string("x\0y", 3)};
-    const auto w = decode<WriteFile>(*[&] { FrameDecoder d; d.feed(encode(write)); return d.next(); }());
+    const auto w = decode<WriteFile>(*[&] {
+        FrameDecoder d;
+        d.feed(encode(write));
+        return d.next();
+    }());
     BOOST_TEST(w.path == write.path);
     BOOST_TEST(w.root == "/app");
     BOOST_TEST(w.mode == 0755u);
@@ -61,7 +65,7 @@ BOOST_AUTO_TEST_CASE(malformed_frames_are_protocol_errors) {
     BOOST_CHECK_THROW(decode<Remove>(*frame), ProtocolError);
     // Trailing bytes, and the wrong type.
     FrameDecoder t;
-    t.feed(encode(Result{0, ""}) );
+    t.feed(encode(Result{0, ""}));
     BOOST_CHECK_THROW(decode<Remove>(*t.next()), ProtocolError);
     FieldWriter extra;
     extra.put(std::string("/x"));

@@ -69,7 +69,8 @@ public:
             decoder_.feed(std::string_view(buffer, static_cast<std::size_t>(got)));
         }
     }
-    template <class M> M ask_for(const std::string &request) {
+    template <class M>
+    M ask_for(const std::string &request) {
         send(request);
         auto f = next();
         BOOST_REQUIRE(f.has_value());
@@ -94,9 +95,9 @@ private:
 };
 
 struct Scratch {
-    fs::path path = fs::temp_directory_path() /
-                    ("lu-agent-test-" + std::to_string(::getpid()) + "-" +
-                     std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
+    fs::path path =
+        fs::temp_directory_path() / ("lu-agent-test-" + std::to_string(::getpid()) + "-" +
+                                     std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
     Scratch() { fs::create_directories(path); }
     ~Scratch() { fs::remove_all(path); }
     std::string operator/(const std::string &name) const { return (path / name).string(); }
@@ -250,7 +251,8 @@ BOOST_AUTO_TEST_CASE(runs_stream_output_and_return_the_exit_code) {
     Scratch dir;
     Agent agent;
     agent.greet();
-    agent.send(encode(Run{{"sh", "-c", "echo out; echo err >&2; pwd; echo $LU_X; exit 3"}, dir.path.string(), {"LU_X=42"}, 0}));
+    agent.send(encode(
+        Run{{"sh", "-c", "echo out; echo err >&2; pwd; echo $LU_X; exit 3"}, dir.path.string(), {"LU_X=42"}, 0}));
     std::string out, err;
     ExitStatus status;
     for (;;) {
@@ -349,7 +351,7 @@ BOOST_AUTO_TEST_CASE(a_digest_lists_type_mode_size_and_content_hash) {
         auto e = decode<DigestEntry>(*f);
         entries[e.path] = e;
     }
-    BOOST_TEST(entries.size() == 5u); // "", sub, sub/a, b, l
+    BOOST_TEST(entries.size() == 5u);  // "", sub, sub/a, b, l
     BOOST_TEST(entries[""].kind == static_cast<std::uint8_t>(EntryType::dir));
     BOOST_TEST(entries["sub/a"].kind == static_cast<std::uint8_t>(EntryType::file));
     BOOST_TEST(entries["sub/a"].size == 4u);

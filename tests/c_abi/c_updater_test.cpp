@@ -45,8 +45,10 @@ struct Fixture {
     json::object update(bool restart, const char *run = "true") const {
         return json::parse(R"({"liveUpdate": "lu", "via": "local",
             "container": {"containerID": "c-7", "containerName": "n", "root": "/tmp"},
-            "copy": [{"local": ")" + file.string() + R"(", "container": "/a.txt"}],
-            "runs": [{"args": [")" + std::string(run) + R"("]}], "restart": )" + (restart ? "true" : "false") + "}")
+            "copy": [{"local": ")" +
+                           file.string() + R"(", "container": "/a.txt"}],
+            "runs": [{"args": [")" +
+                           std::string(run) + R"("]}], "restart": )" + (restart ? "true" : "false") + "}")
             .as_object();
     }
 };

@@ -35,7 +35,8 @@ std::string interp(std::string_view text, std::map<std::string, std::string> val
     return interpolate(text, vars(std::move(values))).text;
 }
 
-const json::object *find_object(const std::vector<json::object> &objects, std::string_view kind, std::string_view name) {
+const json::object *find_object(const std::vector<json::object> &objects, std::string_view kind,
+                                std::string_view name) {
     for (const auto &o : objects)
         if (o.at("kind").as_string() == kind && o.at("metadata").at("name").as_string() == name) return &o;
     return nullptr;
@@ -110,15 +111,16 @@ BOOST_AUTO_TEST_SUITE_END()
 BOOST_AUTO_TEST_SUITE(dotenv)
 
 BOOST_AUTO_TEST_CASE(lines_quotes_comments_and_references) {
-    const auto values = parse_dotenv("# comment\n"
-                                     "export PORT=8080\n"
-                                     "NAME = shop  # trailing\n"
-                                     "LITERAL='${PORT} stays'\n"
-                                     "QUOTED=\"line1\\nline2 ${PORT}\"\n"
-                                     "URL=http://host:${PORT}/x\n"
-                                     "FROM_ENV=${HOME_DIR}\n"
-                                     "\n",
-                                     vars({{"HOME_DIR", "/home/u"}}));
+    const auto values = parse_dotenv(
+        "# comment\n"
+        "export PORT=8080\n"
+        "NAME = shop  # trailing\n"
+        "LITERAL='${PORT} stays'\n"
+        "QUOTED=\"line1\\nline2 ${PORT}\"\n"
+        "URL=http://host:${PORT}/x\n"
+        "FROM_ENV=${HOME_DIR}\n"
+        "\n",
+        vars({{"HOME_DIR", "/home/u"}}));
     BOOST_TEST(values.at("PORT") == "8080");
     BOOST_TEST(values.at("NAME") == "shop");
     BOOST_TEST(values.at("LITERAL") == "${PORT} stays");
@@ -167,13 +169,15 @@ BOOST_AUTO_TEST_CASE(compose_files_are_found_as_compose_finds_them) {
     TempDir t;
     BOOST_TEST(compose_files_of(t.path.string()).empty());
     t.write("docker-compose.yml", "services: {}\n");
-    BOOST_TEST(compose_files_of(t.path.string()) == (std::vector<std::string>{(t.path / "docker-compose.yml").string()}),
-               boost::test_tools::per_element());
+    BOOST_TEST(
+        compose_files_of(t.path.string()) == (std::vector<std::string>{(t.path / "docker-compose.yml").string()}),
+        boost::test_tools::per_element());
     t.write("compose.yaml", "services: {}\n");
     t.write("compose.override.yaml", "services: {}\n");
-    BOOST_TEST(compose_files_of(t.path.string()) ==
-                   (std::vector<std::string>{(t.path / "compose.yaml").string(), (t.path / "compose.override.yaml").string()}),
-               boost::test_tools::per_element());
+    BOOST_TEST(
+        compose_files_of(t.path.string()) ==
+            (std::vector<std::string>{(t.path / "compose.yaml").string(), (t.path / "compose.override.yaml").string()}),
+        boost::test_tools::per_element());
     BOOST_TEST(compose_files_of((t.path / "docker-compose.yml").string()).size() == 1u);
     t.write("objects.yaml", "kind: FileWatch\n");
     BOOST_TEST(compose_files_of((t.path / "objects.yaml").string()).empty());
@@ -260,9 +264,10 @@ BOOST_AUTO_TEST_CASE(watch_rules_are_read_with_interpolation) {
 }
 
 BOOST_AUTO_TEST_CASE(unknown_rule_keys_are_errors) {
-    const FileRead r = read_compose_file(
-        "/p/compose.yaml", "services:\n  web:\n    develop:\n      watch:\n        - path: .\n          action: sync\n          taget: /app\n",
-        vars({}));
+    const FileRead r = read_compose_file("/p/compose.yaml",
+                                         "services:\n  web:\n    develop:\n      watch:\n        - path: .\n          "
+                                         "action: sync\n          taget: /app\n",
+                                         vars({}));
     BOOST_TEST_REQUIRE(r.errors.size() == 1u);
     BOOST_TEST(r.errors[0].where.line == 7);
     BOOST_TEST(r.errors[0].message.find("unknown key \"taget\"") != std::string::npos);
@@ -297,26 +302,27 @@ BOOST_AUTO_TEST_SUITE(mapping)
 
 // The Compose Develop Specification's illustrative example.
 BOOST_AUTO_TEST_CASE(specification_frontend_and_backend) {
-    const Project p = project_of("services:\n"
-                                 "  frontend:\n"
-                                 "    image: example/webapp\n"
-                                 "    build: ./webapp\n"
-                                 "    develop:\n"
-                                 "      watch:\n"
-                                 "        # sync static content\n"
-                                 "        - path: ./webapp/html\n"
-                                 "          action: sync\n"
-                                 "          target: /var/www\n"
-                                 "          ignore:\n"
-                                 "            - node_modules/\n"
-                                 "  backend:\n"
-                                 "    image: example/backend\n"
-                                 "    build: ./backend\n"
-                                 "    develop:\n"
-                                 "      watch:\n"
-                                 "        # rebuild image and recreate service\n"
-                                 "        - path: ./backend/src\n"
-                                 "          action: rebuild\n");
+    const Project p = project_of(
+        "services:\n"
+        "  frontend:\n"
+        "    image: example/webapp\n"
+        "    build: ./webapp\n"
+        "    develop:\n"
+        "      watch:\n"
+        "        # sync static content\n"
+        "        - path: ./webapp/html\n"
+        "          action: sync\n"
+        "          target: /var/www\n"
+        "          ignore:\n"
+        "            - node_modules/\n"
+        "  backend:\n"
+        "    image: example/backend\n"
+        "    build: ./backend\n"
+        "    develop:\n"
+        "      watch:\n"
+        "        # rebuild image and recreate service\n"
+        "        - path: ./backend/src\n"
+        "          action: rebuild\n");
     const WatchObjects w = watch_objects(p, kNoDockerignore);
     BOOST_TEST_REQUIRE(w.errors.empty());
     BOOST_TEST(w.objects.size() == 5u);
@@ -331,7 +337,8 @@ BOOST_AUTO_TEST_CASE(specification_frontend_and_backend) {
     const auto &spec = lu->at("spec").as_object();
     BOOST_TEST(spec.at("basePath").as_string() == "/src/shop");
     BOOST_TEST(spec.at("selector").at("dockerCompose").at("service").as_string() == "frontend");
-    BOOST_TEST(json::serialize(spec.at("syncs")) == R"([{"localPath":"/src/shop/webapp/html","containerPath":"/var/www"}])");
+    BOOST_TEST(json::serialize(spec.at("syncs")) ==
+               R"([{"localPath":"/src/shop/webapp/html","containerPath":"/var/www"}])");
     BOOST_TEST(!spec.contains("initialSync"));
     const auto *dcs = find_object(w.objects, "DockerComposeService", "backend");
     BOOST_TEST_REQUIRE(dcs != nullptr);
@@ -345,9 +352,10 @@ BOOST_AUTO_TEST_CASE(specification_frontend_and_backend) {
 
 // The specification's sync+exec example: "app reload" after a sync of ./etc/config.
 BOOST_AUTO_TEST_CASE(specification_sync_exec) {
-    const Project p = project_of("services:\n  frontend:\n    image: x\n    develop:\n      watch:\n"
-                                 "        - path: ./etc/config\n          action: sync+exec\n          target: /etc/config/\n"
-                                 "          exec:\n            command: app reload\n");
+    const Project p = project_of(
+        "services:\n  frontend:\n    image: x\n    develop:\n      watch:\n"
+        "        - path: ./etc/config\n          action: sync+exec\n          target: /etc/config/\n"
+        "          exec:\n            command: app reload\n");
     const WatchObjects w = watch_objects(p, kNoDockerignore);
     BOOST_TEST_REQUIRE(w.errors.empty());
     const auto &spec = find_object(w.objects, "LiveUpdate", "frontend")->at("spec").as_object();
@@ -356,11 +364,12 @@ BOOST_AUTO_TEST_CASE(specification_sync_exec) {
 }
 
 BOOST_AUTO_TEST_CASE(exec_options_reach_the_exec) {
-    const Project p = project_of("services:\n  web:\n    develop:\n      watch:\n"
-                                 "        - path: ./x\n          action: sync+exec\n          target: /x\n"
-                                 "          exec:\n            command: [touch, done]\n            user: nobody\n"
-                                 "            working_dir: /tmp\n            environment: [MODE=dev]\n"
-                                 "            privileged: true\n");
+    const Project p = project_of(
+        "services:\n  web:\n    develop:\n      watch:\n"
+        "        - path: ./x\n          action: sync+exec\n          target: /x\n"
+        "          exec:\n            command: [touch, done]\n            user: nobody\n"
+        "            working_dir: /tmp\n            environment: [MODE=dev]\n"
+        "            privileged: true\n");
     const WatchObjects w = watch_objects(p, kNoDockerignore);
     BOOST_TEST_REQUIRE(w.errors.empty());
     const auto &exec = find_object(w.objects, "LiveUpdate", "web")->at("spec").at("execs").at(0).as_object();
@@ -369,9 +378,10 @@ BOOST_AUTO_TEST_CASE(exec_options_reach_the_exec) {
 }
 
 BOOST_AUTO_TEST_CASE(restart_include_initial_sync_and_dockerignore) {
-    const Project p = project_of("services:\n  web:\n    build: .\n    develop:\n      watch:\n"
-                                 "        - {path: ./src, action: sync+restart, target: /app, include: [\"*.js\"], initial_sync: true}\n"
-                                 "        - {path: ./conf, action: restart}\n");
+    const Project p = project_of(
+        "services:\n  web:\n    build: .\n    develop:\n      watch:\n"
+        "        - {path: ./src, action: sync+restart, target: /app, include: [\"*.js\"], initial_sync: true}\n"
+        "        - {path: ./conf, action: restart}\n");
     const WatchObjects w = watch_objects(p, [](const std::string &dir) {
         BOOST_TEST(dir == "/src/shop");
         return std::optional<std::vector<std::string>>({"*.log"});
@@ -389,17 +399,20 @@ BOOST_AUTO_TEST_CASE(restart_include_initial_sync_and_dockerignore) {
 }
 
 BOOST_AUTO_TEST_CASE(bad_rules_are_errors_and_the_other_services_stay) {
-    const Project p = project_of("services:\n"
-                                 "  a:\n    develop:\n      watch:\n        - {path: ./x, action: syncc, target: /x}\n"
-                                 "  b:\n    develop:\n      watch:\n        - {path: ./x, action: sync}\n"
-                                 "  c:\n    develop:\n      watch:\n        - {path: ../elsewhere, action: restart}\n"
-                                 "  d:\n    develop:\n      watch:\n        - {path: ./ok, action: sync, target: /ok}\n");
+    const Project p = project_of(
+        "services:\n"
+        "  a:\n    develop:\n      watch:\n        - {path: ./x, action: syncc, target: /x}\n"
+        "  b:\n    develop:\n      watch:\n        - {path: ./x, action: sync}\n"
+        "  c:\n    develop:\n      watch:\n        - {path: ../elsewhere, action: restart}\n"
+        "  d:\n    develop:\n      watch:\n        - {path: ./ok, action: sync, target: /ok}\n");
     const WatchObjects w = watch_objects(p, kNoDockerignore);
     BOOST_TEST_REQUIRE(w.errors.size() == 3u);
-    BOOST_TEST(w.errors[0].text() == "/src/shop/compose.yaml:5:31: services.a.develop.watch[0]: unknown action \"syncc\" "
-                                     "(valid: rebuild, restart, sync, sync+exec, sync+restart)");
-    BOOST_TEST(w.errors[1].text() == "/src/shop/compose.yaml:9:11: services.b.develop.watch[0]: action sync needs a "
-                                     "target (the path in the container)");
+    BOOST_TEST(w.errors[0].text() ==
+               "/src/shop/compose.yaml:5:31: services.a.develop.watch[0]: unknown action \"syncc\" "
+               "(valid: rebuild, restart, sync, sync+exec, sync+restart)");
+    BOOST_TEST(w.errors[1].text() ==
+               "/src/shop/compose.yaml:9:11: services.b.develop.watch[0]: action sync needs a "
+               "target (the path in the container)");
     BOOST_TEST(
         w.errors[2].text().find("/src/shop/compose.yaml:13:18: services.c.develop.watch[0].path \"../elsewhere\" "
                                 "is outside the project folder") == 0);
@@ -435,10 +448,14 @@ BOOST_AUTO_TEST_SUITE_END()
 BOOST_AUTO_TEST_CASE(a_project_loads_with_its_env_file_and_overrides) {
     TempDir t;
     t.write(".env", "TARGET=/app\nCOMPOSE_PROJECT_NAME=From.Env\n");
-    t.write("compose.yaml", "services:\n  web:\n    develop:\n      watch:\n        - {path: ./src, action: sync, target: \"${TARGET}\"}\n");
-    t.write("extra.yaml", "services:\n  web:\n    develop:\n      watch:\n        - {path: ./other, action: sync, target: \"${TARGET}/o\"}\n");
-    ProjectLoad load = load_compose_project({{(t.path / "compose.yaml").string(), (t.path / "extra.yaml").string()}, std::nullopt},
-                                            vars({}));
+    t.write("compose.yaml",
+            "services:\n  web:\n    develop:\n      watch:\n        - {path: ./src, action: sync, target: "
+            "\"${TARGET}\"}\n");
+    t.write("extra.yaml",
+            "services:\n  web:\n    develop:\n      watch:\n        - {path: ./other, action: sync, target: "
+            "\"${TARGET}/o\"}\n");
+    ProjectLoad load = load_compose_project(
+        {{(t.path / "compose.yaml").string(), (t.path / "extra.yaml").string()}, std::nullopt}, vars({}));
     BOOST_TEST_REQUIRE(load.errors.empty(), (load.errors.empty() ? "" : load.errors.front()));
     BOOST_TEST(load.name == "fromenv");
     BOOST_TEST(load.watched_files.size() == 3u);
@@ -446,5 +463,7 @@ BOOST_AUTO_TEST_CASE(a_project_loads_with_its_env_file_and_overrides) {
     BOOST_TEST(json::serialize(spec.at("syncs").at(0).at("containerPath")) == R"("/app/o")");
     load = load_compose_project({{(t.path / "compose.yaml").string()}, "Cli"}, vars({{"TARGET", "/env"}}));
     BOOST_TEST(load.name == "cli");
-    BOOST_TEST(find_object(load.objects, "LiveUpdate", "web")->at("spec").at("syncs").at(0).at("containerPath").as_string() == "/env");
+    BOOST_TEST(
+        find_object(load.objects, "LiveUpdate", "web")->at("spec").at("syncs").at(0).at("containerPath").as_string() ==
+        "/env");
 }

@@ -12,7 +12,8 @@ using namespace liveupdate;
 BOOST_AUTO_TEST_CASE(plain_scalars_are_typed_and_quoted_ones_are_strings) {
     const auto docs = common::yaml_documents("a: 1\nb: \"1\"\nc: true\nd: 'true'\ne: ~\nf: 1.5\ng: text\nh: [x, 2]\n");
     BOOST_TEST_REQUIRE(docs.size() == 1u);
-    BOOST_TEST(json::serialize(docs[0]) == R"({"a":1,"b":"1","c":true,"d":"true","e":null,"f":1.5E0,"g":"text","h":["x",2]})");
+    BOOST_TEST(json::serialize(docs[0]) ==
+               R"({"a":1,"b":"1","c":true,"d":"true","e":null,"f":1.5E0,"g":"text","h":["x",2]})");
 }
 
 BOOST_AUTO_TEST_CASE(several_documents_and_errors_with_their_place) {

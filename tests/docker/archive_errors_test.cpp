@@ -52,7 +52,8 @@ Run update_with_an_unreadable_file(const std::string &plugin, const std::string 
     json::object update{
         {"liveUpdate", "lu"},
         {"via", via},
-        {"container", {{"containerID", c.id()}, {"containerName", c.name()}, {"podName", c.name()}, {"namespace", "dev"}}},
+        {"container",
+         {{"containerID", c.id()}, {"containerName", c.name()}, {"podName", c.name()}, {"namespace", "dev"}}},
         {"copy", json::array{json::object{{"local", (tmp.path / "a.txt").string()}, {"container", "/app/a.txt"}},
                              json::object{{"local", kUnreadable}, {"container", "/app/b.txt"}},
                              json::object{{"local", (tmp.path / "c.txt").string()}, {"container", "/app/c.txt"}}}}};
@@ -67,9 +68,9 @@ Run update_with_an_unreadable_file(const std::string &plugin, const std::string 
 
 void check_the_readable_files_arrived_and_the_update_failed(const Run &run, const lu_test::TestContainer &c) {
     BOOST_TEST((run.outcome.kind == UpdateOutcome::Kind::infra_failure));
-    BOOST_TEST(run.outcome.message.find(std::string(kUnreadable) + " (cannot open: Permission denied)") !=
-                   std::string::npos,
-               run.outcome.message);
+    BOOST_TEST(
+        run.outcome.message.find(std::string(kUnreadable) + " (cannot open: Permission denied)") != std::string::npos,
+        run.outcome.message);
     BOOST_TEST(c.exec("cat /app/a.txt /app/c.txt").output == "ac");
     BOOST_TEST(c.exec("ls /app").output == "a.txt\nc.txt\n");
 }
@@ -94,6 +95,7 @@ BOOST_AUTO_TEST_CASE(docker_through_the_archive_api) {
 BOOST_AUTO_TEST_CASE(kubernetes_through_kubectl_exec) {
     lu_test::TestContainer c("lu-busybox:latest", "sleep 100000");
     const Run run = update_with_an_unreadable_file(
-        LU_KUBERNETES_UPDATER_PATH, std::string(R"({"exec": "kubectl", "kubectl": ")") + LU_KUBECTL_STANDIN + R"("})", "kubernetes", c);
+        LU_KUBERNETES_UPDATER_PATH, std::string(R"({"exec": "kubectl", "kubectl": ")") + LU_KUBECTL_STANDIN + R"("})",
+        "kubernetes", c);
     check_the_readable_files_arrived_and_the_update_failed(run, c);
 }

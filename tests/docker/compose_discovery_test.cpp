@@ -81,11 +81,12 @@ const json::object &state_of(const json::object &status) {
 struct ComposeContainer {
     std::string name;
     std::string id;
-    ComposeContainer(const std::string &project, const std::string &service, const std::string &name_, bool oneoff = false)
+    ComposeContainer(const std::string &project, const std::string &service, const std::string &name_,
+                     bool oneoff = false)
         : name(name_) {
         id = sh_ok("docker run -d --network none --name " + name + " --label com.docker.compose.project=" + project +
-                   " --label com.docker.compose.service=" + service +
-                   " --label com.docker.compose.oneoff=" + (oneoff ? "True" : "False") + " lu-busybox:latest sleep 100000");
+                   " --label com.docker.compose.service=" + service + " --label com.docker.compose.oneoff=" +
+                   (oneoff ? "True" : "False") + " lu-busybox:latest sleep 100000");
     }
     ~ComposeContainer() { sh("docker rm -f " + name + " >/dev/null 2>&1"); }
 };
@@ -96,11 +97,14 @@ std::string unique_project() { return "lu-disc-" + std::to_string(::getpid()); }
 
 BOOST_AUTO_TEST_CASE(follows_a_service_through_its_container_lifecycle) {
     Recorder rec;
-    ComposeDiscovery discovery({}, [&](const std::string &n, const json::object &s) { rec.on_status(n, s); },
-                               [&](std::string_view w) { rec.on_warning(w); });
+    ComposeDiscovery discovery(
+        {}, [&](const std::string &n, const json::object &s) { rec.on_status(n, s); },
+        [&](std::string_view w) { rec.on_warning(w); });
     const auto project = unique_project();
     discovery.watch("web", {project, "web"});
-    rec.wait_for("web", [](const json::object &s) { return !s.contains("containerID") && s.at("replicas").as_array().empty(); }); // no container yet
+    rec.wait_for("web", [](const json::object &s) {
+        return !s.contains("containerID") && s.at("replicas").as_array().empty();
+    });  // no container yet
 
     std::string first_id;
     std::string first_start;
@@ -108,7 +112,8 @@ BOOST_AUTO_TEST_CASE(follows_a_service_through_its_container_lifecycle) {
         ComposeContainer c(project, "web", project + "-web-1");
         // A one-off container of the same service never stands for it.
         ComposeContainer oneoff(project, "web", project + "-web-run-1", true);
-        const auto running = rec.wait_for("web", [](const json::object &s) { return str(state_of(s), "status") == "running"; });
+        const auto running =
+            rec.wait_for("web", [](const json::object &s) { return str(state_of(s), "status") == "running"; });
         first_id = str(running, "containerID");
         first_start = str(state_of(running), "startedAt");
         BOOST_TEST(first_id == c.id);
@@ -122,17 +127,19 @@ BOOST_AUTO_TEST_CASE(follows_a_service_through_its_container_lifecycle) {
         const auto restarted = rec.wait_for("web", [&](const json::object &s) {
             return str(state_of(s), "status") == "running" && str(state_of(s), "startedAt") != first_start;
         });
-        BOOST_TEST(str(restarted, "containerID") == first_id); // restarted in place
+        BOOST_TEST(str(restarted, "containerID") == first_id);  // restarted in place
 
         sh_ok("docker stop -t 0 " + c.name);
-        const auto stopped = rec.wait_for("web", [](const json::object &s) { return str(state_of(s), "status") == "exited"; });
+        const auto stopped =
+            rec.wait_for("web", [](const json::object &s) { return str(state_of(s), "status") == "exited"; });
         BOOST_TEST(!state_of(stopped).contains("running"));
         BOOST_TEST(state_of(stopped).at("exitCode").as_int64() == 137);
         BOOST_TEST(!str(state_of(stopped), "finishedAt").empty());
     }
     // Re-created: a new container stands for the service.
     ComposeContainer again(project, "web", project + "-web-1");
-    const auto recreated = rec.wait_for("web", [](const json::object &s) { return str(state_of(s), "status") == "running"; });
+    const auto recreated =
+        rec.wait_for("web", [](const json::object &s) { return str(state_of(s), "status") == "running"; });
     BOOST_TEST(str(recreated, "containerID") == again.id);
     BOOST_TEST(str(recreated, "containerID") != first_id);
     BOOST_TEST(discovery.status("web").has_value());
@@ -140,8 +147,9 @@ BOOST_AUTO_TEST_CASE(follows_a_service_through_its_container_lifecycle) {
 
 BOOST_AUTO_TEST_CASE(other_services_do_not_disturb_and_unwatch_stops_reports) {
     Recorder rec;
-    ComposeDiscovery discovery({}, [&](const std::string &n, const json::object &s) { rec.on_status(n, s); },
-                               [&](std::string_view w) { rec.on_warning(w); });
+    ComposeDiscovery discovery(
+        {}, [&](const std::string &n, const json::object &s) { rec.on_status(n, s); },
+        [&](std::string_view w) { rec.on_warning(w); });
     const auto project = unique_project() + "-b";
     ComposeContainer api(project, "api", project + "-api-1");
     discovery.watch("api", {project, "api"});
@@ -156,23 +164,26 @@ BOOST_AUTO_TEST_CASE(other_services_do_not_disturb_and_unwatch_stops_reports) {
 BOOST_AUTO_TEST_CASE(an_unreachable_engine_is_a_warning_not_a_hang) {
     Recorder rec;
     {
-        ComposeDiscovery discovery({"unix:///nonexistent/docker.sock", "", std::chrono::milliseconds(2000), std::chrono::milliseconds(200)},
-                                   [&](const std::string &n, const json::object &s) { rec.on_status(n, s); },
-                                   [&](std::string_view w) { rec.on_warning(w); });
+        ComposeDiscovery discovery(
+            {"unix:///nonexistent/docker.sock", "", std::chrono::milliseconds(2000), std::chrono::milliseconds(200)},
+            [&](const std::string &n, const json::object &s) { rec.on_status(n, s); },
+            [&](std::string_view w) { rec.on_warning(w); });
         discovery.watch("web", {"p", "web"});
         BOOST_TEST(rec.wait_for_warning("cannot connect to the Docker daemon at unix:///nonexistent/docker.sock"));
         BOOST_TEST(!discovery.status("web").has_value());
-    } // the destructor returns: CTest's timeout would catch a hang
+    }  // the destructor returns: CTest's timeout would catch a hang
 }
 
 BOOST_AUTO_TEST_CASE(an_unusable_docker_host_in_the_environment_is_a_warning) {
     Recorder rec;
     ::setenv("DOCKER_HOST", "npipe:////./pipe/docker_engine", 1);
-    ComposeDiscovery discovery({}, [&](const std::string &n, const json::object &s) { rec.on_status(n, s); },
-                               [&](std::string_view w) { rec.on_warning(w); });
+    ComposeDiscovery discovery(
+        {}, [&](const std::string &n, const json::object &s) { rec.on_status(n, s); },
+        [&](std::string_view w) { rec.on_warning(w); });
     ::unsetenv("DOCKER_HOST");
     discovery.watch("web", {"p", "web"});
-    BOOST_TEST(rec.wait_for_warning("DOCKER_HOST: docker host 'npipe:////./pipe/docker_engine': scheme 'npipe' is not supported"));
+    BOOST_TEST(rec.wait_for_warning(
+        "DOCKER_HOST: docker host 'npipe:////./pipe/docker_engine': scheme 'npipe' is not supported"));
     ComposeDiscovery::Options bad;
     bad.docker_host = "ssh://box";
     BOOST_CHECK_THROW(ComposeDiscovery(bad, nullptr, nullptr), std::invalid_argument);

@@ -8,7 +8,8 @@ using namespace liveupdate::host::docker;
 namespace json = boost::json;
 
 BOOST_AUTO_TEST_CASE(service_of_a_docker_compose_service) {
-    const auto ok = compose_service_of(json::parse(R"({"spec": {"service": "web", "project": {"name": "demo"}}})").as_object());
+    const auto ok =
+        compose_service_of(json::parse(R"({"spec": {"service": "web", "project": {"name": "demo"}}})").as_object());
     BOOST_TEST_REQUIRE(ok.has_value());
     BOOST_TEST(ok->project == "demo");
     BOOST_TEST(ok->service == "web");
@@ -23,9 +24,12 @@ BOOST_AUTO_TEST_CASE(running_beats_newer_and_oneoffs_never_count) {
       {"Id": "running", "State": "running", "Created": 50, "Labels": {"com.docker.compose.oneoff": "False"}},
       {"Id": "newer-exited", "State": "exited", "Created": 200},
       {"Id": "oneoff", "State": "running", "Created": 300, "Labels": {"com.docker.compose.oneoff": "True"}}
-    ])").as_array();
+    ])")
+                          .as_array();
     BOOST_TEST(*pick_service_container(list) == "running");
-    const auto exited = json::parse(R"([{"Id": "a", "State": "exited", "Created": 1}, {"Id": "b", "State": "exited", "Created": 2}])").as_array();
+    const auto exited =
+        json::parse(R"([{"Id": "a", "State": "exited", "Created": 1}, {"Id": "b", "State": "exited", "Created": 2}])")
+            .as_array();
     BOOST_TEST(*pick_service_container(exited) == "b");
     BOOST_TEST(!pick_service_container(json::array{}));
 }
@@ -34,25 +38,32 @@ BOOST_AUTO_TEST_CASE(status_in_tilts_shape) {
     const auto running = compose_status_from_inspect(json::parse(R"({
       "Id": "abc", "Name": "/demo-web-1",
       "State": {"Status": "running", "Running": true, "ExitCode": 0, "Error": "",
-                "StartedAt": "2026-11-30T07:42:31.123456789Z", "FinishedAt": "0001-01-01T00:00:00Z"}})").as_object());
-    BOOST_TEST(json::serialize(running) ==
-               R"({"containerID":"abc","containerName":"demo-web-1","containerState":{"status":"running","running":true,"startedAt":"2026-11-30T07:42:31.123456Z"}})");
+                "StartedAt": "2026-11-30T07:42:31.123456789Z", "FinishedAt": "0001-01-01T00:00:00Z"}})")
+                                                         .as_object());
+    BOOST_TEST(
+        json::serialize(running) ==
+        R"({"containerID":"abc","containerName":"demo-web-1","containerState":{"status":"running","running":true,"startedAt":"2026-11-30T07:42:31.123456Z"}})");
     const auto exited = compose_status_from_inspect(json::parse(R"({
       "Id": "abc", "Name": "/w",
       "State": {"Status": "exited", "Running": false, "ExitCode": 137, "Error": "oom",
-                "StartedAt": "2026-11-30T07:42:31Z", "FinishedAt": "2026-11-30T07:43:00.5Z"}})").as_object());
-    BOOST_TEST(json::serialize(exited.at("containerState")) ==
-               R"({"status":"exited","error":"oom","exitCode":137,"startedAt":"2026-11-30T07:42:31.000000Z","finishedAt":"2026-11-30T07:43:00.500000Z"})");
+                "StartedAt": "2026-11-30T07:42:31Z", "FinishedAt": "2026-11-30T07:43:00.5Z"}})")
+                                                        .as_object());
+    BOOST_TEST(
+        json::serialize(exited.at("containerState")) ==
+        R"({"status":"exited","error":"oom","exitCode":137,"startedAt":"2026-11-30T07:42:31.000000Z","finishedAt":"2026-11-30T07:43:00.500000Z"})");
 }
 
 BOOST_AUTO_TEST_CASE(port_bindings_by_container_port) {
     const auto status = compose_status_from_inspect(json::parse(R"({
       "Id": "abc", "State": {"Status": "running", "Running": true},
       "NetworkSettings": {"Ports": {"8080/tcp": [{"HostIp": "0.0.0.0", "HostPort": "18080"}, {"HostIp": "::", "HostPort": "18080"}],
-                                    "53/udp": [{"HostIp": "", "HostPort": "5353"}], "9000/tcp": null}}})").as_object());
-    BOOST_TEST(json::serialize(status.at("portBindings")) ==
-               R"([{"containerPort":53,"hostPort":5353},{"containerPort":8080,"hostPort":18080,"hostIP":"0.0.0.0"},{"containerPort":8080,"hostPort":18080,"hostIP":"::"}])");
-    BOOST_TEST(!compose_status_from_inspect(json::parse(R"({"Id": "a", "NetworkSettings": {"Ports": {}}})").as_object()).contains("portBindings"));
+                                    "53/udp": [{"HostIp": "", "HostPort": "5353"}], "9000/tcp": null}}})")
+                                                        .as_object());
+    BOOST_TEST(
+        json::serialize(status.at("portBindings")) ==
+        R"([{"containerPort":53,"hostPort":5353},{"containerPort":8080,"hostPort":18080,"hostIP":"0.0.0.0"},{"containerPort":8080,"hostPort":18080,"hostIP":"::"}])");
+    BOOST_TEST(!compose_status_from_inspect(json::parse(R"({"Id": "a", "NetworkSettings": {"Ports": {}}})").as_object())
+                    .contains("portBindings"));
 }
 
 BOOST_AUTO_TEST_CASE(filter_names_both_labels) {

@@ -40,7 +40,8 @@ public:
     Container &operator=(const Container &) = delete;
 
     void start(const std::string &extra = "") {
-        id_ = sh_ok("docker run -d --network none --name " + name_ + " " + extra + " " + image_ + " " + command_for(image_));
+        id_ = sh_ok("docker run -d --network none --name " + name_ + " " + extra + " " + image_ + " " +
+                    command_for(image_));
     }
     void recreate() {
         sh_ok("docker rm -f " + name_);
@@ -53,10 +54,13 @@ public:
         const auto r = sh("docker cp " + name_ + ":" + path + " - 2>/dev/null | tar -xO 2>/dev/null");
         return r.output;
     }
-    bool exists(const std::string &path) const { return sh("docker cp " + name_ + ":" + path + " - >/dev/null 2>&1").exit_code == 0; }
+    bool exists(const std::string &path) const {
+        return sh("docker cp " + name_ + ":" + path + " - >/dev/null 2>&1").exit_code == 0;
+    }
     // "uid/gid" and the type letter of a path, from the archive API's listing.
     std::string listing(const std::string &path) const {
-        return sh_ok("docker cp " + name_ + ":" + path + " - | tar -tv --numeric-owner | head -1 | awk '{print substr($1,1,1) \" \" $2}'");
+        return sh_ok("docker cp " + name_ + ":" + path +
+                     " - | tar -tv --numeric-owner | head -1 | awk '{print substr($1,1,1) \" \" $2}'");
     }
     // The host pids of the container's lu-agent processes.
     std::vector<std::string> agent_pids() const {
@@ -81,8 +85,9 @@ private:
 };
 
 struct TempDir {
-    fs::path path = fs::temp_directory_path() / ("lut13-" + std::to_string(::getpid()) + "-" +
-                                                 std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
+    fs::path path =
+        fs::temp_directory_path() / ("lut13-" + std::to_string(::getpid()) + "-" +
+                                     std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
     TempDir() { fs::create_directories(path); }
     ~TempDir() { fs::remove_all(path); }
 };
@@ -158,7 +163,8 @@ BOOST_AUTO_TEST_CASE(copies_deletes_symlinks_and_runs_work_in_both_images) {
             BOOST_TEST(c.read("/app/src/a/b/c.txt") == "nested\n");
             BOOST_TEST(c.read("/app/src/top.txt") == "top\n");
             BOOST_TEST(c.listing("/app/src/link").substr(0, 1) == "l");
-            BOOST_TEST(sh_ok("docker cp " + c.name() + ":/app/src/a/b/c.txt - | tar -tv | awk '{print $1}'") == "-rw-r-----");
+            BOOST_TEST(sh_ok("docker cp " + c.name() + ":/app/src/a/b/c.txt - | tar -tv | awk '{print $1}'") ==
+                       "-rw-r-----");
 
             // A delete of a folder holding a symlink, and of the symlink alone.
             Update del;
@@ -202,24 +208,24 @@ BOOST_AUTO_TEST_CASE(copies_deletes_symlinks_and_runs_work_in_both_images) {
 BOOST_AUTO_TEST_CASE(the_user_setting_owns_writes_and_runs_in_both_images) {
     TempDir local;
     fs::create_directories(local.path / "owned");
-    for (const auto &[image, user, expected] :
-         std::vector<std::tuple<std::string, std::string, std::string>>{{kBusybox, "nobody", "65534/65534"},
-                                                                         {kNoTar, "app", "1500/1600"}}) {
+    for (const auto &[image, user, expected] : std::vector<std::tuple<std::string, std::string, std::string>>{
+             {kBusybox, "nobody", "65534/65534"}, {kNoTar, "app", "1500/1600"}}) {
         BOOST_TEST_CONTEXT(image << " as " << user) {
             Container c(image);
             // A folder the user owns, made through the archive API (no shell needed).
             const auto uid_gid = expected;
-            sh_ok("tar -c --numeric-owner --owner=" + uid_gid.substr(0, uid_gid.find('/')) + " --group=" +
-                  uid_gid.substr(uid_gid.find('/') + 1) + " -C " + local.path.string() + " owned | docker cp - " +
-                  c.name() + ":/app/");
+            sh_ok("tar -c --numeric-owner --owner=" + uid_gid.substr(0, uid_gid.find('/')) +
+                  " --group=" + uid_gid.substr(uid_gid.find('/') + 1) + " -C " + local.path.string() +
+                  " owned | docker cp - " + c.name() + ":/app/");
             DockerUpdater updater(R"({"user": ")" + user + R"("})");
-            const auto copied = updater.update(
-                c.id(), c.name(), copy_of(TarBuilder().file("app/owned/f.txt", "mine\n").finish(), {"/app/owned/f.txt"}));
+            const auto copied =
+                updater.update(c.id(), c.name(),
+                               copy_of(TarBuilder().file("app/owned/f.txt", "mine\n").finish(), {"/app/owned/f.txt"}));
             BOOST_TEST_REQUIRE(copied.kind == LU_OUTCOME_OK, copied.message);
             BOOST_TEST(c.listing("/app/owned/f.txt") == "- " + expected);
             // Where the user may not write, the write is refused and the message says who.
-            const auto denied =
-                updater.update(c.id(), c.name(), copy_of(TarBuilder().file("app/root.txt", "x\n").finish(), {"/app/root.txt"}));
+            const auto denied = updater.update(
+                c.id(), c.name(), copy_of(TarBuilder().file("app/root.txt", "x\n").finish(), {"/app/root.txt"}));
             BOOST_TEST(denied.kind == LU_OUTCOME_INFRA_FAILURE);
             BOOST_TEST(denied.message.find("refused the write") != std::string::npos, denied.message);
             BOOST_TEST(denied.message.find("user '" + user + "'") != std::string::npos, denied.message);
@@ -239,14 +245,16 @@ BOOST_AUTO_TEST_CASE(the_user_setting_owns_writes_and_runs_in_both_images) {
 BOOST_AUTO_TEST_CASE(a_killed_agent_is_replaced_without_losing_or_repeating_an_update) {
     Container c(kBusybox);
     DockerUpdater updater;
-    const auto first = updater.update(c.id(), c.name(), copy_of(TarBuilder().file("k/1.txt", "1\n").finish(), {"/k/1.txt"}));
+    const auto first =
+        updater.update(c.id(), c.name(), copy_of(TarBuilder().file("k/1.txt", "1\n").finish(), {"/k/1.txt"}));
     BOOST_TEST_REQUIRE(first.kind == LU_OUTCOME_OK, first.message);
     const auto before = c.agent_pids();
     BOOST_TEST_REQUIRE(before.size() == 1u);
 
     // Killed between updates: the next one goes through a new session.
     c.kill_agents();
-    const auto second = updater.update(c.id(), c.name(), copy_of(TarBuilder().file("k/2.txt", "2\n").finish(), {"/k/2.txt"}));
+    const auto second =
+        updater.update(c.id(), c.name(), copy_of(TarBuilder().file("k/2.txt", "2\n").finish(), {"/k/2.txt"}));
     BOOST_TEST_REQUIRE(second.kind == LU_OUTCOME_OK, second.message);
     BOOST_TEST(c.read("/k/2.txt") == "2\n");
     BOOST_TEST((second.logged("ended; starting a new one") || second.logged("sending the update again")));
@@ -262,7 +270,8 @@ BOOST_AUTO_TEST_CASE(a_killed_agent_is_replaced_without_losing_or_repeating_an_u
     BOOST_TEST(killed.message.find("during a run: not sent again") != std::string::npos, killed.message);
     BOOST_TEST(c.read("/k/runs") == "ran\n");
     // And the following update works again.
-    const auto third = updater.update(c.id(), c.name(), copy_of(TarBuilder().file("k/3.txt", "3\n").finish(), {"/k/3.txt"}));
+    const auto third =
+        updater.update(c.id(), c.name(), copy_of(TarBuilder().file("k/3.txt", "3\n").finish(), {"/k/3.txt"}));
     BOOST_TEST(third.kind == LU_OUTCOME_OK, third.message);
     BOOST_TEST(c.read("/k/3.txt") == "3\n");
 }
@@ -345,7 +354,8 @@ BOOST_AUTO_TEST_CASE(a_restarted_or_recreated_container_gets_a_new_session) {
     Container c(kNoTar);
     DockerUpdater updater;
     BOOST_TEST_REQUIRE(
-        updater.update(c.id(), c.name(), copy_of(TarBuilder().file("app/r1", "1").finish(), {"/app/r1"})).kind == LU_OUTCOME_OK);
+        updater.update(c.id(), c.name(), copy_of(TarBuilder().file("app/r1", "1").finish(), {"/app/r1"})).kind ==
+        LU_OUTCOME_OK);
     sh_ok("docker restart -t 0 " + c.name());
     const auto restarted =
         updater.update(c.id(), c.name(), copy_of(TarBuilder().file("app/r2", "2").finish(), {"/app/r2"}));
@@ -353,7 +363,7 @@ BOOST_AUTO_TEST_CASE(a_restarted_or_recreated_container_gets_a_new_session) {
     BOOST_TEST(c.read("/app/r2") == "2");
     BOOST_TEST(c.agent_pids().size() == 1u);
 
-    c.recreate(); // same name, new ID, fresh filesystem: the agent is copied in again
+    c.recreate();  // same name, new ID, fresh filesystem: the agent is copied in again
     const auto recreated =
         updater.update(c.id(), c.name(), copy_of(TarBuilder().file("app/r3", "3").finish(), {"/app/r3"}));
     BOOST_TEST_REQUIRE(recreated.kind == LU_OUTCOME_OK, recreated.message);
@@ -364,12 +374,14 @@ BOOST_AUTO_TEST_CASE(a_restarted_or_recreated_container_gets_a_new_session) {
 BOOST_AUTO_TEST_CASE(a_read_only_container_falls_back_to_exec_and_says_why_once) {
     Container c(kBusybox, "--read-only --tmpfs /app");
     DockerUpdater updater;
-    const auto first = updater.update(c.id(), c.name(), copy_of(TarBuilder().file("app/ro1", "1\n").finish(), {"/app/ro1"}));
+    const auto first =
+        updater.update(c.id(), c.name(), copy_of(TarBuilder().file("app/ro1", "1\n").finish(), {"/app/ro1"}));
     BOOST_TEST_REQUIRE(first.kind == LU_OUTCOME_OK, first.message);
     BOOST_TEST(first.logged("lu-agent cannot run in container " + c.name()));
     BOOST_TEST(first.logged("read-only"));
-    BOOST_TEST(sh_ok("docker exec " + c.name() + " cat /app/ro1") == "1"); // docker cp cannot see a tmpfs
-    const auto second = updater.update(c.id(), c.name(), copy_of(TarBuilder().file("app/ro2", "2\n").finish(), {"/app/ro2"}));
+    BOOST_TEST(sh_ok("docker exec " + c.name() + " cat /app/ro1") == "1");  // docker cp cannot see a tmpfs
+    const auto second =
+        updater.update(c.id(), c.name(), copy_of(TarBuilder().file("app/ro2", "2\n").finish(), {"/app/ro2"}));
     BOOST_TEST_REQUIRE(second.kind == LU_OUTCOME_OK, second.message);
     BOOST_TEST(!second.logged("lu-agent cannot run"));
     BOOST_TEST(sh_ok("docker exec " + c.name() + " cat /app/ro2") == "2");
@@ -385,7 +397,7 @@ BOOST_AUTO_TEST_CASE(a_stream_of_1000_files_leaves_the_container_folder_equal_to
         TarBuilder tar;
         Update u;
         for (int i = 0; i < 100; ++i) {
-            const int n = batch * 90 + i; // overlaps the previous batch by 10
+            const int n = batch * 90 + i;  // overlaps the previous batch by 10
             const std::string rel = "d" + std::to_string(n % 7) + "/f" + std::to_string(n) + ".txt";
             const std::string content = "batch " + std::to_string(batch) + " file " + std::to_string(n) + "\n";
             tar.file("app/s/" + rel, content);
@@ -393,7 +405,8 @@ BOOST_AUTO_TEST_CASE(a_stream_of_1000_files_leaves_the_container_folder_equal_to
             expected[rel] = content;
         }
         if (batch > 0) {
-            const std::string gone = "d" + std::to_string((batch * 90 - 50) % 7) + "/f" + std::to_string(batch * 90 - 50) + ".txt";
+            const std::string gone =
+                "d" + std::to_string((batch * 90 - 50) % 7) + "/f" + std::to_string(batch * 90 - 50) + ".txt";
             u.deletes.push_back("/app/s/" + gone);
             expected.erase(gone);
         }

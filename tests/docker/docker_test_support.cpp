@@ -31,7 +31,8 @@ ShellResult sh(const std::string &command) {
 std::string sh_ok(const std::string &command) {
     auto result = sh(command);
     if (result.exit_code != 0)
-        throw std::runtime_error("command failed (" + std::to_string(result.exit_code) + "): " + command + "\n" + result.output);
+        throw std::runtime_error("command failed (" + std::to_string(result.exit_code) + "): " + command + "\n" +
+                                 result.output);
     while (!result.output.empty() && result.output.back() == '\n') result.output.pop_back();
     return result.output;
 }
@@ -127,7 +128,8 @@ int64_t BytesStream::read(void *ctx, void *buffer, std::size_t capacity) {
 }
 
 bool Outcome::logged(const std::string &needle) const {
-    return std::any_of(logs.begin(), logs.end(), [&](const std::string &l) { return l.find(needle) != std::string::npos; });
+    return std::any_of(logs.begin(), logs.end(),
+                       [&](const std::string &l) { return l.find(needle) != std::string::npos; });
 }
 
 namespace {
@@ -203,8 +205,10 @@ Outcome DockerUpdater::update(const std::string &container_id, const std::string
         argvs.emplace_back();
         for (const auto &a : run.argv) argvs.back().push_back(a.c_str());
     }
-    for (std::size_t i = 0; i < u.runs.size(); ++i) runs.push_back({argvs[i].data(), argvs[i].size(), u.runs[i].echo_off ? 1 : 0});
-    lu_container_ref container{sizeof(lu_container_ref), container_id.c_str(), container_name.c_str(), u.pod.c_str(),
+    for (std::size_t i = 0; i < u.runs.size(); ++i)
+        runs.push_back({argvs[i].data(), argvs[i].size(), u.runs[i].echo_off ? 1 : 0});
+    lu_container_ref container{sizeof(lu_container_ref), container_id.c_str(),
+                               container_name.c_str(),   u.pod.c_str(),
                                u.namespace_name.c_str(), ""};
     std::vector<const char *> roots;
     for (const auto &r : u.sync_roots) roots.push_back(r.c_str());
@@ -231,9 +235,12 @@ Outcome DockerUpdater::update(const std::string &container_id, const std::string
         logs_->lines.clear();
     }
     const auto &api = *api_;
-    if (api.update(updater_, &request, &outcome) != LU_OK) throw std::runtime_error("update() did not write an outcome");
-    Outcome result{outcome.kind, outcome.exit_code,
-                   std::string(outcome.message.data == nullptr ? "" : outcome.message.data, outcome.message.size), {}};
+    if (api.update(updater_, &request, &outcome) != LU_OK)
+        throw std::runtime_error("update() did not write an outcome");
+    Outcome result{outcome.kind,
+                   outcome.exit_code,
+                   std::string(outcome.message.data == nullptr ? "" : outcome.message.data, outcome.message.size),
+                   {}};
     {
         std::lock_guard lock(logs_->mutex);
         result.logs = logs_->lines;

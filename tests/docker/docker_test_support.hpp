@@ -15,7 +15,7 @@ namespace lu_test {
 
 struct ShellResult {
     int exit_code = -1;
-    std::string output; // stdout only
+    std::string output;  // stdout only
 };
 
 // Runs a command through /bin/sh.
@@ -81,7 +81,7 @@ struct Outcome {
 };
 
 struct Update {
-    std::vector<std::pair<std::string, std::string>> copies; // local, container
+    std::vector<std::pair<std::string, std::string>> copies;  // local, container
     std::string archive;
     std::vector<std::string> deletes;
     struct Run {
@@ -91,28 +91,29 @@ struct Update {
     std::vector<Run> runs;
     bool restart = false;
     std::vector<std::string> sync_roots;  // lu_update_request.sync_roots
-    std::string pod;            // kubernetes updater: the pod, its namespace
+    std::string pod;                      // kubernetes updater: the pod, its namespace
     std::string namespace_name;
 };
 
 // An updater plugin (by default build/lib/libupdater_docker.so) and one instance of it.
 class DockerUpdater {
 public:
-    explicit DockerUpdater(const std::string &config_json = "{}", const std::string &plugin_path = LU_DOCKER_UPDATER_PATH);
+    explicit DockerUpdater(const std::string &config_json = "{}",
+                           const std::string &plugin_path = LU_DOCKER_UPDATER_PATH);
     ~DockerUpdater();
     DockerUpdater(const DockerUpdater &) = delete;
     DockerUpdater &operator=(const DockerUpdater &) = delete;
 
     Outcome update(const std::string &container_id, const std::string &container_name, const Update &update);
     // create() with this config: the error text, or "" when it succeeded.
-    static std::string create_error(const std::string &config_json, const std::string &plugin_path = LU_DOCKER_UPDATER_PATH);
+    static std::string create_error(const std::string &config_json,
+                                    const std::string &plugin_path = LU_DOCKER_UPDATER_PATH);
 
 private:
     const lu_updater_api *api_ = nullptr;
     lu_updater *updater_ = nullptr;
     struct LogSink;
-    LogSink *logs_ = nullptr; // the plugin may log from several threads
-
+    LogSink *logs_ = nullptr;  // the plugin may log from several threads
 };
 
 }  // namespace lu_test

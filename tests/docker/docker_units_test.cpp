@@ -58,7 +58,13 @@ BOOST_AUTO_TEST_CASE(frames_are_demultiplexed_across_any_split) {
     std::string stream;
     const auto frame = [&](char id, const std::string &payload) {
         const auto n = static_cast<std::uint32_t>(payload.size());
-        stream += std::string{id, 0, 0, 0, static_cast<char>(n >> 24), static_cast<char>(n >> 16), static_cast<char>(n >> 8),
+        stream += std::string{id,
+                              0,
+                              0,
+                              0,
+                              static_cast<char>(n >> 24),
+                              static_cast<char>(n >> 16),
+                              static_cast<char>(n >> 8),
                               static_cast<char>(n)};
         stream += payload;
     };
@@ -68,7 +74,8 @@ BOOST_AUTO_TEST_CASE(frames_are_demultiplexed_across_any_split) {
     frame(1, std::string(70000, 'z'));
     for (std::size_t step : {1u, 3u, 7u, 8u, 9u, 4096u, 1000000u}) {
         std::string out, err;
-        FrameDemuxer demuxer([&](OutputStream s, std::string_view d) { (s == OutputStream::stderr_stream ? err : out).append(d); });
+        FrameDemuxer demuxer(
+            [&](OutputStream s, std::string_view d) { (s == OutputStream::stderr_stream ? err : out).append(d); });
         for (std::size_t i = 0; i < stream.size(); i += step) demuxer.feed(std::string_view(stream).substr(i, step));
         BOOST_TEST(out == "hello world\n" + std::string(70000, 'z'));
         BOOST_TEST(err == "oops\n");
@@ -97,7 +104,8 @@ std::vector<EntryView> read_entries(const std::string &bytes) {
         EntryView v{archive_entry_pathname(entry), archive_entry_filetype(entry) == AE_IFDIR, {}};
         char buffer[4096];
         la_ssize_t n;
-        while ((n = archive_read_data(a, buffer, sizeof buffer)) > 0) v.content.append(buffer, static_cast<std::size_t>(n));
+        while ((n = archive_read_data(a, buffer, sizeof buffer)) > 0)
+            v.content.append(buffer, static_cast<std::size_t>(n));
         out.push_back(v);
     }
     archive_read_free(a);
@@ -109,7 +117,7 @@ std::string filtered(const std::string &input, std::optional<liveupdate::updater
     std::string out;
     copy_without_implied_dirs(
         [&](void *buffer, std::size_t capacity) -> std::int64_t {
-            const auto n = std::min<std::size_t>({capacity, input.size() - offset, 100}); // small reads on purpose
+            const auto n = std::min<std::size_t>({capacity, input.size() - offset, 100});  // small reads on purpose
             std::memcpy(buffer, input.data() + offset, n);
             offset += n;
             return static_cast<std::int64_t>(n);
@@ -128,8 +136,9 @@ std::vector<std::string> owners_in(const std::string &tar) {
     while (archive_read_next_header(a, &entry) == ARCHIVE_OK) {
         const char *uname = archive_entry_uname(entry);
         const char *gname = archive_entry_gname(entry);
-        out.push_back(std::string(archive_entry_pathname(entry)) + " " + std::to_string(archive_entry_uid(entry)) + "/" +
-                      std::to_string(archive_entry_gid(entry)) + " " + (uname ? uname : "") + "/" + (gname ? gname : ""));
+        out.push_back(std::string(archive_entry_pathname(entry)) + " " + std::to_string(archive_entry_uid(entry)) +
+                      "/" + std::to_string(archive_entry_gid(entry)) + " " + (uname ? uname : "") + "/" +
+                      (gname ? gname : ""));
     }
     archive_read_free(a);
     return out;
@@ -183,7 +192,8 @@ BOOST_AUTO_TEST_CASE(a_failing_reader_or_writer_surfaces) {
 }
 
 BOOST_AUTO_TEST_CASE(config_fields) {
-    const auto c = parse_updater_config(R"({"user":"app","host":"tcp://h:1","apiVersion":"v1.43","timeoutSeconds":5,"runTimeoutSeconds":90})");
+    const auto c = parse_updater_config(
+        R"({"user":"app","host":"tcp://h:1","apiVersion":"v1.43","timeoutSeconds":5,"runTimeoutSeconds":90})");
     BOOST_TEST(c.user == "app");
     BOOST_TEST(c.host == "tcp://h:1");
     BOOST_TEST(c.api_version == "1.43");
@@ -201,7 +211,8 @@ BOOST_AUTO_TEST_CASE(messages_in_tilts_spirit) {
     BOOST_TEST(exec_failure({"make"}, 2) == "command \"make\" failed with exit code: 2");
     BOOST_TEST(exec_failure({"x"}, 127).find("not found in PATH or not executable") != std::string::npos);
     BOOST_TEST(exec_failure({"x"}, 137).find("killed by container runtime") != std::string::npos);
-    BOOST_TEST(tar_failure(2, "tar: x: Cannot open: Permission denied", "").find("refused the write") != std::string::npos);
+    BOOST_TEST(tar_failure(2, "tar: x: Cannot open: Permission denied", "").find("refused the write") !=
+               std::string::npos);
     BOOST_TEST(tar_failure(1, "tar: can't open 'a': Permission denied", "app").find("user 'app'") != std::string::npos);
     BOOST_TEST(tar_failure(127, "", "").find("needs `tar` in $PATH") != std::string::npos);
     BOOST_TEST(tar_failure(1, "short read", "").find("refused") == std::string::npos);
@@ -211,15 +222,16 @@ BOOST_AUTO_TEST_CASE(messages_in_tilts_spirit) {
 
 BOOST_AUTO_TEST_CASE(a_user_setting_resolves_as_docker_resolves_it) {
     using liveupdate::updaters::resolve_owner;
-    const std::string passwd = "# users\nroot:x:0:0:root:/root:/bin/sh\r\n\napp:x:1500:1600:app:/app:/bin/sh\nbroken:x:y\n";
+    const std::string passwd =
+        "# users\nroot:x:0:0:root:/root:/bin/sh\r\n\napp:x:1500:1600:app:/app:/bin/sh\nbroken:x:y\n";
     const std::string group = "root:x:0:\napp:x:1600:\nweb:x:1700:app\n";
     const auto owner = [&](const std::string &user) {
         const auto o = resolve_owner(user, passwd, group);
         return std::to_string(o.uid) + ":" + std::to_string(o.gid);
     };
-    BOOST_TEST(owner("app") == "1500:1600");       // the user's primary group
-    BOOST_TEST(owner("1500") == "1500:1600");      // a uid with an entry: its primary group too
-    BOOST_TEST(owner("4242") == "4242:0");         // a uid without one: group 0, as Docker
+    BOOST_TEST(owner("app") == "1500:1600");   // the user's primary group
+    BOOST_TEST(owner("1500") == "1500:1600");  // a uid with an entry: its primary group too
+    BOOST_TEST(owner("4242") == "4242:0");     // a uid without one: group 0, as Docker
     BOOST_TEST(owner("app:web") == "1500:1700");
     BOOST_TEST(owner("app:77") == "1500:77");
     BOOST_TEST(owner("4242:web") == "4242:1700");
@@ -235,7 +247,8 @@ BOOST_AUTO_TEST_CASE(a_user_setting_resolves_as_docker_resolves_it) {
     BOOST_TEST(refused("ghost", passwd) == "user 'ghost' is not in the container's /etc/passwd (give it as uid:gid)");
     BOOST_TEST(refused("app", "") == "user 'app' is not in the container's /etc/passwd (give it as uid:gid)");
     BOOST_TEST(refused("broken", passwd) == "user 'broken' is not in the container's /etc/passwd (give it as uid:gid)");
-    BOOST_TEST(refused("app:staff", passwd) == "group 'staff' is not in the container's /etc/group (give it as uid:gid)");
+    BOOST_TEST(refused("app:staff", passwd) ==
+               "group 'staff' is not in the container's /etc/group (give it as uid:gid)");
 }
 
 BOOST_AUTO_TEST_CASE(an_owner_is_given_to_every_entry_copied) {
@@ -247,8 +260,9 @@ BOOST_AUTO_TEST_CASE(an_owner_is_given_to_every_entry_copied) {
 
 BOOST_AUTO_TEST_CASE(the_first_file_of_a_tar_is_read_out) {
     using liveupdate::docker::first_file_in_tar;
-    BOOST_TEST(first_file_in_tar(lu_test::TarBuilder().dir("etc").file("etc/passwd", "root:x:0:0::/:/bin/sh\n").finish())
-                   .value_or("none") == "root:x:0:0::/:/bin/sh\n");
+    BOOST_TEST(
+        first_file_in_tar(lu_test::TarBuilder().dir("etc").file("etc/passwd", "root:x:0:0::/:/bin/sh\n").finish())
+            .value_or("none") == "root:x:0:0::/:/bin/sh\n");
     BOOST_TEST(!first_file_in_tar(lu_test::TarBuilder().dir("etc").finish()).has_value());
     BOOST_TEST(!first_file_in_tar("").has_value());
     BOOST_CHECK_THROW(first_file_in_tar(std::string(1024, 'x')), std::runtime_error);

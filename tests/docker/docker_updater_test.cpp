@@ -1,9 +1,9 @@
 // The docker updater against the real engine started by scripts/dockerd.sh.
 #define BOOST_TEST_MODULE docker_updater
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <sys/un.h>
 #include <grp.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -42,8 +42,9 @@ const TestContainer &shared() {
 }
 
 struct TempDir {
-    fs::path path = fs::temp_directory_path() / ("lu-docker-test-" + std::to_string(::getpid()) + "-" +
-                                                 std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
+    fs::path path =
+        fs::temp_directory_path() / ("lu-docker-test-" + std::to_string(::getpid()) + "-" +
+                                     std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
     TempDir() { fs::create_directories(path); }
     ~TempDir() { fs::remove_all(path); }
 };
@@ -76,7 +77,8 @@ BOOST_AUTO_TEST_CASE(copies_files_into_nested_new_directories_and_through_symlin
                     .file("var/run/app.pid", "42\n")
                     .dir("t1/empty")
                     .finish();
-    u.copies = {{"/l/hello.txt", "/t1/hello.txt"}, {"/l/f.txt", "/t1/new/deep/er/f.txt"}, {"/l/app.pid", "/var/run/app.pid"}};
+    u.copies = {
+        {"/l/hello.txt", "/t1/hello.txt"}, {"/l/f.txt", "/t1/new/deep/er/f.txt"}, {"/l/app.pid", "/var/run/app.pid"}};
     const auto outcome = updater.update(c.id(), c.name(), u);
     BOOST_TEST_REQUIRE(outcome.kind == LU_OUTCOME_OK, outcome.message);
     BOOST_TEST(c.exec("cat /t1/hello.txt").output == "hello\n");
@@ -110,7 +112,7 @@ BOOST_AUTO_TEST_CASE(runs_commands_in_order_and_logs_them) {
     BOOST_TEST_REQUIRE(outcome.kind == LU_OUTCOME_OK, outcome.message);
     BOOST_TEST(c.exec("cat /tmp/t3-order").output == "first\nsecond\n");
     BOOST_TEST(outcome.logged("[CMD 1/2] sh -c echo first >> /tmp/t3-order; echo out-line; echo err-line >&2"));
-    BOOST_TEST(!outcome.logged("[CMD 2/2]")); // echoOff
+    BOOST_TEST(!outcome.logged("[CMD 2/2]"));  // echoOff
     BOOST_TEST(outcome.logged("out-line"));
     BOOST_TEST(outcome.logged("err-line"));
 }
@@ -157,9 +159,9 @@ BOOST_AUTO_TEST_CASE(a_failing_run_stops_the_update_with_its_exit_code) {
     BOOST_TEST(outcome.message.find("command \"echo compiling; exit 3\" failed with exit code: 3") != std::string::npos,
                outcome.message);
     BOOST_TEST(outcome.logged("compiling"));
-    BOOST_TEST(c.exec("cat /t4/a.txt").output == "a\n"); // files stay synced
+    BOOST_TEST(c.exec("cat /t4/a.txt").output == "a\n");  // files stay synced
     BOOST_TEST(c.exec("test -e /tmp/t4-second-ran; echo $?").output == "1\n");
-    BOOST_TEST(c.started_at() == before); // no restart after a failure
+    BOOST_TEST(c.started_at() == before);  // no restart after a failure
 }
 
 BOOST_AUTO_TEST_CASE(a_missing_command_is_a_run_failure_saying_so) {
@@ -184,7 +186,7 @@ BOOST_AUTO_TEST_CASE(restart_restarts_the_container_after_the_update) {
     const auto outcome = updater.update(c.id(), c.name(), u);
     BOOST_TEST_REQUIRE(outcome.kind == LU_OUTCOME_OK, outcome.message);
     BOOST_TEST(c.started_at() != before);
-    BOOST_TEST(c.exec("cat /tmp/seen-at-start").output == "v2\n"); // the new process saw the new file
+    BOOST_TEST(c.exec("cat /tmp/seen-at-start").output == "v2\n");  // the new process saw the new file
 }
 
 BOOST_AUTO_TEST_CASE(hot_reload_keeps_the_process_running) {
@@ -206,10 +208,15 @@ BOOST_AUTO_TEST_CASE(hot_reload_keeps_the_process_running) {
 BOOST_AUTO_TEST_CASE(an_image_without_tar_falls_back_to_the_archive_api_and_verifies) {
     TempDir local;
     TestContainer c(kNoTar, "/sleep 100000");
-    BOOST_TEST_REQUIRE(c.exec("true").exit_code != 0); // no shell: the image really is bare
+    BOOST_TEST_REQUIRE(c.exec("true").exit_code != 0);  // no shell: the image really is bare
     DockerUpdater updater(R"({"agent": false})");
     Update u;
-    u.archive = TarBuilder().dir("app").file("app/a.txt", "from-archive-api\n").dir("app/n").file("app/n/b.txt", "bb\n").finish();
+    u.archive = TarBuilder()
+                    .dir("app")
+                    .file("app/a.txt", "from-archive-api\n")
+                    .dir("app/n")
+                    .file("app/n/b.txt", "bb\n")
+                    .finish();
     u.copies = {{write_local(local.path, "a.txt", "from-archive-api\n"), "/app/a.txt"},
                 {write_local(local.path, "b.txt", "bb\n"), "/app/n/b.txt"}};
     const auto outcome = updater.update(c.id(), c.name(), u);
@@ -278,7 +285,8 @@ BOOST_AUTO_TEST_CASE(a_container_stopped_in_the_middle_is_an_infra_failure) {
     Update u;
     u.runs = {{{"sh", "-c", "touch /tmp/started; sleep 60"}, false}};
     std::thread killer([&] {
-        while (c.exec("test -e /tmp/started").exit_code != 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        while (c.exec("test -e /tmp/started").exit_code != 0)
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
         sh("docker kill " + c.name() + " >/dev/null");
     });
     const auto outcome = updater.update(c.id(), c.name(), u);
@@ -323,7 +331,8 @@ BOOST_AUTO_TEST_CASE(a_daemon_that_is_not_running_is_an_infra_failure_without_a_
         u.runs = {{{"true"}, false}};
         const auto outcome = updater.update("0123456789ab", "web", u);
         BOOST_TEST(outcome.kind == LU_OUTCOME_INFRA_FAILURE);
-        BOOST_TEST(outcome.message.find("cannot connect to the Docker daemon at " + host) != std::string::npos, outcome.message);
+        BOOST_TEST(outcome.message.find("cannot connect to the Docker daemon at " + host) != std::string::npos,
+                   outcome.message);
         BOOST_TEST(outcome.message.find("is dockerd running?") != std::string::npos, outcome.message);
     }
 }
@@ -344,8 +353,9 @@ BOOST_AUTO_TEST_CASE(a_daemon_that_never_answers_times_out) {
     const auto outcome = updater.update("0123456789ab", "web", u);
     ::close(fd);
     BOOST_TEST(outcome.kind == LU_OUTCOME_INFRA_FAILURE);
-    BOOST_TEST(outcome.message.find("did not answer GET /v1.41/containers/0123456789ab/json within 1s") != std::string::npos,
-               outcome.message);
+    BOOST_TEST(
+        outcome.message.find("did not answer GET /v1.41/containers/0123456789ab/json within 1s") != std::string::npos,
+        outcome.message);
 }
 
 BOOST_AUTO_TEST_CASE(a_socket_this_user_may_not_open_is_a_permission_failure) {
@@ -370,11 +380,14 @@ BOOST_AUTO_TEST_CASE(a_socket_this_user_may_not_open_is_a_permission_failure) {
     ::close(pipe_fds[1]);
     std::string got;
     char buffer[4096];
-    for (ssize_t n; (n = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0;) got.append(buffer, static_cast<std::size_t>(n));
+    for (ssize_t n; (n = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0;)
+        got.append(buffer, static_cast<std::size_t>(n));
     ::close(pipe_fds[0]);
     ::waitpid(child, nullptr, 0);
     BOOST_TEST(got.starts_with(std::to_string(LU_OUTCOME_INFRA_FAILURE) + " "), got);
-    BOOST_TEST(got.find("permission denied connecting to the Docker daemon at unix:///var/run/docker.sock") != std::string::npos, got);
+    BOOST_TEST(got.find("permission denied connecting to the Docker daemon at unix:///var/run/docker.sock") !=
+                   std::string::npos,
+               got);
 }
 
 BOOST_AUTO_TEST_CASE(the_user_setting_applies_to_copies_and_runs) {
@@ -427,7 +440,7 @@ BOOST_AUTO_TEST_CASE(a_tcp_docker_host_works_for_copies_and_runs) {
     BOOST_TEST_REQUIRE(outcome.kind == LU_OUTCOME_OK, outcome.message);
     BOOST_TEST(outcome.logged("tcp"));
     BOOST_TEST(c.exec("cat /t8/over-tcp.txt").output == "tcp\n");
-    BOOST_TEST(proxy.connections() > 0); // it really went through TCP
+    BOOST_TEST(proxy.connections() > 0);  // it really went through TCP
 }
 
 BOOST_AUTO_TEST_CASE(an_unusable_docker_host_in_the_environment_fails_updates_not_creation) {
@@ -438,7 +451,8 @@ BOOST_AUTO_TEST_CASE(an_unusable_docker_host_in_the_environment_fails_updates_no
     u.runs = {{{"true"}, false}};
     const auto outcome = updater.update("0123456789ab", "web", u);
     BOOST_TEST(outcome.kind == LU_OUTCOME_INFRA_FAILURE);
-    BOOST_TEST(outcome.message.find("DOCKER_HOST: docker host 'ssh://me@box': scheme 'ssh' is not supported") != std::string::npos,
+    BOOST_TEST(outcome.message.find("DOCKER_HOST: docker host 'ssh://me@box': scheme 'ssh' is not supported") !=
+                   std::string::npos,
                outcome.message);
 }
 
@@ -449,9 +463,10 @@ BOOST_AUTO_TEST_CASE(a_run_longer_than_its_limit_is_an_infra_failure) {
     u.runs = {{{"sleep", "30"}, false}};
     const auto outcome = updater.update(c.id(), c.name(), u);
     BOOST_TEST(outcome.kind == LU_OUTCOME_INFRA_FAILURE);
-    BOOST_TEST(outcome.message.find("timed out waiting for the command to finish") != std::string::npos, outcome.message);
+    BOOST_TEST(outcome.message.find("timed out waiting for the command to finish") != std::string::npos,
+               outcome.message);
     BOOST_TEST(outcome.message.find("the limit is 1s") != std::string::npos, outcome.message);
-    c.exec("pkill -f 'sleep 30' 2>/dev/null; true"); // the exec itself goes on in the container
+    c.exec("pkill -f 'sleep 30' 2>/dev/null; true");  // the exec itself goes on in the container
 }
 
 BOOST_AUTO_TEST_CASE(one_instance_serves_concurrent_updates_of_different_containers) {
@@ -479,7 +494,8 @@ BOOST_AUTO_TEST_CASE(one_instance_serves_concurrent_updates_of_different_contain
 }
 
 BOOST_AUTO_TEST_CASE(a_bad_config_is_refused_at_create) {
-    BOOST_TEST(DockerUpdater::create_error(R"({"timeoutSeconds": "soon"})").find("timeoutSeconds") != std::string::npos);
+    BOOST_TEST(DockerUpdater::create_error(R"({"timeoutSeconds": "soon"})").find("timeoutSeconds") !=
+               std::string::npos);
     BOOST_TEST(DockerUpdater::create_error(R"({"host": "ssh://box"})").find("not supported") != std::string::npos);
     BOOST_TEST(DockerUpdater::create_error(R"({"colour": 1})").find("unknown field 'colour'") != std::string::npos);
     BOOST_TEST(DockerUpdater::create_error("{}").empty());

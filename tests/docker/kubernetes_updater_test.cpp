@@ -43,7 +43,8 @@ BOOST_AUTO_TEST_CASE(argv_and_exit_codes_as_kubectl_speaks_them) {
     KubectlConfig config;
     config.context = "kind";
     BOOST_TEST((kubectl_exec_argv(config, {"ns", "pod-1", "app"}, true, {"tar", "-x"}) ==
-                std::vector<std::string>{"kubectl", "--context", "kind", "exec", "-i", "-n", "ns", "pod-1", "-c", "app", "--", "tar", "-x"}));
+                std::vector<std::string>{"kubectl", "--context", "kind", "exec", "-i", "-n", "ns", "pod-1", "-c", "app",
+                                         "--", "tar", "-x"}));
     BOOST_TEST(remote_exit_code("boom\ncommand terminated with exit code 3\n") == 3);
     BOOST_TEST(remote_exit_code("Error from server (NotFound): pods \"x\" not found") == -1);
     BOOST_CHECK_THROW(parse_kubectl_config(R"({"timeoutSeconds": -1})"), std::invalid_argument);
@@ -58,7 +59,8 @@ BOOST_AUTO_TEST_CASE(deletes_copies_and_runs_through_kubectl_exec) {
     DockerUpdater updater(kConfig, LU_KUBERNETES_UPDATER_PATH);
     Update u;
     u.deletes = {"/app/old.txt"};
-    u.archive = TarBuilder().dir("var").dir("var/run").file("var/run/k.txt", "k8s\n").file("app/new.txt", "new\n").finish();
+    u.archive =
+        TarBuilder().dir("var").dir("var/run").file("var/run/k.txt", "k8s\n").file("app/new.txt", "new\n").finish();
     u.copies = {{"/l/k.txt", "/var/run/k.txt"}, {"/l/new.txt", "/app/new.txt"}};
     u.runs = {{{"sh", "-c", "echo ran-in-pod"}, false}};
     const auto outcome = update(updater, c, u);
@@ -72,7 +74,8 @@ BOOST_AUTO_TEST_CASE(deletes_copies_and_runs_through_kubectl_exec) {
     std::stringstream calls;
     calls << std::ifstream(log).rdbuf();
     std::remove(log.c_str());
-    BOOST_TEST(calls.str().find("ns=dev pod=" + c.name() + " container=app cmd=tar -C / -x -f -") != std::string::npos, calls.str());
+    BOOST_TEST(calls.str().find("ns=dev pod=" + c.name() + " container=app cmd=tar -C / -x -f -") != std::string::npos,
+               calls.str());
 }
 
 // As the docker updater's exec path (docker_agent_test): kinds swap, a late
@@ -119,7 +122,8 @@ BOOST_AUTO_TEST_CASE(a_failing_command_is_a_run_failure_and_kubectl_errors_are_i
     restart.restart = true;
     const auto refused = update(updater, c, restart);
     BOOST_TEST(refused.kind == LU_OUTCOME_INFRA_FAILURE);
-    BOOST_TEST(refused.message.find("does not support `restart_container()` step") != std::string::npos, refused.message);
+    BOOST_TEST(refused.message.find("does not support `restart_container()` step") != std::string::npos,
+               refused.message);
 
     Update any;
     any.runs = {{{"true"}, false}};
@@ -170,7 +174,8 @@ BOOST_AUTO_TEST_CASE(an_image_without_tar_gets_the_advice) {
 BOOST_AUTO_TEST_CASE(real_kubectl_without_a_cluster_is_an_infra_failure) {
     const std::string kubeconfig = "/tmp/lu-empty-kubeconfig-" + std::to_string(::getpid());
     std::ofstream(kubeconfig) << "apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n";
-    DockerUpdater updater(R"({"exec": "kubectl", "kubeconfig": ")" + kubeconfig + R"(", "timeoutSeconds": 60})", LU_KUBERNETES_UPDATER_PATH);
+    DockerUpdater updater(R"({"exec": "kubectl", "kubeconfig": ")" + kubeconfig + R"(", "timeoutSeconds": 60})",
+                          LU_KUBERNETES_UPDATER_PATH);
     Update u;
     u.runs = {{{"true"}, false}};
     u.pod = "web-0";

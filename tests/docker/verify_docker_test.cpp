@@ -30,7 +30,8 @@ public:
         name_ = project_ + "-web-1";
         sh_ok("docker run -d --network none --name " + name_ + " --label com.docker.compose.project=" + project_ +
               " --label com.docker.compose.service=web --label com.docker.compose.oneoff=False"
-              " --label com.docker.compose.container-number=1 " + extra + " lu-busybox:latest sleep 100000");
+              " --label com.docker.compose.container-number=1 " +
+              extra + " lu-busybox:latest sleep 100000");
     }
     ~Service() { sh("docker rm -f " + name_ + " >/dev/null 2>&1"); }
     Service(const Service &) = delete;
@@ -63,14 +64,16 @@ private:
 Objects objects_for(const Service &service) {
     Objects o;
     o.container = json::parse(R"({"apiVersion": "tilt.dev/v1alpha1", "kind": "DockerComposeService",
-        "metadata": {"name": "web"}, "spec": {"service": "web", "project": {"name": ")" + service.project() +
-                              R"(", "projectPath": "."}}})").as_object();
+        "metadata": {"name": "web"}, "spec": {"service": "web", "project": {"name": ")" +
+                              service.project() + R"(", "projectPath": "."}}})")
+                      .as_object();
     o.lu_spec()["selector"] = json::parse(R"({"dockerCompose": {"service": "web"}})");
     return o;
 }
 
 CommandResult verify(const UpDaemon &d, const std::string &args) {
-    return run_command(std::string(LU_HOST_BIN) + " verify " + args + " --control-socket " + d.socket.string() + " 2>&1");
+    return run_command(std::string(LU_HOST_BIN) + " verify " + args + " --control-socket " + d.socket.string() +
+                       " 2>&1");
 }
 
 // A daemon that has synced src/a.txt and src/sub/b.txt into the service's /app.
@@ -122,7 +125,10 @@ BOOST_AUTO_TEST_CASE(the_daemon_repairs_a_change_inside_the_container_every_inte
     start_synced(d, s, {"--debounce", "0", "--verify-every", "500ms"});
     s.exec("echo drifted > /app/a.txt");
     BOOST_TEST(wait_until([&] { return s.read("/app/a.txt") == "alpha"; }, std::chrono::seconds(30)), d.log_text());
-    BOOST_TEST(wait_until([&] { return contains(d.log_text(), "verify (periodic check): " + s.name() + ": 0 missing, 0 extra, 1 different; repaired"); }),
+    BOOST_TEST(wait_until([&] {
+                   return contains(d.log_text(), "verify (periodic check): " + s.name() +
+                                                     ": 0 missing, 0 extra, 1 different; repaired");
+               }),
                d.log_text());
 }
 

@@ -52,10 +52,13 @@ std::map<std::string, Entry> read_tar(const std::string &bytes) {
     BOOST_TEST_REQUIRE(archive_read_open_memory(reader, bytes.data(), bytes.size()) == ARCHIVE_OK);
     struct archive_entry *entry = nullptr;
     while (archive_read_next_header(reader, &entry) == ARCHIVE_OK) {
-        Entry e{archive_entry_filetype(entry), archive_entry_perm(entry) & 07777, archive_entry_uid(entry),
+        Entry e{archive_entry_filetype(entry),
+                archive_entry_perm(entry) & 07777,
+                archive_entry_uid(entry),
                 archive_entry_gid(entry),
                 !empty(archive_entry_uname(entry)) || !empty(archive_entry_gname(entry)),
-                archive_entry_symlink(entry) ? archive_entry_symlink(entry) : "", ""};
+                archive_entry_symlink(entry) ? archive_entry_symlink(entry) : "",
+                ""};
         char buffer[4096];
         la_ssize_t n;
         while ((n = archive_read_data(reader, buffer, sizeof buffer)) > 0) e.content.append(buffer, n);
@@ -92,7 +95,8 @@ BOOST_AUTO_TEST_CASE(files_directories_and_symlinks_keep_modes_without_owners) {
     fs::create_symlink("a.txt", tmp.path / "src/link");
     write(tmp.path / "single.conf", "x=1");
 
-    const Built built = build({{(tmp.path / "src").string(), "/app"}, {(tmp.path / "single.conf").string(), "/etc/c.conf"}});
+    const Built built =
+        build({{(tmp.path / "src").string(), "/app"}, {(tmp.path / "single.conf").string(), "/etc/c.conf"}});
     auto entries = read_tar(built.bytes);
     std::vector<std::string> names;
     names.reserve(entries.size());
@@ -123,8 +127,8 @@ BOOST_AUTO_TEST_CASE(the_filter_skips_ignored_files_and_directories) {
     write(tmp.path / "build/out.o", "o");
     write(tmp.path / "build/keep.me", "k");
     const std::string base = tmp.path.string();
-    const IgnoreSet filter = ignore_set_from_json(boost::json::parse(
-        R"([{"basePath": ")" + base + R"(", "patterns": ["*.log", "node_modules"]},
+    const IgnoreSet filter = ignore_set_from_json(boost::json::parse(R"([{"basePath": ")" + base +
+                                                                     R"(", "patterns": ["*.log", "node_modules"]},
             {"basePath": ")" + base + R"(", "patterns": ["build", "!build/keep.me"]}])"));
     auto entries = read_tar(build({{base, "/app"}}, filter).bytes);
     std::vector<std::string> names;
@@ -137,8 +141,8 @@ BOOST_AUTO_TEST_CASE(the_filter_skips_ignored_files_and_directories) {
 BOOST_AUTO_TEST_CASE(a_vanished_path_is_skipped_with_a_warning) {
     TempDir tmp;
     write(tmp.path / "here.txt", "h");
-    const Built built = build({{(tmp.path / "gone.txt").string(), "/app/gone.txt"},
-                               {(tmp.path / "here.txt").string(), "/app/here.txt"}});
+    const Built built = build(
+        {{(tmp.path / "gone.txt").string(), "/app/gone.txt"}, {(tmp.path / "here.txt").string(), "/app/here.txt"}});
     auto entries = read_tar(built.bytes);
     BOOST_TEST(entries.size() == 1u);
     BOOST_TEST(entries.count("app/here.txt") == 1u);

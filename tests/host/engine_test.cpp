@@ -29,9 +29,11 @@ const MicroTime kStart = *MicroTime::parse("2026-01-01T00:00:00.000000Z");
 
 std::string file_watch(const std::string &root) {
     return R"({"apiVersion": "tilt.dev/v1alpha1", "kind": "FileWatch", "metadata": {"name": "fw"},
-               "spec": {"watchedPaths": [")" + root + R"("]},
+               "spec": {"watchedPaths": [")" +
+           root + R"("]},
                "status": {"fileEvents": [{"time": "2026-01-01T00:00:01.000000Z",
-                                          "seenFiles": [")" + root + R"(/a.txt"]}]}})";
+                                          "seenFiles": [")" +
+           root + R"(/a.txt"]}]}})";
 }
 
 std::string compose_service(const std::string &name, const std::string &id) {
@@ -43,18 +45,21 @@ std::string compose_service(const std::string &name, const std::string &id) {
 std::string live_update(const std::string &name, const std::string &service, const std::string &root,
                         const std::string &container_path = "/app") {
     return R"({"apiVersion": "tilt.dev/v1alpha1", "kind": "LiveUpdate",
-               "metadata": {"name": ")" + name + R"(", "annotations": {"tilt.dev/resource": ")" + name + R"("}},
-               "spec": {"basePath": ")" + root + R"(", "sources": [{"fileWatch": "fw"}],
-                        "selector": {"dockerCompose": {"service": ")" + service + R"("}},
-                        "syncs": [{"localPath": ".", "containerPath": ")" + container_path + R"("}],
+               "metadata": {"name": ")" +
+           name + R"(", "annotations": {"tilt.dev/resource": ")" + name + R"("}},
+               "spec": {"basePath": ")" +
+           root + R"(", "sources": [{"fileWatch": "fw"}],
+                        "selector": {"dockerCompose": {"service": ")" +
+           service + R"("}},
+                        "syncs": [{"localPath": ".", "containerPath": ")" +
+           container_path + R"("}],
                         "execs": [{"args": ["make"]}]}})";
 }
 
 struct Fixture {
     fs::path root;
     std::shared_ptr<UpdaterHostServices> services = std::make_shared<UpdaterHostServices>();
-    std::shared_ptr<Updater> record =
-        std::make_shared<Updater>(UpdaterPlugin::load(LU_TEST_RECORD_UPDATER), services);
+    std::shared_ptr<Updater> record = std::make_shared<Updater>(UpdaterPlugin::load(LU_TEST_RECORD_UPDATER), services);
     UpdaterRegistry updaters;
 
     Fixture() {
@@ -100,9 +105,11 @@ BOOST_AUTO_TEST_CASE(the_executor_hands_the_archive_and_runs_to_the_updater) {
     };
     const json::object update = json::parse(R"({"liveUpdate": "lu", "via": "docker",
         "container": {"containerID": "c1", "containerName": "web", "podName": "", "namespace": ""},
-        "copy": [{"local": ")" + (root / "a.txt").string() + R"(", "container": "/app/a.txt"}],
+        "copy": [{"local": ")" + (root / "a.txt").string() +
+                                            R"(", "container": "/app/a.txt"}],
         "delete": ["/app/old.txt"], "runs": [{"args": ["make", "all"], "echoOff": false}],
-        "restart": false, "initialSync": false, "filter": []})").as_object();
+        "restart": false, "initialSync": false, "filter": []})")
+                                    .as_object();
     const UpdateOutcome outcome = executor.execute(update, log);
     BOOST_TEST((outcome.kind == UpdateOutcome::Kind::ok));
     BOOST_TEST((lines == std::vector<std::string>{"[CMD 1/1] make all"}), boost::test_tools::per_element());

@@ -38,9 +38,9 @@ inline std::size_t occurrences(const std::string &text, const std::string &needl
 }
 
 inline void check_every_change_synced_once(const UpDaemon &daemon, int files) {
-    BOOST_TEST_REQUIRE(wait_until([&] { return tree_of(daemon.root / "app") == tree_of(daemon.src); },
-                                  std::chrono::seconds(60)),
-                       daemon.log_text());
+    BOOST_TEST_REQUIRE(
+        wait_until([&] { return tree_of(daemon.root / "app") == tree_of(daemon.src); }, std::chrono::seconds(60)),
+        daemon.log_text());
     const std::string log = daemon.log_text();
     const std::vector<int> times = times_synced(log, files);
     std::string lost, repeated;  // file names, and the log lines naming the repeated ones
@@ -51,7 +51,8 @@ inline void check_every_change_synced_once(const UpDaemon &daemon, int files) {
             repeated += "\n" + name + ":";
             std::istringstream lines(log);
             for (std::string line; std::getline(lines, line);)
-                if (line.find("/" + name + "'") != std::string::npos || line.find("/" + name + "\"") != std::string::npos)
+                if (line.find("/" + name + "'") != std::string::npos ||
+                    line.find("/" + name + "\"") != std::string::npos)
                     repeated += "\n  " + line;
         }
     }

@@ -45,8 +45,8 @@ BOOST_AUTO_TEST_CASE(a_manual_live_update_syncs_only_when_triggered) {
     BOOST_TEST_REQUIRE(d.witness_barrier());
     BOOST_TEST(!holds(d.in_app("a.txt"), "one"));
 
-    const CommandResult r = run_command(std::string(LU_HOST_BIN) + " trigger lu --control-socket " +
-                                        d.socket.string() + " 2>&1");
+    const CommandResult r =
+        run_command(std::string(LU_HOST_BIN) + " trigger lu --control-socket " + d.socket.string() + " 2>&1");
     BOOST_TEST(r.exit_code == 0);
     BOOST_TEST(r.output.find("lu: triggered") != std::string::npos, r.output);
     BOOST_TEST(wait_until([&] { return holds(d.in_app("a.txt"), "one"); }));
@@ -61,7 +61,8 @@ BOOST_AUTO_TEST_CASE(a_manual_live_update_syncs_only_when_triggered) {
     write_file(d.src / "a.txt", "two");
     BOOST_TEST_REQUIRE(d.witness_barrier());
     BOOST_TEST(holds(d.in_app("a.txt"), "one"));
-    BOOST_TEST(run_command(std::string(LU_HOST_BIN) + " trigger lu --control-socket " + d.socket.string()).exit_code == 0);
+    BOOST_TEST(run_command(std::string(LU_HOST_BIN) + " trigger lu --control-socket " + d.socket.string()).exit_code ==
+               0);
     BOOST_TEST(wait_until([&] { return holds(d.in_app("a.txt"), "two"); }));
     BOOST_TEST(d.stop() == 0);
 }
@@ -69,8 +70,8 @@ BOOST_AUTO_TEST_CASE(a_manual_live_update_syncs_only_when_triggered) {
 BOOST_AUTO_TEST_CASE(an_unknown_name_is_an_error_and_queues_nothing) {
     UpDaemon d;
     BOOST_TEST_REQUIRE(d.start(manual_objects()));
-    const CommandResult r = run_command(std::string(LU_HOST_BIN) + " trigger lu nope --control-socket " +
-                                        d.socket.string() + " 2>&1");
+    const CommandResult r =
+        run_command(std::string(LU_HOST_BIN) + " trigger lu nope --control-socket " + d.socket.string() + " 2>&1");
     BOOST_TEST(r.exit_code == 1);
     BOOST_TEST(r.output.find("LiveUpdate \"nope\" not found") != std::string::npos, r.output);
     const json::value queues = d.get("configmaps");

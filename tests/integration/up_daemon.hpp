@@ -109,7 +109,8 @@ inline std::map<std::string, std::string> tree_of(const fs::path &dir) {
     std::map<std::string, std::string> out;
     std::error_code ec;
     if (!fs::exists(dir, ec)) return out;
-    for (auto it = fs::recursive_directory_iterator(dir, ec); it != fs::recursive_directory_iterator(); it.increment(ec))
+    for (auto it = fs::recursive_directory_iterator(dir, ec); it != fs::recursive_directory_iterator();
+         it.increment(ec))
         if (it->is_regular_file(ec)) out[it->path().lexically_relative(dir).string()] = read_file(it->path());
     return out;
 }
@@ -119,13 +120,16 @@ inline std::map<std::string, std::string> tree_of(const fs::path &dir) {
 struct Objects {
     json::object file_watch = json::parse(R"({"apiVersion": "tilt.dev/v1alpha1", "kind": "FileWatch",
         "metadata": {"name": "fw"},
-        "spec": {"watchedPaths": ["src"], "ignores": [{"basePath": "src", "patterns": ["*.ignored"]}]}})").as_object();
+        "spec": {"watchedPaths": ["src"], "ignores": [{"basePath": "src", "patterns": ["*.ignored"]}]}})")
+                                  .as_object();
     json::object container = json::parse(R"({"apiVersion": "liveupdate.dev/v1alpha1", "kind": "LocalContainer",
-        "metadata": {"name": "box"}, "spec": {"root": "root"}})").as_object();
+        "metadata": {"name": "box"}, "spec": {"root": "root"}})")
+                                 .as_object();
     json::object live_update = json::parse(R"({"apiVersion": "tilt.dev/v1alpha1", "kind": "LiveUpdate",
         "metadata": {"name": "lu", "annotations": {"tilt.dev/resource": "web"}},
         "spec": {"basePath": ".", "sources": [{"fileWatch": "fw"}], "selector": {"local": {"container": "box"}},
-                 "syncs": [{"localPath": "src", "containerPath": "/app"}]}})").as_object();
+                 "syncs": [{"localPath": "src", "containerPath": "/app"}]}})")
+                                   .as_object();
     std::vector<json::object> extra;
 
     json::object &lu_spec() { return live_update["spec"].as_object(); }

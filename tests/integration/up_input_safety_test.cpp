@@ -97,12 +97,18 @@ BOOST_AUTO_TEST_CASE(an_unreadable_changed_file_fails_the_update_and_the_rest_ar
 BOOST_AUTO_TEST_CASE(a_name_that_is_not_utf8_is_skipped_and_poisons_nothing) {
     UpDaemon d;
     write_file(d.src / "before.txt", "b");
-    write_file(d.src / "\xff\xfe" "A", "raw");  // present at start-up, for the initial sync
+    write_file(d.src /
+                   "\xff\xfe"
+                   "A",
+               "raw");  // present at start-up, for the initial sync
     Objects o;
     o.lu_spec()["initialSync"] = json::object{};
     BOOST_TEST_REQUIRE(d.start(o));
     BOOST_TEST(wait_until([&] { return holds(d.in_app("before.txt"), "b"); }), d.log_text());
-    write_file(d.src / "\xfe" "B", "raw");  // a live change
+    write_file(d.src /
+                   "\xfe"
+                   "B",
+               "raw");  // a live change
     write_file(d.src / "after.txt", "a");
     BOOST_TEST(wait_until([&] { return holds(d.in_app("after.txt"), "a"); }), d.log_text());
     write_file(d.src / "later.txt", "l");
@@ -114,8 +120,12 @@ BOOST_AUTO_TEST_CASE(a_name_that_is_not_utf8_is_skipped_and_poisons_nothing) {
     BOOST_TEST(log.find("invalid JSON") == std::string::npos, log);
     BOOST_TEST(member(d.status_of("liveupdates", "lu"), {"failed"}) == nullptr);
     auto expected = tree_of(d.src);
-    expected.erase("\xff\xfe" "A");
-    expected.erase("\xfe" "B");
+    expected.erase(
+        "\xff\xfe"
+        "A");
+    expected.erase(
+        "\xfe"
+        "B");
     BOOST_TEST((tree_of(d.root / "app") == expected));
 }
 

@@ -78,7 +78,9 @@ BOOST_AUTO_TEST_CASE(a_stop_path_stops_the_update) {
     o.lu_spec()["stopPaths"] = json::array{"src/stop.txt"};
     BOOST_TEST_REQUIRE(d.start(o));
     write_file(d.src / "stop.txt", "s");
-    BOOST_TEST(wait_until([&] { return text_at(d.status_of("liveupdates", "lu"), {"failed", "reason"}) == "UpdateStopped"; }));
+    BOOST_TEST(wait_until([&] {
+        return text_at(d.status_of("liveupdates", "lu"), {"failed", "reason"}) == "UpdateStopped";
+    }));
     BOOST_TEST(!has(d.in_app("stop.txt")));
 }
 
@@ -93,7 +95,8 @@ BOOST_AUTO_TEST_CASE(a_triggered_run_runs_only_for_its_paths) {
     BOOST_TEST(wait_until([&] { return holds(d.in_app("other.txt"), "o"); }));
     BOOST_TEST(!has(d.in_app("runs.log")));
     write_file(d.src / "trigger/t.txt", "t");
-    BOOST_TEST(wait_until([&] { return has(d.in_app("runs.log")) && read_file(d.in_app("runs.log")).starts_with("ran\n"); }));
+    BOOST_TEST(
+        wait_until([&] { return has(d.in_app("runs.log")) && read_file(d.in_app("runs.log")).starts_with("ran\n"); }));
     BOOST_TEST(d.log_text().find("[CMD 1/1] sh -c echo ran >> runs.log") != std::string::npos);
 }
 
@@ -103,7 +106,8 @@ BOOST_AUTO_TEST_CASE(a_run_gets_the_containers_environment_and_working_directory
     Objects o;
     o.container["spec"].as_object()["workingDir"] = "/srv";
     o.container["spec"].as_object()["env"] = json::object{{"GREETING", "hi there"}};
-    o.lu_spec()["execs"] = json::array{json::object{{"args", json::array{"sh", "-c", "echo \"$GREETING\" > greeting.txt"}}}};
+    o.lu_spec()["execs"] =
+        json::array{json::object{{"args", json::array{"sh", "-c", "echo \"$GREETING\" > greeting.txt"}}}};
     fs::create_directories(d.root / "srv");
     BOOST_TEST_REQUIRE(d.start(o));
     write_file(d.src / "a.txt", "a");
@@ -118,7 +122,8 @@ BOOST_AUTO_TEST_CASE(a_failing_run_is_reported_and_files_stay_synced) {
     BOOST_TEST_REQUIRE(d.start(o));
     write_file(d.src / "a.txt", "a");
     BOOST_TEST(wait_until([&] {
-        return text_at(d.status_of("liveupdates", "lu"), {"containers", "lastExecError"}).find("7") != std::string::npos;
+        return text_at(d.status_of("liveupdates", "lu"), {"containers", "lastExecError"}).find("7") !=
+               std::string::npos;
     }));
     BOOST_TEST(holds(d.in_app("a.txt"), "a"));
     BOOST_TEST(d.log_text().find("broken") != std::string::npos);
@@ -237,7 +242,9 @@ BOOST_AUTO_TEST_CASE(object_file_edits_update_and_delete_objects) {
     BOOST_TEST_REQUIRE(d.start(o));
     o.lu_spec()["syncs"] = json::array{json::object{{"localPath", "src"}, {"containerPath", "/srv"}}};
     write_file(d.objects, o.text());
-    BOOST_TEST(wait_until([&] { return text_at(d.get("liveupdates"), {"items", "spec", "syncs", "containerPath"}) == "/srv"; }));
+    BOOST_TEST(wait_until([&] {
+        return text_at(d.get("liveupdates"), {"items", "spec", "syncs", "containerPath"}) == "/srv";
+    }));
     write_file(d.src / "b.txt", "b");
     BOOST_TEST(wait_until([&] { return holds(d.root / "srv/b.txt", "b"); }));
 
@@ -266,7 +273,8 @@ BOOST_AUTO_TEST_CASE(an_inotify_overflow_loses_no_change) {
     BOOST_TEST_REQUIRE(wait_until([&] { return tree_of(d.src) == tree_of(d.root / "app"); }));
 
     d.pause();  // reads nothing: the flood's events overflow the queue of 16
-    for (int i = 0; i < 400; ++i) write_file(d.src / ("flood/f" + std::to_string(i % 40) + "/" + std::to_string(i) + ".txt"), std::to_string(i));
+    for (int i = 0; i < 400; ++i)
+        write_file(d.src / ("flood/f" + std::to_string(i % 40) + "/" + std::to_string(i) + ".txt"), std::to_string(i));
     for (int i = 0; i < 50; i += 2) fs::remove(d.src / ("old/o" + std::to_string(i) + ".txt"));
     for (int i = 1; i < 50; i += 2) write_file(d.src / ("old/o" + std::to_string(i) + ".txt"), "changed");
     fs::rename(d.src / "flood/f3", d.src / "flood/renamed");

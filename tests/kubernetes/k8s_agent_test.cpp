@@ -50,11 +50,13 @@ void create_pod(const std::string &name, bool read_only = false) {
     }
     const auto r = admin().request("POST", "/api/v1/namespaces/" + kNamespace + "/pods", json::serialize(pod));
     if (r.status / 100 != 2) throw std::runtime_error("creating pod " + name + ": " + kube::status_message(r.body));
-    const bool up = wait_until([&] {
-        const auto p = json::parse(admin().get("/api/v1/namespaces/" + kNamespace + "/pods/" + name)).as_object();
-        const auto *phase = p.at("status").as_object().if_contains("phase");
-        return phase != nullptr && phase->as_string() == "Running";
-    }, 60s);
+    const bool up = wait_until(
+        [&] {
+            const auto p = json::parse(admin().get("/api/v1/namespaces/" + kNamespace + "/pods/" + name)).as_object();
+            const auto *phase = p.at("status").as_object().if_contains("phase");
+            return phase != nullptr && phase->as_string() == "Running";
+        },
+        60s);
     if (!up) throw std::runtime_error("pod " + name + " is not Running");
 }
 
@@ -68,8 +70,10 @@ std::pair<int, std::string> exec_sh(const std::string &pod, const std::string &s
 
 // The pids of the lu-agent processes in the pod.
 std::string agent_pids(const std::string &pod) {
-    return exec_sh(pod, "for p in /proc/[0-9]*; do case $(cat $p/cmdline 2>/dev/null | tr '\\0' ' ') in "
-                        "/.lu-agent/*) echo ${p#/proc/};; esac; done").second;
+    return exec_sh(pod,
+                   "for p in /proc/[0-9]*; do case $(cat $p/cmdline 2>/dev/null | tr '\\0' ' ') in "
+                   "/.lu-agent/*) echo ${p#/proc/};; esac; done")
+        .second;
 }
 
 Update update_of(const std::string &pod) {
@@ -94,7 +98,8 @@ struct ClusterCheck {
     ClusterCheck() {
         const std::string dir = LU_K8S_DIR;
         if (!fs::exists(dir + "/cluster.sh")) {
-            std::cout << "SKIPPED: no cluster: " << dir << " not found (the Kubernetes tests need ../shared/k8s)" << std::endl;
+            std::cout << "SKIPPED: no cluster: " << dir << " not found (the Kubernetes tests need ../shared/k8s)"
+                      << std::endl;
             std::exit(77);
         }
         if (!fs::exists(admin_kubeconfig())) {
@@ -102,16 +107,23 @@ struct ClusterCheck {
             std::exit(1);
         }
         for (const auto &[path, body] : std::vector<std::pair<std::string, std::string>>{
-                 {"/api/v1/namespaces", R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")" + kNamespace + "\"}}"},
+                 {"/api/v1/namespaces",
+                  R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")" + kNamespace + "\"}}"},
                  {"/api/v1/namespaces/" + kNamespace + "/serviceaccounts",
                   R"({"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"default"}})"}}) {
             const auto r = admin().request("POST", path, body);
-            if (r.status / 100 != 2 && r.status != 409) throw std::runtime_error("POST " + path + ": " + kube::status_message(r.body));
+            if (r.status / 100 != 2 && r.status != 409)
+                throw std::runtime_error("POST " + path + ": " + kube::status_message(r.body));
         }
         admin().request("DELETE", "/api/v1/namespaces/" + kNamespace + "/pods?gracePeriodSeconds=0");
-        wait_until([] {
-            return json::parse(admin().get("/api/v1/namespaces/" + kNamespace + "/pods")).at("items").as_array().empty();
-        }, 30s);
+        wait_until(
+            [] {
+                return json::parse(admin().get("/api/v1/namespaces/" + kNamespace + "/pods"))
+                    .at("items")
+                    .as_array()
+                    .empty();
+            },
+            30s);
     }
 };
 

@@ -109,7 +109,8 @@ void restart_api_server() {
     // five minutes): the resourceVersion discovery holds is gone for good.
     const auto compacted = lu_test::sh(
         "e='etcdctl --endpoints http://127.0.0.1:12379'; export ETCDCTL_API=3; "
-        "rev=$($e endpoint status -w json | grep -o '\"revision\":[0-9]*' | head -n1 | cut -d: -f2); $e compact \"$rev\"");
+        "rev=$($e endpoint status -w json | grep -o '\"revision\":[0-9]*' | head -n1 | cut -d: -f2); $e compact "
+        "\"$rev\"");
     BOOST_REQUIRE_MESSAGE(compacted.exit_code == 0, "etcdctl compact failed: " + compacted.output);
     const auto started = lu_test::sh(std::string(LU_K8S_DIR) + "/cluster.sh start >/dev/null 2>&1");
     BOOST_REQUIRE_MESSAGE(started.exit_code == 0, "cluster.sh start did not bring kube-apiserver back");
@@ -127,9 +128,7 @@ std::string kubeconfig_through(int port) {
     return file;
 }
 
-int api_port() {
-    return std::stoi(admin().config().server.substr(admin().config().server.rfind(':') + 1));
-}
+int api_port() { return std::stoi(admin().config().server.substr(admin().config().server.rfind(':') + 1)); }
 
 // The pods of the status, by name.
 std::map<std::string, json::object> pods_of(const std::optional<json::object> &status) {
@@ -148,7 +147,8 @@ struct ClusterCheck {
     ClusterCheck() {
         const std::string dir = LU_K8S_DIR;
         if (!fs::exists(dir + "/cluster.sh")) {
-            std::cout << "SKIPPED: no cluster: " << dir << " not found (the Kubernetes tests need ../shared/k8s)" << std::endl;
+            std::cout << "SKIPPED: no cluster: " << dir << " not found (the Kubernetes tests need ../shared/k8s)"
+                      << std::endl;
             std::exit(77);
         }
         if (!fs::exists(admin_kubeconfig())) {
@@ -156,14 +156,20 @@ struct ClusterCheck {
                       << "/cluster.sh start)" << std::endl;
             std::exit(1);
         }
-        post_ignoring_conflict("/api/v1/namespaces", {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", kNamespace}}}});
+        post_ignoring_conflict("/api/v1/namespaces",
+                               {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", kNamespace}}}});
         // No controller-manager in minimal mode: the namespace's default ServiceAccount is ours to make.
         post_ignoring_conflict("/api/v1/namespaces/" + kNamespace + "/serviceaccounts",
                                {{"apiVersion", "v1"}, {"kind", "ServiceAccount"}, {"metadata", {{"name", "default"}}}});
         admin().request("DELETE", "/api/v1/namespaces/" + kNamespace + "/pods?gracePeriodSeconds=0");
-        wait_until([] {
-            return json::parse(admin().get("/api/v1/namespaces/" + kNamespace + "/pods")).at("items").as_array().empty();
-        }, 30s);
+        wait_until(
+            [] {
+                return json::parse(admin().get("/api/v1/namespaces/" + kNamespace + "/pods"))
+                    .at("items")
+                    .as_array()
+                    .empty();
+            },
+            30s);
     }
 };
 
@@ -220,11 +226,13 @@ BOOST_AUTO_TEST_CASE(live_update_syncs_deletes_and_runs_through_the_api) {
     restart.restart = true;
     outcome = updater.update("", "main", restart);
     BOOST_TEST(outcome.kind == LU_OUTCOME_INFRA_FAILURE);
-    BOOST_TEST(outcome.message.find("does not support `restart_container()` step") != std::string::npos, outcome.message);
+    BOOST_TEST(outcome.message.find("does not support `restart_container()` step") != std::string::npos,
+               outcome.message);
 
     // kubectl exec stays available by setting, on the same pod.
     DockerUpdater kubectl(R"({"exec": "kubectl", "kubectl": ")" + state_dir() + R"(/bin/kubectl", "kubeconfig": ")" +
-                          admin_kubeconfig() + R"("})", LU_KUBERNETES_UPDATER_PATH);
+                              admin_kubeconfig() + R"("})",
+                          LU_KUBERNETES_UPDATER_PATH);
     u.archive = TarBuilder().file("app/index.html", "v3\n").finish();
     u.deletes.clear();
     u.runs.clear();
@@ -276,15 +284,17 @@ BOOST_AUTO_TEST_CASE(a_user_without_pods_exec_gets_the_forbidden_message) {
     fs::create_directories(dir);
     const std::string pki = state_dir() + "/pki";
     // A user the cluster's CA vouches for, with no RBAC binding at all.
-    const auto made = lu_test::sh("cd " + dir.string() +
-                                  " && openssl req -new -newkey rsa:2048 -nodes -keyout user.key -subj /CN=lu-nobody"
-                                  " -out user.csr 2>/dev/null && openssl x509 -req -in user.csr -CA " + pki +
-                                  "/ca.crt -CAkey " + pki + "/ca.key -set_serial 4242 -days 1 -out user.crt 2>/dev/null");
+    const auto made =
+        lu_test::sh("cd " + dir.string() +
+                    " && openssl req -new -newkey rsa:2048 -nodes -keyout user.key -subj /CN=lu-nobody"
+                    " -out user.csr 2>/dev/null && openssl x509 -req -in user.csr -CA " +
+                    pki + "/ca.crt -CAkey " + pki + "/ca.key -set_serial 4242 -days 1 -out user.crt 2>/dev/null");
     BOOST_REQUIRE(made.exit_code == 0);
     const std::string kubeconfig = (dir / "kubeconfig").string();
     std::ofstream(kubeconfig) << "apiVersion: v1\nkind: Config\ncurrent-context: nobody\n"
-                                 "clusters: [{name: c, cluster: {server: '" << admin().config().server
-                              << "', certificate-authority: " << pki << "/ca.crt}}]\n"
+                                 "clusters: [{name: c, cluster: {server: '"
+                              << admin().config().server << "', certificate-authority: " << pki
+                              << "/ca.crt}}]\n"
                                  "users: [{name: nobody, user: {client-certificate: user.crt, client-key: user.key}}]\n"
                                  "contexts: [{name: nobody, context: {cluster: c, user: nobody}}]\n";
     wait_running("rbac");
@@ -310,9 +320,11 @@ BOOST_AUTO_TEST_CASE(a_bad_kubeconfig_is_named_in_the_update_failure) {
     DockerUpdater missing(R"({"kubeconfig": "/nonexistent/lu-kubeconfig"})", LU_KUBERNETES_UPDATER_PATH);
     auto outcome = missing.update("", "main", u);
     BOOST_TEST(outcome.kind == LU_OUTCOME_INFRA_FAILURE);
-    BOOST_TEST(outcome.message.find("kubeconfig /nonexistent/lu-kubeconfig: no such file") != std::string::npos, outcome.message);
+    BOOST_TEST(outcome.message.find("kubeconfig /nonexistent/lu-kubeconfig: no such file") != std::string::npos,
+               outcome.message);
 
-    DockerUpdater unknown(R"({"kubeconfig": ")" + admin_kubeconfig() + R"(", "context": "nope"})", LU_KUBERNETES_UPDATER_PATH);
+    DockerUpdater unknown(R"({"kubeconfig": ")" + admin_kubeconfig() + R"(", "context": "nope"})",
+                          LU_KUBERNETES_UPDATER_PATH);
     outcome = unknown.update("", "main", u);
     BOOST_TEST(outcome.message.find("--context: context \"nope\" not found") != std::string::npos, outcome.message);
 }
@@ -329,11 +341,19 @@ BOOST_AUTO_TEST_CASE(discovery_follows_pods_through_restarts_and_outages) {
     options.max_backoff = 1000ms;
     int reports = 0;
     k8s::KubernetesDiscovery discovery(
-        options, [&](const std::string &, const json::object &) { std::lock_guard l(mutex); ++reports; },
-        [&](std::string_view w) { std::lock_guard l(mutex); warnings.emplace_back(w); });
-    discovery.watch("disc", k8s::discovery_spec_of(json::parse(R"({"spec":{"watches":[{"namespace":")" + kNamespace +
-                                                                R"("}],"extraSelectors":[{"matchLabels":{"app":"lu-disc"}}]}})")
-                                                       .as_object()));
+        options,
+        [&](const std::string &, const json::object &) {
+            std::lock_guard l(mutex);
+            ++reports;
+        },
+        [&](std::string_view w) {
+            std::lock_guard l(mutex);
+            warnings.emplace_back(w);
+        });
+    discovery.watch("disc",
+                    k8s::discovery_spec_of(json::parse(R"({"spec":{"watches":[{"namespace":")" + kNamespace +
+                                                       R"("}],"extraSelectors":[{"matchLabels":{"app":"lu-disc"}}]}})")
+                                               .as_object()));
     const auto pods = [&] { return pods_of(discovery.status("disc")); };
     BOOST_REQUIRE(wait_until([&] { return discovery.status("disc").has_value(); }, 10s));
     BOOST_TEST(pods().empty());
@@ -342,11 +362,13 @@ BOOST_AUTO_TEST_CASE(discovery_follows_pods_through_restarts_and_outages) {
     create_pod("other", "not-this");  // another label: never reported
     create_pod("disc-a", "lu-disc");
     BOOST_REQUIRE(wait_until([&] { return pods().contains("disc-a"); }, 10s));
-    BOOST_REQUIRE(wait_until([&] {
-        const auto p = pods();
-        return p.contains("disc-a") && p.at("disc-a").at("phase") == "Running" &&
-               container_field(p.at("disc-a"), "ready") == "true";
-    }, 60s));
+    BOOST_REQUIRE(wait_until(
+        [&] {
+            const auto p = pods();
+            return p.contains("disc-a") && p.at("disc-a").at("phase") == "Running" &&
+                   container_field(p.at("disc-a"), "ready") == "true";
+        },
+        60s));
     const std::string first_id = container_field(pods().at("disc-a"), "id");
     BOOST_TEST(!first_id.empty());
     BOOST_TEST(container_field(pods().at("disc-a"), "image").find("busybox") != std::string::npos);
@@ -356,11 +378,14 @@ BOOST_AUTO_TEST_CASE(discovery_follows_pods_through_restarts_and_outages) {
 
     // The container restarts (its process ends): restarts 1, a new container ID.
     BOOST_TEST(exec_sh("disc-a", "kill 1").first == 0);
-    BOOST_REQUIRE(wait_until([&] {
-        const auto p = pods();
-        return p.contains("disc-a") && container_field(p.at("disc-a"), "restarts") == "1" &&
-               container_field(p.at("disc-a"), "id") != first_id && container_field(p.at("disc-a"), "ready") == "true";
-    }, 60s));
+    BOOST_REQUIRE(wait_until(
+        [&] {
+            const auto p = pods();
+            return p.contains("disc-a") && container_field(p.at("disc-a"), "restarts") == "1" &&
+                   container_field(p.at("disc-a"), "id") != first_id &&
+                   container_field(p.at("disc-a"), "ready") == "true";
+        },
+        60s));
     const std::string restarted_id = container_field(pods().at("disc-a"), "id");
 
     // Deleted, then created again under the same name: a new pod, a new container.
@@ -368,10 +393,13 @@ BOOST_AUTO_TEST_CASE(discovery_follows_pods_through_restarts_and_outages) {
     delete_pod_and_wait("disc-a");
     BOOST_REQUIRE(wait_until([&] { return !pods().contains("disc-a"); }, 10s));
     create_pod("disc-a", "lu-disc");
-    BOOST_REQUIRE(wait_until([&] {
-        const auto p = pods();
-        return p.contains("disc-a") && p.at("disc-a").at("phase") == "Running" && !container_field(p.at("disc-a"), "id").empty();
-    }, 60s));
+    BOOST_REQUIRE(wait_until(
+        [&] {
+            const auto p = pods();
+            return p.contains("disc-a") && p.at("disc-a").at("phase") == "Running" &&
+                   !container_field(p.at("disc-a"), "id").empty();
+        },
+        60s));
     BOOST_TEST(container_field(pods().at("disc-a"), "id") != restarted_id);
     BOOST_TEST(reports > reports_before);
 
@@ -381,10 +409,15 @@ BOOST_AUTO_TEST_CASE(discovery_follows_pods_through_restarts_and_outages) {
     proxy.cut();
     create_pod("disc-b", "lu-disc");
     delete_pod_and_wait("disc-a");
-    std::this_thread::sleep_for(1500ms);  // a few failed reconnects
+    std::this_thread::sleep_for(1500ms);    // a few failed reconnects
     BOOST_TEST(pods().contains("disc-a"));  // nothing is known while it is away
     proxy.reopen();
-    BOOST_REQUIRE(wait_until([&] { const auto p = pods(); return p.contains("disc-b") && !p.contains("disc-a"); }, 20s));
+    BOOST_REQUIRE(wait_until(
+        [&] {
+            const auto p = pods();
+            return p.contains("disc-b") && !p.contains("disc-a");
+        },
+        20s));
     {
         std::lock_guard l(mutex);
         bool told = false;
@@ -397,16 +430,19 @@ BOOST_AUTO_TEST_CASE(discovery_follows_pods_through_restarts_and_outages) {
     // server no longer has discovery's resourceVersion: 410 Gone, a re-list,
     // and the restart is seen.
     wait_running("disc-b");
-    BOOST_REQUIRE(wait_until([&] { return pods().contains("disc-b") && !container_field(pods().at("disc-b"), "id").empty(); }, 20s));
+    BOOST_REQUIRE(wait_until(
+        [&] { return pods().contains("disc-b") && !container_field(pods().at("disc-b"), "id").empty(); }, 20s));
     const std::string before_id = container_field(pods().at("disc-b"), "id");
     const int lists = discovery.lists_of(kNamespace);
     BOOST_TEST(exec_sh("disc-b", "(sleep 3; kill 1) >/dev/null 2>&1 &").first == 0);
     restart_api_server();
-    BOOST_REQUIRE(wait_until([&] {
-        const auto p = pods();
-        return p.contains("disc-b") && container_field(p.at("disc-b"), "restarts") == "1" &&
-               container_field(p.at("disc-b"), "id") != before_id;
-    }, 60s));
+    BOOST_REQUIRE(wait_until(
+        [&] {
+            const auto p = pods();
+            return p.contains("disc-b") && container_field(p.at("disc-b"), "restarts") == "1" &&
+                   container_field(p.at("disc-b"), "id") != before_id;
+        },
+        60s));
     BOOST_TEST(discovery.lists_of(kNamespace) > lists);
 
     for (const char *p : {"other", "disc-b"}) delete_pod(p);

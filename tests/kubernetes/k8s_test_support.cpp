@@ -59,11 +59,12 @@ json::object busybox_pod(const std::string &name, const json::object &labels) {
 std::pair<int, std::string> exec_sh(const std::string &namespace_name, const std::string &pod,
                                     const std::string &script) {
     std::string out;
-    const auto r = kube::exec_in_pod(admin(), {namespace_name, pod, "main"}, {"sh", "-c", script}, nullptr,
-                                     [&out](bool is_err, std::string_view d) {
-                                         if (!is_err) out.append(d);
-                                     },
-                                     30s);
+    const auto r = kube::exec_in_pod(
+        admin(), {namespace_name, pod, "main"}, {"sh", "-c", script}, nullptr,
+        [&out](bool is_err, std::string_view d) {
+            if (!is_err) out.append(d);
+        },
+        30s);
     return {r.exit_code, out};
 }
 

@@ -126,10 +126,11 @@ BOOST_AUTO_TEST_CASE(exec_plugin_is_parsed_with_paths_resolved) {
 BOOST_AUTO_TEST_CASE(exec_plugin_runs_and_its_expiry_is_honoured) {
     Scratch s;
     const auto counter = (s.dir / "runs").string();
-    const auto plugin = s.write("plugin.sh", "#!/bin/sh\necho x >> " + counter +
-                                                 "\necho \"{\\\"apiVersion\\\":\\\"client.authentication.k8s.io/v1\\\","
-                                                 "\\\"kind\\\":\\\"ExecCredential\\\",\\\"status\\\":{\\\"token\\\":\\\"t-$REGION\\\","
-                                                 "\\\"expirationTimestamp\\\":\\\"$EXPIRES\\\"}}\"\n");
+    const auto plugin =
+        s.write("plugin.sh", "#!/bin/sh\necho x >> " + counter +
+                                 "\necho \"{\\\"apiVersion\\\":\\\"client.authentication.k8s.io/v1\\\","
+                                 "\\\"kind\\\":\\\"ExecCredential\\\",\\\"status\\\":{\\\"token\\\":\\\"t-$REGION\\\","
+                                 "\\\"expirationTimestamp\\\":\\\"$EXPIRES\\\"}}\"\n");
     fs::permissions(plugin, fs::perms::owner_all);
     const auto runs = [&] {
         std::ifstream in(counter);
@@ -140,7 +141,8 @@ BOOST_AUTO_TEST_CASE(exec_plugin_runs_and_its_expiry_is_honoured) {
     const auto config_with = [&](const std::string &expires) {
         ClientConfig c;
         c.user_name = "u";
-        c.user.exec = ExecPlugin{"client.authentication.k8s.io/v1", plugin, {}, {"REGION=eu", "EXPIRES=" + expires}, "", "kubeconfig: users[u].user.exec"};
+        c.user.exec = ExecPlugin{"client.authentication.k8s.io/v1",   plugin, {},
+                                 {"REGION=eu", "EXPIRES=" + expires}, "",     "kubeconfig: users[u].user.exec"};
         return c;
     };
     CredentialSource lasting(config_with("2999-01-01T00:00:00Z"));
@@ -174,7 +176,8 @@ BOOST_AUTO_TEST_CASE(errors_name_file_and_field) {
     };
     LoadOptions missing;
     missing.kubeconfig_env = (s.dir / "nope").string();
-    BOOST_TEST(message(missing).find((s.dir / "nope").string() + ": no such file") != std::string::npos, message(missing));
+    BOOST_TEST(message(missing).find((s.dir / "nope").string() + ": no such file") != std::string::npos,
+               message(missing));
 
     LoadOptions explicit_missing;
     explicit_missing.kubeconfig = (s.dir / "gone").string();
@@ -191,8 +194,10 @@ BOOST_AUTO_TEST_CASE(errors_name_file_and_field) {
     unreadable.kubeconfig = s.write("k2", kSecond);  // certs/ca.pem does not exist here
     unreadable.context = "prod";
     const auto r = message(unreadable);
-    BOOST_TEST(r.find("kubeconfig " + unreadable.kubeconfig + ": clusters[prod-cluster].cluster.certificate-authority: cannot read " +
-                      (s.dir / "certs/ca.pem").string()) != std::string::npos, r);
+    BOOST_TEST(r.find("kubeconfig " + unreadable.kubeconfig +
+                      ": clusters[prod-cluster].cluster.certificate-authority: cannot read " +
+                      (s.dir / "certs/ca.pem").string()) != std::string::npos,
+               r);
 
     LoadOptions bad_yaml;
     bad_yaml.kubeconfig = s.write("k3", "clusters: [\n  - name: a\n   bad");
@@ -216,19 +221,26 @@ BOOST_AUTO_TEST_CASE(errors_name_file_and_field) {
                message(bad_field));
 
     LoadOptions bad_data;
-    bad_data.kubeconfig = s.write("k5", "current-context: c\ncontexts: [{name: c, context: {cluster: a}}]\n"
-                                        "clusters: [{name: a, cluster: {server: 'https://x', certificate-authority-data: '!!'}}]\n");
-    BOOST_TEST(message(bad_data).find("k5: clusters[a].cluster.certificate-authority-data: not base64") != std::string::npos,
-               message(bad_data));
+    bad_data.kubeconfig =
+        s.write("k5",
+                "current-context: c\ncontexts: [{name: c, context: {cluster: a}}]\n"
+                "clusters: [{name: a, cluster: {server: 'https://x', certificate-authority-data: '!!'}}]\n");
+    BOOST_TEST(
+        message(bad_data).find("k5: clusters[a].cluster.certificate-authority-data: not base64") != std::string::npos,
+        message(bad_data));
 }
 
 BOOST_AUTO_TEST_CASE(exec_status_gives_the_exit_code) {
     std::string failure;
     BOOST_TEST(exit_code_of_status(R"({"metadata":{},"status":"Success"})", failure) == 0);
-    BOOST_TEST(exit_code_of_status(R"({"status":"Failure","reason":"NonZeroExitCode","details":{"causes":[{"reason":"ExitCode","message":"7"}]}})",
-                                   failure) == 7);
-    BOOST_TEST(exit_code_of_status(R"({"status":"Failure","reason":"InternalError","code":500,"message":"exec: \"tar\": executable file not found in $PATH"})",
-                                   failure) == 127);
+    BOOST_TEST(
+        exit_code_of_status(
+            R"({"status":"Failure","reason":"NonZeroExitCode","details":{"causes":[{"reason":"ExitCode","message":"7"}]}})",
+            failure) == 7);
+    BOOST_TEST(
+        exit_code_of_status(
+            R"({"status":"Failure","reason":"InternalError","code":500,"message":"exec: \"tar\": executable file not found in $PATH"})",
+            failure) == 127);
     BOOST_TEST(failure.find("tar") != std::string::npos);
     BOOST_TEST(exit_code_of_status(R"({"status":"Failure","message":"boom"})", failure) == -1);
     BOOST_TEST(failure == "boom");
@@ -240,26 +252,35 @@ BOOST_AUTO_TEST_CASE(exec_status_gives_the_exit_code) {
 BOOST_AUTO_TEST_CASE(selectors_match_as_kubernetes_matches) {
     const auto spec = k8s::discovery_spec_of(json::parse(R"({"spec":{"watches":[{"namespace":"ns","uid":"dep-1"}],
         "extraSelectors":[{"matchLabels":{"app":"web"},"matchExpressions":[{"key":"tier","operator":"In","values":["a","b"]},
-        {"key":"canary","operator":"DoesNotExist"}]}]}})").as_object());
+        {"key":"canary","operator":"DoesNotExist"}]}]}})")
+                                                 .as_object());
     const auto &sel = spec.extra_selectors.at(0);
     BOOST_TEST(k8s::selector_query(sel) == "app=web,tier in (a,b),!canary");
     BOOST_TEST(k8s::selector_matches(sel, {{"app", "web"}, {"tier", "a"}}));
     BOOST_TEST(!k8s::selector_matches(sel, {{"app", "web"}, {"tier", "c"}}));
     BOOST_TEST(!k8s::selector_matches(sel, {{"app", "web"}, {"tier", "a"}, {"canary", "1"}}));
     BOOST_TEST(!k8s::selector_matches(k8s::LabelSelector{}, {{"app", "web"}}));
-    BOOST_CHECK_THROW(k8s::discovery_spec_of(json::parse(R"({"spec":{"extraSelectors":[{"matchExpressions":[{"key":"a","operator":"In"}]}]}})").as_object()),
-                      std::invalid_argument);
+    BOOST_CHECK_THROW(
+        k8s::discovery_spec_of(
+            json::parse(R"({"spec":{"extraSelectors":[{"matchExpressions":[{"key":"a","operator":"In"}]}]}})")
+                .as_object()),
+        std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_CASE(pods_match_through_owners_and_give_tilts_status) {
     const auto spec = k8s::discovery_spec_of(
-        json::parse(R"({"spec":{"watches":[{"namespace":"ns","uid":"dep-1"}],"extraSelectors":[{"matchLabels":{"app":"x"}}]}})").as_object());
-    const auto pod = json::parse(R"({"metadata":{"name":"web-abc","namespace":"ns","uid":"pod-1","creationTimestamp":"2026-11-30T20:00:00Z",
+        json::parse(
+            R"({"spec":{"watches":[{"namespace":"ns","uid":"dep-1"}],"extraSelectors":[{"matchLabels":{"app":"x"}}]}})")
+            .as_object());
+    const auto pod =
+        json::parse(
+            R"({"metadata":{"name":"web-abc","namespace":"ns","uid":"pod-1","creationTimestamp":"2026-11-30T20:00:00Z",
         "labels":{"app":"web","pod-template-hash":"5d8"},
         "ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"web-5d8","uid":"rs-1","controller":true}]},
       "spec":{"containers":[{"name":"main","image":"busybox"}]},
       "status":{"phase":"Running","containerStatuses":[{"name":"main","containerID":"containerd://c0ffee","image":"localhost/busybox:local",
-        "ready":true,"restartCount":2,"state":{"running":{"startedAt":"2026-11-30T20:00:01Z"}}}]}})").as_object();
+        "ready":true,"restartCount":2,"state":{"running":{"startedAt":"2026-11-30T20:00:01Z"}}}]}})")
+            .as_object();
     const auto rs = k8s::controller_owner(pod);
     BOOST_REQUIRE(rs.has_value());
     BOOST_TEST(rs->kind == "ReplicaSet");
@@ -271,7 +292,8 @@ BOOST_AUTO_TEST_CASE(pods_match_through_owners_and_give_tilts_status) {
     BOOST_TEST(!k8s::match_pod(spec, pod, {chain[0]}).matches);  // neither the owner nor the labels
 
     const auto entry = k8s::pod_status_entry(pod, m.ancestor_uid, chain);
-    const auto expected = json::parse(R"({"name":"web-abc","namespace":"ns","createdAt":"2026-11-30T20:00:00Z","phase":"Running",
+    const auto expected =
+        json::parse(R"({"name":"web-abc","namespace":"ns","createdAt":"2026-11-30T20:00:00Z","phase":"Running",
       "deleting":false,"status":"Running","containers":[{"name":"main","id":"c0ffee","image":"localhost/busybox:local","ready":true,
       "restarts":2,"state":{"running":{"startedAt":"2026-11-30T20:00:01Z"}}}],"podTemplateSpecHash":"5d8","ancestorUID":"dep-1",
       "owner":{"creationTimestamp":"2026-11-30T19:58:00Z","name":"web","apiVersion":"apps/v1","kind":"Deployment"}})");

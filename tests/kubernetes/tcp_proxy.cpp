@@ -12,7 +12,8 @@
 
 namespace lu_test {
 
-TcpProxy::TcpProxy(std::string target_host, int target_port) : host_(std::move(target_host)), target_port_(target_port) {
+TcpProxy::TcpProxy(std::string target_host, int target_port)
+    : host_(std::move(target_host)), target_port_(target_port) {
     listen_on(0);
 }
 
@@ -31,7 +32,8 @@ void TcpProxy::listen_on(int port) {
     addr.sin_port = htons(static_cast<uint16_t>(port));
     socklen_t len = sizeof addr;
     if (::bind(listen_fd_, reinterpret_cast<sockaddr *>(&addr), sizeof addr) != 0 || ::listen(listen_fd_, 16) != 0 ||
-        ::getsockname(listen_fd_, reinterpret_cast<sockaddr *>(&addr), &len) != 0 || ::pipe2(stop_pipe_, O_CLOEXEC) != 0)
+        ::getsockname(listen_fd_, reinterpret_cast<sockaddr *>(&addr), &len) != 0 ||
+        ::pipe2(stop_pipe_, O_CLOEXEC) != 0)
         throw std::runtime_error(std::string("proxy setup: ") + std::strerror(errno));
     port_ = ntohs(addr.sin_port);
     acceptor_ = std::thread([this, fd = listen_fd_, stop = stop_pipe_[0]] { accept_loop(fd, stop); });
@@ -85,7 +87,8 @@ void TcpProxy::pump(int a, int b) {
     char buffer[65536];
     bool a_open = true, b_open = true;
     while (a_open || b_open) {
-        pollfd fds[2] = {{a, static_cast<short>(a_open ? POLLIN : 0), 0}, {b, static_cast<short>(b_open ? POLLIN : 0), 0}};
+        pollfd fds[2] = {{a, static_cast<short>(a_open ? POLLIN : 0), 0},
+                         {b, static_cast<short>(b_open ? POLLIN : 0), 0}};
         if (::poll(fds, 2, -1) < 0) continue;
         for (int i = 0; i < 2; ++i) {
             if (fds[i].revents == 0) continue;

@@ -62,13 +62,15 @@ struct Fixture {
     // A new file, its event, and one reconcile: the count of updates it caused.
     std::size_t change(const std::string &name) {
         write_file(src / name, name);
-        events.push_back(FileEvent{at_micros(static_cast<std::int64_t>(events.size() + 1) * 1000),
-                                   {(src / name).string()}});
+        events.push_back(
+            FileEvent{at_micros(static_cast<std::int64_t>(events.size() + 1) * 1000), {(src / name).string()}});
         upsert(file_watch(src.string(), events));
         return driver->reconcile("lu").updates;
     }
 
-    std::string snapshot() const { return slot->with_engine([](const Engine &e) { return e.snapshot(); }); }
+    std::string snapshot() const {
+        return slot->with_engine([](const Engine &e) { return e.snapshot(); });
+    }
 };
 
 // The private copies of plugins this process has mapped.
@@ -134,7 +136,7 @@ BOOST_AUTO_TEST_CASE(a_plugin_of_another_abi_is_refused_and_the_old_one_serves) 
     EngineReloader reloader(*slot, gate);
     const std::string error = refusal<PluginLoadError>(reloader, plugin_file);
     BOOST_TEST(error == "cannot load plugin: " + plugin_file.string() +
-                           ": plugin liveupdate-next serves ABI 2..3, host needs 1");
+                            ": plugin liveupdate-next serves ABI 2..3, host needs 1");
     BOOST_TEST(slot->identity().name == "liveupdate");
     BOOST_TEST(driver->reconcile("lu").updates == 0u);
     BOOST_TEST(change("b.txt") == 1u);
@@ -145,8 +147,9 @@ BOOST_AUTO_TEST_CASE(a_truncated_file_is_refused_and_the_old_one_serves) {
     truncated_copy_over(LU_TEST_LIVEUPDATE_PLUGIN, plugin_file);
     EngineReloader reloader(*slot, gate);
     const std::string error = refusal<PluginLoadError>(reloader, plugin_file);
-    BOOST_TEST(error.find("cannot load plugin: " + plugin_file.string() + ": truncated: a load segment ends at byte") == 0u,
-               error);
+    BOOST_TEST(
+        error.find("cannot load plugin: " + plugin_file.string() + ": truncated: a load segment ends at byte") == 0u,
+        error);
     BOOST_TEST(change("b.txt") == 1u);
     // Once the build completes, the reload goes through.
     copy_over(LU_TEST_LIVEUPDATE_PLUGIN, plugin_file);
@@ -162,7 +165,7 @@ BOOST_AUTO_TEST_CASE(a_plugin_whose_restore_fails_is_refused_and_the_old_one_ser
     EngineReloader reloader(*slot, gate);
     const std::string error = refusal<PluginCallError>(reloader, plugin_file);
     BOOST_TEST(error == "restore failed: plugin " + plugin_file.string() +
-                           ": unsupported: snapshot version not supported by this test plugin");
+                            ": unsupported: snapshot version not supported by this test plugin");
     BOOST_TEST(slot->identity().name == "liveupdate");
     BOOST_TEST(snapshot() == before);
     BOOST_TEST(change("b.txt") == 1u);
@@ -172,7 +175,8 @@ BOOST_AUTO_TEST_CASE(an_updater_plugin_in_its_place_is_refused) {
     copy_over(LU_TEST_LOCAL_UPDATER, plugin_file);
     EngineReloader reloader(*slot, gate);
     const std::string error = refusal<PluginLoadError>(reloader, plugin_file);
-    BOOST_TEST(error == "cannot load plugin: " + plugin_file.string() + ": missing entry symbol lu_liveupdate_plugin_entry");
+    BOOST_TEST(error ==
+               "cannot load plugin: " + plugin_file.string() + ": missing entry symbol lu_liveupdate_plugin_entry");
     BOOST_TEST(change("a.txt") == 1u);
 }
 

@@ -25,16 +25,15 @@ struct Fixture {
     std::vector<std::string> warnings;
     // Settle time: long enough that a busy CI machine pausing this thread
     // between the pieces of one write does not split it into two reports.
-    PluginFileWatcher watcher{
-        100ms,
-        [this](const fs::path &file) {
-            std::lock_guard lock(mutex);
-            reported.push_back(file);
-        },
-        [this](const std::string &warning) {
-            std::lock_guard lock(mutex);
-            warnings.push_back(warning);
-        }};
+    PluginFileWatcher watcher{100ms,
+                              [this](const fs::path &file) {
+                                  std::lock_guard lock(mutex);
+                                  reported.push_back(file);
+                              },
+                              [this](const std::string &warning) {
+                                  std::lock_guard lock(mutex);
+                                  warnings.push_back(warning);
+                              }};
 
     Fixture() {
         write_file(plugin, "v1");

@@ -31,12 +31,12 @@ inline std::string file_watch(const std::string &root, const std::vector<FileEve
         for (const auto &f : e.files) files.emplace_back(f);
         list.push_back(boost::json::object{{"time", e.time.format()}, {"seenFiles", std::move(files)}});
     }
-    return boost::json::serialize(boost::json::object{
-        {"apiVersion", "tilt.dev/v1alpha1"},
-        {"kind", "FileWatch"},
-        {"metadata", {{"name", "fw"}}},
-        {"spec", {{"watchedPaths", boost::json::array{boost::json::value(root)}}}},
-        {"status", {{"fileEvents", std::move(list)}}}});
+    return boost::json::serialize(
+        boost::json::object{{"apiVersion", "tilt.dev/v1alpha1"},
+                            {"kind", "FileWatch"},
+                            {"metadata", {{"name", "fw"}}},
+                            {"spec", {{"watchedPaths", boost::json::array{boost::json::value(root)}}}},
+                            {"status", {{"fileEvents", std::move(list)}}}});
 }
 
 inline std::string compose_service(const std::string &name) {
@@ -47,9 +47,12 @@ inline std::string compose_service(const std::string &name) {
 
 inline std::string live_update(const std::string &name, const std::string &service, const std::string &root) {
     return R"({"apiVersion": "tilt.dev/v1alpha1", "kind": "LiveUpdate",
-               "metadata": {"name": ")" + name + R"(", "annotations": {"tilt.dev/resource": ")" + name + R"("}},
-               "spec": {"basePath": ")" + root + R"(", "sources": [{"fileWatch": "fw"}],
-                        "selector": {"dockerCompose": {"service": ")" + service + R"("}},
+               "metadata": {"name": ")" +
+           name + R"(", "annotations": {"tilt.dev/resource": ")" + name + R"("}},
+               "spec": {"basePath": ")" +
+           root + R"(", "sources": [{"fileWatch": "fw"}],
+                        "selector": {"dockerCompose": {"service": ")" +
+           service + R"("}},
                         "syncs": [{"localPath": ".", "containerPath": "/app"}]}})";
 }
 

@@ -54,8 +54,9 @@ BOOST_AUTO_TEST_CASE(a_plugin_that_crashes_when_loaded_is_refused_and_the_old_on
     BOOST_TEST_REQUIRE(started, daemon.log_text());
 
     rename_into_place(LU_TEST_CRASHING_LIVEUPDATE, plugin);
-    BOOST_TEST_REQUIRE(wait_until([&] { return field(liveupdate_entry(daemon), "lastError").find("crashed") != std::string::npos; }),
-                       daemon.log_text());
+    BOOST_TEST_REQUIRE(
+        wait_until([&] { return field(liveupdate_entry(daemon), "lastError").find("crashed") != std::string::npos; }),
+        daemon.log_text());
     const json::value entry = liveupdate_entry(daemon);
     BOOST_TEST(field(entry, "name") == "liveupdate");
     BOOST_TEST(field(entry, "reloads") == "0");

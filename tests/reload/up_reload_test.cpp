@@ -79,9 +79,11 @@ BOOST_AUTO_TEST_CASE(ten_reloads_under_load_lose_nothing_and_apply_nothing_twice
                 const std::string whole = read_file(LU_TEST_LIVEUPDATE_PLUGIN);
                 write_file(plugin, whole.substr(0, 16 * 1024));
             }
-            BOOST_TEST_REQUIRE(
-                wait_until([&] { return last_error_of(daemon, "liveupdate").find(b->second.second) != std::string::npos; }),
-                daemon.log_text());
+            BOOST_TEST_REQUIRE(wait_until([&] {
+                                   return last_error_of(daemon, "liveupdate").find(b->second.second) !=
+                                          std::string::npos;
+                               }),
+                               daemon.log_text());
             BOOST_TEST(reloads_of(daemon, "liveupdate") == reload - 1);
         }
         rename_over(LU_TEST_LIVEUPDATE_PLUGIN, plugin);
@@ -112,8 +114,9 @@ BOOST_AUTO_TEST_CASE(editing_the_updater_configuration_swaps_updaters_while_upda
     std::atomic<int> written{0};
     std::thread writer([&] { write_in_bursts(daemon, kFiles, written); });
     BOOST_TEST_REQUIRE(wait_until([&] { return written >= 20; }));
-    write_file(config, json::serialize(json::object{
-                           {"updaters", {{"local", {{"plugin", "sample"}, {"settings", {{"callLog", calls.string()}}}}}}}}));
+    write_file(config,
+               json::serialize(json::object{
+                   {"updaters", {{"local", {{"plugin", "sample"}, {"settings", {{"callLog", calls.string()}}}}}}}}));
     BOOST_TEST_REQUIRE(wait_until([&] { return plugin_named(daemon, "sample").is_object(); }), daemon.log_text());
     BOOST_TEST(plugin_named(daemon, "local").is_null());
     const std::string table = daemon.cli("plugins");

@@ -87,9 +87,9 @@ BOOST_AUTO_TEST_CASE(a_failing_class_changes_nothing) {
         set.apply(choices);
         BOOST_FAIL("not refused");
     } catch (const PluginLoadError &e) {
-        BOOST_TEST(std::string(e.what()) == "cannot load the updater of class docker: " +
-                                                std::string(LU_TEST_FUTURE_ABI_UPDATER) +
-                                                ": plugin local-next serves ABI 2..3, host needs 1");
+        BOOST_TEST(std::string(e.what()) ==
+                   "cannot load the updater of class docker: " + std::string(LU_TEST_FUTURE_ABI_UPDATER) +
+                       ": plugin local-next serves ABI 2..3, host needs 1");
     }
     BOOST_TEST(registry.find("local") == before);
     BOOST_TEST(registry.find("docker") == nullptr);

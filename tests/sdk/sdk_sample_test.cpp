@@ -41,9 +41,9 @@ BOOST_AUTO_TEST_CASE(a_plugin_built_against_the_installed_sdk_serves_live_update
     BOOST_TEST_REQUIRE(run(std::string(LU_CMAKE) + " --install " + quoted(LU_BUILD_DIR) + " --prefix " + quoted(prefix),
                            build_log) == 0,
                        read_file(build_log));
-    for (const char *installed : {"bin/lu-host", "lib/libliveupdate.so", "lib/libupdater_local.so",
-                                  "include/liveupdate/updater_plugin.h", "include/liveupdate/liveupdate.hpp",
-                                  "lib/cmake/liveupdate/liveupdateConfig.cmake"}) {
+    for (const char *installed :
+         {"bin/lu-host", "lib/libliveupdate.so", "lib/libupdater_local.so", "include/liveupdate/updater_plugin.h",
+          "include/liveupdate/liveupdate.hpp", "lib/cmake/liveupdate/liveupdateConfig.cmake"}) {
         BOOST_TEST(fs::exists(prefix / installed), installed);
     }
 
@@ -53,8 +53,8 @@ BOOST_AUTO_TEST_CASE(a_plugin_built_against_the_installed_sdk_serves_live_update
                            build_log) == 0,
                        read_file(build_log));
     // The SDK came from the install, not from the source tree.
-    BOOST_TEST(read_file(sample_build / "CMakeCache.txt").find("liveupdate_DIR:PATH=" + (prefix / "lib/cmake/liveupdate").string()) !=
-                   std::string::npos,
+    BOOST_TEST(read_file(sample_build / "CMakeCache.txt")
+                       .find("liveupdate_DIR:PATH=" + (prefix / "lib/cmake/liveupdate").string()) != std::string::npos,
                read_file(build_log));
     BOOST_TEST_REQUIRE(run(std::string(LU_CMAKE) + " --build " + quoted(sample_build), build_log) == 0,
                        read_file(build_log));
@@ -63,9 +63,12 @@ BOOST_AUTO_TEST_CASE(a_plugin_built_against_the_installed_sdk_serves_live_update
 
     const fs::path calls = daemon.dir / "calls.jsonl";
     const fs::path config = daemon.dir / "updaters.json";
-    write_file(config, json::serialize(json::object{
-                           {"updaters", {{"local", {{"plugin", plugin.string()},
-                                                    {"settings", {{"workingDir", "/app"}, {"callLog", calls.string()}}}}}}}}));
+    write_file(
+        config,
+        json::serialize(json::object{
+            {"updaters",
+             {{"local",
+               {{"plugin", plugin.string()}, {"settings", {{"workingDir", "/app"}, {"callLog", calls.string()}}}}}}}}));
     BOOST_TEST_REQUIRE(daemon.start(Objects{}, {"--debounce", "0", "--config", config.string()}), daemon.log_text());
 
     const json::value sample = plugin_named(daemon.plugins(), "sample");

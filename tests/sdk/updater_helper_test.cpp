@@ -40,7 +40,8 @@ public:
         if (request.archive) {
             archive.clear();
             char buffer[3];
-            for (std::int64_t n; (n = request.archive(buffer, sizeof buffer)) > 0;) archive.append(buffer, static_cast<std::size_t>(n));
+            for (std::int64_t n; (n = request.archive(buffer, sizeof buffer)) > 0;)
+                archive.append(buffer, static_cast<std::size_t>(n));
         }
         host.log(LU_LOG_WARN, "updating " + request.container.name);
         if (request.via == "run") return lu::Outcome::run_failure(7, "Run step \"make\" failed with exit code: 7");
@@ -97,7 +98,7 @@ struct HostSide {
     std::vector<std::pair<int32_t, std::string>> lines;
     std::vector<std::string> extension_ids;
     std::vector<std::string> restarted;
-    std::string restart_error;  // non-empty: restarts fail with it
+    std::string restart_error;         // non-empty: restarts fail with it
     std::string process_dir = "/srv";  // empty: the host does not know the container
     lu_host_local_containers local{sizeof(lu_host_local_containers), &HostSide::restart, &HostSide::process};
     bool offer_local = true;
@@ -131,7 +132,9 @@ struct HostSide {
         return 0;
     }
 
-    lu_updater_host table() { return lu_updater_host{sizeof(lu_updater_host), this, &HostSide::log, &HostSide::extension}; }
+    lu_updater_host table() {
+        return lu_updater_host{sizeof(lu_updater_host), this, &HostSide::log, &HostSide::extension};
+    }
 };
 
 std::string text(const lu_message &m) { return std::string(liveupdate::abi::to_view(m)); }
@@ -495,7 +498,8 @@ BOOST_AUTO_TEST_CASE(extensions_are_looked_up_by_id) {
     BOOST_TEST(host.extension(LU_HOST_LOCAL_CONTAINERS_ID) == &side.local);
     BOOST_TEST(host.extension("liveupdate.host.unknown/1") == nullptr);
     BOOST_TEST(host.extension(nullptr) == nullptr);
-    BOOST_TEST((side.extension_ids == std::vector<std::string>{LU_HOST_LOCAL_CONTAINERS_ID, "liveupdate.host.unknown/1"}));
+    BOOST_TEST(
+        (side.extension_ids == std::vector<std::string>{LU_HOST_LOCAL_CONTAINERS_ID, "liveupdate.host.unknown/1"}));
     BOOST_TEST(host.context() == &side);
 }
 
@@ -521,7 +525,7 @@ BOOST_AUTO_TEST_CASE(local_containers_describe_their_process) {
     const std::vector<std::pair<std::string, std::string>> env{{"GREETING", "hi"}, {"EMPTY", ""}};
     BOOST_TEST((process->env == env));
     BOOST_TEST(!local.process(lu::ContainerRef{"c-2", "db", "", "", "/r"}).has_value());  // unknown to the host
-    side.local.struct_size = offsetof(lu_host_local_containers, process);  // a host older than process
+    side.local.struct_size = offsetof(lu_host_local_containers, process);                 // a host older than process
     BOOST_TEST(!lu::Host(&table).local_containers().process(lu::ContainerRef{"c-1", "web", "", "", "/r"}).has_value());
 }
 

@@ -23,9 +23,8 @@ struct Abi {
     Abi() {
         lu_message error{nullptr, 0};
         BOOST_REQUIRE(api != nullptr);
-        BOOST_REQUIRE_EQUAL(api->create(nullptr, to_lu_str(R"({"startTime":"2026-01-01T00:00:00.000000Z"})"), &engine,
-                                        &error),
-                            LU_OK);
+        BOOST_REQUIRE_EQUAL(
+            api->create(nullptr, to_lu_str(R"({"startTime":"2026-01-01T00:00:00.000000Z"})"), &engine, &error), LU_OK);
     }
     ~Abi() { api->destroy(engine); }
 
@@ -64,7 +63,8 @@ BOOST_AUTO_TEST_CASE(absent_live_update_is_done_with_null_status) {
     Abi a;
     lu_reconcile *session = nullptr;
     const auto [rc, text] = a.call([&](lu_message *m) {
-        return a.api->reconcile_begin(a.engine, to_lu_str("nope"), to_lu_str("2026-01-01T00:00:01.000000Z"), &session, m);
+        return a.api->reconcile_begin(a.engine, to_lu_str("nope"), to_lu_str("2026-01-01T00:00:01.000000Z"), &session,
+                                      m);
     });
     BOOST_REQUIRE_EQUAL(rc, LU_OK);
     const auto step = boost::json::parse(text).as_object();
@@ -72,8 +72,9 @@ BOOST_AUTO_TEST_CASE(absent_live_update_is_done_with_null_status) {
     BOOST_TEST(step.at("status").is_null());
     BOOST_TEST(step.at("statusChanged").as_bool() == false);
     // No update is pending: continuing is a state error, not a crash.
-    const auto [rc2, text2] =
-        a.call([&](lu_message *m) { return a.api->reconcile_continue(session, to_lu_str("{\"ok\":true}"), to_lu_str("x"), m); });
+    const auto [rc2, text2] = a.call([&](lu_message *m) {
+        return a.api->reconcile_continue(session, to_lu_str("{\"ok\":true}"), to_lu_str("x"), m);
+    });
     BOOST_TEST(rc2 == LU_ERR_STATE);
     a.api->reconcile_end(session);
 }
@@ -89,7 +90,8 @@ BOOST_AUTO_TEST_CASE(bad_outcome_and_bad_time_are_invalid_arguments) {
         R"({"kind":"LiveUpdate","metadata":{"name":"lu"},"spec":{"basePath":")" + dir.path() +
             R"(","sources":[{"fileWatch":"fw"}],"selector":{"dockerCompose":{"service":"svc"}},"syncs":[{"localPath":".","containerPath":"/app"}]}})"};
     for (const auto &o : objects)
-        BOOST_REQUIRE_EQUAL(a.call([&](lu_message *m) { return a.api->upsert(a.engine, to_lu_str(o), m); }).first, LU_OK);
+        BOOST_REQUIRE_EQUAL(a.call([&](lu_message *m) { return a.api->upsert(a.engine, to_lu_str(o), m); }).first,
+                            LU_OK);
     lu_reconcile *session = nullptr;
     BOOST_TEST(a.call([&](lu_message *m) {
                     return a.api->reconcile_begin(a.engine, to_lu_str("lu"), to_lu_str("yesterday"), &session, m);

@@ -64,7 +64,8 @@ BOOST_AUTO_TEST_CASE(kubernetes_selector_rules_each_extra_is_an_error) {
     BOOST_TEST(has_field(r, "spec.selector.kubernetes.containerName"));
     BOOST_TEST(has_field(r, "spec.selector.kubernetes.imageMap"));
     BOOST_TEST(r.errors.size() == 4u);
-    const auto none = admit(live_update(R"({"selector":{"kubernetes":{"discoveryName":"kd"}},"execs":[{"args":["x"]}]})"));
+    const auto none =
+        admit(live_update(R"({"selector":{"kubernetes":{"discoveryName":"kd"}},"execs":[{"args":["x"]}]})"));
     BOOST_TEST(has_field(none, "spec.selector.kubernetes"));
 }
 
@@ -89,10 +90,12 @@ BOOST_AUTO_TEST_CASE(unknown_kind_malformed_and_deep_documents_are_refused) {
 }
 
 BOOST_AUTO_TEST_CASE(other_kinds_check_types_too) {
-    const auto r = admit(R"({"kind":"FileWatch","metadata":{"name":"fw"},"status":{"fileEvents":[{"time":"yesterday"}]}})");
+    const auto r =
+        admit(R"({"kind":"FileWatch","metadata":{"name":"fw"},"status":{"fileEvents":[{"time":"yesterday"}]}})");
     BOOST_TEST(!r.accepted);
     BOOST_TEST(r.errors[0].field == "status.fileEvents[0].time");
-    const auto lc = admit(R"({"apiVersion":"liveupdate.dev/v1alpha1","kind":"LocalContainer","metadata":{"name":"l"},"spec":{"root":"/r","command":"sh"}})");
+    const auto lc = admit(
+        R"({"apiVersion":"liveupdate.dev/v1alpha1","kind":"LocalContainer","metadata":{"name":"l"},"spec":{"root":"/r","command":"sh"}})");
     BOOST_TEST(lc.errors[0].field == "spec.command");
 }
 

@@ -45,7 +45,8 @@ BOOST_AUTO_TEST_CASE(kubernetes_selection_filters_and_skips_unnamed) {
     pod.namespace_name = "ns";
     pod.created_at = common::MicroTime(10);
     pod.phase = "Running";
-    pod.containers = {{"", "id0", "img", false, {}}, {"main", "id1", "img:1", true, {}}, {"side", "id2", "other", true, {}}};
+    pod.containers = {
+        {"", "id0", "img", false, {}}, {"main", "id1", "img:1", true, {}}, {"side", "id2", "other", true, {}}};
     kd.pods = {pod};
     api::LiveUpdateKubernetesSelector by_image{"kd", "", "img", "", ""};
     auto r = select_kubernetes(kd, nullptr, by_image, nullptr);

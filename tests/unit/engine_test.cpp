@@ -30,9 +30,10 @@ struct Fixture {
                R"(","containerName":"web","containerState":{"status":"running"}}})");
     }
     void live_update() {
-        upsert(R"({"kind":"LiveUpdate","metadata":{"name":"lu","annotations":{"tilt.dev/resource":"web"}},"spec":{"basePath":")" +
-               dir.path() +
-               R"(","sources":[{"fileWatch":"fw"}],"selector":{"dockerCompose":{"service":"svc"}},"syncs":[{"localPath":".","containerPath":"/app"}]}})");
+        upsert(
+            R"({"kind":"LiveUpdate","metadata":{"name":"lu","annotations":{"tilt.dev/resource":"web"}},"spec":{"basePath":")" +
+            dir.path() +
+            R"(","sources":[{"fileWatch":"fw"}],"selector":{"dockerCompose":{"service":"svc"}},"syncs":[{"localPath":".","containerPath":"/app"}]}})");
     }
     void events(const std::string &events_json) {
         upsert(R"({"kind":"FileWatch","metadata":{"name":"fw"},"status":{"fileEvents":)" + events_json + "}}");
@@ -173,8 +174,8 @@ BOOST_AUTO_TEST_CASE(different_live_updates_reconcile_concurrently) {
     constexpr int kRounds = 150;
     for (int w = 0; w < kWorkers; ++w) {
         const std::string n = std::to_string(w);
-        upsert(R"({"kind":"DockerComposeService","metadata":{"name":"svc)" + n +
-               R"("},"status":{"containerID":"c)" + n + R"(","containerName":"web","containerState":{"status":"running"}}})");
+        upsert(R"({"kind":"DockerComposeService","metadata":{"name":"svc)" + n + R"("},"status":{"containerID":"c)" +
+               n + R"(","containerName":"web","containerState":{"status":"running"}}})");
         upsert(R"({"kind":"LiveUpdate","metadata":{"name":"lu)" + n + R"("},"spec":{"basePath":")" + dir.path() +
                R"(","sources":[{"fileWatch":"fw)" + n + R"("}],"selector":{"dockerCompose":{"service":"svc)" + n +
                R"("}},"syncs":[{"localPath":".","containerPath":"/app"}]}})");
@@ -188,8 +189,9 @@ BOOST_AUTO_TEST_CASE(different_live_updates_reconcile_concurrently) {
             const std::string n = std::to_string(w);
             for (int i = 1; i <= kRounds; ++i) {
                 const std::string file = dir.path() + "/w" + n + "-" + std::to_string(i);
-                engine.upsert(R"({"kind":"FileWatch","metadata":{"name":"fw)" + n + R"("},"status":{"fileEvents":[{"time":")" +
-                              at(i).format() + R"(","seenFiles":[")" + file + R"("]}]}})");
+                engine.upsert(R"({"kind":"FileWatch","metadata":{"name":"fw)" + n +
+                              R"("},"status":{"fileEvents":[{"time":")" + at(i).format() + R"(","seenFiles":[")" +
+                              file + R"("]}]}})");
                 {
                     auto begun = engine.begin("lu" + n, at(i));
                     Step step = std::move(begun.step);

@@ -41,7 +41,8 @@ BOOST_AUTO_TEST_CASE(the_builtin_ignores_of_the_watchers_apply) {
     spec.base_path = dir.path();
     spec.syncs = {{"src", "/app"}};
     const auto files = collect_initial_sync_files(spec, ignore_set_of(initial_sync_filter({})));
-    BOOST_TEST((files.files == std::vector<std::string>{dir.path() + "/src/keep.txt"}), boost::test_tools::per_element());
+    BOOST_TEST((files.files == std::vector<std::string>{dir.path() + "/src/keep.txt"}),
+               boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(ignore_without_patterns_covers_its_base_path) {
@@ -51,7 +52,8 @@ BOOST_AUTO_TEST_CASE(ignore_without_patterns_covers_its_base_path) {
     api::LiveUpdateSpec spec;
     spec.base_path = dir.path();
     spec.syncs = {{"src", "/app"}};
-    const auto files = collect_initial_sync_files(spec, ignore_set_of(initial_sync_filter({{dir.path() + "/src/gen", {}}})));
+    const auto files =
+        collect_initial_sync_files(spec, ignore_set_of(initial_sync_filter({{dir.path() + "/src/gen", {}}})));
     BOOST_TEST((files.files == std::vector<std::string>{dir.path() + "/src/a.txt"}));
 }
 

@@ -13,11 +13,33 @@ namespace json = boost::json;
 BOOST_AUTO_TEST_SUITE(json_document)
 
 BOOST_AUTO_TEST_CASE(json_equal_means_what_boost_equality_means) {
-    const char *documents[] = {
-        "null", "true", "false", "0", "1", "-1", "18446744073709551615", "1.0", "1.5", "\"a\"", "\"b\"", "\"\"",
-        "[]", "[1,2]", "[2,1]", "[1,2,3]", "[[1],{\"a\":1}]", "[[1],{\"a\":2}]", "{}", "{\"a\":1}", "{\"a\":1.0}",
-        "{\"a\":1,\"b\":2}", "{\"b\":2,\"a\":1}", "{\"a\":1,\"c\":2}", "{\"a\":{\"x\":[1,{\"y\":null}]},\"b\":\"s\"}",
-        "{\"b\":\"s\",\"a\":{\"x\":[1,{\"y\":null}]}}", "{\"b\":\"s\",\"a\":{\"x\":[1,{\"y\":false}]}}"};
+    const char *documents[] = {"null",
+                               "true",
+                               "false",
+                               "0",
+                               "1",
+                               "-1",
+                               "18446744073709551615",
+                               "1.0",
+                               "1.5",
+                               "\"a\"",
+                               "\"b\"",
+                               "\"\"",
+                               "[]",
+                               "[1,2]",
+                               "[2,1]",
+                               "[1,2,3]",
+                               "[[1],{\"a\":1}]",
+                               "[[1],{\"a\":2}]",
+                               "{}",
+                               "{\"a\":1}",
+                               "{\"a\":1.0}",
+                               "{\"a\":1,\"b\":2}",
+                               "{\"b\":2,\"a\":1}",
+                               "{\"a\":1,\"c\":2}",
+                               "{\"a\":{\"x\":[1,{\"y\":null}]},\"b\":\"s\"}",
+                               "{\"b\":\"s\",\"a\":{\"x\":[1,{\"y\":null}]}}",
+                               "{\"b\":\"s\",\"a\":{\"x\":[1,{\"y\":false}]}}"};
     std::vector<json::value> values;
     for (const char *d : documents) values.push_back(json::parse(d));
     values.push_back(json::value(std::uint64_t{1}));  // the same number as int64 1
@@ -57,7 +79,8 @@ BOOST_AUTO_TEST_CASE(the_arena_serves_the_parse_then_the_heap) {
 BOOST_AUTO_TEST_CASE(parts_moved_out_outlive_the_document_and_copy_safely_on_any_thread) {
     json::value kept;
     {
-        json::value document = parse_document(R"({"objects":[{"kind":"FileWatch","spec":{"watchedPaths":["/a","/b"]}}]})");
+        json::value document =
+            parse_document(R"({"objects":[{"kind":"FileWatch","spec":{"watchedPaths":["/a","/b"]}}]})");
         // Moved, not copied: the part keeps the document's arena alive.
         kept = json::value(std::move(document.at("objects").at(0)));
         json::value moved(std::move(document.at("objects").at(0)));

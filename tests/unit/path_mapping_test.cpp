@@ -1,8 +1,8 @@
 #include <boost/test/unit_test.hpp>
 
+#include "common/paths.hpp"
 #include "plugin/core/plan.hpp"
 #include "tests/unit/temp_dir.hpp"
-#include "common/paths.hpp"
 
 using namespace liveupdate;
 
@@ -50,7 +50,8 @@ BOOST_AUTO_TEST_CASE(file_rule_with_trailing_slash_maps_into_the_directory) {
     const auto into = create_plan(spec_with(dir.path(), {{"config.yml", "/etc/app/"}}), {dir.path() + "/config.yml"});
     BOOST_REQUIRE_EQUAL(into.plan.sync_paths.size(), 1u);
     BOOST_TEST(into.plan.sync_paths[0].container_path == "/etc/app/config.yml");
-    const auto exact = create_plan(spec_with(dir.path(), {{"config.yml", "/etc/app.yml"}}), {dir.path() + "/config.yml"});
+    const auto exact =
+        create_plan(spec_with(dir.path(), {{"config.yml", "/etc/app.yml"}}), {dir.path() + "/config.yml"});
     BOOST_TEST(exact.plan.sync_paths[0].container_path == "/etc/app.yml");
 }
 
@@ -62,7 +63,8 @@ BOOST_AUTO_TEST_CASE(sibling_with_common_prefix_is_not_a_child) {
 }
 
 BOOST_AUTO_TEST_CASE(deleted_sync_root_is_a_plan_error) {
-    const auto result = create_plan(spec_with("/nonexistent-lu-base", {{"src", "/app"}}), {"/nonexistent-lu-base/src/a"});
+    const auto result =
+        create_plan(spec_with("/nonexistent-lu-base", {{"src", "/app"}}), {"/nonexistent-lu-base/src/a"});
     BOOST_REQUIRE(result.failed);
     BOOST_TEST(result.failed->message.find("No update plan: error stat'ing") == 0);
 }

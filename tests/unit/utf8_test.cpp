@@ -1,7 +1,7 @@
 #include <boost/test/unit_test.hpp>
 
-#include "plugin/core/initial_sync.hpp"
 #include "common/utf8.hpp"
+#include "plugin/core/initial_sync.hpp"
 #include "tests/unit/temp_dir.hpp"
 
 using namespace liveupdate;
@@ -30,7 +30,9 @@ BOOST_AUTO_TEST_CASE(printable_paths_escape_bytes_and_control_characters) {
 BOOST_AUTO_TEST_CASE(the_initial_sync_walk_leaves_such_names_out_with_a_warning) {
     test::TempDir dir;
     dir.write("src/a.txt");
-    dir.write("src/\xff\xfe" "A");
+    dir.write(
+        "src/\xff\xfe"
+        "A");
     dir.write("src/bad\xff/inside.txt");
     api::LiveUpdateSpec spec;
     spec.base_path = dir.path();

@@ -68,7 +68,8 @@ BOOST_AUTO_TEST_CASE(an_event_holding_a_folded_batch_waits_for_it) {
     for (int i = 1; i <= 3; ++i) log.append(t(i), {"/p" + std::to_string(i)}, i, consumed, 1, 2);
     // Batch 1 folded into 2; 2 is consumed itself but still holds 1, so it stays.
     BOOST_TEST(log.events().size() == 2u);
-    BOOST_TEST(log.events().front().paths == (std::vector<std::string>{"/p1", "/p2"}), boost::test_tools::per_element());
+    BOOST_TEST(log.events().front().paths == (std::vector<std::string>{"/p1", "/p2"}),
+               boost::test_tools::per_element());
     unseen.clear();
     log.append(t(4), {"/p4"}, 4, consumed, 1, 2);
     BOOST_TEST(log.events().size() == 1u);

@@ -51,7 +51,8 @@ BOOST_AUTO_TEST_CASE(a_single_object_file_and_bad_items) {
 
 BOOST_AUTO_TEST_CASE(local_container_spec_fields) {
     const LocalContainerSpec spec = parse_local_container_spec(json::parse(R"({"spec": {"root": "/r",
-        "command": ["busybox", "httpd"], "workingDir": "/app/", "env": ["A=1", "B=x=y"]}})").as_object());
+        "command": ["busybox", "httpd"], "workingDir": "/app/", "env": ["A=1", "B=x=y"]}})")
+                                                                   .as_object());
     BOOST_TEST(spec.root == "/r");
     BOOST_TEST(spec.command.size() == 2u);
     BOOST_TEST(spec.working_dir == "/app");

@@ -97,7 +97,7 @@ struct Fixture {
 BOOST_AUTO_TEST_CASE(a_save_in_place_is_reported_at_once) {
     Fixture f;
     {
-        std::ofstream out(f.file(), std::ios::trunc); // VS Code, nano: truncate and write
+        std::ofstream out(f.file(), std::ios::trunc);  // VS Code, nano: truncate and write
         out << "new in place\n";
     }
     BOOST_TEST(f.got.wait_for(f.file(), "new in place\n"));
@@ -141,12 +141,13 @@ BOOST_AUTO_TEST_CASE(a_backup_then_write_save_is_reported_at_once_and_whole) {
 BOOST_AUTO_TEST_CASE(a_burst_of_1000_files_arrives_in_a_few_batches) {
     Fixture f(WatchTiming{50ms, 10s, 500ms});
     for (int i = 0; i < 1000; ++i)
-        write_file(f.dir.path / ("co/d" + std::to_string(i % 10) + "/f" + std::to_string(i) + ".txt"), std::to_string(i));
+        write_file(f.dir.path / ("co/d" + std::to_string(i % 10) + "/f" + std::to_string(i) + ".txt"),
+                   std::to_string(i));
     const std::string last = f.dir / "co/d9/f999.txt";
     BOOST_TEST(f.got.wait_for(last, "999", 20s));
     // Wait for the quiet time to close the last batch.
     for (int i = 0; i < 500 && f.got.paths_seen_matching(f.dir / "co/") < 1010; ++i) std::this_thread::sleep_for(20ms);
-    BOOST_TEST(f.got.paths_seen_matching(f.dir / "co/") == 1010u); // 1,000 files and 10 folders
+    BOOST_TEST(f.got.paths_seen_matching(f.dir / "co/") == 1010u);  // 1,000 files and 10 folders
     // Gathered, not one batch per file. How few batches depends on how the
     // writer is scheduled (a busy machine splits the burst), so the count is
     // only told here, not bounded.

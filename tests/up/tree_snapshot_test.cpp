@@ -66,7 +66,8 @@ BOOST_AUTO_TEST_CASE(skipped_directories_are_not_scanned) {
     write(t.path / "keep/a.txt", "a");
     write(t.path / "skip/b.txt", "b");
     TreeSnapshot snap;
-    scan_tree(t.path, [&](const std::string &d) { return d == (t.path / "skip").string(); }, never, snap);
+    scan_tree(
+        t.path, [&](const std::string &d) { return d == (t.path / "skip").string(); }, never, snap);
     BOOST_TEST(snap.count((t.path / "keep/a.txt").string()) == 1u);
     BOOST_TEST(snap.count((t.path / "skip/b.txt").string()) == 0u);
 }

@@ -197,8 +197,8 @@ BOOST_FIXTURE_TEST_CASE(out_of_watches_falls_back_to_polling, Fixture) {
     std::ofstream(dir / "sub/old.txt", std::ios::app) << "y";
     fs::remove(dir / "sub/gone.txt");
     write_file(dir / "sub/deeper/made.txt", "m");
-    BOOST_TEST(got.wait_for({dir / "sub/new.txt", dir / "sub/old.txt", dir / "sub/gone.txt",
-                             dir / "sub/deeper/made.txt"}));
+    BOOST_TEST(
+        got.wait_for({dir / "sub/new.txt", dir / "sub/old.txt", dir / "sub/gone.txt", dir / "sub/deeper/made.txt"}));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

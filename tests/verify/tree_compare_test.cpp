@@ -133,8 +133,8 @@ BOOST_AUTO_TEST_CASE(the_repair_deletes_extras_and_changed_kinds_and_copies_the_
     BOOST_TEST(r.deletes == (Paths{"/app/extra", "/app/kind", "/app/was-file"}), boost::test_tools::per_element());
     std::vector<std::string> copied;
     for (const auto &c : r.copies) copied.push_back(c.local_path + " -> " + c.container_path);
-    BOOST_TEST(copied == (Paths{"/src/changed -> /app/changed", "/src/kind -> /app/kind", "/src/missing -> /app/missing",
-                                "/src/was-file/in -> /app/was-file/in"}),
+    BOOST_TEST(copied == (Paths{"/src/changed -> /app/changed", "/src/kind -> /app/kind",
+                                "/src/missing -> /app/missing", "/src/was-file/in -> /app/was-file/in"}),
                boost::test_tools::per_element());
 }
 

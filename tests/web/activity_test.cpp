@@ -12,7 +12,8 @@ BOOST_AUTO_TEST_SUITE(activity)
 BOOST_AUTO_TEST_CASE(an_update_is_in_flight_from_its_first_line_to_its_end) {
     Activity a;
     std::vector<std::string> heard;
-    a.set_listener([&](const std::string &lu, const ActivityLine *line) { heard.push_back(lu + (line ? ":line" : ":state")); });
+    a.set_listener(
+        [&](const std::string &lu, const ActivityLine *line) { heard.push_back(lu + (line ? ":line" : ":state")); });
     const common::MicroTime t = common::MicroTime::from_system(std::chrono::system_clock::now());
     a.began("web");
     BOOST_TEST(!a.summary().at("web").at("updating").as_bool());

@@ -45,7 +45,8 @@ BOOST_AUTO_TEST_CASE(states_and_their_reasons) {
     BOOST_TEST(exec.at("state").as_string() == "failed");
     BOOST_TEST(exec.at("message").as_string() == "exit 7");
     const json::object waiting = row(lu(
-        "a", R"({"containers": [{"containerName": "w", "waiting": {"reason": "Trigger", "message": "Only updates on manual trigger"}}]})"));
+        "a",
+        R"({"containers": [{"containerName": "w", "waiting": {"reason": "Trigger", "message": "Only updates on manual trigger"}}]})"));
     BOOST_TEST(waiting.at("state").as_string() == "waiting");
     BOOST_TEST(waiting.at("reason").as_string() == "Trigger");
     BOOST_TEST(row(lu("a", "{}")).at("reason").as_string() == "NoContainer");
@@ -53,14 +54,16 @@ BOOST_AUTO_TEST_CASE(states_and_their_reasons) {
 
 BOOST_AUTO_TEST_CASE(an_update_in_flight_shows_as_updating) {
     const json::object activity{{"a", json::object{{"updating", true}}}};
-    BOOST_TEST(row(lu("a", R"({"containers": [)" + json::serialize(kRunning) + "]}"), activity).at("state").as_string() ==
-               "updating");
+    BOOST_TEST(
+        row(lu("a", R"({"containers": [)" + json::serialize(kRunning) + "]}"), activity).at("state").as_string() ==
+        "updating");
 }
 
 BOOST_AUTO_TEST_CASE(last_files_are_shown_relative_to_the_base_path) {
-    const json::object activity = json::parse(R"({"a": {"updating": false, "lastFiles": ["/src/app/x.js", "/elsewhere/y"],
+    const json::object activity =
+        json::parse(R"({"a": {"updating": false, "lastFiles": ["/src/app/x.js", "/elsewhere/y"],
         "lastFileCount": 2, "lastFilesAt": "2026-01-01T00:00:02.000000Z", "lastUpdateAt": "2026-01-01T00:00:03.000000Z"}})")
-                                      .as_object();
+            .as_object();
     const json::object r = row(lu("a", "{}"), activity);
     BOOST_TEST(r.at("lastFiles").as_array().at(0).as_string() == "app/x.js");
     BOOST_TEST(r.at("lastFiles").as_array().at(1).as_string() == "/elsewhere/y");
@@ -78,7 +81,8 @@ BOOST_AUTO_TEST_CASE(manual_mode_with_a_manifest_can_be_triggered) {
 }
 
 BOOST_AUTO_TEST_CASE(rejected_live_updates_have_a_row_with_the_reason) {
-    const json::value list = json::parse(R"({"items": [], "rejected": [{"name": "bad", "message": "spec.syncs: required"}]})");
+    const json::value list =
+        json::parse(R"({"items": [], "rejected": [{"name": "bad", "message": "spec.syncs: required"}]})");
     const json::object view = status_view(list, {}, json::parse(R"([{"kind": "liveupdate", "name": "p"}])"));
     const json::object r = view.at("liveUpdates").as_array().at(0).as_object();
     BOOST_TEST(r.at("state").as_string() == "rejected");

@@ -21,7 +21,8 @@ BOOST_AUTO_TEST_CASE(queueing_appends_once_and_keeps_the_rest) {
 }
 
 BOOST_AUTO_TEST_CASE(entries_are_read_in_index_order_ignoring_other_keys) {
-    const json::object queue = json::parse(R"({"data": {"10-name": "c", "2-name": "b", "2-reason": "x", "0-name": "a"}})").as_object();
+    const json::object queue =
+        json::parse(R"({"data": {"10-name": "c", "2-name": "b", "2-reason": "x", "0-name": "a"}})").as_object();
     BOOST_TEST(queued_manifests(queue) == (std::vector<std::string>{"a", "b", "c"}));
 }
 

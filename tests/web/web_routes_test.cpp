@@ -28,11 +28,15 @@ struct FakeDaemon {
         requests.push_back(r);
         const std::string op(r.at("op").as_string());
         if (op == "get") return list;
-        if (op == "plugins") return json::parse(R"({"plugins": [{"kind": "liveupdate", "name": "liveupdate", "version": "1.2.0", "reloads": 3}]})");
-        if (op == "activity") return r.contains("name") ? json::value(json::object{{"name", r.at("name")}, {"lines", json::array{}}})
-                                                        : json::value(json::object{{"activity", json::object{}}});
-        const std::string name = r.contains("name") ? std::string(r.at("name").as_string())
-                                 : r.contains("names") ? std::string(r.at("names").as_array()[0].as_string()) : "";
+        if (op == "plugins")
+            return json::parse(
+                R"({"plugins": [{"kind": "liveupdate", "name": "liveupdate", "version": "1.2.0", "reloads": 3}]})");
+        if (op == "activity")
+            return r.contains("name") ? json::value(json::object{{"name", r.at("name")}, {"lines", json::array{}}})
+                                      : json::value(json::object{{"activity", json::object{}}});
+        const std::string name = r.contains("name")    ? std::string(r.at("name").as_string())
+                                 : r.contains("names") ? std::string(r.at("names").as_array()[0].as_string())
+                                                       : "";
         if (name != "hello" && name != "web:image:gcr.io_app")
             return json::object{{"error", "LiveUpdate \"" + name + "\" not found"}};
         if (op == "describe") return json::object{{"object", list.at("items").as_array()[0]}};
@@ -73,7 +77,8 @@ BOOST_AUTO_TEST_CASE(the_api_is_what_get_prints) {
 }
 
 BOOST_AUTO_TEST_CASE(describe_plugins_log_and_status) {
-    BOOST_TEST(json::parse(get("/api/liveupdates/hello").body).at("object").at("metadata").at("name").as_string() == "hello");
+    BOOST_TEST(json::parse(get("/api/liveupdates/hello").body).at("object").at("metadata").at("name").as_string() ==
+               "hello");
     BOOST_TEST(get("/api/liveupdates/nope").status == 404u);
     BOOST_TEST(json::parse(get("/api/plugins").body).at("plugins").as_array().size() == 1u);
     BOOST_TEST(get("/api/liveupdates/hello/log").status == 200u);

@@ -4,8 +4,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <boost/json.hpp>
 #include <algorithm>
+#include <boost/json.hpp>
 #include <cerrno>
 #include <cstring>
 #include <exception>
@@ -107,7 +107,7 @@ std::string decode_base64(std::string_view text) {
     int bits = 0;
     for (const char c : text) {
         const auto pos = kAlphabet.find(c);
-        if (pos == std::string_view::npos) continue; // padding and line breaks
+        if (pos == std::string_view::npos) continue;  // padding and line breaks
         buffer = (buffer << 6) | static_cast<unsigned>(pos);
         bits += 6;
         if (bits >= 8) {
@@ -152,7 +152,8 @@ AgentSession::LineFn agent_stderr_to(const UpdateLog &log) {
 
 // A session outlives each update or digest: when one ends, the session's
 // stderr stops going to its log.
-template <class Slot> class EndOfUse {
+template <class Slot>
+class EndOfUse {
 public:
     explicit EndOfUse(Slot &slot) : slot_(slot) {}
     EndOfUse(const EndOfUse &) = delete;
@@ -221,7 +222,8 @@ Outcome DockerUpdater::update(const updater::Request &original) {
         update_through_exec(target, request, log);
         auto result = run_commands(target, request.runs, log);
         if (result.kind != Outcome::Kind::ok) return result;
-        if (request.restart) restart(target, log);
+        if (request.restart)
+            restart(target, log);
         else
             log(LU_LOG_DEBUG, "Hot reload on, skipping container restart: " + target.display());
         return {};
@@ -282,7 +284,7 @@ std::string DockerUpdater::container_gone_reason(const Target &target, bool kill
             if (!flag_at(s, "Running") || flag_at(s, "Restarting"))
                 return "container " + target.display() + " stopped during the update (" + state_text(s) + ")";
         } catch (const std::exception &) {
-            return {}; // the original failure says enough
+            return {};  // the original failure says enough
         }
     }
     return {};
@@ -625,8 +627,9 @@ std::unique_ptr<AgentSession> DockerUpdater::start_agent(const Target &target, c
     try {
         install_agent(target, *agent_binary_);
         const docker_engine::ExecSpec spec{target.id, {agent_binary_->container_path}, config_.user};
-        auto session = AgentSession::start(client_, spec, std::chrono::duration_cast<std::chrono::milliseconds>(config_.timeout),
-                                           agent_stderr_to(log));
+        auto session =
+            AgentSession::start(client_, spec, std::chrono::duration_cast<std::chrono::milliseconds>(config_.timeout),
+                                agent_stderr_to(log));
         log(LU_LOG_DEBUG, "Started " + session->description() + " in " + target.display());
         return session;
     } catch (const docker_engine::EngineError &e) {
@@ -637,8 +640,9 @@ std::unique_ptr<AgentSession> DockerUpdater::start_agent(const Target &target, c
     } catch (const AgentSessionBroken &e) {
         why = e.what();
         if (why.find("exit code 126") != std::string::npos)
-            why += ": the container cannot execute it (a noexec mount, another CPU architecture, or a \"user\" the "
-                   "container does not know: see the lines above)";
+            why +=
+                ": the container cannot execute it (a noexec mount, another CPU architecture, or a \"user\" the "
+                "container does not know: see the lines above)";
     }
     // A container that stopped meanwhile is that update's failure, not the agent's.
     const auto gone = container_gone_reason(target, false);
@@ -743,7 +747,9 @@ std::optional<Outcome> DockerUpdater::update_through_agent(Target &target, const
 DigestOutcome DockerUpdater::digest(const updater::ContainerRef &container, const std::string &path,
                                     const DigestEntryFn &each, const UpdateLog &log) {
     Target target{container.id, container.name.empty() ? container.id : container.name, {}};
-    const auto failed = [](std::string message) { return DigestOutcome{DigestOutcome::Kind::failed, std::move(message)}; };
+    const auto failed = [](std::string message) {
+        return DigestOutcome{DigestOutcome::Kind::failed, std::move(message)};
+    };
     try {
         if (!endpoint_error_.empty()) return failed(endpoint_error_);
         if (container.id.empty()) return failed("no container ID to digest");
@@ -824,7 +830,8 @@ Outcome DockerUpdater::apply_through_agent(AgentSession &session, const Target &
     } catch (const agent_client::AgentRequestFailed &e) {
         std::string hint;
         const std::string_view said = e.what();
-        if (said.find("Permission denied") != std::string_view::npos || said.find("Read-only") != std::string_view::npos) {
+        if (said.find("Permission denied") != std::string_view::npos ||
+            said.find("Read-only") != std::string_view::npos) {
             const std::string who = config_.user.empty() ? "the image's default user" : "user '" + config_.user + "'";
             hint = "\nThe container's filesystem refused the write. Check that " + who +
                    " may write there (the docker updater's \"user\" setting picks another) and that the path is not "
@@ -866,7 +873,8 @@ Outcome DockerUpdater::apply_through_agent(AgentSession &session, const Target &
         }
         return Outcome::run_failure(result.exit_code, message);
     }
-    if (request.restart) restart(target, log);
+    if (request.restart)
+        restart(target, log);
     else
         log(LU_LOG_DEBUG, "Hot reload on, skipping container restart: " + target.display());
     return {};

@@ -1,9 +1,9 @@
 // The C ABI face of the docker updater (through liveupdate/updater.hpp).
 #include <string_view>
 
-#include "updaters/docker/docker_updater.hpp"
 #include "liveupdate/ext/digest.h"
 #include "liveupdate/updater.hpp"
+#include "updaters/docker/docker_updater.hpp"
 
 namespace {
 
@@ -53,8 +53,12 @@ int32_t digest(lu_updater *updater, const lu_container_ref *container, lu_str co
         const auto outcome = lu::instance<DockerPlugin>(updater).digest(
             lu::to_container_ref(*container), std::string(liveupdate::abi::to_view(container_path)),
             [each, each_ctx](const liveupdate::agent_protocol::DigestEntry &e) {
-                const lu_digest_entry entry{sizeof(lu_digest_entry), {e.path.data(), e.path.size()},
-                                            static_cast<int32_t>(e.kind), e.mode, e.size, e.hash};
+                const lu_digest_entry entry{sizeof(lu_digest_entry),
+                                            {e.path.data(), e.path.size()},
+                                            static_cast<int32_t>(e.kind),
+                                            e.mode,
+                                            e.size,
+                                            e.hash};
                 return each(each_ctx, &entry) == 0;
             },
             lu::UpdateLog(log, log_ctx));
@@ -77,10 +81,13 @@ uint64_t reconnect_count(lu_updater *updater) noexcept {
 
 constexpr lu_digest_extension kDigest{sizeof(lu_digest_extension), digest, reconnect_count};
 
-const void *DockerPlugin::extension(std::string_view id) const { return id == LU_DIGEST_EXTENSION_ID ? &kDigest : nullptr; }
+const void *DockerPlugin::extension(std::string_view id) const {
+    return id == LU_DIGEST_EXTENSION_ID ? &kDigest : nullptr;
+}
 
 }  // namespace
 
-extern "C" LU_EXPORT const lu_updater_api *lu_updater_plugin_entry(uint32_t abi_version, const lu_plugin_info **out_info) {
+extern "C" LU_EXPORT const lu_updater_api *lu_updater_plugin_entry(uint32_t abi_version,
+                                                                   const lu_plugin_info **out_info) {
     return lu::entry<DockerPlugin>(abi_version, out_info);
 }

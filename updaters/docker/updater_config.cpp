@@ -9,7 +9,8 @@ namespace {
 std::string string_field(const boost::json::object &o, const char *key) {
     const auto *v = o.if_contains(key);
     if (v == nullptr || v->is_null()) return {};
-    if (!v->is_string()) throw std::invalid_argument(std::string("docker updater config: '") + key + "' must be a string");
+    if (!v->is_string())
+        throw std::invalid_argument(std::string("docker updater config: '") + key + "' must be a string");
     return std::string(v->as_string());
 }
 

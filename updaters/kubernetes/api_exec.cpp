@@ -43,10 +43,12 @@ ExecOutcome ApiExec::operator()(const PodContainer &target, const std::vector<st
         outcome.remote = false;
         outcome.failure = e.what();
         if (e.status == 403)
-            outcome.failure += "\nThe user needs the RBAC permission to create pods/exec in this namespace (or choose "
-                               "another context).";
+            outcome.failure +=
+                "\nThe user needs the RBAC permission to create pods/exec in this namespace (or choose "
+                "another context).";
         else if (e.status == 404)
-            outcome.failure += "\nThe pod is gone (deleted or replaced); the next update goes to the pod that replaces it.";
+            outcome.failure +=
+                "\nThe pod is gone (deleted or replaced); the next update goes to the pod that replaces it.";
     } catch (const std::exception &e) {
         outcome.remote = false;
         outcome.failure = e.what();

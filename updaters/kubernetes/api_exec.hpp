@@ -24,7 +24,6 @@ public:
     kube::ApiClient &client();
 
 private:
-
     KubectlConfig config_;
     std::mutex mutex_;
     std::unique_ptr<kube::ApiClient> client_;

@@ -31,7 +31,8 @@ public:
 std::string string_field(const json::object &o, const char *key) {
     const auto *v = o.if_contains(key);
     if (v == nullptr || v->is_null()) return {};
-    if (!v->is_string()) throw std::invalid_argument(std::string("kubernetes updater config: '") + key + "' must be a string");
+    if (!v->is_string())
+        throw std::invalid_argument(std::string("kubernetes updater config: '") + key + "' must be a string");
     return std::string(v->as_string());
 }
 
@@ -59,7 +60,8 @@ ExecOutcome kubectl_exec(const KubectlConfig &config, const PodContainer &target
     try {
         result = subprocess::run_process(run);
     } catch (const std::runtime_error &e) {
-        throw InfraFailure(std::string("kubectl exec into ") + target.namespace_name + "/" + target.pod + ": " + e.what());
+        throw InfraFailure(std::string("kubectl exec into ") + target.namespace_name + "/" + target.pod + ": " +
+                           e.what());
     }
     lines.flush();
     ExecOutcome outcome;
@@ -69,12 +71,14 @@ ExecOutcome kubectl_exec(const KubectlConfig &config, const PodContainer &target
     if (result.exit_code != 0 && !result.timed_out) {
         const int remote = remote_exit_code(lines.stderr_tail());
         outcome.remote = remote >= 0;
-        if (remote >= 0) outcome.exit_code = remote;
+        if (remote >= 0)
+            outcome.exit_code = remote;
         else
             outcome.failure = "kubectl exec failed (exit code " + std::to_string(result.exit_code) +
                               "): " + updaters::output_tail(lines.tail());
     }
-    if (result.timed_out) outcome.failure = "kubectl exec did not finish within " + std::to_string(timeout.count()) + "s";
+    if (result.timed_out)
+        outcome.failure = "kubectl exec did not finish within " + std::to_string(timeout.count()) + "s";
     return outcome;
 }
 
@@ -127,13 +131,15 @@ KubectlConfig parse_kubectl_config(std::string_view text) {
     const auto &o = value.as_object();
     for (const auto &field : o) {
         const auto key = std::string_view(field.key());
-        if (key != "exec" && key != "kubectl" && key != "context" && key != "kubeconfig" && key != "timeoutSeconds" && key != "runTimeoutSeconds" &&
-            key != "agent" && key != "agentPath")
+        if (key != "exec" && key != "kubectl" && key != "context" && key != "kubeconfig" && key != "timeoutSeconds" &&
+            key != "runTimeoutSeconds" && key != "agent" && key != "agentPath")
             throw std::invalid_argument("kubernetes updater config: unknown field '" + std::string(key) + "'");
     }
-    if (auto e = string_field(o, "exec"); e == "kubectl") config.exec = KubectlConfig::Exec::kubectl;
+    if (auto e = string_field(o, "exec"); e == "kubectl")
+        config.exec = KubectlConfig::Exec::kubectl;
     else if (!e.empty() && e != "api")
-        throw std::invalid_argument("kubernetes updater config: 'exec' must be \"api\" (the API server's exec) or \"kubectl\"");
+        throw std::invalid_argument(
+            "kubernetes updater config: 'exec' must be \"api\" (the API server's exec) or \"kubectl\"");
     if (auto k = string_field(o, "kubectl"); !k.empty()) config.kubectl = k;
     config.context = string_field(o, "context");
     config.kubeconfig = string_field(o, "kubeconfig");

@@ -18,14 +18,14 @@ namespace liveupdate::kubernetes {
 
 struct KubectlConfig {
     enum class Exec { api, kubectl };
-    Exec exec = Exec::api;           // how commands reach the pod
-    std::string kubectl = "kubectl"; // program, looked up on PATH
-    std::string context;             // --context, when set
-    std::string kubeconfig;          // --kubeconfig, when set
+    Exec exec = Exec::api;                  // how commands reach the pod
+    std::string kubectl = "kubectl";        // program, looked up on PATH
+    std::string context;                    // --context, when set
+    std::string kubeconfig;                 // --kubeconfig, when set
     std::chrono::seconds timeout{60};       // deleting and copying
     std::chrono::seconds run_timeout{600};  // each run command
-    bool agent = true;               // through lu-agent where it can run (exec "api" only)
-    std::string agent_path;          // the lu-agent binary; empty: found beside the plugin
+    bool agent = true;                      // through lu-agent where it can run (exec "api" only)
+    std::string agent_path;                 // the lu-agent binary; empty: found beside the plugin
 };
 
 // {"exec": "api"|"kubectl", "kubectl", "context", "kubeconfig", "timeoutSeconds", "runTimeoutSeconds", "agent",
@@ -51,11 +51,11 @@ int remote_exit_code(std::string_view kubectl_stderr);
 
 // One command run in the target container.
 struct ExecOutcome {
-    int exit_code = 0;      // the remote command's, when it ran
-    bool remote = true;     // false: the exec itself failed (see failure)
+    int exit_code = 0;   // the remote command's, when it ran
+    bool remote = true;  // false: the exec itself failed (see failure)
     bool timed_out = false;
-    std::string output;     // tail of stdout and stderr
-    std::string failure;    // why the exec failed, when !remote
+    std::string output;   // tail of stdout and stderr
+    std::string failure;  // why the exec failed, when !remote
 };
 using PodExecFn = std::function<ExecOutcome(const PodContainer &target, const std::vector<std::string> &command,
                                             const updaters::ArchiveReadFn *archive, std::chrono::seconds timeout,

@@ -3,9 +3,9 @@
 #include <string_view>
 #include <utility>
 
+#include "liveupdate/updater.hpp"
 #include "updaters/kubernetes/api_exec.hpp"
 #include "updaters/kubernetes/kubectl_updater.hpp"
-#include "liveupdate/updater.hpp"
 #include "updaters/kubernetes/pod_agents.hpp"
 
 namespace {
@@ -57,6 +57,7 @@ lu::Outcome KubernetesPlugin::update(const lu::Request &request) const {
 
 }  // namespace
 
-extern "C" LU_EXPORT const lu_updater_api *lu_updater_plugin_entry(uint32_t abi_version, const lu_plugin_info **out_info) {
+extern "C" LU_EXPORT const lu_updater_api *lu_updater_plugin_entry(uint32_t abi_version,
+                                                                   const lu_plugin_info **out_info) {
     return lu::entry<KubernetesPlugin>(abi_version, out_info);
 }

@@ -26,7 +26,9 @@ void PodAgentSession::pass_stderr() { stderr_lines_.feed(stream_.take_stderr());
 void PodAgentSession::send(std::string_view frames, Clock::time_point deadline) {
     const bool sent = stream_.write_stdin(frames, deadline);
     pass_stderr();
-    if (!sent) broken(Clock::now() >= deadline ? "the agent took no request for too long (stream stalled)" : "sending a request");
+    if (!sent)
+        broken(Clock::now() >= deadline ? "the agent took no request for too long (stream stalled)"
+                                        : "sending a request");
 }
 
 agent_protocol::Frame PodAgentSession::receive(Clock::time_point deadline) {
@@ -61,8 +63,10 @@ bool PodAgentSession::alive() { return stream_.idle_and_open() && !decoder_.pend
 void PodAgentSession::broken(const std::string &doing) {
     const auto end = stream_.end();
     std::string message = doing + ": the agent's stream ended";
-    if (end.exit_code >= 0) message += " (agent exit code " + std::to_string(end.exit_code) + ")";
-    else if (!end.failure.empty()) message += " (" + end.failure + ")";
+    if (end.exit_code >= 0)
+        message += " (agent exit code " + std::to_string(end.exit_code) + ")";
+    else if (!end.failure.empty())
+        message += " (" + end.failure + ")";
     throw AgentSessionBroken(message);
 }
 

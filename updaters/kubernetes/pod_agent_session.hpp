@@ -22,8 +22,7 @@ namespace liveupdate::kubernetes {
 // agent is not in the container).
 class AgentExecEnded : public agent_client::AgentSessionBroken {
 public:
-    AgentExecEnded(int exit_code, const std::string &message)
-        : AgentSessionBroken(message), exit_code(exit_code) {}
+    AgentExecEnded(int exit_code, const std::string &message) : AgentSessionBroken(message), exit_code(exit_code) {}
     int exit_code;
 };
 

@@ -28,7 +28,6 @@ std::string pod_text(const PodContainer &t) {
 
 kube::PodExecTarget exec_target(const PodContainer &t) { return {t.namespace_name, t.pod, t.container}; }
 
-
 }  // namespace
 
 std::shared_ptr<const std::string> read_whole_archive(const updaters::ArchiveReadFn &in) {
@@ -64,11 +63,13 @@ void PodAgents::refuse(const PodContainer &target, const std::string &key, const
 
 std::string PodAgents::install(const PodContainer &target, const agent_client::AgentBinary &binary) {
     const std::string archive = agent_client::agent_archive(binary);
-    const kube::ExecStdinFn feed = [&archive](const kube::ExecWriteFn &write) { write(archive.data(), archive.size()); };
+    const kube::ExecStdinFn feed = [&archive](const kube::ExecWriteFn &write) {
+        write(archive.data(), archive.size());
+    };
     std::string said;
-    const auto r = kube::exec_in_pod(api_->client(), exec_target(target), {"tar", "-x", "-f", "-", "-C", "/"}, &feed,
-                                     [&said](bool, std::string_view d) { said.append(d); },
-                                     std::chrono::duration_cast<ms>(config_.timeout));
+    const auto r = kube::exec_in_pod(
+        api_->client(), exec_target(target), {"tar", "-x", "-f", "-", "-C", "/"}, &feed,
+        [&said](bool, std::string_view d) { said.append(d); }, std::chrono::duration_cast<ms>(config_.timeout));
     if (r.exit_code == 0) return {};
     if (r.exit_code == 127)
         return "the image has no tar to copy lu-agent in with (Kubernetes has no archive API; exec is the only way in)";
@@ -90,8 +91,8 @@ std::unique_ptr<PodAgentSession> PodAgents::start(const PodContainer &target, co
     std::string why;
     for (int attempt = 0; attempt < 2; ++attempt) {
         try {
-            auto session = std::make_unique<PodAgentSession>(api_->client(), exec_target(target),
-                                                             std::vector<std::string>{binary_->container_path}, timeout);
+            auto session = std::make_unique<PodAgentSession>(
+                api_->client(), exec_target(target), std::vector<std::string>{binary_->container_path}, timeout);
             log(LU_LOG_DEBUG, "Started " + session->description() + " in " + pod_text(target));
             return session;
         } catch (const AgentExecEnded &e) {
@@ -128,7 +129,8 @@ std::optional<Outcome> PodAgents::update(const updater::Request &request,
         // Sessions of other containers that ended (pod deleted, container restarted) go.
         for (auto it = slots_.begin(); it != slots_.end();) {
             std::unique_lock idle(it->second->mutex, std::try_to_lock);
-            const bool gone = it->first != key && idle.owns_lock() && (!it->second->session || !it->second->session->alive());
+            const bool gone =
+                it->first != key && idle.owns_lock() && (!it->second->session || !it->second->session->alive());
             if (idle.owns_lock()) idle.unlock();
             it = gone ? slots_.erase(it) : std::next(it);
         }
@@ -190,9 +192,11 @@ Outcome PodAgents::apply(PodAgentSession &session, const updater::Request &reque
     } catch (const AgentRequestFailed &e) {
         std::string hint;
         const std::string_view said = e.what();
-        if (said.find("Permission denied") != std::string_view::npos || said.find("Read-only") != std::string_view::npos)
-            hint = "\nThe container's filesystem refused the write: check that the container's user may write there "
-                   "and that the path is not on a read-only volume.";
+        if (said.find("Permission denied") != std::string_view::npos ||
+            said.find("Read-only") != std::string_view::npos)
+            hint =
+                "\nThe container's filesystem refused the write: check that the container's user may write there "
+                "and that the path is not on a read-only volume.";
         throw InfraFailure("updating " + pod_text(target) + " through lu-agent: " + e.what() + hint);
     }
     for (std::size_t i = 0; i < request.runs.size(); ++i) {

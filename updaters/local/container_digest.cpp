@@ -1,15 +1,15 @@
 #include "updaters/local/container_digest.hpp"
 
-#include <climits>
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <string>
 
 #include "common/tree_digest/tree_digest.hpp"
-#include "updaters/local/container_paths.hpp"
 #include "liveupdate/liveupdate.hpp"
+#include "updaters/local/container_paths.hpp"
 
 namespace liveupdate::local {
 namespace {

@@ -39,8 +39,7 @@ RelativePath archive_entry_relative(std::string_view entry_name) {
 }
 
 RelativePath container_path_relative(std::string_view container_path) {
-    if (container_path.empty() || container_path.front() != '/')
-        return {{}, "it is not an absolute container path"};
+    if (container_path.empty() || container_path.front() != '/') return {{}, "it is not an absolute container path"};
     return normalise(container_path);
 }
 

@@ -11,8 +11,8 @@ namespace liveupdate::local {
 // normalised: nullopt with a reason when it is empty, contains a ".." segment
 // or (for entries) is absolute. "./app//x" → "app/x"; "/" → "".
 struct RelativePath {
-    std::string path;    // "" stands for the root itself
-    std::string refusal; // non-empty when refused
+    std::string path;     // "" stands for the root itself
+    std::string refusal;  // non-empty when refused
 };
 RelativePath archive_entry_relative(std::string_view entry_name);
 RelativePath container_path_relative(std::string_view container_path);

@@ -2,21 +2,21 @@
 // container's "/" (through liveupdate/updater.hpp for the C ABI).
 #include <boost/json.hpp>
 
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <climits>
-#include <cstring>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
 
+#include "liveupdate/updater.hpp"
 #include "updaters/local/command_runner.hpp"
 #include "updaters/local/container_digest.hpp"
 #include "updaters/local/container_paths.hpp"
-#include "liveupdate/updater.hpp"
 #include "updaters/local/safe_delete.hpp"
 #include "updaters/local/safe_extract.hpp"
 
@@ -70,7 +70,8 @@ std::optional<std::string> working_dir_from(std::string_view config_json) {
     if (wd == nullptr) return std::nullopt;
     std::string working_dir(wd->as_string());
     if (!local::container_path_relative(working_dir).refusal.empty())
-        throw std::invalid_argument("workingDir \"" + working_dir + "\" must be an absolute container path without \"..\"");
+        throw std::invalid_argument("workingDir \"" + working_dir +
+                                    "\" must be an absolute container path without \"..\"");
     return working_dir;
 }
 
@@ -105,7 +106,8 @@ public:
                                           : process    ? process->working_dir
                                                        : std::string(kDefaultWorkingDir);
         const local::RelativePath wd = local::container_path_relative(container_dir);
-        if (!wd.refusal.empty()) return lu::Outcome::infra_failure("working directory " + container_dir + ": " + wd.refusal);
+        if (!wd.refusal.empty())
+            return lu::Outcome::infra_failure("working directory " + container_dir + ": " + wd.refusal);
         const std::string working_dir = local::under_root(root, wd.path);
         const std::vector<std::pair<std::string, std::string>> no_env;
         for (size_t i = 0; i < req.runs.size(); ++i) {
@@ -118,8 +120,9 @@ public:
                                    [&req](std::string_view line) { req.log(LU_LOG_INFO, line); });
             if (!r.started) return lu::Outcome::infra_failure(r.start_error);
             if (r.exit_code != 0)
-                return lu::Outcome::run_failure(r.exit_code, "Run step \"" + (run.echo_off ? std::string("(hidden)") : joined(run)) +
-                                                                 "\" failed with exit code: " + std::to_string(r.exit_code));
+                return lu::Outcome::run_failure(r.exit_code,
+                                                "Run step \"" + (run.echo_off ? std::string("(hidden)") : joined(run)) +
+                                                    "\" failed with exit code: " + std::to_string(r.exit_code));
         }
         return req.restart ? restart(req.container) : lu::Outcome::ok();
     }
@@ -152,9 +155,11 @@ private:
 
     lu::Outcome restart(const lu::ContainerRef &container) const {
         const lu::LocalContainers containers = host_.local_containers();
-        if (!containers) return lu::Outcome::infra_failure("cannot restart: the host does not supervise local containers");
+        if (!containers)
+            return lu::Outcome::infra_failure("cannot restart: the host does not supervise local containers");
         const std::string error = containers.restart(container);
-        if (!error.empty()) return lu::Outcome::infra_failure("cannot restart container " + container.name + ": " + error);
+        if (!error.empty())
+            return lu::Outcome::infra_failure("cannot restart container " + container.name + ": " + error);
         return lu::Outcome::ok();
     }
 
@@ -164,6 +169,7 @@ private:
 
 }  // namespace
 
-extern "C" LU_EXPORT const lu_updater_api *lu_updater_plugin_entry(uint32_t abi_version, const lu_plugin_info **out_info) {
+extern "C" LU_EXPORT const lu_updater_api *lu_updater_plugin_entry(uint32_t abi_version,
+                                                                   const lu_plugin_info **out_info) {
     return lu::entry<LocalPlugin>(abi_version, out_info);
 }

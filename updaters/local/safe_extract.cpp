@@ -64,8 +64,8 @@ std::string clear_way_for(const std::string &root, const std::string &relative, 
     return "";
 }
 
-constexpr int kSecureFlags = ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_PERM |
-                             ARCHIVE_EXTRACT_SECURE_SYMLINKS | ARCHIVE_EXTRACT_SECURE_NODOTDOT;
+constexpr int kSecureFlags =
+    ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_PERM | ARCHIVE_EXTRACT_SECURE_SYMLINKS | ARCHIVE_EXTRACT_SECURE_NODOTDOT;
 
 }  // namespace
 

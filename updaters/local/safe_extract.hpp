@@ -12,9 +12,9 @@
 namespace liveupdate::local {
 
 struct ExtractResult {
-    std::uint64_t files = 0;   // entries written, directories not counted
-    std::uint64_t bytes = 0;   // file content written
-    std::string error;         // non-empty on failure: which entry and why
+    std::uint64_t files = 0;  // entries written, directories not counted
+    std::uint64_t bytes = 0;  // file content written
+    std::string error;        // non-empty on failure: which entry and why
 };
 
 // root must be canonical (no symlink in any component): libarchive refuses

@@ -82,16 +82,12 @@ json::object record_call(const lu::Request &request, json::array archive) {
     json::array deletes(request.delete_paths.begin(), request.delete_paths.end());
     json::array runs;
     for (const lu::RunStep &run : request.runs)
-        runs.push_back(json::object{{"args", json::array(run.argv.begin(), run.argv.end())}, {"echoOff", run.echo_off}});
-    return json::object{{"liveUpdate", request.live_update},
-                        {"via", request.via},
-                        {"container", std::move(container)},
-                        {"copy", std::move(copies)},
-                        {"delete", std::move(deletes)},
-                        {"archive", std::move(archive)},
-                        {"runs", std::move(runs)},
-                        {"restart", request.restart},
-                        {"initialSync", request.initial_sync}};
+        runs.push_back(
+            json::object{{"args", json::array(run.argv.begin(), run.argv.end())}, {"echoOff", run.echo_off}});
+    return json::object{
+        {"liveUpdate", request.live_update}, {"via", request.via},           {"container", std::move(container)},
+        {"copy", std::move(copies)},         {"delete", std::move(deletes)}, {"archive", std::move(archive)},
+        {"runs", std::move(runs)},           {"restart", request.restart},   {"initialSync", request.initial_sync}};
 }
 
 int32_t parse_outcome(lu_str outcome_json, Outcome &out, std::string &error) {
@@ -202,6 +198,6 @@ const void *Recorder::extension(std::string_view id) const {
 }  // namespace
 
 extern "C" LU_EXPORT const lu_updater_api *lu_updater_plugin_entry(uint32_t abi_version,
-                                                                  const lu_plugin_info **out_info) {
+                                                                   const lu_plugin_info **out_info) {
     return lu::entry<Recorder>(abi_version, out_info);
 }

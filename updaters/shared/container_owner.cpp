@@ -28,7 +28,8 @@ std::vector<std::vector<std::string_view>> records(std::string_view text) {
         std::vector<std::string_view> fields;
         for (std::size_t from = 0;;) {
             const std::size_t colon = line.find(':', from);
-            fields.push_back(line.substr(from, colon == std::string_view::npos ? std::string_view::npos : colon - from));
+            fields.push_back(
+                line.substr(from, colon == std::string_view::npos ? std::string_view::npos : colon - from));
             if (colon == std::string_view::npos) break;
             from = colon + 1;
         }

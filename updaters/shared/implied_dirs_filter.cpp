@@ -106,7 +106,8 @@ public:
             write_explicit_folders_above(path);
             give_owner(entry);
             if (archive_entry_filetype(entry) == AE_IFDIR) {
-                pending_.push_back({path, std::unique_ptr<archive_entry, EntryFree>(archive_entry_clone(entry)), false});
+                pending_.push_back(
+                    {path, std::unique_ptr<archive_entry, EntryFree>(archive_entry_clone(entry)), false});
                 continue;
             }
             check_write(archive_write_header(writer_.get(), entry));
@@ -174,7 +175,8 @@ private:
             const auto got = archive_read_data(reader_.get(), data_.data(), data_.size());
             if (got == 0) return;
             if (got < 0) check_read(static_cast<int>(got));
-            if (archive_write_data(writer_.get(), data_.data(), static_cast<size_t>(got)) < 0) check_write(ARCHIVE_FATAL);
+            if (archive_write_data(writer_.get(), data_.data(), static_cast<size_t>(got)) < 0)
+                check_write(ARCHIVE_FATAL);
         }
     }
 

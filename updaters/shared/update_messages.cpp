@@ -15,8 +15,10 @@ bool needs_quotes(std::string_view arg) {
 std::string quoted(std::string_view arg) {
     std::string out = "'";
     for (const char c : arg) {
-        if (c == '\'') out += "'\\''";
-        else out += c;
+        if (c == '\'')
+            out += "'\\''";
+        else
+            out += c;
     }
     return out + "'";
 }
@@ -59,19 +61,23 @@ std::string tar_failure(int exit_code, std::string_view output, std::string_view
     const auto said = output_tail(output);
     if (!said.empty()) message += "\ntar said: " + said;
     if (exit_code == kExitCannotExec || exit_code == kExitNotFound) {
-        message += "\nThe container could not run `tar`: live update unpacks the changed files with the image's own "
-                   "tar, so the image needs `tar` in $PATH. Images built FROM scratch or distroless lack it "
-                   "(see tilt-dev/tilt#4303).";
+        message +=
+            "\nThe container could not run `tar`: live update unpacks the changed files with the image's own "
+            "tar, so the image needs `tar` in $PATH. Images built FROM scratch or distroless lack it "
+            "(see tilt-dev/tilt#4303).";
     } else if (exit_code == kTarExitFatal || mentions_permission(output)) {
         const std::string who = user.empty() ? "the image's default user" : "user '" + std::string(user) + "'";
-        message += "\nThe container's filesystem refused the write. Check that:\n"
-                   "  1) the files and directories to replace are writable in the image,\n";
+        message +=
+            "\nThe container's filesystem refused the write. Check that:\n"
+            "  1) the files and directories to replace are writable in the image,\n";
         if (runtime == Runtime::docker)
-            message += "  2) " + who + " may write them (the docker updater's \"user\" setting picks another),\n"
+            message += "  2) " + who +
+                       " may write them (the docker updater's \"user\" setting picks another),\n"
                        "  3) the container is not read-only (--read-only) and the paths are not on a read-only volume.";
         else
-            message += "  2) the container's user may write them,\n"
-                       "  3) the Pod's securityContext (readOnlyRootFilesystem, runAsUser) does not forbid the writes.";
+            message +=
+                "  2) the container's user may write them,\n"
+                "  3) the Pod's securityContext (readOnlyRootFilesystem, runAsUser) does not forbid the writes.";
     }
     return message;
 }
@@ -89,8 +95,9 @@ std::string delete_failure(int exit_code, std::string_view output) {
     const auto said = output_tail(output);
     if (!said.empty()) message += "\nrm said: " + said;
     if (exit_code == kExitCannotExec || exit_code == kExitNotFound)
-        message += "\nThe image has no `rm` (e.g. FROM scratch or distroless), so deleted files cannot be removed "
-                   "from the container; rebuild the image instead.";
+        message +=
+            "\nThe image has no `rm` (e.g. FROM scratch or distroless), so deleted files cannot be removed "
+            "from the container; rebuild the image instead.";
     return message;
 }
 

@@ -12,9 +12,7 @@ bool is_name_key(const std::string &key) {
 }
 }  // namespace
 
-ConfigMap decode_config_map(const json::object &object) {
-    return ConfigMap{string_map_field(object, "data", "")};
-}
+ConfigMap decode_config_map(const json::object &object) { return ConfigMap{string_map_field(object, "data", "")}; }
 
 std::vector<std::string> names_in_trigger_queue(const ConfigMap &queue) {
     std::vector<std::string> out;

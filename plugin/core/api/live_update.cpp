@@ -13,9 +13,8 @@ LiveUpdateSelector decode_selector(const json::object *o, const std::string &pat
     if (const auto *k = object_field(*o, "kubernetes", path)) {
         const std::string p = child(path, "kubernetes");
         s.kubernetes = LiveUpdateKubernetesSelector{
-            string_field(*k, "discoveryName", p), string_field(*k, "applyName", p),
-            string_field(*k, "image", p), string_field(*k, "containerName", p),
-            string_field(*k, "imageMapName", p)};
+            string_field(*k, "discoveryName", p), string_field(*k, "applyName", p), string_field(*k, "image", p),
+            string_field(*k, "containerName", p), string_field(*k, "imageMapName", p)};
     }
     if (const auto *d = object_field(*o, "dockerCompose", path))
         s.docker_compose = LiveUpdateDockerComposeSelector{string_field(*d, "service", child(path, "dockerCompose"))};
@@ -83,8 +82,8 @@ LiveUpdateStatus decode_live_update_status(const json::object *o) {
             c.last_exec_error = string_field(co, "lastExecError", p);
             if (const auto *w = object_field(co, "waiting", p)) {
                 const std::string wp = child(p, "waiting");
-                c.waiting = LiveUpdateContainerStateWaiting{string_field(*w, "reason", wp),
-                                                            string_field(*w, "message", wp)};
+                c.waiting =
+                    LiveUpdateContainerStateWaiting{string_field(*w, "reason", wp), string_field(*w, "message", wp)};
             }
             status.containers.push_back(std::move(c));
         }

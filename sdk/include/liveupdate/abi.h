@@ -45,12 +45,7 @@ typedef struct lu_message {
     size_t size;
 } lu_message;
 
-typedef enum lu_log_level {
-    LU_LOG_DEBUG = 0,
-    LU_LOG_INFO = 1,
-    LU_LOG_WARN = 2,
-    LU_LOG_ERROR = 3
-} lu_log_level;
+typedef enum lu_log_level { LU_LOG_DEBUG = 0, LU_LOG_INFO = 1, LU_LOG_WARN = 2, LU_LOG_ERROR = 3 } lu_log_level;
 
 /* Host callback for log lines; the line is borrowed, without trailing newline.
  * [any-thread] unless the table offering it says otherwise. */
@@ -62,19 +57,19 @@ typedef enum lu_rc {
     LU_OK = 0,
     LU_ERR_INVALID_ARGUMENT = 1, /* input rejected; the message says which field and why */
     LU_ERR_NOT_FOUND = 2,
-    LU_ERR_STATE = 3,           /* call not allowed in the current state */
-    LU_ERR_UNSUPPORTED = 4,     /* e.g. a snapshot of a version this plugin cannot read */
+    LU_ERR_STATE = 3,       /* call not allowed in the current state */
+    LU_ERR_UNSUPPORTED = 4, /* e.g. a snapshot of a version this plugin cannot read */
     LU_ERR_INTERNAL = 5
 } lu_rc;
 
 /* What a plugin says about itself, whether or not it serves the requested ABI. */
 typedef struct lu_plugin_info {
     uint32_t struct_size;
-    uint32_t abi_min;      /* lowest ABI revision served */
-    uint32_t abi_max;      /* highest ABI revision served */
-    const char *kind;      /* "liveupdate" or "updater" */
-    const char *name;      /* e.g. "liveupdate", "docker" */
-    const char *version;   /* the plugin's own version, e.g. "0.1.0" */
+    uint32_t abi_min;    /* lowest ABI revision served */
+    uint32_t abi_max;    /* highest ABI revision served */
+    const char *kind;    /* "liveupdate" or "updater" */
+    const char *name;    /* e.g. "liveupdate", "docker" */
+    const char *version; /* the plugin's own version, e.g. "0.1.0" */
 } lu_plugin_info;
 
 #ifdef __cplusplus

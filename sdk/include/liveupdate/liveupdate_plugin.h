@@ -89,8 +89,7 @@ typedef struct lu_liveupdate_api {
      * LU_OK: *out_engine set, out_error untouched.
      * LU_ERR_INVALID_ARGUMENT (bad options), LU_ERR_INTERNAL: *out_engine NULL,
      * out_error holds error text. */
-    int32_t (*create)(const lu_engine_host *host, lu_str options_json,
-                      lu_engine **out_engine, lu_message *out_error);
+    int32_t (*create)(const lu_engine_host *host, lu_str options_json, lu_engine **out_engine, lu_message *out_error);
     /* [serial] no other call on the engine may be running, no session open. */
     void (*destroy)(lu_engine *engine);
 
@@ -115,16 +114,15 @@ typedef struct lu_liveupdate_api {
      * LU_OK: *out_session set, out_step is a step document.
      * LU_ERR_STATE (that LiveUpdate is being reconciled), LU_ERR_INVALID_ARGUMENT
      * (now is not a time), LU_ERR_INTERNAL: *out_session NULL, out_step holds error text. */
-    int32_t (*reconcile_begin)(lu_engine *engine, lu_str live_update_name, lu_str now,
-                               lu_reconcile **out_session, lu_message *out_step);
+    int32_t (*reconcile_begin)(lu_engine *engine, lu_str live_update_name, lu_str now, lu_reconcile **out_session,
+                               lu_message *out_step);
     /* Report the outcome of the last "update" step; the next step is written to out_step.
      * [serial] per session (any thread, one call at a time).
      * LU_OK: out_step is a step document.
      * LU_ERR_STATE (no update awaits an outcome), LU_ERR_INVALID_ARGUMENT (bad
      * outcome or time), LU_ERR_INTERNAL: out_step holds error text; the
      * session stays open and must still be ended. */
-    int32_t (*reconcile_continue)(lu_reconcile *session, lu_str outcome_json, lu_str now,
-                                  lu_message *out_step);
+    int32_t (*reconcile_continue)(lu_reconcile *session, lu_str outcome_json, lu_str now, lu_message *out_step);
     /* Ends a session; ending one before "done" abandons its remaining updates
      * (as if an infrastructure failure had occurred) and keeps the state consistent.
      * [serial] per session, last call on it. */
@@ -152,8 +150,7 @@ typedef struct lu_liveupdate_api {
 
 /* The one exported symbol. Returns the table for abi_version, or NULL when the
  * plugin does not serve it; *out_info is always set. [any-thread] */
-typedef const lu_liveupdate_api *(*lu_liveupdate_entry_fn)(uint32_t abi_version,
-                                                           const lu_plugin_info **out_info);
+typedef const lu_liveupdate_api *(*lu_liveupdate_entry_fn)(uint32_t abi_version, const lu_plugin_info **out_info);
 
 #ifdef __cplusplus
 }

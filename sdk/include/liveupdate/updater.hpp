@@ -77,9 +77,9 @@ struct CopyMapping {
 
 struct RunStep {
     std::vector<std::string> argv;
-    bool echo_off = false;  // do not log the command line
-    std::string user{};         // "" : the container's default
-    std::string working_dir{};  // "" : the container's default
+    bool echo_off = false;           // do not log the command line
+    std::string user{};              // "" : the container's default
+    std::string working_dir{};       // "" : the container's default
     std::vector<std::string> env{};  // "KEY=VALUE", added
     bool privileged = false;
 };
@@ -114,7 +114,7 @@ struct Request {
     std::vector<RunStep> runs;
     bool restart = false;
     bool initial_sync = false;
-    UpdateLog log{};  // this update's log lines; the host's log when the host is older
+    UpdateLog log{};                      // this update's log lines; the host's log when the host is older
     std::vector<std::string> sync_roots;  // lu_update_request.sync_roots; empty from an older host
 };
 
@@ -163,7 +163,9 @@ inline Request to_request(const lu_update_request &r) {
     }
     const lu_archive_stream stream = member_or(r, &R::archive, lu_archive_stream{nullptr, nullptr});
     if (stream.read != nullptr)
-        request.archive = [stream](void *buffer, std::size_t capacity) { return stream.read(stream.ctx, buffer, capacity); };
+        request.archive = [stream](void *buffer, std::size_t capacity) {
+            return stream.read(stream.ctx, buffer, capacity);
+        };
     if (const char *const *paths = member_or(r, &R::delete_paths, nullptr)) {
         for (std::size_t i = 0, n = member_or(r, &R::delete_count, 0); i < n; ++i)
             request.delete_paths.push_back(text(paths[i]));
@@ -184,7 +186,8 @@ inline Request to_request(const lu_update_request &r) {
             step.user = text(member_or(o, &O::user, nullptr));
             step.working_dir = text(member_or(o, &O::working_dir, nullptr));
             if (const char *const *env = member_or(o, &O::env, nullptr))
-                for (std::size_t e = 0, n = member_or(o, &O::env_count, 0); e < n; ++e) step.env.push_back(text(env[e]));
+                for (std::size_t e = 0, n = member_or(o, &O::env_count, 0); e < n; ++e)
+                    step.env.push_back(text(env[e]));
             step.privileged = member_or(o, &O::privileged, 0) != 0;
         }
     }
@@ -201,7 +204,7 @@ inline Request to_request(const lu_update_request &r) {
 // What a local container's process runs with; commands run in it get the same.
 struct ContainerProcess {
     std::vector<std::pair<std::string, std::string>> env;  // added to the host's environment
-    std::string working_dir;                                // a container path
+    std::string working_dir;                               // a container path
 };
 
 // The host's LU_HOST_LOCAL_CONTAINERS_ID extension (it supervises local container processes).
@@ -245,8 +248,8 @@ public:
 private:
     // The C view of container, valid while container lives.
     static lu_container_ref c_ref(const ContainerRef &container) noexcept {
-        return {sizeof(lu_container_ref), container.id.c_str(),   container.name.c_str(),
-                container.pod.c_str(),    container.namespace_name.c_str(), container.root.c_str()};
+        return {sizeof(lu_container_ref),         container.id.c_str(),  container.name.c_str(), container.pod.c_str(),
+                container.namespace_name.c_str(), container.root.c_str()};
     }
 
     void *ctx_;
@@ -292,11 +295,11 @@ private:
 
 template <class Impl>
 concept UpdaterImpl = std::constructible_from<Impl, std::string_view, const Host &> &&
-                      requires(Impl &impl, const Request &request) {
-                          { impl.update(request) } -> std::same_as<Outcome>;
-                          { Impl::name } -> std::convertible_to<const char *>;
-                          { Impl::version } -> std::convertible_to<const char *>;
-                      };
+    requires(Impl &impl, const Request &request) {
+    { impl.update(request) } -> std::same_as<Outcome>;
+    { Impl::name } -> std::convertible_to<const char *>;
+    { Impl::version } -> std::convertible_to<const char *>;
+};
 
 template <class Impl>
 concept ServesExtensions = requires(Impl &impl, std::string_view id) {
@@ -383,8 +386,7 @@ struct Tables {
 
     static void free_message(lu_message *message) noexcept { abi::release_message(message); }
 
-    static const void *get_extension([[maybe_unused]] lu_updater *updater,
-                                     [[maybe_unused]] const char *id) noexcept {
+    static const void *get_extension([[maybe_unused]] lu_updater *updater, [[maybe_unused]] const char *id) noexcept {
         if constexpr (ServesExtensions<Impl>) {
             if (updater != nullptr && id != nullptr) return instance<Impl>(updater).extension(id);
         }
@@ -392,9 +394,9 @@ struct Tables {
     }
 
     static constexpr lu_updater_api api{sizeof(lu_updater_api), LU_ABI_VERSION, create, destroy, update,
-                                        free_message, get_extension};
-    static constexpr lu_plugin_info info{sizeof(lu_plugin_info), LU_ABI_VERSION, LU_ABI_VERSION,
-                                         "updater",              Impl::name,     Impl::version};
+                                        free_message,           get_extension};
+    static constexpr lu_plugin_info info{sizeof(lu_plugin_info), LU_ABI_VERSION, LU_ABI_VERSION, "updater", Impl::name,
+                                         Impl::version};
 };
 
 }  // namespace detail

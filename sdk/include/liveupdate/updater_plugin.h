@@ -81,8 +81,8 @@ typedef struct lu_run_options {
 /* One update; everything it points to is borrowed for the update() call. */
 typedef struct lu_update_request {
     uint32_t struct_size;
-    const char *live_update;  /* the LiveUpdate's name, for logs */
-    const char *via;          /* updater class: "docker", "kubernetes", "local", ... */
+    const char *live_update; /* the LiveUpdate's name, for logs */
+    const char *via;         /* updater class: "docker", "kubernetes", "local", ... */
     const lu_container_ref *container;
     /* What the archive carries, for logs and verification; entries are relative to "/". */
     const lu_path_mapping *copies;
@@ -137,8 +137,7 @@ typedef struct lu_updater_api {
      * LU_OK: *out_updater set, out_error untouched.
      * LU_ERR_INVALID_ARGUMENT (bad settings), LU_ERR_INTERNAL: *out_updater
      * NULL, out_error holds error text, owned by the caller (free_message). */
-    int32_t (*create)(const lu_updater_host *host, lu_str config_json,
-                      lu_updater **out_updater, lu_message *out_error);
+    int32_t (*create)(const lu_updater_host *host, lu_str config_json, lu_updater **out_updater, lu_message *out_error);
     /* [serial] no update() may be running. */
     void (*destroy)(lu_updater *updater);
 
@@ -146,8 +145,7 @@ typedef struct lu_updater_api {
      * LU_OK: an outcome was written (whatever its kind); its message, possibly
      * {NULL, 0}, is the caller's to release.
      * LU_ERR_INVALID_ARGUMENT (a NULL argument or container): *out_outcome untouched. */
-    int32_t (*update)(lu_updater *updater, const lu_update_request *request,
-                      lu_update_outcome *out_outcome);
+    int32_t (*update)(lu_updater *updater, const lu_update_request *request, lu_update_outcome *out_outcome);
 
     /* Releases a message this plugin wrote; {NULL, 0} is fine. [any-thread] */
     void (*free_message)(lu_message *message);
@@ -158,8 +156,7 @@ typedef struct lu_updater_api {
 } lu_updater_api;
 
 /* The one exported symbol; as lu_liveupdate_entry_fn. [any-thread] */
-typedef const lu_updater_api *(*lu_updater_entry_fn)(uint32_t abi_version,
-                                                     const lu_plugin_info **out_info);
+typedef const lu_updater_api *(*lu_updater_entry_fn)(uint32_t abi_version, const lu_plugin_info **out_info);
 
 #ifdef __cplusplus
 }

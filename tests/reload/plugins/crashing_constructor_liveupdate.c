@@ -9,8 +9,7 @@ __attribute__((constructor)) static void crash_when_loaded(void) { raise(SIGSEGV
 
 static const lu_plugin_info info = {sizeof(lu_plugin_info), 1u, 1u, "liveupdate", "liveupdate-crashing", "0.0.1"};
 
-LU_EXPORT const lu_liveupdate_api *lu_liveupdate_plugin_entry(uint32_t abi_version,
-                                                              const lu_plugin_info **out_info) {
+LU_EXPORT const lu_liveupdate_api *lu_liveupdate_plugin_entry(uint32_t abi_version, const lu_plugin_info **out_info) {
     (void)abi_version; /* never reached: loading the file already crashed */
     *out_info = &info;
     return NULL;

@@ -34,7 +34,8 @@ static void destroy(lu_engine *engine) { free(engine); }
 static int32_t refuse_object(lu_engine *engine, lu_str object, lu_message *out_result) {
     (void)engine;
     (void)object;
-    *out_result = message("{\"accepted\": false, \"errors\": [], \"message\": \"this plugin admits nothing\", \"due\": []}");
+    *out_result =
+        message("{\"accepted\": false, \"errors\": [], \"message\": \"this plugin admits nothing\", \"due\": []}");
     return LU_OK;
 }
 
@@ -89,11 +90,10 @@ static const lu_liveupdate_api api = {
     sizeof(lu_liveupdate_api), LU_ABI_VERSION,     create,        destroy,  refuse_object, refuse_object, remove_object,
     reconcile_begin,           reconcile_continue, reconcile_end, snapshot, restore,       free_message,  NULL};
 
-static const lu_plugin_info info = {sizeof(lu_plugin_info), LU_ABI_VERSION, LU_ABI_VERSION, "liveupdate",
-                                    "restore-fails", "0.0.1"};
+static const lu_plugin_info info = {sizeof(lu_plugin_info), LU_ABI_VERSION,  LU_ABI_VERSION,
+                                    "liveupdate",           "restore-fails", "0.0.1"};
 
-LU_EXPORT const lu_liveupdate_api *lu_liveupdate_plugin_entry(uint32_t abi_version,
-                                                              const lu_plugin_info **out_info) {
+LU_EXPORT const lu_liveupdate_api *lu_liveupdate_plugin_entry(uint32_t abi_version, const lu_plugin_info **out_info) {
     *out_info = &info;
     return abi_version == LU_ABI_VERSION ? &api : NULL;
 }

@@ -64,8 +64,7 @@ typedef struct lu_digest_extension {
      * level, line), [during-call] from any thread until digest returns; with
      * log NULL, to lu_updater_host.log. */
     int32_t (*digest)(lu_updater *updater, const lu_container_ref *container, lu_str container_path,
-                      lu_digest_entry_fn each, void *each_ctx, lu_log_fn log, void *log_ctx,
-                      lu_message *out_error);
+                      lu_digest_entry_fn each, void *each_ctx, lu_log_fn log, void *log_ctx, lu_message *out_error);
 
     /* How many times, since create, a connection to a container broke and the
      * updater opened a new one (e.g. the agent session of a restarted
