@@ -48,25 +48,21 @@ ClusterSource::ClusterSource(ClusterSourceOptions options, SourceLogFn log)
 
 ClusterSource::~ClusterSource() { stop(); }
 
-// The namespaced collection, else the cluster-wide one (the CRDs of
-// `lu-host crds` are cluster-scoped, as in Tilt's API server); "" when the
-// API server serves neither (the CRD is not installed).
+// The collection in the namespace (the CRDs of `lu-host crds` are
+// Namespaced); "" when the API server does not serve it (no such CRD, or an
+// old cluster-scoped one).
 std::string ClusterSource::collection_path(const std::string &plural, bool required) {
-    const std::string group = "/apis/" + std::string(cluster::kGroup) + "/" + std::string(cluster::kVersion);
-    const std::string in_namespace =
-        std::string(group).append("/namespaces/").append(kube::url_escape(namespace_)).append("/").append(plural);
-    const std::string cluster_wide = std::string(group).append("/").append(plural);
-    for (const std::string &path : {in_namespace, cluster_wide}) {
-        const kube::ApiResponse r = client_->request("GET", path + "?limit=1");
-        if (r.status / 100 == 2) return path;
-        if (r.status != 404)
-            throw kube::ApiError(r.status, kube::status_reason(r.body),
-                                 "GET " + path + ": " + std::to_string(r.status) + " " + kube::status_message(r.body));
-    }
+    const std::string path = "/apis/" + std::string(cluster::kGroup) + "/" + std::string(cluster::kVersion) +
+                             "/namespaces/" + kube::url_escape(namespace_) + "/" + plural;
+    const kube::ApiResponse r = client_->request("GET", path + "?limit=1");
+    if (r.status / 100 == 2) return path;
+    if (r.status != 404)
+        throw kube::ApiError(r.status, kube::status_reason(r.body),
+                             "GET " + path + ": " + std::to_string(r.status) + " " + kube::status_message(r.body));
     if (required)
         throw std::runtime_error("the API server " + client_->config().server + " does not serve " + plural + "." +
                                  std::string(cluster::kGroup) +
-                                 ": install the CRDs: lu-host crds | kubectl apply -f -");
+                                 " in a namespace: install the CRDs (Namespaced): lu-host crds | kubectl apply -f -");
     return {};
 }
 

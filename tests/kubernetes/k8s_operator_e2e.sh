@@ -21,14 +21,15 @@ fi
 state=${LU_K8S_STATE:-/tmp/lu-k8s}
 export KUBECONFIG=$state/admin.kubeconfig
 ns=lu-operator-test-$$
-p=op$$  # the tilt.dev kinds are cluster-scoped: names of this run only
+p=op$$
 k() { "$state/bin/kubectl" "$@"; }
 kn() { "$state/bin/kubectl" -n "$ns" "$@"; }
 
 # Minimal mode has no namespace controller: the namespace's objects are
 # deleted here, then the namespace is finalized by hand.
 delete_namespace() {
-  k -n "$1" delete pods,roles,rolebindings,leases,serviceaccounts --all --grace-period=0 --force >/dev/null 2>&1 || true
+  k -n "$1" delete liveupdates,filewatches,kubernetesdiscoverys,localcontainers.tilt.dev --all --wait=false >/dev/null 2>&1 || true
+  k -n "$1" delete pods,roles,rolebindings,leases,configmaps,serviceaccounts --all --grace-period=0 --force >/dev/null 2>&1 || true
   k delete namespace "$1" --wait=false >/dev/null 2>&1 || true
   k get namespace "$1" -o json 2>/dev/null | sed 's/"kubernetes"//' |
     k replace --raw "/api/v1/namespaces/$1/finalize" -f - >/dev/null 2>&1 || true
@@ -38,8 +39,6 @@ work=$(mktemp -d)
 cleanup() {
   stop_up
   [ -n "${watch_pid:-}" ] && kill "$watch_pid" 2>/dev/null || true
-  k delete liveupdates,filewatches,kubernetesdiscoverys -l "lu-test=$p" --wait=false >/dev/null 2>&1 || true
-  k delete localcontainers.tilt.dev "$p-lc" --wait=false >/dev/null 2>&1 || true
   delete_namespace "$ns"
   rm -rf "$work"
 }
@@ -51,17 +50,27 @@ wait_for() {
   for _ in $(seq 1 300); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done
   fail "never true: $*"
 }
-jpath() { k get "$1" "$2" -o "jsonpath=$3" 2>/dev/null || true; }
+jpath() { kn get "$1" "$2" -o "jsonpath=$3" 2>/dev/null || true; }
 
+# CRDs of an older lu-host were cluster-scoped, and a CRD's scope cannot change in place.
+for crd in $("$lu_host" crds -o json | grep -o '"name":"[a-z]*\.tilt\.dev"' | cut -d'"' -f4) localcontainers.tilt.dev; do
+  if [ "$(k get crd "$crd" -o 'jsonpath={.spec.scope}' 2>/dev/null || true)" = Cluster ]; then
+    k delete crd "$crd" >/dev/null
+  fi
+done
 "$lu_host" crds | k apply -f - >/dev/null
-k apply -f - >/dev/null <<YAML
+k wait --for=condition=Established crd -l app.kubernetes.io/managed-by=lu-host --timeout=30s >/dev/null
+k api-resources >/dev/null  # kubectl's discovery cache may still hold the old scope
+k create namespace "$ns" >/dev/null
+kn create serviceaccount default >/dev/null 2>&1 || true
+kn apply -f - >/dev/null <<YAML
 apiVersion: tilt.dev/v1alpha1
 kind: FileWatch
 metadata: {name: $p-src, labels: {lu-test: "$p"}}
 spec: {watchedPaths: [src]}
 YAML
-columns=$(k get liveupdates 2>&1 | sed -n 1p)
-[[ $columns =~ ^NAME\ +FAILED\ +WAITING\ +CONTAINER\ +LAST\ SYNC\ +AGE$ ]] || columns=$(k get liveupdates 2>&1)
+columns=$(kn get liveupdates 2>&1 | sed -n 1p)
+[[ $columns =~ ^NAME\ +FAILED\ +WAITING\ +CONTAINER\ +LAST\ SYNC\ +AGE$ ]] || columns=$(kn get liveupdates 2>&1)
 [[ $columns =~ ^NAME\ +FAILED\ +WAITING\ +CONTAINER\ +LAST\ SYNC\ +AGE$|No\ resources\ found ]] ||
   fail "kubectl get liveupdates: $columns"
 echo "ok: CRDs installed"
@@ -72,7 +81,7 @@ kind: CustomResourceDefinition
 metadata: {name: localcontainers.tilt.dev}
 spec:
   group: tilt.dev
-  scope: Cluster
+  scope: Namespaced
   names: {kind: LocalContainer, plural: localcontainers, singular: localcontainer, listKind: LocalContainerList}
   versions:
   - name: v1alpha1
@@ -80,16 +89,14 @@ spec:
     storage: true
     schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
 YAML
-wait_for k get localcontainers.tilt.dev
-k apply -f - >/dev/null <<YAML
+wait_for kn get localcontainers.tilt.dev
+kn apply -f - >/dev/null <<YAML
 apiVersion: tilt.dev/v1alpha1
 kind: LocalContainer
 metadata: {name: $p-lc, labels: {lu-test: "$p"}}
 spec: {command: ["sh", "-c", "touch $work/local-container-ran"], root: "."}
 YAML
 
-k create namespace "$ns" >/dev/null
-kn create serviceaccount default >/dev/null 2>&1 || true
 kn apply -f - >/dev/null <<YAML
 apiVersion: v1
 kind: Pod
@@ -140,7 +147,7 @@ spec:
   initialSync: {}
 YAML
 }
-k apply -f - >/dev/null <<YAML
+kn apply -f - >/dev/null <<YAML
 apiVersion: tilt.dev/v1alpha1
 kind: KubernetesDiscovery
 metadata: {name: $p, labels: {lu-test: "$p"}}
@@ -167,7 +174,7 @@ echo "ok: edit synced; LiveUpdate and KubernetesDiscovery statuses written back"
 
 # A burst: every status change of the LiveUpdate is a watch event on it
 # (kubectl itself in the background, not a subshell, so that kill ends it).
-"$state/bin/kubectl" get liveupdate "$p" --watch -o 'jsonpath={.metadata.resourceVersion} {.metadata.annotations.burst}{"\n"}' \
+"$state/bin/kubectl" -n "$ns" get liveupdate "$p" --watch -o 'jsonpath={.metadata.resourceVersion} {.metadata.annotations.burst}{"\n"}' \
   >"$work/burst-events" &
 watch_pid=$!
 # Its first line is the object as listed: the watch follows from there, no write of the burst is missed.
@@ -179,7 +186,7 @@ wait_for_content /www/burst-200.txt "file 200"
 wait_for_content /keep/burst-200.txt "file 200"
 wait_for synced_after
 # A marker made after the burst's writes ends the count.
-k annotate --overwrite liveupdate "$p" burst=done >/dev/null
+kn annotate --overwrite liveupdate "$p" burst=done >/dev/null
 wait_for grep -q " done$" "$work/burst-events"
 kill "$watch_pid"; watch_pid=""
 writes=$(($(grep -vc " done$" "$work/burst-events") - 1))
@@ -187,20 +194,20 @@ echo "status writes during a 200-file burst: $writes"
 [ "$writes" -ge 1 ] && [ "$writes" -le 60 ] || fail "a 200-file burst made $writes status writes"
 echo "ok: burst coalesced"
 
-k apply -f - >/dev/null <<<"$(live_update "$p" . src /www2)"
+kn apply -f - >/dev/null <<<"$(live_update "$p" . src /www2)"
 wait_for_content /www2/index.html "<h1>edited $$</h1>"
 echo "<h1>after sync change $$</h1>" >"$project/src/index.html"
 wait_for_content /www2/index.html "<h1>after sync change $$</h1>"
 echo "ok: spec.syncs changed live"
 
-k delete liveupdate "$p" >/dev/null
+kn delete liveupdate "$p" >/dev/null
 wait_for grep -q "cluster:LiveUpdate/$p: LiveUpdate/$p removed" "$work/up.log"
 echo "<h1>after delete $$</h1>" >"$project/src/index.html"
 wait_for_content /keep/index.html "<h1>after delete $$</h1>"
 [ "$(in_pod /www2/index.html)" = "<h1>after sync change $$</h1>" ] || fail "a deleted LiveUpdate still updates"
 echo "ok: a deleted LiveUpdate stops updating"
 
-applied() { k apply -f - 2>&1 | grep -q "denied the request"; }
+applied() { kn apply -f - 2>&1 | grep -q "denied the request"; }
 for spec in "$p-up ../outside secret /out-up" "$p-abs . $work/outside /out-abs" "$p-link . link /out-link"; do
   # shellcheck disable=SC2086
   set -- $spec
@@ -226,12 +233,13 @@ echo "ok: LocalContainer ignored with one warning"
 
 "$lu_host" rbac --namespace "$ns" --user "$p-user" | k apply -f - >/dev/null
 can() { [ "$(k auth can-i "$@" --as "$p-user" 2>/dev/null || true)" = yes ]; }
-can list liveupdates.tilt.dev && can update liveupdates.tilt.dev --subresource=status &&
-  can create pods --subresource=exec -n "$ns" &&
-  can update leases/lu-host-operator -n "$ns" || fail "lu-host rbac grants too little"
-! can update liveupdates.tilt.dev && ! can delete pods -n "$ns" && ! can list secrets -n "$ns" &&
+can list liveupdates.tilt.dev -n "$ns" && can update liveupdates.tilt.dev --subresource=status -n "$ns" &&
+  can create pods --subresource=exec -n "$ns" && can update leases/lu-host-operator -n "$ns" &&
+  can update configmaps/tilt-trigger-queue -n "$ns" || fail "lu-host rbac grants too little"
+! can update liveupdates.tilt.dev -n "$ns" && ! can delete pods -n "$ns" && ! can list secrets -n "$ns" &&
+  ! can update configmaps/other -n "$ns" && ! can list liveupdates.tilt.dev -n default &&
   ! can create pods --subresource=exec -n default || fail "lu-host rbac grants too much"
-k delete clusterrole,clusterrolebinding "lu-host-operator-$ns" >/dev/null
+[ -z "$("$lu_host" rbac --namespace "$ns" | grep -E '^kind: "?Cluster')" ] || fail "lu-host rbac prints a ClusterRole"
 echo "ok: lu-host rbac grants what the operator needs, no more"
 
 first_pid=$up_host_pid
