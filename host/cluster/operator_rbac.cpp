@@ -65,7 +65,7 @@ std::vector<json::value> operator_rbac(const std::string &ns, const RbacSubject 
         named_rule("", "configmaps", kTriggerQueueConfigMap, {"get", "list", "watch", "update"}),
         rule({""}, {"configmaps"}, {"create"}),
         rule({""}, {"pods"}, {"get", "list", "watch"}),
-        rule({""}, {"pods/exec"}, {"create"}),
+        rule({""}, {"pods/exec"}, {"get", "create"}),  // get: an exec over WebSocket is a GET
         rule({"apps"}, {"replicasets", "deployments", "statefulsets", "daemonsets"}, {"get"}),
         rule({"batch"}, {"jobs", "cronjobs"}, {"get"}),
         json::object{

@@ -8,7 +8,10 @@
 # paths leave PROJECT_DIR (.., absolute, a symlink) are refused with a status
 # and nothing outside is read; a LocalContainer is ignored with one warning;
 # an expired Lease is taken over, a second operator refused, a clean stop
-# releases the Lease.
+# releases the Lease; the API server restarted mid-watch misses nothing; the
+# trigger queue is the ConfigMap (lu-host trigger writes it, a kubectl write
+# triggers); the operator works bound only to the printed Role, and says
+# clearly that it is forbidden to write a status without liveupdates/status.
 # Usage: k8s_operator_e2e.sh LU_HOST K8S_DIR REPO_ROOT   (exit 77 without K8S_DIR)
 set -euo pipefail
 lu_host=$1 k8s_dir=$2 repo=$3
@@ -39,6 +42,7 @@ work=$(mktemp -d)
 cleanup() {
   stop_up
   [ -n "${watch_pid:-}" ] && kill "$watch_pid" 2>/dev/null || true
+  [ -n "${queue_watch_pid:-}" ] && kill "$queue_watch_pid" 2>/dev/null || true
   delete_namespace "$ns"
   rm -rf "$work"
 }
@@ -207,6 +211,63 @@ wait_for_content /keep/index.html "<h1>after delete $$</h1>"
 [ "$(in_pod /www2/index.html)" = "<h1>after sync change $$</h1>" ] || fail "a deleted LiveUpdate still updates"
 echo "ok: a deleted LiveUpdate stops updating"
 
+# The API server restarted mid-watch (as cluster.sh start brings back a
+# component that is gone): a file saved while it is down and a spec edit
+# made right after it is back both reach the pod: nothing is missed.
+apiserver_pid=$(cat "$state/run/kube-apiserver.pid")
+kill "$apiserver_pid"
+while kill -0 "$apiserver_pid" 2>/dev/null; do sleep 0.1; done
+echo "while down $$" >"$project/src/down.txt"
+"$k8s_dir/cluster.sh" start >/dev/null 2>&1 || fail "cluster.sh start did not bring the API server back"
+kn apply -f - >/dev/null <<<"$(live_update "$p-keep" . src /keep-after)"
+wait_for_content /keep-after/down.txt "while down $$"
+echo "after restart $$" >"$project/src/down.txt"
+wait_for_content /keep-after/down.txt "after restart $$"
+grep -q "watch of /apis/tilt.dev/v1alpha1/namespaces/$ns/liveupdates: .*retrying\|watch of /apis/tilt.dev/v1alpha1/namespaces/$ns/liveupdates: .*listing again" \
+  "$work/up.log" || fail "the LiveUpdate watch saw no restart"
+echo "ok: API server restarted mid-watch: an edit while down and a spec edit right after reached the pod"
+
+# The trigger queue is the namespace's ConfigMap: lu-host trigger writes it
+# through the API server, a write of it with kubectl triggers too, and the
+# daemon takes a served manifest off it. Every version of it is recorded.
+kn apply -f - >/dev/null <<YAML
+apiVersion: tilt.dev/v1alpha1
+kind: LiveUpdate
+metadata:
+  name: $p-manual
+  labels: {lu-test: "$p"}
+  annotations: {tilt.dev/resource: $p-manual, tilt.dev/update-mode: manual}
+spec:
+  basePath: "."
+  sources: [{fileWatch: $p-src}]
+  selector: {kubernetes: {discoveryName: $p, containerName: web}}
+  syncs: [{localPath: src, containerPath: /manual}]
+YAML
+waits_for_trigger() { [ "$(jpath liveupdate "$p-manual" '{.status.containers[0].waiting.reason}')" = Trigger ]; }
+wait_for waits_for_trigger
+"$state/bin/kubectl" -n "$ns" get configmaps --field-selector metadata.name=tilt-trigger-queue --watch --output-watch-events \
+  -o 'jsonpath={.type} {.object.data}{"\n"}' >"$work/queue-events" 2>/dev/null &
+queue_watch_pid=$!
+echo "trigger one $$" >"$project/src/trigger.txt"
+wait_for_content /keep-after/trigger.txt "trigger one $$"
+wait_for waits_for_trigger
+[ -z "$(in_pod /manual/trigger.txt)" ] || fail "a manual LiveUpdate synced without a trigger"
+"$lu_host" trigger "$p-manual" --control-socket "$work/control.sock" >/dev/null || fail "lu-host trigger failed"
+wait_for_content /manual/trigger.txt "trigger one $$"
+wait_for grep -q "\"[0-9]*-name\":\"$p-manual\"" "$work/queue-events"
+queue_empty() { [ -z "$(kn get configmap tilt-trigger-queue -o 'jsonpath={.data}' 2>/dev/null | grep "$p-manual")" ]; }
+wait_for queue_empty
+echo "ok: lu-host trigger wrote the ConfigMap tilt-trigger-queue; the served manifest was taken off"
+echo "trigger two $$" >"$project/src/trigger.txt"
+wait_for_content /keep-after/trigger.txt "trigger two $$"
+wait_for waits_for_trigger
+[ "$(in_pod /manual/trigger.txt)" = "trigger one $$" ] || fail "a manual LiveUpdate synced without a trigger"
+kn patch configmap tilt-trigger-queue --type merge -p "{\"data\":{\"0-name\":\"$p-manual\"}}" >/dev/null
+wait_for_content /manual/trigger.txt "trigger two $$"
+wait_for queue_empty
+kill "$queue_watch_pid" 2>/dev/null || true
+echo "ok: an edit of the ConfigMap with kubectl triggered; the manifest was taken off again"
+
 applied() { kn apply -f - 2>&1 | grep -q "denied the request"; }
 for spec in "$p-up ../outside secret /out-up" "$p-abs . $work/outside /out-abs" "$p-link . link /out-link"; do
   # shellcheck disable=SC2086
@@ -234,7 +295,8 @@ echo "ok: LocalContainer ignored with one warning"
 "$lu_host" rbac --namespace "$ns" --user "$p-user" | k apply -f - >/dev/null
 can() { [ "$(k auth can-i "$@" --as "$p-user" 2>/dev/null || true)" = yes ]; }
 can list liveupdates.tilt.dev -n "$ns" && can update liveupdates.tilt.dev --subresource=status -n "$ns" &&
-  can create pods --subresource=exec -n "$ns" && can update leases/lu-host-operator -n "$ns" &&
+  can create pods --subresource=exec -n "$ns" && can get pods --subresource=exec -n "$ns" &&
+  can update leases/lu-host-operator -n "$ns" &&
   can update configmaps/tilt-trigger-queue -n "$ns" || fail "lu-host rbac grants too little"
 ! can update liveupdates.tilt.dev -n "$ns" && ! can delete pods -n "$ns" && ! can list secrets -n "$ns" &&
   ! can update configmaps/other -n "$ns" && ! can list liveupdates.tilt.dev -n default &&
@@ -256,4 +318,37 @@ lease=$(kn get lease lu-host-operator 2>&1 || true)
 [[ $lease == *NotFound* ]] ||
   fail "a clean stop kept the Lease: $lease"
 echo "ok: clean stop released the Lease"
+
+# The operator as a user bound only to the printed Role (a client
+# certificate of the cluster's CA), then with the Role less liveupdates/status.
+openssl req -new -newkey rsa:2048 -nodes -subj "/CN=$p-user" -keyout "$work/user.key" -out "$work/user.csr" 2>/dev/null
+openssl x509 -req -in "$work/user.csr" -CA "$state/pki/ca.crt" -CAkey "$state/pki/ca.key" -CAserial "$work/ca.srl" \
+  -CAcreateserial -days 1 -out "$work/user.crt" 2>/dev/null
+cp "$KUBECONFIG" "$work/user.kubeconfig"
+k --kubeconfig "$work/user.kubeconfig" config set-credentials "$p-user" --embed-certs \
+  --client-certificate "$work/user.crt" --client-key "$work/user.key" >/dev/null
+k --kubeconfig "$work/user.kubeconfig" config set-context --current --user "$p-user" >/dev/null
+start_up "$lu_host" --from-cluster --namespace "$ns" --kubeconfig "$work/user.kubeconfig" --no-web \
+  --control-socket "$work/control.sock" --debounce 20 "$project"
+wait_for grep -q "up: operator of namespace $ns" "$work/up.log"
+synced_before=$(jpath liveupdate "$p-keep" '{.status.containers[0].lastFileTimeSynced}')
+echo "as the Role's user $$" >"$project/src/index.html"
+wait_for_content /keep-after/index.html "as the Role's user $$"
+keep_synced() { [ "$(jpath liveupdate "$p-keep" '{.status.containers[0].lastFileTimeSynced}')" != "$synced_before" ]; }
+wait_for keep_synced
+"$lu_host" trigger "$p-manual" --control-socket "$work/control.sock" >/dev/null || fail "lu-host trigger as the Role's user failed"
+wait_for_content /manual/index.html "as the Role's user $$"
+stop_up
+echo "ok: an operator bound only to the printed Role syncs, writes statuses and the trigger queue"
+"$lu_host" rbac --namespace "$ns" --user "$p-user" -o json | sed 's|,"liveupdates/status"||' | kn apply -f - >/dev/null
+! can update liveupdates.tilt.dev --subresource=status -n "$ns" || fail "the Role still grants liveupdates/status"
+start_up "$lu_host" --from-cluster --namespace "$ns" --kubeconfig "$work/user.kubeconfig" --no-web \
+  --control-socket "$work/control.sock" --debounce 20 "$project"
+wait_for grep -q "up: operator of namespace $ns" "$work/up.log"
+echo "without status rights $$" >"$project/src/index.html"
+wait_for_content /keep-after/index.html "without status rights $$"
+forbidden="cluster:LiveUpdate/$p-keep: status not written: 403 .*cannot update resource \"liveupdates/status\".*lu-host rbac --namespace $ns"
+wait_for grep -q "$forbidden" "$work/up.log"
+stop_up
+echo "ok: without liveupdates/status: $(grep -o "cluster:LiveUpdate/$p-keep: status not written: 403.*" "$work/up.log" | head -1)"
 echo "k8s operator e2e: all checks passed"

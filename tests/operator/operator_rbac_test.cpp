@@ -39,6 +39,8 @@ BOOST_AUTO_TEST_CASE(the_role_reads_the_kinds_writes_their_status_and_the_trigge
     BOOST_TEST(verbs_of(rule_for(rules, "liveupdates")) == (json::array{"get", "list", "watch"}));
     BOOST_TEST(verbs_of(rule_for(rules, "liveupdates/status")) == (json::array{"get", "update"}));
     BOOST_TEST(verbs_of(rule_for(rules, "kubernetesdiscoverys/status")) == (json::array{"get", "update"}));
+    // An exec over WebSocket (kubectl 1.32, the kubernetes updater) is a GET that also needs create.
+    BOOST_TEST(verbs_of(rule_for(rules, "pods/exec")) == (json::array{"get", "create"}));
     const json::object *queue = rule_for(rules, "configmaps");
     BOOST_TEST_REQUIRE(queue != nullptr);
     BOOST_TEST(queue->at("resourceNames") == json::array{"tilt-trigger-queue"});
