@@ -211,11 +211,11 @@ wait_for_content /keep/index.html "<h1>after delete $$</h1>"
 [ "$(in_pod /www2/index.html)" = "<h1>after sync change $$</h1>" ] || fail "a deleted LiveUpdate still updates"
 echo "ok: a deleted LiveUpdate stops updating"
 
-# The API server restarted mid-watch (as cluster.sh start brings back a
-# component that is gone): a file saved while it is down and a spec edit
+# The API server killed and restarted mid-watch (cluster.sh start brings
+# back a component that is gone): a file saved while it is down and a spec edit
 # made right after it is back both reach the pod: nothing is missed.
 apiserver_pid=$(cat "$state/run/kube-apiserver.pid")
-kill "$apiserver_pid"
+kill -KILL "$apiserver_pid"  # SIGTERM would hold the watches open for its 60 s graceful shutdown
 while kill -0 "$apiserver_pid" 2>/dev/null; do sleep 0.1; done
 echo "while down $$" >"$project/src/down.txt"
 "$k8s_dir/cluster.sh" start >/dev/null 2>&1 || fail "cluster.sh start did not bring the API server back"
@@ -330,7 +330,7 @@ k --kubeconfig "$work/user.kubeconfig" config set-credentials "$p-user" --embed-
 k --kubeconfig "$work/user.kubeconfig" config set-context --current --user "$p-user" >/dev/null
 start_up "$lu_host" --from-cluster --namespace "$ns" --kubeconfig "$work/user.kubeconfig" --no-web \
   --control-socket "$work/control.sock" --debounce 20 "$project"
-wait_for grep -q "up: operator of namespace $ns" "$work/up.log"
+wait_for grep -q "up: watching .* control socket" "$work/up.log"  # its files are watched from here on
 synced_before=$(jpath liveupdate "$p-keep" '{.status.containers[0].lastFileTimeSynced}')
 echo "as the Role's user $$" >"$project/src/index.html"
 wait_for_content /keep-after/index.html "as the Role's user $$"
@@ -344,7 +344,7 @@ echo "ok: an operator bound only to the printed Role syncs, writes statuses and 
 ! can update liveupdates.tilt.dev --subresource=status -n "$ns" || fail "the Role still grants liveupdates/status"
 start_up "$lu_host" --from-cluster --namespace "$ns" --kubeconfig "$work/user.kubeconfig" --no-web \
   --control-socket "$work/control.sock" --debounce 20 "$project"
-wait_for grep -q "up: operator of namespace $ns" "$work/up.log"
+wait_for grep -q "up: watching .* control socket" "$work/up.log"  # its files are watched from here on
 echo "without status rights $$" >"$project/src/index.html"
 wait_for_content /keep-after/index.html "without status rights $$"
 forbidden="cluster:LiveUpdate/$p-keep: status not written: 403 .*cannot update resource \"liveupdates/status\".*lu-host rbac --namespace $ns"
