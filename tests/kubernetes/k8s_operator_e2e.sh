@@ -166,6 +166,12 @@ YAML
 wait_for_content /www/index.html "<h1>first $$</h1>"
 wait_for_content /keep/index.html "<h1>first $$</h1>"
 echo "ok: initial sync"
+"$lu_host" get liveupdates --control-socket "$work/control.sock" >"$work/get.txt"
+head -1 "$work/get.txt" | grep -q "^NAMESPACE  *NAME  *STATE" || fail "lu-host get has no NAMESPACE column: $(cat "$work/get.txt")"
+grep -q "^$ns  *$p-keep " "$work/get.txt" || fail "lu-host get does not show $p-keep in $ns: $(cat "$work/get.txt")"
+"$lu_host" describe liveupdate "$p-keep" --control-socket "$work/control.sock" | grep -q "^Namespace: *$ns$" ||
+  fail "lu-host describe does not show the namespace"
+echo "ok: lu-host get and describe show the namespace"
 
 synced_before=$(jpath liveupdate "$p" '{.status.containers[0].lastFileTimeSynced}')
 echo "<h1>edited $$</h1>" >"$project/src/index.html"
