@@ -84,27 +84,45 @@ void print_table(const std::vector<std::vector<std::string>> &rows) {
     }
 }
 
+// Whether any item came from a cluster: then a NAMESPACE column leads, as with kubectl -A.
+bool any_namespaced(const json::value *items) {
+    if (items != nullptr && items->is_array())
+        for (const auto &o : items->as_array())
+            if (!text_at(o, {"metadata", "namespace"}).empty()) return true;
+    return false;
+}
+
 void print_list(const std::string &kind, const json::value &answer) {
     std::vector<std::vector<std::string>> rows;
     const json::value *items = value_at(answer, {"items"});
+    const bool namespaced = any_namespaced(items);
+    const auto in_namespace = [namespaced](const json::value *object, std::vector<std::string> row) {
+        if (!namespaced) return row;
+        const std::string ns = object != nullptr ? text_at(*object, {"metadata", "namespace"}) : "";
+        row.insert(row.begin(), ns.empty() ? "-" : ns);
+        return row;
+    };
     if (kind == "LiveUpdate") {
-        rows.push_back({"NAME", "STATE", "CONTAINERS", "LAST SYNC", "MESSAGE"});
+        rows.push_back(in_namespace(nullptr, {"NAME", "STATE", "CONTAINERS", "LAST SYNC", "MESSAGE"}));
+        if (namespaced) rows[0][0] = "NAMESPACE";
         if (items != nullptr && items->is_array())
             for (const auto &lu : items->as_array()) {
                 const Row r = live_update_row(lu);
-                rows.push_back({r.name, r.state, r.containers, r.last_sync, r.message});
+                rows.push_back(in_namespace(&lu, {r.name, r.state, r.containers, r.last_sync, r.message}));
             }
         if (const json::value *rejected = value_at(answer, {"rejected"}); rejected != nullptr && rejected->is_array())
             for (const auto &r : rejected->as_array())
-                rows.push_back({text_at(r, {"name"}), "Rejected", "0", "-", text_at(r, {"message"})});
+                rows.push_back(
+                    in_namespace(nullptr, {text_at(r, {"name"}), "Rejected", "0", "-", text_at(r, {"message"})}));
     } else {
-        rows.push_back({"NAME", "STATUS"});
+        rows.push_back(in_namespace(nullptr, {"NAME", "STATUS"}));
+        if (namespaced) rows[0][0] = "NAMESPACE";
         if (items != nullptr && items->is_array())
             for (const auto &o : items->as_array()) {
                 const json::value *status = value_at(o, {"status"});
                 std::string summary = status != nullptr ? json::serialize(*status) : "{}";
                 if (summary.size() > 100) summary = summary.substr(0, 97) + "...";
-                rows.push_back({text_at(o, {"metadata", "name"}), summary});
+                rows.push_back(in_namespace(&o, {text_at(o, {"metadata", "name"}), summary}));
             }
     }
     print_table(rows);
@@ -160,6 +178,8 @@ int client_main(const char *command, int argc, char **argv, const char *help, st
         return kExitOk;
     }
     std::cout << "Name:         " << args.positional[1] << "\nKind:         " << kind << '\n';
+    if (const std::string ns = text_at(answer, {"object", "metadata", "namespace"}); !ns.empty())
+        std::cout << "Namespace:    " << ns << '\n';
     if (const std::string file = text_at(answer, {"file"}); !file.empty())
         std::cout << "Declared in:  " << file << '\n';
     if (const json::value *rejected = value_at(answer, {"rejected"})) {

@@ -1,5 +1,5 @@
 // `lu-host rbac --namespace NS [--user U | --service-account NS/NAME] [-o yaml|json]`:
-// the least Role (+ RoleBinding) and ClusterRole (+ binding) the operator needs.
+// the least Role (+ RoleBinding) the operator needs.
 #include <iostream>
 
 #include "host/cli/commands.hpp"
@@ -17,10 +17,13 @@ constexpr const char *kRbacHelp =
     "\n"
     "Prints the least permissions `lu-host up --from-cluster --namespace NS` needs,\n"
     "bound to the user U (default: lu-host-operator) or the service account:\n"
-    "a Role in NS (its Lease lu-host-operator; pods: get, list, watch; pods/exec:\n"
-    "create; the owners of pods: get) and, as the tilt.dev kinds are\n"
-    "cluster-scoped, a ClusterRole (LiveUpdate, FileWatch, KubernetesDiscovery,\n"
-    "ImageMap, KubernetesApply: get, list, watch; their /status: get, update).\n"
+    "one Role in NS: its Lease lu-host-operator; the ConfigMap tilt-trigger-queue\n"
+    "(get, list, watch, update; create); pods: get, list, watch; pods/exec: get\n"
+    "(an exec over WebSocket), create;\n"
+    "the owners of pods: get; LiveUpdate, FileWatch, KubernetesDiscovery, ImageMap,\n"
+    "KubernetesApply (Namespaced CRDs): get, list, watch; their /status: get, update.\n"
+    "No ClusterRole. A KubernetesDiscovery that watches pods in another namespace\n"
+    "needs the pod rules there too (bind a Role of that namespace).\n"
     "Apply them with\n"
     "  lu-host rbac --namespace NS --user U | kubectl apply -f -\n"
     "\n"

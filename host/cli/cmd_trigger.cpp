@@ -20,6 +20,8 @@ constexpr const char *kTriggerHelp =
     "annotation). A LiveUpdate in manual mode (annotation tilt.dev/update-mode:\n"
     "manual) then syncs the changes it holds; one in auto mode syncs what is\n"
     "pending, if anything. The command returns once the names are queued.\n"
+    "With `lu-host up --from-cluster` the queue is the ConfigMap of its\n"
+    "namespace, written through the API server.\n"
     "Nothing is queued when one name is unknown.\n"
     "exit: 0 queued, 1 unknown name or no daemon answered, 2 usage error\n";
 

@@ -37,6 +37,8 @@ constexpr const char *kUpHelp =
     "DockerComposeService) are never taken from a cluster. FileWatches watch\n"
     "PROJECT_DIR locally; the statuses of LiveUpdates and KubernetesDiscoveries\n"
     "are written back (/status), only when changed, the latest of a burst.\n"
+    "The trigger queue is the namespace's ConfigMap tilt-trigger-queue: lu-host\n"
+    "trigger writes it, and an edit of it with kubectl triggers too.\n"
     "`lu-host rbac` prints the Role the operator needs.\n"
     "\n"
     "A PATH that is a Compose file (compose.yaml, compose.yml, docker-compose.yml,\n"

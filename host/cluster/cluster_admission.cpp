@@ -15,6 +15,8 @@ namespace {
 
 json::object stripped(const json::object &item) {
     json::object metadata{{"name", common::text_at(common::object_at(item, "metadata"), "name")}};
+    if (const std::string ns = common::text_at(common::object_at(item, "metadata"), "namespace"); !ns.empty())
+        metadata["namespace"] = ns;
     if (const json::object *m = common::object_at(item, "metadata"))
         for (const char *key : {"labels", "annotations"})
             if (const json::value *v = m->if_contains(key); v != nullptr && v->is_object()) metadata[key] = *v;

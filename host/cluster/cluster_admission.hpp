@@ -1,7 +1,8 @@
 // What the operator takes from one object read from a cluster, which it
 // trusts less than a local file: only the kinds the plugin reads as data
 // (never one that runs local processes, such as LocalContainer or Cmd),
-// metadata reduced to name, labels and annotations, status dropped, and
+// metadata reduced to name, namespace (shown by get, describe and the status
+// page), labels and annotations, status dropped, and
 // local paths put through the cluster path rule (cluster_objects.hpp) and
 // then through the file system: a path whose symlinks lead out of the
 // project folder is refused too.

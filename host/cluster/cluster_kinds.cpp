@@ -127,7 +127,7 @@ json::object custom_resource_definition(const ClusterKind &kind) {
         {"metadata", json::object{{"name", kind.plural + "." + std::string(kGroup)},
                                   {"labels", json::object{{"app.kubernetes.io/managed-by", "lu-host"}}}}},
         {"spec", json::object{{"group", kGroup},
-                              {"scope", "Cluster"},
+                              {"scope", "Namespaced"},
                               {"names", std::move(names)},
                               {"versions", json::array{std::move(version)}}}}};
 }

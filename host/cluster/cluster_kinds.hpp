@@ -1,7 +1,9 @@
 // The tilt.dev/v1alpha1 kinds the liveupdate plugin reads from a cluster, as
 // CustomResourceDefinitions: the one source `lu-host crds` prints, the
-// webhook's rules name and the webhook judges. Cluster-scoped as in Tilt's API
-// server: the plugin keys objects by kind and name only.
+// webhook's rules name and the webhook judges. Namespaced, unlike Tilt's API
+// server: one operator serves one namespace (its Lease), and a Role of that
+// namespace is all it needs. The plugin keys objects by kind and name only,
+// which one namespace keeps unique.
 #pragma once
 
 #include <string>
@@ -14,6 +16,8 @@ namespace liveupdate::host::cluster {
 
 inline constexpr std::string_view kGroup = "tilt.dev";
 inline constexpr std::string_view kVersion = "v1alpha1";
+// Tilt's trigger queue: a core ConfigMap of the namespace, followed and written by the operator.
+inline constexpr const char *kTriggerQueueConfigMap = "tilt-trigger-queue";
 
 struct PrinterColumn {
     std::string name;

@@ -40,19 +40,17 @@ json::object binding(const char *kind, const char *role_kind, const std::string 
         {"subjects", json::array{subject_of(subject)}}};
 }
 
+json::object named_rule(std::string_view group, std::string_view resource, std::string_view name,
+                        std::initializer_list<std::string_view> verbs) {
+    json::object r = rule({group}, {resource}, verbs);
+    r["resourceNames"] = json::array{json::string(name)};
+    return r;
+}
+
 }  // namespace
 
 std::vector<json::value> operator_rbac(const std::string &ns, const RbacSubject &subject) {
     const std::string name = "lu-host-operator";
-    json::array namespaced{json::object{{"apiGroups", json::array{"coordination.k8s.io"}},
-                                        {"resources", json::array{"leases"}},
-                                        {"resourceNames", json::array{kOperatorLeaseName}},
-                                        {"verbs", json::array{"get", "update", "delete"}}},
-                           rule({"coordination.k8s.io"}, {"leases"}, {"create"}),  // create cannot be limited by name
-                           rule({""}, {"pods"}, {"get", "list", "watch"}),
-                           rule({""}, {"pods/exec"}, {"create"}),
-                           rule({"apps"}, {"replicasets", "deployments", "statefulsets", "daemonsets"}, {"get"}),
-                           rule({"batch"}, {"jobs", "cronjobs"}, {"get"})};
     json::array plurals, statuses;
     for (const std::string_view kind : kTakenKinds) {
         const std::string plural = find_cluster_kind(kind)->plural;
@@ -60,22 +58,25 @@ std::vector<json::value> operator_rbac(const std::string &ns, const RbacSubject 
         if (kind == "LiveUpdate" || kind == "KubernetesDiscovery" || kind == "FileWatch")
             statuses.emplace_back(plural + "/status");
     }
-    json::array cluster_rules{
+    // create cannot be limited by name: the Lease and the trigger queue are created by their name anyway.
+    json::array rules{
+        named_rule("coordination.k8s.io", "leases", kOperatorLeaseName, {"get", "update", "delete"}),
+        rule({"coordination.k8s.io"}, {"leases"}, {"create"}),
+        named_rule("", "configmaps", kTriggerQueueConfigMap, {"get", "list", "watch", "update"}),
+        rule({""}, {"configmaps"}, {"create"}),
+        rule({""}, {"pods"}, {"get", "list", "watch"}),
+        rule({""}, {"pods/exec"}, {"get", "create"}),  // get: an exec over WebSocket is a GET
+        rule({"apps"}, {"replicasets", "deployments", "statefulsets", "daemonsets"}, {"get"}),
+        rule({"batch"}, {"jobs", "cronjobs"}, {"get"}),
         json::object{
             {"apiGroups", json::array{kGroup}}, {"resources", plurals}, {"verbs", json::array{"get", "list", "watch"}}},
         json::object{
             {"apiGroups", json::array{kGroup}}, {"resources", statuses}, {"verbs", json::array{"get", "update"}}}};
-    const std::string cluster_name = name + "-" + ns;  // one per namespace served
     return {json::object{{"apiVersion", "rbac.authorization.k8s.io/v1"},
                          {"kind", "Role"},
                          {"metadata", metadata(name, ns)},
-                         {"rules", std::move(namespaced)}},
-            binding("RoleBinding", "Role", name, ns, subject),
-            json::object{{"apiVersion", "rbac.authorization.k8s.io/v1"},
-                         {"kind", "ClusterRole"},
-                         {"metadata", metadata(cluster_name, "")},
-                         {"rules", std::move(cluster_rules)}},
-            binding("ClusterRoleBinding", "ClusterRole", cluster_name, "", subject)};
+                         {"rules", std::move(rules)}},
+            binding("RoleBinding", "Role", name, ns, subject)};
 }
 
 }  // namespace liveupdate::host::cluster

@@ -1,8 +1,10 @@
 // `lu-host rbac`: the least permissions `lu-host up --from-cluster` needs in
-// a namespace, as rbac.authorization.k8s.io/v1 objects. In the namespace (a
-// Role): its Lease, the pods it discovers and execs into, their owners read
-// for the discovery's ancestry. The tilt.dev kinds are cluster-scoped (`lu-host
-// crds`), so reading them and writing their /status takes a ClusterRole.
+// a namespace, as rbac.authorization.k8s.io/v1 objects: one Role there. Its
+// Lease, the trigger queue ConfigMap, the pods it discovers and execs into,
+// their owners read for the discovery's ancestry, the tilt.dev kinds (which
+// are Namespaced) read and their /status written. Nothing needs a
+// ClusterRole: pods are always listed in a namespace; a KubernetesDiscovery
+// watching another namespace needs the pod rules there too.
 #pragma once
 
 #include <string>
@@ -19,7 +21,7 @@ struct RbacSubject {
     std::string namespace_name;  // service_account only
 };
 
-// Role, RoleBinding, ClusterRole, ClusterRoleBinding, in that order.
+// Role and RoleBinding, in that order.
 std::vector<boost::json::value> operator_rbac(const std::string &namespace_name, const RbacSubject &subject);
 
 }  // namespace liveupdate::host::cluster

@@ -1,6 +1,8 @@
 #include "host/up/cluster_source.hpp"
 
+#include <algorithm>
 #include <cctype>
+#include <stdexcept>
 
 #include "common/json_fields.hpp"
 #include "common/micro_time.hpp"
@@ -33,6 +35,24 @@ std::string resource_version_in(const std::string &body) {
                               : std::string();
 }
 
+json::object with_kind(json::object item, const std::string &kind) {
+    if (!item.contains("kind")) item["kind"] = kind;
+    return item;
+}
+
+// The trigger queue as the plugin reads it (Tilt's ConfigMap kind, as
+// host/up/trigger_queue.hpp makes it): its name and entries, nothing else.
+json::object trigger_queue_object(const json::object &item) {
+    json::object data;
+    if (const json::object *entries = common::object_at(item, "data"))
+        for (const auto &[k, v] : *entries)
+            if (v.is_string()) data[k] = v;
+    return json::object{{"apiVersion", std::string(cluster::kGroup) + "/" + std::string(cluster::kVersion)},
+                        {"kind", "ConfigMap"},
+                        {"metadata", json::object{{"name", cluster::kTriggerQueueConfigMap}}},
+                        {"data", std::move(data)}};
+}
+
 bool writes_status_back(const std::string &kind) { return kind == "LiveUpdate" || kind == "KubernetesDiscovery"; }
 
 std::string lower_plural(std::string_view kind) {
@@ -48,25 +68,21 @@ ClusterSource::ClusterSource(ClusterSourceOptions options, SourceLogFn log)
 
 ClusterSource::~ClusterSource() { stop(); }
 
-// The namespaced collection, else the cluster-wide one (the CRDs of
-// `lu-host crds` are cluster-scoped, as in Tilt's API server); "" when the
-// API server serves neither (the CRD is not installed).
+// The collection in the namespace (the CRDs of `lu-host crds` are
+// Namespaced); "" when the API server does not serve it (no such CRD, or an
+// old cluster-scoped one).
 std::string ClusterSource::collection_path(const std::string &plural, bool required) {
-    const std::string group = "/apis/" + std::string(cluster::kGroup) + "/" + std::string(cluster::kVersion);
-    const std::string in_namespace =
-        std::string(group).append("/namespaces/").append(kube::url_escape(namespace_)).append("/").append(plural);
-    const std::string cluster_wide = std::string(group).append("/").append(plural);
-    for (const std::string &path : {in_namespace, cluster_wide}) {
-        const kube::ApiResponse r = client_->request("GET", path + "?limit=1");
-        if (r.status / 100 == 2) return path;
-        if (r.status != 404)
-            throw kube::ApiError(r.status, kube::status_reason(r.body),
-                                 "GET " + path + ": " + std::to_string(r.status) + " " + kube::status_message(r.body));
-    }
+    const std::string path = "/apis/" + std::string(cluster::kGroup) + "/" + std::string(cluster::kVersion) +
+                             "/namespaces/" + kube::url_escape(namespace_) + "/" + plural;
+    const kube::ApiResponse r = client_->request("GET", path + "?limit=1");
+    if (r.status / 100 == 2) return path;
+    if (r.status != 404)
+        throw kube::ApiError(r.status, kube::status_reason(r.body),
+                             "GET " + path + ": " + std::to_string(r.status) + " " + kube::status_message(r.body));
     if (required)
         throw std::runtime_error("the API server " + client_->config().server + " does not serve " + plural + "." +
                                  std::string(cluster::kGroup) +
-                                 ": install the CRDs: lu-host crds | kubectl apply -f -");
+                                 " in a namespace: install the CRDs (Namespaced): lu-host crds | kubectl apply -f -");
     return {};
 }
 
@@ -85,18 +101,33 @@ std::vector<FileLoad> ClusterSource::load() {
             log_(LogLevel::info, "up: the cluster has no " + std::string(kind) + " kind: none followed");
             continue;
         }
-        Collection c{std::string(kind), path, nullptr};
-        c.watch = std::make_unique<cluster::ResourceWatch>(
-            *client_, path, "",
-            cluster::ResourceWatch::Handlers{
-                [this, k = c.kind](const std::vector<json::object> &items) { listed(k, items); },
-                [this](std::string_view type, const json::object &item) { changed(type, item); },
-                [this](const std::string &warning) { log_(LogLevel::warn, "up: " + warning); }});
+        Collection c = follow(std::string(kind), path, "");
         for (const auto &item : c.watch->list()) loads.push_back(take(item));
         collections_.push_back(std::move(c));
     }
+    Collection queue = follow("ConfigMap", "/api/v1/namespaces/" + kube::url_escape(namespace_) + "/configmaps",
+                              std::string("fieldSelector=metadata.name%3D") + cluster::kTriggerQueueConfigMap);
+    for (const auto &item : queue.watch->list()) loads.push_back(take(with_kind(item, "ConfigMap")));
+    collections_.push_back(std::move(queue));
     warn_never_taken();
     return loads;
+}
+
+// Items of a list carry no kind (core kinds): it is the collection's.
+ClusterSource::Collection ClusterSource::follow(const std::string &kind, const std::string &path,
+                                                const std::string &selector) {
+    Collection c{kind, path, nullptr};
+    c.watch = std::make_unique<cluster::ResourceWatch>(
+        *client_, path, selector,
+        cluster::ResourceWatch::Handlers{
+            [this, kind](const std::vector<json::object> &items) {
+                std::vector<json::object> kinded;
+                for (const auto &item : items) kinded.push_back(with_kind(item, kind));
+                listed(kind, kinded);
+            },
+            [this, kind](std::string_view type, const json::object &item) { changed(type, with_kind(item, kind)); },
+            [this](const std::string &warning) { log_(LogLevel::warn, "up: " + warning); }});
+    return c;
 }
 
 // Kinds that run local processes are never taken: one warning per kind at start.
@@ -127,11 +158,15 @@ void ClusterSource::warn_never_taken() {
 // The object as the daemon gets it: taken, or no object at all (refused).
 FileLoad ClusterSource::take(const json::object &item) {
     const ObjectKey key = key_of_item(item);
-    const cluster::ClusterVerdict verdict = cluster::judge_cluster_object(item, options_.project_dir);
     FileLoad load;
     load.file = origin_of(key);
     std::lock_guard lock(mutex_);
     resource_versions_[key] = common::text_at(common::object_at(item, "metadata"), "resourceVersion");
+    if (key.kind == "ConfigMap") {
+        load.objects.push_back(DeclaredObject{load.file, key.kind, key.name, trigger_queue_object(item)});
+        return load;
+    }
+    const cluster::ClusterVerdict verdict = cluster::judge_cluster_object(item, options_.project_dir);
     if (const json::object *status = common::object_at(item, "status"))
         coalescer_.written(key.text(), *status);  // what the cluster holds: an equal status is not written
     if (verdict.outcome != cluster::ClusterVerdict::Outcome::taken) {
@@ -178,6 +213,7 @@ void ClusterSource::listed(const std::string &kind, const std::vector<json::obje
 
 void ClusterSource::changed(std::string_view type, const json::object &item) {
     if (type != "DELETED") {
+        if (own_queue_write(item)) return;
         sink_->replace(take(item));
         return;
     }
@@ -266,8 +302,11 @@ void ClusterSource::write_status(const ObjectKey &key, const json::object &statu
             }
             if (put.status == 404) return;
             if (put.status != 409) {
+                const std::string hint = put.status == 403 ? " (`lu-host rbac --namespace " + namespace_ +
+                                                                 "` prints the Role the operator needs)"
+                                                           : "";
                 log_(LogLevel::warn, "up: " + origin_of(key) + ": status not written: " + std::to_string(put.status) +
-                                         " " + kube::status_message(put.body));
+                                         " " + kube::status_message(put.body) + hint);
                 return;
             }
             // Someone wrote it in between: read it again, then write on its resourceVersion.
@@ -282,6 +321,41 @@ void ClusterSource::write_status(const ObjectKey &key, const json::object &statu
         }
     }
     log_(LogLevel::warn, "up: " + origin_of(key) + ": status not written: the object changed on every attempt");
+}
+
+// Unconditional (no resourceVersion): the daemon's queue is what it just
+// computed from the latest it saw; a kubectl edit racing with it is lost, as
+// a concurrent edit of the same entries would be.
+void ClusterSource::object_written(const json::object &object) {
+    const ObjectKey key = key_of_item(object);
+    if (key.kind != "ConfigMap" || key.name != cluster::kTriggerQueueConfigMap || client_ == nullptr) return;
+    const json::object *data = common::object_at(object, "data");
+    const std::string body =
+        json::serialize(json::object{{"apiVersion", "v1"},
+                                     {"kind", "ConfigMap"},
+                                     {"metadata", json::object{{"name", key.name}, {"namespace", namespace_}}},
+                                     {"data", data != nullptr ? *data : json::object{}}});
+    const Collection *c = collection_of("ConfigMap");
+    if (c == nullptr) return;
+    std::lock_guard lock(queue_write_mutex_);
+    kube::ApiResponse r = client_->request("PUT", c->path + "/" + key.name, body);
+    if (r.status == 404) r = client_->request("POST", c->path, body);
+    if (r.status / 100 != 2)
+        throw std::runtime_error("the trigger queue ConfigMap " + namespace_ + "/" + key.name +
+                                 " was not written: " + std::to_string(r.status) + " " + kube::status_message(r.body));
+    queue_writes_.push_back(resource_version_in(r.body));
+    if (queue_writes_.size() > 16) queue_writes_.pop_front();  // an echo lost in a re-list is never awaited long
+}
+
+// Whether the event is the echo of a write of ours, already in the engine.
+bool ClusterSource::own_queue_write(const json::object &item) {
+    if (common::text_at(item, "kind") != "ConfigMap") return false;
+    const std::string rv = common::text_at(common::object_at(item, "metadata"), "resourceVersion");
+    std::lock_guard lock(queue_write_mutex_);
+    const auto found = std::find(queue_writes_.begin(), queue_writes_.end(), rv);
+    if (found == queue_writes_.end()) return false;
+    queue_writes_.erase(found);
+    return true;
 }
 
 const ClusterSource::Collection *ClusterSource::collection_of(const std::string &kind) const {

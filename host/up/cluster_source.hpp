@@ -4,11 +4,14 @@
 // origin per object ("cluster:LiveUpdate/web"), and writes the statuses of
 // its LiveUpdates and KubernetesDiscoveries back through their /status
 // subresource: only a changed one, the latest of a burst, re-read on a 409.
-// FileWatch statuses stay local (a saved file is not an etcd write).
+// FileWatch statuses stay local (a saved file is not an etcd write). The
+// trigger queue is the namespace's ConfigMap tilt-trigger-queue: followed
+// (a kubectl edit triggers), and written when the daemon writes the queue.
 #pragma once
 
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -41,6 +44,7 @@ public:
     void start(ObjectSink &sink) override;
     void stop() override;
     void status_written(const ObjectKey &key, const boost::json::object &status) override;
+    void object_written(const boost::json::object &object) override;
 
 private:
     struct Collection {
@@ -50,6 +54,8 @@ private:
     };
 
     std::string collection_path(const std::string &plural, bool required);
+    Collection follow(const std::string &kind, const std::string &path, const std::string &selector);
+    bool own_queue_write(const boost::json::object &item);
     void warn_never_taken();
     FileLoad take(const boost::json::object &item);
     void refuse(const ObjectKey &key, const std::string &message);
@@ -76,6 +82,11 @@ private:
     std::set<ObjectKey> declared_;                        // taken and handed to the daemon
     cluster::StatusCoalescer coalescer_;
     std::thread writer_;
+
+    // Held over a write of the trigger queue, so that its watch event (our own
+    // write, already in the engine) is known as ours when it arrives.
+    std::mutex queue_write_mutex_;
+    std::deque<std::string> queue_writes_;  // resourceVersions of our last writes
 };
 
 }  // namespace liveupdate::host::up

@@ -87,6 +87,7 @@ private:
     std::unique_ptr<verify::VerifyService> verify_;
     std::unique_ptr<FileWatches> file_watches_;
     std::unique_ptr<ObjectKeeper> keeper_;
+    std::mutex sources_mutex_;  // the sources are added while the control socket already serves triggers
     std::vector<std::unique_ptr<ObjectSource>> sources_;
     std::unique_ptr<ControlOperations> operations_;
     std::unique_ptr<ControlServer> control_;
@@ -178,7 +179,14 @@ void Daemon::start_services() {
         });
     triggers_ = std::make_unique<ManualTriggers>(
         store_, declarations_,
-        [this](const json::object &o, const std::string &origin) { return keeper_->admit(o, origin); },
+        [this](const json::object &o, const std::string &origin) {
+            {
+                // Written where it lives first (the cluster's ConfigMap): a failure leaves the engine as it was.
+                std::lock_guard<std::mutex> lock(sources_mutex_);
+                for (const auto &source : sources_) source->object_written(o);
+            }
+            return keeper_->admit(o, origin);
+        },
         [this](const std::vector<std::string> &due) { queue_.mark_due(due); }, log_);
     discoveries_ = std::make_unique<Discoveries>(
         kube_load_options(),
@@ -222,11 +230,14 @@ void Daemon::start_web() {
 
 void Daemon::start_objects() {
     const SourceLogFn source_log = [this](LogLevel level, std::string_view text) { log_.write(level, "", text); };
-    sources_.push_back(std::make_unique<ObjectFileSource>(options_.paths, source_log));
-    sources_.push_back(std::make_unique<ComposeSource>(options_.compose_projects, *rebuilds_, source_log));
-    if (options_.from_cluster)
-        sources_.push_back(std::make_unique<ClusterSource>(
-            ClusterSourceOptions{kube_load_options(), absolute_path(options_.project_dir)}, source_log));
+    {
+        std::lock_guard<std::mutex> lock(sources_mutex_);
+        sources_.push_back(std::make_unique<ObjectFileSource>(options_.paths, source_log));
+        sources_.push_back(std::make_unique<ComposeSource>(options_.compose_projects, *rebuilds_, source_log));
+        if (options_.from_cluster)
+            sources_.push_back(std::make_unique<ClusterSource>(
+                ClusterSourceOptions{kube_load_options(), absolute_path(options_.project_dir)}, source_log));
+    }
     std::vector<FileLoad> loads;
     for (const auto &source : sources_)
         for (auto &load : source->load()) loads.push_back(std::move(load));

@@ -1,6 +1,7 @@
 #include "host/up/manual_triggers.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "host/core/json_text.hpp"
 
@@ -58,7 +59,12 @@ json::value ManualTriggers::trigger(const json::value *names) {
     std::lock_guard<std::mutex> lock(queue_mutex_);
     for (const auto &manifest : manifests) {
         const json::object queue = queue_with(store_.get(ObjectKey{"ConfigMap", kTriggerQueueName}), manifest);
-        const std::vector<std::string> due = admit_(queue, kOrigin);
+        std::vector<std::string> due;
+        try {
+            due = admit_(queue, kOrigin);
+        } catch (const std::runtime_error &e) {
+            return error("manifest " + manifest + " not queued: " + e.what());
+        }
         // Recorded before the reconciles it asks for can run.
         tracker_.queued(manifest, live_updates_of(manifest));
         mark_due_(due);
@@ -78,11 +84,25 @@ void ManualTriggers::take_off(const std::vector<std::string> &manifests) {
     std::lock_guard<std::mutex> lock(queue_mutex_);
     const std::optional<json::object> current = store_.get(ObjectKey{"ConfigMap", kTriggerQueueName});
     if (!current) return;
-    std::vector<std::string> due = admit_(queue_without(*current, {manifests.begin(), manifests.end()}), kOrigin);
+    std::vector<std::string> due;
+    try {
+        due = admit_(queue_without(*current, {manifests.begin(), manifests.end()}), kOrigin);
+    } catch (const std::runtime_error &e) {
+        log_.write(LogLevel::warn, "", std::string("trigger: served manifests not taken off the queue: ") + e.what());
+        return;
+    }
     // Reconciled once more, a manual LiveUpdate shows it waits for a trigger again.
     for (const auto &manifest : manifests)
         for (auto &lu : live_updates_of(manifest)) due.push_back(std::move(lu));
     mark_due_(due);
+}
+
+void ManualTriggers::queue_declared(const json::object &queue) {
+    for (const auto &manifest : queued_manifests(queue))
+        if (!tracker_.tracks(manifest)) {
+            tracker_.queued(manifest, live_updates_of(manifest));
+            log_.write(LogLevel::info, "", "trigger: manifest " + manifest + " queued (by its declaration)");
+        }
 }
 
 std::vector<std::string> ManualTriggers::live_updates_of(const std::string &manifest) const {

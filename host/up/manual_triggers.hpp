@@ -1,7 +1,8 @@
 // `lu-host trigger` and the trigger queue it fills (host/up/trigger_queue.hpp):
 // a manifest is queued, its LiveUpdates marked due, and the manifest taken
 // off the queue once each of them was reconciled after the queue reached the
-// plugin. Thread-safe: one read-modify-write of the queue at a time.
+// plugin. Thread-safe: one read-modify-write of the queue at a time. AdmitFn
+// may throw std::runtime_error: the queue could not be written where it lives.
 #pragma once
 
 #include <cstdint>
@@ -36,6 +37,10 @@ public:
     void reconciled(const std::string &live_update, std::uint64_t began);
     // The LiveUpdate is gone.
     void forget(const std::string &live_update);
+    // A queue a source declares (the cluster's ConfigMap, edited with kubectl),
+    // once it is in the engine and before its LiveUpdates are marked due: its
+    // manifests not queued here are served and taken off as if triggered here.
+    void queue_declared(const boost::json::object &queue);
 
 private:
     void take_off(const std::vector<std::string> &manifests);

@@ -81,6 +81,10 @@ void ObjectKeeper::apply(const DeclaredObject &d) {
         apply_kubernetes_discovery(d, origin);
     } else if (d.kind == "LocalContainer") {
         apply_local_container(d, origin);
+    } else if (d.kind == "ConfigMap" && d.name == kTriggerQueueName) {
+        const std::vector<std::string> due = admit(d.object, origin);
+        p_.triggers.queue_declared(d.object);
+        p_.due.mark_due(due);
     } else {
         // LiveUpdate and every other kind go to the engine as they are.
         upsert(d.object, origin);

@@ -1,7 +1,8 @@
 // Keeps the declared objects in service: each source's declarations are
 // recorded (Declarations), admitted into the engine and the store, and handed
 // to what serves their kind (FileWatch → FileWatches, LocalContainer → the
-// supervisor, DockerComposeService and KubernetesDiscovery → Discoveries);
+// supervisor, DockerComposeService and KubernetesDiscovery → Discoveries,
+// the trigger queue → ManualTriggers);
 // statuses those report are stored with the object. The LiveUpdates a change
 // makes due go to the due queue.
 #pragma once

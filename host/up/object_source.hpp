@@ -6,7 +6,9 @@
 // `lu-host up` are sources; a cluster (CRs listed and watched) would be one
 // more, with one origin per object: replace with the object is an upsert,
 // replace without it a delete. status_written hands every source the
-// statuses the daemon writes, for a source that writes them back.
+// statuses the daemon writes, for a source that writes them back;
+// object_written the objects it writes itself (the trigger queue), for a
+// source that keeps them (the cluster's ConfigMap).
 #pragma once
 
 #include <set>
@@ -41,6 +43,10 @@ public:
     virtual void stop() = 0;
     // A status the daemon wrote (any thread): a file source has nowhere to put it.
     virtual void status_written(const ObjectKey &, const boost::json::object &) {}
+    // An object the daemon writes (the trigger queue), before it enters the
+    // engine: a source that keeps it writes it there, and throws
+    // std::runtime_error (what, where, why) when it cannot.
+    virtual void object_written(const boost::json::object &) {}
 };
 
 }  // namespace liveupdate::host::up

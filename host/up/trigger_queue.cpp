@@ -83,6 +83,11 @@ std::vector<std::string> TriggerTracker::reconciled(const std::string &live_upda
     return served;
 }
 
+bool TriggerTracker::tracks(const std::string &manifest) const {
+    std::lock_guard lock(mutex_);
+    return waiting_.contains(manifest);
+}
+
 std::vector<std::string> TriggerTracker::forget(const std::string &live_update) {
     std::lock_guard lock(mutex_);
     std::vector<std::string> served;

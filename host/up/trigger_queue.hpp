@@ -43,6 +43,8 @@ public:
     // After a reconcile of live_update that began at generation `began`: the
     // manifests that no LiveUpdate waits for any more (to take off the queue).
     std::vector<std::string> reconciled(const std::string &live_update, std::uint64_t began);
+    // Whether the manifest is queued and not served yet.
+    bool tracks(const std::string &manifest) const;
     // The LiveUpdate is gone: nothing waits for it.
     std::vector<std::string> forget(const std::string &live_update);
 

@@ -30,6 +30,7 @@ json::object row_of(const json::value &lu, const json::object &activity) {
     const std::string manifest = text_at(lu, {"metadata", "annotations", "tilt.dev/resource"});
     const bool manual = text_at(lu, {"metadata", "annotations", "tilt.dev/update-mode"}) == "manual";
     json::object row{{"name", name},
+                     {"namespace", text_at(lu, {"metadata", "namespace"})},  // "": not from a cluster
                      {"manifest", manifest},
                      {"mode", manual ? "manual" : "auto"},
                      {"canTrigger", manual && !manifest.empty()}};

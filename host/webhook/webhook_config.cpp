@@ -109,7 +109,7 @@ json::object webhook_configuration(const WebhookTarget &target, const std::strin
                       {"apiVersions", json::array{cluster::kVersion}},
                       {"operations", json::array{"CREATE", "UPDATE"}},
                       {"resources", resources()},
-                      {"scope", "*"}};
+                      {"scope", "Namespaced"}};
     json::object webhook{{"name", kWebhookName},
                          {"clientConfig", std::move(client)},
                          {"rules", json::array{std::move(rule)}},

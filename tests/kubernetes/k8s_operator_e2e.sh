@@ -8,7 +8,10 @@
 # paths leave PROJECT_DIR (.., absolute, a symlink) are refused with a status
 # and nothing outside is read; a LocalContainer is ignored with one warning;
 # an expired Lease is taken over, a second operator refused, a clean stop
-# releases the Lease.
+# releases the Lease; the API server restarted mid-watch misses nothing; the
+# trigger queue is the ConfigMap (lu-host trigger writes it, a kubectl write
+# triggers); the operator works bound only to the printed Role, and says
+# clearly that it is forbidden to write a status without liveupdates/status.
 # Usage: k8s_operator_e2e.sh LU_HOST K8S_DIR REPO_ROOT   (exit 77 without K8S_DIR)
 set -euo pipefail
 lu_host=$1 k8s_dir=$2 repo=$3
@@ -21,14 +24,15 @@ fi
 state=${LU_K8S_STATE:-/tmp/lu-k8s}
 export KUBECONFIG=$state/admin.kubeconfig
 ns=lu-operator-test-$$
-p=op$$  # the tilt.dev kinds are cluster-scoped: names of this run only
+p=op$$
 k() { "$state/bin/kubectl" "$@"; }
 kn() { "$state/bin/kubectl" -n "$ns" "$@"; }
 
 # Minimal mode has no namespace controller: the namespace's objects are
 # deleted here, then the namespace is finalized by hand.
 delete_namespace() {
-  k -n "$1" delete pods,roles,rolebindings,leases,serviceaccounts --all --grace-period=0 --force >/dev/null 2>&1 || true
+  k -n "$1" delete liveupdates,filewatches,kubernetesdiscoverys,localcontainers.tilt.dev --all --wait=false >/dev/null 2>&1 || true
+  k -n "$1" delete pods,roles,rolebindings,leases,configmaps,serviceaccounts --all --grace-period=0 --force >/dev/null 2>&1 || true
   k delete namespace "$1" --wait=false >/dev/null 2>&1 || true
   k get namespace "$1" -o json 2>/dev/null | sed 's/"kubernetes"//' |
     k replace --raw "/api/v1/namespaces/$1/finalize" -f - >/dev/null 2>&1 || true
@@ -38,8 +42,7 @@ work=$(mktemp -d)
 cleanup() {
   stop_up
   [ -n "${watch_pid:-}" ] && kill "$watch_pid" 2>/dev/null || true
-  k delete liveupdates,filewatches,kubernetesdiscoverys -l "lu-test=$p" --wait=false >/dev/null 2>&1 || true
-  k delete localcontainers.tilt.dev "$p-lc" --wait=false >/dev/null 2>&1 || true
+  [ -n "${queue_watch_pid:-}" ] && kill "$queue_watch_pid" 2>/dev/null || true
   delete_namespace "$ns"
   rm -rf "$work"
 }
@@ -51,17 +54,27 @@ wait_for() {
   for _ in $(seq 1 300); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done
   fail "never true: $*"
 }
-jpath() { k get "$1" "$2" -o "jsonpath=$3" 2>/dev/null || true; }
+jpath() { kn get "$1" "$2" -o "jsonpath=$3" 2>/dev/null || true; }
 
+# CRDs of an older lu-host were cluster-scoped, and a CRD's scope cannot change in place.
+for crd in $("$lu_host" crds -o json | grep -o '"name":"[a-z]*\.tilt\.dev"' | cut -d'"' -f4) localcontainers.tilt.dev; do
+  if [ "$(k get crd "$crd" -o 'jsonpath={.spec.scope}' 2>/dev/null || true)" = Cluster ]; then
+    k delete crd "$crd" >/dev/null
+  fi
+done
 "$lu_host" crds | k apply -f - >/dev/null
-k apply -f - >/dev/null <<YAML
+k wait --for=condition=Established crd -l app.kubernetes.io/managed-by=lu-host --timeout=30s >/dev/null
+k api-resources >/dev/null  # kubectl's discovery cache may still hold the old scope
+k create namespace "$ns" >/dev/null
+kn create serviceaccount default >/dev/null 2>&1 || true
+kn apply -f - >/dev/null <<YAML
 apiVersion: tilt.dev/v1alpha1
 kind: FileWatch
 metadata: {name: $p-src, labels: {lu-test: "$p"}}
 spec: {watchedPaths: [src]}
 YAML
-columns=$(k get liveupdates 2>&1 | sed -n 1p)
-[[ $columns =~ ^NAME\ +FAILED\ +WAITING\ +CONTAINER\ +LAST\ SYNC\ +AGE$ ]] || columns=$(k get liveupdates 2>&1)
+columns=$(kn get liveupdates 2>&1 | sed -n 1p)
+[[ $columns =~ ^NAME\ +FAILED\ +WAITING\ +CONTAINER\ +LAST\ SYNC\ +AGE$ ]] || columns=$(kn get liveupdates 2>&1)
 [[ $columns =~ ^NAME\ +FAILED\ +WAITING\ +CONTAINER\ +LAST\ SYNC\ +AGE$|No\ resources\ found ]] ||
   fail "kubectl get liveupdates: $columns"
 echo "ok: CRDs installed"
@@ -72,7 +85,7 @@ kind: CustomResourceDefinition
 metadata: {name: localcontainers.tilt.dev}
 spec:
   group: tilt.dev
-  scope: Cluster
+  scope: Namespaced
   names: {kind: LocalContainer, plural: localcontainers, singular: localcontainer, listKind: LocalContainerList}
   versions:
   - name: v1alpha1
@@ -80,16 +93,14 @@ spec:
     storage: true
     schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
 YAML
-wait_for k get localcontainers.tilt.dev
-k apply -f - >/dev/null <<YAML
+wait_for kn get localcontainers.tilt.dev
+kn apply -f - >/dev/null <<YAML
 apiVersion: tilt.dev/v1alpha1
 kind: LocalContainer
 metadata: {name: $p-lc, labels: {lu-test: "$p"}}
 spec: {command: ["sh", "-c", "touch $work/local-container-ran"], root: "."}
 YAML
 
-k create namespace "$ns" >/dev/null
-kn create serviceaccount default >/dev/null 2>&1 || true
 kn apply -f - >/dev/null <<YAML
 apiVersion: v1
 kind: Pod
@@ -140,7 +151,7 @@ spec:
   initialSync: {}
 YAML
 }
-k apply -f - >/dev/null <<YAML
+kn apply -f - >/dev/null <<YAML
 apiVersion: tilt.dev/v1alpha1
 kind: KubernetesDiscovery
 metadata: {name: $p, labels: {lu-test: "$p"}}
@@ -155,6 +166,12 @@ YAML
 wait_for_content /www/index.html "<h1>first $$</h1>"
 wait_for_content /keep/index.html "<h1>first $$</h1>"
 echo "ok: initial sync"
+"$lu_host" get liveupdates --control-socket "$work/control.sock" >"$work/get.txt"
+head -1 "$work/get.txt" | grep -q "^NAMESPACE  *NAME  *STATE" || fail "lu-host get has no NAMESPACE column: $(cat "$work/get.txt")"
+grep -q "^$ns  *$p-keep " "$work/get.txt" || fail "lu-host get does not show $p-keep in $ns: $(cat "$work/get.txt")"
+"$lu_host" describe liveupdate "$p-keep" --control-socket "$work/control.sock" | grep -q "^Namespace: *$ns$" ||
+  fail "lu-host describe does not show the namespace"
+echo "ok: lu-host get and describe show the namespace"
 
 synced_before=$(jpath liveupdate "$p" '{.status.containers[0].lastFileTimeSynced}')
 echo "<h1>edited $$</h1>" >"$project/src/index.html"
@@ -167,7 +184,7 @@ echo "ok: edit synced; LiveUpdate and KubernetesDiscovery statuses written back"
 
 # A burst: every status change of the LiveUpdate is a watch event on it
 # (kubectl itself in the background, not a subshell, so that kill ends it).
-"$state/bin/kubectl" get liveupdate "$p" --watch -o 'jsonpath={.metadata.resourceVersion} {.metadata.annotations.burst}{"\n"}' \
+"$state/bin/kubectl" -n "$ns" get liveupdate "$p" --watch -o 'jsonpath={.metadata.resourceVersion} {.metadata.annotations.burst}{"\n"}' \
   >"$work/burst-events" &
 watch_pid=$!
 # Its first line is the object as listed: the watch follows from there, no write of the burst is missed.
@@ -179,7 +196,7 @@ wait_for_content /www/burst-200.txt "file 200"
 wait_for_content /keep/burst-200.txt "file 200"
 wait_for synced_after
 # A marker made after the burst's writes ends the count.
-k annotate --overwrite liveupdate "$p" burst=done >/dev/null
+kn annotate --overwrite liveupdate "$p" burst=done >/dev/null
 wait_for grep -q " done$" "$work/burst-events"
 kill "$watch_pid"; watch_pid=""
 writes=$(($(grep -vc " done$" "$work/burst-events") - 1))
@@ -187,20 +204,77 @@ echo "status writes during a 200-file burst: $writes"
 [ "$writes" -ge 1 ] && [ "$writes" -le 60 ] || fail "a 200-file burst made $writes status writes"
 echo "ok: burst coalesced"
 
-k apply -f - >/dev/null <<<"$(live_update "$p" . src /www2)"
+kn apply -f - >/dev/null <<<"$(live_update "$p" . src /www2)"
 wait_for_content /www2/index.html "<h1>edited $$</h1>"
 echo "<h1>after sync change $$</h1>" >"$project/src/index.html"
 wait_for_content /www2/index.html "<h1>after sync change $$</h1>"
 echo "ok: spec.syncs changed live"
 
-k delete liveupdate "$p" >/dev/null
+kn delete liveupdate "$p" >/dev/null
 wait_for grep -q "cluster:LiveUpdate/$p: LiveUpdate/$p removed" "$work/up.log"
 echo "<h1>after delete $$</h1>" >"$project/src/index.html"
 wait_for_content /keep/index.html "<h1>after delete $$</h1>"
 [ "$(in_pod /www2/index.html)" = "<h1>after sync change $$</h1>" ] || fail "a deleted LiveUpdate still updates"
 echo "ok: a deleted LiveUpdate stops updating"
 
-applied() { k apply -f - 2>&1 | grep -q "denied the request"; }
+# The API server killed and restarted mid-watch (cluster.sh start brings
+# back a component that is gone): a file saved while it is down and a spec edit
+# made right after it is back both reach the pod: nothing is missed.
+apiserver_pid=$(cat "$state/run/kube-apiserver.pid")
+kill -KILL "$apiserver_pid"  # SIGTERM would hold the watches open for its 60 s graceful shutdown
+while kill -0 "$apiserver_pid" 2>/dev/null; do sleep 0.1; done
+echo "while down $$" >"$project/src/down.txt"
+"$k8s_dir/cluster.sh" start >/dev/null 2>&1 || fail "cluster.sh start did not bring the API server back"
+kn apply -f - >/dev/null <<<"$(live_update "$p-keep" . src /keep-after)"
+wait_for_content /keep-after/down.txt "while down $$"
+echo "after restart $$" >"$project/src/down.txt"
+wait_for_content /keep-after/down.txt "after restart $$"
+grep -q "watch of /apis/tilt.dev/v1alpha1/namespaces/$ns/liveupdates: .*retrying\|watch of /apis/tilt.dev/v1alpha1/namespaces/$ns/liveupdates: .*listing again" \
+  "$work/up.log" || fail "the LiveUpdate watch saw no restart"
+echo "ok: API server restarted mid-watch: an edit while down and a spec edit right after reached the pod"
+
+# The trigger queue is the namespace's ConfigMap: lu-host trigger writes it
+# through the API server, a write of it with kubectl triggers too, and the
+# daemon takes a served manifest off it. Every version of it is recorded.
+kn apply -f - >/dev/null <<YAML
+apiVersion: tilt.dev/v1alpha1
+kind: LiveUpdate
+metadata:
+  name: $p-manual
+  labels: {lu-test: "$p"}
+  annotations: {tilt.dev/resource: $p-manual, tilt.dev/update-mode: manual}
+spec:
+  basePath: "."
+  sources: [{fileWatch: $p-src}]
+  selector: {kubernetes: {discoveryName: $p, containerName: web}}
+  syncs: [{localPath: src, containerPath: /manual}]
+YAML
+waits_for_trigger() { [ "$(jpath liveupdate "$p-manual" '{.status.containers[0].waiting.reason}')" = Trigger ]; }
+wait_for waits_for_trigger
+"$state/bin/kubectl" -n "$ns" get configmaps --field-selector metadata.name=tilt-trigger-queue --watch --output-watch-events \
+  -o 'jsonpath={.type} {.object.data}{"\n"}' >"$work/queue-events" 2>/dev/null &
+queue_watch_pid=$!
+echo "trigger one $$" >"$project/src/trigger.txt"
+wait_for_content /keep-after/trigger.txt "trigger one $$"
+wait_for waits_for_trigger
+[ -z "$(in_pod /manual/trigger.txt)" ] || fail "a manual LiveUpdate synced without a trigger"
+"$lu_host" trigger "$p-manual" --control-socket "$work/control.sock" >/dev/null || fail "lu-host trigger failed"
+wait_for_content /manual/trigger.txt "trigger one $$"
+wait_for grep -q "\"[0-9]*-name\":\"$p-manual\"" "$work/queue-events"
+queue_empty() { [ -z "$(kn get configmap tilt-trigger-queue -o 'jsonpath={.data}' 2>/dev/null | grep "$p-manual")" ]; }
+wait_for queue_empty
+echo "ok: lu-host trigger wrote the ConfigMap tilt-trigger-queue; the served manifest was taken off"
+echo "trigger two $$" >"$project/src/trigger.txt"
+wait_for_content /keep-after/trigger.txt "trigger two $$"
+wait_for waits_for_trigger
+[ "$(in_pod /manual/trigger.txt)" = "trigger one $$" ] || fail "a manual LiveUpdate synced without a trigger"
+kn patch configmap tilt-trigger-queue --type merge -p "{\"data\":{\"0-name\":\"$p-manual\"}}" >/dev/null
+wait_for_content /manual/trigger.txt "trigger two $$"
+wait_for queue_empty
+kill "$queue_watch_pid" 2>/dev/null || true
+echo "ok: an edit of the ConfigMap with kubectl triggered; the manifest was taken off again"
+
+applied() { kn apply -f - 2>&1 | grep -q "denied the request"; }
 for spec in "$p-up ../outside secret /out-up" "$p-abs . $work/outside /out-abs" "$p-link . link /out-link"; do
   # shellcheck disable=SC2086
   set -- $spec
@@ -226,12 +300,14 @@ echo "ok: LocalContainer ignored with one warning"
 
 "$lu_host" rbac --namespace "$ns" --user "$p-user" | k apply -f - >/dev/null
 can() { [ "$(k auth can-i "$@" --as "$p-user" 2>/dev/null || true)" = yes ]; }
-can list liveupdates.tilt.dev && can update liveupdates.tilt.dev --subresource=status &&
-  can create pods --subresource=exec -n "$ns" &&
-  can update leases/lu-host-operator -n "$ns" || fail "lu-host rbac grants too little"
-! can update liveupdates.tilt.dev && ! can delete pods -n "$ns" && ! can list secrets -n "$ns" &&
+can list liveupdates.tilt.dev -n "$ns" && can update liveupdates.tilt.dev --subresource=status -n "$ns" &&
+  can create pods --subresource=exec -n "$ns" && can get pods --subresource=exec -n "$ns" &&
+  can update leases/lu-host-operator -n "$ns" &&
+  can update configmaps/tilt-trigger-queue -n "$ns" || fail "lu-host rbac grants too little"
+! can update liveupdates.tilt.dev -n "$ns" && ! can delete pods -n "$ns" && ! can list secrets -n "$ns" &&
+  ! can update configmaps/other -n "$ns" && ! can list liveupdates.tilt.dev -n default &&
   ! can create pods --subresource=exec -n default || fail "lu-host rbac grants too much"
-k delete clusterrole,clusterrolebinding "lu-host-operator-$ns" >/dev/null
+[ -z "$("$lu_host" rbac --namespace "$ns" | grep -E '^kind: "?Cluster')" ] || fail "lu-host rbac prints a ClusterRole"
 echo "ok: lu-host rbac grants what the operator needs, no more"
 
 first_pid=$up_host_pid
@@ -248,4 +324,37 @@ lease=$(kn get lease lu-host-operator 2>&1 || true)
 [[ $lease == *NotFound* ]] ||
   fail "a clean stop kept the Lease: $lease"
 echo "ok: clean stop released the Lease"
+
+# The operator as a user bound only to the printed Role (a client
+# certificate of the cluster's CA), then with the Role less liveupdates/status.
+openssl req -new -newkey rsa:2048 -nodes -subj "/CN=$p-user" -keyout "$work/user.key" -out "$work/user.csr" 2>/dev/null
+openssl x509 -req -in "$work/user.csr" -CA "$state/pki/ca.crt" -CAkey "$state/pki/ca.key" -CAserial "$work/ca.srl" \
+  -CAcreateserial -days 1 -out "$work/user.crt" 2>/dev/null
+cp "$KUBECONFIG" "$work/user.kubeconfig"
+k --kubeconfig "$work/user.kubeconfig" config set-credentials "$p-user" --embed-certs \
+  --client-certificate "$work/user.crt" --client-key "$work/user.key" >/dev/null
+k --kubeconfig "$work/user.kubeconfig" config set-context --current --user "$p-user" >/dev/null
+start_up "$lu_host" --from-cluster --namespace "$ns" --kubeconfig "$work/user.kubeconfig" --no-web \
+  --control-socket "$work/control.sock" --debounce 20 "$project"
+wait_for grep -q "up: watching .* control socket" "$work/up.log"  # its files are watched from here on
+synced_before=$(jpath liveupdate "$p-keep" '{.status.containers[0].lastFileTimeSynced}')
+echo "as the Role's user $$" >"$project/src/index.html"
+wait_for_content /keep-after/index.html "as the Role's user $$"
+keep_synced() { [ "$(jpath liveupdate "$p-keep" '{.status.containers[0].lastFileTimeSynced}')" != "$synced_before" ]; }
+wait_for keep_synced
+"$lu_host" trigger "$p-manual" --control-socket "$work/control.sock" >/dev/null || fail "lu-host trigger as the Role's user failed"
+wait_for_content /manual/index.html "as the Role's user $$"
+stop_up
+echo "ok: an operator bound only to the printed Role syncs, writes statuses and the trigger queue"
+"$lu_host" rbac --namespace "$ns" --user "$p-user" -o json | sed 's|,"liveupdates/status"||' | kn apply -f - >/dev/null
+! can update liveupdates.tilt.dev --subresource=status -n "$ns" || fail "the Role still grants liveupdates/status"
+start_up "$lu_host" --from-cluster --namespace "$ns" --kubeconfig "$work/user.kubeconfig" --no-web \
+  --control-socket "$work/control.sock" --debounce 20 "$project"
+wait_for grep -q "up: watching .* control socket" "$work/up.log"  # its files are watched from here on
+echo "without status rights $$" >"$project/src/index.html"
+wait_for_content /keep-after/index.html "without status rights $$"
+forbidden="cluster:LiveUpdate/$p-keep: status not written: 403 .*cannot update resource \"liveupdates/status\".*lu-host rbac --namespace $ns"
+wait_for grep -q "$forbidden" "$work/up.log"
+stop_up
+echo "ok: without liveupdates/status: $(grep -o "cluster:LiveUpdate/$p-keep: status not written: 403.*" "$work/up.log" | head -1)"
 echo "k8s operator e2e: all checks passed"

@@ -54,7 +54,8 @@ BOOST_AUTO_TEST_CASE(a_live_update_is_taken_resolved_and_stripped) {
     BOOST_TEST(v.object.at("spec").at("syncs").at(0).at("localPath").as_string() == "src");
     BOOST_TEST(!v.object.contains("status"));
     const auto &metadata = v.object.at("metadata").as_object();
-    BOOST_TEST(metadata.size() == 2u);  // name and annotations: no uid, resourceVersion, namespace
+    BOOST_TEST(metadata.size() == 3u);  // name, namespace (shown by get/describe) and annotations: no uid
+    BOOST_TEST(metadata.at("namespace").as_string() == "dev");
     BOOST_TEST(metadata.at("annotations").at("tilt.dev/resource").as_string() == "web");
 }
 

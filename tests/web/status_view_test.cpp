@@ -80,6 +80,13 @@ BOOST_AUTO_TEST_CASE(manual_mode_with_a_manifest_can_be_triggered) {
     BOOST_TEST(!no_manifest.at("canTrigger").as_bool());
 }
 
+BOOST_AUTO_TEST_CASE(a_cluster_object_shows_its_namespace) {
+    json::value from_cluster = lu("a", "{}");
+    from_cluster.at("metadata").as_object()["namespace"] = "team";
+    BOOST_TEST(row(from_cluster).at("namespace").as_string() == "team");
+    BOOST_TEST(row(lu("b", "{}")).at("namespace").as_string() == "");  // from a file: none
+}
+
 BOOST_AUTO_TEST_CASE(rejected_live_updates_have_a_row_with_the_reason) {
     const json::value list =
         json::parse(R"({"items": [], "rejected": [{"name": "bad", "message": "spec.syncs: required"}]})");

@@ -124,7 +124,7 @@ BOOST_AUTO_TEST_CASE(the_kinds_the_plugin_reads_from_a_cluster) {
         const json::object crd = custom_resource_definition(*find_cluster_kind(kind));
         BOOST_TEST(crd.at("apiVersion").as_string() == "apiextensions.k8s.io/v1");
         BOOST_TEST(crd.at("spec").at("group").as_string() == "tilt.dev");
-        BOOST_TEST(crd.at("spec").at("scope").as_string() == "Cluster");
+        BOOST_TEST(crd.at("spec").at("scope").as_string() == "Namespaced");
         BOOST_TEST(crd.at("metadata").at("name").as_string() ==
                    std::string(crd.at("spec").at("names").at("plural").as_string()) + ".tilt.dev");
         BOOST_TEST(!crd.at("spec").at("names").at("shortNames").as_array().empty());

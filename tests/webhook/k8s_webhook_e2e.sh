@@ -77,9 +77,17 @@ wait_healthy() {
   fail "the webhook did not answer /healthz"
 }
 
+# CRDs of an older lu-host were cluster-scoped, and a CRD's scope cannot change in place.
+for crd in $("$lu_host" crds -o json | grep -o '"name":"[a-z]*\.tilt\.dev"' | cut -d'"' -f4); do
+  if [ "$(kubectl get crd "$crd" -o 'jsonpath={.spec.scope}' 2>/dev/null)" = Cluster ]; then
+    kubectl delete crd "$crd" >/dev/null || fail "could not delete the cluster-scoped CRD $crd"
+  fi
+done
 lu-crds() { "$lu_host" crds | kubectl apply -f - >/dev/null || fail "lu-host crds | kubectl apply failed"; }
 lu-crds
-kubectl wait --for=condition=Established crd/liveupdates.tilt.dev --timeout=30s >/dev/null || fail "CRDs not established"
+kubectl wait --for=condition=Established crd -l app.kubernetes.io/managed-by=lu-host --timeout=30s >/dev/null ||
+  fail "CRDs not established"
+kubectl api-resources >/dev/null  # kubectl's discovery cache may still hold the old scope
 kubectl delete liveupdates -l lu-webhook-e2e --wait=true >/dev/null 2>&1
 
 if [ "$mode" = host ]; then

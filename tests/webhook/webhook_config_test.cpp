@@ -87,6 +87,7 @@ BOOST_AUTO_TEST_CASE(the_configuration_matches_the_cluster_kinds_and_fails_close
     const json::object &rule = hook.at("rules").at(0).as_object();
     BOOST_TEST(rule.at("operations") == (json::array{"CREATE", "UPDATE"}));
     BOOST_TEST(rule.at("apiGroups") == json::array{"tilt.dev"});
+    BOOST_TEST(rule.at("scope").as_string() == "Namespaced");  // as the CRDs are
     const json::array &resources = rule.at("resources").as_array();
     BOOST_TEST(std::find(resources.begin(), resources.end(), json::value("liveupdates")) != resources.end());
     // Status writes of the operator are not judged.

@@ -94,6 +94,7 @@ function renderLiveUpdates(rows) {
     }
     tbody.append(el('tr', { 'data-name': row.name, 'data-state': row.state, class: isSelected ? 'selected' : '' },
       el('th', { scope: 'row', 'data-label': 'Name' }, nameButton),
+      el('td', { 'data-label': 'Namespace', text: row.namespace || '—' }),
       stateCell(row),
       el('td', { 'data-label': 'Containers' }, (row.containers || []).length ? containers : el('span', { text: '—' })),
       filesCell(row),
