@@ -122,7 +122,7 @@ BOOST_AUTO_TEST_CASE(a_failing_run_is_reported_and_files_stay_synced) {
     BOOST_TEST_REQUIRE(d.start(o));
     write_file(d.src / "a.txt", "a");
     BOOST_TEST(wait_until([&] {
-        return text_at(d.status_of("liveupdates", "lu"), {"containers", "lastExecError"}).find("7") !=
+        return text_at(d.status_of("liveupdates", "lu"), {"containers", "lastExecError"}).find('7') !=
                std::string::npos;
     }));
     BOOST_TEST(holds(d.in_app("a.txt"), "a"));

@@ -28,7 +28,7 @@ struct Fixture {
     void start(WatchFilter filter = {}, WatchTiming timing = {10ms, 10s, 500ms}) {
         watcher = std::make_unique<TreeWatcher>(
             std::vector<std::string>{dir.path.string()}, std::move(filter), timing,
-            [this](std::vector<std::string> paths) { got.add(paths); },
+            [this](const std::vector<std::string> &paths) { got.add(paths); },
             [this](const std::string &msg) {
                 if (msg.find("overflow") != std::string::npos) ++overflows;
                 if (msg.find("watch limit reached") != std::string::npos) ++limit_warnings;
@@ -118,7 +118,7 @@ BOOST_FIXTURE_TEST_CASE(a_folder_moved_deeper_into_a_new_folder_stays_watched, F
     std::atomic<bool> holding{false};
     auto held_watcher = std::make_unique<TreeWatcher>(
         std::vector<std::string>{dir.path.string()}, WatchFilter{}, WatchTiming{10ms, 10s, 500ms},
-        [&](std::vector<std::string> paths) {
+        [&](const std::vector<std::string> &paths) {
             holding = true;
             std::lock_guard<std::mutex> wait_for_moves(hold);
             got.add(paths);
@@ -162,7 +162,7 @@ BOOST_FIXTURE_TEST_CASE(a_watched_file_root_is_reported, Fixture) {
     const std::string root = dir / "conf.json";
     watcher = std::make_unique<TreeWatcher>(
         std::vector<std::string>{root}, WatchFilter{}, WatchTiming{10ms, 10s, 500ms},
-        [this](std::vector<std::string> paths) { got.add(paths); }, nullptr);
+        [this](const std::vector<std::string> &paths) { got.add(paths); }, nullptr);
     watcher->wait_ready();
     write_file(dir / "other.json", "{}");
     write_file(root, "{\"a\":1}");
@@ -190,7 +190,7 @@ BOOST_FIXTURE_TEST_CASE(overflow_loses_no_change, Fixture) {
     // locks goes away (a late rescan batch may still arrive after the check).
     auto flood_watcher = std::make_unique<TreeWatcher>(
         std::vector<std::string>{dir.path.string()}, WatchFilter{}, WatchTiming{0ms, 10s, 500ms},
-        [&](std::vector<std::string> paths) {
+        [&](const std::vector<std::string> &paths) {
             holding = true;
             std::lock_guard<std::mutex> wait_for_flood(hold);
             got.add(paths);
