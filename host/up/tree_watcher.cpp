@@ -155,11 +155,17 @@ struct TreeWatcher::State {
         if (report_contents) report(root);
     }
 
+    // A watch already taken over at another path (its folder moved there and
+    // was listed before this event was handled: a moved folder keeps its
+    // inode, so it keeps its watch) stays: only the stale name goes.
     void forget_watches_under(const std::string &dir, bool remove_from_kernel) {
         for (auto it = wd_of_dir.lower_bound(dir); it != wd_of_dir.end();) {
             if (it->first != dir && !is_under(it->first, dir)) break;
-            if (remove_from_kernel) ::inotify_rm_watch(inotify_fd, it->second);
-            watches.erase(it->second);
+            const auto watch = watches.find(it->second);
+            if (watch != watches.end() && watch->second.dir == it->first) {
+                if (remove_from_kernel) ::inotify_rm_watch(inotify_fd, it->second);
+                watches.erase(watch);
+            }
             it = wd_of_dir.erase(it);
         }
     }

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "common/agent_protocol/temporary_names.hpp"
 #include "common/paths.hpp"
 #include "common/utf8.hpp"
 
@@ -163,8 +164,10 @@ Differences compare_target(const SyncTarget &target, const tree_digest::Digest &
     const Side side(target, ignore, other_targets);
     const auto here = side.kept(local);
     const auto there = side.kept(container);
+    // The agent's temporary files are never in the record, yet always ours.
     const auto ours = [&](const std::string &relative) {
-        return synced.count(joined(target.container_path, relative)) != 0;
+        return synced.count(joined(target.container_path, relative)) != 0 ||
+               agent_protocol::is_temporary_name(std::string_view(relative).substr(relative.rfind('/') + 1));
     };
     const auto beneath = beneath_of(container, ours);
     Differences out;

@@ -122,7 +122,7 @@ BOOST_AUTO_TEST_CASE(a_failing_run_is_reported_and_files_stay_synced) {
     BOOST_TEST_REQUIRE(d.start(o));
     write_file(d.src / "a.txt", "a");
     BOOST_TEST(wait_until([&] {
-        return text_at(d.status_of("liveupdates", "lu"), {"containers", "lastExecError"}).find("7") !=
+        return text_at(d.status_of("liveupdates", "lu"), {"containers", "lastExecError"}).find('7') !=
                std::string::npos;
     }));
     BOOST_TEST(holds(d.in_app("a.txt"), "a"));
@@ -233,6 +233,57 @@ BOOST_AUTO_TEST_CASE(symlink_loops_are_synced_as_links_and_their_removal_recover
                    return holds(d.in_app("later.txt"), "later") && !has(d.in_app("loop")) && !has(d.in_app("a"));
                }),
                d.log_text());
+    BOOST_TEST(d.stop() == 0);
+}
+
+// The fault soak's lost changes (seeds 752784774 and 384612641): a folder
+// moved beneath folders made just before it (`mkdir -p d/c; mv c d/c/f`),
+// all read by the daemon at once (it is stopped meanwhile). What changes
+// beneath the moved folders later must still arrive: a modify, and a file, a
+// symlink and a folder each turned into another kind.
+BOOST_AUTO_TEST_CASE(folders_moved_into_new_folders_stay_watched) {
+    UpDaemon d;
+    for (const char *top : {"c", "b"}) {
+        write_file(d.src / top / "d/e", "old");
+        write_file(d.src / top / "file", "a file");
+        fs::create_directories(d.src / top / "folder/inside");
+        fs::create_symlink("..", d.src / top / "link");
+    }
+    Objects o;
+    o.lu_spec()["initialSync"] = json::object{};
+    // No verify at start (the initial sync leaves a record): its repair would hide a change not seen.
+    BOOST_TEST_REQUIRE(d.start(o, {"--debounce", "0", "--no-verify-after-loss"}));
+    BOOST_TEST_REQUIRE(wait_until([&] { return holds(d.in_app("c/d/e"), "old") && holds(d.in_app("b/d/e"), "old"); }));
+    d.pause();
+    fs::create_directories(d.src / "d/c");
+    fs::rename(d.src / "c", d.src / "d/c/f");
+    fs::create_directories(d.src / "n1/n2");
+    fs::rename(d.src / "b", d.src / "n1/n2/b");
+    d.resume();
+    const std::vector<std::string> moved{"d/c/f", "n1/n2/b"};
+    BOOST_TEST_REQUIRE(wait_until([&] {
+                           return holds(d.in_app("d/c/f/d/e"), "old") && holds(d.in_app("n1/n2/b/d/e"), "old") &&
+                                  !has(d.in_app("c")) && !has(d.in_app("b"));
+                       }),
+                       d.log_text());
+
+    for (const auto &m : moved) {
+        write_file(d.src / m / "d/e", "new");
+        fs::remove(d.src / m / "file");
+        fs::create_symlink("d", d.src / m / "file");
+        fs::remove(d.src / m / "link");
+        write_file(d.src / m / "link", "was a link");
+        fs::remove_all(d.src / m / "folder");
+        write_file(d.src / m / "folder", "was a folder");
+    }
+    for (const auto &m : moved) {
+        BOOST_TEST(wait_until([&] {
+                       return holds(d.in_app(m + "/d/e"), "new") && fs::is_symlink(d.in_app(m + "/file")) &&
+                              !fs::is_symlink(d.in_app(m + "/link")) && holds(d.in_app(m + "/link"), "was a link") &&
+                              holds(d.in_app(m + "/folder"), "was a folder");
+                   }),
+                   m << ": " << d.log_text());
+    }
     BOOST_TEST(d.stop() == 0);
 }
 

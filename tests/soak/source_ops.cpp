@@ -126,7 +126,10 @@ std::string SourceOps::rename(Random &random) {
     for (int attempt = 0; attempt < 8; ++attempt) {
         const std::string to = random_path(random);
         if (to == from || to.starts_with(from + "/") || from.starts_with(to + "/")) continue;
-        const auto target = fs::symlink_status(root_ / to);
+        // A parent of `to` may be a symlink (a loop even): not a place to rename to.
+        std::error_code ec;
+        const auto target = fs::symlink_status(root_ / to, ec);
+        if (ec && target.type() != fs::file_type::not_found) continue;
         // Over an existing file only from a file, as an editor's save does.
         if (fs::exists(target) && !(from_file && fs::is_regular_file(target))) continue;
         if (!make_parents(to)) continue;

@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <fstream>
+#include <mutex>
 #include <thread>
 
 #include "host/up/tree_watcher.hpp"
@@ -27,7 +28,7 @@ struct Fixture {
     void start(WatchFilter filter = {}, WatchTiming timing = {10ms, 10s, 500ms}) {
         watcher = std::make_unique<TreeWatcher>(
             std::vector<std::string>{dir.path.string()}, std::move(filter), timing,
-            [this](std::vector<std::string> paths) { got.add(paths); },
+            [this](const std::vector<std::string> &paths) { got.add(paths); },
             [this](const std::string &msg) {
                 if (msg.find("overflow") != std::string::npos) ++overflows;
                 if (msg.find("watch limit reached") != std::string::npos) ++limit_warnings;
@@ -106,6 +107,39 @@ BOOST_FIXTURE_TEST_CASE(a_folder_moved_in_is_reported_whole, Fixture) {
     BOOST_TEST(got.wait_for({dir / "pkg/sub/c.txt"}));
 }
 
+// The soak's seed 752784774: `mkdir -p d/c; mv c d/c/f` seen in one read.
+// The new folder d/c is listed before the move's MOVED_FROM is handled, so
+// the watches of c's folders (the same inodes, now beneath d/c/f) are taken
+// over there; dropping c's watches then must not remove them from the kernel.
+BOOST_FIXTURE_TEST_CASE(a_folder_moved_deeper_into_a_new_folder_stays_watched, Fixture) {
+    write_file(dir / "c/d/e", "old");
+    std::mutex hold;
+    std::unique_lock<std::mutex> held(hold);
+    std::atomic<bool> holding{false};
+    auto held_watcher = std::make_unique<TreeWatcher>(
+        std::vector<std::string>{dir.path.string()}, WatchFilter{}, WatchTiming{10ms, 10s, 500ms},
+        [&](const std::vector<std::string> &paths) {
+            holding = true;
+            std::lock_guard<std::mutex> wait_for_moves(hold);
+            got.add(paths);
+        },
+        nullptr);
+    held_watcher->wait_ready();
+    write_file(dir / "first.txt", "1");
+    while (!holding) std::this_thread::yield();  // the watcher is stuck in its first batch: events queue up
+    fs::create_directories(dir.path / "d/c");
+    fs::rename(dir.path / "c", dir.path / "d/c/f");
+    held.unlock();
+    write_file(dir / "settled.txt", "s");
+    BOOST_TEST_REQUIRE(got.wait_for({dir / "d/c/f/d/e", dir / "settled.txt"}));
+    got.clear();
+
+    write_file(dir / "d/c/f/d/e", "new");
+    write_file(dir / "later.txt", "l");  // after the modify: reported no earlier than it
+    BOOST_TEST_REQUIRE(got.wait_for({dir / "later.txt"}));
+    BOOST_TEST(got.saw(dir / "d/c/f/d/e"));
+}
+
 BOOST_FIXTURE_TEST_CASE(ignored_and_editor_files_are_not_reported, Fixture) {
     // By value: the watcher outlives this body (it lives in the fixture).
     const std::string ignored_dir = dir / "build";
@@ -128,7 +162,7 @@ BOOST_FIXTURE_TEST_CASE(a_watched_file_root_is_reported, Fixture) {
     const std::string root = dir / "conf.json";
     watcher = std::make_unique<TreeWatcher>(
         std::vector<std::string>{root}, WatchFilter{}, WatchTiming{10ms, 10s, 500ms},
-        [this](std::vector<std::string> paths) { got.add(paths); }, nullptr);
+        [this](const std::vector<std::string> &paths) { got.add(paths); }, nullptr);
     watcher->wait_ready();
     write_file(dir / "other.json", "{}");
     write_file(root, "{\"a\":1}");
@@ -156,7 +190,7 @@ BOOST_FIXTURE_TEST_CASE(overflow_loses_no_change, Fixture) {
     // locks goes away (a late rescan batch may still arrive after the check).
     auto flood_watcher = std::make_unique<TreeWatcher>(
         std::vector<std::string>{dir.path.string()}, WatchFilter{}, WatchTiming{0ms, 10s, 500ms},
-        [&](std::vector<std::string> paths) {
+        [&](const std::vector<std::string> &paths) {
             holding = true;
             std::lock_guard<std::mutex> wait_for_flood(hold);
             got.add(paths);

@@ -200,6 +200,53 @@ BOOST_AUTO_TEST_CASE(a_file_deleted_while_the_daemon_was_killed_is_deleted_when_
     BOOST_TEST((status.is_object() && status.as_object().if_contains("failed") == nullptr), json::serialize(status));
 }
 
+// The soak's seed 384612641 as first told (a symlink made a file while the
+// daemon was down; the container kept the link), for every change of kind:
+// each made while the daemon was killed reaches the container at its start.
+BOOST_AUTO_TEST_CASE(kinds_changed_while_the_daemon_was_killed_reach_the_container_when_it_starts_again) {
+    UpDaemon d;
+    start_synced(d);
+    const fs::path kinds = d.src / "kinds";
+    for (const char *name : {"file-to-folder", "file-to-link"}) write_file(kinds / name, "a file");
+    for (const char *name : {"folder-to-file", "folder-to-link"}) write_file(kinds / name / "in.txt", "in a folder");
+    fs::create_symlink("../a.txt", kinds / "link-to-file");
+    fs::create_symlink("../a.txt", kinds / "link-to-folder");
+    BOOST_TEST_REQUIRE(wait_until([&] {
+                           return holds(d.in_app("kinds/file-to-link"), "a file") &&
+                                  holds(d.in_app("kinds/folder-to-link/in.txt"), "in a folder") &&
+                                  fs::is_symlink(d.in_app("kinds/link-to-file")) &&
+                                  fs::is_symlink(d.in_app("kinds/link-to-folder"));
+                       }),
+                       d.log_text());
+    d.kill_hard();
+    for (const char *name :
+         {"file-to-folder", "file-to-link", "folder-to-file", "folder-to-link", "link-to-file", "link-to-folder"})
+        fs::remove_all(kinds / name);
+    write_file(kinds / "file-to-folder/in.txt", "now in a folder");
+    fs::create_symlink("../sub", kinds / "file-to-link");
+    write_file(kinds / "folder-to-file", "now a file");
+    fs::create_symlink("../sub", kinds / "folder-to-link");
+    write_file(kinds / "link-to-file", "now a file");
+    write_file(kinds / "link-to-folder/in.txt", "now in a folder");
+    BOOST_TEST_REQUIRE(d.start(Objects{}));
+    const auto is_link_to_sub = [&](const char *name) {
+        const fs::path p = d.in_app(std::string("kinds/") + name);
+        return fs::is_symlink(p) && fs::read_symlink(p) == "../sub";
+    };
+    const auto is_file = [&](const char *name, const std::string &content) {
+        const fs::path p = d.in_app(std::string("kinds/") + name);
+        return fs::is_regular_file(fs::symlink_status(p)) && read_file(p) == content;
+    };
+    BOOST_TEST(wait_until([&] {
+                   return is_file("file-to-folder/in.txt", "now in a folder") && is_link_to_sub("file-to-link") &&
+                          is_file("folder-to-file", "now a file") && is_link_to_sub("folder-to-link") &&
+                          is_file("link-to-file", "now a file") && is_file("link-to-folder/in.txt", "now in a folder");
+               }),
+               d.log_text());
+    const json::value status = d.status_of("LiveUpdate", "lu");
+    BOOST_TEST((status.is_object() && status.as_object().if_contains("failed") == nullptr), json::serialize(status));
+}
+
 // A kill -9 while a large update is under way: the record names every path
 // before its bytes go, so the restarted daemon brings the container to the
 // source, deletes made meanwhile included.
