@@ -18,10 +18,10 @@
 #include "common/docker_engine/engine_client.hpp"
 #include "common/docker_engine/exec_session.hpp"
 #include "liveupdate/updater.hpp"
-#include "updaters/docker/agent_refusals.hpp"
 #include "updaters/docker/agent_session.hpp"
 #include "updaters/docker/archive_api_folders.hpp"
 #include "updaters/docker/updater_config.hpp"
+#include "updaters/shared/agent_refusals.hpp"
 #include "updaters/shared/container_owner.hpp"
 #include "updaters/shared/path_preparation.hpp"
 
@@ -137,7 +137,7 @@ private:
     std::mutex agent_mutex_;
     std::unordered_map<std::string, std::shared_ptr<AgentSlot>> agent_slots_;
     // Containers where the agent cannot run, with why (said once per refusal in the log).
-    AgentRefusals agent_refused_;
+    updaters::AgentRefusals agent_refused_;
     std::optional<agent_client::AgentBinary> agent_binary_;
     std::atomic<std::uint64_t> reconnects_{0};
 };
