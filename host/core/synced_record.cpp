@@ -192,7 +192,20 @@ void SyncedJournal::add(const std::vector<std::string> &paths) {
     }
     if (lines.empty()) return;
     append(lines);
+    unsynced_ = true;
     for (const std::string *p : added) paths_.insert(*p);
+}
+
+void SyncedJournal::sync() {
+    const std::lock_guard lock(mutex_);
+    if (!unsynced_) return;
+    if (::fdatasync(fd_) != 0) throw HostError(kRecord, file_, "cannot sync: " + errno_text());
+    unsynced_ = false;
+}
+
+bool SyncedJournal::has_unsynced() const {
+    const std::lock_guard lock(mutex_);
+    return unsynced_;
 }
 
 void SyncedJournal::remove(const std::vector<std::string> &paths) {

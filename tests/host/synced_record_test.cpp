@@ -159,4 +159,46 @@ BOOST_AUTO_TEST_CASE(the_archive_names_an_entry_before_its_bytes_and_a_refusal_a
     BOOST_TEST(stream.finish(false).value_or("").find("the record is full") != std::string::npos);
 }
 
+// Issue 19 (h14 item 3): the lines naming an entry are durable before any
+// byte of it leaves, with one sync per chunk handed out, not one per path.
+BOOST_AUTO_TEST_CASE(the_record_is_synced_before_each_chunk_leaves_not_per_path) {
+    StateDir dir;
+    const fs::path src = dir.path / "src";
+    fs::create_directories(src);
+    for (int i = 0; i < 20; ++i) std::ofstream(src / ("f" + std::to_string(i))) << "content " << i;
+    SyncedRecords records((dir.path / "state").string());
+    const auto journal = records.journal(SyncedKey::of("lu", "docker", "c1", ""));
+    int syncs = 0;
+    bool unsynced_bytes_left = false;
+    ArchiveStream stream(
+        {{src.string(), "/app"}}, liveupdate::common::IgnoreSet{},
+        [](liveupdate::common::LogLevel, std::string_view) {}, [&](const std::string &path) { journal->add({path}); },
+        [&] {
+            ++syncs;
+            journal->sync();
+        });
+    char buffer[64 * 1024];
+    for (std::int64_t n = 0; (n = stream.read(buffer, sizeof buffer)) > 0;)
+        if (journal->has_unsynced()) unsynced_bytes_left = true;
+    BOOST_TEST(!stream.finish(false).has_value());
+    BOOST_TEST(journal->paths().size() == 21u);
+    BOOST_TEST(!unsynced_bytes_left);
+    BOOST_TEST(syncs >= 1);
+    BOOST_TEST(syncs < 21);
+}
+
+BOOST_AUTO_TEST_CASE(a_sync_that_fails_fails_the_read) {
+    StateDir dir;
+    const fs::path src = dir.path / "src";
+    fs::create_directories(src);
+    std::ofstream(src / "a.txt") << "alpha";
+    ArchiveStream stream(
+        {{src.string(), "/app"}}, liveupdate::common::IgnoreSet{},
+        [](liveupdate::common::LogLevel, std::string_view) {}, {},
+        [] { throw HostError("cannot keep the record of synced files", "/state/x.journal", "cannot sync: EIO"); });
+    char buffer[512];
+    BOOST_TEST(stream.read(buffer, sizeof buffer) == -1);
+    BOOST_TEST(stream.finish(false).value_or("").find("cannot sync: EIO") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
