@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <boost/test/unit_test.hpp>
 #include <chrono>
 #include <cstdlib>
@@ -499,4 +500,30 @@ BOOST_AUTO_TEST_CASE(a_bad_config_is_refused_at_create) {
     BOOST_TEST(DockerUpdater::create_error(R"({"host": "ssh://box"})").find("not supported") != std::string::npos);
     BOOST_TEST(DockerUpdater::create_error(R"({"colour": 1})").find("unknown field 'colour'") != std::string::npos);
     BOOST_TEST(DockerUpdater::create_error("{}").empty());
+}
+
+// Issue 19 (h14 item 4): paused after the updater's first check (inspect)
+// and before its exec: the engine answers the exec 409. That is a container
+// not running, as a pause seen at inspect, not a failed update.
+BOOST_AUTO_TEST_CASE(a_pause_between_inspect_and_exec_is_a_container_not_running) {
+    const TestContainer c(kBusybox, kSleep);
+    std::atomic<bool> paused{false};
+    TcpUnixProxy proxy("/var/run/docker.sock", [&](std::string_view bytes) {
+        if (!paused && bytes.starts_with("POST ") && bytes.find("/exec ") != std::string_view::npos) {
+            sh_ok("docker pause " + c.name());
+            paused = true;
+        }
+    });
+    DockerUpdater updater(R"({"agent": false, "host": "tcp://127.0.0.1:)" + std::to_string(proxy.port()) + R"("})");
+    Update u;
+    u.archive = TarBuilder().file("app/p.txt", "p\n").finish();
+    u.copies = {{"/l/p.txt", "/app/p.txt"}};
+    const auto outcome = updater.update(c.id(), c.name(), u);
+    BOOST_TEST(paused.load());
+    BOOST_TEST(outcome.kind == LU_OUTCOME_CONTAINER_NOT_RUNNING, outcome.message);
+    BOOST_TEST(outcome.message.find("paused") != std::string::npos, outcome.message);
+    sh_ok("docker unpause " + c.name());
+    const auto again = updater.update(c.id(), c.name(), u);
+    BOOST_TEST_REQUIRE(again.kind == LU_OUTCOME_OK, again.message);
+    BOOST_TEST(c.exec("cat /app/p.txt").output == "p\n");
 }

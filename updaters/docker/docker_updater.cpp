@@ -235,6 +235,11 @@ Outcome DockerUpdater::update(const updater::Request &original) {
         if (e.failure() == docker_engine::EngineFailure::unreachable ||
             e.failure() == docker_engine::EngineFailure::permission_denied)
             return Outcome::infra_failure(e.what());
+        // Paused after inspect_target: the engine refuses the exec (409), as a pause seen there.
+        if (e.failure() == docker_engine::EngineFailure::conflict && is_paused(target))
+            return Outcome::container_not_running("container " + target.display() +
+                                                  " was paused during the update: unpause it to live update (" +
+                                                  e.what() + ")");
         return infra("updating container " + target.display() + ": " + e.what());
     } catch (const std::exception &e) {
         return infra("updating container " + target.display() + ": " + e.what());
@@ -655,6 +660,18 @@ std::unique_ptr<AgentSession> DockerUpdater::start_agent(const Target &target, c
     }
     refuse_agent(target, why, log);
     return nullptr;
+}
+
+bool DockerUpdater::is_paused(const Target &target) {
+    try {
+        const auto response = client_.get("/containers/" + target.id + "/json");
+        if (response.status != 200) return false;
+        const auto object = parse_object(response.body, "inspect");
+        const auto *state = object.if_contains("State");
+        return state != nullptr && state->is_object() && flag_at(state->as_object(), "Paused");
+    } catch (const std::exception &) {
+        return false;  // the update's own failure says enough
+    }
 }
 
 std::string DockerUpdater::start_interrupted(const Target &target, const std::string &why) {

@@ -115,6 +115,8 @@ private:
     // Why the agent's failure to start was the container's passing state (killed, paused,
     // restarted since `target` was inspected), or empty.
     std::string start_interrupted(const Target &target, const std::string &why);
+    // Whether the container is paused now (a 409 after inspect_target); false when that cannot be told.
+    bool is_paused(const Target &target);
 
     UpdaterConfig config_;
     // A DOCKER_HOST from the environment that cannot be used fails each update, not the
