@@ -276,8 +276,22 @@ BOOST_AUTO_TEST_CASE(an_image_without_rm_cannot_delete_and_says_why) {
     Update u;
     u.deletes = {"/app/x"};
     const auto outcome = updater.update(c.id(), c.name(), u);
+    // UpdateFailed, as Tilt's exec of `rm` failing: the resource needs a rebuild.
     BOOST_TEST(outcome.kind == LU_OUTCOME_INFRA_FAILURE);
     BOOST_TEST(outcome.message.find("has no `rm`") != std::string::npos, outcome.message);
+    // The way out, named: the Docker archive API cannot delete, lu-agent can.
+    BOOST_TEST(outcome.message.find("the Docker archive API cannot delete") != std::string::npos, outcome.message);
+    BOOST_TEST(outcome.message.find("\"agent\": true") != std::string::npos, outcome.message);
+
+    // With lu-agent (copied in through the archive API), the same delete is done.
+    DockerUpdater with_agent;
+    Update make;
+    make.archive = TarBuilder().file("app/x", "x\n").finish();
+    make.copies = {{"/l/x", "/app/x"}};
+    BOOST_TEST_REQUIRE(with_agent.update(c.id(), c.name(), make).kind == LU_OUTCOME_OK);
+    const auto deleted = with_agent.update(c.id(), c.name(), u);
+    BOOST_TEST(deleted.kind == LU_OUTCOME_OK, deleted.message);
+    BOOST_TEST(sh("docker cp " + c.name() + ":/app/x - >/dev/null 2>&1").exit_code != 0);
 }
 
 BOOST_AUTO_TEST_CASE(a_container_stopped_in_the_middle_is_an_infra_failure) {

@@ -304,7 +304,16 @@ void DockerUpdater::delete_paths(const Target &target, const std::vector<std::st
     const auto &said = output.finish();
     if (result.exit_code != 0) {
         const auto gone = container_gone_reason(target, result.exit_code == updaters::kExitKilled);
-        throw InfraFailure(gone.empty() ? updaters::delete_failure(result.exit_code, said) : gone);
+        if (!gone.empty()) throw InfraFailure(gone);
+        std::string message = updaters::delete_failure(result.exit_code, said);
+        // As Tilt's `rm` exec failing: UpdateFailed. The archive API copies without tar but cannot delete.
+        if (result.exit_code == updaters::kExitCannotExec || result.exit_code == updaters::kExitNotFound)
+            message += config_.agent
+                           ? " lu-agent, which deletes without `rm`, could not run in this container (see "
+                             "the lines above), and the Docker archive API cannot delete."
+                           : " Or enable lu-agent (\"agent\": true in the docker updater's settings), which deletes "
+                             "without `rm`: the Docker archive API cannot delete.";
+        throw InfraFailure(message);
     }
 }
 
