@@ -19,6 +19,7 @@
 // rather than forgetting a path it put in the container.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -91,6 +92,11 @@ public:
     std::shared_ptr<SyncedJournal> journal(const SyncedKey &key);
     // Whether the container has a record with a path in it (a journal open or on disk). Throws HostError.
     bool has_paths(const SyncedKey &key);
+    // Removes the journal of each container `gone` says no longer exists, so
+    // that the folder does not grow with every container ever synced into.
+    // `gone` must say false when it cannot tell. A file whose header cannot
+    // be read is kept. Returns the journals removed.
+    std::vector<SyncedKey> prune(const std::function<bool(const SyncedKey &)> &gone);
     const std::string &folder() const { return folder_; }
 
 private:
