@@ -65,6 +65,8 @@ std::vector<json::value> yaml_documents(std::string_view text) {
     std::vector<YAML::Node> nodes;
     try {
         nodes = load_all_yaml(text);
+    } catch (const YamlParserLimitError &e) {
+        throw YamlError(e.msg);
     } catch (const YAML::Exception &e) {
         throw YamlError(e.mark.line + 1, e.mark.column + 1, e.msg);
     }

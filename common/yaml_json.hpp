@@ -13,9 +13,11 @@
 
 namespace liveupdate::common {
 
-// what(): "line L, column C: why" (from 1).
+// what(): "line L, column C: why" (from 1); just "why" for an error of the
+// whole text (line() and column() 0: the parser did not finish).
 class YamlError : public std::runtime_error {
 public:
+    explicit YamlError(const std::string &why) : std::runtime_error(why), line_(0), column_(0) {}
     YamlError(int line, int column, const std::string &why)
         : std::runtime_error("line " + std::to_string(line) + ", column " + std::to_string(column) + ": " + why),
           line_(line),
@@ -29,7 +31,8 @@ private:
 };
 
 // Empty documents are left out. Throws YamlError for malformed YAML, an
-// alias cycle or nesting deeper than 64.
+// alias cycle, nesting deeper than 64 or a parse past its limits
+// (common/yaml_load).
 std::vector<boost::json::value> yaml_documents(std::string_view text);
 
 }  // namespace liveupdate::common

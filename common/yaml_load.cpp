@@ -10,6 +10,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "common/bounded_child.hpp"
+
 namespace liveupdate::common {
 namespace {
 
@@ -183,7 +185,50 @@ void check_aliases(std::string_view text) {
     });
 }
 
+std::string seconds_text(std::chrono::milliseconds ms) {
+    const auto whole = ms.count() / 1000;
+    const auto tenths = ms.count() % 1000 / 100;
+    return std::to_string(whole) + (tenths != 0 ? "." + std::to_string(tenths) : "") + " s";
+}
+
+// Runs `load` in a bounded child first; `load` itself once the child finished.
+template <class Load>
+auto load_bounded(std::string_view text, const YamlReadLimits &limits, Load load) {
+    const ChildOutcome child = run_in_bounded_child([&] { load(text); }, {limits.deadline, limits.memory_bytes},
+                                                    []() noexcept { return yaml_reads_abandoned(); });
+    const auto limit_error = [](const std::string &why) { return YamlParserLimitError(YAML::Mark::null_mark(), why); };
+    switch (child.end) {
+    case ChildEnd::finished: break;
+    case ChildEnd::abandoned:
+        throw YamlReadAbandoned(YAML::Mark::null_mark(), "reading abandoned: the process is stopping");
+    case ChildEnd::timed_out: throw limit_error("YAML parser did not finish within " + seconds_text(limits.deadline));
+    case ChildEnd::out_of_memory:
+        throw limit_error("YAML parser needed more than " + std::to_string(limits.memory_bytes >> 20) +
+                          " MiB of memory");
+    case ChildEnd::crashed: throw limit_error("YAML parser crashed (signal " + std::to_string(child.signal) + ")");
+    }
+    return load(text);
+}
+
+YAML::Node load_one(std::string_view text) {
+    check_directives(text);
+    check_aliases(text);
+    return read_abandonable(text, [](std::istream &in) { return YAML::Load(in); });
+}
+
+std::vector<YAML::Node> load_every(std::string_view text) {
+    check_directives(text);
+    check_aliases(text);
+    return read_abandonable(text, [](std::istream &in) { return YAML::LoadAll(in); });
+}
+
 }  // namespace
+
+YamlReadLimits default_yaml_read_limits(std::size_t text_size) {
+    constexpr std::size_t kDeadlineStep = std::size_t{256} * 1024;
+    return {std::chrono::milliseconds(5000 + 1000 * static_cast<std::int64_t>(text_size / kDeadlineStep)),
+            (std::size_t{1} << 30) + 100 * text_size};
+}
 
 void abandon_yaml_reads_when(bool (*stopping)() noexcept) { g_stopping.store(stopping); }
 
@@ -192,16 +237,18 @@ bool yaml_reads_abandoned() noexcept {
     return stopping != nullptr && stopping();
 }
 
-YAML::Node load_yaml(std::string_view text) {
-    check_directives(text);
-    check_aliases(text);
-    return read_abandonable(text, [](std::istream &in) { return YAML::Load(in); });
+YAML::Node load_yaml(std::string_view text) { return load_yaml(text, default_yaml_read_limits(text.size())); }
+
+YAML::Node load_yaml(std::string_view text, const YamlReadLimits &limits) {
+    return load_bounded(text, limits, load_one);
 }
 
 std::vector<YAML::Node> load_all_yaml(std::string_view text) {
-    check_directives(text);
-    check_aliases(text);
-    return read_abandonable(text, [](std::istream &in) { return YAML::LoadAll(in); });
+    return load_all_yaml(text, default_yaml_read_limits(text.size()));
+}
+
+std::vector<YAML::Node> load_all_yaml(std::string_view text, const YamlReadLimits &limits) {
+    return load_bounded(text, limits, load_every);
 }
 
 }  // namespace liveupdate::common

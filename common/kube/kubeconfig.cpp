@@ -157,6 +157,8 @@ Kubeconfig parse_kubeconfig(const std::string &text, const std::string &file) {
     YAML::Node root;
     try {
         root = common::load_yaml(text);
+    } catch (const common::YamlParserLimitError &e) {
+        throw KubeconfigError("kubeconfig " + file + ": " + e.msg);
     } catch (const YAML::ParserException &e) {
         throw KubeconfigError("kubeconfig " + file + ": line " + std::to_string(e.mark.line + 1) + ", column " +
                               std::to_string(e.mark.column + 1) + ": " + e.msg);

@@ -64,6 +64,8 @@ std::string without_develop(std::string_view compose_text) {
     YAML::Node root;
     try {
         root = common::load_yaml(compose_text);
+    } catch (const common::YamlParserLimitError &e) {
+        throw std::runtime_error(e.msg);
     } catch (const YAML::Exception &e) {
         throw std::runtime_error("line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
     }

@@ -15,7 +15,10 @@ struct Where {
     std::string file;
     int line = 0;
     int column = 0;
-    std::string text() const { return file + ":" + std::to_string(line) + ":" + std::to_string(column); }
+    // Line 0: the whole file (its YAML parse did not finish).
+    std::string text() const {
+        return line == 0 ? file : file + ":" + std::to_string(line) + ":" + std::to_string(column);
+    }
 };
 
 // "file:line:column: message".

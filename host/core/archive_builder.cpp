@@ -387,11 +387,12 @@ private:
 };
 
 ArchiveStream::ArchiveStream(std::vector<CopyMapping> copies, common::IgnoreSet filter, LogSinkFn log,
-                             BeforeEntryFn before_entry)
+                             BeforeEntryFn before_entry, BeforeBytesLeaveFn before_bytes_leave)
     : copies_(std::move(copies)),
       filter_(std::move(filter)),
       log_(std::move(log)),
-      before_entry_(std::move(before_entry)) {
+      before_entry_(std::move(before_entry)),
+      before_bytes_leave_(std::move(before_bytes_leave)) {
     writer_ = std::thread([this] { run_writer(); });
 }
 
@@ -410,7 +411,7 @@ void ArchiveStream::run_writer() {
         failure = e.what();
     }
     std::lock_guard lock(mutex_);
-    error_ = std::move(failure);
+    if (!error_) error_ = std::move(failure);  // a failed before_bytes_leave_ stopped it: that is the cause
     summary_ = std::move(summary);
     writer_done_ = true;
     changed_.notify_all();
@@ -439,6 +440,18 @@ std::int64_t ArchiveStream::read(void *buffer, std::size_t capacity) {
     const std::size_t filled = slot_filled_;
     slot_ = nullptr;
     slot_capacity_ = slot_filled_ = 0;
+    if (filled > 0 && before_bytes_leave_) {
+        lock.unlock();
+        try {
+            before_bytes_leave_();
+        } catch (const std::exception &e) {
+            lock.lock();
+            if (!error_) error_ = e.what();
+            reader_gone_ = true;  // the writer stops: these bytes never leave
+            changed_.notify_all();
+            return -1;
+        }
+    }
     if (filled > 0) return static_cast<std::int64_t>(filled);
     return error_ ? -1 : 0;
 }

@@ -52,6 +52,11 @@ using ArchiveWriteFn = std::function<void(const void *data, std::size_t size)>;
 // know a path before the container holds it).
 using BeforeEntryFn = std::function<void(const std::string &container_path)>;
 
+// Called before read() hands out bytes (on the reader's thread), after the
+// BeforeEntryFn of every entry they hold: the synced record makes its lines
+// durable there, once per chunk. Throws to fail the read (-1).
+using BeforeBytesLeaveFn = std::function<void()>;
+
 // The step's "filter": [{"basePath": ABS, "patterns": [...]}]. Throws
 // HostError when it is not that shape or a pattern is malformed.
 common::IgnoreSet ignore_set_from_json(const boost::json::value &filter);
@@ -70,7 +75,7 @@ class ArchiveSink;
 class ArchiveStream {
 public:
     ArchiveStream(std::vector<CopyMapping> copies, common::IgnoreSet filter, LogSinkFn log,
-                  BeforeEntryFn before_entry = {});
+                  BeforeEntryFn before_entry = {}, BeforeBytesLeaveFn before_bytes_leave = {});
     ArchiveStream(const ArchiveStream &) = delete;
     ArchiveStream &operator=(const ArchiveStream &) = delete;
     ~ArchiveStream();
@@ -102,6 +107,7 @@ private:
     common::IgnoreSet filter_;
     LogSinkFn log_;
     BeforeEntryFn before_entry_;
+    BeforeBytesLeaveFn before_bytes_leave_;
     std::thread writer_;
     mutable std::mutex mutex_;
     std::condition_variable changed_;

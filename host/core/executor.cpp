@@ -180,7 +180,10 @@ UpdateOutcome Executor::execute(const json::object &update, const LogSinkFn &log
                 journal->add({path});
                 archived.push_back(path);
             };
-        ArchiveStream archive(prepared.copies, std::move(ignore), log, std::move(before_entry));
+        BeforeBytesLeaveFn before_bytes_leave;
+        if (journal) before_bytes_leave = [&journal] { journal->sync(); };
+        ArchiveStream archive(prepared.copies, std::move(ignore), log, std::move(before_entry),
+                              std::move(before_bytes_leave));
         lu_update_request request{};
         request.struct_size = sizeof(lu_update_request);
         request.live_update = prepared.live_update.c_str();

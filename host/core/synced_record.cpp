@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <tuple>
 
@@ -192,7 +193,20 @@ void SyncedJournal::add(const std::vector<std::string> &paths) {
     }
     if (lines.empty()) return;
     append(lines);
+    unsynced_ = true;
     for (const std::string *p : added) paths_.insert(*p);
+}
+
+void SyncedJournal::sync() {
+    const std::lock_guard lock(mutex_);
+    if (!unsynced_) return;
+    if (::fdatasync(fd_) != 0) throw HostError(kRecord, file_, "cannot sync: " + errno_text());
+    unsynced_ = false;
+}
+
+bool SyncedJournal::has_unsynced() const {
+    const std::lock_guard lock(mutex_);
+    return unsynced_;
 }
 
 void SyncedJournal::remove(const std::vector<std::string> &paths) {
@@ -235,6 +249,46 @@ bool SyncedRecords::has_paths(const SyncedKey &key) {
         if (!std::filesystem::exists(file_of(key), ec)) return false;
     }
     return !journal(key)->empty();
+}
+
+namespace {
+
+// The key a journal's header line names; nullopt when it is not a header.
+std::optional<SyncedKey> key_in(const std::string &file) {
+    std::ifstream in(file, std::ios::binary);
+    std::string line;
+    if (!std::getline(in, line)) return std::nullopt;
+    boost::system::error_code ec;
+    const json::value header = json::parse(line, ec);
+    if (ec || !header.is_object()) return std::nullopt;
+    const json::object &h = header.as_object();
+    const auto text = [&](const char *field) -> std::optional<std::string> {
+        const json::value *v = h.if_contains(field);
+        if (v == nullptr || !v->is_string()) return std::nullopt;
+        return std::string(v->as_string());
+    };
+    const auto lu = text("liveUpdate"), via = text("via"), container = text("container");
+    if (!lu || !via || !container) return std::nullopt;
+    return SyncedKey{*lu, *via, *container};
+}
+
+}  // namespace
+
+std::vector<SyncedKey> SyncedRecords::prune(const std::function<bool(const SyncedKey &)> &gone) {
+    std::vector<SyncedKey> removed;
+    std::error_code ec;
+    std::vector<std::string> files;
+    for (const auto &entry : std::filesystem::directory_iterator(folder_, ec))
+        if (entry.path().extension() == ".journal") files.push_back(entry.path().string());
+    for (const auto &file : files) {
+        const auto key = key_in(file);
+        // A file not named after its header is not one of ours to judge.
+        if (!key || file_of(*key) != file || !gone(*key)) continue;
+        const std::lock_guard lock(mutex_);
+        open_.erase(*key);
+        if (::unlink(file.c_str()) == 0) removed.push_back(*key);
+    }
+    return removed;
 }
 
 std::string SyncedRecords::file_of(const SyncedKey &key) const {

@@ -10,13 +10,16 @@
 //
 // one JSON header line, then one line per change: "+" a path (written before
 // its bytes leave for the container, so the record is a superset of what is
-// there even after a kill -9), "-" a path and all beneath it (written after
-// its delete succeeded). A last line without its newline was torn by a crash
+// there even after a kill -9; and synced to disk (sync()) before those bytes
+// leave, once per archive chunk rather than per path, so after a power loss
+// too), "-" a path and all beneath it (written after its delete succeeded;
+// not synced: a lost "-" line leaves a superset). A last line without its newline was torn by a crash
 // and is ignored; opening rewrites the journal compacted (temporary file,
 // then rename). A change that cannot be written throws: the update fails
 // rather than forgetting a path it put in the container.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -56,6 +59,10 @@ public:
 
     // Appends what the record does not hold yet: one write for the lot. Throws HostError.
     void add(const std::vector<std::string> &paths);
+    // Makes what add() wrote durable (fdatasync), when there is any. Throws HostError.
+    void sync();
+    // Lines add() wrote that sync() has not made durable yet.
+    bool has_unsynced() const;
     // Drops each path and everything beneath it. Throws HostError.
     void remove(const std::vector<std::string> &paths);
     SyncedPaths paths() const;
@@ -70,8 +77,9 @@ private:
     mutable std::mutex mutex_;
     SyncedPaths paths_;
     int fd_ = -1;
-    long long size_ = 0;   // the journal's length after the last complete write
-    bool broken_ = false;  // a failed write's partial line is still there
+    long long size_ = 0;     // the journal's length after the last complete write
+    bool broken_ = false;    // a failed write's partial line is still there
+    bool unsynced_ = false;  // add() wrote since the last sync()
 };
 
 // The journals of every container, one file each in a folder.
@@ -84,6 +92,11 @@ public:
     std::shared_ptr<SyncedJournal> journal(const SyncedKey &key);
     // Whether the container has a record with a path in it (a journal open or on disk). Throws HostError.
     bool has_paths(const SyncedKey &key);
+    // Removes the journal of each container `gone` says no longer exists, so
+    // that the folder does not grow with every container ever synced into.
+    // `gone` must say false when it cannot tell. A file whose header cannot
+    // be read is kept. Returns the journals removed.
+    std::vector<SyncedKey> prune(const std::function<bool(const SyncedKey &)> &gone);
     const std::string &folder() const { return folder_; }
 
 private:

@@ -14,7 +14,9 @@
 #include "host/core/json_text.hpp"
 #include "host/core/object_store.hpp"
 #include "host/core/reconcile_driver.hpp"
+#include "host/core/synced_pruning.hpp"
 #include "host/core/updater_registry.hpp"
+#include "host/docker/container_presence.hpp"
 #include "host/reload/hot_reloader.hpp"
 #include "host/reload/quiesce_gate.hpp"
 #include "host/up/activity.hpp"
@@ -58,6 +60,8 @@ public:
 private:
     void start_engine();
     void start_updaters(const LoadOptions &load);
+    // Drops the journals of containers known to be gone (host/core/synced_pruning).
+    void prune_synced_records();
     void start_objects();
     void start_services();
     void start_web();
@@ -119,10 +123,32 @@ void Daemon::start_engine() {
     start_updaters(load);
     synced_ =
         std::make_unique<SyncedRecords>(options_.state_dir.empty() ? default_synced_folder() : options_.state_dir);
+    prune_synced_records();
     executor_ = std::make_unique<Executor>(updaters_, synced_.get());
     driver_ = std::make_unique<ReconcileDriver>(
         *engine_, *executor_, store_, [] { return now(); },
         [this](const std::string &lu, LogLevel level, std::string_view text) { live_update_log(lu)(level, text); });
+}
+
+void Daemon::prune_synced_records() {
+    // The docker engine is asked only when the "docker" class is the docker
+    // updater with its default settings: with an updater configuration its
+    // engine may be another, whose containers this engine does not know.
+    std::string docker_via;
+    const auto docker = options_.extra_updaters.find("docker");
+    if (!options_.updater_config && docker != options_.extra_updaters.end() &&
+        docker->second.filename().string().find("updater_docker") != std::string::npos)
+        docker_via = "docker";
+    try {
+        const DockerPresenceFn presence = docker_via.empty() ? DockerPresenceFn{} : docker::default_docker_presence();
+        prune_gone_synced_records(*synced_, docker_via, presence, [this](const SyncedKey &key) {
+            log_.write(LogLevel::info, key.live_update,
+                       "up: the record of what was synced into " + key.container + " (via " + key.via +
+                           ") is removed: that container no longer exists");
+        });
+    } catch (const std::exception &e) {
+        log_.write(LogLevel::warn, "", std::string("up: cannot prune the synced records: ") + e.what());
+    }
 }
 
 void Daemon::start_updaters(const LoadOptions &load) {

@@ -118,6 +118,10 @@ FileLoad parse_object_file(const std::string &file, std::string_view text) {
         try {
             documents = common::yaml_documents(text);
         } catch (const common::YamlError &e) {
+            if (e.line() == 0) {
+                load.errors.push_back(file + ": " + e.what());
+                return load;
+            }
             load.errors.push_back(
                 file + ":" + std::to_string(e.line()) + ":" + std::to_string(e.column()) +
                 ": malformed YAML: " + std::string(e.what()).substr(std::string(e.what()).find(": ") + 2));

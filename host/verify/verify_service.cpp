@@ -106,8 +106,11 @@ json::value VerifyService::handle(const json::object &request) {
 }
 
 std::vector<std::string> VerifyService::scheduled_live_updates() const {
-    // Left out: a manual LiveUpdate holds its changes until a trigger, and a
-    // failed one until a rebuild; a repair would send them behind its back.
+    // Left out: a manual LiveUpdate holds its changes until a trigger, and
+    // one stopped for a rebuild (UpdateStopped) until that rebuild; a repair
+    // would send them behind its back. One whose update failed (UpdateFailed)
+    // is checked: a repair that brings its container to the sources clears
+    // the failure (clear_repaired_failures).
     std::vector<std::string> names;
     for (const auto &lu : p_.store.list("LiveUpdate")) {
         const json::value *meta = lu.if_contains("metadata");
@@ -115,8 +118,9 @@ std::vector<std::string> VerifyService::scheduled_live_updates() const {
         const bool manual = annotations != nullptr && string_member(*annotations, "tilt.dev/update-mode") == "manual";
         const json::value *status = lu.if_contains("status");
         const json::value *failure = status != nullptr ? find_member(*status, "failed") : nullptr;
-        const bool failed = failure != nullptr && !failure->is_null();
-        if (!manual && !failed) names.push_back(name_of(lu));
+        const bool held =
+            failure != nullptr && !failure->is_null() && string_member(*failure, "reason") != "UpdateFailed";
+        if (!manual && !held) names.push_back(name_of(lu));
     }
     return names;
 }
@@ -133,6 +137,7 @@ void VerifyService::on_schedule(const std::string &reason) {
     p_.log(LogLevel::debug, "", "verify: checking " + std::to_string(names.size()) + " LiveUpdate(s) (" + reason + ")");
     for (const auto &report : verify(names, true)) {
         log_report(report, reason);
+        if (clear_repaired_failures(report, p_.engine, p_.log_of(report.name))) p_.mark_due(report.name);
         // What keeps a LiveUpdate from being checked is said once, not at every check.
         std::string error = report.error;
         for (const auto &c : report.containers)

@@ -64,7 +64,7 @@ public:
 
 private:
     std::vector<LiveUpdateReport> verify(const std::vector<std::string> &names, bool repair, bool delete_extra = false);
-    // The LiveUpdates checked on their own: neither manual nor failed.
+    // The LiveUpdates checked on their own: neither manual nor stopped for a rebuild.
     std::vector<std::string> scheduled_live_updates() const;
     // Why to verify now: a container synced into before this daemon started, not yet checked.
     std::optional<std::string> unchecked_containers();

@@ -4,8 +4,10 @@
 #include <boost/test/unit_test.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <string>
 
+#include "common/bounded_child.hpp"
 #include "common/yaml_json.hpp"
 #include "common/yaml_load.hpp"
 
@@ -113,4 +115,59 @@ BOOST_AUTO_TEST_CASE(a_directive_inside_a_document_is_refused_not_parsed) {
     BOOST_CHECK_THROW(load_all_yaml("a: 1\n%YAML 1.2\n"), YAML::ParserException);
     BOOST_TEST(load_yaml("%YAML 1.2\n---\na: 1\n")["a"].as<int>() == 1);
     BOOST_TEST(load_all_yaml("a: 1\n...\n%YAML 1.2\n---\nb: 2\n").size() == 2u);
+}
+
+namespace {
+
+const std::string kSpins = "&\",";  // yaml-cpp 0.7 spins for ever on these 3 bytes
+
+std::string limit_refusal(const std::string &text, const YamlReadLimits &limits) {
+    try {
+        load_all_yaml(text, limits);
+    } catch (const YamlParserLimitError &e) {
+        BOOST_TEST(e.mark.is_null());
+        return e.msg;
+    }
+    return "loaded";
+}
+
+std::string many_items(int n) {
+    std::string text = "items:\n";
+    for (int i = 0; i < n; ++i) text += "  - item" + std::to_string(i) + "\n";
+    return text;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_parse_that_never_ends_is_stopped_at_its_deadline) {
+    BOOST_TEST(limit_refusal(kSpins, {std::chrono::milliseconds(300), std::size_t{1} << 30}) ==
+               "YAML parser did not finish within 0.3 s");
+    BOOST_CHECK_THROW(load_yaml(kSpins, {std::chrono::milliseconds(300), std::size_t{1} << 30}), YamlParserLimitError);
+    // The same limits let an ordinary file through.
+    BOOST_TEST(load_yaml("a: [1, 2]\n", {std::chrono::milliseconds(300), std::size_t{1} << 30})["a"].size() == 2u);
+}
+
+BOOST_AUTO_TEST_CASE(a_parse_that_needs_too_much_memory_is_stopped,
+                     *boost::unit_test::precondition([](boost::unit_test::test_unit_id) {
+                         return child_memory_limit_applies();
+                     })) {
+    const std::string text = many_items(200000);
+    BOOST_TEST(limit_refusal(text, {std::chrono::minutes(1), std::size_t{1} << 20}) ==
+               "YAML parser needed more than 1 MiB of memory");
+    BOOST_TEST(load_yaml(text, {std::chrono::minutes(1), std::size_t{1} << 30})["items"].size() == 200000u);
+}
+
+namespace {
+
+std::atomic<int> g_stop_checks{0};
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_parse_that_never_ends_is_given_up_once_the_process_stops) {
+    // The child's own check (its copy of the counter) says "go on"; the
+    // parent's second check says "stop" while the child spins.
+    abandon_yaml_reads_when([]() noexcept { return ++g_stop_checks >= 2; });
+    BOOST_CHECK_THROW(load_all_yaml(kSpins, {std::chrono::minutes(10), std::size_t{1} << 30}), YamlReadAbandoned);
+    abandon_yaml_reads_when(nullptr);
+    BOOST_TEST(g_stop_checks.load() == 2);
 }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <boost/test/unit_test.hpp>
 #include <chrono>
 #include <cstdlib>
@@ -275,8 +276,22 @@ BOOST_AUTO_TEST_CASE(an_image_without_rm_cannot_delete_and_says_why) {
     Update u;
     u.deletes = {"/app/x"};
     const auto outcome = updater.update(c.id(), c.name(), u);
+    // UpdateFailed, as Tilt's exec of `rm` failing: the resource needs a rebuild.
     BOOST_TEST(outcome.kind == LU_OUTCOME_INFRA_FAILURE);
     BOOST_TEST(outcome.message.find("has no `rm`") != std::string::npos, outcome.message);
+    // The way out, named: the Docker archive API cannot delete, lu-agent can.
+    BOOST_TEST(outcome.message.find("the Docker archive API cannot delete") != std::string::npos, outcome.message);
+    BOOST_TEST(outcome.message.find("\"agent\": true") != std::string::npos, outcome.message);
+
+    // With lu-agent (copied in through the archive API), the same delete is done.
+    DockerUpdater with_agent;
+    Update make;
+    make.archive = TarBuilder().file("app/x", "x\n").finish();
+    make.copies = {{"/l/x", "/app/x"}};
+    BOOST_TEST_REQUIRE(with_agent.update(c.id(), c.name(), make).kind == LU_OUTCOME_OK);
+    const auto deleted = with_agent.update(c.id(), c.name(), u);
+    BOOST_TEST(deleted.kind == LU_OUTCOME_OK, deleted.message);
+    BOOST_TEST(sh("docker cp " + c.name() + ":/app/x - >/dev/null 2>&1").exit_code != 0);
 }
 
 BOOST_AUTO_TEST_CASE(a_container_stopped_in_the_middle_is_an_infra_failure) {
@@ -499,4 +514,30 @@ BOOST_AUTO_TEST_CASE(a_bad_config_is_refused_at_create) {
     BOOST_TEST(DockerUpdater::create_error(R"({"host": "ssh://box"})").find("not supported") != std::string::npos);
     BOOST_TEST(DockerUpdater::create_error(R"({"colour": 1})").find("unknown field 'colour'") != std::string::npos);
     BOOST_TEST(DockerUpdater::create_error("{}").empty());
+}
+
+// Issue 19 (h14 item 4): paused after the updater's first check (inspect)
+// and before its exec: the engine answers the exec 409. That is a container
+// not running, as a pause seen at inspect, not a failed update.
+BOOST_AUTO_TEST_CASE(a_pause_between_inspect_and_exec_is_a_container_not_running) {
+    const TestContainer c(kBusybox, kSleep);
+    std::atomic<bool> paused{false};
+    TcpUnixProxy proxy("/var/run/docker.sock", [&](std::string_view bytes) {
+        if (!paused && bytes.starts_with("POST ") && bytes.find("/exec ") != std::string_view::npos) {
+            sh_ok("docker pause " + c.name());
+            paused = true;
+        }
+    });
+    DockerUpdater updater(R"({"agent": false, "host": "tcp://127.0.0.1:)" + std::to_string(proxy.port()) + R"("})");
+    Update u;
+    u.archive = TarBuilder().file("app/p.txt", "p\n").finish();
+    u.copies = {{"/l/p.txt", "/app/p.txt"}};
+    const auto outcome = updater.update(c.id(), c.name(), u);
+    BOOST_TEST(paused.load());
+    BOOST_TEST(outcome.kind == LU_OUTCOME_CONTAINER_NOT_RUNNING, outcome.message);
+    BOOST_TEST(outcome.message.find("paused") != std::string::npos, outcome.message);
+    sh_ok("docker unpause " + c.name());
+    const auto again = updater.update(c.id(), c.name(), u);
+    BOOST_TEST_REQUIRE(again.kind == LU_OUTCOME_OK, again.message);
+    BOOST_TEST(c.exec("cat /app/p.txt").output == "p\n");
 }

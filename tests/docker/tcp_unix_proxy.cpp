@@ -12,7 +12,8 @@
 
 namespace lu_test {
 
-TcpUnixProxy::TcpUnixProxy(std::string unix_path) : unix_path_(std::move(unix_path)) {
+TcpUnixProxy::TcpUnixProxy(std::string unix_path, ClientBytesFn on_client_bytes)
+    : unix_path_(std::move(unix_path)), on_client_bytes_(std::move(on_client_bytes)) {
     listen_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
@@ -51,7 +52,7 @@ void TcpUnixProxy::accept_loop() {
             continue;
         }
         ++connections_;
-        pumps_.emplace_back([tcp_fd, unix_fd] { pump(tcp_fd, unix_fd); });
+        pumps_.emplace_back([this, tcp_fd, unix_fd] { pump(tcp_fd, unix_fd); });
     }
 }
 
@@ -72,6 +73,7 @@ void TcpUnixProxy::pump(int a, int b) {
                 (side == 0 ? a_open : b_open) = false;
                 continue;
             }
+            if (side == 0 && on_client_bytes_) on_client_bytes_(std::string_view(buffer, static_cast<std::size_t>(n)));
             for (ssize_t off = 0; off < n;) {
                 const auto sent = ::send(to, buffer + off, static_cast<size_t>(n - off), MSG_NOSIGNAL);
                 if (sent <= 0) {

@@ -5,6 +5,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -13,6 +14,7 @@
 
 #include "host/core/archive_builder.hpp"
 #include "host/core/host_error.hpp"
+#include "host/core/synced_pruning.hpp"
 #include "host/core/synced_record.hpp"
 
 using namespace liveupdate::host;
@@ -157,6 +159,86 @@ BOOST_AUTO_TEST_CASE(the_archive_names_an_entry_before_its_bytes_and_a_refusal_a
     BOOST_TEST((named == std::vector<std::string>{"/app", "/app/a.txt"}));
     BOOST_TEST(bytes.find("app/b.txt") == std::string::npos);
     BOOST_TEST(stream.finish(false).value_or("").find("the record is full") != std::string::npos);
+}
+
+// Issue 19 (h14 item 3): the lines naming an entry are durable before any
+// byte of it leaves, with one sync per chunk handed out, not one per path.
+BOOST_AUTO_TEST_CASE(the_record_is_synced_before_each_chunk_leaves_not_per_path) {
+    StateDir dir;
+    const fs::path src = dir.path / "src";
+    fs::create_directories(src);
+    for (int i = 0; i < 20; ++i) std::ofstream(src / ("f" + std::to_string(i))) << "content " << i;
+    SyncedRecords records((dir.path / "state").string());
+    const auto journal = records.journal(SyncedKey::of("lu", "docker", "c1", ""));
+    int syncs = 0;
+    bool unsynced_bytes_left = false;
+    ArchiveStream stream(
+        {{src.string(), "/app"}}, liveupdate::common::IgnoreSet{},
+        [](liveupdate::common::LogLevel, std::string_view) {}, [&](const std::string &path) { journal->add({path}); },
+        [&] {
+            ++syncs;
+            journal->sync();
+        });
+    char buffer[64 * 1024];
+    for (std::int64_t n = 0; (n = stream.read(buffer, sizeof buffer)) > 0;)
+        if (journal->has_unsynced()) unsynced_bytes_left = true;
+    BOOST_TEST(!stream.finish(false).has_value());
+    BOOST_TEST(journal->paths().size() == 21u);
+    BOOST_TEST(!unsynced_bytes_left);
+    BOOST_TEST(syncs >= 1);
+    BOOST_TEST(syncs < 21);
+}
+
+BOOST_AUTO_TEST_CASE(a_sync_that_fails_fails_the_read) {
+    StateDir dir;
+    const fs::path src = dir.path / "src";
+    fs::create_directories(src);
+    std::ofstream(src / "a.txt") << "alpha";
+    ArchiveStream stream(
+        {{src.string(), "/app"}}, liveupdate::common::IgnoreSet{},
+        [](liveupdate::common::LogLevel, std::string_view) {}, {},
+        [] { throw HostError("cannot keep the record of synced files", "/state/x.journal", "cannot sync: EIO"); });
+    char buffer[512];
+    BOOST_TEST(stream.read(buffer, sizeof buffer) == -1);
+    BOOST_TEST(stream.finish(false).value_or("").find("cannot sync: EIO") != std::string::npos);
+}
+
+// Issue 19 (h14 item 2): the journal of a container known to be gone is
+// removed; one whose container exists, or cannot be told, stays.
+BOOST_AUTO_TEST_CASE(journals_of_gone_containers_are_pruned_and_no_other) {
+    StateDir dir;
+    const fs::path kept_root = dir.path / "kept-root";
+    fs::create_directories(kept_root);
+    const std::string state = (dir.path / "state").string();
+    const SyncedKey gone_root = SyncedKey::of("lu", "local", "", (dir.path / "removed-root").string());
+    const SyncedKey live_root = SyncedKey::of("lu", "local", "", kept_root.string());
+    const SyncedKey gone_id = SyncedKey::of("lu", "docker", "dead", "");
+    const SyncedKey live_id = SyncedKey::of("lu", "docker", "alive", "");
+    const SyncedKey unknown_id = SyncedKey::of("lu", "docker", "engine-down", "");
+    const SyncedKey other_via = SyncedKey::of("lu", "kubernetes", "dead", "");
+    {
+        SyncedRecords records(state);
+        for (const auto &key : {gone_root, live_root, gone_id, live_id, unknown_id, other_via})
+            records.journal(key)->add({"/app/a.txt"});
+    }
+    std::ofstream(fs::path(state) / "0000000000000000.journal") << "not a journal\n";
+    const DockerPresenceFn engine = [](const std::string &id) {
+        return id == "dead"    ? ContainerPresence::gone
+               : id == "alive" ? ContainerPresence::present
+                               : ContainerPresence::unknown;
+    };
+    SyncedRecords records(state);
+    const auto open_before = records.journal(gone_id);  // open in this daemon: closed and removed too
+    std::vector<std::string> removed;
+    prune_gone_synced_records(records, "docker", engine, [&](const SyncedKey &k) { removed.push_back(k.container); });
+    std::sort(removed.begin(), removed.end());
+    BOOST_TEST((removed == std::vector<std::string>{"id:dead", "root:" + (dir.path / "removed-root").string()}));
+    BOOST_TEST(!records.has_paths(gone_id));
+    BOOST_TEST(!records.has_paths(gone_root));
+    for (const auto &key : {live_root, live_id, unknown_id, other_via}) BOOST_TEST(records.has_paths(key));
+    BOOST_TEST(fs::exists(fs::path(state) / "0000000000000000.journal"));
+    // Without an engine to ask, no docker journal goes.
+    BOOST_TEST(records.prune([](const SyncedKey &k) { return synced_container_gone(k, "", {}); }).empty());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -294,3 +294,42 @@ BOOST_AUTO_TEST_CASE(a_container_repaired_by_verify_fix_leaves_failed_and_takes_
     write_file(d.src / "a.txt", "alpha 2");
     BOOST_TEST(wait_until([&] { return holds(d.in_app("a.txt"), "alpha 2"); }), d.log_text());
 }
+
+// Issue 19 (h14 item 7): the scheduled verify checks a Failed LiveUpdate too,
+// and a repair that brings its container to the sources clears the failure.
+BOOST_AUTO_TEST_CASE(the_scheduled_verify_repairs_a_failed_live_update_and_clears_it) {
+    UpDaemon d;
+    start_synced(d, {"--debounce", "0", "--verify-every", "300ms"});
+    fs::rename(d.root / "app", d.root / "app-moved");
+    fs::create_directory_symlink(d.root / "app-moved", d.root / "app");
+    write_file(d.src / "sub/b.txt", "beta 2");
+    const auto failed = [&] {
+        const json::value s = d.status_of("LiveUpdate", "lu");
+        return s.is_object() && s.as_object().if_contains("failed") != nullptr;
+    };
+    BOOST_TEST_REQUIRE(wait_until(failed), d.log_text());
+    fs::remove(d.root / "app");
+    fs::rename(d.root / "app-moved", d.root / "app");
+    BOOST_TEST(wait_until([&] { return !failed(); }), d.log_text());
+    BOOST_TEST(contains(d.log_text(), "the failure of its last update is cleared"), d.log_text());
+    BOOST_TEST(holds(d.in_app("sub/b.txt"), "beta 2"), d.log_text());
+}
+
+// Issue 19 (h14 item 2): a container that is gone when the daemon starts
+// (a local container's root folder removed) loses its journal; the state
+// folder does not keep every container ever synced into.
+BOOST_AUTO_TEST_CASE(the_journal_of_a_container_gone_while_the_daemon_was_down_is_removed_at_start) {
+    UpDaemon d;
+    start_synced(d);
+    std::vector<fs::path> journals;  // the one of box, rooted at root/
+    for (const auto &e : fs::directory_iterator(d.state))
+        if (e.path().extension() == ".journal") journals.push_back(e.path());
+    BOOST_TEST_REQUIRE(journals.size() == 1u);
+    d.kill_hard();
+    fs::rename(d.root, d.dir / "root-elsewhere");
+    Objects o;
+    o.container["spec"].as_object()["root"] = "root-2";
+    BOOST_TEST_REQUIRE(d.start(o));
+    BOOST_TEST(wait_until([&] { return contains(d.log_text(), "that container no longer exists"); }), d.log_text());
+    BOOST_TEST(!fs::exists(journals[0]));
+}

@@ -235,6 +235,11 @@ Outcome DockerUpdater::update(const updater::Request &original) {
         if (e.failure() == docker_engine::EngineFailure::unreachable ||
             e.failure() == docker_engine::EngineFailure::permission_denied)
             return Outcome::infra_failure(e.what());
+        // Paused after inspect_target: the engine refuses the exec (409), as a pause seen there.
+        if (e.failure() == docker_engine::EngineFailure::conflict && is_paused(target))
+            return Outcome::container_not_running("container " + target.display() +
+                                                  " was paused during the update: unpause it to live update (" +
+                                                  e.what() + ")");
         return infra("updating container " + target.display() + ": " + e.what());
     } catch (const std::exception &e) {
         return infra("updating container " + target.display() + ": " + e.what());
@@ -299,7 +304,16 @@ void DockerUpdater::delete_paths(const Target &target, const std::vector<std::st
     const auto &said = output.finish();
     if (result.exit_code != 0) {
         const auto gone = container_gone_reason(target, result.exit_code == updaters::kExitKilled);
-        throw InfraFailure(gone.empty() ? updaters::delete_failure(result.exit_code, said) : gone);
+        if (!gone.empty()) throw InfraFailure(gone);
+        std::string message = updaters::delete_failure(result.exit_code, said);
+        // As Tilt's `rm` exec failing: UpdateFailed. The archive API copies without tar but cannot delete.
+        if (result.exit_code == updaters::kExitCannotExec || result.exit_code == updaters::kExitNotFound)
+            message += config_.agent
+                           ? " lu-agent, which deletes without `rm`, could not run in this container (see "
+                             "the lines above), and the Docker archive API cannot delete."
+                           : " Or enable lu-agent (\"agent\": true in the docker updater's settings), which deletes "
+                             "without `rm`: the Docker archive API cannot delete.";
+        throw InfraFailure(message);
     }
 }
 
@@ -655,6 +669,18 @@ std::unique_ptr<AgentSession> DockerUpdater::start_agent(const Target &target, c
     }
     refuse_agent(target, why, log);
     return nullptr;
+}
+
+bool DockerUpdater::is_paused(const Target &target) {
+    try {
+        const auto response = client_.get("/containers/" + target.id + "/json");
+        if (response.status != 200) return false;
+        const auto object = parse_object(response.body, "inspect");
+        const auto *state = object.if_contains("State");
+        return state != nullptr && state->is_object() && flag_at(state->as_object(), "Paused");
+    } catch (const std::exception &) {
+        return false;  // the update's own failure says enough
+    }
 }
 
 std::string DockerUpdater::start_interrupted(const Target &target, const std::string &why) {

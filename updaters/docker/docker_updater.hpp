@@ -18,10 +18,10 @@
 #include "common/docker_engine/engine_client.hpp"
 #include "common/docker_engine/exec_session.hpp"
 #include "liveupdate/updater.hpp"
-#include "updaters/docker/agent_refusals.hpp"
 #include "updaters/docker/agent_session.hpp"
 #include "updaters/docker/archive_api_folders.hpp"
 #include "updaters/docker/updater_config.hpp"
+#include "updaters/shared/agent_refusals.hpp"
 #include "updaters/shared/container_owner.hpp"
 #include "updaters/shared/path_preparation.hpp"
 
@@ -115,6 +115,8 @@ private:
     // Why the agent's failure to start was the container's passing state (killed, paused,
     // restarted since `target` was inspected), or empty.
     std::string start_interrupted(const Target &target, const std::string &why);
+    // Whether the container is paused now (a 409 after inspect_target); false when that cannot be told.
+    bool is_paused(const Target &target);
 
     UpdaterConfig config_;
     // A DOCKER_HOST from the environment that cannot be used fails each update, not the
@@ -137,7 +139,7 @@ private:
     std::mutex agent_mutex_;
     std::unordered_map<std::string, std::shared_ptr<AgentSlot>> agent_slots_;
     // Containers where the agent cannot run, with why (said once per refusal in the log).
-    AgentRefusals agent_refused_;
+    updaters::AgentRefusals agent_refused_;
     std::optional<agent_client::AgentBinary> agent_binary_;
     std::atomic<std::uint64_t> reconnects_{0};
 };

@@ -28,6 +28,13 @@ std::string pod_text(const PodContainer &t) {
 
 kube::PodExecTarget exec_target(const PodContainer &t) { return {t.namespace_name, t.pod, t.container}; }
 
+// A session's key: the container and its ID (a restarted container has a new one).
+std::string session_key(const PodContainer &t, const std::string &container_id) {
+    return t.namespace_name + "/" + t.pod + "/" + t.container + "/" + container_id;
+}
+
+std::string refusal_key(const PodContainer &t) { return t.namespace_name + "/" + t.pod + "/" + t.container; }
+
 }  // namespace
 
 std::shared_ptr<const std::string> read_whole_archive(const updaters::ArchiveReadFn &in) {
@@ -51,11 +58,11 @@ updaters::ArchiveReadFn archive_reader_over(std::shared_ptr<const std::string> b
     };
 }
 
-void PodAgents::refuse(const PodContainer &target, const std::string &key, const std::string &why,
+void PodAgents::refuse(const PodContainer &target, const std::string &container_id, const std::string &why,
                        const UpdateLog &log) {
     {
         std::lock_guard lock(mutex_);
-        refused_[key] = why;
+        refused_.refuse(refusal_key(target), container_id, why);
     }
     log(LU_LOG_WARN, "lu-agent cannot run in " + pod_text(target) + ": " + why +
                          "; updating it through one exec per update instead");
@@ -79,12 +86,12 @@ std::string PodAgents::install(const PodContainer &target, const agent_client::A
     return detail.empty() ? why : why + ": " + detail;
 }
 
-std::unique_ptr<PodAgentSession> PodAgents::start(const PodContainer &target, const std::string &key,
+std::unique_ptr<PodAgentSession> PodAgents::start(const PodContainer &target, const std::string &container_id,
                                                   const UpdateLog &log) {
     try {
         if (!binary_) binary_ = agent_client::load_agent_binary(config_.agent_path);
     } catch (const std::runtime_error &e) {
-        refuse(target, key, e.what(), log);
+        refuse(target, container_id, e.what(), log);
         return nullptr;
     }
     const auto timeout = std::chrono::duration_cast<ms>(config_.timeout);
@@ -112,7 +119,7 @@ std::unique_ptr<PodAgentSession> PodAgents::start(const PodContainer &target, co
         why += " (the container's CPU architecture is not this machine's)";
     else if (why.find("permission denied") != std::string::npos)
         why += " (a noexec mount where lu-agent lies?)";
-    refuse(target, key, why, log);
+    refuse(target, container_id, why, log);
     return nullptr;
 }
 
@@ -120,12 +127,11 @@ std::optional<Outcome> PodAgents::update(const updater::Request &request,
                                          const std::shared_ptr<const std::string> &archive_bytes) {
     const UpdateLog &log = request.log;
     const PodContainer target = pod_container(request.container);
-    const std::string key =
-        target.namespace_name + "/" + target.pod + "/" + target.container + "/" + request.container.id;
+    const std::string key = session_key(target, request.container.id);
     std::shared_ptr<Slot> slot;
     {
         std::lock_guard lock(mutex_);
-        if (refused_.contains(key)) return std::nullopt;
+        if (refused_.refusal(refusal_key(target), request.container.id, true)) return std::nullopt;
         // Sessions of other containers that ended (pod deleted, container restarted) go.
         for (auto it = slots_.begin(); it != slots_.end();) {
             std::unique_lock idle(it->second->mutex, std::try_to_lock);
@@ -148,7 +154,7 @@ std::optional<Outcome> PodAgents::update(const updater::Request &request,
             if (!slot->session) {
                 // A refused or unreachable exec is reported by the per-update path, in its words.
                 try {
-                    slot->session = start(target, key, log);
+                    slot->session = start(target, request.container.id, log);
                 } catch (const kube::ApiError &) {
                     return std::nullopt;
                 }

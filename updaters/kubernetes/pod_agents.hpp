@@ -3,7 +3,8 @@
 // next ones. The agent is copied in through an exec of `tar -x` (Kubernetes
 // has no archive API) only when starting it says it is not there yet. Where
 // it cannot run, the container is remembered with why (logged once) and its
-// updates take the per-update exec path.
+// updates take the per-update exec path, until the refusal lapses
+// (updaters/shared/agent_refusals: a new container ID, or enough updates).
 #pragma once
 
 #include <memory>
@@ -16,6 +17,7 @@
 #include "updaters/kubernetes/api_exec.hpp"
 #include "updaters/kubernetes/kubectl_updater.hpp"
 #include "updaters/kubernetes/pod_agent_session.hpp"
+#include "updaters/shared/agent_refusals.hpp"
 
 namespace liveupdate::kubernetes {
 
@@ -42,11 +44,12 @@ private:
         std::unique_ptr<PodAgentSession> session;
     };
 
-    std::unique_ptr<PodAgentSession> start(const PodContainer &target, const std::string &key,
+    std::unique_ptr<PodAgentSession> start(const PodContainer &target, const std::string &container_id,
                                            const updater::UpdateLog &log);
     // Copies the agent in: "" when done, else why it could not be.
     std::string install(const PodContainer &target, const agent_client::AgentBinary &binary);
-    void refuse(const PodContainer &target, const std::string &key, const std::string &why,
+    // Refused for this container ID (request.container.id) of the target.
+    void refuse(const PodContainer &target, const std::string &container_id, const std::string &why,
                 const updater::UpdateLog &log);
     updater::Outcome apply(PodAgentSession &session, const updater::Request &request, bool &run_started);
 
@@ -54,7 +57,8 @@ private:
     std::shared_ptr<ApiExec> api_;
     std::mutex mutex_;
     std::unordered_map<std::string, std::shared_ptr<Slot>> slots_;
-    std::unordered_map<std::string, std::string> refused_;
+    // By namespace/pod/container, each for one container ID.
+    updaters::AgentRefusals refused_;
     std::optional<agent_client::AgentBinary> binary_;
 };
 

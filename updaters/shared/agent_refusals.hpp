@@ -1,7 +1,8 @@
 // The containers where lu-agent could not start, and when to try it again.
-// A refusal belongs to one start of a container: a restart (a new
-// State.StartedAt) may have cleared its cause, and so may time, so it also
-// lapses after a bounded number of updates.
+// A refusal belongs to one start of a container: a restart (docker: a new
+// State.StartedAt; Kubernetes: a new container ID) may have cleared its
+// cause, and so may time, so it also lapses after a bounded number of
+// updates. Shared by the docker and kubernetes updaters.
 #pragma once
 
 #include <cstddef>
@@ -9,7 +10,7 @@
 #include <string>
 #include <unordered_map>
 
-namespace liveupdate::docker {
+namespace liveupdate::updaters {
 
 class AgentRefusals {
 public:
@@ -32,4 +33,4 @@ private:
     std::unordered_map<std::string, Refusal> refused_;
 };
 
-}  // namespace liveupdate::docker
+}  // namespace liveupdate::updaters

@@ -1,0 +1,29 @@
+// Which synced records (host/core/synced_record) are about containers that
+// are gone, so that their journals can go: a local container whose root
+// folder no longer exists, or a docker container the engine answers 404
+// for. Anything else (an engine that cannot be asked, another updater, a
+// container that still exists) keeps its journal.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "host/core/synced_record.hpp"
+
+namespace liveupdate::host {
+
+enum class ContainerPresence { present, gone, unknown };
+
+// Asks the docker engine about one container ID.
+using DockerPresenceFn = std::function<ContainerPresence(const std::string &id)>;
+
+// docker_via: the updater class served by the docker updater with the
+// engine `docker` asks ("" and null: none).
+bool synced_container_gone(const SyncedKey &key, const std::string &docker_via, const DockerPresenceFn &docker);
+
+// Prunes records (SyncedRecords::prune) by synced_container_gone; the
+// journals removed are told to `removed`, one call each.
+void prune_gone_synced_records(SyncedRecords &records, const std::string &docker_via, const DockerPresenceFn &docker,
+                               const std::function<void(const SyncedKey &)> &removed);
+
+}  // namespace liveupdate::host
