@@ -17,10 +17,9 @@ export DOCKER_HOST=${DOCKER_HOST:-unix:///var/run/docker.sock}
 work=$(mktemp -d)
 project=lustream$$
 host_pid=""
-containers=()
 cleanup() {
   [ -n "$host_pid" ] && kill "$host_pid" 2>/dev/null && wait "$host_pid" 2>/dev/null
-  for c in "${containers[@]}"; do docker rm -f "$c" >/dev/null 2>&1 || true; done
+  for c in "$project-web-1" "${project}m-web-1"; do docker rm -f "$c" >/dev/null 2>&1 || true; done
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -42,7 +41,6 @@ start_service() {
     --label com.docker.compose.service=web --label com.docker.compose.oneoff=False \
     --label com.docker.compose.container-number=1 lu-busybox:latest \
     sh -c 'mkdir -p /app /ref && exec sleep 1000000' >/dev/null
-  containers+=("$name")
   echo "/proc/$(docker inspect -f '{{.State.Pid}}' "$name")/root"
 }
 
@@ -117,8 +115,13 @@ find "$work/many/src/tree" -type f | tail -n +$((files + 1)) | xargs -r rm -f
 echo start >"$work/many/src/index.html"
 objects "${project}m" "$work/many"
 start_host "$work/many" many
-sleep 2  # lu-host watches the tree before the container appears: that is its idle
+# lu-host watches the tree before the container appears: that is its idle, once its peak stops growing.
 many_idle=$(peak_kib)
+for _ in $(seq 1 120); do
+  sleep 1
+  [ "$(peak_kib)" = "$many_idle" ] && break
+  many_idle=$(peak_kib)
+done
 mroot=$(start_service "${project}m")
 last=$(find "$work/many/src/tree" -type f | sort | tail -1)
 wait_for_equal "$last" "$mroot/app/${last#"$work/many/src/"}"

@@ -50,7 +50,13 @@ TestContainer::TestContainer(const std::string &image, const std::string &comman
     id_ = sh_ok("docker run -d --network none --name " + name_ + " " + extra_run_args + " " + image + " " + command);
 }
 
-TestContainer::~TestContainer() { sh("docker rm -f " + name_ + " >/dev/null 2>&1"); }
+TestContainer::~TestContainer() {
+    try {
+        sh("docker rm -f " + name_ + " >/dev/null 2>&1");
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "removing container %s: %s\n", name_.c_str(), e.what());
+    }
+}
 
 ShellResult TestContainer::exec(const std::string &shell_command) const {
     return sh("docker exec " + name_ + " sh -c " + shell_quote(shell_command) + " 2>&1");

@@ -65,7 +65,7 @@ std::string pattern(std::size_t size) {
 BOOST_AUTO_TEST_SUITE(replayable_archive)
 
 BOOST_AUTO_TEST_CASE(without_a_rewind_a_later_pass_replays_what_was_read_then_goes_on) {
-    Source source{pattern(2500 * 1000)};
+    Source source{pattern(std::size_t{2500} * 1000)};
     ReplayableArchive archive(source.reader(), {});
     BOOST_TEST(read_n(archive.pass(), 1234567) == source.text.substr(0, 1234567));
     BOOST_TEST((read_all(archive.pass()) == source.text));
@@ -74,7 +74,7 @@ BOOST_AUTO_TEST_CASE(without_a_rewind_a_later_pass_replays_what_was_read_then_go
 }
 
 BOOST_AUTO_TEST_CASE(with_a_rewind_a_later_pass_starts_the_source_again) {
-    Source source{pattern(50 * 1000)};
+    Source source{pattern(std::size_t{50} * 1000)};
     ReplayableArchive archive(source.reader(), [&source] { return source.rewind(); });
     BOOST_TEST(read_n(archive.pass(), 1000) == source.text.substr(0, 1000));
     BOOST_TEST((read_all(archive.pass()) == source.text));
