@@ -13,6 +13,7 @@
 #include <exception>
 #include <memory>
 #include <span>
+#include <system_error>
 
 #include "common/ignore_defs.hpp"
 #include "common/utf8.hpp"
@@ -393,7 +394,7 @@ ArchiveStream::ArchiveStream(std::vector<CopyMapping> copies, common::IgnoreSet 
       log_(std::move(log)),
       before_entry_(std::move(before_entry)),
       before_bytes_leave_(std::move(before_bytes_leave)) {
-    writer_ = std::thread([this] { run_writer(); });
+    start_writer();
 }
 
 ArchiveStream::~ArchiveStream() {
@@ -417,6 +418,34 @@ void ArchiveStream::run_writer() {
     changed_.notify_all();
 }
 
+void ArchiveStream::start_writer() {
+    writer_ = std::thread([this] { run_writer(); });
+}
+
+int32_t ArchiveStream::rewind() {
+    stop_writer();
+    finish_writer();
+    {
+        std::lock_guard lock(mutex_);
+        slot_ = nullptr;
+        slot_capacity_ = slot_filled_ = 0;
+        reader_gone_ = writer_done_ = false;
+        error_.reset();
+        summary_ = {};
+    }
+    try {
+        start_writer();
+    } catch (const std::system_error &e) {
+        std::lock_guard lock(mutex_);
+        error_ = std::string("starting the archive again: ") + e.what();
+        writer_done_ = true;
+        return -1;
+    }
+    return 0;
+}
+
+int32_t ArchiveStream::rewind_fn(void *ctx) { return static_cast<ArchiveStream *>(ctx)->rewind(); }
+
 void ArchiveStream::stop_writer() {
     std::lock_guard lock(mutex_);
     reader_gone_ = true;
@@ -424,7 +453,8 @@ void ArchiveStream::stop_writer() {
 }
 
 void ArchiveStream::finish_writer() {
-    std::call_once(join_once_, [this] { writer_.join(); });
+    std::lock_guard lock(join_mutex_);
+    if (writer_.joinable()) writer_.join();
 }
 
 std::int64_t ArchiveStream::read(void *buffer, std::size_t capacity) {

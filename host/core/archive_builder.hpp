@@ -84,6 +84,12 @@ public:
     std::int64_t read(void *buffer, std::size_t capacity);
     lu_archive_stream c_stream() { return lu_archive_stream{this, &ArchiveStream::read_fn}; }
 
+    // Stops the writer and builds the archive again from its first byte, from
+    // the files as they are now (lu_rewind_fn semantics: 0, or -1 when the
+    // writer cannot start again). Not during a read().
+    int32_t rewind();
+    static int32_t rewind_fn(void *ctx);
+
     // Why building failed, once read() returned -1 (or after the stream ended).
     std::optional<std::string> error() const;
     ArchiveSummary summary() const;
@@ -100,6 +106,7 @@ private:
 
     static std::int64_t read_fn(void *ctx, void *buffer, std::size_t capacity);
     void run_writer();
+    void start_writer();
     void stop_writer();
     void finish_writer();
 
@@ -119,7 +126,7 @@ private:
     bool writer_done_ = false;
     std::optional<std::string> error_;
     ArchiveSummary summary_;
-    std::once_flag join_once_;
+    std::mutex join_mutex_;  // the writer is joined once, by whichever of finish and the destructor comes first
 };
 
 }  // namespace liveupdate::host

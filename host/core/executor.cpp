@@ -203,6 +203,7 @@ UpdateOutcome Executor::execute(const json::object &update, const LogSinkFn &log
         request.log_ctx = const_cast<LogSinkFn *>(&log);
         request.sync_roots = sync_roots.data();
         request.sync_root_count = sync_roots.size();
+        request.archive_rewind = &ArchiveStream::rewind_fn;
 
         UpdateOutcome outcome = updater->update(request);
         // Whatever the updater says, an archive that is not complete is not a

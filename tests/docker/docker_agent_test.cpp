@@ -276,6 +276,37 @@ BOOST_AUTO_TEST_CASE(a_killed_agent_is_replaced_without_losing_or_repeating_an_u
     BOOST_TEST(c.read("/k/3.txt") == "3\n");
 }
 
+// Killed while a large file streams in: the update goes again through a new
+// session, its archive started again by the host (rewindable) or, from an
+// older host, replayed from the plugin's temporary file; never kept in memory.
+BOOST_AUTO_TEST_CASE(an_agent_killed_while_a_large_file_streams_gets_it_sent_again) {
+    std::string big(std::size_t{6} * 1024 * 1024, '\0');
+    for (std::size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>('a' + (i * 7 + i / 4093) % 26);
+    for (const bool rewindable : {true, false}) {
+        BOOST_TEST_CONTEXT("rewindable " << rewindable) {
+            Container c(kBusybox);
+            DockerUpdater updater;
+            const auto warm =
+                updater.update(c.id(), c.name(), copy_of(TarBuilder().file("k/1.txt", "1\n").finish(), {"/k/1.txt"}));
+            BOOST_TEST_REQUIRE(warm.kind == LU_OUTCOME_OK, warm.message);
+            Update u = copy_of(TarBuilder().file("k/big.bin", big).finish(), {"/k/big.bin"});
+            u.rewindable = rewindable;
+            bool killed = false;
+            u.after_read = [&](std::size_t handed) {
+                if (killed || handed < std::size_t{1024} * 1024) return;
+                killed = true;
+                c.kill_agents();
+            };
+            const auto out = updater.update(c.id(), c.name(), u);
+            BOOST_TEST_REQUIRE(out.kind == LU_OUTCOME_OK, out.message);
+            BOOST_TEST(killed);
+            BOOST_TEST(out.logged("sending the update again"));
+            BOOST_TEST(out.archive_rewinds == (rewindable ? 1 : 0));
+            BOOST_TEST((c.read("/k/big.bin") == big));
+        }
+    }
+}
+
 BOOST_AUTO_TEST_CASE(kinds_swap_and_container_symlinks_stay_unfollowed_through_the_agent) {
     for (const auto &image : {kBusybox, kNoTar}) {
         BOOST_TEST_CONTEXT(image) {

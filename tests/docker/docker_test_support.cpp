@@ -50,7 +50,13 @@ TestContainer::TestContainer(const std::string &image, const std::string &comman
     id_ = sh_ok("docker run -d --network none --name " + name_ + " " + extra_run_args + " " + image + " " + command);
 }
 
-TestContainer::~TestContainer() { sh("docker rm -f " + name_ + " >/dev/null 2>&1"); }
+TestContainer::~TestContainer() {
+    try {
+        sh("docker rm -f " + name_ + " >/dev/null 2>&1");
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "removing container %s: %s\n", name_.c_str(), e.what());
+    }
+}
 
 ShellResult TestContainer::exec(const std::string &shell_command) const {
     return sh("docker exec " + name_ + " sh -c " + shell_quote(shell_command) + " 2>&1");
@@ -124,7 +130,15 @@ int64_t BytesStream::read(void *ctx, void *buffer, std::size_t capacity) {
     const auto n = std::min(capacity, self->bytes_.size() - self->offset_);
     std::memcpy(buffer, self->bytes_.data() + self->offset_, n);
     self->offset_ += n;
+    if (self->after_read_) self->after_read_(self->offset_);
     return static_cast<int64_t>(n);
+}
+
+int32_t BytesStream::rewind(void *ctx) {
+    auto *self = static_cast<BytesStream *>(ctx);
+    self->offset_ = 0;
+    ++self->rewinds_;
+    return 0;
 }
 
 bool Outcome::logged(const std::string &needle) const {
@@ -212,7 +226,7 @@ Outcome DockerUpdater::update(const std::string &container_id, const std::string
                                u.namespace_name.c_str(), ""};
     std::vector<const char *> roots;
     for (const auto &r : u.sync_roots) roots.push_back(r.c_str());
-    BytesStream archive(u.archive);
+    BytesStream archive(u.archive, u.after_read);
     lu_update_request request{};
     request.struct_size = sizeof request;
     request.live_update = "test";
@@ -228,6 +242,7 @@ Outcome DockerUpdater::update(const std::string &container_id, const std::string
     request.restart = u.restart ? 1 : 0;
     request.sync_roots = roots.data();
     request.sync_root_count = roots.size();
+    request.archive_rewind = u.rewindable ? &BytesStream::rewind : nullptr;
     lu_update_outcome outcome{};
     outcome.struct_size = sizeof outcome;
     {
@@ -240,7 +255,8 @@ Outcome DockerUpdater::update(const std::string &container_id, const std::string
     Outcome result{outcome.kind,
                    outcome.exit_code,
                    std::string(outcome.message.data == nullptr ? "" : outcome.message.data, outcome.message.size),
-                   {}};
+                   {},
+                   archive.rewinds()};
     {
         std::lock_guard lock(logs_->mutex);
         result.logs = logs_->lines;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -60,16 +61,23 @@ private:
 };
 
 // Serves bytes through lu_archive_stream.
+// after_read, when set, is told the bytes handed out so far after each read.
 class BytesStream {
 public:
-    explicit BytesStream(std::string bytes) : bytes_(std::move(bytes)) {}
+    explicit BytesStream(std::string bytes, std::function<void(std::size_t)> after_read = {})
+        : bytes_(std::move(bytes)), after_read_(std::move(after_read)) {}
     lu_archive_stream stream() { return {this, &BytesStream::read}; }
     std::size_t consumed() const { return offset_; }
+    // lu_rewind_fn: from the first byte again.
+    static int32_t rewind(void *ctx);
+    int rewinds() const { return rewinds_; }
 
 private:
     static int64_t read(void *ctx, void *buffer, std::size_t capacity);
     std::string bytes_;
+    std::function<void(std::size_t)> after_read_;
     std::size_t offset_ = 0;
+    int rewinds_ = 0;
 };
 
 struct Outcome {
@@ -77,6 +85,7 @@ struct Outcome {
     int32_t exit_code = 0;
     std::string message;
     std::vector<std::string> logs;
+    int archive_rewinds = 0;  // how often the plugin started the archive again
     bool logged(const std::string &needle) const;
 };
 
@@ -93,6 +102,8 @@ struct Update {
     std::vector<std::string> sync_roots;  // lu_update_request.sync_roots
     std::string pod;                      // kubernetes updater: the pod, its namespace
     std::string namespace_name;
+    bool rewindable = false;                           // the request offers archive_rewind, as lu-host does
+    std::function<void(std::size_t)> after_read = {};  // BytesStream's
 };
 
 // An updater plugin (by default build/lib/libupdater_docker.so) and one instance of it.

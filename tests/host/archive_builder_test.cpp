@@ -250,4 +250,47 @@ BOOST_AUTO_TEST_CASE(finish_reads_what_the_updater_left_and_reports_a_complete_a
     BOOST_TEST(stream.summary().entries == 2u);
 }
 
+namespace {
+
+std::string read_rest(lu_archive_stream c) {
+    std::string streamed;
+    char buffer[1000];
+    int64_t n;
+    while ((n = c.read(c.ctx, buffer, sizeof buffer)) > 0) streamed.append(buffer, static_cast<size_t>(n));
+    BOOST_TEST(n == 0);
+    return streamed;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_rewound_stream_starts_again_at_the_first_byte) {
+    TempDir tmp;
+    write(tmp.path / "big.bin", std::string(2 * 1024 * 1024 + 3, 'y'));
+    const std::vector<CopyMapping> copies{{tmp.path.string(), "/data"}};
+    const std::string expected = build(copies).bytes;
+    ArchiveStream stream(copies, IgnoreSet{}, [](liveupdate::common::LogLevel, std::string_view) {});
+    lu_archive_stream c = stream.c_stream();
+    char buffer[5000];
+    BOOST_TEST(c.read(c.ctx, buffer, sizeof buffer) > 0);  // broken off in the first file
+    BOOST_TEST(ArchiveStream::rewind_fn(c.ctx) == 0);
+    BOOST_TEST((read_rest(c) == expected));
+    // Once more after reading to the end; the summary is the last pass's.
+    BOOST_TEST(stream.rewind() == 0);
+    BOOST_TEST((read_rest(c) == expected));
+    BOOST_TEST(!stream.finish(true).has_value());
+    BOOST_TEST(stream.summary().entries == 2u);
+    BOOST_TEST(stream.summary().bytes == expected.size());
+}
+
+BOOST_AUTO_TEST_CASE(a_rewound_stream_holds_the_files_as_they_are_now) {
+    TempDir tmp;
+    write(tmp.path / "a.txt", "first");
+    const std::vector<CopyMapping> copies{{tmp.path.string(), "/data"}};
+    ArchiveStream stream(copies, IgnoreSet{}, [](liveupdate::common::LogLevel, std::string_view) {});
+    BOOST_TEST(read_tar(read_rest(stream.c_stream())).at("data/a.txt").content == "first");
+    write(tmp.path / "a.txt", "second, longer");
+    BOOST_TEST(stream.rewind() == 0);
+    BOOST_TEST(read_tar(read_rest(stream.c_stream())).at("data/a.txt").content == "second, longer");
+}
+
 BOOST_AUTO_TEST_SUITE_END()

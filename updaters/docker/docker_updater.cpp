@@ -17,6 +17,7 @@
 #include "common/line_splitter.hpp"
 #include "updaters/docker/tar_file_reader.hpp"
 #include "updaters/shared/implied_dirs_filter.hpp"
+#include "updaters/shared/replayable_archive.hpp"
 #include "updaters/shared/update_messages.hpp"
 
 namespace liveupdate::docker {
@@ -118,29 +119,6 @@ std::string decode_base64(std::string_view text) {
     return out;
 }
 
-std::shared_ptr<const std::string> read_whole(const updater::ArchiveReader &in) {
-    auto bytes = std::make_shared<std::string>();
-    char chunk[64 * 1024];
-    for (;;) {
-        const auto got = in(chunk, sizeof chunk);
-        if (got < 0) throw InfraFailure("reading the update's archive failed");
-        if (got == 0) break;
-        bytes->append(chunk, static_cast<std::size_t>(got));
-    }
-    return bytes;
-}
-
-// A fresh reader over kept archive bytes, from their start.
-updater::ArchiveReader reader_over(std::shared_ptr<const std::string> bytes) {
-    auto offset = std::make_shared<std::size_t>(0);
-    return [bytes = std::move(bytes), offset](void *buffer, std::size_t capacity) -> std::int64_t {
-        const auto n = std::min(capacity, bytes->size() - *offset);
-        std::memcpy(buffer, bytes->data() + *offset, n);
-        *offset += n;
-        return static_cast<std::int64_t>(n);
-    };
-}
-
 }  // namespace
 
 namespace {
@@ -206,19 +184,19 @@ Outcome DockerUpdater::update(const updater::Request &original) {
         if (!endpoint_error_.empty()) throw InfraFailure(endpoint_error_);
         if (container.id.empty()) throw InfraFailure("no container ID to update");
         target = inspect_target(container);
-        // The archive is a one-pass stream: kept whole when the agent may need to send it
-        // again, or hand it to the exec path after failing to start.
-        std::shared_ptr<const std::string> archive_bytes;
-        std::optional<updater::Request> buffered;
+        // The agent may need to send the archive again, or hand it to the exec
+        // path after failing to start: each pass starts it again from the source.
+        std::optional<updaters::ReplayableArchive> replayable;
+        std::optional<updater::Request> replay;
         if (config_.agent && !original.copies.empty() && original.archive) {
-            archive_bytes = read_whole(original.archive);
-            buffered = original;
-            buffered->archive = reader_over(archive_bytes);
+            replayable.emplace(original.archive, original.archive_rewind);
+            replay = original;
         }
-        const updater::Request &request = buffered ? *buffered : original;
+        const updater::Request &request = replay ? *replay : original;
         if (config_.agent)
-            if (auto result = update_through_agent(target, request, archive_bytes, log)) return *result;
-        if (buffered) buffered->archive = reader_over(archive_bytes);
+            if (auto result = update_through_agent(target, request, replayable ? &*replayable : nullptr, log))
+                return *result;
+        if (replay) replay->archive = replayable->pass();
         update_through_exec(target, request, log);
         auto result = run_commands(target, request.runs, log);
         if (result.kind != Outcome::Kind::ok) return result;
@@ -739,8 +717,7 @@ AgentSession *DockerUpdater::session_in(AgentSlot &slot, const Target &target, c
 }
 
 std::optional<Outcome> DockerUpdater::update_through_agent(Target &target, const updater::Request &request,
-                                                           const std::shared_ptr<const std::string> &archive_bytes,
-                                                           const UpdateLog &log) {
+                                                           updaters::ReplayableArchive *archive, const UpdateLog &log) {
     {
         std::lock_guard lock(agent_mutex_);
         if (agent_refused_.refusal(target.id, target.started_at, true)) return std::nullopt;
@@ -753,7 +730,7 @@ std::optional<Outcome> DockerUpdater::update_through_agent(Target &target, const
         if (session == nullptr) return std::nullopt;
         bool run_started = false;
         updater::Request replay = request;
-        if (archive_bytes) replay.archive = reader_over(archive_bytes);
+        if (archive != nullptr) replay.archive = archive->pass();
         try {
             return apply_through_agent(*session, target, replay, log, run_started);
         } catch (const AgentSessionBroken &e) {

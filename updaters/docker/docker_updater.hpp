@@ -24,6 +24,7 @@
 #include "updaters/shared/agent_refusals.hpp"
 #include "updaters/shared/container_owner.hpp"
 #include "updaters/shared/path_preparation.hpp"
+#include "updaters/shared/replayable_archive.hpp"
 
 namespace liveupdate::docker {
 
@@ -92,9 +93,9 @@ private:
 
     // Through lu-agent (see common/agent_client/agent_apply.hpp): nullopt when the agent cannot run
     // in this container, after saying why once; the caller then takes the exec path.
-    // archive_bytes: the update's archive kept whole (null without copies), read again for each attempt.
+    // archive: the update's archive (null without copies), passed over again for each attempt.
     std::optional<updater::Outcome> update_through_agent(Target &target, const updater::Request &request,
-                                                         const std::shared_ptr<const std::string> &archive_bytes,
+                                                         updaters::ReplayableArchive *archive,
                                                          const updater::UpdateLog &log);
     updater::Outcome apply_through_agent(AgentSession &session, const Target &target, const updater::Request &request,
                                          const updater::UpdateLog &log, bool &run_started);

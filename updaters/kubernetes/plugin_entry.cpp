@@ -7,6 +7,7 @@
 #include "updaters/kubernetes/api_exec.hpp"
 #include "updaters/kubernetes/kubectl_updater.hpp"
 #include "updaters/kubernetes/pod_agents.hpp"
+#include "updaters/shared/replayable_archive.hpp"
 
 namespace {
 
@@ -41,18 +42,20 @@ private:
 lu::Outcome KubernetesPlugin::update(const lu::Request &request) const {
     if (!agents_ || request.container.pod.empty() || request.restart)
         return k8s::update_pod_container(exec_, config_, request);
-    std::shared_ptr<const std::string> archive_bytes;
+    if (request.copies.empty() || !request.archive) {
+        if (auto through_agent = agents_->update(request, nullptr)) return std::move(*through_agent);
+        return k8s::update_pod_container(exec_, config_, request);
+    }
     try {
-        if (!request.copies.empty() && request.archive) archive_bytes = k8s::read_whole_archive(request.archive);
+        // The agent may send the archive again, or leave it to the exec path: each pass starts it again.
+        liveupdate::updaters::ReplayableArchive archive(request.archive, request.archive_rewind);
+        if (auto through_agent = agents_->update(request, &archive)) return std::move(*through_agent);
+        lu::Request replay = request;
+        replay.archive = archive.pass();
+        return k8s::update_pod_container(exec_, config_, replay);
     } catch (const std::exception &e) {
         return lu::Outcome::infra_failure(e.what());
     }
-    if (auto through_agent = agents_->update(request, archive_bytes)) return std::move(*through_agent);
-    if (!archive_bytes) return k8s::update_pod_container(exec_, config_, request);
-    // The agent read the archive: the exec path reads the bytes kept.
-    lu::Request replay = request;
-    replay.archive = k8s::archive_reader_over(archive_bytes);
-    return k8s::update_pod_container(exec_, config_, replay);
 }
 
 }  // namespace

@@ -1,6 +1,5 @@
 #include "updaters/kubernetes/pod_agents.hpp"
 
-#include <algorithm>
 #include <stdexcept>
 
 #include "common/agent_client/agent_apply.hpp"
@@ -36,27 +35,6 @@ std::string session_key(const PodContainer &t, const std::string &container_id) 
 std::string refusal_key(const PodContainer &t) { return t.namespace_name + "/" + t.pod + "/" + t.container; }
 
 }  // namespace
-
-std::shared_ptr<const std::string> read_whole_archive(const updaters::ArchiveReadFn &in) {
-    auto bytes = std::make_shared<std::string>();
-    char chunk[64 * 1024];
-    for (;;) {
-        const auto got = in(chunk, sizeof chunk);
-        if (got < 0) throw std::runtime_error("reading the update's archive failed");
-        if (got == 0) return bytes;
-        bytes->append(chunk, static_cast<std::size_t>(got));
-    }
-}
-
-updaters::ArchiveReadFn archive_reader_over(std::shared_ptr<const std::string> bytes) {
-    auto offset = std::make_shared<std::size_t>(0);
-    return [bytes = std::move(bytes), offset](void *buffer, std::size_t capacity) -> std::int64_t {
-        const auto n = std::min(capacity, bytes->size() - *offset);
-        std::copy_n(bytes->data() + *offset, n, static_cast<char *>(buffer));
-        *offset += n;
-        return static_cast<std::int64_t>(n);
-    };
-}
 
 void PodAgents::refuse(const PodContainer &target, const std::string &container_id, const std::string &why,
                        const UpdateLog &log) {
@@ -123,8 +101,7 @@ std::unique_ptr<PodAgentSession> PodAgents::start(const PodContainer &target, co
     return nullptr;
 }
 
-std::optional<Outcome> PodAgents::update(const updater::Request &request,
-                                         const std::shared_ptr<const std::string> &archive_bytes) {
+std::optional<Outcome> PodAgents::update(const updater::Request &request, updaters::ReplayableArchive *archive) {
     const UpdateLog &log = request.log;
     const PodContainer target = pod_container(request.container);
     const std::string key = session_key(target, request.container.id);
@@ -163,7 +140,7 @@ std::optional<Outcome> PodAgents::update(const updater::Request &request,
             slot->session->log_stderr_to(
                 [log](std::string_view line) { log(LU_LOG_INFO, "lu-agent: " + std::string(line)); });
             updater::Request replay = request;
-            if (archive_bytes) replay.archive = archive_reader_over(archive_bytes);
+            if (archive != nullptr) replay.archive = archive->pass();
             bool run_started = false;
             try {
                 auto result = apply(*slot->session, replay, run_started);

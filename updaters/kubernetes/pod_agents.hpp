@@ -18,25 +18,20 @@
 #include "updaters/kubernetes/kubectl_updater.hpp"
 #include "updaters/kubernetes/pod_agent_session.hpp"
 #include "updaters/shared/agent_refusals.hpp"
+#include "updaters/shared/replayable_archive.hpp"
 
 namespace liveupdate::kubernetes {
-
-// The update's archive read whole (a one-pass stream the agent may need to
-// send again), and a reader over such bytes.
-std::shared_ptr<const std::string> read_whole_archive(const updaters::ArchiveReadFn &in);
-updaters::ArchiveReadFn archive_reader_over(std::shared_ptr<const std::string> bytes);
 
 class PodAgents {
 public:
     PodAgents(const KubectlConfig &config, std::shared_ptr<ApiExec> api) : config_(config), api_(std::move(api)) {}
 
     // The update through the container's agent session; nullopt when the
-    // agent cannot run there (then nothing was changed). `archive_bytes`
-    // holds the update's whole archive (sent again after a broken session).
-    // The container's ID (request.container.id) tells a restarted container
-    // from the one before. Logs to request.log.
-    std::optional<updater::Outcome> update(const updater::Request &request,
-                                           const std::shared_ptr<const std::string> &archive_bytes);
+    // agent cannot run there (then nothing was changed). `archive`: the
+    // update's archive (null without copies), passed over again after a broken
+    // session. The container's ID (request.container.id) tells a restarted
+    // container from the one before. Logs to request.log.
+    std::optional<updater::Outcome> update(const updater::Request &request, updaters::ReplayableArchive *archive);
 
 private:
     struct Slot {

@@ -87,6 +87,10 @@ struct RunStep {
 // Reads up to capacity bytes of the archive: the count read, 0 at the end, -1 on error.
 using ArchiveReader = std::function<std::int64_t(void *buffer, std::size_t capacity)>;
 
+// Starts the archive again from its first byte, built anew by the host from
+// the files as they are now (lu_rewind_fn): false when it cannot.
+using ArchiveRewinder = std::function<bool()>;
+
 // Where one update's log lines go (lu_update_request.log); callable from any
 // thread, concurrently too, until update() returns. Empty: lines are dropped.
 class UpdateLog {
@@ -110,6 +114,7 @@ struct Request {
     ContainerRef container;
     std::vector<CopyMapping> copies;  // what the archive carries
     ArchiveReader archive;            // empty when the request carries no archive
+    ArchiveRewinder archive_rewind;   // empty without an archive, or from an older host
     std::vector<std::string> delete_paths;
     std::vector<RunStep> runs;
     bool restart = false;
@@ -162,10 +167,13 @@ inline Request to_request(const lu_update_request &r) {
             request.copies.push_back({text(copies[i].local_path), text(copies[i].container_path)});
     }
     const lu_archive_stream stream = member_or(r, &R::archive, lu_archive_stream{nullptr, nullptr});
-    if (stream.read != nullptr)
+    if (stream.read != nullptr) {
         request.archive = [stream](void *buffer, std::size_t capacity) {
             return stream.read(stream.ctx, buffer, capacity);
         };
+        if (const lu_rewind_fn rewind = member_or(r, &R::archive_rewind, nullptr))
+            request.archive_rewind = [ctx = stream.ctx, rewind] { return rewind(ctx) == 0; };
+    }
     if (const char *const *paths = member_or(r, &R::delete_paths, nullptr)) {
         for (std::size_t i = 0, n = member_or(r, &R::delete_count, 0); i < n; ++i)
             request.delete_paths.push_back(text(paths[i]));

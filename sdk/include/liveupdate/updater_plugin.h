@@ -1,6 +1,7 @@
 /* Updater plugins: apply one container update at a time.
  *
- * An update is: a tar archive (streamed, never whole in memory) to unpack at
+ * An update is: a tar archive (streamed, never whole in memory, and started
+ * again from the source when it must be sent twice) to unpack at
  * the container's root, container paths to delete (before unpacking), commands
  * to run in order (stop at the first failure), and a restart when asked.
  * The plugin reports a structured outcome and streams log lines to the host.
@@ -57,6 +58,15 @@ typedef struct lu_archive_stream {
     lu_read_fn read;
 } lu_archive_stream;
 
+/* Starts the archive again from its first byte: the host builds it anew from
+ * the copies, so a plugin that must send it again (a broken session) never
+ * keeps it. The new archive has the same paths as files are now: a file
+ * changed since holds its newer content, one gone or unreadable is reported
+ * by the host as for the first pass. Returns 0 when the next read gives the
+ * first byte, -1 when it cannot start again (the plugin reports an infra
+ * failure). [during-call] as lu_read_fn, never during a read. */
+typedef int32_t (*lu_rewind_fn)(void *stream_ctx);
+
 typedef struct lu_path_mapping {
     const char *local_path;
     const char *container_path;
@@ -110,6 +120,11 @@ typedef struct lu_update_request {
      * an older host) is followed down to itself. */
     const char *const *sync_roots;
     size_t sync_root_count;
+    /* Appended after sync_roots: archive_rewind(archive.ctx) restarts the
+     * archive (lu_rewind_fn). NULL from an older host: a plugin that may need
+     * the archive twice keeps what it read in a temporary file, never whole
+     * in memory. */
+    lu_rewind_fn archive_rewind;
 } lu_update_request;
 
 typedef enum lu_outcome_kind {
