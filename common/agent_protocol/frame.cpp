@@ -11,6 +11,11 @@ bool is_known(MessageType type) noexcept {
     case MessageType::remove:
     case MessageType::run:
     case MessageType::digest:
+    case MessageType::file_begin:
+    case MessageType::file_part:
+    case MessageType::file_commit:
+    case MessageType::block_signatures:
+    case MessageType::block_signatures_reply:
     case MessageType::hello_reply:
     case MessageType::result:
     case MessageType::output:
@@ -30,6 +35,11 @@ const char *type_name(MessageType type) noexcept {
     case MessageType::remove: return "delete";
     case MessageType::run: return "run";
     case MessageType::digest: return "digest";
+    case MessageType::file_begin: return "file begin";
+    case MessageType::file_part: return "file part";
+    case MessageType::file_commit: return "file commit";
+    case MessageType::block_signatures: return "block signatures";
+    case MessageType::block_signatures_reply: return "block signatures reply";
     case MessageType::hello_reply: return "hello reply";
     case MessageType::result: return "result";
     case MessageType::output: return "output";

@@ -1,0 +1,113 @@
+#include "common/agent_client/large_file.hpp"
+
+#include <archive.h>
+
+#include <exception>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <vector>
+
+#include "common/delta/content_hash.hpp"
+#include "common/delta/instructions.hpp"
+#include "common/delta/matcher.hpp"
+#include "common/delta/signature.hpp"
+
+namespace liveupdate::agent_client {
+namespace {
+
+constexpr std::size_t kReadBytes = std::size_t{256} * 1024;
+// A part's instructions: large enough to amortise a frame, small enough to stream.
+constexpr std::size_t kPartBytes = std::size_t{1} << 20;
+
+// The container's version of the file, when it holds one as a regular file.
+std::optional<delta::Signature> base_signature(RequestPipeline &pipeline, const LargeFile &file) {
+    if (file.size < kDeltaThreshold) return std::nullopt;
+    const auto reply = expect<agent_protocol::BlockSignaturesReply>(
+        pipeline.ask(agent_protocol::encode(agent_protocol::BlockSignatures{file.path, file.root})));
+    if (reply.error != 0) return std::nullopt;
+    try {
+        auto signature = delta::decode_signature(reply.signature);
+        if (signature.blocks.empty()) return std::nullopt;
+        return signature;
+    } catch (const delta::DeltaError &e) {
+        throw AgentSessionBroken("the agent's signatures of " + file.path + ": " + e.what());
+    }
+}
+
+class PartSender {
+public:
+    explicit PartSender(RequestPipeline &pipeline) : pipeline_(pipeline) {}
+    void copy(std::uint64_t offset, std::uint64_t length) {
+        writer_.copy(offset, length);
+        send_if_full();
+    }
+    void literal(std::string_view bytes) {
+        writer_.literal(bytes);
+        send_if_full();
+    }
+    void flush() {
+        if (!writer_.empty())
+            pipeline_.send_unanswered(agent_protocol::encode(agent_protocol::FilePart{writer_.take()}));
+    }
+
+private:
+    void send_if_full() {
+        if (writer_.size() >= kPartBytes) flush();
+    }
+    RequestPipeline &pipeline_;
+    delta::InstructionWriter writer_;
+};
+
+// Reads the entry's data into the matcher (or straight into data parts); the content's size and hash.
+std::pair<std::uint64_t, delta::StrongHash> stream_content(archive *reader, const LargeFile &file,
+                                                           const std::optional<delta::Signature> &base,
+                                                           PartSender &parts) {
+    std::optional<delta::Matcher> matcher;
+    if (base)
+        matcher.emplace(*base, delta::DeltaSink{[&](std::uint64_t o, std::uint64_t l) { parts.copy(o, l); },
+                                                [&](std::string_view bytes) { parts.literal(bytes); }});
+    delta::ContentHash hash;
+    std::uint64_t size = 0;
+    std::vector<char> buffer(kReadBytes);
+    for (;;) {
+        const auto got = archive_read_data(reader, buffer.data(), buffer.size());
+        if (got == 0) break;
+        if (got < 0)
+            throw std::runtime_error("reading " + file.path +
+                                     " from the update's archive: " + archive_error_string(reader));
+        const std::string_view bytes(buffer.data(), static_cast<std::size_t>(got));
+        hash.update(bytes);
+        size += bytes.size();
+        if (matcher)
+            matcher->feed(bytes);
+        else
+            parts.literal(bytes);
+    }
+    if (matcher) matcher->finish();
+    parts.flush();
+    return {size, hash.digest()};
+}
+
+}  // namespace
+
+void send_large_file(RequestPipeline &pipeline, archive *reader, const LargeFile &file) {
+    const auto base = base_signature(pipeline, file);
+    pipeline.send_unanswered(agent_protocol::encode(
+        agent_protocol::FileBegin{file.path, file.root, file.mode, agent_protocol::kKeepOwner,
+                                  agent_protocol::kKeepOwner, static_cast<std::uint8_t>(base ? 1 : 0)}));
+    PartSender parts(pipeline);
+    try {
+        const auto [size, hash] = stream_content(reader, file, base, parts);
+        pipeline.send(agent_protocol::encode(agent_protocol::FileCommit{size, hash.low, hash.high}));
+    } catch (const AgentSessionBroken &) {
+        throw;
+    } catch (const std::exception &) {
+        // A commit that cannot match: the agent drops the file begun and the session stays in step.
+        pipeline.send(
+            agent_protocol::encode(agent_protocol::FileCommit{std::numeric_limits<std::uint64_t>::max(), 0, 0}));
+        throw;
+    }
+}
+
+}  // namespace liveupdate::agent_client
