@@ -19,6 +19,9 @@ namespace {
 constexpr std::size_t kReadBytes = std::size_t{256} * 1024;
 // A part's instructions: large enough to amortise a frame, small enough to stream.
 constexpr std::size_t kPartBytes = std::size_t{1} << 20;
+// An unchanged stretch goes out in copies of this much, so the agent builds
+// while the rest is still being matched.
+constexpr std::uint64_t kPartCopyBytes = std::uint64_t{16} << 20;
 
 // The container's version of the file, when it holds one as a regular file.
 std::optional<delta::Signature> base_signature(RequestPipeline &pipeline, const LargeFile &file) {
@@ -40,6 +43,7 @@ public:
     explicit PartSender(RequestPipeline &pipeline) : pipeline_(pipeline) {}
     void copy(std::uint64_t offset, std::uint64_t length) {
         writer_.copy(offset, length);
+        if (writer_.open_copy_length() >= kPartCopyBytes) flush();
         send_if_full();
     }
     void literal(std::string_view bytes) {

@@ -18,6 +18,8 @@ public:
     // Bytes encoded so far (a copy still open for merging not counted).
     std::size_t size() const noexcept { return encoded_.size(); }
     bool empty() const noexcept { return encoded_.empty() && copy_length_ == 0; }
+    // The length of the copy still open for merging.
+    std::uint64_t open_copy_length() const noexcept { return copy_length_; }
     // What was collected, encoded; the writer starts afresh.
     std::string take();
 

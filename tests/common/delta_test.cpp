@@ -137,6 +137,18 @@ BOOST_AUTO_TEST_CASE(the_result_does_not_depend_on_how_the_bytes_are_fed) {
     BOOST_TEST(rebuilt(kOld, a.encoded) == changed);
 }
 
+BOOST_AUTO_TEST_CASE(the_checksum_is_rsyncs_sums_at_every_length) {
+    const auto *data = reinterpret_cast<const unsigned char *>(kOld.data());
+    for (std::size_t length : {0, 1, 15, 16, 17, 100, 4096, 70'001}) {
+        std::uint32_t a = 0, b = 0;
+        for (std::size_t i = 0; i < length; ++i) {
+            a += data[i] + RollingChecksum::kOffset;
+            b += static_cast<std::uint32_t>(length - i) * (data[i] + RollingChecksum::kOffset);
+        }
+        BOOST_TEST(weak_checksum(data, length) == ((a & 0xFFFF) | (b << 16)), "length " << length);
+    }
+}
+
 BOOST_AUTO_TEST_CASE(rolling_equals_the_checksum_from_scratch) {
     const auto *data = reinterpret_cast<const unsigned char *>(kOld.data());
     RollingChecksum rolling;
