@@ -96,7 +96,7 @@ void block_size_table(const std::string &old, const std::string &changed) {
 int main(int argc, char **argv) {
     try {
         const std::size_t mib = argc > 1 ? static_cast<std::size_t>(std::max(1, std::atoi(argv[1]))) : 200;
-        const int rounds = 3;
+        const int rounds = argc > 2 ? std::max(1, std::atoi(argv[2])) : 5;
         const fs::path dir = fs::temp_directory_path() / ("lu-delta-bench-" + std::to_string(::getpid()));
         fs::create_directories(dir / "old");
         fs::create_directories(dir / "new");

@@ -14,6 +14,8 @@ namespace liveupdate::agent_client {
 namespace {
 
 constexpr std::size_t kChunk = std::size_t{64} * 1024;
+// What libarchive gets per read of the archive (a large file's data passes through it).
+constexpr std::size_t kArchiveRead = std::size_t{256} * 1024;
 
 std::string container_path(const char *entry_path) {
     std::string_view p = entry_path == nullptr ? std::string_view() : std::string_view(entry_path);
@@ -28,7 +30,7 @@ std::string container_path(const char *entry_path) {
 
 struct ReadContext {
     const ArchiveReadFn *in;
-    std::vector<char> buffer = std::vector<char>(kChunk);
+    std::vector<char> buffer = std::vector<char>(kArchiveRead);
 };
 
 la_ssize_t read_callback(archive *, void *user, const void **data) {

@@ -16,7 +16,6 @@
 namespace liveupdate::agent_client {
 namespace {
 
-constexpr std::size_t kReadBytes = std::size_t{256} * 1024;
 // A part's instructions: large enough to amortise a frame, small enough to stream.
 constexpr std::size_t kPartBytes = std::size_t{1} << 20;
 // An unchanged stretch goes out in copies of this much, so the agent builds
@@ -73,14 +72,19 @@ std::pair<std::uint64_t, delta::StrongHash> stream_content(archive *reader, cons
                                                 [&](std::string_view bytes) { parts.literal(bytes); }});
     delta::ContentHash hash;
     std::uint64_t size = 0;
-    std::vector<char> buffer(kReadBytes);
     for (;;) {
-        const auto got = archive_read_data(reader, buffer.data(), buffer.size());
-        if (got == 0) break;
-        if (got < 0)
+        // Straight from libarchive's buffer: a large file is not copied once more here.
+        const void *block = nullptr;
+        std::size_t length = 0;
+        la_int64_t offset = 0;
+        const int rc = archive_read_data_block(reader, &block, &length, &offset);
+        if (rc == ARCHIVE_EOF) break;
+        if (rc != ARCHIVE_OK && rc != ARCHIVE_WARN)
             throw std::runtime_error("reading " + file.path +
                                      " from the update's archive: " + archive_error_string(reader));
-        const std::string_view bytes(buffer.data(), static_cast<std::size_t>(got));
+        if (static_cast<std::uint64_t>(offset) != size)
+            throw std::runtime_error("reading " + file.path + " from the update's archive: a sparse entry");
+        const std::string_view bytes(static_cast<const char *>(block), length);
         hash.update(bytes);
         size += bytes.size();
         if (matcher)

@@ -12,6 +12,12 @@ void RequestPipeline::send(const std::string &frame) {
 }
 
 void RequestPipeline::send_unanswered(const std::string &frame) {
+    // A large frame (a file's part) goes out as it is, not copied into the batch.
+    if (frame.size() >= kBatchBytes) {
+        push();
+        session_.send(frame, AgentStream::Clock::now() + stall_);
+        return;
+    }
     // Small requests go out together: one write for many files.
     batch_ += frame;
     if (batch_.size() >= kBatchBytes) push();

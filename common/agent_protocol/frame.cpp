@@ -89,17 +89,15 @@ void FieldWriter::put(const std::vector<std::string> &v) {
     for (const auto &s : v) put(s);
 }
 
-std::string FieldWriter::frame(MessageType type) const {
-    if (out_.size() > kMaxPayload)
-        throw ProtocolError(std::string(type_name(type)) + " frame of " + std::to_string(out_.size()) +
+std::string FieldWriter::frame(MessageType type) {
+    const std::size_t payload = out_.size() - kHeaderSize;
+    if (payload > kMaxPayload)
+        throw ProtocolError(std::string(type_name(type)) + " frame of " + std::to_string(payload) +
                             " bytes exceeds the limit of " + std::to_string(kMaxPayload));
-    std::string frame;
-    frame.reserve(kHeaderSize + out_.size());
-    const auto size = static_cast<std::uint32_t>(out_.size());
-    for (int i = 0; i < 4; ++i) frame.push_back(static_cast<char>((size >> (8 * i)) & 0xFF));
-    frame.push_back(static_cast<char>(type));
-    frame.append(out_);
-    return frame;
+    const auto size = static_cast<std::uint32_t>(payload);
+    for (int i = 0; i < 4; ++i) out_[static_cast<std::size_t>(i)] = static_cast<char>((size >> (8 * i)) & 0xFF);
+    out_[4] = static_cast<char>(type);
+    return std::move(out_);
 }
 
 std::uint64_t FieldReader::get_le(int bytes) {

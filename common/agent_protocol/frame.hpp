@@ -73,9 +73,11 @@ private:
     std::size_t offset_ = 0;
 };
 
-// Appends fields to a payload.
+// Appends fields to a payload, after room for the header (so a frame of a
+// large file part is not copied again).
 class FieldWriter {
 public:
+    FieldWriter() : out_(kHeaderSize, '\0') {}
     void put(std::uint8_t v) { out_.push_back(static_cast<char>(v)); }
     void put(std::uint32_t v) { put_le(v, 4); }
     void put(std::int32_t v) { put_le(static_cast<std::uint32_t>(v), 4); }
@@ -84,8 +86,8 @@ public:
     void put(std::string_view v);
     void put(const std::string &v) { put(std::string_view(v)); }
     void put(const std::vector<std::string> &v);
-    // The whole frame: header and payload.
-    std::string frame(MessageType type) const;
+    // The whole frame: header and payload; the writer is spent.
+    std::string frame(MessageType type);
 
 private:
     void put_le(std::uint64_t v, int bytes);
