@@ -137,8 +137,8 @@ agent_protocol::Result FileTransfer::commit(const agent_protocol::FileCommit &re
     if (!file.failed && ::close(file.file.release()) != 0)
         file.failed = failure(errno, "writing a temporary file for", path);
     if (!file.failed) {
-        const int error = replace_with(*file.place, file.temporary);
-        file.temporary.clear();  // renamed, or removed by replace_with
+        const int error = replace_large_with(*file.place, file.temporary);
+        file.temporary.clear();  // in place, or removed
         if (error != 0) file.failed = failure(error, "writing", path);
     }
     agent_protocol::Result result = file.failed.value_or(agent_protocol::Result{});

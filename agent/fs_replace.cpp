@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -112,6 +113,17 @@ int replace_with(const Place &place, const std::string &temporary) {
         error = errno;
     if (error != 0) ::unlinkat(place.parent.get(), temporary.c_str(), 0);
     return error;
+}
+
+int replace_large_with(const Place &place, const std::string &temporary) {
+    const int dir = place.parent.get();
+    struct stat st {};
+    const bool over_a_file = ::fstatat(dir, place.leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+    if (!over_a_file || ::renameat2(dir, temporary.c_str(), dir, place.leaf.c_str(), RENAME_EXCHANGE) != 0)
+        return replace_with(place, temporary);
+    // The old file has the temporary name now; left behind, the next begin here removes it.
+    ::unlinkat(dir, temporary.c_str(), 0);
+    return 0;
 }
 
 }  // namespace liveupdate::agent

@@ -39,4 +39,10 @@ int set_owner(int fd, std::int64_t uid, std::int64_t gid);
 // folder gives way); the temporary entry is removed on failure. 0 or errno.
 int replace_with(const Place &place, const std::string &temporary);
 
+// replace_with for a large file: over a regular file the two are exchanged
+// and the old one removed, since ext4 writes back a file renamed over another
+// at once (auto_da_alloc: about 130 ms for 200 MiB) but not an exchanged one.
+// Readers see the old file or the new one all the same.
+int replace_large_with(const Place &place, const std::string &temporary);
+
 }  // namespace liveupdate::agent
