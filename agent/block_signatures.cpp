@@ -19,7 +19,8 @@ agent_protocol::BlockSignaturesReply refused(const agent_protocol::Result &why) 
 
 }  // namespace
 
-agent_protocol::BlockSignaturesReply block_signatures(const agent_protocol::BlockSignatures &request) {
+agent_protocol::BlockSignaturesReply block_signatures(const agent_protocol::BlockSignatures &request,
+                                                      SignatureCache &cache) {
     const std::string &path = request.path;
     const auto resolved = open_place(request.root, path, false);
     if (!resolved.place)
@@ -31,6 +32,7 @@ agent_protocol::BlockSignaturesReply block_signatures(const agent_protocol::Bloc
     struct stat st {};
     if (::fstat(file.get(), &st) != 0) return refused(failure(errno, "reading", path));
     if (!S_ISREG(st.st_mode)) return refused(failure(EINVAL, "reading (not a regular file)", path));
+    if (auto known = cache.find(path, identity_of(st))) return {0, {}, std::move(*known)};
     ::posix_fadvise(file.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
     delta::SignatureBuilder builder(delta::block_size_for(static_cast<std::uint64_t>(st.st_size)));
     std::vector<char> buffer(std::size_t{1} << 20);
@@ -41,7 +43,11 @@ agent_protocol::BlockSignaturesReply block_signatures(const agent_protocol::Bloc
         if (got == 0) break;
         builder.feed(std::string_view(buffer.data(), static_cast<std::size_t>(got)));
     }
-    return {0, {}, delta::encode_signature(builder.finish())};
+    auto signature = delta::encode_signature(builder.finish());
+    // Read to its end and unchanged meanwhile: worth keeping.
+    if (struct stat after{}; ::fstat(file.get(), &after) == 0 && identity_of(after) == identity_of(st))
+        cache.remember(path, identity_of(st), signature);
+    return {0, {}, std::move(signature)};
 }
 
 }  // namespace liveupdate::agent

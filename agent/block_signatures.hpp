@@ -2,10 +2,13 @@
 // at a path, the base of a delta the host may send next.
 #pragma once
 
+#include "agent/signature_cache.hpp"
 #include "common/agent_protocol/messages.hpp"
 
 namespace liveupdate::agent {
 
-agent_protocol::BlockSignaturesReply block_signatures(const agent_protocol::BlockSignatures &request);
+// Answered from `cache` while the file is unchanged since; what is read is remembered there.
+agent_protocol::BlockSignaturesReply block_signatures(const agent_protocol::BlockSignatures &request,
+                                                      SignatureCache &cache);
 
 }  // namespace liveupdate::agent

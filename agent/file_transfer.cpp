@@ -34,6 +34,7 @@ void FileTransfer::begin(const agent_protocol::FileBegin &request) {
                                             open_->request.path + " is open");
     open_.emplace();
     open_->request = request;
+    if (request.size >= agent_protocol::kDeltaMinSize) open_->signer.emplace(delta::block_size_for(request.size));
     open(*open_);
 }
 
@@ -77,6 +78,7 @@ void FileTransfer::append(OpenFile &file, std::string_view bytes) {
         return;
     }
     file.hash.update(bytes);
+    if (file.signer) file.signer->feed(bytes);
     file.written += bytes.size();
 }
 
@@ -141,9 +143,19 @@ agent_protocol::Result FileTransfer::commit(const agent_protocol::FileCommit &re
         file.temporary.clear();  // in place, or removed
         if (error != 0) file.failed = failure(error, "writing", path);
     }
+    if (!file.failed) remember_signatures(file);
     agent_protocol::Result result = file.failed.value_or(agent_protocol::Result{});
     abandon();
     return result;
+}
+
+void FileTransfer::remember_signatures(OpenFile &file) {
+    if (!file.signer || file.written != file.request.size) return;
+    struct stat st {};
+    if (::fstatat(file.place->parent.get(), file.place->leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+        !S_ISREG(st.st_mode))
+        return;
+    signatures_.remember(file.request.path, identity_of(st), delta::encode_signature(file.signer->finish()));
 }
 
 }  // namespace liveupdate::agent

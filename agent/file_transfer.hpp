@@ -10,14 +10,17 @@
 #include <vector>
 
 #include "agent/fs_place.hpp"
+#include "agent/signature_cache.hpp"
 #include "common/agent_protocol/messages.hpp"
 #include "common/delta/content_hash.hpp"
+#include "common/delta/signature.hpp"
 
 namespace liveupdate::agent {
 
 class FileTransfer {
 public:
-    FileTransfer() = default;
+    // A file of at least kDeltaMinSize put in place leaves its signatures in `signatures`.
+    explicit FileTransfer(SignatureCache &signatures) : signatures_(signatures) {}
     FileTransfer(const FileTransfer &) = delete;
     FileTransfer &operator=(const FileTransfer &) = delete;
     // A file still open (the session ended before its commit) leaves no trace.
@@ -40,12 +43,15 @@ private:
         std::uint64_t written = 0;
         delta::ContentHash hash;
         std::optional<agent_protocol::Result> failed;
+        std::optional<delta::SignatureBuilder> signer;  // of the new content, for the next delta
     };
     void open(OpenFile &file);
     void copy_from_base(OpenFile &file, std::uint64_t offset, std::uint64_t length);
     void append(OpenFile &file, std::string_view bytes);
     void abandon();
+    void remember_signatures(OpenFile &file);
 
+    SignatureCache &signatures_;
     std::optional<OpenFile> open_;
     std::vector<char> buffer_;
 };

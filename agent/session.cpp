@@ -42,7 +42,7 @@ void checked_place(const M &request) {
 }
 
 // Answers one request (a file's begin and parts get no answer); false when the host is gone.
-bool answer(const agent_protocol::Frame &frame, FrameOutput &out, FileTransfer &transfer) {
+bool answer(const agent_protocol::Frame &frame, FrameOutput &out, FileTransfer &transfer, SignatureCache &signatures) {
     switch (frame.type) {
     case agent_protocol::MessageType::file_begin: {
         const auto request = agent_protocol::decode<agent_protocol::FileBegin>(frame);
@@ -59,7 +59,7 @@ bool answer(const agent_protocol::Frame &frame, FrameOutput &out, FileTransfer &
     case agent_protocol::MessageType::block_signatures: {
         const auto request = agent_protocol::decode<agent_protocol::BlockSignatures>(frame);
         checked_place(request);
-        return out.send(agent_protocol::encode(block_signatures(request)));
+        return out.send(agent_protocol::encode(block_signatures(request, signatures)));
     }
     case agent_protocol::MessageType::write_file: {
         const auto request = agent_protocol::decode<agent_protocol::WriteFile>(frame);
@@ -103,7 +103,8 @@ bool answer(const agent_protocol::Frame &frame, FrameOutput &out, FileTransfer &
 
 int serve(int in, int out_fd) {
     FrameOutput out(out_fd);
-    FileTransfer transfer;
+    SignatureCache signatures;
+    FileTransfer transfer(signatures);
     agent_protocol::FrameDecoder decoder;
     bool greeted = false;
     char buffer[256 * 1024];
@@ -133,7 +134,7 @@ int serve(int in, int out_fd) {
                         return 0;
                     continue;
                 }
-                if (!answer(*frame, out, transfer)) return 0;
+                if (!answer(*frame, out, transfer, signatures)) return 0;
             }
             // Every complete request read so far is answered: send the answers before waiting for more.
             if (!out.flush()) return 0;

@@ -103,7 +103,7 @@ void send_large_file(RequestPipeline &pipeline, archive *reader, const LargeFile
     const auto base = base_signature(pipeline, file);
     pipeline.send_unanswered(agent_protocol::encode(
         agent_protocol::FileBegin{file.path, file.root, file.mode, agent_protocol::kKeepOwner,
-                                  agent_protocol::kKeepOwner, static_cast<std::uint8_t>(base ? 1 : 0)}));
+                                  agent_protocol::kKeepOwner, static_cast<std::uint8_t>(base ? 1 : 0), file.size}));
     PartSender parts(pipeline);
     try {
         const auto [size, hash] = stream_content(reader, file, base, parts);

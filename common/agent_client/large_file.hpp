@@ -16,7 +16,7 @@ namespace liveupdate::agent_client {
 // Files above this go in parts; the rest in one WriteFile frame.
 inline constexpr std::uint64_t kWholeFrameLimit = std::uint64_t{1} << 20;
 // Files of at least this size go by delta when the container has a version.
-inline constexpr std::uint64_t kDeltaThreshold = std::uint64_t{1} << 20;
+inline constexpr std::uint64_t kDeltaThreshold = agent_protocol::kDeltaMinSize;
 
 struct LargeFile {
     std::string path;

@@ -67,7 +67,10 @@ struct WriteFile {
 // commit when its size and XXH3-128 are the commit's; otherwise, or when the
 // session ends first, the temporary file goes and `path` stays as it was.
 // With `from_base` the parts' copy instructions read the regular file now at
-// `path` (whose BlockSignatures the host asked for).
+// `path` (whose BlockSignatures the host asked for). `size`, the content's
+// size as the archive says: from kDeltaMinSize the agent keeps the new file's
+// signatures for the next delta.
+inline constexpr std::uint64_t kDeltaMinSize = std::uint64_t{1} << 20;
 struct FileBegin {
     static constexpr MessageType type = MessageType::file_begin;
     std::string path;
@@ -76,6 +79,7 @@ struct FileBegin {
     std::int64_t uid = kKeepOwner;
     std::int64_t gid = kKeepOwner;
     std::uint8_t from_base = 0;
+    std::uint64_t size = 0;
     template <class S, class F>
     static void fields(S &s, F &&f) {
         f(s.path);
@@ -84,6 +88,7 @@ struct FileBegin {
         f(s.uid);
         f(s.gid);
         f(s.from_base);
+        f(s.size);
     }
 };
 

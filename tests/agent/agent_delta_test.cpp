@@ -87,6 +87,33 @@ BOOST_AUTO_TEST_CASE(a_transfer_broken_mid_way_leaves_the_old_file_and_completes
     a_transfer_broken_mid_way(t);
 }
 
+// The agent keeps the signatures of what it wrote; a file changed behind its
+// back (same size, new bytes) must not be matched against them.
+BOOST_AUTO_TEST_CASE(a_file_changed_behind_the_agents_back_is_signed_afresh) {
+    LocalTarget t;
+    const std::string path = t.root() + "/changed";
+    auto content = random_bytes(std::size_t{3} << 20, 31);
+    auto session = open_session(t);
+    const auto write = [&](const std::string &bytes) {
+        const auto tar = tar_of({{path.substr(1), bytes}});
+        const auto read = reader_of(tar);
+        liveupdate::agent_client::apply_files_through_agent(*session, {}, &read, kStall, {t.root()});
+        BOOST_TEST((liveupdate::delta::strong_hash(t.read(path)) == liveupdate::delta::strong_hash(bytes)));
+    };
+    write(content);
+    {
+        const auto other = random_bytes(std::size_t{1} << 20, 32);
+        std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+        f.seekp(std::streamoff{1} << 20);
+        f.write(other.data(), static_cast<std::streamsize>(other.size()));
+    }
+    content[10] ^= 1;
+    write(content);
+    // And once more, from what it signed when it read the file.
+    content[20] ^= 1;
+    write(content);
+}
+
 BOOST_AUTO_TEST_CASE(signatures_are_only_of_regular_files) {
     LocalTarget t;
     fs::create_directories(t.root() + "/folder");
