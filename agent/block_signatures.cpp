@@ -43,10 +43,11 @@ agent_protocol::BlockSignaturesReply block_signatures(const agent_protocol::Bloc
         if (got == 0) break;
         builder.feed(std::string_view(buffer.data(), static_cast<std::size_t>(got)));
     }
+    // Changed while read: the host sends the file whole instead.
+    if (struct stat after{}; ::fstat(file.get(), &after) != 0 || !(identity_of(after) == identity_of(st)))
+        return refused(failure(EAGAIN, "signing (changed meanwhile)", path));
     auto signature = delta::encode_signature(builder.finish());
-    // Read to its end and unchanged meanwhile: worth keeping.
-    if (struct stat after{}; ::fstat(file.get(), &after) == 0 && identity_of(after) == identity_of(st))
-        cache.remember(path, identity_of(st), signature);
+    cache.remember(path, identity_of(st), signature);
     return {0, {}, std::move(signature)};
 }
 

@@ -30,6 +30,10 @@ std::optional<delta::Signature> base_signature(RequestPipeline &pipeline, const 
     if (reply.error != 0) return std::nullopt;
     try {
         auto signature = delta::decode_signature(reply.signature);
+        // Both sides follow one rule: another block size is not this protocol.
+        if (signature.block_size != delta::block_size_for(signature.file_size))
+            throw delta::DeltaError("blocks of " + std::to_string(signature.block_size) + " bytes for a file of " +
+                                    std::to_string(signature.file_size));
         if (signature.blocks.empty()) return std::nullopt;
         return signature;
     } catch (const delta::DeltaError &e) {

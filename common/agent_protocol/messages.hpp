@@ -131,7 +131,7 @@ struct BlockSignatures {
 
 // error 0: `signature` is common/delta's encoding (block size chosen by the
 // agent from the file's size); else an errno value (ENOENT: nothing there,
-// EINVAL: not a regular file) and what failed.
+// EINVAL: not a regular file, EAGAIN: it changed while read) and what failed.
 struct BlockSignaturesReply {
     static constexpr MessageType type = MessageType::block_signatures_reply;
     std::int32_t error = 0;
