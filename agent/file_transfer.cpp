@@ -38,7 +38,7 @@ void FileTransfer::begin(const agent_protocol::FileBegin &request) {
     open(*open_);
 }
 
-void FileTransfer::open(OpenFile &file) {
+void FileTransfer::open(FileInProgress &file) {
     const std::string &path = file.request.path;
     auto resolved = open_place(file.request.root, path, true);
     if (!resolved.place) {
@@ -72,7 +72,7 @@ void FileTransfer::open(OpenFile &file) {
     file.temporary = temporary;
 }
 
-void FileTransfer::append(OpenFile &file, std::string_view bytes) {
+void FileTransfer::append(FileInProgress &file, std::string_view bytes) {
     if (const int error = write_all(file.file.get(), bytes); error != 0) {
         file.failed = failure(error, "writing a temporary file for", file.request.path);
         return;
@@ -82,7 +82,7 @@ void FileTransfer::append(OpenFile &file, std::string_view bytes) {
     file.written += bytes.size();
 }
 
-void FileTransfer::copy_from_base(OpenFile &file, std::uint64_t offset, std::uint64_t length) {
+void FileTransfer::copy_from_base(FileInProgress &file, std::uint64_t offset, std::uint64_t length) {
     const std::string &path = file.request.path;
     if (file.base.get() < 0 || offset > file.base_size || length > file.base_size - offset) {
         file.failed = failure(EINVAL, "copying beyond the base of", path);
@@ -106,7 +106,7 @@ void FileTransfer::copy_from_base(OpenFile &file, std::uint64_t offset, std::uin
 
 void FileTransfer::part(const agent_protocol::FilePart &request) {
     if (!open_) throw agent_protocol::ProtocolError(request_name(request.type) + "no file begun");
-    OpenFile &file = *open_;
+    FileInProgress &file = *open_;
     if (file.failed) return;
     try {
         delta::read_instructions(request.instructions,
@@ -123,7 +123,7 @@ void FileTransfer::part(const agent_protocol::FilePart &request) {
 
 agent_protocol::Result FileTransfer::commit(const agent_protocol::FileCommit &request) {
     if (!open_) throw agent_protocol::ProtocolError(request_name(request.type) + "no file begun");
-    OpenFile &file = *open_;
+    FileInProgress &file = *open_;
     const std::string path = file.request.path;
     const auto digest = file.hash.digest();
     if (!file.failed &&
@@ -149,7 +149,7 @@ agent_protocol::Result FileTransfer::commit(const agent_protocol::FileCommit &re
     return result;
 }
 
-void FileTransfer::remember_signatures(OpenFile &file) {
+void FileTransfer::remember_signatures(FileInProgress &file) {
     if (!file.signer || file.written != file.request.size) return;
     struct stat st {};
     if (::fstatat(file.place->parent.get(), file.place->leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 ||

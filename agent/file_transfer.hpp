@@ -17,6 +17,20 @@
 
 namespace liveupdate::agent {
 
+// A file between its begin and its commit.
+struct FileInProgress {
+    agent_protocol::FileBegin request;
+    std::optional<Place> place;
+    std::string temporary;  // "" until created
+    Fd file;
+    Fd base;
+    std::uint64_t base_size = 0;
+    std::uint64_t written = 0;
+    delta::ContentHash hash;
+    std::optional<agent_protocol::Result> failed;
+    std::optional<delta::SignatureBuilder> signer;  // of the new content, for the next delta
+};
+
 class FileTransfer {
 public:
     // A file of at least kDeltaMinSize put in place leaves its signatures in `signatures`.
@@ -33,26 +47,14 @@ public:
     agent_protocol::Result commit(const agent_protocol::FileCommit &request);
 
 private:
-    struct OpenFile {
-        agent_protocol::FileBegin request;
-        std::optional<Place> place;
-        std::string temporary;  // "" until created
-        Fd file;
-        Fd base;
-        std::uint64_t base_size = 0;
-        std::uint64_t written = 0;
-        delta::ContentHash hash;
-        std::optional<agent_protocol::Result> failed;
-        std::optional<delta::SignatureBuilder> signer;  // of the new content, for the next delta
-    };
-    void open(OpenFile &file);
-    void copy_from_base(OpenFile &file, std::uint64_t offset, std::uint64_t length);
-    void append(OpenFile &file, std::string_view bytes);
+    void open(FileInProgress &file);
+    void copy_from_base(FileInProgress &file, std::uint64_t offset, std::uint64_t length);
+    void append(FileInProgress &file, std::string_view bytes);
     void abandon();
-    void remember_signatures(OpenFile &file);
+    void remember_signatures(FileInProgress &file);
 
     SignatureCache &signatures_;
-    std::optional<OpenFile> open_;
+    std::optional<FileInProgress> open_;
     std::vector<char> buffer_;
 };
 

@@ -27,7 +27,7 @@ struct DeltaSink {
 class Matcher {
 public:
     // Literals are handed out in pieces of at most max_literal bytes.
-    Matcher(const Signature &signature, DeltaSink sink, std::size_t max_literal = 256 * 1024);
+    Matcher(const Signature &signature, DeltaSink sink, std::size_t max_literal = std::size_t{256} * 1024);
     void feed(std::string_view bytes);
     // The rest of the new file; every byte fed is accounted for once this returns.
     void finish();

@@ -74,27 +74,27 @@ inline const std::string &old_content() {
 
 inline void a_file_that_grows(DeltaTarget &t) {
     update(t, "grows", old_content());
-    const auto added = random_bytes(512 * 1024, 8);
-    BOOST_TEST(update(t, "grows", old_content() + added) < added.size() + 64 * 1024);
+    const auto added = random_bytes(std::size_t{512} * 1024, 8);
+    BOOST_TEST(update(t, "grows", old_content() + added) < added.size() + std::size_t{64} * 1024);
 }
 
 inline void a_file_that_shrinks(DeltaTarget &t) {
     update(t, "shrinks", old_content());
     const auto &old = old_content();
-    BOOST_TEST(update(t, "shrinks", old.substr(0, 1 << 20) + old.substr(2 << 20)) < 64 * 1024u);
+    BOOST_TEST(update(t, "shrinks", old.substr(0, 1 << 20) + old.substr(2 << 20)) < std::size_t{64} * 1024);
 }
 
 inline void a_file_rewritten_from_the_start(DeltaTarget &t) {
     update(t, "rewritten", old_content());
     const auto head = random_bytes(10'000, 9);
-    BOOST_TEST(update(t, "rewritten", head + old_content().substr(4000)) < head.size() + 64 * 1024);
+    BOOST_TEST(update(t, "rewritten", head + old_content().substr(4000)) < head.size() + std::size_t{64} * 1024);
 }
 
 inline void a_file_with_blocks_moved(DeltaTarget &t) {
     update(t, "moved", old_content());
     const auto &old = old_content();
     const std::size_t half = old.size() / 2 + 333;
-    BOOST_TEST(update(t, "moved", old.substr(half) + old.substr(0, half)) < 64 * 1024u);
+    BOOST_TEST(update(t, "moved", old.substr(half) + old.substr(0, half)) < std::size_t{64} * 1024);
 }
 
 inline void a_file_replaced_by_another_of_the_same_size(DeltaTarget &t) {

@@ -31,6 +31,7 @@ PipeAgentStream::PipeAgentStream(const std::vector<std::string> &argv) {
         ::dup2(to[0], 0);
         ::dup2(from[1], 1);
         std::vector<char *> args;
+        args.reserve(argv.size() + 1);
         for (const auto &a : argv) args.push_back(const_cast<char *>(a.c_str()));
         args.push_back(nullptr);
         ::execvp(args[0], args.data());
@@ -126,7 +127,8 @@ std::string tar_of(const std::vector<std::pair<std::string, std::string>> &files
     return out;
 }
 
-liveupdate::agent_client::ArchiveReadFn reader_of(const std::string &bytes, std::function<void(std::size_t)> on_read) {
+liveupdate::agent_client::ArchiveReadFn reader_of(const std::string &bytes,
+                                                  const std::function<void(std::size_t)> &on_read) {
     auto offset = std::make_shared<std::size_t>(0);
     return [&bytes, offset, on_read](void *buffer, std::size_t capacity) -> std::int64_t {
         if (on_read) on_read(*offset);

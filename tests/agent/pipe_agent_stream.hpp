@@ -46,6 +46,6 @@ std::string tar_of(const std::vector<std::pair<std::string, std::string>> &files
 
 // Reads `bytes` in order; each call passes the count read so far to on_read first.
 liveupdate::agent_client::ArchiveReadFn reader_of(const std::string &bytes,
-                                                  std::function<void(std::size_t)> on_read = {});
+                                                  const std::function<void(std::size_t)> &on_read = {});
 
 }  // namespace lu_agent_test
