@@ -9,24 +9,10 @@
 #include <string>
 
 #include "agent/fs_place.hpp"
+#include "agent/fs_replace.hpp"
 
 namespace liveupdate::agent {
 namespace {
-
-agent_protocol::Result failure(int error, const std::string &what, const std::string &path) {
-    return {error, what + " " + path + ": " + std::strerror(error)};
-}
-
-agent_protocol::Result failure(const PlaceResult &resolved, const std::string &path) {
-    return {resolved.error, "reaching " + path + ": " + resolved.what + ": " + std::strerror(resolved.error)};
-}
-
-int set_owner(int fd, std::int64_t uid, std::int64_t gid) {
-    if (uid == agent_protocol::kKeepOwner && gid == agent_protocol::kKeepOwner) return 0;
-    const auto u = static_cast<uid_t>(uid == agent_protocol::kKeepOwner ? -1 : uid);
-    const auto g = static_cast<gid_t>(gid == agent_protocol::kKeepOwner ? -1 : gid);
-    return ::fchown(fd, u, g) == 0 ? 0 : errno;
-}
 
 int set_link_owner(int dir, const std::string &name, std::int64_t uid, std::int64_t gid) {
     if (uid == agent_protocol::kKeepOwner && gid == agent_protocol::kKeepOwner) return 0;
@@ -35,50 +21,11 @@ int set_link_owner(int dir, const std::string &name, std::int64_t uid, std::int6
     return ::fchownat(dir, name.c_str(), u, g, AT_SYMLINK_NOFOLLOW) == 0 ? 0 : errno;
 }
 
-// A name in the same folder for a replacement, unique within this agent.
-std::string temporary_name() {
-    static unsigned long counter = 0;
-    return ".lu-agent-" + std::to_string(::getpid()) + "-" + std::to_string(++counter);
-}
-
-int write_all(int fd, const std::string &content) {
-    std::size_t done = 0;
-    while (done < content.size()) {
-        const auto wrote = ::write(fd, content.data() + done, content.size() - done);
-        if (wrote < 0) {
-            if (errno == EINTR) continue;
-            return errno;
-        }
-        done += static_cast<std::size_t>(wrote);
-    }
-    return 0;
-}
-
-// A folder where a file or a link is to go gives way (a rename cannot replace it).
-int clear_folder_at(const Place &place) {
-    struct stat st {};
-    if (::fstatat(place.parent.get(), place.leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
-        return errno == ENOENT ? 0 : errno;
-    return S_ISDIR(st.st_mode) ? remove_tree_at(place.parent.get(), place.leaf) : 0;
-}
-
-// Puts the temporary entry in place of the leaf, whatever the leaf was.
-int replace_with(const Place &place, const std::string &temporary) {
-    int error = clear_folder_at(place);
-    if (error == 0 && ::renameat(place.parent.get(), temporary.c_str(), place.parent.get(), place.leaf.c_str()) != 0)
-        error = errno;
-    if (error != 0) ::unlinkat(place.parent.get(), temporary.c_str(), 0);
-    return error;
-}
-
 int write_content(int dir, const std::string &temporary, const agent_protocol::WriteFile &request) {
     const int fd = ::openat(dir, temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) return errno;
     int error = write_all(fd, request.content);
-    if (error == 0 && ::fchmod(fd, request.mode & 07777) != 0) error = errno;
-    if (error == 0) error = set_owner(fd, request.uid, request.gid);
-    // The owner change may clear set-id bits: the mode goes on again.
-    if (error == 0 && (request.mode & 06000) != 0 && ::fchmod(fd, request.mode & 07777) != 0) error = errno;
+    if (error == 0) error = set_mode_and_owner(fd, request.mode, request.uid, request.gid);
     if (::close(fd) != 0 && error == 0) error = errno;
     if (error != 0) ::unlinkat(dir, temporary.c_str(), 0);
     return error;

@@ -7,7 +7,9 @@
 #include <cstring>
 #include <string>
 
+#include "agent/block_signatures.hpp"
 #include "agent/digest.hpp"
+#include "agent/file_transfer.hpp"
 #include "agent/frame_output.hpp"
 #include "agent/fs_ops.hpp"
 #include "agent/runner.hpp"
@@ -39,9 +41,26 @@ void checked_place(const M &request) {
         throw agent_protocol::ProtocolError(what + "'" + request.path + "' is not within '" + request.root + "'");
 }
 
-// Answers one request; false when the host is gone.
-bool answer(const agent_protocol::Frame &frame, FrameOutput &out) {
+// Answers one request (a file's begin and parts get no answer); false when the host is gone.
+bool answer(const agent_protocol::Frame &frame, FrameOutput &out, FileTransfer &transfer, SignatureCache &signatures) {
     switch (frame.type) {
+    case agent_protocol::MessageType::file_begin: {
+        const auto request = agent_protocol::decode<agent_protocol::FileBegin>(frame);
+        checked_place(request);
+        transfer.begin(request);
+        return true;
+    }
+    case agent_protocol::MessageType::file_part:
+        transfer.part(agent_protocol::decode<agent_protocol::FilePart>(frame));
+        return true;
+    case agent_protocol::MessageType::file_commit:
+        return out.send(
+            agent_protocol::encode(transfer.commit(agent_protocol::decode<agent_protocol::FileCommit>(frame))));
+    case agent_protocol::MessageType::block_signatures: {
+        const auto request = agent_protocol::decode<agent_protocol::BlockSignatures>(frame);
+        checked_place(request);
+        return out.send(agent_protocol::encode(block_signatures(request, signatures)));
+    }
     case agent_protocol::MessageType::write_file: {
         const auto request = agent_protocol::decode<agent_protocol::WriteFile>(frame);
         checked_place(request);
@@ -84,6 +103,8 @@ bool answer(const agent_protocol::Frame &frame, FrameOutput &out) {
 
 int serve(int in, int out_fd) {
     FrameOutput out(out_fd);
+    SignatureCache signatures;
+    FileTransfer transfer(signatures);
     agent_protocol::FrameDecoder decoder;
     bool greeted = false;
     char buffer[256 * 1024];
@@ -113,7 +134,7 @@ int serve(int in, int out_fd) {
                         return 0;
                     continue;
                 }
-                if (!answer(*frame, out)) return 0;
+                if (!answer(*frame, out, transfer, signatures)) return 0;
             }
             // Every complete request read so far is answered: send the answers before waiting for more.
             if (!out.flush()) return 0;

@@ -6,66 +6,16 @@
 #include <exception>
 #include <memory>
 
+#include "common/agent_client/large_file.hpp"
+#include "common/agent_client/request_pipeline.hpp"
 #include "common/agent_protocol/messages.hpp"
 
 namespace liveupdate::agent_client {
 namespace {
 
 constexpr std::size_t kChunk = std::size_t{64} * 1024;
-
-// A frame of an unexpected type or shape: the session is out of step, so it counts as broken.
-template <class M>
-M expect(const agent_protocol::Frame &frame) {
-    try {
-        return agent_protocol::decode<M>(frame);
-    } catch (const agent_protocol::ProtocolError &e) {
-        throw AgentSessionBroken(std::string("the agent's answer: ") + e.what());
-    }
-}
-
-// Sends requests and counts what is owed; collects every answer, keeping the first failure.
-class Pipeline {
-public:
-    Pipeline(AgentStream &session, std::chrono::milliseconds stall) : session_(session), stall_(stall) {}
-
-    // Small requests go out together: one write for many files.
-    void send(const std::string &frame) {
-        batch_ += frame;
-        ++owed_;
-        if (batch_.size() >= kBatchBytes) push();
-        // Answers pile up in memory while sending: collect them now and then.
-        if (owed_ >= 1024) collect();
-    }
-
-    void collect() {
-        push();
-        while (owed_ > 0) {
-            const auto result = expect<agent_protocol::Result>(session_.receive(AgentStream::Clock::now() + stall_));
-            --owed_;
-            if (result.error != 0 && first_failure_.empty()) first_failure_ = result.message;
-        }
-    }
-
-    void finish() {
-        collect();
-        if (!first_failure_.empty()) throw AgentRequestFailed(first_failure_);
-    }
-
-private:
-    static constexpr std::size_t kBatchBytes = std::size_t{256} * 1024;
-
-    void push() {
-        if (batch_.empty()) return;
-        session_.send(batch_, AgentStream::Clock::now() + stall_);
-        batch_.clear();
-    }
-
-    AgentStream &session_;
-    std::chrono::milliseconds stall_;
-    std::string batch_;
-    std::size_t owed_ = 0;
-    std::string first_failure_;
-};
+// What libarchive gets per read of the archive (a large file's data passes through it).
+constexpr std::size_t kArchiveRead = std::size_t{256} * 1024;
 
 std::string container_path(const char *entry_path) {
     std::string_view p = entry_path == nullptr ? std::string_view() : std::string_view(entry_path);
@@ -80,7 +30,7 @@ std::string container_path(const char *entry_path) {
 
 struct ReadContext {
     const ArchiveReadFn *in;
-    std::vector<char> buffer = std::vector<char>(kChunk);
+    std::vector<char> buffer = std::vector<char>(kArchiveRead);
 };
 
 la_ssize_t read_callback(archive *, void *user, const void **data) {
@@ -91,7 +41,22 @@ la_ssize_t read_callback(archive *, void *user, const void **data) {
     return static_cast<la_ssize_t>(got);
 }
 
-void send_archive(Pipeline &pipeline, const ArchiveReadFn &in, const std::vector<std::string> &roots) {
+void send_small_file(RequestPipeline &pipeline, archive *reader, const std::string &path, const std::string &root,
+                     std::uint32_t mode, std::uint64_t size) {
+    agent_protocol::WriteFile write{path, root, mode, agent_protocol::kKeepOwner, agent_protocol::kKeepOwner, {}};
+    write.content.reserve(static_cast<std::size_t>(size));
+    char chunk[kChunk];
+    for (;;) {
+        const auto got = archive_read_data(reader, chunk, sizeof chunk);
+        if (got == 0) break;
+        if (got < 0)
+            throw std::runtime_error("reading " + path + " from the update's archive: " + archive_error_string(reader));
+        write.content.append(chunk, static_cast<std::size_t>(got));
+    }
+    pipeline.send(agent_protocol::encode(write));
+}
+
+void send_archive(RequestPipeline &pipeline, const ArchiveReadFn &in, const std::vector<std::string> &roots) {
     ReadContext ctx{&in};
     std::unique_ptr<archive, decltype(&archive_read_free)> reader(archive_read_new(), &archive_read_free);
     archive_read_support_format_tar(reader.get());
@@ -123,20 +88,12 @@ void send_archive(Pipeline &pipeline, const ArchiveReadFn &in, const std::vector
             break;
         }
         case AE_IFREG: {
-            agent_protocol::WriteFile write{path, root, mode, agent_protocol::kKeepOwner, agent_protocol::kKeepOwner,
-                                            {}};
-            if (archive_entry_size_is_set(entry))
-                write.content.reserve(static_cast<std::size_t>(archive_entry_size(entry)));
-            char chunk[kChunk];
-            for (;;) {
-                const auto got = archive_read_data(reader.get(), chunk, sizeof chunk);
-                if (got == 0) break;
-                if (got < 0)
-                    throw std::runtime_error("reading " + path +
-                                             " from the update's archive: " + archive_error_string(reader.get()));
-                write.content.append(chunk, static_cast<std::size_t>(got));
-            }
-            pipeline.send(agent_protocol::encode(write));
+            const bool sized = archive_entry_size_is_set(entry) != 0;
+            const auto size = sized ? static_cast<std::uint64_t>(archive_entry_size(entry)) : 0;
+            if (sized && size <= kWholeFrameLimit)
+                send_small_file(pipeline, reader.get(), path, root, mode, size);
+            else
+                send_large_file(pipeline, reader.get(), LargeFile{path, root, mode, size});
             break;
         }
         default:
@@ -151,7 +108,7 @@ void send_archive(Pipeline &pipeline, const ArchiveReadFn &in, const std::vector
 void apply_files_through_agent(AgentStream &session, const std::vector<std::string> &deletes,
                                const ArchiveReadFn *archive, std::chrono::milliseconds stall,
                                const std::vector<std::string> &sync_roots) {
-    Pipeline pipeline(session, stall);
+    RequestPipeline pipeline(session, stall);
     for (const auto &path : deletes) {
         if (const auto problem = agent_protocol::path_problem(path); !problem.empty())
             throw std::runtime_error("cannot delete through lu-agent: " + problem);

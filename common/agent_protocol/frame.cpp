@@ -11,6 +11,11 @@ bool is_known(MessageType type) noexcept {
     case MessageType::remove:
     case MessageType::run:
     case MessageType::digest:
+    case MessageType::file_begin:
+    case MessageType::file_part:
+    case MessageType::file_commit:
+    case MessageType::block_signatures:
+    case MessageType::block_signatures_reply:
     case MessageType::hello_reply:
     case MessageType::result:
     case MessageType::output:
@@ -30,6 +35,11 @@ const char *type_name(MessageType type) noexcept {
     case MessageType::remove: return "delete";
     case MessageType::run: return "run";
     case MessageType::digest: return "digest";
+    case MessageType::file_begin: return "file begin";
+    case MessageType::file_part: return "file part";
+    case MessageType::file_commit: return "file commit";
+    case MessageType::block_signatures: return "block signatures";
+    case MessageType::block_signatures_reply: return "block signatures reply";
     case MessageType::hello_reply: return "hello reply";
     case MessageType::result: return "result";
     case MessageType::output: return "output";
@@ -79,17 +89,15 @@ void FieldWriter::put(const std::vector<std::string> &v) {
     for (const auto &s : v) put(s);
 }
 
-std::string FieldWriter::frame(MessageType type) const {
-    if (out_.size() > kMaxPayload)
-        throw ProtocolError(std::string(type_name(type)) + " frame of " + std::to_string(out_.size()) +
+std::string FieldWriter::frame(MessageType type) {
+    const std::size_t payload = out_.size() - kHeaderSize;
+    if (payload > kMaxPayload)
+        throw ProtocolError(std::string(type_name(type)) + " frame of " + std::to_string(payload) +
                             " bytes exceeds the limit of " + std::to_string(kMaxPayload));
-    std::string frame;
-    frame.reserve(kHeaderSize + out_.size());
-    const auto size = static_cast<std::uint32_t>(out_.size());
-    for (int i = 0; i < 4; ++i) frame.push_back(static_cast<char>((size >> (8 * i)) & 0xFF));
-    frame.push_back(static_cast<char>(type));
-    frame.append(out_);
-    return frame;
+    const auto size = static_cast<std::uint32_t>(payload);
+    for (int i = 0; i < 4; ++i) out_[static_cast<std::size_t>(i)] = static_cast<char>((size >> (8 * i)) & 0xFF);
+    out_[4] = static_cast<char>(type);
+    return std::move(out_);
 }
 
 std::uint64_t FieldReader::get_le(int bytes) {

@@ -16,8 +16,9 @@
 namespace liveupdate::agent_protocol {
 
 // Bumped on any change of a message's fields; an agent of another version is replaced.
-inline constexpr std::uint32_t kProtocolVersion = 2;
-// A file travels in one frame; larger frames end the session.
+// 3: large files in parts (FileBegin, FilePart, FileCommit) and by delta (BlockSignatures).
+inline constexpr std::uint32_t kProtocolVersion = 3;
+// A small file travels in one frame, a large one in parts; larger frames end the session.
 inline constexpr std::uint32_t kMaxPayload = 512u * 1024 * 1024;
 inline constexpr std::size_t kHeaderSize = 5;
 
@@ -30,6 +31,10 @@ enum class MessageType : std::uint8_t {
     remove = 5,
     run = 6,
     digest = 7,
+    file_begin = 8,
+    file_part = 9,
+    file_commit = 10,
+    block_signatures = 11,
     // agent -> host
     hello_reply = 64,
     result = 65,
@@ -37,6 +42,7 @@ enum class MessageType : std::uint8_t {
     exit_status = 67,
     digest_entry = 68,
     fatal = 69,
+    block_signatures_reply = 70,
 };
 
 bool is_known(MessageType type) noexcept;
@@ -67,9 +73,11 @@ private:
     std::size_t offset_ = 0;
 };
 
-// Appends fields to a payload.
+// Appends fields to a payload, after room for the header (so a frame of a
+// large file part is not copied again).
 class FieldWriter {
 public:
+    FieldWriter() : out_(kHeaderSize, '\0') {}
     void put(std::uint8_t v) { out_.push_back(static_cast<char>(v)); }
     void put(std::uint32_t v) { put_le(v, 4); }
     void put(std::int32_t v) { put_le(static_cast<std::uint32_t>(v), 4); }
@@ -78,8 +86,8 @@ public:
     void put(std::string_view v);
     void put(const std::string &v) { put(std::string_view(v)); }
     void put(const std::vector<std::string> &v);
-    // The whole frame: header and payload.
-    std::string frame(MessageType type) const;
+    // The whole frame: header and payload; the writer is spent.
+    std::string frame(MessageType type);
 
 private:
     void put_le(std::uint64_t v, int bytes);

@@ -61,6 +61,90 @@ struct WriteFile {
     }
 };
 
+// A large file, in parts: FileBegin, FileParts, FileCommit, answered by one
+// Result after the commit (begin and parts get none, so they stream). The
+// agent builds a temporary file in the same folder and renames it at the
+// commit when its size and XXH3-128 are the commit's; otherwise, or when the
+// session ends first, the temporary file goes and `path` stays as it was.
+// With `from_base` the parts' copy instructions read the regular file now at
+// `path` (whose BlockSignatures the host asked for). `size`, the content's
+// size as the archive says: from kDeltaMinSize the agent keeps the new file's
+// signatures for the next delta.
+inline constexpr std::uint64_t kDeltaMinSize = std::uint64_t{1} << 20;
+struct FileBegin {
+    static constexpr MessageType type = MessageType::file_begin;
+    std::string path;
+    std::string root;
+    std::uint32_t mode = 0644;
+    std::int64_t uid = kKeepOwner;
+    std::int64_t gid = kKeepOwner;
+    std::uint8_t from_base = 0;
+    std::uint64_t size = 0;
+    template <class S, class F>
+    static void fields(S &s, F &&f) {
+        f(s.path);
+        f(s.root);
+        f(s.mode);
+        f(s.uid);
+        f(s.gid);
+        f(s.from_base);
+        f(s.size);
+    }
+};
+
+// The next stretch of the file begun: common/delta instructions (copy from
+// the base, data).
+struct FilePart {
+    static constexpr MessageType type = MessageType::file_part;
+    std::string instructions;
+    template <class S, class F>
+    static void fields(S &s, F &&f) {
+        f(s.instructions);
+    }
+};
+
+struct FileCommit {
+    static constexpr MessageType type = MessageType::file_commit;
+    std::uint64_t size = 0;
+    std::uint64_t hash_low = 0;  // XXH3-128 of the whole content
+    std::uint64_t hash_high = 0;
+    template <class S, class F>
+    static void fields(S &s, F &&f) {
+        f(s.size);
+        f(s.hash_low);
+        f(s.hash_high);
+    }
+};
+
+// Asks for the block signatures of the regular file at `path` (symlinks not
+// followed below `root`); answered by BlockSignaturesReply.
+struct BlockSignatures {
+    static constexpr MessageType type = MessageType::block_signatures;
+    std::string path;
+    std::string root;
+    template <class S, class F>
+    static void fields(S &s, F &&f) {
+        f(s.path);
+        f(s.root);
+    }
+};
+
+// error 0: `signature` is common/delta's encoding (block size chosen by the
+// agent from the file's size); else an errno value (ENOENT: nothing there,
+// EINVAL: not a regular file, EAGAIN: it changed while read) and what failed.
+struct BlockSignaturesReply {
+    static constexpr MessageType type = MessageType::block_signatures_reply;
+    std::int32_t error = 0;
+    std::string message;
+    std::string signature;
+    template <class S, class F>
+    static void fields(S &s, F &&f) {
+        f(s.error);
+        f(s.message);
+        f(s.signature);
+    }
+};
+
 // Creates a folder and its missing parents; an existing folder (at the root,
 // a symlink to one too) is kept as it is.
 struct MakeDir {
@@ -137,7 +221,7 @@ struct Digest {
     }
 };
 
-// The answer to write, mkdir, symlink, delete and digest: error 0 is success,
+// The answer to write, file commit, mkdir, symlink, delete and digest: error 0 is success,
 // else an errno value with what failed.
 struct Result {
     static constexpr MessageType type = MessageType::result;

@@ -1,14 +1,19 @@
 // libFuzzer target over the lu-agent frame decoder: any bytes from a container
-// (or a host) must end in frames, a ProtocolError, or a wait for more bytes.
+// (or a host) must end in frames, a ProtocolError, or a wait for more bytes;
+// the block signatures and delta instructions inside them in values or a DeltaError.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
 #include "common/agent_protocol/messages.hpp"
+#include "common/delta/instructions.hpp"
+#include "common/delta/signature.hpp"
 
 namespace {
 
 using namespace liveupdate::agent_protocol;
+using liveupdate::delta::decode_signature;
+using liveupdate::delta::read_instructions;
 
 void decode_as_its_type(const Frame &frame) {
     switch (frame.type) {
@@ -25,6 +30,14 @@ void decode_as_its_type(const Frame &frame) {
     case MessageType::exit_status: decode<ExitStatus>(frame); break;
     case MessageType::digest_entry: decode<DigestEntry>(frame); break;
     case MessageType::fatal: decode<Fatal>(frame); break;
+    case MessageType::file_begin: path_problem(decode<FileBegin>(frame).path); break;
+    case MessageType::file_part:
+        read_instructions(decode<FilePart>(frame).instructions,
+                          {[](std::uint64_t, std::uint64_t) {}, [](std::string_view) {}});
+        break;
+    case MessageType::file_commit: decode<FileCommit>(frame); break;
+    case MessageType::block_signatures: path_problem(decode<BlockSignatures>(frame).path); break;
+    case MessageType::block_signatures_reply: decode_signature(decode<BlockSignaturesReply>(frame).signature); break;
     }
 }
 
@@ -42,6 +55,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         while (auto frame = decoder.next()) decode_as_its_type(*frame);
     } catch (const ProtocolError &) {
         // The session would end here with this message: the expected outcome for bad input.
+    } catch (const liveupdate::delta::DeltaError &) {
+        // Likewise: the agent ends the session, the host counts it as broken.
     }
     return 0;
 }

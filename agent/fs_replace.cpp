@@ -1,0 +1,129 @@
+#include "agent/fs_replace.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <vector>
+
+#include "common/agent_protocol/messages.hpp"
+
+namespace liveupdate::agent {
+namespace {
+
+constexpr std::string_view kPrefix = ".lu-agent-";
+
+bool all_digits(std::string_view s) {
+    return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
+}
+
+// A folder where a file or a link is to go gives way (a rename cannot replace it).
+int clear_folder_at(const Place &place) {
+    struct stat st {};
+    if (::fstatat(place.parent.get(), place.leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return errno == ENOENT ? 0 : errno;
+    return S_ISDIR(st.st_mode) ? remove_tree_at(place.parent.get(), place.leaf) : 0;
+}
+
+bool is_running(long pid) { return pid != ::getpid() && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH); }
+
+}  // namespace
+
+agent_protocol::Result failure(int error, const std::string &what, const std::string &path) {
+    return {error, what + " " + path + ": " + std::strerror(error)};
+}
+
+agent_protocol::Result failure(const PlaceResult &resolved, const std::string &path) {
+    return {resolved.error, "reaching " + path + ": " + resolved.what + ": " + std::strerror(resolved.error)};
+}
+
+std::string temporary_name() {
+    static unsigned long counter = 0;
+    return std::string(kPrefix) + std::to_string(::getpid()) + "-" + std::to_string(++counter);
+}
+
+long temporary_owner(std::string_view name) {
+    if (!name.starts_with(kPrefix)) return 0;
+    name.remove_prefix(kPrefix.size());
+    const auto dash = name.find('-');
+    if (dash == std::string_view::npos || !all_digits(name.substr(0, dash)) || !all_digits(name.substr(dash + 1)))
+        return 0;
+    long pid = 0;
+    const auto [end, error] = std::from_chars(name.data(), name.data() + dash, pid);
+    return error == std::errc() && end == name.data() + dash ? pid : 0;
+}
+
+void remove_stale_temporaries(int dir) {
+    const int copy = ::fcntl(dir, F_DUPFD_CLOEXEC, 0);
+    if (copy < 0) return;
+    DIR *stream = ::fdopendir(copy);
+    if (stream == nullptr) {
+        ::close(copy);
+        return;
+    }
+    ::rewinddir(stream);
+    std::vector<std::string> stale;
+    while (const dirent *entry = ::readdir(stream)) {
+        const long owner = temporary_owner(entry->d_name);
+        if (owner <= 0 || is_running(owner)) continue;
+        struct stat st {};
+        if (::fstatat(dir, entry->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+            stale.emplace_back(entry->d_name);
+    }
+    ::closedir(stream);
+    // Best effort: a leftover that cannot go now goes at a later begin.
+    for (const auto &name : stale) ::unlinkat(dir, name.c_str(), 0);
+}
+
+int write_all(int fd, std::string_view content) {
+    while (!content.empty()) {
+        const auto wrote = ::write(fd, content.data(), content.size());
+        if (wrote < 0) {
+            if (errno == EINTR) continue;
+            return errno;
+        }
+        content.remove_prefix(static_cast<std::size_t>(wrote));
+    }
+    return 0;
+}
+
+int set_owner(int fd, std::int64_t uid, std::int64_t gid) {
+    if (uid == agent_protocol::kKeepOwner && gid == agent_protocol::kKeepOwner) return 0;
+    const auto u = static_cast<uid_t>(uid == agent_protocol::kKeepOwner ? -1 : uid);
+    const auto g = static_cast<gid_t>(gid == agent_protocol::kKeepOwner ? -1 : gid);
+    return ::fchown(fd, u, g) == 0 ? 0 : errno;
+}
+
+int set_mode_and_owner(int fd, std::uint32_t mode, std::int64_t uid, std::int64_t gid) {
+    if (::fchmod(fd, mode & 07777) != 0) return errno;
+    if (const int error = set_owner(fd, uid, gid); error != 0) return error;
+    if ((mode & 06000) != 0 && ::fchmod(fd, mode & 07777) != 0) return errno;
+    return 0;
+}
+
+int replace_with(const Place &place, const std::string &temporary) {
+    int error = clear_folder_at(place);
+    if (error == 0 && ::renameat(place.parent.get(), temporary.c_str(), place.parent.get(), place.leaf.c_str()) != 0)
+        error = errno;
+    if (error != 0) ::unlinkat(place.parent.get(), temporary.c_str(), 0);
+    return error;
+}
+
+int replace_large_with(const Place &place, const std::string &temporary) {
+    const int dir = place.parent.get();
+    struct stat st {};
+    const bool over_a_file = ::fstatat(dir, place.leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+    if (!over_a_file || ::renameat2(dir, temporary.c_str(), dir, place.leaf.c_str(), RENAME_EXCHANGE) != 0)
+        return replace_with(place, temporary);
+    // The old file has the temporary name now; left behind, the next begin here removes it.
+    ::unlinkat(dir, temporary.c_str(), 0);
+    return 0;
+}
+
+}  // namespace liveupdate::agent

@@ -1,0 +1,53 @@
+#include "common/agent_client/request_pipeline.hpp"
+
+#include "common/agent_client/agent_apply.hpp"
+
+namespace liveupdate::agent_client {
+
+void RequestPipeline::send(const std::string &frame) {
+    send_unanswered(frame);
+    ++owed_;
+    // Answers pile up in memory while sending: collect them now and then.
+    if (owed_ >= 1024) collect();
+}
+
+void RequestPipeline::send_unanswered(const std::string &frame) {
+    // A large frame (a file's part) goes out as it is, not copied into the batch.
+    if (frame.size() >= kBatchBytes) {
+        push();
+        session_.send(frame, AgentStream::Clock::now() + stall_);
+        return;
+    }
+    // Small requests go out together: one write for many files.
+    batch_ += frame;
+    if (batch_.size() >= kBatchBytes) push();
+}
+
+agent_protocol::Frame RequestPipeline::ask(const std::string &frame) {
+    collect();
+    batch_ = frame;
+    push();
+    return session_.receive(AgentStream::Clock::now() + stall_);
+}
+
+void RequestPipeline::collect() {
+    push();
+    while (owed_ > 0) {
+        const auto result = expect<agent_protocol::Result>(session_.receive(AgentStream::Clock::now() + stall_));
+        --owed_;
+        if (result.error != 0 && first_failure_.empty()) first_failure_ = result.message;
+    }
+}
+
+void RequestPipeline::finish() {
+    collect();
+    if (!first_failure_.empty()) throw AgentRequestFailed(first_failure_);
+}
+
+void RequestPipeline::push() {
+    if (batch_.empty()) return;
+    session_.send(batch_, AgentStream::Clock::now() + stall_);
+    batch_.clear();
+}
+
+}  // namespace liveupdate::agent_client

@@ -1,0 +1,51 @@
+// Requests to lu-agent, pipelined: sent in batches without waiting, the
+// answers counted and collected later (in order), the first failure kept.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+
+#include "common/agent_client/agent_stream.hpp"
+#include "common/agent_protocol/messages.hpp"
+
+namespace liveupdate::agent_client {
+
+// A frame of an unexpected type or shape: the session is out of step, so it counts as broken.
+template <class M>
+M expect(const agent_protocol::Frame &frame) {
+    try {
+        return agent_protocol::decode<M>(frame);
+    } catch (const agent_protocol::ProtocolError &e) {
+        throw AgentSessionBroken(std::string("the agent's answer: ") + e.what());
+    }
+}
+
+class RequestPipeline {
+public:
+    RequestPipeline(AgentStream &session, std::chrono::milliseconds stall) : session_(session), stall_(stall) {}
+
+    // A request answered by a Result.
+    void send(const std::string &frame);
+    // A request without an answer (a file's begin and parts).
+    void send_unanswered(const std::string &frame);
+    // Every answer owed so far is read (failures kept); then the request goes
+    // out and its own answer comes back.
+    agent_protocol::Frame ask(const std::string &frame);
+    // Reads every answer owed.
+    void collect();
+    // collect(), then throws AgentRequestFailed with the first failure.
+    void finish();
+
+private:
+    static constexpr std::size_t kBatchBytes = std::size_t{256} * 1024;
+    void push();
+
+    AgentStream &session_;
+    std::chrono::milliseconds stall_;
+    std::string batch_;
+    std::size_t owed_ = 0;
+    std::string first_failure_;
+};
+
+}  // namespace liveupdate::agent_client
