@@ -121,7 +121,8 @@ void Daemon::start_engine() {
     executor_ = std::make_unique<Executor>(updaters_, synced_.get());
     driver_ = std::make_unique<ReconcileDriver>(
         *engine_, *executor_, store_, [] { return now(); },
-        [this](const std::string &lu, LogLevel level, std::string_view text) { live_update_log(lu)(level, text); });
+        [this](const std::string &lu, LogLevel level, std::string_view text) { live_update_log(lu)(level, text); },
+        kDefaultParallelUpdates);
 }
 
 void Daemon::start_updaters(const LoadOptions &load) {
