@@ -1,10 +1,12 @@
 // A test updater whose outcome depends on the container: config
-// {"<container id>": "run" | "infra" | "paused", "barrier": N}. It logs two
-// lines per update; with a barrier, each update waits until N are in flight
-// (all at once: they run concurrently) and fails when they never are.
+// {"<container id>": "run" | "infra" | "paused" | "unpreparable", "barrier": N}.
+// It logs two lines per update; with a barrier, each update waits until N are
+// in flight (all at once: they run concurrently) and fails when they never
+// are. prepare() says "prepared <id>" in the host's log, or fails.
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -19,7 +21,7 @@ public:
     static constexpr const char *name = "by-container";
     static constexpr const char *version = "0.0.1";
 
-    ByContainerUpdater(std::string_view config, const lu::Host &) : config_(config) {
+    ByContainerUpdater(std::string_view config, const lu::Host &host) : config_(config), host_(host) {
         const std::size_t at = config_.find("\"barrier\":");
         if (at != std::string::npos) barrier_ = std::stoi(config_.substr(at + 10));
     }
@@ -36,6 +38,11 @@ public:
         return lu::Outcome::ok();
     }
 
+    void prepare(const lu::ContainerRef &container) {
+        if (has(container.id, "unpreparable")) throw std::runtime_error("container " + container.id + " is read-only");
+        host_.log(LU_LOG_INFO, "prepared " + container.id);
+    }
+
 private:
     bool has(const std::string &id, const char *what) const {
         return config_.find("\"" + id + "\": \"" + what + "\"") != std::string::npos;
@@ -50,6 +57,7 @@ private:
     }
 
     std::string config_;
+    lu::Host host_;
     int barrier_ = 0;
     std::mutex mutex_;
     std::condition_variable changed_;
