@@ -11,6 +11,7 @@
 
 #include "host/core/engine_slot.hpp"
 #include "host/core/executor.hpp"
+#include "host/core/host_error.hpp"
 #include "host/core/json_text.hpp"
 #include "host/core/reconcile_driver.hpp"
 
@@ -168,6 +169,30 @@ BOOST_AUTO_TEST_CASE(the_updates_of_one_change_run_at_once) {
     const ReconcileResult r = parallel.reconcile(objects(root, 3, seen(root, 1)));
     BOOST_TEST(!r.status.as_object().contains("failed"), to_json_text(r.status));
     BOOST_TEST(r.updates == 3u);
+}
+
+BOOST_AUTO_TEST_CASE(too_few_outcomes_are_refused_and_the_session_still_answers) {
+    World parallel(LU_STEP_VERSION, kDefaultParallelUpdates, "{}");
+    for (const std::string &doc : objects(root, 3, seen(root, 1)))
+        parallel.slot.with_engine([&](const Engine &e) { return e.upsert(doc); });
+    parallel.slot.with_engine([&](const Engine &e) {
+        Engine::Begun begun = e.reconcile_begin("lu", kStart);
+        BOOST_TEST_REQUIRE(string_member(begun.step, "type") == "updates");
+        BOOST_TEST(begun.step.at("updates").as_array().size() == 3u);
+        const json::value two = json::parse(R"({"outcomes": [{"ok": true}, {"ok": true}]})");
+        try {
+            begun.session->continue_with(two, kStart);
+            BOOST_FAIL("two outcomes for three updates were taken");
+        } catch (const PluginCallError &error) {
+            BOOST_TEST(std::string(error.what()).find("expected 3 outcomes, got 2") != std::string::npos, error.what());
+        }
+        // Up to the first infrastructure failure is enough: the fold stops there.
+        const json::value stopped = json::parse(R"({"outcomes": [{"ok": true}, {"infraFailure": "gone"}]})");
+        const json::object done = begun.session->continue_with(stopped, kStart);
+        BOOST_TEST(string_member(done, "type") == "done");
+        BOOST_TEST(string_member(done.at("status").at("failed"), "reason") == "UpdateFailed");
+        return 0;
+    });
 }
 
 BOOST_AUTO_TEST_SUITE_END()
