@@ -67,6 +67,7 @@ pid_t start_daemon(const fs::path &dir) {
     std::vector<std::string> args{LU_HOST_BIN, "up", "--control-socket", (dir / "ctl/control.sock").string(),
                                   (dir / "objects.json").string()};
     std::vector<char *> argv;
+    argv.reserve(args.size() + 1);
     for (auto &a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
     posix_spawn_file_actions_t actions;

@@ -71,6 +71,7 @@ pid_t start_daemon(const fs::path &dir) {
     std::vector<std::string> args{LU_HOST_BIN, "up", "--control-socket", (dir / "ctl/control.sock").string(),
                                   (dir / "objects.json").string()};
     std::vector<char *> argv;
+    argv.reserve(args.size() + 1);
     for (auto &a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
     posix_spawn_file_actions_t actions;
@@ -105,10 +106,12 @@ double measure(int replicas) {
         std::vector<fs::path> files;
         for (int i = 1; i <= replicas; ++i) {
             const std::string name = project + "-web-" + std::to_string(i);
-            run("docker run -d --network none --name " + name + " --label com.docker.compose.project=" + project +
-                " --label com.docker.compose.service=web --label com.docker.compose.oneoff=False"
-                " --label com.docker.compose.container-number=" +
-                std::to_string(i) + " lu-busybox:latest sleep 100000");
+            std::string command = "docker run -d --network none --name " + name;
+            command += " --label com.docker.compose.project=" + project;
+            command += " --label com.docker.compose.service=web --label com.docker.compose.oneoff=False";
+            command += " --label com.docker.compose.container-number=" + std::to_string(i);
+            command += " lu-busybox:latest sleep 100000";
+            run(command);
             containers.push_back(name);
             files.push_back("/proc/" + run("docker inspect -f '{{.State.Pid}}' " + name) + "/root/app/index.html");
         }

@@ -12,7 +12,8 @@ EngineSlot::EngineSlot(std::filesystem::path plugin_file, common::MicroTime star
     : plugin_file_(std::move(plugin_file)),
       start_time_(start_time),
       max_step_version_(max_step_version),
-      engine_(std::make_unique<Engine>(LiveUpdatePlugin::load(plugin_file_, options), start_time, max_step_version)) {}
+      engine_(std::make_unique<Engine>(LiveUpdatePlugin::load(plugin_file_, std::move(options)), start_time,
+                                       max_step_version)) {}
 
 void EngineSlot::reload() { reload(plugin_file()); }
 

@@ -10,7 +10,7 @@ namespace json = boost::json;
 
 ContainerWarmUp::ContainerWarmUp(TargetsFn targets, const UpdaterRegistry &updaters, LogFn log)
     : targets_(std::move(targets)), updaters_(updaters), log_(std::move(log)) {
-    worker_ = std::jthread([this](std::stop_token stop) { run(stop); });
+    worker_ = std::jthread([this](const std::stop_token &stop) { run(stop); });
 }
 
 ContainerWarmUp::~ContainerWarmUp() {
@@ -32,7 +32,7 @@ void ContainerWarmUp::reconciled(const std::string &live_update, const json::val
     wake_.notify_all();
 }
 
-void ContainerWarmUp::run(std::stop_token stop) {
+void ContainerWarmUp::run(const std::stop_token &stop) {
     for (;;) {
         std::string live_update;
         {

@@ -36,7 +36,7 @@ public:
     void reconciled(const std::string &live_update, const boost::json::value &status);
 
 private:
-    void run(std::stop_token stop);
+    void run(const std::stop_token &stop);
     void prepare(const std::string &live_update);
 
     TargetsFn targets_;

@@ -427,7 +427,7 @@ Step ReconcileSession::resume(const Outcome &outcome, common::MicroTime now) {
     now_ = now;
     Pending p = std::move(*pending_);
     pending_.reset();
-    if (fold_outcome(std::move(p), outcome)) return finish_sync();
+    if (fold_outcome(p, outcome)) return finish_sync();
     return advance();
 }
 
@@ -450,7 +450,7 @@ Step ReconcileSession::resume_batch(const std::vector<Outcome> &outcomes, common
     for (Visit &v : batch) {
         bool stop = false;
         if (v.pending) {
-            stop = fold_outcome(std::move(*v.pending), outcomes[next_outcome++]);
+            stop = fold_outcome(*v.pending, outcomes[next_outcome++]);
             results.push_back(std::move(log_));
             log_.clear();
         } else {
@@ -463,7 +463,7 @@ Step ReconcileSession::resume_batch(const std::vector<Outcome> &outcomes, common
     return step;
 }
 
-bool ReconcileSession::fold_outcome(Pending p, const Outcome &outcome) {
+bool ReconcileSession::fold_outcome(const Pending &p, const Outcome &outcome) {
     api::LiveUpdateContainerStatus c;
     c.container_name = p.ref.container_name;
     c.container_id = p.ref.container_id;

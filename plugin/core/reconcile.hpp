@@ -102,7 +102,7 @@ private:
     // Applies a visit without update; returns true when the visit must stop.
     bool settle(const Visit &visit);
     // Merges the outcome of a pending update; returns true when the visit must stop.
-    bool fold_outcome(Pending p, const Outcome &outcome);
+    bool fold_outcome(const Pending &p, const Outcome &outcome);
     // C07: says once per batch of changes that they wait for the failure to clear.
     void report_skipped_changes(ContainerTrack &track, const std::string &display);
     bool plannable_again(const ContainerTrack &track) const;
