@@ -161,7 +161,8 @@ run_check "lint" scripts/lint.sh
 # unit, host and scenario. A test added to those labels without its target
 # here shows as "Not Run" in this stage: add the target.
 asan_targets=(
-  lu-host liveupdate updater_record lu_test_wrong_abi_plugin
+  lu-host liveupdate updater_record lu_test_wrong_abi_plugin lu_test_by_container_updater step_v1_replay
+  up_warm_up_tests
   liveupdate_unit_tests liveupdate_abi_tests host_unit_tests host_tests
   c_abi_headers c_abi_tests updater_helper_tests
   up_unit_tests up_watcher_tests up_save_patterns_tests

@@ -33,8 +33,9 @@ std::string rc_text(int32_t rc) {
 std::string where_of(const LiveUpdatePlugin &plugin) { return "plugin " + plugin.file().string(); }
 
 // A step document: a JSON object with "type", of a "stepVersion" this host
-// reads (absent: 1, from plugins older than the field).
-json::object parse_step(const LiveUpdatePlugin &plugin, int32_t rc, std::string_view text, const char *what) {
+// reads and asked for (absent: 1, from plugins older than the field).
+json::object parse_step(const LiveUpdatePlugin &plugin, int32_t rc, std::string_view text, const char *what,
+                        int max_step_version) {
     if (rc != LU_OK) {
         throw PluginCallError(what, where_of(plugin), rc_text(rc) + ": " + std::string(text));
     }
@@ -44,10 +45,11 @@ json::object parse_step(const LiveUpdatePlugin &plugin, int32_t rc, std::string_
                               "the step is not an object with \"type\": " + std::string(text.substr(0, 200)));
     }
     if (const json::value *version = step.as_object().if_contains("stepVersion");
-        version != nullptr && !(version->is_int64() && version->as_int64() == LU_STEP_VERSION)) {
+        version != nullptr &&
+        !(version->is_int64() && version->as_int64() >= 1 && version->as_int64() <= max_step_version)) {
         throw PluginCallError(what, where_of(plugin),
-                              "the step is of stepVersion " + to_json_text(*version) + ", this host reads " +
-                                  std::to_string(LU_STEP_VERSION) + " only: use a plugin built with this host's SDK");
+                              "the step is of stepVersion " + to_json_text(*version) + ", this host reads 1 to " +
+                                  std::to_string(max_step_version) + " only: use a plugin built with this host's SDK");
     }
     return std::move(step.as_object());
 }
@@ -61,15 +63,16 @@ json::object ReconcileSession::continue_with(const json::value &outcome, common:
     const std::string now_text = now.format();
     PluginMessage step(plugin_->api().free_message);
     int32_t rc = plugin_->api().reconcile_continue(session_, to_lu_str(outcome_text), to_lu_str(now_text), step.out());
-    return parse_step(*plugin_, rc, step.view(), "reconcile_continue failed");
+    return parse_step(*plugin_, rc, step.view(), "reconcile_continue failed", max_step_version_);
 }
 
-Engine::Engine(std::shared_ptr<const LiveUpdatePlugin> plugin, common::MicroTime start_time)
-    : plugin_(std::move(plugin)), start_time_(start_time) {
+Engine::Engine(std::shared_ptr<const LiveUpdatePlugin> plugin, common::MicroTime start_time, int max_step_version)
+    : plugin_(std::move(plugin)), start_time_(start_time), max_step_version_(max_step_version) {
     host_.struct_size = sizeof(lu_engine_host);
     host_.ctx = nullptr;
     host_.log = log_from_plugin;
-    const std::string options = to_json_text(json::object{{"startTime", start_time.format()}});
+    const std::string options =
+        to_json_text(json::object{{"startTime", start_time.format()}, {"maxStepVersion", max_step_version_}});
     PluginMessage error(plugin_->api().free_message);
     int32_t rc = plugin_->api().create(&host_, to_lu_str(options), &engine_, error.out());
     if (rc != LU_OK || engine_ == nullptr) {
@@ -160,8 +163,8 @@ Engine::Begun Engine::reconcile_begin(std::string_view live_update, common::Micr
     int32_t rc =
         plugin_->api().reconcile_begin(engine_, to_lu_str(live_update), to_lu_str(now_text), &session, step.out());
     std::unique_ptr<ReconcileSession> owner;
-    if (session != nullptr) owner = std::make_unique<ReconcileSession>(plugin_, session);
-    json::object first = parse_step(*plugin_, rc, step.view(), "reconcile_begin failed");
+    if (session != nullptr) owner = std::make_unique<ReconcileSession>(plugin_, session, max_step_version_);
+    json::object first = parse_step(*plugin_, rc, step.view(), "reconcile_begin failed", max_step_version_);
     if (!owner) {
         throw PluginCallError("reconcile_begin failed", std::string(live_update), "the plugin opened no session");
     }

@@ -12,30 +12,35 @@
 
 #include "common/micro_time.hpp"
 #include "host/core/plugin_loader.hpp"
+#include "liveupdate/liveupdate_plugin.h"
 
 namespace liveupdate::host {
 
 // One open reconcile of one LiveUpdate; ending it early abandons its updates.
 class ReconcileSession {
 public:
-    ReconcileSession(std::shared_ptr<const LiveUpdatePlugin> plugin, lu_reconcile *session)
-        : plugin_(std::move(plugin)), session_(session) {}
+    ReconcileSession(std::shared_ptr<const LiveUpdatePlugin> plugin, lu_reconcile *session, int max_step_version)
+        : plugin_(std::move(plugin)), session_(session), max_step_version_(max_step_version) {}
     ReconcileSession(const ReconcileSession &) = delete;
     ReconcileSession &operator=(const ReconcileSession &) = delete;
     ~ReconcileSession();
 
-    // Reports the outcome of the last "update" step; returns the next step.
+    // Reports the outcome of the last "update" step (the outcomes of the last
+    // "updates" step); returns the next step.
     boost::json::object continue_with(const boost::json::value &outcome, common::MicroTime now);
 
 private:
     std::shared_ptr<const LiveUpdatePlugin> plugin_;
     lu_reconcile *session_;
+    int max_step_version_;
 };
 
 class Engine {
 public:
-    // options: {"startTime": start_time}. Throws PluginCallError.
-    Engine(std::shared_ptr<const LiveUpdatePlugin> plugin, common::MicroTime start_time);
+    // options: {"startTime": start_time, "maxStepVersion": max_step_version}
+    // (1: the plugin hands out one update at a time). Throws PluginCallError.
+    Engine(std::shared_ptr<const LiveUpdatePlugin> plugin, common::MicroTime start_time,
+           int max_step_version = LU_STEP_VERSION);
     Engine(const Engine &) = delete;
     Engine &operator=(const Engine &) = delete;
     ~Engine();
@@ -85,12 +90,14 @@ public:
 
     const LiveUpdatePlugin &plugin() const { return *plugin_; }
     common::MicroTime start_time() const { return start_time_; }
+    int max_step_version() const { return max_step_version_; }
 
 private:
     boost::json::object admission(int32_t rc, std::string_view result, const char *what) const;
 
     std::shared_ptr<const LiveUpdatePlugin> plugin_;
     common::MicroTime start_time_;
+    int max_step_version_;
     lu_engine_host host_{};
     lu_engine *engine_ = nullptr;
 };

@@ -7,10 +7,13 @@
 
 namespace liveupdate::host {
 
-EngineSlot::EngineSlot(std::filesystem::path plugin_file, common::MicroTime start_time, LoadOptions options)
+EngineSlot::EngineSlot(std::filesystem::path plugin_file, common::MicroTime start_time, LoadOptions options,
+                       int max_step_version)
     : plugin_file_(std::move(plugin_file)),
       start_time_(start_time),
-      engine_(std::make_unique<Engine>(LiveUpdatePlugin::load(plugin_file_, options), start_time)) {}
+      max_step_version_(max_step_version),
+      engine_(std::make_unique<Engine>(LiveUpdatePlugin::load(plugin_file_, std::move(options)), start_time,
+                                       max_step_version)) {}
 
 void EngineSlot::reload() { reload(plugin_file()); }
 
@@ -21,7 +24,7 @@ void EngineSlot::reload(const std::filesystem::path &plugin_file) {
 }
 
 std::unique_ptr<Engine> EngineSlot::prepare(std::shared_ptr<const LiveUpdatePlugin> plugin) const {
-    return std::make_unique<Engine>(std::move(plugin), start_time_);
+    return std::make_unique<Engine>(std::move(plugin), start_time_, max_step_version_);
 }
 
 std::unique_ptr<Engine> EngineSlot::swap_in(std::unique_ptr<Engine> fresh) {

@@ -13,8 +13,10 @@ namespace liveupdate::host {
 
 class EngineSlot {
 public:
-    // Loads the plugin (from a private copy when options say so) and creates the engine.
-    EngineSlot(std::filesystem::path plugin_file, common::MicroTime start_time, LoadOptions options = {});
+    // Loads the plugin (from a private copy when options say so) and creates the
+    // engine; every engine of the slot is asked for steps up to max_step_version.
+    EngineSlot(std::filesystem::path plugin_file, common::MicroTime start_time, LoadOptions options = {},
+               int max_step_version = LU_STEP_VERSION);
 
     template <typename Fn>
     decltype(auto) with_engine(Fn &&fn) const {
@@ -42,6 +44,7 @@ public:
 private:
     std::filesystem::path plugin_file_;
     common::MicroTime start_time_;
+    int max_step_version_;
     mutable std::shared_mutex mutex_;
     std::unique_ptr<Engine> engine_;
 };

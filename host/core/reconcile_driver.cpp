@@ -23,11 +23,40 @@ std::string working_directory() {
     return ec ? std::string() : dir;
 }
 
+// The update objects of an "updates" step, in order, and the lines written before each.
+struct Batch {
+    std::vector<const json::object *> updates;
+    std::vector<const json::array *> logs;
+};
+
+Batch batch_of(const json::object &step, const std::string &live_update) {
+    const json::value *list = step.if_contains("updates");
+    if (list == nullptr || !list->is_array() || list->as_array().empty())
+        throw PluginCallError("reconcile of " + live_update + " failed", "plugin step",
+                              "an updates step without a non-empty \"updates\" array");
+    Batch batch;
+    for (const json::value &entry : list->as_array()) {
+        const json::value *update = find_member(entry, "update");
+        if (update == nullptr || !update->is_object())
+            throw PluginCallError("reconcile of " + live_update + " failed", "plugin step",
+                                  "an updates entry without an \"update\" object");
+        const json::value *lines = find_member(entry, "log");
+        batch.updates.push_back(&update->as_object());
+        batch.logs.push_back(lines != nullptr && lines->is_array() ? &lines->as_array() : nullptr);
+    }
+    return batch;
+}
+
 }  // namespace
 
 ReconcileDriver::ReconcileDriver(const EngineSlot &engine, const Executor &executor, ObjectStore &store, Clock clock,
-                                 LiveLogFn live_log)
-    : engine_(engine), executor_(executor), store_(store), clock_(std::move(clock)), live_log_(std::move(live_log)) {}
+                                 LiveLogFn live_log, std::size_t parallel_updates)
+    : engine_(engine),
+      executor_(executor),
+      store_(store),
+      clock_(std::move(clock)),
+      live_log_(std::move(live_log)),
+      parallel_updates_(parallel_updates) {}
 
 std::shared_ptr<std::mutex> ReconcileDriver::lock_for(const std::string &live_update) {
     std::lock_guard lock(locks_mutex_);
@@ -52,6 +81,30 @@ ReconcileResult ReconcileDriver::reconcile(const std::string &live_update) {
             log::debug(live_update + ": " + std::string(text));
         }
     };
+    const auto print = [&](const json::array &lines) {
+        for (const json::value &line : lines)
+            log(level_named(string_member(line, "level", "info")), string_member(line, "text"));
+    };
+    // Runs an "updates" step's updates and prints their lines in the
+    // sequential order: each one's own, its updater's, then its outcome's.
+    const auto run_batch = [&](const json::object &step, ReconcileSession &session) {
+        const Batch batch = batch_of(step, live_update);
+        std::vector<FannedOutUpdate> ran = run_updates(executor_, batch.updates, parallel_updates_);
+        result.updates += ran.size();
+        json::array outcomes;
+        for (const FannedOutUpdate &one : ran) outcomes.push_back(one.outcome.to_json());
+        json::object next = session.continue_with(json::object{{"outcomes", std::move(outcomes)}}, clock_());
+        const json::value *results = next.if_contains("results");
+        for (std::size_t i = 0; i < ran.size(); ++i) {
+            if (batch.logs[i] != nullptr) print(*batch.logs[i]);
+            for (const LogLine &line : ran[i].log) log(line.level, line.text);
+            const json::value *folded = results != nullptr && results->is_array() && i < results->as_array().size()
+                                            ? find_member(results->as_array()[i], "log")
+                                            : nullptr;
+            if (folded != nullptr && folded->is_array()) print(folded->as_array());
+        }
+        return next;
+    };
     auto absorb = [&](const json::object &step) {
         // Tilt writes the build entry when the build starts, before the
         // update's own lines ("Will copy ...").
@@ -66,11 +119,7 @@ ReconcileResult ReconcileDriver::reconcile(const std::string &live_update) {
                     log(common::LogLevel::info, line);
             }
         }
-        if (const json::value *lines = step.if_contains("log"); lines && lines->is_array()) {
-            for (const json::value &line : lines->as_array()) {
-                log(level_named(string_member(line, "level", "info")), string_member(line, "text"));
-            }
-        }
+        if (const json::value *lines = step.if_contains("log"); lines && lines->is_array()) print(lines->as_array());
         if (const json::value *events = step.if_contains("events"); events && events->is_array()) {
             for (const json::value &event : events->as_array()) {
                 if (event.is_object()) result.events.push_back(event.as_object());
@@ -85,6 +134,10 @@ ReconcileResult ReconcileDriver::reconcile(const std::string &live_update) {
             absorb(step);
             const std::string type = string_member(step, "type");
             if (type == "done") break;
+            if (type == "updates") {
+                step = run_batch(step, *begun.session);
+                continue;
+            }
             if (type != "update") {
                 throw PluginCallError("reconcile of " + live_update + " failed", "plugin step",
                                       "unknown step type \"" + type + "\"");

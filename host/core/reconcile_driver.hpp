@@ -1,5 +1,6 @@
 // Drives one reconcile of one LiveUpdate: begin → (update → execute →
-// continue)* → done. Writes the status into the object store only when the
+// continue)* → done, or with a stepVersion 2 plugin begin → updates → execute
+// them concurrently → continue → done. Writes the status into the object store only when the
 // plugin says it changed (and it differs from the stored one), and collects
 // the events and log lines of the reconcile. Different LiveUpdates may be
 // reconciled concurrently from several threads; one LiveUpdate is reconciled
@@ -21,13 +22,9 @@
 #include "host/core/executor.hpp"
 #include "host/core/log.hpp"
 #include "host/core/object_store.hpp"
+#include "host/core/update_fanout.hpp"
 
 namespace liveupdate::host {
-
-struct LogLine {
-    common::LogLevel level;
-    std::string text;
-};
 
 struct ReconcileResult {
     std::string live_update;
@@ -36,7 +33,7 @@ struct ReconcileResult {
     bool status_written = false;  // written into the store
     std::vector<boost::json::object> events;
     std::vector<LogLine> log;
-    std::size_t updates = 0;  // update steps executed
+    std::size_t updates = 0;  // container updates executed
 };
 
 class ReconcileDriver {
@@ -47,8 +44,11 @@ public:
     // host log at debug level.
     using LiveLogFn = std::function<void(const std::string &live_update, common::LogLevel, std::string_view)>;
 
+    // parallel_updates: how many updates of one "updates" step run at once; 1
+    // runs them in order, as a stepVersion 1 plugin's (replay: the record
+    // updater's calls and queued outcomes stay in order).
     ReconcileDriver(const EngineSlot &engine, const Executor &executor, ObjectStore &store, Clock clock,
-                    LiveLogFn live_log = {});
+                    LiveLogFn live_log = {}, std::size_t parallel_updates = 1);
 
     // Throws PluginCallError when the plugin breaks the protocol; the session
     // is then ended (its updates abandoned).
@@ -71,6 +71,7 @@ private:
     ObjectStore &store_;
     Clock clock_;
     LiveLogFn live_log_;
+    std::size_t parallel_updates_;
     std::mutex locks_mutex_;
     std::map<std::string, std::shared_ptr<std::mutex>> locks_;
 };

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -37,6 +38,11 @@ public:
 
     // Thread-safe as the plugin is (the ABI requires it). A failing call is an infra failure.
     UpdateOutcome update(const lu_update_request &request) const;
+
+    // Readies the container for its first update (lu_updater_api.prepare):
+    // nullopt when it did, or when the plugin has nothing to prepare (an older
+    // table, or a NULL member); else the plugin's error text. Thread-safe.
+    std::optional<std::string> prepare(const lu_container_ref &container) const;
 
     // The plugin's extension table for id, or nullptr.
     const void *extension(const char *id) const;

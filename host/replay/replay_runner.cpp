@@ -113,7 +113,7 @@ public:
           root_(root),
           out_(out),
           clock_(scenario.clock),
-          slot_(options.plugin, scenario.clock),
+          slot_(options.plugin, scenario.clock, {}, options.max_step_version),
           record_(options.record_updater, std::make_shared<UpdaterHostServices>()),
           executor_(updaters_),
           driver_(slot_, executor_, store_, [this] { return clock_; }) {

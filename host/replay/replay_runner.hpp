@@ -8,12 +8,17 @@
 #include <string>
 #include <vector>
 
+#include "liveupdate/liveupdate_plugin.h"
+
 namespace liveupdate::host::replay {
 
 struct ReplayOptions {
     std::filesystem::path plugin;          // the liveupdate plugin
     std::filesystem::path record_updater;  // libupdater_record.so
     bool dump = false;                     // print the checked state after each step
+    // The newest step version asked of the plugin; 1 drives it as a host of
+    // stepVersion 1 does (the updates of one change one at a time).
+    int max_step_version = LU_STEP_VERSION;
 };
 
 // Runs one scenario; prints "PASS <file>" or one "FAIL <file>: ..." line per

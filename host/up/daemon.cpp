@@ -22,6 +22,7 @@
 #include "host/up/activity.hpp"
 #include "host/up/cluster_source.hpp"
 #include "host/up/compose_source.hpp"
+#include "host/up/container_warm_up.hpp"
 #include "host/up/control_operations.hpp"
 #include "host/up/control_socket.hpp"
 #include "host/up/declarations.hpp"
@@ -35,6 +36,7 @@
 #include "host/up/stop_signals.hpp"
 #include "host/up/supervised_containers.hpp"
 #include "host/verify/verify_service.hpp"
+#include "host/verify/verify_targets.hpp"
 #include "host/web/web_server.hpp"
 
 namespace liveupdate::host::up {
@@ -82,6 +84,7 @@ private:
     std::unique_ptr<SyncedRecords> synced_;
     std::unique_ptr<Executor> executor_;
     std::unique_ptr<ReconcileDriver> driver_;
+    std::unique_ptr<ContainerWarmUp> warm_up_;
     DueQueue queue_;
     Activity activity_;
     std::unique_ptr<LocalContainerSupervisor> containers_;
@@ -127,7 +130,11 @@ void Daemon::start_engine() {
     executor_ = std::make_unique<Executor>(updaters_, synced_.get());
     driver_ = std::make_unique<ReconcileDriver>(
         *engine_, *executor_, store_, [] { return now(); },
-        [this](const std::string &lu, LogLevel level, std::string_view text) { live_update_log(lu)(level, text); });
+        [this](const std::string &lu, LogLevel level, std::string_view text) { live_update_log(lu)(level, text); },
+        kDefaultParallelUpdates);
+    warm_up_ = std::make_unique<ContainerWarmUp>(
+        [this](const std::string &lu) { return verify::resolve_targets(lu, *engine_); }, updaters_,
+        [this](LogLevel level, const std::string &lu, const std::string &line) { log_.write(level, lu, line); });
 }
 
 void Daemon::prune_synced_records() {
@@ -286,6 +293,7 @@ void Daemon::stop() {
     if (rebuilds_) rebuilds_->stop();
     if (discoveries_) discoveries_->stop();
     queue_.stop();
+    warm_up_.reset();  // waits for a preparation in progress
     if (containers_) containers_->stop_all();
     control_.reset();
     hot_reload_.reset();  // after the control socket, which lists its plugins
@@ -307,6 +315,7 @@ void Daemon::reconcile(const std::string &live_update) {
             for (const auto &event : r.events)
                 log_.write(LogLevel::debug, live_update, "event " + json::serialize(event));
             events = std::move(r.events);
+            if (warm_up_) warm_up_->reconciled(live_update, r.status);
         } catch (const std::exception &e) {
             log_.write(LogLevel::error, live_update, std::string("reconcile failed: ") + e.what());
         }

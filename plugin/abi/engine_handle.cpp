@@ -26,9 +26,9 @@ json::object rejection_document(std::string_view message) {
                         {"errors", json::array{}}, {"message", message}, {"due", json::array{}}};
 }
 
-json::object versioned_step(json::value step) {
+json::object versioned_step(json::value step, int step_version) {
     json::object &out = step.as_object();
-    out["stepVersion"] = LU_STEP_VERSION;
+    out["stepVersion"] = step_version;
     return std::move(out);
 }
 
@@ -44,11 +44,18 @@ void log_to_host(const lu_engine_host &host, lu_log_level level, std::string_vie
     if (host.log != nullptr) host.log(host.ctx, level, lu_str{line.data(), line.size()});
 }
 
-common::MicroTime start_time_option(std::string_view options_json) {
+CreateOptions create_options(std::string_view options_json) {
     if (options_json.empty()) return {};
     const json::value v = common::parse_limited(options_json, 1u << 16, 8);
     const auto &o = common::expect_object(v, "options");
-    return common::time_field(o, "startTime", "");
+    CreateOptions out{common::time_field(o, "startTime", ""), 1};
+    // Absent from hosts older than the field: they read version 1 only.
+    if (common::member(o, "maxStepVersion") != nullptr) {
+        const std::int64_t host_reads = common::int_field(o, "maxStepVersion", "");
+        if (host_reads < 1) throw common::DecodeError("maxStepVersion", "expected 1 or more");
+        out.step_version = static_cast<int>(std::min<std::int64_t>(host_reads, LU_STEP_VERSION));
+    }
+    return out;
 }
 
 }  // namespace liveupdate::abi_impl

@@ -18,6 +18,7 @@ struct lu_engine {
 struct lu_reconcile {
     std::unique_ptr<liveupdate::ReconcileSession> session;
     lu_engine_host host{};  // its engine's, for diagnostics
+    int step_version = 1;
 };
 
 namespace liveupdate::abi_impl {
@@ -25,15 +26,19 @@ namespace liveupdate::abi_impl {
 boost::json::object admission_document(const AdmissionResult &admission, const std::vector<std::string> &due);
 // An admission document rejecting input that could not be decoded at all.
 boost::json::object rejection_document(std::string_view message);
-// A step document with its "stepVersion" (LU_STEP_VERSION).
-boost::json::object versioned_step(boost::json::value step);
+// A step document with its "stepVersion".
+boost::json::object versioned_step(boost::json::value step, int step_version);
 // The host's table as far as both sides know it: the first
 // min(host->struct_size, sizeof(lu_engine_host)) bytes, the rest left empty.
 lu_engine_host copy_host(const lu_engine_host *host) noexcept;
 // A diagnostic through the host's log, when it has one.
 void log_to_host(const lu_engine_host &host, lu_log_level level, std::string_view line) noexcept;
 boost::json::array string_array(const std::vector<std::string> &items);
-// Reads {"startTime": TIME}; throws common::DecodeError.
-common::MicroTime start_time_option(std::string_view options_json);
+struct CreateOptions {
+    common::MicroTime start_time;
+    int step_version = 1;  // the newest this plugin and the host both read
+};
+// Reads {"startTime": TIME, "maxStepVersion": N}; throws common::DecodeError.
+CreateOptions create_options(std::string_view options_json);
 
 }  // namespace liveupdate::abi_impl

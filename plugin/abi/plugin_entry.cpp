@@ -29,8 +29,8 @@ constexpr lu_plugin_info kInfo{sizeof(lu_plugin_info), 1, LU_ABI_VERSION, "liveu
 std::string document_text(const json::value &v) { return json::serialize(v); }
 
 // A step document as liveupdate_plugin.h describes it, with its version.
-std::string step_text(const liveupdate::Step &step) {
-    return document_text(abi_impl::versioned_step(liveupdate::encode_step(step)));
+std::string step_text(const liveupdate::Step &step, int step_version) {
+    return document_text(abi_impl::versioned_step(liveupdate::encode_step(step), step_version));
 }
 
 // Runs f, turning exceptions into result codes and an error message in out.
@@ -81,11 +81,12 @@ int32_t lu_create(const lu_engine_host *host, lu_str options_json, lu_engine **o
     return guarded(out_error, [&]() -> int32_t {
         auto handle = std::make_unique<lu_engine>();
         handle->host = abi_impl::copy_host(host);
-        handle->engine = std::make_unique<liveupdate::Engine>(abi_impl::start_time_option(to_view(options_json)));
+        const abi_impl::CreateOptions options = abi_impl::create_options(to_view(options_json));
+        handle->engine = std::make_unique<liveupdate::Engine>(options.start_time, options.step_version);
         // What was negotiated, for whoever debugs a host/plugin pairing.
         abi_impl::log_to_host(handle->host, LU_LOG_DEBUG,
                               std::string("liveupdate ") + kInfo.version + ": ABI " + std::to_string(LU_ABI_VERSION) +
-                                  ", step documents of version " + std::to_string(LU_STEP_VERSION) +
+                                  ", step documents of version " + std::to_string(options.step_version) +
                                   ", host table of " + std::to_string(host != nullptr ? host->struct_size : 0) +
                                   " bytes");
         *out_engine = handle.release();
@@ -136,7 +137,8 @@ int32_t lu_reconcile_begin(lu_engine *engine, lu_str live_update_name, lu_str no
         auto handle = std::make_unique<lu_reconcile>();
         handle->session = std::move(begun.session);
         handle->host = engine->host;
-        set_message(out_step, step_text(begun.step));
+        handle->step_version = engine->engine->step_version();
+        set_message(out_step, step_text(begun.step, handle->step_version));
         *out_session = handle.release();
         return LU_OK;
     });
@@ -154,9 +156,10 @@ int32_t lu_reconcile_continue(lu_reconcile *session, lu_str outcome_json, lu_str
             set_message(out_step, "now: expected RFC 3339 time, got \"" + std::string(to_view(now)) + "\"");
             return LU_ERR_INVALID_ARGUMENT;
         }
-        const auto outcome = liveupdate::decode_outcome(to_view(outcome_json));
-        const auto step = session->session->resume(outcome, *t);
-        set_message(out_step, step_text(step));
+        const auto step = session->session->awaiting_outcomes()
+                              ? session->session->resume_batch(liveupdate::decode_outcomes(to_view(outcome_json)), *t)
+                              : session->session->resume(liveupdate::decode_outcome(to_view(outcome_json)), *t);
+        set_message(out_step, step_text(step, session->step_version));
         return LU_OK;
     });
 }

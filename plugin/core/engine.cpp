@@ -112,7 +112,7 @@ Engine::Begun Engine::begin(const std::string &live_update, common::MicroTime no
         if (auto it = slots_.find(live_update); it != slots_.end() && it->second == slot) slots_.erase(it);
     }
     Begun out;
-    out.session = std::make_unique<ReconcileSession>(live_update, std::move(claim), start_time_);
+    out.session = std::make_unique<ReconcileSession>(live_update, std::move(claim), start_time_, step_version_ >= 2);
     const ObjectLookup lookup = [this](api::Kind kind, const std::string &name) {
         std::shared_lock lock(objects_mutex_);
         return store_.get(kind, name);

@@ -35,7 +35,12 @@ struct UpsertResult {
 
 class Engine {
 public:
-    explicit Engine(common::MicroTime start_time) : start_time_(start_time) {}
+    // step_version: the shape of the steps handed out (liveupdate_plugin.h): 1 one
+    // update at a time, 2 every container's update of a change at once.
+    explicit Engine(common::MicroTime start_time, int step_version = 1)
+        : start_time_(start_time), step_version_(step_version) {}
+
+    int step_version() const { return step_version_; }
 
     AdmissionResult validate(std::string_view object_json) const { return admit(object_json); }
     UpsertResult upsert(std::string_view object_json);
@@ -72,6 +77,7 @@ private:
     ObjectStore store_;
     DependencyIndex index_;
     common::MicroTime start_time_;
+    int step_version_;
     mutable std::atomic<std::size_t> last_snapshot_size_{0};
 
     mutable std::mutex slots_mutex_;

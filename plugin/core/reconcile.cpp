@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <exception>
 
+#include "common/json_fields.hpp"
 #include "common/paths.hpp"
 #include "common/text_format.hpp"
 #include "plugin/core/initial_sync.hpp"
@@ -54,8 +55,12 @@ SessionClaim::~SessionClaim() {
     slot_->in_session = false;
 }
 
-ReconcileSession::ReconcileSession(std::string name, SessionClaim claim, common::MicroTime start_time)
-    : name_(std::move(name)), claim_(std::move(claim)), slot_(&claim_.slot()), start_time_(start_time) {}
+ReconcileSession::ReconcileSession(std::string name, SessionClaim claim, common::MicroTime start_time, bool batched)
+    : name_(std::move(name)),
+      claim_(std::move(claim)),
+      slot_(&claim_.slot()),
+      start_time_(start_time),
+      batched_(batched) {}
 
 void ReconcileSession::log(common::LogLevel level, std::string text) { log_.push_back({level, std::move(text)}); }
 
@@ -179,7 +184,7 @@ Step ReconcileSession::start_sync() {
         status_.failed = create_failed_state(previous_, track.failed_reason, track.failed_message, now_);
         return finish_sync();
     }
-    return advance();
+    return batched_ ? advance_batch() : advance();
 }
 
 common::MicroTime ReconcileSession::synced_through(const ContainerTrack &track) const {
@@ -209,14 +214,70 @@ void ReconcileSession::report_skipped_changes(ContainerTrack &track, const std::
 
 Step ReconcileSession::advance() {
     while (next_container_ < resource_.containers.size()) {
-        const auto &sc = resource_.containers[next_container_++];
-        if (auto step = visit(sc)) return std::move(*step);
-        if (status_.failed) break;
+        Visit v = visit(resource_.containers[next_container_++]);
+        if (v.update) {
+            pending_ = std::move(v.pending);
+            return update_step(std::move(*v.update));
+        }
+        if (settle(v)) break;
     }
     return finish_sync();
 }
 
-std::optional<Step> ReconcileSession::visit(const SelectedContainer &sc) {
+// Visits every container as advance() would, up to where it would stop
+// without an outcome, and hands out the updates at once; the lines each visit
+// wrote go out with the next update, so that the host can print them in the
+// sequential order (its updater lines after them, the outcome's lines next).
+Step ReconcileSession::advance_batch() {
+    std::vector<LogLine> before = std::move(log_);
+    log_.clear();
+    while (next_container_ < resource_.containers.size()) {
+        Visit v = visit(resource_.containers[next_container_++]);
+        v.log = std::move(log_);
+        log_.clear();
+        const bool stops = v.stops();
+        batch_.push_back(std::move(v));
+        if (stops) break;
+    }
+    log_ = std::move(before);
+    if (std::none_of(batch_.begin(), batch_.end(), [](const Visit &v) { return v.update.has_value(); }))
+        return resume_batch({}, now_);
+    Step step;
+    step.log = std::move(log_);
+    step.events = std::move(events_);
+    log_.clear();
+    events_.clear();
+    // The visits after the last update keep their lines: those are written when folded.
+    std::size_t last_update = batch_.size();
+    while (!batch_[last_update - 1].update) --last_update;
+    std::vector<LogLine> lines;
+    for (std::size_t i = 0; i < last_update; ++i) {
+        Visit &v = batch_[i];
+        lines.insert(lines.end(), v.log.begin(), v.log.end());
+        v.log.clear();
+        if (!v.update) continue;
+        step.updates.push_back(BatchedUpdate{std::move(lines), std::move(*v.update)});
+        lines.clear();
+        v.update.reset();
+    }
+    batch_pending_ = true;
+    return step;
+}
+
+bool ReconcileSession::settle(const Visit &v) {
+    log_.insert(log_.end(), v.log.begin(), v.log.end());
+    if (v.failed) {
+        status_.failed = *v.failed;
+        status_.containers.clear();
+        return true;
+    }
+    if (v.merge)
+        return merge_container(v.merge->one, false, v.merge->key, v.merge->new_high_water_mark,
+                               v.merge->new_low_water_mark);
+    return status_.failed.has_value();
+}
+
+ReconcileSession::Visit ReconcileSession::visit(const SelectedContainer &sc) {
     Monitor &monitor = *slot_->monitor;
     const auto &spec = lu_->spec;
     const auto &c = sc.container;
@@ -238,11 +299,11 @@ std::optional<Step> ReconcileSession::visit(const SelectedContainer &sc) {
             for (auto &w : collected.warnings) log(LogLevel::warn, std::move(w));
             changed.files = std::move(collected.files);
         } catch (const std::exception &e) {
-            status_.failed =
+            Visit failed;
+            failed.failed =
                 create_failed_state(previous_, "InitialSyncError",
                                     std::string("Failed to collect files for initial sync: ") + e.what(), now_);
-            status_.containers.clear();
-            return std::nullopt;
+            return failed;
         }
         changed.new_high_water_mark = now_;
         // Changes made while the initial sync runs are newer than now: they go out next time (I05).
@@ -252,7 +313,7 @@ std::optional<Step> ReconcileSession::visit(const SelectedContainer &sc) {
 
     if (sc.pod_phase == "Succeeded" || sc.pod_phase == "Failed" || c.state.terminated) {
         if (terminated_pod_name_.empty()) terminated_pod_name_ = sc.pod_name;
-        return std::nullopt;
+        return Visit{};
     }
 
     std::optional<api::LiveUpdateContainerStateWaiting> waiting;
@@ -329,12 +390,16 @@ std::optional<Step> ReconcileSession::visit(const SelectedContainer &sc) {
                 update_event_dispatched_ = true;
                 events_.push_back({"started", name_, manifest_, changed.files, ""});
             }
-            pending_ = Pending{key, update.container, display, changed.new_high_water_mark, changed.new_low_water_mark};
-            return update_step(std::move(update));
+            Visit updating;
+            updating.pending =
+                Pending{key, update.container, display, changed.new_high_water_mark, changed.new_low_water_mark};
+            updating.update = std::move(update);
+            return updating;
         }
     }
-    merge_container(std::move(one), false, key, changed.new_high_water_mark, changed.new_low_water_mark);
-    return std::nullopt;
+    Visit settled;
+    settled.merge = Merge{std::move(one), key, changed.new_high_water_mark, changed.new_low_water_mark};
+    return settled;
 }
 
 bool ReconcileSession::merge_container(api::LiveUpdateStatus one, bool files_applied, const ContainerKey &key,
@@ -362,7 +427,43 @@ Step ReconcileSession::resume(const Outcome &outcome, common::MicroTime now) {
     now_ = now;
     Pending p = std::move(*pending_);
     pending_.reset();
+    if (fold_outcome(p, outcome)) return finish_sync();
+    return advance();
+}
 
+Step ReconcileSession::resume_batch(const std::vector<Outcome> &outcomes, common::MicroTime now) {
+    const auto updates =
+        static_cast<std::size_t>(std::count_if(batch_.begin(), batch_.end(), [](const Visit &v) { return v.pending; }));
+    const auto infra = std::find_if(outcomes.begin(), outcomes.end(),
+                                    [](const Outcome &o) { return o.kind == Outcome::Kind::InfraFailure; });
+    const bool enough = infra != outcomes.end() ? infra < outcomes.begin() + static_cast<std::ptrdiff_t>(updates)
+                                                : outcomes.size() == updates;
+    if (!enough || outcomes.size() > updates)
+        throw common::DecodeError(
+            "outcomes", "expected " + std::to_string(updates) + " outcomes, got " + std::to_string(outcomes.size()));
+    now_ = now;
+    batch_pending_ = false;
+    std::vector<Visit> batch = std::move(batch_);
+    batch_.clear();
+    std::vector<std::vector<LogLine>> results;
+    std::size_t next_outcome = 0;
+    for (Visit &v : batch) {
+        bool stop = false;
+        if (v.pending) {
+            stop = fold_outcome(*v.pending, outcomes[next_outcome++]);
+            results.push_back(std::move(log_));
+            log_.clear();
+        } else {
+            stop = settle(v);
+        }
+        if (stop) break;
+    }
+    Step step = finish_sync();
+    step.results = std::move(results);
+    return step;
+}
+
+bool ReconcileSession::fold_outcome(const Pending &p, const Outcome &outcome) {
     api::LiveUpdateContainerStatus c;
     c.container_name = p.ref.container_name;
     c.container_id = p.ref.container_id;
@@ -403,9 +504,7 @@ Step ReconcileSession::resume(const Outcome &outcome, common::MicroTime now) {
         break;
     }
     }
-    if (merge_container(std::move(one), files_applied, p.key, p.new_high_water_mark, p.new_low_water_mark))
-        return finish_sync();
-    return advance();
+    return merge_container(std::move(one), files_applied, p.key, p.new_high_water_mark, p.new_low_water_mark);
 }
 
 Step ReconcileSession::finish_sync() {
@@ -437,9 +536,10 @@ Step ReconcileSession::finish_sync() {
 }
 
 void ReconcileSession::abandon() {
-    if (!pending_) return;
+    if (!awaiting_outcome()) return;
     commit_ = false;
     Outcome gave_up{Outcome::Kind::InfraFailure, "the host ended the reconcile before reporting the outcome", 0};
+    if (batch_pending_) resume_batch({gave_up}, now_);
     while (pending_) resume(gave_up, now_);
 }
 

@@ -1,7 +1,10 @@
 // One reconcile of one LiveUpdate as a step machine (Tilt's Reconcile,
-// maybeSync and applyInternal): it hands out one container update at a time
-// and continues with the outcome the host reports, so updates stay
-// sequential and stop at the first infrastructure failure.
+// maybeSync and applyInternal). Sequential (stepVersion 1): it hands out one
+// container update at a time and continues with the outcome the host reports,
+// stopping at the first infrastructure failure. Batched (stepVersion 2): it
+// hands out every container's update of the change at once and folds the
+// outcomes in container order exactly as the sequential session would, so
+// statuses, events and log lines come out the same.
 #pragma once
 
 #include <memory>
@@ -47,16 +50,22 @@ private:
 
 class ReconcileSession {
 public:
-    ReconcileSession(std::string name, SessionClaim claim, common::MicroTime start_time);
+    // batched: hand out "updates" steps (stepVersion 2) rather than one update at a time.
+    ReconcileSession(std::string name, SessionClaim claim, common::MicroTime start_time, bool batched = false);
 
     // lu: the LiveUpdate object, null when it does not exist (D04).
     Step begin(const api::ObjectPtr &lu, const ObjectLookup &lookup, common::MicroTime now);
     // Continues after the update step that was last handed out.
     Step resume(const Outcome &outcome, common::MicroTime now);
+    // Continues after the "updates" step that was last handed out, with the
+    // outcomes in its order; they may stop after the first infrastructure
+    // failure (the fold stops there). Throws common::DecodeError when too few.
+    Step resume_batch(const std::vector<Outcome> &outcomes, common::MicroTime now);
     // Gives up a pending update as if it failed; the status is not committed.
     void abandon();
 
-    bool awaiting_outcome() const { return pending_.has_value(); }
+    bool awaiting_outcome() const { return pending_.has_value() || batch_pending_; }
+    bool awaiting_outcomes() const { return batch_pending_; }
     bool done() const { return done_; }
 
 private:
@@ -68,11 +77,32 @@ private:
         common::MicroTime new_low_water_mark;
     };
 
+    struct Merge {
+        api::LiveUpdateStatus one;
+        ContainerKey key;
+        common::MicroTime new_high_water_mark;
+        common::MicroTime new_low_water_mark;
+    };
+    // One container's visit: an update to run, or what the container adds to the status.
+    struct Visit {
+        std::optional<ContainerUpdate> update;
+        std::optional<Pending> pending;                    // with update
+        std::optional<Merge> merge;                        // without update
+        std::optional<api::LiveUpdateStateFailed> failed;  // the whole sync fails (initial sync)
+        std::vector<LogLine> log;                          // a batch's lines not yet handed out
+        bool stops() const { return !update && (failed || (merge && merge->one.failed)); }
+    };
+
     Step handle_failure(api::LiveUpdateStateFailed failed);
     Step start_sync();
     Step advance();
-    // Handles one container; returns an update step when it needs one.
-    std::optional<Step> visit(const SelectedContainer &sc);
+    Step advance_batch();
+    // Handles one container.
+    Visit visit(const SelectedContainer &sc);
+    // Applies a visit without update; returns true when the visit must stop.
+    bool settle(const Visit &visit);
+    // Merges the outcome of a pending update; returns true when the visit must stop.
+    bool fold_outcome(const Pending &p, const Outcome &outcome);
     // C07: says once per batch of changes that they wait for the failure to clear.
     void report_skipped_changes(ContainerTrack &track, const std::string &display);
     bool plannable_again(const ContainerTrack &track) const;
@@ -106,6 +136,9 @@ private:
     std::string terminated_pod_name_;
     bool any_files_to_sync_ = false;
     std::optional<Pending> pending_;
+    bool batched_ = false;
+    bool batch_pending_ = false;
+    std::vector<Visit> batch_;  // the visits of the "updates" step handed out, in container order
 
     std::vector<LogLine> log_;
     std::vector<UpdateEvent> events_;

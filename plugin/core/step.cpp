@@ -48,11 +48,35 @@ json::object encode_update(const ContainerUpdate &u) {
                         {"syncRoots", strings(u.sync_roots)}};
 }
 
+json::array encode_log(const std::vector<LogLine> &lines) {
+    json::array log;
+    for (const auto &l : lines) log.push_back(json::object{{"level", common::to_string(l.level)}, {"text", l.text}});
+    return log;
+}
+
+Outcome outcome_of(const json::value &v, const std::string &where) {
+    const auto &o = expect_object(v, where.empty() ? "outcome" : where);
+    if (const auto *ok = member(o, "ok")) {
+        if (!ok->is_bool()) throw DecodeError(where.empty() ? "ok" : where + ".ok", "expected boolean");
+        if (ok->get_bool()) return Outcome{};
+    }
+    if (const auto *rf = object_field(o, "runFailure", where)) {
+        const std::string field = where.empty() ? "runFailure" : where + ".runFailure";
+        return Outcome{Outcome::Kind::RunFailure, string_field(*rf, "message", field),
+                       int_field(*rf, "exitCode", field)};
+    }
+    if (member(o, "infraFailure") != nullptr)
+        return Outcome{Outcome::Kind::InfraFailure, string_field(o, "infraFailure", where), 0};
+    if (member(o, "containerNotRunning") != nullptr)
+        return Outcome{Outcome::Kind::ContainerNotRunning, string_field(o, "containerNotRunning", where), 0};
+    throw DecodeError(where.empty() ? "outcome" : where,
+                      "expected one of ok, runFailure, infraFailure, containerNotRunning");
+}
+
 }  // namespace
 
 json::value encode_step(const Step &step) {
-    json::array log;
-    for (const auto &l : step.log) log.push_back(json::object{{"level", common::to_string(l.level)}, {"text", l.text}});
+    json::array log = encode_log(step.log);
     json::array events;
     for (const auto &e : step.events) {
         json::object o{{"type", e.type}, {"liveUpdate", e.live_update}, {"manifest", e.manifest}};
@@ -62,34 +86,38 @@ json::value encode_step(const Step &step) {
             o["error"] = e.error;
         events.push_back(std::move(o));
     }
-    json::object out{{"type", step.update ? "update" : "done"}, {"log", std::move(log)}, {"events", std::move(events)}};
+    const char *type = step.update ? "update" : !step.updates.empty() ? "updates" : "done";
+    json::object out{{"type", type}, {"log", std::move(log)}, {"events", std::move(events)}};
     if (step.update) {
         out["update"] = encode_update(*step.update);
+    } else if (!step.updates.empty()) {
+        json::array updates;
+        for (const auto &u : step.updates)
+            updates.push_back(json::object{{"log", encode_log(u.log)}, {"update", encode_update(u.update)}});
+        out["updates"] = std::move(updates);
     } else {
+        if (!step.results.empty()) {
+            json::array results;
+            for (const auto &lines : step.results) results.push_back(json::object{{"log", encode_log(lines)}});
+            out["results"] = std::move(results);
+        }
         out["status"] = step.status ? api::encode_live_update_status(*step.status) : json::value(nullptr);
         out["statusChanged"] = step.status_changed;
     }
     return out;
 }
 
-Outcome decode_outcome(std::string_view text) {
-    const json::value v = parse_limited(text, 1u << 20, 16);
-    const auto &o = expect_object(v, "outcome");
-    if (const auto *ok = member(o, "ok")) {
-        if (!ok->is_bool()) throw DecodeError("ok", "expected boolean");
-        if (ok->get_bool()) return Outcome{};
-    }
-    if (const auto *rf = object_field(o, "runFailure", "")) {
-        return Outcome{Outcome::Kind::RunFailure, string_field(*rf, "message", "runFailure"),
-                       int_field(*rf, "exitCode", "runFailure")};
-    }
-    if (member(o, "infraFailure") != nullptr) {
-        const std::string msg = string_field(o, "infraFailure", "");
-        return Outcome{Outcome::Kind::InfraFailure, msg, 0};
-    }
-    if (member(o, "containerNotRunning") != nullptr)
-        return Outcome{Outcome::Kind::ContainerNotRunning, string_field(o, "containerNotRunning", ""), 0};
-    throw DecodeError("outcome", "expected one of ok, runFailure, infraFailure, containerNotRunning");
+Outcome decode_outcome(std::string_view text) { return outcome_of(parse_limited(text, 1u << 20, 16), ""); }
+
+std::vector<Outcome> decode_outcomes(std::string_view text) {
+    const json::value v = parse_limited(text, 1u << 24, 16);
+    const auto &o = expect_object(v, "outcomes document");
+    const auto *list = member(o, "outcomes");
+    if (list == nullptr || !list->is_array()) throw DecodeError("outcomes", "expected an array of outcomes");
+    std::vector<Outcome> out;
+    for (std::size_t i = 0; i < list->get_array().size(); ++i)
+        out.push_back(outcome_of(list->get_array()[i], "outcomes[" + std::to_string(i) + "]"));
+    return out;
 }
 
 }  // namespace liveupdate

@@ -1,5 +1,6 @@
-// The reconcile protocol's values: steps the plugin hands out (a container
-// update, or done with the status) and the outcomes the host reports back.
+// The reconcile protocol's values: steps the plugin hands out (one container
+// update, every container's update of one change, or done with the status)
+// and the outcomes the host reports back.
 #pragma once
 
 #include <cstdint>
@@ -51,10 +52,19 @@ struct ContainerUpdate {
     std::vector<std::string> sync_roots;  // the syncs' container paths, cleaned (lu_update_request.sync_roots)
 };
 
+// One update of an "updates" step with the lines written before it (stepVersion 2).
+struct BatchedUpdate {
+    std::vector<LogLine> log;
+    ContainerUpdate update;
+};
+
 struct Step {
     std::vector<LogLine> log;
     std::vector<UpdateEvent> events;
-    std::optional<ContainerUpdate> update;        // set: an "update" step
+    std::optional<ContainerUpdate> update;  // set: an "update" step
+    std::vector<BatchedUpdate> updates;     // not empty: an "updates" step
+    // A "done" step after an "updates" step: the lines each folded outcome wrote, in order.
+    std::vector<std::vector<LogLine>> results;
     std::optional<api::LiveUpdateStatus> status;  // "done": nullopt when the LiveUpdate is absent
     bool status_changed = false;
 };
@@ -70,5 +80,7 @@ struct Outcome {
 
 // Throws common::DecodeError naming the field.
 Outcome decode_outcome(std::string_view json);
+// {"outcomes": [outcome, ...]}, the answer to an "updates" step; throws common::DecodeError.
+std::vector<Outcome> decode_outcomes(std::string_view json);
 
 }  // namespace liveupdate

@@ -96,8 +96,8 @@ static int32_t c_update(lu_updater *u, const lu_update_request *request, lu_upda
     return LU_OK;
 }
 
-static const lu_updater_api api = {
-    sizeof(lu_updater_api), LU_ABI_VERSION, c_create, c_destroy, c_update, c_free_message, NULL};
+static const lu_updater_api api = {sizeof(lu_updater_api), LU_ABI_VERSION, c_create, c_destroy, c_update,
+                                   c_free_message,         NULL,           NULL};
 static const lu_plugin_info info = {
     sizeof(lu_plugin_info), LU_ABI_VERSION, LU_ABI_VERSION, "updater", "c-updater", "0.0.1"};
 

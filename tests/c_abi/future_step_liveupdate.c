@@ -1,6 +1,6 @@
 /* A liveupdate plugin that answers as a newer or broken plugin would, so the
  * host's checks of liveupdate_plugin.h's contract can be seen to refuse it:
- *  - its steps are of stepVersion 2 (a shape this host does not read);
+ *  - its steps are of stepVersion 3 (a shape this host does not read);
  *  - validate fails with LU_ERR_STATE and error text (neither admitted nor
  *    rejected); upsert returns LU_ERR_INVALID_ARGUMENT without an admission
  *    document (a breach);
@@ -69,7 +69,7 @@ static int32_t reconcile_begin(lu_engine *engine, lu_str name, lu_str now, lu_re
     (void)name;
     (void)now;
     *out_session = calloc(1, sizeof(lu_reconcile));
-    *out_step = message("{\"stepVersion\": 2, \"type\": \"done\", \"status\": null, \"statusChanged\": false}");
+    *out_step = message("{\"stepVersion\": 3, \"type\": \"done\", \"status\": null, \"statusChanged\": false}");
     return *out_session != NULL ? LU_OK : LU_ERR_INTERNAL;
 }
 

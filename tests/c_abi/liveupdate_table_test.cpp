@@ -172,10 +172,10 @@ BOOST_AUTO_TEST_CASE(a_step_of_an_unknown_version_is_refused_saying_so) {
     const Engine engine(LiveUpdatePlugin::load(LU_TEST_FUTURE_STEP_PLUGIN), kStart);
     try {
         engine.reconcile_begin("lu", kStart);
-        BOOST_FAIL("a step of stepVersion 2 was accepted");
+        BOOST_FAIL("a step of stepVersion 3 was accepted");
     } catch (const PluginCallError &e) {
         const std::string what = e.what();
-        BOOST_TEST(what.find("stepVersion 2, this host reads 1 only") != std::string::npos, what);
+        BOOST_TEST(what.find("stepVersion 3, this host reads 1 to 2 only") != std::string::npos, what);
         BOOST_TEST(what.find("future_step") != std::string::npos, what);  // names the plugin file
     }
 }

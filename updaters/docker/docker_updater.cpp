@@ -747,6 +747,22 @@ std::optional<Outcome> DockerUpdater::update_through_agent(Target &target, const
     }
 }
 
+// The first save then costs what the next ones do, not the agent's copy and start.
+void DockerUpdater::prepare(const updater::ContainerRef &container, const UpdateLog &log) {
+    if (!config_.agent || container.id.empty()) return;
+    if (!endpoint_error_.empty()) throw std::runtime_error(endpoint_error_);
+    const Target target = inspect_target(container);
+    {
+        std::lock_guard lock(agent_mutex_);
+        if (agent_refused_.refusal(target.id, target.started_at, false)) return;
+    }
+    const std::shared_ptr<AgentSlot> slot = agent_slot(target.id);
+    // An update arriving meanwhile waits for this start and uses its session.
+    std::lock_guard hold(slot->mutex);
+    const EndOfUse<AgentSlot> end_of_use(*slot);
+    session_in(*slot, target, log);
+}
+
 DigestOutcome DockerUpdater::digest(const updater::ContainerRef &container, const std::string &path,
                                     const DigestEntryFn &each, const UpdateLog &log) {
     Target target{container.id, container.name.empty() ? container.id : container.name, {}};

@@ -57,6 +57,11 @@ public:
     DigestOutcome digest(const updater::ContainerRef &container, const std::string &path, const DigestEntryFn &each,
                          const updater::UpdateLog &log);
 
+    // Starts the container's lu-agent session ahead of its first update
+    // (lu_updater_api.prepare). Throws what kept it from starting; where the agent
+    // cannot run, updates take the exec path as they would have anyway.
+    void prepare(const updater::ContainerRef &container, const updater::UpdateLog &log);
+
     // How many agent sessions were started to replace one that ended or broke.
     std::uint64_t reconnect_count() const noexcept { return reconnects_.load(); }
 

@@ -26,6 +26,8 @@ public:
 
     lu::Outcome update(const lu::Request &request) { return updater_.update(request); }
 
+    void prepare(const lu::ContainerRef &container) { updater_.prepare(container, host_.update_log()); }
+
     const void *extension(std::string_view id) const;
 
     // Lines of a digest asked without a log of its own go to the host's.

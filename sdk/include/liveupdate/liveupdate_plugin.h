@@ -2,8 +2,8 @@
  *
  * The plugin is a state machine the host drives. Objects go in as
  * tilt.dev/v1alpha1 JSON; a reconcile is a sequence of steps: the plugin
- * either asks for one container update or says it is done. The host executes
- * each update through an updater plugin and reports the outcome. The plugin
+ * asks for container updates or says it is done. The host executes each
+ * update through an updater plugin and reports the outcome. The plugin
  * reads no clock (time is passed in) and does no I/O except reading the local
  * filesystem (stat, walking sync directories).
  *
@@ -13,7 +13,9 @@
  *
  * JSON documents exchanged (all times RFC 3339 UTC, six fractional digits):
  *
- *  create options: {"startTime": TIME}       (Tilt's reconciler start time)
+ *  create options: {"startTime": TIME,      (Tilt's reconciler start time)
+ *                   "maxStepVersion": N}    (the newest step version the host reads;
+ *                                            absent: 1, from hosts older than the field)
  *
  *  validate / upsert result:
  *    {"accepted": bool, "kind": K, "name": N,
@@ -23,10 +25,11 @@
  *  remove result: {"due": [names]}
  *
  *  step (reconcile_begin / reconcile_continue output):
- *    {"stepVersion": LU_STEP_VERSION,   the shape of this document; a host
- *                                       refuses a version it does not know
+ *    {"stepVersion": 1 | 2,             the shape of this document: the lower of
+ *                                       LU_STEP_VERSION and the host's maxStepVersion;
+ *                                       a host refuses a version it does not know
  *                                       (absent: 1, from plugins older than the field)
- *     "type": "update" | "done",
+ *     "type": "update" (version 1) | "updates" (version 2) | "done",
  *     "log":    [{"level": "info"|"warn"|"error"|"debug", "text": "..."}],
  *     "events": [{"type": "started", "liveUpdate": N, "manifest": M, "filesChanged": [paths]},
  *                {"type": "completed", "liveUpdate": N, "manifest": M, "error": ""}],
@@ -39,15 +42,33 @@
  *                "runs":   [{"args": [...], "echoOff": bool}],
  *                "restart": bool, "initialSync": bool,
  *                "filter": [{"basePath": ABS, "patterns": [dockerignore patterns]}]},
+ *     -- type "updates" (version 2): every container's update of one change,
+ *        in container order; the host may run them concurrently:
+ *     "updates": [{"log": [lines written before this update], "update": UPDATE}],
  *     -- type "done":
  *     "status": LiveUpdateStatus JSON or null (LiveUpdate absent),
- *     "statusChanged": bool}
+ *     "statusChanged": bool,
+ *     "results": [{"log": [...]}]        (after "updates" only: the lines the
+ *                                         outcome of each update folded wrote)}
  *
- *  outcome (reconcile_continue input), one of:
+ *  outcome (reconcile_continue input after "update"), one of:
  *    {"ok": true}
  *    {"runFailure": {"message": "...", "exitCode": N}}
  *    {"infraFailure": "message"}
  *    {"containerNotRunning": "message"}  (nothing changed: sent again once it runs)
+ *  outcomes (reconcile_continue input after "updates"):
+ *    {"outcomes": [OUTCOME, ...]}        one per update, in the step's order; the
+ *                                        list may end at an infraFailure (a host
+ *                                        running them one by one stops there)
+ *
+ *  Version 2 keeps version 1's semantics: the plugin folds the outcomes in
+ *  container order exactly as it folds sequential ones, stopping at the first
+ *  infrastructure failure (the outcomes after it are not folded: those
+ *  containers get the change again once the failure clears). A host prints the
+ *  lines in the sequential order: the step's "log", then for each update it ran
+ *  its "log", that update's own lines (updater output), its "results" entry's
+ *  lines, and last the done step's "log". A plugin serving a version 1 host
+ *  (no maxStepVersion) hands out "update" steps only.
  */
 #ifndef LIVEUPDATE_LIVEUPDATE_PLUGIN_H
 #define LIVEUPDATE_LIVEUPDATE_PLUGIN_H
@@ -60,9 +81,10 @@ extern "C" {
 
 #define LU_LIVEUPDATE_ENTRY_SYMBOL "lu_liveupdate_plugin_entry"
 
-/* The version of the step documents this header describes ("stepVersion").
- * A new version changes their shape; adding optional members does not. */
-#define LU_STEP_VERSION 1
+/* The newest version of the step documents this header describes
+ * ("stepVersion"). A new version changes their shape; adding optional members
+ * does not. A host reads every version from 1 to the one it was built with. */
+#define LU_STEP_VERSION 2
 
 typedef struct lu_engine lu_engine;       /* all objects and tracked state */
 typedef struct lu_reconcile lu_reconcile; /* one reconcile in progress */
@@ -116,7 +138,8 @@ typedef struct lu_liveupdate_api {
      * (now is not a time), LU_ERR_INTERNAL: *out_session NULL, out_step holds error text. */
     int32_t (*reconcile_begin)(lu_engine *engine, lu_str live_update_name, lu_str now, lu_reconcile **out_session,
                                lu_message *out_step);
-    /* Report the outcome of the last "update" step; the next step is written to out_step.
+    /* Report the outcome of the last "update" step (the outcomes of the last
+     * "updates" step); the next step is written to out_step.
      * [serial] per session (any thread, one call at a time).
      * LU_OK: out_step is a step document.
      * LU_ERR_STATE (no update awaits an outcome), LU_ERR_INVALID_ARGUMENT (bad

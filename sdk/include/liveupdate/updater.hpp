@@ -314,6 +314,13 @@ concept ServesExtensions = requires(Impl &impl, std::string_view id) {
     { impl.extension(id) } -> std::convertible_to<const void *>;
 };
 
+// An updater that can make a container ready before its first update
+// (lu_updater_api.prepare); prepare throws when it could not.
+template <class Impl>
+concept Prepares = requires(Impl &impl, const ContainerRef &container) {
+    { impl.prepare(container) } -> std::same_as<void>;
+};
+
 namespace detail {
 
 // What an lu_updater handle made by entry<Impl>'s table points to: the plugin
@@ -401,8 +408,30 @@ struct Tables {
         return nullptr;
     }
 
-    static constexpr lu_updater_api api{sizeof(lu_updater_api), LU_ABI_VERSION, create, destroy, update,
-                                        free_message,           get_extension};
+    static int32_t prepare(lu_updater *updater, const lu_container_ref *container, lu_message *out_error) noexcept {
+        if (updater == nullptr || container == nullptr) return LU_ERR_INVALID_ARGUMENT;
+        if constexpr (Prepares<Impl>) {
+            try {
+                instance<Impl>(updater).prepare(to_container_ref(*container));
+            } catch (const std::exception &e) {
+                if (out_error != nullptr) *out_error = prefixed_message(Impl::name, e.what());
+                return LU_ERR_INTERNAL;
+            } catch (...) {
+                if (out_error != nullptr) *out_error = prefixed_message(Impl::name, "unknown exception");
+                return LU_ERR_INTERNAL;
+            }
+        }
+        return LU_OK;
+    }
+
+    static constexpr lu_updater_api api{sizeof(lu_updater_api),
+                                        LU_ABI_VERSION,
+                                        create,
+                                        destroy,
+                                        update,
+                                        free_message,
+                                        get_extension,
+                                        Prepares<Impl> ? prepare : nullptr};
     static constexpr lu_plugin_info info{sizeof(lu_plugin_info), LU_ABI_VERSION, LU_ABI_VERSION, "updater", Impl::name,
                                          Impl::version};
 };

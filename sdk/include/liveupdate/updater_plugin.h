@@ -168,6 +168,18 @@ typedef struct lu_updater_api {
     /* Appended. Optional capabilities by versioned id (see liveupdate/ext/);
      * NULL if absent. The table returned lives as long as the updater. [any-thread] */
     const void *(*get_extension)(lu_updater *updater, const char *id);
+
+    /* Appended (revision 2 of this table: read only when struct_size covers
+     * it; NULL from older plugins and from plugins with nothing to prepare).
+     * Makes the container ready for a first update that is as fast as the
+     * next ones (the docker updater starts lu-agent in it). The host calls it
+     * off the reconcile path when a LiveUpdate first selects the container,
+     * never waits on it, and only logs a failure: update() must still work on
+     * a container that was never prepared, or whose preparation failed.
+     * [any-thread] concurrently with update() for the same container too.
+     * LU_OK: out_error untouched. Any other code: out_error holds error text
+     * (the caller releases it with free_message). */
+    int32_t (*prepare)(lu_updater *updater, const lu_container_ref *container, lu_message *out_error);
 } lu_updater_api;
 
 /* The one exported symbol; as lu_liveupdate_entry_fn. [any-thread] */

@@ -1,0 +1,143 @@
+// first_save_bench: the first save after `lu-host up` against the tenth, one
+// file into a Compose service's container (no initial sync, so nothing but
+// the warm-up starts lu-agent before the first save), timed from the write
+// to the content being in the container (read through /proc/<pid>/root).
+// Issue 23's bar: first <= 2x the tenth.
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bench/bench_support/stats.hpp"
+
+extern char **environ;
+
+namespace fs = std::filesystem;
+using lu_bench::Clock;
+
+namespace {
+
+double ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+
+std::string read_file(const fs::path &p) {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+void write_file(const fs::path &p, const std::string &text) {
+    fs::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary | std::ios::trunc) << text;
+}
+
+std::string run(const std::string &command) {
+    FILE *pipe = ::popen(command.c_str(), "r");
+    if (pipe == nullptr) throw std::runtime_error("cannot run " + command);
+    std::string out;
+    char buffer[4096];
+    while (const auto n = std::fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
+    if (::pclose(pipe) != 0) throw std::runtime_error("failed: " + command);
+    while (!out.empty() && out.back() == '\n') out.pop_back();
+    return out;
+}
+
+// Waits until the file holds `want`; the time since `start`, or -1 after 30 s.
+double wait_for(const fs::path &file, const std::string &want, Clock::time_point start) {
+    while (read_file(file) != want) {
+        if (Clock::now() - start > std::chrono::seconds(30)) return -1;
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+    return ms(Clock::now() - start);
+}
+
+pid_t start_daemon(const fs::path &dir) {
+    std::vector<std::string> args{LU_HOST_BIN, "up", "--control-socket", (dir / "ctl/control.sock").string(),
+                                  (dir / "objects.json").string()};
+    std::vector<char *> argv;
+    argv.reserve(args.size() + 1);
+    for (auto &a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, (dir / "daemon.log").c_str(), O_WRONLY | O_CREAT, 0644);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    pid_t daemon = -1;
+    if (::posix_spawn(&daemon, argv[0], &actions, nullptr, argv.data(), environ) != 0)
+        throw std::runtime_error(std::string("cannot start ") + LU_HOST_BIN);
+    return daemon;
+}
+
+}  // namespace
+
+int main() {
+    char tmpl[] = "/tmp/lu-first-save-bench-XXXXXX";
+    const fs::path dir = ::mkdtemp(tmpl);
+    const std::string project = "lufirstsave" + std::to_string(::getpid());
+    const std::string container = project + "-web-1";
+    pid_t daemon = -1;
+    int code = 0;
+    try {
+        write_file(dir / "src/index.html", "initial\n");
+        write_file(dir / "objects.json", R"({"kind": "List", "items": [
+ {"apiVersion": "tilt.dev/v1alpha1", "kind": "FileWatch", "metadata": {"name": "src"}, "spec": {"watchedPaths": ["src"]}},
+ {"apiVersion": "tilt.dev/v1alpha1", "kind": "DockerComposeService", "metadata": {"name": "web"},
+  "spec": {"service": "web", "project": {"name": ")" +
+                                             project + R"(", "projectPath": "."}}},
+ {"apiVersion": "tilt.dev/v1alpha1", "kind": "LiveUpdate", "metadata": {"name": "web", "annotations": {"tilt.dev/resource": "web"}},
+  "spec": {"basePath": ".", "sources": [{"fileWatch": "src"}], "selector": {"dockerCompose": {"service": "web"}},
+           "syncs": [{"localPath": "src", "containerPath": "/app"}]}}]})");
+        run("docker run -d --network none --name " + container + " --label com.docker.compose.project=" + project +
+            " --label com.docker.compose.service=web --label com.docker.compose.oneoff=False"
+            " --label com.docker.compose.container-number=1 lu-busybox:latest sleep 100000");
+        const fs::path in_container =
+            "/proc/" + run("docker inspect -f '{{.State.Pid}}' " + container) + "/root/app/index.html";
+        daemon = start_daemon(dir);
+        // Up once the LiveUpdate lists the container; then a developer's pause before the first edit.
+        const std::string get = std::string(LU_HOST_BIN) + " get liveupdates -o json --control-socket " +
+                                (dir / "ctl/control.sock").string() + " 2>/dev/null || true";
+        const auto up = Clock::now();
+        while (run(get).find(container) == std::string::npos) {
+            if (Clock::now() - up > std::chrono::seconds(30))
+                throw std::runtime_error("the container was never selected");
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        std::vector<double> saves;
+        for (int edit = 1; edit <= 10; ++edit) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(edit == 1 ? 1000 : 300));
+            const std::string content = "edit " + std::to_string(edit) + "\n";
+            const auto start = Clock::now();
+            write_file(dir / "src/index.html", content);
+            const double took = wait_for(in_container, content, start);
+            if (took < 0) throw std::runtime_error("edit " + std::to_string(edit) + " never arrived");
+            saves.push_back(took);
+        }
+        std::printf("first_save_bench: save -> content in the container, lu-host up defaults, no initial sync\n");
+        std::printf("  first save: %6.1f ms   tenth: %6.1f ms   saves 2-10 median %6.1f ms\n", saves.front(),
+                    saves.back(), lu_bench::percentile(std::vector<double>(saves.begin() + 1, saves.end()), 0.5));
+        std::printf("  ratio first / tenth: %.2fx  (bar: <= 2x)\n", saves.front() / saves.back());
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "first_save_bench: %s (see %s)\n", e.what(), (dir / "daemon.log").c_str());
+        code = 1;
+    }
+    if (daemon > 0) {
+        ::kill(daemon, SIGTERM);
+        int status = 0;
+        ::waitpid(daemon, &status, 0);
+    }
+    std::system(("docker rm -f " + container + " >/dev/null 2>&1").c_str());
+    if (code == 0) fs::remove_all(dir);
+    return code;
+}

@@ -1,0 +1,167 @@
+// replicas_bench: one edit of one file to 1, 3 and 6 replicas of a Compose
+// service through `lu-host up` with default settings, timed from the write to
+// the content being in every replica (read through /proc/<pid>/root, so
+// polling costs microseconds, not an exec). The reference is our own
+// 1-replica time in the same run (issue 23's bar: 6 replicas <= 1.3x one).
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bench/bench_support/stats.hpp"
+
+extern char **environ;
+
+namespace fs = std::filesystem;
+using lu_bench::Clock;
+
+namespace {
+
+constexpr int kEdits = 20;
+
+double ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+
+std::string read_file(const fs::path &p) {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+void write_file(const fs::path &p, const std::string &text) {
+    fs::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary | std::ios::trunc) << text;
+}
+
+std::string run(const std::string &command) {
+    FILE *pipe = ::popen(command.c_str(), "r");
+    if (pipe == nullptr) throw std::runtime_error("cannot run " + command);
+    std::string out;
+    char buffer[4096];
+    while (const auto n = std::fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
+    if (::pclose(pipe) != 0) throw std::runtime_error("failed: " + command);
+    while (!out.empty() && out.back() == '\n') out.pop_back();
+    return out;
+}
+
+// Waits until every file holds `want`; the time since `start`, or -1 after 30 s.
+double wait_for_all(const std::vector<fs::path> &files, const std::string &want, Clock::time_point start) {
+    for (const fs::path &file : files) {
+        while (read_file(file) != want) {
+            if (Clock::now() - start > std::chrono::seconds(30)) return -1;
+            std::this_thread::sleep_for(std::chrono::microseconds(100));
+        }
+    }
+    return ms(Clock::now() - start);
+}
+
+pid_t start_daemon(const fs::path &dir) {
+    std::vector<std::string> args{LU_HOST_BIN, "up", "--control-socket", (dir / "ctl/control.sock").string(),
+                                  (dir / "objects.json").string()};
+    std::vector<char *> argv;
+    argv.reserve(args.size() + 1);
+    for (auto &a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, (dir / "daemon.log").c_str(), O_WRONLY | O_CREAT, 0644);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    pid_t daemon = -1;
+    if (::posix_spawn(&daemon, argv[0], &actions, nullptr, argv.data(), environ) != 0)
+        throw std::runtime_error(std::string("cannot start ") + LU_HOST_BIN);
+    return daemon;
+}
+
+// The median of kEdits edits to `replicas` replicas, each edit after a pause.
+double measure(int replicas) {
+    char tmpl[] = "/tmp/lu-replicas-bench-XXXXXX";
+    const fs::path dir = ::mkdtemp(tmpl);
+    const std::string project = "lureplicas" + std::to_string(::getpid()) + "n" + std::to_string(replicas);
+    std::vector<std::string> containers;
+    pid_t daemon = -1;
+    double median = -1;
+    std::string error;
+    try {
+        write_file(dir / "src/index.html", "initial\n");
+        write_file(dir / "objects.json", R"({"kind": "List", "items": [
+ {"apiVersion": "tilt.dev/v1alpha1", "kind": "FileWatch", "metadata": {"name": "src"}, "spec": {"watchedPaths": ["src"]}},
+ {"apiVersion": "tilt.dev/v1alpha1", "kind": "DockerComposeService", "metadata": {"name": "web"},
+  "spec": {"service": "web", "project": {"name": ")" +
+                                             project + R"(", "projectPath": "."}}},
+ {"apiVersion": "tilt.dev/v1alpha1", "kind": "LiveUpdate", "metadata": {"name": "web", "annotations": {"tilt.dev/resource": "web"}},
+  "spec": {"basePath": ".", "sources": [{"fileWatch": "src"}], "selector": {"dockerCompose": {"service": "web"}},
+           "syncs": [{"localPath": "src", "containerPath": "/app"}], "initialSync": {}}}]})");
+        std::vector<fs::path> files;
+        for (int i = 1; i <= replicas; ++i) {
+            const std::string name = project + "-web-" + std::to_string(i);
+            std::string command = "docker run -d --network none --name " + name;
+            command += " --label com.docker.compose.project=" + project;
+            command += " --label com.docker.compose.service=web --label com.docker.compose.oneoff=False";
+            command += " --label com.docker.compose.container-number=" + std::to_string(i);
+            command += " lu-busybox:latest sleep 100000";
+            run(command);
+            containers.push_back(name);
+            files.push_back("/proc/" + run("docker inspect -f '{{.State.Pid}}' " + name) + "/root/app/index.html");
+        }
+        daemon = start_daemon(dir);
+        if (wait_for_all(files, "initial\n", Clock::now()) < 0)
+            throw std::runtime_error("the initial sync never arrived");
+        write_file(dir / "src/index.html", "warm-up\n");
+        if (wait_for_all(files, "warm-up\n", Clock::now()) < 0) throw std::runtime_error("warm-up save lost");
+        std::vector<double> saves;
+        for (int edit = 1; edit <= kEdits; ++edit) {
+            // A pause between saves, as between a developer's edits: the tree is quiet again.
+            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+            const std::string content = "edit " + std::to_string(edit) + "\n";
+            const auto start = Clock::now();
+            write_file(dir / "src/index.html", content);
+            const double took = wait_for_all(files, content, start);
+            if (took < 0) throw std::runtime_error("edit " + std::to_string(edit) + " never arrived");
+            saves.push_back(took);
+        }
+        median = lu_bench::percentile(saves, 0.5);
+        std::printf("  %d replica(s): median %6.1f ms  p95 %6.1f ms\n", replicas, median,
+                    lu_bench::percentile(saves, 0.95));
+    } catch (const std::exception &e) {
+        error = e.what();
+    }
+    if (daemon > 0) {
+        ::kill(daemon, SIGTERM);
+        int status = 0;
+        ::waitpid(daemon, &status, 0);
+    }
+    for (const std::string &c : containers) std::system(("docker rm -f " + c + " >/dev/null 2>&1").c_str());
+    if (!error.empty())
+        throw std::runtime_error(std::to_string(replicas) + " replicas: " + error + " (see " +
+                                 (dir / "daemon.log").string() + ")");
+    fs::remove_all(dir);
+    return median;
+}
+
+}  // namespace
+
+int main() {
+    try {
+        std::printf("replicas_bench: one edit -> content in every replica, lu-host up defaults, %d edits\n", kEdits);
+        std::map<int, double> medians;
+        for (int replicas : {1, 3, 6}) medians[replicas] = measure(replicas);
+        std::printf("  ratio 3 / 1 replica: %.2fx   6 / 1 replica: %.2fx  (bar: 6 / 1 <= 1.3x)\n",
+                    medians[3] / medians[1], medians[6] / medians[1]);
+        return 0;
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "replicas_bench: %s\n", e.what());
+        return 1;
+    }
+}

@@ -1,0 +1,73 @@
+#include "host/up/container_warm_up.hpp"
+
+#include <algorithm>
+#include <exception>
+
+#include "host/core/json_text.hpp"
+
+namespace liveupdate::host::up {
+namespace json = boost::json;
+
+ContainerWarmUp::ContainerWarmUp(TargetsFn targets, const UpdaterRegistry &updaters, LogFn log)
+    : targets_(std::move(targets)), updaters_(updaters), log_(std::move(log)) {
+    worker_ = std::jthread([this](const std::stop_token &stop) { run(stop); });
+}
+
+ContainerWarmUp::~ContainerWarmUp() {
+    worker_.request_stop();
+    wake_.notify_all();
+}
+
+void ContainerWarmUp::reconciled(const std::string &live_update, const json::value &status) {
+    const json::value *containers = find_member(status, "containers");
+    if (containers == nullptr || !containers->is_array()) return;
+    const std::lock_guard lock(mutex_);
+    bool unprepared = false;
+    for (const json::value &c : containers->as_array()) {
+        const std::string id = string_member(c, "containerID");
+        unprepared = unprepared || (!id.empty() && !prepared_.contains(id));
+    }
+    if (!unprepared || std::find(due_.begin(), due_.end(), live_update) != due_.end()) return;
+    due_.push_back(live_update);
+    wake_.notify_all();
+}
+
+void ContainerWarmUp::run(const std::stop_token &stop) {
+    for (;;) {
+        std::string live_update;
+        {
+            std::unique_lock lock(mutex_);
+            if (!wake_.wait(lock, stop, [&] { return !due_.empty(); })) return;
+            live_update = std::move(due_.front());
+            due_.pop_front();
+        }
+        prepare(live_update);
+    }
+}
+
+void ContainerWarmUp::prepare(const std::string &live_update) {
+    const verify::LiveUpdateTargets targets = targets_(live_update);
+    if (!targets.problem.empty() || targets.via.empty()) return;  // nothing to warm: updates say why, if need be
+    const std::shared_ptr<const Updater> updater = updaters_.find(targets.via);
+    if (!updater) return;
+    for (const verify::ContainerTarget &c : targets.containers) {
+        {
+            const std::lock_guard lock(mutex_);
+            if (!prepared_.insert(c.id).second) continue;
+        }
+        const lu_container_ref ref{sizeof(lu_container_ref), c.id.c_str(),  c.name.c_str(), c.pod_name.c_str(),
+                                   c.namespace_name.c_str(), c.root.c_str()};
+        try {
+            if (const auto error = updater->prepare(ref))
+                log_(common::LogLevel::info, live_update,
+                     "Could not prepare container " + c.display + " ahead of its first update (" + *error +
+                         "); its first update does it");
+        } catch (const std::exception &e) {
+            log_(common::LogLevel::info, live_update,
+                 "Could not prepare container " + c.display + " ahead of its first update (" + e.what() +
+                     "); its first update does it");
+        }
+    }
+}
+
+}  // namespace liveupdate::host::up

@@ -1,0 +1,198 @@
+// One change to every replica of a LiveUpdate: the stepVersion 2 protocol run
+// concurrently gives the statuses, events and log lines of the stepVersion 1
+// protocol run one update at a time, on the same inputs.
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <boost/test/unit_test.hpp>
+
+#include "host/core/engine_slot.hpp"
+#include "host/core/executor.hpp"
+#include "host/core/host_error.hpp"
+#include "host/core/json_text.hpp"
+#include "host/core/reconcile_driver.hpp"
+
+using namespace liveupdate::host;
+using liveupdate::common::MicroTime;
+namespace json = boost::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+const MicroTime kStart = *MicroTime::parse("2026-01-01T00:00:00.000000Z");
+const char *const kImage = "local-registry:12345/web:tag";
+
+std::string pod(int i) {
+    const std::string n = std::to_string(i);
+    return R"({"name": "pod-)" + n + R"(", "namespace": "default", "containers": [{"name": "main", "image": ")" +
+           kImage + R"(", "id": "id-)" + n +
+           R"(", "ready": true, "state": {"running": {"startedAt": "2026-01-01T00:00:00.000000Z"}}}]})";
+}
+
+std::vector<std::string> objects(const fs::path &root, int pods, const std::string &seen) {
+    std::string pod_list;
+    for (int i = 1; i <= pods; ++i) pod_list += (i > 1 ? "," : "") + pod(i);
+    const std::string r = root.string();
+    return {
+        R"({"apiVersion": "tilt.dev/v1alpha1", "kind": "FileWatch", "metadata": {"name": "fw"},
+            "spec": {"watchedPaths": [")" +
+            r + R"("]}, "status": {"fileEvents": [)" + seen + R"(]}})",
+        R"({"apiVersion": "tilt.dev/v1alpha1", "kind": "KubernetesApply", "metadata": {"name": "apply"}, "spec": {}, "status": {}})",
+        R"({"apiVersion": "tilt.dev/v1alpha1", "kind": "ImageMap", "metadata": {"name": "im"}, "spec": {},
+            "status": {"image": "web:tag", "imageFromCluster": ")" +
+            std::string(kImage) + R"(", "buildStartTime": "2026-01-01T00:00:00.000000Z"}})",
+        R"({"apiVersion": "tilt.dev/v1alpha1", "kind": "KubernetesDiscovery", "metadata": {"name": "disc"}, "spec": {},
+            "status": {"monitorStartTime": "2026-01-01T00:00:00.000000Z", "pods": [)" +
+            pod_list + R"(]}})",
+        R"({"apiVersion": "tilt.dev/v1alpha1", "kind": "LiveUpdate",
+            "metadata": {"name": "lu", "annotations": {"tilt.dev/resource": "web"}},
+            "spec": {"basePath": ")" +
+            r + R"(", "sources": [{"fileWatch": "fw", "imageMap": "im"}],
+                     "selector": {"kubernetes": {"discoveryName": "disc", "applyName": "apply", "imageMapName": "im"}},
+                     "syncs": [{"localPath": ".", "containerPath": "/app"}], "execs": [{"args": ["make"]}]}})"};
+}
+
+std::string seen(const fs::path &root, int events) {
+    std::string out;
+    for (int i = 1; i <= events; ++i)
+        out += std::string(i > 1 ? "," : "") + R"({"time": "2026-01-01T00:00:0)" + std::to_string(i) +
+               R"(.000000Z", "seenFiles": [")" + (root / "a.txt").string() + R"("]})";
+    return out;
+}
+
+// One host: a plugin asked for steps up to max_step_version, updates run
+// parallel at a time through the by-container updater.
+struct World {
+    EngineSlot slot;
+    ObjectStore store;
+    UpdaterRegistry updaters;
+    Executor executor{updaters};
+    ReconcileDriver driver;
+
+    World(int max_step_version, std::size_t parallel, const std::string &updater_config)
+        : slot(LU_TEST_LIVEUPDATE_PLUGIN, kStart, {}, max_step_version),
+          driver(
+              slot, executor, store, [] { return kStart; }, {}, parallel) {
+        updaters.set("kubernetes", std::make_shared<Updater>(UpdaterPlugin::load(LU_TEST_BY_CONTAINER_UPDATER),
+                                                             std::make_shared<UpdaterHostServices>(), updater_config));
+    }
+
+    ReconcileResult reconcile(const std::vector<std::string> &docs) {
+        for (const std::string &doc : docs) {
+            slot.with_engine([&](const Engine &e) { return e.upsert(doc); });
+            store.put(json::parse(doc).as_object(), true);
+        }
+        return driver.reconcile("lu");
+    }
+};
+
+std::string text_of(const ReconcileResult &r) {
+    std::string out = to_json_text(r.status) + "\n";
+    for (const auto &e : r.events) out += to_json_text(e) + "\n";
+    for (const auto &l : r.log) out += std::string(liveupdate::common::to_string(l.level)) + " " + l.text + "\n";
+    return out;
+}
+
+struct Fixture {
+    fs::path root;
+    Fixture() {
+        std::string pattern = (fs::temp_directory_path() / "lu-fanout-test-XXXXXX").string();
+        BOOST_TEST_REQUIRE(::mkdtemp(pattern.data()) != nullptr);
+        root = fs::canonical(pattern);
+        std::ofstream(root / "a.txt") << "hi";
+    }
+    ~Fixture() { fs::remove_all(root); }
+
+    // Two changes, each reconciled by both hosts: the results must be the same text.
+    void expect_same(int pods, const std::string &updater_config) {
+        World sequential(1, 1, updater_config);
+        World parallel(LU_STEP_VERSION, kDefaultParallelUpdates, updater_config);
+        for (int change = 1; change <= 2; ++change) {
+            const auto docs = objects(root, pods, seen(root, change));
+            const ReconcileResult one = sequential.reconcile(docs);
+            const ReconcileResult all = parallel.reconcile(docs);
+            BOOST_TEST(one.updates == static_cast<std::size_t>(pods));
+            BOOST_TEST(all.updates == one.updates);
+            BOOST_TEST(text_of(all) == text_of(one));
+        }
+    }
+};
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(fanout, Fixture)
+
+BOOST_AUTO_TEST_CASE(every_replica_updated_gives_the_sequential_result) { expect_same(3, "{}"); }
+
+BOOST_AUTO_TEST_CASE(one_replica_failing_its_run_step_gives_the_sequential_result) {
+    expect_same(3, R"({"id-2": "run"})");
+}
+
+BOOST_AUTO_TEST_CASE(one_paused_replica_gives_the_sequential_result) { expect_same(4, R"({"id-3": "paused"})"); }
+
+BOOST_AUTO_TEST_CASE(a_run_failure_is_per_replica_and_the_others_are_updated) {
+    World parallel(LU_STEP_VERSION, kDefaultParallelUpdates, R"({"id-2": "run"})");
+    const ReconcileResult r = parallel.reconcile(objects(root, 3, seen(root, 1)));
+    const json::array &containers = r.status.at("containers").as_array();
+    BOOST_TEST_REQUIRE(containers.size() == 3u);
+    BOOST_TEST(string_member(containers[0], "lastExecError").empty());
+    BOOST_TEST(string_member(containers[1], "lastExecError") == "command \"make\" failed with exit code 2");
+    BOOST_TEST(string_member(containers[2], "lastExecError").empty());
+    BOOST_TEST(!r.status.as_object().contains("failed"));
+}
+
+BOOST_AUTO_TEST_CASE(an_infra_failure_fails_the_live_update_as_sequentially) {
+    World sequential(1, 1, R"({"id-2": "infra"})");
+    World parallel(LU_STEP_VERSION, kDefaultParallelUpdates, R"({"id-2": "infra"})");
+    const auto docs = objects(root, 3, seen(root, 1));
+    const ReconcileResult one = sequential.reconcile(docs);
+    const ReconcileResult all = parallel.reconcile(docs);
+    BOOST_TEST(one.updates == 2u);  // the sequential host stops there
+    BOOST_TEST(all.updates == 3u);  // the third ran alongside
+    BOOST_TEST(to_json_text(all.status) == to_json_text(one.status));
+    BOOST_TEST(string_member(all.status.at("failed"), "reason") == "UpdateFailed");
+    BOOST_TEST(all.events.size() == one.events.size());
+    for (std::size_t i = 0; i < all.events.size() && i < one.events.size(); ++i)
+        BOOST_TEST(to_json_text(all.events[i]) == to_json_text(one.events[i]));
+    // What the third container's update wrote is shown, in container order.
+    std::string lines;
+    for (const auto &l : all.log) lines += l.text + "\n";
+    BOOST_TEST(lines.find("[id-2] ran 1 command(s)\n") < lines.find("[id-3] copying"), lines);
+}
+
+BOOST_AUTO_TEST_CASE(the_updates_of_one_change_run_at_once) {
+    // Each update waits until all three are in flight: one after another they never are.
+    World parallel(LU_STEP_VERSION, kDefaultParallelUpdates, R"({"barrier": 3})");
+    const ReconcileResult r = parallel.reconcile(objects(root, 3, seen(root, 1)));
+    BOOST_TEST(!r.status.as_object().contains("failed"), to_json_text(r.status));
+    BOOST_TEST(r.updates == 3u);
+}
+
+BOOST_AUTO_TEST_CASE(too_few_outcomes_are_refused_and_the_session_still_answers) {
+    World parallel(LU_STEP_VERSION, kDefaultParallelUpdates, "{}");
+    for (const std::string &doc : objects(root, 3, seen(root, 1)))
+        parallel.slot.with_engine([&](const Engine &e) { return e.upsert(doc); });
+    parallel.slot.with_engine([&](const Engine &e) {
+        Engine::Begun begun = e.reconcile_begin("lu", kStart);
+        BOOST_TEST_REQUIRE(string_member(begun.step, "type") == "updates");
+        BOOST_TEST(begun.step.at("updates").as_array().size() == 3u);
+        const json::value two = json::parse(R"({"outcomes": [{"ok": true}, {"ok": true}]})");
+        try {
+            begun.session->continue_with(two, kStart);
+            BOOST_FAIL("two outcomes for three updates were taken");
+        } catch (const PluginCallError &error) {
+            BOOST_TEST(std::string(error.what()).find("expected 3 outcomes, got 2") != std::string::npos, error.what());
+        }
+        // Up to the first infrastructure failure is enough: the fold stops there.
+        const json::value stopped = json::parse(R"({"outcomes": [{"ok": true}, {"infraFailure": "gone"}]})");
+        const json::object done = begun.session->continue_with(stopped, kStart);
+        BOOST_TEST(string_member(done, "type") == "done");
+        BOOST_TEST(string_member(done.at("status").at("failed"), "reason") == "UpdateFailed");
+        return 0;
+    });
+}
+
+BOOST_AUTO_TEST_SUITE_END()
