@@ -1,7 +1,5 @@
 #include "host/core/archive_builder.hpp"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -18,6 +16,7 @@
 #include "common/ignore_defs.hpp"
 #include "common/utf8.hpp"
 #include "host/core/host_error.hpp"
+#include "host/core/tar_header.hpp"
 
 namespace liveupdate::host {
 namespace json = boost::json;
@@ -71,31 +70,15 @@ private:
     std::vector<char> buffer_;
 };
 
-// One tar being written through libarchive into a sink.
+// One tar being written into a sink. A failure leaves the archive without
+// its end-of-archive marker (the exception passes close() by), so no reader
+// can take a truncated archive for a complete one.
 class TarWriter {
 public:
     TarWriter(ArchiveSink &sink, const LogSinkFn &log, const BeforeEntryFn &before_entry)
-        : sink_(sink),
-          log_(log),
-          before_entry_(before_entry),
-          archive_(archive_write_new()),
-          entry_(archive_entry_new()) {
-        if (archive_ == nullptr || entry_ == nullptr) throw HostError(kBuild, "libarchive", "out of memory");
-        archive_write_set_format_pax_restricted(archive_);
-        // Unblocked: libarchive hands each piece on as it is (file contents at
-        // the address they were read to) instead of copying it into blocks.
-        archive_write_set_bytes_per_block(archive_, 0);
-        check(archive_write_open(archive_, this, nullptr, &TarWriter::write_cb, nullptr), "open");
-    }
+        : sink_(sink), log_(log), before_entry_(before_entry) {}
     TarWriter(const TarWriter &) = delete;
     TarWriter &operator=(const TarWriter &) = delete;
-    // Not closed means building failed: the end-of-archive must not be written,
-    // or the reader would take a truncated archive for a complete one.
-    ~TarWriter() {
-        abandoned_ = !closed_;
-        archive_entry_free(entry_);
-        archive_write_free(archive_);
-    }
 
     void add_mapping(const CopyMapping &copy, const common::IgnoreSet &filter) {
         std::string name = copy.container;
@@ -118,46 +101,35 @@ public:
     }
 
     ArchiveSummary close() {
-        check(archive_write_close(archive_), "close");
-        closed_ = true;
+        zeros(2 * kTarBlock);
         return summary_;
     }
 
 private:
-    static la_ssize_t write_cb(struct archive *, void *ctx, const void *data, size_t size) {
-        auto *self = static_cast<TarWriter *>(ctx);
-        // Failures are swallowed here and raised by check(): libarchive leaks its
-        // error state when a write callback fails. An abandoned archive's end
-        // marker, and all after a sink error, never reach the sink.
-        if (self->abandoned_ || self->sink_error_) return static_cast<la_ssize_t>(size);
-        try {
-            self->sink_.write(static_cast<const char *>(data), size);
-            self->summary_.bytes += size;
-        } catch (...) {
-            self->sink_error_ = std::current_exception();
+    void write(const char *data, std::size_t size) {
+        sink_.write(data, size);
+        summary_.bytes += size;
+    }
+
+    void zeros(std::size_t size) {
+        static constexpr char kZeros[2 * kTarBlock] = {};
+        for (std::size_t n; size > 0; size -= n) {
+            n = std::min(size, sizeof kZeros);
+            write(kZeros, n);
         }
-        return static_cast<la_ssize_t>(size);
     }
 
-    void check(int rc, const std::string &where) {
-        if (sink_error_) std::rethrow_exception(sink_error_);
-        if (rc >= ARCHIVE_WARN) return;
-        const char *text = archive_error_string(archive_);
-        throw HostError(kBuild, where, text != nullptr ? text : "libarchive error");
-    }
-
-    void header(const std::string &name, const struct stat &st, mode_t type, int64_t size, const char *symlink_target) {
+    void header(const std::string &name, const struct stat &st, TarType type, int64_t size,
+                std::string_view symlink_target) {
         if (before_entry_) before_entry_("/" + name);
-        archive_entry_clear(entry_);
-        archive_entry_set_pathname(entry_, name.c_str());
-        archive_entry_set_filetype(entry_, type);
-        archive_entry_set_perm(entry_, st.st_mode & 07777);
-        archive_entry_set_size(entry_, size);
-        archive_entry_set_mtime(entry_, st.st_mtim.tv_sec, 0);
-        archive_entry_set_uid(entry_, 0);
-        archive_entry_set_gid(entry_, 0);
-        if (symlink_target != nullptr) archive_entry_set_symlink(entry_, symlink_target);
-        check(archive_write_header(archive_, entry_), name);
+        header_.clear();
+        append_tar_header(header_, TarEntry{.name = name,
+                                            .type = type,
+                                            .perm = static_cast<std::uint32_t>(st.st_mode & 07777),
+                                            .size = size,
+                                            .mtime = st.st_mtim.tv_sec,
+                                            .link = symlink_target});
+        write(header_.data(), header_.size());
         ++summary_.entries;
     }
 
@@ -192,19 +164,18 @@ private:
             unreadable(path, errno_text(errno));
             return;
         }
-        header(name, st, AE_IFREG, st.st_size, nullptr);
+        header(name, st, TarType::file, st.st_size, {});
         int64_t left = st.st_size;
         while (left > 0) {
             const std::span<char> room = sink_.space(static_cast<size_t>(std::min<int64_t>(left, kFileBuffer)));
             ssize_t n = ::read(fd, room.data(), room.size());
             if (n < 0 && errno == EINTR) continue;
             if (n < 0) throw HostError(kBuild, path, "cannot read: " + errno_text(errno));
-            if (n == 0) break;  // shrank while archived: libarchive pads the entry
-            la_ssize_t written = archive_write_data(archive_, room.data(), static_cast<size_t>(n));
-            check(written < 0 ? static_cast<int>(written) : ARCHIVE_OK, name);
+            if (n == 0) break;  // shrank while archived: padded to the size in its header
+            write(room.data(), static_cast<size_t>(n));
             left -= n;
         }
-        check(archive_write_finish_entry(archive_), name);
+        zeros(static_cast<std::size_t>(left) + tar_padding(st.st_size));
     }
 
     void add_symlink(int dir_fd, const std::string &leaf, const std::string &path, const std::string &name,
@@ -221,7 +192,7 @@ private:
             return;
         }
         target.resize(static_cast<size_t>(n));
-        header(name, st, AE_IFLNK, 0, target.c_str());
+        header(name, st, TarType::symlink, 0, target);
     }
 
     void add_directory(int dir_fd, const std::string &leaf, const std::string &path, const std::string &name,
@@ -249,7 +220,7 @@ private:
                 unreadable(path, errno_text(errno));
                 return;
             }
-            header(name, st, AE_IFDIR, 0, nullptr);
+            header(name, st, TarType::directory, 0, {});
         }
         // d_type spares a stat per entry; DT_UNKNOWN (some file systems) falls back to one.
         std::vector<std::pair<std::string, unsigned char>> children;
@@ -313,12 +284,8 @@ private:
     ArchiveSink &sink_;
     const LogSinkFn &log_;
     const BeforeEntryFn &before_entry_;
-    struct archive *archive_;
-    struct archive_entry *entry_;
-    std::exception_ptr sink_error_;
+    std::string header_;  // the entry's header blocks; kept to reuse its memory
     ArchiveSummary summary_;
-    bool closed_ = false;
-    bool abandoned_ = false;
 };
 
 }  // namespace

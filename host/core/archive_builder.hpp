@@ -1,4 +1,4 @@
-// Tar archives of a container update, built with libarchive from the step's
+// Tar archives of a container update (pax restricted, core/tar_header.hpp), built from the step's
 // copy mappings and streamed: memory does not grow with the tree.
 //
 // - a regular file becomes one entry; a directory is walked recursively

@@ -59,4 +59,25 @@ boost::json::value parse_document(std::string_view text, std::size_t max_bytes, 
     return document;
 }
 
+std::optional<boost::json::value> parse_document_pieces(std::initializer_list<std::string_view> pieces,
+                                                        std::size_t max_depth) {
+    std::size_t size = 0;
+    for (const std::string_view piece : pieces) size += piece.size();
+    DocumentArena *arena = nullptr;
+    boost::json::parse_options options;
+    options.max_depth = max_depth;
+    boost::json::stream_parser parser({}, options);
+    parser.reset(boost::json::make_shared_resource<DocumentArena>(3 * size + 512, arena));
+    boost::system::error_code ec;
+    for (const std::string_view piece : pieces) {
+        parser.write(piece.data(), piece.size(), ec);
+        if (ec) return std::nullopt;
+    }
+    parser.finish(ec);
+    if (ec) return std::nullopt;
+    boost::json::value document = parser.release();
+    arena->seal();
+    return document;
+}
+
 }  // namespace liveupdate

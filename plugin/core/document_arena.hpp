@@ -10,6 +10,8 @@
 #pragma once
 
 #include <cstddef>
+#include <initializer_list>
+#include <optional>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -48,5 +50,11 @@ private:
 // Parses text (limits as common::parse_limited) into a value whose nodes
 // live in a sealed DocumentArena of its own.
 boost::json::value parse_document(std::string_view text, std::size_t max_bytes = 64u << 20, std::size_t max_depth = 64);
+
+// The same for a document given as consecutive pieces of text; nullopt when
+// they do not make one valid document within max_depth (the caller knows why
+// it split the text, and parses it whole for the error).
+std::optional<boost::json::value> parse_document_pieces(std::initializer_list<std::string_view> pieces,
+                                                        std::size_t max_depth);
 
 }  // namespace liveupdate

@@ -32,6 +32,7 @@ public:
     // Elements another writer wrote at its top level, as the next elements here.
     void splice(std::string_view elements);
 
+    std::size_t size() const { return out_.size(); }
     std::string take() { return std::move(out_); }
 
 private:

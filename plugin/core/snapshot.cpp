@@ -1,8 +1,11 @@
 #include "plugin/core/snapshot.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <exception>
 #include <future>
+#include <optional>
+#include <string_view>
 #include <utility>
 
 #include "common/json_fields.hpp"
@@ -289,6 +292,60 @@ Monitor decode_monitor(json::object &o, const std::string &path, const KnownObje
     return m;
 }
 
+// Where the second half of the liveUpdates lies: [begin, end) as the
+// snapshot's last member says (`,"liveUpdatesTail":[BEGIN,END]}`), if it
+// says so and the text agrees (a "," before BEGIN, the array's "]" at END,
+// right before that member). Absent in the snapshot of a plugin before it.
+std::optional<std::pair<std::size_t, std::size_t>> tail_range(std::string_view text) {
+    const std::string marker = std::string(",\"") + kTailKey + "\":[";
+    constexpr std::size_t kTrailerRoom = 64;
+    const std::size_t from = text.size() > kTrailerRoom ? text.size() - kTrailerRoom : 0;
+    const std::size_t at = text.find(marker, from);
+    if (at == std::string_view::npos || at == 0) return std::nullopt;
+    std::size_t begin = 0;
+    std::size_t end = 0;
+    const char *cursor = text.data() + at + marker.size();
+    const char *last = text.data() + text.size();
+    auto [after_begin, e1] = std::from_chars(cursor, last, begin);
+    if (e1 != std::errc() || after_begin == last || *after_begin != ',') return std::nullopt;
+    auto [after_end, e2] = std::from_chars(after_begin + 1, last, end);
+    if (e2 != std::errc() || std::string_view(after_end, static_cast<std::size_t>(last - after_end)) != "]}")
+        return std::nullopt;
+    if (end + 1 != at || text[end] != ']' || begin == 0 || begin > end || text[begin - 1] != ',') return std::nullopt;
+    return std::pair{begin, end};
+}
+
+constexpr std::size_t kMaxSnapshotBytes = std::size_t{1} << 30;
+constexpr std::size_t kMaxSnapshotDepth = 64;
+
+struct ParsedSnapshot {
+    json::value document;
+    json::array tail;  // the liveUpdates after the document's own
+};
+
+// Parsing the text is most of decoding it: the second half of the
+// liveUpdates is parsed on a second thread when the snapshot says where it
+// is. Whatever does not fit is parsed whole, as before, for its real error.
+ParsedSnapshot parse_snapshot(std::string_view text) {
+    const auto range = text.size() <= kMaxSnapshotBytes ? tail_range(text) : std::nullopt;
+    if (range) {
+        const auto [begin, end] = *range;
+        std::optional<json::value> tail;
+        auto second = std::async(std::launch::async, [&, begin = begin, end = end] {
+            // One level less: its elements are one level deeper in the document.
+            tail = parse_document_pieces({"[", text.substr(begin, end - begin), "]"}, kMaxSnapshotDepth - 1);
+        });
+        std::optional<json::value> head =
+            parse_document_pieces({text.substr(0, begin - 1), text.substr(end)}, kMaxSnapshotDepth);
+        second.get();
+        if (head && tail && tail->is_array() && head->is_object()) {
+            const json::value *own = head->get_object().if_contains("liveUpdates");
+            if (own != nullptr && own->is_array()) return {std::move(*head), std::move(tail->get_array())};
+        }
+    }
+    return {parse_document(text, kMaxSnapshotBytes, kMaxSnapshotDepth), {}};
+}
+
 }  // namespace
 
 std::string encode_snapshot(const common::MicroTime &start_time, const std::vector<api::ObjectPtr> &objects,
@@ -322,14 +379,31 @@ std::string encode_snapshot(const common::MicroTime &start_time, const std::vect
     w.key("liveUpdates");
     w.begin_array();
     for (std::size_t i = 0; i < half; ++i) write_slot(w, entries[i]->first, entries[i]->second);
-    if (second_half.valid()) w.splice(second_half.get());
+    std::size_t tail_begin = 0;
+    std::size_t tail_end = 0;
+    if (second_half.valid()) {
+        const std::string tail = second_half.get();
+        w.splice(tail);
+        tail_end = w.size();
+        tail_begin = tail_end - tail.size();
+    }
     w.end_array();
+    if (tail_end > tail_begin) {
+        // The last member, where a reader finds it without parsing: the
+        // second half is parsed on a second thread. Readers before it ignore it.
+        w.key(kTailKey);
+        w.begin_array();
+        w.integer(static_cast<std::int64_t>(tail_begin));
+        w.integer(static_cast<std::int64_t>(tail_end));
+        w.end_array();
+    }
     w.end_object();
     return w.take();
 }
 
 EngineState decode_snapshot(std::string_view text) {
-    json::value v = parse_document(text, std::size_t{1} << 30, 64);
+    ParsedSnapshot parsed = parse_snapshot(text);
+    json::value &v = parsed.document;
     if (!v.is_object()) throw UnsupportedSnapshot("not a liveupdate plugin snapshot: expected a JSON object");
     auto &o = v.get_object();
     const auto *format = o.if_contains("format");
@@ -357,10 +431,11 @@ EngineState decode_snapshot(std::string_view text) {
     }
     if (auto *lus = array_field(o, "liveUpdates", "")) {
         const KnownObjects known(state.objects);
-        std::vector<std::pair<std::string, SlotState>> decoded(lus->size());
-        for_each_index(lus->size(), [&](std::size_t i) {
+        const std::size_t own = lus->size();
+        std::vector<std::pair<std::string, SlotState>> decoded(own + parsed.tail.size());
+        for_each_index(decoded.size(), [&](std::size_t i) {
             const std::string p = index("liveUpdates", i);
-            auto &lo = expect_object((*lus)[i], p);
+            auto &lo = expect_object(i < own ? (*lus)[i] : parsed.tail[i - own], p);
             auto &[name, slot] = decoded[i];
             name = string_field(lo, "name", p);
             if (const auto *st = object_field(lo, "status", p)) slot.status = api::decode_live_update_status(st);

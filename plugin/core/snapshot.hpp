@@ -19,6 +19,9 @@ namespace liveupdate {
 
 inline constexpr const char *kSnapshotFormat = "liveupdate.plugin.state";
 inline constexpr std::int64_t kSnapshotVersion = 1;
+// The last member of a large snapshot: [begin, end) of the liveUpdates its
+// writer's second thread wrote. Optional: version 1 without it is the same state.
+inline constexpr const char *kTailKey = "liveUpdatesTail";
 
 class UnsupportedSnapshot : public std::runtime_error {
 public:

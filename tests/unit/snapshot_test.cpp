@@ -1,4 +1,5 @@
 #include <boost/test/unit_test.hpp>
+#include <cstring>
 
 #include <algorithm>
 #include <map>
@@ -174,6 +175,58 @@ BOOST_AUTO_TEST_CASE(a_large_state_round_trips_and_reports_the_first_bad_entry) 
     BOOST_TEST(field_of(broken) == "liveUpdates[100].monitor.containers");
     broken.at("objects").as_array().at(500).as_object()["kind"] = 7;
     BOOST_TEST(field_of(broken) == "objects[500].kind");
+}
+
+// Large snapshots say where their second half of liveUpdates lies, so that
+// it is parsed on a second thread. Still version 1: without that member (a
+// plugin before it), or with one that does not match the text, the state read
+// is the same.
+BOOST_AUTO_TEST_CASE(the_second_half_is_found_without_parsing_and_is_optional) {
+    constexpr int kLiveUpdates = 600;
+    std::vector<Monitor> monitors(kLiveUpdates);
+    std::vector<api::LiveUpdateStatus> statuses(kLiveUpdates);
+    std::map<std::string, SlotView> slots;
+    for (int i = 0; i < kLiveUpdates; ++i) {
+        monitors[i].manifest = "m" + std::to_string(i);
+        monitors[i].spec_raw = boost::json::object{{"basePath", "/b" + std::to_string(i)}};
+        slots["lu" + std::to_string(i)] = SlotView{&monitors[i], &statuses[i]};
+    }
+    const std::string blob = encode_snapshot(common::MicroTime(1), {}, slots);
+    const std::size_t trailer = blob.rfind(std::string(",\"") + kTailKey + "\":[");
+    BOOST_TEST_REQUIRE(trailer != std::string::npos);
+    BOOST_TEST(blob.size() - trailer < 64u);
+    const auto reencoded = [](const std::string &text) {
+        const EngineState state = decode_snapshot(text);
+        std::map<std::string, SlotView> again;
+        for (const auto &[name, slot] : state.slots) again[name] = SlotView{&*slot.monitor, &*slot.status};
+        BOOST_TEST(again.size() == std::size_t{kLiveUpdates});
+        return encode_snapshot(state.start_time, state.objects, again);
+    };
+    BOOST_TEST(reencoded(blob) == blob);
+    const std::string without = blob.substr(0, trailer) + "}";
+    BOOST_TEST(reencoded(without) == blob);
+    // A range that is off by one is not believed: the whole text is parsed.
+    const boost::json::array range = boost::json::parse(blob).at(kTailKey).as_array();
+    std::string off_by_one = without;
+    off_by_one.insert(off_by_one.size() - 1, std::string(",\"") + kTailKey + "\":[" +
+                                                 std::to_string(range.at(0).as_int64() + 1) + "," +
+                                                 std::to_string(range.at(1).as_int64()) + "]");
+    BOOST_TEST(reencoded(off_by_one) == blob);
+
+    // An error in the second half is named by its index in the whole list.
+    const auto at = static_cast<std::size_t>(std::distance(slots.begin(), slots.find("lu450")));
+    BOOST_TEST_REQUIRE(at >= std::size_t{kLiveUpdates / 2});
+    std::string broken = blob;
+    const std::size_t lu450 = broken.find(R"("manifest":"m450")");
+    const std::size_t flag = broken.find(R"("hasChangesToSync":false)", lu450);
+    BOOST_TEST_REQUIRE(flag != std::string::npos);
+    broken.replace(flag, std::strlen(R"("hasChangesToSync":false)"), R"("hasChangesToSync":"abc")");
+    try {
+        decode_snapshot(broken);
+        BOOST_FAIL("a bad entry accepted");
+    } catch (const common::DecodeError &e) {
+        BOOST_TEST(e.field() == "liveUpdates[" + std::to_string(at) + "].monitor.hasChangesToSync");
+    }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
