@@ -137,9 +137,9 @@ private:
     void add_path(int dir_fd, const std::string &leaf, const std::string &path, const std::string &name,
                   const struct stat &st, const common::IgnoreSet &filter) {
         if (S_ISREG(st.st_mode)) {
-            add_file(dir_fd, leaf, path, name);
+            add_file(dir_fd, leaf, path, name, filter);
         } else if (S_ISLNK(st.st_mode)) {
-            add_symlink(dir_fd, leaf, path, name, st);
+            add_symlink(dir_fd, leaf, path, name, st, filter);
         } else if (S_ISDIR(st.st_mode)) {
             add_directory(dir_fd, leaf, path, name, filter, true);
         } else {
@@ -147,12 +147,18 @@ private:
         }
     }
 
-    void add_file(int dir_fd, const std::string &leaf, const std::string &path, const std::string &name) {
-        int fd = dir_fd < 0 ? ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-                            : ::openat(dir_fd, leaf.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    void add_file(int dir_fd, const std::string &leaf, const std::string &path, const std::string &name,
+                  const common::IgnoreSet &filter) {
+        // O_NONBLOCK: a file replaced by a FIFO since it was listed must not block the open.
+        constexpr int kFlags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
+        int fd = dir_fd < 0 ? ::open(path.c_str(), kFlags) : ::openat(dir_fd, leaf.c_str(), kFlags);
         if (fd < 0) {
             if (errno == ENOENT) {
                 log_(common::LogLevel::warn, "skipping " + path + ": it no longer exists");
+                return;
+            }
+            if (errno == ELOOP) {
+                add_changed_kind(dir_fd, leaf, path, name, filter);
                 return;
             }
             unreadable(path, "cannot open: " + errno_text(errno));
@@ -162,6 +168,10 @@ private:
         struct stat st {};
         if (::fstat(fd, &st) != 0) {
             unreadable(path, errno_text(errno));
+            return;
+        }
+        if (!S_ISREG(st.st_mode)) {
+            add_changed_kind(dir_fd, leaf, path, name, filter);
             return;
         }
         header(name, st, TarType::file, st.st_size, {});
@@ -179,13 +189,17 @@ private:
     }
 
     void add_symlink(int dir_fd, const std::string &leaf, const std::string &path, const std::string &name,
-                     const struct stat &st) {
+                     const struct stat &st, const common::IgnoreSet &filter) {
         std::string target(static_cast<size_t>(st.st_size > 0 ? st.st_size : 255) + 1, '\0');
         ssize_t n = dir_fd < 0 ? ::readlink(path.c_str(), target.data(), target.size())
                                : ::readlinkat(dir_fd, leaf.c_str(), target.data(), target.size());
         if (n < 0) {
             if (errno == ENOENT) {
                 log_(common::LogLevel::warn, "skipping " + path + ": it no longer exists");
+                return;
+            }
+            if (errno == EINVAL) {  // no longer a symlink
+                add_changed_kind(dir_fd, leaf, path, name, filter);
                 return;
             }
             unreadable(path, "cannot read the link: " + errno_text(errno));
@@ -202,6 +216,10 @@ private:
         if (fd < 0) {
             if (errno == ENOENT) {
                 log_(common::LogLevel::warn, "skipping " + path + ": it no longer exists");
+                return;
+            }
+            if (errno == ENOTDIR || errno == ELOOP) {
+                add_changed_kind(dir_fd, leaf, path, name, filter);
                 return;
             }
             unreadable(path, "cannot open the directory: " + errno_text(errno));
@@ -252,7 +270,7 @@ private:
                 continue;
             }
             if (type == DT_REG) {
-                if (!filter.matches(child_path)) add_file(fd, child, child_path, child_name);
+                if (!filter.matches(child_path)) add_file(fd, child, child_path, child_name, filter);
                 continue;
             }
             struct stat child_st {};
@@ -274,6 +292,23 @@ private:
         }
     }
 
+    // A path replaced by another kind since it was listed (a folder flipped
+    // into a symlink) goes in as what it is now; the flip's own event brings
+    // a later update anyway. A path that changes kind again is left out then.
+    void add_changed_kind(int dir_fd, const std::string &leaf, const std::string &path, const std::string &name,
+                          const common::IgnoreSet &filter) {
+        struct stat st {};
+        const int got =
+            dir_fd < 0 ? ::lstat(path.c_str(), &st) : ::fstatat(dir_fd, leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW);
+        if (got != 0 || changing_kind_) {
+            log_(common::LogLevel::warn, "skipping " + path + ": it changed while it was archived");
+            return;
+        }
+        changing_kind_ = true;
+        add_path(dir_fd, leaf, path, name, st, filter);
+        changing_kind_ = false;
+    }
+
     // A path that cannot be read is left out and the archive goes on: every
     // readable file still arrives, and the update is failed afterwards.
     void unreadable(const std::string &path, const std::string &why) {
@@ -285,6 +320,7 @@ private:
     const LogSinkFn &log_;
     const BeforeEntryFn &before_entry_;
     std::string header_;  // the entry's header blocks; kept to reuse its memory
+    bool changing_kind_ = false;
     ArchiveSummary summary_;
 };
 

@@ -293,4 +293,42 @@ BOOST_AUTO_TEST_CASE(a_rewound_stream_holds_the_files_as_they_are_now) {
     BOOST_TEST(read_tar(read_rest(stream.c_stream())).at("data/a.txt").content == "second, longer");
 }
 
+// Listed as one kind, opened as another: the archive holds each path as it
+// is when it is opened, and nothing is reported unreadable (the fault soak's
+// folder flipped into a symlink mid-archive failed the whole update).
+BOOST_AUTO_TEST_CASE(a_path_that_changes_kind_while_archived_goes_in_as_its_new_kind) {
+    TempDir tmp;
+    write(tmp.path / "a.txt", "a");
+    write(tmp.path / "b/inner.txt", "i");         // a folder, then a symlink
+    write(tmp.path / "c.txt", "c");               // a file, then a folder
+    write(tmp.path / "d.txt", "d");               // a file, then a symlink
+    fs::create_symlink("a.txt", tmp.path / "e");  // a symlink, then a file
+    bool flipped = false;
+    ArchiveStream stream(
+        {{tmp.path.string(), "/data"}}, IgnoreSet{}, [](liveupdate::common::LogLevel, std::string_view) {},
+        [&](const std::string &path) {
+            if (path != "/data/a.txt" || flipped) return;
+            flipped = true;
+            fs::remove_all(tmp.path / "b");
+            fs::create_symlink("a.txt", tmp.path / "b");
+            fs::remove(tmp.path / "c.txt");
+            write(tmp.path / "c.txt/now.txt", "n");
+            fs::remove(tmp.path / "d.txt");
+            fs::create_symlink("a.txt", tmp.path / "d.txt");
+            fs::remove(tmp.path / "e");
+            write(tmp.path / "e", "file now");
+        });
+    const auto entries = read_tar(read_rest(stream.c_stream()));
+    BOOST_TEST_REQUIRE(flipped);
+    BOOST_TEST(!stream.finish(true).has_value());
+    BOOST_TEST(entries.at("data/b").type == AE_IFLNK);
+    BOOST_TEST(entries.count("data/b/inner.txt") == 0u);
+    BOOST_TEST(entries.at("data/c.txt/").type == AE_IFDIR);
+    BOOST_TEST(entries.at("data/c.txt/now.txt").content == "n");
+    BOOST_TEST(entries.at("data/d.txt").type == AE_IFLNK);
+    BOOST_TEST(entries.at("data/d.txt").symlink == "a.txt");
+    BOOST_TEST(entries.at("data/e").type == AE_IFREG);
+    BOOST_TEST(entries.at("data/e").content == "file now");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
