@@ -7,7 +7,7 @@
 
 namespace liveupdate::host {
 
-EngineSlot::EngineSlot(std::filesystem::path plugin_file, common::MicroTime start_time, LoadOptions options)
+EngineSlot::EngineSlot(std::filesystem::path plugin_file, common::MicroTime start_time, const LoadOptions &options)
     : plugin_file_(std::move(plugin_file)),
       start_time_(start_time),
       engine_(std::make_unique<Engine>(LiveUpdatePlugin::load(plugin_file_, options), start_time)) {}

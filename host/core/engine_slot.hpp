@@ -14,7 +14,7 @@ namespace liveupdate::host {
 class EngineSlot {
 public:
     // Loads the plugin (from a private copy when options say so) and creates the engine.
-    EngineSlot(std::filesystem::path plugin_file, common::MicroTime start_time, LoadOptions options = {});
+    EngineSlot(std::filesystem::path plugin_file, common::MicroTime start_time, const LoadOptions &options = {});
 
     template <typename Fn>
     decltype(auto) with_engine(Fn &&fn) const {

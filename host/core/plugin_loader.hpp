@@ -40,7 +40,7 @@ struct PluginIdentity {
 class LoadedLibrary {
 public:
     // kind ("liveupdate", "updater") is what a probe checks.
-    static std::shared_ptr<LoadedLibrary> load(const std::filesystem::path &file, LoadOptions options,
+    static std::shared_ptr<LoadedLibrary> load(const std::filesystem::path &file, const LoadOptions &options,
                                                std::string_view kind = "liveupdate");
 
     const std::filesystem::path &file() const { return file_; }
@@ -58,7 +58,8 @@ private:
 // The liveupdate plugin: its function table, valid while this object lives.
 class LiveUpdatePlugin {
 public:
-    static std::shared_ptr<const LiveUpdatePlugin> load(const std::filesystem::path &file, LoadOptions options = {});
+    static std::shared_ptr<const LiveUpdatePlugin> load(const std::filesystem::path &file,
+                                                        const LoadOptions &options = {});
 
     const lu_liveupdate_api &api() const { return *api_; }
     const PluginIdentity &identity() const { return identity_; }
@@ -76,7 +77,8 @@ private:
 // An updater plugin: its function table, valid while this object lives.
 class UpdaterPlugin {
 public:
-    static std::shared_ptr<const UpdaterPlugin> load(const std::filesystem::path &file, LoadOptions options = {});
+    static std::shared_ptr<const UpdaterPlugin> load(const std::filesystem::path &file,
+                                                     const LoadOptions &options = {});
 
     const lu_updater_api &api() const { return *api_; }
     const PluginIdentity &identity() const { return identity_; }
