@@ -1,7 +1,8 @@
 // Loads plugin shared objects with Boost.DLL and negotiates the ABI version
-// through the plugin kind's entry symbol. Every failure (missing file, not a
-// shared object, missing entry symbol, ABI version not served, wrong kind) is
-// a PluginLoadError naming the file and the cause.
+// through the plugin kind's entry symbol: the highest version both serve
+// (abi_range.hpp). Every failure (missing file, not a shared object, missing
+// entry symbol, no ABI version in common, wrong kind) is a PluginLoadError
+// naming the file and the cause.
 #pragma once
 
 #include <filesystem>
