@@ -7,7 +7,6 @@
 #include "common/json_fields.hpp"
 #include "host/cli/commands.hpp"
 #include "host/cli/options.hpp"
-#include "host/core/json_text.hpp"
 #include "host/up/control_socket.hpp"
 #include "host/up/kind_names.hpp"
 #include "host/up/pretty_json.hpp"

@@ -2,8 +2,8 @@
 
 #include <cstddef>
 
+#include "common/json_fields.hpp"
 #include "host/core/host_error.hpp"
-#include "host/core/json_text.hpp"
 #include "host/core/log.hpp"
 #include "host/core/plugin_message.hpp"
 #include "liveupdate/ext/sync_targets.h"
@@ -38,7 +38,7 @@ json::object parse_step(const LiveUpdatePlugin &plugin, int32_t rc, std::string_
     if (rc != LU_OK) {
         throw PluginCallError(what, where_of(plugin), rc_text(rc) + ": " + std::string(text));
     }
-    json::value step = parse_json(text, what, where_of(plugin));
+    json::value step = parse_plugin_json(text, what, where_of(plugin));
     if (!step.is_object() || !step.as_object().contains("type")) {
         throw PluginCallError(what, where_of(plugin),
                               "the step is not an object with \"type\": " + std::string(text.substr(0, 200)));
@@ -46,7 +46,7 @@ json::object parse_step(const LiveUpdatePlugin &plugin, int32_t rc, std::string_
     if (const json::value *version = step.as_object().if_contains("stepVersion");
         version != nullptr && !(version->is_int64() && version->as_int64() == LU_STEP_VERSION)) {
         throw PluginCallError(what, where_of(plugin),
-                              "the step is of stepVersion " + to_json_text(*version) + ", this host reads " +
+                              "the step is of stepVersion " + boost::json::serialize(*version) + ", this host reads " +
                                   std::to_string(LU_STEP_VERSION) + " only: use a plugin built with this host's SDK");
     }
     return std::move(step.as_object());
@@ -57,7 +57,7 @@ json::object parse_step(const LiveUpdatePlugin &plugin, int32_t rc, std::string_
 ReconcileSession::~ReconcileSession() { plugin_->api().reconcile_end(session_); }
 
 json::object ReconcileSession::continue_with(const json::value &outcome, common::MicroTime now) {
-    const std::string outcome_text = to_json_text(outcome);
+    const std::string outcome_text = boost::json::serialize(outcome);
     const std::string now_text = now.format();
     PluginMessage step(plugin_->api().free_message);
     int32_t rc = plugin_->api().reconcile_continue(session_, to_lu_str(outcome_text), to_lu_str(now_text), step.out());
@@ -69,7 +69,7 @@ Engine::Engine(std::shared_ptr<const LiveUpdatePlugin> plugin, common::MicroTime
     host_.struct_size = sizeof(lu_engine_host);
     host_.ctx = nullptr;
     host_.log = log_from_plugin;
-    const std::string options = to_json_text(json::object{{"startTime", start_time.format()}});
+    const std::string options = boost::json::serialize(json::object{{"startTime", start_time.format()}});
     PluginMessage error(plugin_->api().free_message);
     int32_t rc = plugin_->api().create(&host_, to_lu_str(options), &engine_, error.out());
     if (rc != LU_OK || engine_ == nullptr) {
@@ -121,7 +121,7 @@ json::object Engine::remove(std::string_view kind, std::string_view name) const 
                               rc_text(rc) + ": " + result.str());
     }
     if (result.view().empty()) return json::object{{"due", json::array{}}};
-    json::value parsed = parse_json(result.view(), "remove failed", where_of(*plugin_));
+    json::value parsed = parse_plugin_json(result.view(), "remove failed", where_of(*plugin_));
     if (!parsed.is_object()) return json::object{{"due", json::array{}}};
     return std::move(parsed.as_object());
 }

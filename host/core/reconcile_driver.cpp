@@ -3,9 +3,9 @@
 #include <filesystem>
 #include <system_error>
 
+#include "common/json_fields.hpp"
 #include "host/core/build_entry.hpp"
 #include "host/core/host_error.hpp"
-#include "host/core/json_text.hpp"
 
 namespace liveupdate::host {
 namespace json = boost::json;
@@ -57,9 +57,10 @@ ReconcileResult ReconcileDriver::reconcile(const std::string &live_update) {
         // update's own lines ("Will copy ...").
         if (const json::value *events = step.if_contains("events"); events && events->is_array()) {
             for (const json::value &event : events->as_array()) {
-                if (string_member(event, "type") != "started") continue;
+                if (common::text_at(event, {"type"}) != "started") continue;
                 std::vector<std::string> files;
-                if (const json::value *changed = find_member(event, "filesChanged"); changed && changed->is_array())
+                if (const json::value *changed = common::value_at(event, {"filesChanged"});
+                    changed && changed->is_array())
                     for (const json::value &file : changed->as_array())
                         if (file.is_string()) files.emplace_back(file.as_string());
                 if (std::string line = build_entry_line(files, working_directory()); !line.empty())
@@ -68,7 +69,7 @@ ReconcileResult ReconcileDriver::reconcile(const std::string &live_update) {
         }
         if (const json::value *lines = step.if_contains("log"); lines && lines->is_array()) {
             for (const json::value &line : lines->as_array()) {
-                log(level_named(string_member(line, "level", "info")), string_member(line, "text"));
+                log(level_named(common::text_at(line, {"level"})), common::text_at(line, {"text"}));
             }
         }
         if (const json::value *events = step.if_contains("events"); events && events->is_array()) {
@@ -83,7 +84,7 @@ ReconcileResult ReconcileDriver::reconcile(const std::string &live_update) {
         json::object step = std::move(begun.step);
         for (;;) {
             absorb(step);
-            const std::string type = string_member(step, "type");
+            const std::string type = common::text_at(step, "type");
             if (type == "done") break;
             if (type != "update") {
                 throw PluginCallError("reconcile of " + live_update + " failed", "plugin step",

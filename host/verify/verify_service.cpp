@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstddef>
 
-#include "host/core/json_text.hpp"
+#include "common/json_fields.hpp"
 #include "host/verify/repaired_failures.hpp"
 #include "liveupdate/ext/digest.h"
 
@@ -16,7 +16,7 @@ namespace {
 // Differences listed in a LiveUpdate's log per container and check.
 constexpr std::size_t kLinesLogged = 20;
 
-std::string name_of(const json::object &live_update) { return string_member(live_update.at("metadata"), "name"); }
+std::string name_of(const json::object &live_update) { return common::text_at(live_update.at("metadata"), {"name"}); }
 
 }  // namespace
 
@@ -111,10 +111,11 @@ std::vector<std::string> VerifyService::scheduled_live_updates() const {
     std::vector<std::string> names;
     for (const auto &lu : p_.store.list("LiveUpdate")) {
         const json::value *meta = lu.if_contains("metadata");
-        const json::value *annotations = meta != nullptr ? find_member(*meta, "annotations") : nullptr;
-        const bool manual = annotations != nullptr && string_member(*annotations, "tilt.dev/update-mode") == "manual";
+        const json::value *annotations = meta != nullptr ? common::value_at(*meta, {"annotations"}) : nullptr;
+        const bool manual =
+            annotations != nullptr && common::text_at(*annotations, {"tilt.dev/update-mode"}) == "manual";
         const json::value *status = lu.if_contains("status");
-        const json::value *failure = status != nullptr ? find_member(*status, "failed") : nullptr;
+        const json::value *failure = status != nullptr ? common::value_at(*status, {"failed"}) : nullptr;
         const bool failed = failure != nullptr && !failure->is_null();
         if (!manual && !failed) names.push_back(name_of(lu));
     }
