@@ -6,8 +6,8 @@
 #include "common/json_fields.hpp"
 #include "host/cli/commands.hpp"
 #include "host/cli/options.hpp"
+#include "host/cli/pretty_json.hpp"
 #include "host/up/control_socket.hpp"
-#include "host/up/pretty_json.hpp"
 
 namespace liveupdate::host::cli {
 namespace json = boost::json;
@@ -158,7 +158,7 @@ int run_verify_command(int argc, char **argv) {
         clean = clean && ok != nullptr && ok->is_bool() && ok->as_bool();
     }
     if (args.value("-o"))
-        std::cout << up::pretty_json(answer) << '\n';
+        std::cout << pretty_json(answer) << '\n';
     else if (reports->as_array().empty())
         std::cout << "no LiveUpdate to verify\n";
     else
