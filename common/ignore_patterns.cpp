@@ -38,7 +38,7 @@ bool could_match_beneath(const std::vector<std::string> &pat, std::size_t qi, co
 
 }  // namespace
 
-IgnorePatterns::IgnorePatterns(std::string base_path, const std::vector<std::string> &patterns) {
+IgnorePatterns::IgnorePatterns(const std::string &base_path, const std::vector<std::string> &patterns) {
     for (const auto &raw : patterns) {
         std::string_view p = raw;
         while (!p.empty() && (p.back() == ' ' || p.back() == '\t')) p.remove_suffix(1);

@@ -14,7 +14,7 @@ class IgnorePatterns {
 public:
     // base_path is absolute; relative patterns are taken relative to it.
     // Throws std::invalid_argument naming the pattern when one is malformed.
-    IgnorePatterns(std::string base_path, const std::vector<std::string> &patterns);
+    IgnorePatterns(const std::string &base_path, const std::vector<std::string> &patterns);
 
     bool matches(std::string_view absolute_path) const;
     // True when the directory and everything beneath it is ignored and no

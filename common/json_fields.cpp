@@ -149,6 +149,19 @@ const json::value *value_at(const json::value &v, std::initializer_list<std::str
     return cur;
 }
 
+const json::value *value_at(const json::object &o, std::initializer_list<std::string_view> path) {
+    if (path.size() == 0) return nullptr;
+    const json::value *first = o.if_contains(*path.begin());
+    if (first == nullptr) return nullptr;
+    const json::value *cur = first;
+    for (auto key = path.begin() + 1; key != path.end(); ++key) {
+        if (!cur->is_object()) return nullptr;
+        cur = cur->as_object().if_contains(*key);
+        if (cur == nullptr) return nullptr;
+    }
+    return cur;
+}
+
 std::string text_at(const json::value &v, std::initializer_list<std::string_view> path) {
     const json::value *found = value_at(v, path);
     return found != nullptr && found->is_string() ? std::string(found->as_string()) : std::string();
@@ -161,6 +174,11 @@ std::string text_at(const json::object &o, std::string_view key) {
 
 std::string text_at(const json::object *o, std::string_view key) {
     return o != nullptr ? text_at(*o, key) : std::string();
+}
+
+bool flag_at(const json::object &o, std::string_view key) {
+    const json::value *v = o.if_contains(key);
+    return v != nullptr && v->is_bool() && v->as_bool();
 }
 
 const json::object *object_at(const json::object &o, std::string_view key) {

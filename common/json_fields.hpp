@@ -60,11 +60,14 @@ std::map<std::string, std::string> string_map_field(const json::object &o, std::
 
 // The value at path (object keys, outermost first), or nullptr.
 const json::value *value_at(const json::value &v, std::initializer_list<std::string_view> path);
+const json::value *value_at(const json::object &o, std::initializer_list<std::string_view> path);
 // The string at path, or "".
 std::string text_at(const json::value &v, std::initializer_list<std::string_view> path);
 // The string member key of o, or "" (also when o is nullptr).
 std::string text_at(const json::object &o, std::string_view key);
 std::string text_at(const json::object *o, std::string_view key);
+// The boolean member key of o, or false.
+bool flag_at(const json::object &o, std::string_view key);
 // The object or array member key of o, or nullptr.
 const json::object *object_at(const json::object &o, std::string_view key);
 json::object *object_at(json::object &o, std::string_view key);

@@ -83,13 +83,14 @@ std::optional<MicroTime> MicroTime::parse(std::string_view s) {
         ++pos;
         int oh, om;
         if (!read_digits(s, pos, 2, oh) || !expect(s, pos, ':') || !read_digits(s, pos, 2, om)) return std::nullopt;
-        offset_seconds = sign * (oh * 3600 + om * 60);
+        offset_seconds = sign * (std::int64_t{oh} * 3600 + std::int64_t{om} * 60);
     } else {
         return std::nullopt;
     }
     if (pos != s.size()) return std::nullopt;
     const std::int64_t days = days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
-    const std::int64_t seconds = days * 86400 + hour * 3600 + minute * 60 + second - offset_seconds;
+    const std::int64_t seconds =
+        days * 86400 + std::int64_t{hour} * 3600 + std::int64_t{minute} * 60 + second - offset_seconds;
     const MicroTime t(seconds * 1'000'000 + micros);
     // An offset can push a time past year 9999, which format() could not write back.
     if (t < earliest() || latest() < t) return std::nullopt;

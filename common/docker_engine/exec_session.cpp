@@ -86,7 +86,7 @@ public:
                 leftover_ = buffer.substr(end + 4);
                 break;
             }
-            if (buffer.size() > 64 * 1024)
+            if (buffer.size() > std::size_t{64} * 1024)
                 throw EngineError(EngineFailure::protocol, what_ + ": oversized answer head");
             wait_for(POLLIN, deadline, "waiting for the daemon's answer");
             char chunk[4096];

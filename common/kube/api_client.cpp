@@ -136,6 +136,7 @@ ApiClient::ApiClient(ClientConfig config, std::chrono::milliseconds timeout)
 }
 
 ApiResponse ApiClient::request(const std::string &method, const std::string &path, const std::string &body) {
+    const std::string request_line = method + " " + path;
     for (int attempt = 0;; ++attempt) {
         Easy e;
         prepare(e, config_, credentials_->current(), path);
@@ -158,7 +159,7 @@ ApiResponse ApiClient::request(const std::string &method, const std::string &pat
             });
         curl_easy_setopt(e.h, CURLOPT_WRITEDATA, &r.body);
         const CURLcode code = curl_easy_perform(e.h);
-        if (code != CURLE_OK) throw ApiError(0, "", transport_error(config_, method + " " + path, code, error));
+        if (code != CURLE_OK) throw ApiError(0, "", transport_error(config_, request_line, code, error));
         curl_easy_getinfo(e.h, CURLINFO_RESPONSE_CODE, &r.status);
         // Credentials from an exec plugin may have been revoked early: one fresh try.
         if (r.status == 401 && config_.user.exec && attempt == 0) {

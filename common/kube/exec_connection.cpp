@@ -98,7 +98,7 @@ std::unique_ptr<ExecConnection> open_exec_connection(ApiClient &client, const Po
             req.set(http::field::user_agent, "lu-host");
             if (!creds.token.empty()) req.set(http::field::authorization, "Bearer " + creds.token);
         }));
-        ws.read_message_max(64 * 1024 * 1024);
+        ws.read_message_max(std::size_t{64} * 1024 * 1024);
         // One frame per message: the API server reads each frame as a message
         // of its own, with a channel byte first (Beast would cut at 4 KiB).
         ws.auto_fragment(false);

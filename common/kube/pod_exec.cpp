@@ -20,7 +20,7 @@ namespace websocket = beast::websocket;
 namespace json = boost::json;
 using tcp = asio::ip::tcp;
 
-constexpr std::size_t kChunk = 64 * 1024;
+constexpr std::size_t kChunk = std::size_t{64} * 1024;
 
 bool mentions_missing_executable(std::string_view m) {
     return m.find("executable file not found") != std::string_view::npos ||

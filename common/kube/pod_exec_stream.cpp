@@ -4,6 +4,8 @@
 #include <boost/asio/post.hpp>
 
 #include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
 #include <future>
 #include <mutex>
 #include <thread>
@@ -34,7 +36,7 @@ struct PodExecStream::State {
 
 namespace {
 
-constexpr std::size_t kChunk = 64 * 1024;
+constexpr std::size_t kChunk = std::size_t{64} * 1024;
 
 // [io thread] Reads frames until the connection ends.
 void read_next(ExecConnection::Ws &ws, const std::shared_ptr<PodExecStream::State> &state) {
@@ -74,9 +76,15 @@ PodExecStream::PodExecStream(ApiClient &client, const PodExecTarget &target, con
 }
 
 PodExecStream::~PodExecStream() {
-    asio::post(connection_->ioc, [c = connection_.get()] { close_socket(*c); });
-    state_->guard.reset();
-    state_->io.join();
+    try {
+        asio::post(connection_->ioc, [c = connection_.get()] { close_socket(*c); });
+        state_->guard.reset();
+        state_->io.join();
+    } catch (const std::exception &e) {
+        // The io thread would go on using the connection freed on return.
+        std::fprintf(stderr, "lu: a pod exec stream cannot stop its io thread: %s\n", e.what());
+        std::abort();
+    }
 }
 
 bool PodExecStream::write_stdin(std::string_view data, Clock::time_point deadline) {

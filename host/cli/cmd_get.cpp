@@ -6,11 +6,10 @@
 
 #include "common/json_fields.hpp"
 #include "host/cli/commands.hpp"
+#include "host/cli/kind_names.hpp"
 #include "host/cli/options.hpp"
-#include "host/core/json_text.hpp"
+#include "host/cli/pretty_json.hpp"
 #include "host/up/control_socket.hpp"
-#include "host/up/kind_names.hpp"
-#include "host/up/pretty_json.hpp"
 
 namespace liveupdate::host::cli {
 namespace json = boost::json;
@@ -146,14 +145,14 @@ int client_main(const char *command, int argc, char **argv, const char *help, st
             return kExitOk;
         }
         if (args.positional.size() != names) throw UsageError("wrong number of arguments");
-        if (!up::kind_from_cli(args.positional[0])) throw UsageError("unknown kind \"" + args.positional[0] + "\"");
+        if (!kind_from_cli(args.positional[0])) throw UsageError("unknown kind \"" + args.positional[0] + "\"");
         const std::string output = args.value("-o").value_or(args.value("--output").value_or("text"));
         if (output != "text" && output != "json") throw UsageError("-o must be json (or text)");
     } catch (const UsageError &e) {
         std::cerr << "lu-host " << command << ": " << e.what() << "\n\n" << help;
         return kExitUsage;
     }
-    const std::string kind = *up::kind_from_cli(args.positional[0]);
+    const std::string kind = *kind_from_cli(args.positional[0]);
     const std::string socket = args.value("--control-socket").value_or(up::default_control_socket_path());
     const bool as_json = args.value("-o").value_or(args.value("--output").value_or("text")) == "json";
     json::object request{{"op", names == 1 ? "get" : "describe"}, {"kind", kind}};
@@ -190,9 +189,9 @@ int client_main(const char *command, int argc, char **argv, const char *help, st
     }
     if (const json::value *object = value_at(answer, {"object"})) {
         if (const json::value *spec = value_at(*object, {"spec"}))
-            std::cout << "Spec:\n" << indented(up::pretty_json(*spec)) << '\n';
+            std::cout << "Spec:\n" << indented(pretty_json(*spec)) << '\n';
         if (const json::value *status = value_at(*object, {"status"}))
-            std::cout << "Status:\n" << indented(up::pretty_json(*status)) << '\n';
+            std::cout << "Status:\n" << indented(pretty_json(*status)) << '\n';
     }
     if (const json::value *lines = value_at(answer, {"log"}); lines != nullptr && lines->is_array()) {
         std::cout << "Recent log:\n";

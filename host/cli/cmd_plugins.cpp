@@ -39,10 +39,12 @@ void print_table(const json::array &plugins) {
         {"KIND", "kind"},       {"NAME", "name"},       {"VERSION", "version"}, {"ABI", "abi"},
         {"CLASSES", "classes"}, {"RELOADS", "reloads"}, {"FILE", "file"}};
     std::vector<std::vector<std::string>> rows{{}};
+    rows[0].reserve(columns.size());
     for (const auto &[title, key] : columns) rows[0].push_back(title);
     for (const auto &p : plugins) {
         if (!p.is_object()) continue;
         std::vector<std::string> row;
+        row.reserve(columns.size());
         for (const auto &[title, key] : columns) row.push_back(text_of(p.as_object(), key));
         rows.push_back(std::move(row));
     }

@@ -2,9 +2,9 @@
 // trigger queue, as `tilt trigger` does for resources.
 #include <iostream>
 
+#include "common/json_fields.hpp"
 #include "host/cli/commands.hpp"
 #include "host/cli/options.hpp"
-#include "host/core/json_text.hpp"
 #include "host/up/control_socket.hpp"
 
 namespace liveupdate::host::cli {
@@ -50,14 +50,15 @@ int run_trigger_command(int argc, char **argv) {
         std::cerr << "lu-host trigger: " << e.what() << '\n';
         return kExitFailure;
     }
-    if (const std::string error = string_member(answer, "error"); !error.empty()) {
+    if (const std::string error = common::text_at(answer, {"error"}); !error.empty()) {
         std::cerr << "lu-host trigger: " << error << '\n';
         return kExitFailure;
     }
-    const json::value *triggered = find_member(answer, "triggered");
+    const json::value *triggered = common::value_at(answer, {"triggered"});
     if (triggered != nullptr && triggered->is_array())
         for (const auto &t : triggered->as_array())
-            std::cout << string_member(t, "name") << ": triggered (manifest " << string_member(t, "manifest") << ")\n";
+            std::cout << common::text_at(t, {"name"}) << ": triggered (manifest " << common::text_at(t, {"manifest"})
+                      << ")\n";
     return kExitOk;
 }
 

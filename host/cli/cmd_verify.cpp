@@ -3,11 +3,11 @@
 // --fix, sends what differs.
 #include <iostream>
 
+#include "common/json_fields.hpp"
 #include "host/cli/commands.hpp"
 #include "host/cli/options.hpp"
-#include "host/core/json_text.hpp"
+#include "host/cli/pretty_json.hpp"
 #include "host/up/control_socket.hpp"
-#include "host/up/pretty_json.hpp"
 
 namespace liveupdate::host::cli {
 namespace json = boost::json;
@@ -40,20 +40,21 @@ constexpr const char *kVerifyHelp =
 
 void print_lists(const json::value &lists, const std::string &indent) {
     for (const char *list : {"missing", "extra"}) {
-        const json::value *paths = find_member(lists, list);
+        const json::value *paths = common::value_at(lists, {list});
         if (paths == nullptr || !paths->is_array()) continue;
         for (const auto &p : paths->as_array())
             std::cout << indent << list << (std::string_view(list) == "extra" ? "     " : "   ")
                       << (p.is_string() ? std::string(p.as_string()) : json::serialize(p)) << '\n';
     }
-    const json::value *different = find_member(lists, "different");
+    const json::value *different = common::value_at(lists, {"different"});
     if (different != nullptr && different->is_array())
         for (const auto &d : different->as_array())
-            std::cout << indent << "different " << string_member(d, "path") << " (" << string_member(d, "why") << ")\n";
+            std::cout << indent << "different " << common::text_at(d, {"path"}) << " (" << common::text_at(d, {"why"})
+                      << ")\n";
 }
 
 void print_unsynced(const json::value &lists, const std::string &indent) {
-    const json::value *paths = find_member(lists, "unsynced");
+    const json::value *paths = common::value_at(lists, {"unsynced"});
     if (paths == nullptr || !paths->is_array()) return;
     for (const auto &p : paths->as_array())
         std::cout << indent << "unsynced  " << (p.is_string() ? std::string(p.as_string()) : json::serialize(p))
@@ -63,25 +64,26 @@ void print_unsynced(const json::value &lists, const std::string &indent) {
 std::size_t count_of(const json::value &lists) {
     std::size_t n = 0;
     for (const char *list : {"missing", "extra", "different"})
-        if (const json::value *v = find_member(lists, list); v != nullptr && v->is_array()) n += v->as_array().size();
+        if (const json::value *v = common::value_at(lists, {list}); v != nullptr && v->is_array())
+            n += v->as_array().size();
     return n;
 }
 
 void print_report(const json::value &report) {
-    const std::string name = string_member(report, "name");
-    if (const std::string error = string_member(report, "error"); !error.empty()) {
+    const std::string name = common::text_at(report, {"name"});
+    if (const std::string error = common::text_at(report, {"error"}); !error.empty()) {
         std::cout << name << ": cannot verify: " << error << '\n';
         return;
     }
-    const json::value *containers = find_member(report, "containers");
+    const json::value *containers = common::value_at(report, {"containers"});
     if (containers == nullptr || !containers->is_array() || containers->as_array().empty()) {
         std::cout << name << ": no running container\n";
         return;
     }
     for (const auto &c : containers->as_array()) {
-        const std::string where = name + " " + string_member(c, "container");
+        const std::string where = name + " " + common::text_at(c, {"container"});
         const std::size_t found = count_of(c);
-        const std::string error = string_member(c, "error");
+        const std::string error = common::text_at(c, {"error"});
         if (found == 0 && error.empty()) {
             std::cout << where << ": in sync\n";
             print_unsynced(c, "  ");
@@ -92,7 +94,7 @@ void print_report(const json::value &report) {
             print_lists(c, "  ");
             print_unsynced(c, "  ");
         }
-        if (const json::value *remaining = find_member(c, "remaining")) {
+        if (const json::value *remaining = common::value_at(c, {"remaining"})) {
             const std::size_t left = count_of(*remaining);
             if (left == 0) {
                 std::cout << where << ": fixed, in sync now\n";
@@ -141,22 +143,22 @@ int run_verify_command(int argc, char **argv) {
         std::cerr << "lu-host verify: " << e.what() << '\n';
         return kExitFailure;
     }
-    if (const std::string error = string_member(answer, "error"); !error.empty()) {
+    if (const std::string error = common::text_at(answer, {"error"}); !error.empty()) {
         std::cerr << "lu-host verify: " << error << '\n';
         return kExitFailure;
     }
-    const json::value *reports = find_member(answer, "liveUpdates");
+    const json::value *reports = common::value_at(answer, {"liveUpdates"});
     if (reports == nullptr || !reports->is_array()) {
         std::cerr << "lu-host verify: the daemon's answer has no liveUpdates\n";
         return kExitFailure;
     }
     bool clean = true;
     for (const auto &report : reports->as_array()) {
-        const json::value *ok = find_member(report, "clean");
+        const json::value *ok = common::value_at(report, {"clean"});
         clean = clean && ok != nullptr && ok->is_bool() && ok->as_bool();
     }
     if (args.value("-o"))
-        std::cout << up::pretty_json(answer) << '\n';
+        std::cout << pretty_json(answer) << '\n';
     else if (reports->as_array().empty())
         std::cout << "no LiveUpdate to verify\n";
     else

@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::uintmax_t kMaxFileBytes = 16 * 1024 * 1024;
+constexpr std::uintmax_t kMaxFileBytes = std::uintmax_t{16} * 1024 * 1024;
 
 // The file's text, or nullopt with the reason in why.
 std::optional<std::string> read_text(const std::string &file, std::string &why) {
@@ -107,7 +107,8 @@ ProjectLoad load_compose_project(const ProjectOptions &options, const VariableLo
         std::string why;
         const auto text = read_text(file, why);
         if (!text) {
-            load.errors.push_back(file + ": " + why);
+            why.insert(0, file + ": ");
+            load.errors.push_back(std::move(why));
             continue;
         }
         FileRead read = read_compose_file(file, *text, variables);

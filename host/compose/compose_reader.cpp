@@ -10,6 +10,16 @@
 namespace liveupdate::host::compose {
 namespace {
 
+// `unknown key "KEY" in AT` followed by rest (where and what is valid).
+std::string unknown_key(const std::string &key, const std::string &at, std::string_view rest) {
+    std::string message = "unknown key \"";
+    message += key;
+    message += "\" in ";
+    message += at;
+    message += rest;
+    return message;
+}
+
 class Reader {
 public:
     Reader(const std::string &file, const VariableLookup &variables, FileRead &out)
@@ -105,8 +115,8 @@ public:
             } else if (key == "environment") {
                 environment_of(value, at + ".exec.environment", exec.environment);
             } else {
-                error(entry.first, "unknown key \"" + key + "\" in " + at +
-                                       ".exec (valid: command, user, working_dir, environment, privileged)");
+                error(entry.first,
+                      unknown_key(key, at, ".exec (valid: command, user, working_dir, environment, privileged)"));
             }
         }
         return exec;
@@ -160,8 +170,8 @@ public:
             } else if (key == "exec") {
                 rule.exec = exec_of(value, at);
             } else {
-                error(entry.first, "unknown key \"" + key + "\" in " + at +
-                                       " (valid: path, action, target, ignore, include, initial_sync, exec)");
+                error(entry.first,
+                      unknown_key(key, at, " (valid: path, action, target, ignore, include, initial_sync, exec)"));
             }
         }
         if (!has_path) error(node, at + " has no path");

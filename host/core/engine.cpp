@@ -2,8 +2,8 @@
 
 #include <cstddef>
 
+#include "common/json_fields.hpp"
 #include "host/core/host_error.hpp"
-#include "host/core/json_text.hpp"
 #include "host/core/log.hpp"
 #include "host/core/plugin_message.hpp"
 #include "liveupdate/ext/sync_targets.h"
@@ -39,7 +39,7 @@ json::object parse_step(const LiveUpdatePlugin &plugin, int32_t rc, std::string_
     if (rc != LU_OK) {
         throw PluginCallError(what, where_of(plugin), rc_text(rc) + ": " + std::string(text));
     }
-    json::value step = parse_json(text, what, where_of(plugin));
+    json::value step = parse_plugin_json(text, what, where_of(plugin));
     if (!step.is_object() || !step.as_object().contains("type")) {
         throw PluginCallError(what, where_of(plugin),
                               "the step is not an object with \"type\": " + std::string(text.substr(0, 200)));
@@ -48,8 +48,9 @@ json::object parse_step(const LiveUpdatePlugin &plugin, int32_t rc, std::string_
         version != nullptr &&
         !(version->is_int64() && version->as_int64() >= 1 && version->as_int64() <= max_step_version)) {
         throw PluginCallError(what, where_of(plugin),
-                              "the step is of stepVersion " + to_json_text(*version) + ", this host reads 1 to " +
-                                  std::to_string(max_step_version) + " only: use a plugin built with this host's SDK");
+                              "the step is of stepVersion " + boost::json::serialize(*version) +
+                                  ", this host reads 1 to " + std::to_string(max_step_version) +
+                                  " only: use a plugin built with this host's SDK");
     }
     return std::move(step.as_object());
 }
@@ -59,7 +60,7 @@ json::object parse_step(const LiveUpdatePlugin &plugin, int32_t rc, std::string_
 ReconcileSession::~ReconcileSession() { plugin_->api().reconcile_end(session_); }
 
 json::object ReconcileSession::continue_with(const json::value &outcome, common::MicroTime now) {
-    const std::string outcome_text = to_json_text(outcome);
+    const std::string outcome_text = boost::json::serialize(outcome);
     const std::string now_text = now.format();
     PluginMessage step(plugin_->api().free_message);
     int32_t rc = plugin_->api().reconcile_continue(session_, to_lu_str(outcome_text), to_lu_str(now_text), step.out());
@@ -72,7 +73,7 @@ Engine::Engine(std::shared_ptr<const LiveUpdatePlugin> plugin, common::MicroTime
     host_.ctx = nullptr;
     host_.log = log_from_plugin;
     const std::string options =
-        to_json_text(json::object{{"startTime", start_time.format()}, {"maxStepVersion", max_step_version_}});
+        boost::json::serialize(json::object{{"startTime", start_time.format()}, {"maxStepVersion", max_step_version_}});
     PluginMessage error(plugin_->api().free_message);
     int32_t rc = plugin_->api().create(&host_, to_lu_str(options), &engine_, error.out());
     if (rc != LU_OK || engine_ == nullptr) {
@@ -124,7 +125,7 @@ json::object Engine::remove(std::string_view kind, std::string_view name) const 
                               rc_text(rc) + ": " + result.str());
     }
     if (result.view().empty()) return json::object{{"due", json::array{}}};
-    json::value parsed = parse_json(result.view(), "remove failed", where_of(*plugin_));
+    json::value parsed = parse_plugin_json(result.view(), "remove failed", where_of(*plugin_));
     if (!parsed.is_object()) return json::object{{"due", json::array{}}};
     return std::move(parsed.as_object());
 }

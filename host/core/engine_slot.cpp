@@ -7,13 +7,12 @@
 
 namespace liveupdate::host {
 
-EngineSlot::EngineSlot(std::filesystem::path plugin_file, common::MicroTime start_time, LoadOptions options,
+EngineSlot::EngineSlot(std::filesystem::path plugin_file, common::MicroTime start_time, const LoadOptions &options,
                        int max_step_version)
     : plugin_file_(std::move(plugin_file)),
       start_time_(start_time),
       max_step_version_(max_step_version),
-      engine_(std::make_unique<Engine>(LiveUpdatePlugin::load(plugin_file_, std::move(options)), start_time,
-                                       max_step_version)) {}
+      engine_(std::make_unique<Engine>(LiveUpdatePlugin::load(plugin_file_, options), start_time, max_step_version)) {}
 
 void EngineSlot::reload() { reload(plugin_file()); }
 

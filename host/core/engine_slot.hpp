@@ -15,7 +15,7 @@ class EngineSlot {
 public:
     // Loads the plugin (from a private copy when options say so) and creates the
     // engine; every engine of the slot is asked for steps up to max_step_version.
-    EngineSlot(std::filesystem::path plugin_file, common::MicroTime start_time, LoadOptions options = {},
+    EngineSlot(std::filesystem::path plugin_file, common::MicroTime start_time, const LoadOptions &options = {},
                int max_step_version = LU_STEP_VERSION);
 
     template <typename Fn>

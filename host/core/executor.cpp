@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "common/json_fields.hpp"
 #include "host/core/host_error.hpp"
-#include "host/core/json_text.hpp"
 #include "liveupdate/liveupdate.hpp"
 
 namespace liveupdate::host {
@@ -15,24 +15,16 @@ namespace {
 
 constexpr const char *kBadStep = "malformed update step";
 
-std::string require_string(const json::value &value, const std::string &field) {
-    if (!value.is_string()) throw HostError(kBadStep, field, "not a string");
-    return std::string(value.as_string());
-}
-
-const json::array &array_member(const json::object &object, const char *key) {
+// An array member, empty when absent or null; DecodeError when another type.
+const json::array &array_or_empty(const json::object &object, std::string_view key, const std::string &path) {
     static const json::array empty;
-    const json::value *member = object.if_contains(key);
-    if (member == nullptr || member->is_null()) return empty;
-    if (!member->is_array()) throw HostError(kBadStep, key, "not an array");
-    return member->as_array();
+    const json::array *found = common::array_field(object, key, path);
+    return found != nullptr ? *found : empty;
 }
 
-bool bool_member(const json::object &object, const char *key) {
-    const json::value *member = object.if_contains(key);
-    if (member == nullptr || member->is_null()) return false;
-    if (!member->is_bool()) throw HostError(kBadStep, key, "not a boolean");
-    return member->as_bool();
+std::string string_element(const json::value &value, const std::string &path) {
+    if (!value.is_string()) throw common::DecodeError(path, "expected string");
+    return std::string(value.as_string());
 }
 
 // The update step in C-friendly storage; the lu_update_request points into it.
@@ -54,59 +46,52 @@ struct PreparedUpdate {
     bool initial_sync = false;
 
     explicit PreparedUpdate(const json::object &update) {
-        live_update = string_member(update, "liveUpdate");
-        via = string_member(update, "via");
+        try {
+            read(update);
+        } catch (const common::DecodeError &e) {
+            throw HostError(kBadStep, e.field(), e.reason());
+        }
+    }
+
+private:
+    void read(const json::object &update) {
+        live_update = common::text_at(update, "liveUpdate");
+        via = common::text_at(update, "via");
         if (via.empty()) throw HostError(kBadStep, "via", "missing");
         if (const json::value *container = update.if_contains("container")) {
-            container_id = string_member(*container, "containerID");
-            container_name = string_member(*container, "containerName");
-            pod_name = string_member(*container, "podName");
-            namespace_name = string_member(*container, "namespace");
-            root = string_member(*container, "root");
+            container_id = common::text_at(*container, {"containerID"});
+            container_name = common::text_at(*container, {"containerName"});
+            pod_name = common::text_at(*container, {"podName"});
+            namespace_name = common::text_at(*container, {"namespace"});
+            root = common::text_at(*container, {"root"});
         }
-        const json::array &copy_list = array_member(update, "copy");
+        const json::array &copy_list = array_or_empty(update, "copy", "");
         for (std::size_t i = 0; i < copy_list.size(); ++i) {
-            const std::string field = "copy[" + std::to_string(i) + "]";
-            const json::value *local = find_member(copy_list[i], "local");
-            const json::value *in_container = find_member(copy_list[i], "container");
+            const std::string field = common::index("copy", i);
+            const json::value *local = common::value_at(copy_list[i], {"local"});
+            const json::value *in_container = common::value_at(copy_list[i], {"container"});
             if (local == nullptr || in_container == nullptr)
                 throw HostError(kBadStep, field, "needs local and container");
-            copies.push_back(CopyMapping{require_string(*local, field + ".local"),
-                                         require_string(*in_container, field + ".container")});
+            copies.push_back(CopyMapping{string_element(*local, field + ".local"),
+                                         string_element(*in_container, field + ".container")});
         }
-        const json::array &delete_list = array_member(update, "delete");
-        for (std::size_t i = 0; i < delete_list.size(); ++i) {
-            deletes.push_back(require_string(delete_list[i], "delete[" + std::to_string(i) + "]"));
-        }
+        const json::array &delete_list = array_or_empty(update, "delete", "");
+        for (std::size_t i = 0; i < delete_list.size(); ++i)
+            deletes.push_back(string_element(delete_list[i], common::index("delete", i)));
         // Absent from an older plugin: the updaters then follow each path down to itself.
-        if (update.contains("syncRoots")) {
-            const json::array &root_list = array_member(update, "syncRoots");
-            for (std::size_t i = 0; i < root_list.size(); ++i)
-                sync_roots.push_back(require_string(root_list[i], "syncRoots[" + std::to_string(i) + "]"));
-        }
-        const json::array &run_list = array_member(update, "runs");
+        sync_roots = common::string_array_field(update, "syncRoots", "");
+        const json::array &run_list = array_or_empty(update, "runs", "");
         for (std::size_t i = 0; i < run_list.size(); ++i) {
-            const std::string field = "runs[" + std::to_string(i) + "]";
-            if (!run_list[i].is_object()) throw HostError(kBadStep, field, "not an object");
-            std::vector<std::string> args;
-            const json::array &arg_list = array_member(run_list[i].as_object(), "args");
-            for (std::size_t j = 0; j < arg_list.size(); ++j) {
-                args.push_back(require_string(arg_list[j], field + ".args[" + std::to_string(j) + "]"));
-            }
-            run_args.push_back(std::move(args));
-            echo_off.push_back(bool_member(run_list[i].as_object(), "echoOff"));
-            const json::object &run = run_list[i].as_object();
-            RunOptions options{
-                string_member(run, "user"), string_member(run, "workingDir"), {}, bool_member(run, "privileged")};
-            if (run.contains("env")) {
-                const json::array &env = array_member(run, "env");
-                for (std::size_t j = 0; j < env.size(); ++j)
-                    options.env.push_back(require_string(env[j], field + ".env[" + std::to_string(j) + "]"));
-            }
-            run_options.push_back(std::move(options));
+            const std::string field = common::index("runs", i);
+            const json::object &run = common::expect_object(run_list[i], field);
+            run_args.push_back(common::string_array_field(run, "args", field));
+            echo_off.push_back(common::bool_field(run, "echoOff", field));
+            run_options.push_back(RunOptions{common::text_at(run, "user"), common::text_at(run, "workingDir"),
+                                             common::string_array_field(run, "env", field),
+                                             common::bool_field(run, "privileged", field)});
         }
-        restart = bool_member(update, "restart");
-        initial_sync = bool_member(update, "initialSync");
+        restart = common::bool_field(update, "restart", "");
+        initial_sync = common::bool_field(update, "initialSync", "");
     }
 };
 
@@ -223,7 +208,7 @@ UpdateOutcome Executor::execute(const json::object &update, const LogSinkFn &log
         if (journal && outcome.kind != UpdateOutcome::Kind::infra_failure)
             note_deletes(*journal, prepared.deletes, archived);
         log::debug("update of " + prepared.live_update + " via " + prepared.via + ": " +
-                   to_json_text(outcome.to_json()));
+                   boost::json::serialize(outcome.to_json()));
         return outcome;
     } catch (const std::exception &e) {
         log(common::LogLevel::error, e.what());

@@ -11,6 +11,7 @@
 #include <optional>
 #include <system_error>
 
+#include "host/core/abi_range.hpp"
 #include "host/core/host_error.hpp"
 #include "host/core/log.hpp"
 #include "host/core/plugin_probe.hpp"
@@ -107,7 +108,6 @@ PluginIdentity identity_of(const lu_plugin_info *info, const fs::path &file) {
     return PluginIdentity{safe(info->kind), safe(info->name), safe(info->version), info->abi_min, info->abi_max};
 }
 
-// Asks the entry point for LU_ABI_VERSION; refuses a plugin that does not serve it.
 // The smallest table of ABI 1 we accept: tables only grow at the end, so a
 // table that reaches its last required member is usable.
 template <typename Api>
@@ -115,12 +115,14 @@ constexpr std::size_t minimum_table_size() {
     return offsetof(Api, free_message) + sizeof(Api::free_message);
 }
 
+// Learns the plugin's range from its info, then asks the entry point for the
+// highest version it shares with the host; refuses a plugin sharing none.
 template <typename Api, typename Entry>
 const Api *negotiate(const LoadedLibrary &library, const char *entry_symbol, const char *expected_kind,
                      PluginIdentity &out_identity) {
     auto entry = reinterpret_cast<Entry>(library.symbol(entry_symbol));
     const lu_plugin_info *info = nullptr;
-    const Api *api = entry(LU_ABI_VERSION, &info);
+    const Api *api = entry(kHostAbi.max, &info);
     const std::string file = library.file().string();
     out_identity = identity_of(info, library.file());
     if (out_identity.kind != expected_kind) {
@@ -128,17 +130,24 @@ const Api *negotiate(const LoadedLibrary &library, const char *entry_symbol, con
                               "plugin " + out_identity.name + " is of kind \"" + out_identity.kind + "\", expected \"" +
                                   expected_kind + "\"");
     }
+    const AbiRange served{out_identity.abi_min, out_identity.abi_max};
+    const std::optional<uint32_t> chosen = highest_common_abi(kHostAbi, served);
+    if (!chosen) {
+        throw PluginLoadError(kLoadFailed, file,
+                              "plugin " + out_identity.name + " serves ABI " + std::to_string(served.min) + ".." +
+                                  std::to_string(served.max) + ", host needs " + kHostAbi.text());
+    }
+    if (*chosen != kHostAbi.max) api = entry(*chosen, &info);
     if (api == nullptr) {
         throw PluginLoadError(kLoadFailed, file,
-                              "plugin " + out_identity.name + " serves ABI " + std::to_string(out_identity.abi_min) +
-                                  ".." + std::to_string(out_identity.abi_max) + ", host needs " +
-                                  std::to_string(LU_ABI_VERSION));
+                              "plugin " + out_identity.name + " serves ABI " + served.text() +
+                                  " but returned no table for ABI " + std::to_string(*chosen));
     }
-    if (api->struct_size < minimum_table_size<Api>() || api->abi_version != LU_ABI_VERSION) {
+    if (api->struct_size < minimum_table_size<Api>() || api->abi_version != *chosen) {
         throw PluginLoadError(kLoadFailed, file,
                               "plugin " + out_identity.name + " returned a table of ABI " +
                                   std::to_string(api->abi_version) + " and " + std::to_string(api->struct_size) +
-                                  " bytes; host needs ABI " + std::to_string(LU_ABI_VERSION) + " and at least " +
+                                  " bytes; host asked for ABI " + std::to_string(*chosen) + " and needs at least " +
                                   std::to_string(minimum_table_size<Api>()) + " bytes");
     }
     return api;
@@ -152,7 +161,8 @@ void require(bool present, const fs::path &file, const char *member) {
 
 }  // namespace
 
-std::shared_ptr<LoadedLibrary> LoadedLibrary::load(const fs::path &file, LoadOptions options, std::string_view kind) {
+std::shared_ptr<LoadedLibrary> LoadedLibrary::load(const fs::path &file, const LoadOptions &options,
+                                                   std::string_view kind) {
     std::error_code stat_error;
     const fs::file_status status = fs::status(file, stat_error);
     if (!fs::exists(status)) {
@@ -195,7 +205,7 @@ void *LoadedLibrary::symbol(const char *name) const {
     return reinterpret_cast<void *>(library_.get<void()>(name));
 }
 
-std::shared_ptr<const LiveUpdatePlugin> LiveUpdatePlugin::load(const fs::path &file, LoadOptions options) {
+std::shared_ptr<const LiveUpdatePlugin> LiveUpdatePlugin::load(const fs::path &file, const LoadOptions &options) {
     auto library = LoadedLibrary::load(file, options);
     PluginIdentity identity;
     const auto *api = negotiate<lu_liveupdate_api, lu_liveupdate_entry_fn>(*library, LU_LIVEUPDATE_ENTRY_SYMBOL,
@@ -207,7 +217,7 @@ std::shared_ptr<const LiveUpdatePlugin> LiveUpdatePlugin::load(const fs::path &f
     return std::shared_ptr<const LiveUpdatePlugin>(new LiveUpdatePlugin(std::move(library), api, std::move(identity)));
 }
 
-std::shared_ptr<const UpdaterPlugin> UpdaterPlugin::load(const fs::path &file, LoadOptions options) {
+std::shared_ptr<const UpdaterPlugin> UpdaterPlugin::load(const fs::path &file, const LoadOptions &options) {
     auto library = LoadedLibrary::load(file, options, "updater");
     PluginIdentity identity;
     const auto *api =

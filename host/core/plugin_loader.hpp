@@ -1,7 +1,8 @@
 // Loads plugin shared objects with Boost.DLL and negotiates the ABI version
-// through the plugin kind's entry symbol. Every failure (missing file, not a
-// shared object, missing entry symbol, ABI version not served, wrong kind) is
-// a PluginLoadError naming the file and the cause.
+// through the plugin kind's entry symbol: the highest version both serve
+// (abi_range.hpp). Every failure (missing file, not a shared object, missing
+// entry symbol, no ABI version in common, wrong kind) is a PluginLoadError
+// naming the file and the cause.
 #pragma once
 
 #include <filesystem>
@@ -40,7 +41,7 @@ struct PluginIdentity {
 class LoadedLibrary {
 public:
     // kind ("liveupdate", "updater") is what a probe checks.
-    static std::shared_ptr<LoadedLibrary> load(const std::filesystem::path &file, LoadOptions options,
+    static std::shared_ptr<LoadedLibrary> load(const std::filesystem::path &file, const LoadOptions &options,
                                                std::string_view kind = "liveupdate");
 
     const std::filesystem::path &file() const { return file_; }
@@ -58,7 +59,8 @@ private:
 // The liveupdate plugin: its function table, valid while this object lives.
 class LiveUpdatePlugin {
 public:
-    static std::shared_ptr<const LiveUpdatePlugin> load(const std::filesystem::path &file, LoadOptions options = {});
+    static std::shared_ptr<const LiveUpdatePlugin> load(const std::filesystem::path &file,
+                                                        const LoadOptions &options = {});
 
     const lu_liveupdate_api &api() const { return *api_; }
     const PluginIdentity &identity() const { return identity_; }
@@ -76,7 +78,8 @@ private:
 // An updater plugin: its function table, valid while this object lives.
 class UpdaterPlugin {
 public:
-    static std::shared_ptr<const UpdaterPlugin> load(const std::filesystem::path &file, LoadOptions options = {});
+    static std::shared_ptr<const UpdaterPlugin> load(const std::filesystem::path &file,
+                                                     const LoadOptions &options = {});
 
     const lu_updater_api &api() const { return *api_; }
     const PluginIdentity &identity() const { return identity_; }

@@ -1,9 +1,13 @@
-// An lu_message owned by a plugin, released by that plugin's free function.
+// An lu_message owned by a plugin, released by that plugin's free function,
+// and the reading of the JSON a plugin answers with.
 #pragma once
 
 #include <string>
 #include <string_view>
 
+#include <boost/json.hpp>
+
+#include "host/core/host_error.hpp"
 #include "liveupdate/abi.h"
 
 namespace liveupdate::host {
@@ -28,5 +32,13 @@ private:
     FreeFn free_;
     lu_message message_{nullptr, 0};
 };
+
+// A plugin's JSON answer; HostError(what, where, "invalid JSON: <reason>") when text is not one JSON value.
+inline boost::json::value parse_plugin_json(std::string_view text, const std::string &what, const std::string &where) {
+    boost::system::error_code ec;
+    boost::json::value value = boost::json::parse(text, ec);
+    if (ec) throw HostError(what, where, "invalid JSON: " + ec.message());
+    return value;
+}
 
 }  // namespace liveupdate::host

@@ -25,7 +25,7 @@ namespace {
 
 constexpr const char *kRefused = "cannot load plugin";
 constexpr auto kProbeDeadline = std::chrono::seconds(10);
-constexpr std::size_t kMaxReasonBytes = 16 * 1024;
+constexpr std::size_t kMaxReasonBytes = std::size_t{16} * 1024;
 
 std::string replaced(std::string text, const std::string &from, const std::string &to) {
     for (auto at = text.find(from); !from.empty() && at != std::string::npos; at = text.find(from, at + to.size()))

@@ -3,9 +3,9 @@
 #include <filesystem>
 #include <system_error>
 
+#include "common/json_fields.hpp"
 #include "host/core/build_entry.hpp"
 #include "host/core/host_error.hpp"
-#include "host/core/json_text.hpp"
 
 namespace liveupdate::host {
 namespace json = boost::json;
@@ -36,11 +36,11 @@ Batch batch_of(const json::object &step, const std::string &live_update) {
                               "an updates step without a non-empty \"updates\" array");
     Batch batch;
     for (const json::value &entry : list->as_array()) {
-        const json::value *update = find_member(entry, "update");
+        const json::value *update = common::value_at(entry, {"update"});
         if (update == nullptr || !update->is_object())
             throw PluginCallError("reconcile of " + live_update + " failed", "plugin step",
                                   "an updates entry without an \"update\" object");
-        const json::value *lines = find_member(entry, "log");
+        const json::value *lines = common::value_at(entry, {"log"});
         batch.updates.push_back(&update->as_object());
         batch.logs.push_back(lines != nullptr && lines->is_array() ? &lines->as_array() : nullptr);
     }
@@ -83,7 +83,7 @@ ReconcileResult ReconcileDriver::reconcile(const std::string &live_update) {
     };
     const auto print = [&](const json::array &lines) {
         for (const json::value &line : lines)
-            log(level_named(string_member(line, "level", "info")), string_member(line, "text"));
+            log(level_named(common::text_at(line, {"level"})), common::text_at(line, {"text"}));
     };
     // Runs an "updates" step's updates and prints their lines in the
     // sequential order: each one's own, its updater's, then its outcome's.
@@ -99,7 +99,7 @@ ReconcileResult ReconcileDriver::reconcile(const std::string &live_update) {
             if (batch.logs[i] != nullptr) print(*batch.logs[i]);
             for (const LogLine &line : ran[i].log) log(line.level, line.text);
             const json::value *folded = results != nullptr && results->is_array() && i < results->as_array().size()
-                                            ? find_member(results->as_array()[i], "log")
+                                            ? common::value_at(results->as_array()[i], {"log"})
                                             : nullptr;
             if (folded != nullptr && folded->is_array()) print(folded->as_array());
         }
@@ -110,9 +110,10 @@ ReconcileResult ReconcileDriver::reconcile(const std::string &live_update) {
         // update's own lines ("Will copy ...").
         if (const json::value *events = step.if_contains("events"); events && events->is_array()) {
             for (const json::value &event : events->as_array()) {
-                if (string_member(event, "type") != "started") continue;
+                if (common::text_at(event, {"type"}) != "started") continue;
                 std::vector<std::string> files;
-                if (const json::value *changed = find_member(event, "filesChanged"); changed && changed->is_array())
+                if (const json::value *changed = common::value_at(event, {"filesChanged"});
+                    changed && changed->is_array())
                     for (const json::value &file : changed->as_array())
                         if (file.is_string()) files.emplace_back(file.as_string());
                 if (std::string line = build_entry_line(files, working_directory()); !line.empty())
@@ -132,7 +133,7 @@ ReconcileResult ReconcileDriver::reconcile(const std::string &live_update) {
         json::object step = std::move(begun.step);
         for (;;) {
             absorb(step);
-            const std::string type = string_member(step, "type");
+            const std::string type = common::text_at(step, "type");
             if (type == "done") break;
             if (type == "updates") {
                 step = run_batch(step, *begun.session);

@@ -7,10 +7,10 @@
 #include <optional>
 #include <sstream>
 
+#include "common/json_fields.hpp"
 #include "host/core/engine_slot.hpp"
 #include "host/core/executor.hpp"
 #include "host/core/host_error.hpp"
-#include "host/core/json_text.hpp"
 #include "host/core/log.hpp"
 #include "host/core/object_store.hpp"
 #include "host/core/plugin_message.hpp"
@@ -82,7 +82,7 @@ public:
     std::shared_ptr<const Updater> updater() const { return updater_; }
 
     void push_outcome(const json::value &outcome) const {
-        const std::string text = to_json_text(outcome);
+        const std::string text = boost::json::serialize(outcome);
         PluginMessage error(updater_->plugin().api().free_message);
         if (extension_->push_outcome(updater_->handle(), abi::to_lu_str(text), error.out()) != LU_OK) {
             throw PluginCallError("push_outcome failed", text, error.str());
@@ -94,7 +94,7 @@ public:
         if (extension_->take_calls(updater_->handle(), calls.out()) != LU_OK) {
             throw PluginCallError("take_calls failed", "record updater", calls.str());
         }
-        json::value parsed = parse_json(calls.view(), "take_calls failed", "record updater");
+        json::value parsed = parse_plugin_json(calls.view(), "take_calls failed", "record updater");
         if (!parsed.is_array()) throw PluginCallError("take_calls failed", "record updater", "not an array");
         return std::move(parsed.as_array());
     }
@@ -180,12 +180,12 @@ private:
     }
 
     void apply(const json::object &object) {
-        const std::string text = to_json_text(object);
+        const std::string text = boost::json::serialize(object);
         const json::object result = slot_.with_engine([&](const Engine &engine) { return engine.upsert(text); });
-        const std::string kind = string_member(object, "kind");
+        const std::string kind = common::text_at(object, "kind");
         const bool accepted =
             result.contains("accepted") && result.at("accepted").is_bool() && result.at("accepted").as_bool();
-        const std::string message = string_member(result, "message");
+        const std::string message = common::text_at(result, "message");
         if (kind == "LiveUpdate") {
             admission_ = json::object{{"rejected", !accepted}, {"message", message}};
         }
@@ -205,11 +205,11 @@ private:
         json::value &events = status.as_object()["fileEvents"];
         if (!events.is_array()) events = json::array{};
         events.as_array().push_back(json::object{{"time", event.at("time")}, {"seenFiles", event.at("paths")}});
-        const std::string text = to_json_text(*file_watch);
+        const std::string text = boost::json::serialize(*file_watch);
         const json::object result = slot_.with_engine([&](const Engine &engine) { return engine.upsert(text); });
         if (!result.contains("accepted") || !result.at("accepted").is_bool() || !result.at("accepted").as_bool()) {
             throw HostError("cannot add the file event", "FileWatch/" + watch,
-                            "rejected: " + string_member(result, "message"));
+                            "rejected: " + common::text_at(result, "message"));
         }
         store_.put(std::move(*file_watch));
     }

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <exception>
 
-#include "host/core/json_text.hpp"
+#include "common/json_fields.hpp"
 
 namespace liveupdate::host::up {
 namespace json = boost::json;
@@ -19,12 +19,12 @@ ContainerWarmUp::~ContainerWarmUp() {
 }
 
 void ContainerWarmUp::reconciled(const std::string &live_update, const json::value &status) {
-    const json::value *containers = find_member(status, "containers");
+    const json::value *containers = common::value_at(status, {"containers"});
     if (containers == nullptr || !containers->is_array()) return;
     const std::lock_guard lock(mutex_);
     bool unprepared = false;
     for (const json::value &c : containers->as_array()) {
-        const std::string id = string_member(c, "containerID");
+        const std::string id = common::text_at(c, {"containerID"});
         unprepared = unprepared || (!id.empty() && !prepared_.contains(id));
     }
     if (!unprepared || std::find(due_.begin(), due_.end(), live_update) != due_.end()) return;

@@ -23,7 +23,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr std::size_t kMaxRequestBytes = 64 * 1024;
+constexpr std::size_t kMaxRequestBytes = std::size_t{64} * 1024;
 // Answers grow with the number of objects; this only stops a runaway peer.
 constexpr std::size_t kMaxAnswerBytes = std::size_t{1} << 30;
 constexpr auto kRequestDeadline = std::chrono::seconds(5);  // whole request, however it trickles in
@@ -50,7 +50,7 @@ bool ready(int fd, short events, int stop_fd, Clock::time_point deadline) {
         const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
         if (left <= 0) return false;
         pollfd fds[2] = {{fd, events, 0}, {stop_fd, POLLIN, 0}};
-        const int n = ::poll(fds, 2, static_cast<int>(std::min<long long>(left, 1000 * 60)));
+        const int n = ::poll(fds, 2, static_cast<int>(std::min<long long>(left, 60'000)));
         if (n < 0 && errno == EINTR) continue;
         if (n < 0 || (fds[1].revents & POLLIN)) return false;
         if (fds[0].revents != 0) return true;

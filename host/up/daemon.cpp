@@ -6,12 +6,12 @@
 #include <string_view>
 #include <vector>
 
+#include "common/json_fields.hpp"
 #include "host/compose/compose_rebuilds.hpp"
 #include "host/core/engine_slot.hpp"
 #include "host/core/executor.hpp"
 #include "host/core/host_services.hpp"
 #include "host/core/install_paths.hpp"
-#include "host/core/json_text.hpp"
 #include "host/core/object_store.hpp"
 #include "host/core/reconcile_driver.hpp"
 #include "host/core/synced_pruning.hpp"
@@ -202,7 +202,7 @@ void Daemon::start_services() {
     file_watches_ = std::make_unique<FileWatches>(
         WatchTiming{options_.debounce, options_.max_wait, std::chrono::milliseconds(500)},
         [this](const json::object &fw) {
-            rebuilds_->file_watch_changed(string_member(fw.at("metadata"), "name"));
+            rebuilds_->file_watch_changed(common::text_at(fw.at("metadata"), {"name"}));
             return keeper_->admit(fw, "FileWatch");
         },
         [this](const std::vector<std::string> &due) { queue_.mark_due(due); },

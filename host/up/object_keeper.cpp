@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "host/core/json_text.hpp"
+#include "common/json_fields.hpp"
 #include "host/up/admission_warnings.hpp"
 
 namespace liveupdate::host::up {
@@ -154,15 +154,16 @@ std::vector<std::string> ObjectKeeper::admit(const json::object &object, const s
         const json::value *errors = result.if_contains("errors");
         if (errors != nullptr && errors->is_array() && !errors->as_array().empty()) {
             for (const auto &e : errors->as_array())
-                p_.log.write(LogLevel::error, "",
-                             origin + ": rejected: " + string_member(e, "field") + ": " + string_member(e, "message"));
+                p_.log.write(
+                    LogLevel::error, "",
+                    origin + ": rejected: " + common::text_at(e, {"field"}) + ": " + common::text_at(e, {"message"}));
         } else {
-            p_.log.write(LogLevel::error, "", origin + ": rejected: " + string_member(result, "message"));
+            p_.log.write(LogLevel::error, "", origin + ": rejected: " + common::text_at(result, "message"));
         }
         if (key.kind == "LiveUpdate")
             p_.declarations.reject(key.name, Rejection{origin.substr(0, origin.rfind(": ")),
                                                        errors != nullptr ? *errors : json::value(json::array()),
-                                                       string_member(result, "message")});
+                                                       common::text_at(result, "message")});
         return {};
     }
     if (key.kind == "LiveUpdate") p_.declarations.admit(key.name);
@@ -175,9 +176,9 @@ std::vector<std::string> ObjectKeeper::admit(const json::object &object, const s
 void ObjectKeeper::container_status(const std::string &name, const json::object &status) {
     std::optional<json::object> object = p_.declarations.declared(ObjectKey{"LocalContainer", name});
     if (!object) return;
-    const std::string id = string_member(status, "containerID");
+    const std::string id = common::text_at(status, "containerID");
     const json::value *state = status.if_contains("containerState");
-    const std::string phase = state != nullptr ? string_member(*state, "status") : "";
+    const std::string phase = state != nullptr ? common::text_at(*state, {"status"}) : "";
     std::string news;
     {
         std::lock_guard<std::mutex> lock(containers_mutex_);
@@ -187,7 +188,8 @@ void ObjectKeeper::container_status(const std::string &name, const json::object 
             news = "LocalContainer/" + name + " " + phase + " (" + id + ")";
             if (phase == "exited" && state != nullptr && state->as_object().contains("exitCode"))
                 news += ", exit code " + json::serialize(state->at("exitCode"));
-            if (state != nullptr && state->as_object().contains("error")) news += ": " + string_member(*state, "error");
+            if (state != nullptr && state->as_object().contains("error"))
+                news += ": " + common::text_at(*state, {"error"});
         }
     }
     if (!news.empty()) p_.log.write(phase == "exited" ? LogLevel::warn : LogLevel::info, "", news);

@@ -24,7 +24,11 @@ void scan_tree(const std::string &root, const SkipDir &skip_dir, const SkipPath 
     std::vector<std::string> children;
     while (const dirent *e = ::readdir(dir)) {
         const std::string name = e->d_name;
-        if (name != "." && name != "..") children.push_back(root == "/" ? "/" + name : root + "/" + name);
+        if (name == "." || name == "..") continue;
+        std::string child = root == "/" ? std::string() : root;
+        child += '/';
+        child += name;
+        children.push_back(std::move(child));
     }
     ::closedir(dir);
     for (const auto &child : children) scan_tree(child, skip_dir, skip, out);

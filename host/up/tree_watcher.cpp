@@ -14,8 +14,8 @@
 #include <set>
 #include <system_error>
 
+#include "common/builtin_ignores.hpp"
 #include "common/utf8.hpp"
-#include "host/up/builtin_ignores.hpp"
 
 namespace liveupdate::host::up {
 namespace {
@@ -79,10 +79,10 @@ struct TreeWatcher::State {
     }
 
     bool ignored(const std::string &path) const {
-        return is_builtin_ignored(path) || (filter.ignored && filter.ignored(path));
+        return common::builtin_ignores().matches(path) || (filter.ignored && filter.ignored(path));
     }
     bool ignored_dir(const std::string &dir) const {
-        return is_builtin_ignored(dir) || (filter.ignored_dir && filter.ignored_dir(dir));
+        return common::builtin_ignores().matches(dir) || (filter.ignored_dir && filter.ignored_dir(dir));
     }
     bool in_tree(const std::string &path) const {
         return std::any_of(roots.begin(), roots.end(),

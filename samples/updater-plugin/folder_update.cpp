@@ -51,7 +51,7 @@ Outcome delete_paths(const std::string &root, const Request &request) {
 
 struct ReadContext {
     const liveupdate::updater::ArchiveReader &read;
-    std::vector<char> buffer = std::vector<char>(64 * 1024);
+    std::vector<char> buffer = std::vector<char>(std::size_t{64} * 1024);
 };
 
 la_ssize_t read_archive(struct archive *a, void *ctx, const void **out) {
@@ -115,6 +115,7 @@ int run(const std::vector<std::string> &args, const std::string &directory, cons
     posix_spawn_file_actions_adddup2(&actions, out[1], 2);
     posix_spawn_file_actions_addchdir_np(&actions, directory.c_str());
     std::vector<char *> argv;
+    argv.reserve(args.size() + 1);
     for (const std::string &arg : args) argv.push_back(const_cast<char *>(arg.c_str()));
     argv.push_back(nullptr);
     pid_t pid = -1;

@@ -205,6 +205,12 @@ BOOST_AUTO_TEST_CASE(config_fields) {
     BOOST_CHECK_THROW(parse_updater_config(R"({"user":3})"), std::invalid_argument);
 }
 
+BOOST_AUTO_TEST_CASE(run_steps_are_logged_as_tilt_logs_them) {
+    BOOST_TEST(run_step_line(0, 2, {"make", "all"}) == "[CMD 1/2] make all");
+    BOOST_TEST(run_step_line(1, 2, {"sh", "-c", "echo a b"}) == "[CMD 2/2] sh -c echo a b");
+    BOOST_TEST(run_step_line(2, 3, {}) == "[CMD 3/3]");
+}
+
 BOOST_AUTO_TEST_CASE(messages_in_tilts_spirit) {
     BOOST_TEST(command_text({"sh", "-c", "make all"}) == "make all");
     BOOST_TEST(command_text({"echo", "a b", "c"}) == "echo 'a b' c");

@@ -9,10 +9,10 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include "common/json_fields.hpp"
 #include "host/core/engine_slot.hpp"
 #include "host/core/executor.hpp"
 #include "host/core/host_error.hpp"
-#include "host/core/json_text.hpp"
 #include "host/core/plugin_message.hpp"
 #include "host/core/reconcile_driver.hpp"
 #include "liveupdate/ext/record.h"
@@ -91,7 +91,7 @@ BOOST_AUTO_TEST_CASE(admission_accepts_and_rejects_with_the_field) {
     BOOST_TEST(accepted(engine.upsert(live_update("lu", "svc", root.string()))));
     const json::object rejected = engine.validate(live_update("bad", "svc", root.string(), "relative"));
     BOOST_TEST(!accepted(rejected));
-    BOOST_TEST(string_member(rejected, "message").find("spec.syncs[0]") != std::string::npos);
+    BOOST_TEST(liveupdate::common::text_at(rejected, "message").find("spec.syncs[0]") != std::string::npos);
     BOOST_TEST(!accepted(engine.upsert("{not json")));
 }
 

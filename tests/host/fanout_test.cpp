@@ -9,10 +9,10 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include "common/json_fields.hpp"
 #include "host/core/engine_slot.hpp"
 #include "host/core/executor.hpp"
 #include "host/core/host_error.hpp"
-#include "host/core/json_text.hpp"
 #include "host/core/reconcile_driver.hpp"
 
 using namespace liveupdate::host;
@@ -90,8 +90,8 @@ struct World {
 };
 
 std::string text_of(const ReconcileResult &r) {
-    std::string out = to_json_text(r.status) + "\n";
-    for (const auto &e : r.events) out += to_json_text(e) + "\n";
+    std::string out = json::serialize(r.status) + "\n";
+    for (const auto &e : r.events) out += json::serialize(e) + "\n";
     for (const auto &l : r.log) out += std::string(liveupdate::common::to_string(l.level)) + " " + l.text + "\n";
     return out;
 }
@@ -138,9 +138,10 @@ BOOST_AUTO_TEST_CASE(a_run_failure_is_per_replica_and_the_others_are_updated) {
     const ReconcileResult r = parallel.reconcile(objects(root, 3, seen(root, 1)));
     const json::array &containers = r.status.at("containers").as_array();
     BOOST_TEST_REQUIRE(containers.size() == 3u);
-    BOOST_TEST(string_member(containers[0], "lastExecError").empty());
-    BOOST_TEST(string_member(containers[1], "lastExecError") == "command \"make\" failed with exit code 2");
-    BOOST_TEST(string_member(containers[2], "lastExecError").empty());
+    BOOST_TEST(liveupdate::common::text_at(containers[0], {"lastExecError"}).empty());
+    BOOST_TEST(liveupdate::common::text_at(containers[1], {"lastExecError"}) ==
+               "command \"make\" failed with exit code 2");
+    BOOST_TEST(liveupdate::common::text_at(containers[2], {"lastExecError"}).empty());
     BOOST_TEST(!r.status.as_object().contains("failed"));
 }
 
@@ -152,11 +153,11 @@ BOOST_AUTO_TEST_CASE(an_infra_failure_fails_the_live_update_as_sequentially) {
     const ReconcileResult all = parallel.reconcile(docs);
     BOOST_TEST(one.updates == 2u);  // the sequential host stops there
     BOOST_TEST(all.updates == 3u);  // the third ran alongside
-    BOOST_TEST(to_json_text(all.status) == to_json_text(one.status));
-    BOOST_TEST(string_member(all.status.at("failed"), "reason") == "UpdateFailed");
+    BOOST_TEST(json::serialize(all.status) == json::serialize(one.status));
+    BOOST_TEST(liveupdate::common::text_at(all.status.at("failed"), {"reason"}) == "UpdateFailed");
     BOOST_TEST(all.events.size() == one.events.size());
     for (std::size_t i = 0; i < all.events.size() && i < one.events.size(); ++i)
-        BOOST_TEST(to_json_text(all.events[i]) == to_json_text(one.events[i]));
+        BOOST_TEST(json::serialize(all.events[i]) == json::serialize(one.events[i]));
     // What the third container's update wrote is shown, in container order.
     std::string lines;
     for (const auto &l : all.log) lines += l.text + "\n";
@@ -167,7 +168,7 @@ BOOST_AUTO_TEST_CASE(the_updates_of_one_change_run_at_once) {
     // Each update waits until all three are in flight: one after another they never are.
     World parallel(LU_STEP_VERSION, kDefaultParallelUpdates, R"({"barrier": 3})");
     const ReconcileResult r = parallel.reconcile(objects(root, 3, seen(root, 1)));
-    BOOST_TEST(!r.status.as_object().contains("failed"), to_json_text(r.status));
+    BOOST_TEST(!r.status.as_object().contains("failed"), json::serialize(r.status));
     BOOST_TEST(r.updates == 3u);
 }
 
@@ -177,7 +178,7 @@ BOOST_AUTO_TEST_CASE(too_few_outcomes_are_refused_and_the_session_still_answers)
         parallel.slot.with_engine([&](const Engine &e) { return e.upsert(doc); });
     parallel.slot.with_engine([&](const Engine &e) {
         Engine::Begun begun = e.reconcile_begin("lu", kStart);
-        BOOST_TEST_REQUIRE(string_member(begun.step, "type") == "updates");
+        BOOST_TEST_REQUIRE(liveupdate::common::text_at(begun.step, "type") == "updates");
         BOOST_TEST(begun.step.at("updates").as_array().size() == 3u);
         const json::value two = json::parse(R"({"outcomes": [{"ok": true}, {"ok": true}]})");
         try {
@@ -189,8 +190,8 @@ BOOST_AUTO_TEST_CASE(too_few_outcomes_are_refused_and_the_session_still_answers)
         // Up to the first infrastructure failure is enough: the fold stops there.
         const json::value stopped = json::parse(R"({"outcomes": [{"ok": true}, {"infraFailure": "gone"}]})");
         const json::object done = begun.session->continue_with(stopped, kStart);
-        BOOST_TEST(string_member(done, "type") == "done");
-        BOOST_TEST(string_member(done.at("status").at("failed"), "reason") == "UpdateFailed");
+        BOOST_TEST(liveupdate::common::text_at(done, "type") == "done");
+        BOOST_TEST(liveupdate::common::text_at(done.at("status").at("failed"), {"reason"}) == "UpdateFailed");
         return 0;
     });
 }

@@ -2,6 +2,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include "host/core/abi_range.hpp"
 #include "host/core/host_error.hpp"
 #include "host/core/plugin_loader.hpp"
 
@@ -54,6 +55,12 @@ BOOST_AUTO_TEST_CASE(an_abi_version_the_plugin_does_not_serve) {
     const auto e = load_error<LiveUpdatePlugin>(LU_TEST_WRONG_ABI_PLUGIN);
     BOOST_TEST(e.location() == LU_TEST_WRONG_ABI_PLUGIN);
     BOOST_TEST(e.reason() == "plugin future serves ABI 7..9, host needs 1");
+}
+
+BOOST_AUTO_TEST_CASE(a_plugin_serving_a_range_gets_the_highest_version_the_host_serves) {
+    auto plugin = UpdaterPlugin::load(LU_TEST_RANGE_UPDATER);
+    BOOST_TEST(plugin->identity().abi_max == 5u);
+    BOOST_TEST(plugin->api().abi_version == kHostAbi.max);
 }
 
 BOOST_AUTO_TEST_CASE(an_updater_is_not_a_liveupdate_plugin) {

@@ -1,8 +1,17 @@
 #include <boost/test/unit_test.hpp>
 
-#include "host/up/builtin_ignores.hpp"
+#include <string_view>
 
-using liveupdate::host::up::is_builtin_ignored;
+#include "common/builtin_ignores.hpp"
+
+namespace {
+
+// The watchers' question: is this absolute path one of the built-in ignores?
+bool is_builtin_ignored(std::string_view absolute_path) {
+    return liveupdate::common::builtin_ignores().matches(absolute_path);
+}
+
+}  // namespace
 
 BOOST_AUTO_TEST_CASE(git_metadata_is_ignored) {
     BOOST_TEST(is_builtin_ignored("/src/.git"));

@@ -1,6 +1,5 @@
 #include <boost/test/unit_test.hpp>
 
-#include "host/up/kind_names.hpp"
 #include "host/up/local_container_spec.hpp"
 #include "host/up/object_files.hpp"
 
@@ -83,11 +82,4 @@ BOOST_AUTO_TEST_CASE(local_container_spec_fields) {
     BOOST_TEST(rejects(R"({"spec": {"root": "/r", "command": "sh"}})", "spec.command"));
     BOOST_TEST(rejects(R"({"spec": {"root": "/r", "workingDir": "app"}})", "spec.workingDir"));
     BOOST_TEST(rejects(R"({"spec": {"root": "/r", "env": ["NOEQUALS"]}})", "spec.env[0]"));
-}
-
-BOOST_AUTO_TEST_CASE(kind_names_on_the_command_line) {
-    BOOST_TEST(kind_from_cli("liveupdates").value_or("") == "LiveUpdate");
-    BOOST_TEST(kind_from_cli("LiveUpdate").value_or("") == "LiveUpdate");
-    BOOST_TEST(kind_from_cli("fw").value_or("") == "FileWatch");
-    BOOST_TEST(!kind_from_cli("pods").has_value());
 }

@@ -14,6 +14,7 @@
 
 #include "common/agent_client/agent_apply.hpp"
 #include "common/docker_engine/frame_demuxer.hpp"
+#include "common/json_fields.hpp"
 #include "common/line_splitter.hpp"
 #include "updaters/docker/tar_file_reader.hpp"
 #include "updaters/shared/implied_dirs_filter.hpp"
@@ -56,23 +57,13 @@ boost::json::object parse_object(const std::string &body, std::string_view what)
     return std::move(value.as_object());
 }
 
-std::string string_at(const boost::json::object &o, const char *key) {
-    const auto *v = o.if_contains(key);
-    return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string();
-}
-
 // "status: exited, exit code 137" from an inspect's State.
 std::string state_text(const boost::json::object &state) {
-    std::string text = "status: " + string_at(state, "Status");
+    std::string text = "status: " + common::text_at(state, "Status");
     const auto *code = state.if_contains("ExitCode");
-    if (string_at(state, "Status") == "exited" && code != nullptr && code->is_int64())
+    if (common::text_at(state, "Status") == "exited" && code != nullptr && code->is_int64())
         text += ", exit code " + std::to_string(code->as_int64());
     return text;
-}
-
-bool flag_at(const boost::json::object &o, const char *key) {
-    const auto *v = o.if_contains(key);
-    return v != nullptr && v->is_bool() && v->as_bool();
 }
 
 // Collects an exec's output: every line to the log, the tail kept for messages.
@@ -233,19 +224,19 @@ DockerUpdater::Target DockerUpdater::inspect_target(const updater::ContainerRef 
         throw InfraFailure("container " + shown + " no longer exists: it was removed or recreated");
     docker_engine::EngineClient::expect_success(response, "GET " + path);
     const auto object = parse_object(response.body, "GET " + path);
-    Target target{string_at(object, "Id"), container.name, {}};
+    Target target{common::text_at(object, "Id"), container.name, {}};
     if (target.id.empty()) target.id = container.id;
     if (target.name.empty()) {
-        target.name = string_at(object, "Name");
+        target.name = common::text_at(object, "Name");
         if (target.name.starts_with("/")) target.name.erase(0, 1);
     }
     const auto *state = object.if_contains("State");
     if (state == nullptr || !state->is_object()) throw InfraFailure("GET " + path + ": no State in the answer");
     const auto &s = state->as_object();
-    target.started_at = string_at(s, "StartedAt");
-    if (flag_at(s, "Paused"))
+    target.started_at = common::text_at(s, "StartedAt");
+    if (common::flag_at(s, "Paused"))
         throw ContainerPaused("container " + target.display() + " is paused: unpause it to live update");
-    if (!flag_at(s, "Running") || flag_at(s, "Restarting"))
+    if (!common::flag_at(s, "Running") || common::flag_at(s, "Restarting"))
         throw InfraFailure("container " + target.display() + " is not running (" + state_text(s) + ")");
     return target;
 }
@@ -264,7 +255,7 @@ std::string DockerUpdater::container_gone_reason(const Target &target, bool kill
             const auto *state = object.if_contains("State");
             if (state == nullptr || !state->is_object()) return {};
             const auto &s = state->as_object();
-            if (!flag_at(s, "Running") || flag_at(s, "Restarting"))
+            if (!common::flag_at(s, "Running") || common::flag_at(s, "Restarting"))
                 return "container " + target.display() + " stopped during the update (" + state_text(s) + ")";
         } catch (const std::exception &) {
             return {};  // the original failure says enough
@@ -541,20 +532,10 @@ void DockerUpdater::verify_copies(const Target &target, const std::vector<update
     throw InfraFailure(message);
 }
 
-namespace {
-// "[CMD i/n] argv...", as Tilt logs a run step.
-void log_run_step(const std::vector<updater::RunStep> &runs, std::size_t i, const UpdateLog &log) {
-    if (runs[i].echo_off) return;
-    std::string line = "[CMD " + std::to_string(i + 1) + "/" + std::to_string(runs.size()) + "]";
-    for (const auto &arg : runs[i].argv) line += " " + arg;
-    log(LU_LOG_INFO, line);
-}
-}  // namespace
-
 Outcome DockerUpdater::run_commands(const Target &target, const std::vector<updater::RunStep> &runs,
                                     const UpdateLog &log) {
     for (std::size_t i = 0; i < runs.size(); ++i) {
-        log_run_step(runs, i, log);
+        if (!runs[i].echo_off) log(LU_LOG_INFO, updaters::run_step_line(i, runs.size(), runs[i].argv));
         if (runs[i].argv.empty()) throw InfraFailure("run step " + std::to_string(i + 1) + " has no command");
         if (auto failed = run_with_exec(target, runs[i], log)) return *failed;
     }
@@ -655,7 +636,7 @@ bool DockerUpdater::is_paused(const Target &target) {
         if (response.status != 200) return false;
         const auto object = parse_object(response.body, "inspect");
         const auto *state = object.if_contains("State");
-        return state != nullptr && state->is_object() && flag_at(state->as_object(), "Paused");
+        return state != nullptr && state->is_object() && common::flag_at(state->as_object(), "Paused");
     } catch (const std::exception &) {
         return false;  // the update's own failure says enough
     }
@@ -670,8 +651,8 @@ std::string DockerUpdater::start_interrupted(const Target &target, const std::st
         const auto *state = object.if_contains("State");
         if (state == nullptr || !state->is_object()) return {};
         const auto &s = state->as_object();
-        if (flag_at(s, "Paused")) return "the container was paused";
-        if (string_at(s, "StartedAt") != target.started_at) return "the container restarted meanwhile";
+        if (common::flag_at(s, "Paused")) return "the container was paused";
+        if (common::text_at(s, "StartedAt") != target.started_at) return "the container restarted meanwhile";
     } catch (const std::exception &) {
         return {};  // the agent's failure says enough
     }
@@ -860,7 +841,7 @@ Outcome DockerUpdater::apply_through_agent(AgentSession &session, const Target &
     }
     for (std::size_t i = 0; i < request.runs.size(); ++i) {
         const auto &run = request.runs[i];
-        log_run_step(request.runs, i, log);
+        if (!run.echo_off) log(LU_LOG_INFO, updaters::run_step_line(i, request.runs.size(), run.argv));
         if (run.argv.empty()) throw InfraFailure("run step " + std::to_string(i + 1) + " has no command");
         if (needs_own_exec(run)) {
             run_started = true;

@@ -236,11 +236,7 @@ Outcome update_pod_container(const PodExecFn &exec, const KubectlConfig &config,
         }
         for (std::size_t i = 0; i < request.runs.size(); ++i) {
             const auto &run = request.runs[i];
-            if (!run.echo_off) {
-                std::string line = "[CMD " + std::to_string(i + 1) + "/" + std::to_string(request.runs.size()) + "]";
-                for (const auto &a : run.argv) line += " " + a;
-                log(LU_LOG_INFO, line);
-            }
+            if (!run.echo_off) log(LU_LOG_INFO, updaters::run_step_line(i, request.runs.size(), run.argv));
             if (run.argv.empty()) throw InfraFailure("run step " + std::to_string(i + 1) + " has no command");
             const auto o = exec(target, run.argv, nullptr, config.run_timeout, log);
             expect_exec_ran(o, target, "running [CMD " + std::to_string(i + 1) + "]");

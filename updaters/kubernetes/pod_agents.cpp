@@ -184,11 +184,7 @@ Outcome PodAgents::apply(PodAgentSession &session, const updater::Request &reque
     }
     for (std::size_t i = 0; i < request.runs.size(); ++i) {
         const auto &run = request.runs[i];
-        if (!run.echo_off) {
-            std::string line = "[CMD " + std::to_string(i + 1) + "/" + std::to_string(request.runs.size()) + "]";
-            for (const auto &a : run.argv) line += " " + a;
-            log(LU_LOG_INFO, line);
-        }
+        if (!run.echo_off) log(LU_LOG_INFO, updaters::run_step_line(i, request.runs.size(), run.argv));
         if (run.argv.empty()) throw InfraFailure("run step " + std::to_string(i + 1) + " has no command");
         OutputLines lines(log);
         run_started = true;

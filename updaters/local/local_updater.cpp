@@ -19,6 +19,7 @@
 #include "updaters/local/container_paths.hpp"
 #include "updaters/local/safe_delete.hpp"
 #include "updaters/local/safe_extract.hpp"
+#include "updaters/shared/update_messages.hpp"
 
 namespace {
 
@@ -112,9 +113,7 @@ public:
         const std::vector<std::pair<std::string, std::string>> no_env;
         for (size_t i = 0; i < req.runs.size(); ++i) {
             const lu::RunStep &run = req.runs[i];
-            if (!run.echo_off)
-                req.log(LU_LOG_INFO,
-                        "[CMD " + std::to_string(i + 1) + "/" + std::to_string(req.runs.size()) + "] " + joined(run));
+            if (!run.echo_off) req.log(LU_LOG_INFO, liveupdate::updaters::run_step_line(i, req.runs.size(), run.argv));
             const local::CommandResult r =
                 local::run_command(run.argv, working_dir, process ? process->env : no_env,
                                    [&req](std::string_view line) { req.log(LU_LOG_INFO, line); });

@@ -17,6 +17,7 @@
 
 #include "liveupdate/ext/record.h"
 #include "liveupdate/updater.hpp"
+#include "updaters/shared/update_messages.hpp"
 
 namespace {
 namespace json = boost::json;
@@ -143,9 +144,8 @@ public:
         if (outcome.kind != Outcome::Kind::infra_failure && outcome.kind != Outcome::Kind::container_not_running) {
             for (size_t i = 0; i < request.runs.size(); ++i) {
                 if (request.runs[i].echo_off) continue;
-                std::string line = "[CMD " + std::to_string(i + 1) + "/" + std::to_string(request.runs.size()) + "]";
-                for (const std::string &arg : request.runs[i].argv) line += " " + arg;
-                request.log(LU_LOG_INFO, line);
+                request.log(LU_LOG_INFO,
+                            liveupdate::updaters::run_step_line(i, request.runs.size(), request.runs[i].argv));
             }
         }
         return outcome;

@@ -31,6 +31,15 @@ bool mentions_permission(std::string_view output) {
 
 }  // namespace
 
+std::string run_step_line(std::size_t i, std::size_t count, const std::vector<std::string> &argv) {
+    std::string line = "[CMD " + std::to_string(i + 1) + "/" + std::to_string(count) + "]";
+    for (const auto &arg : argv) {
+        line += ' ';
+        line += arg;
+    }
+    return line;
+}
+
 std::string command_text(const std::vector<std::string> &argv) {
     if (argv.size() == 3 && (argv[0] == "sh" || argv[0] == "/bin/sh") && argv[1] == "-c") return argv[2];
     std::string out;

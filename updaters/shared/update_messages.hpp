@@ -1,4 +1,4 @@
-// How the docker updater words its failures (in the spirit of Tilt's).
+// How the updaters word their run steps and failures (in the spirit of Tilt's).
 #pragma once
 
 #include <string>
@@ -11,6 +11,9 @@ inline constexpr int kExitKilled = 137;
 inline constexpr int kExitCannotExec = 126;
 inline constexpr int kExitNotFound = 127;
 inline constexpr int kTarExitFatal = 2;
+
+// "[CMD i/n] argv...", as Tilt logs run step i (0-based) of count.
+std::string run_step_line(std::size_t i, std::size_t count, const std::vector<std::string> &argv);
 
 // A command line for humans: "sh -c X" shows X; arguments with blanks are quoted.
 std::string command_text(const std::vector<std::string> &argv);

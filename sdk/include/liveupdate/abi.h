@@ -4,13 +4,27 @@
  *  - only C types cross it; every struct that may grow starts with struct_size;
  *  - borrowed strings are lu_str (pointer + length, not necessarily NUL-terminated);
  *  - memory a plugin hands out is released by that plugin's own free function;
- *  - function tables are append-only: a newer minor revision only adds members
+ *  - function tables are append-only: a newer revision only adds members
  *    at the end, so callers check struct_size before touching a late member;
  *  - each function states, where it is declared, what its out-parameters hold
- *    per result code and from which threads it may be called:
+ *    per result code and from which threads it may be called, with one of
+ *    these tags (the only ones the headers use):
  *    [any-thread] concurrently from any thread; [serial] never concurrently
  *    with another call on the same object; [during-call] only from inside the
- *    call that received it, on any thread, until that call returns.
+ *    call that received it, on any thread, until that call returns;
+ *  - each member, enum value or extension appended after the first revision
+ *    says in which it came: [since 1.N] is revision N of ABI 1 (the list
+ *    below); a member without the tag was there from 1.0.
+ * Revisions of ABI 1 (LU_ABI_VERSION stays 1: each only appends):
+ *    1.0  the tables, the record extension
+ *    1.1  lu_host_local_containers.process
+ *    1.2  lu_update_request.run_options (lu_run_options)
+ *    1.3  the digest extension (liveupdate/ext/digest.h)
+ *    1.4  lu_liveupdate_api.get_extension, lu_update_request.log/log_ctx
+ *    1.5  the sync targets extension (liveupdate/ext/sync_targets.h)
+ *    1.6  lu_sync_targets_extension.container_repaired
+ *    1.7  lu_update_request.sync_roots/sync_root_count
+ *    1.8  LU_OUTCOME_CONTAINER_NOT_RUNNING
  * Extensions (optional capabilities by versioned id) live in liveupdate/ext/.
  */
 #ifndef LIVEUPDATE_ABI_H
@@ -23,8 +37,10 @@
 extern "C" {
 #endif
 
-/* The ABI revision this header describes. A host offers it to a plugin's
- * entry symbol; the plugin answers with a table for that revision or NULL. */
+/* The ABI version this header describes. A host picks, from the range a
+ * plugin advertises (lu_plugin_info), the highest version both serve and asks
+ * the plugin's entry symbol for it; the plugin answers with a table for that
+ * version or NULL. */
 #define LU_ABI_VERSION 1u
 
 #if defined(_WIN32)

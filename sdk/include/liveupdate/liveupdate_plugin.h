@@ -39,9 +39,12 @@
  *                              "root" (LocalContainer spec.root, local only)},
  *                "copy":   [{"local": ABS, "container": ABS}],   sorted by container path
  *                "delete": [ABS container paths],                sorted
- *                "runs":   [{"args": [...], "echoOff": bool}],
+ *                "runs":   [{"args": [...], "echoOff": bool,
+ *                            "user": U, "workingDir": ABS,        each only when set
+ *                            "env": ["KEY=VALUE"], "privileged": true}],   (Compose's exec)
  *                "restart": bool, "initialSync": bool,
- *                "filter": [{"basePath": ABS, "patterns": [dockerignore patterns]}]},
+ *                "filter": [{"basePath": ABS, "patterns": [dockerignore patterns]}],
+ *                "syncRoots": [ABS container paths of the LiveUpdate's syncs]},
  *     -- type "updates" (version 2): every container's update of one change,
  *        in container order; the host may run them concurrently:
  *     "updates": [{"log": [lines written before this update], "update": UPDATE}],
@@ -165,9 +168,9 @@ typedef struct lu_liveupdate_api {
     /* Releases a message this plugin wrote; {NULL, 0} is fine. [any-thread] */
     void (*free_message)(lu_message *message);
 
-    /* Appended: read only when struct_size covers it. Optional capabilities
-     * of the engine by versioned id (see liveupdate/ext/); NULL if absent.
-     * The table returned lives as long as the engine. [any-thread] */
+    /* [since 1.4] Optional capabilities of the engine by versioned id (see
+     * liveupdate/ext/); NULL if absent. The table returned lives as long as
+     * the engine. [any-thread] */
     const void *(*get_extension)(lu_engine *engine, const char *id);
 } lu_liveupdate_api;
 

@@ -104,15 +104,15 @@ typedef struct lu_update_request {
     size_t run_count;
     int32_t restart;      /* non-zero: restart the container after the update */
     int32_t initial_sync; /* non-zero: the container's first, full sync */
-    /* Appended: NULL, or run_count entries, the options of each run step. */
+    /* [since 1.2] NULL, or run_count entries, the options of each run step. */
     const lu_run_options *run_options;
-    /* Appended: this update's log lines (e.g. "[CMD 1/2] make" and command
+    /* [since 1.4] This update's log lines (e.g. "[CMD 1/2] make" and command
      * output), which reach live_update's log: log(log_ctx, level, line).
      * [during-call] from any thread, concurrently too, until update() returns.
      * NULL from an older host: use lu_updater_host.log then. */
     lu_log_fn log;
     void *log_ctx;
-    /* Appended: the container paths of the LiveUpdate's syncs. A path the
+    /* [since 1.7] The container paths of the LiveUpdate's syncs. A path the
      * update writes or deletes resolves through symlinks down to the longest
      * of these that holds it (as `tar -C` follows its folder), never below it:
      * a symlink there is replaced by the folder the archive needs, and a
@@ -131,8 +131,9 @@ typedef enum lu_outcome_kind {
     LU_OUTCOME_OK = 0,
     LU_OUTCOME_RUN_FAILURE = 1,   /* a command exited non-zero: the user's to fix */
     LU_OUTCOME_INFRA_FAILURE = 2, /* copying or the runtime failed */
-    /* The container is not running (e.g. paused) and nothing was changed in it:
-     * the update is due again once it runs. An older host takes it for an infra failure. */
+    /* [since 1.8] The container is not running (e.g. paused) and nothing was
+     * changed in it: the update is due again once it runs. An older host takes
+     * it for an infra failure. */
     LU_OUTCOME_CONTAINER_NOT_RUNNING = 3
 } lu_outcome_kind;
 
@@ -165,8 +166,8 @@ typedef struct lu_updater_api {
     /* Releases a message this plugin wrote; {NULL, 0} is fine. [any-thread] */
     void (*free_message)(lu_message *message);
 
-    /* Appended. Optional capabilities by versioned id (see liveupdate/ext/);
-     * NULL if absent. The table returned lives as long as the updater. [any-thread] */
+    /* Optional capabilities by versioned id (see liveupdate/ext/); NULL if
+     * absent. The table returned lives as long as the updater. [any-thread] */
     const void *(*get_extension)(lu_updater *updater, const char *id);
 
     /* Appended (revision 2 of this table: read only when struct_size covers

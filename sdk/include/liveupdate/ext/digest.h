@@ -1,4 +1,5 @@
-/* Updater extension "liveupdate.digest/1": what a container holds under a path.
+/* Updater extension "liveupdate.digest/1" [since 1.3]: what a container holds
+ * under a path.
  *
  * Rules of this extension:
  *  - asked for with lu_updater_api.get_extension(updater, LU_DIGEST_EXTENSION_ID);
@@ -44,8 +45,7 @@ typedef struct lu_digest_extension {
     uint32_t struct_size;
 
     /* Digests container_path (absolute, without "..") in the container.
-     * [thread-safe]: may run on any thread, concurrently with update() and
-     * other digests; calls for one container are served one at a time, in
+     * [any-thread], concurrently with update() and other digests; calls for one container are served one at a time, in
      * turn with its updates, so a digest never sees half an update.
      * Returns, and leaves in *out_error (owned by the plugin: release it with
      * lu_updater_api.free_message; untouched when out_error is NULL):
@@ -69,7 +69,7 @@ typedef struct lu_digest_extension {
     /* How many times, since create, a connection to a container broke and the
      * updater opened a new one (e.g. the agent session of a restarted
      * container). Changes made meanwhile may be lost: a host that sees this
-     * count grow verifies the containers. [thread-safe] May be NULL: never. */
+     * count grow verifies the containers. [any-thread] Never NULL. */
     uint64_t (*reconnect_count)(lu_updater *updater);
 } lu_digest_extension;
 

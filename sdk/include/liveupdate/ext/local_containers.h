@@ -23,7 +23,7 @@ typedef struct lu_host_local_containers {
      * 0: restarted, error untouched. Non-zero: not restarted; error holds a
      * NUL-terminated reason (at most error_capacity bytes, cut to fit). */
     int32_t (*restart)(void *host_ctx, const lu_container_ref *container, char *error, size_t error_capacity);
-    /* Appended: read only when struct_size covers it. The container's process
+    /* [since 1.1] The container's process
      * settings, which commands run in it take as `docker exec` takes a
      * container's. [any-thread]; each_env is called on the calling thread,
      * before process returns.

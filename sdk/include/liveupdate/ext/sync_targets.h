@@ -1,4 +1,4 @@
-/* Liveupdate-plugin extension "liveupdate.sync_targets/1": where a
+/* Liveupdate-plugin extension "liveupdate.sync_targets/1" [since 1.5]: where a
  * LiveUpdate's content lives, by the plugin's own rules (its selector, its
  * sync rules, its sources' ignores), for a host that compares containers with
  * the local trees (`lu-host verify`) without knowing those rules.
@@ -20,7 +20,7 @@
  *                                              the sources' ignores and the built-in ones
  * "containers" lists only the running ones the selector picks now.
  *
- * container_repaired (appended; read it only when struct_size covers it):
+ * container_repaired ([since 1.6]; read it only when struct_size covers it):
  * the host brought a container to the sources (`lu-host verify --fix`
  * verified it equal afterwards), so a failure its last update left behind
  * ("UpdateFailed": the LiveUpdate's status stays Failed and changes to that
@@ -60,7 +60,7 @@ typedef struct lu_sync_targets_extension {
      *  LU_ERR_INTERNAL          error text. */
     int32_t (*sync_targets)(lu_engine *engine, lu_str live_update, lu_message *out_result);
 
-    /* The host repaired container_id (lu_container_ref.container_id) of
+    /* [since 1.6] The host repaired container_id (lu_container_ref.container_id) of
      * live_update: see above. [any-thread], concurrently with every other
      * call of the engine but destroy; refused while that LiveUpdate is being
      * reconciled. *out_cleared (when not NULL): 1 when a failure was cleared

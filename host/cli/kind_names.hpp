@@ -5,8 +5,8 @@
 #include <string>
 #include <string_view>
 
-namespace liveupdate::host::up {
+namespace liveupdate::host::cli {
 
 std::optional<std::string> kind_from_cli(std::string_view text);
 
-}  // namespace liveupdate::host::up
+}  // namespace liveupdate::host::cli

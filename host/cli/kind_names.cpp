@@ -1,10 +1,10 @@
-#include "host/up/kind_names.hpp"
+#include "host/cli/kind_names.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cctype>
 
-namespace liveupdate::host::up {
+namespace liveupdate::host::cli {
 
 std::optional<std::string> kind_from_cli(std::string_view text) {
     std::string lower(text);
@@ -28,4 +28,4 @@ std::optional<std::string> kind_from_cli(std::string_view text) {
     return std::nullopt;
 }
 
-}  // namespace liveupdate::host::up
+}  // namespace liveupdate::host::cli

@@ -1,6 +1,6 @@
-#include "host/up/pretty_json.hpp"
+#include "host/cli/pretty_json.hpp"
 
-namespace liveupdate::host::up {
+namespace liveupdate::host::cli {
 
 std::string pretty_json(const boost::json::value &value, int indent) {
     const std::string pad(static_cast<std::size_t>(indent + 2), ' ');
@@ -28,4 +28,4 @@ std::string pretty_json(const boost::json::value &value, int indent) {
     return boost::json::serialize(value);
 }
 
-}  // namespace liveupdate::host::up
+}  // namespace liveupdate::host::cli

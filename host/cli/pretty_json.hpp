@@ -5,8 +5,8 @@
 
 #include <boost/json.hpp>
 
-namespace liveupdate::host::up {
+namespace liveupdate::host::cli {
 
 std::string pretty_json(const boost::json::value &value, int indent = 0);
 
-}  // namespace liveupdate::host::up
+}  // namespace liveupdate::host::cli
