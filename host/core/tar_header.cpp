@@ -30,7 +30,8 @@ void octal(Block &h, std::size_t offset, std::size_t size, std::uint64_t value) 
 }
 
 void text(Block &h, std::size_t offset, std::size_t size, std::string_view value) {
-    std::memcpy(h.data() + offset, value.data(), std::min(size, value.size()));
+    // copy_n, not memcpy: an empty view may hold a null pointer.
+    std::copy_n(value.data(), std::min(size, value.size()), h.data() + offset);
 }
 
 bool ascii(std::string_view s) {
