@@ -21,50 +21,19 @@
 #include <thread>
 #include <vector>
 
+#include "bench/bench_support/local_files.hpp"
 #include "bench/bench_support/stats.hpp"
-
-extern char **environ;
 
 namespace fs = std::filesystem;
 using lu_bench::Clock;
+using lu_bench::read_file;
+using lu_bench::run;
+using lu_bench::wait_for_all;
+using lu_bench::write_file;
 
 namespace {
 
 constexpr int kEdits = 30;
-
-double ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
-
-std::string read_file(const fs::path &p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-void write_file(const fs::path &p, const std::string &text) {
-    fs::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary | std::ios::trunc) << text;
-}
-
-std::string run(const std::string &command) {
-    FILE *pipe = ::popen(command.c_str(), "r");
-    if (pipe == nullptr) throw std::runtime_error("cannot run " + command);
-    std::string out;
-    char buffer[4096];
-    while (const auto n = std::fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
-    if (::pclose(pipe) != 0) throw std::runtime_error("failed: " + command);
-    while (!out.empty() && out.back() == '\n') out.pop_back();
-    return out;
-}
-
-// Waits until `file` holds `want`; the time since `start`, or -1 after 30 s.
-double wait_for_content(const fs::path &file, const std::string &want, Clock::time_point start) {
-    while (read_file(file) != want) {
-        if (Clock::now() - start > std::chrono::seconds(30)) return -1;
-        std::this_thread::sleep_for(std::chrono::microseconds(100));
-    }
-    return ms(Clock::now() - start);
-}
 
 }  // namespace
 
@@ -104,12 +73,11 @@ int main() {
         if (::posix_spawn(&daemon, argv[0], &actions, nullptr, argv.data(), environ) != 0)
             throw std::runtime_error(std::string("cannot start ") + LU_HOST_BIN);
         // The initial sync brings the first content (and starts the agent).
-        if (wait_for_content(in_container, "initial\n", Clock::now()) < 0)
+        if (wait_for_all({in_container}, "initial\n", Clock::now()) < 0)
             throw std::runtime_error("the initial sync never arrived (see " + (dir / "daemon.log").string() + ")");
         // One save to warm the path up, not measured.
         write_file(dir / "src/index.html", "warm-up\n");
-        if (wait_for_content(in_container, "warm-up\n", Clock::now()) < 0)
-            throw std::runtime_error("warm-up save lost");
+        if (wait_for_all({in_container}, "warm-up\n", Clock::now()) < 0) throw std::runtime_error("warm-up save lost");
 
         std::vector<double> saves, reference;
         const std::string archive = (dir / "one.tar").string();
@@ -119,7 +87,7 @@ int main() {
             const std::string content = "edit " + std::to_string(edit) + "\n";
             const auto start = Clock::now();
             write_file(dir / "src/index.html", content);
-            const double took = wait_for_content(in_container, content, start);
+            const double took = wait_for_all({in_container}, content, start);
             if (took < 0) throw std::runtime_error("edit " + std::to_string(edit) + " never arrived");
             saves.push_back(took);
 
@@ -130,7 +98,7 @@ int main() {
             extract += archive;
             const auto ref_start = Clock::now();
             run(extract);
-            reference.push_back(ms(Clock::now() - ref_start));
+            reference.push_back(lu_bench::ms_since(ref_start));
         }
         std::printf(
             "compose_save_bench: save -> content in the Compose service's container, lu-host up defaults, %d edits\n",

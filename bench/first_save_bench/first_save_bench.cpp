@@ -20,67 +20,17 @@
 #include <thread>
 #include <vector>
 
+#include "bench/bench_support/local_files.hpp"
 #include "bench/bench_support/stats.hpp"
-
-extern char **environ;
 
 namespace fs = std::filesystem;
 using lu_bench::Clock;
+using lu_bench::read_file;
+using lu_bench::run;
+using lu_bench::wait_for_all;
+using lu_bench::write_file;
 
-namespace {
-
-double ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
-
-std::string read_file(const fs::path &p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-void write_file(const fs::path &p, const std::string &text) {
-    fs::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary | std::ios::trunc) << text;
-}
-
-std::string run(const std::string &command) {
-    FILE *pipe = ::popen(command.c_str(), "r");
-    if (pipe == nullptr) throw std::runtime_error("cannot run " + command);
-    std::string out;
-    char buffer[4096];
-    while (const auto n = std::fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
-    if (::pclose(pipe) != 0) throw std::runtime_error("failed: " + command);
-    while (!out.empty() && out.back() == '\n') out.pop_back();
-    return out;
-}
-
-// Waits until the file holds `want`; the time since `start`, or -1 after 30 s.
-double wait_for(const fs::path &file, const std::string &want, Clock::time_point start) {
-    while (read_file(file) != want) {
-        if (Clock::now() - start > std::chrono::seconds(30)) return -1;
-        std::this_thread::sleep_for(std::chrono::microseconds(100));
-    }
-    return ms(Clock::now() - start);
-}
-
-pid_t start_daemon(const fs::path &dir) {
-    std::vector<std::string> args{LU_HOST_BIN, "up", "--control-socket", (dir / "ctl/control.sock").string(),
-                                  (dir / "objects.json").string()};
-    std::vector<char *> argv;
-    argv.reserve(args.size() + 1);
-    for (auto &a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, (dir / "daemon.log").c_str(), O_WRONLY | O_CREAT, 0644);
-    posix_spawn_file_actions_adddup2(&actions, 1, 2);
-    pid_t daemon = -1;
-    if (::posix_spawn(&daemon, argv[0], &actions, nullptr, argv.data(), environ) != 0)
-        throw std::runtime_error(std::string("cannot start ") + LU_HOST_BIN);
-    return daemon;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 int main() {
     char tmpl[] = "/tmp/lu-first-save-bench-XXXXXX";
@@ -104,7 +54,7 @@ int main() {
             " --label com.docker.compose.container-number=1 lu-busybox:latest sleep 100000");
         const fs::path in_container =
             "/proc/" + run("docker inspect -f '{{.State.Pid}}' " + container) + "/root/app/index.html";
-        daemon = start_daemon(dir);
+        daemon = lu_bench::start_daemon(LU_HOST_BIN, dir);
         // Up once the LiveUpdate lists the container; then a developer's pause before the first edit.
         const std::string get = std::string(LU_HOST_BIN) + " get liveupdates -o json --control-socket " +
                                 (dir / "ctl/control.sock").string() + " 2>/dev/null || true";
@@ -120,7 +70,7 @@ int main() {
             const std::string content = "edit " + std::to_string(edit) + "\n";
             const auto start = Clock::now();
             write_file(dir / "src/index.html", content);
-            const double took = wait_for(in_container, content, start);
+            const double took = wait_for_all({in_container}, content, start);
             if (took < 0) throw std::runtime_error("edit " + std::to_string(edit) + " never arrived");
             saves.push_back(took);
         }

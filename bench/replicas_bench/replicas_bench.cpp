@@ -20,69 +20,19 @@
 #include <thread>
 #include <vector>
 
+#include "bench/bench_support/local_files.hpp"
 #include "bench/bench_support/stats.hpp"
-
-extern char **environ;
 
 namespace fs = std::filesystem;
 using lu_bench::Clock;
+using lu_bench::read_file;
+using lu_bench::run;
+using lu_bench::wait_for_all;
+using lu_bench::write_file;
 
 namespace {
 
 constexpr int kEdits = 20;
-
-double ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
-
-std::string read_file(const fs::path &p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-void write_file(const fs::path &p, const std::string &text) {
-    fs::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary | std::ios::trunc) << text;
-}
-
-std::string run(const std::string &command) {
-    FILE *pipe = ::popen(command.c_str(), "r");
-    if (pipe == nullptr) throw std::runtime_error("cannot run " + command);
-    std::string out;
-    char buffer[4096];
-    while (const auto n = std::fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
-    if (::pclose(pipe) != 0) throw std::runtime_error("failed: " + command);
-    while (!out.empty() && out.back() == '\n') out.pop_back();
-    return out;
-}
-
-// Waits until every file holds `want`; the time since `start`, or -1 after 30 s.
-double wait_for_all(const std::vector<fs::path> &files, const std::string &want, Clock::time_point start) {
-    for (const fs::path &file : files) {
-        while (read_file(file) != want) {
-            if (Clock::now() - start > std::chrono::seconds(30)) return -1;
-            std::this_thread::sleep_for(std::chrono::microseconds(100));
-        }
-    }
-    return ms(Clock::now() - start);
-}
-
-pid_t start_daemon(const fs::path &dir) {
-    std::vector<std::string> args{LU_HOST_BIN, "up", "--control-socket", (dir / "ctl/control.sock").string(),
-                                  (dir / "objects.json").string()};
-    std::vector<char *> argv;
-    argv.reserve(args.size() + 1);
-    for (auto &a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, (dir / "daemon.log").c_str(), O_WRONLY | O_CREAT, 0644);
-    posix_spawn_file_actions_adddup2(&actions, 1, 2);
-    pid_t daemon = -1;
-    if (::posix_spawn(&daemon, argv[0], &actions, nullptr, argv.data(), environ) != 0)
-        throw std::runtime_error(std::string("cannot start ") + LU_HOST_BIN);
-    return daemon;
-}
 
 // The median of kEdits edits to `replicas` replicas, each edit after a pause.
 double measure(int replicas) {
@@ -115,7 +65,7 @@ double measure(int replicas) {
             containers.push_back(name);
             files.push_back("/proc/" + run("docker inspect -f '{{.State.Pid}}' " + name) + "/root/app/index.html");
         }
-        daemon = start_daemon(dir);
+        daemon = lu_bench::start_daemon(LU_HOST_BIN, dir);
         if (wait_for_all(files, "initial\n", Clock::now()) < 0)
             throw std::runtime_error("the initial sync never arrived");
         write_file(dir / "src/index.html", "warm-up\n");
