@@ -4,23 +4,30 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <charconv>
+#include <chrono>
 #include <cstring>
 #include <vector>
 
 #include "common/agent_protocol/messages.hpp"
+#include "common/agent_protocol/temporary_names.hpp"
 
 namespace liveupdate::agent {
 namespace {
 
-constexpr std::string_view kPrefix = ".lu-agent-";
-
-bool all_digits(std::string_view s) {
-    return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
+// Drawn once per agent; without randomness, time and pid still make a token
+// that differs between agents.
+std::uint64_t agent_token() {
+    std::uint64_t token = 0;
+    if (::getrandom(&token, sizeof token, GRND_NONBLOCK) != static_cast<ssize_t>(sizeof token))
+        token = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) *
+                    0x9e3779b97f4a7c15u ^
+                static_cast<std::uint64_t>(::getpid());
+    return token;
 }
 
 // A folder where a file or a link is to go gives way (a rename cannot replace it).
@@ -44,19 +51,9 @@ agent_protocol::Result failure(const PlaceResult &resolved, const std::string &p
 }
 
 std::string temporary_name() {
+    static const std::uint64_t token = agent_token();
     static unsigned long counter = 0;
-    return std::string(kPrefix) + std::to_string(::getpid()) + "-" + std::to_string(++counter);
-}
-
-long temporary_owner(std::string_view name) {
-    if (!name.starts_with(kPrefix)) return 0;
-    name.remove_prefix(kPrefix.size());
-    const auto dash = name.find('-');
-    if (dash == std::string_view::npos || !all_digits(name.substr(0, dash)) || !all_digits(name.substr(dash + 1)))
-        return 0;
-    long pid = 0;
-    const auto [end, error] = std::from_chars(name.data(), name.data() + dash, pid);
-    return error == std::errc() && end == name.data() + dash ? pid : 0;
+    return agent_protocol::temporary_name(::getpid(), ++counter, token);
 }
 
 void remove_stale_temporaries(int dir) {
@@ -70,7 +67,7 @@ void remove_stale_temporaries(int dir) {
     ::rewinddir(stream);
     std::vector<std::string> stale;
     while (const dirent *entry = ::readdir(stream)) {
-        const long owner = temporary_owner(entry->d_name);
+        const long owner = agent_protocol::temporary_owner(entry->d_name);
         if (owner <= 0 || is_running(owner)) continue;
         struct stat st {};
         if (::fstatat(dir, entry->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))

@@ -1,7 +1,8 @@
 // Putting a new entry in place of a path, as every write of lu-agent does: a
 // temporary entry beside it, then a rename, so a reader sees the old entry or
-// the new one, never a part. Temporary entries are named .lu-agent-<pid>-<n>;
-// those of an agent that died (killed mid-file) are found by that name.
+// the new one, never a part. Temporary entries are named as
+// common/agent_protocol/temporary_names.hpp says; those of an agent that died
+// (killed mid-file) are found by that name.
 #pragma once
 
 #include <cstdint>
@@ -19,9 +20,6 @@ agent_protocol::Result failure(const PlaceResult &resolved, const std::string &p
 
 // A name in the same folder for a replacement, unique within this agent.
 std::string temporary_name();
-
-// The pid in a temporary entry's name, or 0 when the name is not one of ours.
-long temporary_owner(std::string_view name);
 
 // Deletes the regular files in `dir` named as temporary entries of an agent
 // no longer running (or of this one: none of its own is open when this runs).

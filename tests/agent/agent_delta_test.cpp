@@ -5,6 +5,7 @@
 // agent of protocol version 2).
 #define BOOST_TEST_MODULE agent_delta
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <boost/test/unit_test.hpp>
@@ -15,6 +16,7 @@
 
 #include "common/agent_client/agent_binary.hpp"
 #include "common/agent_protocol/messages.hpp"
+#include "common/agent_protocol/temporary_names.hpp"
 #include "common/delta/instructions.hpp"
 #include "tests/agent/delta_cases.hpp"
 
@@ -216,4 +218,30 @@ BOOST_AUTO_TEST_CASE(an_agent_of_protocol_version_2_is_refused_and_a_new_one_has
     // So the updaters copy this agent in under a name of its own version, beside the old one.
     const auto binary = liveupdate::agent_client::load_agent_binary(LU_AGENT_PATH);
     BOOST_TEST(binary.container_path.find("/lu-agent-3-") != std::string::npos, binary.container_path);
+}
+
+// A begin clears what killed agents left in its folder: only entries named
+// with an agent's token whose pid is gone. An app's file that looks like an
+// older name, and a running agent's entry, stay.
+BOOST_AUTO_TEST_CASE(a_begin_deletes_only_temporary_files_of_agents_no_longer_running) {
+    LocalTarget t;
+    const pid_t gone = ::fork();
+    if (gone == 0) ::_exit(0);
+    ::waitpid(gone, nullptr, 0);
+    const std::string left = temporary_name(gone, 3, 0x0123456789abcdefu);
+    const std::string running = temporary_name(::getpid(), 3, 0x0123456789abcdefu);
+    const std::string app = ".lu-agent-" + std::to_string(gone) + "-3";
+    for (const auto &name : {left, running, app}) std::ofstream(t.root() + "/" + name) << "x";
+    {
+        auto session = open_session(t);
+        session->send(
+            encode(FileBegin{t.root() + "/new", t.root(), 0644, kKeepOwner, kKeepOwner, 0}) + literal_part("part"),
+            PipeAgentStream::Clock::now() + kStall);
+        BOOST_TEST(
+            decode<BlockSignaturesReply>(ask(*session, encode(BlockSignatures{t.root() + "/x", t.root()}))).error ==
+            ENOENT);
+    }
+    BOOST_TEST(!fs::exists(t.root() + "/" + left));
+    BOOST_TEST(fs::exists(t.root() + "/" + running));
+    BOOST_TEST(fs::exists(t.root() + "/" + app));
 }

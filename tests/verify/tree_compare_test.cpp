@@ -168,23 +168,26 @@ BOOST_AUTO_TEST_CASE(a_path_liveupdate_never_synced_is_unsynced_and_the_repair_l
 // The fault soak: lu-agent killed between writing a temporary file and
 // renaming it into place (agent kill, container restart) leaves the
 // temporary file. It is liveupdate's own, never in the record: extra, and
-// the repair (after the agent reconnects) deletes it. A name only like it stays.
+// the repair (after the agent reconnects) deletes it. A name only like it
+// (an app's file, or the token-less name of older agents) stays.
 BOOST_AUTO_TEST_CASE(a_temporary_file_of_a_killed_agent_is_extra_and_the_repair_deletes_it) {
     const tree_digest::Digest local{dir(""), file("a", 1), dir("sub")};
     const tree_digest::Digest container{dir(""),
                                         file("a", 1),
-                                        file(".lu-agent-7-38", 2),
+                                        file(".lu-agent-7-38-00000000deadbeef", 2),
                                         dir("sub"),
                                         file("sub/.lu-agent-12-3", 3),
+                                        file("sub/.lu-agent-12-3-0123456789abcdef", 3),
+                                        file("sub/.lu-agent-12-3-0123456789ABCDEF", 3),
                                         file("sub/.lu-agent-notes", 4),
                                         file("sub/.lu-agent-7-x", 5)};
     const Differences d = compare_target(kTarget, local, container, {}, {}, {"/app", "/app/a", "/app/sub"});
-    BOOST_TEST(paths(d.extra) == (Paths{"/app/.lu-agent-7-38", "/app/sub/.lu-agent-12-3"}),
+    const Paths ours{"/app/.lu-agent-7-38-00000000deadbeef", "/app/sub/.lu-agent-12-3-0123456789abcdef"};
+    BOOST_TEST(paths(d.extra) == ours, boost::test_tools::per_element());
+    BOOST_TEST(paths(d.unsynced) == (Paths{"/app/sub/.lu-agent-12-3", "/app/sub/.lu-agent-12-3-0123456789ABCDEF",
+                                           "/app/sub/.lu-agent-7-x", "/app/sub/.lu-agent-notes"}),
                boost::test_tools::per_element());
-    BOOST_TEST(paths(d.unsynced) == (Paths{"/app/sub/.lu-agent-7-x", "/app/sub/.lu-agent-notes"}),
-               boost::test_tools::per_element());
-    BOOST_TEST(repair_of(d).deletes == (Paths{"/app/.lu-agent-7-38", "/app/sub/.lu-agent-12-3"}),
-               boost::test_tools::per_element());
+    BOOST_TEST(repair_of(d).deletes == ours, boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(a_folder_holding_synced_and_app_files_is_told_one_by_one) {
