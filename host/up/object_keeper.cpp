@@ -20,6 +20,16 @@ std::vector<std::string> strings_of(const json::value *v) {
     return out;
 }
 
+// A discovered kind goes in with the status its discovery last reported;
+// discovery follows it from then on.
+template <class Discovery, class Spec, class Upsert>
+void kept_and_watched(Discovery &discovery, const DeclaredObject &d, Spec spec, Upsert &&upsert) {
+    json::object object = d.object;
+    if (auto status = discovery.status(d.name)) object["status"] = *status;
+    upsert(object);
+    discovery.watch(d.name, std::move(spec));
+}
+
 }  // namespace
 
 void ObjectKeeper::apply_all(const std::vector<FileLoad> &loads) {
@@ -115,15 +125,10 @@ void ObjectKeeper::apply_compose_service(const DeclaredObject &d, const std::str
         upsert(d.object, origin);
         return;
     }
-    docker::ComposeDiscovery &discovery = p_.discoveries.compose();
-    json::object object = d.object;
-    if (auto status = discovery.status(d.name)) object["status"] = *status;
-    upsert(object, origin);
-    discovery.watch(d.name, *service);
+    kept_and_watched(p_.discoveries.compose(), d, *service, [&](const json::object &o) { upsert(o, origin); });
 }
 
-// A KubernetesDiscovery keeps the pods discovery last reported; discovery
-// follows them on the API server from then on.
+// A KubernetesDiscovery keeps the pods discovery last reported.
 void ObjectKeeper::apply_kubernetes_discovery(const DeclaredObject &d, const std::string &origin) {
     kubernetes::DiscoverySpec spec;
     try {
@@ -133,11 +138,8 @@ void ObjectKeeper::apply_kubernetes_discovery(const DeclaredObject &d, const std
         upsert(d.object, origin);
         return;
     }
-    kubernetes::KubernetesDiscovery &discovery = p_.discoveries.kubernetes();
-    json::object object = d.object;
-    if (auto status = discovery.status(d.name)) object["status"] = *status;
-    upsert(object, origin);
-    discovery.watch(d.name, std::move(spec));
+    kept_and_watched(p_.discoveries.kubernetes(), d, std::move(spec),
+                     [&](const json::object &o) { upsert(o, origin); });
 }
 
 void ObjectKeeper::upsert(const json::object &object, const std::string &origin) {

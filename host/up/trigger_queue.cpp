@@ -1,6 +1,7 @@
 #include "host/up/trigger_queue.hpp"
 
 #include <algorithm>
+#include <limits>
 
 namespace liveupdate::host::up {
 namespace json = boost::json;
@@ -88,19 +89,9 @@ bool TriggerTracker::tracks(const std::string &manifest) const {
     return waiting_.contains(manifest);
 }
 
+// Gone counts as reconciled after every queueing: nothing waits for it.
 std::vector<std::string> TriggerTracker::forget(const std::string &live_update) {
-    std::lock_guard lock(mutex_);
-    std::vector<std::string> served;
-    for (auto it = waiting_.begin(); it != waiting_.end();) {
-        it->second.live_updates.erase(live_update);
-        if (it->second.live_updates.empty()) {
-            served.push_back(it->first);
-            it = waiting_.erase(it);
-        } else {
-            ++it;
-        }
-    }
-    return served;
+    return reconciled(live_update, std::numeric_limits<std::uint64_t>::max());
 }
 
 }  // namespace liveupdate::host::up
