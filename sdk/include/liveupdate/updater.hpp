@@ -353,6 +353,20 @@ inline lu_message prefixed_message(std::string_view name, std::string_view what)
     }
 }
 
+// body's result; an exception it throws becomes LU_ERR_INTERNAL with
+// "<name> updater: <what>" in out_error (when given).
+template <class Body>
+int32_t guarded(std::string_view name, lu_message *out_error, Body &&body) noexcept {
+    try {
+        return body();
+    } catch (const std::exception &e) {
+        if (out_error != nullptr) *out_error = prefixed_message(name, e.what());
+    } catch (...) {
+        if (out_error != nullptr) *out_error = prefixed_message(name, "unknown exception");
+    }
+    return LU_ERR_INTERNAL;
+}
+
 inline void write_outcome(lu_update_outcome &out, Outcome::Kind kind, int exit_code, lu_message message) noexcept {
     out.kind = static_cast<std::int32_t>(kind);
     out.exit_code = exit_code;
@@ -365,19 +379,15 @@ struct Tables {
                           lu_message *out_error) noexcept {
         if (out_updater == nullptr) return LU_ERR_INVALID_ARGUMENT;
         *out_updater = nullptr;
-        try {
-            *out_updater = reinterpret_cast<lu_updater *>(new Instance<Impl>(abi::to_view(config_json), host));
-            return LU_OK;
-        } catch (const std::invalid_argument &e) {
-            if (out_error != nullptr) *out_error = abi::make_message(e.what());
-            return LU_ERR_INVALID_ARGUMENT;
-        } catch (const std::exception &e) {
-            if (out_error != nullptr) *out_error = prefixed_message(Impl::name, e.what());
-            return LU_ERR_INTERNAL;
-        } catch (...) {
-            if (out_error != nullptr) *out_error = prefixed_message(Impl::name, "unknown exception");
-            return LU_ERR_INTERNAL;
-        }
+        return guarded(Impl::name, out_error, [&] {
+            try {
+                *out_updater = reinterpret_cast<lu_updater *>(new Instance<Impl>(abi::to_view(config_json), host));
+                return LU_OK;
+            } catch (const std::invalid_argument &e) {
+                if (out_error != nullptr) *out_error = abi::make_message(e.what());
+                return LU_ERR_INVALID_ARGUMENT;
+            }
+        });
     }
 
     static void destroy(lu_updater *updater) noexcept { delete reinterpret_cast<Instance<Impl> *>(updater); }
@@ -386,16 +396,15 @@ struct Tables {
         if (updater == nullptr || request == nullptr || out == nullptr ||
             member_or(*request, &lu_update_request::container, nullptr) == nullptr)
             return LU_ERR_INVALID_ARGUMENT;
-        try {
+        lu_message error{};
+        const int32_t done = guarded(Impl::name, &error, [&] {
             Request converted = to_request(*request);
             if (!converted.log) converted.log = reinterpret_cast<Instance<Impl> *>(updater)->host.update_log();
             const Outcome outcome = instance<Impl>(updater).update(converted);
             write_outcome(*out, outcome.kind, outcome.exit_code, abi::make_message(outcome.message));
-        } catch (const std::exception &e) {
-            write_outcome(*out, Outcome::Kind::infra_failure, 0, prefixed_message(Impl::name, e.what()));
-        } catch (...) {
-            write_outcome(*out, Outcome::Kind::infra_failure, 0, prefixed_message(Impl::name, "unknown exception"));
-        }
+            return LU_OK;
+        });
+        if (done != LU_OK) write_outcome(*out, Outcome::Kind::infra_failure, 0, error);
         return LU_OK;
     }
 
@@ -411,15 +420,10 @@ struct Tables {
     static int32_t prepare(lu_updater *updater, const lu_container_ref *container, lu_message *out_error) noexcept {
         if (updater == nullptr || container == nullptr) return LU_ERR_INVALID_ARGUMENT;
         if constexpr (Prepares<Impl>) {
-            try {
+            return guarded(Impl::name, out_error, [&] {
                 instance<Impl>(updater).prepare(to_container_ref(*container));
-            } catch (const std::exception &e) {
-                if (out_error != nullptr) *out_error = prefixed_message(Impl::name, e.what());
-                return LU_ERR_INTERNAL;
-            } catch (...) {
-                if (out_error != nullptr) *out_error = prefixed_message(Impl::name, "unknown exception");
-                return LU_ERR_INTERNAL;
-            }
+                return LU_OK;
+            });
         }
         return LU_OK;
     }
