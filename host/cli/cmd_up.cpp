@@ -81,6 +81,10 @@ constexpr const char *kUpHelp =
     "  --no-verify-after-loss do not verify and repair after an event that may\n"
     "                         have lost changes (an inotify queue overflow, an\n"
     "                         updater reconnecting to a container); on by default\n"
+    "  --state-dir DIR        where the synced record (what was put in each\n"
+    "                         container) is kept (default: $LIVEUPDATE_STATE_DIR,\n"
+    "                         else $XDG_STATE_HOME/liveupdate/synced, else\n"
+    "                         ~/.local/state/liveupdate/synced)\n"
     "  --log-format F         text (default) or json\n"
     "  --log-level L          debug, info (default), warn, error\n"
     "  --plugin PATH          liveupdate plugin (default ../lib/libliveupdate.so)\n"
@@ -177,6 +181,83 @@ std::vector<char *> take_compose_options(int argc, char **argv, std::vector<std:
     return rest;
 }
 
+// Where the objects come from: a cluster, Compose projects, object files.
+void read_sources(const ParsedArgs &args, const std::vector<std::string> &compose_files,
+                  const std::optional<std::string> &project_name, up::UpOptions &options) {
+    options.from_cluster = args.has("--from-cluster");
+    if (options.from_cluster) {
+        if (args.positional.size() > 1 || !compose_files.empty())
+            throw UsageError("--from-cluster takes one PROJECT_DIR, not object or compose files");
+        options.project_dir = args.positional.empty() ? "." : args.positional[0];
+        if (!std::filesystem::is_directory(options.project_dir))
+            throw UsageError("PROJECT_DIR " + options.project_dir + " is not a folder");
+    }
+    if (!compose_files.empty()) options.compose_projects.push_back({compose_files, project_name});
+    for (const auto &path : options.from_cluster ? std::vector<std::string>() : args.positional) {
+        const auto files = compose::compose_files_of(path);
+        if (!files.empty())
+            options.compose_projects.push_back({files, project_name});
+        else
+            options.paths.push_back(path);
+    }
+    if (options.paths.empty() && options.compose_projects.empty() && !options.from_cluster)
+        throw UsageError("no object file, folder or compose file given");
+    if (project_name && options.compose_projects.empty())
+        throw UsageError("-p names a Compose project, but no compose file is given");
+}
+
+// When batches are reported, how many reconcile at once, when verify runs.
+void read_schedule(const ParsedArgs &args, up::UpOptions &options) {
+    options.debounce = std::chrono::milliseconds(number(args, "--debounce", 50, 0));
+    options.max_wait = std::chrono::milliseconds(number(args, "--max-wait", 10000, 0));
+    options.workers = static_cast<unsigned>(number(args, "--workers", 2, 1, kMaxWorkers));
+    if (auto every = args.value("--verify-every")) {
+        const auto interval = verify::parse_interval(*every);
+        if (!interval)
+            throw UsageError("--verify-every needs a duration such as 30s, 5m or 500ms (or off), got " + *every);
+        options.verify_every = *interval;
+    }
+    options.verify_after_loss = !args.has("--no-verify-after-loss");
+}
+
+// The state folder, the status page and the log.
+void read_outputs(const ParsedArgs &args, up::UpOptions &options) {
+    options.state_dir = args.value("--state-dir").value_or("");
+    options.web = !args.has("--no-web");
+    options.web_port = static_cast<unsigned short>(number(args, "--web-port", 10351, 0, 65535));
+    options.web_port_given = args.value("--web-port").has_value();
+    options.web_address = args.value("--web-address").value_or("127.0.0.1");
+    const std::string format = args.value("--log-format").value_or("text");
+    if (format != "text" && format != "json") throw UsageError("--log-format must be text or json");
+    options.log_format = format == "json" ? up::LogFormat::json : up::LogFormat::text;
+    options.log_level = log::threshold();
+    if (auto level = args.value("--log-level")) {
+        auto parsed = common::parse_log_level(*level);
+        if (!parsed) throw UsageError("--log-level must be debug, info, warn or error");
+        options.log_level = *parsed;
+    }
+}
+
+// The plugins, the updater configuration, Kubernetes and the control socket.
+void read_plugins(const ParsedArgs &args, up::UpOptions &options) {
+    options.plugin = args.value("--plugin").value_or(default_liveupdate_plugin().string());
+    options.local_updater = args.value("--local-updater").value_or(updater_plugin("local").string());
+    options.local_updater_config = args.value("--local-updater-config").value_or("{}");
+    if (auto extra = args.value("--updater")) {
+        const auto eq = extra->find('=');
+        if (eq == std::string::npos || eq == 0) throw UsageError("--updater needs CLASS=PATH");
+        options.extra_updaters[extra->substr(0, eq)] = extra->substr(eq + 1);
+    }
+    for (const char *via : {"docker", "kubernetes"})
+        if (!options.extra_updaters.contains(via) && std::filesystem::exists(updater_plugin(via)))
+            options.extra_updaters[via] = updater_plugin(via);
+    if (auto config = args.value("--config")) options.updater_config = *config;
+    options.kubeconfig = args.value("--kubeconfig").value_or("");
+    options.kube_context = args.value("--context").value_or("");
+    options.kube_namespace = args.value("--namespace").value_or("");
+    options.control_socket = args.value("--control-socket").value_or(up::default_control_socket_path());
+}
+
 }  // namespace
 
 int run_up_command(int argc, char **argv) {
@@ -196,66 +277,10 @@ int run_up_command(int argc, char **argv) {
             std::cout << kUpHelp;
             return kExitOk;
         }
-        options.from_cluster = args.has("--from-cluster");
-        if (options.from_cluster) {
-            if (args.positional.size() > 1 || !compose_files.empty())
-                throw UsageError("--from-cluster takes one PROJECT_DIR, not object or compose files");
-            options.project_dir = args.positional.empty() ? "." : args.positional[0];
-            if (!std::filesystem::is_directory(options.project_dir))
-                throw UsageError("PROJECT_DIR " + options.project_dir + " is not a folder");
-        }
-        if (!compose_files.empty()) options.compose_projects.push_back({compose_files, project_name});
-        for (const auto &path : options.from_cluster ? std::vector<std::string>() : args.positional) {
-            const auto files = compose::compose_files_of(path);
-            if (!files.empty())
-                options.compose_projects.push_back({files, project_name});
-            else
-                options.paths.push_back(path);
-        }
-        if (options.paths.empty() && options.compose_projects.empty() && !options.from_cluster)
-            throw UsageError("no object file, folder or compose file given");
-        if (project_name && options.compose_projects.empty())
-            throw UsageError("-p names a Compose project, but no compose file is given");
-        options.debounce = std::chrono::milliseconds(number(args, "--debounce", 50, 0));
-        options.max_wait = std::chrono::milliseconds(number(args, "--max-wait", 10000, 0));
-        options.workers = static_cast<unsigned>(number(args, "--workers", 2, 1, kMaxWorkers));
-        if (auto every = args.value("--verify-every")) {
-            const auto interval = verify::parse_interval(*every);
-            if (!interval)
-                throw UsageError("--verify-every needs a duration such as 30s, 5m or 500ms (or off), got " + *every);
-            options.verify_every = *interval;
-        }
-        options.verify_after_loss = !args.has("--no-verify-after-loss");
-        options.state_dir = args.value("--state-dir").value_or("");
-        options.web = !args.has("--no-web");
-        options.web_port = static_cast<unsigned short>(number(args, "--web-port", 10351, 0, 65535));
-        options.web_port_given = args.value("--web-port").has_value();
-        options.web_address = args.value("--web-address").value_or("127.0.0.1");
-        const std::string format = args.value("--log-format").value_or("text");
-        if (format != "text" && format != "json") throw UsageError("--log-format must be text or json");
-        options.log_format = format == "json" ? up::LogFormat::json : up::LogFormat::text;
-        options.log_level = log::threshold();
-        if (auto level = args.value("--log-level")) {
-            auto parsed = common::parse_log_level(*level);
-            if (!parsed) throw UsageError("--log-level must be debug, info, warn or error");
-            options.log_level = *parsed;
-        }
-        options.plugin = args.value("--plugin").value_or(default_liveupdate_plugin().string());
-        options.local_updater = args.value("--local-updater").value_or(updater_plugin("local").string());
-        options.local_updater_config = args.value("--local-updater-config").value_or("{}");
-        if (auto extra = args.value("--updater")) {
-            const auto eq = extra->find('=');
-            if (eq == std::string::npos || eq == 0) throw UsageError("--updater needs CLASS=PATH");
-            options.extra_updaters[extra->substr(0, eq)] = extra->substr(eq + 1);
-        }
-        for (const char *via : {"docker", "kubernetes"})
-            if (!options.extra_updaters.contains(via) && std::filesystem::exists(updater_plugin(via)))
-                options.extra_updaters[via] = updater_plugin(via);
-        if (auto config = args.value("--config")) options.updater_config = *config;
-        options.kubeconfig = args.value("--kubeconfig").value_or("");
-        options.kube_context = args.value("--context").value_or("");
-        options.kube_namespace = args.value("--namespace").value_or("");
-        options.control_socket = args.value("--control-socket").value_or(up::default_control_socket_path());
+        read_sources(args, compose_files, project_name, options);
+        read_schedule(args, options);
+        read_outputs(args, options);
+        read_plugins(args, options);
     } catch (const UsageError &e) {
         std::cerr << "lu-host up: " << e.what() << "\n\n" << kUpHelp;
         return kExitUsage;
