@@ -76,7 +76,9 @@ struct Step {
 
 }  // namespace
 
-UpdateFanout::UpdateFanout(std::size_t parallel) : parallel_(std::max<std::size_t>(parallel, 1)) {}
+UpdateFanout::UpdateFanout(std::size_t parallel) : parallel_(std::max<std::size_t>(parallel, 1)) {
+    helpers_.reserve(parallel_ - 1);  // post() then only fails to start a thread, which the caller survives
+}
 
 UpdateFanout::~UpdateFanout() {
     {
