@@ -91,7 +91,7 @@ UpdateFanout::~UpdateFanout() {
 
 std::vector<FannedOutUpdate> UpdateFanout::run(const Executor &executor,
                                                const std::vector<const boost::json::object *> &updates) {
-    if (parallel_ == 1) {
+    if (parallel_ == 1 || updates.size() <= 1) {
         std::vector<FannedOutUpdate> results;
         for (const boost::json::object *update : updates) {
             results.push_back(run_one(executor, *update));
