@@ -179,10 +179,12 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=87
 sanitizer_stage build-asan ON "${asan_targets[@]}" -- -L 'unit|host|scenario' -E '^plugin_exports$'
 
 # The suites whose code runs on several threads: the file watchers, hot
-# reload, lu-host up's debouncer and queues, and updates logging from their
-# own threads. (up_watcher_machine_limits lowers machine-wide limits: not here.)
-tsan_targets=(up_unit_tests up_watcher_tests up_save_patterns_tests reload_unit_tests reload_host_tests c_abi_tests)
-tsan_tests='^(up_unit_tests|up_watcher_tests|up_save_patterns|reload_unit_tests|reload_host_tests|c_abi_tests)$'
+# reload, lu-host up's debouncer and queues, updates logging from their own
+# threads, and one change's updates fanned out to the kept update threads.
+# (up_watcher_machine_limits lowers machine-wide limits: not here.)
+tsan_targets=(up_unit_tests up_watcher_tests up_save_patterns_tests reload_unit_tests reload_host_tests c_abi_tests
+  host_tests)
+tsan_tests='^(up_unit_tests|up_watcher_tests|up_save_patterns|reload_unit_tests|reload_host_tests|c_abi_tests|host_tests)$'
 export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:exitcode=88
 sanitizer_stage build-tsan thread "${tsan_targets[@]}" -- -R "$tsan_tests"
 

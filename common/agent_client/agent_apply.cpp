@@ -30,14 +30,15 @@ std::string container_path(const char *entry_path) {
 
 struct ReadContext {
     const ArchiveReadFn *in;
-    std::vector<char> buffer = std::vector<char>(kArchiveRead);
+    // Not zeroed: only what the source wrote is read back (a replica each).
+    std::unique_ptr<char[]> buffer = std::make_unique_for_overwrite<char[]>(kArchiveRead);
 };
 
 la_ssize_t read_callback(archive *, void *user, const void **data) {
     auto *ctx = static_cast<ReadContext *>(user);
-    const auto got = (*ctx->in)(ctx->buffer.data(), ctx->buffer.size());
+    const auto got = (*ctx->in)(ctx->buffer.get(), kArchiveRead);
     if (got < 0) return -1;
-    *data = ctx->buffer.data();
+    *data = ctx->buffer.get();
     return static_cast<la_ssize_t>(got);
 }
 

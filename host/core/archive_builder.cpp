@@ -506,8 +506,8 @@ ArchiveSummary ArchiveStream::summary() const {
 std::optional<std::string> ArchiveStream::finish(bool drain) {
     std::optional<std::string> failure;
     if (drain) {
-        std::vector<char> sink(kFileBuffer);
-        while (read(sink.data(), sink.size()) > 0) {
+        const auto sink = std::make_unique_for_overwrite<char[]>(kFileBuffer);  // what is left is a little padding
+        while (read(sink.get(), kFileBuffer) > 0) {
         }
         failure = error();
     } else {

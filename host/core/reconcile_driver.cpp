@@ -56,7 +56,7 @@ ReconcileDriver::ReconcileDriver(const EngineSlot &engine, const Executor &execu
       store_(store),
       clock_(std::move(clock)),
       live_log_(std::move(live_log)),
-      parallel_updates_(parallel_updates) {}
+      fanout_(parallel_updates) {}
 
 std::shared_ptr<std::mutex> ReconcileDriver::lock_for(const std::string &live_update) {
     std::lock_guard lock(locks_mutex_);
@@ -89,7 +89,7 @@ ReconcileResult ReconcileDriver::reconcile(const std::string &live_update) {
     // sequential order: each one's own, its updater's, then its outcome's.
     const auto run_batch = [&](const json::object &step, ReconcileSession &session) {
         const Batch batch = batch_of(step, live_update);
-        std::vector<FannedOutUpdate> ran = run_updates(executor_, batch.updates, parallel_updates_);
+        std::vector<FannedOutUpdate> ran = fanout_.run(executor_, batch.updates);
         result.updates += ran.size();
         json::array outcomes;
         for (const FannedOutUpdate &one : ran) outcomes.push_back(one.outcome.to_json());

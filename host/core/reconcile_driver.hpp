@@ -71,7 +71,7 @@ private:
     ObjectStore &store_;
     Clock clock_;
     LiveLogFn live_log_;
-    std::size_t parallel_updates_;
+    UpdateFanout fanout_;
     std::mutex locks_mutex_;
     std::map<std::string, std::shared_ptr<std::mutex>> locks_;
 };

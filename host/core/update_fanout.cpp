@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <atomic>
-#include <mutex>
-#include <thread>
+#include <exception>
+#include <memory>
+#include <system_error>
+
+#include "host/core/log.hpp"
 
 namespace liveupdate::host {
 
@@ -34,30 +37,103 @@ FannedOutUpdate run_one(const Executor &executor, const boost::json::object &upd
     return FannedOutUpdate{std::move(outcome), buffer.take()};
 }
 
+// One step's updates, taken one at a time by whichever thread comes. A
+// helper that comes after the last one was taken touches nothing but this.
+struct Step {
+    const Executor &executor;
+    const std::vector<const boost::json::object *> &updates;
+    const std::size_t count;
+    std::atomic<std::size_t> next{0};
+    std::vector<FannedOutUpdate> results;
+    std::mutex mutex;
+    std::condition_variable finished_all;
+    std::size_t finished = 0;
+    std::exception_ptr failure;
+
+    Step(const Executor &e, const std::vector<const boost::json::object *> &u)
+        : executor(e), updates(u), count(u.size()), results(u.size()) {}
+
+    void work() {
+        for (std::size_t i = next++; i < count; i = next++) {
+            std::exception_ptr thrown;
+            try {
+                results[i] = run_one(executor, *updates[i]);
+            } catch (...) {
+                thrown = std::current_exception();  // rethrown on the step's own thread
+            }
+            const std::lock_guard lock(mutex);
+            if (thrown && !failure) failure = thrown;
+            if (++finished == count) finished_all.notify_all();
+        }
+    }
+
+    void wait() {
+        std::unique_lock lock(mutex);
+        finished_all.wait(lock, [&] { return finished == count; });
+        if (failure) std::rethrow_exception(failure);
+    }
+};
+
 }  // namespace
 
-std::vector<FannedOutUpdate> run_updates(const Executor &executor,
-                                         const std::vector<const boost::json::object *> &updates,
-                                         std::size_t parallel) {
-    std::vector<FannedOutUpdate> results;
-    if (parallel <= 1) {
+UpdateFanout::UpdateFanout(std::size_t parallel) : parallel_(std::max<std::size_t>(parallel, 1)) {
+    helpers_.reserve(parallel_ - 1);  // post() then only fails to start a thread, which the caller survives
+}
+
+UpdateFanout::~UpdateFanout() {
+    {
+        const std::lock_guard lock(mutex_);
+        stopping_ = true;
+    }
+    posted_.notify_all();
+    for (std::thread &helper : helpers_) helper.join();
+}
+
+std::vector<FannedOutUpdate> UpdateFanout::run(const Executor &executor,
+                                               const std::vector<const boost::json::object *> &updates) {
+    if (parallel_ == 1 || updates.size() <= 1) {
+        std::vector<FannedOutUpdate> results;
         for (const boost::json::object *update : updates) {
             results.push_back(run_one(executor, *update));
             if (results.back().outcome.kind == UpdateOutcome::Kind::infra_failure) break;
         }
         return results;
     }
-    results.resize(updates.size());
-    std::atomic<std::size_t> next{0};
-    const auto work = [&] {
-        for (std::size_t i = next++; i < updates.size(); i = next++) results[i] = run_one(executor, *updates[i]);
-    };
-    std::vector<std::jthread> workers;
-    const std::size_t helpers = std::min(parallel, updates.size()) - 1;
-    for (std::size_t i = 0; i < helpers; ++i) workers.emplace_back(work);
-    work();  // this thread takes its share too
-    workers.clear();
-    return results;
+    const auto step = std::make_shared<Step>(executor, updates);
+    const std::size_t helpers = std::min(parallel_, updates.size()) - 1;
+    for (std::size_t i = 0; i < helpers; ++i) post([step] { step->work(); });
+    step->work();  // this thread takes its share too, and needs no helper to finish
+    step->wait();
+    return std::move(step->results);
+}
+
+void UpdateFanout::post(std::function<void()> task) {
+    const std::lock_guard lock(mutex_);
+    tasks_.push_back(std::move(task));
+    if (tasks_.size() > idle_ && helpers_.size() + 1 < parallel_) {
+        try {
+            helpers_.emplace_back([this] { serve(); });
+        } catch (const std::system_error &e) {
+            log::warn(std::string("cannot start an update thread (the updates run on fewer threads): ") + e.what());
+        }
+    }
+    posted_.notify_one();
+}
+
+void UpdateFanout::serve() {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+        ++idle_;
+        posted_.wait(lock, [&] { return stopping_ || !tasks_.empty(); });
+        --idle_;
+        if (stopping_) return;  // what is queued then belongs to steps their callers finished
+        std::function<void()> task = std::move(tasks_.front());
+        tasks_.pop_front();
+        lock.unlock();
+        task();
+        task = nullptr;  // the step it served may go now, outside the lock
+        lock.lock();
+    }
 }
 
 }  // namespace liveupdate::host

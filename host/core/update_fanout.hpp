@@ -4,8 +4,13 @@
 // to print them in container order, never interleaved mid-update.
 #pragma once
 
+#include <condition_variable>
 #include <cstddef>
+#include <deque>
+#include <functional>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <boost/json.hpp>
@@ -28,11 +33,40 @@ struct FannedOutUpdate {
 
 inline constexpr std::size_t kDefaultParallelUpdates = 16;
 
-// updates: the step's update objects, in order. parallel 1 runs them one after
-// another and stops after the first infrastructure failure, as a host of
-// stepVersion 1 would (the plugin folds no outcome after it): fewer results
-// than updates then. Otherwise every update runs and has its result.
-std::vector<FannedOutUpdate> run_updates(const Executor &executor,
-                                         const std::vector<const boost::json::object *> &updates, std::size_t parallel);
+// Runs the steps' updates on the calling thread and on helper threads kept
+// from one step to the next: a thread started per update cost more than a
+// small update itself (a new stack and a cold malloc arena each time).
+// Thread-safe: steps of different LiveUpdates share the helpers, each caller
+// working on its own step too, so a step never waits for another's.
+class UpdateFanout {
+public:
+    // parallel: at most that many updates of one step at once (helpers are
+    // started as steps need them, parallel - 1 at most).
+    explicit UpdateFanout(std::size_t parallel);
+    UpdateFanout(const UpdateFanout &) = delete;
+    UpdateFanout &operator=(const UpdateFanout &) = delete;
+    ~UpdateFanout();
+
+    // updates: the step's update objects, in order. parallel 1 runs them one
+    // after another and stops after the first infrastructure failure, as a
+    // host of stepVersion 1 would (the plugin folds no outcome after it):
+    // fewer results than updates then. Otherwise every update runs and has
+    // its result.
+    std::vector<FannedOutUpdate> run(const Executor &executor, const std::vector<const boost::json::object *> &updates);
+
+    std::size_t parallel() const { return parallel_; }
+
+private:
+    void post(std::function<void()> task);
+    void serve();
+
+    std::size_t parallel_;
+    std::mutex mutex_;
+    std::condition_variable posted_;
+    std::deque<std::function<void()>> tasks_;
+    std::size_t idle_ = 0;
+    bool stopping_ = false;
+    std::vector<std::thread> helpers_;
+};
 
 }  // namespace liveupdate::host

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -170,6 +171,23 @@ BOOST_AUTO_TEST_CASE(the_updates_of_one_change_run_at_once) {
     const ReconcileResult r = parallel.reconcile(objects(root, 3, seen(root, 1)));
     BOOST_TEST(!r.status.as_object().contains("failed"), json::serialize(r.status));
     BOOST_TEST(r.updates == 3u);
+}
+
+BOOST_AUTO_TEST_CASE(the_threads_of_one_change_serve_the_next) {
+    // Each change's three updates are in flight at once, so on three threads;
+    // the next change's are on the same three, none started for it.
+    World parallel(LU_STEP_VERSION, kDefaultParallelUpdates, R"({"barrier": 3, "threads": true})");
+    const auto threads_of = [](const ReconcileResult &r) {
+        std::set<std::string> threads;
+        for (const auto &l : r.log)
+            if (const auto at = l.text.find("] on thread "); at != std::string::npos) threads.insert(l.text.substr(at));
+        return threads;
+    };
+    const ReconcileResult first = parallel.reconcile(objects(root, 3, seen(root, 1)));
+    const ReconcileResult second = parallel.reconcile(objects(root, 3, seen(root, 2)));
+    BOOST_TEST(!second.status.as_object().contains("failed"), json::serialize(second.status));
+    BOOST_TEST(threads_of(first).size() == 3u);
+    BOOST_TEST(threads_of(second) == threads_of(first));
 }
 
 BOOST_AUTO_TEST_CASE(too_few_outcomes_are_refused_and_the_session_still_answers) {

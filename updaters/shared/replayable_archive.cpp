@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -27,7 +28,9 @@ struct ReplayableArchive::State {
     ArchiveRewindFn rewind;
     bool read_any = false;  // since the pass began
     bool source_ended = false;
-    std::vector<char> ahead = std::vector<char>(kReadAhead);
+    // Not zeroed: only what the source wrote is read, and a small archive
+    // touches a page or two of it, not all 1 MiB (a replica each).
+    std::unique_ptr<char[]> ahead = std::make_unique_for_overwrite<char[]>(kReadAhead);
     std::size_t ahead_begin = 0;  // what of `ahead` is not handed out yet
     std::size_t ahead_end = 0;
     // Without a rewind: what the source gave so far, and where the pass is in it.
@@ -42,7 +45,7 @@ struct ReplayableArchive::State {
             if (const auto filled = fill(); filled <= 0) return filled;
         }
         const std::size_t n = std::min(capacity, ahead_end - ahead_begin);
-        std::memcpy(buffer, ahead.data() + ahead_begin, n);
+        std::memcpy(buffer, ahead.get() + ahead_begin, n);
         ahead_begin += n;
         return static_cast<std::int64_t>(n);
     }
@@ -65,13 +68,13 @@ private:
     // The next bytes of the source into `ahead` (and the kept file): their count, 0 at the end, -1 on error.
     std::int64_t fill() {
         if (source_ended) return 0;
-        const auto got = source(ahead.data(), ahead.size());
+        const auto got = source(ahead.get(), kReadAhead);
         if (got == 0) source_ended = true;
         if (got <= 0) return got;
         if (kept) {
             for (std::int64_t done = 0; done < got;) {
-                const auto wrote = ::pwrite(::fileno(kept.get()), ahead.data() + done,
-                                            static_cast<std::size_t>(got - done), kept_size);
+                const auto wrote =
+                    ::pwrite(::fileno(kept.get()), ahead.get() + done, static_cast<std::size_t>(got - done), kept_size);
                 if (wrote < 0 && errno == EINTR) continue;
                 if (wrote <= 0) return -1;
                 done += wrote;

@@ -1,8 +1,13 @@
 // A test updater whose outcome depends on the container: config
-// {"<container id>": "run" | "infra" | "paused" | "unpreparable", "barrier": N}.
-// It logs two lines per update; with a barrier, each update waits until N are
-// in flight (all at once: they run concurrently) and fails when they never
-// are. prepare() says "prepared <id>" in the host's log, or fails.
+// {"<container id>": "run" | "infra" | "paused" | "unpreparable", "barrier": N,
+// "threads": true}. It logs two lines per update; with a barrier, each update
+// waits until N are in flight (all at once: they run concurrently; the next N
+// wait for each other again) and fails when they never are; with threads, a
+// third line names the thread it ran on. prepare() says "prepared <id>" in the
+// host's log, or fails.
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -24,6 +29,7 @@ public:
     ByContainerUpdater(std::string_view config, const lu::Host &host) : config_(config), host_(host) {
         const std::size_t at = config_.find("\"barrier\":");
         if (at != std::string::npos) barrier_ = std::stoi(config_.substr(at + 10));
+        threads_ = config_.find("\"threads\": true") != std::string::npos;
     }
 
     lu::Outcome update(const lu::Request &request) {
@@ -32,6 +38,7 @@ public:
         if (!wait_for_all())
             return lu::Outcome::infra_failure("the barrier of " + std::to_string(barrier_) + " was never reached");
         request.log(LU_LOG_INFO, "[" + id + "] ran " + std::to_string(request.runs.size()) + " command(s)");
+        if (threads_) request.log(LU_LOG_INFO, "[" + id + "] on thread " + std::to_string(::syscall(SYS_gettid)));
         if (has(id, "run")) return lu::Outcome::run_failure(2, "command \"make\" failed with exit code 2");
         if (has(id, "infra")) return lu::Outcome::infra_failure("the container's filesystem is read-only");
         if (has(id, "paused")) return lu::Outcome::container_not_running("container " + id + " is paused");
@@ -50,15 +57,18 @@ private:
 
     // The bound only keeps a serialized host from hanging the test.
     bool wait_for_all() {
+        if (barrier_ <= 0) return true;
         std::unique_lock lock(mutex_);
+        const int released_at = (arrived_ / barrier_ + 1) * barrier_;
         ++arrived_;
         changed_.notify_all();
-        return changed_.wait_for(lock, std::chrono::seconds(60), [&] { return arrived_ >= barrier_; });
+        return changed_.wait_for(lock, std::chrono::seconds(60), [&] { return arrived_ >= released_at; });
     }
 
     std::string config_;
     lu::Host host_;
     int barrier_ = 0;
+    bool threads_ = false;
     std::mutex mutex_;
     std::condition_variable changed_;
     int arrived_ = 0;
