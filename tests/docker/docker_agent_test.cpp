@@ -15,8 +15,8 @@
 #include <fstream>
 #include <map>
 
+#include "common/agent_client/agent_refusals.hpp"
 #include "tests/docker/docker_test_support.hpp"
-#include "updaters/shared/agent_refusals.hpp"
 
 using namespace lu_test;
 namespace fs = std::filesystem;
@@ -559,7 +559,7 @@ BOOST_AUTO_TEST_CASE(an_agent_refused_is_tried_again_after_a_bounded_number_of_u
     make_next_agent_start_fail(c, "exit 126");
     DockerUpdater updater;
     BOOST_TEST_REQUIRE(update_one(updater, c, "b1").logged("lu-agent cannot run in container " + c.name()));
-    for (int i = 0; i < liveupdate::updaters::AgentRefusals::kUpdatesBeforeRetry; ++i)
+    for (int i = 0; i < liveupdate::agent_client::AgentRefusals::kUpdatesBeforeRetry; ++i)
         BOOST_TEST_REQUIRE(update_one(updater, c, "e" + std::to_string(i)).kind == LU_OUTCOME_OK);
     BOOST_TEST(c.agent_pids().empty());
     const auto retried = update_one(updater, c, "b2");

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -203,6 +204,20 @@ std::string DockerUpdater::create_error(const std::string &config_json, const st
         api.destroy(updater);
         return {};
     }
+    std::string text(error.data == nullptr ? "" : error.data, error.size);
+    api.free_message(&error);
+    return text.empty() ? "(no message)" : text;
+}
+
+std::string DockerUpdater::prepare(const std::string &container_id, const std::string &container_name,
+                                   const Update &where) {
+    const auto &api = *api_;
+    if (api.struct_size < offsetof(lu_updater_api, prepare) + sizeof api.prepare || api.prepare == nullptr)
+        throw std::runtime_error("the plugin has no prepare");
+    const lu_container_ref container{sizeof(lu_container_ref), container_id.c_str(),         container_name.c_str(),
+                                     where.pod.c_str(),        where.namespace_name.c_str(), ""};
+    lu_message error{};
+    if (api.prepare(updater_, &container, &error) == LU_OK) return {};
     std::string text(error.data == nullptr ? "" : error.data, error.size);
     api.free_message(&error);
     return text.empty() ? "(no message)" : text;

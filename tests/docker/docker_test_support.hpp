@@ -116,6 +116,9 @@ public:
     DockerUpdater &operator=(const DockerUpdater &) = delete;
 
     Outcome update(const std::string &container_id, const std::string &container_name, const Update &update);
+    // lu_updater_api.prepare for the container (pod and namespace from `where`): its error text, "" when it
+    // succeeded. Throws when the plugin has no prepare.
+    std::string prepare(const std::string &container_id, const std::string &container_name, const Update &where);
     // create() with this config: the error text, or "" when it succeeded.
     static std::string create_error(const std::string &config_json,
                                     const std::string &plugin_path = LU_DOCKER_UPDATER_PATH);

@@ -9,13 +9,13 @@
 #include <optional>
 #include <stdexcept>
 
+#include "common/agent_client/agent_refusals.hpp"
 #include "common/docker_engine/endpoint.hpp"
 #include "common/docker_engine/frame_demuxer.hpp"
 #include "tests/docker/docker_test_support.hpp"
 #include "updaters/docker/docker_updater.hpp"
 #include "updaters/docker/tar_file_reader.hpp"
 #include "updaters/docker/updater_config.hpp"
-#include "updaters/shared/agent_refusals.hpp"
 #include "updaters/shared/container_owner.hpp"
 #include "updaters/shared/implied_dirs_filter.hpp"
 #include "updaters/shared/update_messages.hpp"
@@ -290,12 +290,12 @@ BOOST_AUTO_TEST_CASE(only_steps_with_exec_options_need_an_exec_of_their_own) {
 }
 
 BOOST_AUTO_TEST_CASE(an_agent_refusal_lasts_one_start_and_a_bounded_number_of_updates) {
-    liveupdate::updaters::AgentRefusals refusals;
+    liveupdate::agent_client::AgentRefusals refusals;
     BOOST_TEST(!refusals.refusal("c1", "t1", true));
     refusals.refuse("c1", "t1", "read-only");
     BOOST_TEST(refusals.refusal("c1", "t1", false).value_or("") == "read-only");
     BOOST_TEST(!refusals.refusal("c2", "t1", true));
-    for (int i = 0; i < liveupdate::updaters::AgentRefusals::kUpdatesBeforeRetry; ++i)
+    for (int i = 0; i < liveupdate::agent_client::AgentRefusals::kUpdatesBeforeRetry; ++i)
         BOOST_TEST(refusals.refusal("c1", "t1", true).has_value());
     BOOST_TEST(!refusals.refusal("c1", "t1", true));  // used up: tried again
     BOOST_TEST(!refusals.refusal("c1", "t1", false));

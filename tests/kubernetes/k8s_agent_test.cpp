@@ -186,6 +186,22 @@ BOOST_AUTO_TEST_CASE(copies_deletes_and_runs_go_through_one_agent_session) {
     delete_pod("one");
 }
 
+// The warm first save (lu_updater_api.prepare): the agent runs before the first update, which uses its session.
+BOOST_AUTO_TEST_CASE(prepare_starts_the_agent_ahead_of_the_first_update) {
+    create_pod("warm");
+    DockerUpdater updater(config(), LU_KUBERNETES_UPDATER_PATH);
+    BOOST_TEST_REQUIRE(updater.prepare("", "main", update_of("warm")) == "");
+    const std::string prepared = agent_pids("warm");
+    BOOST_TEST_REQUIRE(!prepared.empty());
+    auto u = update_of("warm");
+    u.runs = {{{"sh", "-c", "echo agent-pid=$PPID"}, false}};
+    const auto first = updater.update("", "main", u);
+    BOOST_TEST_REQUIRE(first.kind == LU_OUTCOME_OK, first.message);
+    BOOST_TEST(!first.logged("Started lu-agent"));
+    BOOST_TEST(logged_agent_pid(first) + "\n" == prepared);
+    delete_pod("warm");
+}
+
 BOOST_AUTO_TEST_CASE(a_killed_agent_is_replaced_and_no_update_is_applied_twice) {
     create_pod("kill");
     DockerUpdater updater(config(), LU_KUBERNETES_UPDATER_PATH);

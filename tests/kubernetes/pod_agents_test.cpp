@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "common/agent_client/agent_refusals.hpp"
 #include "updaters/kubernetes/pod_agents.hpp"
-#include "updaters/shared/agent_refusals.hpp"
 
 using namespace liveupdate;
 using namespace liveupdate::kubernetes;
@@ -46,7 +46,7 @@ struct Fixture {
 BOOST_FIXTURE_TEST_CASE(a_refusal_is_remembered_for_a_bounded_number_of_updates, Fixture) {
     BOOST_TEST(tries_after_update("containerd://a") == 1u);
     BOOST_TEST(warnings[0].find("lu-agent cannot run in pod default/web-0 container app") == 0u, warnings[0]);
-    for (int i = 0; i < updaters::AgentRefusals::kUpdatesBeforeRetry; ++i)
+    for (int i = 0; i < agent_client::AgentRefusals::kUpdatesBeforeRetry; ++i)
         BOOST_TEST(tries_after_update("containerd://a") == 1u);
     BOOST_TEST(tries_after_update("containerd://a") == 2u);  // used up: tried again
 }

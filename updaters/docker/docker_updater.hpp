@@ -3,9 +3,7 @@
 // runs commands, restarts; digests container paths for `lu-host verify`.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -14,14 +12,12 @@
 #include <unordered_set>
 #include <vector>
 
-#include "common/agent_client/agent_binary.hpp"
+#include "common/agent_client/agent_driver.hpp"
 #include "common/docker_engine/engine_client.hpp"
 #include "common/docker_engine/exec_session.hpp"
 #include "liveupdate/updater.hpp"
-#include "updaters/docker/agent_session.hpp"
 #include "updaters/docker/archive_api_folders.hpp"
 #include "updaters/docker/updater_config.hpp"
-#include "updaters/shared/agent_refusals.hpp"
 #include "updaters/shared/container_owner.hpp"
 #include "updaters/shared/path_preparation.hpp"
 #include "updaters/shared/replayable_archive.hpp"
@@ -32,16 +28,6 @@ namespace liveupdate::docker {
 // (privileged, another user than the agent's, a working directory or env):
 // such a step goes through an exec of its own, not the agent.
 bool needs_own_exec(const updater::RunStep &run);
-
-// What a digest of a container path came to (see liveupdate/ext/digest.h).
-struct DigestOutcome {
-    enum class Kind { ok, not_found, unavailable, stopped, failed };
-    Kind kind = Kind::ok;
-    std::string message;  // for all but ok and stopped
-};
-
-// Takes one entry of a digest; false: no more, thanks.
-using DigestEntryFn = std::function<bool(const agent_protocol::DigestEntry &)>;
 
 class DockerUpdater {
 public:
@@ -54,8 +40,8 @@ public:
     // Digests path (absolute) in the container through its lu-agent session,
     // in turn with the container's updates. Never throws: where the agent
     // cannot run, the outcome is `unavailable` saying why.
-    DigestOutcome digest(const updater::ContainerRef &container, const std::string &path, const DigestEntryFn &each,
-                         const updater::UpdateLog &log);
+    agent_client::DigestOutcome digest(const updater::ContainerRef &container, const std::string &path,
+                                       const agent_client::DigestEntryFn &each, const updater::UpdateLog &log);
 
     // Starts the container's lu-agent session ahead of its first update
     // (lu_updater_api.prepare). Throws what kept it from starting; where the agent
@@ -63,20 +49,56 @@ public:
     void prepare(const updater::ContainerRef &container, const updater::UpdateLog &log);
 
     // How many agent sessions were started to replace one that ended or broke.
-    std::uint64_t reconnect_count() const noexcept { return reconnects_.load(); }
+    std::uint64_t reconnect_count() const noexcept { return agents_.reconnect_count(); }
 
 private:
-    struct Target;
+    struct Target {
+        std::string id;
+        std::string name;
+        std::string started_at;  // State.StartedAt: which start of the container this is
+        std::string display() const { return name + " (" + id.substr(0, 12) + ")"; }
+    };
+    // A container as the agent driver reaches it (docker_agent_target.cpp).
+    class AgentContainer;
+
+    // Through lu-agent (common/agent_client/agent_driver.hpp): nullopt when the agent cannot run
+    // in this container, after saying why once; the caller then takes the exec path.
+    // archive: the update's archive (null without copies), passed over again for each attempt.
+    std::optional<updater::Outcome> update_through_agent(Target &target, const updater::Request &request,
+                                                         updaters::ReplayableArchive *archive,
+                                                         const updater::UpdateLog &log);
+    docker_engine::ExecTimeouts timeouts() const;
+
+    // The container's state and its restart (container_state.cpp).
     // The container, running; its name looked up when the reference has none.
     Target inspect_target(const updater::ContainerRef &container);
+    // Explains a failure by the container's state when it stopped or vanished
+    // meanwhile; after a kill, waits a little for the daemon to record the exit.
+    std::string container_gone_reason(const Target &target, bool killed);
+    // Whether the container is paused now (a 409 after inspect_target); false when that cannot be told.
+    bool is_paused(const Target &target);
+    // Why the agent's failure to start was the container's passing state (killed, paused,
+    // restarted since `target` was inspected), or empty.
+    std::string start_interrupted(const Target &target, const std::string &why);
+    void restart(const Target &target, const updater::UpdateLog &log);
+
+    // The exec path (exec_update.cpp): rm and sh, tar, runs.
+    void update_through_exec(const Target &target, const updater::Request &request, const updater::UpdateLog &log);
     void delete_paths(const Target &target, const std::vector<std::string> &paths, const updater::UpdateLog &log);
     // Deletes and makes room for the archive's entries (path_preparation.hpp); without sh, only rm -rf the deletes.
     void prepare_paths(const Target &target, const updater::Request &request,
                        const std::vector<updaters::PlannedPath> &entries, const updater::UpdateLog &log);
-    void update_through_exec(const Target &target, const updater::Request &request, const updater::UpdateLog &log);
     void copy_files(const Target &target, const updater::Request &request,
                     const std::vector<updaters::PlannedPath> &entries, const updater::UpdateLog &log);
     void copy_with_tar(const Target &target, const updater::Request &request, const updater::UpdateLog &log);
+    bool has_tar(const Target &target);
+    updater::Outcome run_commands(const Target &target, const std::vector<updater::RunStep> &runs,
+                                  const updater::UpdateLog &log);
+    // Step i of n through an exec of its own; a run failure, or nothing when it exited 0.
+    std::optional<updater::Outcome> run_with_exec(const Target &target, const updater::RunStep &run,
+                                                  const updater::UpdateLog &log);
+
+    // Copies without tar in the image, through the archive API (archive_api_copy.cpp).
     void copy_with_archive_api(const Target &target, const updater::Request &request,
                                const std::vector<updaters::PlannedPath> &entries, const updater::UpdateLog &log);
     ContainerPathKind container_path_kind(const Target &target, const std::string &path);
@@ -84,45 +106,6 @@ private:
     // The owner the `user` setting stands for in the container (none: root, as Docker extracts).
     std::optional<updaters::Owner> owner_in(const Target &target);
     std::string container_file(const Target &target, const std::string &path);
-    updater::Outcome run_commands(const Target &target, const std::vector<updater::RunStep> &runs,
-                                  const updater::UpdateLog &log);
-    // Step i of n through an exec of its own; a run failure, or nothing when it exited 0.
-    std::optional<updater::Outcome> run_with_exec(const Target &target, const updater::RunStep &run,
-                                                  const updater::UpdateLog &log);
-    void restart(const Target &target, const updater::UpdateLog &log);
-    bool has_tar(const Target &target);
-    // Explains a failure by the container's state when it stopped or vanished
-    // meanwhile; after a kill, waits a little for the daemon to record the exit.
-    std::string container_gone_reason(const Target &target, bool killed);
-    docker_engine::ExecTimeouts timeouts() const;
-
-    // Through lu-agent (see common/agent_client/agent_apply.hpp): nullopt when the agent cannot run
-    // in this container, after saying why once; the caller then takes the exec path.
-    // archive: the update's archive (null without copies), passed over again for each attempt.
-    std::optional<updater::Outcome> update_through_agent(Target &target, const updater::Request &request,
-                                                         updaters::ReplayableArchive *archive,
-                                                         const updater::UpdateLog &log);
-    updater::Outcome apply_through_agent(AgentSession &session, const Target &target, const updater::Request &request,
-                                         const updater::UpdateLog &log, bool &run_started);
-    struct AgentSlot;
-    // The container's slot (made on first use); slots of containers gone are let go.
-    std::shared_ptr<AgentSlot> agent_slot(const std::string &container_id);
-    // The slot's live session, started (again) when there is none; nullptr
-    // when the agent cannot run there. Hold the slot's mutex.
-    AgentSession *session_in(AgentSlot &slot, const Target &target, const updater::UpdateLog &log);
-    // The session ended or broke: the next one counts as a reconnect.
-    static void drop_session(AgentSlot &slot);
-    DigestOutcome digest_in(const Target &target, const std::string &path, const DigestEntryFn &each,
-                            const updater::UpdateLog &log);
-    // A new session, or nullptr after recording why the agent cannot run there.
-    std::unique_ptr<AgentSession> start_agent(const Target &target, const updater::UpdateLog &log);
-    void install_agent(const Target &target, const agent_client::AgentBinary &binary);
-    void refuse_agent(const Target &target, const std::string &why, const updater::UpdateLog &log);
-    // Why the agent's failure to start was the container's passing state (killed, paused,
-    // restarted since `target` was inspected), or empty.
-    std::string start_interrupted(const Target &target, const std::string &why);
-    // Whether the container is paused now (a 409 after inspect_target); false when that cannot be told.
-    bool is_paused(const Target &target);
 
     UpdaterConfig config_;
     // A DOCKER_HOST from the environment that cannot be used fails each update, not the
@@ -136,18 +119,7 @@ private:
     std::unordered_set<std::string> without_sh_;  // containers whose exec of sh failed: 126 or 127
     std::unordered_map<std::string, updaters::Owner> owner_;
 
-    // One agent session per container ID; an update holds its slot for its whole length.
-    struct AgentSlot {
-        std::mutex mutex;
-        std::unique_ptr<AgentSession> session;
-        bool lost = false;  // a session ended or broke since the last one started
-    };
-    std::mutex agent_mutex_;
-    std::unordered_map<std::string, std::shared_ptr<AgentSlot>> agent_slots_;
-    // Containers where the agent cannot run, with why (said once per refusal in the log).
-    updaters::AgentRefusals agent_refused_;
-    std::optional<agent_client::AgentBinary> agent_binary_;
-    std::atomic<std::uint64_t> reconnects_{0};
+    agent_client::AgentDriver agents_;
 };
 
 }  // namespace liveupdate::docker

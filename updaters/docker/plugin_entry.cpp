@@ -4,9 +4,11 @@
 #include "liveupdate/ext/digest.h"
 #include "liveupdate/updater.hpp"
 #include "updaters/docker/docker_updater.hpp"
+#include "updaters/shared/digest_entry.hpp"
 
 namespace {
 
+namespace ac = liveupdate::agent_client;
 namespace dk = liveupdate::docker;
 namespace lu = liveupdate::updater;
 
@@ -31,7 +33,7 @@ public:
     const void *extension(std::string_view id) const;
 
     // Lines of a digest asked without a log of its own go to the host's.
-    dk::DigestOutcome digest(const lu::ContainerRef &container, const std::string &path, const dk::DigestEntryFn &each,
+    ac::DigestOutcome digest(const lu::ContainerRef &container, const std::string &path, const ac::DigestEntryFn &each,
                              const lu::UpdateLog &digest_log) {
         return updater_.digest(container, path, each, digest_log ? digest_log : host_.update_log());
     }
@@ -55,21 +57,16 @@ int32_t digest(lu_updater *updater, const lu_container_ref *container, lu_str co
         const auto outcome = lu::instance<DockerPlugin>(updater).digest(
             lu::to_container_ref(*container), std::string(liveupdate::abi::to_view(container_path)),
             [each, each_ctx](const liveupdate::agent_protocol::DigestEntry &e) {
-                const lu_digest_entry entry{sizeof(lu_digest_entry),
-                                            {e.path.data(), e.path.size()},
-                                            static_cast<int32_t>(e.kind),
-                                            e.mode,
-                                            e.size,
-                                            e.hash};
-                return each(each_ctx, &entry) == 0;
+                return liveupdate::updaters::hand_digest_entry(
+                    each, each_ctx, {e.path, static_cast<int32_t>(e.kind), e.mode, e.size, e.hash});
             },
             lu::UpdateLog(log, log_ctx));
         switch (outcome.kind) {
-        case dk::DigestOutcome::Kind::ok: return LU_OK;
-        case dk::DigestOutcome::Kind::stopped: return LU_ERR_STATE;
-        case dk::DigestOutcome::Kind::not_found: return fail(LU_ERR_NOT_FOUND, outcome.message);
-        case dk::DigestOutcome::Kind::unavailable: return fail(LU_ERR_UNSUPPORTED, outcome.message);
-        case dk::DigestOutcome::Kind::failed: break;
+        case ac::DigestOutcome::Kind::ok: return LU_OK;
+        case ac::DigestOutcome::Kind::stopped: return LU_ERR_STATE;
+        case ac::DigestOutcome::Kind::not_found: return fail(LU_ERR_NOT_FOUND, outcome.message);
+        case ac::DigestOutcome::Kind::unavailable: return fail(LU_ERR_UNSUPPORTED, outcome.message);
+        case ac::DigestOutcome::Kind::failed: break;
         }
         return fail(LU_ERR_INTERNAL, outcome.message);
     } catch (const std::exception &e) {

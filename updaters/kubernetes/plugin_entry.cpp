@@ -19,7 +19,8 @@ public:
     static constexpr const char *name = "kubernetes";
     static constexpr const char *version = "0.1.0";
 
-    KubernetesPlugin(std::string_view config_json, const lu::Host &) : config_(k8s::parse_kubectl_config(config_json)) {
+    KubernetesPlugin(std::string_view config_json, const lu::Host &host)
+        : config_(k8s::parse_kubectl_config(config_json)), host_(host) {
         if (config_.exec == k8s::KubectlConfig::Exec::api) {
             auto api = std::make_shared<k8s::ApiExec>(config_);
             if (config_.agent) agents_ = std::make_shared<k8s::PodAgents>(config_, api);
@@ -33,8 +34,14 @@ public:
 
     lu::Outcome update(const lu::Request &request) const;
 
+    // Starts the container's lu-agent ahead of its first update; without the agent, nothing to do.
+    void prepare(const lu::ContainerRef &container) {
+        if (agents_) agents_->prepare(container, host_.update_log());
+    }
+
 private:
     k8s::KubectlConfig config_;
+    lu::Host host_;
     std::shared_ptr<k8s::PodAgents> agents_;  // null: per-update exec only
     k8s::PodExecFn exec_;
 };

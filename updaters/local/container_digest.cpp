@@ -10,6 +10,7 @@
 #include "common/tree_digest/tree_digest.hpp"
 #include "liveupdate/liveupdate.hpp"
 #include "updaters/local/container_paths.hpp"
+#include "updaters/shared/digest_entry.hpp"
 
 namespace liveupdate::local {
 namespace {
@@ -39,13 +40,8 @@ int32_t digest(lu_updater *updater, const lu_container_ref *container, lu_str co
         const std::string at = under_root(root, relative.path);
         const tree_digest::WalkResult walked =
             tree_digest::walk_tree(at, nullptr, [each, each_ctx](tree_digest::Entry &&e) {
-                const lu_digest_entry entry{sizeof(lu_digest_entry),
-                                            {e.path.data(), e.path.size()},
-                                            static_cast<int32_t>(e.kind),
-                                            e.mode,
-                                            e.size,
-                                            e.hash};
-                return each(each_ctx, &entry) == 0;
+                return updaters::hand_digest_entry(each, each_ctx,
+                                                   {e.path, static_cast<int32_t>(e.kind), e.mode, e.size, e.hash});
             });
         if (!walked.found) return fail(LU_ERR_NOT_FOUND, out_error, "nothing at " + path + " (" + at + ")");
         if (walked.stopped) return LU_ERR_STATE;

@@ -1,6 +1,6 @@
-#include "updaters/shared/agent_refusals.hpp"
+#include "common/agent_client/agent_refusals.hpp"
 
-namespace liveupdate::updaters {
+namespace liveupdate::agent_client {
 
 void AgentRefusals::refuse(const std::string &container_id, const std::string &started_at, std::string why) {
     refused_[container_id] = Refusal{started_at, std::move(why), kUpdatesBeforeRetry};
@@ -19,4 +19,4 @@ std::optional<std::string> AgentRefusals::refusal(const std::string &container_i
     return r.why;
 }
 
-}  // namespace liveupdate::updaters
+}  // namespace liveupdate::agent_client

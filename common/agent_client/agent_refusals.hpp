@@ -2,7 +2,7 @@
 // A refusal belongs to one start of a container: a restart (docker: a new
 // State.StartedAt; Kubernetes: a new container ID) may have cleared its
 // cause, and so may time, so it also lapses after a bounded number of
-// updates. Shared by the docker and kubernetes updaters.
+// updates. Kept by the lu-agent driver (agent_driver.hpp).
 #pragma once
 
 #include <cstddef>
@@ -10,7 +10,7 @@
 #include <string>
 #include <unordered_map>
 
-namespace liveupdate::updaters {
+namespace liveupdate::agent_client {
 
 class AgentRefusals {
 public:
@@ -33,4 +33,4 @@ private:
     std::unordered_map<std::string, Refusal> refused_;
 };
 
-}  // namespace liveupdate::updaters
+}  // namespace liveupdate::agent_client

@@ -1,0 +1,204 @@
+#include "common/agent_client/agent_driver.hpp"
+
+#include <cerrno>
+
+#include "common/agent_client/agent_apply.hpp"
+
+namespace liveupdate::agent_client {
+namespace {
+
+using updater::Outcome;
+using updater::UpdateLog;
+
+constexpr int kExitNotFound = 127;
+
+// The agent's stderr as lines of the update in progress's log.
+AgentSession::LineFn stderr_to(const UpdateLog &log) {
+    return [log](std::string_view line) { log(LU_LOG_INFO, "lu-agent: " + std::string(line)); };
+}
+
+}  // namespace
+
+// A use of a slot (an update, a digest, a preparation): holds it, and when it
+// ends the session's stderr stops going to its log.
+class AgentDriver::Use {
+public:
+    explicit Use(Slot &slot) : slot_(slot), hold_(slot.mutex) {}
+    Use(const Use &) = delete;
+    Use &operator=(const Use &) = delete;
+    ~Use() {
+        if (slot_.session) slot_.session->route_stderr(nullptr);
+    }
+
+private:
+    Slot &slot_;
+    std::lock_guard<std::mutex> hold_;
+};
+
+std::optional<std::string> AgentDriver::refusal(const AgentPlace &place, bool counts_as_update) {
+    std::lock_guard lock(mutex_);
+    return refused_.refusal(place.container, place.generation, counts_as_update);
+}
+
+void AgentDriver::refuse(const AgentPlace &place, const std::string &why, const UpdateLog &log) {
+    {
+        std::lock_guard lock(mutex_);
+        refused_.refuse(place.container, place.generation, why);
+    }
+    log(LU_LOG_WARN,
+        "lu-agent cannot run in " + place.shown + ": " + why + "; updating it through one exec per update instead");
+}
+
+std::shared_ptr<AgentDriver::Slot> AgentDriver::slot_for(const std::string &key) {
+    std::lock_guard lock(mutex_);
+    // Sessions of removed or re-created containers end with their container: let them go.
+    for (auto it = slots_.begin(); it != slots_.end();) {
+        std::unique_lock idle(it->second->mutex, std::try_to_lock);
+        const bool gone = it->first != key && it->second.use_count() == 1 && idle.owns_lock() &&
+                          (!it->second->session || !it->second->session->alive());
+        if (idle.owns_lock()) idle.unlock();
+        it = gone ? slots_.erase(it) : std::next(it);
+    }
+    auto &entry = slots_[key];
+    if (!entry) entry = std::make_shared<Slot>();
+    return entry;
+}
+
+void AgentDriver::drop_session(Slot &slot) {
+    slot.session.reset();
+    slot.lost = true;
+}
+
+std::unique_ptr<AgentSession> AgentDriver::start(AgentTarget &target, const UpdateLog &log) {
+    const AgentPlace place = target.place();
+    if (refusal(place, false)) return nullptr;
+    const AgentBinary *binary = nullptr;
+    std::string why;
+    {
+        std::lock_guard lock(mutex_);
+        try {
+            if (!binary_) binary_ = load_agent_binary(agent_path_);
+            binary = &*binary_;  // loaded once, never replaced
+        } catch (const std::runtime_error &e) {
+            why = e.what();
+        }
+    }
+    if (binary == nullptr) {
+        refuse(place, why, log);
+        return nullptr;
+    }
+    try {
+        target.install_ahead(*binary);
+        for (int attempt = 0;; ++attempt) {
+            try {
+                auto session = AgentSession::start(target.open(binary->container_path), timeout_, stderr_to(log));
+                log(LU_LOG_DEBUG, "Started " + session->description() + " in " + place.shown);
+                return session;
+            } catch (const AgentExecEnded &e) {
+                why = "starting it: " + std::string(e.what());
+                // Not there yet (a new container): copy it in, then start it again.
+                if (e.exit_code != kExitNotFound || attempt > 0) break;
+                if (const auto failed = target.install(*binary); !failed.empty()) {
+                    why = failed;
+                    break;
+                }
+            }
+        }
+    } catch (const AgentSessionBroken &e) {
+        why = e.what();
+    }
+    if (target.lasting_refusal(why, log)) refuse(place, why, log);
+    return nullptr;
+}
+
+AgentSession *AgentDriver::session_in(Slot &slot, AgentTarget &target, const UpdateLog &log) {
+    if (slot.session) slot.session->route_stderr(stderr_to(log));
+    if (slot.session && !slot.session->alive()) {
+        log(LU_LOG_INFO, "The lu-agent session in " + target.place().shown + " ended; starting a new one");
+        drop_session(slot);
+    }
+    if (!slot.session) {
+        slot.session = start(target, log);
+        if (!slot.session) return nullptr;
+        slot.session->route_stderr(stderr_to(log));
+        if (slot.lost) {
+            slot.lost = false;
+            reconnects_.fetch_add(1);
+        }
+    }
+    return slot.session.get();
+}
+
+std::optional<Outcome> AgentDriver::update(AgentTarget &target, const UpdateLog &log, const UpdatePass &pass) {
+    if (refusal(target.place(), true)) return std::nullopt;
+    const std::shared_ptr<Slot> slot = slot_for(target.place().session_key);
+    const Use use(*slot);
+    for (int attempt = 0;; ++attempt) {
+        AgentSession *session = session_in(*slot, target, log);
+        if (session == nullptr) return std::nullopt;
+        bool run_started = false;
+        try {
+            return pass(*session, run_started);
+        } catch (const AgentSessionBroken &e) {
+            drop_session(*slot);
+            const std::string what = "the lu-agent session in " + target.place().shown + " broke: " + e.what();
+            if (const auto gone = target.gone_reason(); !gone.empty())
+                return Outcome::infra_failure(std::string(gone).append("\n").append(what));
+            // Files are whole-or-nothing and sending them again is harmless; a run may have happened.
+            if (run_started)
+                return Outcome::infra_failure(what + " (during a run: not sent again, the command may have run)");
+            if (attempt > 0) return Outcome::infra_failure(what + " (twice in a row)");
+            log(LU_LOG_INFO, what + "; sending the update again through a new session");
+            target.refresh();
+        }
+    }
+}
+
+void AgentDriver::prepare(AgentTarget &target, const UpdateLog &log) {
+    if (refusal(target.place(), false)) return;
+    const std::shared_ptr<Slot> slot = slot_for(target.place().session_key);
+    // An update arriving meanwhile waits for this start and uses its session.
+    const Use use(*slot);
+    session_in(*slot, target, log);
+}
+
+DigestOutcome AgentDriver::digest(AgentTarget &target, const std::string &path, const DigestEntryFn &each,
+                                  const UpdateLog &log) {
+    const std::string needs = "verify needs lu-agent in the container: ";
+    const AgentPlace place = target.place();
+    if (auto why = refusal(place, false)) return {DigestOutcome::Kind::unavailable, needs + *why};
+    const std::shared_ptr<Slot> slot = slot_for(place.session_key);
+    const Use use(*slot);
+    for (int attempt = 0;; ++attempt) {
+        AgentSession *session = session_in(*slot, target, log);
+        if (session == nullptr)
+            return {DigestOutcome::Kind::unavailable, needs + refusal(place, false).value_or("it did not start")};
+        bool stopped = false;
+        std::size_t handed = 0;
+        try {
+            const auto result =
+                digest_through_agent(*session, path, timeout_, [&](const agent_protocol::DigestEntry &e) {
+                    ++handed;
+                    stopped = !each(e);
+                    return !stopped;
+                });
+            if (stopped) return {DigestOutcome::Kind::stopped, {}};
+            if (result.error == ENOENT && result.entries == 0)
+                return {DigestOutcome::Kind::not_found, "nothing at " + path + " in " + place.shown};
+            // ENOENT past the first entry: a path went away during the walk, so it is not there.
+            if (result.error != 0 && result.error != ENOENT)
+                return {DigestOutcome::Kind::failed, "in " + place.shown + ": " + result.message};
+            return {};
+        } catch (const AgentSessionBroken &e) {
+            drop_session(*slot);
+            const std::string what = "the lu-agent session in " + place.shown + " broke: " + e.what();
+            if (const auto gone = target.gone_reason(); !gone.empty())
+                return {DigestOutcome::Kind::failed, std::string(gone).append("\n").append(what)};
+            // A digest only reads: asking again is harmless, unless entries were handed out already.
+            if (attempt > 0 || handed > 0) return {DigestOutcome::Kind::failed, what};
+            log(LU_LOG_INFO, what + "; digesting again through a new session");
+        }
+    }
+}
+
+}  // namespace liveupdate::agent_client

@@ -1,0 +1,131 @@
+// The updaters' lu-agent driver: one session per container, started on its
+// first use (or ahead of it: prepare) and kept for the next ones, dropped
+// when it ended or broke; an update through a session that breaks is sent
+// again, once, through a new one (its archive read again from the source).
+// Where the agent cannot run, the container is remembered with why (logged
+// once) and the caller takes its exec path, until the refusal lapses
+// (agent_refusals.hpp). How an agent exec is started and carried is the
+// updater's: it implements AgentTarget.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "common/agent_client/agent_binary.hpp"
+#include "common/agent_client/agent_refusals.hpp"
+#include "common/agent_client/agent_session.hpp"
+#include "common/agent_client/agent_transport.hpp"
+#include "common/agent_protocol/messages.hpp"
+#include "liveupdate/updater.hpp"
+
+namespace liveupdate::agent_client {
+
+// Where a session lives, as the driver keys and names it.
+struct AgentPlace {
+    std::string session_key;  // one session per key
+    std::string container;    // a refusal is by container ...
+    std::string generation;   // ... and holds for this start of it (docker: State.StartedAt; kubernetes: its ID)
+    std::string shown;        // in messages: "container web (0123456789ab)", "pod ns/web-0 container app"
+};
+
+// One container as an updater reaches it; made for one use of the driver.
+class AgentTarget {
+public:
+    virtual ~AgentTarget() = default;
+    virtual AgentPlace place() const = 0;
+    // Before a start: copies the agent in where the updater can tell it is
+    // missing (docker: the archive API). Throws AgentSessionBroken saying why it could not.
+    virtual void install_ahead(const AgentBinary &) {}
+    // A start found nothing at the agent's path (exit code 127): copies it
+    // in; "" when done, else why it could not be.
+    virtual std::string install(const AgentBinary &binary) = 0;
+    // Starts `command` (the agent) in the container. Throws AgentSessionBroken
+    // when the container refused it; anything else goes to the driver's caller.
+    virtual std::unique_ptr<AgentTransport> open(const std::string &command) = 0;
+    // The agent did not start, for `why` (which this may complete with a
+    // hint): true to refuse it in this container, false when the cause
+    // passes (then say so in the log). May throw the update's own failure.
+    virtual bool lasting_refusal(std::string &why, const updater::UpdateLog &log) = 0;
+    // After a session broke: why the container's state explains it (it
+    // stopped, it was removed), else "".
+    virtual std::string gone_reason() { return {}; }
+    // Before an update goes again through a new session (docker inspects the container again).
+    virtual void refresh() {}
+};
+
+// What a digest of a container path came to (see liveupdate/ext/digest.h).
+struct DigestOutcome {
+    enum class Kind { ok, not_found, unavailable, stopped, failed };
+    Kind kind = Kind::ok;
+    std::string message;  // for all but ok and stopped
+};
+
+// Takes one entry of a digest; false: no more, thanks.
+using DigestEntryFn = std::function<bool(const agent_protocol::DigestEntry &)>;
+
+class AgentDriver {
+public:
+    // agent_path: the lu-agent binary (empty: found beside the plugin);
+    // timeout: for starting the agent and each request's progress.
+    AgentDriver(std::string agent_path, std::chrono::milliseconds timeout)
+        : agent_path_(std::move(agent_path)), timeout_(timeout) {}
+
+    // One pass of an update through a session: sets run_started before a
+    // run begins (a session broken after that is not sent the update again).
+    using UpdatePass = std::function<updater::Outcome(AgentStream &session, bool &run_started)>;
+
+    // The update through the container's session; nullopt when the agent
+    // cannot run there (then nothing was changed and the caller takes its
+    // exec path). A session broken twice, or during a run, is an infra failure.
+    std::optional<updater::Outcome> update(AgentTarget &target, const updater::UpdateLog &log, const UpdatePass &pass);
+
+    // Digests path (absolute) through the container's session. Never throws
+    // for the agent's failures: where it cannot run, `unavailable` saying why.
+    DigestOutcome digest(AgentTarget &target, const std::string &path, const DigestEntryFn &each,
+                         const updater::UpdateLog &log);
+
+    // Starts the container's session ahead of its first update
+    // (lu_updater_api.prepare), so the first save costs what the next ones do.
+    void prepare(AgentTarget &target, const updater::UpdateLog &log);
+
+    // How many sessions were started to replace one that ended or broke.
+    std::uint64_t reconnect_count() const noexcept { return reconnects_.load(); }
+
+private:
+    struct Slot {
+        std::mutex mutex;
+        std::unique_ptr<AgentSession> session;
+        bool lost = false;  // a session ended or broke since the last one started
+    };
+    class Use;
+
+    // The refusal of the agent in this start of the container, if any.
+    std::optional<std::string> refusal(const AgentPlace &place, bool counts_as_update);
+    // The place's slot (made on first use); slots of containers gone are let go.
+    std::shared_ptr<Slot> slot_for(const std::string &key);
+    // The slot's live session, started (again) when there is none; nullptr
+    // when the agent cannot run there. Hold the slot's mutex.
+    AgentSession *session_in(Slot &slot, AgentTarget &target, const updater::UpdateLog &log);
+    // The session ended or broke: the next one counts as a reconnect.
+    static void drop_session(Slot &slot);
+    // A new session, or nullptr after recording why the agent cannot run there.
+    std::unique_ptr<AgentSession> start(AgentTarget &target, const updater::UpdateLog &log);
+    void refuse(const AgentPlace &place, const std::string &why, const updater::UpdateLog &log);
+
+    std::string agent_path_;
+    std::chrono::milliseconds timeout_;
+    std::mutex mutex_;  // guards slots_, refused_ and binary_
+    std::unordered_map<std::string, std::shared_ptr<Slot>> slots_;
+    AgentRefusals refused_;
+    std::optional<AgentBinary> binary_;
+    std::atomic<std::uint64_t> reconnects_{0};
+};
+
+}  // namespace liveupdate::agent_client

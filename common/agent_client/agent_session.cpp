@@ -1,0 +1,114 @@
+#include "common/agent_client/agent_session.hpp"
+
+#include "common/agent_protocol/messages.hpp"
+
+namespace liveupdate::agent_client {
+
+AgentSession::AgentSession(std::unique_ptr<AgentTransport> transport, LineFn on_stderr)
+    : transport_(std::move(transport)),
+      stderr_sink_(std::move(on_stderr)),
+      stderr_lines_([this](std::string_view line) { stderr_line(line); }) {}
+
+std::unique_ptr<AgentSession> AgentSession::start(std::unique_ptr<AgentTransport> transport,
+                                                  std::chrono::milliseconds timeout, LineFn on_stderr) {
+    std::unique_ptr<AgentSession> session(new AgentSession(std::move(transport), std::move(on_stderr)));
+    try {
+        session->description_ = handshake(*session, Clock::now() + timeout);
+    } catch (const AgentSessionBroken &e) {
+        // An exec that ended says how (the agent missing, not executable), a silent one does not.
+        if (!session->stream_ended_ &&
+            session->transport_->read(Clock::now(), *session) == AgentTransport::Progress::ended)
+            session->stream_ended();
+        if (!session->stream_ended_) throw;
+        const auto end = session->transport_->end();
+        throw AgentExecEnded(end.exit_code, end.failure.empty() ? e.what() : end.failure);
+    }
+    session->route_stderr(nullptr);  // on_stderr is the starting update's log
+    return session;
+}
+
+void AgentSession::route_stderr(LineFn sink) {
+    stderr_sink_ = std::move(sink);
+    if (!stderr_sink_) return;
+    if (dropped_lines_ > 0)
+        stderr_sink_("(" + std::to_string(dropped_lines_) + " earlier line(s) of the agent's stderr dropped)");
+    dropped_lines_ = 0;
+    for (const auto &line : held_lines_) stderr_sink_(line);
+    held_lines_.clear();
+}
+
+void AgentSession::stderr_line(std::string_view line) {
+    if (stderr_sink_) return stderr_sink_(line);
+    if (held_lines_.size() == kHeldLines) {
+        held_lines_.pop_front();
+        ++dropped_lines_;
+    }
+    held_lines_.emplace_back(line);
+}
+
+void AgentSession::stream_ended() {
+    stream_ended_ = true;
+    unusable_ = true;
+    stderr_lines_.flush();
+}
+
+bool AgentSession::alive() {
+    if (unusable_) return false;
+    // Unanswered frames with nothing asked mean a confused session: start over.
+    return transport_->idle(*this) && !decoder_.pending();
+}
+
+void AgentSession::send(std::string_view frames, Clock::time_point deadline) {
+    if (unusable_) broken("sending a request");
+    switch (transport_->write(frames, deadline, *this)) {
+    case AgentTransport::Progress::done: return;
+    case AgentTransport::Progress::timed_out:
+        throw AgentSessionBroken("the agent took no request for too long (stream stalled)");
+    case AgentTransport::Progress::ended: break;
+    }
+    stream_ended();
+    broken("sending a request");
+}
+
+agent_protocol::Frame AgentSession::receive(Clock::time_point deadline) {
+    for (;;) {
+        std::optional<agent_protocol::Frame> frame;
+        try {
+            frame = decoder_.next();
+        } catch (const agent_protocol::ProtocolError &e) {
+            unusable_ = true;
+            broken(std::string("the agent's answer: ") + e.what());
+        }
+        if (frame) {
+            if (frame->type != agent_protocol::MessageType::fatal) return std::move(*frame);
+            unusable_ = true;
+            std::string why;
+            try {
+                why = agent_protocol::decode<agent_protocol::Fatal>(*frame).message;
+            } catch (const agent_protocol::ProtocolError &e) {
+                why = e.what();
+            }
+            throw AgentSessionBroken("the agent ended the session: " + why);
+        }
+        if (stream_ended_) broken("waiting for the agent's answer");
+        switch (transport_->read(deadline, *this)) {
+        case AgentTransport::Progress::done: break;
+        case AgentTransport::Progress::timed_out: throw AgentSessionBroken("the agent did not answer in time");
+        case AgentTransport::Progress::ended: stream_ended(); break;
+        }
+    }
+}
+
+void AgentSession::broken(const std::string &doing) {
+    std::string message = doing + ": the agent's stream ended";
+    if (stream_ended_) {
+        const auto end = transport_->end();
+        if (end.exit_code >= 0)
+            message += " (agent exit code " + std::to_string(end.exit_code) + ")";
+        else if (!end.failure.empty())
+            message += " (" + end.failure + ")";
+    }
+    throw AgentSessionBroken(message);
+}
+
+}  // namespace liveupdate::agent_client

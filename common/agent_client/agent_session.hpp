@@ -1,0 +1,75 @@
+// One lu-agent session over an AgentTransport: frames of
+// common/agent_protocol/ go in on the agent's stdin and come back on its
+// stdout; its stderr lines go to the log of the update in progress. The
+// session outlives each update, so lines that arrive between two uses are
+// held for the next one.
+#pragma once
+
+#include <chrono>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "common/agent_client/agent_stream.hpp"
+#include "common/agent_client/agent_transport.hpp"
+#include "common/agent_protocol/frame.hpp"
+#include "common/line_splitter.hpp"
+
+namespace liveupdate::agent_client {
+
+// The agent's exec ended before the handshake: how (exit code 127: the
+// agent is not in the container).
+class AgentExecEnded : public AgentSessionBroken {
+public:
+    AgentExecEnded(int exit_code, const std::string &message) : AgentSessionBroken(message), exit_code(exit_code) {}
+    int exit_code;
+};
+
+class AgentSession final : public AgentStream, private AgentTransport::Sink {
+public:
+    using LineFn = std::function<void(std::string_view)>;
+
+    // Does the version handshake over transport, the agent's stderr going to
+    // on_stderr meanwhile. Throws AgentExecEnded when the exec ended first,
+    // AgentSessionBroken when the agent does not answer.
+    static std::unique_ptr<AgentSession> start(std::unique_ptr<AgentTransport> transport,
+                                               std::chrono::milliseconds timeout, LineFn on_stderr);
+
+    AgentSession(const AgentSession &) = delete;
+    AgentSession &operator=(const AgentSession &) = delete;
+
+    // Where the agent's stderr lines go: the log of the update or digest in
+    // progress, set for its duration. Lines that arrive with no use in
+    // progress wait for the next (at most kHeldLines).
+    void route_stderr(LineFn sink);
+    static constexpr std::size_t kHeldLines = 64;
+
+    // False once the stream has ended, or holds answers nobody asked for; never blocks.
+    bool alive();
+    void send(std::string_view frames, Clock::time_point deadline) override;
+    agent_protocol::Frame receive(Clock::time_point deadline) override;
+    // "lu-agent 1 (pid 12, uid 0)", as the handshake said.
+    const std::string &description() const noexcept { return description_; }
+
+private:
+    AgentSession(std::unique_ptr<AgentTransport> transport, LineFn on_stderr);
+    void stdout_bytes(std::string_view data) override { decoder_.feed(data); }
+    void stderr_bytes(std::string_view data) override { stderr_lines_.feed(data); }
+    void stderr_line(std::string_view line);
+    void stream_ended();
+    [[noreturn]] void broken(const std::string &doing);
+
+    std::unique_ptr<AgentTransport> transport_;
+    LineFn stderr_sink_;
+    std::deque<std::string> held_lines_;
+    std::size_t dropped_lines_ = 0;
+    common::LineSplitter stderr_lines_;
+    agent_protocol::FrameDecoder decoder_;
+    std::string description_;
+    bool stream_ended_ = false;  // the transport said so
+    bool unusable_ = false;      // ended, or out of step with the agent
+};
+
+}  // namespace liveupdate::agent_client

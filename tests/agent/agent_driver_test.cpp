@@ -1,0 +1,321 @@
+// The lu-agent driver (common/agent_client/agent_driver) over a scripted
+// agent in this process: one session per container, replaced when it ended,
+// an update resent once after a broken session (never after a run began),
+// refusals said once, the agent copied in when missing, stderr held between
+// uses, prepare ahead of the first update, and digests through the session.
+#define BOOST_TEST_MODULE agent_driver
+#include <boost/test/included/unit_test.hpp>
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/agent_client/agent_apply.hpp"
+#include "common/agent_client/agent_driver.hpp"
+#include "common/agent_protocol/messages.hpp"
+
+namespace ac = liveupdate::agent_client;
+namespace ap = liveupdate::agent_protocol;
+using liveupdate::updater::Outcome;
+using liveupdate::updater::UpdateLog;
+
+namespace {
+
+class ScriptedTransport;
+
+// The container's side, shared by the test and the transports it opens.
+struct ScriptedAgent {
+    std::string generation = "start-1";
+    std::string refuse;             // open() refuses with this when set
+    bool lasting = true;            // a refusal lasts (else: the cause passes)
+    bool missing = false;           // not in the container until install()
+    int end_at_request = -1;        // the stream ends when request number N (from 0) arrives
+    bool end_each_request = false;  // ... or when any request arrives
+    std::string stderr_bytes;       // given on stderr at the next read or idle
+    int opens = 0;                  // open() calls
+    int starts = 0;                 // streams that answered the handshake
+    int installs = 0;               // install() calls
+    int requests = 0;               // requests after the handshake, over all streams
+    ScriptedTransport *current = nullptr;
+};
+
+// Answers Hello, Run (exit 0) and Digest (one entry, or ENOENT for "/none").
+class ScriptedTransport final : public ac::AgentTransport {
+public:
+    explicit ScriptedTransport(ScriptedAgent &agent) : agent_(agent) {
+        agent_.current = this;
+        if (agent_.missing) end(127);
+    }
+    ~ScriptedTransport() override {
+        if (agent_.current == this) agent_.current = nullptr;
+    }
+    void end(int exit_code) {
+        ended_ = true;
+        exit_code_ = exit_code;
+    }
+
+    Progress write(std::string_view data, Clock::time_point, Sink &sink) override {
+        pass_stderr(sink);
+        if (ended_) return Progress::ended;
+        in_.feed(data);
+        while (auto frame = in_.next()) {
+            if (frame->type == ap::MessageType::hello) {
+                ++agent_.starts;
+                answers_ += ap::encode(ap::HelloReply{ap::kProtocolVersion, "scripted agent"});
+                continue;
+            }
+            if (agent_.requests++ == agent_.end_at_request || agent_.end_each_request) {
+                end(137);
+                return Progress::ended;
+            }
+            if (frame->type == ap::MessageType::run) {
+                answers_ += ap::encode(ap::ExitStatus{0, 0, ""});
+            } else if (frame->type == ap::MessageType::digest) {
+                if (ap::decode<ap::Digest>(*frame).path == "/none") {
+                    answers_ += ap::encode(ap::Result{ENOENT, "no such file"});
+                } else {
+                    answers_ += ap::encode(ap::DigestEntry{"", 2, 0755, 0, 0});
+                    answers_ += ap::encode(ap::Result{0, ""});
+                }
+            }
+        }
+        return Progress::done;
+    }
+    Progress read(Clock::time_point, Sink &sink) override {
+        pass_stderr(sink);
+        if (!answers_.empty()) {
+            sink.stdout_bytes(std::exchange(answers_, {}));
+            return Progress::done;
+        }
+        return ended_ ? Progress::ended : Progress::timed_out;
+    }
+    bool idle(Sink &sink) override {
+        pass_stderr(sink);
+        return !ended_ && answers_.empty();
+    }
+    End end() override { return {ended_ ? exit_code_ : -1, ""}; }
+
+private:
+    void pass_stderr(Sink &sink) {
+        if (!agent_.stderr_bytes.empty()) sink.stderr_bytes(std::exchange(agent_.stderr_bytes, {}));
+    }
+
+    ScriptedAgent &agent_;
+    ap::FrameDecoder in_;
+    std::string answers_;
+    bool ended_ = false;
+    int exit_code_ = -1;
+};
+
+class ScriptedTarget final : public ac::AgentTarget {
+public:
+    ScriptedTarget(ScriptedAgent &agent, std::string name) : agent_(agent), name_(std::move(name)) {}
+    ac::AgentPlace place() const override { return {name_, name_, agent_.generation, "container " + name_}; }
+    std::string install(const ac::AgentBinary &) override {
+        ++agent_.installs;
+        agent_.missing = false;
+        return {};
+    }
+    std::unique_ptr<ac::AgentTransport> open(const std::string &) override {
+        ++agent_.opens;
+        if (!agent_.refuse.empty()) throw ac::AgentSessionBroken(agent_.refuse);
+        return std::make_unique<ScriptedTransport>(agent_);
+    }
+    bool lasting_refusal(std::string &, const UpdateLog &) override { return agent_.lasting; }
+
+private:
+    ScriptedAgent &agent_;
+    std::string name_;
+};
+
+struct Log {
+    std::vector<std::string> lines;
+    static void collect(void *ctx, int32_t, lu_str line) {
+        static_cast<Log *>(ctx)->lines.emplace_back(line.data, line.size);
+    }
+    UpdateLog log() { return UpdateLog(&Log::collect, this); }
+    bool has(const std::string &text) const {
+        for (const auto &line : lines)
+            if (line.find(text) != std::string::npos) return true;
+        return false;
+    }
+};
+
+// A file for the driver to load as the agent binary.
+std::string agent_file() {
+    static const std::string path = [] {
+        std::string p = "/tmp/agent_driver_test_agent." + std::to_string(::getpid());
+        std::ofstream(p) << "not really an agent";
+        return p;
+    }();
+    return path;
+}
+
+struct Fixture {
+    ScriptedAgent agent;
+    ScriptedTarget target{agent, "c1"};
+    ac::AgentDriver driver{agent_file(), std::chrono::milliseconds(2000)};
+    int passes = 0;
+
+    // One update: a run, with run_started set first when `marks_run`.
+    std::optional<Outcome> update(Log &log, bool marks_run = false) { return update_of(target, log, marks_run); }
+    std::optional<Outcome> update_of(ScriptedTarget &of, Log &log, bool marks_run = false) {
+        return driver.update(of, log.log(), [&](ac::AgentStream &session, bool &run_started) {
+            ++passes;
+            run_started = marks_run;
+            const auto result = ac::run_through_agent(session, {"true"}, std::chrono::milliseconds(1000),
+                                                      std::chrono::milliseconds(1000), [](int, std::string_view) {});
+            return result.exit_code == 0 ? Outcome{} : Outcome::run_failure(result.exit_code, "failed");
+        });
+    }
+};
+
+bool ok(const std::optional<Outcome> &o) { return o && o->kind == Outcome::Kind::ok; }
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_CASE(one_session_serves_the_updates_of_a_container, Fixture) {
+    Log first, second;
+    BOOST_TEST_REQUIRE(ok(update(first)));
+    BOOST_TEST(first.has("Started scripted agent in container c1"));
+    BOOST_TEST_REQUIRE(ok(update(second)));
+    BOOST_TEST(!second.has("Started"));
+    BOOST_TEST(agent.starts == 1);
+    BOOST_TEST(driver.reconnect_count() == 0u);
+}
+
+BOOST_FIXTURE_TEST_CASE(a_session_that_ended_between_updates_is_replaced, Fixture) {
+    Log first, second;
+    BOOST_TEST_REQUIRE(ok(update(first)));
+    BOOST_TEST_REQUIRE(agent.current != nullptr);
+    agent.current->end(137);
+    BOOST_TEST_REQUIRE(ok(update(second)));
+    BOOST_TEST(second.has("The lu-agent session in container c1 ended; starting a new one"));
+    BOOST_TEST(agent.starts == 2);
+    BOOST_TEST(driver.reconnect_count() == 1u);
+}
+
+BOOST_FIXTURE_TEST_CASE(an_update_whose_session_broke_is_sent_again_once, Fixture) {
+    agent.end_at_request = 0;
+    Log log;
+    BOOST_TEST_REQUIRE(ok(update(log)));
+    BOOST_TEST(passes == 2);
+    BOOST_TEST(agent.starts == 2);
+    BOOST_TEST(log.has("broke: "));
+    BOOST_TEST(log.has("agent exit code 137"));
+    BOOST_TEST(log.has("sending the update again through a new session"));
+}
+
+BOOST_FIXTURE_TEST_CASE(a_session_broken_during_a_run_is_not_sent_again, Fixture) {
+    agent.end_at_request = 0;
+    Log log;
+    const auto outcome = update(log, true);
+    BOOST_TEST_REQUIRE(outcome.has_value());
+    BOOST_TEST((outcome->kind == Outcome::Kind::infra_failure));
+    BOOST_TEST(outcome->message.find("during a run: not sent again") != std::string::npos, outcome->message);
+    BOOST_TEST(passes == 1);
+}
+
+BOOST_FIXTURE_TEST_CASE(a_session_broken_twice_in_a_row_is_an_infra_failure, Fixture) {
+    agent.end_each_request = true;
+    Log log;
+    const auto outcome = update(log);
+    BOOST_TEST_REQUIRE(outcome.has_value());
+    BOOST_TEST((outcome->kind == Outcome::Kind::infra_failure));
+    BOOST_TEST(outcome->message.find("(twice in a row)") != std::string::npos, outcome->message);
+    BOOST_TEST(passes == 2);
+}
+
+BOOST_FIXTURE_TEST_CASE(an_agent_that_cannot_run_is_refused_once_until_the_container_restarts, Fixture) {
+    agent.refuse = "no way in";
+    Log first, second, restarted;
+    BOOST_TEST(!update(first).has_value());
+    BOOST_TEST(first.has("lu-agent cannot run in container c1: no way in"));
+    BOOST_TEST(!update(second).has_value());
+    BOOST_TEST(!second.has("cannot run"));
+    BOOST_TEST(agent.opens == 1);
+    agent.generation = "start-2";
+    agent.refuse.clear();
+    BOOST_TEST(ok(update(restarted)));
+    BOOST_TEST(agent.opens == 2);
+}
+
+BOOST_FIXTURE_TEST_CASE(a_start_failure_that_passes_is_not_remembered, Fixture) {
+    agent.refuse = "the container was paused";
+    agent.lasting = false;
+    Log first, second;
+    BOOST_TEST(!update(first).has_value());
+    BOOST_TEST(!first.has("cannot run"));
+    agent.refuse.clear();
+    BOOST_TEST(ok(update(second)));
+    BOOST_TEST(agent.opens == 2);
+}
+
+BOOST_FIXTURE_TEST_CASE(a_missing_agent_is_copied_in_and_started_again, Fixture) {
+    agent.missing = true;
+    Log log;
+    BOOST_TEST_REQUIRE(ok(update(log)));
+    BOOST_TEST(agent.installs == 1);
+    BOOST_TEST(agent.opens == 2);
+    BOOST_TEST(agent.starts == 1);
+}
+
+BOOST_FIXTURE_TEST_CASE(stderr_between_two_updates_goes_to_the_next_ones_log, Fixture) {
+    ScriptedAgent other_agent;
+    ScriptedTarget other(other_agent, "c2");
+    Log first, meanwhile, second;
+    BOOST_TEST_REQUIRE(ok(update(first)));
+    agent.stderr_bytes = "said between updates\n";
+    // Another container's update asks whether this session still lives: its
+    // stderr is read then, with no update of its own to log to.
+    BOOST_TEST_REQUIRE(ok(update_of(other, meanwhile)));
+    BOOST_TEST_REQUIRE(agent.stderr_bytes.empty());
+    BOOST_TEST_REQUIRE(ok(update(second)));
+    BOOST_TEST(!first.has("said between updates"));
+    BOOST_TEST(!meanwhile.has("said between updates"));
+    BOOST_TEST(second.has("lu-agent: said between updates"));
+}
+
+BOOST_FIXTURE_TEST_CASE(prepare_starts_the_session_the_first_update_uses, Fixture) {
+    Log prepared, first;
+    driver.prepare(target, prepared.log());
+    BOOST_TEST(agent.starts == 1);
+    BOOST_TEST(prepared.has("Started scripted agent"));
+    BOOST_TEST_REQUIRE(ok(update(first)));
+    BOOST_TEST(!first.has("Started"));
+    BOOST_TEST(agent.starts == 1);
+}
+
+BOOST_FIXTURE_TEST_CASE(digests_go_through_the_container_session, Fixture) {
+    Log log;
+    BOOST_TEST_REQUIRE(ok(update(log)));
+    std::vector<std::string> entries;
+    const auto found = driver.digest(
+        target, "/app",
+        [&](const ap::DigestEntry &e) {
+            entries.push_back(e.path);
+            return true;
+        },
+        log.log());
+    BOOST_TEST((found.kind == ac::DigestOutcome::Kind::ok), found.message);
+    BOOST_TEST(entries.size() == 1u);
+    const auto none = driver.digest(
+        target, "/none", [](const ap::DigestEntry &) { return true; }, log.log());
+    BOOST_TEST((none.kind == ac::DigestOutcome::Kind::not_found), none.message);
+    BOOST_TEST(none.message == "nothing at /none in container c1");
+    BOOST_TEST(agent.starts == 1);
+}
+
+BOOST_FIXTURE_TEST_CASE(a_refused_agent_makes_digests_unavailable_saying_why, Fixture) {
+    agent.refuse = "no way in";
+    Log log;
+    const auto outcome = driver.digest(
+        target, "/app", [](const ap::DigestEntry &) { return true; }, log.log());
+    BOOST_TEST((outcome.kind == ac::DigestOutcome::Kind::unavailable));
+    BOOST_TEST(outcome.message == "verify needs lu-agent in the container: no way in", outcome.message);
+}

@@ -1,0 +1,35 @@
+// A container as the lu-agent driver reaches it through the docker updater:
+// the agent copied in with the archive API, started by an exec
+// (ExecAgentTransport), its failures to start told apart by the container's
+// state (stopped, paused, restarted) from what lasts.
+#pragma once
+
+#include "common/agent_client/agent_driver.hpp"
+#include "updaters/docker/docker_updater.hpp"
+
+namespace liveupdate::docker {
+
+class DockerUpdater::AgentContainer final : public agent_client::AgentTarget {
+public:
+    // target: as inspected for this use; inspected again from `container` before a resend.
+    AgentContainer(DockerUpdater &updater, Target &target, const updater::ContainerRef &container)
+        : updater_(updater), target_(target), container_(container) {}
+
+    agent_client::AgentPlace place() const override;
+    void install_ahead(const agent_client::AgentBinary &binary) override;
+    std::string install(const agent_client::AgentBinary &binary) override;
+    std::unique_ptr<agent_client::AgentTransport> open(const std::string &command) override;
+    bool lasting_refusal(std::string &why, const updater::UpdateLog &log) override;
+    std::string gone_reason() override { return updater_.container_gone_reason(target_, true); }
+    void refresh() override { target_ = updater_.inspect_target(container_); }
+
+private:
+    // Copies the agent in unless it is there already.
+    void install_agent(const agent_client::AgentBinary &binary);
+
+    DockerUpdater &updater_;
+    Target &target_;
+    const updater::ContainerRef &container_;
+};
+
+}  // namespace liveupdate::docker
