@@ -33,7 +33,7 @@ namespace fs = std::filesystem;
 const std::string kAgent = "/lu-delta-bench-agent";
 
 // The archive read from a tar file on disk, as the host reads its sources.
-liveupdate::agent_client::ArchiveReadFn file_reader(int fd) {
+liveupdate::common::ArchiveReadFn file_reader(int fd) {
     return [fd](void *buffer, std::size_t capacity) -> std::int64_t { return ::read(fd, buffer, capacity); };
 }
 

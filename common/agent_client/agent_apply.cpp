@@ -29,7 +29,7 @@ std::string container_path(const char *entry_path) {
 }
 
 struct ReadContext {
-    const ArchiveReadFn *in;
+    const common::ArchiveReadFn *in;
     // Not zeroed: only what the source wrote is read back (a replica each).
     std::unique_ptr<char[]> buffer = std::make_unique_for_overwrite<char[]>(kArchiveRead);
 };
@@ -57,7 +57,7 @@ void send_small_file(RequestPipeline &pipeline, archive *reader, const std::stri
     pipeline.send(agent_protocol::encode(write));
 }
 
-void send_archive(RequestPipeline &pipeline, const ArchiveReadFn &in, const std::vector<std::string> &roots) {
+void send_archive(RequestPipeline &pipeline, const common::ArchiveReadFn &in, const std::vector<std::string> &roots) {
     ReadContext ctx{&in};
     std::unique_ptr<archive, decltype(&archive_read_free)> reader(archive_read_new(), &archive_read_free);
     archive_read_support_format_tar(reader.get());
@@ -107,7 +107,7 @@ void send_archive(RequestPipeline &pipeline, const ArchiveReadFn &in, const std:
 }  // namespace
 
 void apply_files_through_agent(AgentStream &session, const std::vector<std::string> &deletes,
-                               const ArchiveReadFn *archive, std::chrono::milliseconds stall,
+                               const common::ArchiveReadFn *archive, std::chrono::milliseconds stall,
                                const std::vector<std::string> &sync_roots) {
     RequestPipeline pipeline(session, stall);
     for (const auto &path : deletes) {

@@ -14,12 +14,9 @@
 
 #include "common/agent_client/agent_stream.hpp"
 #include "common/agent_protocol/messages.hpp"
+#include "common/archive_stream.hpp"
 
 namespace liveupdate::agent_client {
-
-// Fills buffer with up to capacity bytes of a tar archive: the count, 0 at
-// its end, -1 on failure (the updaters' archive reader).
-using ArchiveReadFn = std::function<std::int64_t(void *buffer, std::size_t capacity)>;
 
 // The agent answered a request with an error (e.g. permission denied): the
 // session is fine, the update is not.
@@ -35,7 +32,7 @@ public:
 // AgentSessionBroken when the stream ends, std::runtime_error when the
 // archive cannot be read.
 void apply_files_through_agent(AgentStream &session, const std::vector<std::string> &deletes,
-                               const ArchiveReadFn *archive, std::chrono::milliseconds stall,
+                               const common::ArchiveReadFn *archive, std::chrono::milliseconds stall,
                                const std::vector<std::string> &sync_roots);
 
 struct AgentRunResult {

@@ -29,8 +29,6 @@ public:
 
 class AgentSession final : public AgentStream, private AgentTransport::Sink {
 public:
-    using LineFn = std::function<void(std::string_view)>;
-
     // Does the version handshake over transport, the agent's stderr going to
     // on_stderr meanwhile. Throws AgentExecEnded when the exec ended first,
     // AgentSessionBroken when the agent does not answer.

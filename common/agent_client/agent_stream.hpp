@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -23,6 +24,8 @@ public:
 class AgentStream {
 public:
     using Clock = std::chrono::steady_clock;
+    // One line of the agent's stderr, for the log of the use in progress.
+    using LineFn = std::function<void(std::string_view)>;
 
     virtual ~AgentStream() = default;
     // Sends the bytes of whole frames; reading what arrives meanwhile, so a

@@ -61,12 +61,12 @@ namespace {
 // An ArchiveWriteFn behind a buffer of its own.
 class FunctionSink final : public ArchiveSink {
 public:
-    explicit FunctionSink(const ArchiveWriteFn &write) : write_(write), buffer_(kFileBuffer) {}
+    explicit FunctionSink(const common::ArchiveWriteFn &write) : write_(write), buffer_(kFileBuffer) {}
     std::span<char> space(std::size_t want) override { return {buffer_.data(), std::min(want, buffer_.size())}; }
     void write(const char *data, std::size_t size) override { write_(data, size); }
 
 private:
-    const ArchiveWriteFn &write_;
+    const common::ArchiveWriteFn &write_;
     std::vector<char> buffer_;
 };
 
@@ -348,7 +348,7 @@ ArchiveSummary write_archive_to(const std::vector<CopyMapping> &copies, const co
 }  // namespace
 
 ArchiveSummary write_archive(const std::vector<CopyMapping> &copies, const common::IgnoreSet &filter,
-                             const ArchiveWriteFn &write, const LogSinkFn &log) {
+                             const common::ArchiveWriteFn &write, const LogSinkFn &log) {
     FunctionSink sink(write);
     return write_archive_to(copies, filter, sink, log, {});
 }

@@ -27,6 +27,7 @@
 
 #include <boost/json.hpp>
 
+#include "common/archive_stream.hpp"
 #include "common/ignore_patterns.hpp"
 #include "host/core/log.hpp"
 #include "liveupdate/updater_plugin.h"
@@ -43,9 +44,6 @@ struct ArchiveSummary {
     std::uint64_t bytes = 0;              // archive bytes written
     std::vector<std::string> unreadable;  // "PATH (why)" of each path left out
 };
-
-// Receives archive bytes; throws to abort the archive.
-using ArchiveWriteFn = std::function<void(const void *data, std::size_t size)>;
 
 // Told each entry's container path ("/app/a.txt") before any of its bytes
 // are written; throws to abort the archive (the synced record, which must
@@ -65,7 +63,7 @@ common::IgnoreSet ignore_set_from_json(const boost::json::value &filter);
 // out and listed in the summary; throws HostError when the archive cannot be
 // completed (a read error inside a file, the sink throwing).
 ArchiveSummary write_archive(const std::vector<CopyMapping> &copies, const common::IgnoreSet &filter,
-                             const ArchiveWriteFn &write, const LogSinkFn &log);
+                             const common::ArchiveWriteFn &write, const LogSinkFn &log);
 
 class ArchiveSink;
 

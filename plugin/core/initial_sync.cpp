@@ -14,8 +14,8 @@ namespace liveupdate {
 
 namespace fs = std::filesystem;
 
-std::vector<api::IgnoreDef> initial_sync_filter(const std::vector<api::IgnoreDef> &source_ignores) {
-    std::vector<api::IgnoreDef> out;
+std::vector<common::IgnoreDef> initial_sync_filter(const std::vector<common::IgnoreDef> &source_ignores) {
+    std::vector<common::IgnoreDef> out;
     for (const auto &def : source_ignores) {
         if (def.patterns.empty()) {
             out.push_back({def.base_path, {"**"}});

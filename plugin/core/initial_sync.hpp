@@ -14,7 +14,7 @@ namespace liveupdate {
 // The filter Tilt applies to an initial sync: the sources' ignores (ill-formed
 // ones skipped, one without patterns ignores its whole base path) plus the
 // built-in ignores every watcher applies (common/builtin_ignores.hpp). Every definition returned is well-formed.
-std::vector<api::IgnoreDef> initial_sync_filter(const std::vector<api::IgnoreDef> &source_ignores);
+std::vector<common::IgnoreDef> initial_sync_filter(const std::vector<common::IgnoreDef> &source_ignores);
 
 struct InitialSyncFiles {
     std::vector<std::string> files;     // absolute, sorted

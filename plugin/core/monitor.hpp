@@ -18,7 +18,7 @@ namespace liveupdate {
 
 struct SourceTrack {
     PathTimeIndex paths;  // newest change time per path
-    std::vector<api::IgnoreDef> ignores;
+    std::vector<common::IgnoreDef> ignores;
     std::optional<boost::json::value> last_image_status;
     common::MicroTime image_build_start_time;  // of last_image_status; zero when unset
     std::optional<api::FileEvent> last_file_event;

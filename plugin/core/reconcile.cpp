@@ -28,8 +28,8 @@ bool optional_failed_equal(const std::optional<api::LiveUpdateStateFailed> &a, c
     return a && *a == b;
 }
 
-std::vector<api::IgnoreDef> source_ignores(const Monitor &monitor, const api::LiveUpdateSpec &spec) {
-    std::vector<api::IgnoreDef> out;
+std::vector<common::IgnoreDef> source_ignores(const Monitor &monitor, const api::LiveUpdateSpec &spec) {
+    std::vector<common::IgnoreDef> out;
     for (const auto &s : spec.sources) {
         const auto it = monitor.sources.find(s.file_watch);
         if (it == monitor.sources.end()) continue;
@@ -291,7 +291,7 @@ ReconcileSession::Visit ReconcileSession::visit(const SelectedContainer &sc) {
 
     ChangedFiles changed = files_changed_after(monitor, high_water_mark);
     const bool initial_sync = spec.initial_sync && (!known || track.last_file_time_synced.is_zero());
-    std::vector<api::IgnoreDef> filter;
+    std::vector<common::IgnoreDef> filter;
     if (initial_sync) {
         try {
             filter = initial_sync_filter(source_ignores(monitor, spec));

@@ -48,7 +48,7 @@ struct ContainerUpdate {
     std::vector<RunStep> runs;
     bool restart = false;
     bool initial_sync = false;
-    std::vector<api::IgnoreDef> filter;
+    std::vector<common::IgnoreDef> filter;
     std::vector<std::string> sync_roots;  // the syncs' container paths, cleaned (lu_update_request.sync_roots)
 };
 

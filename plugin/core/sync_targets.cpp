@@ -32,7 +32,7 @@ std::variant<SyncTargets, SyncTargetsProblem> targets_of(const api::LiveUpdateSp
         out.containers.push_back(
             {sc.container.id, sc.container.name, sc.pod_name, sc.namespace_name, selected.local_root});
     }
-    std::vector<api::IgnoreDef> source_ignores;
+    std::vector<common::IgnoreDef> source_ignores;
     for (const auto &[name, source] : monitor.sources)
         source_ignores.insert(source_ignores.end(), source.ignores.begin(), source.ignores.end());
     out.filter = initial_sync_filter(source_ignores);

@@ -127,8 +127,7 @@ std::string tar_of(const std::vector<std::pair<std::string, std::string>> &files
     return out;
 }
 
-liveupdate::agent_client::ArchiveReadFn reader_of(const std::string &bytes,
-                                                  const std::function<void(std::size_t)> &on_read) {
+liveupdate::common::ArchiveReadFn reader_of(const std::string &bytes, const std::function<void(std::size_t)> &on_read) {
     auto offset = std::make_shared<std::size_t>(0);
     return [&bytes, offset, on_read](void *buffer, std::size_t capacity) -> std::int64_t {
         if (on_read) on_read(*offset);

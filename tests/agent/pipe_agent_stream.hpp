@@ -45,7 +45,7 @@ private:
 std::string tar_of(const std::vector<std::pair<std::string, std::string>> &files);
 
 // Reads `bytes` in order; each call passes the count read so far to on_read first.
-liveupdate::agent_client::ArchiveReadFn reader_of(const std::string &bytes,
-                                                  const std::function<void(std::size_t)> &on_read = {});
+liveupdate::common::ArchiveReadFn reader_of(const std::string &bytes,
+                                            const std::function<void(std::size_t)> &on_read = {});
 
 }  // namespace lu_agent_test

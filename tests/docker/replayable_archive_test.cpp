@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-using liveupdate::updaters::ArchiveReadFn;
+using liveupdate::common::ArchiveReadFn;
 using liveupdate::updaters::ReplayableArchive;
 
 namespace {

@@ -64,7 +64,7 @@ BOOST_AUTO_TEST_CASE(text_is_stable_and_dependencies_stay_shared) {
     m.last_docker_compose_service = dcs;
     SourceTrack &s = m.sources["fw"];
     s.paths.record("/b/\"a\"", common::MicroTime(7));
-    s.ignores.push_back(api::IgnoreDef{"/b", {"*.o"}});
+    s.ignores.push_back(common::IgnoreDef{"/b", {"*.o"}});
     s.last_image_status = boost::json::object{{"ok", true}};
     s.last_file_event = api::FileEvent{common::MicroTime(7), {"/b/\"a\""}};
     m.containers[{"c1", "", ""}] = ContainerTrack{common::MicroTime(7), common::MicroTime(3), "UpdateFailed",

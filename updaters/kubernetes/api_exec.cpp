@@ -16,7 +16,7 @@ kube::ApiClient &ApiExec::client() {
 }
 
 ExecOutcome ApiExec::operator()(const PodContainer &target, const std::vector<std::string> &command,
-                                const updaters::ArchiveReadFn *archive, std::chrono::seconds timeout,
+                                const common::ArchiveReadFn *archive, std::chrono::seconds timeout,
                                 const updater::UpdateLog &log) {
     ExecOutcome outcome;
     OutputLines lines(log);

@@ -17,7 +17,7 @@ public:
 
     // Runs a command in the target container through the exec WebSocket.
     ExecOutcome operator()(const PodContainer &target, const std::vector<std::string> &command,
-                           const updaters::ArchiveReadFn *archive, std::chrono::seconds timeout,
+                           const common::ArchiveReadFn *archive, std::chrono::seconds timeout,
                            const updater::UpdateLog &log);
 
     // Made from the kubeconfig on first use; throws naming what is wrong in it.

@@ -46,7 +46,7 @@ std::chrono::seconds seconds_field(const json::object &o, const char *key, std::
 }
 
 ExecOutcome kubectl_exec(const KubectlConfig &config, const PodContainer &target,
-                         const std::vector<std::string> &command, const updaters::ArchiveReadFn *archive,
+                         const std::vector<std::string> &command, const common::ArchiveReadFn *archive,
                          std::chrono::seconds timeout, const UpdateLog &log) {
     OutputLines lines(log);
     subprocess::RunOptions run{.argv = kubectl_exec_argv(config, target, archive != nullptr, command),
@@ -201,7 +201,7 @@ void OutputLines::flush() {
 
 PodExecFn kubectl_exec_fn(const KubectlConfig &config) {
     return [config](const PodContainer &target, const std::vector<std::string> &command,
-                    const updaters::ArchiveReadFn *archive, std::chrono::seconds timeout,
+                    const common::ArchiveReadFn *archive, std::chrono::seconds timeout,
                     const UpdateLog &log) { return kubectl_exec(config, target, command, archive, timeout, log); };
 }
 
@@ -228,7 +228,7 @@ Outcome update_pod_container(const PodExecFn &exec, const KubectlConfig &config,
         prepare_paths(exec, config, target, request,
                       spooled ? spooled->entries() : std::vector<updaters::PlannedPath>{});
         if (spooled) {
-            const updaters::ArchiveReadFn archive = spooled->reader();
+            const common::ArchiveReadFn archive = spooled->reader();
             const auto o = exec(target, {"tar", "-C", "/", "-x", "-f", "-"}, &archive, config.timeout, log);
             expect_exec_ran(o, target, "copying changed files");
             if (o.exit_code != 0)

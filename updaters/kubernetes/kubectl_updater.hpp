@@ -58,7 +58,7 @@ struct ExecOutcome {
     std::string failure;  // why the exec failed, when !remote
 };
 using PodExecFn = std::function<ExecOutcome(const PodContainer &target, const std::vector<std::string> &command,
-                                            const updaters::ArchiveReadFn *archive, std::chrono::seconds timeout,
+                                            const common::ArchiveReadFn *archive, std::chrono::seconds timeout,
                                             const updater::UpdateLog &log)>;
 
 // Runs commands through `kubectl exec`.

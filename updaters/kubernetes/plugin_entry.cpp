@@ -25,7 +25,7 @@ public:
             auto api = std::make_shared<k8s::ApiExec>(config_);
             if (config_.agent) agents_ = std::make_shared<k8s::PodAgents>(config_, api);
             exec_ = [api](const k8s::PodContainer &t, const std::vector<std::string> &c,
-                          const liveupdate::updaters::ArchiveReadFn *a, std::chrono::seconds s,
+                          const liveupdate::common::ArchiveReadFn *a, std::chrono::seconds s,
                           const lu::UpdateLog &l) { return (*api)(t, c, a, s, l); };
         } else {
             exec_ = k8s::kubectl_exec_fn(config_);

@@ -30,8 +30,8 @@ bool is_beneath(const std::string &path, const std::string &dir) {
 
 // Callbacks cross libarchive's C frames: exceptions are parked and rethrown after.
 struct Context {
-    const ArchiveReadFn *in;
-    const ArchiveWriteFn *out;
+    const common::ArchiveReadFn *in;
+    const common::ArchiveWriteFn *out;
     std::vector<char> buffer = std::vector<char>(kChunk);
     std::exception_ptr error;
     bool input_failed = false;
@@ -78,7 +78,7 @@ struct PendingDir {
 
 class Filter {
 public:
-    Filter(const ArchiveReadFn &in, const ArchiveWriteFn &out, std::optional<Owner> owner,
+    Filter(const common::ArchiveReadFn &in, const common::ArchiveWriteFn &out, std::optional<Owner> owner,
            const ArchiveEntryFn &on_entry, const std::set<std::string> &explicit_folders)
         : owner_(owner), on_entry_(on_entry), explicit_folders_(explicit_folders) {
         ctx_.in = &in;
@@ -208,8 +208,9 @@ private:
 
 }  // namespace
 
-void copy_without_implied_dirs(const ArchiveReadFn &in, const ArchiveWriteFn &out, std::optional<Owner> owner,
-                               const ArchiveEntryFn &on_entry, const std::set<std::string> &explicit_folders) {
+void copy_without_implied_dirs(const common::ArchiveReadFn &in, const common::ArchiveWriteFn &out,
+                               std::optional<Owner> owner, const ArchiveEntryFn &on_entry,
+                               const std::set<std::string> &explicit_folders) {
     Filter(in, out, owner, on_entry, explicit_folders).run();
 }
 

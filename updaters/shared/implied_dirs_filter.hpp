@@ -14,14 +14,11 @@
 #include <set>
 #include <string>
 
+#include "common/archive_stream.hpp"
 #include "updaters/shared/container_owner.hpp"
 
 namespace liveupdate::updaters {
 
-// Bytes read into buffer, 0 at the end, -1 on error.
-using ArchiveReadFn = std::function<std::int64_t(void *buffer, std::size_t capacity)>;
-// Takes all bytes or throws.
-using ArchiveWriteFn = std::function<void(const char *data, std::size_t size)>;
 // Each entry written (implied folders are not): its path (no leading "/") and whether it is a folder.
 using ArchiveEntryFn = std::function<void(const std::string &path, bool folder)>;
 
@@ -31,7 +28,7 @@ using ArchiveEntryFn = std::function<void(const std::string &path, bool folder)>
 // explicit_folders (paths without a leading "/") get a folder entry before
 // anything beneath them, the archive's own or a 0755 one: where the container
 // has a symlink or a file, that entry makes the archive API replace it.
-void copy_without_implied_dirs(const ArchiveReadFn &in, const ArchiveWriteFn &out,
+void copy_without_implied_dirs(const common::ArchiveReadFn &in, const common::ArchiveWriteFn &out,
                                std::optional<Owner> owner = std::nullopt, const ArchiveEntryFn &on_entry = {},
                                const std::set<std::string> &explicit_folders = {});
 

@@ -61,7 +61,7 @@ std::vector<std::vector<std::string>> preparation_commands(const std::vector<Pla
     return commands;
 }
 
-SpooledArchive::SpooledArchive(const ArchiveReadFn &in) : file_(std::tmpfile(), &close_file) {
+SpooledArchive::SpooledArchive(const common::ArchiveReadFn &in) : file_(std::tmpfile(), &close_file) {
     if (!file_) throw std::runtime_error(std::string("spooling the update's archive: ") + std::strerror(errno));
     std::FILE *file = file_.get();
     copy_without_implied_dirs(
@@ -78,7 +78,7 @@ SpooledArchive::SpooledArchive(const ArchiveReadFn &in) : file_(std::tmpfile(), 
         throw std::runtime_error(std::string("spooling the update's archive: ") + std::strerror(errno));
 }
 
-ArchiveReadFn SpooledArchive::reader() const {
+common::ArchiveReadFn SpooledArchive::reader() const {
     std::rewind(file_.get());
     return [file = file_](void *buffer, std::size_t capacity) -> std::int64_t {
         const auto got = std::fread(buffer, 1, capacity, file.get());

@@ -38,10 +38,10 @@ std::vector<std::vector<std::string>> preparation_commands(const std::vector<Pla
 class SpooledArchive {
 public:
     // Throws std::runtime_error when the archive cannot be read or spooled.
-    explicit SpooledArchive(const ArchiveReadFn &in);
+    explicit SpooledArchive(const common::ArchiveReadFn &in);
     const std::vector<PlannedPath> &entries() const { return entries_; }
     // A reader from the start of the spooled archive.
-    ArchiveReadFn reader() const;
+    common::ArchiveReadFn reader() const;
 
 private:
     std::shared_ptr<std::FILE> file_;

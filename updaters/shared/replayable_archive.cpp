@@ -24,7 +24,7 @@ constexpr std::size_t kReadAhead = std::size_t{1} << 20;
 }  // namespace
 
 struct ReplayableArchive::State {
-    ArchiveReadFn source;
+    common::ArchiveReadFn source;
     ArchiveRewindFn rewind;
     bool read_any = false;  // since the pass began
     bool source_ended = false;
@@ -88,7 +88,8 @@ private:
     }
 };
 
-ReplayableArchive::ReplayableArchive(ArchiveReadFn source, ArchiveRewindFn rewind) : state_(std::make_shared<State>()) {
+ReplayableArchive::ReplayableArchive(common::ArchiveReadFn source, ArchiveRewindFn rewind)
+    : state_(std::make_shared<State>()) {
     state_->source = std::move(source);
     state_->rewind = std::move(rewind);
     if (state_->rewind) return;
@@ -98,7 +99,7 @@ ReplayableArchive::ReplayableArchive(ArchiveReadFn source, ArchiveRewindFn rewin
                                  std::strerror(errno));
 }
 
-ArchiveReadFn ReplayableArchive::pass() {
+common::ArchiveReadFn ReplayableArchive::pass() {
     State &s = *state_;
     if (s.read_any) {
         if (!s.kept && !s.rewind()) throw std::runtime_error("the host could not start the update's archive again");

@@ -19,13 +19,13 @@ using ArchiveRewindFn = std::function<bool()>;
 class ReplayableArchive {
 public:
     // rewind empty: the host has none, what is read is kept in a temporary file.
-    ReplayableArchive(ArchiveReadFn source, ArchiveRewindFn rewind);
+    ReplayableArchive(common::ArchiveReadFn source, ArchiveRewindFn rewind);
 
     // A reader of a pass over the archive: the first pass, or one that read
     // nothing yet, goes on where it is; a later one starts at the first byte.
     // Only one pass is read at a time. Throws std::runtime_error when the
     // archive cannot start again.
-    ArchiveReadFn pass();
+    common::ArchiveReadFn pass();
 
 private:
     struct State;

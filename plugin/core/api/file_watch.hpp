@@ -11,8 +11,6 @@
 
 namespace liveupdate::api {
 
-using IgnoreDef = common::IgnoreDef;
-
 struct FileEvent {
     common::MicroTime time;
     std::vector<std::string> seen_files;
@@ -21,7 +19,7 @@ struct FileEvent {
 
 struct FileWatch {
     std::vector<std::string> watched_paths;
-    std::vector<IgnoreDef> ignores;
+    std::vector<common::IgnoreDef> ignores;
     std::vector<FileEvent> file_events;
 };
 
