@@ -17,6 +17,7 @@
 #include "plugin/core/containers.hpp"
 #include "plugin/core/dependencies.hpp"
 #include "plugin/core/monitor.hpp"
+#include "plugin/core/snapshot.hpp"
 #include "plugin/core/step.hpp"
 
 namespace liveupdate {
@@ -24,8 +25,10 @@ namespace liveupdate {
 // Everything the engine keeps for one LiveUpdate name. While a reconcile
 // session is open it alone touches monitor and status.
 struct LiveUpdateSlot {
-    std::mutex mutex;  // guards in_session
+    std::mutex mutex;  // guards in_session and pending
     bool in_session = false;
+    // Restored but not decoded yet: the engine decodes it before anyone reads the rest.
+    std::optional<PendingSlot> pending;
     std::optional<Monitor> monitor;
     // The status last handed out (what the host stores); seeded from the object.
     std::optional<api::LiveUpdateStatus> status;

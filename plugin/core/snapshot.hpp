@@ -1,5 +1,7 @@
 // H01: the engine's whole state as versioned JSON for hot reload. A snapshot
-// of another format or version is refused with a clear error.
+// of another format or version is refused with a clear error. A large one
+// carries an index of its liveUpdates (snapshot_index.hpp): restoring it
+// decodes the objects at once and each LiveUpdate when first needed.
 #pragma once
 
 #include <map>
@@ -44,10 +46,29 @@ struct SlotView {
     const api::LiveUpdateStatus *status;  // null: none yet
 };
 
+// The entry of a LiveUpdate that a restore left to decode later: the text it
+// shares with the other entries of its snapshot, and its index there.
+struct SnapshotEntries;
+struct PendingSlot {
+    std::shared_ptr<const SnapshotEntries> entries;
+    std::size_t index = 0;
+};
+
+struct RestoredState {
+    EngineState state;                           // slots decoded already
+    std::map<std::string, PendingSlot> pending;  // the others
+};
+
 // size_hint: the expected size (the last snapshot's), reserved up front.
 std::string encode_snapshot(const common::MicroTime &start_time, const std::vector<api::ObjectPtr> &objects,
                             const std::map<std::string, SlotView> &slots, std::size_t size_hint = 0);
 // Throws UnsupportedSnapshot (format/version) or common::DecodeError (content).
 EngineState decode_snapshot(std::string_view text);
+// The same, leaving the liveUpdates of an indexed snapshot pending: what
+// restore needs before it returns. Throws as decode_snapshot.
+RestoredState decode_snapshot_for_restore(std::string_view text);
+// Throws common::DecodeError naming liveUpdates[index].
+SlotState decode_pending(const PendingSlot &slot);
+const std::string &pending_name(const PendingSlot &slot);
 
 }  // namespace liveupdate
