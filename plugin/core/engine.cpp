@@ -177,15 +177,20 @@ std::string Engine::snapshot() const {
         std::lock_guard lock(slots_mutex_);
         slots = slots_;
     }
-    // Each slot stays locked until encoded, so no session can open on it meanwhile.
+    // Each slot stays locked until encoded, so no session can open on it
+    // meanwhile, nor the engine's thread decode it.
     std::vector<std::unique_lock<std::mutex>> locks;
     std::map<std::string, SlotView> views;
     for (const auto &[name, slot] : slots) {
         std::unique_lock lock(slot->mutex);
         if (slot->in_session) throw EngineBusy("cannot snapshot while LiveUpdate \"" + name + "\" is being reconciled");
-        settle(*slot);
         locks.push_back(std::move(lock));
-        views[name] = SlotView{slot->monitor ? &*slot->monitor : nullptr, slot->status ? &*slot->status : nullptr};
+        // Still pending since a restore: its text is written again as it is,
+        // so that reloads back to back do not decode everything in between.
+        if (slot->pending)
+            views[name] = SlotView{nullptr, nullptr, pending_text(*slot->pending)};
+        else
+            views[name] = SlotView{slot->monitor ? &*slot->monitor : nullptr, slot->status ? &*slot->status : nullptr};
     }
     std::string text = encode_snapshot(start_time_, objects, views, last_snapshot_size_);
     last_snapshot_size_ = text.size();

@@ -363,7 +363,12 @@ std::string encode_snapshot(const common::MicroTime &start_time, const std::vect
     w.end_array();
     w.key("liveUpdates");
     w.begin_array();
-    for (const auto &[name, slot] : slots) snapshot_slots::write_slot(w, name, slot);
+    for (const auto &[name, slot] : slots) {
+        if (slot.written.empty())
+            snapshot_slots::write_slot(w, name, slot);
+        else
+            w.splice(slot.written);
+    }
     w.end_array();
     w.end_object();
     return w.take();

@@ -44,6 +44,9 @@ struct EngineState {
 struct SlotView {
     const Monitor *monitor;               // null: none yet
     const api::LiveUpdateStatus *status;  // null: none yet
+    // Non-empty: the entry as a snapshot wrote it, still pending since a
+    // restore; written again as it is (monitor and status are then unused).
+    std::string_view written = {};
 };
 
 // The entry of a LiveUpdate that a restore left to decode later: the text it
@@ -70,5 +73,7 @@ RestoredState decode_snapshot_for_restore(std::string_view text);
 // Throws common::DecodeError naming liveUpdates[index].
 SlotState decode_pending(const PendingSlot &slot);
 const std::string &pending_name(const PendingSlot &slot);
+// Its entry's text, as the snapshot holds it.
+std::string_view pending_text(const PendingSlot &slot);
 
 }  // namespace liveupdate

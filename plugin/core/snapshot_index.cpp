@@ -43,7 +43,10 @@ Elements write_entries(const std::vector<Entry> &entries, std::size_t from, std:
     Elements out;
     out.ends.reserve(to - from);
     for (std::size_t i = from; i < to; ++i) {
-        snapshot_slots::write_slot(w, entries[i]->first, entries[i]->second);
+        if (entries[i]->second.written.empty())
+            snapshot_slots::write_slot(w, entries[i]->first, entries[i]->second);
+        else
+            w.splice(entries[i]->second.written);
         out.ends.push_back(w.size());
     }
     out.text = w.take();
@@ -273,13 +276,17 @@ RestoredState decode_snapshot_for_restore(std::string_view text) {
 
 const std::string &pending_name(const PendingSlot &slot) { return slot.entries->names.at(slot.index); }
 
+std::string_view pending_text(const PendingSlot &slot) {
+    const auto [begin, end] = slot.entries->ranges.at(slot.index);
+    return std::string_view(slot.entries->text).substr(begin, end - begin);
+}
+
 SlotState decode_pending(const PendingSlot &slot) {
     const SnapshotEntries &entries = *slot.entries;
-    const auto [begin, end] = entries.ranges.at(slot.index);
     const std::string path = index("liveUpdates", slot.index);
     // An element of liveUpdates is two levels down in the document.
-    std::optional<json::value> entry = parse_document_pieces(
-        {std::string_view(entries.text).substr(begin, end - begin)}, snapshot_slots::kMaxSnapshotDepth - 2);
+    std::optional<json::value> entry =
+        parse_document_pieces({pending_text(slot)}, snapshot_slots::kMaxSnapshotDepth - 2);
     if (!entry || !entry->is_object()) throw DecodeError(path, "not a JSON object");
     json::object &o = entry->get_object();
     if (string_field(o, "name", path) != entries.names[slot.index])
