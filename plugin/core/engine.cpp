@@ -17,6 +17,7 @@ void Engine::settle(LiveUpdateSlot &slot) const {
         SlotState state = decode_pending(pending);
         slot.monitor = std::move(state.monitor);
         slot.status = std::move(state.status);
+        slot.entry = pending_text(pending);
     } catch (const std::exception &e) {
         // Restore has returned: nothing to refuse any more. Without its state
         // the LiveUpdate is synced afresh, as if new.
@@ -137,7 +138,7 @@ std::optional<bool> Engine::container_repaired(const std::string &live_update, c
 std::shared_ptr<LiveUpdateSlot> Engine::slot_for(const std::string &name) {
     std::lock_guard lock(slots_mutex_);
     auto &slot = slots_[name];
-    if (!slot) slot = std::make_shared<LiveUpdateSlot>();
+    if (!slot) slot = std::make_shared<LiveUpdateSlot>(name);
     return slot;
 }
 
@@ -185,12 +186,14 @@ std::string Engine::snapshot() const {
         std::unique_lock lock(slot->mutex);
         if (slot->in_session) throw EngineBusy("cannot snapshot while LiveUpdate \"" + name + "\" is being reconciled");
         locks.push_back(std::move(lock));
-        // Still pending since a restore: its text is written again as it is,
-        // so that reloads back to back do not decode everything in between.
+        // Still pending since a restore, or unchanged since its last claim:
+        // its text is copied, not written again (reloads back to back do not
+        // decode everything in between either).
         if (slot->pending)
             views[name] = SlotView{nullptr, nullptr, pending_text(*slot->pending)};
         else
-            views[name] = SlotView{slot->monitor ? &*slot->monitor : nullptr, slot->status ? &*slot->status : nullptr};
+            views[name] = SlotView{slot->monitor ? &*slot->monitor : nullptr, slot->status ? &*slot->status : nullptr,
+                                   slot->entry};
     }
     std::string text = encode_snapshot(start_time_, objects, views, last_snapshot_size_);
     last_snapshot_size_ = text.size();
@@ -202,7 +205,7 @@ void Engine::restore(std::string_view blob) {
     EngineState &state = restored.state;
     std::map<std::string, std::shared_ptr<LiveUpdateSlot>> slots;
     for (auto &[name, s] : state.slots) {
-        auto slot = std::make_shared<LiveUpdateSlot>();
+        auto slot = std::make_shared<LiveUpdateSlot>(name);
         slot->monitor = std::move(s.monitor);
         slot->status = std::move(s.status);
         slots[name] = std::move(slot);
@@ -210,7 +213,7 @@ void Engine::restore(std::string_view blob) {
     std::vector<std::shared_ptr<LiveUpdateSlot>> pending;
     pending.reserve(restored.pending.size());
     for (auto &[name, p] : restored.pending) {
-        auto slot = std::make_shared<LiveUpdateSlot>();
+        auto slot = std::make_shared<LiveUpdateSlot>(name);
         slot->pending = std::move(p);
         pending.push_back(slot);
         slots[name] = std::move(slot);

@@ -25,8 +25,15 @@ namespace liveupdate {
 // Everything the engine keeps for one LiveUpdate name. While a reconcile
 // session is open it alone touches monitor and status.
 struct LiveUpdateSlot {
-    std::mutex mutex;  // guards in_session and pending
+    explicit LiveUpdateSlot(std::string live_update) : name(std::move(live_update)) {}
+
+    const std::string name;
+    std::mutex mutex;  // guards in_session, pending and entry
     bool in_session = false;
+    // Its snapshot entry, written when the last claim on it ended (a session
+    // or a repair, the only changes to monitor and status): a snapshot, which
+    // hot reload takes with reconciles held, copies it. Empty: write it then.
+    std::string entry;
     // Restored but not decoded yet: the engine decodes it before anyone reads the rest.
     std::optional<PendingSlot> pending;
     std::optional<Monitor> monitor;

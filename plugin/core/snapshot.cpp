@@ -374,6 +374,12 @@ std::string encode_snapshot(const common::MicroTime &start_time, const std::vect
     return w.take();
 }
 
+std::string snapshot_entry(const std::string &name, const SlotView &slot) {
+    JsonTextWriter w(1024);
+    snapshot_slots::write_slot(w, name, slot);
+    return w.take();
+}
+
 namespace {
 
 void check_snapshot_header(const json::object &o) {

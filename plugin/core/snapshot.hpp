@@ -65,6 +65,8 @@ struct RestoredState {
 // size_hint: the expected size (the last snapshot's), reserved up front.
 std::string encode_snapshot(const common::MicroTime &start_time, const std::vector<api::ObjectPtr> &objects,
                             const std::map<std::string, SlotView> &slots, std::size_t size_hint = 0);
+// The element of "liveUpdates" encode_snapshot writes for that LiveUpdate.
+std::string snapshot_entry(const std::string &name, const SlotView &slot);
 // Throws UnsupportedSnapshot (format/version) or common::DecodeError (content).
 EngineState decode_snapshot(std::string_view text);
 // The same, leaving the liveUpdates of an indexed snapshot pending: what

@@ -71,8 +71,12 @@ std::string encode_indexed_snapshot(const common::MicroTime &start_time, const s
     std::vector<Entry> entries;
     entries.reserve(slots.size());
     for (const auto &entry : slots) entries.push_back(&entry);
-    // The second half of the LiveUpdates is written on another thread.
-    const std::size_t half = snapshot_slots::own_share(entries.size());
+    // The second half of the LiveUpdates is written on another thread, when
+    // enough of them must be written rather than copied.
+    const auto to_write = static_cast<std::size_t>(
+        std::count_if(entries.begin(), entries.end(), [](Entry e) { return e->second.written.empty(); }));
+    const std::size_t half =
+        to_write < snapshot_slots::kWorthASecondThread ? entries.size() : snapshot_slots::own_share(entries.size());
     std::future<Elements> second_half;
     if (half < entries.size())
         second_half =
