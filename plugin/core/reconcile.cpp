@@ -53,7 +53,6 @@ SessionClaim::~SessionClaim() {
     if (!slot_) return;
     std::lock_guard lock(slot_->mutex);
     slot_->in_session = false;
-    if (slot_->pending) return;  // its entry is the snapshot's text still
     try {
         const SlotView view{slot_->monitor ? &*slot_->monitor : nullptr, slot_->status ? &*slot_->status : nullptr};
         slot_->entry = snapshot_entry(slot_->name, view);
