@@ -226,39 +226,4 @@ BOOST_AUTO_TEST_CASE(different_live_updates_reconcile_concurrently) {
     }
 }
 
-// A snapshot copies each LiveUpdate's entry as its last session or repair
-// left it: what changed since is there, never an older text.
-BOOST_AUTO_TEST_CASE(a_snapshot_says_what_the_last_session_and_repair_changed) {
-    const auto container = [&] {
-        const EngineState state = decode_snapshot(engine.snapshot());
-        return state.slots.at("lu").monitor->containers.at({"c1", "", ""});
-    };
-    dir.write("a.txt");
-    dir.write("b.txt");
-    live_update();
-    compose();
-    events("[" + event(1, "a.txt") + "]");
-    {
-        auto b = engine.begin("lu", at(2));
-        BOOST_REQUIRE(b.step.update);
-        b.session->resume(Outcome{}, at(2));
-    }
-    BOOST_TEST(container().last_file_time_synced.micros() == at(1).micros());
-    events("[" + event(1, "a.txt") + "," + event(3, "b.txt") + "]");
-    {
-        auto b = engine.begin("lu", at(4));
-        BOOST_REQUIRE(b.step.update);
-        b.session->abandon();  // fails that update: UpdateFailed
-    }
-    BOOST_TEST(container().failed_reason == "UpdateFailed");
-    BOOST_TEST(engine.container_repaired("lu", "c1").value_or(false) == true);
-    BOOST_TEST(container().failed_reason.empty());
-    {
-        auto b = engine.begin("lu", at(5));
-        BOOST_REQUIRE(b.step.update);
-        b.session->resume(Outcome{}, at(5));
-    }
-    BOOST_TEST(container().last_file_time_synced.micros() == at(3).micros());
-}
-
 BOOST_AUTO_TEST_SUITE_END()

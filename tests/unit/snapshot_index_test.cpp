@@ -30,6 +30,16 @@ struct LargeState {
     std::vector<api::LiveUpdateStatus> statuses = std::vector<api::LiveUpdateStatus>(kLiveUpdates);
     std::map<std::string, SlotView> slots;
 
+    static std::string live_update_json(const std::string &n) {
+        return R"({"apiVersion":"tilt.dev/v1alpha1","kind":"LiveUpdate","metadata":{"name":"lu)" + n +
+               R"("},"spec":{"basePath":"/b)" + n + R"(","sources":[{"fileWatch":"fw"}],)" +
+               R"("selector":{"dockerCompose":{"service":"svc)" + n +
+               R"("}},"syncs":[{"localPath":".","containerPath":"/app"}]}})";
+    }
+    static std::string service_json(const std::string &n) {
+        return R"({"apiVersion":"tilt.dev/v1alpha1","kind":"DockerComposeService","metadata":{"name":"svc)" + n +
+               R"("},"status":{"containerID":"c)" + n + R"("}})";
+    }
     static api::ObjectPtr object(const std::string &json) {
         return std::make_shared<const api::ApiObject>(api::decode_api_object(boost::json::parse(json)));
     }
@@ -38,13 +48,8 @@ struct LargeState {
         for (int i = 0; i < kLiveUpdates; ++i) {
             // Two digits: names sort as numbers, as the store keeps them.
             const std::string n = (i < 10 ? "0" : "") + std::to_string(i);
-            objects.push_back(object(R"({"apiVersion":"tilt.dev/v1alpha1","kind":"LiveUpdate","metadata":{"name":"lu)" +
-                                     n + R"("},"spec":{"basePath":"/b)" + n + R"(","sources":[{"fileWatch":"fw"}],)" +
-                                     R"("selector":{"dockerCompose":{"service":"svc)" + n +
-                                     R"("}},"syncs":[{"localPath":".","containerPath":"/app"}]}})"));
-            services.push_back(
-                object(R"({"apiVersion":"tilt.dev/v1alpha1","kind":"DockerComposeService","metadata":{"name":"svc)" +
-                       n + R"("},"status":{"containerID":"c)" + n + R"("}})"));
+            objects.push_back(object(live_update_json(n)));
+            services.push_back(object(service_json(n)));
             monitors[i].manifest = "m" + n;
             monitors[i].spec_raw = boost::json::object{{"basePath", "/b" + n}};
             monitors[i].last_docker_compose_service = services.back();
@@ -98,7 +103,7 @@ BOOST_AUTO_TEST_CASE(a_large_snapshot_is_indexed_and_restores_the_same_state) {
     RestoredState restored = decode_snapshot_for_restore(blob);
     BOOST_TEST(restored.state.slots.empty());
     BOOST_TEST_REQUIRE(restored.pending.size() == std::size_t{kLiveUpdates});
-    BOOST_TEST(restored.state.objects.size() == std::size_t{2 * kLiveUpdates});
+    BOOST_TEST(restored.state.objects.size() == 2 * std::size_t{kLiveUpdates});
     const api::ObjectPtr svc7 = restored.state.objects.at(kLiveUpdates + 7);
     const SlotState lu7 = decode_pending(restored.pending.at("lu07"));
     BOOST_TEST_REQUIRE(lu7.monitor.has_value());
@@ -193,6 +198,58 @@ BOOST_AUTO_TEST_CASE(an_entry_that_cannot_be_decoded_later_starts_afresh_and_is_
     BOOST_TEST_REQUIRE(problems.size() == 1u);
     BOOST_TEST(problems[0].find("LiveUpdate \"lu21\"") != std::string::npos);
     BOOST_TEST(problems[0].find("hasChangesToSync") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(engine_snapshot)
+
+// A snapshot copies each LiveUpdate's entry as its last session or repair
+// left it: what changed since is there, never an older text.
+BOOST_AUTO_TEST_CASE(a_snapshot_says_what_the_last_session_and_repair_changed) {
+    const test::TempDir dir;
+    const common::MicroTime start = *common::MicroTime::parse("2026-01-01T00:00:00Z");
+    const auto at = [&](int second) { return common::MicroTime(start.micros() + second * 1'000'000LL); };
+    const auto event = [&](int second, const std::string &file) {
+        return R"({"time":")" + at(second).format() + R"(","seenFiles":[")" + dir.write(file) + R"("]})";
+    };
+    Engine engine(start);
+    const auto upsert = [&](const std::string &json) { BOOST_REQUIRE(engine.upsert(json).admission.accepted); };
+    const auto container = [&] {
+        const EngineState state = decode_snapshot(engine.snapshot());
+        return state.slots.at("lu").monitor->containers.at({"c1", "", ""});
+    };
+    upsert(R"({"kind":"LiveUpdate","metadata":{"name":"lu","annotations":{"tilt.dev/resource":"web"}},)"
+           R"("spec":{"basePath":")" +
+           dir.path() +
+           R"(","sources":[{"fileWatch":"fw"}],"selector":{"dockerCompose":{"service":"svc"}},)"
+           R"("syncs":[{"localPath":".","containerPath":"/app"}]}})");
+    upsert(R"({"kind":"DockerComposeService","metadata":{"name":"svc"},"status":{"containerID":"c1",)"
+           R"("containerName":"web","containerState":{"status":"running"}}})");
+    const std::string first = event(1, "a.txt");
+    upsert(R"({"kind":"FileWatch","metadata":{"name":"fw"},"status":{"fileEvents":[)" + first + "]}}");
+    {
+        auto b = engine.begin("lu", at(2));
+        BOOST_REQUIRE(b.step.update);
+        b.session->resume(Outcome{}, at(2));
+    }
+    BOOST_TEST(container().last_file_time_synced.micros() == at(1).micros());
+    upsert(R"({"kind":"FileWatch","metadata":{"name":"fw"},"status":{"fileEvents":[)" + first + "," +
+           event(3, "b.txt") + "]}}");
+    {
+        auto b = engine.begin("lu", at(4));
+        BOOST_REQUIRE(b.step.update);
+        b.session->abandon();  // fails that update: UpdateFailed
+    }
+    BOOST_TEST(container().failed_reason == "UpdateFailed");
+    BOOST_TEST(engine.container_repaired("lu", "c1").value_or(false) == true);
+    BOOST_TEST(container().failed_reason.empty());
+    {
+        auto b = engine.begin("lu", at(5));
+        BOOST_REQUIRE(b.step.update);
+        b.session->resume(Outcome{}, at(5));
+    }
+    BOOST_TEST(container().last_file_time_synced.micros() == at(3).micros());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
