@@ -1,8 +1,16 @@
 #include "host/reload/engine_reloader.hpp"
 
+#include <time.h>
+
 namespace liveupdate::host::reload {
 
 namespace {
+
+std::chrono::microseconds thread_cpu() {
+    timespec ts{};
+    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return std::chrono::microseconds(static_cast<std::int64_t>(ts.tv_sec) * 1'000'000 + ts.tv_nsec / 1000);
+}
 
 std::chrono::microseconds micros(std::chrono::steady_clock::duration d) {
     return std::chrono::duration_cast<std::chrono::microseconds>(d);
@@ -19,10 +27,12 @@ EngineReloadTimes EngineReloader::reload(const std::filesystem::path &file) {
     times.load = micros(loaded - start);
     std::unique_ptr<host::Engine> retired;
     {
+        const std::chrono::microseconds cpu_before = thread_cpu();
         QuiesceGate::Hold hold = gate_.close();
         times.drain = micros(hold.closed_at() - hold.closing_at());
         retired = slot_.swap_in(std::move(fresh));
         const Clock::time_point swapped = Clock::now();
+        times.pause_cpu = thread_cpu() - cpu_before;
         times.swap = micros(swapped - hold.closed_at());
         times.pause = micros(swapped - hold.closing_at());
     }

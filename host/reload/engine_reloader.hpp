@@ -20,6 +20,9 @@ struct EngineReloadTimes {
     std::chrono::microseconds swap{};   // snapshot, restore, swap (gate closed)
     std::chrono::microseconds pause{};  // drain + swap: how long new reconciles were held
     std::chrono::microseconds total{};  // load + pause: until the new plugin is in service
+    // CPU time of the reloading thread during the pause: the part of it the
+    // machine's load does not stretch (the snapshot's and restore's second threads not counted).
+    std::chrono::microseconds pause_cpu{};
 };
 
 class EngineReloader {

@@ -83,6 +83,8 @@ int32_t lu_create(const lu_engine_host *host, lu_str options_json, lu_engine **o
         handle->host = abi_impl::copy_host(host);
         const abi_impl::CreateOptions options = abi_impl::create_options(to_view(options_json));
         handle->engine = std::make_unique<liveupdate::Engine>(options.start_time, options.step_version);
+        handle->engine->on_restore_problem(
+            [host = handle->host](const std::string &problem) { abi_impl::log_to_host(host, LU_LOG_ERROR, problem); });
         // What was negotiated, for whoever debugs a host/plugin pairing.
         abi_impl::log_to_host(handle->host, LU_LOG_DEBUG,
                               std::string("liveupdate ") + kInfo.version + ": ABI " + std::to_string(LU_ABI_VERSION) +

@@ -1,10 +1,54 @@
 #include "plugin/core/engine.hpp"
 
 #include <algorithm>
+#include <exception>
 
 #include "plugin/core/snapshot.hpp"
 
 namespace liveupdate {
+
+Engine::~Engine() { stop_settling(); }
+
+void Engine::settle(LiveUpdateSlot &slot) const {
+    if (!slot.pending) return;
+    const PendingSlot pending = std::move(*slot.pending);
+    slot.pending.reset();
+    try {
+        SlotState state = decode_pending(pending);
+        slot.monitor = std::move(state.monitor);
+        slot.status = std::move(state.status);
+        slot.entry = pending_text(pending);
+    } catch (const std::exception &e) {
+        // Restore has returned: nothing to refuse any more. Without its state
+        // the LiveUpdate is synced afresh, as if new.
+        slot.monitor.reset();
+        slot.status.reset();
+        if (restore_problem_)
+            restore_problem_("LiveUpdate \"" + pending_name(pending) +
+                             "\": its state in the snapshot cannot be read, it starts afresh: " + e.what());
+    }
+}
+
+void Engine::settle_locking(LiveUpdateSlot &slot) const {
+    std::lock_guard lock(slot.mutex);
+    settle(slot);
+}
+
+void Engine::settle_in_background(std::vector<std::shared_ptr<LiveUpdateSlot>> slots) {
+    stop_settling_ = false;
+    settler_ = std::thread([this, slots = std::move(slots)] {
+        for (const auto &slot : slots) {
+            if (stop_settling_) return;
+            settle_locking(*slot);
+        }
+    });
+}
+
+void Engine::stop_settling() {
+    if (!settler_.joinable()) return;
+    stop_settling_ = true;
+    settler_.join();
+}
 
 std::vector<std::string> Engine::due_for_change(const api::ApiObject &object) {
     if (object.kind == api::Kind::LiveUpdate) return {object.meta.name};
@@ -76,6 +120,7 @@ std::optional<bool> Engine::container_repaired(const std::string &live_update, c
     if (!slot) return false;
     SessionClaim claim = SessionClaim::try_claim(slot);
     if (!claim) throw EngineBusy("LiveUpdate \"" + live_update + "\" is being reconciled");
+    settle_locking(*slot);
     if (!slot->monitor) return false;
     bool cleared = false;
     for (auto &[key, track] : slot->monitor->containers) {
@@ -93,7 +138,7 @@ std::optional<bool> Engine::container_repaired(const std::string &live_update, c
 std::shared_ptr<LiveUpdateSlot> Engine::slot_for(const std::string &name) {
     std::lock_guard lock(slots_mutex_);
     auto &slot = slots_[name];
-    if (!slot) slot = std::make_shared<LiveUpdateSlot>();
+    if (!slot) slot = std::make_shared<LiveUpdateSlot>(name);
     return slot;
 }
 
@@ -101,6 +146,7 @@ Engine::Begun Engine::begin(const std::string &live_update, common::MicroTime no
     auto slot = slot_for(live_update);
     SessionClaim claim = SessionClaim::try_claim(slot);
     if (!claim) throw EngineBusy("LiveUpdate \"" + live_update + "\" is already being reconciled");
+    settle_locking(*slot);
 
     api::ObjectPtr lu;
     {
@@ -132,14 +178,22 @@ std::string Engine::snapshot() const {
         std::lock_guard lock(slots_mutex_);
         slots = slots_;
     }
-    // Each slot stays locked until encoded, so no session can open on it meanwhile.
+    // Each slot stays locked until encoded, so no session can open on it
+    // meanwhile, nor the engine's thread decode it.
     std::vector<std::unique_lock<std::mutex>> locks;
     std::map<std::string, SlotView> views;
     for (const auto &[name, slot] : slots) {
         std::unique_lock lock(slot->mutex);
         if (slot->in_session) throw EngineBusy("cannot snapshot while LiveUpdate \"" + name + "\" is being reconciled");
         locks.push_back(std::move(lock));
-        views[name] = SlotView{slot->monitor ? &*slot->monitor : nullptr, slot->status ? &*slot->status : nullptr};
+        // Still pending since a restore, or unchanged since its last claim:
+        // its text is copied, not written again (reloads back to back do not
+        // decode everything in between either).
+        if (slot->pending)
+            views[name] = SlotView{nullptr, nullptr, pending_text(*slot->pending)};
+        else
+            views[name] = SlotView{slot->monitor ? &*slot->monitor : nullptr, slot->status ? &*slot->status : nullptr,
+                                   slot->entry};
     }
     std::string text = encode_snapshot(start_time_, objects, views, last_snapshot_size_);
     last_snapshot_size_ = text.size();
@@ -147,12 +201,21 @@ std::string Engine::snapshot() const {
 }
 
 void Engine::restore(std::string_view blob) {
-    EngineState state = decode_snapshot(blob);
+    RestoredState restored = decode_snapshot_for_restore(blob);
+    EngineState &state = restored.state;
     std::map<std::string, std::shared_ptr<LiveUpdateSlot>> slots;
     for (auto &[name, s] : state.slots) {
-        auto slot = std::make_shared<LiveUpdateSlot>();
+        auto slot = std::make_shared<LiveUpdateSlot>(name);
         slot->monitor = std::move(s.monitor);
         slot->status = std::move(s.status);
+        slots[name] = std::move(slot);
+    }
+    std::vector<std::shared_ptr<LiveUpdateSlot>> pending;
+    pending.reserve(restored.pending.size());
+    for (auto &[name, p] : restored.pending) {
+        auto slot = std::make_shared<LiveUpdateSlot>(name);
+        slot->pending = std::move(p);
+        pending.push_back(slot);
         slots[name] = std::move(slot);
     }
     ObjectStore store;
@@ -167,10 +230,13 @@ void Engine::restore(std::string_view blob) {
         std::lock_guard slot_lock(slot->mutex);
         if (slot->in_session) throw EngineBusy("cannot restore while LiveUpdate \"" + name + "\" is being reconciled");
     }
+    // The slots it still had to decode are replaced: it would only waste time on them.
+    stop_settling();
     store_ = std::move(store);
     index_ = std::move(index);
     slots_ = std::move(slots);
     start_time_ = state.start_time;
+    if (!pending.empty()) settle_in_background(std::move(pending));
 }
 
 }  // namespace liveupdate

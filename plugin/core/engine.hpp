@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -12,6 +13,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <variant>
 #include <vector>
 
@@ -39,6 +41,13 @@ public:
     // update at a time, 2 every container's update of a change at once.
     explicit Engine(common::MicroTime start_time, int step_version = 1)
         : start_time_(start_time), step_version_(step_version) {}
+    Engine(const Engine &) = delete;
+    Engine &operator=(const Engine &) = delete;
+    ~Engine();  // stops decoding what a restore left pending
+
+    // Told (any thread) about a LiveUpdate whose restored state could not be
+    // decoded after restore returned; it starts afresh. Set before restore.
+    void on_restore_problem(std::function<void(const std::string &)> sink) { restore_problem_ = std::move(sink); }
 
     int step_version() const { return step_version_; }
 
@@ -67,10 +76,18 @@ public:
     // Throws EngineBusy while a reconcile is in progress.
     std::string snapshot() const;
     // Replaces all state; throws UnsupportedSnapshot / DecodeError / EngineBusy and then keeps the old state.
+    // The LiveUpdates of a large snapshot are decoded afterwards, on a thread
+    // of the engine's, or by the first call that needs one (which waits for
+    // that one only): a hot reload holds reconciles for the objects alone.
     void restore(std::string_view blob);
 
 private:
     std::shared_ptr<LiveUpdateSlot> slot_for(const std::string &name);
+    // With slot.mutex held: decodes what restore left pending there.
+    void settle(LiveUpdateSlot &slot) const;
+    void settle_locking(LiveUpdateSlot &slot) const;
+    void settle_in_background(std::vector<std::shared_ptr<LiveUpdateSlot>> slots);
+    void stop_settling();
     std::vector<std::string> due_for_change(const api::ApiObject &object);
 
     mutable std::shared_mutex objects_mutex_;
@@ -82,6 +99,10 @@ private:
 
     mutable std::mutex slots_mutex_;
     std::map<std::string, std::shared_ptr<LiveUpdateSlot>> slots_;
+
+    std::function<void(const std::string &)> restore_problem_;
+    std::atomic<bool> stop_settling_{false};
+    std::thread settler_;
 };
 
 }  // namespace liveupdate

@@ -53,6 +53,12 @@ SessionClaim::~SessionClaim() {
     if (!slot_) return;
     std::lock_guard lock(slot_->mutex);
     slot_->in_session = false;
+    try {
+        const SlotView view{slot_->monitor ? &*slot_->monitor : nullptr, slot_->status ? &*slot_->status : nullptr};
+        slot_->entry = snapshot_entry(slot_->name, view);
+    } catch (const std::exception &) {
+        slot_->entry.clear();  // out of memory: the next snapshot writes it instead
+    }
 }
 
 ReconcileSession::ReconcileSession(std::string name, SessionClaim claim, common::MicroTime start_time, bool batched)

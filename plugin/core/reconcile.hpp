@@ -17,6 +17,7 @@
 #include "plugin/core/containers.hpp"
 #include "plugin/core/dependencies.hpp"
 #include "plugin/core/monitor.hpp"
+#include "plugin/core/snapshot.hpp"
 #include "plugin/core/step.hpp"
 
 namespace liveupdate {
@@ -24,8 +25,17 @@ namespace liveupdate {
 // Everything the engine keeps for one LiveUpdate name. While a reconcile
 // session is open it alone touches monitor and status.
 struct LiveUpdateSlot {
-    std::mutex mutex;  // guards in_session
+    explicit LiveUpdateSlot(std::string live_update) : name(std::move(live_update)) {}
+
+    const std::string name;
+    std::mutex mutex;  // guards in_session, pending and entry
     bool in_session = false;
+    // Its snapshot entry, written when the last claim on it ended (a session
+    // or a repair, the only changes to monitor and status): a snapshot, which
+    // hot reload takes with reconciles held, copies it. Empty: write it then.
+    std::string entry;
+    // Restored but not decoded yet: the engine decodes it before anyone reads the rest.
+    std::optional<PendingSlot> pending;
     std::optional<Monitor> monitor;
     // The status last handed out (what the host stores); seeded from the object.
     std::optional<api::LiveUpdateStatus> status;

@@ -12,40 +12,39 @@
 #include "plugin/core/document_arena.hpp"
 #include "plugin/core/json_equal.hpp"
 #include "plugin/core/json_text_writer.hpp"
+#include "plugin/core/snapshot_index.hpp"
+#include "plugin/core/snapshot_slots.hpp"
 
 namespace liveupdate {
 namespace json = boost::json;
 using namespace common;
+using snapshot_slots::kMaxSnapshotBytes;
+using snapshot_slots::kMaxSnapshotDepth;
+using snapshot_slots::KnownObjects;
+
+namespace snapshot_slots {
+
+KnownObjects::KnownObjects(const std::vector<api::ObjectPtr> &objects) {
+    for (const auto &o : objects) by_name_.emplace(Key{o->kind, o->meta.name}, o);
+}
+
+api::ObjectPtr KnownObjects::same_as(const json::value &v) const {
+    const auto *o = v.if_object();
+    if (o == nullptr) return nullptr;
+    const auto *kind_text = o->if_contains("kind");
+    const auto *meta = o->if_contains("metadata");
+    if (kind_text == nullptr || !kind_text->is_string() || meta == nullptr || !meta->is_object()) return nullptr;
+    const auto *name = meta->get_object().if_contains("name");
+    const auto kind = api::kind_from_name(kind_text->get_string());
+    if (!kind || name == nullptr || !name->is_string()) return nullptr;
+    const auto it = by_name_.find({*kind, std::string_view(name->get_string())});
+    if (it == by_name_.end() || !json_equal(it->second->raw, v)) return nullptr;
+    return it->second;
+}
+
+}  // namespace snapshot_slots
 
 namespace {
-
-// The snapshot's objects by kind and name. A monitor's copy of a dependency
-// that is still identical to the stored object shares it, as it did before the
-// snapshot: less to decode and to keep, and the reconciler's identity check holds.
-class KnownObjects {
-public:
-    explicit KnownObjects(const std::vector<api::ObjectPtr> &objects) {
-        for (const auto &o : objects) by_name_.emplace(Key{o->kind, o->meta.name}, o);
-    }
-
-    api::ObjectPtr same_as(const json::value &v) const {
-        const auto *o = v.if_object();
-        if (o == nullptr) return nullptr;
-        const auto *kind_text = o->if_contains("kind");
-        const auto *meta = o->if_contains("metadata");
-        if (kind_text == nullptr || !kind_text->is_string() || meta == nullptr || !meta->is_object()) return nullptr;
-        const auto *name = meta->get_object().if_contains("name");
-        const auto kind = api::kind_from_name(kind_text->get_string());
-        if (!kind || name == nullptr || !name->is_string()) return nullptr;
-        const auto it = by_name_.find({*kind, std::string_view(name->get_string())});
-        if (it == by_name_.end() || !json_equal(it->second->raw, v)) return nullptr;
-        return it->second;
-    }
-
-private:
-    using Key = std::pair<api::Kind, std::string_view>;  // views into the objects' names
-    std::map<Key, api::ObjectPtr> by_name_;
-};
 
 // A document kept from the snapshot is moved out of it, not copied: it keeps
 // the snapshot's arena alive (see document_arena.hpp).
@@ -172,35 +171,9 @@ void write_monitor(JsonTextWriter &w, const Monitor &m) {
     w.end_object();
 }
 
-// Snapshots and restores of a thousand LiveUpdates are mostly writing and
-// decoding them one by one: from this many on, two threads share the work.
-constexpr std::size_t kWorthASecondThread = 256;
+}  // namespace
 
-// How many of n elements the calling thread takes; a second thread takes the rest.
-std::size_t own_share(std::size_t n) { return n < kWorthASecondThread ? n : n / 2; }
-
-// f(i) for every i < n; f touches element i only. The error of the lowest
-// index is the one thrown, as with one thread.
-template <class F>
-void for_each_index(std::size_t n, const F &f) {
-    const std::size_t half = own_share(n);
-    std::future<void> second;
-    if (half < n)
-        second = std::async(std::launch::async, [&] {
-            for (std::size_t i = half; i < n; ++i) f(i);
-        });
-    std::exception_ptr first_error;
-    try {
-        for (std::size_t i = 0; i < half; ++i) f(i);
-    } catch (...) {
-        first_error = std::current_exception();
-    }
-    if (second.valid()) second.wait();
-    if (first_error) std::rethrow_exception(first_error);
-    if (second.valid()) second.get();
-}
-
-void write_slot(JsonTextWriter &w, const std::string &name, const SlotView &slot) {
+void snapshot_slots::write_slot(JsonTextWriter &w, const std::string &name, const SlotView &slot) {
     w.begin_object();
     w.key("name");
     w.string(name);
@@ -217,17 +190,23 @@ void write_slot(JsonTextWriter &w, const std::string &name, const SlotView &slot
     w.end_object();
 }
 
+namespace {
+
 // Only times that RFC 3339 can write may come back from a snapshot.
 bool writable(common::MicroTime t) { return !(t < common::MicroTime::earliest() || common::MicroTime::latest() < t); }
 
-common::MicroTime checked_time(std::int64_t micros, const std::string &field) {
+}  // namespace
+
+common::MicroTime snapshot_slots::checked_time(std::int64_t micros, const std::string &field) {
     const common::MicroTime t(micros);
     if (!writable(t)) throw DecodeError(field, "time out of range");
     return t;
 }
 
+namespace {
+
 common::MicroTime micros_field(const json::object &o, std::string_view key, const std::string &path) {
-    return checked_time(int_field(o, key, path), child(path, key));
+    return snapshot_slots::checked_time(int_field(o, key, path), child(path, key));
 }
 
 Monitor decode_monitor(json::object &o, const std::string &path, const KnownObjects &known) {
@@ -315,13 +294,12 @@ std::optional<std::pair<std::size_t, std::size_t>> tail_range(std::string_view t
     return std::pair{begin, end};
 }
 
-constexpr std::size_t kMaxSnapshotBytes = std::size_t{1} << 30;
-constexpr std::size_t kMaxSnapshotDepth = 64;
-
 struct ParsedSnapshot {
     json::value document;
     json::array tail;  // the liveUpdates after the document's own
 };
+
+using snapshot_slots::for_each_index;
 
 // Parsing the text is most of decoding it: the second half of the
 // liveUpdates is parsed on a second thread when the snapshot says where it
@@ -348,22 +326,29 @@ ParsedSnapshot parse_snapshot(std::string_view text) {
 
 }  // namespace
 
+SlotState snapshot_slots::decode_slot(json::object &entry, const std::string &path, const KnownObjects &known) {
+    SlotState slot;
+    if (const auto *st = object_field(entry, "status", path)) slot.status = api::decode_live_update_status(st);
+    if (auto *mo = object_field(entry, "monitor", path))
+        slot.monitor = decode_monitor(*mo, child(path, "monitor"), known);
+    return slot;
+}
+
+std::vector<api::ObjectPtr> snapshot_slots::decode_objects(json::array &objects) {
+    std::vector<api::ObjectPtr> decoded(objects.size());
+    for_each_index(objects.size(), [&](std::size_t i) {
+        try {
+            decoded[i] = std::make_shared<const api::ApiObject>(api::decode_api_object(std::move(objects[i])));
+        } catch (const DecodeError &e) {
+            throw DecodeError(child(index("objects", i), e.field()), e.reason());
+        }
+    });
+    return decoded;
+}
+
 std::string encode_snapshot(const common::MicroTime &start_time, const std::vector<api::ObjectPtr> &objects,
                             const std::map<std::string, SlotView> &slots, std::size_t size_hint) {
-    // The second half of the LiveUpdates is written on another thread and spliced in.
-    std::vector<const std::pair<const std::string, SlotView> *> entries;
-    entries.reserve(slots.size());
-    for (const auto &entry : slots) entries.push_back(&entry);
-    const std::size_t half = own_share(entries.size());
-    std::future<std::string> second_half;
-    if (half < entries.size()) {
-        second_half = std::async(std::launch::async, [&entries, half, size_hint] {
-            JsonTextWriter tail(size_hint / 2);
-            for (std::size_t i = half; i < entries.size(); ++i) write_slot(tail, entries[i]->first, entries[i]->second);
-            return tail.take();
-        });
-    }
-    // Growing megabytes by doubling copies them and faults fresh pages in each time.
+    if (slots.size() >= kIndexedFrom) return encode_indexed_snapshot(start_time, objects, slots, size_hint);
     JsonTextWriter w(std::max(size_hint + size_hint / 8, std::size_t{1} << 16));
     w.begin_object();
     w.key("format");
@@ -378,34 +363,26 @@ std::string encode_snapshot(const common::MicroTime &start_time, const std::vect
     w.end_array();
     w.key("liveUpdates");
     w.begin_array();
-    for (std::size_t i = 0; i < half; ++i) write_slot(w, entries[i]->first, entries[i]->second);
-    std::size_t tail_begin = 0;
-    std::size_t tail_end = 0;
-    if (second_half.valid()) {
-        const std::string tail = second_half.get();
-        w.splice(tail);
-        tail_end = w.size();
-        tail_begin = tail_end - tail.size();
+    for (const auto &[name, slot] : slots) {
+        if (slot.written.empty())
+            snapshot_slots::write_slot(w, name, slot);
+        else
+            w.splice(slot.written);
     }
     w.end_array();
-    if (tail_end > tail_begin) {
-        // The last member, where a reader finds it without parsing: the
-        // second half is parsed on a second thread. Readers before it ignore it.
-        w.key(kTailKey);
-        w.begin_array();
-        w.integer(static_cast<std::int64_t>(tail_begin));
-        w.integer(static_cast<std::int64_t>(tail_end));
-        w.end_array();
-    }
     w.end_object();
     return w.take();
 }
 
-EngineState decode_snapshot(std::string_view text) {
-    ParsedSnapshot parsed = parse_snapshot(text);
-    json::value &v = parsed.document;
-    if (!v.is_object()) throw UnsupportedSnapshot("not a liveupdate plugin snapshot: expected a JSON object");
-    auto &o = v.get_object();
+std::string snapshot_entry(const std::string &name, const SlotView &slot) {
+    JsonTextWriter w(1024);
+    snapshot_slots::write_slot(w, name, slot);
+    return w.take();
+}
+
+namespace {
+
+void check_snapshot_header(const json::object &o) {
     const auto *format = o.if_contains("format");
     if (format == nullptr || !format->is_string() || format->get_string() != kSnapshotFormat)
         throw UnsupportedSnapshot(std::string("not a liveupdate plugin snapshot: format is not \"") + kSnapshotFormat +
@@ -416,19 +393,19 @@ EngineState decode_snapshot(std::string_view text) {
         throw UnsupportedSnapshot("snapshot version " + got + " is not supported; this plugin reads version " +
                                   std::to_string(kSnapshotVersion));
     }
+}
+
+}  // namespace
+
+EngineState decode_snapshot(std::string_view text) {
+    ParsedSnapshot parsed = parse_snapshot(text);
+    json::value &v = parsed.document;
+    if (!v.is_object()) throw UnsupportedSnapshot("not a liveupdate plugin snapshot: expected a JSON object");
+    auto &o = v.get_object();
+    check_snapshot_header(o);
     EngineState state;
     state.start_time = micros_field(o, "startTime", "");
-    if (auto *objs = array_field(o, "objects", "")) {
-        state.objects.resize(objs->size());
-        for_each_index(objs->size(), [&](std::size_t i) {
-            try {
-                state.objects[i] =
-                    std::make_shared<const api::ApiObject>(api::decode_api_object(std::move((*objs)[i])));
-            } catch (const DecodeError &e) {
-                throw DecodeError(child(index("objects", i), e.field()), e.reason());
-            }
-        });
-    }
+    if (auto *objs = array_field(o, "objects", "")) state.objects = snapshot_slots::decode_objects(*objs);
     if (auto *lus = array_field(o, "liveUpdates", "")) {
         const KnownObjects known(state.objects);
         const std::size_t own = lus->size();
@@ -436,11 +413,7 @@ EngineState decode_snapshot(std::string_view text) {
         for_each_index(decoded.size(), [&](std::size_t i) {
             const std::string p = index("liveUpdates", i);
             auto &lo = expect_object(i < own ? (*lus)[i] : parsed.tail[i - own], p);
-            auto &[name, slot] = decoded[i];
-            name = string_field(lo, "name", p);
-            if (const auto *st = object_field(lo, "status", p)) slot.status = api::decode_live_update_status(st);
-            if (auto *mo = object_field(lo, "monitor", p))
-                slot.monitor = decode_monitor(*mo, child(p, "monitor"), known);
+            decoded[i] = {string_field(lo, "name", p), snapshot_slots::decode_slot(lo, p, known)};
         });
         for (auto &[name, slot] : decoded) state.slots[name] = std::move(slot);
     }

@@ -1,5 +1,7 @@
 // H01: the engine's whole state as versioned JSON for hot reload. A snapshot
-// of another format or version is refused with a clear error.
+// of another format or version is refused with a clear error. A large one
+// carries an index of its liveUpdates (snapshot_index.hpp): restoring it
+// decodes the objects at once and each LiveUpdate when first needed.
 #pragma once
 
 #include <map>
@@ -42,12 +44,38 @@ struct EngineState {
 struct SlotView {
     const Monitor *monitor;               // null: none yet
     const api::LiveUpdateStatus *status;  // null: none yet
+    // Non-empty: the entry as a snapshot wrote it, still pending since a
+    // restore; written again as it is (monitor and status are then unused).
+    std::string_view written = {};
+};
+
+// The entry of a LiveUpdate that a restore left to decode later: the text it
+// shares with the other entries of its snapshot, and its index there.
+struct SnapshotEntries;
+struct PendingSlot {
+    std::shared_ptr<const SnapshotEntries> entries;
+    std::size_t index = 0;
+};
+
+struct RestoredState {
+    EngineState state;                           // slots decoded already
+    std::map<std::string, PendingSlot> pending;  // the others
 };
 
 // size_hint: the expected size (the last snapshot's), reserved up front.
 std::string encode_snapshot(const common::MicroTime &start_time, const std::vector<api::ObjectPtr> &objects,
                             const std::map<std::string, SlotView> &slots, std::size_t size_hint = 0);
+// The element of "liveUpdates" encode_snapshot writes for that LiveUpdate.
+std::string snapshot_entry(const std::string &name, const SlotView &slot);
 // Throws UnsupportedSnapshot (format/version) or common::DecodeError (content).
 EngineState decode_snapshot(std::string_view text);
+// The same, leaving the liveUpdates of an indexed snapshot pending: what
+// restore needs before it returns. Throws as decode_snapshot.
+RestoredState decode_snapshot_for_restore(std::string_view text);
+// Throws common::DecodeError naming liveUpdates[index].
+SlotState decode_pending(const PendingSlot &slot);
+const std::string &pending_name(const PendingSlot &slot);
+// Its entry's text, as the snapshot holds it.
+std::string_view pending_text(const PendingSlot &slot);
 
 }  // namespace liveupdate

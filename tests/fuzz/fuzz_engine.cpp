@@ -1,6 +1,8 @@
 // Feeds arbitrary bytes to the liveupdate plugin through its C ABI: records
 // separated by NUL bytes, each "u<object json>" (upsert), "v<object json>"
-// (validate), "r<snapshot>" (restore), "d<Kind>/<name>" (remove); then every
+// (validate), "r<snapshot>" (restore), "R<snapshot>" (restore, the checksum
+// of its liveUpdatesIndex made right first, so that the index's offsets are
+// believed), "d<Kind>/<name>" (remove); then every
 // LiveUpdate made due is reconciled, updates answered with outcomes chosen
 // by the input. Checks invariants besides memory safety: every step is JSON
 // of the documented shape, a snapshot always restores, and a second
@@ -15,6 +17,9 @@
 #include <string_view>
 
 #include <boost/json.hpp>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 #include "liveupdate/liveupdate.hpp"
 
@@ -67,6 +72,27 @@ json::object parse_step(std::string_view text) {
         invariant_broken("done step without status/statusChanged", text);
     if (type->get_string() == "update" && !o.contains("update")) invariant_broken("update step without update", text);
     return std::move(o);
+}
+
+// The snapshot with the checksum its index would have for the "bytes" it
+// names after the index (plugin/core/snapshot_index.hpp); as it is when it has none.
+std::string rehashed(std::string_view snapshot) {
+    std::string text(snapshot);
+    const std::size_t hash_at = text.find(R"("xxh3":")");
+    const std::size_t bytes_at = text.find(R"("bytes":)");
+    // The index ends with its list of liveUpdates; the objects follow.
+    const std::size_t index_end = text.find(R"(]},"objects":[)");
+    const std::size_t body = index_end + 2;
+    if (hash_at == std::string::npos || bytes_at == std::string::npos || index_end == std::string::npos ||
+        hash_at + 8 + 16 > text.size())
+        return text;
+    const unsigned long long bytes = std::strtoull(text.c_str() + bytes_at + 8, nullptr, 10);
+    if (body > text.size() || bytes > text.size() - body) return text;
+    char digits[17];
+    std::snprintf(digits, sizeof digits, "%016llx",
+                  static_cast<unsigned long long>(XXH3_64bits(text.data() + body, bytes)));
+    text.replace(hash_at + 8, 16, digits);
+    return text;
 }
 
 struct Reconciled {
@@ -134,6 +160,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
             break;
         case 'v': api()->validate(engine, to_lu_str(body), &result.m); break;
         case 'r': api()->restore(engine, to_lu_str(body), &result.m); break;
+        case 'R': {
+            const std::string fixed = rehashed(body);
+            api()->restore(engine, to_lu_str(fixed), &result.m);
+            break;
+        }
         case 'd': {
             const auto slash = body.find('/');
             if (slash == std::string_view::npos) break;
