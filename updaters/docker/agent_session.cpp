@@ -146,7 +146,7 @@ agent_protocol::Frame AgentSession::receive(Clock::time_point deadline) {
         pollfd p{connection_.fd(), POLLIN, 0};
         const int ready = ::poll(&p, 1, remaining_ms(deadline));
         if (ready < 0 && errno == EINTR) continue;
-        if (ready == 0) throw AgentSessionBroken("the agent did not answer in time");
+        if (ready == 0) throw AgentAnswerLate("the agent did not answer in time");
         drain();
     }
 }

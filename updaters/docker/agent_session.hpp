@@ -23,6 +23,13 @@ namespace liveupdate::docker {
 
 using agent_client::AgentSessionBroken;
 
+// No answer by the deadline: the stream may still be in step (a paused
+// container's agent answers once it runs again).
+class AgentAnswerLate : public AgentSessionBroken {
+public:
+    using AgentSessionBroken::AgentSessionBroken;
+};
+
 class AgentSession : public agent_client::AgentStream {
 public:
     using LineFn = std::function<void(std::string_view)>;

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <exception>
+#include <functional>
 #include <stdexcept>
 #include <thread>
 
@@ -48,6 +49,8 @@ public:
 };
 
 constexpr std::size_t kOutputKept = std::size_t{64} * 1024;
+// How late an agent's answer may be before the engine is asked whether the container is paused.
+constexpr auto kPauseProbe = std::chrono::milliseconds(200);
 constexpr std::size_t kVerifyProblemsShown = 20;
 
 boost::json::object parse_object(const std::string &body, std::string_view what) {
@@ -109,6 +112,35 @@ std::string decode_base64(std::string_view text) {
     }
     return out;
 }
+
+// The agent's answers as the session gives them; each time one is kPauseProbe
+// late, asks whether the container is paused (its agent, frozen, answers
+// nothing): then ContainerPaused instead of waiting out the stall allowance.
+class PauseWatch : public agent_client::AgentStream {
+public:
+    PauseWatch(agent_client::AgentStream &session, std::string container, std::function<bool()> paused)
+        : session_(session), container_(std::move(container)), paused_(std::move(paused)) {}
+
+    void send(std::string_view frames, Clock::time_point deadline) override { session_.send(frames, deadline); }
+
+    agent_protocol::Frame receive(Clock::time_point deadline) override {
+        for (;;) {
+            const auto probe = Clock::now() + kPauseProbe;
+            if (deadline <= probe) return session_.receive(deadline);
+            try {
+                return session_.receive(probe);
+            } catch (const AgentAnswerLate &) {
+                // Late, not broken: whether the container is paused says why.
+            }
+            if (paused_()) throw ContainerPaused("container " + container_ + " is paused: unpause it to live update");
+        }
+    }
+
+private:
+    agent_client::AgentStream &session_;
+    std::string container_;
+    std::function<bool()> paused_;
+};
 
 }  // namespace
 
@@ -174,7 +206,11 @@ Outcome DockerUpdater::update(const updater::Request &original) {
     try {
         if (!endpoint_error_.empty()) throw InfraFailure(endpoint_error_);
         if (container.id.empty()) throw InfraFailure("no container ID to update");
-        target = inspect_target(container);
+        // A live lu-agent session says the container runs (a stop, restart or
+        // removal ends it): its inspect, a millisecond of every save, is left
+        // to when there is none, or an answer is late (PauseWatch).
+        bool inspected = !config_.agent;
+        if (inspected) target = inspect_target(container);
         // The agent may need to send the archive again, or hand it to the exec
         // path after failing to start: each pass starts it again from the source.
         std::optional<updaters::ReplayableArchive> replayable;
@@ -185,8 +221,10 @@ Outcome DockerUpdater::update(const updater::Request &original) {
         }
         const updater::Request &request = replay ? *replay : original;
         if (config_.agent)
-            if (auto result = update_through_agent(target, request, replayable ? &*replayable : nullptr, log))
+            if (auto result =
+                    update_through_agent(target, inspected, request, replayable ? &*replayable : nullptr, log))
                 return *result;
+        if (!inspected) target = inspect_target(container);
         if (replay) replay->archive = replayable->pass();
         update_through_exec(target, request, log);
         auto result = run_commands(target, request.runs, log);
@@ -688,6 +726,7 @@ AgentSession *DockerUpdater::session_in(AgentSlot &slot, const Target &target, c
     if (!slot.session) {
         slot.session = start_agent(target, log);
         if (!slot.session) return nullptr;
+        slot.started_at = target.started_at;
         slot.session->route_stderr(agent_stderr_to(log));
         if (slot.lost) {
             slot.lost = false;
@@ -697,15 +736,20 @@ AgentSession *DockerUpdater::session_in(AgentSlot &slot, const Target &target, c
     return slot.session.get();
 }
 
-std::optional<Outcome> DockerUpdater::update_through_agent(Target &target, const updater::Request &request,
+std::optional<Outcome> DockerUpdater::update_through_agent(Target &target, bool &inspected,
+                                                           const updater::Request &request,
                                                            updaters::ReplayableArchive *archive, const UpdateLog &log) {
-    {
-        std::lock_guard lock(agent_mutex_);
-        if (agent_refused_.refusal(target.id, target.started_at, true)) return std::nullopt;
-    }
     const std::shared_ptr<AgentSlot> slot = agent_slot(target.id);
     std::lock_guard hold(slot->mutex);
     const EndOfUse<AgentSlot> end_of_use(*slot);
+    if (!inspected && slot->session && slot->session->alive()) {
+        target.started_at = slot->started_at;
+    } else {
+        if (!inspected) target = inspect_target(request.container);
+        inspected = true;
+        std::lock_guard lock(agent_mutex_);
+        if (agent_refused_.refusal(target.id, target.started_at, true)) return std::nullopt;
+    }
     for (int attempt = 0;; ++attempt) {
         AgentSession *session = session_in(*slot, target, log);
         if (session == nullptr) return std::nullopt;
@@ -714,6 +758,10 @@ std::optional<Outcome> DockerUpdater::update_through_agent(Target &target, const
         if (archive != nullptr) replay.archive = archive->pass();
         try {
             return apply_through_agent(*session, target, replay, log, run_started);
+        } catch (const ContainerPaused &) {
+            // Its answers come once it runs again: a new session starts in step.
+            drop_session(*slot);
+            throw;
         } catch (const AgentSessionBroken &e) {
             drop_session(*slot);
             const auto gone = container_gone_reason(target, true);
@@ -724,6 +772,7 @@ std::optional<Outcome> DockerUpdater::update_through_agent(Target &target, const
             if (attempt > 0) throw InfraFailure(what + " (twice in a row)");
             log(LU_LOG_INFO, what + "; sending the update again through a new session");
             target = inspect_target(request.container);
+            inspected = true;
         }
     }
 }
@@ -824,7 +873,8 @@ Outcome DockerUpdater::apply_through_agent(AgentSession &session, const Target &
                           " through lu-agent: " + std::to_string(request.delete_paths.size()) + " delete(s), " +
                           std::to_string(request.copies.size()) + " file(s)");
     try {
-        agent_client::apply_files_through_agent(session, request.delete_paths,
+        PauseWatch watched(session, target.display(), [this, &target] { return is_paused(target); });
+        agent_client::apply_files_through_agent(watched, request.delete_paths,
                                                 request.copies.empty() ? nullptr : &request.archive, stall,
                                                 request.sync_roots);
     } catch (const agent_client::AgentRequestFailed &e) {

@@ -99,7 +99,10 @@ private:
     // Through lu-agent (see common/agent_client/agent_apply.hpp): nullopt when the agent cannot run
     // in this container, after saying why once; the caller then takes the exec path.
     // archive: the update's archive (null without copies), passed over again for each attempt.
-    std::optional<updater::Outcome> update_through_agent(Target &target, const updater::Request &request,
+    // inspected: whether target comes from an inspect (else only a live session's answer says it runs; made
+    // true when the update inspects it).
+    std::optional<updater::Outcome> update_through_agent(Target &target, bool &inspected,
+                                                         const updater::Request &request,
                                                          updaters::ReplayableArchive *archive,
                                                          const updater::UpdateLog &log);
     updater::Outcome apply_through_agent(AgentSession &session, const Target &target, const updater::Request &request,
@@ -140,7 +143,8 @@ private:
     struct AgentSlot {
         std::mutex mutex;
         std::unique_ptr<AgentSession> session;
-        bool lost = false;  // a session ended or broke since the last one started
+        bool lost = false;       // a session ended or broke since the last one started
+        std::string started_at;  // the container's State.StartedAt the session was started in
     };
     std::mutex agent_mutex_;
     std::unordered_map<std::string, std::shared_ptr<AgentSlot>> agent_slots_;
