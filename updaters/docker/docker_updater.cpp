@@ -739,17 +739,24 @@ AgentSession *DockerUpdater::session_in(AgentSlot &slot, const Target &target, c
 std::optional<Outcome> DockerUpdater::update_through_agent(Target &target, bool &inspected,
                                                            const updater::Request &request,
                                                            updaters::ReplayableArchive *archive, const UpdateLog &log) {
-    const std::shared_ptr<AgentSlot> slot = agent_slot(target.id);
-    std::lock_guard hold(slot->mutex);
-    const EndOfUse<AgentSlot> end_of_use(*slot);
+    std::shared_ptr<AgentSlot> slot = agent_slot(target.id);
+    std::unique_lock hold(slot->mutex);
     if (!inspected && slot->session && slot->session->alive()) {
         target.started_at = slot->started_at;
     } else {
-        if (!inspected) target = inspect_target(request.container);
-        inspected = true;
+        if (!inspected) {
+            target = inspect_target(request.container);
+            inspected = true;
+            if (target.id != request.container.id) {  // named by a short ID: slots go by the full one
+                hold.unlock();
+                slot = agent_slot(target.id);
+                hold = std::unique_lock(slot->mutex);
+            }
+        }
         std::lock_guard lock(agent_mutex_);
         if (agent_refused_.refusal(target.id, target.started_at, true)) return std::nullopt;
     }
+    const EndOfUse<AgentSlot> end_of_use(*slot);
     for (int attempt = 0;; ++attempt) {
         AgentSession *session = session_in(*slot, target, log);
         if (session == nullptr) return std::nullopt;
