@@ -118,7 +118,10 @@ int main(int argc, char **argv) {
             moved.push_back(m_took);
 
             const auto r_start = Clock::now();
-            run("tar -c -C " + (dir / "src").string() + " " + w + " | docker exec -i " + container + " tar -C /ref -x");
+            std::string copy = "tar -c -C " + (dir / "src").string();
+            copy += " " + w + " | docker exec -i ";
+            copy += container + " tar -C /ref -x";
+            run(copy);
             reference.push_back(lu_bench::ms_since(r_start));
             if (wait_for_all(under(root / "ref" / w, paths), content, Clock::now()) < 0)
                 throw std::runtime_error("the reference copy is incomplete");
