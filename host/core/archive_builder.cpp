@@ -12,6 +12,7 @@
 #include <memory>
 #include <span>
 #include <system_error>
+#include <unordered_map>
 
 #include "common/ignore_defs.hpp"
 #include "common/utf8.hpp"
@@ -80,7 +81,10 @@ public:
     TarWriter(const TarWriter &) = delete;
     TarWriter &operator=(const TarWriter &) = delete;
 
-    void add_mapping(const CopyMapping &copy, const common::IgnoreSet &filter) {
+    // covers_others: other mappings lie beneath this one (a folder moved in is
+    // listed with each of its files); the entries its walk writes are kept so
+    // that those are not archived a second time.
+    void add_mapping(const CopyMapping &copy, const common::IgnoreSet &filter, bool covers_others) {
         std::string name = copy.container;
         name.erase(0, name.find_first_not_of('/'));
         std::string local = copy.local;
@@ -97,7 +101,10 @@ public:
         // with a trailing "/" would make the archive unreadable.
         if (!S_ISDIR(st.st_mode) && !name.empty() && name.back() == '/')
             name += local.substr(local.find_last_of('/') + 1);
+        if (const auto it = walked_.find(name); it != walked_.end() && it->second == local) return;
+        recording_ = covers_others;
         add_path(-1, local, local, name, st, filter);
+        recording_ = false;
     }
 
     ArchiveSummary close() {
@@ -119,9 +126,10 @@ private:
         }
     }
 
-    void header(const std::string &name, const struct stat &st, TarType type, int64_t size,
+    void header(const std::string &name, const std::string &path, const struct stat &st, TarType type, int64_t size,
                 std::string_view symlink_target) {
         if (before_entry_) before_entry_("/" + name);
+        if (recording_) walked_.emplace(name, path);
         header_.clear();
         append_tar_header(header_, TarEntry{.name = name,
                                             .type = type,
@@ -174,7 +182,7 @@ private:
             add_changed_kind(dir_fd, leaf, path, name, filter);
             return;
         }
-        header(name, st, TarType::file, st.st_size, {});
+        header(name, path, st, TarType::file, st.st_size, {});
         int64_t left = st.st_size;
         while (left > 0) {
             const std::span<char> room = sink_.space(static_cast<size_t>(std::min<int64_t>(left, kFileBuffer)));
@@ -206,7 +214,7 @@ private:
             return;
         }
         target.resize(static_cast<size_t>(n));
-        header(name, st, TarType::symlink, 0, target);
+        header(name, path, st, TarType::symlink, 0, target);
     }
 
     void add_directory(int dir_fd, const std::string &leaf, const std::string &path, const std::string &name,
@@ -238,7 +246,7 @@ private:
                 unreadable(path, errno_text(errno));
                 return;
             }
-            header(name, st, TarType::directory, 0, {});
+            header(name, path, st, TarType::directory, 0, {});
         }
         // d_type spares a stat per entry; DT_UNKNOWN (some file systems) falls back to one.
         std::vector<std::pair<std::string, unsigned char>> children;
@@ -321,6 +329,8 @@ private:
     const BeforeEntryFn &before_entry_;
     std::string header_;  // the entry's header blocks; kept to reuse its memory
     bool changing_kind_ = false;
+    bool recording_ = false;                               // walking a mapping that covers others
+    std::unordered_map<std::string, std::string> walked_;  // entry name -> local path, while recording
     ArchiveSummary summary_;
 };
 
@@ -341,7 +351,15 @@ namespace {
 ArchiveSummary write_archive_to(const std::vector<CopyMapping> &copies, const common::IgnoreSet &filter,
                                 ArchiveSink &sink, const LogSinkFn &log, const BeforeEntryFn &before_entry) {
     TarWriter tar(sink, log, before_entry);
-    for (const CopyMapping &copy : copies) tar.add_mapping(copy, filter);
+    std::vector<std::string> locals;
+    locals.reserve(copies.size());
+    for (const CopyMapping &copy : copies) locals.push_back(copy.local);
+    std::sort(locals.begin(), locals.end());
+    for (const CopyMapping &copy : copies) {
+        const std::string beneath = copy.local + "/";
+        const auto next = std::lower_bound(locals.begin(), locals.end(), beneath);
+        tar.add_mapping(copy, filter, next != locals.end() && next->starts_with(beneath));
+    }
     return tar.close();
 }
 

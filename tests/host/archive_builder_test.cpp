@@ -119,6 +119,37 @@ BOOST_AUTO_TEST_CASE(files_directories_and_symlinks_keep_modes_without_owners) {
     BOOST_TEST(built.warnings.empty());
 }
 
+// Issue 23: a folder moved in is listed with each of its files (the watcher
+// reports them all); its walk already holds them, so each goes in once.
+BOOST_AUTO_TEST_CASE(a_folder_listed_with_its_files_archives_each_file_once) {
+    TempDir tmp;
+    write(tmp.path / "src/moved/a.txt", "a");
+    write(tmp.path / "src/moved/sub/b.txt", "b");
+    write(tmp.path / "src/moved/debug.log", "l");
+    const std::string src = (tmp.path / "src").string();
+    const IgnoreSet filter =
+        ignore_set_from_json(boost::json::parse(R"([{"basePath": ")" + src + R"(", "patterns": ["**/*.log"]}])"));
+    const Built built = build({{src + "/moved", "/app/moved"},
+                               {src + "/moved/a.txt", "/app/moved/a.txt"},
+                               {src + "/moved/debug.log", "/app/moved/debug.log"},
+                               {src + "/moved/sub", "/app/moved/sub"},
+                               {src + "/moved/sub/b.txt", "/app/moved/sub/b.txt"},
+                               {src + "/moved/a.txt", "/elsewhere/a.txt"}},
+                              filter);
+    std::vector<std::string> names;
+    struct archive *reader = archive_read_new();
+    archive_read_support_format_tar(reader);
+    BOOST_TEST_REQUIRE(archive_read_open_memory(reader, built.bytes.data(), built.bytes.size()) == ARCHIVE_OK);
+    struct archive_entry *entry = nullptr;
+    while (archive_read_next_header(reader, &entry) == ARCHIVE_OK) names.emplace_back(archive_entry_pathname(entry));
+    archive_read_free(reader);
+    // The ignored file the walk left out is named on its own, so it goes in, as before.
+    BOOST_TEST(names == (std::vector<std::string>{"app/moved/", "app/moved/a.txt", "app/moved/sub/",
+                                                  "app/moved/sub/b.txt", "app/moved/debug.log", "elsewhere/a.txt"}),
+               boost::test_tools::per_element());
+    BOOST_TEST(read_tar(built.bytes)["app/moved/sub/b.txt"].content == "b");
+}
+
 BOOST_AUTO_TEST_CASE(the_filter_skips_ignored_files_and_directories) {
     TempDir tmp;
     write(tmp.path / "keep.txt", "k");

@@ -1,0 +1,150 @@
+// burst_bench: FILES small files (1 KiB, 100 a folder) arrive in a burst in
+// the synced folder of a Compose service's container served by `lu-host up`
+// with default settings; timed from the burst's last write having returned
+// until every file is in the container with its content (read through
+// /proc/<container pid>/root). Two kinds of burst, ROUNDS each:
+// - written: each file created and written in place, one after another (a
+//   checkout, a generator);
+// - moved in: the same tree made beside the project, then renamed into it.
+// The reference in the same run: `tar -c -C SRC DIR | docker exec -i C tar
+// -x` of the same files, timed from its start to its end (issue 23's bar:
+// lu-host <= 1.0x it). Usage: burst_bench [FILES [ROUNDS]] (5000 and 3).
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bench/bench_support/local_files.hpp"
+#include "bench/bench_support/stats.hpp"
+
+namespace fs = std::filesystem;
+using lu_bench::Clock;
+using lu_bench::run;
+using lu_bench::wait_for_all;
+
+namespace {
+
+// FILES paths below `folder`, 100 a subfolder ("d3/f317.txt").
+std::vector<std::string> relative_paths(int files) {
+    std::vector<std::string> out;
+    out.reserve(static_cast<std::size_t>(files));
+    for (int i = 0; i < files; ++i) out.push_back("d" + std::to_string(i / 100) + "/f" + std::to_string(i) + ".txt");
+    return out;
+}
+
+// Creates and writes each file in turn, as a checkout does.
+void write_tree(const fs::path &root, const std::vector<std::string> &paths, const std::string &content) {
+    for (const auto &p : paths) {
+        const fs::path file = root / p;
+        if (!fs::exists(file.parent_path())) fs::create_directories(file.parent_path());
+        const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd < 0) throw std::runtime_error("cannot create " + file.string());
+        const bool whole = ::write(fd, content.data(), content.size()) == static_cast<ssize_t>(content.size());
+        ::close(fd);
+        if (!whole) throw std::runtime_error("cannot write " + file.string());
+    }
+}
+
+std::vector<fs::path> under(const fs::path &root, const std::vector<std::string> &paths) {
+    std::vector<fs::path> out;
+    out.reserve(paths.size());
+    for (const auto &p : paths) out.push_back(root / p);
+    return out;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    const int files = argc > 1 ? std::stoi(argv[1]) : 5000;
+    const int rounds = argc > 2 ? std::stoi(argv[2]) : 3;
+    char tmpl[] = "/tmp/lu-burst-bench-XXXXXX";
+    const fs::path dir = ::mkdtemp(tmpl);
+    const std::string project = "luburst" + std::to_string(::getpid());
+    const std::string container = project + "-web-1";
+    pid_t daemon = -1;
+    int code = 0;
+    try {
+        lu_bench::write_file(dir / "src/index.html", "initial\n");
+        lu_bench::write_file(dir / "objects.json", R"({"kind": "List", "items": [
+ {"apiVersion": "tilt.dev/v1alpha1", "kind": "FileWatch", "metadata": {"name": "src"}, "spec": {"watchedPaths": ["src"]}},
+ {"apiVersion": "tilt.dev/v1alpha1", "kind": "DockerComposeService", "metadata": {"name": "web"},
+  "spec": {"service": "web", "project": {"name": ")" + project +
+                                                       R"(", "projectPath": "."}}},
+ {"apiVersion": "tilt.dev/v1alpha1", "kind": "LiveUpdate", "metadata": {"name": "web", "annotations": {"tilt.dev/resource": "web"}},
+  "spec": {"basePath": ".", "sources": [{"fileWatch": "src"}], "selector": {"dockerCompose": {"service": "web"}},
+           "syncs": [{"localPath": "src", "containerPath": "/app"}], "initialSync": {}}}]})");
+        run("docker run -d --network none --name " + container + " --label com.docker.compose.project=" + project +
+            " --label com.docker.compose.service=web --label com.docker.compose.oneoff=False"
+            " --label com.docker.compose.container-number=1 lu-busybox:latest sh -c 'mkdir -p /ref && exec sleep "
+            "100000'");
+        const fs::path root = "/proc/" + run("docker inspect -f '{{.State.Pid}}' " + container) + "/root";
+        daemon = lu_bench::start_daemon(LU_HOST_BIN, dir);
+        if (wait_for_all({root / "app/index.html"}, "initial\n", Clock::now()) < 0)
+            throw std::runtime_error("the initial sync never arrived (see " + (dir / "daemon.log").string() + ")");
+
+        // The daemon checks a container it synced into once, within about two
+        // seconds of seeing it (a verify with repairs): not during a burst.
+        std::this_thread::sleep_for(std::chrono::seconds(3));
+        const std::vector<std::string> paths = relative_paths(files);
+        std::vector<double> written, moved, reference, bursts;
+        for (int round = 1; round <= rounds; ++round) {
+            const std::string content = "round " + std::to_string(round) + "\n" + std::string(1017, 'x');
+            // A quiet tree before each burst, as between a developer's commands.
+            std::this_thread::sleep_for(std::chrono::milliseconds(500));
+            const std::string w = "w" + std::to_string(round);
+            const auto burst_start = Clock::now();
+            write_tree(dir / "src" / w, paths, content);
+            bursts.push_back(lu_bench::ms_since(burst_start));
+            const auto w_start = Clock::now();
+            const double w_took = wait_for_all(under(root / "app" / w, paths), content, w_start);
+            if (w_took < 0) throw std::runtime_error("written burst " + std::to_string(round) + " never arrived");
+            written.push_back(w_took);
+
+            std::this_thread::sleep_for(std::chrono::milliseconds(500));
+            const std::string m = "m" + std::to_string(round);
+            write_tree(dir / "staging" / m, paths, content);
+            fs::rename(dir / "staging" / m, dir / "src" / m);
+            const auto m_start = Clock::now();
+            const double m_took = wait_for_all(under(root / "app" / m, paths), content, m_start);
+            if (m_took < 0) throw std::runtime_error("moved-in burst " + std::to_string(round) + " never arrived");
+            moved.push_back(m_took);
+
+            const auto r_start = Clock::now();
+            std::string copy = "tar -c -C " + (dir / "src").string();
+            copy += " " + w + " | docker exec -i ";
+            copy += container + " tar -C /ref -x";
+            run(copy);
+            reference.push_back(lu_bench::ms_since(r_start));
+            if (wait_for_all(under(root / "ref" / w, paths), content, Clock::now()) < 0)
+                throw std::runtime_error("the reference copy is incomplete");
+        }
+        const double ref = lu_bench::median(reference);
+        std::printf("burst_bench: %d files of 1 KiB in a burst, last write -> container equal, %d rounds (median)\n",
+                    files, rounds);
+        std::printf("  lu-host up, written:    %8.1f ms  (%.2fx the reference)\n", lu_bench::median(written),
+                    lu_bench::median(written) / ref);
+        std::printf("  lu-host up, moved in:   %8.1f ms  (%.2fx the reference)\n", lu_bench::median(moved),
+                    lu_bench::median(moved) / ref);
+        std::printf("  tar -c | docker exec -i tar -x: %8.1f ms  (reference, same files)\n", ref);
+        std::printf("  the written burst itself: %8.1f ms (not in the figures above)\n", lu_bench::median(bursts));
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "burst_bench: %s\n", e.what());
+        code = 1;
+    }
+    if (daemon > 0) {
+        ::kill(daemon, SIGTERM);
+        int status = 0;
+        ::waitpid(daemon, &status, 0);
+    }
+    std::system(("docker rm -f " + container + " >/dev/null 2>&1").c_str());
+    if (code == 0) fs::remove_all(dir);
+    return code;
+}
