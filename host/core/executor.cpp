@@ -108,6 +108,86 @@ void note_deletes(SyncedJournal &journal, const std::vector<std::string> &delete
     journal.add(back);
 }
 
+// The C views of a prepared update that an lu_update_request points into;
+// they live as long as this does.
+struct RequestViews {
+    explicit RequestViews(const PreparedUpdate &prepared)
+        : container{sizeof(lu_container_ref),  prepared.container_id.c_str(),   prepared.container_name.c_str(),
+                    prepared.pod_name.c_str(), prepared.namespace_name.c_str(), prepared.root.c_str()} {
+        for (const CopyMapping &copy : prepared.copies)
+            mappings.push_back(lu_path_mapping{copy.local.c_str(), copy.container.c_str()});
+        for (const std::string &path : prepared.deletes) delete_paths.push_back(path.c_str());
+        for (const std::string &root : prepared.sync_roots) sync_roots.push_back(root.c_str());
+        for (const auto &args : prepared.run_args) argvs.push_back(c_strings(args));
+        for (std::size_t i = 0; i < argvs.size(); ++i)
+            runs.push_back(lu_run_step{argvs[i].data(), argvs[i].size(), prepared.echo_off[i] ? 1 : 0});
+        for (const auto &o : prepared.run_options) envs.push_back(c_strings(o.env));
+        for (std::size_t i = 0; i < prepared.run_options.size(); ++i) {
+            const auto &o = prepared.run_options[i];
+            run_options.push_back(lu_run_options{sizeof(lu_run_options), o.user.c_str(), o.working_dir.c_str(),
+                                                 envs[i].data(), envs[i].size(), o.privileged ? 1 : 0});
+        }
+    }
+
+    static std::vector<const char *> c_strings(const std::vector<std::string> &strings) {
+        std::vector<const char *> out;
+        out.reserve(strings.size());
+        for (const std::string &s : strings) out.push_back(s.c_str());
+        return out;
+    }
+
+    lu_update_request request(const PreparedUpdate &prepared, lu_archive_stream archive, const LogSinkFn &log) {
+        lu_update_request r{};
+        r.struct_size = sizeof(lu_update_request);
+        r.live_update = prepared.live_update.c_str();
+        r.via = prepared.via.c_str();
+        r.container = &container;
+        r.copies = mappings.data();
+        r.copy_count = mappings.size();
+        r.archive = archive;
+        r.delete_paths = delete_paths.data();
+        r.delete_count = delete_paths.size();
+        r.runs = runs.data();
+        r.run_count = runs.size();
+        r.restart = prepared.restart ? 1 : 0;
+        r.initial_sync = prepared.initial_sync ? 1 : 0;
+        r.run_options = run_options.empty() ? nullptr : run_options.data();
+        r.log = &log_to_sink;
+        r.log_ctx = const_cast<LogSinkFn *>(&log);
+        r.sync_roots = sync_roots.data();
+        r.sync_root_count = sync_roots.size();
+        r.archive_rewind = &ArchiveStream::rewind_fn;
+        return r;
+    }
+
+    lu_container_ref container;
+    std::vector<lu_path_mapping> mappings;
+    std::vector<const char *> delete_paths;
+    std::vector<const char *> sync_roots;
+    std::vector<std::vector<const char *>> argvs;
+    std::vector<lu_run_step> runs;
+    std::vector<std::vector<const char *>> envs;
+    std::vector<lu_run_options> run_options;
+};
+
+// Whatever the updater says, an archive that is not complete is not a
+// success: the update fails naming what did not arrive.
+UpdateOutcome with_archive_finished(UpdateOutcome outcome, ArchiveStream &archive, const LogSinkFn &log) {
+    const bool updater_failed = outcome.kind == UpdateOutcome::Kind::infra_failure ||
+                                outcome.kind == UpdateOutcome::Kind::container_not_running;
+    if (auto incomplete = archive.finish(!updater_failed)) {
+        if (updater_failed) {
+            outcome.message += outcome.message.empty() ? *incomplete : " (" + *incomplete + ")";
+        } else {
+            log(common::LogLevel::error, *incomplete);
+            std::string message = *incomplete;
+            if (outcome.kind == UpdateOutcome::Kind::run_failure) message += "; " + outcome.message;
+            outcome = UpdateOutcome::infra_failure(message);
+        }
+    }
+    return outcome;
+}
+
 }  // namespace
 
 UpdateOutcome Executor::execute(const json::object &update, const LogSinkFn &log) const {
@@ -118,41 +198,7 @@ UpdateOutcome Executor::execute(const json::object &update, const LogSinkFn &log
 
         std::shared_ptr<const Updater> updater = updaters_.find(prepared.via);
         if (!updater) return UpdateOutcome::infra_failure("no updater serves \"" + prepared.via + "\"");
-
-        lu_container_ref container{sizeof(lu_container_ref),        prepared.container_id.c_str(),
-                                   prepared.container_name.c_str(), prepared.pod_name.c_str(),
-                                   prepared.namespace_name.c_str(), prepared.root.c_str()};
-        std::vector<lu_path_mapping> mappings;
-        for (const CopyMapping &copy : prepared.copies) {
-            mappings.push_back(lu_path_mapping{copy.local.c_str(), copy.container.c_str()});
-        }
-        std::vector<const char *> delete_paths;
-        for (const std::string &path : prepared.deletes) delete_paths.push_back(path.c_str());
-        std::vector<const char *> sync_roots;
-        for (const std::string &root : prepared.sync_roots) sync_roots.push_back(root.c_str());
-        std::vector<std::vector<const char *>> argvs;
-        std::vector<lu_run_step> runs;
-        for (const auto &args : prepared.run_args) {
-            std::vector<const char *> argv;
-            argv.reserve(args.size());
-            for (const std::string &arg : args) argv.push_back(arg.c_str());
-            argvs.push_back(std::move(argv));
-        }
-        for (std::size_t i = 0; i < argvs.size(); ++i) {
-            runs.push_back(lu_run_step{argvs[i].data(), argvs[i].size(), prepared.echo_off[i] ? 1 : 0});
-        }
-        std::vector<std::vector<const char *>> envs;
-        std::vector<lu_run_options> run_options;
-        for (const auto &o : prepared.run_options) {
-            std::vector<const char *> env;
-            for (const std::string &e : o.env) env.push_back(e.c_str());
-            envs.push_back(std::move(env));
-        }
-        for (std::size_t i = 0; i < prepared.run_options.size(); ++i) {
-            const auto &o = prepared.run_options[i];
-            run_options.push_back(lu_run_options{sizeof(lu_run_options), o.user.c_str(), o.working_dir.c_str(),
-                                                 envs[i].data(), envs[i].size(), o.privileged ? 1 : 0});
-        }
+        RequestViews views(prepared);
 
         std::shared_ptr<SyncedJournal> journal;
         if (records_ != nullptr)
@@ -169,42 +215,8 @@ UpdateOutcome Executor::execute(const json::object &update, const LogSinkFn &log
         if (journal) before_bytes_leave = [&journal] { journal->sync(); };
         ArchiveStream archive(prepared.copies, std::move(ignore), log, std::move(before_entry),
                               std::move(before_bytes_leave));
-        lu_update_request request{};
-        request.struct_size = sizeof(lu_update_request);
-        request.live_update = prepared.live_update.c_str();
-        request.via = prepared.via.c_str();
-        request.container = &container;
-        request.copies = mappings.data();
-        request.copy_count = mappings.size();
-        request.archive = archive.c_stream();
-        request.delete_paths = delete_paths.data();
-        request.delete_count = delete_paths.size();
-        request.runs = runs.data();
-        request.run_count = runs.size();
-        request.restart = prepared.restart ? 1 : 0;
-        request.initial_sync = prepared.initial_sync ? 1 : 0;
-        request.run_options = run_options.empty() ? nullptr : run_options.data();
-        request.log = &log_to_sink;
-        request.log_ctx = const_cast<LogSinkFn *>(&log);
-        request.sync_roots = sync_roots.data();
-        request.sync_root_count = sync_roots.size();
-        request.archive_rewind = &ArchiveStream::rewind_fn;
-
-        UpdateOutcome outcome = updater->update(request);
-        // Whatever the updater says, an archive that is not complete is not a
-        // success: the update fails naming what did not arrive.
-        const bool updater_failed = outcome.kind == UpdateOutcome::Kind::infra_failure ||
-                                    outcome.kind == UpdateOutcome::Kind::container_not_running;
-        if (auto incomplete = archive.finish(!updater_failed)) {
-            if (updater_failed) {
-                outcome.message += outcome.message.empty() ? *incomplete : " (" + *incomplete + ")";
-            } else {
-                log(common::LogLevel::error, *incomplete);
-                std::string message = *incomplete;
-                if (outcome.kind == UpdateOutcome::Kind::run_failure) message += "; " + outcome.message;
-                outcome = UpdateOutcome::infra_failure(message);
-            }
-        }
+        const lu_update_request request = views.request(prepared, archive.c_stream(), log);
+        UpdateOutcome outcome = with_archive_finished(updater->update(request), archive, log);
         if (journal && outcome.kind != UpdateOutcome::Kind::infra_failure)
             note_deletes(*journal, prepared.deletes, archived);
         log::debug("update of " + prepared.live_update + " via " + prepared.via + ": " +

@@ -47,6 +47,87 @@ Batch batch_of(const json::object &step, const std::string &live_update) {
     return batch;
 }
 
+// One reconcile: its result, and how each step's lines, events and updates
+// land in it (and in the live log, as they come).
+class ReconcileRun {
+public:
+    ReconcileRun(const std::string &live_update, const ReconcileDriver::LiveLogFn &live_log) : live_log_(live_log) {
+        result.live_update = live_update;
+    }
+
+    ReconcileResult result;
+
+    void log(common::LogLevel level, std::string_view text) {
+        std::lock_guard lock(log_mutex_);
+        result.log.push_back(LogLine{level, std::string(text)});
+        if (live_log_) {
+            live_log_(result.live_update, level, text);
+        } else {
+            log::debug(result.live_update + ": " + std::string(text));
+        }
+    }
+
+    LogSinkFn sink() {
+        return [this](common::LogLevel level, std::string_view text) { log(level, text); };
+    }
+
+    void print(const json::array &lines) {
+        for (const json::value &line : lines)
+            log(level_named(common::text_at(line, {"level"})), common::text_at(line, {"text"}));
+    }
+
+    // A step's build entry (Tilt writes it when the build starts, before the
+    // update's own lines, "Will copy ..."), its lines and its events.
+    void absorb(const json::object &step) {
+        const json::value *events = step.if_contains("events");
+        const bool has_events = events != nullptr && events->is_array();
+        if (has_events) {
+            for (const json::value &event : events->as_array())
+                if (common::text_at(event, {"type"}) == "started") log_build_entry(event);
+        }
+        if (const json::value *lines = step.if_contains("log"); lines && lines->is_array()) print(lines->as_array());
+        if (has_events) {
+            for (const json::value &event : events->as_array())
+                if (event.is_object()) result.events.push_back(event.as_object());
+        }
+    }
+
+    // Runs an "updates" step's updates and prints their lines in the
+    // sequential order: each one's own, its updater's, then its outcome's.
+    json::object run_batch(const json::object &step, UpdateFanout &fanout, const Executor &executor,
+                           ReconcileSession &session, const ReconcileDriver::Clock &clock) {
+        const Batch batch = batch_of(step, result.live_update);
+        std::vector<FannedOutUpdate> ran = fanout.run(executor, batch.updates);
+        result.updates += ran.size();
+        json::array outcomes;
+        for (const FannedOutUpdate &one : ran) outcomes.push_back(one.outcome.to_json());
+        json::object next = session.continue_with(json::object{{"outcomes", std::move(outcomes)}}, clock());
+        const json::value *results = next.if_contains("results");
+        for (std::size_t i = 0; i < ran.size(); ++i) {
+            if (batch.logs[i] != nullptr) print(*batch.logs[i]);
+            for (const LogLine &line : ran[i].log) log(line.level, line.text);
+            const json::value *folded = results != nullptr && results->is_array() && i < results->as_array().size()
+                                            ? common::value_at(results->as_array()[i], {"log"})
+                                            : nullptr;
+            if (folded != nullptr && folded->is_array()) print(folded->as_array());
+        }
+        return next;
+    }
+
+private:
+    void log_build_entry(const json::value &event) {
+        std::vector<std::string> files;
+        if (const json::value *changed = common::value_at(event, {"filesChanged"}); changed && changed->is_array())
+            for (const json::value &file : changed->as_array())
+                if (file.is_string()) files.emplace_back(file.as_string());
+        if (std::string line = build_entry_line(files, working_directory()); !line.empty())
+            log(common::LogLevel::info, line);
+    }
+
+    std::mutex log_mutex_;  // the archive writer thread logs too
+    const ReconcileDriver::LiveLogFn &live_log_;
+};
+
 }  // namespace
 
 ReconcileDriver::ReconcileDriver(const EngineSlot &engine, const Executor &executor, ObjectStore &store, Clock clock,
@@ -69,74 +150,16 @@ ReconcileResult ReconcileDriver::reconcile(const std::string &live_update) {
     auto one_at_a_time = lock_for(live_update);
     std::lock_guard serial(*one_at_a_time);
 
-    ReconcileResult result;
-    result.live_update = live_update;
-    std::mutex log_mutex;  // the archive writer thread logs too
-    const LogSinkFn log = [&](common::LogLevel level, std::string_view text) {
-        std::lock_guard lock(log_mutex);
-        result.log.push_back(LogLine{level, std::string(text)});
-        if (live_log_) {
-            live_log_(live_update, level, text);
-        } else {
-            log::debug(live_update + ": " + std::string(text));
-        }
-    };
-    const auto print = [&](const json::array &lines) {
-        for (const json::value &line : lines)
-            log(level_named(common::text_at(line, {"level"})), common::text_at(line, {"text"}));
-    };
-    // Runs an "updates" step's updates and prints their lines in the
-    // sequential order: each one's own, its updater's, then its outcome's.
-    const auto run_batch = [&](const json::object &step, ReconcileSession &session) {
-        const Batch batch = batch_of(step, live_update);
-        std::vector<FannedOutUpdate> ran = fanout_.run(executor_, batch.updates);
-        result.updates += ran.size();
-        json::array outcomes;
-        for (const FannedOutUpdate &one : ran) outcomes.push_back(one.outcome.to_json());
-        json::object next = session.continue_with(json::object{{"outcomes", std::move(outcomes)}}, clock_());
-        const json::value *results = next.if_contains("results");
-        for (std::size_t i = 0; i < ran.size(); ++i) {
-            if (batch.logs[i] != nullptr) print(*batch.logs[i]);
-            for (const LogLine &line : ran[i].log) log(line.level, line.text);
-            const json::value *folded = results != nullptr && results->is_array() && i < results->as_array().size()
-                                            ? common::value_at(results->as_array()[i], {"log"})
-                                            : nullptr;
-            if (folded != nullptr && folded->is_array()) print(folded->as_array());
-        }
-        return next;
-    };
-    auto absorb = [&](const json::object &step) {
-        // Tilt writes the build entry when the build starts, before the
-        // update's own lines ("Will copy ...").
-        if (const json::value *events = step.if_contains("events"); events && events->is_array()) {
-            for (const json::value &event : events->as_array()) {
-                if (common::text_at(event, {"type"}) != "started") continue;
-                std::vector<std::string> files;
-                if (const json::value *changed = common::value_at(event, {"filesChanged"});
-                    changed && changed->is_array())
-                    for (const json::value &file : changed->as_array())
-                        if (file.is_string()) files.emplace_back(file.as_string());
-                if (std::string line = build_entry_line(files, working_directory()); !line.empty())
-                    log(common::LogLevel::info, line);
-            }
-        }
-        if (const json::value *lines = step.if_contains("log"); lines && lines->is_array()) print(lines->as_array());
-        if (const json::value *events = step.if_contains("events"); events && events->is_array()) {
-            for (const json::value &event : events->as_array()) {
-                if (event.is_object()) result.events.push_back(event.as_object());
-            }
-        }
-    };
-
+    ReconcileRun run(live_update, live_log_);
     engine_.with_engine([&](const Engine &engine) {
         Engine::Begun begun = engine.reconcile_begin(live_update, clock_());
         json::object step = std::move(begun.step);
         for (;;) {
-            absorb(step);
+            run.absorb(step);
             const std::string type = common::text_at(step, "type");
             if (type == "done") break;
             if (type == "updates") {
-                step = run_batch(step, *begun.session);
+                step = run.run_batch(step, fanout_, executor_, *begun.session, clock_);
                 continue;
             }
             if (type != "update") {
@@ -148,19 +171,20 @@ ReconcileResult ReconcileDriver::reconcile(const std::string &live_update) {
                 throw PluginCallError("reconcile of " + live_update + " failed", "plugin step",
                                       "an update step without an \"update\" object");
             }
-            UpdateOutcome outcome = executor_.execute(update->as_object(), log);
-            ++result.updates;
+            UpdateOutcome outcome = executor_.execute(update->as_object(), run.sink());
+            ++run.result.updates;
             step = begun.session->continue_with(outcome.to_json(), clock_());
         }
         const json::value *status = step.if_contains("status");
-        result.status = status != nullptr ? *status : json::value(nullptr);
+        run.result.status = status != nullptr ? *status : json::value(nullptr);
         const json::value *changed = step.if_contains("statusChanged");
-        result.status_changed = changed != nullptr && changed->is_bool() && changed->as_bool();
+        run.result.status_changed = changed != nullptr && changed->is_bool() && changed->as_bool();
     });
+    ReconcileResult &result = run.result;
     if (result.status_changed && !result.status.is_null()) {
         result.status_written = store_.write_status(ObjectKey{"LiveUpdate", live_update}, result.status);
     }
-    return result;
+    return std::move(result);
 }
 
 }  // namespace liveupdate::host
