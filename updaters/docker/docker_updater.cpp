@@ -178,16 +178,18 @@ Outcome DockerUpdater::update(const updater::Request &original) {
         // The agent may need to send the archive again, or hand it to the exec
         // path after failing to start: each pass starts it again from the source.
         std::optional<updaters::ReplayableArchive> replayable;
-        std::optional<updater::Request> replay;
-        if (config_.agent && !original.copies.empty() && original.archive) {
+        if (config_.agent && !original.copies.empty() && original.archive)
             replayable.emplace(original.archive, original.archive_rewind);
+        if (config_.agent)
+            if (auto result = update_through_agent(target, original, replayable ? &*replayable : nullptr, log))
+                return *result;
+        // Copied only for the exec path: the copy list of a large sync is large.
+        std::optional<updater::Request> replay;
+        if (replayable) {
             replay = original;
+            replay->archive = replayable->pass();
         }
         const updater::Request &request = replay ? *replay : original;
-        if (config_.agent)
-            if (auto result = update_through_agent(target, request, replayable ? &*replayable : nullptr, log))
-                return *result;
-        if (replay) replay->archive = replayable->pass();
         update_through_exec(target, request, log);
         auto result = run_commands(target, request.runs, log);
         if (result.kind != Outcome::Kind::ok) return result;
@@ -710,10 +712,9 @@ std::optional<Outcome> DockerUpdater::update_through_agent(Target &target, const
         AgentSession *session = session_in(*slot, target, log);
         if (session == nullptr) return std::nullopt;
         bool run_started = false;
-        updater::Request replay = request;
-        if (archive != nullptr) replay.archive = archive->pass();
+        const updaters::ArchiveReadFn pass = archive != nullptr ? archive->pass() : request.archive;
         try {
-            return apply_through_agent(*session, target, replay, log, run_started);
+            return apply_through_agent(*session, target, request, &pass, log, run_started);
         } catch (const AgentSessionBroken &e) {
             drop_session(*slot);
             const auto gone = container_gone_reason(target, true);
@@ -816,17 +817,17 @@ DigestOutcome DockerUpdater::digest_in(const Target &target, const std::string &
 }
 
 Outcome DockerUpdater::apply_through_agent(AgentSession &session, const Target &target, const updater::Request &request,
-                                           const UpdateLog &log, bool &run_started) {
+                                           const updaters::ArchiveReadFn *archive, const UpdateLog &log,
+                                           bool &run_started) {
     const auto stall = std::chrono::duration_cast<std::chrono::milliseconds>(config_.timeout);
-    if (!request.copies.empty() && !request.archive)
+    if (!request.copies.empty() && (archive == nullptr || !*archive))
         throw InfraFailure("the update names files to copy but carries no archive");
     log(LU_LOG_DEBUG, "Updating " + target.display() +
                           " through lu-agent: " + std::to_string(request.delete_paths.size()) + " delete(s), " +
                           std::to_string(request.copies.size()) + " file(s)");
     try {
         agent_client::apply_files_through_agent(session, request.delete_paths,
-                                                request.copies.empty() ? nullptr : &request.archive, stall,
-                                                request.sync_roots);
+                                                request.copies.empty() ? nullptr : archive, stall, request.sync_roots);
     } catch (const agent_client::AgentRequestFailed &e) {
         std::string hint;
         const std::string_view said = e.what();

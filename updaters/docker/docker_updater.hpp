@@ -102,8 +102,10 @@ private:
     std::optional<updater::Outcome> update_through_agent(Target &target, const updater::Request &request,
                                                          updaters::ReplayableArchive *archive,
                                                          const updater::UpdateLog &log);
+    // archive: this attempt's pass over the request's archive (null without copies).
     updater::Outcome apply_through_agent(AgentSession &session, const Target &target, const updater::Request &request,
-                                         const updater::UpdateLog &log, bool &run_started);
+                                         const updaters::ArchiveReadFn *archive, const updater::UpdateLog &log,
+                                         bool &run_started);
     struct AgentSlot;
     // The container's slot (made on first use); slots of containers gone are let go.
     std::shared_ptr<AgentSlot> agent_slot(const std::string &container_id);
