@@ -73,6 +73,10 @@ private:
     std::size_t offset_ = 0;
 };
 
+// The header of a frame whose payload of payload_size bytes follows it
+// (sent apart, uncopied). Throws ProtocolError above kMaxPayload.
+std::string frame_header(MessageType type, std::size_t payload_size);
+
 // Appends fields to a payload, after room for the header (so a frame of a
 // large file part is not copied again).
 class FieldWriter {
@@ -105,6 +109,8 @@ public:
     void get(std::uint64_t &v) { v = get_le(8); }
     void get(std::int64_t &v) { v = static_cast<std::int64_t>(get_le(8)); }
     void get(std::string &v);
+    // A view of the payload's bytes (valid while the payload is).
+    void get(std::string_view &v);
     void get(std::vector<std::string> &v);
     void expect_end() const;
 
