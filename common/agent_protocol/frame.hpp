@@ -18,8 +18,11 @@ namespace liveupdate::agent_protocol {
 // Bumped on any change of a message's fields; an agent of another version is replaced.
 // 3: large files in parts (FileBegin, FilePart, FileCommit) and by delta (BlockSignatures).
 inline constexpr std::uint32_t kProtocolVersion = 3;
-// A small file travels in one frame, a large one in parts; larger frames end the session.
-inline constexpr std::uint32_t kMaxPayload = 512u * 1024 * 1024;
+// A small file travels in one frame (at most 1 MiB), a large one in parts of
+// about 1 MiB; the largest frame is a large file's block signatures (20 bytes
+// a block of up to 128 KiB: 16 MiB holds a 100 GiB file's; beyond, files go
+// whole). Larger frames end the session, so neither side buffers more.
+inline constexpr std::uint32_t kMaxPayload = 16u * 1024 * 1024;
 inline constexpr std::size_t kHeaderSize = 5;
 
 enum class MessageType : std::uint8_t {
