@@ -23,6 +23,10 @@ constexpr std::size_t kPartBytes = std::size_t{1} << 20;
 constexpr std::uint64_t kPartCopyBytes = std::uint64_t{16} << 20;
 // Data from this size goes out uncopied, in a part of its own.
 constexpr std::size_t kDirectData = std::size_t{64} * 1024;
+// At most this much a part: the agent writes a part's data in one write(), and
+// 1 MiB writes into the container's page cache cost it twice the CPU of 256 KiB
+// ones (measured, a first copy of 200 MiB: 300-640 ms against 170-180 ms).
+constexpr std::size_t kDirectPiece = std::size_t{256} * 1024;
 
 // The container's version of the file, when it holds one as a regular file.
 std::optional<delta::Signature> base_signature(RequestPipeline &pipeline, const LargeFile &file) {
@@ -60,8 +64,11 @@ public:
     void data(std::string_view bytes) {
         if (bytes.size() < kDirectData) return literal(bytes);
         flush();
-        pipeline_.send_unanswered(agent_protocol::file_part_head(delta::literal_head(bytes.size()), bytes.size()),
-                                  bytes);
+        for (std::size_t at = 0; at < bytes.size(); at += kDirectPiece) {
+            const auto piece = bytes.substr(at, kDirectPiece);
+            pipeline_.send_unanswered(agent_protocol::file_part_head(delta::literal_head(piece.size()), piece.size()),
+                                      piece);
+        }
     }
     void flush() {
         if (!writer_.empty())
