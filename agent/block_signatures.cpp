@@ -15,6 +15,9 @@
 namespace liveupdate::agent {
 namespace {
 
+// The reply's fields besides the signature, with room for its message.
+constexpr std::uint64_t kReplyFields = 4096;
+
 agent_protocol::BlockSignaturesReply refused(const agent_protocol::Result &why) { return {why.error, why.message, {}}; }
 
 }  // namespace
@@ -32,9 +35,13 @@ agent_protocol::BlockSignaturesReply block_signatures(const agent_protocol::Bloc
     struct stat st {};
     if (::fstat(file.get(), &st) != 0) return refused(failure(errno, "reading", path));
     if (!S_ISREG(st.st_mode)) return refused(failure(EINVAL, "reading (not a regular file)", path));
+    const auto size = static_cast<std::uint64_t>(st.st_size);
+    if (const auto block = delta::block_size_for(size);
+        delta::kSignatureHead + (size / block + 1) * delta::kBlockBytes > agent_protocol::kMaxPayload - kReplyFields)
+        return refused(failure(EFBIG, "signing (too many blocks for one frame; sent whole)", path));
     if (auto known = cache.find(path, identity_of(st))) return {0, {}, std::move(*known)};
     ::posix_fadvise(file.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
-    delta::SignatureBuilder builder(delta::block_size_for(static_cast<std::uint64_t>(st.st_size)));
+    delta::SignatureBuilder builder(delta::block_size_for(size));
     std::vector<char> buffer(std::size_t{1} << 20);
     for (;;) {
         const auto got = ::read(file.get(), buffer.data(), buffer.size());

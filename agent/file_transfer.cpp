@@ -12,7 +12,10 @@
 namespace liveupdate::agent {
 namespace {
 
-constexpr std::size_t kCopyBuffer = std::size_t{1} << 20;
+// Copies from the base go in writes of this much: 1 MiB writes into the page
+// cache cost about twice the CPU (measured, a 1-byte delta of 200 MiB: 180-320
+// ms against 110-130 ms).
+constexpr std::size_t kCopyBuffer = std::size_t{256} * 1024;
 
 std::string request_name(agent_protocol::MessageType type) {
     return std::string(agent_protocol::type_name(type)) + " request: ";

@@ -139,6 +139,8 @@ int main(int argc, char **argv) {
         edit.archive = lu_test::TarBuilder().file("srv/big.bin", changed).finish();
         seed.copies = edit.copies = {{"/nowhere/srv/big.bin", "/srv/big.bin"}};
         seed.sync_roots = edit.sync_roots = {"/srv"};
+        // As lu-host offers it: the updater starts the archive again rather than keeping a copy.
+        seed.rewindable = edit.rewindable = true;
         if (updater.update(container.id(), c, seed).kind != LU_OUTCOME_OK) throw std::runtime_error("seed failed");
         for (int round = 0; round < rounds; ++round) {
             // Each round changes the one byte back and forth, for every side.

@@ -14,8 +14,10 @@ namespace liveupdate::agent_client {
 namespace {
 
 constexpr std::size_t kChunk = std::size_t{64} * 1024;
-// What libarchive gets per read of the archive (a large file's data passes through it).
-constexpr std::size_t kArchiveRead = std::size_t{256} * 1024;
+// What libarchive gets per read of the archive (a large file's data passes
+// through it): as much as the updaters' replayable archive reads ahead, so it
+// fills this buffer directly.
+constexpr std::size_t kArchiveRead = std::size_t{1} << 20;
 
 std::string container_path(const char *entry_path) {
     std::string_view p = entry_path == nullptr ? std::string_view() : std::string_view(entry_path);

@@ -21,6 +21,12 @@ constexpr std::size_t kPartBytes = std::size_t{1} << 20;
 // An unchanged stretch goes out in copies of this much, so the agent builds
 // while the rest is still being matched.
 constexpr std::uint64_t kPartCopyBytes = std::uint64_t{16} << 20;
+// Data from this size goes out uncopied, in a part of its own.
+constexpr std::size_t kDirectData = std::size_t{64} * 1024;
+// At most this much a part: the agent writes a part's data in one write(), and
+// 1 MiB writes into the container's page cache cost it twice the CPU of 256 KiB
+// ones (measured, a first copy of 200 MiB: 300-640 ms against 170-180 ms).
+constexpr std::size_t kDirectPiece = std::size_t{256} * 1024;
 
 // The container's version of the file, when it holds one as a regular file.
 std::optional<delta::Signature> base_signature(RequestPipeline &pipeline, const LargeFile &file) {
@@ -52,6 +58,17 @@ public:
     void literal(std::string_view bytes) {
         writer_.literal(bytes);
         send_if_full();
+    }
+    // A file's data without a base: a large piece goes out in a part of its
+    // own, straight from the archive reader's buffer.
+    void data(std::string_view bytes) {
+        if (bytes.size() < kDirectData) return literal(bytes);
+        flush();
+        for (std::size_t at = 0; at < bytes.size(); at += kDirectPiece) {
+            const auto piece = bytes.substr(at, kDirectPiece);
+            pipeline_.send_unanswered(agent_protocol::file_part_head(delta::literal_head(piece.size()), piece.size()),
+                                      piece);
+        }
     }
     void flush() {
         if (!writer_.empty())
@@ -94,7 +111,7 @@ std::pair<std::uint64_t, delta::StrongHash> stream_content(archive *reader, cons
         if (matcher)
             matcher->feed(bytes);
         else
-            parts.literal(bytes);
+            parts.data(bytes);
     }
     if (matcher) matcher->finish();
     parts.flush();

@@ -23,6 +23,12 @@ void RequestPipeline::send_unanswered(const std::string &frame) {
     if (batch_.size() >= kBatchBytes) push();
 }
 
+void RequestPipeline::send_unanswered(std::string_view head, std::string_view rest) {
+    batch_ += head;
+    push();
+    session_.send(rest, AgentStream::Clock::now() + stall_);
+}
+
 agent_protocol::Frame RequestPipeline::ask(const std::string &frame) {
     collect();
     batch_ = frame;

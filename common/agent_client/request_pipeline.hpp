@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstddef>
 #include <string>
+#include <string_view>
 
 #include "common/agent_client/agent_stream.hpp"
 #include "common/agent_protocol/messages.hpp"
@@ -29,6 +30,9 @@ public:
     void send(const std::string &frame);
     // A request without an answer (a file's begin and parts).
     void send_unanswered(const std::string &frame);
+    // The same, a frame in two pieces: head, then rest as it is (a large
+    // part's data, not copied into a frame).
+    void send_unanswered(std::string_view head, std::string_view rest);
     // Every answer owed so far is read (failures kept); then the request goes
     // out and its own answer comes back.
     agent_protocol::Frame ask(const std::string &frame);

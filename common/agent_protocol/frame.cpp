@@ -89,14 +89,20 @@ void FieldWriter::put(const std::vector<std::string> &v) {
     for (const auto &s : v) put(s);
 }
 
-std::string FieldWriter::frame(MessageType type) {
-    const std::size_t payload = out_.size() - kHeaderSize;
-    if (payload > kMaxPayload)
-        throw ProtocolError(std::string(type_name(type)) + " frame of " + std::to_string(payload) +
+std::string frame_header(MessageType type, std::size_t payload_size) {
+    if (payload_size > kMaxPayload)
+        throw ProtocolError(std::string(type_name(type)) + " frame of " + std::to_string(payload_size) +
                             " bytes exceeds the limit of " + std::to_string(kMaxPayload));
-    const auto size = static_cast<std::uint32_t>(payload);
-    for (int i = 0; i < 4; ++i) out_[static_cast<std::size_t>(i)] = static_cast<char>((size >> (8 * i)) & 0xFF);
-    out_[4] = static_cast<char>(type);
+    const auto size = static_cast<std::uint32_t>(payload_size);
+    std::string header(kHeaderSize, '\0');
+    for (int i = 0; i < 4; ++i) header[static_cast<std::size_t>(i)] = static_cast<char>((size >> (8 * i)) & 0xFF);
+    header[4] = static_cast<char>(type);
+    return header;
+}
+
+std::string FieldWriter::frame(MessageType type) {
+    const std::string header = frame_header(type, out_.size() - kHeaderSize);
+    out_.replace(0, kHeaderSize, header);
     return std::move(out_);
 }
 
@@ -112,12 +118,18 @@ std::uint64_t FieldReader::get_le(int bytes) {
 void FieldReader::get(std::uint8_t &v) { v = static_cast<std::uint8_t>(get_le(1)); }
 
 void FieldReader::get(std::string &v) {
+    std::string_view view;
+    get(view);
+    v.assign(view);
+}
+
+void FieldReader::get(std::string_view &v) {
     std::uint32_t size = 0;
     get(size);
     if (in_.size() < size)
         throw ProtocolError("string of " + std::to_string(size) + " bytes but only " + std::to_string(in_.size()) +
                             " left in the payload");
-    v.assign(in_.substr(0, size));
+    v = in_.substr(0, size);
     in_.remove_prefix(size);
 }
 

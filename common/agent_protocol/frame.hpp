@@ -18,8 +18,11 @@ namespace liveupdate::agent_protocol {
 // Bumped on any change of a message's fields; an agent of another version is replaced.
 // 3: large files in parts (FileBegin, FilePart, FileCommit) and by delta (BlockSignatures).
 inline constexpr std::uint32_t kProtocolVersion = 3;
-// A small file travels in one frame, a large one in parts; larger frames end the session.
-inline constexpr std::uint32_t kMaxPayload = 512u * 1024 * 1024;
+// A small file travels in one frame (at most 1 MiB), a large one in parts of
+// about 1 MiB; the largest frame is a large file's block signatures (20 bytes
+// a block of up to 128 KiB: 16 MiB holds a 100 GiB file's; beyond, files go
+// whole). Larger frames end the session, so neither side buffers more.
+inline constexpr std::uint32_t kMaxPayload = 16u * 1024 * 1024;
 inline constexpr std::size_t kHeaderSize = 5;
 
 enum class MessageType : std::uint8_t {
@@ -73,6 +76,10 @@ private:
     std::size_t offset_ = 0;
 };
 
+// The header of a frame whose payload of payload_size bytes follows it
+// (sent apart, uncopied). Throws ProtocolError above kMaxPayload.
+std::string frame_header(MessageType type, std::size_t payload_size);
+
 // Appends fields to a payload, after room for the header (so a frame of a
 // large file part is not copied again).
 class FieldWriter {
@@ -105,6 +112,8 @@ public:
     void get(std::uint64_t &v) { v = get_le(8); }
     void get(std::int64_t &v) { v = static_cast<std::int64_t>(get_le(8)); }
     void get(std::string &v);
+    // A view of the payload's bytes (valid while the payload is).
+    void get(std::string_view &v);
     void get(std::vector<std::string> &v);
     void expect_end() const;
 

@@ -4,6 +4,17 @@
 
 namespace liveupdate::agent_protocol {
 
+std::string file_part_head(std::string_view instructions_head, std::size_t rest) {
+    const std::size_t instructions = instructions_head.size() + rest;
+    if (instructions > kMaxPayload - 4)
+        throw ProtocolError("file part of " + std::to_string(instructions) + " bytes is too large");
+    std::string head = frame_header(MessageType::file_part, 4 + instructions);
+    const auto size = static_cast<std::uint32_t>(instructions);
+    for (int i = 0; i < 4; ++i) head.push_back(static_cast<char>((size >> (8 * i)) & 0xFF));
+    head.append(instructions_head);
+    return head;
+}
+
 std::string path_problem(std::string_view path) {
     if (path.empty() || path.front() != '/') return "path '" + std::string(path) + "' is not absolute";
     if (path.find('\0') != std::string_view::npos) return "path contains a NUL byte";

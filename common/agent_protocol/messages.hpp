@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/agent_protocol/frame.hpp"
@@ -93,10 +94,11 @@ struct FileBegin {
 };
 
 // The next stretch of the file begun: common/delta instructions (copy from
-// the base, data).
+// the base, data). Decoded, a view of the frame's payload: a part's data is
+// not copied out of it.
 struct FilePart {
     static constexpr MessageType type = MessageType::file_part;
-    std::string instructions;
+    std::string_view instructions;
     template <class S, class F>
     static void fields(S &s, F &&f) {
         f(s.instructions);
@@ -309,6 +311,10 @@ M decode(const Frame &frame) {
     }
     return message;
 }
+
+// The start of a FilePart frame whose instructions are instructions_head and
+// then `rest` bytes sent after it as they are (a large part's data, uncopied).
+std::string file_part_head(std::string_view instructions_head, std::size_t rest);
 
 // Why a container path is refused, or "" when it is absolute, has no `..`
 // component and no NUL byte.

@@ -22,11 +22,17 @@ void InstructionWriter::copy(std::uint64_t offset, std::uint64_t length) {
     copy_length_ = length;
 }
 
+std::string literal_head(std::size_t size) {
+    if (size > 0xFFFFFFFFu) throw DeltaError("a data instruction of " + std::to_string(size) + " bytes");
+    std::string head(1, kLiteral);
+    byte_order::put(head, size, 4);
+    return head;
+}
+
 void InstructionWriter::literal(std::string_view bytes) {
     if (bytes.empty()) return;
     close_copy();
-    encoded_.push_back(kLiteral);
-    byte_order::put(encoded_, bytes.size(), 4);
+    encoded_.append(literal_head(bytes.size()));
     encoded_.append(bytes);
 }
 

@@ -30,6 +30,10 @@ private:
     std::uint64_t copy_length_ = 0;
 };
 
+// A data instruction without its bytes: what precedes `size` bytes of data
+// sent apart (uncopied). Throws DeltaError above the u32 length.
+std::string literal_head(std::size_t size);
+
 struct InstructionHandlers {
     std::function<void(std::uint64_t offset, std::uint64_t length)> copy;
     std::function<void(std::string_view bytes)> literal;

@@ -64,7 +64,7 @@ Signature SignatureBuilder::finish() {
 
 std::string encode_signature(const Signature &signature) {
     std::string out;
-    out.reserve(16 + signature.blocks.size() * 20);
+    out.reserve(kSignatureHead + signature.blocks.size() * kBlockBytes);
     byte_order::put(out, signature.block_size, 4);
     byte_order::put(out, signature.file_size, 8);
     byte_order::put(out, signature.blocks.size(), 4);

@@ -26,6 +26,10 @@ struct StrongHash {
 
 StrongHash strong_hash(std::string_view bytes) noexcept;
 
+// An encoded signature's size: its head, then this much a block.
+inline constexpr std::uint64_t kSignatureHead = 16;
+inline constexpr std::uint64_t kBlockBytes = 20;
+
 struct BlockSignature {
     std::uint32_t weak = 0;
     StrongHash strong;

@@ -394,7 +394,7 @@ ReconcileSession::Visit ReconcileSession::visit(const SelectedContainer &sc) {
         if (!one.failed) {
             if (!update_event_dispatched_) {
                 update_event_dispatched_ = true;
-                events_.push_back({"started", name_, manifest_, changed.files, ""});
+                events_.push_back({"started", name_, manifest_, std::move(changed.files), ""});
             }
             Visit updating;
             updating.pending =

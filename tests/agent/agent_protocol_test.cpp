@@ -56,6 +56,14 @@ BOOST_AUTO_TEST_CASE(malformed_frames_are_protocol_errors) {
     FrameDecoder oversized;
     oversized.feed(std::string("\xff\xff\xff\xff\x02", 5));
     BOOST_CHECK_THROW(oversized.next(), ProtocolError);
+    // A peer announcing a frame of 16 MiB and a byte is refused before the daemon buffers it.
+    FrameDecoder just_over;
+    just_over.feed(frame_header(MessageType::write_file, 1) + "x");
+    BOOST_REQUIRE(just_over.next().has_value());
+    just_over.feed(std::string("\x01\0\0\x01\x02", 5));
+    BOOST_CHECK_THROW(just_over.next(), ProtocolError);
+    BOOST_CHECK_THROW(frame_header(MessageType::file_part, (std::size_t{16} << 20) + 1), ProtocolError);
+    BOOST_CHECK_NO_THROW(frame_header(MessageType::file_part, std::size_t{16} << 20));
 
     // A string claiming more bytes than the payload holds.
     FrameDecoder d;

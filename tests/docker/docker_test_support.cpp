@@ -129,7 +129,7 @@ std::string TarBuilder::finish() {
 int64_t BytesStream::read(void *ctx, void *buffer, std::size_t capacity) {
     auto *self = static_cast<BytesStream *>(ctx);
     const auto n = std::min(capacity, self->bytes_.size() - self->offset_);
-    std::memcpy(buffer, self->bytes_.data() + self->offset_, n);
+    if (n > 0) std::memcpy(buffer, self->bytes_.data() + self->offset_, n);
     self->offset_ += n;
     if (self->after_read_) self->after_read_(self->offset_);
     return static_cast<int64_t>(n);

@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -60,12 +61,12 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
-// Serves bytes through lu_archive_stream.
+// Serves bytes (not copied: they outlive the stream) through lu_archive_stream.
 // after_read, when set, is told the bytes handed out so far after each read.
 class BytesStream {
 public:
-    explicit BytesStream(std::string bytes, std::function<void(std::size_t)> after_read = {})
-        : bytes_(std::move(bytes)), after_read_(std::move(after_read)) {}
+    explicit BytesStream(std::string_view bytes, std::function<void(std::size_t)> after_read = {})
+        : bytes_(bytes), after_read_(std::move(after_read)) {}
     lu_archive_stream stream() { return {this, &BytesStream::read}; }
     std::size_t consumed() const { return offset_; }
     // lu_rewind_fn: from the first byte again.
@@ -74,7 +75,7 @@ public:
 
 private:
     static int64_t read(void *ctx, void *buffer, std::size_t capacity);
-    std::string bytes_;
+    std::string_view bytes_;
     std::function<void(std::size_t)> after_read_;
     std::size_t offset_ = 0;
     int rewinds_ = 0;

@@ -17,12 +17,14 @@ struct Source {
     std::string text;
     std::size_t offset = 0;
     std::size_t handed = 0;
+    std::size_t largest_ask = 0;
     int rewinds = 0;
 
     ArchiveReadFn reader() {
         return [this](void *buffer, std::size_t capacity) -> std::int64_t {
+            largest_ask = std::max(largest_ask, capacity);
             const std::size_t n = std::min(capacity, text.size() - offset);
-            std::memcpy(buffer, text.data() + offset, n);
+            if (n > 0) std::memcpy(buffer, text.data() + offset, n);
             offset += n;
             handed += n;
             return static_cast<std::int64_t>(n);
@@ -81,6 +83,20 @@ BOOST_AUTO_TEST_CASE(with_a_rewind_a_later_pass_starts_the_source_again) {
     BOOST_TEST(source.rewinds == 1);
     BOOST_TEST((read_all(archive.pass()) == source.text));
     BOOST_TEST(source.rewinds == 2);
+}
+
+// A large file's data is read into the reader's buffer, not copied from the read-ahead.
+BOOST_AUTO_TEST_CASE(a_large_read_fills_the_readers_buffer_from_the_source_and_is_kept) {
+    Source source{pattern(std::size_t{5} << 20)};
+    ReplayableArchive archive(source.reader(), {});
+    const auto first = archive.pass();
+    std::string read = read_n(first, 777);
+    std::string big(std::size_t{3} << 19, '\0');
+    for (std::int64_t n; (n = first(big.data(), big.size())) > 0;) read.append(big.data(), static_cast<std::size_t>(n));
+    BOOST_TEST((read == source.text));
+    BOOST_TEST(source.largest_ask == big.size());
+    BOOST_TEST((read_all(archive.pass()) == source.text));  // what went straight to the reader was kept too
+    BOOST_TEST(source.handed == source.text.size());
 }
 
 BOOST_AUTO_TEST_CASE(a_pass_that_read_nothing_goes_on_without_a_rewind) {

@@ -60,16 +60,18 @@ Outcome DockerUpdater::update(const updater::Request &original) {
         // The agent may need to send the archive again, or hand it to the exec
         // path after failing to start: each pass starts it again from the source.
         std::optional<updaters::ReplayableArchive> replayable;
-        std::optional<updater::Request> replay;
-        if (config_.agent && !original.copies.empty() && original.archive) {
+        if (config_.agent && !original.copies.empty() && original.archive)
             replayable.emplace(original.archive, original.archive_rewind);
+        if (config_.agent)
+            if (auto result = update_through_agent(target, original, replayable ? &*replayable : nullptr, log))
+                return *result;
+        // Copied only for the exec path: the copy list of a large sync is large.
+        std::optional<updater::Request> replay;
+        if (replayable) {
             replay = original;
+            replay->archive = replayable->pass();
         }
         const updater::Request &request = replay ? *replay : original;
-        if (config_.agent)
-            if (auto result = update_through_agent(target, request, replayable ? &*replayable : nullptr, log))
-                return *result;
-        if (replay) replay->archive = replayable->pass();
         update_through_exec(target, request, log);
         auto result = run_commands(target, request.runs, log);
         if (result.kind != Outcome::Kind::ok) return result;
@@ -102,8 +104,7 @@ std::optional<Outcome> DockerUpdater::update_through_agent(Target &target, const
     const std::string who = config_.user.empty() ? "the image's default user" : "user '" + config_.user + "'";
     AgentContainer container(*this, target, request.container);
     return agents_.update(container, log, [&](agent_client::AgentStream &session, bool &run_started) {
-        updater::Request replay = request;
-        if (archive != nullptr) replay.archive = archive->pass();
+        const common::ArchiveReadFn pass = archive != nullptr ? archive->pass() : request.archive;
         updaters::AgentUpdateSettings settings{
             {"container " + target.display(), "executing on container " + target.id.substr(0, 12) + ": ",
              "The container's filesystem refused the write. Check that " + who +
@@ -114,9 +115,9 @@ std::optional<Outcome> DockerUpdater::update_through_agent(Target &target, const
             needs_own_exec,
             [&](const updater::RunStep &run) { return run_with_exec(target, run, log); },
             [&] { return container_gone_reason(target, true); }};
-        auto result = updaters::update_through_agent(session, replay, settings, run_started);
+        auto result = updaters::update_through_agent(session, request, pass, settings, run_started);
         if (result.kind != Outcome::Kind::ok) return result;
-        if (replay.restart)
+        if (request.restart)
             restart(target, log);
         else
             log(LU_LOG_DEBUG, "Hot reload on, skipping container restart: " + target.display());

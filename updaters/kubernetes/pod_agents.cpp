@@ -95,9 +95,8 @@ std::optional<Outcome> PodAgents::update(const updater::Request &request, update
         nullptr};
     try {
         return driver_.update(container, request.log, [&](agent_client::AgentStream &session, bool &run_started) {
-            updater::Request replay = request;
-            if (archive != nullptr) replay.archive = archive->pass();
-            return updaters::update_through_agent(session, replay, settings, run_started);
+            const common::ArchiveReadFn pass = archive != nullptr ? archive->pass() : request.archive;
+            return updaters::update_through_agent(session, request, pass, settings, run_started);
         });
     } catch (const kube::ApiError &) {
         return std::nullopt;  // a refused or unreachable exec is reported by the per-update path, in its words

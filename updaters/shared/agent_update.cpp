@@ -27,16 +27,16 @@ private:
 };
 
 std::optional<Outcome> apply_files(agent_client::AgentStream &session, const updater::Request &request,
-                                   const AgentUpdateSettings &settings) {
+                                   const common::ArchiveReadFn &archive, const AgentUpdateSettings &settings) {
     const auto &words = settings.words;
-    if (!request.copies.empty() && !request.archive)
+    if (!request.copies.empty() && !archive)
         return Outcome::infra_failure("the update names files to copy but carries no archive");
     request.log(LU_LOG_DEBUG, "Updating " + words.shown +
                                   " through lu-agent: " + std::to_string(request.delete_paths.size()) + " delete(s), " +
                                   std::to_string(request.copies.size()) + " file(s)");
     try {
         agent_client::apply_files_through_agent(session, request.delete_paths,
-                                                request.copies.empty() ? nullptr : &request.archive, settings.stall,
+                                                request.copies.empty() ? nullptr : &archive, settings.stall,
                                                 request.sync_roots);
     } catch (const agent_client::AgentRequestFailed &e) {
         std::string hint;
@@ -52,9 +52,10 @@ std::optional<Outcome> apply_files(agent_client::AgentStream &session, const upd
 }  // namespace
 
 Outcome update_through_agent(agent_client::AgentStream &session, const updater::Request &request,
-                             const AgentUpdateSettings &settings, bool &run_started) {
+                             const common::ArchiveReadFn &archive, const AgentUpdateSettings &settings,
+                             bool &run_started) {
     const updater::UpdateLog &log = request.log;
-    if (auto failed = apply_files(session, request, settings)) return *failed;
+    if (auto failed = apply_files(session, request, archive, settings)) return *failed;
     for (std::size_t i = 0; i < request.runs.size(); ++i) {
         const auto &run = request.runs[i];
         if (!run.echo_off) log(LU_LOG_INFO, run_step_line(i, request.runs.size(), run.argv));

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "common/agent_client/agent_stream.hpp"
+#include "common/archive_stream.hpp"
 #include "liveupdate/updater.hpp"
 
 namespace liveupdate::updaters {
@@ -35,10 +36,12 @@ struct AgentUpdateSettings {
     std::function<std::string()> gone_reason;
 };
 
-// Logs to request.log; sets run_started before the first run. Throws
-// AgentSessionBroken when the session broke, std::runtime_error when the
-// archive cannot be read.
+// Logs to request.log; sets run_started before the first run. archive: this
+// attempt's pass over the request's archive (the request is not copied for
+// it: the copy list of a large sync is large). Throws AgentSessionBroken when
+// the session broke, std::runtime_error when the archive cannot be read.
 updater::Outcome update_through_agent(agent_client::AgentStream &session, const updater::Request &request,
-                                      const AgentUpdateSettings &settings, bool &run_started);
+                                      const common::ArchiveReadFn &archive, const AgentUpdateSettings &settings,
+                                      bool &run_started);
 
 }  // namespace liveupdate::updaters

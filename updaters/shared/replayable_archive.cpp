@@ -16,9 +16,10 @@ namespace liveupdate::updaters {
 
 namespace {
 
-// Each read of the source asks for this much: the host's stream hands over
-// one buffer per read (a thread switch each), and agent_apply reads 64 KiB at
-// a time, which under load made the switches, not the bytes, the cost.
+// Each read of the source asks for at least this much: the host's stream
+// hands over one buffer per read (a thread switch each), which for small reads
+// under load made the switches, not the bytes, the cost. agent_apply reads as
+// much, so its reads go to the source directly.
 constexpr std::size_t kReadAhead = std::size_t{1} << 20;
 
 }  // namespace
@@ -42,6 +43,9 @@ struct ReplayableArchive::State {
         read_any = true;
         if (ahead_begin == ahead_end) {
             if (kept && position < kept_size) return replay(buffer, capacity);
+            // A reader asking for as much as read-ahead would get is filled directly: a large file is not copied once
+            // more.
+            if (capacity >= kReadAhead) return take_from_source(static_cast<char *>(buffer), capacity);
             if (const auto filled = fill(); filled <= 0) return filled;
         }
         const std::size_t n = std::min(capacity, ahead_end - ahead_begin);
@@ -65,25 +69,30 @@ private:
         return got;
     }
 
-    // The next bytes of the source into `ahead` (and the kept file): their count, 0 at the end, -1 on error.
+    // The next bytes of the source into `ahead`: their count, 0 at the end, -1 on error.
     std::int64_t fill() {
-        if (source_ended) return 0;
-        const auto got = source(ahead.get(), kReadAhead);
-        if (got == 0) source_ended = true;
+        const auto got = take_from_source(ahead.get(), kReadAhead);
         if (got <= 0) return got;
-        if (kept) {
-            for (std::int64_t done = 0; done < got;) {
-                const auto wrote =
-                    ::pwrite(::fileno(kept.get()), ahead.get() + done, static_cast<std::size_t>(got - done), kept_size);
-                if (wrote < 0 && errno == EINTR) continue;
-                if (wrote <= 0) return -1;
-                done += wrote;
-                kept_size += wrote;
-            }
-            position = kept_size;
-        }
         ahead_begin = 0;
         ahead_end = static_cast<std::size_t>(got);
+        return got;
+    }
+
+    // The next bytes of the source into `into` (and the kept file): their count, 0 at the end, -1 on error.
+    std::int64_t take_from_source(char *into, std::size_t capacity) {
+        if (source_ended) return 0;
+        const auto got = source(into, capacity);
+        if (got == 0) source_ended = true;
+        if (got <= 0 || !kept) return got;
+        for (std::int64_t done = 0; done < got;) {
+            const auto wrote =
+                ::pwrite(::fileno(kept.get()), into + done, static_cast<std::size_t>(got - done), kept_size);
+            if (wrote < 0 && errno == EINTR) continue;
+            if (wrote <= 0) return -1;
+            done += wrote;
+            kept_size += wrote;
+        }
+        position = kept_size;
         return got;
     }
 };
