@@ -59,7 +59,7 @@ public:
 
     void log(common::LogLevel level, std::string_view text) {
         std::lock_guard lock(log_mutex_);
-        result.log.push_back(LogLine{level, std::string(text)});
+        result.log.push_back(StepLogLine{level, std::string(text)});
         if (live_log_) {
             live_log_(result.live_update, level, text);
         } else {
@@ -95,7 +95,7 @@ public:
     // Runs an "updates" step's updates and prints their lines in the
     // sequential order: each one's own, its updater's, then its outcome's.
     json::object run_batch(const json::object &step, UpdateFanout &fanout, const Executor &executor,
-                           ReconcileSession &session, const ReconcileDriver::Clock &clock) {
+                           PluginSession &session, const ReconcileDriver::Clock &clock) {
         const Batch batch = batch_of(step, result.live_update);
         std::vector<FannedOutUpdate> ran = fanout.run(executor, batch.updates);
         result.updates += ran.size();
@@ -105,7 +105,7 @@ public:
         const json::value *results = next.if_contains("results");
         for (std::size_t i = 0; i < ran.size(); ++i) {
             if (batch.logs[i] != nullptr) print(*batch.logs[i]);
-            for (const LogLine &line : ran[i].log) log(line.level, line.text);
+            for (const StepLogLine &line : ran[i].log) log(line.level, line.text);
             const json::value *folded = results != nullptr && results->is_array() && i < results->as_array().size()
                                             ? common::value_at(results->as_array()[i], {"log"})
                                             : nullptr;
@@ -130,8 +130,8 @@ private:
 
 }  // namespace
 
-ReconcileDriver::ReconcileDriver(const EngineSlot &engine, const Executor &executor, ObjectStore &store, Clock clock,
-                                 LiveLogFn live_log, std::size_t parallel_updates)
+ReconcileDriver::ReconcileDriver(const EngineSlot &engine, const Executor &executor, JsonObjectStore &store,
+                                 Clock clock, LiveLogFn live_log, std::size_t parallel_updates)
     : engine_(engine),
       executor_(executor),
       store_(store),
@@ -151,8 +151,8 @@ ReconcileResult ReconcileDriver::reconcile(const std::string &live_update) {
     std::lock_guard serial(*one_at_a_time);
 
     ReconcileRun run(live_update, live_log_);
-    engine_.with_engine([&](const Engine &engine) {
-        Engine::Begun begun = engine.reconcile_begin(live_update, clock_());
+    engine_.with_engine([&](const PluginEngine &engine) {
+        PluginEngine::Begun begun = engine.reconcile_begin(live_update, clock_());
         json::object step = std::move(begun.step);
         for (;;) {
             run.absorb(step);
