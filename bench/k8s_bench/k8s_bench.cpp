@@ -95,7 +95,7 @@ int main(int argc, char **argv) {
         const std::string pods = "/api/v1/namespaces/" + kNamespace + "/pods";
 
         // From creation to discovery reporting Running, then to the first sync.
-        k8s::KubernetesDiscovery discovery({}, nullptr, nullptr);
+        k8s::PodDiscoveryWatcher discovery({}, nullptr, nullptr);
         discovery.watch("bench", k8s::discovery_spec_of(
                                      json::parse(R"({"spec":{"watches":[{"namespace":")" + kNamespace +
                                                  R"("}],"extraSelectors":[{"matchLabels":{"app":")" + pod + R"("}}]}})")

@@ -140,17 +140,17 @@ int main() {
     const double copy_ms = ms(Clock::now() - copy_start);
     fs::remove(dir / "copy.so");
 
-    EngineSlot slot(plugin_file, kStart, LoadOptions{.private_copy = true});
+    EngineSlot slot(plugin_file, kStart, PluginLoadOptions{.private_copy = true});
     auto services = std::make_shared<UpdaterHostServices>();
     UpdaterRegistry updaters;
     updaters.set("docker", std::make_shared<Updater>(UpdaterPlugin::load(LU_BENCH_RECORD_UPDATER), services));
     Executor executor(updaters);
-    ObjectStore store;
+    JsonObjectStore store;
     std::atomic<std::int64_t> ticks{1'000'000};
     ReconcileDriver driver(slot, executor, store,
                            [&] { return common::MicroTime(kStart.micros() + ticks.fetch_add(1)); });
     auto upsert = [&](const std::string &object) {
-        slot.with_engine([&](const Engine &e) { return e.upsert(object); });
+        slot.with_engine([&](const PluginEngine &e) { return e.upsert(object); });
     };
     upsert(file_watch(src, kFiles));
     for (int i = 0; i < kLiveUpdates; ++i) {
@@ -159,7 +159,7 @@ int main() {
     }
     std::size_t synced = 0;
     for (int i = 0; i < kLiveUpdates; ++i) synced += driver.reconcile("lu" + std::to_string(i)).updates;
-    const std::size_t snapshot_bytes = slot.with_engine([](const Engine &e) { return e.snapshot().size(); });
+    const std::size_t snapshot_bytes = slot.with_engine([](const PluginEngine &e) { return e.snapshot().size(); });
     std::printf(
         "reload_bench: %d LiveUpdates tracked, %zu container updates done, snapshot %zu bytes,\n"
         "plugin file %.1f MB; reference: one copy of it %.2f ms\n\n",
@@ -168,9 +168,9 @@ int main() {
     {
         // The swap's parts, measured on their own.
         const auto c0 = thread_cpu();
-        const std::string blob = slot.with_engine([](const Engine &e) { return e.snapshot(); });
+        const std::string blob = slot.with_engine([](const PluginEngine &e) { return e.snapshot(); });
         const auto c1 = thread_cpu();
-        Engine fresh(LiveUpdatePlugin::load(plugin_file, LoadOptions{.private_copy = true}), kStart);
+        PluginEngine fresh(LiveUpdatePlugin::load(plugin_file, PluginLoadOptions{.private_copy = true}), kStart);
         const auto c2 = thread_cpu();
         fresh.restore(blob);
         const auto c3 = thread_cpu();
@@ -180,7 +180,7 @@ int main() {
         const std::size_t body_at = blob.find(R"(]},"objects":[)");
         if (index_at == std::string::npos || body_at == std::string::npos) return 1;
         const std::string unindexed = blob.substr(0, index_at) + blob.substr(body_at + 2);
-        Engine reference(LiveUpdatePlugin::load(plugin_file, LoadOptions{.private_copy = true}), kStart);
+        PluginEngine reference(LiveUpdatePlugin::load(plugin_file, PluginLoadOptions{.private_copy = true}), kStart);
         const auto c4 = thread_cpu();
         reference.restore(unindexed);
         const auto c5 = thread_cpu();

@@ -37,7 +37,7 @@ template <typename Plugin>
 void print_installed(const char *kind, const fs::path &file) {
     std::cout << "  " << kind << std::string(12 - std::string_view(kind).size(), ' ');
     try {
-        const auto plugin = Plugin::load(file, LoadOptions{.prober = "/proc/self/exe"});
+        const auto plugin = Plugin::load(file, PluginLoadOptions{.prober = "/proc/self/exe"});
         std::cout << described(plugin->identity()) << "  " << file.string() << '\n';
     } catch (const std::exception &e) {
         std::cout << "cannot load: " << e.what() << '\n';

@@ -84,7 +84,7 @@ public:
     // covers_others: other mappings lie beneath this one (a folder moved in is
     // listed with each of its files); the entries its walk writes are kept so
     // that those are not archived a second time.
-    void add_mapping(const CopyMapping &copy, const common::IgnoreSet &filter, bool covers_others) {
+    void add_mapping(const ArchiveMapping &copy, const common::IgnoreSet &filter, bool covers_others) {
         std::string name = copy.container;
         name.erase(0, name.find_first_not_of('/'));
         std::string local = copy.local;
@@ -348,14 +348,14 @@ common::IgnoreSet ignore_set_from_json(const json::value &filter) {
 
 namespace {
 
-ArchiveSummary write_archive_to(const std::vector<CopyMapping> &copies, const common::IgnoreSet &filter,
+ArchiveSummary write_archive_to(const std::vector<ArchiveMapping> &copies, const common::IgnoreSet &filter,
                                 ArchiveSink &sink, const LogSinkFn &log, const BeforeEntryFn &before_entry) {
     TarWriter tar(sink, log, before_entry);
     std::vector<std::string> locals;
     locals.reserve(copies.size());
-    for (const CopyMapping &copy : copies) locals.push_back(copy.local);
+    for (const ArchiveMapping &copy : copies) locals.push_back(copy.local);
     std::sort(locals.begin(), locals.end());
-    for (const CopyMapping &copy : copies) {
+    for (const ArchiveMapping &copy : copies) {
         const std::string beneath = copy.local + "/";
         const auto next = std::lower_bound(locals.begin(), locals.end(), beneath);
         tar.add_mapping(copy, filter, next != locals.end() && next->starts_with(beneath));
@@ -365,7 +365,7 @@ ArchiveSummary write_archive_to(const std::vector<CopyMapping> &copies, const co
 
 }  // namespace
 
-ArchiveSummary write_archive(const std::vector<CopyMapping> &copies, const common::IgnoreSet &filter,
+ArchiveSummary write_archive(const std::vector<ArchiveMapping> &copies, const common::IgnoreSet &filter,
                              const common::ArchiveWriteFn &write, const LogSinkFn &log) {
     FunctionSink sink(write);
     return write_archive_to(copies, filter, sink, log, {});
@@ -408,7 +408,7 @@ private:
     ArchiveStream &s_;
 };
 
-ArchiveStream::ArchiveStream(std::vector<CopyMapping> copies, common::IgnoreSet filter, LogSinkFn log,
+ArchiveStream::ArchiveStream(std::vector<ArchiveMapping> copies, common::IgnoreSet filter, LogSinkFn log,
                              BeforeEntryFn before_entry, BeforeBytesLeaveFn before_bytes_leave)
     : copies_(std::move(copies)),
       filter_(std::move(filter)),

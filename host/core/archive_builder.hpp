@@ -34,7 +34,7 @@
 
 namespace liveupdate::host {
 
-struct CopyMapping {
+struct ArchiveMapping {
     std::string local;      // absolute local path
     std::string container;  // absolute container path
 };
@@ -62,7 +62,7 @@ common::IgnoreSet ignore_set_from_json(const boost::json::value &filter);
 // Writes the whole archive synchronously. Paths that cannot be read are left
 // out and listed in the summary; throws HostError when the archive cannot be
 // completed (a read error inside a file, the sink throwing).
-ArchiveSummary write_archive(const std::vector<CopyMapping> &copies, const common::IgnoreSet &filter,
+ArchiveSummary write_archive(const std::vector<ArchiveMapping> &copies, const common::IgnoreSet &filter,
                              const common::ArchiveWriteFn &write, const LogSinkFn &log);
 
 class ArchiveSink;
@@ -72,7 +72,7 @@ class ArchiveSink;
 // Destroying the stream before the end stops the writer.
 class ArchiveStream {
 public:
-    ArchiveStream(std::vector<CopyMapping> copies, common::IgnoreSet filter, LogSinkFn log,
+    ArchiveStream(std::vector<ArchiveMapping> copies, common::IgnoreSet filter, LogSinkFn log,
                   BeforeEntryFn before_entry = {}, BeforeBytesLeaveFn before_bytes_leave = {});
     ArchiveStream(const ArchiveStream &) = delete;
     ArchiveStream &operator=(const ArchiveStream &) = delete;
@@ -108,7 +108,7 @@ private:
     void stop_writer();
     void finish_writer();
 
-    std::vector<CopyMapping> copies_;
+    std::vector<ArchiveMapping> copies_;
     common::IgnoreSet filter_;
     LogSinkFn log_;
     BeforeEntryFn before_entry_;

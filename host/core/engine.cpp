@@ -57,9 +57,9 @@ json::object parse_step(const LiveUpdatePlugin &plugin, int32_t rc, std::string_
 
 }  // namespace
 
-ReconcileSession::~ReconcileSession() { plugin_->api().reconcile_end(session_); }
+PluginSession::~PluginSession() { plugin_->api().reconcile_end(session_); }
 
-json::object ReconcileSession::continue_with(const json::value &outcome, common::MicroTime now) {
+json::object PluginSession::continue_with(const json::value &outcome, common::MicroTime now) {
     const std::string outcome_text = boost::json::serialize(outcome);
     const std::string now_text = now.format();
     PluginMessage step(plugin_->api().free_message);
@@ -67,7 +67,8 @@ json::object ReconcileSession::continue_with(const json::value &outcome, common:
     return parse_step(*plugin_, rc, step.view(), "reconcile_continue failed", max_step_version_);
 }
 
-Engine::Engine(std::shared_ptr<const LiveUpdatePlugin> plugin, common::MicroTime start_time, int max_step_version)
+PluginEngine::PluginEngine(std::shared_ptr<const LiveUpdatePlugin> plugin, common::MicroTime start_time,
+                           int max_step_version)
     : plugin_(std::move(plugin)), start_time_(start_time), max_step_version_(max_step_version) {
     host_.struct_size = sizeof(lu_engine_host);
     host_.ctx = nullptr;
@@ -82,11 +83,11 @@ Engine::Engine(std::shared_ptr<const LiveUpdatePlugin> plugin, common::MicroTime
     }
 }
 
-Engine::~Engine() {
+PluginEngine::~PluginEngine() {
     if (engine_ != nullptr) plugin_->api().destroy(engine_);
 }
 
-json::object Engine::admission(int32_t rc, std::string_view result, const char *what) const {
+json::object PluginEngine::admission(int32_t rc, std::string_view result, const char *what) const {
     if (rc != LU_OK && rc != LU_ERR_INVALID_ARGUMENT) {
         // The object was neither admitted nor rejected; for the caller it is
         // not stored all the same, with the plugin's error text as the reason.
@@ -105,19 +106,19 @@ json::object Engine::admission(int32_t rc, std::string_view result, const char *
     return std::move(parsed.as_object());
 }
 
-json::object Engine::validate(std::string_view object_json) const {
+json::object PluginEngine::validate(std::string_view object_json) const {
     PluginMessage result(plugin_->api().free_message);
     int32_t rc = plugin_->api().validate(engine_, to_lu_str(object_json), result.out());
     return admission(rc, result.view(), "validate failed");
 }
 
-json::object Engine::upsert(std::string_view object_json) const {
+json::object PluginEngine::upsert(std::string_view object_json) const {
     PluginMessage result(plugin_->api().free_message);
     int32_t rc = plugin_->api().upsert(engine_, to_lu_str(object_json), result.out());
     return admission(rc, result.view(), "upsert failed");
 }
 
-json::object Engine::remove(std::string_view kind, std::string_view name) const {
+json::object PluginEngine::remove(std::string_view kind, std::string_view name) const {
     PluginMessage result(plugin_->api().free_message);
     int32_t rc = plugin_->api().remove(engine_, to_lu_str(kind), to_lu_str(name), result.out());
     if (rc != LU_OK) {
@@ -130,14 +131,14 @@ json::object Engine::remove(std::string_view kind, std::string_view name) const 
     return std::move(parsed.as_object());
 }
 
-const void *Engine::extension(const char *id) const {
+const void *PluginEngine::extension(const char *id) const {
     const lu_liveupdate_api &api = plugin_->api();
     constexpr std::size_t needed = offsetof(lu_liveupdate_api, get_extension) + sizeof(api.get_extension);
     if (api.struct_size < needed || api.get_extension == nullptr || id == nullptr) return nullptr;
     return api.get_extension(engine_, id);
 }
 
-std::optional<Engine::Answer> Engine::sync_targets(std::string_view live_update) const {
+std::optional<PluginEngine::Answer> PluginEngine::sync_targets(std::string_view live_update) const {
     const auto *table = static_cast<const lu_sync_targets_extension *>(extension(LU_SYNC_TARGETS_EXTENSION_ID));
     constexpr std::size_t needed = offsetof(lu_sync_targets_extension, sync_targets) + sizeof(table->sync_targets);
     if (table == nullptr || table->struct_size < needed || table->sync_targets == nullptr) return std::nullopt;
@@ -146,8 +147,8 @@ std::optional<Engine::Answer> Engine::sync_targets(std::string_view live_update)
     return Answer{rc, result.str()};
 }
 
-std::optional<Engine::Repaired> Engine::container_repaired(std::string_view live_update,
-                                                           std::string_view container_id) const {
+std::optional<PluginEngine::Repaired> PluginEngine::container_repaired(std::string_view live_update,
+                                                                       std::string_view container_id) const {
     const auto *table = static_cast<const lu_sync_targets_extension *>(extension(LU_SYNC_TARGETS_EXTENSION_ID));
     constexpr std::size_t needed =
         offsetof(lu_sync_targets_extension, container_repaired) + sizeof(table->container_repaired);
@@ -157,14 +158,14 @@ std::optional<Engine::Repaired> Engine::container_repaired(std::string_view live
     return Repaired{rc, rc == LU_OK && cleared != 0};
 }
 
-Engine::Begun Engine::reconcile_begin(std::string_view live_update, common::MicroTime now) const {
+PluginEngine::Begun PluginEngine::reconcile_begin(std::string_view live_update, common::MicroTime now) const {
     const std::string now_text = now.format();
     lu_reconcile *session = nullptr;
     PluginMessage step(plugin_->api().free_message);
     int32_t rc =
         plugin_->api().reconcile_begin(engine_, to_lu_str(live_update), to_lu_str(now_text), &session, step.out());
-    std::unique_ptr<ReconcileSession> owner;
-    if (session != nullptr) owner = std::make_unique<ReconcileSession>(plugin_, session, max_step_version_);
+    std::unique_ptr<PluginSession> owner;
+    if (session != nullptr) owner = std::make_unique<PluginSession>(plugin_, session, max_step_version_);
     json::object first = parse_step(*plugin_, rc, step.view(), "reconcile_begin failed", max_step_version_);
     if (!owner) {
         throw PluginCallError("reconcile_begin failed", std::string(live_update), "the plugin opened no session");
@@ -183,19 +184,19 @@ void take_snapshot(const LiveUpdatePlugin &plugin, lu_engine *engine, PluginMess
 
 }  // namespace
 
-std::string Engine::snapshot() const {
+std::string PluginEngine::snapshot() const {
     PluginMessage blob(plugin_->api().free_message);
     take_snapshot(*plugin_, engine_, blob);
     return blob.str();
 }
 
-void Engine::restore_from(const Engine &source) const {
+void PluginEngine::restore_from(const PluginEngine &source) const {
     PluginMessage blob(source.plugin_->api().free_message);
     take_snapshot(*source.plugin_, source.engine_, blob);
     restore(blob.view());
 }
 
-void Engine::restore(std::string_view blob) const {
+void PluginEngine::restore(std::string_view blob) const {
     PluginMessage error(plugin_->api().free_message);
     int32_t rc = plugin_->api().restore(engine_, to_lu_str(blob), error.out());
     if (rc != LU_OK) {

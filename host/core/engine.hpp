@@ -17,13 +17,13 @@
 namespace liveupdate::host {
 
 // One open reconcile of one LiveUpdate; ending it early abandons its updates.
-class ReconcileSession {
+class PluginSession {
 public:
-    ReconcileSession(std::shared_ptr<const LiveUpdatePlugin> plugin, lu_reconcile *session, int max_step_version)
+    PluginSession(std::shared_ptr<const LiveUpdatePlugin> plugin, lu_reconcile *session, int max_step_version)
         : plugin_(std::move(plugin)), session_(session), max_step_version_(max_step_version) {}
-    ReconcileSession(const ReconcileSession &) = delete;
-    ReconcileSession &operator=(const ReconcileSession &) = delete;
-    ~ReconcileSession();
+    PluginSession(const PluginSession &) = delete;
+    PluginSession &operator=(const PluginSession &) = delete;
+    ~PluginSession();
 
     // Reports the outcome of the last "update" step (the outcomes of the last
     // "updates" step); returns the next step.
@@ -35,15 +35,15 @@ private:
     int max_step_version_;
 };
 
-class Engine {
+class PluginEngine {
 public:
     // options: {"startTime": start_time, "maxStepVersion": max_step_version}
     // (1: the plugin hands out one update at a time). Throws PluginCallError.
-    Engine(std::shared_ptr<const LiveUpdatePlugin> plugin, common::MicroTime start_time,
-           int max_step_version = LU_STEP_VERSION);
-    Engine(const Engine &) = delete;
-    Engine &operator=(const Engine &) = delete;
-    ~Engine();
+    PluginEngine(std::shared_ptr<const LiveUpdatePlugin> plugin, common::MicroTime start_time,
+                 int max_step_version = LU_STEP_VERSION);
+    PluginEngine(const PluginEngine &) = delete;
+    PluginEngine &operator=(const PluginEngine &) = delete;
+    ~PluginEngine();
 
     // Admission results: {"accepted", "kind", "name", "errors", "message", "due"}.
     // A malformed object is a rejection (accepted false with the plugin's message),
@@ -55,7 +55,7 @@ public:
     boost::json::object remove(std::string_view kind, std::string_view name) const;
 
     struct Begun {
-        std::unique_ptr<ReconcileSession> session;
+        std::unique_ptr<PluginSession> session;
         boost::json::object step;
     };
     Begun reconcile_begin(std::string_view live_update, common::MicroTime now) const;
@@ -64,7 +64,7 @@ public:
     void restore(std::string_view blob) const;
     // Restores source's snapshot straight from the buffer its plugin returned:
     // at a thousand LiveUpdates that is megabytes not copied inside the reload's pause.
-    void restore_from(const Engine &source) const;
+    void restore_from(const PluginEngine &source) const;
 
     // The engine's extension table for id (liveupdate/ext/), or nullptr,
     // also when the plugin's table predates get_extension.

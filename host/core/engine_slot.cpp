@@ -7,28 +7,29 @@
 
 namespace liveupdate::host {
 
-EngineSlot::EngineSlot(std::filesystem::path plugin_file, common::MicroTime start_time, const LoadOptions &options,
-                       int max_step_version)
+EngineSlot::EngineSlot(std::filesystem::path plugin_file, common::MicroTime start_time,
+                       const PluginLoadOptions &options, int max_step_version)
     : plugin_file_(std::move(plugin_file)),
       start_time_(start_time),
       max_step_version_(max_step_version),
-      engine_(std::make_unique<Engine>(LiveUpdatePlugin::load(plugin_file_, options), start_time, max_step_version)) {}
+      engine_(std::make_unique<PluginEngine>(LiveUpdatePlugin::load(plugin_file_, options), start_time,
+                                             max_step_version)) {}
 
 void EngineSlot::reload() { reload(plugin_file()); }
 
 void EngineSlot::reload(const std::filesystem::path &plugin_file) {
     // Loaded before taking the lock: a plugin that fails to load never stops service.
-    std::unique_ptr<Engine> retired =
-        swap_in(prepare(LiveUpdatePlugin::load(plugin_file, LoadOptions{.private_copy = true})));
+    std::unique_ptr<PluginEngine> retired =
+        swap_in(prepare(LiveUpdatePlugin::load(plugin_file, PluginLoadOptions{.private_copy = true})));
 }
 
-std::unique_ptr<Engine> EngineSlot::prepare(std::shared_ptr<const LiveUpdatePlugin> plugin) const {
-    return std::make_unique<Engine>(std::move(plugin), start_time_, max_step_version_);
+std::unique_ptr<PluginEngine> EngineSlot::prepare(std::shared_ptr<const LiveUpdatePlugin> plugin) const {
+    return std::make_unique<PluginEngine>(std::move(plugin), start_time_, max_step_version_);
 }
 
-std::unique_ptr<Engine> EngineSlot::swap_in(std::unique_ptr<Engine> fresh) {
+std::unique_ptr<PluginEngine> EngineSlot::swap_in(std::unique_ptr<PluginEngine> fresh) {
     const LiveUpdatePlugin &plugin = fresh->plugin();
-    std::unique_ptr<Engine> retired;
+    std::unique_ptr<PluginEngine> retired;
     {
         std::unique_lock lock(mutex_);
         fresh->restore_from(*engine_);

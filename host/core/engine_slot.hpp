@@ -15,7 +15,7 @@ class EngineSlot {
 public:
     // Loads the plugin (from a private copy when options say so) and creates the
     // engine; every engine of the slot is asked for steps up to max_step_version.
-    EngineSlot(std::filesystem::path plugin_file, common::MicroTime start_time, const LoadOptions &options = {},
+    EngineSlot(std::filesystem::path plugin_file, common::MicroTime start_time, const PluginLoadOptions &options = {},
                int max_step_version = LU_STEP_VERSION);
 
     template <typename Fn>
@@ -35,8 +35,8 @@ public:
     // service goes on; then, with reconciles quiesced, the current state
     // restored into it and the swap. Returns the engine replaced, for the
     // caller to destroy once service resumed.
-    [[nodiscard]] std::unique_ptr<Engine> prepare(std::shared_ptr<const LiveUpdatePlugin> plugin) const;
-    [[nodiscard]] std::unique_ptr<Engine> swap_in(std::unique_ptr<Engine> fresh);
+    [[nodiscard]] std::unique_ptr<PluginEngine> prepare(std::shared_ptr<const LiveUpdatePlugin> plugin) const;
+    [[nodiscard]] std::unique_ptr<PluginEngine> swap_in(std::unique_ptr<PluginEngine> fresh);
 
     std::filesystem::path plugin_file() const;
     PluginIdentity identity() const;
@@ -46,7 +46,7 @@ private:
     common::MicroTime start_time_;
     int max_step_version_;
     mutable std::shared_mutex mutex_;
-    std::unique_ptr<Engine> engine_;
+    std::unique_ptr<PluginEngine> engine_;
 };
 
 }  // namespace liveupdate::host

@@ -31,7 +31,7 @@ std::string string_element(const json::value &value, const std::string &path) {
 struct PreparedUpdate {
     std::string live_update, via;
     std::string container_id, container_name, pod_name, namespace_name, root;
-    std::vector<CopyMapping> copies;
+    std::vector<ArchiveMapping> copies;
     std::vector<std::string> deletes;
     std::vector<std::string> sync_roots;
     std::vector<std::vector<std::string>> run_args;
@@ -72,8 +72,8 @@ private:
             const json::value *in_container = common::value_at(copy_list[i], {"container"});
             if (local == nullptr || in_container == nullptr)
                 throw HostError(kBadStep, field, "needs local and container");
-            copies.push_back(CopyMapping{string_element(*local, field + ".local"),
-                                         string_element(*in_container, field + ".container")});
+            copies.push_back(ArchiveMapping{string_element(*local, field + ".local"),
+                                            string_element(*in_container, field + ".container")});
         }
         const json::array &delete_list = array_or_empty(update, "delete", "");
         for (std::size_t i = 0; i < delete_list.size(); ++i)
@@ -123,7 +123,7 @@ UpdateOutcome Executor::execute(const json::object &update, const LogSinkFn &log
                                    prepared.container_name.c_str(), prepared.pod_name.c_str(),
                                    prepared.namespace_name.c_str(), prepared.root.c_str()};
         std::vector<lu_path_mapping> mappings;
-        for (const CopyMapping &copy : prepared.copies) {
+        for (const ArchiveMapping &copy : prepared.copies) {
             mappings.push_back(lu_path_mapping{copy.local.c_str(), copy.container.c_str()});
         }
         std::vector<const char *> delete_paths;

@@ -37,7 +37,7 @@ UpdaterHostServices::UpdaterHostServices() {
     local_table_.process = &UpdaterHostServices::process_local;
 }
 
-void UpdaterHostServices::set_local_containers(std::shared_ptr<LocalContainers> local_containers) {
+void UpdaterHostServices::set_local_containers(std::shared_ptr<LocalContainerService> local_containers) {
     std::lock_guard lock(mutex_);
     local_containers_ = std::move(local_containers);
 }
@@ -58,14 +58,14 @@ const void *UpdaterHostServices::get_extension(void *ctx, const char *id) {
     return found == self->extensions_.end() ? nullptr : found->second;
 }
 
-std::shared_ptr<LocalContainers> UpdaterHostServices::local_containers() const {
+std::shared_ptr<LocalContainerService> UpdaterHostServices::local_containers() const {
     std::lock_guard lock(mutex_);
     return local_containers_;
 }
 
 int32_t UpdaterHostServices::restart_local(void *ctx, const lu_container_ref *container, char *error,
                                            size_t error_capacity) {
-    const std::shared_ptr<LocalContainers> local = static_cast<UpdaterHostServices *>(ctx)->local_containers();
+    const std::shared_ptr<LocalContainerService> local = static_cast<UpdaterHostServices *>(ctx)->local_containers();
     if (!local || container == nullptr) {
         write_c_string(error, error_capacity, "the host supervises no local containers");
         return 1;
@@ -82,7 +82,7 @@ int32_t UpdaterHostServices::restart_local(void *ctx, const lu_container_ref *co
 int32_t UpdaterHostServices::process_local(void *ctx, const lu_container_ref *container,
                                            void (*each_env)(void *each_ctx, const char *name, const char *value),
                                            void *each_ctx, char *working_dir, size_t working_dir_capacity) {
-    const std::shared_ptr<LocalContainers> local = static_cast<UpdaterHostServices *>(ctx)->local_containers();
+    const std::shared_ptr<LocalContainerService> local = static_cast<UpdaterHostServices *>(ctx)->local_containers();
     if (!local || container == nullptr || each_env == nullptr) return 1;
     try {
         const std::optional<LocalProcess> process = local->process(*container);

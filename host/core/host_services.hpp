@@ -28,9 +28,9 @@ struct LocalProcess {
 };
 
 // Implemented by whoever supervises LocalContainer processes (lu-host up).
-class LocalContainers {
+class LocalContainerService {
 public:
-    virtual ~LocalContainers() = default;
+    virtual ~LocalContainerService() = default;
     // Restarts the container's process; throws std::exception saying why on failure.
     virtual void restart(const lu_container_ref &container) = 0;
     // The container's process settings; none for a container this supervisor does not know.
@@ -44,7 +44,7 @@ public:
     UpdaterHostServices &operator=(const UpdaterHostServices &) = delete;
 
     // Offers LU_HOST_LOCAL_CONTAINERS_ID backed by this implementation.
-    void set_local_containers(std::shared_ptr<LocalContainers> local_containers);
+    void set_local_containers(std::shared_ptr<LocalContainerService> local_containers);
     // Offers any other extension table (must outlive every updater).
     void add_extension(std::string id, const void *table);
 
@@ -57,12 +57,12 @@ private:
     static int32_t process_local(void *ctx, const lu_container_ref *container,
                                  void (*each_env)(void *each_ctx, const char *name, const char *value), void *each_ctx,
                                  char *working_dir, size_t working_dir_capacity);
-    std::shared_ptr<LocalContainers> local_containers() const;
+    std::shared_ptr<LocalContainerService> local_containers() const;
 
     lu_updater_host host_{};
     lu_host_local_containers local_table_{};
     mutable std::mutex mutex_;
-    std::shared_ptr<LocalContainers> local_containers_;
+    std::shared_ptr<LocalContainerService> local_containers_;
     std::map<std::string, const void *, std::less<>> extensions_;
 };
 

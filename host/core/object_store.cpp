@@ -19,7 +19,7 @@ ObjectKey key_of(const json::value &object) {
     return ObjectKey{std::string(kind->as_string()), std::string(name->as_string())};
 }
 
-std::uint64_t ObjectStore::put(json::object object, bool keep_status) {
+std::uint64_t JsonObjectStore::put(json::object object, bool keep_status) {
     ObjectKey key = key_of(object);
     std::uint64_t version;
     {
@@ -41,7 +41,7 @@ std::uint64_t ObjectStore::put(json::object object, bool keep_status) {
     return version;
 }
 
-bool ObjectStore::remove(const ObjectKey &key) {
+bool JsonObjectStore::remove(const ObjectKey &key) {
     {
         std::lock_guard lock(mutex_);
         if (objects_.erase(key) == 0) return false;
@@ -50,14 +50,14 @@ bool ObjectStore::remove(const ObjectKey &key) {
     return true;
 }
 
-std::optional<json::object> ObjectStore::get(const ObjectKey &key) const {
+std::optional<json::object> JsonObjectStore::get(const ObjectKey &key) const {
     std::lock_guard lock(mutex_);
     auto found = objects_.find(key);
     if (found == objects_.end()) return std::nullopt;
     return found->second;
 }
 
-std::vector<json::object> ObjectStore::list(std::string_view kind) const {
+std::vector<json::object> JsonObjectStore::list(std::string_view kind) const {
     std::lock_guard lock(mutex_);
     std::vector<json::object> result;
     for (const auto &[key, object] : objects_) {
@@ -66,14 +66,14 @@ std::vector<json::object> ObjectStore::list(std::string_view kind) const {
     return result;
 }
 
-std::vector<ObjectKey> ObjectStore::keys() const {
+std::vector<ObjectKey> JsonObjectStore::keys() const {
     std::lock_guard lock(mutex_);
     std::vector<ObjectKey> result;
     for (const auto &[key, object] : objects_) result.push_back(key);
     return result;
 }
 
-bool ObjectStore::write_status(const ObjectKey &key, const json::value &status) {
+bool JsonObjectStore::write_status(const ObjectKey &key, const json::value &status) {
     {
         std::lock_guard lock(mutex_);
         auto found = objects_.find(key);
@@ -89,18 +89,18 @@ bool ObjectStore::write_status(const ObjectKey &key, const json::value &status) 
     return true;
 }
 
-std::uint64_t ObjectStore::status_writes(const ObjectKey &key) const {
+std::uint64_t JsonObjectStore::status_writes(const ObjectKey &key) const {
     std::lock_guard lock(mutex_);
     auto found = status_writes_.find(key);
     return found == status_writes_.end() ? 0 : found->second;
 }
 
-void ObjectStore::add_listener(Listener listener) {
+void JsonObjectStore::add_listener(Listener listener) {
     std::lock_guard lock(mutex_);
     listeners_.push_back(std::move(listener));
 }
 
-void ObjectStore::notify(const ObjectChange &change) const {
+void JsonObjectStore::notify(const ObjectChange &change) const {
     std::vector<Listener> listeners;
     {
         std::lock_guard lock(mutex_);

@@ -31,7 +31,7 @@ struct ObjectChange {
     ObjectKey key;
 };
 
-class ObjectStore {
+class JsonObjectStore {
 public:
     using Listener = std::function<void(const ObjectChange &)>;
 

@@ -161,7 +161,7 @@ void require(bool present, const fs::path &file, const char *member) {
 
 }  // namespace
 
-std::shared_ptr<LoadedLibrary> LoadedLibrary::load(const fs::path &file, const LoadOptions &options,
+std::shared_ptr<LoadedLibrary> LoadedLibrary::load(const fs::path &file, const PluginLoadOptions &options,
                                                    std::string_view kind) {
     std::error_code stat_error;
     const fs::file_status status = fs::status(file, stat_error);
@@ -205,7 +205,7 @@ void *LoadedLibrary::symbol(const char *name) const {
     return reinterpret_cast<void *>(library_.get<void()>(name));
 }
 
-std::shared_ptr<const LiveUpdatePlugin> LiveUpdatePlugin::load(const fs::path &file, const LoadOptions &options) {
+std::shared_ptr<const LiveUpdatePlugin> LiveUpdatePlugin::load(const fs::path &file, const PluginLoadOptions &options) {
     auto library = LoadedLibrary::load(file, options);
     PluginIdentity identity;
     const auto *api = negotiate<lu_liveupdate_api, lu_liveupdate_entry_fn>(*library, LU_LIVEUPDATE_ENTRY_SYMBOL,
@@ -217,7 +217,7 @@ std::shared_ptr<const LiveUpdatePlugin> LiveUpdatePlugin::load(const fs::path &f
     return std::shared_ptr<const LiveUpdatePlugin>(new LiveUpdatePlugin(std::move(library), api, std::move(identity)));
 }
 
-std::shared_ptr<const UpdaterPlugin> UpdaterPlugin::load(const fs::path &file, const LoadOptions &options) {
+std::shared_ptr<const UpdaterPlugin> UpdaterPlugin::load(const fs::path &file, const PluginLoadOptions &options) {
     auto library = LoadedLibrary::load(file, options, "updater");
     PluginIdentity identity;
     const auto *api =

@@ -17,7 +17,7 @@
 
 namespace liveupdate::host {
 
-struct LoadOptions {
+struct PluginLoadOptions {
     // Load from a private copy of the file (hot reload: the original may be
     // rebuilt or replaced while the loaded code runs). The copy is removed
     // once loaded; the mapping stays valid.
@@ -41,7 +41,7 @@ struct PluginIdentity {
 class LoadedLibrary {
 public:
     // kind ("liveupdate", "updater") is what a probe checks.
-    static std::shared_ptr<LoadedLibrary> load(const std::filesystem::path &file, const LoadOptions &options,
+    static std::shared_ptr<LoadedLibrary> load(const std::filesystem::path &file, const PluginLoadOptions &options,
                                                std::string_view kind = "liveupdate");
 
     const std::filesystem::path &file() const { return file_; }
@@ -60,7 +60,7 @@ private:
 class LiveUpdatePlugin {
 public:
     static std::shared_ptr<const LiveUpdatePlugin> load(const std::filesystem::path &file,
-                                                        const LoadOptions &options = {});
+                                                        const PluginLoadOptions &options = {});
 
     const lu_liveupdate_api &api() const { return *api_; }
     const PluginIdentity &identity() const { return identity_; }
@@ -79,7 +79,7 @@ private:
 class UpdaterPlugin {
 public:
     static std::shared_ptr<const UpdaterPlugin> load(const std::filesystem::path &file,
-                                                     const LoadOptions &options = {});
+                                                     const PluginLoadOptions &options = {});
 
     const lu_updater_api &api() const { return *api_; }
     const PluginIdentity &identity() const { return identity_; }

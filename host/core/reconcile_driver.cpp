@@ -49,8 +49,8 @@ Batch batch_of(const json::object &step, const std::string &live_update) {
 
 }  // namespace
 
-ReconcileDriver::ReconcileDriver(const EngineSlot &engine, const Executor &executor, ObjectStore &store, Clock clock,
-                                 LiveLogFn live_log, std::size_t parallel_updates)
+ReconcileDriver::ReconcileDriver(const EngineSlot &engine, const Executor &executor, JsonObjectStore &store,
+                                 Clock clock, LiveLogFn live_log, std::size_t parallel_updates)
     : engine_(engine),
       executor_(executor),
       store_(store),
@@ -74,7 +74,7 @@ ReconcileResult ReconcileDriver::reconcile(const std::string &live_update) {
     std::mutex log_mutex;  // the archive writer thread logs too
     const LogSinkFn log = [&](common::LogLevel level, std::string_view text) {
         std::lock_guard lock(log_mutex);
-        result.log.push_back(LogLine{level, std::string(text)});
+        result.log.push_back(StepLogLine{level, std::string(text)});
         if (live_log_) {
             live_log_(live_update, level, text);
         } else {
@@ -87,7 +87,7 @@ ReconcileResult ReconcileDriver::reconcile(const std::string &live_update) {
     };
     // Runs an "updates" step's updates and prints their lines in the
     // sequential order: each one's own, its updater's, then its outcome's.
-    const auto run_batch = [&](const json::object &step, ReconcileSession &session) {
+    const auto run_batch = [&](const json::object &step, PluginSession &session) {
         const Batch batch = batch_of(step, live_update);
         std::vector<FannedOutUpdate> ran = fanout_.run(executor_, batch.updates);
         result.updates += ran.size();
@@ -97,7 +97,7 @@ ReconcileResult ReconcileDriver::reconcile(const std::string &live_update) {
         const json::value *results = next.if_contains("results");
         for (std::size_t i = 0; i < ran.size(); ++i) {
             if (batch.logs[i] != nullptr) print(*batch.logs[i]);
-            for (const LogLine &line : ran[i].log) log(line.level, line.text);
+            for (const StepLogLine &line : ran[i].log) log(line.level, line.text);
             const json::value *folded = results != nullptr && results->is_array() && i < results->as_array().size()
                                             ? common::value_at(results->as_array()[i], {"log"})
                                             : nullptr;
@@ -128,8 +128,8 @@ ReconcileResult ReconcileDriver::reconcile(const std::string &live_update) {
         }
     };
 
-    engine_.with_engine([&](const Engine &engine) {
-        Engine::Begun begun = engine.reconcile_begin(live_update, clock_());
+    engine_.with_engine([&](const PluginEngine &engine) {
+        PluginEngine::Begun begun = engine.reconcile_begin(live_update, clock_());
         json::object step = std::move(begun.step);
         for (;;) {
             absorb(step);

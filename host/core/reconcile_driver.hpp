@@ -32,7 +32,7 @@ struct ReconcileResult {
     bool status_changed = false;  // as the plugin said
     bool status_written = false;  // written into the store
     std::vector<boost::json::object> events;
-    std::vector<LogLine> log;
+    std::vector<StepLogLine> log;
     std::size_t updates = 0;  // container updates executed
 };
 
@@ -47,7 +47,7 @@ public:
     // parallel_updates: how many updates of one "updates" step run at once; 1
     // runs them in order, as a stepVersion 1 plugin's (replay: the record
     // updater's calls and queued outcomes stay in order).
-    ReconcileDriver(const EngineSlot &engine, const Executor &executor, ObjectStore &store, Clock clock,
+    ReconcileDriver(const EngineSlot &engine, const Executor &executor, JsonObjectStore &store, Clock clock,
                     LiveLogFn live_log = {}, std::size_t parallel_updates = 1);
 
     // Throws PluginCallError when the plugin breaks the protocol; the session
@@ -68,7 +68,7 @@ private:
 
     const EngineSlot &engine_;
     const Executor &executor_;
-    ObjectStore &store_;
+    JsonObjectStore &store_;
     Clock clock_;
     LiveLogFn live_log_;
     UpdateFanout fanout_;

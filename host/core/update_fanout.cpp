@@ -18,17 +18,17 @@ public:
     LogSinkFn sink() {
         return [this](common::LogLevel level, std::string_view text) {
             const std::lock_guard lock(mutex_);
-            lines_.push_back(LogLine{level, std::string(text)});
+            lines_.push_back(StepLogLine{level, std::string(text)});
         };
     }
-    std::vector<LogLine> take() {
+    std::vector<StepLogLine> take() {
         const std::lock_guard lock(mutex_);
         return std::move(lines_);
     }
 
 private:
     std::mutex mutex_;
-    std::vector<LogLine> lines_;
+    std::vector<StepLogLine> lines_;
 };
 
 FannedOutUpdate run_one(const Executor &executor, const boost::json::object &update) {
@@ -39,7 +39,7 @@ FannedOutUpdate run_one(const Executor &executor, const boost::json::object &upd
 
 // One step's updates, taken one at a time by whichever thread comes. A
 // helper that comes after the last one was taken touches nothing but this.
-struct Step {
+struct ScenarioStep {
     const Executor &executor;
     const std::vector<const boost::json::object *> &updates;
     const std::size_t count;
@@ -50,7 +50,7 @@ struct Step {
     std::size_t finished = 0;
     std::exception_ptr failure;
 
-    Step(const Executor &e, const std::vector<const boost::json::object *> &u)
+    ScenarioStep(const Executor &e, const std::vector<const boost::json::object *> &u)
         : executor(e), updates(u), count(u.size()), results(u.size()) {}
 
     void work() {
@@ -99,7 +99,7 @@ std::vector<FannedOutUpdate> UpdateFanout::run(const Executor &executor,
         }
         return results;
     }
-    const auto step = std::make_shared<Step>(executor, updates);
+    const auto step = std::make_shared<ScenarioStep>(executor, updates);
     const std::size_t helpers = std::min(parallel_, updates.size()) - 1;
     for (std::size_t i = 0; i < helpers; ++i) post([step] { step->work(); });
     step->work();  // this thread takes its share too, and needs no helper to finish

@@ -20,7 +20,7 @@
 
 namespace liveupdate::host {
 
-struct LogLine {
+struct StepLogLine {
     common::LogLevel level;
     std::string text;
 };
@@ -28,7 +28,7 @@ struct LogLine {
 // What running one update gave: its outcome and the lines it wrote.
 struct FannedOutUpdate {
     UpdateOutcome outcome;
-    std::vector<LogLine> log;
+    std::vector<StepLogLine> log;
 };
 
 inline constexpr std::size_t kDefaultParallelUpdates = 16;

@@ -22,7 +22,7 @@ std::string owner_path(const std::string &ns, const OwnerRef &ref) {
 
 }  // namespace
 
-KubernetesDiscovery::KubernetesDiscovery(Options options, StatusFn on_status, WarningFn on_warning)
+PodDiscoveryWatcher::PodDiscoveryWatcher(Options options, StatusFn on_status, WarningFn on_warning)
     : on_status_(std::move(on_status)), on_warning_(std::move(on_warning)), options_(std::move(options)) {
     try {
         client_ = std::make_unique<kube::ApiClient>(kube::load_client_config(options_.kubeconfig));
@@ -32,7 +32,7 @@ KubernetesDiscovery::KubernetesDiscovery(Options options, StatusFn on_status, Wa
     refresh_thread_ = std::thread([this] { refresh_loop(); });
 }
 
-KubernetesDiscovery::~KubernetesDiscovery() {
+PodDiscoveryWatcher::~PodDiscoveryWatcher() {
     board_.stop([this] {
         for (auto &[_, ns] : namespaces_) ns->cancel = true;
     });
@@ -41,11 +41,11 @@ KubernetesDiscovery::~KubernetesDiscovery() {
         if (ns->thread.joinable()) ns->thread.join();
 }
 
-std::string KubernetesDiscovery::default_namespace() const {
+std::string PodDiscoveryWatcher::default_namespace() const {
     return client_ ? client_->config().namespace_name : "default";
 }
 
-void KubernetesDiscovery::watch(const std::string &object_name, DiscoverySpec spec) {
+void PodDiscoveryWatcher::watch(const std::string &object_name, DiscoverySpec spec) {
     if (!config_error_.empty()) {
         warn(config_error_);
         return;
@@ -58,13 +58,13 @@ void KubernetesDiscovery::watch(const std::string &object_name, DiscoverySpec sp
     });
 }
 
-void KubernetesDiscovery::unwatch(const std::string &object_name) { board_.unwatch(object_name); }
+void PodDiscoveryWatcher::unwatch(const std::string &object_name) { board_.unwatch(object_name); }
 
-std::optional<json::object> KubernetesDiscovery::status(const std::string &object_name) const {
+std::optional<json::object> PodDiscoveryWatcher::status(const std::string &object_name) const {
     return board_.status(object_name);
 }
 
-int KubernetesDiscovery::lists_of(const std::string &ns) const {
+int PodDiscoveryWatcher::lists_of(const std::string &ns) const {
     std::lock_guard lock(board_.lock());
     const auto found = namespaces_.find(ns);
     return found == namespaces_.end() ? 0 : found->second->lists;
@@ -72,7 +72,7 @@ int KubernetesDiscovery::lists_of(const std::string &ns) const {
 
 // [locked] One watcher thread per namespace, started with its first user and
 // kept: watching an idle namespace costs one open stream.
-void KubernetesDiscovery::ensure_namespaces(const DiscoverySpec &spec) {
+void PodDiscoveryWatcher::ensure_namespaces(const DiscoverySpec &spec) {
     for (const auto &ns : namespaces_of(spec)) {
         if (namespaces_.contains(ns)) continue;
         auto state = std::make_unique<Namespace>();
@@ -82,15 +82,15 @@ void KubernetesDiscovery::ensure_namespaces(const DiscoverySpec &spec) {
     }
 }
 
-void KubernetesDiscovery::mark_namespace_dirty(const std::string &ns) {
+void PodDiscoveryWatcher::mark_namespace_dirty(const std::string &ns) {
     board_.mark_dirty_if([&ns](const DiscoverySpec &spec) { return namespaces_of(spec).contains(ns); });
 }
 
-void KubernetesDiscovery::warn(const std::string &text) {
+void PodDiscoveryWatcher::warn(const std::string &text) {
     if (board_.first_time(text) && on_warning_) on_warning_(text);
 }
 
-void KubernetesDiscovery::follow_namespace(const std::string &ns, Namespace &state) {
+void PodDiscoveryWatcher::follow_namespace(const std::string &ns, Namespace &state) {
     const std::string base = "/api/v1/namespaces/" + kube::url_escape(ns) + "/pods";
     std::string resource_version;
     bool need_list = true;
@@ -171,7 +171,7 @@ void KubernetesDiscovery::follow_namespace(const std::string &ns, Namespace &sta
     }
 }
 
-std::vector<Ancestor> KubernetesDiscovery::ancestors_of(const json::object &pod) {
+std::vector<Ancestor> PodDiscoveryWatcher::ancestors_of(const json::object &pod) {
     std::vector<Ancestor> chain;
     const std::string ns = common::text_at(common::object_at(pod, "metadata"), "namespace");
     std::optional<OwnerRef> next = controller_owner(pod);
@@ -202,7 +202,7 @@ std::vector<Ancestor> KubernetesDiscovery::ancestors_of(const json::object &pod)
     return chain;
 }
 
-json::object KubernetesDiscovery::current_status(const std::string &, const Watched &w,
+json::object PodDiscoveryWatcher::current_status(const std::string &, const Watched &w,
                                                  const std::vector<json::object> &pods) {
     std::vector<json::object> entries;
     for (const auto &pod : pods) {
@@ -223,7 +223,7 @@ json::object KubernetesDiscovery::current_status(const std::string &, const Watc
     return json::object{{"monitorStartTime", w.state}, {"pods", std::move(list)}};
 }
 
-void KubernetesDiscovery::refresh_loop() {
+void PodDiscoveryWatcher::refresh_loop() {
     std::vector<json::object> pods;
     // [locked] The pods of the watch's namespaces, once each is listed (its list marks the watch dirty again).
     const auto gather_pods = [this, &pods](const std::string &, const Watched &w) {

@@ -28,7 +28,7 @@
 
 namespace liveupdate::host::kubernetes {
 
-class KubernetesDiscovery {
+class PodDiscoveryWatcher {
 public:
     struct Options {
         kube::LoadOptions kubeconfig;  // which kubeconfig, context and namespace
@@ -42,10 +42,10 @@ public:
 
     // An unusable kubeconfig is reported through on_warning (naming file and
     // field); nothing is discovered then.
-    KubernetesDiscovery(Options options, StatusFn on_status, WarningFn on_warning);
-    ~KubernetesDiscovery();
-    KubernetesDiscovery(const KubernetesDiscovery &) = delete;
-    KubernetesDiscovery &operator=(const KubernetesDiscovery &) = delete;
+    PodDiscoveryWatcher(Options options, StatusFn on_status, WarningFn on_warning);
+    ~PodDiscoveryWatcher();
+    PodDiscoveryWatcher(const PodDiscoveryWatcher &) = delete;
+    PodDiscoveryWatcher &operator=(const PodDiscoveryWatcher &) = delete;
 
     // Follows the pods the spec names; the status is reported once its
     // namespaces are listed, then on every change.

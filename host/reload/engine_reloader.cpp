@@ -22,10 +22,10 @@ EngineReloadTimes EngineReloader::reload(const std::filesystem::path &file) {
     using Clock = std::chrono::steady_clock;
     EngineReloadTimes times;
     const Clock::time_point start = Clock::now();
-    std::unique_ptr<host::Engine> fresh = slot_.prepare(host::LiveUpdatePlugin::load(file, load_));
+    std::unique_ptr<host::PluginEngine> fresh = slot_.prepare(host::LiveUpdatePlugin::load(file, load_));
     const Clock::time_point loaded = Clock::now();
     times.load = micros(loaded - start);
-    std::unique_ptr<host::Engine> retired;
+    std::unique_ptr<host::PluginEngine> retired;
     {
         const std::chrono::microseconds cpu_before = thread_cpu();
         QuiesceGate::Hold hold = gate_.close();

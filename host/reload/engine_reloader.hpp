@@ -27,7 +27,7 @@ struct EngineReloadTimes {
 
 class EngineReloader {
 public:
-    EngineReloader(host::EngineSlot &slot, QuiesceGate &gate, host::LoadOptions load = {.private_copy = true})
+    EngineReloader(host::EngineSlot &slot, QuiesceGate &gate, host::PluginLoadOptions load = {.private_copy = true})
         : slot_(slot), gate_(gate), load_(std::move(load)) {}
     EngineReloader(const EngineReloader &) = delete;
     EngineReloader &operator=(const EngineReloader &) = delete;
@@ -46,7 +46,7 @@ public:
 private:
     host::EngineSlot &slot_;
     QuiesceGate &gate_;
-    host::LoadOptions load_;
+    host::PluginLoadOptions load_;
     std::future<std::chrono::microseconds> retiring_;
 };
 

@@ -29,13 +29,13 @@
 namespace liveupdate::host::reload {
 
 struct HotReloadOptions {
-    std::filesystem::path liveupdate_plugin;       // the file the engine slot was loaded from
-    UpdaterChoices defaults;                       // from the command line; the configuration overrides
-    std::optional<std::filesystem::path> config;   // updater configuration file
-    PluginNameResolver resolve_name;               // plugin names in the configuration
-    std::chrono::milliseconds settle{100};         // quiet time after a file change before acting
-    bool watch = true;                             // false: reload only when asked
-    host::LoadOptions load{.private_copy = true};  // how new plugin files are loaded (probe first?)
+    std::filesystem::path liveupdate_plugin;             // the file the engine slot was loaded from
+    UpdaterChoices defaults;                             // from the command line; the configuration overrides
+    std::optional<std::filesystem::path> config;         // updater configuration file
+    PluginNameResolver resolve_name;                     // plugin names in the configuration
+    std::chrono::milliseconds settle{100};               // quiet time after a file change before acting
+    bool watch = true;                                   // false: reload only when asked
+    host::PluginLoadOptions load{.private_copy = true};  // how new plugin files are loaded (probe first?)
 };
 
 class HotReloader {

@@ -16,7 +16,7 @@ std::string joined(const std::vector<std::string> &names) {
 }
 
 std::shared_ptr<const host::UpdaterPlugin> load(const std::string &via, const fs::path &file,
-                                                const host::LoadOptions &options) {
+                                                const host::PluginLoadOptions &options) {
     try {
         return host::UpdaterPlugin::load(file, options);
     } catch (const host::PluginLoadError &e) {

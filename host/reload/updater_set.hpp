@@ -39,7 +39,7 @@ struct LoadedUpdaterPlugin {
 class UpdaterSet {
 public:
     UpdaterSet(host::UpdaterRegistry &registry, std::shared_ptr<host::UpdaterHostServices> services,
-               host::LoadOptions load = {.private_copy = true})
+               host::PluginLoadOptions load = {.private_copy = true})
         : registry_(registry), services_(std::move(services)), load_(std::move(load)) {}
 
     // Serves exactly `choices`: classes whose plugin file or settings changed get
@@ -67,7 +67,7 @@ private:
 
     host::UpdaterRegistry &registry_;
     std::shared_ptr<host::UpdaterHostServices> services_;
-    host::LoadOptions load_;
+    host::PluginLoadOptions load_;
     mutable std::mutex mutex_;
     std::map<std::string, Serving, std::less<>> serving_;
 };

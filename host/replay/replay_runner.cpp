@@ -122,7 +122,7 @@ public:
     }
 
     // True when every step ran and every expectation held.
-    bool run(const std::vector<Step> &steps) {
+    bool run(const std::vector<ScenarioStep> &steps) {
         for (std::size_t k = 0; k < steps.size(); ++k) {
             try {
                 run_step(k, steps[k]);
@@ -149,14 +149,14 @@ private:
         for (const Mismatch &m : mismatches) fail(k, m.path + ": expected " + m.expected + ", got " + m.got);
     }
 
-    void run_step(std::size_t k, const Step &step) {
+    void run_step(std::size_t k, const ScenarioStep &step) {
         const json::value &value = step.value;
         if (step.key == "apply") {
             apply(value.as_object());
         } else if (step.key == "delete") {
             const std::string kind(value.at("kind").as_string());
             const std::string name(value.at("name").as_string());
-            slot_.with_engine([&](const Engine &engine) { return engine.remove(kind, name); });
+            slot_.with_engine([&](const PluginEngine &engine) { return engine.remove(kind, name); });
             store_.remove(ObjectKey{kind, name});
         } else if (step.key == "clock") {
             clock_ = *common::MicroTime::parse(value.as_string());
@@ -181,7 +181,7 @@ private:
 
     void apply(const json::object &object) {
         const std::string text = boost::json::serialize(object);
-        const json::object result = slot_.with_engine([&](const Engine &engine) { return engine.upsert(text); });
+        const json::object result = slot_.with_engine([&](const PluginEngine &engine) { return engine.upsert(text); });
         const std::string kind = common::text_at(object, "kind");
         const bool accepted =
             result.contains("accepted") && result.at("accepted").is_bool() && result.at("accepted").as_bool();
@@ -206,7 +206,7 @@ private:
         if (!events.is_array()) events = json::array{};
         events.as_array().push_back(json::object{{"time", event.at("time")}, {"seenFiles", event.at("paths")}});
         const std::string text = boost::json::serialize(*file_watch);
-        const json::object result = slot_.with_engine([&](const Engine &engine) { return engine.upsert(text); });
+        const json::object result = slot_.with_engine([&](const PluginEngine &engine) { return engine.upsert(text); });
         if (!result.contains("accepted") || !result.at("accepted").is_bool() || !result.at("accepted").as_bool()) {
             throw HostError("cannot add the file event", "FileWatch/" + watch,
                             "rejected: " + common::text_at(result, "message"));
@@ -234,7 +234,7 @@ private:
     void reconcile(const std::string &name) {
         ReconcileResult result = driver_.reconcile(name);
         for (json::object &event : result.events) events_.push_back(std::move(event));
-        for (LogLine &line : result.log) log_lines_.push_back(std::move(line.text));
+        for (StepLogLine &line : result.log) log_lines_.push_back(std::move(line.text));
         for (json::value &call : record_.take_calls()) calls_.push_back(std::move(call));
     }
 
@@ -307,7 +307,7 @@ private:
         report(k, mismatches);
     }
 
-    void dump(std::size_t k, const Step &step) const {
+    void dump(std::size_t k, const ScenarioStep &step) const {
         json::object objects;
         json::object writes;
         for (const ObjectKey &key : store_.keys()) {
@@ -332,7 +332,7 @@ private:
     std::ostream &out_;
     common::MicroTime clock_;
     EngineSlot slot_;
-    ObjectStore store_;
+    JsonObjectStore store_;
     UpdaterRegistry updaters_;
     RecordUpdater record_;
     Executor executor_;

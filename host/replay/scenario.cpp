@@ -138,7 +138,7 @@ void check_expect(const json::value &value, const std::string &where) {
     }
 }
 
-void check_step(const Step &step, const std::string &where) {
+void check_step(const ScenarioStep &step, const std::string &where) {
     const json::value &value = step.value;
     const std::string field = where + ": " + step.key;
     if (step.key == "apply") {
@@ -267,7 +267,7 @@ Scenario parse_scenario(std::string_view text, std::string_view root) {
         if (std::find(step_keys().begin(), step_keys().end(), key) == step_keys().end()) {
             malformed(where, "unknown step \"" + key + "\"");
         }
-        scenario.steps.push_back(Step{key, step.begin()->value()});
+        scenario.steps.push_back(ScenarioStep{key, step.begin()->value()});
         check_step(scenario.steps.back(), where);
     }
     return scenario;

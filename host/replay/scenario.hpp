@@ -18,7 +18,7 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-struct Step {
+struct ScenarioStep {
     std::string key;           // "apply", "delete", "clock", ..., "expect"
     boost::json::value value;  // its value, ${ROOT} substituted
 };
@@ -27,7 +27,7 @@ struct Scenario {
     std::string description;
     common::MicroTime clock;
     std::vector<std::pair<std::string, std::string>> files;  // relative path → content
-    std::vector<Step> steps;
+    std::vector<ScenarioStep> steps;
 };
 
 // The step keys replay.md defines.

@@ -17,7 +17,7 @@ namespace liveupdate::host::up {
 class ControlOperations {
 public:
     struct Parts {
-        const ObjectStore &store;
+        const JsonObjectStore &store;
         const Declarations &declarations;
         const Activity &activity;
         ManualTriggers &triggers;

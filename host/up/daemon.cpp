@@ -8,6 +8,7 @@
 
 #include "common/json_fields.hpp"
 #include "host/compose/compose_rebuilds.hpp"
+#include "host/compose_discovery/container_presence.hpp"
 #include "host/core/engine_slot.hpp"
 #include "host/core/executor.hpp"
 #include "host/core/host_services.hpp"
@@ -16,7 +17,6 @@
 #include "host/core/reconcile_driver.hpp"
 #include "host/core/synced_pruning.hpp"
 #include "host/core/updater_registry.hpp"
-#include "host/docker/container_presence.hpp"
 #include "host/reload/hot_reloader.hpp"
 #include "host/reload/quiesce_gate.hpp"
 #include "host/up/activity.hpp"
@@ -61,7 +61,7 @@ public:
 
 private:
     void start_engine();
-    void start_updaters(const LoadOptions &load);
+    void start_updaters(const PluginLoadOptions &load);
     // Drops the journals of containers known to be gone (host/core/synced_pruning).
     void prune_synced_records();
     void start_objects();
@@ -75,7 +75,7 @@ private:
 
     const UpOptions &options_;
     UpLog &log_;
-    ObjectStore store_;
+    JsonObjectStore store_;
     Declarations declarations_;
     std::unique_ptr<EngineSlot> engine_;
     reload::QuiesceGate gate_;  // reconciles pass it; hot reload closes it
@@ -116,7 +116,7 @@ void Daemon::start() {
 void Daemon::start_engine() {
     // From a private copy: the plugin file may be rebuilt in place while its code runs (hot reload).
     // Every plugin is first loaded in a child (this very program): one that crashes when loaded is refused.
-    const LoadOptions load{.private_copy = true, .prober = "/proc/self/exe"};
+    const PluginLoadOptions load{.private_copy = true, .prober = "/proc/self/exe"};
     engine_ = std::make_unique<EngineSlot>(options_.plugin, now(), load);
     containers_ = std::make_unique<LocalContainerSupervisor>(
         [this](const std::string &name, const json::object &status) { keeper_->container_status(name, status); },
@@ -147,7 +147,8 @@ void Daemon::prune_synced_records() {
         docker->second.filename().string().find("updater_docker") != std::string::npos)
         docker_via = "docker";
     try {
-        const DockerPresenceFn presence = docker_via.empty() ? DockerPresenceFn{} : docker::default_docker_presence();
+        const DockerPresenceFn presence =
+            docker_via.empty() ? DockerPresenceFn{} : compose_discovery::default_docker_presence();
         prune_gone_synced_records(*synced_, docker_via, presence, [this](const SyncedKey &key) {
             log_.write(LogLevel::info, key.live_update,
                        "up: the record of what was synced into " + key.container + " (via " + key.via +
@@ -158,7 +159,7 @@ void Daemon::prune_synced_records() {
     }
 }
 
-void Daemon::start_updaters(const LoadOptions &load) {
+void Daemon::start_updaters(const PluginLoadOptions &load) {
     reload::HotReloadOptions reload_options;
     reload_options.liveupdate_plugin = options_.plugin;
     reload_options.defaults["local"] = reload::UpdaterChoice{options_.local_updater, options_.local_updater_config};

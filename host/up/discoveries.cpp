@@ -6,11 +6,11 @@ namespace json = boost::json;
 Discoveries::Discoveries(kube::LoadOptions kubeconfig, StatusFn on_status, WarningFn on_warning)
     : kubeconfig_(std::move(kubeconfig)), on_status_(std::move(on_status)), on_warning_(std::move(on_warning)) {}
 
-docker::ComposeDiscovery &Discoveries::compose() {
+compose_discovery::ComposeDiscovery &Discoveries::compose() {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!compose_)
-        compose_ = std::make_unique<docker::ComposeDiscovery>(
-            docker::ComposeDiscovery::Options{},
+        compose_ = std::make_unique<compose_discovery::ComposeDiscovery>(
+            compose_discovery::ComposeDiscovery::Options{},
             [this](const std::string &name, const json::object &status) {
                 on_status_("DockerComposeService", name, status);
             },
@@ -18,12 +18,12 @@ docker::ComposeDiscovery &Discoveries::compose() {
     return *compose_;
 }
 
-kubernetes::KubernetesDiscovery &Discoveries::kubernetes() {
+kubernetes::PodDiscoveryWatcher &Discoveries::kubernetes() {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!kubernetes_) {
-        kubernetes::KubernetesDiscovery::Options o;
+        kubernetes::PodDiscoveryWatcher::Options o;
         o.kubeconfig = kubeconfig_;
-        kubernetes_ = std::make_unique<kubernetes::KubernetesDiscovery>(
+        kubernetes_ = std::make_unique<kubernetes::PodDiscoveryWatcher>(
             std::move(o),
             [this](const std::string &name, const json::object &status) {
                 on_status_("KubernetesDiscovery", name, status);
@@ -40,8 +40,8 @@ void Discoveries::unwatch(const ObjectKey &key) {
 }
 
 void Discoveries::stop() {
-    std::unique_ptr<docker::ComposeDiscovery> compose;
-    std::unique_ptr<kubernetes::KubernetesDiscovery> kubernetes;
+    std::unique_ptr<compose_discovery::ComposeDiscovery> compose;
+    std::unique_ptr<kubernetes::PodDiscoveryWatcher> kubernetes;
     {
         std::lock_guard<std::mutex> lock(mutex_);
         compose = std::move(compose_);

@@ -11,8 +11,8 @@
 
 #include <boost/json.hpp>
 
+#include "host/compose_discovery/compose_discovery.hpp"
 #include "host/core/object_store.hpp"
-#include "host/docker/compose_discovery.hpp"
 #include "host/kubernetes/kubernetes_discovery.hpp"
 
 namespace liveupdate::host::up {
@@ -25,8 +25,8 @@ public:
 
     Discoveries(kube::LoadOptions kubeconfig, StatusFn on_status, WarningFn on_warning);
 
-    docker::ComposeDiscovery &compose();
-    kubernetes::KubernetesDiscovery &kubernetes();
+    compose_discovery::ComposeDiscovery &compose();
+    kubernetes::PodDiscoveryWatcher &kubernetes();
     // Stops following the object, when its kind's discovery was made.
     void unwatch(const ObjectKey &key);
     // Waits for their threads; none reports afterwards.
@@ -37,8 +37,8 @@ private:
     StatusFn on_status_;
     WarningFn on_warning_;
     std::mutex mutex_;  // guards the discoveries
-    std::unique_ptr<docker::ComposeDiscovery> compose_;
-    std::unique_ptr<kubernetes::KubernetesDiscovery> kubernetes_;
+    std::unique_ptr<compose_discovery::ComposeDiscovery> compose_;
+    std::unique_ptr<kubernetes::PodDiscoveryWatcher> kubernetes_;
 };
 
 }  // namespace liveupdate::host::up

@@ -17,11 +17,11 @@ std::string required_string(const json::value &v, const std::string &field) {
 
 }  // namespace
 
-LocalContainerSpec parse_local_container_spec(const json::object &object) {
+LocalProcessSpec parse_local_container_spec(const json::object &object) {
     const json::value *spec_v = object.if_contains("spec");
     if (spec_v == nullptr || !spec_v->is_object()) throw std::invalid_argument("spec: must be an object");
     const json::object &spec = spec_v->as_object();
-    LocalContainerSpec out;
+    LocalProcessSpec out;
 
     const json::value *root = spec.if_contains("root");
     if (root == nullptr) throw std::invalid_argument("spec.root: required");
@@ -61,7 +61,7 @@ LocalContainerSpec parse_local_container_spec(const json::object &object) {
     return out;
 }
 
-std::string host_path_in(const LocalContainerSpec &spec, const std::string &container_path) {
+std::string host_path_in(const LocalProcessSpec &spec, const std::string &container_path) {
     const std::string rel = common::clean_path(container_path);
     if (rel == "/" || rel.empty()) return spec.root;
     return common::clean_path(spec.root + "/" + rel);

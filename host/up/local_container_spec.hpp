@@ -10,20 +10,20 @@
 
 namespace liveupdate::host::up {
 
-struct LocalContainerSpec {
+struct LocalProcessSpec {
     std::string root;                                      // absolute folder
     std::vector<std::string> command;                      // argv; empty: no process, the folder alone
     std::string working_dir = "/";                         // container path the process starts in
     std::vector<std::pair<std::string, std::string>> env;  // added to the host's environment
-    bool operator==(const LocalContainerSpec &) const = default;
+    bool operator==(const LocalProcessSpec &) const = default;
 };
 
 // Reads spec.root (required, absolute once resolved), spec.command (array of
 // strings), spec.workingDir (absolute container path), spec.env ({"K": "V"}
 // or ["K=V", ...]). Throws std::invalid_argument naming the field.
-LocalContainerSpec parse_local_container_spec(const boost::json::object &object);
+LocalProcessSpec parse_local_container_spec(const boost::json::object &object);
 
 // The host folder a container path stands for: root + path ("/" → root).
-std::string host_path_in(const LocalContainerSpec &spec, const std::string &container_path);
+std::string host_path_in(const LocalProcessSpec &spec, const std::string &container_path);
 
 }  // namespace liveupdate::host::up

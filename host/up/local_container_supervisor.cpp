@@ -44,7 +44,7 @@ std::string new_container_id() {
 
 struct LocalContainerSupervisor::Container {
     std::string name;
-    LocalContainerSpec spec;
+    LocalProcessSpec spec;
     std::string id;
     std::string status = "exited";
     std::string started_at;
@@ -181,7 +181,7 @@ void LocalContainerSupervisor::stop(const std::shared_ptr<Container> &c) {
     if (monitor.joinable()) monitor.join();
 }
 
-void LocalContainerSupervisor::apply(const std::string &name, const LocalContainerSpec &spec) {
+void LocalContainerSupervisor::apply(const std::string &name, const LocalProcessSpec &spec) {
     std::shared_ptr<Container> c;
     {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -240,7 +240,7 @@ std::optional<json::object> LocalContainerSupervisor::status(const std::string &
     return it->second->status_json();
 }
 
-std::optional<LocalContainerSpec> LocalContainerSupervisor::spec(const std::string &name) const {
+std::optional<LocalProcessSpec> LocalContainerSupervisor::spec(const std::string &name) const {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = containers_.find(name);
     if (it == containers_.end()) return std::nullopt;

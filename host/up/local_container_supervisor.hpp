@@ -45,13 +45,13 @@ public:
     ~LocalContainerSupervisor();  // stops every process
 
     // Starts the container, or restarts it when its spec changed.
-    void apply(const std::string &name, const LocalContainerSpec &spec);
+    void apply(const std::string &name, const LocalProcessSpec &spec);
     void remove(const std::string &name);
     // Restarts the process of the container with this name (or ID), keeping its ID. Throws
     // std::runtime_error saying why when there is no such container.
     void restart(const std::string &name_or_id);
     std::optional<boost::json::object> status(const std::string &name) const;
-    std::optional<LocalContainerSpec> spec(const std::string &name) const;
+    std::optional<LocalProcessSpec> spec(const std::string &name) const;
     // Stops every process (SIGTERM to its group, SIGKILL after a grace period).
     void stop_all();
 

@@ -25,7 +25,7 @@ json::object error(std::string text) { return json::object{{"error", std::move(t
 
 }  // namespace
 
-ManualTriggers::ManualTriggers(const ObjectStore &store, const Declarations &declarations, AdmitFn admit,
+ManualTriggers::ManualTriggers(const JsonObjectStore &store, const Declarations &declarations, AdmitFn admit,
                                MarkDueFn mark_due, UpLog &log)
     : store_(store), declarations_(declarations), admit_(std::move(admit)), mark_due_(std::move(mark_due)), log_(log) {}
 

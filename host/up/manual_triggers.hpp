@@ -26,7 +26,7 @@ public:
     using AdmitFn = std::function<std::vector<std::string>(const boost::json::object &, const std::string &origin)>;
     using MarkDueFn = std::function<void(const std::vector<std::string> &live_updates)>;
 
-    ManualTriggers(const ObjectStore &store, const Declarations &declarations, AdmitFn admit, MarkDueFn mark_due,
+    ManualTriggers(const JsonObjectStore &store, const Declarations &declarations, AdmitFn admit, MarkDueFn mark_due,
                    UpLog &log);
 
     // {"names": [...]} → {"triggered": [...]} or {"error"}; every name is checked before anything is queued.
@@ -46,7 +46,7 @@ private:
     void take_off(const std::vector<std::string> &manifests);
     std::vector<std::string> live_updates_of(const std::string &manifest) const;
 
-    const ObjectStore &store_;
+    const JsonObjectStore &store_;
     const Declarations &declarations_;
     AdmitFn admit_;
     MarkDueFn mark_due_;

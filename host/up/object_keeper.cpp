@@ -102,7 +102,7 @@ void ObjectKeeper::apply(const DeclaredObject &d) {
 }
 
 void ObjectKeeper::apply_local_container(const DeclaredObject &d, const std::string &origin) {
-    LocalContainerSpec spec;
+    LocalProcessSpec spec;
     try {
         spec = parse_local_container_spec(d.object);
     } catch (const std::invalid_argument &e) {
@@ -118,7 +118,7 @@ void ObjectKeeper::apply_local_container(const DeclaredObject &d, const std::str
 // A DockerComposeService keeps the status discovery last reported; discovery
 // follows its service's container on the Docker engine from then on.
 void ObjectKeeper::apply_compose_service(const DeclaredObject &d, const std::string &origin) {
-    const auto service = docker::compose_service_of(d.object);
+    const auto service = compose_discovery::compose_service_of(d.object);
     if (!service) {
         p_.log.write(LogLevel::warn, "",
                      origin + ": no spec.service and spec.project.name, so its container is not discovered");
@@ -148,7 +148,7 @@ void ObjectKeeper::upsert(const json::object &object, const std::string &origin)
 
 std::vector<std::string> ObjectKeeper::admit(const json::object &object, const std::string &origin) {
     const std::string text = json::serialize(object);
-    const json::object result = p_.engine.with_engine([&](const Engine &e) { return e.upsert(text); });
+    const json::object result = p_.engine.with_engine([&](const PluginEngine &e) { return e.upsert(text); });
     const json::value *accepted = result.if_contains("accepted");
     const bool ok = accepted != nullptr && accepted->is_bool() && accepted->as_bool();
     const ObjectKey key = key_of(object);
@@ -216,7 +216,8 @@ void ObjectKeeper::remove(const ObjectKey &key) {
     }
     if (key.kind == "LocalContainer") p_.containers.remove(key.name);
     p_.discoveries.unwatch(key);
-    const json::object result = p_.engine.with_engine([&](const Engine &e) { return e.remove(key.kind, key.name); });
+    const json::object result =
+        p_.engine.with_engine([&](const PluginEngine &e) { return e.remove(key.kind, key.name); });
     p_.store.remove(key);
     std::vector<std::string> due = strings_of(result.if_contains("due"));
     if (key.kind == "LiveUpdate") due.push_back(key.name);  // lets the plugin drop its state

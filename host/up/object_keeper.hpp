@@ -33,7 +33,7 @@ public:
     struct Parts {
         UpLog &log;
         const EngineSlot &engine;
-        ObjectStore &store;
+        JsonObjectStore &store;
         Declarations &declarations;
         DueQueue &due;
         FileWatches &file_watches;

@@ -16,7 +16,7 @@ std::string name_or_id(const lu_container_ref &c) {
 void SupervisedContainers::restart(const lu_container_ref &c) { supervisor_.restart(name_or_id(c)); }
 
 std::optional<LocalProcess> SupervisedContainers::process(const lu_container_ref &c) {
-    const std::optional<LocalContainerSpec> spec = supervisor_.spec(name_or_id(c));
+    const std::optional<LocalProcessSpec> spec = supervisor_.spec(name_or_id(c));
     if (!spec) return std::nullopt;
     return LocalProcess{spec->env, spec->working_dir};
 }

@@ -9,7 +9,7 @@
 
 namespace liveupdate::host::up {
 
-class SupervisedContainers : public LocalContainers {
+class SupervisedContainers : public LocalContainerService {
 public:
     explicit SupervisedContainers(LocalContainerSupervisor &s) : supervisor_(s) {}
     void restart(const lu_container_ref &c) override;

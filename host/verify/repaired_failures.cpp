@@ -12,8 +12,8 @@ bool clear_repaired_failures(const LiveUpdateReport &report, const host::EngineS
     for (const ContainerReport &c : report.containers) {
         if (!c.clean() || c.id.empty()) continue;
         try {
-            const auto answer =
-                engine.with_engine([&](const host::Engine &e) { return e.container_repaired(report.name, c.id); });
+            const auto answer = engine.with_engine(
+                [&](const host::PluginEngine &e) { return e.container_repaired(report.name, c.id); });
             if (!answer) return cleared;  // the plugin keeps no failure it could be told of
             if (answer->cleared) {
                 log(common::LogLevel::info, "verify: " + c.container +

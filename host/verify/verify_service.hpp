@@ -31,7 +31,7 @@ namespace liveupdate::host::verify {
 class VerifyService {
 public:
     struct Parts {
-        const ObjectStore &store;
+        const JsonObjectStore &store;
         const EngineSlot &engine;
         const UpdaterRegistry &updaters;
         const Executor &executor;

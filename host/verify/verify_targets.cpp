@@ -66,7 +66,8 @@ LiveUpdateTargets targets_of_answer(const std::string &live_update, int32_t rc, 
 
 LiveUpdateTargets resolve_targets(const std::string &live_update, const host::EngineSlot &engine) {
     try {
-        const auto answer = engine.with_engine([&](const host::Engine &e) { return e.sync_targets(live_update); });
+        const auto answer =
+            engine.with_engine([&](const host::PluginEngine &e) { return e.sync_targets(live_update); });
         if (!answer) {
             LiveUpdateTargets out;
             out.name = live_update;

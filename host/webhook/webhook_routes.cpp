@@ -12,7 +12,7 @@ HttpAnswer text(unsigned status, std::string body) {
 
 }  // namespace
 
-HttpAnswer route(const Request &request, const Validator &validate) {
+HttpAnswer route(const HttpRequest &request, const Validator &validate) {
     const std::string_view path = path_of(request.target);
     if (path == "/validate") {
         if (request.method != "POST") return text(405, "POST an admission.k8s.io/v1 AdmissionReview to /validate\n");

@@ -7,6 +7,6 @@
 
 namespace liveupdate::host::webhook {
 
-HttpAnswer route(const Request &request, const Validator &validate);
+HttpAnswer route(const HttpRequest &request, const Validator &validate);
 
 }  // namespace liveupdate::host::webhook

@@ -122,7 +122,7 @@ private:
         if (ec) return close();
         const http::request<http::string_body> req = parser_->release();
         HttpAnswer answer =
-            server_->handler()(Request{std::string(req.method_string()), std::string(req.target()), req.body()});
+            server_->handler()(HttpRequest{std::string(req.method_string()), std::string(req.target()), req.body()});
         reply(std::move(answer), req.keep_alive());
     }
 

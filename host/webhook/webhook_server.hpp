@@ -26,13 +26,13 @@ struct ServerOptions {
     unsigned threads = 2;
 };
 
-struct Request {
+struct HttpRequest {
     std::string method;
     std::string target;
     std::string_view body;
 };
 
-using Handler = std::function<HttpAnswer(const Request &request)>;
+using Handler = std::function<HttpAnswer(const HttpRequest &request)>;
 
 class ServerImpl;
 

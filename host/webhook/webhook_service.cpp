@@ -9,7 +9,7 @@
 namespace liveupdate::host::webhook {
 
 WebhookService::WebhookService(const ServiceOptions &options) {
-    LoadOptions load{.private_copy = true};
+    PluginLoadOptions load{.private_copy = true};
     if (options.probe_plugins) load.prober = "/proc/self/exe";
     engine_ = std::make_unique<EngineSlot>(options.plugin,
                                            common::MicroTime::from_system(std::chrono::system_clock::now()), load);
@@ -21,10 +21,10 @@ WebhookService::WebhookService(const ServiceOptions &options) {
     tls_ = std::make_shared<TlsFiles>(options.cert, options.key);
     EngineSlot *engine = engine_.get();
     const Validator validate = [engine](std::string_view object_json) {
-        return engine->with_engine([&](const Engine &e) { return e.validate(object_json); });
+        return engine->with_engine([&](const PluginEngine &e) { return e.validate(object_json); });
     };
-    server_ = std::make_unique<WebhookServer>(options.server, tls_,
-                                              [validate](const Request &request) { return route(request, validate); });
+    server_ = std::make_unique<WebhookServer>(
+        options.server, tls_, [validate](const HttpRequest &request) { return route(request, validate); });
     log::info("webhook: serving https://" + options.server.address + ":" + std::to_string(server_->port()) +
               "/validate with plugin " + options.plugin.string());
 }

@@ -4,8 +4,8 @@
 
 namespace liveupdate {
 
-std::vector<ObjectKey> referenced_objects(const api::LiveUpdateSpec &spec) {
-    std::vector<ObjectKey> out;
+std::vector<DependencyKey> referenced_objects(const api::LiveUpdateSpec &spec) {
+    std::vector<DependencyKey> out;
     for (const auto &s : spec.sources) {
         if (!s.file_watch.empty()) out.emplace_back(api::Kind::FileWatch, s.file_watch);
         if (!s.image_map.empty()) out.emplace_back(api::Kind::ImageMap, s.image_map);

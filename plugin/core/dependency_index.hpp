@@ -12,12 +12,12 @@
 
 namespace liveupdate {
 
-using ObjectKey = std::pair<api::Kind, std::string>;
+using DependencyKey = std::pair<api::Kind, std::string>;
 
 // The objects a LiveUpdate reads: sources' FileWatches and ImageMaps, the
 // Kubernetes selector's discovery/apply/ImageMap, the Docker Compose service,
 // the LocalContainer.
-std::vector<ObjectKey> referenced_objects(const api::LiveUpdateSpec &spec);
+std::vector<DependencyKey> referenced_objects(const api::LiveUpdateSpec &spec);
 
 class DependencyIndex {
 public:
@@ -27,8 +27,8 @@ public:
     std::vector<std::string> referencing(api::Kind kind, const std::string &name) const;
 
 private:
-    std::map<ObjectKey, std::set<std::string>> by_object_;
-    std::map<std::string, std::vector<ObjectKey>> keys_of_;
+    std::map<DependencyKey, std::set<std::string>> by_object_;
+    std::map<std::string, std::vector<DependencyKey>> keys_of_;
 };
 
 // D02: of the given (LiveUpdate name, manifest) pairs, those whose manifest is queued; sorted.

@@ -120,8 +120,8 @@ PlanResult create_plan(const api::LiveUpdateSpec &spec, const std::vector<std::s
     return result;
 }
 
-std::vector<RunStep> boil_runs(const api::LiveUpdateSpec &spec, const std::vector<PathMapping> &synced) {
-    std::vector<RunStep> out;
+std::vector<PlannedRun> boil_runs(const api::LiveUpdateSpec &spec, const std::vector<PathMapping> &synced) {
+    std::vector<PlannedRun> out;
     for (const auto &exec : spec.execs) {
         bool run = exec.trigger_paths.empty();
         for (std::size_t i = 0; !run && i < synced.size(); ++i)

@@ -49,7 +49,7 @@ struct PlanResult {
 // whose containerPath ends in "/" maps into that directory).
 PlanResult create_plan(const api::LiveUpdateSpec &spec, const std::vector<std::string> &files_changed);
 
-struct RunStep {
+struct PlannedRun {
     std::vector<std::string> args;
     bool echo_off = false;
     std::string user{};
@@ -59,7 +59,7 @@ struct RunStep {
 };
 
 // P06: execs in order; one with triggerPaths only if a synced local path matches.
-std::vector<RunStep> boil_runs(const api::LiveUpdateSpec &spec, const std::vector<PathMapping> &synced);
+std::vector<PlannedRun> boil_runs(const api::LiveUpdateSpec &spec, const std::vector<PathMapping> &synced);
 
 struct CopyDelete {
     std::vector<PathMapping> to_copy;    // exists locally; sorted by container path, unique

@@ -346,7 +346,7 @@ ReconcileSession::Visit ReconcileSession::visit(const SelectedContainer &sc) {
         ContainerUpdate update;
         update.live_update = name_;
         update.via = resource_.via;
-        update.container = ContainerRef{c.id, c.name, sc.pod_name, sc.namespace_name, resource_.local_root};
+        update.container = TargetContainer{c.id, c.name, sc.pod_name, sc.namespace_name, resource_.local_root};
         update.runs = boil_runs(spec, plan.plan.sync_paths);
         update.restart = spec.restart == "always" || (!initial_sync && !plan.plan.restart_paths.empty());
         update.initial_sync = initial_sync;
@@ -429,7 +429,7 @@ bool ReconcileSession::merge_container(api::LiveUpdateStatus one, bool files_app
     return false;
 }
 
-Step ReconcileSession::resume(const Outcome &outcome, common::MicroTime now) {
+Step ReconcileSession::resume(const ReportedOutcome &outcome, common::MicroTime now) {
     now_ = now;
     Pending p = std::move(*pending_);
     pending_.reset();
@@ -437,11 +437,12 @@ Step ReconcileSession::resume(const Outcome &outcome, common::MicroTime now) {
     return advance();
 }
 
-Step ReconcileSession::resume_batch(const std::vector<Outcome> &outcomes, common::MicroTime now) {
+Step ReconcileSession::resume_batch(const std::vector<ReportedOutcome> &outcomes, common::MicroTime now) {
     const auto updates =
         static_cast<std::size_t>(std::count_if(batch_.begin(), batch_.end(), [](const Visit &v) { return v.pending; }));
-    const auto infra = std::find_if(outcomes.begin(), outcomes.end(),
-                                    [](const Outcome &o) { return o.kind == Outcome::Kind::InfraFailure; });
+    const auto infra = std::find_if(outcomes.begin(), outcomes.end(), [](const ReportedOutcome &o) {
+        return o.kind == ReportedOutcome::Kind::InfraFailure;
+    });
     const bool enough = infra != outcomes.end() ? infra < outcomes.begin() + static_cast<std::ptrdiff_t>(updates)
                                                 : outcomes.size() == updates;
     if (!enough || outcomes.size() > updates)
@@ -469,7 +470,7 @@ Step ReconcileSession::resume_batch(const std::vector<Outcome> &outcomes, common
     return step;
 }
 
-bool ReconcileSession::fold_outcome(const Pending &p, const Outcome &outcome) {
+bool ReconcileSession::fold_outcome(const Pending &p, const ReportedOutcome &outcome) {
     api::LiveUpdateContainerStatus c;
     c.container_name = p.ref.container_name;
     c.container_id = p.ref.container_id;
@@ -480,7 +481,7 @@ bool ReconcileSession::fold_outcome(const Pending &p, const Outcome &outcome) {
     api::LiveUpdateStatus one;
     bool files_applied = true;
     switch (outcome.kind) {
-    case Outcome::Kind::ContainerNotRunning: {
+    case ReportedOutcome::Kind::ContainerNotRunning: {
         // Paused, say: a passing state, not the container's failure. Nothing
         // changed in it, so its changes stay pending and go out once it runs.
         log(LogLevel::info, "  \u2192 Container " + p.display_name + " is not running (" + outcome.message +
@@ -493,16 +494,16 @@ bool ReconcileSession::fold_outcome(const Pending &p, const Outcome &outcome) {
         files_applied = false;
         break;
     }
-    case Outcome::Kind::Ok:
+    case ReportedOutcome::Kind::Ok:
         log(LogLevel::info, "  \u2192 Container " + p.display_name + " updated!");
         one.containers.push_back(std::move(c));
         break;
-    case Outcome::Kind::RunFailure:
+    case ReportedOutcome::Kind::RunFailure:
         log(LogLevel::info, "  \u2192 Failed to update container " + p.display_name + ": " + outcome.message);
         c.last_exec_error = outcome.message;
         one.containers.push_back(std::move(c));
         break;
-    case Outcome::Kind::InfraFailure: {
+    case ReportedOutcome::Kind::InfraFailure: {
         const std::string msg = !p.ref.pod_name.empty()
                                     ? "Updating pod " + p.ref.pod_name + ": " + outcome.message
                                     : "Updating container " + p.display_name + ": " + outcome.message;
@@ -544,7 +545,8 @@ Step ReconcileSession::finish_sync() {
 void ReconcileSession::abandon() {
     if (!awaiting_outcome()) return;
     commit_ = false;
-    Outcome gave_up{Outcome::Kind::InfraFailure, "the host ended the reconcile before reporting the outcome", 0};
+    ReportedOutcome gave_up{ReportedOutcome::Kind::InfraFailure,
+                            "the host ended the reconcile before reporting the outcome", 0};
     if (batch_pending_) resume_batch({gave_up}, now_);
     while (pending_) resume(gave_up, now_);
 }

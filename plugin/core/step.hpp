@@ -31,7 +31,7 @@ struct UpdateEvent {
     std::string error;                       // completed
 };
 
-struct ContainerRef {
+struct TargetContainer {
     std::string container_id;
     std::string container_name;
     std::string pod_name;
@@ -42,10 +42,10 @@ struct ContainerRef {
 struct ContainerUpdate {
     std::string live_update;
     std::string via;
-    ContainerRef container;
+    TargetContainer container;
     std::vector<PathMapping> copy;
     std::vector<std::string> delete_paths;
-    std::vector<RunStep> runs;
+    std::vector<PlannedRun> runs;
     bool restart = false;
     bool initial_sync = false;
     std::vector<common::IgnoreDef> filter;
@@ -71,7 +71,7 @@ struct Step {
 
 boost::json::value encode_step(const Step &step);
 
-struct Outcome {
+struct ReportedOutcome {
     enum class Kind { Ok, RunFailure, InfraFailure, ContainerNotRunning };
     Kind kind = Kind::Ok;
     std::string message;
@@ -79,8 +79,8 @@ struct Outcome {
 };
 
 // Throws common::DecodeError naming the field.
-Outcome decode_outcome(std::string_view json);
+ReportedOutcome decode_outcome(std::string_view json);
 // {"outcomes": [outcome, ...]}, the answer to an "updates" step; throws common::DecodeError.
-std::vector<Outcome> decode_outcomes(std::string_view json);
+std::vector<ReportedOutcome> decode_outcomes(std::string_view json);
 
 }  // namespace liveupdate

@@ -15,7 +15,7 @@ namespace json = boost::json;
 
 namespace {
 
-struct RecordingRestarts : LocalContainers {
+struct RecordingRestarts : LocalContainerService {
     std::vector<std::string> restarted;
     bool fail = false;
     void restart(const lu_container_ref &container) override {

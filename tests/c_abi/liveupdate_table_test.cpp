@@ -130,14 +130,14 @@ BOOST_AUTO_TEST_CASE(the_plugin_offers_sync_targets_and_no_unknown_extension) {
     RealPlugin real;
     BOOST_TEST(real.api.struct_size >= offsetof(lu_liveupdate_api, get_extension) + sizeof real.api.get_extension);
     BOOST_TEST_REQUIRE(real.api.get_extension != nullptr);
-    const Engine engine(real.plugin, kStart);
+    const PluginEngine engine(real.plugin, kStart);
     BOOST_TEST(engine.extension(LU_SYNC_TARGETS_EXTENSION_ID) != nullptr);
     BOOST_TEST(engine.extension("liveupdate.engine.unknown/1") == nullptr);
     BOOST_TEST(engine.extension(nullptr) == nullptr);
 }
 
 BOOST_AUTO_TEST_CASE(sync_targets_answer_through_the_abi) {
-    const Engine engine(LiveUpdatePlugin::load(LU_LIVEUPDATE_PLUGIN), kStart);
+    const PluginEngine engine(LiveUpdatePlugin::load(LU_LIVEUPDATE_PLUGIN), kStart);
     const auto absent = engine.sync_targets("absent");
     BOOST_TEST_REQUIRE(absent.has_value());
     BOOST_TEST(absent->rc == LU_ERR_NOT_FOUND);
@@ -156,20 +156,20 @@ BOOST_AUTO_TEST_CASE(sync_targets_answer_through_the_abi) {
 }
 
 BOOST_AUTO_TEST_CASE(a_table_older_than_get_extension_is_not_asked) {
-    const Engine engine(LiveUpdatePlugin::load(LU_TEST_FUTURE_STEP_PLUGIN), kStart);
+    const PluginEngine engine(LiveUpdatePlugin::load(LU_TEST_FUTURE_STEP_PLUGIN), kStart);
     BOOST_TEST(engine.extension("anything/1") == nullptr);
     BOOST_TEST(!engine.sync_targets("lu").has_value());
 }
 
 BOOST_AUTO_TEST_CASE(steps_carry_the_version_this_host_reads) {
-    const Engine engine(LiveUpdatePlugin::load(LU_LIVEUPDATE_PLUGIN), kStart);
-    const Engine::Begun begun = engine.reconcile_begin("absent", kStart);
+    const PluginEngine engine(LiveUpdatePlugin::load(LU_LIVEUPDATE_PLUGIN), kStart);
+    const PluginEngine::Begun begun = engine.reconcile_begin("absent", kStart);
     BOOST_TEST(begun.step.at("stepVersion").as_int64() == LU_STEP_VERSION);
     BOOST_TEST(begun.step.at("type").as_string() == "done");
 }
 
 BOOST_AUTO_TEST_CASE(a_step_of_an_unknown_version_is_refused_saying_so) {
-    const Engine engine(LiveUpdatePlugin::load(LU_TEST_FUTURE_STEP_PLUGIN), kStart);
+    const PluginEngine engine(LiveUpdatePlugin::load(LU_TEST_FUTURE_STEP_PLUGIN), kStart);
     try {
         engine.reconcile_begin("lu", kStart);
         BOOST_FAIL("a step of stepVersion 3 was accepted");
@@ -185,21 +185,21 @@ BOOST_AUTO_TEST_SUITE_END()
 BOOST_AUTO_TEST_SUITE(admission_by_result_code)
 
 BOOST_AUTO_TEST_CASE(a_rejection_is_the_plugins_document) {
-    const Engine engine(LiveUpdatePlugin::load(LU_LIVEUPDATE_PLUGIN), kStart);
+    const PluginEngine engine(LiveUpdatePlugin::load(LU_LIVEUPDATE_PLUGIN), kStart);
     const json::object rejected = engine.validate("{\"kind\":");
     BOOST_TEST(rejected.at("accepted").as_bool() == false);
     BOOST_TEST(std::string(rejected.at("message").as_string()).find("malformed JSON") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(a_failed_call_is_not_stored_and_says_why) {
-    const Engine engine(LiveUpdatePlugin::load(LU_TEST_FUTURE_STEP_PLUGIN), kStart);
+    const PluginEngine engine(LiveUpdatePlugin::load(LU_TEST_FUTURE_STEP_PLUGIN), kStart);
     const json::object result = engine.validate("{}");
     BOOST_TEST(result.at("accepted").as_bool() == false);
     BOOST_TEST(result.at("message").as_string() == "the engine is being torn down");
 }
 
 BOOST_AUTO_TEST_CASE(invalid_argument_without_a_document_breaks_the_contract) {
-    const Engine engine(LiveUpdatePlugin::load(LU_TEST_FUTURE_STEP_PLUGIN), kStart);
+    const PluginEngine engine(LiveUpdatePlugin::load(LU_TEST_FUTURE_STEP_PLUGIN), kStart);
     try {
         engine.upsert("{}");
         BOOST_FAIL("a rejection without a document was taken");

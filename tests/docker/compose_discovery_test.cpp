@@ -10,10 +10,10 @@
 #include <mutex>
 #include <vector>
 
-#include "host/docker/compose_discovery.hpp"
+#include "host/compose_discovery/compose_discovery.hpp"
 #include "tests/docker/docker_test_support.hpp"
 
-using namespace liveupdate::host::docker;
+using namespace liveupdate::host::compose_discovery;
 using lu_test::sh;
 using lu_test::sh_ok;
 namespace json = boost::json;

@@ -2,9 +2,9 @@
 #define BOOST_TEST_MODULE compose_status
 #include <boost/test/unit_test.hpp>
 
-#include "host/docker/compose_status.hpp"
+#include "host/compose_discovery/compose_status.hpp"
 
-using namespace liveupdate::host::docker;
+using namespace liveupdate::host::compose_discovery;
 namespace json = boost::json;
 
 BOOST_AUTO_TEST_CASE(service_of_a_docker_compose_service) {

@@ -73,7 +73,7 @@ struct Built {
     std::vector<std::string> warnings;
 };
 
-Built build(const std::vector<CopyMapping> &copies, const IgnoreSet &filter = {}) {
+Built build(const std::vector<ArchiveMapping> &copies, const IgnoreSet &filter = {}) {
     Built built;
     write_archive(
         copies, filter,
@@ -191,7 +191,7 @@ BOOST_AUTO_TEST_CASE(the_stream_yields_the_same_bytes_in_small_reads) {
     TempDir tmp;
     write(tmp.path / "big.bin", std::string(3 * 1024 * 1024 + 7, 'z'));
     write(tmp.path / "small.txt", "s");
-    const std::vector<CopyMapping> copies{{tmp.path.string(), "/data"}};
+    const std::vector<ArchiveMapping> copies{{tmp.path.string(), "/data"}};
     const std::string expected = build(copies).bytes;
 
     ArchiveStream stream(copies, IgnoreSet{}, [](liveupdate::common::LogLevel, std::string_view) {});
@@ -245,9 +245,9 @@ BOOST_AUTO_TEST_CASE(an_unreadable_path_is_left_out_and_every_other_file_arrives
     TempDir tmp;
     write(tmp.path / "a.txt", "a");
     write(tmp.path / "c.txt", "c");
-    const std::vector<CopyMapping> copies{{(tmp.path / "a.txt").string(), "/app/a.txt"},
-                                          {kUnreadable, "/app/b.txt"},
-                                          {(tmp.path / "c.txt").string(), "/app/c.txt"}};
+    const std::vector<ArchiveMapping> copies{{(tmp.path / "a.txt").string(), "/app/a.txt"},
+                                             {kUnreadable, "/app/b.txt"},
+                                             {(tmp.path / "c.txt").string(), "/app/c.txt"}};
     const Built built = build(copies);
     const auto entries = read_tar(built.bytes);
     BOOST_TEST(entries.size() == 2u);
@@ -297,7 +297,7 @@ std::string read_rest(lu_archive_stream c) {
 BOOST_AUTO_TEST_CASE(a_rewound_stream_starts_again_at_the_first_byte) {
     TempDir tmp;
     write(tmp.path / "big.bin", std::string(2 * 1024 * 1024 + 3, 'y'));
-    const std::vector<CopyMapping> copies{{tmp.path.string(), "/data"}};
+    const std::vector<ArchiveMapping> copies{{tmp.path.string(), "/data"}};
     const std::string expected = build(copies).bytes;
     ArchiveStream stream(copies, IgnoreSet{}, [](liveupdate::common::LogLevel, std::string_view) {});
     lu_archive_stream c = stream.c_stream();
@@ -316,7 +316,7 @@ BOOST_AUTO_TEST_CASE(a_rewound_stream_starts_again_at_the_first_byte) {
 BOOST_AUTO_TEST_CASE(a_rewound_stream_holds_the_files_as_they_are_now) {
     TempDir tmp;
     write(tmp.path / "a.txt", "first");
-    const std::vector<CopyMapping> copies{{tmp.path.string(), "/data"}};
+    const std::vector<ArchiveMapping> copies{{tmp.path.string(), "/data"}};
     ArchiveStream stream(copies, IgnoreSet{}, [](liveupdate::common::LogLevel, std::string_view) {});
     BOOST_TEST(read_tar(read_rest(stream.c_stream())).at("data/a.txt").content == "first");
     write(tmp.path / "a.txt", "second, longer");

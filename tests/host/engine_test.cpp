@@ -87,7 +87,7 @@ bool accepted(const json::object &result) { return result.at("accepted").as_bool
 BOOST_FIXTURE_TEST_SUITE(engine, Fixture)
 
 BOOST_AUTO_TEST_CASE(admission_accepts_and_rejects_with_the_field) {
-    Engine engine(LiveUpdatePlugin::load(LU_TEST_LIVEUPDATE_PLUGIN), kStart);
+    PluginEngine engine(LiveUpdatePlugin::load(LU_TEST_LIVEUPDATE_PLUGIN), kStart);
     BOOST_TEST(accepted(engine.upsert(live_update("lu", "svc", root.string()))));
     const json::object rejected = engine.validate(live_update("bad", "svc", root.string(), "relative"));
     BOOST_TEST(!accepted(rejected));
@@ -131,12 +131,12 @@ BOOST_AUTO_TEST_CASE(the_executor_hands_the_archive_and_runs_to_the_updater) {
 
 BOOST_AUTO_TEST_CASE(reload_keeps_state_and_a_refused_plugin_keeps_the_old_one) {
     EngineSlot slot(LU_TEST_LIVEUPDATE_PLUGIN, kStart);
-    slot.with_engine([&](const Engine &e) {
+    slot.with_engine([&](const PluginEngine &e) {
         e.upsert(file_watch(root.string()));
         e.upsert(compose_service("svc", "c1"));
         return e.upsert(live_update("lu", "svc", root.string()));
     });
-    ObjectStore store;
+    JsonObjectStore store;
     store.put(json::parse(live_update("lu", "svc", root.string())).as_object(), true);
     Executor executor(updaters);
     ReconcileDriver driver(slot, executor, store, [] { return kStart; });
@@ -159,9 +159,9 @@ BOOST_AUTO_TEST_CASE(reload_keeps_state_and_a_refused_plugin_keeps_the_old_one) 
 
 BOOST_AUTO_TEST_CASE(different_live_updates_reconcile_concurrently) {
     EngineSlot slot(LU_TEST_LIVEUPDATE_PLUGIN, kStart);
-    ObjectStore store;
+    JsonObjectStore store;
     constexpr int kCount = 8;
-    slot.with_engine([&](const Engine &e) {
+    slot.with_engine([&](const PluginEngine &e) {
         e.upsert(file_watch(root.string()));
         for (int i = 0; i < kCount; ++i) {
             const std::string n = std::to_string(i);

@@ -68,7 +68,7 @@ std::string seen(const fs::path &root, int events) {
 // parallel at a time through the by-container updater.
 struct World {
     EngineSlot slot;
-    ObjectStore store;
+    JsonObjectStore store;
     UpdaterRegistry updaters;
     Executor executor{updaters};
     ReconcileDriver driver;
@@ -83,7 +83,7 @@ struct World {
 
     ReconcileResult reconcile(const std::vector<std::string> &docs) {
         for (const std::string &doc : docs) {
-            slot.with_engine([&](const Engine &e) { return e.upsert(doc); });
+            slot.with_engine([&](const PluginEngine &e) { return e.upsert(doc); });
             store.put(json::parse(doc).as_object(), true);
         }
         return driver.reconcile("lu");
@@ -193,9 +193,9 @@ BOOST_AUTO_TEST_CASE(the_threads_of_one_change_serve_the_next) {
 BOOST_AUTO_TEST_CASE(too_few_outcomes_are_refused_and_the_session_still_answers) {
     World parallel(LU_STEP_VERSION, kDefaultParallelUpdates, "{}");
     for (const std::string &doc : objects(root, 3, seen(root, 1)))
-        parallel.slot.with_engine([&](const Engine &e) { return e.upsert(doc); });
-    parallel.slot.with_engine([&](const Engine &e) {
-        Engine::Begun begun = e.reconcile_begin("lu", kStart);
+        parallel.slot.with_engine([&](const PluginEngine &e) { return e.upsert(doc); });
+    parallel.slot.with_engine([&](const PluginEngine &e) {
+        PluginEngine::Begun begun = e.reconcile_begin("lu", kStart);
         BOOST_TEST_REQUIRE(liveupdate::common::text_at(begun.step, "type") == "updates");
         BOOST_TEST(begun.step.at("updates").as_array().size() == 3u);
         const json::value two = json::parse(R"({"outcomes": [{"ok": true}, {"ok": true}]})");

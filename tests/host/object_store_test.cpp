@@ -15,7 +15,7 @@ json::object object(std::string_view text) { return json::parse(text).as_object(
 BOOST_AUTO_TEST_SUITE(object_store)
 
 BOOST_AUTO_TEST_CASE(put_get_remove_with_resource_versions) {
-    ObjectStore store;
+    JsonObjectStore store;
     const auto v1 = store.put(object(R"({"kind": "FileWatch", "metadata": {"name": "fw"}, "spec": {}})"));
     const auto v2 = store.put(object(R"({"kind": "FileWatch", "metadata": {"name": "fw"}, "spec": {"x": 1}})"));
     BOOST_TEST(v2 > v1);
@@ -30,7 +30,7 @@ BOOST_AUTO_TEST_CASE(put_get_remove_with_resource_versions) {
 }
 
 BOOST_AUTO_TEST_CASE(status_writes_count_only_changes) {
-    ObjectStore store;
+    JsonObjectStore store;
     const ObjectKey key{"LiveUpdate", "lu"};
     BOOST_TEST(!store.write_status(key, json::object{}));  // absent object
     store.put(object(R"({"kind": "LiveUpdate", "metadata": {"name": "lu"}})"), true);
@@ -45,7 +45,7 @@ BOOST_AUTO_TEST_CASE(status_writes_count_only_changes) {
 }
 
 BOOST_AUTO_TEST_CASE(listeners_see_every_change) {
-    ObjectStore store;
+    JsonObjectStore store;
     std::vector<int> seen;
     store.add_listener([&](const ObjectChange &change) { seen.push_back(static_cast<int>(change.type)); });
     store.put(object(R"({"kind": "LiveUpdate", "metadata": {"name": "lu"}})"), true);
@@ -58,7 +58,7 @@ BOOST_AUTO_TEST_CASE(listeners_see_every_change) {
 }
 
 BOOST_AUTO_TEST_CASE(objects_need_kind_and_name) {
-    ObjectStore store;
+    JsonObjectStore store;
     BOOST_CHECK_THROW(store.put(object(R"({"metadata": {"name": "x"}})")), HostError);
     BOOST_CHECK_THROW(store.put(object(R"({"kind": "K", "metadata": {}})")), HostError);
 }

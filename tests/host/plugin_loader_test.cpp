@@ -87,7 +87,7 @@ BOOST_AUTO_TEST_CASE(private_copies_are_separate_instances_and_leave_no_file) {
     };
     const int before = count_copies();
     auto original = UpdaterPlugin::load(LU_TEST_RECORD_UPDATER);
-    auto copy = UpdaterPlugin::load(LU_TEST_RECORD_UPDATER, LoadOptions{.private_copy = true});
+    auto copy = UpdaterPlugin::load(LU_TEST_RECORD_UPDATER, PluginLoadOptions{.private_copy = true});
     // A separate mapping: its function table lives at another address.
     BOOST_TEST(&original->api() != &copy->api());
     BOOST_TEST(copy->file() == LU_TEST_RECORD_UPDATER);

@@ -335,12 +335,12 @@ BOOST_AUTO_TEST_CASE(discovery_follows_pods_through_restarts_and_outages) {
     const std::string kubeconfig = kubeconfig_through(proxy.port());
     std::vector<std::string> warnings;
     std::mutex mutex;
-    k8s::KubernetesDiscovery::Options options;
+    k8s::PodDiscoveryWatcher::Options options;
     options.kubeconfig.kubeconfig = kubeconfig;
     options.min_backoff = 100ms;
     options.max_backoff = 1000ms;
     int reports = 0;
-    k8s::KubernetesDiscovery discovery(
+    k8s::PodDiscoveryWatcher discovery(
         options,
         [&](const std::string &, const json::object &) {
             std::lock_guard l(mutex);

@@ -37,14 +37,14 @@ struct Fixture {
     std::shared_ptr<UpdaterHostServices> services = std::make_shared<UpdaterHostServices>();
     UpdaterRegistry updaters;
     std::optional<Executor> executor;
-    ObjectStore store;
+    JsonObjectStore store;
     std::optional<ReconcileDriver> driver;
     std::vector<FileEvent> events;
 
     Fixture() {
         fs::copy_file(LU_TEST_LIVEUPDATE_PLUGIN, plugin_file);
         fs::create_directories(src);
-        slot.emplace(plugin_file, kStart, LoadOptions{.private_copy = true});
+        slot.emplace(plugin_file, kStart, PluginLoadOptions{.private_copy = true});
         updaters.set("docker", std::make_shared<Updater>(UpdaterPlugin::load(LU_TEST_RECORD_UPDATER), services));
         executor.emplace(updaters);
         driver.emplace(*slot, *executor, store, [] { return at_micros(1'000'000'000); });
@@ -55,7 +55,7 @@ struct Fixture {
     }
 
     void upsert(const std::string &object) {
-        const auto result = slot->with_engine([&](const Engine &e) { return e.upsert(object); });
+        const auto result = slot->with_engine([&](const PluginEngine &e) { return e.upsert(object); });
         BOOST_TEST_REQUIRE(result.at("accepted").as_bool(), boost::json::serialize(result));
     }
 
@@ -69,7 +69,7 @@ struct Fixture {
     }
 
     std::string snapshot() const {
-        return slot->with_engine([](const Engine &e) { return e.snapshot(); });
+        return slot->with_engine([](const PluginEngine &e) { return e.snapshot(); });
     }
 };
 

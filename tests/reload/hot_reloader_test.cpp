@@ -46,7 +46,7 @@ struct Fixture {
     Fixture() {
         fs::copy_file(LU_TEST_LIVEUPDATE_PLUGIN, plugin_file);
         fs::create_directories(src);
-        slot.emplace(plugin_file, kStart, LoadOptions{.private_copy = true});
+        slot.emplace(plugin_file, kStart, PluginLoadOptions{.private_copy = true});
     }
 
     void start(bool watch, bool with_config) {
@@ -160,11 +160,11 @@ BOOST_AUTO_TEST_CASE(reloads_under_load_lose_nothing_and_apply_nothing_twice) {
     start(false, false);
     std::atomic<std::int64_t> ticks{1};
     auto tick = [&] { return at_micros(ticks.fetch_add(1)); };
-    ObjectStore store;
+    JsonObjectStore store;
     Executor executor(registry);
     ReconcileDriver driver(*slot, executor, store, tick);
     auto upsert = [&](const std::string &object) {
-        const auto result = slot->with_engine([&](const Engine &e) { return e.upsert(object); });
+        const auto result = slot->with_engine([&](const PluginEngine &e) { return e.upsert(object); });
         BOOST_TEST_REQUIRE(result.at("accepted").as_bool(), json::serialize(result));
     };
     std::vector<FileEvent> events;

@@ -58,9 +58,9 @@ BOOST_AUTO_TEST_CASE(a_yaml_file_the_parser_never_finishes_is_an_error_naming_it
 }
 
 BOOST_AUTO_TEST_CASE(local_container_spec_fields) {
-    const LocalContainerSpec spec = parse_local_container_spec(json::parse(R"({"spec": {"root": "/r",
+    const LocalProcessSpec spec = parse_local_container_spec(json::parse(R"({"spec": {"root": "/r",
         "command": ["busybox", "httpd"], "workingDir": "/app/", "env": ["A=1", "B=x=y"]}})")
-                                                                   .as_object());
+                                                                 .as_object());
     BOOST_TEST(spec.root == "/r");
     BOOST_TEST(spec.command.size() == 2u);
     BOOST_TEST(spec.working_dir == "/app");

@@ -20,15 +20,15 @@
 
 #include <boost/json.hpp>
 
+#include "host/compose_discovery/compose_status.hpp"
 #include "host/core/status_board.hpp"
-#include "host/docker/compose_status.hpp"
 
 namespace liveupdate::docker_engine {
 class EngineClient;
 class StreamCancel;
 }  // namespace liveupdate::docker_engine
 
-namespace liveupdate::host::docker {
+namespace liveupdate::host::compose_discovery {
 
 class ComposeDiscovery {
 public:
@@ -75,4 +75,4 @@ private:
     std::thread refresh_thread_;
 };
 
-}  // namespace liveupdate::host::docker
+}  // namespace liveupdate::host::compose_discovery

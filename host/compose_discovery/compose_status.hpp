@@ -8,7 +8,7 @@
 
 #include <boost/json.hpp>
 
-namespace liveupdate::host::docker {
+namespace liveupdate::host::compose_discovery {
 
 inline constexpr const char *kComposeProjectLabel = "com.docker.compose.project";
 inline constexpr const char *kComposeServiceLabel = "com.docker.compose.service";
@@ -42,4 +42,4 @@ boost::json::object compose_status_from_inspect(const boost::json::object &inspe
 // The filter query value for listing one service's containers.
 std::string service_filter_json(const ComposeServiceRef &service);
 
-}  // namespace liveupdate::host::docker
+}  // namespace liveupdate::host::compose_discovery

@@ -1,4 +1,4 @@
-#include "host/docker/compose_status.hpp"
+#include "host/compose_discovery/compose_status.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -8,7 +8,7 @@
 #include "common/json_fields.hpp"
 #include "common/micro_time.hpp"
 
-namespace liveupdate::host::docker {
+namespace liveupdate::host::compose_discovery {
 namespace {
 
 namespace json = boost::json;
@@ -127,4 +127,4 @@ std::string service_filter_json(const ComposeServiceRef &service) {
     return json::serialize(filters);
 }
 
-}  // namespace liveupdate::host::docker
+}  // namespace liveupdate::host::compose_discovery

@@ -1,4 +1,4 @@
-#include "host/docker/container_presence.hpp"
+#include "host/compose_discovery/container_presence.hpp"
 
 #include <chrono>
 #include <exception>
@@ -7,7 +7,7 @@
 #include "common/docker_engine/endpoint.hpp"
 #include "common/docker_engine/engine_client.hpp"
 
-namespace liveupdate::host::docker {
+namespace liveupdate::host::compose_discovery {
 
 DockerPresenceFn default_docker_presence() {
     // Made on first use: most records are of local containers.
@@ -26,4 +26,4 @@ DockerPresenceFn default_docker_presence() {
     };
 }
 
-}  // namespace liveupdate::host::docker
+}  // namespace liveupdate::host::compose_discovery

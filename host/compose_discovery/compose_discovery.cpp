@@ -1,11 +1,11 @@
-#include "host/docker/compose_discovery.hpp"
+#include "host/compose_discovery/compose_discovery.hpp"
 
 #include <ctime>
 #include <stdexcept>
 
 #include "common/docker_engine/engine_client.hpp"
 
-namespace liveupdate::host::docker {
+namespace liveupdate::host::compose_discovery {
 namespace {
 
 namespace json = boost::json;
@@ -156,4 +156,4 @@ void ComposeDiscovery::refresh_loop() {
     }
 }
 
-}  // namespace liveupdate::host::docker
+}  // namespace liveupdate::host::compose_discovery

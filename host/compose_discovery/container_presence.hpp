@@ -4,11 +4,11 @@
 
 #include "host/core/synced_pruning.hpp"
 
-namespace liveupdate::host::docker {
+namespace liveupdate::host::compose_discovery {
 
 // The engine at DOCKER_HOST (else the default socket), as the docker updater
 // with no "host" setting reaches it: 404 is gone, 200 present, anything else
 // (unreachable, an error) unknown.
 DockerPresenceFn default_docker_presence();
 
-}  // namespace liveupdate::host::docker
+}  // namespace liveupdate::host::compose_discovery
