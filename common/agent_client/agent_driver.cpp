@@ -17,6 +17,41 @@ AgentSession::LineFn stderr_to(const UpdateLog &log) {
     return [log](std::string_view line) { log(LU_LOG_INFO, "lu-agent: " + std::string(line)); };
 }
 
+// An answer late for a reason the target's state gives (late_reason): the
+// session is out of step, its answers to come once the cause passes.
+class LateAnswerExplained : public AgentSessionBroken {
+public:
+    using AgentSessionBroken::AgentSessionBroken;
+};
+
+// The session's answers; each time one is `probe` late, asks the target why
+// before the stall allowance runs out.
+class LateAnswerWatch final : public AgentStream {
+public:
+    LateAnswerWatch(AgentStream &session, std::chrono::milliseconds probe, AgentTarget &target)
+        : session_(session), probe_(probe), target_(target) {}
+
+    void send(std::string_view frames, Clock::time_point deadline) override { session_.send(frames, deadline); }
+
+    agent_protocol::Frame receive(Clock::time_point deadline) override {
+        for (;;) {
+            const auto probe = Clock::now() + probe_;
+            if (deadline <= probe) return session_.receive(deadline);
+            try {
+                return session_.receive(probe);
+            } catch (const AgentAnswerLate &) {
+                // Late, not broken: the target's state may say why.
+            }
+            if (auto why = target_.late_reason(); !why.empty()) throw LateAnswerExplained(why);
+        }
+    }
+
+private:
+    AgentStream &session_;
+    std::chrono::milliseconds probe_;
+    AgentTarget &target_;
+};
+
 }  // namespace
 
 // A use of a slot (an update, a digest, a preparation): holds it, and when it
@@ -130,15 +165,25 @@ AgentSession *AgentDriver::session_in(Slot &slot, AgentTarget &target, const Upd
 }
 
 std::optional<Outcome> AgentDriver::update(AgentTarget &target, const UpdateLog &log, const UpdatePass &pass) {
-    if (refusal(target.place(), true)) return std::nullopt;
     const std::shared_ptr<Slot> slot = slot_for(target.place().session_key);
     const Use use(*slot);
+    // A live session says the container runs and the agent is not refused there.
+    if (!slot->session || !slot->session->alive()) {
+        target.confirm();
+        if (refusal(target.place(), true)) return std::nullopt;
+    }
+    const auto probe = target.late_probe();
     for (int attempt = 0;; ++attempt) {
         AgentSession *session = session_in(*slot, target, log);
         if (session == nullptr) return std::nullopt;
         bool run_started = false;
         try {
-            return pass(*session, run_started);
+            if (probe.count() == 0) return pass(*session, run_started);
+            LateAnswerWatch watched(*session, probe, target);
+            return pass(watched, run_started);
+        } catch (const LateAnswerExplained &e) {
+            drop_session(*slot);
+            return Outcome::container_not_running(e.what());
         } catch (const AgentSessionBroken &e) {
             drop_session(*slot);
             const std::string what = "the lu-agent session in " + target.place().shown + " broke: " + e.what();

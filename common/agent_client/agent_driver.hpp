@@ -58,6 +58,15 @@ public:
     virtual std::string gone_reason() { return {}; }
     // Before an update goes again through a new session (docker inspects the container again).
     virtual void refresh() {}
+    // Before an update with no live session, whose stream would say the
+    // container runs (a stop or restart ends it): docker inspects the container.
+    virtual void confirm() {}
+    // How long an update waits for an answer before asking late_reason (zero:
+    // never; only the request's stall allowance holds).
+    virtual std::chrono::milliseconds late_probe() const { return {}; }
+    // The agent's answer is late: why the container's state explains it
+    // (docker: it is paused), ending the update; "" to wait on.
+    virtual std::string late_reason() { return {}; }
 };
 
 // What a digest of a container path came to (see liveupdate/ext/digest.h).
@@ -83,7 +92,8 @@ public:
 
     // The update through the container's session; nullopt when the agent
     // cannot run there (then nothing was changed and the caller takes its
-    // exec path). A session broken twice, or during a run, is an infra failure.
+    // exec path). A session broken twice, or during a run, is an infra failure;
+    // an answer late for a reason of the target's (late_reason), its container not running.
     std::optional<updater::Outcome> update(AgentTarget &target, const updater::UpdateLog &log, const UpdatePass &pass);
 
     // Digests path (absolute) through the container's session. Never throws

@@ -93,7 +93,7 @@ agent_protocol::Frame AgentSession::receive(Clock::time_point deadline) {
         if (stream_ended_) broken("waiting for the agent's answer");
         switch (transport_->read(deadline, *this)) {
         case AgentTransport::Progress::done: break;
-        case AgentTransport::Progress::timed_out: throw AgentSessionBroken("the agent did not answer in time");
+        case AgentTransport::Progress::timed_out: throw AgentAnswerLate("the agent did not answer in time");
         case AgentTransport::Progress::ended: stream_ended(); break;
         }
     }

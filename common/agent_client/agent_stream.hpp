@@ -21,6 +21,13 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// No answer by the deadline: unlike a broken stream, it may still be in step
+// (a paused container's agent answers once the container runs again).
+class AgentAnswerLate : public AgentSessionBroken {
+public:
+    using AgentSessionBroken::AgentSessionBroken;
+};
+
 class AgentStream {
 public:
     using Clock = std::chrono::steady_clock;

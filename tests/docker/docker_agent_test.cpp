@@ -8,15 +8,18 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <boost/test/unit_test.hpp>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <map>
 
 #include "common/agent_client/agent_refusals.hpp"
 #include "tests/docker/docker_test_support.hpp"
+#include "tests/docker/tcp_unix_proxy.hpp"
 
 using namespace lu_test;
 namespace fs = std::filesystem;
@@ -506,6 +509,62 @@ BOOST_AUTO_TEST_CASE(a_paused_container_refuses_the_update_clearly_and_loses_not
     BOOST_TEST_REQUIRE(again.kind == LU_OUTCOME_OK, again.message);
     BOOST_TEST(c.read("/app/p2") == "2\n");
     BOOST_TEST(c.read("/app/p1") == "1\n");
+}
+
+namespace {
+
+// One file, /app/NAME holding NAME.
+Outcome update_file(DockerUpdater &updater, const Container &c, const std::string &name) {
+    return updater.update(c.id(), c.name(), copy_of(TarBuilder().file("app/" + name, name).finish(), {"/app/" + name}));
+}
+
+}  // namespace
+
+// Issue 23: a live session says the container runs, so a save through it asks
+// the engine nothing (an inspect is a millisecond of every save).
+BOOST_AUTO_TEST_CASE(a_save_through_a_live_session_inspects_nothing) {
+    Container c(kBusybox);
+    const std::string inspect = "/containers/" + c.id() + "/json";
+    std::atomic<int> inspects{0};
+    TcpUnixProxy proxy("/var/run/docker.sock", [&](std::string_view bytes) {
+        if (bytes.starts_with("GET ") && bytes.find(inspect) != std::string_view::npos) ++inspects;
+    });
+    DockerUpdater updater(R"({"host": "tcp://127.0.0.1:)" + std::to_string(proxy.port()) + R"("})");
+    BOOST_TEST_REQUIRE(update_file(updater, c, "s0").kind == LU_OUTCOME_OK);
+    BOOST_TEST(inspects.load() >= 1);
+    const int before = inspects.load();
+    for (const std::string file : {"s1", "s2", "s3"}) {
+        const auto saved = update_file(updater, c, file);
+        BOOST_TEST_REQUIRE(saved.kind == LU_OUTCOME_OK, saved.message);
+        BOOST_TEST(c.read("/app/" + file) == file);
+    }
+    BOOST_TEST(inspects.load() == before);
+}
+
+// Without an inspect per save, a pause shows as the live agent's answer being
+// late: the engine is asked then, and says paused well before the stall
+// allowance (5 s here) would call the session broken. The pause comes during
+// a run, after anything the update asked the engine up front.
+BOOST_AUTO_TEST_CASE(a_pause_under_a_live_session_is_told_by_the_late_answer) {
+    Container c(kBusybox);
+    DockerUpdater updater(R"({"timeoutSeconds": 5})");
+    BOOST_TEST_REQUIRE(update_file(updater, c, "q1").kind == LU_OUTCOME_OK);
+    Update save = copy_of(TarBuilder().file("app/q2", "q2").finish(), {"/app/q2"});
+    save.runs = {{{"sh", "-c", "touch /app/running && sleep 2"}, false}};
+    auto pending = std::async(std::launch::async, [&] { return updater.update(c.id(), c.name(), save); });
+    while (sh("docker exec " + c.name() + " test -e /app/running").exit_code != 0)
+        BOOST_TEST_REQUIRE((pending.wait_for(std::chrono::milliseconds(20)) == std::future_status::timeout),
+                           "the update ended before its run began");
+    sh_ok("docker pause " + c.name());
+    const auto paused = pending.get();
+    BOOST_TEST(paused.kind == LU_OUTCOME_CONTAINER_NOT_RUNNING, paused.message);
+    BOOST_TEST(paused.message.find("is paused") != std::string::npos, paused.message);
+    BOOST_TEST(!paused.logged("broke"), "the stall allowance was waited out");
+    sh_ok("docker unpause " + c.name());
+    const auto again = update_file(updater, c, "q3");
+    BOOST_TEST_REQUIRE(again.kind == LU_OUTCOME_OK, again.message);
+    BOOST_TEST(c.read("/app/q3") == "q3");
+    BOOST_TEST(c.read("/app/q2") == "q2");
 }
 
 namespace {

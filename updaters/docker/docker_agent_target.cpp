@@ -71,6 +71,11 @@ std::unique_ptr<agent_client::AgentTransport> DockerUpdater::AgentContainer::ope
     }
 }
 
+std::string DockerUpdater::AgentContainer::late_reason() {
+    if (!updater_.is_paused(target_)) return {};
+    return "container " + target_.display() + " is paused: unpause it to live update";
+}
+
 bool DockerUpdater::AgentContainer::lasting_refusal(std::string &why, const updater::UpdateLog &log) {
     if (why.find("exit code 126") != std::string::npos)
         why +=

@@ -11,9 +11,11 @@ namespace liveupdate::docker {
 
 class DockerUpdater::AgentContainer final : public agent_client::AgentTarget {
 public:
-    // target: as inspected for this use; inspected again from `container` before a resend.
-    AgentContainer(DockerUpdater &updater, Target &target, const updater::ContainerRef &container)
-        : updater_(updater), target_(target), container_(container) {}
+    // target: as inspected for this use (inspected: false when only named, to be inspected
+    // if no live session says it runs); inspected again from `container` before a resend.
+    AgentContainer(DockerUpdater &updater, Target &target, const updater::ContainerRef &container,
+                   bool inspected = true)
+        : updater_(updater), target_(target), container_(container), inspected_(inspected) {}
 
     agent_client::AgentPlace place() const override;
     void install_ahead(const agent_client::AgentBinary &binary) override;
@@ -21,7 +23,20 @@ public:
     std::unique_ptr<agent_client::AgentTransport> open(const std::string &command) override;
     bool lasting_refusal(std::string &why, const updater::UpdateLog &log) override;
     std::string gone_reason() override { return updater_.container_gone_reason(target_, true); }
-    void refresh() override { target_ = updater_.inspect_target(container_); }
+    void refresh() override {
+        target_ = updater_.inspect_target(container_);
+        inspected_ = true;
+    }
+    void confirm() override {
+        if (!inspected_) refresh();
+    }
+    std::chrono::milliseconds late_probe() const override { return kPauseProbe; }
+    std::string late_reason() override;
+    bool inspected() const noexcept { return inspected_; }
+
+    // How late an agent's answer may be before the engine is asked whether the
+    // container is paused (its agent, frozen, answers nothing).
+    static constexpr std::chrono::milliseconds kPauseProbe{200};
 
 private:
     // Copies the agent in unless it is there already.
@@ -30,6 +45,7 @@ private:
     DockerUpdater &updater_;
     Target &target_;
     const updater::ContainerRef &container_;
+    bool inspected_;
 };
 
 }  // namespace liveupdate::docker

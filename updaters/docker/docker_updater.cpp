@@ -1,5 +1,7 @@
 #include "updaters/docker/docker_updater.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <exception>
 #include <stdexcept>
 
@@ -24,6 +26,11 @@ docker_engine::Endpoint endpoint_or_error(const std::string &configured, std::st
         error = std::string("DOCKER_HOST: ") + e.what();
         return docker_engine::parse_docker_host(docker_engine::kDefaultDockerHost);
     }
+}
+
+// A container's full ID, as an inspect gives it (64 hex digits), not a short one.
+bool is_full_id(const std::string &id) {
+    return id.size() == 64 && std::all_of(id.begin(), id.end(), [](char c) { return std::isxdigit(c) != 0; });
 }
 
 }  // namespace
@@ -56,15 +63,21 @@ Outcome DockerUpdater::update(const updater::Request &original) {
     try {
         if (!endpoint_error_.empty()) throw InfraFailure(endpoint_error_);
         if (container.id.empty()) throw InfraFailure("no container ID to update");
-        target = inspect_target(container);
+        // A live lu-agent session says the container runs (a stop, restart or
+        // removal ends it): the inspect, a millisecond of every save, is left to
+        // when there is none. Sessions go by the full ID an inspect gives.
+        bool inspected = !config_.agent || !is_full_id(container.id);
+        if (inspected) target = inspect_target(container);
         // The agent may need to send the archive again, or hand it to the exec
         // path after failing to start: each pass starts it again from the source.
         std::optional<updaters::ReplayableArchive> replayable;
         if (config_.agent && !original.copies.empty() && original.archive)
             replayable.emplace(original.archive, original.archive_rewind);
         if (config_.agent)
-            if (auto result = update_through_agent(target, original, replayable ? &*replayable : nullptr, log))
+            if (auto result =
+                    update_through_agent(target, inspected, original, replayable ? &*replayable : nullptr, log))
                 return *result;
+        if (!inspected) target = inspect_target(container);
         // Copied only for the exec path: the copy list of a large sync is large.
         std::optional<updater::Request> replay;
         if (replayable) {
@@ -99,11 +112,12 @@ Outcome DockerUpdater::update(const updater::Request &original) {
     }
 }
 
-std::optional<Outcome> DockerUpdater::update_through_agent(Target &target, const updater::Request &request,
+std::optional<Outcome> DockerUpdater::update_through_agent(Target &target, bool &inspected,
+                                                           const updater::Request &request,
                                                            updaters::ReplayableArchive *archive, const UpdateLog &log) {
     const std::string who = config_.user.empty() ? "the image's default user" : "user '" + config_.user + "'";
-    AgentContainer container(*this, target, request.container);
-    return agents_.update(container, log, [&](agent_client::AgentStream &session, bool &run_started) {
+    AgentContainer container(*this, target, request.container, inspected);
+    auto outcome = agents_.update(container, log, [&](agent_client::AgentStream &session, bool &run_started) {
         const common::ArchiveReadFn pass = archive != nullptr ? archive->pass() : request.archive;
         updaters::AgentUpdateSettings settings{
             {"container " + target.display(), "executing on container " + target.id.substr(0, 12) + ": ",
@@ -123,6 +137,8 @@ std::optional<Outcome> DockerUpdater::update_through_agent(Target &target, const
             log(LU_LOG_DEBUG, "Hot reload on, skipping container restart: " + target.display());
         return result;
     });
+    inspected = container.inspected();
+    return outcome;
 }
 
 // The first save then costs what the next ones do, not the agent's copy and start.

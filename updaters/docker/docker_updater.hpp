@@ -64,7 +64,10 @@ private:
     // Through lu-agent (common/agent_client/agent_driver.hpp): nullopt when the agent cannot run
     // in this container, after saying why once; the caller then takes the exec path.
     // archive: the update's archive (null without copies), passed over again for each attempt.
-    std::optional<updater::Outcome> update_through_agent(Target &target, const updater::Request &request,
+    // inspected: whether target comes from an inspect (else only named by its full ID, inspected
+    // unless a live session says it runs); made true when the update inspects it.
+    std::optional<updater::Outcome> update_through_agent(Target &target, bool &inspected,
+                                                         const updater::Request &request,
                                                          updaters::ReplayableArchive *archive,
                                                          const updater::UpdateLog &log);
     docker_engine::ExecTimeouts timeouts() const;
