@@ -24,6 +24,16 @@ using snapshot_slots::KnownObjects;
 
 namespace snapshot_slots {
 
+void write_header(JsonTextWriter &w, const common::MicroTime &start_time) {
+    w.begin_object();
+    w.key("format");
+    w.string(kSnapshotFormat);
+    w.key("version");
+    w.integer(kSnapshotVersion);
+    w.key("startTime");
+    w.integer(start_time.micros());
+}
+
 KnownObjects::KnownObjects(const std::vector<api::ObjectPtr> &objects) {
     for (const auto &o : objects) by_name_.emplace(Key{o->kind, o->meta.name}, o);
 }
@@ -350,13 +360,7 @@ std::string encode_snapshot(const common::MicroTime &start_time, const std::vect
                             const std::map<std::string, SlotView> &slots, std::size_t size_hint) {
     if (slots.size() >= kIndexedFrom) return encode_indexed_snapshot(start_time, objects, slots, size_hint);
     JsonTextWriter w(std::max(size_hint + size_hint / 8, std::size_t{1} << 16));
-    w.begin_object();
-    w.key("format");
-    w.string(kSnapshotFormat);
-    w.key("version");
-    w.integer(kSnapshotVersion);
-    w.key("startTime");
-    w.integer(start_time.micros());
+    snapshot_slots::write_header(w, start_time);
     w.key("objects");
     w.begin_array();
     for (const auto &object : objects) w.value(object->raw);

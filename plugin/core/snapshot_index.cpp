@@ -95,13 +95,7 @@ std::string encode_indexed_snapshot(const common::MicroTime &start_time, const s
     const std::size_t body_bytes = second.text.empty() ? second_base : second_base + second.text.size() + 1;
 
     JsonTextWriter w(std::max(size_hint + size_hint / 8, std::size_t{1} << 16));
-    w.begin_object();
-    w.key("format");
-    w.string(kSnapshotFormat);
-    w.key("version");
-    w.integer(kSnapshotVersion);
-    w.key("startTime");
-    w.integer(start_time.micros());
+    snapshot_slots::write_header(w, start_time);
     w.key(kIndexKey);
     w.begin_object();
     w.key("xxh3");

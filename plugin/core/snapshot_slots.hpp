@@ -63,6 +63,10 @@ void for_each_index(std::size_t n, const F &f) {
     if (second.valid()) second.get();
 }
 
+// Opens the document and writes what every snapshot starts with: its format,
+// version and start time.
+void write_header(JsonTextWriter &w, const common::MicroTime &start_time);
+
 // One element of "liveUpdates": {"name":..., "status":..., "monitor":...}.
 void write_slot(JsonTextWriter &w, const std::string &name, const SlotView &slot);
 // Its status and monitor (not its name); path names it in errors.
