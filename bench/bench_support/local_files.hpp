@@ -5,7 +5,9 @@
 #pragma once
 
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -76,6 +78,14 @@ inline pid_t start_daemon(const std::string &lu_host, const std::filesystem::pat
     posix_spawn_file_actions_destroy(&actions);
     if (failed != 0) throw std::runtime_error("cannot start " + lu_host);
     return daemon;
+}
+
+// Stops a daemon start_daemon started (none: pid <= 0) and waits for it.
+inline void stop_daemon(pid_t daemon) {
+    if (daemon <= 0) return;
+    ::kill(daemon, SIGTERM);
+    int status = 0;
+    ::waitpid(daemon, &status, 0);
 }
 
 }  // namespace lu_bench

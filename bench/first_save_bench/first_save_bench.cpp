@@ -82,11 +82,7 @@ int main() {
         std::fprintf(stderr, "first_save_bench: %s (see %s)\n", e.what(), (dir / "daemon.log").c_str());
         code = 1;
     }
-    if (daemon > 0) {
-        ::kill(daemon, SIGTERM);
-        int status = 0;
-        ::waitpid(daemon, &status, 0);
-    }
+    lu_bench::stop_daemon(daemon);
     std::system(("docker rm -f " + container + " >/dev/null 2>&1").c_str());
     if (code == 0) fs::remove_all(dir);
     return code;

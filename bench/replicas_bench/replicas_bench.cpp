@@ -87,11 +87,7 @@ double measure(int replicas) {
     } catch (const std::exception &e) {
         error = e.what();
     }
-    if (daemon > 0) {
-        ::kill(daemon, SIGTERM);
-        int status = 0;
-        ::waitpid(daemon, &status, 0);
-    }
+    lu_bench::stop_daemon(daemon);
     for (const std::string &c : containers) std::system(("docker rm -f " + c + " >/dev/null 2>&1").c_str());
     if (!error.empty())
         throw std::runtime_error(std::to_string(replicas) + " replicas: " + error + " (see " +
