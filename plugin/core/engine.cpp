@@ -186,14 +186,13 @@ std::string Engine::snapshot() const {
         std::unique_lock lock(slot->mutex);
         if (slot->in_session) throw EngineBusy("cannot snapshot while LiveUpdate \"" + name + "\" is being reconciled");
         locks.push_back(std::move(lock));
-        // Still pending since a restore, or unchanged since its last claim:
-        // its text is copied, not written again (reloads back to back do not
-        // decode everything in between either).
-        if (slot->pending)
-            views[name] = SlotView{nullptr, nullptr, pending_text(*slot->pending)};
-        else
-            views[name] = SlotView{slot->monitor ? &*slot->monitor : nullptr, slot->status ? &*slot->status : nullptr,
-                                   slot->entry};
+        // One still pending since a restore is decoded first: a restore checks
+        // the index, not each entry, and an entry that does not decode must
+        // not pass into the next snapshot (it starts afresh instead). Unchanged
+        // since its last claim, its text is copied, not written again.
+        settle(*slot);
+        views[name] =
+            SlotView{slot->monitor ? &*slot->monitor : nullptr, slot->status ? &*slot->status : nullptr, slot->entry};
     }
     std::string text = encode_snapshot(start_time_, objects, views, last_snapshot_size_);
     last_snapshot_size_ = text.size();
