@@ -61,8 +61,11 @@ inline double wait_for_all(const std::vector<std::filesystem::path> &files, cons
     return ms_since(start);
 }
 
-// `lu_host up` on dir/objects.json, its control socket and log in dir.
-inline pid_t start_daemon(const std::string &lu_host, const std::filesystem::path &dir) {
+// `lu_host up` on dir/objects.json, its control socket in dir; its log in
+// dir unless given (a log inside a watched folder wakes its watcher).
+inline pid_t start_daemon(const std::string &lu_host, const std::filesystem::path &dir,
+                          const std::filesystem::path &log = {}) {
+    const std::filesystem::path log_file = log.empty() ? dir / "daemon.log" : log;
     std::vector<std::string> args{lu_host, "up", "--control-socket", (dir / "ctl/control.sock").string(),
                                   (dir / "objects.json").string()};
     std::vector<char *> argv;
@@ -71,7 +74,7 @@ inline pid_t start_daemon(const std::string &lu_host, const std::filesystem::pat
     argv.push_back(nullptr);
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, (dir / "daemon.log").c_str(), O_WRONLY | O_CREAT, 0644);
+    posix_spawn_file_actions_addopen(&actions, 1, log_file.c_str(), O_WRONLY | O_CREAT, 0644);
     posix_spawn_file_actions_adddup2(&actions, 1, 2);
     pid_t daemon = -1;
     const int failed = ::posix_spawn(&daemon, argv[0], &actions, nullptr, argv.data(), environ);

@@ -68,18 +68,7 @@ int main() {
         const fs::path in_container =
             "/proc/" + run("docker inspect -f '{{.State.Pid}}' " + container) + "/root/app/index.html";
 
-        std::vector<std::string> args{LU_HOST_BIN, "up", "--control-socket", (dir / "ctl/control.sock").string(),
-                                      (dir / "objects.json").string()};
-        std::vector<char *> argv;
-        argv.reserve(args.size() + 1);
-        for (auto &a : args) argv.push_back(a.data());
-        argv.push_back(nullptr);
-        posix_spawn_file_actions_t actions;
-        posix_spawn_file_actions_init(&actions);
-        posix_spawn_file_actions_addopen(&actions, 1, daemon_log.c_str(), O_WRONLY | O_CREAT, 0644);
-        posix_spawn_file_actions_adddup2(&actions, 1, 2);
-        if (::posix_spawn(&daemon, argv[0], &actions, nullptr, argv.data(), environ) != 0)
-            throw std::runtime_error(std::string("cannot start ") + LU_HOST_BIN);
+        daemon = lu_bench::start_daemon(LU_HOST_BIN, dir, daemon_log);
         // The initial sync brings the first content (and starts the agent).
         if (wait_for_all({in_container}, "initial\n", Clock::now()) < 0)
             throw std::runtime_error("the initial sync never arrived (see " + daemon_log.string() + ")");
