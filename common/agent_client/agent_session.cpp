@@ -3,6 +3,17 @@
 #include "common/agent_protocol/messages.hpp"
 
 namespace liveupdate::agent_client {
+namespace {
+
+// The exit code first: it tells a missing or unexecutable agent (127, 126) apart.
+std::string how_it_ended(const AgentTransport::End &end) {
+    std::string how;
+    if (end.exit_code >= 0) how = "agent exit code " + std::to_string(end.exit_code);
+    if (!end.failure.empty()) how += (how.empty() ? "" : "; ") + end.failure;
+    return how.empty() ? how : " (" + how + ")";
+}
+
+}  // namespace
 
 AgentSession::AgentSession(std::unique_ptr<AgentTransport> transport, LineFn on_stderr)
     : transport_(std::move(transport)),
@@ -16,12 +27,12 @@ std::unique_ptr<AgentSession> AgentSession::start(std::unique_ptr<AgentTransport
         session->description_ = handshake(*session, Clock::now() + timeout);
     } catch (const AgentSessionBroken &e) {
         // An exec that ended says how (the agent missing, not executable), a silent one does not.
-        if (!session->stream_ended_ &&
-            session->transport_->read(Clock::now(), *session) == AgentTransport::Progress::ended)
+        const bool told = session->stream_ended_;  // then e already says how it ended
+        if (!told && session->transport_->read(Clock::now(), *session) == AgentTransport::Progress::ended)
             session->stream_ended();
         if (!session->stream_ended_) throw;
         const auto end = session->transport_->end();
-        throw AgentExecEnded(end.exit_code, end.failure.empty() ? e.what() : end.failure);
+        throw AgentExecEnded(end.exit_code, told ? e.what() : e.what() + how_it_ended(end));
     }
     session->route_stderr(nullptr);  // on_stderr is the starting update's log
     return session;
@@ -101,13 +112,7 @@ agent_protocol::Frame AgentSession::receive(Clock::time_point deadline) {
 
 void AgentSession::broken(const std::string &doing) {
     std::string message = doing + ": the agent's stream ended";
-    if (stream_ended_) {
-        const auto end = transport_->end();
-        if (end.exit_code >= 0)
-            message += " (agent exit code " + std::to_string(end.exit_code) + ")";
-        else if (!end.failure.empty())
-            message += " (" + end.failure + ")";
-    }
+    if (stream_ended_) message += how_it_ended(transport_->end());
     throw AgentSessionBroken(message);
 }
 

@@ -34,6 +34,7 @@ struct ScriptedAgent {
     std::string refuse;             // open() refuses with this when set
     bool lasting = true;            // a refusal lasts (else: the cause passes)
     bool missing = false;           // not in the container until install()
+    bool unexecutable = false;      // its exec ends at once (126), the handshake's write failing
     int end_at_request = -1;        // the stream ends when request number N (from 0) arrives
     bool end_each_request = false;  // ... or when any request arrives
     std::string stderr_bytes;       // given on stderr at the next read or idle
@@ -50,6 +51,10 @@ public:
     explicit ScriptedTransport(ScriptedAgent &agent) : agent_(agent) {
         agent_.current = this;
         if (agent_.missing) end(127);
+        if (agent_.unexecutable) {
+            end(126);
+            failure_ = "send failed: Broken pipe";
+        }
     }
     ~ScriptedTransport() override {
         if (agent_.current == this) agent_.current = nullptr;
@@ -98,7 +103,7 @@ public:
         pass_stderr(sink);
         return !ended_ && answers_.empty();
     }
-    End end() override { return {ended_ ? exit_code_ : -1, ""}; }
+    End end() override { return {ended_ ? exit_code_ : -1, failure_}; }
 
 private:
     void pass_stderr(Sink &sink) {
@@ -110,6 +115,7 @@ private:
     std::string answers_;
     bool ended_ = false;
     int exit_code_ = -1;
+    std::string failure_;
 };
 
 class ScriptedTarget final : public ac::AgentTarget {
@@ -263,6 +269,16 @@ BOOST_FIXTURE_TEST_CASE(a_missing_agent_is_copied_in_and_started_again, Fixture)
     BOOST_TEST(agent.installs == 1);
     BOOST_TEST(agent.opens == 2);
     BOOST_TEST(agent.starts == 1);
+}
+
+BOOST_FIXTURE_TEST_CASE(a_start_refused_while_writing_still_says_the_exit_code, Fixture) {
+    // The exec ended before the handshake was written: the write fails, and the
+    // exit code (what says "not executable") must still reach the refusal.
+    agent.unexecutable = true;
+    Log log;
+    BOOST_TEST(!update(log).has_value());
+    BOOST_TEST(log.has("agent exit code 126"));
+    BOOST_TEST(log.has("send failed: Broken pipe"));
 }
 
 BOOST_FIXTURE_TEST_CASE(stderr_between_two_updates_goes_to_the_next_ones_log, Fixture) {

@@ -470,8 +470,8 @@ BOOST_AUTO_TEST_CASE(a_noexec_agent_folder_falls_back_to_exec_and_says_why_once)
         const auto first =
             updater.update(c.id(), c.name(), copy_of(TarBuilder().file("app/ne1", "1\n").finish(), {"/app/ne1"}));
         BOOST_TEST_REQUIRE(first.kind == LU_OUTCOME_OK, first.message);
-        BOOST_TEST(first.logged("lu-agent cannot run in container " + c.name()));
-        BOOST_TEST(first.logged("noexec"));
+        BOOST_TEST(first.logged("lu-agent cannot run in container " + c.name()), first.log_text());
+        BOOST_TEST(first.logged("noexec"), first.log_text());
         BOOST_TEST(c.read("/app/ne1") == "1\n");
         const auto second =
             updater.update(c.id(), c.name(), copy_of(TarBuilder().file("app/ne2", "2\n").finish(), {"/app/ne2"}));

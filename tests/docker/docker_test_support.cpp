@@ -147,6 +147,12 @@ bool Outcome::logged(const std::string &needle) const {
                        [&](const std::string &l) { return l.find(needle) != std::string::npos; });
 }
 
+std::string Outcome::log_text() const {
+    std::string text;
+    for (const std::string &line : logs) text += line + "\n";
+    return text;
+}
+
 namespace {
 
 const lu_updater_api &plugin_api(const std::string &path) {

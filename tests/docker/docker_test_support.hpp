@@ -88,6 +88,7 @@ struct Outcome {
     std::vector<std::string> logs;
     int archive_rewinds = 0;  // how often the plugin started the archive again
     bool logged(const std::string &needle) const;
+    std::string log_text() const;  // every log line, for a failing check's message
 };
 
 struct Update {

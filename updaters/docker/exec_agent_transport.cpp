@@ -126,8 +126,8 @@ agent_client::AgentTransport::End ExecAgentTransport::end() {
     if (!ended_) return end;
     try {
         end.exit_code = docker_engine::exec_exit_code(client_, exec_id_);
-    } catch (const docker_engine::EngineError &) {
-        end.exit_code = -1;
+    } catch (const docker_engine::EngineError &e) {
+        end.failure += std::string(end.failure.empty() ? "" : "; ") + "its exit code is unknown: " + e.what();
     }
     return end;
 }
