@@ -151,6 +151,7 @@ SyncedJournal::SyncedJournal(std::string file, SyncedKey key) : file_(std::move(
         text << in.rdbuf();
         if (!in.good() && !in.eof()) throw HostError(kRecord, file_, "cannot read");
         paths_ = replay(file_, text.str(), key_);
+        inherited_ = !paths_.empty();
     } else if (std::filesystem::exists(file_)) {
         throw HostError(kRecord, file_, "cannot open: " + errno_text());
     }
@@ -241,14 +242,16 @@ std::shared_ptr<SyncedJournal> SyncedRecords::journal(const SyncedKey &key) {
     return open;
 }
 
-bool SyncedRecords::has_paths(const SyncedKey &key) {
+bool SyncedRecords::has_earlier_paths(const SyncedKey &key) {
     {
         const std::lock_guard lock(mutex_);
-        if (const auto it = open_.find(key); it != open_.end() && it->second) return !it->second->empty();
+        if (const auto it = open_.find(key); it != open_.end() && it->second)
+            return it->second->inherited() && !it->second->empty();
         std::error_code ec;
         if (!std::filesystem::exists(file_of(key), ec)) return false;
     }
-    return !journal(key)->empty();
+    const auto opened = journal(key);
+    return opened->inherited() && !opened->empty();
 }
 
 namespace {

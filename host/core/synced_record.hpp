@@ -67,6 +67,8 @@ public:
     void remove(const std::vector<std::string> &paths);
     SyncedPaths paths() const;
     bool empty() const;
+    // Whether its file held paths when it was opened: what an earlier run recorded.
+    bool inherited() const { return inherited_; }
     const std::string &file() const { return file_; }
 
 private:
@@ -80,6 +82,7 @@ private:
     long long size_ = 0;     // the journal's length after the last complete write
     bool broken_ = false;    // a failed write's partial line is still there
     bool unsynced_ = false;  // add() wrote since the last sync()
+    bool inherited_ = false;
 };
 
 // The journals of every container, one file each in a folder.
@@ -90,8 +93,9 @@ public:
 
     // The container's journal, opened (loaded and compacted) on first use. Throws HostError.
     std::shared_ptr<SyncedJournal> journal(const SyncedKey &key);
-    // Whether the container has a record with a path in it (a journal open or on disk). Throws HostError.
-    bool has_paths(const SyncedKey &key);
+    // Whether the container has a record with a path in it that an earlier
+    // run left (a journal this run began has none). Throws HostError.
+    bool has_earlier_paths(const SyncedKey &key);
     // Removes the journal of each container `gone` says no longer exists, so
     // that the folder does not grow with every container ever synced into.
     // `gone` must say false when it cannot tell. A file whose header cannot

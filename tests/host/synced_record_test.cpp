@@ -50,6 +50,19 @@ const SyncedKey kKey = SyncedKey::of("lu", "docker", "3f2a", "");
 
 BOOST_AUTO_TEST_SUITE(synced_record)
 
+// The daemon's start verifies the containers an earlier run synced into; one
+// this run synced into first has nothing from before to repair.
+BOOST_AUTO_TEST_CASE(a_record_this_run_began_holds_no_earlier_paths) {
+    StateDir dir;
+    SyncedRecords records(dir.path.string());
+    records.journal(kKey)->add({"/app", "/app/a.txt"});
+    BOOST_TEST(!records.has_earlier_paths(kKey));
+    SyncedRecords next_run(dir.path.string());
+    BOOST_TEST(next_run.has_earlier_paths(kKey));
+    next_run.journal(kKey)->remove({"/app"});
+    BOOST_TEST(!next_run.has_earlier_paths(kKey));
+}
+
 BOOST_AUTO_TEST_CASE(a_reopened_record_holds_what_was_added_and_not_what_was_removed) {
     StateDir dir;
     {
@@ -59,8 +72,8 @@ BOOST_AUTO_TEST_CASE(a_reopened_record_holds_what_was_added_and_not_what_was_rem
         j->remove({"/app/old"});
     }
     SyncedRecords again(dir.path.string());
-    BOOST_TEST(again.has_paths(kKey));
-    BOOST_TEST(!again.has_paths(SyncedKey::of("lu", "docker", "other", "")));
+    BOOST_TEST(again.has_earlier_paths(kKey));
+    BOOST_TEST(!again.has_earlier_paths(SyncedKey::of("lu", "docker", "other", "")));
     const SyncedPaths paths = again.journal(kKey)->paths();
     BOOST_TEST((paths == SyncedPaths{"/app", "/app/a.txt", "/app/old-y"}));
     // Opening compacted it: a header and one line per path.
@@ -233,9 +246,9 @@ BOOST_AUTO_TEST_CASE(journals_of_gone_containers_are_pruned_and_no_other) {
     prune_gone_synced_records(records, "docker", engine, [&](const SyncedKey &k) { removed.push_back(k.container); });
     std::sort(removed.begin(), removed.end());
     BOOST_TEST((removed == std::vector<std::string>{"id:dead", "root:" + (dir.path / "removed-root").string()}));
-    BOOST_TEST(!records.has_paths(gone_id));
-    BOOST_TEST(!records.has_paths(gone_root));
-    for (const auto &key : {live_root, live_id, unknown_id, other_via}) BOOST_TEST(records.has_paths(key));
+    BOOST_TEST(!records.has_earlier_paths(gone_id));
+    BOOST_TEST(!records.has_earlier_paths(gone_root));
+    for (const auto &key : {live_root, live_id, unknown_id, other_via}) BOOST_TEST(records.has_earlier_paths(key));
     BOOST_TEST(fs::exists(fs::path(state) / "0000000000000000.journal"));
     // Without an engine to ask, no docker journal goes.
     BOOST_TEST(records.prune([](const SyncedKey &k) { return synced_container_gone(k, "", {}); }).empty());
