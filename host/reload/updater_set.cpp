@@ -105,10 +105,11 @@ std::vector<LoadedUpdaterPlugin> UpdaterSet::loaded() const {
     std::lock_guard lock(mutex_);
     std::vector<LoadedUpdaterPlugin> out;
     for (const auto &[via, serving] : serving_) {
-        auto same = std::find_if(out.begin(), out.end(),
-                                 [&](const LoadedUpdaterPlugin &p) { return p.plugin == serving.plugin; });
+        const auto &plugin = serving.plugin;  // clang 14 cannot capture a structured binding
+        auto same =
+            std::find_if(out.begin(), out.end(), [&](const LoadedUpdaterPlugin &p) { return p.plugin == plugin; });
         if (same == out.end()) {
-            out.push_back(LoadedUpdaterPlugin{serving.plugin, {via}});
+            out.push_back(LoadedUpdaterPlugin{plugin, {via}});
         } else {
             same->classes.push_back(via);
         }
