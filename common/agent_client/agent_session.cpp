@@ -13,6 +13,15 @@ std::string how_it_ended(const AgentTransport::End &end) {
     return how.empty() ? how : " (" + how + ")";
 }
 
+// Bytes that were not a frame, as a line of text for a message.
+std::string shown(std::string_view bytes) {
+    constexpr std::size_t kShown = 240;
+    std::string text;
+    for (const char c : bytes.substr(0, kShown)) text += (c >= ' ' && c <= '~') ? c : ' ';
+    while (!text.empty() && text.back() == ' ') text.pop_back();
+    return bytes.size() > kShown ? text + "..." : text;
+}
+
 }  // namespace
 
 AgentSession::AgentSession(std::unique_ptr<AgentTransport> transport, LineFn on_stderr)
@@ -28,8 +37,9 @@ std::unique_ptr<AgentSession> AgentSession::start(std::unique_ptr<AgentTransport
     } catch (const AgentSessionBroken &e) {
         // An exec that ended says how (the agent missing, not executable), a silent one does not.
         const bool told = session->stream_ended_;  // then e already says how it ended
-        if (!told && session->transport_->read(Clock::now(), *session) == AgentTransport::Progress::ended)
-            session->stream_ended();
+        // Text instead of a hello is the engine's complaint, its end on the way.
+        const bool late = dynamic_cast<const AgentAnswerLate *>(&e) != nullptr;
+        session->await_end(Clock::now() + (late ? std::chrono::milliseconds(0) : kEndAfterComplaint));
         if (!session->stream_ended_) throw;
         const auto end = session->transport_->end();
         throw AgentExecEnded(end.exit_code, told ? e.what() : e.what() + how_it_ended(end));
@@ -55,6 +65,16 @@ void AgentSession::stderr_line(std::string_view line) {
         ++dropped_lines_;
     }
     held_lines_.emplace_back(line);
+}
+
+void AgentSession::await_end(Clock::time_point deadline) {
+    while (!stream_ended_) {
+        switch (transport_->read(deadline, *this)) {
+        case AgentTransport::Progress::done: break;
+        case AgentTransport::Progress::timed_out: return;
+        case AgentTransport::Progress::ended: stream_ended(); return;
+        }
+    }
 }
 
 void AgentSession::stream_ended() {
@@ -88,7 +108,10 @@ agent_protocol::Frame AgentSession::receive(Clock::time_point deadline) {
             frame = decoder_.next();
         } catch (const agent_protocol::ProtocolError &e) {
             unusable_ = true;
-            broken(std::string("the agent's answer: ") + e.what());
+            std::string why = std::string("the agent's answer: ") + e.what();
+            if (description_.empty()) why += " (what came instead of its hello: \"" + shown(decoder_.unread()) + "\")";
+            if (stream_ended_) why += how_it_ended(transport_->end());
+            throw AgentSessionBroken(why);
         }
         if (frame) {
             if (frame->type != agent_protocol::MessageType::fatal) return std::move(*frame);

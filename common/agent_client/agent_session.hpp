@@ -43,6 +43,8 @@ public:
     // progress wait for the next (at most kHeldLines).
     void route_stderr(LineFn sink);
     static constexpr std::size_t kHeldLines = 64;
+    // How long a start that got text instead of a hello waits for the exec's end (and its exit code).
+    static constexpr std::chrono::milliseconds kEndAfterComplaint{2000};
 
     // False once the stream has ended, or holds answers nobody asked for; never blocks.
     bool alive();
@@ -56,6 +58,8 @@ private:
     void stdout_bytes(std::string_view data) override { decoder_.feed(data); }
     void stderr_bytes(std::string_view data) override { stderr_lines_.feed(data); }
     void stderr_line(std::string_view line);
+    // Reads until the stream ends or the deadline passes.
+    void await_end(Clock::time_point deadline);
     void stream_ended();
     [[noreturn]] void broken(const std::string &doing);
 

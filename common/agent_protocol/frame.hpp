@@ -70,6 +70,8 @@ public:
     std::optional<Frame> next();
     // Bytes of an unfinished frame are waiting.
     bool pending() const noexcept { return buffer_.size() > offset_; }
+    // What next() has not taken: after a ProtocolError, the bytes that were not a frame.
+    std::string_view unread() const noexcept { return std::string_view(buffer_).substr(offset_); }
 
 private:
     std::string buffer_;

@@ -31,17 +31,19 @@ class ScriptedTransport;
 // The container's side, shared by the test and the transports it opens.
 struct ScriptedAgent {
     std::string generation = "start-1";
-    std::string refuse;             // open() refuses with this when set
-    bool lasting = true;            // a refusal lasts (else: the cause passes)
-    bool missing = false;           // not in the container until install()
-    bool unexecutable = false;      // its exec ends at once (126), the handshake's write failing
-    int end_at_request = -1;        // the stream ends when request number N (from 0) arrives
-    bool end_each_request = false;  // ... or when any request arrives
-    std::string stderr_bytes;       // given on stderr at the next read or idle
-    int opens = 0;                  // open() calls
-    int starts = 0;                 // streams that answered the handshake
-    int installs = 0;               // install() calls
-    int requests = 0;               // requests after the handshake, over all streams
+    std::string refuse;                // open() refuses with this when set
+    bool lasting = true;               // a refusal lasts (else: the cause passes)
+    bool missing = false;              // not in the container until install()
+    bool unexecutable = false;         // its exec ends at once (126), the handshake's write failing
+    std::string complaint;             // the engine's text on stdout instead of a hello, then its end (126)
+    bool complaint_ends_later = true;  // ... a moment later, or with the text
+    int end_at_request = -1;           // the stream ends when request number N (from 0) arrives
+    bool end_each_request = false;     // ... or when any request arrives
+    std::string stderr_bytes;          // given on stderr at the next read or idle
+    int opens = 0;                     // open() calls
+    int starts = 0;                    // streams that answered the handshake
+    int installs = 0;                  // install() calls
+    int requests = 0;                  // requests after the handshake, over all streams
     ScriptedTransport *current = nullptr;
 };
 
@@ -70,6 +72,7 @@ public:
         in_.feed(data);
         while (auto frame = in_.next()) {
             if (frame->type == ap::MessageType::hello) {
+                if (!agent_.complaint.empty()) continue;
                 ++agent_.starts;
                 answers_ += ap::encode(ap::HelloReply{ap::kProtocolVersion, "scripted agent"});
                 continue;
@@ -91,8 +94,21 @@ public:
         }
         return Progress::done;
     }
-    Progress read(Clock::time_point, Sink &sink) override {
+    Progress read(Clock::time_point deadline, Sink &sink) override {
         pass_stderr(sink);
+        if (!agent_.complaint.empty() && !ended_) {
+            if (!complained_) {
+                complained_ = true;
+                sink.stdout_bytes(agent_.complaint);
+                if (agent_.complaint_ends_later) return Progress::done;
+                end(126);
+                return Progress::ended;
+            }
+            // Its end comes later than the text: a reader that does not wait misses it.
+            if (deadline <= Clock::now()) return Progress::timed_out;
+            end(126);
+            return Progress::ended;
+        }
         if (!answers_.empty()) {
             sink.stdout_bytes(std::exchange(answers_, {}));
             return Progress::done;
@@ -116,6 +132,7 @@ private:
     bool ended_ = false;
     int exit_code_ = -1;
     std::string failure_;
+    bool complained_ = false;
 };
 
 class ScriptedTarget final : public ac::AgentTarget {
@@ -279,6 +296,18 @@ BOOST_FIXTURE_TEST_CASE(a_start_refused_while_writing_still_says_the_exit_code, 
     BOOST_TEST(!update(log).has_value());
     BOOST_TEST(log.has("agent exit code 126"));
     BOOST_TEST(log.has("send failed: Broken pipe"));
+}
+
+BOOST_FIXTURE_TEST_CASE(an_engines_complaint_instead_of_a_hello_is_told_with_the_exit_code, Fixture) {
+    agent.complaint = "OCI runtime exec failed: exec: \"/.lu-agent/lu-agent\": permission denied: unknown\r\n";
+    for (const bool later : {true, false}) {
+        agent.complaint_ends_later = later;
+        ScriptedTarget fresh(agent, later ? "c-later" : "c-with-it");
+        Log log;
+        BOOST_TEST(!update_of(fresh, log).has_value());
+        BOOST_TEST(log.has("agent exit code 126"), later);
+        BOOST_TEST(log.has("OCI runtime exec failed"), later);
+    }
 }
 
 BOOST_FIXTURE_TEST_CASE(stderr_between_two_updates_goes_to_the_next_ones_log, Fixture) {
