@@ -197,8 +197,8 @@ void Daemon::start_services() {
     rebuilds_ = std::make_unique<compose::ComposeRebuilds>(
         [this](const std::string &service, std::string_view line, bool error) {
             const LogLevel level = error ? LogLevel::error : LogLevel::info;
-            log_.write(level, service, line);
             activity_.line(service, level, line, now());
+            log_.write(level, service, line);
         });
     file_watches_ = std::make_unique<FileWatches>(
         WatchTiming{options_.debounce, options_.max_wait, std::chrono::milliseconds(500)},
@@ -343,8 +343,9 @@ kube::LoadOptions Daemon::kube_load_options() const {
 
 LogSinkFn Daemon::live_update_log(const std::string &live_update) {
     return [this, live_update](LogLevel level, std::string_view text) {
-        log_.write(level, live_update, text);
+        // The LiveUpdate's log first: a line seen in the daemon's log is in `describe` too.
         if (level >= LogLevel::info) activity_.line(live_update, level, text, now());
+        log_.write(level, live_update, text);
     };
 }
 

@@ -171,8 +171,9 @@ built=$now
 wait_for_content "$built" /stamp build-2
 wait_for_content "$built" /built/index.html three
 wait_for_log "rebuild: done"
-"$lu_host" describe liveupdate built --control-socket "$work/control.sock" | grep -q "rebuild:" ||
-  fail "the rebuild's output is not in the LiveUpdate's log"
+# The daemon's log and the LiveUpdate's are written one after the other: ask until it is there.
+wait_until "the rebuild's output in the LiveUpdate's log" \
+  '"$lu_host" describe liveupdate built --control-socket "$work/control.sock" | grep -q "rebuild: done"'
 echo "ok: rebuild"
 
 # A rule added while running: its folder syncs.
