@@ -151,6 +151,7 @@ SyncedJournal::SyncedJournal(std::string file, SyncedKey key) : file_(std::move(
         text << in.rdbuf();
         if (!in.good() && !in.eof()) throw HostError(kRecord, file_, "cannot read");
         paths_ = replay(file_, text.str(), key_);
+        inherited_ = !paths_.empty();
     } else if (std::filesystem::exists(file_)) {
         throw HostError(kRecord, file_, "cannot open: " + errno_text());
     }
@@ -249,6 +250,12 @@ bool SyncedRecords::has_paths(const SyncedKey &key) {
         if (!std::filesystem::exists(file_of(key), ec)) return false;
     }
     return !journal(key)->empty();
+}
+
+bool SyncedRecords::has_inherited_paths(const SyncedKey &key) {
+    if (!has_paths(key)) return false;
+    const std::shared_ptr<SyncedJournal> open = journal(key);
+    return open->inherited() && !open->empty();
 }
 
 namespace {

@@ -67,6 +67,8 @@ public:
     void remove(const std::vector<std::string> &paths);
     SyncedPaths paths() const;
     bool empty() const;
+    // Whether it held paths when opened: an earlier daemon synced into the container.
+    bool inherited() const { return inherited_; }
     const std::string &file() const { return file_; }
 
 private:
@@ -80,6 +82,7 @@ private:
     long long size_ = 0;     // the journal's length after the last complete write
     bool broken_ = false;    // a failed write's partial line is still there
     bool unsynced_ = false;  // add() wrote since the last sync()
+    bool inherited_ = false;
 };
 
 // The journals of every container, one file each in a folder.
@@ -92,6 +95,9 @@ public:
     std::shared_ptr<SyncedJournal> journal(const SyncedKey &key);
     // Whether the container has a record with a path in it (a journal open or on disk). Throws HostError.
     bool has_paths(const SyncedKey &key);
+    // Whether it has paths that an earlier daemon put there (the journal held
+    // them before this one opened it) and still holds. Throws HostError.
+    bool has_inherited_paths(const SyncedKey &key);
     // Removes the journal of each container `gone` says no longer exists, so
     // that the folder does not grow with every container ever synced into.
     // `gone` must say false when it cannot tell. A file whose header cannot
