@@ -5,11 +5,14 @@
 #pragma once
 
 #include <string>
-#include <vector>
+
+#include <boost/json.hpp>
 
 namespace liveupdate::host {
 
-// files: absolute paths; working_dir: absolute. "" when files is empty.
-std::string build_entry_line(const std::vector<std::string> &files, const std::string &working_dir);
+// files: a "started" event's filesChanged, absolute paths (what is not a
+// string is left out), read in place: an initial sync lists 100,000 of them.
+// working_dir: absolute. "" when there is no file.
+std::string build_entry_line(const boost::json::array &files, const std::string &working_dir);
 
 }  // namespace liveupdate::host

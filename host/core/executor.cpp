@@ -98,14 +98,10 @@ private:
 // Once the updater deleted them, the deleted paths leave the record; what the
 // archive put back beneath them (a path whose kind changed) stays.
 void note_deletes(SyncedJournal &journal, const std::vector<std::string> &deletes,
-                  const std::vector<std::string> &archived) {
+                  const std::vector<std::string> &archived_beneath) {
     if (deletes.empty()) return;
     journal.remove(deletes);
-    SyncedPaths deleted(deletes.begin(), deletes.end());
-    std::vector<std::string> back;
-    for (const auto &p : archived)
-        if (covers(deleted, p)) back.push_back(p);
-    journal.add(back);
+    journal.add(archived_beneath);
 }
 
 // The C views of a prepared update that an lu_update_request points into;
@@ -204,12 +200,14 @@ UpdateOutcome Executor::execute(const json::object &update, const LogSinkFn &log
         if (records_ != nullptr)
             journal = records_->journal(
                 SyncedKey::of(prepared.live_update, prepared.via, prepared.container_id, prepared.root));
-        std::vector<std::string> archived;  // written by the archive's thread, read once it is done
+        // Only the archived paths beneath a delete, not every one: an initial sync archives 100,000.
+        const SyncedPaths deleted(prepared.deletes.begin(), prepared.deletes.end());
+        std::vector<std::string> archived_beneath;  // written by the archive's thread, read once it is done
         BeforeEntryFn before_entry;
         if (journal)
-            before_entry = [&journal, &archived](const std::string &path) {
+            before_entry = [&journal, &deleted, &archived_beneath](const std::string &path) {
                 journal->add({path});
-                archived.push_back(path);
+                if (!deleted.empty() && covers(deleted, path)) archived_beneath.push_back(path);
             };
         BeforeBytesLeaveFn before_bytes_leave;
         if (journal) before_bytes_leave = [&journal] { journal->sync(); };
@@ -218,7 +216,7 @@ UpdateOutcome Executor::execute(const json::object &update, const LogSinkFn &log
         const lu_update_request request = views.request(prepared, archive.c_stream(), log);
         UpdateOutcome outcome = with_archive_finished(updater->update(request), archive, log);
         if (journal && outcome.kind != UpdateOutcome::Kind::infra_failure)
-            note_deletes(*journal, prepared.deletes, archived);
+            note_deletes(*journal, prepared.deletes, archived_beneath);
         log::debug("update of " + prepared.live_update + " via " + prepared.via + ": " +
                    boost::json::serialize(outcome.to_json()));
         return outcome;

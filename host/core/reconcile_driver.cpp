@@ -77,9 +77,10 @@ public:
     }
 
     // A step's build entry (Tilt writes it when the build starts, before the
-    // update's own lines, "Will copy ..."), its lines and its events.
-    void absorb(const json::object &step) {
-        const json::value *events = step.if_contains("events");
+    // update's own lines, "Will copy ..."), its lines and its events, moved
+    // out of the step: an initial sync's "started" event lists every file.
+    void absorb(json::object &step) {
+        json::value *events = step.if_contains("events");
         const bool has_events = events != nullptr && events->is_array();
         if (has_events) {
             for (const json::value &event : events->as_array())
@@ -87,8 +88,8 @@ public:
         }
         if (const json::value *lines = step.if_contains("log"); lines && lines->is_array()) print(lines->as_array());
         if (has_events) {
-            for (const json::value &event : events->as_array())
-                if (event.is_object()) result.events.push_back(event.as_object());
+            for (json::value &event : events->as_array())
+                if (event.is_object()) result.events.push_back(std::move(event.as_object()));
         }
     }
 
@@ -116,11 +117,9 @@ public:
 
 private:
     void log_build_entry(const json::value &event) {
-        std::vector<std::string> files;
-        if (const json::value *changed = common::value_at(event, {"filesChanged"}); changed && changed->is_array())
-            for (const json::value &file : changed->as_array())
-                if (file.is_string()) files.emplace_back(file.as_string());
-        if (std::string line = build_entry_line(files, working_directory()); !line.empty())
+        const json::value *changed = common::value_at(event, {"filesChanged"});
+        if (changed == nullptr || !changed->is_array()) return;
+        if (std::string line = build_entry_line(changed->as_array(), working_directory()); !line.empty())
             log(common::LogLevel::info, line);
     }
 

@@ -313,8 +313,10 @@ void Daemon::reconcile(const std::string &live_update) {
             ReconcileResult r = driver_->reconcile(live_update);
             // A FileEvent may be dropped once every LiveUpdate it concerns has seen it.
             file_watches_->reconciled(live_update, seen);
-            for (const auto &event : r.events)
-                log_.write(LogLevel::debug, live_update, "event " + json::serialize(event));
+            // Only when shown: an initial sync's "started" event is megabytes of text.
+            if (log_.threshold() <= LogLevel::debug)
+                for (const auto &event : r.events)
+                    log_.write(LogLevel::debug, live_update, "event " + json::serialize(event));
             events = std::move(r.events);
             if (warm_up_) warm_up_->reconciled(live_update, r.status);
         } catch (const std::exception &e) {

@@ -26,12 +26,6 @@ json::object rejection_document(std::string_view message) {
                         {"errors", json::array{}}, {"message", message}, {"due", json::array{}}};
 }
 
-json::object versioned_step(json::value step, int step_version) {
-    json::object &out = step.as_object();
-    out["stepVersion"] = step_version;
-    return std::move(out);
-}
-
 lu_engine_host copy_host(const lu_engine_host *host) noexcept {
     lu_engine_host copy{};
     if (host == nullptr) return copy;

@@ -26,8 +26,6 @@ namespace liveupdate::abi_impl {
 boost::json::object admission_document(const AdmissionResult &admission, const std::vector<std::string> &due);
 // An admission document rejecting input that could not be decoded at all.
 boost::json::object rejection_document(std::string_view message);
-// A step document with its "stepVersion".
-boost::json::object versioned_step(boost::json::value step, int step_version);
 // The host's table as far as both sides know it: the first
 // min(host->struct_size, sizeof(lu_engine_host)) bytes, the rest left empty.
 lu_engine_host copy_host(const lu_engine_host *host) noexcept;

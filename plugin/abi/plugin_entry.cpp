@@ -28,11 +28,6 @@ constexpr lu_plugin_info kInfo{sizeof(lu_plugin_info), 1, LU_ABI_VERSION, "liveu
 
 std::string document_text(const json::value &v) { return json::serialize(v); }
 
-// A step document as liveupdate_plugin.h describes it, with its version.
-std::string step_text(const liveupdate::Step &step, int step_version) {
-    return document_text(abi_impl::versioned_step(liveupdate::encode_step(step), step_version));
-}
-
 // Runs f, turning exceptions into result codes and an error message in out.
 template <class F>
 int32_t guarded(lu_message *out, F &&f) noexcept {
@@ -71,6 +66,14 @@ int32_t admission_guarded(lu_message *out, F &&f) noexcept {
             return LU_ERR_INVALID_ARGUMENT;
         }
     });
+}
+
+// The step's text, the step dropped before it is copied into the message: an
+// initial sync's list of files need not sit beside two copies of its text.
+void set_step_message(lu_message *out, liveupdate::Step &&step, int step_version) {
+    const std::string text = liveupdate::encode_step(step, step_version);
+    step = liveupdate::Step{};
+    set_message(out, text);
 }
 
 std::optional<MicroTime> parse_now(lu_str now) { return MicroTime::parse(to_view(now)); }
@@ -140,7 +143,7 @@ int32_t lu_reconcile_begin(lu_engine *engine, lu_str live_update_name, lu_str no
         handle->session = std::move(begun.session);
         handle->host = engine->host;
         handle->step_version = engine->engine->step_version();
-        set_message(out_step, step_text(begun.step, handle->step_version));
+        set_step_message(out_step, std::move(begun.step), handle->step_version);
         *out_session = handle.release();
         return LU_OK;
     });
@@ -158,10 +161,10 @@ int32_t lu_reconcile_continue(lu_reconcile *session, lu_str outcome_json, lu_str
             set_message(out_step, "now: expected RFC 3339 time, got \"" + std::string(to_view(now)) + "\"");
             return LU_ERR_INVALID_ARGUMENT;
         }
-        const auto step = session->session->awaiting_outcomes()
-                              ? session->session->resume_batch(liveupdate::decode_outcomes(to_view(outcome_json)), *t)
-                              : session->session->resume(liveupdate::decode_outcome(to_view(outcome_json)), *t);
-        set_message(out_step, step_text(step, session->step_version));
+        auto step = session->session->awaiting_outcomes()
+                        ? session->session->resume_batch(liveupdate::decode_outcomes(to_view(outcome_json)), *t)
+                        : session->session->resume(liveupdate::decode_outcome(to_view(outcome_json)), *t);
+        set_step_message(out_step, std::move(step), session->step_version);
         return LU_OK;
     });
 }

@@ -78,7 +78,8 @@ PathMapping whole_rule_mapping(const PathMapping &rule) {
     return {rule.local_path, common::join_path(rule.container_path, base_name(rule.local_path))};
 }
 
-PlanResult create_plan(const api::LiveUpdateSpec &spec, const std::vector<std::string> &files_changed) {
+PlanResult create_plan(const api::LiveUpdateSpec &spec, const std::vector<std::string> &files_changed,
+                       PlanMappings mappings) {
     PlanResult result;
     const auto rules = sync_rules(spec);
     for (const auto &file : files_changed) {
@@ -92,13 +93,15 @@ PlanResult create_plan(const api::LiveUpdateSpec &spec, const std::vector<std::s
                                                                  ": " + std::strerror(st.error)};
                 return result;
             }
+            mapped = true;
+            ++result.plan.synced;
+            if (mappings == PlanMappings::count_only) break;
             std::string container;
             if (ends_with_slash(rule.container_path) && !st.is_dir)
                 container = common::join_path(rule.container_path, base_name(rule.local_path));
             else
                 container = common::join_path(rule.container_path, *rel);
             result.plan.sync_paths.push_back({file, container});
-            mapped = true;
             break;
         }
         const bool restarts = common::matches_file_or_child(spec.restart_paths, spec.base_path, file);
@@ -120,15 +123,30 @@ PlanResult create_plan(const api::LiveUpdateSpec &spec, const std::vector<std::s
     return result;
 }
 
-std::vector<PlannedRun> boil_runs(const api::LiveUpdateSpec &spec, const std::vector<PathMapping> &synced) {
+namespace {
+
+template <class Synced, class LocalPathOf>
+std::vector<PlannedRun> runs_triggered_by(const api::LiveUpdateSpec &spec, const Synced &synced,
+                                          LocalPathOf local_path_of) {
     std::vector<PlannedRun> out;
     for (const auto &exec : spec.execs) {
         bool run = exec.trigger_paths.empty();
         for (std::size_t i = 0; !run && i < synced.size(); ++i)
-            run = common::matches_file_or_child(exec.trigger_paths, spec.base_path, synced[i].local_path);
+            run = common::matches_file_or_child(exec.trigger_paths, spec.base_path, local_path_of(synced[i]));
         if (run) out.push_back({exec.args, exec.echo_off, exec.user, exec.working_dir, exec.env, exec.privileged});
     }
     return out;
+}
+
+}  // namespace
+
+std::vector<PlannedRun> boil_runs(const api::LiveUpdateSpec &spec, const std::vector<PathMapping> &synced) {
+    return runs_triggered_by(spec, synced, [](const PathMapping &m) -> const std::string & { return m.local_path; });
+}
+
+std::vector<PlannedRun> boil_runs_of_local_paths(const api::LiveUpdateSpec &spec,
+                                                 const std::vector<std::string> &synced_local_paths) {
+    return runs_triggered_by(spec, synced_local_paths, [](const std::string &p) -> const std::string & { return p; });
 }
 
 namespace {

@@ -3,6 +3,7 @@
 // paths, P05 copy/delete split, P06 execs with triggers.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,8 +27,14 @@ std::vector<PathMapping> sync_rules(const api::LiveUpdateSpec &spec);
 // path when it cannot be stat'ed for a reason other than not existing.
 PathMapping whole_rule_mapping(const PathMapping &rule);
 
+// Whether create_plan maps each synced file to its container path, or only
+// counts them: an initial sync copies whole sync paths, and mapping its
+// 100,000 files would hold each path twice more.
+enum class PlanMappings { each_file, count_only };
+
 struct Plan {
-    std::vector<PathMapping> sync_paths;
+    std::vector<PathMapping> sync_paths;  // PlanMappings::each_file only
+    std::size_t synced = 0;               // files a sync maps
     std::vector<std::string> no_match_paths;
     std::vector<std::string> stop_paths;
     std::vector<std::string> restart_paths;  // changed files under spec.restartPaths
@@ -47,7 +54,8 @@ struct PlanResult {
 // "unmatched" even when no sync maps it.
 // Stats a sync's local path when a changed file falls under it (a file rule
 // whose containerPath ends in "/" maps into that directory).
-PlanResult create_plan(const api::LiveUpdateSpec &spec, const std::vector<std::string> &files_changed);
+PlanResult create_plan(const api::LiveUpdateSpec &spec, const std::vector<std::string> &files_changed,
+                       PlanMappings mappings = PlanMappings::each_file);
 
 struct PlannedRun {
     std::vector<std::string> args;
@@ -60,6 +68,9 @@ struct PlannedRun {
 
 // P06: execs in order; one with triggerPaths only if a synced local path matches.
 std::vector<PlannedRun> boil_runs(const api::LiveUpdateSpec &spec, const std::vector<PathMapping> &synced);
+// The same given the synced local paths themselves.
+std::vector<PlannedRun> boil_runs_of_local_paths(const api::LiveUpdateSpec &spec,
+                                                 const std::vector<std::string> &synced_local_paths);
 
 struct CopyDelete {
     std::vector<PathMapping> to_copy;    // exists locally; sorted by container path, unique

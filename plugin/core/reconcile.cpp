@@ -204,7 +204,7 @@ common::MicroTime ReconcileSession::synced_through(const ContainerTrack &track) 
 bool ReconcileSession::plannable_again(const ContainerTrack &track) const {
     if (track.failed_reason != "UpdateStopped") return false;
     const ChangedFiles pending = files_changed_after(*slot_->monitor, synced_through(track));
-    return !pending.files.empty() && !create_plan(lu_->spec, pending.files).failed;
+    return !pending.files.empty() && !create_plan(lu_->spec, pending.files, PlanMappings::count_only).failed;
 }
 
 void ReconcileSession::report_skipped_changes(ContainerTrack &track, const std::string &display) {
@@ -329,10 +329,11 @@ ReconcileSession::Visit ReconcileSession::visit(const SelectedContainer &sc) {
         waiting = api::LiveUpdateContainerStateWaiting{"Trigger", "Only updates on manual trigger"};
 
     api::LiveUpdateStatus one;
-    const auto plan = create_plan(spec, changed.files);
+    const auto plan =
+        create_plan(spec, changed.files, initial_sync ? PlanMappings::count_only : PlanMappings::each_file);
     const api::LiveUpdateContainerStatus idle{
         c.name, c.id, sc.pod_name, sc.namespace_name, track.last_file_time_synced, "", waiting};
-    const bool nothing_to_sync = plan.plan.sync_paths.empty() && plan.plan.restart_paths.empty();
+    const bool nothing_to_sync = plan.plan.synced == 0 && plan.plan.restart_paths.empty();
     if (plan.failed) {
         one.failed = api::LiveUpdateStateFailed{plan.failed->reason, plan.failed->message, {}};
     } else if (!nothing_to_sync && c.state.waiting && c.state.waiting->reason == "CrashLoopBackOff") {
@@ -347,7 +348,9 @@ ReconcileSession::Visit ReconcileSession::visit(const SelectedContainer &sc) {
         update.live_update = name_;
         update.via = resource_.via;
         update.container = TargetContainer{c.id, c.name, sc.pod_name, sc.namespace_name, resource_.local_root};
-        update.runs = boil_runs(spec, plan.plan.sync_paths);
+        // An initial sync's files were collected beneath the syncs: each one syncs.
+        update.runs =
+            initial_sync ? boil_runs_of_local_paths(spec, changed.files) : boil_runs(spec, plan.plan.sync_paths);
         update.restart = spec.restart == "always" || (!initial_sync && !plan.plan.restart_paths.empty());
         update.initial_sync = initial_sync;
         for (const auto &rule : sync_rules(spec)) update.sync_roots.push_back(common::clean_path(rule.container_path));

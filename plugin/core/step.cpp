@@ -1,6 +1,7 @@
 #include "plugin/core/step.hpp"
 
 #include "common/json_fields.hpp"
+#include "plugin/core/json_text_writer.hpp"
 
 namespace liveupdate {
 namespace json = boost::json;
@@ -54,6 +55,27 @@ json::array encode_log(const std::vector<LogLine> &lines) {
     return log;
 }
 
+// Its files one by one: no tree of 100,000 strings for an initial sync.
+void write_event(JsonTextWriter &w, const UpdateEvent &e) {
+    w.begin_object();
+    w.key("type");
+    w.string(e.type);
+    w.key("liveUpdate");
+    w.string(e.live_update);
+    w.key("manifest");
+    w.string(e.manifest);
+    if (e.type == "started") {
+        w.key("filesChanged");
+        w.begin_array();
+        for (const auto &file : e.files_changed) w.string(file);
+        w.end_array();
+    } else {
+        w.key("error");
+        w.string(e.error);
+    }
+    w.end_object();
+}
+
 ReportedOutcome outcome_of(const json::value &v, const std::string &where) {
     const auto &o = expect_object(v, where.empty() ? "outcome" : where);
     if (const auto *ok = member(o, "ok")) {
@@ -76,36 +98,43 @@ ReportedOutcome outcome_of(const json::value &v, const std::string &where) {
 
 }  // namespace
 
-json::value encode_step(const Step &step) {
-    json::array log = encode_log(step.log);
-    json::array events;
-    for (const auto &e : step.events) {
-        json::object o{{"type", e.type}, {"liveUpdate", e.live_update}, {"manifest", e.manifest}};
-        if (e.type == "started")
-            o["filesChanged"] = strings(e.files_changed);
-        else
-            o["error"] = e.error;
-        events.push_back(std::move(o));
-    }
+std::string encode_step(const Step &step, int step_version) {
+    JsonTextWriter w(4096);
     const char *type = step.update ? "update" : !step.updates.empty() ? "updates" : "done";
-    json::object out{{"type", type}, {"log", std::move(log)}, {"events", std::move(events)}};
+    w.begin_object();
+    w.key("type");
+    w.string(type);
+    w.key("log");
+    w.value(encode_log(step.log));
+    w.key("events");
+    w.begin_array();
+    for (const auto &e : step.events) write_event(w, e);
+    w.end_array();
     if (step.update) {
-        out["update"] = encode_update(*step.update);
+        w.key("update");
+        w.value(encode_update(*step.update));
     } else if (!step.updates.empty()) {
-        json::array updates;
+        w.key("updates");
+        w.begin_array();
         for (const auto &u : step.updates)
-            updates.push_back(json::object{{"log", encode_log(u.log)}, {"update", encode_update(u.update)}});
-        out["updates"] = std::move(updates);
+            w.value(json::object{{"log", encode_log(u.log)}, {"update", encode_update(u.update)}});
+        w.end_array();
     } else {
         if (!step.results.empty()) {
-            json::array results;
-            for (const auto &lines : step.results) results.push_back(json::object{{"log", encode_log(lines)}});
-            out["results"] = std::move(results);
+            w.key("results");
+            w.begin_array();
+            for (const auto &lines : step.results) w.value(json::object{{"log", encode_log(lines)}});
+            w.end_array();
         }
-        out["status"] = step.status ? api::encode_live_update_status(*step.status) : json::value(nullptr);
-        out["statusChanged"] = step.status_changed;
+        w.key("status");
+        w.value(step.status ? api::encode_live_update_status(*step.status) : json::value(nullptr));
+        w.key("statusChanged");
+        w.boolean(step.status_changed);
     }
-    return out;
+    w.key("stepVersion");
+    w.integer(step_version);
+    w.end_object();
+    return w.take();
 }
 
 ReportedOutcome decode_outcome(std::string_view text) { return outcome_of(parse_limited(text, 1u << 20, 16), ""); }

@@ -69,7 +69,10 @@ struct Step {
     bool status_changed = false;
 };
 
-boost::json::value encode_step(const Step &step);
+// The step document's text (liveupdate_plugin.h), stepVersion last. Written
+// as text: an initial sync's "started" event lists every file, and a tree of
+// them first would hold each path once more.
+std::string encode_step(const Step &step, int step_version);
 
 struct ReportedOutcome {
     enum class Kind { Ok, RunFailure, InfraFailure, ContainerNotRunning };

@@ -67,6 +67,41 @@ BOOST_AUTO_TEST_CASE(execs_run_only_when_a_trigger_matches) {
     BOOST_TEST(with_deps[1].echo_off);
 }
 
+BOOST_AUTO_TEST_CASE(runs_of_local_paths_trigger_as_their_mappings_do) {
+    api::LiveUpdateSpec spec;
+    spec.base_path = "/b";
+    spec.execs = {{{"always"}, {}, false}, {{"deps"}, {"requirements.txt"}, true}, {{"gen"}, {"proto"}, false}};
+    const auto runs = boil_runs_of_local_paths(spec, {"/b/a.txt", "/b/proto/x.proto"});
+    BOOST_REQUIRE_EQUAL(runs.size(), 2u);
+    BOOST_TEST(runs[0].args[0] == "always");
+    BOOST_TEST(runs[1].args[0] == "gen");
+    BOOST_TEST(boil_runs_of_local_paths(spec, {}).size() == 1u);
+}
+
+// An initial sync's plan: the same decisions, no mapping held per file.
+BOOST_AUTO_TEST_CASE(a_plan_that_only_counts_maps_no_file_and_decides_the_same) {
+    test::TempDir dir;
+    dir.write("src/a.txt");
+    dir.write("src/b/c.txt");
+    dir.write("package.json");
+    api::LiveUpdateSpec spec;
+    spec.base_path = dir.path();
+    spec.syncs = {{"src", "/app"}, {"package.json", "/app/"}};
+    const std::vector<std::string> files{dir.path() + "/package.json", dir.path() + "/src/a.txt",
+                                         dir.path() + "/src/b/c.txt"};
+    const auto mapped = create_plan(spec, files);
+    const auto counted = create_plan(spec, files, PlanMappings::count_only);
+    BOOST_TEST(!counted.failed);
+    BOOST_TEST(mapped.plan.sync_paths.size() == 3u);
+    BOOST_TEST(mapped.plan.synced == 3u);
+    BOOST_TEST(counted.plan.synced == 3u);
+    BOOST_TEST(counted.plan.sync_paths.empty());
+    spec.stop_paths = {"package.json"};
+    const auto stopped = create_plan(spec, files, PlanMappings::count_only);
+    BOOST_REQUIRE(stopped.failed);
+    BOOST_TEST(stopped.failed->message == create_plan(spec, files).failed->message);
+}
+
 BOOST_AUTO_TEST_CASE(split_copies_existing_and_deletes_missing_sorted_unique) {
     test::TempDir dir;
     const auto b = dir.write("b.txt");

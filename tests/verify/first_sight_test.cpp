@@ -1,0 +1,69 @@
+// Which containers a starting daemon checks once (verify/first_sight.hpp):
+// those an earlier daemon synced into, not those it synced into first.
+#include <stdlib.h>
+
+#include <filesystem>
+
+#include <boost/test/unit_test.hpp>
+
+#include "host/core/synced_record.hpp"
+#include "host/verify/first_sight.hpp"
+
+using namespace liveupdate::host;
+using namespace liveupdate::host::verify;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct StateDir {
+    fs::path path;
+    StateDir() {
+        std::string pattern = (fs::temp_directory_path() / "lu-first-sight-test-XXXXXX").string();
+        BOOST_TEST_REQUIRE(::mkdtemp(pattern.data()) != nullptr);
+        path = pattern;
+    }
+    ~StateDir() { fs::remove_all(path); }
+};
+
+LiveUpdateTargets one_container(const std::string &id) {
+    LiveUpdateTargets lu;
+    lu.name = "lu";
+    lu.via = "docker";
+    lu.containers.push_back(ContainerTarget{id, "web", "", "", "", "web"});
+    return lu;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(first_sight)
+
+BOOST_AUTO_TEST_CASE(a_container_this_daemon_synced_into_first_is_not_checked) {
+    StateDir dir;
+    SyncedRecords records(dir.path.string());
+    FirstSight first(records);
+    const LiveUpdateTargets lu = one_container("3f2a");
+    records.journal(SyncedKey::of("lu", "docker", "3f2a", ""))->add({"/app", "/app/a.txt"});
+    BOOST_TEST(!first.any_unchecked({lu}));
+}
+
+BOOST_AUTO_TEST_CASE(a_container_an_earlier_daemon_synced_into_is_checked_once) {
+    StateDir dir;
+    const LiveUpdateTargets lu = one_container("3f2a");
+    SyncedRecords(dir.path.string()).journal(SyncedKey::of("lu", "docker", "3f2a", ""))->add({"/app/a.txt"});
+    SyncedRecords records(dir.path.string());
+    FirstSight first(records);
+    BOOST_TEST(first.any_unchecked({lu}));
+    first.checked(lu);
+    BOOST_TEST(!first.any_unchecked({lu}));
+}
+
+BOOST_AUTO_TEST_CASE(a_record_emptied_since_is_not_checked) {
+    StateDir dir;
+    const SyncedKey key = SyncedKey::of("lu", "docker", "3f2a", "");
+    SyncedRecords(dir.path.string()).journal(key)->add({"/app/a.txt"});
+    SyncedRecords records(dir.path.string());
+    records.journal(key)->remove({"/app"});
+    BOOST_TEST(!FirstSight(records).any_unchecked({one_container("3f2a")}));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
