@@ -217,7 +217,7 @@ BOOST_AUTO_TEST_CASE(an_agent_of_protocol_version_2_is_refused_and_a_new_one_has
     }
     // So the updaters copy this agent in under a name of its own version, beside the old one.
     const auto binary = liveupdate::agent_client::load_agent_binary(LU_AGENT_PATH);
-    BOOST_TEST(binary.container_path.find("/lu-agent-3-") != std::string::npos, binary.container_path);
+    BOOST_TEST(binary.container_path.find("/lu-agent-" + std::to_string(liveupdate::agent_protocol::kProtocolVersion) + "-") != std::string::npos, binary.container_path);
 }
 
 // A begin clears what killed agents left in its folder: only entries named
