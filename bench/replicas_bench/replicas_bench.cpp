@@ -3,6 +3,7 @@
 // the content being in every replica (read through /proc/<pid>/root, so
 // polling costs microseconds, not an exec). The reference is our own
 // 1-replica time in the same run (issue 23's bar: 6 replicas <= 1.3x one).
+// An argument names another lu-host build to measure (its plugins beside it).
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -35,7 +36,7 @@ namespace {
 constexpr int kEdits = 20;
 
 // The median of kEdits edits to `replicas` replicas, each edit after a pause.
-double measure(int replicas) {
+double measure(const std::string &lu_host, int replicas) {
     char tmpl[] = "/tmp/lu-replicas-bench-XXXXXX";
     const fs::path dir = ::mkdtemp(tmpl);
     const std::string project = "lureplicas" + std::to_string(::getpid()) + "n" + std::to_string(replicas);
@@ -65,7 +66,7 @@ double measure(int replicas) {
             containers.push_back(name);
             files.push_back("/proc/" + run("docker inspect -f '{{.State.Pid}}' " + name) + "/root/app/index.html");
         }
-        daemon = lu_bench::start_daemon(LU_HOST_BIN, dir);
+        daemon = lu_bench::start_daemon(lu_host, dir);
         if (wait_for_all(files, "initial\n", Clock::now()) < 0)
             throw std::runtime_error("the initial sync never arrived");
         write_file(dir / "src/index.html", "warm-up\n");
@@ -98,11 +99,12 @@ double measure(int replicas) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char **argv) {
     try {
         std::printf("replicas_bench: one edit -> content in every replica, lu-host up defaults, %d edits\n", kEdits);
+        const std::string lu_host = argc > 1 ? argv[1] : LU_HOST_BIN;
         std::map<int, double> medians;
-        for (int replicas : {1, 3, 6}) medians[replicas] = measure(replicas);
+        for (int replicas : {1, 3, 6}) medians[replicas] = measure(lu_host, replicas);
         std::printf("  ratio 3 / 1 replica: %.2fx   6 / 1 replica: %.2fx  (bar: 6 / 1 <= 1.3x)\n",
                     medians[3] / medians[1], medians[6] / medians[1]);
         return 0;
