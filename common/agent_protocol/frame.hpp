@@ -1,4 +1,5 @@
-// The lu-agent protocol: frames exchanged on the agent's stdin and stdout.
+// The lu-agent protocol: frames exchanged on the agent's stdin and stdout
+// (or on the unix socket the session moved to: OpenSocket).
 // A frame is [payload size: u32 little-endian][type: u8][payload]. Payload
 // fields are u8/u32/i32/u64/i64 (little-endian), strings (u32 size + bytes)
 // and string lists (u32 count + strings). The host speaks first (Hello); the
