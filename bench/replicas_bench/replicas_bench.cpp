@@ -97,8 +97,8 @@ double measure(const std::string &lu_host, int replicas) {
         write_file(dir / "src/index.html", "warm-up\n");
         if (wait_for_all(files, "warm-up\n", Clock::now()) < 0) throw std::runtime_error("warm-up save lost");
         const auto processes = processes_of(daemon, container_pids);
-        std::vector<double> cpu_before;
-        for (const auto &[name, pids] : processes) cpu_before.push_back(lu_bench::cpu_us(pids));
+        std::vector<double> cpu_before(processes.size());
+        for (std::size_t i = 0; i < processes.size(); ++i) cpu_before[i] = lu_bench::cpu_us(processes[i].second);
         std::vector<double> saves;
         for (int edit = 1; edit <= kEdits; ++edit) {
             // A pause between saves, as between a developer's edits: the tree is quiet again.
