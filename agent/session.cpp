@@ -1,5 +1,6 @@
 #include "agent/session.hpp"
 
+#include <poll.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -13,6 +14,7 @@
 #include "agent/frame_output.hpp"
 #include "agent/fs_ops.hpp"
 #include "agent/runner.hpp"
+#include "agent/socket_channel.hpp"
 #include "common/agent_protocol/messages.hpp"
 
 namespace liveupdate::agent {
@@ -99,29 +101,79 @@ bool answer(const agent_protocol::Frame &frame, FrameOutput &out, FileTransfer &
     }
 }
 
+// Where requests come from and answers go: stdin and stdout, until the
+// session moves to its socket (then stdin only tells the host is gone).
+struct Channel {
+    int in;
+    FrameOutput out;
+    agent_protocol::FrameDecoder decoder;
+    Fd socket;
+};
+
+enum class Input { more, ended, failed };
+
+// Waits for the next bytes of the channel's requests and feeds them to its decoder.
+Input read_more(Channel &channel, int stdin_fd, char *buffer, std::size_t size) {
+    for (;;) {
+        if (channel.socket.get() >= 0) {
+            pollfd fds[2] = {{channel.in, POLLIN, 0}, {stdin_fd, POLLIN, 0}};
+            if (::poll(fds, 2, -1) < 0) {
+                if (errno == EINTR) continue;
+                std::fprintf(stderr, "lu-agent: waiting for requests: %s\n", std::strerror(errno));
+                return Input::failed;
+            }
+            if (fds[1].revents != 0) {
+                const auto got = ::read(stdin_fd, buffer, size);
+                if (got < 0 && errno == EINTR) continue;
+                if (got <= 0) return Input::ended;
+                throw agent_protocol::ProtocolError("a request on stdin after the session moved to its socket");
+            }
+        }
+        const auto got = ::read(channel.in, buffer, size);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) {
+            std::fprintf(stderr, "lu-agent: reading requests: %s\n", std::strerror(errno));
+            return Input::failed;
+        }
+        if (got == 0) {
+            if (!channel.decoder.pending()) return Input::ended;
+            throw agent_protocol::ProtocolError("the requests ended inside a frame");
+        }
+        channel.decoder.feed(std::string_view(buffer, static_cast<std::size_t>(got)));
+        return Input::more;
+    }
+}
+
+// Moves the session to the socket OpenSocket asked for, when the host came there.
+void move_to_socket(Channel &channel, const agent_protocol::Frame &frame, int stdin_fd) {
+    if (channel.socket.get() >= 0)
+        throw agent_protocol::ProtocolError("an open socket request on the session's socket");
+    Fd socket = open_socket(agent_protocol::decode<agent_protocol::OpenSocket>(frame), stdin_fd, channel.out);
+    if (socket.get() < 0) return;
+    if (channel.decoder.pending() || channel.decoder.next())
+        throw agent_protocol::ProtocolError("a request on stdin after the session moved to its socket");
+    channel.in = socket.get();
+    channel.out = FrameOutput(socket.get());
+    channel.decoder = agent_protocol::FrameDecoder();
+    channel.socket = std::move(socket);
+}
+
 }  // namespace
 
 int serve(int in, int out_fd) {
-    FrameOutput out(out_fd);
+    Channel channel{in, FrameOutput(out_fd), {}, Fd()};
     SignatureCache signatures;
     FileTransfer transfer(signatures);
-    agent_protocol::FrameDecoder decoder;
     bool greeted = false;
     char buffer[256 * 1024];
     try {
         for (;;) {
-            const auto got = ::read(in, buffer, sizeof buffer);
-            if (got < 0 && errno == EINTR) continue;
-            if (got < 0) {
-                std::fprintf(stderr, "lu-agent: reading stdin: %s\n", std::strerror(errno));
-                return 1;
+            switch (read_more(channel, in, buffer, sizeof buffer)) {
+            case Input::more: break;
+            case Input::ended: return 0;
+            case Input::failed: return 1;
             }
-            if (got == 0) {
-                if (!decoder.pending()) return 0;
-                throw agent_protocol::ProtocolError("stdin ended inside a frame");
-            }
-            decoder.feed(std::string_view(buffer, static_cast<std::size_t>(got)));
-            while (auto frame = decoder.next()) {
+            while (auto frame = channel.decoder.next()) {
                 if (!greeted) {
                     const auto hello = agent_protocol::decode<agent_protocol::Hello>(*frame);
                     if (hello.version != agent_protocol::kProtocolVersion)
@@ -129,19 +181,23 @@ int serve(int in, int out_fd) {
                                                             std::to_string(hello.version) + ", this agent " +
                                                             std::to_string(agent_protocol::kProtocolVersion));
                     greeted = true;
-                    if (!out.send(agent_protocol::encode(
+                    if (!channel.out.send(agent_protocol::encode(
                             agent_protocol::HelloReply{agent_protocol::kProtocolVersion, describe_self()})))
                         return 0;
                     continue;
                 }
-                if (!answer(*frame, out, transfer, signatures)) return 0;
+                if (frame->type == agent_protocol::MessageType::open_socket) {
+                    move_to_socket(channel, *frame, in);
+                    continue;
+                }
+                if (!answer(*frame, channel.out, transfer, signatures)) return 0;
             }
             // Every complete request read so far is answered: send the answers before waiting for more.
-            if (!out.flush()) return 0;
+            if (!channel.out.flush()) return 0;
         }
     } catch (const agent_protocol::ProtocolError &e) {
-        out.send(agent_protocol::encode(agent_protocol::Fatal{e.what()}));
-        out.flush();
+        channel.out.send(agent_protocol::encode(agent_protocol::Fatal{e.what()}));
+        channel.out.flush();
         std::fprintf(stderr, "lu-agent: %s\n", e.what());
         return 1;
     }

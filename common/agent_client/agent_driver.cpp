@@ -1,5 +1,6 @@
 #include "common/agent_client/agent_driver.hpp"
 
+#include <algorithm>
 #include <cerrno>
 
 #include "common/agent_client/agent_apply.hpp"
@@ -70,6 +71,15 @@ private:
     std::lock_guard<std::mutex> hold_;
 };
 
+void AgentDriver::move_to_socket(AgentSession &session, const AgentTarget &target, const std::string &agent_path,
+                                 const UpdateLog &log) const {
+    const std::string root = target.local_root();
+    if (root.empty()) return;
+    const std::string agent_dir = agent_path.substr(0, std::max<std::size_t>(agent_path.rfind('/'), 1));
+    if (const auto why = session.move_to_socket(root, agent_dir, timeout_); !why.empty())
+        log(LU_LOG_DEBUG, "lu-agent in " + target.place().shown + " stays on its exec stream: " + why);
+}
+
 std::optional<std::string> AgentDriver::refusal(const AgentPlace &place, bool counts_as_update) {
     std::lock_guard lock(mutex_);
     return refused_.refusal(place.container, place.generation, counts_as_update);
@@ -127,6 +137,7 @@ std::unique_ptr<AgentSession> AgentDriver::start(AgentTarget &target, const Upda
         for (int attempt = 0;; ++attempt) {
             try {
                 auto session = AgentSession::start(target.open(binary->container_path), timeout_, stderr_to(log));
+                move_to_socket(*session, target, binary->container_path, log);
                 log(LU_LOG_DEBUG, "Started " + session->description() + " in " + place.shown);
                 return session;
             } catch (const AgentExecEnded &e) {

@@ -61,6 +61,10 @@ public:
     // Before an update with no live session, whose stream would say the
     // container runs (a stop or restart ends it): docker inspects the container.
     virtual void confirm() {}
+    // Where this process sees the container's filesystem (docker with a
+    // local engine: /proc/<State.Pid>/root), so the session can move to the
+    // agent's unix socket there; "": the frames stay on the agent's stream.
+    virtual std::string local_root() const { return {}; }
     // How long an update waits for an answer before asking late_reason (zero:
     // never; only the request's stall allowance holds).
     virtual std::chrono::milliseconds late_probe() const { return {}; }
@@ -128,6 +132,9 @@ private:
     // A new session, or nullptr after recording why the agent cannot run there.
     std::unique_ptr<AgentSession> start(AgentTarget &target, const updater::UpdateLog &log);
     void refuse(const AgentPlace &place, const std::string &why, const updater::UpdateLog &log);
+    // Moves a new session to the agent's socket where the target's filesystem is local.
+    void move_to_socket(AgentSession &session, const AgentTarget &target, const std::string &agent_path,
+                        const updater::UpdateLog &log) const;
 
     std::string agent_path_;
     std::chrono::milliseconds timeout_;

@@ -1,5 +1,8 @@
 #include "common/agent_client/agent_session.hpp"
 
+#include <stdexcept>
+
+#include "common/agent_client/agent_socket.hpp"
 #include "common/agent_protocol/messages.hpp"
 
 namespace liveupdate::agent_client {
@@ -46,6 +49,35 @@ std::unique_ptr<AgentSession> AgentSession::start(std::unique_ptr<AgentTransport
     }
     session->route_stderr(nullptr);  // on_stderr is the starting update's log
     return session;
+}
+
+std::string AgentSession::move_to_socket(const std::string &root, const std::string &agent_dir,
+                                         std::chrono::milliseconds timeout) {
+    const auto deadline = Clock::now() + timeout;
+    agent_protocol::OpenSocket request{agent_dir, {}, {}, static_cast<std::uint32_t>(timeout.count())};
+    try {
+        request.client_token = random_token();
+        request.agent_token = random_token();
+    } catch (const std::runtime_error &e) {
+        return e.what();
+    }
+    send(agent_protocol::encode(request), deadline);
+    agent_protocol::SocketReply reply;
+    try {
+        reply = agent_protocol::decode<agent_protocol::SocketReply>(receive(deadline));
+    } catch (const agent_protocol::ProtocolError &e) {
+        unusable_ = true;
+        throw AgentSessionBroken(std::string("the agent's answer to open a socket: ") + e.what());
+    }
+    if (reply.error != 0) return reply.message;
+    try {
+        const int socket = connect_agent_socket(root + reply.path, request.client_token, request.agent_token, deadline);
+        transport_ = std::make_unique<SocketAgentTransport>(socket, std::move(transport_));
+        description_ += " on its socket";
+        return {};
+    } catch (const std::runtime_error &e) {
+        return e.what();
+    }
 }
 
 void AgentSession::route_stderr(LineFn sink) {

@@ -50,6 +50,13 @@ public:
     bool alive();
     void send(std::string_view frames, Clock::time_point deadline) override;
     agent_protocol::Frame receive(Clock::time_point deadline) override;
+    // Moves the session's frames to a unix socket the agent opens in
+    // agent_dir, reached under root (the container's filesystem as this
+    // process sees it: /proc/PID/root), the stream staying for stderr and
+    // the session's end. "" once moved; else why not (the frames stay on the
+    // stream). Throws AgentSessionBroken when the session broke meanwhile.
+    std::string move_to_socket(const std::string &root, const std::string &agent_dir,
+                               std::chrono::milliseconds timeout);
     // "lu-agent 1 (pid 12, uid 0)", as the handshake said.
     const std::string &description() const noexcept { return description_; }
 

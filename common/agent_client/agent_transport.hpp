@@ -43,6 +43,9 @@ public:
     virtual bool idle(Sink &sink) = 0;
     // How the stream ended (meaningful once write or read said `ended`).
     virtual End end() = 0;
+    // A descriptor that polls readable when idle() has something to hand
+    // over (bytes or the end), for waiting on this stream with another; -1: none.
+    virtual int readable_fd() const { return -1; }
 };
 
 }  // namespace liveupdate::agent_client

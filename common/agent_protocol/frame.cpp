@@ -15,7 +15,11 @@ bool is_known(MessageType type) noexcept {
     case MessageType::file_part:
     case MessageType::file_commit:
     case MessageType::block_signatures:
+    case MessageType::open_socket:
+    case MessageType::socket_hello:
     case MessageType::block_signatures_reply:
+    case MessageType::socket_reply:
+    case MessageType::socket_welcome:
     case MessageType::hello_reply:
     case MessageType::result:
     case MessageType::output:
@@ -40,6 +44,10 @@ const char *type_name(MessageType type) noexcept {
     case MessageType::file_commit: return "file commit";
     case MessageType::block_signatures: return "block signatures";
     case MessageType::block_signatures_reply: return "block signatures reply";
+    case MessageType::open_socket: return "open socket";
+    case MessageType::socket_hello: return "socket hello";
+    case MessageType::socket_reply: return "socket reply";
+    case MessageType::socket_welcome: return "socket welcome";
     case MessageType::hello_reply: return "hello reply";
     case MessageType::result: return "result";
     case MessageType::output: return "output";

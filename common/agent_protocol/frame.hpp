@@ -1,4 +1,5 @@
-// The lu-agent protocol: frames exchanged on the agent's stdin and stdout.
+// The lu-agent protocol: frames exchanged on the agent's stdin and stdout
+// (or on the unix socket the session moved to: OpenSocket).
 // A frame is [payload size: u32 little-endian][type: u8][payload]. Payload
 // fields are u8/u32/i32/u64/i64 (little-endian), strings (u32 size + bytes)
 // and string lists (u32 count + strings). The host speaks first (Hello); the
@@ -17,7 +18,8 @@ namespace liveupdate::agent_protocol {
 
 // Bumped on any change of a message's fields; an agent of another version is replaced.
 // 3: large files in parts (FileBegin, FilePart, FileCommit) and by delta (BlockSignatures).
-inline constexpr std::uint32_t kProtocolVersion = 3;
+// 4: the session moves to a unix socket in the container (OpenSocket, SocketHello).
+inline constexpr std::uint32_t kProtocolVersion = 4;
 // A small file travels in one frame (at most 1 MiB), a large one in parts of
 // about 1 MiB; the largest frame is a large file's block signatures (20 bytes
 // a block of up to 128 KiB: 16 MiB holds a 100 GiB file's; beyond, files go
@@ -38,6 +40,8 @@ enum class MessageType : std::uint8_t {
     file_part = 9,
     file_commit = 10,
     block_signatures = 11,
+    open_socket = 12,
+    socket_hello = 13,
     // agent -> host
     hello_reply = 64,
     result = 65,
@@ -46,6 +50,8 @@ enum class MessageType : std::uint8_t {
     digest_entry = 68,
     fatal = 69,
     block_signatures_reply = 70,
+    socket_reply = 71,
+    socket_welcome = 72,
 };
 
 bool is_known(MessageType type) noexcept;

@@ -279,6 +279,62 @@ struct DigestEntry {
     }
 };
 
+// Moves the session from the agent's stdin and stdout to a unix socket the
+// agent listens on, mode 0600 in `dir` (its own folder), for a host that
+// reaches the container's filesystem (a local engine: /proc/PID/root), so
+// frames skip the engine's exec stream. Answered by SocketReply on stdout;
+// then the agent waits up to wait_ms for one connection, and gives up at
+// once when stdin has more (the host could not connect). The connection's
+// first frame is SocketHello with client_token, answered by SocketWelcome
+// with agent_token: each side proves it got the tokens through the exec.
+// From then on requests come on the socket; stdin only ends the session.
+struct OpenSocket {
+    static constexpr MessageType type = MessageType::open_socket;
+    std::string dir;
+    std::string client_token;
+    std::string agent_token;
+    std::uint32_t wait_ms = 0;
+    template <class S, class F>
+    static void fields(S &s, F &&f) {
+        f(s.dir);
+        f(s.client_token);
+        f(s.agent_token);
+        f(s.wait_ms);
+    }
+};
+
+// error 0: listening at `path` (in the container); else an errno value and what failed.
+struct SocketReply {
+    static constexpr MessageType type = MessageType::socket_reply;
+    std::int32_t error = 0;
+    std::string message;
+    std::string path;
+    template <class S, class F>
+    static void fields(S &s, F &&f) {
+        f(s.error);
+        f(s.message);
+        f(s.path);
+    }
+};
+
+struct SocketHello {
+    static constexpr MessageType type = MessageType::socket_hello;
+    std::string token;
+    template <class S, class F>
+    static void fields(S &s, F &&f) {
+        f(s.token);
+    }
+};
+
+struct SocketWelcome {
+    static constexpr MessageType type = MessageType::socket_welcome;
+    std::string token;
+    template <class S, class F>
+    static void fields(S &s, F &&f) {
+        f(s.token);
+    }
+};
+
 // The session ends: the agent says why.
 struct Fatal {
     static constexpr MessageType type = MessageType::fatal;

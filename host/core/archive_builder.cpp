@@ -126,7 +126,7 @@ void ArchiveStream::run_writer() {
 }
 
 void ArchiveStream::start_writer() {
-    writer_ = std::thread([this] { run_writer(); });
+    writer_ = run_on_kept_thread([this] { run_writer(); });
 }
 
 int32_t ArchiveStream::rewind() {
@@ -161,7 +161,8 @@ void ArchiveStream::stop_writer() {
 
 void ArchiveStream::finish_writer() {
     std::lock_guard lock(join_mutex_);
-    if (writer_.joinable()) writer_.join();
+    if (writer_) writer_->wait();
+    writer_.reset();
 }
 
 std::int64_t ArchiveStream::read(void *buffer, std::size_t capacity) {

@@ -22,13 +22,13 @@
 #include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <boost/json.hpp>
 
 #include "common/archive_stream.hpp"
 #include "common/ignore_patterns.hpp"
+#include "host/core/kept_threads.hpp"
 #include "host/core/log.hpp"
 #include "liveupdate/updater_plugin.h"
 
@@ -67,8 +67,8 @@ ArchiveSummary write_archive(const std::vector<ArchiveMapping> &copies, const co
 
 class ArchiveSink;
 
-// The archive as an lu_archive_stream: a writer thread fills the buffer of
-// each read() (file contents read into it directly, no copy in between).
+// The archive as an lu_archive_stream: a writer on a kept thread fills the
+// buffer of each read() (file contents read into it directly, no copy in between).
 // Destroying the stream before the end stops the writer.
 class ArchiveStream {
 public:
@@ -113,7 +113,7 @@ private:
     LogSinkFn log_;
     BeforeEntryFn before_entry_;
     BeforeBytesLeaveFn before_bytes_leave_;
-    std::thread writer_;
+    std::shared_ptr<KeptTask> writer_;
     mutable std::mutex mutex_;
     std::condition_variable changed_;
     // The buffer of the read() waiting (null when none), and how much of it is filled.

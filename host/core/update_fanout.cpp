@@ -53,14 +53,18 @@ struct ScenarioStep {
     ScenarioStep(const Executor &e, const std::vector<const boost::json::object *> &u)
         : executor(e), updates(u), count(u.size()), results(u.size()) {}
 
-    void work() {
-        for (std::size_t i = next++; i < count; i = next++) {
+    // idle_early: called by a helper once it has taken its last update, before
+    // the step can be seen finished, so the next step finds it idle.
+    void work(const std::function<void()> &idle_early = {}) {
+        for (std::size_t i = next++; i < count;) {
             std::exception_ptr thrown;
             try {
                 results[i] = run_one(executor, *updates[i]);
             } catch (...) {
                 thrown = std::current_exception();  // rethrown on the step's own thread
             }
+            i = next++;
+            if (i >= count && idle_early) idle_early();
             const std::lock_guard lock(mutex);
             if (thrown && !failure) failure = thrown;
             if (++finished == count) finished_all.notify_all();
@@ -101,13 +105,14 @@ std::vector<FannedOutUpdate> UpdateFanout::run(const Executor &executor,
     }
     const auto step = std::make_shared<ScenarioStep>(executor, updates);
     const std::size_t helpers = std::min(parallel_, updates.size()) - 1;
-    for (std::size_t i = 0; i < helpers; ++i) post([step] { step->work(); });
+    for (std::size_t i = 0; i < helpers; ++i)
+        post([step](const std::function<void()> &idle_early) { step->work(idle_early); });
     step->work();  // this thread takes its share too, and needs no helper to finish
     step->wait();
     return std::move(step->results);
 }
 
-void UpdateFanout::post(std::function<void()> task) {
+void UpdateFanout::post(Task task) {
     const std::lock_guard lock(mutex_);
     tasks_.push_back(std::move(task));
     if (tasks_.size() > idle_ && helpers_.size() + 1 < parallel_) {
@@ -122,17 +127,23 @@ void UpdateFanout::post(std::function<void()> task) {
 
 void UpdateFanout::serve() {
     std::unique_lock lock(mutex_);
+    ++idle_;
     for (;;) {
-        ++idle_;
         posted_.wait(lock, [&] { return stopping_ || !tasks_.empty(); });
         --idle_;
         if (stopping_) return;  // what is queued then belongs to steps their callers finished
-        std::function<void()> task = std::move(tasks_.front());
+        Task task = std::move(tasks_.front());
         tasks_.pop_front();
         lock.unlock();
-        task();
+        bool counted = false;
+        task([&] {
+            const std::lock_guard idle(mutex_);
+            ++idle_;
+            counted = true;
+        });
         task = nullptr;  // the step it served may go now, outside the lock
         lock.lock();
+        if (!counted) ++idle_;
     }
 }
 

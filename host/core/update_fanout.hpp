@@ -57,13 +57,15 @@ public:
     std::size_t parallel() const { return parallel_; }
 
 private:
-    void post(std::function<void()> task);
+    // A helper's share of a step; it calls its argument once it will take no more of the step's updates.
+    using Task = std::function<void(const std::function<void()> &)>;
+    void post(Task task);
     void serve();
 
     std::size_t parallel_;
     std::mutex mutex_;
     std::condition_variable posted_;
-    std::deque<std::function<void()>> tasks_;
+    std::deque<Task> tasks_;
     std::size_t idle_ = 0;
     bool stopping_ = false;
     std::vector<std::thread> helpers_;

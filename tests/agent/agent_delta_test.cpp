@@ -213,11 +213,15 @@ BOOST_AUTO_TEST_CASE(an_agent_of_protocol_version_2_is_refused_and_a_new_one_has
         liveupdate::agent_client::handshake(old_agent, PipeAgentStream::Clock::now() + kStall);
         BOOST_FAIL("a version 2 agent was accepted");
     } catch (const liveupdate::agent_client::AgentSessionBroken &e) {
-        BOOST_TEST(std::string(e.what()).find("protocol version 2, not 3") != std::string::npos, e.what());
+        const std::string expected =
+            "protocol version 2, not " + std::to_string(liveupdate::agent_protocol::kProtocolVersion);
+        BOOST_TEST(std::string(e.what()).find(expected) != std::string::npos, e.what());
     }
     // So the updaters copy this agent in under a name of its own version, beside the old one.
     const auto binary = liveupdate::agent_client::load_agent_binary(LU_AGENT_PATH);
-    BOOST_TEST(binary.container_path.find("/lu-agent-3-") != std::string::npos, binary.container_path);
+    BOOST_TEST(binary.container_path.find("/lu-agent-" + std::to_string(liveupdate::agent_protocol::kProtocolVersion) +
+                                          "-") != std::string::npos,
+               binary.container_path);
 }
 
 // A begin clears what killed agents left in its folder: only entries named

@@ -50,6 +50,7 @@ DockerUpdater::Target DockerUpdater::inspect_target(const updater::ContainerRef 
     if (state == nullptr || !state->is_object()) throw InfraFailure("GET " + path + ": no State in the answer");
     const auto &s = state->as_object();
     target.started_at = common::text_at(s, "StartedAt");
+    if (const auto *pid = s.if_contains("Pid"); pid != nullptr && pid->is_int64()) target.pid = pid->as_int64();
     if (common::flag_at(s, "Paused"))
         throw ContainerPaused("container " + target.display() + " is paused: unpause it to live update");
     if (!common::flag_at(s, "Running") || common::flag_at(s, "Restarting"))

@@ -1,5 +1,7 @@
 #include "updaters/docker/docker_agent_target.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 
 #include "common/docker_engine/engine_error.hpp"
@@ -69,6 +71,13 @@ std::unique_ptr<agent_client::AgentTransport> DockerUpdater::AgentContainer::ope
         if (unreachable(e)) throw;
         throw AgentSessionBroken(e.what());
     }
+}
+
+std::string DockerUpdater::AgentContainer::local_root() const {
+    // A remote engine's pids are not ours; the socket's tokens catch a local one in another pid namespace.
+    if (updater_.client_.endpoint().kind != docker_engine::Endpoint::Kind::unix_socket || target_.pid <= 0) return {};
+    const std::string root = "/proc/" + std::to_string(target_.pid) + "/root";
+    return ::access(root.c_str(), X_OK) == 0 ? root : std::string();
 }
 
 std::string DockerUpdater::AgentContainer::late_reason() {

@@ -30,6 +30,7 @@ public:
     void confirm() override {
         if (!inspected_) refresh();
     }
+    std::string local_root() const override;
     std::chrono::milliseconds late_probe() const override { return kPauseProbe; }
     std::string late_reason() override;
     bool inspected() const noexcept { return inspected_; }

@@ -56,6 +56,7 @@ private:
         std::string id;
         std::string name;
         std::string started_at;  // State.StartedAt: which start of the container this is
+        std::int64_t pid = 0;    // State.Pid, as the engine sees it
         std::string display() const { return name + " (" + id.substr(0, 12) + ")"; }
     };
     // A container as the agent driver reaches it (docker_agent_target.cpp).

@@ -21,6 +21,7 @@ public:
     Progress read(Clock::time_point deadline, Sink &sink) override;
     bool idle(Sink &sink) override;
     End end() override;
+    int readable_fd() const override { return connection_.fd(); }
 
 private:
     ExecAgentTransport(docker_engine::EngineClient &client, docker_engine::OpenExec exec);
