@@ -75,6 +75,7 @@ CpuSplit operator-(const CpuSplit &a, const CpuSplit &b) {
 
 double median_of(const std::vector<CpuSplit> &splits, double CpuSplit::*part) {
     std::vector<double> values;
+    values.reserve(splits.size());
     for (const auto &s : splits) values.push_back(s.*part);
     return lu_bench::median(values);
 }
