@@ -21,16 +21,6 @@ int set_link_owner(int dir, const std::string &name, std::int64_t uid, std::int6
     return ::fchownat(dir, name.c_str(), u, g, AT_SYMLINK_NOFOLLOW) == 0 ? 0 : errno;
 }
 
-int write_content(int dir, const std::string &temporary, const agent_protocol::WriteFile &request) {
-    const int fd = ::openat(dir, temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0) return errno;
-    int error = write_all(fd, request.content);
-    if (error == 0) error = set_mode_and_owner(fd, request.mode, request.uid, request.gid);
-    if (::close(fd) != 0 && error == 0) error = errno;
-    if (error != 0) ::unlinkat(dir, temporary.c_str(), 0);
-    return error;
-}
-
 // An existing folder is kept as it is; at the root, so is a symlink to one.
 bool is_folder_to_keep(const Place &place) {
     struct stat st {};
@@ -39,18 +29,6 @@ bool is_folder_to_keep(const Place &place) {
 }
 
 }  // namespace
-
-agent_protocol::Result write_file(const agent_protocol::WriteFile &request) {
-    const std::string &path = request.path;
-    const auto resolved = open_place(request.root, path, true);
-    if (!resolved.place) return failure(resolved, path);
-    const Place &place = *resolved.place;
-    const std::string temporary = temporary_name();
-    if (const int error = write_content(place.parent.get(), temporary, request); error != 0)
-        return failure(error, "writing a temporary file for", path);
-    if (const int error = replace_with(place, temporary); error != 0) return failure(error, "writing", path);
-    return {};
-}
 
 agent_protocol::Result make_dir(const agent_protocol::MakeDir &request) {
     const std::string &path = request.path;

@@ -6,7 +6,6 @@
 
 namespace liveupdate::agent {
 
-agent_protocol::Result write_file(const agent_protocol::WriteFile &request);
 agent_protocol::Result make_dir(const agent_protocol::MakeDir &request);
 agent_protocol::Result make_symlink(const agent_protocol::Symlink &request);
 agent_protocol::Result remove_path(const agent_protocol::Remove &request);

@@ -1,6 +1,6 @@
-// Putting a new entry in place of a path, as every write of lu-agent does: a
-// temporary entry beside it, then a rename, so a reader sees the old entry or
-// the new one, never a part. Temporary entries are named as
+// Putting a new entry in place of a path, as every write of lu-agent over a
+// path that is taken does: a temporary entry beside it, then a rename, so a
+// reader sees the old entry or the new one, never a part. Temporary entries are named as
 // common/agent_protocol/temporary_names.hpp says; those of an agent that died
 // (killed mid-file) are found by that name.
 #pragma once

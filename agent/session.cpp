@@ -11,6 +11,7 @@
 #include "agent/block_signatures.hpp"
 #include "agent/digest.hpp"
 #include "agent/file_transfer.hpp"
+#include "agent/file_writer.hpp"
 #include "agent/frame_output.hpp"
 #include "agent/fs_ops.hpp"
 #include "agent/runner.hpp"
@@ -44,7 +45,10 @@ void checked_place(const M &request) {
 }
 
 // Answers one request (a file's begin and parts get no answer); false when the host is gone.
-bool answer(const agent_protocol::Frame &frame, FrameOutput &out, FileTransfer &transfer, SignatureCache &signatures) {
+bool answer(const agent_protocol::Frame &frame, FrameOutput &out, FileTransfer &transfer, FileWriter &files,
+            SignatureCache &signatures) {
+    // A request of another kind may change the folders a write keeps open.
+    if (frame.type != agent_protocol::MessageType::write_file) files.forget();
     switch (frame.type) {
     case agent_protocol::MessageType::file_begin: {
         const auto request = agent_protocol::decode<agent_protocol::FileBegin>(frame);
@@ -66,7 +70,7 @@ bool answer(const agent_protocol::Frame &frame, FrameOutput &out, FileTransfer &
     case agent_protocol::MessageType::write_file: {
         const auto request = agent_protocol::decode<agent_protocol::WriteFile>(frame);
         checked_place(request);
-        return out.send(agent_protocol::encode(write_file(request)));
+        return out.send(agent_protocol::encode(files.write(request)));
     }
     case agent_protocol::MessageType::make_dir: {
         const auto request = agent_protocol::decode<agent_protocol::MakeDir>(frame);
@@ -164,6 +168,7 @@ int serve(int in, int out_fd) {
     Channel channel{in, FrameOutput(out_fd), {}, Fd()};
     SignatureCache signatures;
     FileTransfer transfer(signatures);
+    FileWriter files;
     bool greeted = false;
     char buffer[256 * 1024];
     try {
@@ -190,7 +195,7 @@ int serve(int in, int out_fd) {
                     move_to_socket(channel, *frame, in);
                     continue;
                 }
-                if (!answer(*frame, channel.out, transfer, signatures)) return 0;
+                if (!answer(*frame, channel.out, transfer, files, signatures)) return 0;
             }
             // Every complete request read so far is answered: send the answers before waiting for more.
             if (!channel.out.flush()) return 0;

@@ -1,9 +1,13 @@
-// CPU time of processes on this machine, read from /proc: the run time of a
-// process's threads (/proc/PID/task/*/schedstat, in nanoseconds: a few
-// edits' worth is below /proc/PID/stat's clock tick; a thread that ended
-// meanwhile is not counted), and the processes of a container's agent sessions (the engine's shim, the
-// lu-agent processes it started). Header-only: each bench is one translation unit.
+// CPU time of processes on this machine, read from /proc and the cgroup
+// files: the run time of a process's threads (/proc/PID/task/*/schedstat,
+// in nanoseconds: a few edits' worth is below /proc/PID/stat's clock tick;
+// a thread that ended meanwhile is not counted), a whole process's utime +
+// stime (ended threads included), and a container's cgroup (every process in
+// it, an exec'd `tar -x` as well as lu-agent). Header-only: each bench is one
+// translation unit.
 #pragma once
+
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -66,6 +70,42 @@ inline double cpu_us(const std::vector<int> &pids) {
     double total = 0;
     for (const int pid : pids) total += cpu_us(pid);
     return total;
+}
+
+// utime + stime of /proc/PID/stat (clock ticks) in milliseconds; -1 when it cannot be read.
+inline double process_cpu_ms(long pid) {
+    const auto fields = stat_fields(static_cast<int>(pid));
+    // Fields 14 and 15 of the file; stat_fields starts at field 3.
+    if (fields.size() < 13) return -1;
+    const double ticks = std::stod(fields[11]) + std::stod(fields[12]);
+    return ticks * 1000.0 / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
+
+// The CPU of the cgroup that process PID is in: cpuacct.usage (cgroup v1)
+// or usage_usec of cpu.stat (v2); -1 when it cannot be read.
+inline double cgroup_cpu_ms(long pid) {
+    std::ifstream groups("/proc/" + std::to_string(pid) + "/cgroup");
+    std::string line, v1, v2;
+    while (std::getline(groups, line)) {
+        const auto colon = line.find(':');
+        const auto second = line.find(':', colon + 1);
+        if (colon == std::string::npos || second == std::string::npos) continue;
+        const std::string controllers = line.substr(colon + 1, second - colon - 1);
+        const std::string path = line.substr(second + 1);
+        if (controllers.empty()) v2 = path;
+        if (("," + controllers + ",").find(",cpuacct,") != std::string::npos) v1 = path;
+    }
+    if (!v1.empty()) {
+        std::ifstream usage("/sys/fs/cgroup/cpuacct" + v1 + "/cpuacct.usage");
+        long long ns = -1;
+        if (usage >> ns) return static_cast<double>(ns) / 1e6;
+    }
+    std::ifstream stat("/sys/fs/cgroup" + v2 + "/cpu.stat");
+    std::string key;
+    long long value = 0;
+    while (!v2.empty() && stat >> key >> value)
+        if (key == "usage_usec") return static_cast<double>(value) / 1000.0;
+    return -1;
 }
 
 }  // namespace lu_bench

@@ -7,8 +7,11 @@
 //   checkout, a generator);
 // - moved in: the same tree made beside the project, then renamed into it.
 // The reference in the same run: `tar -c -C SRC DIR | docker exec -i C tar
-// -x` of the same files, timed from its start to its end (issue 23's bar:
-// lu-host <= 1.0x it). Usage: burst_bench [FILES [ROUNDS]] (5000 and 3).
+// -x` of the same files, timed from its start until the same check sees every
+// file in the container, as ours are (issue 23's bar: lu-host <= 1.0x it);
+// the time until its exec returned is printed beside it. Also the CPU split of a burst: lu-host, the container
+// (lu-agent; tar -x for the reference) and dockerd, which carries both
+// streams. Usage: burst_bench [FILES [ROUNDS]] (5000 and 3).
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -23,6 +26,7 @@
 #include <vector>
 
 #include "bench/bench_support/local_files.hpp"
+#include "bench/bench_support/process_cpu.hpp"
 #include "bench/bench_support/stats.hpp"
 
 namespace fs = std::filesystem;
@@ -51,6 +55,30 @@ void write_tree(const fs::path &root, const std::vector<std::string> &paths, con
         ::close(fd);
         if (!whole) throw std::runtime_error("cannot write " + file.string());
     }
+}
+
+// The CPU of lu-host, the container and dockerd so far (ms).
+struct CpuSplit {
+    double host = 0, container = 0, dockerd = 0;
+};
+
+struct CpuProbe {
+    long daemon, container, dockerd;
+    CpuSplit now() const {
+        return {lu_bench::process_cpu_ms(daemon), lu_bench::cgroup_cpu_ms(container),
+                dockerd > 0 ? lu_bench::process_cpu_ms(dockerd) : -1};
+    }
+};
+
+CpuSplit operator-(const CpuSplit &a, const CpuSplit &b) {
+    return {a.host - b.host, a.container - b.container, a.dockerd - b.dockerd};
+}
+
+double median_of(const std::vector<CpuSplit> &splits, double CpuSplit::*part) {
+    std::vector<double> values;
+    values.reserve(splits.size());
+    for (const auto &s : splits) values.push_back(s.*part);
+    return lu_bench::median(values);
 }
 
 std::vector<fs::path> under(const fs::path &root, const std::vector<std::string> &paths) {
@@ -85,8 +113,11 @@ int main(int argc, char **argv) {
             " --label com.docker.compose.service=web --label com.docker.compose.oneoff=False"
             " --label com.docker.compose.container-number=1 lu-busybox:latest sh -c 'mkdir -p /ref && exec sleep "
             "100000'");
-        const fs::path root = "/proc/" + run("docker inspect -f '{{.State.Pid}}' " + container) + "/root";
+        const std::string container_pid = run("docker inspect -f '{{.State.Pid}}' " + container);
+        const fs::path root = "/proc/" + container_pid + "/root";
         daemon = lu_bench::start_daemon(LU_HOST_BIN, dir);
+        const std::string dockerd = run("pidof -s dockerd || true");
+        const CpuProbe cpu{daemon, std::stol(container_pid), dockerd.empty() ? -1 : std::stol(dockerd)};
         if (wait_for_all({root / "app/index.html"}, "initial\n", Clock::now()) < 0)
             throw std::runtime_error("the initial sync never arrived (see " + (dir / "daemon.log").string() + ")");
 
@@ -94,12 +125,14 @@ int main(int argc, char **argv) {
         // seconds of seeing it (a verify with repairs): not during a burst.
         std::this_thread::sleep_for(std::chrono::seconds(3));
         const std::vector<std::string> paths = relative_paths(files);
-        std::vector<double> written, moved, reference, bursts;
+        std::vector<double> written, moved, reference, reference_exits, bursts;
+        std::vector<CpuSplit> ours, theirs;  // per burst
         for (int round = 1; round <= rounds; ++round) {
             const std::string content = "round " + std::to_string(round) + "\n" + std::string(1017, 'x');
             // A quiet tree before each burst, as between a developer's commands.
             std::this_thread::sleep_for(std::chrono::milliseconds(500));
             const std::string w = "w" + std::to_string(round);
+            const CpuSplit before = cpu.now();
             const auto burst_start = Clock::now();
             write_tree(dir / "src" / w, paths, content);
             bursts.push_back(lu_bench::ms_since(burst_start));
@@ -116,15 +149,22 @@ int main(int argc, char **argv) {
             const double m_took = wait_for_all(under(root / "app" / m, paths), content, m_start);
             if (m_took < 0) throw std::runtime_error("moved-in burst " + std::to_string(round) + " never arrived");
             moved.push_back(m_took);
+            const CpuSplit both = cpu.now() - before;
+            ours.push_back({both.host / 2, both.container / 2, both.dockerd / 2});
 
+            const CpuSplit reference_before = cpu.now();
             const auto r_start = Clock::now();
             std::string copy = "tar -c -C " + (dir / "src").string();
             copy += " " + w + " | docker exec -i ";
             copy += container + " tar -C /ref -x";
-            run(copy);
-            reference.push_back(lu_bench::ms_since(r_start));
-            if (wait_for_all(under(root / "ref" / w, paths), content, Clock::now()) < 0)
-                throw std::runtime_error("the reference copy is incomplete");
+            FILE *copying = ::popen(copy.c_str(), "r");
+            if (copying == nullptr) throw std::runtime_error("cannot run " + copy);
+            const double seen = wait_for_all(under(root / "ref" / w, paths), content, r_start);
+            const int status = ::pclose(copying);
+            reference_exits.push_back(lu_bench::ms_since(r_start));
+            theirs.push_back(cpu.now() - reference_before);
+            if (status != 0 || seen < 0) throw std::runtime_error("the reference copy failed or is incomplete");
+            reference.push_back(seen);
         }
         const double ref = lu_bench::median(reference);
         std::printf("burst_bench: %d files of 1 KiB in a burst, last write -> container equal, %d rounds (median)\n",
@@ -133,8 +173,15 @@ int main(int argc, char **argv) {
                     lu_bench::median(written) / ref);
         std::printf("  lu-host up, moved in:   %8.1f ms  (%.2fx the reference)\n", lu_bench::median(moved),
                     lu_bench::median(moved) / ref);
-        std::printf("  tar -c | docker exec -i tar -x: %8.1f ms  (reference, same files)\n", ref);
+        std::printf(
+            "  tar -c | docker exec -i tar -x: %8.1f ms  (reference, same files; its exec returned after %.1f ms)\n",
+            ref, lu_bench::median(reference_exits));
         std::printf("  the written burst itself: %8.1f ms (not in the figures above)\n", lu_bench::median(bursts));
+        std::printf("  CPU per burst (median): lu-host %.0f ms, container (lu-agent) %.0f ms, dockerd %.0f ms\n",
+                    median_of(ours, &CpuSplit::host), median_of(ours, &CpuSplit::container),
+                    median_of(ours, &CpuSplit::dockerd));
+        std::printf("  CPU of the reference:   container (tar -x) %.0f ms, dockerd %.0f ms\n",
+                    median_of(theirs, &CpuSplit::container), median_of(theirs, &CpuSplit::dockerd));
     } catch (const std::exception &e) {
         std::fprintf(stderr, "burst_bench: %s\n", e.what());
         code = 1;

@@ -7,8 +7,11 @@ namespace liveupdate::agent_client {
 void RequestPipeline::send(const std::string &frame) {
     send_unanswered(frame);
     ++owed_;
-    // Answers pile up in memory while sending: collect them now and then.
-    if (owed_ >= 1024) collect();
+    // Answers pile up in memory while sending: collected now and then, but
+    // only down to half, so that the agent has work while the next requests
+    // are made (collecting them all left it idle that long, 4 times in a
+    // 5,000-file update).
+    if (owed_ >= kMostOwed) collect_down_to(kMostOwed / 2);
 }
 
 void RequestPipeline::send_unanswered(const std::string &frame) {
@@ -36,9 +39,11 @@ agent_protocol::Frame RequestPipeline::ask(const std::string &frame) {
     return session_.receive(AgentStream::Clock::now() + stall_);
 }
 
-void RequestPipeline::collect() {
+void RequestPipeline::collect() { collect_down_to(0); }
+
+void RequestPipeline::collect_down_to(std::size_t owed) {
     push();
-    while (owed_ > 0) {
+    while (owed_ > owed) {
         const auto result = expect<agent_protocol::Result>(session_.receive(AgentStream::Clock::now() + stall_));
         --owed_;
         if (result.error != 0 && first_failure_.empty()) first_failure_ = result.message;

@@ -43,7 +43,10 @@ public:
 
 private:
     static constexpr std::size_t kBatchBytes = std::size_t{256} * 1024;
+    static constexpr std::size_t kMostOwed = 2048;
     void push();
+    // Reads answers until no more than `owed` are owed.
+    void collect_down_to(std::size_t owed);
 
     AgentStream &session_;
     std::chrono::milliseconds stall_;

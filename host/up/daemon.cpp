@@ -180,20 +180,6 @@ void Daemon::start_updaters(const PluginLoadOptions &load) {
 }
 
 void Daemon::start_services() {
-    verify_ = std::make_unique<verify::VerifyService>(
-        verify::VerifyService::Parts{
-            store_, *engine_, updaters_, *executor_, *synced_,
-            [this](const std::string &lu) -> std::optional<std::string> {
-                if (auto r = declarations_.rejection(lu)) return r->message;
-                return std::nullopt;
-            },
-            [this](const std::string &lu, const std::function<void()> &fn) { exclusive(lu, fn); },
-            [this](const std::string &lu) { return live_update_log(lu); },
-            [this](LogLevel level, const std::string &source, std::string_view text) {
-                log_.write(level, source, text);
-            },
-            [this](const std::string &lu) { queue_.mark_due({lu}); }},
-        verify::VerifyService::Schedule{options_.verify_every, options_.verify_after_loss});
     rebuilds_ = std::make_unique<compose::ComposeRebuilds>(
         [this](const std::string &service, std::string_view line, bool error) {
             const LogLevel level = error ? LogLevel::error : LogLevel::info;
@@ -211,6 +197,21 @@ void Daemon::start_services() {
             log_.write(LogLevel::warn, "", warning);
             if (warning.starts_with(kOverflowWarning)) verify_->request(std::string(kOverflowWarning));
         });
+    // After the file watches, whose changes its checks wait out; their warnings reach it only once watching.
+    verify_ = std::make_unique<verify::VerifyService>(
+        verify::VerifyService::Parts{
+            store_, *engine_, updaters_, *executor_, *synced_,
+            [this](const std::string &lu) -> std::optional<std::string> {
+                if (auto r = declarations_.rejection(lu)) return r->message;
+                return std::nullopt;
+            },
+            [this](const std::string &lu, const std::function<void()> &fn) { exclusive(lu, fn); },
+            [this](const std::string &lu) { return live_update_log(lu); },
+            [this](LogLevel level, const std::string &source, std::string_view text) {
+                log_.write(level, source, text);
+            },
+            [this](const std::string &lu) { queue_.mark_due({lu}); }, [this] { return file_watches_->last_change(); }},
+        verify::VerifyService::Schedule{options_.verify_every, options_.verify_after_loss});
     triggers_ = std::make_unique<ManualTriggers>(
         store_, declarations_,
         [this](const json::object &o, const std::string &origin) {

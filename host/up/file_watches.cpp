@@ -154,6 +154,16 @@ void FileWatches::reconciled(const std::string &live_update, std::uint64_t seen)
     consumers_.reconciled(live_update, seen);
 }
 
+std::optional<Debouncer::Clock::time_point> FileWatches::last_change() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::optional<Debouncer::Clock::time_point> latest;
+    for (const auto &entry : entries_)
+        if (entry.second.watcher)
+            if (const auto changed = entry.second.watcher->last_change(); changed && (!latest || *changed > *latest))
+                latest = changed;
+    return latest;
+}
+
 void FileWatches::forget(const std::string &live_update) {
     std::lock_guard<std::mutex> lock(mutex_);
     consumers_.forget(live_update);

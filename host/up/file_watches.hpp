@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -42,6 +43,8 @@ public:
     void reconciled(const std::string &live_update, std::uint64_t seen);
     // live_update was removed.
     void forget(const std::string &live_update);
+    // When a watched file last changed (as its event arrived); nullopt when none did.
+    std::optional<Debouncer::Clock::time_point> last_change() const;
 
 private:
     struct Entry {

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <condition_variable>
 #include <cstring>
@@ -63,7 +64,8 @@ struct TreeWatcher::State {
     std::mutex ready_mutex;
     std::condition_variable ready_cv;
     bool ready = false;
-    std::set<std::string> warned_names;  // not UTF-8: warned about once each
+    std::set<std::string> warned_names;                 // not UTF-8: warned about once each
+    std::atomic<Debouncer::Clock::rep> last_change{0};  // time_since_epoch; 0: none yet
 
     State(std::vector<std::string> r, WatchFilter f, WatchTiming t, BatchFn b, WarnFn w)
         : roots(std::move(r)),
@@ -97,7 +99,10 @@ struct TreeWatcher::State {
                      ": its name is not valid UTF-8, which a FileWatch cannot carry; rename it to sync it");
             return;
         }
-        if (!ignored(path)) debouncer.add(path, Debouncer::Clock::now(), change);
+        if (ignored(path)) return;
+        const auto now = Debouncer::Clock::now();
+        last_change.store(now.time_since_epoch().count(), std::memory_order_relaxed);
+        debouncer.add(path, now, change);
     }
 
     int add_watch(const std::string &dir, bool recursive) {
@@ -335,6 +340,12 @@ TreeWatcher::TreeWatcher(std::vector<std::string> roots, WatchFilter filter, Wat
 void TreeWatcher::wait_ready() {
     std::unique_lock<std::mutex> lock(state_->ready_mutex);
     state_->ready_cv.wait(lock, [&] { return state_->ready; });
+}
+
+std::optional<Debouncer::Clock::time_point> TreeWatcher::last_change() const {
+    const auto since_epoch = state_->last_change.load(std::memory_order_relaxed);
+    if (since_epoch == 0) return std::nullopt;
+    return Debouncer::Clock::time_point(Debouncer::Clock::duration(since_epoch));
 }
 
 TreeWatcher::~TreeWatcher() {

@@ -13,6 +13,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -51,6 +52,9 @@ public:
 
     // Blocks until the initial watches are in place (changes after this are seen).
     void wait_ready();
+    // When the last change it reports was seen (as it arrived, before its
+    // batch is due); nullopt before the first. Thread-safe.
+    std::optional<Debouncer::Clock::time_point> last_change() const;
 
 private:
     struct State;

@@ -1,5 +1,6 @@
 #include "host/verify/verify_schedule.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 namespace liveupdate::host::verify {
@@ -20,8 +21,12 @@ std::optional<std::chrono::milliseconds> parse_interval(std::string_view text) {
     return std::nullopt;
 }
 
-VerifySchedule::VerifySchedule(Timing timing, RunFn run, ProbeFn probe)
-    : timing_(timing), run_(std::move(run)), probe_(std::move(probe)), thread_([this] { loop(); }) {}
+VerifySchedule::VerifySchedule(Timing timing, RunFn run, ProbeFn probe, LastChangeFn last_change)
+    : timing_(timing),
+      run_(std::move(run)),
+      probe_(std::move(probe)),
+      last_change_(std::move(last_change)),
+      thread_([this] { loop(); }) {}
 
 VerifySchedule::~VerifySchedule() {
     {
@@ -41,15 +46,28 @@ void VerifySchedule::request(std::string reason) {
     wake_.notify_all();
 }
 
+std::optional<Clock::time_point> VerifySchedule::quiet_from() const {
+    if (!last_change_) return std::nullopt;
+    const auto changed = last_change_();
+    if (!changed) return std::nullopt;
+    return *changed + timing_.settle;
+}
+
 void VerifySchedule::loop() {
     const bool periodic = timing_.every.count() > 0;
     auto next_periodic = Clock::now() + timing_.every;
     auto next_probe = Clock::now() + timing_.probe_every;
+    bool held = false;  // a due check waits for the files to be quiet, until held_until
+    Clock::time_point held_until{};
     std::unique_lock lock(mutex_);
     while (!stopping_) {
         auto until = next_probe;
-        if (periodic && next_periodic < until) until = next_periodic;
-        if (requested_at_ && *requested_at_ + timing_.settle < until) until = *requested_at_ + timing_.settle;
+        if (held) {
+            until = std::min(until, held_until);
+        } else {
+            if (periodic && next_periodic < until) until = next_periodic;
+            if (requested_at_ && *requested_at_ + timing_.settle < until) until = *requested_at_ + timing_.settle;
+        }
         wake_.wait_until(lock, until, [&] { return stopping_; });
         if (stopping_) break;
         const auto now = Clock::now();
@@ -63,15 +81,25 @@ void VerifySchedule::loop() {
                 if (!requested_at_) requested_at_ = now;
             }
         }
+        const bool requested = requested_at_ && now >= *requested_at_ + timing_.settle;
+        if (!requested && !(periodic && now >= next_periodic)) continue;
+        const auto due_at = requested ? *requested_at_ + timing_.settle : next_periodic;
+        lock.unlock();
+        const auto quiet_at = quiet_from();
+        lock.lock();
+        if (quiet_at && now < *quiet_at && now < due_at + timing_.longest_wait) {
+            held = true;
+            held_until = std::min(*quiet_at, due_at + timing_.longest_wait);
+            continue;
+        }
+        held = false;
         std::string reason;
-        if (requested_at_ && now >= *requested_at_ + timing_.settle) {
+        if (requested) {
             for (const auto &r : reasons_) reason += (reason.empty() ? "" : "; ") + r;
             reasons_.clear();
             requested_at_.reset();
-        } else if (periodic && now >= next_periodic) {
-            reason = "periodic check";
         } else {
-            continue;
+            reason = "periodic check";
         }
         // A run counts as the periodic one too: the timer starts again after it.
         next_periodic = Clock::now() + timing_.every;

@@ -31,7 +31,7 @@ VerifyService::VerifyService(Parts parts, Schedule schedule)
             };
         timer_ = std::make_unique<VerifySchedule>(
             VerifySchedule::Timing{schedule_.every}, [this](const std::string &reason) { on_schedule(reason); },
-            std::move(probe));
+            std::move(probe), p_.last_file_change);
     }
 }
 

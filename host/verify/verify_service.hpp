@@ -47,6 +47,8 @@ public:
         std::function<void(common::LogLevel, const std::string &source, std::string_view text)> log;
         // A LiveUpdate is to be reconciled again (a repair cleared its failure).
         std::function<void(const std::string &live_update)> mark_due;
+        // When a watched file last changed: a check of its own waits for them to be quiet.
+        VerifySchedule::LastChangeFn last_file_change;
     };
     struct Schedule {
         std::chrono::milliseconds every{0};  // zero: not on a timer

@@ -236,3 +236,13 @@ BOOST_FIXTURE_TEST_CASE(out_of_watches_falls_back_to_polling, Fixture) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_FIXTURE_TEST_CASE(the_last_change_seen_is_known, Fixture) {
+    start();
+    BOOST_TEST(!watcher->last_change().has_value());
+    const auto before = std::chrono::steady_clock::now();
+    write_file(dir / "a.txt", "1");
+    BOOST_TEST(got.wait_for({dir / "a.txt"}));
+    BOOST_TEST_REQUIRE(watcher->last_change().has_value());
+    BOOST_TEST((*watcher->last_change() >= before));
+}

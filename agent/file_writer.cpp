@@ -1,0 +1,95 @@
+#include "agent/file_writer.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "agent/fs_replace.hpp"
+
+namespace liveupdate::agent {
+namespace {
+
+// The key of a path's folder: the path up to its last slash.
+std::string folder_of(const std::string &path) { return path.substr(0, path.find_last_of('/') + 1); }
+
+// What an O_TMPFILE open fails with where the kernel or the filesystem has none.
+bool lacks_unnamed_files(int error) { return error == EOPNOTSUPP || error == EISDIR || error == EINVAL; }
+
+// An open file given a name in `dir`: linkat(AT_EMPTY_PATH) would need
+// CAP_DAC_READ_SEARCH, which containers lack; its /proc name does not.
+int link_in(int file, int dir, const std::string &name) {
+    const std::string open_file = "/proc/self/fd/" + std::to_string(file);
+    return ::linkat(AT_FDCWD, open_file.c_str(), dir, name.c_str(), AT_SYMLINK_FOLLOW) == 0 ? 0 : errno;
+}
+
+int write_content(int dir, const std::string &temporary, const agent_protocol::WriteFile &request) {
+    const int fd = ::openat(dir, temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) return errno;
+    int error = write_all(fd, request.content);
+    if (error == 0) error = set_mode_and_owner(fd, request.mode, request.uid, request.gid);
+    if (::close(fd) != 0 && error == 0) error = errno;
+    if (error != 0) ::unlinkat(dir, temporary.c_str(), 0);
+    return error;
+}
+
+}  // namespace
+
+agent_protocol::Result FileWriter::write(const agent_protocol::WriteFile &request) {
+    const std::string &path = request.path;
+    const bool reused = folder_ && folder_->root == request.root && folder_->path == folder_of(path);
+    if (!reused) {
+        folder_.reset();
+        auto resolved = open_place(request.root, path, true);
+        if (!resolved.place) return failure(resolved, path);
+        if (resolved.place->leaf_is_root) return write_through_rename(*resolved.place, request, Fd());
+        folder_ = OpenFolder{request.root, folder_of(path), std::move(*resolved.place)};
+    }
+    Place &place = folder_->place;
+    place.leaf = path_names(path).back();
+    if (!unnamed_files_ || folder_->rewritten) return write_through_rename(place, request, Fd());
+    const Unnamed unnamed = write_unnamed(place, request);
+    if (unnamed.error == 0) return {};
+    if (unnamed.error == EEXIST) {
+        folder_->rewritten = true;
+        return write_through_rename(place, request, unnamed.file);
+    }
+    // The kept folder may have been removed meanwhile, by a process of the
+    // container (ENOENT, or EPERM for O_TMPFILE): found again from the root.
+    if (reused) {
+        folder_.reset();
+        return write(request);
+    }
+    // Written again the other way, which says what fails, if anything does.
+    return write_through_rename(place, request, Fd());
+}
+
+FileWriter::Unnamed FileWriter::write_unnamed(const Place &place, const agent_protocol::WriteFile &request) {
+    Unnamed out;
+    out.file = Fd(::openat(place.parent.get(), ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600));
+    if (out.file.get() < 0) {
+        out.error = errno;
+        if (lacks_unnamed_files(out.error)) unnamed_files_ = false;
+        return out;
+    }
+    out.error = write_all(out.file.get(), request.content);
+    if (out.error == 0) out.error = set_mode_and_owner(out.file.get(), request.mode, request.uid, request.gid);
+    if (out.error != 0) return out;
+    out.error = link_in(out.file.get(), place.parent.get(), place.leaf);
+    if (out.error == ENOENT && ::access("/proc/self/fd", X_OK) != 0) unnamed_files_ = false;
+    if (out.error == 0 && ::close(out.file.release()) != 0) out.error = errno;
+    return out;
+}
+
+agent_protocol::Result FileWriter::write_through_rename(const Place &place, const agent_protocol::WriteFile &request,
+                                                        const Fd &written) {
+    const std::string temporary = temporary_name();
+    int error = written.get() >= 0 ? link_in(written.get(), place.parent.get(), temporary) : -1;
+    if (error != 0) error = write_content(place.parent.get(), temporary, request);
+    if (error != 0) return failure(error, "writing a temporary file for", request.path);
+    if (const int replaced = replace_with(place, temporary); replaced != 0)
+        return failure(replaced, "writing", request.path);
+    return {};
+}
+
+}  // namespace liveupdate::agent

@@ -1,0 +1,51 @@
+// lu-agent's whole-file writes (WriteFile). A path where nothing is gets its
+// file in one piece: written unnamed (O_TMPFILE) and linked in under its name,
+// so neither a reader nor an agent killed midway ever leaves a part of it
+// there. A path that is taken (a file, a folder, a symlink) is replaced as
+// fs_replace.hpp says: through a temporary entry and a rename. Where O_TMPFILE
+// or /proc/self/fd is missing, every write takes that second way.
+//
+// The folder of the last write stays open for the next write in the same
+// folder: a burst of files resolves each folder once, not once a file (half of
+// the syscalls of a small file). It is dropped as soon as a request of another
+// kind arrives (forget()); a folder removed under it meanwhile is found again.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "agent/fs_place.hpp"
+#include "common/agent_protocol/messages.hpp"
+
+namespace liveupdate::agent {
+
+class FileWriter {
+public:
+    agent_protocol::Result write(const agent_protocol::WriteFile &request);
+    void forget() { folder_.reset(); }
+
+private:
+    struct OpenFolder {
+        std::string root;
+        std::string path;  // of the folder
+        Place place;
+        // A name in it was taken: a rewritten tree is rewritten whole, as a
+        // rule, so the rest go the rename way at once.
+        bool rewritten = false;
+    };
+    struct Unnamed {
+        int error = 0;  // 0: linked in place; EEXIST: the name is taken
+        Fd file;        // the written file, while not linked in place
+    };
+
+    // The folder of the last write when the request's path is in it, else
+    // the request's own (kept when it is not the root itself).
+    PlaceResult place_of(const agent_protocol::WriteFile &request, bool &reused);
+    Unnamed write_unnamed(const Place &place, const agent_protocol::WriteFile &request);
+    agent_protocol::Result write_through_rename(const Place &place, const agent_protocol::WriteFile &request,
+                                                const Fd &written);
+    bool unnamed_files_ = true;  // O_TMPFILE and /proc/self/fd work here
+    std::optional<OpenFolder> folder_;
+};
+
+}  // namespace liveupdate::agent

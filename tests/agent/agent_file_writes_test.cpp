@@ -1,0 +1,146 @@
+// lu-agent's whole-file writes, watched with inotify: a new file appears
+// under its name only once whole, a file that exists is replaced by a rename,
+// and the folder a write keeps open never sends a later write astray.
+#define BOOST_TEST_MODULE agent_file_writes
+#include <sys/inotify.h>
+
+#include <set>
+#include <utility>
+
+#include "tests/agent/agent_process.hpp"
+
+using namespace lu_agent_test;
+
+namespace {
+
+// Everything the kernel reported for a folder since the watch began: the
+// events of a syscall are queued before it returns, so after the agent's
+// answer they are all there.
+class FolderEvents {
+public:
+    explicit FolderEvents(const std::string &folder) : fd_(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) {
+        BOOST_REQUIRE(fd_ >= 0);
+        BOOST_REQUIRE(::inotify_add_watch(fd_, folder.c_str(), IN_ALL_EVENTS) >= 0);
+    }
+    ~FolderEvents() { ::close(fd_); }
+
+    // (name, mask) of each event so far, in order.
+    std::vector<std::pair<std::string, std::uint32_t>> take() {
+        std::vector<std::pair<std::string, std::uint32_t>> out;
+        alignas(inotify_event) char buffer[64 * 1024];
+        for (;;) {
+            const auto got = ::read(fd_, buffer, sizeof buffer);
+            if (got <= 0) return out;
+            for (ssize_t at = 0; at < got;) {
+                const auto *event = reinterpret_cast<const inotify_event *>(buffer + at);
+                out.emplace_back(event->len > 0 ? std::string(event->name) : std::string(), event->mask);
+                at += static_cast<ssize_t>(sizeof(inotify_event) + event->len);
+            }
+        }
+    }
+
+private:
+    int fd_;
+};
+
+// The masks of the events under `name`.
+std::vector<std::uint32_t> masks_of(const std::vector<std::pair<std::string, std::uint32_t>> &events,
+                                    const std::string &name) {
+    std::vector<std::uint32_t> masks;
+    for (const auto &[n, mask] : events)
+        if (n == name) masks.push_back(mask);
+    return masks;
+}
+
+ino_t inode_of(const std::string &path) {
+    struct stat st {};
+    return ::lstat(path.c_str(), &st) == 0 ? st.st_ino : 0;
+}
+
+Result write(Agent &agent, const std::string &path, const std::string &root, const std::string &content,
+             std::uint32_t mode = 0644) {
+    return agent.ask_for<Result>(encode(WriteFile{path, root, mode, kKeepOwner, kKeepOwner, content}));
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_new_file_appears_under_its_name_only_once_whole) {
+    Scratch dir;
+    const std::string app = dir / "app";
+    fs::create_directories(app);
+    Agent agent;
+    agent.greet();
+    FolderEvents events(app);
+    BOOST_TEST(write(agent, app + "/new.txt", app, "whole content", 0640).error == 0);
+    const auto seen = events.take();
+    // Its name is made when the file is complete: created, never written or renamed under it.
+    BOOST_TEST(masks_of(seen, "new.txt") == std::vector<std::uint32_t>{IN_CREATE});
+    for (const auto &[name, mask] : seen)
+        BOOST_TEST(name.find(".lu-agent-") == std::string::npos, name << " (mask " << mask << ")");
+    BOOST_TEST(read_file(app + "/new.txt") == "whole content");
+    BOOST_TEST(mode_of(app + "/new.txt") == 0640);
+    BOOST_TEST(agent.finish() == 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_file_that_exists_is_replaced_by_a_rename) {
+    Scratch dir;
+    const std::string app = dir / "app";
+    fs::create_directories(app);
+    std::ofstream(app + "/a.txt") << "old a";
+    std::ofstream(app + "/b.txt") << "old b";
+    const ino_t old_a = inode_of(app + "/a.txt");
+    const ino_t old_b = inode_of(app + "/b.txt");
+    Agent agent;
+    agent.greet();
+    FolderEvents events(app);
+    BOOST_TEST(write(agent, app + "/a.txt", app, "new a").error == 0);
+    BOOST_TEST(write(agent, app + "/b.txt", app, "new b", 0600).error == 0);
+    BOOST_TEST(write(agent, app + "/c.txt", app, "new c").error == 0);
+    const auto seen = events.take();
+    // Readers of a.txt and b.txt saw the old file or the new one: other inodes, moved in.
+    BOOST_TEST(inode_of(app + "/a.txt") != old_a);
+    BOOST_TEST(inode_of(app + "/b.txt") != old_b);
+    BOOST_TEST(masks_of(seen, "a.txt") == std::vector<std::uint32_t>{IN_MOVED_TO});
+    BOOST_TEST(masks_of(seen, "b.txt") == std::vector<std::uint32_t>{IN_MOVED_TO});
+    BOOST_TEST(read_file(app + "/a.txt") == "new a");
+    BOOST_TEST(read_file(app + "/b.txt") == "new b");
+    BOOST_TEST(mode_of(app + "/b.txt") == 0600);
+    BOOST_TEST(read_file(app + "/c.txt") == "new c");
+    for (const auto &entry : fs::directory_iterator(app))
+        BOOST_TEST(entry.path().filename().string().find(".lu-agent-") == std::string::npos, entry.path());
+    BOOST_TEST(agent.finish() == 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_folder_removed_between_two_writes_is_made_again) {
+    Scratch dir;
+    const std::string app = dir / "app";
+    Agent agent;
+    agent.greet();
+    BOOST_TEST(write(agent, app + "/d/x.txt", app, "x").error == 0);
+    // A process of the container removes the folder the last write was in.
+    fs::remove_all(app + "/d");
+    BOOST_TEST(write(agent, app + "/d/y.txt", app, "y").error == 0);
+    BOOST_TEST(read_file(app + "/d/y.txt") == "y");
+    BOOST_TEST(!fs::exists(app + "/d/x.txt"));
+    BOOST_TEST(agent.finish() == 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_folder_that_gives_way_is_not_written_into_later) {
+    Scratch dir;
+    const std::string app = dir / "app";
+    Agent agent;
+    agent.greet();
+    BOOST_TEST(write(agent, app + "/a/x.txt", app, "x").error == 0);
+    // The folder gives way to a file, then the file to a folder again, between writes in it.
+    BOOST_TEST(write(agent, app + "/a", app, "a file").error == 0);
+    BOOST_TEST(read_file(app + "/a") == "a file");
+    BOOST_TEST(write(agent, app + "/a/y.txt", app, "y").error == 0);
+    BOOST_TEST(read_file(app + "/a/y.txt") == "y");
+    BOOST_TEST(!fs::exists(app + "/a/x.txt"));
+    // A delete between two writes in one folder.
+    BOOST_TEST(agent.ask_for<Result>(encode(Remove{app + "/a", app})).error == 0);
+    BOOST_TEST(write(agent, app + "/a/z.txt", app, "z").error == 0);
+    BOOST_TEST(read_file(app + "/a/z.txt") == "z");
+    BOOST_TEST(!fs::exists(app + "/a/y.txt"));
+    BOOST_TEST(agent.finish() == 0);
+}
