@@ -71,7 +71,7 @@ std::string AgentSession::move_to_socket(const std::string &root, const std::str
     }
     if (reply.error != 0) return reply.message;
     try {
-        const int socket = connect_agent_socket(root + reply.path, request.client_token, request.agent_token, deadline);
+        const int socket = connect_agent_socket(root, reply.path, request.client_token, request.agent_token, deadline);
         transport_ = std::make_unique<SocketAgentTransport>(socket, std::move(transport_));
         description_ += " on its socket";
         return {};

@@ -1,8 +1,12 @@
 #include "common/agent_client/agent_socket.hpp"
 
+#include <fcntl.h>
+#include <linux/openat2.h>
 #include <poll.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -71,6 +75,8 @@ public:
     ~Closer() {
         if (fd_ >= 0) ::close(fd_);
     }
+    Closer(Closer &&other) noexcept : fd_(other.release()) {}
+    int get() const { return fd_; }
     int release() { return std::exchange(fd_, -1); }
 
 private:
@@ -97,8 +103,39 @@ std::string random_token() {
     return token;
 }
 
-int connect_agent_socket(const std::string &path, const std::string &client_token, const std::string &agent_token,
-                         Clock::time_point deadline) {
+namespace {
+
+// The folder of in_root's last part, opened with every link in it resolved
+// inside root (as the container resolves it); throws saying why not.
+Closer folder_in_root(const std::string &root, const std::string &in_root, const std::string &shown) {
+    const Closer root_fd(::open(root.empty() ? "/" : root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (root_fd.get() < 0) throw std::runtime_error(errno_text("connecting to " + shown + ": opening " + root));
+    const auto slash = in_root.rfind('/');
+    const std::string folder = slash == std::string::npos || slash == 0 ? "/" : in_root.substr(0, slash);
+    open_how how{};
+    how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+    how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+    Closer fd(static_cast<int>(::syscall(SYS_openat2, root_fd.get(), folder.c_str(), &how, sizeof how)));
+    if (fd.get() < 0) throw std::runtime_error(errno_text("connecting to " + shown + ": its folder in the container"));
+    return fd;
+}
+
+}  // namespace
+
+int connect_agent_socket(const std::string &root, const std::string &in_root, const std::string &client_token,
+                         const std::string &agent_token, Clock::time_point deadline) {
+    const std::string shown = root + in_root;
+    const auto slash = in_root.rfind('/');
+    const std::string name = slash == std::string::npos ? in_root : in_root.substr(slash + 1);
+    if (name.empty() || name == "." || name == "..")
+        throw std::runtime_error("connecting to " + shown + ": not a socket's path");
+    const Closer folder = folder_in_root(root, in_root, shown);
+    struct stat st {};
+    if (::fstatat(folder.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+        throw std::runtime_error(errno_text("connecting to " + shown));
+    if (!S_ISSOCK(st.st_mode)) throw std::runtime_error("connecting to " + shown + ": not a socket");
+    // Through the folder's descriptor: nothing above the name is looked up again.
+    const std::string path = "/proc/self/fd/" + std::to_string(folder.get()) + "/" + name;
     sockaddr_un address{};
     address.sun_family = AF_UNIX;
     if (path.size() >= sizeof address.sun_path) throw std::runtime_error("the socket path " + path + " is too long");
@@ -107,7 +144,7 @@ int connect_agent_socket(const std::string &path, const std::string &client_toke
     if (fd < 0) throw std::runtime_error(errno_text("creating a socket"));
     Closer owned(fd);
     if (::connect(fd, reinterpret_cast<const sockaddr *>(&address), sizeof address) != 0)
-        throw std::runtime_error(errno_text("connecting to " + path));
+        throw std::runtime_error(errno_text("connecting to " + shown));
     send_all(fd, agent_protocol::encode(agent_protocol::SocketHello{client_token}), deadline);
     const auto frame = receive_one(fd, deadline);
     std::string token;

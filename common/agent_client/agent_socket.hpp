@@ -43,10 +43,15 @@ private:
 // A random token of 32 hex digits (getrandom); throws std::runtime_error when there is no randomness.
 std::string random_token();
 
-// Connects to the agent's socket at path and exchanges the tokens
+// Connects to the agent's socket at path as the container sees it, its
+// root at root on this machine (/proc/PID/root; empty: this machine's own
+// root), and exchanges the tokens
 // (SocketHello, SocketWelcome) by the deadline: the connected descriptor.
-// Throws std::runtime_error saying why not (then the session stays on its stream).
-int connect_agent_socket(const std::string &path, const std::string &client_token, const std::string &agent_token,
-                         std::chrono::steady_clock::time_point deadline);
+// The path is resolved inside root, as in the container, and its last part
+// must be a socket, not a link: the container's files never lead to a socket
+// of the host's. Throws std::runtime_error saying why not (then the session
+// stays on its stream).
+int connect_agent_socket(const std::string &root, const std::string &path, const std::string &client_token,
+                         const std::string &agent_token, std::chrono::steady_clock::time_point deadline);
 
 }  // namespace liveupdate::agent_client

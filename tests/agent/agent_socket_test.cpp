@@ -243,7 +243,8 @@ BOOST_AUTO_TEST_CASE(a_socket_that_answers_another_token_is_not_trusted) {
         ::close(c);
     });
     try {
-        const int fd = liveupdate::agent_client::connect_agent_socket(path, "client", "agent", Clock::now() + kTimeout);
+        const int fd =
+            liveupdate::agent_client::connect_agent_socket("/", path, "client", "agent", Clock::now() + kTimeout);
         ::close(fd);
         BOOST_ERROR("the impostor was trusted");
     } catch (const std::runtime_error &e) {
@@ -251,6 +252,45 @@ BOOST_AUTO_TEST_CASE(a_socket_that_answers_another_token_is_not_trusted) {
     }
     impostor.join();
     ::close(listener);
+}
+
+namespace {
+
+// A socket that counts as reached when a connection waits in its backlog.
+struct Listener {
+    explicit Listener(const std::string &path) : fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
+        sockaddr_un address{};
+        address.sun_family = AF_UNIX;
+        std::strncpy(address.sun_path, path.c_str(), sizeof address.sun_path - 1);
+        BOOST_REQUIRE(::bind(fd, reinterpret_cast<const sockaddr *>(&address), sizeof address) == 0);
+        BOOST_REQUIRE(::listen(fd, 4) == 0);
+    }
+    ~Listener() { ::close(fd); }
+    bool reached() const {
+        pollfd p{fd, POLLIN, 0};
+        return ::poll(&p, 1, 0) == 1;
+    }
+    int fd;
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_socket_path_is_resolved_inside_the_containers_root) {
+    // The container's files are not the host's: a link in them must not lead lu-host to a socket of the host's.
+    Scratch host, root;
+    Listener host_socket(host.str() + "/host.sock");
+    fs::create_symlink(host.str(), root.path / "agent-dir");                 // absolute: the host's folder
+    fs::create_symlink(host.str() + "/host.sock", root.path / "link.sock");  // the name itself a link
+    for (const char *in_container : {"/agent-dir/host.sock", "/link.sock"}) {
+        try {
+            ::close(liveupdate::agent_client::connect_agent_socket(root.str(), in_container, "client", "agent",
+                                                                   Clock::now() + kTimeout));
+            BOOST_ERROR("connected through " << in_container);
+        } catch (const std::runtime_error &e) {
+            BOOST_TEST(std::string(e.what()).find(in_container) != std::string::npos, e.what());
+        }
+        BOOST_TEST(!host_socket.reached(), in_container);
+    }
 }
 
 BOOST_AUTO_TEST_CASE(a_host_that_cannot_reach_the_socket_keeps_the_session_on_its_stream) {
