@@ -4,6 +4,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -41,6 +42,13 @@ inline void check_every_change_synced_once(const UpDaemon &daemon, int files) {
     BOOST_TEST_REQUIRE(
         wait_until([&] { return tree_of(daemon.root / "app") == tree_of(daemon.src); }, std::chrono::seconds(60)),
         daemon.log_text());
+    // An update's "Will copy" lines are printed once it has run: the tree can be equal a moment before.
+    wait_until(
+        [&] {
+            const std::vector<int> seen = times_synced(daemon.log_text(), files);
+            return std::all_of(seen.begin(), seen.end(), [](int n) { return n > 0; });
+        },
+        std::chrono::seconds(10));
     const std::string log = daemon.log_text();
     const std::vector<int> times = times_synced(log, files);
     std::string lost, repeated;  // file names, and the log lines naming the repeated ones
