@@ -38,6 +38,10 @@ void decode_as_its_type(const Frame &frame) {
     case MessageType::file_commit: decode<FileCommit>(frame); break;
     case MessageType::block_signatures: path_problem(decode<BlockSignatures>(frame).path); break;
     case MessageType::block_signatures_reply: decode_signature(decode<BlockSignaturesReply>(frame).signature); break;
+    case MessageType::open_socket: path_problem(decode<OpenSocket>(frame).dir); break;
+    case MessageType::socket_reply: decode<SocketReply>(frame); break;
+    case MessageType::socket_hello: decode<SocketHello>(frame); break;
+    case MessageType::socket_welcome: decode<SocketWelcome>(frame); break;
     }
 }
 
