@@ -30,6 +30,37 @@ struct InheritedSignals {
     std::vector<int> blocked;
 };
 
+// Frames on a descriptor, as a test speaks them.
+class Wire {
+public:
+    explicit Wire(int fd) : fd_(fd) {}
+    void send(const std::string &bytes) {
+        BOOST_REQUIRE(::write(fd_, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size()));
+    }
+    // The next frame, or nullopt at the end of the stream.
+    std::optional<Frame> next() {
+        for (;;) {
+            if (auto f = decoder_.next()) return f;
+            char buffer[65536];
+            const auto got = ::read(fd_, buffer, sizeof buffer);
+            if (got <= 0) return std::nullopt;
+            decoder_.feed(std::string_view(buffer, static_cast<std::size_t>(got)));
+        }
+    }
+    template <class M>
+    M ask(const std::string &request) {
+        send(request);
+        auto f = next();
+        BOOST_REQUIRE(f.has_value());
+        return decode<M>(*f);
+    }
+
+private:
+    int fd_;
+    FrameDecoder decoder_;
+};
+
+// lu-agent as a child process; its stdin and stdout as this process's pipes.
 class Agent {
 public:
     explicit Agent(const InheritedSignals &inherited = {}) {
@@ -49,27 +80,19 @@ public:
         }
         ::close(to[0]);
         ::close(from[1]);
-        in_ = to[1];
-        out_ = from[0];
+        in = to[1];
+        out = from[0];
+        from_ = Wire(out);
     }
+    Agent(const Agent &) = delete;
+    Agent &operator=(const Agent &) = delete;
     ~Agent() {
-        if (in_ >= 0) ::close(in_);
-        ::close(out_);
-        int status = 0;
-        ::waitpid(pid_, &status, 0);
+        close_stdin();
+        ::close(out);
+        if (pid_ > 0) ::waitpid(pid_, nullptr, 0);
     }
-    void send(const std::string &bytes) {
-        BOOST_REQUIRE(::write(in_, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size()));
-    }
-    std::optional<Frame> next() {
-        for (;;) {
-            if (auto f = decoder_.next()) return f;
-            char buffer[65536];
-            const auto got = ::read(out_, buffer, sizeof buffer);
-            if (got <= 0) return std::nullopt;
-            decoder_.feed(std::string_view(buffer, static_cast<std::size_t>(got)));
-        }
-    }
+    void send(const std::string &bytes) { Wire(in).send(bytes); }
+    std::optional<Frame> next() { return from_.next(); }
     template <class M>
     M ask_for(const std::string &request) {
         send(request);
@@ -78,21 +101,25 @@ public:
         return decode<M>(*f);
     }
     void greet() { BOOST_TEST(ask_for<HelloReply>(encode(Hello{})).version == kProtocolVersion); }
+    void close_stdin() {
+        if (in >= 0) ::close(in);
+        in = -1;
+    }
     // Closes stdin and returns the agent's exit status.
     int finish() {
-        ::close(in_);
-        in_ = -1;
+        close_stdin();
         int status = 0;
         ::waitpid(pid_, &status, 0);
         pid_ = -1;
         return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     }
 
+    int in = -1;
+    int out = -1;
+
 private:
     pid_t pid_ = -1;
-    int in_ = -1;
-    int out_ = -1;
-    FrameDecoder decoder_;
+    Wire from_{-1};
 };
 
 struct Scratch {

@@ -22,11 +22,14 @@
 #include "common/agent_client/agent_session.hpp"
 #include "common/agent_client/agent_socket.hpp"
 #include "common/agent_protocol/messages.hpp"
+#include "tests/agent/agent_process.hpp"
 
 using namespace liveupdate::agent_protocol;
 using liveupdate::agent_client::AgentSession;
 using liveupdate::agent_client::AgentTransport;
 namespace fs = std::filesystem;
+using lu_agent_test::Agent;
+using lu_agent_test::Wire;
 
 namespace {
 
@@ -44,70 +47,6 @@ struct Scratch {
         for (const auto &entry : fs::directory_iterator(path)) n += entry.is_socket() ? 1 : 0;
         return n;
     }
-};
-
-// lu-agent as a child process; its stdin and stdout as this process's pipes.
-class AgentProcess {
-public:
-    AgentProcess() {
-        int to[2], from[2];
-        BOOST_REQUIRE(::pipe2(to, O_CLOEXEC) == 0 && ::pipe2(from, O_CLOEXEC) == 0);
-        pid_ = ::fork();
-        if (pid_ == 0) {
-            ::dup2(to[0], 0);
-            ::dup2(from[1], 1);
-            ::execl(LU_AGENT_PATH, "lu-agent", nullptr);
-            ::_exit(127);
-        }
-        ::close(to[0]);
-        ::close(from[1]);
-        in = to[1];
-        out = from[0];
-    }
-    ~AgentProcess() {
-        close_stdin();
-        ::close(out);
-        ::waitpid(pid_, nullptr, 0);
-    }
-    void close_stdin() {
-        if (in >= 0) ::close(in);
-        in = -1;
-    }
-    int in = -1;
-    int out = -1;
-
-private:
-    pid_t pid_ = -1;
-};
-
-// Frames on a descriptor, as a test speaks them.
-class Wire {
-public:
-    explicit Wire(int fd) : fd_(fd) {}
-    void send(const std::string &bytes) {
-        BOOST_REQUIRE(::write(fd_, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size()));
-    }
-    // The next frame, or nullopt at the end of the stream.
-    std::optional<Frame> next() {
-        for (;;) {
-            if (auto f = decoder_.next()) return f;
-            char buffer[65536];
-            const auto got = ::read(fd_, buffer, sizeof buffer);
-            if (got <= 0) return std::nullopt;
-            decoder_.feed(std::string_view(buffer, static_cast<std::size_t>(got)));
-        }
-    }
-    template <class M>
-    M ask(const std::string &request) {
-        send(request);
-        auto f = next();
-        BOOST_REQUIRE(f.has_value());
-        return decode<M>(*f);
-    }
-
-private:
-    int fd_;
-    FrameDecoder decoder_;
 };
 
 int connect_to(const std::string &path) {
@@ -155,7 +94,7 @@ private:
     std::size_t &stdin_bytes_;
 };
 
-std::unique_ptr<AgentSession> session_over(AgentProcess &agent, std::size_t &stdin_bytes) {
+std::unique_ptr<AgentSession> session_over(Agent &agent, std::size_t &stdin_bytes) {
     return AgentSession::start(std::make_unique<PipeTransport>(agent.in, agent.out, stdin_bytes), kTimeout,
                                [](std::string_view) {});
 }
@@ -174,7 +113,7 @@ std::string read_file(const fs::path &path) {
 
 BOOST_AUTO_TEST_CASE(a_session_moves_to_the_agents_socket_and_its_requests_go_there) {
     Scratch dir;
-    AgentProcess agent;
+    Agent agent;
     std::size_t stdin_bytes = 0;
     auto session = session_over(agent, stdin_bytes);
     BOOST_TEST_REQUIRE(session->move_to_socket("", dir.str(), kTimeout) == "");
@@ -190,7 +129,7 @@ BOOST_AUTO_TEST_CASE(a_session_moves_to_the_agents_socket_and_its_requests_go_th
 
 BOOST_AUTO_TEST_CASE(the_agents_socket_is_private_and_goes_when_the_host_stays_on_stdin) {
     Scratch dir;
-    AgentProcess agent;
+    Agent agent;
     Wire stdio_in(agent.in), stdio_out(agent.out);
     stdio_in.send(encode(Hello{}));
     BOOST_TEST_REQUIRE(stdio_out.next().has_value());
@@ -210,7 +149,7 @@ BOOST_AUTO_TEST_CASE(the_agents_socket_is_private_and_goes_when_the_host_stays_o
 
 BOOST_AUTO_TEST_CASE(a_connection_without_the_token_is_closed_and_the_session_stays_on_stdin) {
     Scratch dir;
-    AgentProcess agent;
+    Agent agent;
     Wire stdio_in(agent.in), stdio_out(agent.out);
     stdio_in.send(encode(Hello{}));
     BOOST_TEST_REQUIRE(stdio_out.next().has_value());
@@ -295,7 +234,7 @@ BOOST_AUTO_TEST_CASE(a_socket_path_is_resolved_inside_the_containers_root) {
 
 BOOST_AUTO_TEST_CASE(a_host_that_cannot_reach_the_socket_keeps_the_session_on_its_stream) {
     Scratch dir;
-    AgentProcess agent;
+    Agent agent;
     std::size_t stdin_bytes = 0;
     auto session = session_over(agent, stdin_bytes);
     const std::string why = session->move_to_socket("/nonexistent-root", dir.str(), kTimeout);
@@ -308,7 +247,7 @@ BOOST_AUTO_TEST_CASE(a_host_that_cannot_reach_the_socket_keeps_the_session_on_it
 
 BOOST_AUTO_TEST_CASE(an_agent_that_cannot_listen_says_why_and_serves_on) {
     Scratch dir;
-    AgentProcess agent;
+    Agent agent;
     std::size_t stdin_bytes = 0;
     auto session = session_over(agent, stdin_bytes);
     const std::string why = session->move_to_socket("", dir.str() + "/missing", kTimeout);
@@ -318,7 +257,7 @@ BOOST_AUTO_TEST_CASE(an_agent_that_cannot_listen_says_why_and_serves_on) {
 
 BOOST_AUTO_TEST_CASE(the_session_ends_when_the_agent_does) {
     Scratch dir;
-    AgentProcess agent;
+    Agent agent;
     std::size_t stdin_bytes = 0;
     auto session = session_over(agent, stdin_bytes);
     BOOST_TEST_REQUIRE(session->move_to_socket("", dir.str(), kTimeout) == "");
