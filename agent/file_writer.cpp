@@ -44,10 +44,12 @@ agent_protocol::Result FileWriter::write(const agent_protocol::WriteFile &reques
         if (!resolved.place) return failure(resolved, path);
         if (resolved.place->leaf_is_root) return write_through_rename(*resolved.place, request, Fd());
         folder_ = OpenFolder{request.root, folder_of(path), std::move(*resolved.place)};
+        reserve_.note_folder(folder_->place.parent.get());
     }
     Place &place = folder_->place;
     place.leaf = path_names(path).back();
-    if (!unnamed_files_ || folder_->rewritten) return write_through_rename(place, request, Fd());
+    if (!unnamed_files_) return write_through_rename(place, request, Fd());
+    if (folder_->rewritten) return write_through_rename(place, request, filled_spare(place, request));
     const Unnamed unnamed = write_unnamed(place, request);
     if (unnamed.error == 0) return {};
     if (unnamed.error == EEXIST) {
@@ -66,19 +68,31 @@ agent_protocol::Result FileWriter::write(const agent_protocol::WriteFile &reques
 
 FileWriter::Unnamed FileWriter::write_unnamed(const Place &place, const agent_protocol::WriteFile &request) {
     Unnamed out;
-    out.file = Fd(::openat(place.parent.get(), ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600));
+    out.file = filled_spare(place, request);
     if (out.file.get() < 0) {
-        out.error = errno;
-        if (lacks_unnamed_files(out.error)) unnamed_files_ = false;
-        return out;
+        out.file = Fd(::openat(place.parent.get(), ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600));
+        if (out.file.get() < 0) {
+            out.error = errno;
+            if (lacks_unnamed_files(out.error)) unnamed_files_ = false;
+            return out;
+        }
+        out.error = write_all(out.file.get(), request.content);
+        if (out.error == 0) out.error = set_mode_and_owner(out.file.get(), request.mode, request.uid, request.gid);
+        if (out.error != 0) return out;
     }
-    out.error = write_all(out.file.get(), request.content);
-    if (out.error == 0) out.error = set_mode_and_owner(out.file.get(), request.mode, request.uid, request.gid);
-    if (out.error != 0) return out;
     out.error = link_in(out.file.get(), place.parent.get(), place.leaf);
     if (out.error == ENOENT && ::access("/proc/self/fd", X_OK) != 0) unnamed_files_ = false;
     if (out.error == 0 && ::close(out.file.release()) != 0) out.error = errno;
     return out;
+}
+
+Fd FileWriter::filled_spare(const Place &place, const agent_protocol::WriteFile &request) {
+    Fd spare = reserve_.take_spare(place.parent.get());
+    // A spare that takes no content is dropped: the write makes its file anew and says what fails.
+    if (spare.get() >= 0 && (write_all(spare.get(), request.content) != 0 ||
+                             set_mode_and_owner(spare.get(), request.mode, request.uid, request.gid) != 0))
+        return Fd();
+    return spare;
 }
 
 agent_protocol::Result FileWriter::write_through_rename(const Place &place, const agent_protocol::WriteFile &request,
@@ -87,6 +101,7 @@ agent_protocol::Result FileWriter::write_through_rename(const Place &place, cons
     int error = written.get() >= 0 ? link_in(written.get(), place.parent.get(), temporary) : -1;
     if (error != 0) error = write_content(place.parent.get(), temporary, request);
     if (error != 0) return failure(error, "writing a temporary file for", request.path);
+    reserve_.hold_replaced(place.parent.get(), place.leaf);
     if (const int replaced = replace_with(place, temporary); replaced != 0)
         return failure(replaced, "writing", request.path);
     return {};

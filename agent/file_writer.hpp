@@ -9,12 +9,15 @@
 // folder: a burst of files resolves each folder once, not once a file (half of
 // the syscalls of a small file). It is dropped as soon as a request of another
 // kind arrives (forget()); a folder removed under it meanwhile is found again.
+// What a write can leave for a quiet moment waits in its InodeReserve: the
+// session calls idle() when no request has come for a while.
 #pragma once
 
 #include <optional>
 #include <string>
 
 #include "agent/fs_place.hpp"
+#include "agent/inode_reserve.hpp"
 #include "common/agent_protocol/messages.hpp"
 
 namespace liveupdate::agent {
@@ -23,6 +26,8 @@ class FileWriter {
 public:
     agent_protocol::Result write(const agent_protocol::WriteFile &request);
     void forget() { folder_.reset(); }
+    bool has_idle_work() const { return reserve_.has_idle_work(); }
+    void idle() { reserve_.idle(); }
 
 private:
     struct OpenFolder {
@@ -38,14 +43,14 @@ private:
         Fd file;        // the written file, while not linked in place
     };
 
-    // The folder of the last write when the request's path is in it, else
-    // the request's own (kept when it is not the root itself).
-    PlaceResult place_of(const agent_protocol::WriteFile &request, bool &reused);
     Unnamed write_unnamed(const Place &place, const agent_protocol::WriteFile &request);
+    // The reserve's spare for the folder with the request's content, mode and owner, or none.
+    Fd filled_spare(const Place &place, const agent_protocol::WriteFile &request);
     agent_protocol::Result write_through_rename(const Place &place, const agent_protocol::WriteFile &request,
                                                 const Fd &written);
     bool unnamed_files_ = true;  // O_TMPFILE and /proc/self/fd work here
     std::optional<OpenFolder> folder_;
+    InodeReserve reserve_;
 };
 
 }  // namespace liveupdate::agent

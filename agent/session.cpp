@@ -116,6 +116,19 @@ struct Channel {
 
 enum class Input { more, ended, failed };
 
+// How long the requests pause before the writer does what it left for a
+// quiet moment: longer than the gaps of one change's requests, so that it
+// never competes with their answers (nor with other containers' agents, which
+// answer the same change on the same cores).
+constexpr int kQuietMs = 20;
+
+// Lets the writer do its idle work once no request has come for kQuietMs.
+void idle_when_quiet(const Channel &channel, int stdin_fd, FileWriter &files) {
+    if (!files.has_idle_work()) return;
+    pollfd fds[2] = {{channel.in, POLLIN, 0}, {stdin_fd, POLLIN, 0}};
+    if (::poll(fds, channel.socket.get() >= 0 ? 2 : 1, kQuietMs) == 0) files.idle();
+}
+
 // Waits for the next bytes of the channel's requests and feeds them to its decoder.
 Input read_more(Channel &channel, int stdin_fd, char *buffer, std::size_t size) {
     for (;;) {
@@ -173,6 +186,7 @@ int serve(int in, int out_fd) {
     char buffer[256 * 1024];
     try {
         for (;;) {
+            idle_when_quiet(channel, in, files);
             switch (read_more(channel, in, buffer, sizeof buffer)) {
             case Input::more: break;
             case Input::ended: return 0;

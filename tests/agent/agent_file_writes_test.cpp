@@ -4,7 +4,9 @@
 #define BOOST_TEST_MODULE agent_file_writes
 #include <sys/inotify.h>
 
+#include <chrono>
 #include <set>
+#include <thread>
 #include <utility>
 
 #include "tests/agent/agent_process.hpp"
@@ -55,6 +57,34 @@ std::vector<std::uint32_t> masks_of(const std::vector<std::pair<std::string, std
 ino_t inode_of(const std::string &path) {
     struct stat st {};
     return ::lstat(path.c_str(), &st) == 0 ? st.st_ino : 0;
+}
+
+// What the agent's open files are (their /proc/PID/fd links).
+std::vector<std::string> open_files_of(pid_t pid) {
+    std::vector<std::string> out;
+    const fs::path fds = "/proc/" + std::to_string(pid) + "/fd";
+    for (const auto &entry : fs::directory_iterator(fds)) {
+        std::error_code ec;
+        const auto target = fs::read_symlink(entry.path(), ec);
+        if (!ec) out.push_back(target.string());
+    }
+    return out;
+}
+
+// Waits (10 s at most) until one of the agent's open files starts with `prefix`; its link, or "".
+std::string wait_for_open_file(pid_t pid, const std::string &prefix) {
+    for (int i = 0; i < 1000; ++i) {
+        for (const auto &file : open_files_of(pid))
+            if (file.rfind(prefix, 0) == 0) return file;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return "";
+}
+
+// The inode of an unnamed file the agent holds in `folder` ("FOLDER/#INO (deleted)"), once it holds one.
+ino_t wait_for_spare(const Agent &agent, const std::string &folder) {
+    const std::string link = wait_for_open_file(agent.pid(), folder + "/#");
+    return link.empty() ? 0 : static_cast<ino_t>(std::stoull(link.substr(folder.size() + 2)));
 }
 
 Result write(Agent &agent, const std::string &path, const std::string &root, const std::string &content,
@@ -142,5 +172,66 @@ BOOST_AUTO_TEST_CASE(a_folder_that_gives_way_is_not_written_into_later) {
     BOOST_TEST(write(agent, app + "/a/z.txt", app, "z").error == 0);
     BOOST_TEST(read_file(app + "/a/z.txt") == "z");
     BOOST_TEST(!fs::exists(app + "/a/y.txt"));
+    BOOST_TEST(agent.finish() == 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_quiet_agent_makes_the_next_files_inode_ahead) {
+    Scratch dir;
+    const std::string app = dir / "app";
+    fs::create_directories(app);
+    std::ofstream(app + "/old.txt") << "old";
+    Agent agent;
+    agent.greet();
+    BOOST_TEST(write(agent, app + "/a.txt", app, "a").error == 0);
+    const ino_t spare = wait_for_spare(agent, app);
+    BOOST_REQUIRE_MESSAGE(spare != 0, "the agent made no unnamed file in " << app << " while quiet");
+    // The next new file in the folder is that inode, linked in whole as before.
+    FolderEvents events(app);
+    BOOST_TEST(write(agent, app + "/b.txt", app, "b", 0640).error == 0);
+    BOOST_TEST(inode_of(app + "/b.txt") == spare);
+    BOOST_TEST(masks_of(events.take(), "b.txt") == std::vector<std::uint32_t>{IN_CREATE});
+    BOOST_TEST(read_file(app + "/b.txt") == "b");
+    BOOST_TEST(mode_of(app + "/b.txt") == 0640);
+    // And so is a file that replaces another, once a new spare is made.
+    const ino_t next = wait_for_spare(agent, app);
+    BOOST_REQUIRE(next != 0);
+    BOOST_TEST(write(agent, app + "/old.txt", app, "new").error == 0);
+    BOOST_TEST(inode_of(app + "/old.txt") == next);
+    BOOST_TEST(read_file(app + "/old.txt") == "new");
+    BOOST_TEST(agent.finish() == 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_spare_is_not_used_in_another_folder) {
+    Scratch dir;
+    const std::string app = dir / "app";
+    fs::create_directories(app + "/d");
+    Agent agent;
+    agent.greet();
+    BOOST_TEST(write(agent, app + "/d/a.txt", app, "a").error == 0);
+    const ino_t spare = wait_for_spare(agent, app + "/d");
+    BOOST_REQUIRE(spare != 0);
+    BOOST_TEST(write(agent, app + "/e/b.txt", app, "b").error == 0);
+    BOOST_TEST(inode_of(app + "/e/b.txt") != spare);
+    // The folder the spare was made in moves away; a write to its old path finds a new folder.
+    fs::rename(app + "/d", app + "/moved");
+    BOOST_TEST(write(agent, app + "/d/c.txt", app, "c").error == 0);
+    BOOST_TEST(read_file(app + "/d/c.txt") == "c");
+    BOOST_TEST(!fs::exists(app + "/moved/c.txt"));
+    BOOST_TEST(agent.finish() == 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_replaced_file_is_let_go_once_quiet) {
+    Scratch dir;
+    const std::string app = dir / "app";
+    fs::create_directories(app);
+    std::ofstream(app + "/a.txt") << "old a";
+    Agent agent;
+    agent.greet();
+    BOOST_TEST(write(agent, app + "/a.txt", app, "new a").error == 0);
+    BOOST_TEST(write(agent, app + "/a.txt", app, "newer a").error == 0);
+    BOOST_TEST(read_file(app + "/a.txt") == "newer a");
+    // Once quiet the agent has made its spare, and holds no replaced file any more.
+    BOOST_REQUIRE(wait_for_spare(agent, app) != 0);
+    for (const auto &file : open_files_of(agent.pid())) BOOST_TEST(file.find("a.txt") == std::string::npos, file);
     BOOST_TEST(agent.finish() == 0);
 }

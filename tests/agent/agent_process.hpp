@@ -114,6 +114,8 @@ public:
         return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     }
 
+    pid_t pid() const { return pid_; }
+
     int in = -1;
     int out = -1;
 

@@ -1,0 +1,58 @@
+#include "agent/inode_reserve.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace liveupdate::agent {
+namespace {
+
+// Held files keep their space until idle: a burst of rewrites holds no more
+// than these and lets the oldest go as it goes.
+constexpr std::size_t kMaxHeld = 64;
+
+}  // namespace
+
+void InodeReserve::note_folder(int folder) {
+    const int copy = ::fcntl(folder, F_DUPFD_CLOEXEC, 0);
+    if (copy >= 0) folder_ = Fd(copy);
+}
+
+Fd InodeReserve::take_spare(int folder) {
+    if (spare_.get() < 0) return Fd();
+    struct stat st {};
+    if (::fstat(folder, &st) != 0 || st.st_dev != spare_dev_ || st.st_ino != spare_ino_) return Fd();
+    return std::move(spare_);
+}
+
+void InodeReserve::hold_replaced(int folder, const std::string &leaf) {
+    Fd held(::openat(folder, leaf.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+    if (held.get() < 0) return;
+    if (held_.size() == kMaxHeld) held_.pop_front();
+    held_.push_back(std::move(held));
+}
+
+bool InodeReserve::has_idle_work() const {
+    return !held_.empty() || (spares_work_ && folder_.get() >= 0 && spare_.get() < 0);
+}
+
+void InodeReserve::idle() {
+    held_.clear();
+    if (!spares_work_ || folder_.get() < 0 || spare_.get() >= 0) return;
+    struct stat st {};
+    if (::fstat(folder_.get(), &st) != 0) return;
+    Fd spare(::openat(folder_.get(), ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600));
+    if (spare.get() < 0) {
+        // No unnamed files here (an old kernel, another filesystem): none are tried again.
+        if (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL) spares_work_ = false;
+        folder_ = Fd();
+        return;
+    }
+    spare_ = std::move(spare);
+    spare_dev_ = st.st_dev;
+    spare_ino_ = st.st_ino;
+}
+
+}  // namespace liveupdate::agent
