@@ -39,6 +39,20 @@ private:
     std::vector<char> buffer_;
 };
 
+// An ArchiveWriteFn behind a small buffer inside it: for a small archive
+// built whole, where FunctionSink's would cost more than the archive (a
+// large allocation is an mmap and page faults, each time).
+class SmallSink final : public ArchiveSink {
+public:
+    explicit SmallSink(const common::ArchiveWriteFn &write) : write_(write) {}
+    std::span<char> space(std::size_t want) override { return {buffer_, std::min(want, sizeof buffer_)}; }
+    void write(const char *data, std::size_t size) override { write_(data, size); }
+
+private:
+    const common::ArchiveWriteFn &write_;
+    char buffer_[16 * 1024];
+};
+
 }  // namespace
 
 common::IgnoreSet ignore_set_from_json(const json::value &filter) {
@@ -72,7 +86,7 @@ std::shared_ptr<const PrebuiltArchive> prebuild_archive(const std::vector<Archiv
         built->log.emplace_back(level, std::string(text));
     };
     try {
-        FunctionSink sink(append);
+        SmallSink sink(append);
         built->summary = write_archive_to(copies, filter, sink, log,
                                           [&](const std::string &path) { built->entries.push_back(path); });
     } catch (const std::exception &) {
@@ -284,8 +298,8 @@ ArchiveSummary ArchiveStream::summary() const {
 std::optional<std::string> ArchiveStream::finish(bool drain) {
     std::optional<std::string> failure;
     if (drain) {
-        const auto sink = std::make_unique_for_overwrite<char[]>(kFileBuffer);  // what is left is a little padding
-        while (read(sink.get(), kFileBuffer) > 0) {
+        char sink[16 * 1024];  // what is left is a little padding: no large allocation (an mmap) per update
+        while (read(sink, sizeof sink) > 0) {
         }
         failure = error();
     } else {
