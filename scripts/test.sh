@@ -162,7 +162,7 @@ run_check "lint" scripts/lint.sh
 # here shows as "Not Run" in this stage: add the target.
 asan_targets=(
   lu-host liveupdate updater_record lu_test_wrong_abi_plugin lu_test_by_container_updater step_v1_replay
-  up_warm_up_tests
+  up_warm_up_tests up_log_tests
   liveupdate_unit_tests liveupdate_abi_tests host_unit_tests host_tests
   c_abi_headers c_abi_tests updater_helper_tests
   up_unit_tests up_watcher_tests up_save_patterns_tests

@@ -96,13 +96,18 @@ void AgentDriver::refuse(const AgentPlace &place, const std::string &why, const 
 
 std::shared_ptr<AgentDriver::Slot> AgentDriver::slot_for(const std::string &key) {
     std::lock_guard lock(mutex_);
-    // Sessions of removed or re-created containers end with their container: let them go.
-    for (auto it = slots_.begin(); it != slots_.end();) {
+    // Sessions of removed or re-created containers end with their container:
+    // let them go, looking at the slots in turn.
+    auto it = slots_.upper_bound(last_looked_at_);
+    for (int turn = 0; turn < 2 && (it == slots_.end() || it->first == key); ++turn)
+        it = it == slots_.end() ? slots_.begin() : std::next(it);
+    if (it != slots_.end() && it->first != key) {
+        last_looked_at_ = it->first;
         std::unique_lock idle(it->second->mutex, std::try_to_lock);
-        const bool gone = it->first != key && it->second.use_count() == 1 && idle.owns_lock() &&
-                          (!it->second->session || !it->second->session->alive());
+        const bool gone =
+            it->second.use_count() == 1 && idle.owns_lock() && (!it->second->session || !it->second->session->alive());
         if (idle.owns_lock()) idle.unlock();
-        it = gone ? slots_.erase(it) : std::next(it);
+        if (gone) slots_.erase(it);
     }
     auto &entry = slots_[key];
     if (!entry) entry = std::make_shared<Slot>();

@@ -12,11 +12,11 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
-#include <unordered_map>
 
 #include "common/agent_client/agent_binary.hpp"
 #include "common/agent_client/agent_refusals.hpp"
@@ -122,7 +122,9 @@ private:
 
     // The refusal of the agent in this start of the container, if any.
     std::optional<std::string> refusal(const AgentPlace &place, bool counts_as_update);
-    // The place's slot (made on first use); slots of containers gone are let go.
+    // The place's slot (made on first use); slots of containers gone are let
+    // go, one other slot looked at per call: the updates of one change to N
+    // replicas each asking N - 1 sessions, under mutex_, cost more than they did.
     std::shared_ptr<Slot> slot_for(const std::string &key);
     // The slot's live session, started (again) when there is none; nullptr
     // when the agent cannot run there. Hold the slot's mutex.
@@ -139,7 +141,8 @@ private:
     std::string agent_path_;
     std::chrono::milliseconds timeout_;
     std::mutex mutex_;  // guards slots_, refused_ and binary_
-    std::unordered_map<std::string, std::shared_ptr<Slot>> slots_;
+    std::map<std::string, std::shared_ptr<Slot>> slots_;
+    std::string last_looked_at_;  // the slot slot_for looked at last; the next one after it is next
     AgentRefusals refused_;
     std::optional<AgentBinary> binary_;
     std::atomic<std::uint64_t> reconnects_{0};

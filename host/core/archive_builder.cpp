@@ -39,6 +39,20 @@ private:
     std::vector<char> buffer_;
 };
 
+// An ArchiveWriteFn behind a small buffer inside it: for a small archive
+// built whole, where FunctionSink's would cost more than the archive (a
+// large allocation is an mmap and page faults, each time).
+class SmallSink final : public ArchiveSink {
+public:
+    explicit SmallSink(const common::ArchiveWriteFn &write) : write_(write) {}
+    std::span<char> space(std::size_t want) override { return {buffer_, std::min(want, sizeof buffer_)}; }
+    void write(const char *data, std::size_t size) override { write_(data, size); }
+
+private:
+    const common::ArchiveWriteFn &write_;
+    char buffer_[16 * 1024];
+};
+
 }  // namespace
 
 common::IgnoreSet ignore_set_from_json(const json::value &filter) {
@@ -55,6 +69,31 @@ ArchiveSummary write_archive(const std::vector<ArchiveMapping> &copies, const co
                              const common::ArchiveWriteFn &write, const LogSinkFn &log) {
     FunctionSink sink(write);
     return write_archive_to(copies, filter, sink, log, {});
+}
+
+std::shared_ptr<const PrebuiltArchive> prebuild_archive(const std::vector<ArchiveMapping> &copies,
+                                                        const common::IgnoreSet &filter, std::size_t max_bytes) {
+    auto built = std::make_shared<PrebuiltArchive>();
+    bool too_large = false;
+    const common::ArchiveWriteFn append = [&](const char *data, std::size_t size) {
+        if (built->bytes.size() + size > max_bytes) {
+            too_large = true;
+            throw HostError(kBuild, "shared archive", "larger than " + std::to_string(max_bytes) + " bytes");
+        }
+        built->bytes.append(data, size);
+    };
+    const LogSinkFn log = [&](common::LogLevel level, std::string_view text) {
+        built->log.emplace_back(level, std::string(text));
+    };
+    try {
+        SmallSink sink(append);
+        built->summary = write_archive_to(copies, filter, sink, log,
+                                          [&](const std::string &path) { built->entries.push_back(path); });
+    } catch (const std::exception &) {
+        // Too large, or not complete: each update builds its own and tells its own failure.
+        return nullptr;
+    }
+    return too_large ? nullptr : built;
 }
 
 // The writer thread fills the buffer of the read() waiting for it, reading
@@ -104,6 +143,24 @@ ArchiveStream::ArchiveStream(std::vector<ArchiveMapping> copies, common::IgnoreS
     start_writer();
 }
 
+ArchiveStream::ArchiveStream(std::shared_ptr<const PrebuiltArchive> prebuilt, std::vector<ArchiveMapping> copies,
+                             common::IgnoreSet filter, LogSinkFn log, BeforeEntryFn before_entry,
+                             BeforeBytesLeaveFn before_bytes_leave)
+    : copies_(std::move(copies)),
+      filter_(std::move(filter)),
+      log_(std::move(log)),
+      before_entry_(std::move(before_entry)),
+      before_bytes_leave_(std::move(before_bytes_leave)),
+      prebuilt_(std::move(prebuilt)) {
+    if (!prebuilt_) {
+        start_writer();
+        return;
+    }
+    for (const auto &[level, text] : prebuilt_->log) log_(level, text);
+    summary_ = prebuilt_->summary;
+    writer_done_ = true;
+}
+
 ArchiveStream::~ArchiveStream() {
     stop_writer();
     finish_writer();
@@ -134,6 +191,7 @@ int32_t ArchiveStream::rewind() {
     finish_writer();
     {
         std::lock_guard lock(mutex_);
+        prebuilt_.reset();
         slot_ = nullptr;
         slot_capacity_ = slot_filled_ = 0;
         reader_gone_ = writer_done_ = false;
@@ -165,8 +223,37 @@ void ArchiveStream::finish_writer() {
     writer_.reset();
 }
 
+std::int64_t ArchiveStream::read_prebuilt(void *buffer, std::size_t capacity) {
+    if (prebuilt_read_ == 0 && before_entry_) {
+        try {
+            for (const std::string &path : prebuilt_->entries) before_entry_(path);
+        } catch (const std::exception &e) {
+            std::lock_guard lock(mutex_);
+            if (!error_) error_ = e.what();
+            prebuilt_read_ = prebuilt_->bytes.size();  // nothing of it leaves
+            return -1;
+        }
+    }
+    const std::size_t n = std::min(capacity, prebuilt_->bytes.size() - prebuilt_read_);
+    if (n == 0) return error() ? -1 : 0;
+    if (before_bytes_leave_) {
+        try {
+            before_bytes_leave_();
+        } catch (const std::exception &e) {
+            std::lock_guard lock(mutex_);
+            if (!error_) error_ = e.what();
+            prebuilt_read_ = prebuilt_->bytes.size();
+            return -1;
+        }
+    }
+    std::memcpy(buffer, prebuilt_->bytes.data() + prebuilt_read_, n);
+    prebuilt_read_ += n;
+    return static_cast<std::int64_t>(n);
+}
+
 std::int64_t ArchiveStream::read(void *buffer, std::size_t capacity) {
     if (capacity == 0) return 0;
+    if (prebuilt_) return read_prebuilt(buffer, capacity);
     std::unique_lock lock(mutex_);
     if (!writer_done_) {
         slot_ = static_cast<char *>(buffer);
@@ -211,8 +298,8 @@ ArchiveSummary ArchiveStream::summary() const {
 std::optional<std::string> ArchiveStream::finish(bool drain) {
     std::optional<std::string> failure;
     if (drain) {
-        const auto sink = std::make_unique_for_overwrite<char[]>(kFileBuffer);  // what is left is a little padding
-        while (read(sink.get(), kFileBuffer) > 0) {
+        char sink[16 * 1024];  // what is left is a little padding: no large allocation (an mmap) per update
+        while (read(sink, sizeof sink) > 0) {
         }
         failure = error();
     } else {

@@ -19,9 +19,11 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <boost/json.hpp>
@@ -65,6 +67,22 @@ common::IgnoreSet ignore_set_from_json(const boost::json::value &filter);
 ArchiveSummary write_archive(const std::vector<ArchiveMapping> &copies, const common::IgnoreSet &filter,
                              const common::ArchiveWriteFn &write, const LogSinkFn &log);
 
+// One archive built whole in memory, for every container of one change to
+// read (the updates of a fan-out): the files are read and the tar written
+// once, not once per replica, and no writer thread is woken per replica.
+struct PrebuiltArchive {
+    std::string bytes;
+    std::vector<std::string> entries;                           // each entry's container path, in order
+    std::vector<std::pair<common::LogLevel, std::string>> log;  // what building it logged
+    ArchiveSummary summary;
+};
+
+// The archive of copies in memory, or null when it would be larger than
+// max_bytes or cannot be completed (each update then streams its own and
+// says why, as without it).
+std::shared_ptr<const PrebuiltArchive> prebuild_archive(const std::vector<ArchiveMapping> &copies,
+                                                        const common::IgnoreSet &filter, std::size_t max_bytes);
+
 class ArchiveSink;
 
 // The archive as an lu_archive_stream: a writer on a kept thread fills the
@@ -74,6 +92,12 @@ class ArchiveStream {
 public:
     ArchiveStream(std::vector<ArchiveMapping> copies, common::IgnoreSet filter, LogSinkFn log,
                   BeforeEntryFn before_entry = {}, BeforeBytesLeaveFn before_bytes_leave = {});
+    // The stream of a prebuilt archive: its log lines go to log at once; the
+    // BeforeEntryFn is told every entry before the first bytes leave. A
+    // rewind builds it again from copies, as the files are now.
+    ArchiveStream(std::shared_ptr<const PrebuiltArchive> prebuilt, std::vector<ArchiveMapping> copies,
+                  common::IgnoreSet filter, LogSinkFn log, BeforeEntryFn before_entry = {},
+                  BeforeBytesLeaveFn before_bytes_leave = {});
     ArchiveStream(const ArchiveStream &) = delete;
     ArchiveStream &operator=(const ArchiveStream &) = delete;
     ~ArchiveStream();
@@ -107,6 +131,7 @@ private:
     void start_writer();
     void stop_writer();
     void finish_writer();
+    std::int64_t read_prebuilt(void *buffer, std::size_t capacity);
 
     std::vector<ArchiveMapping> copies_;
     common::IgnoreSet filter_;
@@ -114,6 +139,8 @@ private:
     BeforeEntryFn before_entry_;
     BeforeBytesLeaveFn before_bytes_leave_;
     std::shared_ptr<KeptTask> writer_;
+    std::shared_ptr<const PrebuiltArchive> prebuilt_;  // null: the writer builds it
+    std::size_t prebuilt_read_ = 0;                    // how far the reader is in it
     mutable std::mutex mutex_;
     std::condition_variable changed_;
     // The buffer of the read() waiting (null when none), and how much of it is filled.

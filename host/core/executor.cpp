@@ -14,6 +14,8 @@ namespace json = boost::json;
 namespace {
 
 constexpr const char *kBadStep = "malformed update step";
+// A shared archive larger than this is streamed by each update instead: memory stays flat for an initial sync.
+constexpr std::size_t kSharedArchiveMax = std::size_t{1} << 20;
 
 // An array member, empty when absent or null; DecodeError when another type.
 const json::array &array_or_empty(const json::object &object, std::string_view key, const std::string &path) {
@@ -186,7 +188,30 @@ UpdateOutcome with_archive_finished(UpdateOutcome outcome, ArchiveStream &archiv
 
 }  // namespace
 
-UpdateOutcome Executor::execute(const json::object &update, const LogSinkFn &log) const {
+std::shared_ptr<const PrebuiltArchive> Executor::shared_archive(
+    const std::vector<const json::object *> &updates) const {
+    if (updates.size() < 2) return nullptr;
+    const json::value *copy = updates[0]->if_contains("copy");
+    const json::value *filter = updates[0]->if_contains("filter");
+    if (copy == nullptr || !copy->is_array() || copy->as_array().empty()) return nullptr;
+    for (const json::object *update : updates) {
+        const json::value *its_copy = update->if_contains("copy");
+        const json::value *its_filter = update->if_contains("filter");
+        if (its_copy == nullptr || *its_copy != *copy) return nullptr;
+        if ((its_filter == nullptr) != (filter == nullptr) || (filter != nullptr && *its_filter != *filter))
+            return nullptr;
+    }
+    try {
+        const PreparedUpdate prepared(*updates[0]);
+        const common::IgnoreSet ignore = filter != nullptr ? ignore_set_from_json(*filter) : common::IgnoreSet{};
+        return prebuild_archive(prepared.copies, ignore, kSharedArchiveMax);
+    } catch (const std::exception &) {
+        return nullptr;  // a malformed step: each update fails saying why
+    }
+}
+
+UpdateOutcome Executor::execute(const json::object &update, const LogSinkFn &log,
+                                const std::shared_ptr<const PrebuiltArchive> &shared) const {
     try {
         const PreparedUpdate prepared(update);
         const json::value *filter = update.if_contains("filter");
@@ -211,7 +236,7 @@ UpdateOutcome Executor::execute(const json::object &update, const LogSinkFn &log
             };
         BeforeBytesLeaveFn before_bytes_leave;
         if (journal) before_bytes_leave = [&journal] { journal->sync(); };
-        ArchiveStream archive(prepared.copies, std::move(ignore), log, std::move(before_entry),
+        ArchiveStream archive(shared, prepared.copies, std::move(ignore), log, std::move(before_entry),
                               std::move(before_bytes_leave));
         const lu_update_request request = views.request(prepared, archive.c_stream(), log);
         UpdateOutcome outcome = with_archive_finished(updater->update(request), archive, log);

@@ -4,6 +4,9 @@
 // reconcile_continue.
 #pragma once
 
+#include <memory>
+#include <vector>
+
 #include <boost/json.hpp>
 
 #include "host/core/archive_builder.hpp"
@@ -25,7 +28,16 @@ public:
     // failing updater: those are infra-failure outcomes. Log lines (archive
     // warnings, updater output) go to log, which must be thread-safe. A path
     // the record cannot take fails the update.
-    UpdateOutcome execute(const boost::json::object &update, const LogSinkFn &log) const;
+    // shared: the archive every update of its step copies, built once
+    // (shared_archive); null: the update builds its own.
+    UpdateOutcome execute(const boost::json::object &update, const LogSinkFn &log,
+                          const std::shared_ptr<const PrebuiltArchive> &shared = nullptr) const;
+
+    // The archive of updates that all copy the same paths with the same
+    // filter (one change to several replicas), built once in memory; null
+    // when they differ, copy nothing, or it is large (each streams its own).
+    std::shared_ptr<const PrebuiltArchive> shared_archive(
+        const std::vector<const boost::json::object *> &updates) const;
 
     SyncedRecords *records() const { return records_; }
 

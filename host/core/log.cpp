@@ -3,6 +3,7 @@
 #include <atomic>
 #include <iostream>
 #include <mutex>
+#include <string>
 
 namespace liveupdate::host {
 
@@ -22,6 +23,20 @@ LogSinkFn &sink_slot() {
     return sink;
 }
 
+// This thread's held bytes, and the one sink they go to.
+struct Held {
+    int depth = 0;
+    std::string bytes;
+    log::WriteBytesFn write = nullptr;
+
+    void flush() {
+        if (!bytes.empty() && write != nullptr) write(bytes);
+        bytes.clear();
+    }
+};
+
+thread_local Held t_held;
+
 }  // namespace
 
 namespace log {
@@ -40,6 +55,22 @@ void write(LogLevel level, std::string_view line) {
     if (level < g_threshold.load()) return;
     std::lock_guard lock(g_mutex);
     sink_slot()(level, line);
+}
+
+HeldLines::HeldLines() { ++t_held.depth; }
+
+HeldLines::~HeldLines() {
+    if (--t_held.depth == 0) t_held.flush();
+}
+
+bool held(std::string_view bytes, WriteBytesFn write) {
+    if (t_held.depth == 0) return false;
+    if (t_held.write != write) {
+        t_held.flush();  // a second sink: what the first holds goes first
+        t_held.write = write;
+    }
+    t_held.bytes += bytes;
+    return true;
 }
 
 }  // namespace log

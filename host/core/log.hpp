@@ -22,6 +22,22 @@ inline void debug(std::string_view line) { write(common::LogLevel::debug, line);
 inline void info(std::string_view line) { write(common::LogLevel::info, line); }
 inline void warn(std::string_view line) { write(common::LogLevel::warn, line); }
 inline void error(std::string_view line) { write(common::LogLevel::error, line); }
+
+// While one lives on a thread, what a sink writes there is held, and goes out
+// in one piece when the outermost ends: a step's lines for N replicas in one
+// write(), not 3 N, and never interleaved with another thread's.
+class HeldLines {
+public:
+    HeldLines();
+    ~HeldLines();
+    HeldLines(const HeldLines &) = delete;
+    HeldLines &operator=(const HeldLines &) = delete;
+};
+
+// For a sink: keeps bytes for this thread's HeldLines, to be given to write
+// when it ends, and says true; false when none lives (write them now).
+using WriteBytesFn = void (*)(std::string_view bytes);
+bool held(std::string_view bytes, WriteBytesFn write);
 }  // namespace log
 
 }  // namespace liveupdate::host

@@ -104,6 +104,7 @@ public:
         for (const FannedOutUpdate &one : ran) outcomes.push_back(one.outcome.to_json());
         json::object next = session.continue_with(json::object{{"outcomes", std::move(outcomes)}}, clock());
         const json::value *results = next.if_contains("results");
+        const log::HeldLines held;  // every update's lines in one write
         for (std::size_t i = 0; i < ran.size(); ++i) {
             if (batch.logs[i] != nullptr) print(*batch.logs[i]);
             for (const StepLogLine &line : ran[i].log) log(line.level, line.text);

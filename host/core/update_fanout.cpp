@@ -31,9 +31,10 @@ private:
     std::vector<StepLogLine> lines_;
 };
 
-FannedOutUpdate run_one(const Executor &executor, const boost::json::object &update) {
+FannedOutUpdate run_one(const Executor &executor, const boost::json::object &update,
+                        const std::shared_ptr<const PrebuiltArchive> &shared = nullptr) {
     LineBuffer buffer;
-    UpdateOutcome outcome = executor.execute(update, buffer.sink());
+    UpdateOutcome outcome = executor.execute(update, buffer.sink(), shared);
     return FannedOutUpdate{std::move(outcome), buffer.take()};
 }
 
@@ -43,6 +44,7 @@ struct ScenarioStep {
     const Executor &executor;
     const std::vector<const boost::json::object *> &updates;
     const std::size_t count;
+    const std::shared_ptr<const PrebuiltArchive> shared;  // the archive every update copies, when it is one
     std::atomic<std::size_t> next{0};
     std::vector<FannedOutUpdate> results;
     std::mutex mutex;
@@ -51,7 +53,7 @@ struct ScenarioStep {
     std::exception_ptr failure;
 
     ScenarioStep(const Executor &e, const std::vector<const boost::json::object *> &u)
-        : executor(e), updates(u), count(u.size()), results(u.size()) {}
+        : executor(e), updates(u), count(u.size()), shared(e.shared_archive(u)), results(u.size()) {}
 
     // idle_early: called by a helper once it has taken its last update, before
     // the step can be seen finished, so the next step finds it idle.
@@ -59,7 +61,7 @@ struct ScenarioStep {
         for (std::size_t i = next++; i < count;) {
             std::exception_ptr thrown;
             try {
-                results[i] = run_one(executor, *updates[i]);
+                results[i] = run_one(executor, *updates[i], shared);
             } catch (...) {
                 thrown = std::current_exception();  // rethrown on the step's own thread
             }

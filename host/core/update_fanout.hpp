@@ -35,7 +35,9 @@ inline constexpr std::size_t kDefaultParallelUpdates = 16;
 
 // Runs the steps' updates on the calling thread and on helper threads kept
 // from one step to the next: a thread started per update cost more than a
-// small update itself (a new stack and a cold malloc arena each time).
+// small update itself (a new stack and a cold malloc arena each time). The
+// updates of a step that copy the same paths read one archive, built once
+// (Executor::shared_archive).
 // Thread-safe: steps of different LiveUpdates share the helpers, each caller
 // working on its own step too, so a step never waits for another's.
 class UpdateFanout {

@@ -4,6 +4,9 @@
 
 #include <chrono>
 #include <cstdio>
+#include <mutex>
+
+#include "host/core/log.hpp"
 
 namespace liveupdate::host::up {
 
@@ -28,6 +31,14 @@ void append_escaped(std::string &out, std::string_view text) {
             out += hex;
         }
     }
+}
+
+std::mutex g_stdout_mutex;
+
+void write_to_stdout(std::string_view bytes) {
+    const std::lock_guard lock(g_stdout_mutex);
+    std::fwrite(bytes.data(), 1, bytes.size(), stdout);
+    std::fflush(stdout);
 }
 
 }  // namespace
@@ -58,9 +69,7 @@ void UpLog::write(common::LogLevel level, std::string_view source, std::string_v
     const std::string line = format_log_line(format_, common::MicroTime::from_system(std::chrono::system_clock::now()),
                                              level, source, text) +
                              "\n";
-    std::lock_guard<std::mutex> lock(mutex_);
-    std::fwrite(line.data(), 1, line.size(), stdout);
-    std::fflush(stdout);
+    if (!log::held(line, &write_to_stdout)) write_to_stdout(line);
 }
 
 }  // namespace liveupdate::host::up

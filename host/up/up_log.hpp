@@ -2,7 +2,6 @@
 // source) a line belongs to, and the text; as text or as JSON lines.
 #pragma once
 
-#include <mutex>
 #include <string>
 #include <string_view>
 
@@ -16,6 +15,8 @@ enum class LogFormat { text, json };
 // text: "2026-01-01T00:00:01.000000Z info  [hello] Will copy 1 file(s) ...", control
 //       characters escaped (\n, \r, \x1b): one record is one line
 // json: {"time": ..., "level": ..., "source": ..., "message": ...}
+// Lines written while a log::HeldLines lives on the writing thread go out with
+// the others it holds (host/core/log.hpp).
 std::string format_log_line(LogFormat format, common::MicroTime time, common::LogLevel level, std::string_view source,
                             std::string_view text);
 
@@ -28,7 +29,6 @@ public:
 private:
     LogFormat format_;
     common::LogLevel threshold_;
-    std::mutex mutex_;
 };
 
 }  // namespace liveupdate::host::up

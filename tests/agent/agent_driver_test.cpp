@@ -2,7 +2,8 @@
 // agent in this process: one session per container, replaced when it ended,
 // an update resent once after a broken session (never after a run began),
 // refusals said once, the agent copied in when missing, stderr held between
-// uses, prepare ahead of the first update, and digests through the session.
+// uses, prepare ahead of the first update, digests through the session, and
+// the sessions of other containers asked one at a time whether they ended.
 #define BOOST_TEST_MODULE agent_driver
 #include <boost/test/included/unit_test.hpp>
 
@@ -44,6 +45,7 @@ struct ScriptedAgent {
     int starts = 0;                    // streams that answered the handshake
     int installs = 0;                  // install() calls
     int requests = 0;                  // requests after the handshake, over all streams
+    int idles = 0;                     // idle() calls: asked whether the session ended
     ScriptedTransport *current = nullptr;
 };
 
@@ -116,6 +118,7 @@ public:
         return ended_ ? Progress::ended : Progress::timed_out;
     }
     bool idle(Sink &sink) override {
+        ++agent_.idles;
         pass_stderr(sink);
         return !ended_ && answers_.empty();
     }
@@ -363,4 +366,54 @@ BOOST_FIXTURE_TEST_CASE(a_refused_agent_makes_digests_unavailable_saying_why, Fi
         target, "/app", [](const ap::DigestEntry &) { return true; }, log.log());
     BOOST_TEST((outcome.kind == ac::DigestOutcome::Kind::unavailable));
     BOOST_TEST(outcome.message == "verify needs lu-agent in the container: no way in", outcome.message);
+}
+
+// Six replicas, each with a session: an update asks one other session
+// whether it ended, not every one (the fan-out of one change would ask
+// N - 1 sessions per update, under the driver's lock).
+struct Replicas {
+    static constexpr int kCount = 6;
+    std::vector<std::unique_ptr<ScriptedAgent>> agents;
+    std::vector<std::unique_ptr<ScriptedTarget>> targets;
+    ac::AgentDriver driver{agent_file(), std::chrono::milliseconds(2000)};
+
+    Replicas() {
+        for (int i = 0; i < kCount; ++i) {
+            agents.push_back(std::make_unique<ScriptedAgent>());
+            targets.push_back(std::make_unique<ScriptedTarget>(*agents.back(), "c" + std::to_string(i + 1)));
+        }
+    }
+    bool update(int i) {
+        Log log;
+        const auto outcome = driver.update(*targets[i], log.log(), [](ac::AgentStream &session, bool &) {
+            const auto result = ac::run_through_agent(session, {"true"}, std::chrono::milliseconds(1000),
+                                                      std::chrono::milliseconds(1000), [](int, std::string_view) {});
+            return result.exit_code == 0 ? Outcome{} : Outcome::run_failure(result.exit_code, "failed");
+        });
+        return ok(outcome);
+    }
+    int idles_of_others(int i) const {
+        int sum = 0;
+        for (int j = 0; j < kCount; ++j)
+            if (j != i) sum += agents[j]->idles;
+        return sum;
+    }
+};
+
+BOOST_FIXTURE_TEST_CASE(an_update_asks_at_most_one_other_session_whether_it_ended, Replicas) {
+    for (int i = 0; i < kCount; ++i) BOOST_TEST_REQUIRE(update(i));
+    for (int i = 0; i < kCount; ++i) {
+        const int before = idles_of_others(i);
+        BOOST_TEST_REQUIRE(update(i));
+        BOOST_TEST(idles_of_others(i) - before <= 1,
+                   "update of c" << i + 1 << " asked " << idles_of_others(i) - before << " others");
+    }
+}
+
+BOOST_FIXTURE_TEST_CASE(the_ended_session_of_a_container_gone_is_let_go_by_later_updates, Replicas) {
+    for (int i = 0; i < kCount; ++i) BOOST_TEST_REQUIRE(update(i));
+    BOOST_TEST_REQUIRE(agents[3]->current != nullptr);
+    agents[3]->current->end(137);
+    for (int n = 0; n < kCount && agents[3]->current != nullptr; ++n) BOOST_TEST_REQUIRE(update(0));
+    BOOST_TEST(agents[3]->current == nullptr);  // its transport was destroyed with its slot
 }

@@ -362,4 +362,63 @@ BOOST_AUTO_TEST_CASE(a_path_that_changes_kind_while_archived_goes_in_as_its_new_
     BOOST_TEST(entries.at("data/e").content == "file now");
 }
 
+// One change to several replicas: the archive is built once, and each
+// replica's stream gives its bytes, telling its entries before they leave.
+BOOST_AUTO_TEST_CASE(a_prebuilt_archive_streams_what_a_writer_would_and_tells_its_entries_first) {
+    TempDir tmp;
+    write(tmp.path / "src/a.txt", "alpha");
+    write(tmp.path / "src/b/c.txt", "gamma");
+    const std::vector<ArchiveMapping> copies{{(tmp.path / "src").string(), "/app"}};
+    const auto prebuilt = prebuild_archive(copies, IgnoreSet{}, 1 << 20);
+    BOOST_TEST_REQUIRE(prebuilt != nullptr);
+    BOOST_TEST((prebuilt->bytes == build(copies).bytes));
+    std::vector<std::string> told;
+    std::size_t told_when_bytes_left = 0;
+    ArchiveStream stream(
+        prebuilt, copies, IgnoreSet{}, [](liveupdate::common::LogLevel, std::string_view) {},
+        [&](const std::string &path) { told.push_back(path); }, [&] { told_when_bytes_left = told.size(); });
+    BOOST_TEST((read_rest(stream.c_stream()) == prebuilt->bytes));
+    BOOST_TEST((told == std::vector<std::string>{"/app", "/app/a.txt", "/app/b", "/app/b/c.txt"}));
+    BOOST_TEST(told_when_bytes_left == told.size());
+    BOOST_TEST(!stream.finish(true).has_value());
+}
+
+BOOST_AUTO_TEST_CASE(a_prebuilt_archive_is_not_read_again_until_rewound) {
+    TempDir tmp;
+    write(tmp.path / "a.txt", "first");
+    const std::vector<ArchiveMapping> copies{{(tmp.path / "a.txt").string(), "/app/a.txt"}};
+    const auto prebuilt = prebuild_archive(copies, IgnoreSet{}, 1 << 20);
+    BOOST_TEST_REQUIRE(prebuilt != nullptr);
+    write(tmp.path / "a.txt", "second");
+    ArchiveStream stream(prebuilt, copies, IgnoreSet{}, [](liveupdate::common::LogLevel, std::string_view) {});
+    BOOST_TEST(read_tar(read_rest(stream.c_stream())).at("app/a.txt").content == "first");
+    BOOST_TEST(stream.rewind() == 0);
+    BOOST_TEST(read_tar(read_rest(stream.c_stream())).at("app/a.txt").content == "second");
+    BOOST_TEST(!stream.finish(true).has_value());
+}
+
+BOOST_AUTO_TEST_CASE(a_prebuilt_archive_says_what_building_it_logged_and_left_out) {
+    TempDir tmp;
+    write(tmp.path / "a.txt", "here");
+    const std::vector<ArchiveMapping> copies{{(tmp.path / "a.txt").string(), "/app/a.txt"},
+                                             {(tmp.path / "gone.txt").string(), "/app/gone.txt"}};
+    const auto prebuilt = prebuild_archive(copies, IgnoreSet{}, 1 << 20);
+    BOOST_TEST_REQUIRE(prebuilt != nullptr);
+    const std::vector<std::string> expected = build(copies).warnings;
+    BOOST_TEST_REQUIRE(!expected.empty());
+    std::vector<std::string> logged;
+    ArchiveStream stream(prebuilt, copies, IgnoreSet{},
+                         [&](liveupdate::common::LogLevel, std::string_view line) { logged.emplace_back(line); });
+    BOOST_TEST((logged == expected));
+    BOOST_TEST(read_tar(read_rest(stream.c_stream())).count("app/a.txt") == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(an_archive_larger_than_the_bound_is_not_prebuilt) {
+    TempDir tmp;
+    write(tmp.path / "big.bin", std::string(64 * 1024, 'x'));
+    const std::vector<ArchiveMapping> copies{{(tmp.path / "big.bin").string(), "/app/big.bin"}};
+    BOOST_TEST(prebuild_archive(copies, IgnoreSet{}, 16 * 1024) == nullptr);
+    BOOST_TEST(prebuild_archive(copies, IgnoreSet{}, 1 << 20) != nullptr);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

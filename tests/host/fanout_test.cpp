@@ -1,6 +1,7 @@
 // One change to every replica of a LiveUpdate: the stepVersion 2 protocol run
 // concurrently gives the statuses, events and log lines of the stepVersion 1
 // protocol run one update at a time, on the same inputs.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -73,10 +74,11 @@ struct World {
     Executor executor{updaters};
     ReconcileDriver driver;
 
-    World(int max_step_version, std::size_t parallel, const std::string &updater_config)
+    World(int max_step_version, std::size_t parallel, const std::string &updater_config,
+          ReconcileDriver::LiveLogFn live_log = {})
         : slot(LU_TEST_LIVEUPDATE_PLUGIN, kStart, {}, max_step_version),
           driver(
-              slot, executor, store, [] { return kStart; }, {}, parallel) {
+              slot, executor, store, [] { return kStart; }, std::move(live_log), parallel) {
         updaters.set("kubernetes", std::make_shared<Updater>(UpdaterPlugin::load(LU_TEST_BY_CONTAINER_UPDATER),
                                                              std::make_shared<UpdaterHostServices>(), updater_config));
     }
@@ -188,6 +190,25 @@ BOOST_AUTO_TEST_CASE(the_threads_of_one_change_serve_the_next) {
     BOOST_TEST(!second.status.as_object().contains("failed"), json::serialize(second.status));
     BOOST_TEST(threads_of(first).size() == 3u);
     BOOST_TEST(threads_of(second) == threads_of(first));
+}
+
+// What a sink that honours log::HeldLines wrote, one entry per write.
+std::vector<std::string> g_writes;
+void record_write(std::string_view bytes) { g_writes.emplace_back(bytes); }
+
+BOOST_AUTO_TEST_CASE(the_lines_of_one_changes_updates_go_out_in_one_write) {
+    g_writes.clear();
+    World parallel(LU_STEP_VERSION, kDefaultParallelUpdates, "{}",
+                   [](const std::string &, liveupdate::common::LogLevel, std::string_view text) {
+                       const std::string line = std::string(text) + "\n";
+                       if (!log::held(line, &record_write)) record_write(line);
+                   });
+    const ReconcileResult r = parallel.reconcile(objects(root, 3, seen(root, 1)));
+    BOOST_TEST(!r.status.as_object().contains("failed"), json::serialize(r.status));
+    const bool one_write = std::any_of(g_writes.begin(), g_writes.end(), [](const std::string &w) {
+        return w.find("[id-1] copying") != std::string::npos && w.find("[id-3] ran") != std::string::npos;
+    });
+    BOOST_TEST(one_write, g_writes.size() << " writes");
 }
 
 BOOST_AUTO_TEST_CASE(too_few_outcomes_are_refused_and_the_session_still_answers) {

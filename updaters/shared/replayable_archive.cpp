@@ -29,9 +29,10 @@ struct ReplayableArchive::State {
     ArchiveRewindFn rewind;
     bool read_any = false;  // since the pass began
     bool source_ended = false;
-    // Not zeroed: only what the source wrote is read, and a small archive
-    // touches a page or two of it, not all 1 MiB (a replica each).
-    std::unique_ptr<char[]> ahead = std::make_unique_for_overwrite<char[]>(kReadAhead);
+    // Made on the first read smaller than kReadAhead (agent_apply's never
+    // are: 1 MiB per replica's update for nothing); not zeroed: only what the
+    // source wrote is read.
+    std::unique_ptr<char[]> ahead;
     std::size_t ahead_begin = 0;  // what of `ahead` is not handed out yet
     std::size_t ahead_end = 0;
     // Without a rewind: what the source gave so far, and where the pass is in it.
@@ -71,6 +72,7 @@ private:
 
     // The next bytes of the source into `ahead`: their count, 0 at the end, -1 on error.
     std::int64_t fill() {
+        if (!ahead) ahead = std::make_unique_for_overwrite<char[]>(kReadAhead);
         const auto got = take_from_source(ahead.get(), kReadAhead);
         if (got <= 0) return got;
         ahead_begin = 0;
