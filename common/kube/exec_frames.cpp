@@ -1,7 +1,5 @@
 #include "common/kube/exec_frames.hpp"
 
-#include "common/kube/exec_connection.hpp"
-
 namespace liveupdate::kube {
 
 void append_exec_frame(std::string_view frame, ExecChannels &into) {

@@ -7,6 +7,9 @@
 
 namespace liveupdate::kube {
 
+// Channel bytes: the first byte of every frame.
+inline constexpr unsigned char kExecStdin = 0, kExecStdout = 1, kExecStderr = 2, kExecStatus = 3, kExecClose = 255;
+
 struct ExecChannels {
     std::string out, err, status;
 };

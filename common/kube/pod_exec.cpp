@@ -1,5 +1,6 @@
 #include "common/kube/pod_exec.hpp"
 
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/json.hpp>
@@ -10,15 +11,13 @@
 #include <thread>
 
 #include "common/kube/exec_connection.hpp"
+#include "common/kube/exec_frames.hpp"
 
 namespace liveupdate::kube {
 namespace {
 
 namespace asio = boost::asio;
-namespace beast = boost::beast;
-namespace websocket = beast::websocket;
 namespace json = boost::json;
-using tcp = asio::ip::tcp;
 
 constexpr std::size_t kChunk = std::size_t{64} * 1024;
 
@@ -32,15 +31,13 @@ bool mentions_missing_executable(std::string_view m) {
 // be written, so the session reads output while stdin is being sent.
 class Session {
 public:
-    using Ws = ExecConnection::Ws;
-
-    Session(asio::io_context &ioc, Ws &ws, bool v5, const ExecOutputFn &on_output)
-        : ioc_(ioc), ws_(ws), v5_(v5), on_output_(on_output), timer_(ioc) {}
+    Session(ExecConnection &connection, const ExecOutputFn &on_output)
+        : connection_(connection), ioc_(connection.io()), v5_(connection.v5()), on_output_(on_output), timer_(ioc_) {}
 
     PodExecResult run(const ExecStdinFn *stdin_feeder, std::chrono::milliseconds timeout) {
         auto guard = asio::make_work_guard(ioc_);
         timer_.expires_after(timeout);
-        timer_.async_wait([this](beast::error_code ec) {
+        timer_.async_wait([this](boost::system::error_code ec) {
             if (ec) return;
             timed_out_ = true;
             finish();
@@ -102,24 +99,20 @@ private:
                 done->set_value(false);
                 return;
             }
-            auto data = std::make_shared<std::string>(std::move(frame));
-            ws_.binary(true);
-            ws_.async_write(asio::buffer(*data),
-                            [data, done](beast::error_code ec, std::size_t) { done->set_value(!ec); });
+            connection_.async_write_frame(std::make_shared<const std::string>(std::move(frame)),
+                                          [done](bool written) { done->set_value(written); });
         });
         if (!result.get()) throw StdinRefused{};
     }
 
     void read_next() {
-        ws_.async_read(buffer_, [this](beast::error_code ec, std::size_t) {
-            if (ec) {
-                if (ec != websocket::error::closed && ec != asio::error::operation_aborted && !finished_)
-                    read_error_ = ec.message();
+        connection_.async_read_frame([this](ExecConnection::Read read) {
+            if (read.ended) {
+                if (!finished_) read_error_ = std::move(read.error);
                 finish();
                 return;
             }
-            const auto data = buffer_.cdata();
-            const std::string_view frame(static_cast<const char *>(data.data()), data.size());
+            const std::string_view frame = read.frame;
             if (!frame.empty()) {
                 const auto channel = static_cast<unsigned char>(frame[0]);
                 if (channel == kExecStdout || channel == kExecStderr)
@@ -127,7 +120,6 @@ private:
                 else if (channel == kExecStatus)
                     status_.append(frame.substr(1));
             }
-            buffer_.consume(buffer_.size());
             read_next();
         });
     }
@@ -137,17 +129,14 @@ private:
         if (finished_) return;
         finished_ = true;
         timer_.cancel();
-        beast::error_code ignored;
-        beast::get_lowest_layer(ws_).socket().shutdown(tcp::socket::shutdown_both, ignored);
-        beast::get_lowest_layer(ws_).close();
+        connection_.close_socket();
     }
 
+    ExecConnection &connection_;
     asio::io_context &ioc_;
-    Ws &ws_;
     bool v5_;
     const ExecOutputFn &on_output_;
     asio::steady_timer timer_;
-    beast::flat_buffer buffer_;
     std::string status_;
     std::string read_error_;
     bool finished_ = false;
@@ -199,9 +188,9 @@ PodExecResult exec_in_pod(ApiClient &client, const PodExecTarget &target, const 
     const auto connection =
         open_exec_connection(client, target, command, stdin_feeder != nullptr,
                              std::min<std::chrono::milliseconds>(timeout, std::chrono::seconds(30)));
-    Session session(connection->ioc, *connection->ws, connection->v5, on_output);
+    Session session(*connection, on_output);
     PodExecResult r = session.run(stdin_feeder, timeout);
-    r.protocol = connection->protocol;
+    r.protocol = connection->protocol();
     return r;
 }
 
