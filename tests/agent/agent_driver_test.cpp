@@ -4,7 +4,7 @@
 // refusals said once, the agent copied in when missing, stderr held between
 // uses, prepare ahead of the first update, and digests through the session.
 #define BOOST_TEST_MODULE agent_driver
-#include <boost/test/included/unit_test.hpp>
+#include <boost/test/unit_test.hpp>
 
 #include <unistd.h>
 
