@@ -3,7 +3,6 @@
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/json.hpp>
 
 #include <exception>
 #include <future>
@@ -17,14 +16,8 @@ namespace liveupdate::kube {
 namespace {
 
 namespace asio = boost::asio;
-namespace json = boost::json;
 
 constexpr std::size_t kChunk = std::size_t{64} * 1024;
-
-bool mentions_missing_executable(std::string_view m) {
-    return m.find("executable file not found") != std::string_view::npos ||
-           m.find("no such file or directory") != std::string_view::npos;
-}
 
 // One exec session on an io_context run by the calling thread; the stdin
 // feeder runs on its own thread and hands each chunk over, waiting for it to
@@ -144,34 +137,6 @@ private:
 };
 
 }  // namespace
-
-int exit_code_of_status(std::string_view status_json, std::string &failure) {
-    boost::system::error_code ec;
-    const json::value v = json::parse(status_json, ec);
-    if (ec || !v.is_object()) {
-        failure = "unreadable exec status: " + std::string(status_json.substr(0, 200));
-        return -1;
-    }
-    const auto &o = v.as_object();
-    const auto text = [](const json::object &obj, const char *key) {
-        const auto *x = obj.if_contains(key);
-        return x != nullptr && x->is_string() ? std::string(x->as_string()) : std::string();
-    };
-    if (text(o, "status") == "Success") return 0;
-    const std::string message = text(o, "message");
-    if (const auto *details = o.if_contains("details"); details != nullptr && details->is_object())
-        if (const auto *causes = details->as_object().if_contains("causes"); causes != nullptr && causes->is_array())
-            for (const auto &c : causes->as_array())
-                if (c.is_object() && text(c.as_object(), "reason") == "ExitCode") {
-                    try {
-                        return std::stoi(text(c.as_object(), "message"));
-                    } catch (const std::exception &) {
-                        break;
-                    }
-                }
-    failure = message.empty() ? std::string(status_json.substr(0, 300)) : message;
-    return mentions_missing_executable(message) ? 127 : -1;
-}
 
 std::string exec_path(const PodExecTarget &t, const std::vector<std::string> &command, bool with_stdin) {
     std::string path = "/api/v1/namespaces/" + url_escape(t.namespace_name.empty() ? "default" : t.namespace_name) +
