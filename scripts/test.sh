@@ -15,9 +15,11 @@
 #      there (watchers, hot reload, lu-host up's units, update logs); any
 #      report fails the run
 #   6. runs the libFuzzer targets: the plugin ABI for 60 s, the lu-agent frame
-#      decoder for 30 s; a pod's exec frames, .env and interpolation for 10 s
-#      each (scripts/fuzz.sh; fuzz_compose_file is run by hand, see below)
-# The sanitizer builds make only the targets their tests need.
+#      decoder for 30 s; a pod's exec frames, .env, interpolation and compose
+#      files for 10 s each (scripts/fuzz.sh), two at a time (one per core)
+# The sanitizer builds make only the targets their tests need. Every build
+# has line tables for debug information (-g1): all that sanitizer reports
+# and backtraces read, and a fifth less compile time than full -g.
 # Ends with one line "tests: N passed, M failed"; exit 0 only when all passed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -31,6 +33,9 @@ skipped=()
 log_dir=$(mktemp -d)
 
 note() { printf '\n== %s ==\n' "$*"; }
+
+line_tables=(-DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG"
+  -DCMAKE_C_FLAGS_DEBUG=-g1 -DCMAKE_CXX_FLAGS_DEBUG=-g1)
 
 # Keeps the end of a failed test's output for the end of the run: CI keeps
 # only the last lines, and a failure without its output cannot be diagnosed.
@@ -103,7 +108,7 @@ sanitizer_stage() {
   shift
   note "sanitizer $sanitize ($dir/)"
   start=$(date +%s)
-  if cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Debug -DLU_SANITIZE="$sanitize" -DLU_BUILD_BENCH=OFF \
+  if cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Debug -DLU_SANITIZE="$sanitize" -DLU_BUILD_BENCH=OFF "${line_tables[@]}" \
      && cmake --build "$dir" -j"$jobs" --target "${targets[@]}"; then
     run_ctest "$dir" -j2 "$@"
   else
@@ -119,7 +124,7 @@ scripts/install-deps.sh || { echo "test: installing packages failed"; exit 1; }
 
 note "build (build/)"
 start=$(date +%s)
-if ! { cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo && cmake --build build -j"$jobs"; }; then
+if ! { cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo "${line_tables[@]}" && cmake --build build -j"$jobs"; }; then
   echo "test: the build failed"
   echo "tests: 0 passed, 1 failed"
   exit 1
@@ -188,12 +193,53 @@ tsan_tests='^(up_unit_tests|up_watcher_tests|up_save_patterns|reload_unit_tests|
 export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:exitcode=88
 sanitizer_stage build-tsan thread "${tsan_targets[@]}" -- -R "$tsan_tests"
 
-run_check "fuzzing the plugin ABI (60 s)" scripts/fuzz.sh 60
-run_check "fuzzing the lu-agent frame decoder (30 s)" scripts/fuzz.sh 30 fuzz_agent_frames
-run_check "fuzzing a pod's exec frames (10 s)" scripts/fuzz.sh 10 fuzz_exec_frames
-run_check "fuzzing the .env parser (10 s)" scripts/fuzz.sh 10 fuzz_dotenv
-run_check "fuzzing Compose interpolation (10 s)" scripts/fuzz.sh 10 fuzz_interpolation
-run_check "fuzzing compose files (10 s)" scripts/fuzz.sh 10 fuzz_compose_file
+# Seconds, target, what it fuzzes.
+fuzz_runs=(
+  "60 fuzz_engine the plugin ABI"
+  "30 fuzz_agent_frames the lu-agent frame decoder"
+  "10 fuzz_exec_frames a pod's exec frames"
+  "10 fuzz_dotenv the .env parser"
+  "10 fuzz_interpolation Compose interpolation"
+  "10 fuzz_compose_file compose files"
+)
+note "fuzz targets (build-fuzz/)"
+start=$(date +%s)
+fuzz_targets=()
+for run in "${fuzz_runs[@]}"; do read -r _ target _ <<<"$run"; fuzz_targets+=("$target"); done
+# A failed build shows again in each run below, which then fails.
+scripts/fuzz.sh --build "${fuzz_targets[@]}" || echo "test: building the fuzz targets failed"
+echo "fuzz build took $(( $(date +%s) - start )) s"
+
+# Each run keeps its full duration, corpus and scratch folder; its output is
+# printed when it ends (two at once would interleave), and counts as one test.
+declare -A fuzz_name_of fuzz_log_of
+fuzz_running=0
+end_one_fuzz_run() {
+  local pid rc
+  wait -n -p pid
+  rc=$?
+  fuzz_running=$((fuzz_running - 1))
+  note "${fuzz_name_of[$pid]}"
+  cat "${fuzz_log_of[$pid]}"
+  if [ "$rc" -eq 0 ]; then
+    passed=$((passed + 1))
+  else
+    echo "test: ${fuzz_name_of[$pid]} found problems (see above)"
+    failed=$((failed + 1))
+    failures+=("${fuzz_name_of[$pid]} (exit $rc, see above)")
+  fi
+}
+start=$(date +%s)
+for run in "${fuzz_runs[@]}"; do
+  read -r seconds target what <<<"$run"
+  [ "$fuzz_running" -ge 2 ] && end_one_fuzz_run
+  scripts/fuzz.sh --no-build "$seconds" "$target" >"$log_dir/$target.log" 2>&1 &
+  fuzz_name_of[$!]="fuzzing $what ($seconds s)"
+  fuzz_log_of[$!]="$log_dir/$target.log"
+  fuzz_running=$((fuzz_running + 1))
+done
+while [ "$fuzz_running" -gt 0 ]; do end_one_fuzz_run; done
+echo "fuzz runs took $(( $(date +%s) - start )) s"
 
 echo
 [ -f "$failure_tails" ] && cat "$failure_tails"

@@ -3,15 +3,65 @@
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/ssl.hpp>
+#include <boost/beast/websocket.hpp>
+#include <boost/beast/websocket/ssl.hpp>
+#include <optional>
 
 namespace liveupdate::kube {
-namespace {
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 namespace websocket = beast::websocket;
 using tcp = asio::ip::tcp;
+
+// In this order, the stream is destroyed before the contexts it uses.
+struct ExecConnection::Parts {
+    asio::io_context ioc;
+    asio::ssl::context tls{asio::ssl::context::tls_client};
+    std::optional<websocket::stream<beast::ssl_stream<beast::tcp_stream>>> ws;
+    beast::flat_buffer buffer;
+    bool v5 = false;
+    std::string protocol;
+};
+
+ExecConnection::ExecConnection(std::unique_ptr<Parts> parts) : parts_(std::move(parts)) {}
+ExecConnection::~ExecConnection() = default;
+
+asio::io_context &ExecConnection::io() { return parts_->ioc; }
+bool ExecConnection::v5() const { return parts_->v5; }
+const std::string &ExecConnection::protocol() const { return parts_->protocol; }
+
+void ExecConnection::async_read_frame(std::function<void(Read)> on_read) {
+    parts_->ws->async_read(parts_->buffer, [this, on_read = std::move(on_read)](beast::error_code ec, std::size_t) {
+        Read read;
+        if (ec) {
+            read.ended = true;
+            if (ec != websocket::error::closed && ec != asio::error::operation_aborted) read.error = ec.message();
+        } else {
+            read.frame = beast::buffers_to_string(parts_->buffer.cdata());
+            parts_->buffer.consume(parts_->buffer.size());
+        }
+        on_read(std::move(read));
+    });
+}
+
+void ExecConnection::async_write_frame(const std::shared_ptr<const std::string> &frame,
+                                       std::function<void(bool)> on_written) {
+    parts_->ws->async_write(asio::buffer(*frame), [frame, on_written = std::move(on_written)](
+                                                      beast::error_code ec, std::size_t) { on_written(!ec); });
+}
+
+void ExecConnection::close_socket() {
+    beast::error_code ignored;
+    beast::get_lowest_layer(*parts_->ws).socket().shutdown(tcp::socket::shutdown_both, ignored);
+    beast::get_lowest_layer(*parts_->ws).close();
+}
+
+namespace {
 
 constexpr const char *kV5 = "v5.channel.k8s.io";
 constexpr const char *kV4 = "v4.channel.k8s.io";
@@ -70,14 +120,13 @@ std::unique_ptr<ExecConnection> open_exec_connection(ApiClient &client, const Po
     const std::string where = "exec in pod " + target.namespace_name + "/" + target.pod;
     for (int attempt = 0;; ++attempt) {
         const Credentials creds = client.credentials().current();
-        auto c = std::make_unique<ExecConnection>();
+        auto c = std::make_unique<ExecConnection::Parts>();
         try {
             tls_setup(c->tls, config.tls, creds);
         } catch (const boost::system::system_error &e) {
             throw ApiError(0, "", where + ": the TLS material of " + config.where + " is unusable: " + e.what());
         }
-        c->ws = std::make_unique<ExecConnection::Ws>(c->ioc, c->tls);
-        auto &ws = *c->ws;
+        auto &ws = c->ws.emplace(c->ioc, c->tls);
         websocket::response_type response;
         beast::error_code ec;
         auto &tcp_stream = beast::get_lowest_layer(ws);
@@ -120,7 +169,9 @@ std::unique_ptr<ExecConnection> open_exec_connection(ApiClient &client, const Po
                                    ": the API server offered no channel subprotocol we speak (v5 or v4), it chose \"" +
                                    c->protocol + "\"");
         c->v5 = c->protocol == kV5;
-        return c;
+        // Every frame we send is binary: stdin bytes behind their channel byte.
+        ws.binary(true);
+        return std::make_unique<ExecConnection>(std::move(c));
     }
 }
 

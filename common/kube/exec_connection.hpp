@@ -1,15 +1,13 @@
 // The WebSocket of a pod's exec subresource, opened and upgraded (TLS,
 // credentials, subprotocol v5.channel.k8s.io or v4): shared by the one-shot
 // exec (pod_exec) and the long-lived one (pod_exec_stream). Internal to lu_kube.
+// Beast stays in exec_connection.cpp: its WebSocket over TLS costs every
+// file that names it half a minute of compile time.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/ssl.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/ssl.hpp>
-#include <boost/beast/websocket.hpp>
-#include <boost/beast/websocket/ssl.hpp>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,17 +16,36 @@
 
 namespace liveupdate::kube {
 
-// Channel bytes: the first byte of every frame.
-inline constexpr unsigned char kExecStdin = 0, kExecStdout = 1, kExecStderr = 2, kExecStatus = 3, kExecClose = 255;
+// One upgraded connection and the io_context its operations run on. The
+// frame operations are called on the thread that runs io().
+class ExecConnection {
+public:
+    struct Parts;  // the Beast stream; only open_exec_connection makes one
+    explicit ExecConnection(std::unique_ptr<Parts> parts);
+    ~ExecConnection();
+    ExecConnection(const ExecConnection &) = delete;
+    ExecConnection &operator=(const ExecConnection &) = delete;
 
-struct ExecConnection {
-    using Ws = boost::beast::websocket::stream<boost::beast::ssl_stream<boost::beast::tcp_stream>>;
+    boost::asio::io_context &io();
+    bool v5() const;                      // stdin can be closed with [255, 0]
+    const std::string &protocol() const;  // the subprotocol the server chose
 
-    boost::asio::io_context ioc;
-    boost::asio::ssl::context tls{boost::asio::ssl::context::tls_client};
-    std::unique_ptr<Ws> ws;
-    bool v5 = false;       // stdin can be closed with [255, 0]
-    std::string protocol;  // the subprotocol the server chose
+    // A frame that arrived, or the end of reading: `error` is empty when the
+    // connection was closed (by either side), else why reading failed.
+    struct Read {
+        bool ended = false;
+        std::string frame;
+        std::string error;
+    };
+    // Reads the next frame (one message); on_read runs on the io thread.
+    void async_read_frame(std::function<void(Read)> on_read);
+    // Writes one binary frame; on_written(true) once it is all sent.
+    void async_write_frame(const std::shared_ptr<const std::string> &frame, std::function<void(bool)> on_written);
+    // Shuts the socket down: pending operations end with an error.
+    void close_socket();
+
+private:
+    std::unique_ptr<Parts> parts_;
 };
 
 // Connects and upgrades. Throws PodExecError when the server refuses (pod

@@ -1,8 +1,8 @@
 #include "common/kube/pod_exec.hpp"
 
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/json.hpp>
 
 #include <exception>
 #include <future>
@@ -10,37 +10,27 @@
 #include <thread>
 
 #include "common/kube/exec_connection.hpp"
+#include "common/kube/exec_frames.hpp"
 
 namespace liveupdate::kube {
 namespace {
 
 namespace asio = boost::asio;
-namespace beast = boost::beast;
-namespace websocket = beast::websocket;
-namespace json = boost::json;
-using tcp = asio::ip::tcp;
 
 constexpr std::size_t kChunk = std::size_t{64} * 1024;
-
-bool mentions_missing_executable(std::string_view m) {
-    return m.find("executable file not found") != std::string_view::npos ||
-           m.find("no such file or directory") != std::string_view::npos;
-}
 
 // One exec session on an io_context run by the calling thread; the stdin
 // feeder runs on its own thread and hands each chunk over, waiting for it to
 // be written, so the session reads output while stdin is being sent.
 class Session {
 public:
-    using Ws = ExecConnection::Ws;
-
-    Session(asio::io_context &ioc, Ws &ws, bool v5, const ExecOutputFn &on_output)
-        : ioc_(ioc), ws_(ws), v5_(v5), on_output_(on_output), timer_(ioc) {}
+    Session(ExecConnection &connection, const ExecOutputFn &on_output)
+        : connection_(connection), ioc_(connection.io()), v5_(connection.v5()), on_output_(on_output), timer_(ioc_) {}
 
     PodExecResult run(const ExecStdinFn *stdin_feeder, std::chrono::milliseconds timeout) {
         auto guard = asio::make_work_guard(ioc_);
         timer_.expires_after(timeout);
-        timer_.async_wait([this](beast::error_code ec) {
+        timer_.async_wait([this](boost::system::error_code ec) {
             if (ec) return;
             timed_out_ = true;
             finish();
@@ -102,24 +92,20 @@ private:
                 done->set_value(false);
                 return;
             }
-            auto data = std::make_shared<std::string>(std::move(frame));
-            ws_.binary(true);
-            ws_.async_write(asio::buffer(*data),
-                            [data, done](beast::error_code ec, std::size_t) { done->set_value(!ec); });
+            connection_.async_write_frame(std::make_shared<const std::string>(std::move(frame)),
+                                          [done](bool written) { done->set_value(written); });
         });
         if (!result.get()) throw StdinRefused{};
     }
 
     void read_next() {
-        ws_.async_read(buffer_, [this](beast::error_code ec, std::size_t) {
-            if (ec) {
-                if (ec != websocket::error::closed && ec != asio::error::operation_aborted && !finished_)
-                    read_error_ = ec.message();
+        connection_.async_read_frame([this](ExecConnection::Read read) {
+            if (read.ended) {
+                if (!finished_) read_error_ = std::move(read.error);
                 finish();
                 return;
             }
-            const auto data = buffer_.cdata();
-            const std::string_view frame(static_cast<const char *>(data.data()), data.size());
+            const std::string_view frame = read.frame;
             if (!frame.empty()) {
                 const auto channel = static_cast<unsigned char>(frame[0]);
                 if (channel == kExecStdout || channel == kExecStderr)
@@ -127,7 +113,6 @@ private:
                 else if (channel == kExecStatus)
                     status_.append(frame.substr(1));
             }
-            buffer_.consume(buffer_.size());
             read_next();
         });
     }
@@ -137,17 +122,14 @@ private:
         if (finished_) return;
         finished_ = true;
         timer_.cancel();
-        beast::error_code ignored;
-        beast::get_lowest_layer(ws_).socket().shutdown(tcp::socket::shutdown_both, ignored);
-        beast::get_lowest_layer(ws_).close();
+        connection_.close_socket();
     }
 
+    ExecConnection &connection_;
     asio::io_context &ioc_;
-    Ws &ws_;
     bool v5_;
     const ExecOutputFn &on_output_;
     asio::steady_timer timer_;
-    beast::flat_buffer buffer_;
     std::string status_;
     std::string read_error_;
     bool finished_ = false;
@@ -155,34 +137,6 @@ private:
 };
 
 }  // namespace
-
-int exit_code_of_status(std::string_view status_json, std::string &failure) {
-    boost::system::error_code ec;
-    const json::value v = json::parse(status_json, ec);
-    if (ec || !v.is_object()) {
-        failure = "unreadable exec status: " + std::string(status_json.substr(0, 200));
-        return -1;
-    }
-    const auto &o = v.as_object();
-    const auto text = [](const json::object &obj, const char *key) {
-        const auto *x = obj.if_contains(key);
-        return x != nullptr && x->is_string() ? std::string(x->as_string()) : std::string();
-    };
-    if (text(o, "status") == "Success") return 0;
-    const std::string message = text(o, "message");
-    if (const auto *details = o.if_contains("details"); details != nullptr && details->is_object())
-        if (const auto *causes = details->as_object().if_contains("causes"); causes != nullptr && causes->is_array())
-            for (const auto &c : causes->as_array())
-                if (c.is_object() && text(c.as_object(), "reason") == "ExitCode") {
-                    try {
-                        return std::stoi(text(c.as_object(), "message"));
-                    } catch (const std::exception &) {
-                        break;
-                    }
-                }
-    failure = message.empty() ? std::string(status_json.substr(0, 300)) : message;
-    return mentions_missing_executable(message) ? 127 : -1;
-}
 
 std::string exec_path(const PodExecTarget &t, const std::vector<std::string> &command, bool with_stdin) {
     std::string path = "/api/v1/namespaces/" + url_escape(t.namespace_name.empty() ? "default" : t.namespace_name) +
@@ -199,9 +153,9 @@ PodExecResult exec_in_pod(ApiClient &client, const PodExecTarget &target, const 
     const auto connection =
         open_exec_connection(client, target, command, stdin_feeder != nullptr,
                              std::min<std::chrono::milliseconds>(timeout, std::chrono::seconds(30)));
-    Session session(connection->ioc, *connection->ws, connection->v5, on_output);
+    Session session(*connection, on_output);
     PodExecResult r = session.run(stdin_feeder, timeout);
-    r.protocol = connection->protocol;
+    r.protocol = connection->protocol();
     return r;
 }
 

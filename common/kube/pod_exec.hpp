@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/kube/api_client.hpp"
+#include "common/kube/exec_frames.hpp"
 
 namespace liveupdate::kube {
 
@@ -41,11 +42,6 @@ class PodExecError : public ApiError {
 public:
     using ApiError::ApiError;
 };
-
-// The exit code a channel-3 Status stands for: 0 Success; N for
-// NonZeroExitCode with an ExitCode cause; 127 when the command could not be
-// started (its executable missing); else -1 with the message in `failure`.
-int exit_code_of_status(std::string_view status_json, std::string &failure);
 
 // The exec request's path and query for a command.
 std::string exec_path(const PodExecTarget &target, const std::vector<std::string> &command, bool with_stdin);

@@ -16,8 +16,6 @@
 namespace liveupdate::kube {
 
 namespace asio = boost::asio;
-namespace beast = boost::beast;
-namespace websocket = beast::websocket;
 
 // Written by the io thread, read by the caller; guarded by `mutex`.
 struct PodExecStream::State {
@@ -28,7 +26,6 @@ struct PodExecStream::State {
     bool ended = false;
 
     asio::executor_work_guard<asio::io_context::executor_type> guard;
-    beast::flat_buffer buffer;
     std::thread io;
 
     explicit State(asio::io_context &ioc) : guard(asio::make_work_guard(ioc)) {}
@@ -39,29 +36,19 @@ namespace {
 constexpr std::size_t kChunk = std::size_t{64} * 1024;
 
 // [io thread] Reads frames until the connection ends.
-void read_next(ExecConnection::Ws &ws, const std::shared_ptr<PodExecStream::State> &state) {
-    ws.async_read(state->buffer, [&ws, state](beast::error_code ec, std::size_t) {
+void read_next(ExecConnection &c, const std::shared_ptr<PodExecStream::State> &state) {
+    c.async_read_frame([&c, state](ExecConnection::Read read) {
         std::lock_guard lock(state->mutex);
-        if (ec) {
-            if (ec != websocket::error::closed && ec != asio::error::operation_aborted)
-                state->read_error = ec.message();
+        if (read.ended) {
+            state->read_error = std::move(read.error);
             state->ended = true;
             state->arrived.notify_all();
             return;
         }
-        const auto data = state->buffer.cdata();
-        append_exec_frame(std::string_view(static_cast<const char *>(data.data()), data.size()), state->channels);
-        state->buffer.consume(state->buffer.size());
+        append_exec_frame(read.frame, state->channels);
         state->arrived.notify_all();
-        read_next(ws, state);
+        read_next(c, state);
     });
-}
-
-// [io thread] Closes the socket: pending operations end with an error.
-void close_socket(ExecConnection &c) {
-    beast::error_code ignored;
-    beast::get_lowest_layer(*c.ws).socket().shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
-    beast::get_lowest_layer(*c.ws).close();
 }
 
 }  // namespace
@@ -69,15 +56,14 @@ void close_socket(ExecConnection &c) {
 PodExecStream::PodExecStream(ApiClient &client, const PodExecTarget &target, const std::vector<std::string> &command,
                              std::chrono::milliseconds connect_timeout)
     : connection_(open_exec_connection(client, target, command, true, connect_timeout)),
-      state_(std::make_shared<State>(connection_->ioc)) {
-    connection_->ws->binary(true);
-    read_next(*connection_->ws, state_);
-    state_->io = std::thread([c = connection_.get()] { c->ioc.run(); });
+      state_(std::make_shared<State>(connection_->io())) {
+    read_next(*connection_, state_);
+    state_->io = std::thread([c = connection_.get()] { c->io().run(); });
 }
 
 PodExecStream::~PodExecStream() {
     try {
-        asio::post(connection_->ioc, [c = connection_.get()] { close_socket(*c); });
+        asio::post(connection_->io(), [c = connection_.get()] { c->close_socket(); });
         state_->guard.reset();
         state_->io.join();
     } catch (const std::exception &e) {
@@ -93,17 +79,17 @@ bool PodExecStream::write_stdin(std::string_view data, Clock::time_point deadlin
             std::lock_guard lock(state_->mutex);
             if (state_->ended) return false;
         }
-        auto frame = std::make_shared<std::string>(1, static_cast<char>(kExecStdin));
-        frame->append(data.substr(off, kChunk));
+        std::string frame(1, static_cast<char>(kExecStdin));
+        frame.append(data.substr(off, kChunk));
         auto done = std::make_shared<std::promise<bool>>();
         auto written = done->get_future();
-        asio::post(connection_->ioc, [c = connection_.get(), frame, done] {
-            c->ws->async_write(asio::buffer(*frame),
-                               [frame, done](beast::error_code ec, std::size_t) { done->set_value(!ec); });
+        asio::post(connection_->io(), [c = connection_.get(), frame = std::move(frame), done]() mutable {
+            c->async_write_frame(std::make_shared<const std::string>(std::move(frame)),
+                                 [done](bool ok) { done->set_value(ok); });
         });
         if (written.wait_until(deadline) != std::future_status::ready) {
             // Nothing else can be sent on a stream with a write stuck halfway.
-            asio::post(connection_->ioc, [c = connection_.get()] { close_socket(*c); });
+            asio::post(connection_->io(), [c = connection_.get()] { c->close_socket(); });
             written.wait();
             return false;
         }

@@ -14,7 +14,7 @@
 
 namespace liveupdate::kube {
 
-struct ExecConnection;
+class ExecConnection;
 
 class PodExecStream {
 public:

@@ -5,7 +5,7 @@
 // uses, prepare ahead of the first update, digests through the session, and
 // the sessions of other containers asked one at a time whether they ended.
 #define BOOST_TEST_MODULE agent_driver
-#include <boost/test/included/unit_test.hpp>
+#include <boost/test/unit_test.hpp>
 
 #include <unistd.h>
 

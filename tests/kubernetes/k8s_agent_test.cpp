@@ -6,7 +6,7 @@
 // folder: exit 77 (skipped).
 #define BOOST_TEST_MODULE k8s_agent
 #include <boost/json.hpp>
-#include <boost/test/included/unit_test.hpp>
+#include <boost/test/unit_test.hpp>
 
 #include <unistd.h>
 

@@ -3,7 +3,7 @@
 // through the API server's exec WebSocket, and their failures. Without the
 // cluster folder the whole suite says so and exits 77 (CTest: skipped).
 #define BOOST_TEST_MODULE k8s_cluster
-#include <boost/test/included/unit_test.hpp>
+#include <boost/test/unit_test.hpp>
 
 #include <signal.h>
 #include <unistd.h>
@@ -123,7 +123,7 @@ std::string kubeconfig_through(int port) {
     BOOST_REQUIRE(at != std::string::npos);
     const auto end = text.find('\n', at);
     text.replace(at, end - at, "server: https://127.0.0.1:" + std::to_string(port));
-    const std::string file = fs::temp_directory_path() / ("lu-k8s-proxy-" + std::to_string(::getpid()) + ".kubeconfig");
+    std::string file = fs::temp_directory_path() / ("lu-k8s-proxy-" + std::to_string(::getpid()) + ".kubeconfig");
     std::ofstream(file) << text;
     return file;
 }

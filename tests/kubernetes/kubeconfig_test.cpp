@@ -1,7 +1,7 @@
 // Kubeconfig reading and merging, exec credentials, and the pure rules of
 // Kubernetes discovery (no cluster needed).
 #define BOOST_TEST_MODULE kubeconfig
-#include <boost/test/included/unit_test.hpp>
+#include <boost/test/unit_test.hpp>
 
 #include <unistd.h>
 
@@ -26,7 +26,7 @@ struct Scratch {
     Scratch() { fs::create_directories(dir); }
     ~Scratch() { fs::remove_all(dir); }
     std::string write(const std::string &name, const std::string &text) const {
-        const auto p = (dir / name).string();
+        auto p = (dir / name).string();
         std::ofstream(p) << text;
         return p;
     }
