@@ -3,8 +3,8 @@
 // without a journal: 0.1 to 0.5 ms in a container here) and the freeing of the
 // file a write replaced (0.25 ms once its blocks were written back) both happen
 // when the session has had no request for a while, not on the save: the next
-// write in the same folder takes an unnamed file made ahead, and a replaced
-// file is held open until then.
+// write in the same folder takes an unnamed file made ahead (its first block
+// allocated too), and a replaced file is held open until then.
 #pragma once
 
 #include <sys/types.h>
