@@ -16,11 +16,19 @@ std::string folder_of(const std::string &path) { return path.substr(0, path.find
 // What an O_TMPFILE open fails with where the kernel or the filesystem has none.
 bool lacks_unnamed_files(int error) { return error == EOPNOTSUPP || error == EISDIR || error == EINVAL; }
 
-// An open file given a name in `dir`: linkat(AT_EMPTY_PATH) would need
-// CAP_DAC_READ_SEARCH, which containers lack; its /proc name does not.
-int link_in(int file, int dir, const std::string &name) {
+// An open file given a name in `dir`. linkat(AT_EMPTY_PATH) is a third
+// cheaper than through the file's /proc name, but before Linux 6.10 it needs
+// CAP_DAC_READ_SEARCH (containers lack it) even for a file of our own: once
+// refused (ENOENT) where the /proc name works, that is used from then on.
+int link_in(int file, int dir, const std::string &name, bool &empty_path_works) {
+    if (empty_path_works) {
+        if (::linkat(file, "", dir, name.c_str(), AT_EMPTY_PATH) == 0) return 0;
+        if (errno != ENOENT && errno != EPERM) return errno;
+    }
     const std::string open_file = "/proc/self/fd/" + std::to_string(file);
-    return ::linkat(AT_FDCWD, open_file.c_str(), dir, name.c_str(), AT_SYMLINK_FOLLOW) == 0 ? 0 : errno;
+    if (::linkat(AT_FDCWD, open_file.c_str(), dir, name.c_str(), AT_SYMLINK_FOLLOW) != 0) return errno;
+    empty_path_works = false;
+    return 0;
 }
 
 int write_content(int dir, const std::string &temporary, const agent_protocol::WriteFile &request) {
@@ -80,7 +88,7 @@ FileWriter::Unnamed FileWriter::write_unnamed(const Place &place, const agent_pr
         if (out.error == 0) out.error = set_mode_and_owner(out.file.get(), request.mode, request.uid, request.gid);
         if (out.error != 0) return out;
     }
-    out.error = link_in(out.file.get(), place.parent.get(), place.leaf);
+    out.error = link_in(out.file.get(), place.parent.get(), place.leaf, empty_path_links_);
     if (out.error == ENOENT && ::access("/proc/self/fd", X_OK) != 0) unnamed_files_ = false;
     if (out.error == 0 && ::close(out.file.release()) != 0) out.error = errno;
     return out;
@@ -98,7 +106,7 @@ Fd FileWriter::filled_spare(const Place &place, const agent_protocol::WriteFile 
 agent_protocol::Result FileWriter::write_through_rename(const Place &place, const agent_protocol::WriteFile &request,
                                                         const Fd &written) {
     const std::string temporary = temporary_name();
-    int error = written.get() >= 0 ? link_in(written.get(), place.parent.get(), temporary) : -1;
+    int error = written.get() >= 0 ? link_in(written.get(), place.parent.get(), temporary, empty_path_links_) : -1;
     if (error != 0) error = write_content(place.parent.get(), temporary, request);
     if (error != 0) return failure(error, "writing a temporary file for", request.path);
     reserve_.hold_replaced(place.parent.get(), place.leaf);

@@ -48,7 +48,8 @@ private:
     Fd filled_spare(const Place &place, const agent_protocol::WriteFile &request);
     agent_protocol::Result write_through_rename(const Place &place, const agent_protocol::WriteFile &request,
                                                 const Fd &written);
-    bool unnamed_files_ = true;  // O_TMPFILE and /proc/self/fd work here
+    bool unnamed_files_ = true;     // O_TMPFILE and /proc/self/fd work here
+    bool empty_path_links_ = true;  // linkat(AT_EMPTY_PATH) works here
     std::optional<OpenFolder> folder_;
     InodeReserve reserve_;
 };
