@@ -44,6 +44,13 @@ int write_content(int dir, const std::string &temporary, const agent_protocol::W
 }  // namespace
 
 agent_protocol::Result FileWriter::write(const agent_protocol::WriteFile &request) {
+    agent_protocol::Result result = write_once(request);
+    // The space of what the reserve holds is given back before a full disk fails a write.
+    if (result.error == ENOSPC && reserve_.give_back()) result = write_once(request);
+    return result;
+}
+
+agent_protocol::Result FileWriter::write_once(const agent_protocol::WriteFile &request) {
     const std::string &path = request.path;
     const bool reused = folder_ && folder_->root == request.root && folder_->path == folder_of(path);
     if (!reused) {
@@ -68,7 +75,7 @@ agent_protocol::Result FileWriter::write(const agent_protocol::WriteFile &reques
     // container (ENOENT, or EPERM for O_TMPFILE): found again from the root.
     if (reused) {
         folder_.reset();
-        return write(request);
+        return write_once(request);
     }
     // Written again the other way, which says what fails, if anything does.
     return write_through_rename(place, request, Fd());

@@ -43,6 +43,7 @@ private:
         Fd file;        // the written file, while not linked in place
     };
 
+    agent_protocol::Result write_once(const agent_protocol::WriteFile &request);
     Unnamed write_unnamed(const Place &place, const agent_protocol::WriteFile &request);
     // The reserve's spare for the folder with the request's content, mode and owner, or none.
     Fd filled_spare(const Place &place, const agent_protocol::WriteFile &request);

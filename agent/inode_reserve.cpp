@@ -12,6 +12,7 @@ namespace {
 // Held files keep their space until idle: a burst of rewrites holds no more
 // than these and lets the oldest go as it goes.
 constexpr std::size_t kMaxHeld = 64;
+constexpr off_t kMaxHeldBytes = off_t{8} << 20;
 
 // A spare's first block is allocated with it: ext4 writes back a file renamed
 // over another at once when its blocks are still delayed (auto_da_alloc, 0.1
@@ -35,9 +36,22 @@ Fd InodeReserve::take_spare(int folder) {
 
 void InodeReserve::hold_replaced(int folder, const std::string &leaf) {
     Fd held(::openat(folder, leaf.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
-    if (held.get() < 0) return;
-    if (held_.size() == kMaxHeld) held_.pop_front();
-    held_.push_back(std::move(held));
+    struct stat st {};
+    if (held.get() < 0 || ::fstat(held.get(), &st) != 0) return;
+    held_bytes_ += st.st_size;
+    held_.emplace_back(std::move(held), st.st_size);
+    while (held_.size() > kMaxHeld || held_bytes_ > kMaxHeldBytes) {
+        held_bytes_ -= held_.front().second;
+        held_.pop_front();
+    }
+}
+
+bool InodeReserve::give_back() {
+    const bool any = !held_.empty() || spare_.get() >= 0;
+    held_.clear();
+    held_bytes_ = 0;
+    spare_ = Fd();
+    return any;
 }
 
 bool InodeReserve::has_idle_work() const {
@@ -46,6 +60,7 @@ bool InodeReserve::has_idle_work() const {
 
 void InodeReserve::idle() {
     held_.clear();
+    held_bytes_ = 0;
     if (!spares_work_ || folder_.get() < 0 || spare_.get() >= 0) return;
     struct stat st {};
     if (::fstat(folder_.get(), &st) != 0) return;

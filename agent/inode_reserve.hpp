@@ -11,6 +11,7 @@
 
 #include <deque>
 #include <string>
+#include <utility>
 
 #include "agent/fs_place.hpp"
 
@@ -26,6 +27,9 @@ public:
     // so that replacing it does not free it.
     void hold_replaced(int folder, const std::string &leaf);
 
+    // Lets the held files and the spare go at once (a full disk); false when there were none.
+    bool give_back();
+
     bool has_idle_work() const;
     // Lets the held files go and makes a spare in the latest folder.
     void idle();
@@ -35,8 +39,9 @@ private:
     Fd spare_;             // an unnamed file in it
     dev_t spare_dev_ = 0;  // the folder the spare was made in
     ino_t spare_ino_ = 0;
-    bool spares_work_ = true;  // O_TMPFILE works in the folders seen
-    std::deque<Fd> held_;
+    bool spares_work_ = true;                // O_TMPFILE works in the folders seen
+    std::deque<std::pair<Fd, off_t>> held_;  // and their sizes
+    off_t held_bytes_ = 0;
 };
 
 }  // namespace liveupdate::agent

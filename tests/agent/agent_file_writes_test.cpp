@@ -6,8 +6,10 @@
 #include <linux/fs.h>
 #include <sys/inotify.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 
 #include <chrono>
+#include <cstring>
 #include <optional>
 #include <set>
 #include <thread>
@@ -279,5 +281,35 @@ BOOST_AUTO_TEST_CASE(a_replaced_file_is_let_go_once_quiet) {
     // Once quiet the agent has made its spare, and holds no replaced file any more.
     BOOST_REQUIRE(wait_for_spare(agent, app) != 0);
     for (const auto &file : open_files_of(agent.pid())) BOOST_TEST(file.find("a.txt") == std::string::npos, file);
+    BOOST_TEST(agent.finish() == 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_full_disk_gets_back_what_the_agent_holds_before_a_write_fails) {
+    Scratch dir;
+    const std::string app = dir / "app";
+    fs::create_directories(app);
+    // 1 MiB of room: a file of 300 KiB, rewritten three times in one go, fits
+    // only if the files it replaced are let go.
+    BOOST_REQUIRE_MESSAGE(::mount("tmpfs", app.c_str(), "tmpfs", 0, "size=1m") == 0,
+                          "mounting a 1 MiB tmpfs on " << app << " (needs root): " << std::strerror(errno));
+    struct Unmount {
+        std::string at;
+        ~Unmount() { ::umount2(at.c_str(), MNT_DETACH); }
+    } unmount{app};
+    constexpr std::size_t kSize = std::size_t{300} * 1024;
+    std::ofstream(app + "/a.bin") << std::string(kSize, 'o');
+    Agent agent;
+    agent.greet();
+    std::string requests;
+    for (char c : {'x', 'y', 'z'})
+        requests += encode(WriteFile{app + "/a.bin", app, 0644, kKeepOwner, kKeepOwner, std::string(kSize, c)});
+    agent.send(requests);
+    for (int i = 0; i < 3; ++i) {
+        const auto answer = agent.next();
+        BOOST_REQUIRE(answer.has_value());
+        const auto result = decode<Result>(*answer);
+        BOOST_TEST(result.error == 0, "rewrite " << i + 1 << ": " << result.message);
+    }
+    BOOST_TEST((read_file(app + "/a.bin") == std::string(kSize, 'z')), "a.bin holds the last rewrite");
     BOOST_TEST(agent.finish() == 0);
 }
