@@ -92,41 +92,36 @@ bool allocates_ahead(const std::string &folder) {
     return told;
 }
 
-// What the agent's open files are (their /proc/PID/fd links).
-std::vector<std::string> open_files_of(pid_t pid) {
-    std::vector<std::string> out;
-    const fs::path fds = "/proc/" + std::to_string(pid) + "/fd";
-    for (const auto &entry : fs::directory_iterator(fds)) {
+// An open file of the agent: its /proc/PID/fd name and what that links to.
+struct OpenFile {
+    std::string name;
+    std::string link;
+};
+
+std::vector<OpenFile> open_files_of(pid_t pid) {
+    std::vector<OpenFile> out;
+    for (const auto &entry : fs::directory_iterator("/proc/" + std::to_string(pid) + "/fd")) {
         std::error_code ec;
-        const auto target = fs::read_symlink(entry.path(), ec);
-        if (!ec) out.push_back(target.string());
+        const auto link = fs::read_symlink(entry.path(), ec);
+        if (!ec) out.push_back({entry.path().string(), link.string()});
     }
     return out;
 }
 
-// Waits (10 s at most) until one of the agent's open files starts with `prefix`; its link, or "".
-std::string wait_for_open_file(pid_t pid, const std::string &prefix) {
+// Waits (10 s at most) until the link of one of the agent's open files starts with `prefix`; that file, or none.
+std::optional<OpenFile> wait_for_open_file(pid_t pid, const std::string &prefix) {
     for (int i = 0; i < 1000; ++i) {
         for (const auto &file : open_files_of(pid))
-            if (file.rfind(prefix, 0) == 0) return file;
+            if (file.link.rfind(prefix, 0) == 0) return file;
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
-    return "";
+    return std::nullopt;
 }
 
 // The inode of an unnamed file the agent holds in `folder` ("FOLDER/#INO (deleted)"), once it holds one.
 ino_t wait_for_spare(const Agent &agent, const std::string &folder) {
-    const std::string link = wait_for_open_file(agent.pid(), folder + "/#");
-    return link.empty() ? 0 : static_cast<ino_t>(std::stoull(link.substr(folder.size() + 2)));
-}
-
-// The /proc name of the agent's open file whose link starts with `prefix`, or "".
-std::string open_file_named(pid_t pid, const std::string &prefix) {
-    for (const auto &entry : fs::directory_iterator("/proc/" + std::to_string(pid) + "/fd")) {
-        std::error_code ec;
-        if (fs::read_symlink(entry.path(), ec).string().rfind(prefix, 0) == 0 && !ec) return entry.path();
-    }
-    return "";
+    const auto file = wait_for_open_file(agent.pid(), folder + "/#");
+    return file ? static_cast<ino_t>(std::stoull(file->link.substr(folder.size() + 2))) : 0;
 }
 
 Result write(Agent &agent, const std::string &path, const std::string &root, const std::string &content,
@@ -230,7 +225,8 @@ BOOST_AUTO_TEST_CASE(a_quiet_agent_makes_the_next_files_inode_ahead) {
     // Its first block is chosen ahead too, so a rename over a file will not write it back.
     if (allocates_ahead(app))
         BOOST_TEST(
-            (first_extent_flags(open_file_named(agent.pid(), app + "/#")).value_or(0) & FIEMAP_EXTENT_UNWRITTEN) != 0);
+            (first_extent_flags(wait_for_open_file(agent.pid(), app + "/#").value_or(OpenFile{}).name).value_or(0) &
+             FIEMAP_EXTENT_UNWRITTEN) != 0);
     else
         BOOST_TEST_MESSAGE("no blocks allocated ahead or no FIEMAP in " << app << ": not checked");
     // The next new file in the folder is that inode, linked in whole as before.
@@ -280,7 +276,8 @@ BOOST_AUTO_TEST_CASE(a_replaced_file_is_let_go_once_quiet) {
     BOOST_TEST(read_file(app + "/a.txt") == "newer a");
     // Once quiet the agent has made its spare, and holds no replaced file any more.
     BOOST_REQUIRE(wait_for_spare(agent, app) != 0);
-    for (const auto &file : open_files_of(agent.pid())) BOOST_TEST(file.find("a.txt") == std::string::npos, file);
+    for (const auto &file : open_files_of(agent.pid()))
+        BOOST_TEST(file.link.find("a.txt") == std::string::npos, file.link);
     BOOST_TEST(agent.finish() == 0);
 }
 
