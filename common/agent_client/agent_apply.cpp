@@ -3,12 +3,14 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include <cerrno>
 #include <exception>
 #include <memory>
 
 #include "common/agent_client/large_file.hpp"
 #include "common/agent_client/request_pipeline.hpp"
 #include "common/agent_protocol/messages.hpp"
+#include "common/archive_errors.hpp"
 
 namespace liveupdate::agent_client {
 namespace {
@@ -36,10 +38,14 @@ struct ReadContext {
     std::unique_ptr<char[]> buffer = std::make_unique_for_overwrite<char[]>(kArchiveRead);
 };
 
-la_ssize_t read_callback(archive *, void *user, const void **data) {
+la_ssize_t read_callback(archive *a, void *user, const void **data) {
     auto *ctx = static_cast<ReadContext *>(user);
     const auto got = (*ctx->in)(ctx->buffer.get(), kArchiveRead);
-    if (got < 0) return -1;
+    if (got < 0) {
+        // The stream's owner knows why and says so beside this error.
+        archive_set_error(a, EIO, "its source failed");
+        return -1;
+    }
     *data = ctx->buffer.get();
     return static_cast<la_ssize_t>(got);
 }
@@ -53,7 +59,8 @@ void send_small_file(RequestPipeline &pipeline, archive *reader, const std::stri
         const auto got = archive_read_data(reader, chunk, sizeof chunk);
         if (got == 0) break;
         if (got < 0)
-            throw std::runtime_error("reading " + path + " from the update's archive: " + archive_error_string(reader));
+            throw std::runtime_error("reading " + path +
+                                     " from the update's archive: " + common::archive_error_text(reader));
         write.content.append(chunk, static_cast<std::size_t>(got));
     }
     pipeline.send(agent_protocol::encode(write));
@@ -64,14 +71,15 @@ void send_archive(RequestPipeline &pipeline, const common::ArchiveReadFn &in, co
     std::unique_ptr<archive, decltype(&archive_read_free)> reader(archive_read_new(), &archive_read_free);
     archive_read_support_format_tar(reader.get());
     if (archive_read_open(reader.get(), &ctx, nullptr, read_callback, nullptr) != ARCHIVE_OK)
-        throw std::runtime_error(std::string("reading the update's archive: ") + archive_error_string(reader.get()));
+        throw std::runtime_error(std::string("reading the update's archive: ") +
+                                 common::archive_error_text(reader.get()));
     archive_entry *entry = nullptr;
     for (;;) {
         const int rc = archive_read_next_header(reader.get(), &entry);
         if (rc == ARCHIVE_EOF) break;
         if (rc != ARCHIVE_OK && rc != ARCHIVE_WARN)
             throw std::runtime_error(std::string("reading the update's archive: ") +
-                                     archive_error_string(reader.get()));
+                                     common::archive_error_text(reader.get()));
         const std::string path = container_path(archive_entry_pathname(entry));
         if (path == "/") continue;
         const std::string root = agent_protocol::root_for(path, roots);

@@ -16,6 +16,7 @@
 #include <xxhash.h>
 
 #include "common/agent_protocol/frame.hpp"
+#include "common/archive_errors.hpp"
 
 namespace liveupdate::agent_client {
 namespace {
@@ -83,7 +84,8 @@ std::string agent_archive(const AgentBinary &binary) {
     std::vector<char> buffer(binary.content.size() + std::size_t{64} * 1024);
     std::size_t used = 0;
     if (archive_write_open_memory(writer.get(), buffer.data(), buffer.size(), &used) != ARCHIVE_OK)
-        throw std::runtime_error(std::string("building the lu-agent archive: ") + archive_error_string(writer.get()));
+        throw std::runtime_error(std::string("building the lu-agent archive: ") +
+                                 common::archive_error_text(writer.get()));
     archive_entry_set_pathname(entry.get(), kAgentFolder);
     archive_entry_set_filetype(entry.get(), AE_IFDIR);
     archive_entry_set_perm(entry.get(), 0755);
@@ -96,7 +98,8 @@ std::string agent_archive(const AgentBinary &binary) {
     if (archive_write_header(writer.get(), entry.get()) != ARCHIVE_OK ||
         archive_write_data(writer.get(), binary.content.data(), binary.content.size()) < 0 ||
         archive_write_close(writer.get()) != ARCHIVE_OK)
-        throw std::runtime_error(std::string("building the lu-agent archive: ") + archive_error_string(writer.get()));
+        throw std::runtime_error(std::string("building the lu-agent archive: ") +
+                                 common::archive_error_text(writer.get()));
     return std::string(buffer.data(), used);
 }
 

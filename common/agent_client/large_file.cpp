@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "common/archive_errors.hpp"
 #include "common/delta/content_hash.hpp"
 #include "common/delta/instructions.hpp"
 #include "common/delta/matcher.hpp"
@@ -102,7 +103,7 @@ std::pair<std::uint64_t, delta::StrongHash> stream_content(archive *reader, cons
         if (rc == ARCHIVE_EOF) break;
         if (rc != ARCHIVE_OK && rc != ARCHIVE_WARN)
             throw std::runtime_error("reading " + file.path +
-                                     " from the update's archive: " + archive_error_string(reader));
+                                     " from the update's archive: " + common::archive_error_text(reader));
         if (static_cast<std::uint64_t>(offset) != size)
             throw std::runtime_error("reading " + file.path + " from the update's archive: a sparse entry");
         const std::string_view bytes(static_cast<const char *>(block), length);

@@ -8,7 +8,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -114,6 +116,43 @@ BOOST_AUTO_TEST_CASE(a_file_changed_behind_the_agents_back_is_signed_afresh) {
     // And once more, from what it signed when it read the file.
     content[20] ^= 1;
     write(content);
+}
+
+// The host's archive stream ends with -1 when it cannot go on (say, its
+// record of synced files cannot be written): libarchive then has no error
+// text of its own. Wherever that happens, the update fails saying so.
+BOOST_AUTO_TEST_CASE(an_archive_whose_source_fails_is_an_error_not_a_crash) {
+    LocalTarget t;
+    const auto tar = tar_of({{(t.root() + "/small").substr(1), "x"},
+                             {(t.root() + "/medium").substr(1), random_bytes(std::size_t{512} << 10, 41)},
+                             {(t.root() + "/large").substr(1), random_bytes(std::size_t{8} << 20, 42)}});
+    // At the start, in the second entry's header, in a whole-frame file's
+    // data, in a large file's data.
+    const std::size_t medium_data = 1536;
+    const std::size_t large_data = medium_data + (std::size_t{512} << 10) + 512;
+    for (const std::size_t fail_at :
+         {std::size_t{0}, std::size_t{1100}, medium_data + 100000, large_data + (std::size_t{3} << 20)}) {
+        std::size_t offset = 0;
+        const liveupdate::common::ArchiveReadFn read = [&](void *buffer, std::size_t capacity) -> std::int64_t {
+            if (offset >= fail_at) return -1;
+            const std::size_t n = std::min({capacity, tar.size() - offset, fail_at - offset});
+            std::memcpy(buffer, tar.data() + offset, n);
+            offset += n;
+            return static_cast<std::int64_t>(n);
+        };
+        auto session = open_session(t);
+        std::string error;
+        try {
+            liveupdate::agent_client::apply_files_through_agent(*session, {}, &read, kStall, {t.root()});
+        } catch (const std::runtime_error &e) {
+            error = e.what();
+        }
+        BOOST_TEST(error.find("its source failed") != std::string::npos, "failing at " << fail_at << ": " << error);
+        // The session stays in step: the next update goes through.
+        const auto whole = reader_of(tar);
+        liveupdate::agent_client::apply_files_through_agent(*session, {}, &whole, kStall, {t.root()});
+        BOOST_TEST(t.read(t.root() + "/small") == "x");
+    }
 }
 
 BOOST_AUTO_TEST_CASE(signatures_are_only_of_regular_files) {

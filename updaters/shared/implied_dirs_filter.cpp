@@ -1,4 +1,5 @@
 #include "updaters/shared/implied_dirs_filter.hpp"
+#include "common/archive_errors.hpp"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -14,7 +15,7 @@
 namespace liveupdate::updaters {
 namespace {
 
-constexpr std::size_t kChunk = 64 * 1024;
+constexpr std::size_t kChunk = std::size_t{64} * 1024;
 
 std::string normalized(const char *path) {
     std::string_view p = path == nullptr ? std::string_view() : std::string_view(path);
@@ -184,15 +185,14 @@ private:
         if (rc >= ARCHIVE_WARN) return;
         if (ctx_.error) std::rethrow_exception(ctx_.error);
         if (ctx_.input_failed) throw std::runtime_error("reading the archive to copy failed");
-        throw std::runtime_error(std::string("the archive to copy is not a readable tar: ") +
-                                 archive_error_string(reader_.get()));
+        throw std::runtime_error("the archive to copy is not a readable tar: " +
+                                 common::archive_error_text(reader_.get()));
     }
 
     void check_write(int rc) {
         if (rc >= ARCHIVE_WARN) return;
         if (ctx_.error) std::rethrow_exception(ctx_.error);
-        const char *why = archive_error_string(writer_.get());
-        throw std::runtime_error(std::string("re-writing the archive failed: ") + (why ? why : "unknown error"));
+        throw std::runtime_error("re-writing the archive failed: " + common::archive_error_text(writer_.get()));
     }
 
     std::optional<Owner> owner_;
