@@ -386,6 +386,9 @@ struct Tables {
             } catch (const std::invalid_argument &e) {
                 if (out_error != nullptr) *out_error = abi::make_message(e.what());
                 return LU_ERR_INVALID_ARGUMENT;
+            } catch (const std::bad_alloc &) {
+                if (out_error != nullptr) *out_error = prefixed_message(Impl::name, "out of memory");
+                return LU_ERR_INTERNAL;
             }
         });
     }
