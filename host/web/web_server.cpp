@@ -15,6 +15,8 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include "host/core/waiting_connections.hpp"
+
 namespace liveupdate::host::web {
 namespace asio = boost::asio;
 namespace beast = boost::beast;
@@ -60,39 +62,6 @@ std::string sse(std::string_view event, std::string_view data) {
     out += "\n\n";
     return out;
 }
-
-// The connections waiting for a request, oldest first; past kMaxWaiting the
-// oldest is dropped. Thread-safe: sessions run on their own strands.
-class WaitingRequests {
-public:
-    using Drop = std::function<void(std::uint64_t id)>;  // posts the drop to the connection's strand
-
-    std::uint64_t add(Drop drop) {
-        std::optional<std::pair<std::uint64_t, Drop>> oldest;
-        std::uint64_t id = 0;
-        {
-            std::lock_guard lock(mutex_);
-            id = next_++;
-            waiting_.emplace(id, std::move(drop));
-            if (waiting_.size() > kMaxWaiting) {
-                oldest.emplace(waiting_.begin()->first, std::move(waiting_.begin()->second));
-                waiting_.erase(waiting_.begin());
-            }
-        }
-        if (oldest) oldest->second(oldest->first);
-        return id;
-    }
-
-    void remove(std::uint64_t id) {
-        std::lock_guard lock(mutex_);
-        waiting_.erase(id);
-    }
-
-private:
-    std::mutex mutex_;
-    std::uint64_t next_ = 0;
-    std::map<std::uint64_t, Drop> waiting_;
-};
 
 }  // namespace
 
@@ -251,7 +220,7 @@ public:
 
     const WebRoutes &routes() const { return *routes_; }
     std::atomic<std::size_t> &connections() { return connections_; }
-    WaitingRequests &waiting() { return waiting_; }
+    WaitingConnections &waiting() { return waiting_; }
 
     bool add_stream(const std::shared_ptr<EventStream> &stream) {
         std::lock_guard lock(streams_mutex_);
@@ -298,7 +267,7 @@ private:
     }
 
     std::atomic<std::size_t> connections_{0};  // before io_: sessions count down as io_ destroys them
-    WaitingRequests waiting_;                  // before io_ too: sessions leave it as io_ destroys them
+    WaitingConnections waiting_{kMaxWaiting};  // before io_ too: sessions leave it as io_ destroys them
     asio::io_context io_;
     tcp::acceptor acceptor_;
     // The state goes out from one strand: pages get states in the order they were made.

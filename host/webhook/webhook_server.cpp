@@ -13,6 +13,8 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 
+#include "host/core/waiting_connections.hpp"
+
 namespace liveupdate::host::webhook {
 namespace asio = boost::asio;
 namespace beast = boost::beast;
@@ -23,7 +25,13 @@ using tcp = asio::ip::tcp;
 namespace {
 
 constexpr std::size_t kHeaderLimit = std::size_t{16} * 1024;
-constexpr std::size_t kMaxConnections = 256;
+// Connections in their TLS handshake, sending their request or idle between
+// requests: past this many the oldest goes as a new one arrives, so idle
+// sockets can never keep the API server's requests out (with failurePolicy
+// Fail that would block every write of a tilt.dev object).
+constexpr std::size_t kMaxWaiting = 256;
+// Only against running out of descriptors: the others are being answered.
+constexpr std::size_t kMaxConnections = 1024;
 
 }  // namespace
 
@@ -64,6 +72,7 @@ public:
     const ServerOptions &options() const { return options_; }
     const Handler &handler() const { return handler_; }
     std::atomic<std::size_t> &connections() { return connections_; }
+    WaitingConnections &waiting() { return waiting_; }
 
 private:
     void accept();
@@ -72,6 +81,7 @@ private:
     std::shared_ptr<TlsFiles> tls_;
     Handler handler_;
     std::atomic<std::size_t> connections_{0};  // before io_: sessions count down as io_ destroys them
+    WaitingConnections waiting_{kMaxWaiting};  // before io_ too: sessions leave it as io_ destroys them
     asio::io_context io_;
     tcp::acceptor acceptor_;
     unsigned short port_ = 0;
@@ -86,10 +96,14 @@ public:
         : context_(std::move(context)), stream_(std::move(socket), *context_), server_(server) {
         ++server_->connections();
     }
-    ~Session() { --server_->connections(); }
+    ~Session() {
+        if (waiting_id_) server_->waiting().remove(*waiting_id_);
+        --server_->connections();
+    }
 
     void run() {
         asio::dispatch(stream_.get_executor(), [self = shared_from_this()] {
+            self->wait_for_request();
             beast::get_lowest_layer(self->stream_).expires_after(self->server_->options().request_deadline);
             self->stream_.async_handshake(ssl::stream_base::server, [self](beast::error_code ec) {
                 if (!ec) self->read();
@@ -98,7 +112,26 @@ public:
     }
 
 private:
+    // On this connection's strand, as every drop runs there.
+    void wait_for_request() {
+        if (waiting_id_) return;
+        std::weak_ptr<Session> weak = weak_from_this();
+        auto executor = stream_.get_executor();
+        waiting_id_ = server_->waiting().add([weak, executor](std::uint64_t id) {
+            asio::post(executor, [weak, id] {
+                if (auto self = weak.lock(); self && self->waiting_id_ == id)
+                    beast::get_lowest_layer(self->stream_).close();
+            });
+        });
+    }
+
+    void stop_waiting() {
+        if (waiting_id_) server_->waiting().remove(*waiting_id_);
+        waiting_id_.reset();
+    }
+
     void read() {
+        wait_for_request();
         parser_.emplace();
         parser_->header_limit(kHeaderLimit);
         parser_->body_limit(server_->options().body_limit);
@@ -108,6 +141,7 @@ private:
     }
 
     void on_read(beast::error_code ec) {
+        stop_waiting();
         if (ec == http::error::body_limit || ec == http::error::header_limit)
             return reply(HttpAnswer{413, "text/plain; charset=utf-8",
                                     "request too large: bodies up to " + std::to_string(server_->options().body_limit) +
@@ -172,6 +206,7 @@ private:
     beast::flat_buffer buffer_{kHeaderLimit};
     std::optional<http::request_parser<http::string_body>> parser_;
     std::array<char, std::size_t{16} * 1024> discard_{};
+    std::optional<std::uint64_t> waiting_id_;  // from accepting until a request is whole
     ServerImpl *server_;
 };
 

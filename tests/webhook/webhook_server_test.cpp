@@ -4,6 +4,12 @@
 #define BOOST_TEST_MODULE webhook_host_tests
 #include <boost/test/unit_test.hpp>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <condition_variable>
 #include <filesystem>
@@ -67,7 +73,7 @@ struct Fixture {
     LogWatch log;
     std::unique_ptr<WebhookService> service;
 
-    Fixture() {
+    explicit Fixture(std::chrono::milliseconds request_deadline = std::chrono::milliseconds(500)) {
         dir = fs::temp_directory_path() / ("lu-webhook-test-" + std::to_string(::getpid()));
         fs::remove_all(dir);
         fs::create_directories(dir);
@@ -78,7 +84,7 @@ struct Fixture {
         options.server.address = "127.0.0.1";
         options.server.port = 0;
         options.server.body_limit = std::size_t{64} * 1024;
-        options.server.request_deadline = std::chrono::milliseconds(500);
+        options.server.request_deadline = request_deadline;
         options.cert = dir / "tls.crt";
         options.key = dir / "tls.key";
         options.plugin = dir / "libliveupdate.so";
@@ -98,6 +104,31 @@ struct Fixture {
         fs::rename(dir / "plugin.new", dir / "libliveupdate.so");
     }
 };
+
+// Connections left idle do not expire while a test makes hundreds of them.
+struct PatientFixture : Fixture {
+    PatientFixture() : Fixture(std::chrono::minutes(1)) {}
+};
+
+// A plain TCP connection that sends nothing (not even a TLS hello).
+int idle_connection(unsigned short port) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    BOOST_REQUIRE(fd >= 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(port);
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    BOOST_REQUIRE(::connect(fd, reinterpret_cast<const sockaddr *>(&address), sizeof address) == 0);
+    return fd;
+}
+
+// True when the server closed the connection within the time given.
+bool closed_by_server(int fd, int within_ms) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, within_ms) != 1) return false;
+    char c = 0;
+    return ::read(fd, &c, 1) <= 0;
+}
 
 std::string review(const std::string &spec) {
     return R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u-1",
@@ -142,6 +173,22 @@ BOOST_AUTO_TEST_CASE(a_slow_client_holds_up_nobody_and_is_cut_off) {
     auto slow = client().stall("POST /validate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\n{");
     BOOST_TEST(response_of(client().request("POST", "/validate", kValid)).at("allowed").as_bool());
     BOOST_TEST(slow->wait_closed_by_server());
+}
+
+// With failurePolicy Fail, a webhook that turns connections away blocks
+// every write of a tilt.dev object: idle sockets past the limit cost the
+// oldest of them their connection, never a request that is sent whole.
+BOOST_FIXTURE_TEST_CASE(idle_sockets_past_the_limit_keep_no_request_out, PatientFixture) {
+    constexpr int kIdle = 300;
+    std::vector<int> idle;
+    idle.reserve(kIdle);
+    for (int i = 0; i < kIdle; ++i) idle.push_back(idle_connection(service->port()));
+    BOOST_TEST(response_of(client().request("POST", "/validate", kValid)).at("allowed").as_bool());
+    int oldest_closed = 0;
+    for (int i = 0; i < kIdle - 256; ++i) oldest_closed += closed_by_server(idle[i], 5000) ? 1 : 0;
+    BOOST_TEST(oldest_closed == kIdle - 256);
+    BOOST_TEST(!closed_by_server(idle.back(), 0));  // the newest still wait
+    for (const int fd : idle) ::close(fd);
 }
 
 BOOST_AUTO_TEST_CASE(a_rebuilt_plugin_answers_the_next_request_a_broken_one_is_refused) {
