@@ -255,6 +255,9 @@ FileRead read_compose_file(const std::string &file, std::string_view text, const
     } catch (const common::YamlAliasError &e) {
         out.errors.push_back({reader.where(e.mark), e.msg});
         return out;
+    } catch (const common::YamlDuplicateKeyError &e) {
+        out.errors.push_back({reader.where(e.mark), e.msg});
+        return out;
     } catch (const common::YamlParserLimitError &e) {
         out.errors.push_back({Where{file, 0, 0}, e.msg});
         return out;

@@ -283,6 +283,26 @@ BOOST_AUTO_TEST_CASE(unknown_rule_keys_are_errors) {
     BOOST_TEST(r.errors[0].message.find("unknown key \"taget\"") != std::string::npos);
 }
 
+// docker compose refuses such a file; yaml-cpp keeps both keys and the
+// reader took the last: a sync rule became a rebuild rule without a word.
+BOOST_AUTO_TEST_CASE(a_key_given_twice_is_an_error_naming_line_and_key) {
+    const FileRead r = read_compose_file("/p/compose.yaml",
+                                         "services:\n  web:\n    develop:\n      watch:\n"
+                                         "        - path: ./src\n          action: sync\n          target: /app\n"
+                                         "          action: rebuild\n",
+                                         vars({}));
+    BOOST_TEST_REQUIRE(r.errors.size() == 1u);
+    BOOST_TEST(r.errors[0].text() ==
+                   "/p/compose.yaml:8:11: services.web.develop.watch[0]: duplicate key \"action\" "
+                   "(first at line 6)",
+               r.errors[0].text());
+    BOOST_TEST(!r.compose.has_value());
+    // The same key in two maps is no duplicate.
+    BOOST_TEST(read_compose_file("/p/compose.yaml",
+                                 "services:\n  web: {image: a}\n  api: {image: a}\nx-a: {image: b}\n", vars({}))
+                   .errors.empty());
+}
+
 BOOST_AUTO_TEST_CASE(later_files_override_and_replace_watch_lists) {
     const auto first = read_compose_file("/p/compose.yaml",
                                          "name: one\nservices:\n  web:\n    build: ./web\n    develop:\n      watch:\n"
