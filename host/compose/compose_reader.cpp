@@ -87,6 +87,14 @@ public:
         return out;
     }
 
+    // The Compose spec allows one pattern as a plain string (`include: A.*`).
+    std::vector<std::string> string_or_strings_of(const YAML::Node &node, const std::string &what) {
+        if (node.IsScalar()) return {text(node)};
+        if (node.IsSequence()) return strings_of(node, what);
+        error(node, what + " must be a string or a list of strings");
+        return {};
+    }
+
     std::optional<WatchExec> exec_of(const YAML::Node &node, const std::string &at) {
         if (!node.IsMap()) {
             error(node, at + ".exec must be a mapping");
@@ -164,7 +172,7 @@ public:
             } else if (key == "ignore") {
                 rule.ignore = strings_of(value, at + ".ignore");
             } else if (key == "include") {
-                rule.include = strings_of(value, at + ".include");
+                rule.include = string_or_strings_of(value, at + ".include");
             } else if (key == "initial_sync") {
                 rule.initial_sync = bool_of(value, at + ".initial_sync").value_or(false);
             } else if (key == "exec") {
@@ -200,22 +208,39 @@ public:
             else if (build.IsMap())
                 service.build_context = ".";
         }
-        if (const YAML::Node develop = node["develop"]) {
-            if (!develop.IsMap()) {
-                error(develop, at + ".develop must be a mapping");
-            } else if (const YAML::Node watch = develop["watch"]) {
-                if (!watch.IsSequence()) {
-                    error(watch, at + ".develop.watch must be a list of rules");
-                } else {
-                    std::vector<WatchRule> rules;
-                    for (std::size_t i = 0; i < watch.size(); ++i)
-                        if (auto rule = rule_of(watch[i], at + ".develop.watch[" + std::to_string(i) + "]"))
-                            rules.push_back(std::move(*rule));
-                    service.watch = std::move(rules);
-                }
+        const YAML::Node develop = node["develop"];
+        const YAML::Node x_develop = node["x-develop"];
+        if (x_develop) {
+            // Compose reads its earlier spelling still, with a deprecation warning;
+            // placed at the key (an alias's value is where its anchor is).
+            for (const auto &entry : node)
+                if (entry.first.Scalar() == "x-develop")
+                    out_.warnings.push_back(
+                        {where(entry.first), at + (develop ? ".x-develop is deprecated and "
+                                                             "ignored: develop is given"
+                                                           : ".x-develop is deprecated: write develop")});
+        }
+        if (develop)
+            watch_of(develop, at + ".develop", service);
+        else if (x_develop)
+            watch_of(x_develop, at + ".x-develop", service);
+        compose.services[name] = std::move(service);
+    }
+
+    void watch_of(const YAML::Node &develop, const std::string &at, Service &service) {
+        if (!develop.IsMap()) {
+            error(develop, at + " must be a mapping");
+        } else if (const YAML::Node watch = develop["watch"]) {
+            if (!watch.IsSequence()) {
+                error(watch, at + ".watch must be a list of rules");
+            } else {
+                std::vector<WatchRule> rules;
+                for (std::size_t i = 0; i < watch.size(); ++i)
+                    if (auto rule = rule_of(watch[i], at + ".watch[" + std::to_string(i) + "]"))
+                        rules.push_back(std::move(*rule));
+                service.watch = std::move(rules);
             }
         }
-        compose.services[name] = std::move(service);
     }
 
     void read(const YAML::Node &root) {
