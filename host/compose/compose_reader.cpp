@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "common/utf8.hpp"
 #include "common/yaml_load.hpp"
 #include "host/compose/command_words.hpp"
 
@@ -39,6 +40,11 @@ public:
             throw common::YamlReadAbandoned(node.Mark(), "reading abandoned: the process is stopping");
         switch (node.Type()) {
         case YAML::NodeType::Scalar:
+            // Compose refuses it too; the objects' JSON carries only UTF-8.
+            if (!common::is_valid_utf8(node.Scalar())) {
+                error(node, "invalid UTF-8");
+                break;
+            }
             try {
                 for (const auto &name : interpolate(node.Scalar(), variables_).unset)
                     out_.warnings.push_back({where(node), "variable " + name + " is not set; read as a blank string"});
@@ -50,7 +56,11 @@ public:
             for (const auto &item : node) check_interpolation(item);
             break;
         case YAML::NodeType::Map:
-            for (const auto &entry : node) check_interpolation(entry.second);
+            for (const auto &entry : node) {
+                if (entry.first.IsScalar() && !common::is_valid_utf8(entry.first.Scalar()))
+                    error(entry.first, "invalid UTF-8");
+                check_interpolation(entry.second);
+            }
             break;
         default: break;
         }

@@ -303,6 +303,20 @@ BOOST_AUTO_TEST_CASE(a_key_given_twice_is_an_error_naming_line_and_key) {
                    .errors.empty());
 }
 
+// The objects' JSON carries only UTF-8: the engine refused such a rule's
+// objects as "malformed JSON", naming no file and no line.
+BOOST_AUTO_TEST_CASE(text_that_is_not_utf8_is_an_error_at_its_place) {
+    const FileRead r = read_compose_file("/p/compose.yaml",
+                                         "services:\n  web:\n    develop:\n      watch:\n"
+                                         "        - {path: ./src, action: sync, target: \"/app\xff\"}\n"
+                                         "  \"w\xfe\": {image: a}\n",
+                                         vars({}));
+    BOOST_TEST_REQUIRE(r.errors.size() == 2u);
+    BOOST_TEST(r.errors[0].text() == "/p/compose.yaml:5:47: invalid UTF-8", r.errors[0].text());
+    BOOST_TEST(r.errors[1].text() == "/p/compose.yaml:6:3: invalid UTF-8", r.errors[1].text());
+    BOOST_TEST(!r.compose.has_value());
+}
+
 // The Compose spec allows one pattern as a string; docker/compose's own
 // end-to-end test of watch writes `include: A.*`.
 BOOST_AUTO_TEST_CASE(include_is_a_string_or_a_list) {
