@@ -1,5 +1,7 @@
 #include "common/json_fields.hpp"
 
+#include "common/json_parse.hpp"
+
 namespace liveupdate::common {
 
 std::string child(const std::string &path, std::string_view key) {
@@ -127,16 +129,12 @@ json::value parse_limited(std::string_view text, std::size_t max_bytes, std::siz
     if (text.size() > max_bytes)
         throw DecodeError("", "document of " + std::to_string(text.size()) + " bytes exceeds the limit of " +
                                   std::to_string(max_bytes) + " bytes");
-    json::parse_options opts;
-    opts.max_depth = max_depth;
-    boost::system::error_code ec;
-    json::value v = json::parse(text, ec, std::move(storage), opts);
-    if (ec) {
-        if (ec == json::error::too_deep)
-            throw DecodeError("", "malformed JSON: nested deeper than " + std::to_string(max_depth) + " levels");
-        throw DecodeError("", "malformed JSON: " + ec.message());
+    try {
+        return parse_json(text, max_depth, std::move(storage));
+    } catch (const JsonParseError &e) {
+        throw DecodeError(e.field(), "malformed JSON at line " + std::to_string(e.line()) + ", column " +
+                                         std::to_string(e.column()) + ": " + e.why());
     }
-    return v;
 }
 
 const json::value *value_at(const json::value &v, std::initializer_list<std::string_view> path) {

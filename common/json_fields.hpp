@@ -73,7 +73,9 @@ const json::object *object_at(const json::object &o, std::string_view key);
 json::object *object_at(json::object &o, std::string_view key);
 const json::array *array_at(const json::object &o, std::string_view key);
 
-// Parses text with a depth limit and a size cap; throws DecodeError("", why) otherwise.
+// Parses text with a depth limit and a size cap (common/json_parse: a key
+// given twice, a number out of range or invalid UTF-8 is refused too); throws
+// DecodeError(field, "malformed JSON at line L, column C: why") otherwise.
 // The document is allocated from storage (the default resource unless given).
 json::value parse_limited(std::string_view text, std::size_t max_bytes = 64u << 20, std::size_t max_depth = 64,
                           json::storage_ptr storage = {});

@@ -30,9 +30,11 @@ private:
     int column_;
 };
 
-// Empty documents are left out. Throws YamlError for malformed YAML, an
-// alias cycle, nesting deeper than 64 or a parse past its limits
-// (common/yaml_load).
+// Empty documents are left out. Throws YamlError for malformed YAML, a key
+// twice in one map, an alias cycle, nesting deeper than 64, a parse past its
+// limits (common/yaml_load), and for what JSON cannot carry: text that is
+// not UTF-8, a number out of a double's range. Errors in a value name its
+// path (`spec.syncs[0].containerPath: invalid UTF-8`).
 std::vector<boost::json::value> yaml_documents(std::string_view text);
 
 }  // namespace liveupdate::common

@@ -20,7 +20,9 @@ std::size_t saturating_add(std::size_t a, std::size_t b) {
 }
 
 // Counts each document's nodes as written and as a walk expands them (an
-// alias counts as the node it names), in one pass over the parser's events.
+// alias counts as the node it names), and refuses a map's key given twice (as
+// YAML and Compose do; yaml-cpp keeps both), in one pass over the parser's
+// events.
 class ExpansionCounter : public YAML::EventHandler {
 public:
     void OnDocumentStart(const YAML::Mark &) override {
@@ -36,12 +38,18 @@ public:
                                                      std::to_string(expanded_) + ", more than " +
                                                      std::to_string(kMaxYamlExpansionRatio) + " times as many)");
     }
-    void OnNull(const YAML::Mark &mark, YAML::anchor_t anchor) override { leaf(mark, anchor, 1); }
-    void OnScalar(const YAML::Mark &mark, const std::string &, YAML::anchor_t anchor, const std::string &) override {
+    void OnNull(const YAML::Mark &mark, YAML::anchor_t anchor) override {
+        child(mark, nullptr);
+        leaf(mark, anchor, 1);
+    }
+    void OnScalar(const YAML::Mark &mark, const std::string &, YAML::anchor_t anchor,
+                  const std::string &value) override {
+        child(mark, &value);
         leaf(mark, anchor, 1);
     }
     void OnAlias(const YAML::Mark &mark, YAML::anchor_t anchor) override {
         const auto found = anchored_.find(anchor);
+        child(mark, nullptr);
         if (found == anchored_.end()) return;  // yaml-cpp reports the unknown anchor itself
         if (found->second == kStillOpen)
             throw YamlAliasError(mark, "an alias inside the node it refers to (a walk of it would never end)");
@@ -53,12 +61,12 @@ public:
     }
     void OnSequenceStart(const YAML::Mark &mark, const std::string &, YAML::anchor_t anchor,
                          YAML::EmitterStyle::value) override {
-        open(mark, anchor);
+        open(mark, anchor, false);
     }
     void OnSequenceEnd() override { close(); }
     void OnMapStart(const YAML::Mark &mark, const std::string &, YAML::anchor_t anchor,
                     YAML::EmitterStyle::value) override {
-        open(mark, anchor);
+        open(mark, anchor, true);
     }
     void OnMapEnd() override { close(); }
 
@@ -68,7 +76,43 @@ private:
     struct Collection {
         YAML::anchor_t anchor;
         std::size_t expanded;
+        bool map;
+        std::size_t children = 0;                   // of a map, keys and values alike
+        std::string key;                            // of a map: the key read last
+        std::unordered_map<std::string, int> keys;  // of a map: its scalar keys, with their lines
     };
+
+    // `services.web.develop.watch[0]`: where the open collections are.
+    std::string path() const {
+        std::string out;
+        for (const Collection &c : open_) {
+            if (!c.map) {
+                out += "[" + std::to_string(c.children == 0 ? 0 : c.children - 1) + "]";
+            } else if (!c.key.empty()) {
+                if (!out.empty()) out += '.';
+                out += c.key;
+            }
+        }
+        return out;
+    }
+
+    // Counts one child of the innermost collection; a scalar in a map's key
+    // place is a key, refused when the map has it already.
+    void child(const YAML::Mark &mark, const std::string *scalar) {
+        if (open_.empty()) return;
+        Collection &parent = open_.back();
+        const bool key_place = parent.map && parent.children % 2 == 0;
+        ++parent.children;
+        if (!key_place) return;
+        parent.key = scalar != nullptr ? *scalar : std::string();
+        if (scalar == nullptr) return;
+        const auto [first, added] = parent.keys.try_emplace(*scalar, mark.line + 1);
+        if (added) return;
+        parent.key.clear();  // the path names the map
+        const std::string where = path();
+        throw YamlDuplicateKeyError(mark, (where.empty() ? "" : where + ": ") + "duplicate key \"" + *scalar +
+                                              "\" (first at line " + std::to_string(first->second) + ")");
+    }
 
     void count(const YAML::Mark &mark, std::size_t nodes) {
         ++written_;
@@ -82,13 +126,14 @@ private:
         if (anchor != YAML::NullAnchor) anchored_[anchor] = nodes;
         if (!open_.empty()) open_.back().expanded = saturating_add(open_.back().expanded, nodes);
     }
-    void open(const YAML::Mark &mark, YAML::anchor_t anchor) {
+    void open(const YAML::Mark &mark, YAML::anchor_t anchor, bool map) {
+        child(mark, nullptr);
         count(mark, 1);
         if (anchor != YAML::NullAnchor) anchored_[anchor] = kStillOpen;
-        open_.push_back({anchor, 1});
+        open_.push_back({anchor, 1, map, 0, {}, {}});
     }
     void close() {
-        const Collection done = open_.back();
+        const Collection done = std::move(open_.back());
         open_.pop_back();
         if (done.anchor != YAML::NullAnchor) anchored_[done.anchor] = done.expanded;
         if (!open_.empty()) open_.back().expanded = saturating_add(open_.back().expanded, done.expanded);

@@ -34,6 +34,14 @@ public:
     using YAML::ParserException::ParserException;
 };
 
+// A map with a key twice (yaml-cpp keeps both, and readers take one or the
+// other): e.msg says which key, its map's path and the first's line; e.mark
+// is the second.
+class YamlDuplicateKeyError : public YAML::ParserException {
+public:
+    using YAML::ParserException::ParserException;
+};
+
 // A read given up because the process is stopping (abandon_yaml_reads_when).
 class YamlReadAbandoned : public YAML::ParserException {
 public:
@@ -64,7 +72,7 @@ void abandon_yaml_reads_when(bool (*stopping)() noexcept);
 bool yaml_reads_abandoned() noexcept;
 
 // YAML::Load and YAML::LoadAll, after the checks. Throw YamlAliasError,
-// YamlReadAbandoned, YamlParserLimitError or yaml-cpp's YAML::ParserException.
+// YamlDuplicateKeyError, YamlReadAbandoned, YamlParserLimitError or yaml-cpp's YAML::ParserException.
 YAML::Node load_yaml(std::string_view text);
 YAML::Node load_yaml(std::string_view text, const YamlReadLimits &limits);
 std::vector<YAML::Node> load_all_yaml(std::string_view text);

@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "common/utf8.hpp"
 #include "common/yaml_load.hpp"
 #include "host/compose/command_words.hpp"
 
@@ -39,6 +40,11 @@ public:
             throw common::YamlReadAbandoned(node.Mark(), "reading abandoned: the process is stopping");
         switch (node.Type()) {
         case YAML::NodeType::Scalar:
+            // Compose refuses it too; the objects' JSON carries only UTF-8.
+            if (!common::is_valid_utf8(node.Scalar())) {
+                error(node, "invalid UTF-8");
+                break;
+            }
             try {
                 for (const auto &name : interpolate(node.Scalar(), variables_).unset)
                     out_.warnings.push_back({where(node), "variable " + name + " is not set; read as a blank string"});
@@ -50,7 +56,11 @@ public:
             for (const auto &item : node) check_interpolation(item);
             break;
         case YAML::NodeType::Map:
-            for (const auto &entry : node) check_interpolation(entry.second);
+            for (const auto &entry : node) {
+                if (entry.first.IsScalar() && !common::is_valid_utf8(entry.first.Scalar()))
+                    error(entry.first, "invalid UTF-8");
+                check_interpolation(entry.second);
+            }
             break;
         default: break;
         }
@@ -85,6 +95,14 @@ public:
         for (const auto &item : node)
             if (auto s = string_of(item, what + " entries")) out.push_back(*s);
         return out;
+    }
+
+    // The Compose spec allows one pattern as a plain string (`include: A.*`).
+    std::vector<std::string> string_or_strings_of(const YAML::Node &node, const std::string &what) {
+        if (node.IsScalar()) return {text(node)};
+        if (node.IsSequence()) return strings_of(node, what);
+        error(node, what + " must be a string or a list of strings");
+        return {};
     }
 
     std::optional<WatchExec> exec_of(const YAML::Node &node, const std::string &at) {
@@ -164,7 +182,7 @@ public:
             } else if (key == "ignore") {
                 rule.ignore = strings_of(value, at + ".ignore");
             } else if (key == "include") {
-                rule.include = strings_of(value, at + ".include");
+                rule.include = string_or_strings_of(value, at + ".include");
             } else if (key == "initial_sync") {
                 rule.initial_sync = bool_of(value, at + ".initial_sync").value_or(false);
             } else if (key == "exec") {
@@ -200,22 +218,39 @@ public:
             else if (build.IsMap())
                 service.build_context = ".";
         }
-        if (const YAML::Node develop = node["develop"]) {
-            if (!develop.IsMap()) {
-                error(develop, at + ".develop must be a mapping");
-            } else if (const YAML::Node watch = develop["watch"]) {
-                if (!watch.IsSequence()) {
-                    error(watch, at + ".develop.watch must be a list of rules");
-                } else {
-                    std::vector<WatchRule> rules;
-                    for (std::size_t i = 0; i < watch.size(); ++i)
-                        if (auto rule = rule_of(watch[i], at + ".develop.watch[" + std::to_string(i) + "]"))
-                            rules.push_back(std::move(*rule));
-                    service.watch = std::move(rules);
-                }
+        const YAML::Node develop = node["develop"];
+        const YAML::Node x_develop = node["x-develop"];
+        if (x_develop) {
+            // Compose reads its earlier spelling still, with a deprecation warning;
+            // placed at the key (an alias's value is where its anchor is).
+            for (const auto &entry : node)
+                if (entry.first.Scalar() == "x-develop")
+                    out_.warnings.push_back(
+                        {where(entry.first), at + (develop ? ".x-develop is deprecated and "
+                                                             "ignored: develop is given"
+                                                           : ".x-develop is deprecated: write develop")});
+        }
+        if (develop)
+            watch_of(develop, at + ".develop", service);
+        else if (x_develop)
+            watch_of(x_develop, at + ".x-develop", service);
+        compose.services[name] = std::move(service);
+    }
+
+    void watch_of(const YAML::Node &develop, const std::string &at, Service &service) {
+        if (!develop.IsMap()) {
+            error(develop, at + " must be a mapping");
+        } else if (const YAML::Node watch = develop["watch"]) {
+            if (!watch.IsSequence()) {
+                error(watch, at + ".watch must be a list of rules");
+            } else {
+                std::vector<WatchRule> rules;
+                for (std::size_t i = 0; i < watch.size(); ++i)
+                    if (auto rule = rule_of(watch[i], at + ".watch[" + std::to_string(i) + "]"))
+                        rules.push_back(std::move(*rule));
+                service.watch = std::move(rules);
             }
         }
-        compose.services[name] = std::move(service);
     }
 
     void read(const YAML::Node &root) {
@@ -253,6 +288,9 @@ FileRead read_compose_file(const std::string &file, std::string_view text, const
     try {
         root = common::load_yaml(text);
     } catch (const common::YamlAliasError &e) {
+        out.errors.push_back({reader.where(e.mark), e.msg});
+        return out;
+    } catch (const common::YamlDuplicateKeyError &e) {
         out.errors.push_back({reader.where(e.mark), e.msg});
         return out;
     } catch (const common::YamlParserLimitError &e) {

@@ -11,6 +11,7 @@
 
 #include "common/ignore_patterns.hpp"
 #include "common/json_fields.hpp"
+#include "common/json_parse.hpp"
 #include "common/paths.hpp"
 #include "common/yaml_json.hpp"
 #include "host/compose/project_files.hpp"
@@ -22,6 +23,8 @@ namespace json = boost::json;
 namespace {
 
 constexpr std::size_t kMaxObjectFileBytes = std::size_t{16} * 1024 * 1024;
+// As deep as the YAML reader goes (common/yaml_json).
+constexpr std::size_t kMaxObjectDepth = 64;
 
 // .json, and .yaml/.yml that are not compose files (those are Compose projects).
 bool is_object_file_name(const fs::path &path) {
@@ -45,22 +48,18 @@ void resolve_string(json::value &v, const std::string &dir) {
 
 struct JsonParse {
     json::value value;
-    std::string error;  // "LINE:COLUMN: invalid JSON: <why>" (1-based): the place in the file, not in the parser
+    std::string error;  // "LINE:COLUMN: invalid JSON: [FIELD: ]<why>" (1-based): the place in the file
     bool incomplete = false;
 };
 
 JsonParse parse_json_at(std::string_view text) {
-    json::stream_parser parser;
-    boost::system::error_code ec;
-    const std::size_t consumed = parser.write(text.data(), text.size(), ec);
-    if (!ec) parser.finish(ec);
-    if (!ec) return JsonParse{parser.release(), {}, false};
-    const std::string_view before = text.substr(0, std::min(consumed, text.size()));
-    const std::size_t line = 1 + static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n'));
-    const std::size_t line_start = before.rfind('\n');
-    const std::size_t column = before.size() - (line_start == std::string_view::npos ? 0 : line_start + 1) + 1;
-    return JsonParse{nullptr, std::to_string(line) + ":" + std::to_string(column) + ": invalid JSON: " + ec.message(),
-                     ec == json::error::incomplete};
+    try {
+        return JsonParse{common::parse_json(text, kMaxObjectDepth), {}, false};
+    } catch (const common::JsonParseError &e) {
+        std::string error = std::to_string(e.line()) + ":" + std::to_string(e.column()) + ": invalid JSON: ";
+        if (!e.field().empty()) error += e.field() + ": ";
+        return JsonParse{nullptr, error + e.why(), e.incomplete()};
+    }
 }
 
 std::string file_kind(mode_t mode) {

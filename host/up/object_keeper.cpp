@@ -155,10 +155,12 @@ std::vector<std::string> ObjectKeeper::admit(const json::object &object, const s
     if (!ok) {
         const json::value *errors = result.if_contains("errors");
         if (errors != nullptr && errors->is_array() && !errors->as_array().empty()) {
-            for (const auto &e : errors->as_array())
+            for (const auto &e : errors->as_array()) {
+                const std::string field = common::text_at(e, {"field"});
                 p_.log.write(
                     LogLevel::error, "",
-                    origin + ": rejected: " + common::text_at(e, {"field"}) + ": " + common::text_at(e, {"message"}));
+                    origin + ": rejected: " + (field.empty() ? "" : field + ": ") + common::text_at(e, {"message"}));
+            }
         } else {
             p_.log.write(LogLevel::error, "", origin + ": rejected: " + common::text_at(result, "message"));
         }

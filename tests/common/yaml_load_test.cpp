@@ -86,6 +86,54 @@ BOOST_AUTO_TEST_CASE(yaml_documents_report_it_with_line_and_column) {
 
 namespace {
 
+// What load_all_yaml refuses text for, with the line of its mark; "loaded" else.
+std::string parse_refusal(const std::string &text) {
+    try {
+        load_all_yaml(text);
+    } catch (const YAML::ParserException &e) {
+        return "line " + std::to_string(e.mark.line + 1) + ", column " + std::to_string(e.mark.column + 1) + ": " +
+               e.msg;
+    }
+    return "loaded";
+}
+
+std::string conversion_refusal(const std::string &text) {
+    try {
+        yaml_documents(text);
+    } catch (const YamlError &e) {
+        return e.what();
+    }
+    return "converted";
+}
+
+}  // namespace
+
+// YAML wants a map's keys unique; yaml-cpp keeps both, and a reader takes
+// one or the other without a word. Refused as Compose refuses it.
+BOOST_AUTO_TEST_CASE(a_key_twice_in_one_map_is_refused_naming_key_and_lines) {
+    BOOST_TEST(parse_refusal("kind: A\nspec:\n  syncs:\n    - {localPath: a, containerPath: /b, localPath: c}\n") ==
+               "line 4, column 41: spec.syncs[0]: duplicate key \"localPath\" (first at line 4)");
+    BOOST_TEST(parse_refusal("a: 1\nb:\n  c: 2\na: 3\n") == "line 4, column 1: duplicate key \"a\" (first at line 1)");
+    // Every document and every map has keys of its own; a value may repeat a key.
+    BOOST_TEST(parse_refusal("a: 1\nb: {a: 1, b: a}\nc: [{a: 1}, {a: 2}]\n---\na: 2\n") == "loaded");
+    BOOST_TEST(parse_refusal("x: &m {a: 1}\ny: *m\nz: *m\n") == "loaded");
+    BOOST_TEST(conversion_refusal("a: 1\nb:\n  c: [1, {d: 1, d: 2}]\n") ==
+               "line 3, column 17: b.c[1]: duplicate key \"d\" (first at line 3)");
+}
+
+// JSON carries neither: both were written into objects that the engine then
+// refused as "malformed JSON: syntax error", naming no field and no line.
+BOOST_AUTO_TEST_CASE(invalid_utf8_and_numbers_out_of_range_are_refused_at_their_place) {
+    BOOST_TEST(conversion_refusal("kind: A\nspec:\n  path: \"a\xff\"\n") ==
+               "line 3, column 9: spec.path: invalid UTF-8");
+    BOOST_TEST(conversion_refusal("kind: A\nspec:\n  \xfe: 1\n") == "line 3, column 3: spec: invalid UTF-8");
+    BOOST_TEST(conversion_refusal("kind: A\nspec:\n  n: [1, 1e99999]\n") ==
+               "line 3, column 10: spec.n[1]: number out of range: 1e99999");
+    BOOST_TEST(conversion_refusal("n: '1e99999'\nm: 1e-99999\nu: \"\u00e9\"\n") == "converted");
+}
+
+namespace {
+
 std::atomic<bool> g_stop{false};
 
 }  // namespace

@@ -1,12 +1,13 @@
 # Helpers of the Compose end-to-end tests, on top of
 # tests/integration/up_e2e_lib.sh: $project, $shop and $work are set by the caller.
 
-# The compose file without develop: and name: (docker-compose 1.29 refuses them).
+# The compose file without develop:, x-develop: and name: (docker-compose 1.29
+# refuses them).
 without_develop() {
   awk '
     /^[^ #]/ { skip = 0 }
     /^name:/ { next }
-    /^    develop:/ { skip = 1; next }
+    /^    (x-)?develop:/ { skip = 1; next }
     skip && /^     / { next }
     { skip = 0; print }
   ' "$1"

@@ -283,6 +283,85 @@ BOOST_AUTO_TEST_CASE(unknown_rule_keys_are_errors) {
     BOOST_TEST(r.errors[0].message.find("unknown key \"taget\"") != std::string::npos);
 }
 
+// docker compose refuses such a file; yaml-cpp keeps both keys and the
+// reader took the last: a sync rule became a rebuild rule without a word.
+BOOST_AUTO_TEST_CASE(a_key_given_twice_is_an_error_naming_line_and_key) {
+    const FileRead r = read_compose_file("/p/compose.yaml",
+                                         "services:\n  web:\n    develop:\n      watch:\n"
+                                         "        - path: ./src\n          action: sync\n          target: /app\n"
+                                         "          action: rebuild\n",
+                                         vars({}));
+    BOOST_TEST_REQUIRE(r.errors.size() == 1u);
+    BOOST_TEST(r.errors[0].text() ==
+                   "/p/compose.yaml:8:11: services.web.develop.watch[0]: duplicate key \"action\" "
+                   "(first at line 6)",
+               r.errors[0].text());
+    BOOST_TEST(!r.compose.has_value());
+    // The same key in two maps is no duplicate.
+    BOOST_TEST(read_compose_file("/p/compose.yaml",
+                                 "services:\n  web: {image: a}\n  api: {image: a}\nx-a: {image: b}\n", vars({}))
+                   .errors.empty());
+}
+
+// The objects' JSON carries only UTF-8: the engine refused such a rule's
+// objects as "malformed JSON", naming no file and no line.
+BOOST_AUTO_TEST_CASE(text_that_is_not_utf8_is_an_error_at_its_place) {
+    const FileRead r = read_compose_file("/p/compose.yaml",
+                                         "services:\n  web:\n    develop:\n      watch:\n"
+                                         "        - {path: ./src, action: sync, target: \"/app\xff\"}\n"
+                                         "  \"w\xfe\": {image: a}\n",
+                                         vars({}));
+    BOOST_TEST_REQUIRE(r.errors.size() == 2u);
+    BOOST_TEST(r.errors[0].text() == "/p/compose.yaml:5:47: invalid UTF-8", r.errors[0].text());
+    BOOST_TEST(r.errors[1].text() == "/p/compose.yaml:6:3: invalid UTF-8", r.errors[1].text());
+    BOOST_TEST(!r.compose.has_value());
+}
+
+// The Compose spec allows one pattern as a string; docker/compose's own
+// end-to-end test of watch writes `include: A.*`.
+BOOST_AUTO_TEST_CASE(include_is_a_string_or_a_list) {
+    const FileRead r = read_compose_file("/p/compose.yaml",
+                                         "services:\n  a:\n    develop:\n      watch:\n"
+                                         "        - {path: ., include: A.*, target: /data/, action: sync}\n"
+                                         "        - {path: ., include: [\"*.txt\", sub], target: /d, action: sync}\n",
+                                         vars({}));
+    BOOST_TEST_REQUIRE(r.errors.empty(), (r.errors.empty() ? "" : r.errors.front().text()));
+    const auto &rules = *r.compose->services.at("a").watch;
+    BOOST_TEST((rules.at(0).include == std::vector<std::string>{"A.*"}));
+    BOOST_TEST((rules.at(1).include == std::vector<std::string>{"*.txt", "sub"}));
+    const FileRead bad = read_compose_file(
+        "/p/compose.yaml", "services:\n  a:\n    develop:\n      watch:\n        - {path: ., include: {x: 1}}\n",
+        vars({}));
+    BOOST_TEST_REQUIRE(!bad.errors.empty());
+    BOOST_TEST(bad.errors[0].message == "services.a.develop.watch[0].include must be a string or a list of strings",
+               bad.errors[0].text());
+}
+
+// Compose's earlier spelling, as docker/compose's watch fixture wrote it
+// (through an anchor): read as develop, with a deprecation warning.
+BOOST_AUTO_TEST_CASE(a_service_level_x_develop_is_read_as_develop_with_a_warning) {
+    const FileRead r = read_compose_file("/p/compose.yaml",
+                                         "x-dev: &x-dev\n  watch:\n"
+                                         "    - {action: sync, path: ./data, target: /app/data, ignore: ['*.foo']}\n"
+                                         "services:\n  alpine:\n    image: alpine\n    x-develop: *x-dev\n"
+                                         "  both:\n    x-develop: *x-dev\n    develop:\n      watch:\n"
+                                         "        - {action: restart, path: ./conf}\n",
+                                         vars({}));
+    BOOST_TEST_REQUIRE(r.errors.empty(), (r.errors.empty() ? "" : r.errors.front().text()));
+    const auto &alpine = r.compose->services.at("alpine");
+    BOOST_TEST_REQUIRE(alpine.watch.has_value());
+    BOOST_TEST(alpine.watch->at(0).target.value_or("") == "/app/data");
+    BOOST_TEST(alpine.watch->at(0).ignore.at(0) == "*.foo");
+    BOOST_TEST_REQUIRE(r.compose->services.at("both").watch.has_value());
+    BOOST_TEST(r.compose->services.at("both").watch->at(0).action == "restart");
+    BOOST_TEST_REQUIRE(r.warnings.size() == 2u);
+    BOOST_TEST(r.warnings[0].text() == "/p/compose.yaml:7:5: services.alpine.x-develop is deprecated: write develop",
+               r.warnings[0].text());
+    BOOST_TEST(r.warnings[1].text().find("services.both.x-develop is deprecated and ignored: develop is given") !=
+                   std::string::npos,
+               r.warnings[1].text());
+}
+
 BOOST_AUTO_TEST_CASE(later_files_override_and_replace_watch_lists) {
     const auto first = read_compose_file("/p/compose.yaml",
                                          "name: one\nservices:\n  web:\n    build: ./web\n    develop:\n      watch:\n"

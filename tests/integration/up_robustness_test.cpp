@@ -257,7 +257,9 @@ BOOST_AUTO_TEST_CASE(object_file_errors_say_line_and_column_and_half_writes_sett
     write_file(more / "bad.json", "{\n  \"kind\": \"ConfigMap\",\n  \"metadata\": {\"name\": x}\n}\n");
     BOOST_TEST_REQUIRE(d.start(Objects{}, {"--debounce", "0", more.string()}), d.log_text());
     const std::string log = d.log_text();
-    BOOST_TEST(log.find((more / "bad.json").string() + ":3:24: invalid JSON: syntax error") != std::string::npos, log);
+    BOOST_TEST(log.find((more / "bad.json").string() + ":3:24: invalid JSON: metadata.name: syntax error") !=
+                   std::string::npos,
+               log);
     BOOST_TEST(log.find("boost") == std::string::npos, log);
 
     // Written in two pieces, 300 ms apart, in place: no "incomplete JSON", the object loads.
@@ -272,7 +274,7 @@ BOOST_AUTO_TEST_CASE(object_file_errors_say_line_and_column_and_half_writes_sett
         ::close(fd);
     }
     BOOST_TEST(wait_until([&] { return d.get("configmaps").at("items").as_array().size() == 1u; }), d.log_text());
-    BOOST_TEST(d.log_text().find("slow.json:1:21: invalid JSON: incomplete JSON") == std::string::npos, d.log_text());
+    BOOST_TEST(d.log_text().find("incomplete JSON") == std::string::npos, d.log_text());
 }
 
 BOOST_AUTO_TEST_CASE(a_file_name_cannot_forge_log_lines) {

@@ -57,4 +57,30 @@ BOOST_AUTO_TEST_CASE(lenient_getters_read_what_is_not_there_as_nothing) {
     BOOST_TEST(common::text_at(o, "metadata") == "");
 }
 
+namespace {
+
+std::string parse_error_of(std::string_view text) {
+    try {
+        common::parse_limited(text);
+    } catch (const common::DecodeError &e) {
+        return e.what();
+    }
+    return "";
+}
+
+}  // namespace
+
+// What the engine reads (objects, updaters' answers): Boost.JSON alone keeps
+// the last of a key given twice and reads 1e99999 as infinity.
+BOOST_AUTO_TEST_CASE(parse_limited_refuses_duplicates_and_names_field_line_and_column) {
+    BOOST_TEST(parse_error_of("{\"kind\": \"LiveUpdate\",\n \"spec\": {\"selector\": {}, \"selector\": {}}}") ==
+               "spec: malformed JSON at line 2, column 27: duplicate key \"selector\" (first at line 2)");
+    BOOST_TEST(parse_error_of("{\"spec\": {\"n\": [1, 1e99999]}}") ==
+               "spec.n[1]: malformed JSON at line 1, column 20: number out of range");
+    BOOST_TEST(parse_error_of("{\"spec\": \"\xc3\x28\"}") ==
+               "spec: malformed JSON at line 1, column 11: invalid UTF-8");
+    BOOST_TEST(parse_error_of("[1,\n 2,,]") == "[2]: malformed JSON at line 2, column 4: syntax error");
+    BOOST_TEST(parse_error_of("{\"a\": {\"a\": 1}, \"b\": [{\"a\": 1}, {\"a\": 2}]}") == "");
+}
+
 BOOST_AUTO_TEST_SUITE_END()

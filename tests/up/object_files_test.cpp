@@ -42,10 +42,34 @@ BOOST_AUTO_TEST_CASE(a_single_object_file_and_bad_items) {
 
     // Line and column of the file, never the parser's source location.
     FileLoad cut = parse_object_file("/d/e.json", "{\"kind\": \"List\",\n \"items\": [");
-    BOOST_TEST(cut.errors.at(0) == "/d/e.json:2:12: invalid JSON: incomplete JSON", cut.errors.at(0));
+    BOOST_TEST(cut.errors.at(0) == "/d/e.json:2:12: invalid JSON: items[0]: incomplete JSON", cut.errors.at(0));
     BOOST_TEST(cut.incomplete);
     FileLoad extra = parse_object_file("/d/f.json", "{}\n\n  x");
     BOOST_TEST(extra.errors.at(0) == "/d/f.json:3:3: invalid JSON: extra data", extra.errors.at(0));
+}
+
+// Boost.JSON kept the last of a key given twice; 1e99999 read as infinity and
+// invalid UTF-8 passed a YAML file, and the engine then refused the object as
+// "malformed JSON: syntax error" with no field and no line.
+BOOST_AUTO_TEST_CASE(duplicate_keys_bad_utf8_and_huge_numbers_are_errors_at_their_place) {
+    const auto error_of = [](const std::string &file, const std::string &text) {
+        const FileLoad load = parse_object_file(file, text);
+        BOOST_TEST(load.objects.empty());
+        return load.errors.size() == 1u ? load.errors[0] : "errors: " + std::to_string(load.errors.size());
+    };
+    BOOST_TEST(error_of("/d/a.json",
+                        "{\"kind\": \"LiveUpdate\", \"metadata\": {\"name\": \"web\"},\n"
+                        " \"spec\": {\"syncs\": [{\"localPath\": \"a\",\n"
+                        "   \"localPath\": \"b\"}]}}") ==
+               "/d/a.json:3:4: invalid JSON: spec.syncs[0]: duplicate key \"localPath\" (first at line 2)");
+    BOOST_TEST(error_of("/d/b.json", "{\"kind\": \"LiveUpdate\",\n \"spec\": {\"n\": 1e99999}}") ==
+               "/d/b.json:2:16: invalid JSON: spec.n: number out of range");
+    BOOST_TEST(error_of("/d/c.json", "{\"kind\": \"LiveUpdate\",\n \"spec\": {\"p\": \"a\xff\"}}") ==
+               "/d/c.json:2:18: invalid JSON: spec.p: invalid UTF-8");
+    BOOST_TEST(error_of("/d/d.yaml", "kind: LiveUpdate\nmetadata: {name: web}\nspec:\n  p: \"a\xff\"\n") ==
+               "/d/d.yaml:4:6: malformed YAML: spec.p: invalid UTF-8");
+    BOOST_TEST(error_of("/d/e.yaml", "kind: LiveUpdate\nmetadata: {name: web}\nkind: FileWatch\n") ==
+               "/d/e.yaml:3:1: malformed YAML: duplicate key \"kind\" (first at line 1)");
 }
 
 // yaml-cpp 0.7 spins for ever on these 3 bytes: the read is given up at its
