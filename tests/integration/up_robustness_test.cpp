@@ -390,3 +390,48 @@ BOOST_AUTO_TEST_CASE(an_objects_folder_moved_away_and_back) {
     BOOST_TEST(log.find("invalid JSON") == std::string::npos, log);
     BOOST_TEST(log.find("not read") == std::string::npos, log);
 }
+
+namespace {
+
+// The journal of the test's one container in the state folder ("" when there is none).
+fs::path journal_in(const fs::path &state) {
+    std::error_code ec;
+    for (const auto &e : fs::directory_iterator(state, ec))
+        if (e.path().extension() == ".journal") return e.path();
+    return {};
+}
+
+std::size_t files_in(const fs::path &dir) {
+    std::error_code ec;
+    std::size_t n = 0;
+    for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) ++n;
+    return n;
+}
+
+}  // namespace
+
+// Issue 33 item 7: `rm -rf vendor && npm install` over and over, with a
+// daemon that runs throughout: the record's size follows what it holds.
+BOOST_AUTO_TEST_CASE(the_record_stays_bounded_over_cycles_of_recreating_ten_thousand_files) {
+    constexpr int kFiles = 10000;
+    UpDaemon d;
+    BOOST_TEST_REQUIRE(d.start(Objects{}), d.log_text());
+    const fs::path vendor = d.src / "vendor";
+    const fs::path vendor_in_app = d.in_app("vendor");
+    std::vector<std::uintmax_t> sizes;
+    for (int cycle = 0; cycle < 3; ++cycle) {
+        fs::create_directories(vendor);
+        for (int i = 0; i < kFiles; ++i)
+            write_file(vendor / ("module-" + std::to_string(i) + ".js"), "exports.n = " + std::to_string(i) + ";\n");
+        BOOST_TEST_REQUIRE(
+            wait_until([&] { return files_in(vendor_in_app) == static_cast<std::size_t>(kFiles); }, 120s),
+            "cycle " << cycle << ": " << files_in(vendor_in_app) << " files synced; " << d.log_text().substr(0, 2000));
+        sizes.push_back(fs::file_size(journal_in(d.state)));
+        fs::remove_all(vendor);
+        BOOST_TEST_REQUIRE(wait_until([&] { return !fs::exists(vendor_in_app); }, 60s), d.log_text().substr(0, 2000));
+    }
+    BOOST_TEST_MESSAGE("the record's size after each cycle: " << sizes[0] << ", " << sizes[1] << ", " << sizes[2]);
+    for (std::size_t cycle = 1; cycle < sizes.size(); ++cycle)
+        BOOST_TEST(sizes[cycle] < sizes[0] * 3 / 2,
+                   "cycle " << cycle << ": " << sizes[cycle] << " bytes, against " << sizes[0] << " after the first");
+}
