@@ -7,7 +7,6 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -318,16 +317,6 @@ std::vector<SyncedKey> SyncedRecords::prune(const std::function<bool(const Synce
 
 std::string SyncedRecords::file_of(const SyncedKey &key) const {
     return (std::filesystem::path(folder_) / file_name_of(key)).string();
-}
-
-std::string default_synced_folder() {
-    if (const char *dir = std::getenv("LIVEUPDATE_STATE_DIR"); dir != nullptr && *dir != '\0') return dir;
-    if (const char *state = std::getenv("XDG_STATE_HOME"); state != nullptr && *state == '/')
-        return std::string(state) + "/liveupdate/synced";
-    if (const char *home = std::getenv("HOME"); home != nullptr && *home == '/')
-        return std::string(home) + "/.local/state/liveupdate/synced";
-    throw HostError(kRecord, "the state folder",
-                    "neither LIVEUPDATE_STATE_DIR, XDG_STATE_HOME nor HOME is set (or pass --state-dir)");
 }
 
 }  // namespace liveupdate::host

@@ -18,7 +18,9 @@
 // compacted (temporary file, then rename), and so does compact_if_due() once
 // dead lines dominate, so that recreating a big folder over and over does not
 // grow it without end. A change that cannot be written throws: the update
-// fails rather than forgetting a path it put in the container.
+// fails rather than forgetting a path it put in the container. One daemon
+// per folder (host/core/state_folder.hpp locks it): a second one compacting
+// would leave the first appending to a file no longer there.
 #pragma once
 
 #include <functional>
@@ -117,11 +119,5 @@ private:
     std::map<SyncedKey, std::shared_ptr<SyncedJournal>> open_;
     std::string file_of(const SyncedKey &key) const;
 };
-
-// Where records live unless told: $LIVEUPDATE_STATE_DIR, else
-// $XDG_STATE_HOME/liveupdate/synced, else ~/.local/state/liveupdate/synced
-// (state that outlives the daemon, kept out of the project, whose watchers
-// and syncs must not see it). Throws HostError when none can be told.
-std::string default_synced_folder();
 
 }  // namespace liveupdate::host
