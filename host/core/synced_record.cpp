@@ -7,13 +7,13 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <optional>
 #include <sstream>
 #include <tuple>
+#include <utility>
 
 #include <boost/json.hpp>
 
@@ -101,8 +101,13 @@ void write_all(int fd, const std::string &text, const std::string &file) {
     }
 }
 
-// Writes the compacted journal beside file, then renames it over: a crash leaves one or the other.
-void compact(const std::string &file, const SyncedKey &key, const SyncedPaths &paths) {
+// A journal whose dead lines are fewer than this is left as it is: rewriting
+// a small one on every delete would cost more than the lines it saves.
+constexpr std::size_t kCompactionFloor = 1024;
+
+// Writes the compacted journal beside file, then renames it over: a crash
+// leaves one or the other. The new file's handle, open for appending, and its size.
+std::pair<int, long long> write_compacted(const std::string &file, const SyncedKey &key, const SyncedPaths &paths) {
     std::string text = header_of(key);
     for (const auto &p : paths) text += line_of('+', p);
     const std::string temporary = file + ".compacting";
@@ -111,17 +116,22 @@ void compact(const std::string &file, const SyncedKey &key, const SyncedPaths &p
     try {
         write_all(fd, text, temporary);
         if (::fsync(fd) != 0) throw HostError(kRecord, temporary, "cannot sync: " + errno_text());
+        // Appends after a failed write are cut off with ftruncate: they must land at the new end.
+        if (::fcntl(fd, F_SETFL, O_APPEND) != 0) throw HostError(kRecord, temporary, "cannot append: " + errno_text());
+        if (::rename(temporary.c_str(), file.c_str()) != 0)
+            throw HostError(kRecord, file, "cannot replace: " + errno_text());
     } catch (...) {
         ::close(fd);
         ::unlink(temporary.c_str());
         throw;
     }
-    ::close(fd);
-    if (::rename(temporary.c_str(), file.c_str()) != 0) {
-        const std::string why = errno_text();
-        ::unlink(temporary.c_str());
-        throw HostError(kRecord, file, "cannot replace: " + why);
+    // The rename made durable: lines appended to the new file must not vanish with it at a power loss.
+    const std::string folder = std::filesystem::path(file).parent_path().string();
+    if (const int dir = ::open(folder.empty() ? "." : folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dir >= 0) {
+        ::fsync(dir);
+        ::close(dir);
     }
+    return {fd, static_cast<long long>(text.size())};
 }
 
 }  // namespace
@@ -155,23 +165,15 @@ SyncedJournal::SyncedJournal(std::string file, SyncedKey key) : file_(std::move(
     } else if (std::filesystem::exists(file_)) {
         throw HostError(kRecord, file_, "cannot open: " + errno_text());
     }
-    compact(file_, key_, paths_);
-    fd_ = ::open(file_.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
-    if (fd_ < 0) throw HostError(kRecord, file_, "cannot open: " + errno_text());
-    struct stat st {};
-    if (::fstat(fd_, &st) != 0) {
-        const std::string why = errno_text();
-        ::close(fd_);
-        throw HostError(kRecord, file_, why);
-    }
-    size_ = st.st_size;
+    std::tie(fd_, size_) = write_compacted(file_, key_, paths_);
+    lines_ = paths_.size();
 }
 
 SyncedJournal::~SyncedJournal() {
     if (fd_ >= 0) ::close(fd_);
 }
 
-void SyncedJournal::append(const std::string &lines) {
+void SyncedJournal::append(const std::string &lines, std::size_t count) {
     if (broken_) throw HostError(kRecord, file_, "a failed write left a partial line that could not be cut off");
     try {
         write_all(fd_, lines, file_);
@@ -181,6 +183,7 @@ void SyncedJournal::append(const std::string &lines) {
         throw;
     }
     size_ += static_cast<long long>(lines.size());
+    lines_ += count;
 }
 
 void SyncedJournal::add(const std::vector<std::string> &paths) {
@@ -193,7 +196,7 @@ void SyncedJournal::add(const std::vector<std::string> &paths) {
         added.push_back(&p);
     }
     if (lines.empty()) return;
-    append(lines);
+    append(lines, added.size());
     unsynced_ = true;
     for (const std::string *p : added) paths_.insert(*p);
 }
@@ -213,11 +216,29 @@ bool SyncedJournal::has_unsynced() const {
 void SyncedJournal::remove(const std::vector<std::string> &paths) {
     const std::lock_guard lock(mutex_);
     std::string lines;
+    std::size_t count = 0;
     for (const auto &p : paths)
-        if (holds_tree(paths_, p)) lines += line_of('-', p);
+        if (holds_tree(paths_, p)) {
+            lines += line_of('-', p);
+            ++count;
+        }
     if (lines.empty()) return;
-    append(lines);
+    append(lines, count);
     for (const auto &p : paths) drop_tree(paths_, p);
+}
+
+bool SyncedJournal::compact_if_due() {
+    const std::lock_guard lock(mutex_);
+    const std::size_t dead = lines_ - paths_.size();
+    if (dead <= paths_.size() || dead <= kCompactionFloor) return false;
+    const auto [fd, size] = write_compacted(file_, key_, paths_);
+    ::close(fd_);
+    fd_ = fd;
+    size_ = size;
+    lines_ = paths_.size();
+    broken_ = false;    // a partial line is gone with the old file
+    unsynced_ = false;  // the new file was synced whole
+    return true;
 }
 
 SyncedPaths SyncedJournal::paths() const {
@@ -296,16 +317,6 @@ std::vector<SyncedKey> SyncedRecords::prune(const std::function<bool(const Synce
 
 std::string SyncedRecords::file_of(const SyncedKey &key) const {
     return (std::filesystem::path(folder_) / file_name_of(key)).string();
-}
-
-std::string default_synced_folder() {
-    if (const char *dir = std::getenv("LIVEUPDATE_STATE_DIR"); dir != nullptr && *dir != '\0') return dir;
-    if (const char *state = std::getenv("XDG_STATE_HOME"); state != nullptr && *state == '/')
-        return std::string(state) + "/liveupdate/synced";
-    if (const char *home = std::getenv("HOME"); home != nullptr && *home == '/')
-        return std::string(home) + "/.local/state/liveupdate/synced";
-    throw HostError(kRecord, "the state folder",
-                    "neither LIVEUPDATE_STATE_DIR, XDG_STATE_HOME nor HOME is set (or pass --state-dir)");
 }
 
 }  // namespace liveupdate::host

@@ -13,10 +13,14 @@
 // there even after a kill -9; and synced to disk (sync()) before those bytes
 // leave, once per archive chunk rather than per path, so after a power loss
 // too), "-" a path and all beneath it (written after its delete succeeded;
-// not synced: a lost "-" line leaves a superset). A last line without its newline was torn by a crash
-// and is ignored; opening rewrites the journal compacted (temporary file,
-// then rename). A change that cannot be written throws: the update fails
-// rather than forgetting a path it put in the container.
+// not synced: a lost "-" line leaves a superset). A last line without its
+// newline was torn by a crash and is ignored. Opening rewrites the journal
+// compacted (temporary file, then rename), and so does compact_if_due() once
+// dead lines dominate, so that recreating a big folder over and over does not
+// grow it without end. A change that cannot be written throws: the update
+// fails rather than forgetting a path it put in the container. One daemon
+// per folder (host/core/state_folder.hpp locks it): a second one compacting
+// would leave the first appending to a file no longer there.
 #pragma once
 
 #include <functional>
@@ -65,6 +69,11 @@ public:
     bool has_unsynced() const;
     // Drops each path and everything beneath it. Throws HostError.
     void remove(const std::vector<std::string> &paths);
+    // Rewrites the journal with only its live paths (temporary file, fsync,
+    // rename, the open handle swapped) when its dead lines (paths added and
+    // then removed, "-" lines) outnumber both its live paths and a floor.
+    // Whether it did. Throws HostError; the journal is then as it was.
+    bool compact_if_due();
     SyncedPaths paths() const;
     bool empty() const;
     // Whether its file held paths when it was opened: what an earlier run recorded.
@@ -72,7 +81,7 @@ public:
     const std::string &file() const { return file_; }
 
 private:
-    void append(const std::string &lines);
+    void append(const std::string &lines, std::size_t count);
 
     std::string file_;
     SyncedKey key_;
@@ -80,6 +89,7 @@ private:
     SyncedPaths paths_;
     int fd_ = -1;
     long long size_ = 0;     // the journal's length after the last complete write
+    std::size_t lines_ = 0;  // its change lines: paths_.size() of them live, the rest dead
     bool broken_ = false;    // a failed write's partial line is still there
     bool unsynced_ = false;  // add() wrote since the last sync()
     bool inherited_ = false;
@@ -109,11 +119,5 @@ private:
     std::map<SyncedKey, std::shared_ptr<SyncedJournal>> open_;
     std::string file_of(const SyncedKey &key) const;
 };
-
-// Where records live unless told: $LIVEUPDATE_STATE_DIR, else
-// $XDG_STATE_HOME/liveupdate/synced, else ~/.local/state/liveupdate/synced
-// (state that outlives the daemon, kept out of the project, whose watchers
-// and syncs must not see it). Throws HostError when none can be told.
-std::string default_synced_folder();
 
 }  // namespace liveupdate::host

@@ -123,9 +123,12 @@ void clear_stale_socket(const std::string &path) {
                                  " is taken by something that is not a socket; refusing to replace it "
                                  "(choose another --control-socket or LU_HOST_CONTROL_SOCKET)");
     if (const int probe = connect_to(path); probe >= 0) {
+        ucred peer{};
+        socklen_t size = sizeof peer;
+        const bool known = ::getsockopt(probe, SOL_SOCKET, SO_PEERCRED, &peer, &size) == 0 && peer.pid > 0;
         ::close(probe);
-        throw std::runtime_error("another lu-host up already serves the control socket " + path +
-                                 " (use --control-socket to run a second one)");
+        throw std::runtime_error("another lu-host up" + (known ? " (pid " + std::to_string(peer.pid) + ")" : "") +
+                                 " already serves the control socket " + path);
     }
     ::unlink(path.c_str());
 }

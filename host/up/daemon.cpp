@@ -15,6 +15,7 @@
 #include "host/core/install_paths.hpp"
 #include "host/core/object_store.hpp"
 #include "host/core/reconcile_driver.hpp"
+#include "host/core/state_folder.hpp"
 #include "host/core/synced_pruning.hpp"
 #include "host/core/updater_registry.hpp"
 #include "host/reload/hot_reloader.hpp"
@@ -75,6 +76,7 @@ private:
 
     const UpOptions &options_;
     UpLog &log_;
+    std::unique_ptr<StateFolder> state_folder_;  // locked first, released last
     JsonObjectStore store_;
     Declarations declarations_;
     std::unique_ptr<EngineSlot> engine_;
@@ -104,6 +106,9 @@ private:
 };
 
 void Daemon::start() {
+    // First: a second daemon on the folder, or a folder that cannot be used, is refused before anything starts.
+    state_folder_ = std::make_unique<StateFolder>(StateFolderPlaces::from_environment(options_.state_dir));
+    if (!state_folder_->fallback_note().empty()) log_.write(LogLevel::warn, "", state_folder_->fallback_note());
     start_engine();
     start_services();
     start_web();
@@ -124,8 +129,7 @@ void Daemon::start_engine() {
     services_ = std::make_shared<UpdaterHostServices>();
     services_->set_local_containers(std::make_shared<SupervisedContainers>(*containers_));
     start_updaters(load);
-    synced_ =
-        std::make_unique<SyncedRecords>(options_.state_dir.empty() ? default_synced_folder() : options_.state_dir);
+    synced_ = std::make_unique<SyncedRecords>(state_folder_->path());
     prune_synced_records();
     executor_ = std::make_unique<Executor>(updaters_, synced_.get());
     driver_ = std::make_unique<ReconcileDriver>(

@@ -137,6 +137,49 @@ BOOST_AUTO_TEST_CASE(a_write_that_fails_throws_and_leaves_no_partial_line) {
     BOOST_TEST((SyncedRecords(dir.path.string()).journal(kKey)->paths() == SyncedPaths{"/app/a.txt", "/app/c.txt"}));
 }
 
+namespace {
+
+std::vector<std::string> vendor_paths(int count) {
+    std::vector<std::string> paths{"/app/vendor"};
+    for (int i = 0; i < count; ++i) paths.push_back("/app/vendor/package-" + std::to_string(i) + "/index.js");
+    return paths;
+}
+
+}  // namespace
+
+// Issue 33 item 7: `rm -rf vendor && npm install` over and over leaves dead
+// lines behind; once they outnumber the live ones the journal is rewritten
+// while open, so its size follows what it holds, not how often it changed.
+BOOST_AUTO_TEST_CASE(a_journal_mostly_dead_is_compacted_while_open) {
+    StateDir dir;
+    SyncedRecords records(dir.path.string());
+    auto j = records.journal(kKey);
+    j->add({"/app/main.js"});
+    j->add({"/app/old.js"});
+    j->remove({"/app/old.js"});
+    BOOST_TEST(!j->compact_if_due());  // a few dead lines: not worth a rewrite
+    const auto vendor = vendor_paths(2000);
+    j->add(vendor);
+    const auto one_cycle = fs::file_size(dir.only_journal());
+    std::uintmax_t largest = 0;
+    for (int cycle = 0; cycle < 6; ++cycle) {
+        j->remove({"/app/vendor"});
+        j->compact_if_due();
+        j->add(vendor);
+        j->compact_if_due();
+        largest = std::max(largest, fs::file_size(dir.only_journal()));
+    }
+    BOOST_TEST(largest < 2 * one_cycle, largest << " bytes after cycles of " << one_cycle);
+    // Appends after a rewrite go to the file that is there, and survive a reopen.
+    j->add({"/app/after.js"});
+    j->sync();
+    BOOST_TEST(!j->has_unsynced());
+    SyncedPaths expected(vendor.begin(), vendor.end());
+    expected.insert({"/app/main.js", "/app/after.js"});
+    BOOST_TEST((SyncedRecords(dir.path.string()).journal(kKey)->paths() == expected));
+    BOOST_TEST(!fs::exists(dir.only_journal().string() + ".compacting"));
+}
+
 BOOST_AUTO_TEST_CASE(covers_is_a_path_or_a_folder_above_it) {
     const SyncedPaths paths{"/app/dir"};
     BOOST_TEST(covers(paths, "/app/dir"));

@@ -44,3 +44,19 @@ wait_for_file_content() {
   done
   fail "$path never became: $expected (is: $("$@" "$path" 2>&1 || true))"
 }
+
+# wait_for_exit: waits (20 s at most) for the lu-host up that start_up began
+# to exit by itself (a refusal at start) and sets $up_exit_status; one still
+# running fails the test.
+up_exit_status=""
+wait_for_exit() {
+  local pid=$up_host_pid
+  for _ in $(seq 1 200); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -0 "$pid" 2>/dev/null && fail "lu-host up did not exit by itself"
+  up_host_pid=""
+  up_exit_status=0
+  wait "$pid" || up_exit_status=$?
+}

@@ -392,3 +392,103 @@ BOOST_AUTO_TEST_CASE(an_objects_folder_moved_away_and_back) {
     BOOST_TEST(log.find("invalid JSON") == std::string::npos, log);
     BOOST_TEST(log.find("not read") == std::string::npos, log);
 }
+
+namespace {
+
+bool contains(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
+
+// The journal of the test's one container in the state folder ("" when there is none).
+fs::path journal_in(const fs::path &state) {
+    std::error_code ec;
+    for (const auto &e : fs::directory_iterator(state, ec))
+        if (e.path().extension() == ".journal") return e.path();
+    return {};
+}
+
+std::size_t files_in(const fs::path &dir) {
+    std::error_code ec;
+    std::size_t n = 0;
+    for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) ++n;
+    return n;
+}
+
+}  // namespace
+
+// Issue 33 item 4: a second daemon on a state folder would compact the
+// journals the first one appends to; it is refused at start, naming the
+// folder and the first one's pid, and the first one's record stays whole.
+BOOST_AUTO_TEST_CASE(a_second_daemon_on_a_state_folder_is_refused_and_the_first_keeps_its_record) {
+    UpDaemon d;
+    write_file(d.src / "a.txt", "alpha");
+    Objects o;
+    o.lu_spec()["initialSync"] = json::object{};  // a second daemon would open (and compact) the journal at once
+    BOOST_TEST_REQUIRE(d.start(o), d.log_text());
+    BOOST_TEST_REQUIRE(wait_until([&] { return holds(d.in_app("a.txt"), "alpha"); }), d.log_text());
+
+    const CommandResult second =
+        up_for("LIVEUPDATE_STATE_DIR=" + quoted(d.state),
+               "--no-web --control-socket " + quoted(d.dir / "second.sock") + " " + quoted(d.objects), 15);
+    BOOST_TEST(second.exit_code == 1, second.output);
+    BOOST_TEST(contains(second.output, "cannot use the state folder: " + d.state.string() +
+                                           ": another lu-host up (pid " + std::to_string(d.pid()) + ")"),
+               second.output);
+
+    // Nor does the control socket's refusal advise running a second daemon.
+    const CommandResult on_socket =
+        up_for("LIVEUPDATE_STATE_DIR=" + quoted(d.dir / "other-state"),
+               "--no-web --control-socket " + quoted(d.socket) + " " + quoted(d.objects), 15);
+    BOOST_TEST(on_socket.exit_code == 1, on_socket.output);
+    BOOST_TEST(contains(on_socket.output, "another lu-host up (pid " + std::to_string(d.pid()) +
+                                              ") already serves the control socket " + d.socket.string() + "\n"),
+               on_socket.output);
+
+    write_file(d.src / "b.txt", "beta");
+    BOOST_TEST_REQUIRE(wait_until([&] { return holds(d.in_app("b.txt"), "beta"); }), d.log_text());
+    const std::string journal = read_file(journal_in(d.state));
+    BOOST_TEST(contains(journal, "+\"/app/a.txt\"\n"), journal);
+    BOOST_TEST(contains(journal, "+\"/app/b.txt\"\n"), journal);
+}
+
+// Issue 33 item 10: a state folder that cannot be used stops the daemon at
+// start, saying what, where and why; what is in the way is left alone.
+BOOST_AUTO_TEST_CASE(a_state_folder_that_is_a_file_is_reported_at_start) {
+    UpDaemon d;
+    write_file(d.objects, Objects{}.text());
+    write_file(d.state, "my notes");
+    const std::string socket = " --no-web --control-socket " + quoted(d.socket) + " ";
+    const CommandResult by_env = up_for("LIVEUPDATE_STATE_DIR=" + quoted(d.state), socket + quoted(d.objects), 10);
+    BOOST_TEST(by_env.exit_code == 1, by_env.output);
+    BOOST_TEST(contains(by_env.output, "lu-host up: cannot use the state folder: " + d.state.string() + ": " +
+                                           d.state.string() + " is not a folder"),
+               by_env.output);
+    const CommandResult by_flag = up_for("", "--state-dir " + quoted(d.state) + socket + quoted(d.objects), 10);
+    BOOST_TEST(by_flag.exit_code == 1, by_flag.output);
+    BOOST_TEST(contains(by_flag.output, "is not a folder"), by_flag.output);
+    BOOST_TEST(holds(d.state, "my notes"));
+}
+
+// Issue 33 item 7: `rm -rf vendor && npm install` over and over, with a
+// daemon that runs throughout: the record's size follows what it holds.
+BOOST_AUTO_TEST_CASE(the_record_stays_bounded_over_cycles_of_recreating_ten_thousand_files) {
+    constexpr int kFiles = 10000;
+    UpDaemon d;
+    BOOST_TEST_REQUIRE(d.start(Objects{}), d.log_text());
+    const fs::path vendor = d.src / "vendor";
+    const fs::path vendor_in_app = d.in_app("vendor");
+    std::vector<std::uintmax_t> sizes;
+    for (int cycle = 0; cycle < 3; ++cycle) {
+        fs::create_directories(vendor);
+        for (int i = 0; i < kFiles; ++i)
+            write_file(vendor / ("module-" + std::to_string(i) + ".js"), "exports.n = " + std::to_string(i) + ";\n");
+        BOOST_TEST_REQUIRE(
+            wait_until([&] { return files_in(vendor_in_app) == static_cast<std::size_t>(kFiles); }, 120s),
+            "cycle " << cycle << ": " << files_in(vendor_in_app) << " files synced; " << d.log_text().substr(0, 2000));
+        sizes.push_back(fs::file_size(journal_in(d.state)));
+        fs::remove_all(vendor);
+        BOOST_TEST_REQUIRE(wait_until([&] { return !fs::exists(vendor_in_app); }, 60s), d.log_text().substr(0, 2000));
+    }
+    BOOST_TEST_MESSAGE("the record's size after each cycle: " << sizes[0] << ", " << sizes[1] << ", " << sizes[2]);
+    for (std::size_t cycle = 1; cycle < sizes.size(); ++cycle)
+        BOOST_TEST(sizes[cycle] < sizes[0] * 3 / 2,
+                   "cycle " << cycle << ": " << sizes[cycle] << " bytes, against " << sizes[0] << " after the first");
+}

@@ -311,8 +311,9 @@ can list liveupdates.tilt.dev -n "$ns" && can update liveupdates.tilt.dev --subr
 echo "ok: lu-host rbac grants what the operator needs, no more"
 
 first_pid=$up_host_pid
-if "$lu_host" up --from-cluster --namespace "$ns" --no-web --control-socket "$work/control2.sock" "$project" \
-  >"$work/second.log" 2>&1; then
+# As from another machine: a state folder of its own (one daemon per state folder).
+if "$lu_host" up --from-cluster --namespace "$ns" --no-web --control-socket "$work/control2.sock" \
+  --state-dir "$work/state2" "$project" >"$work/second.log" 2>&1; then
   fail "a second operator started"
 fi
 grep -q "already has an operator.*held by $(id -un)@$(hostname) pid $first_pid since" "$work/second.log" ||
