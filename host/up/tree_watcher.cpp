@@ -49,9 +49,12 @@ struct TreeWatcher::State : InotifyHub::Client {
     BatchFn on_batch;
     WarnFn warn;
     InotifyHub &hub;
+    // Set once the constructor has set the watches up (it alone touches the
+    // state until then, holding no lock: its caller's locks must not come
+    // before this mutex, which the callbacks run under).
+    std::atomic<bool> ready{false};
     // Guards everything below but `inbox` and `last_change`: held by the
-    // constructor while it sets the watches up, by the hub's thread in tick(),
-    // and by the destructor while it stops.
+    // hub's thread in tick(), and by the destructor while it stops.
     std::mutex mutex;
     bool stopped = false;
     std::mutex inbox_mutex;
@@ -278,9 +281,10 @@ struct TreeWatcher::State : InotifyHub::Client {
     }
 
     std::optional<InotifyHub::Clock::time_point> tick(InotifyHub::Clock::time_point now) override {
-        // Busy means being set up or stopped: the setup wakes the hub when done.
-        std::unique_lock<std::mutex> lock(mutex, std::try_to_lock);
-        if (!lock.owns_lock() || stopped) return std::nullopt;
+        // Not set up yet: the constructor wakes the hub when it is.
+        if (!ready.load(std::memory_order_acquire)) return std::nullopt;
+        std::lock_guard<std::mutex> lock(mutex);
+        if (stopped) return std::nullopt;
         std::deque<InotifyEvent> arrived;
         {
             std::lock_guard<std::mutex> inbox_lock(inbox_mutex);
@@ -297,7 +301,8 @@ struct TreeWatcher::State : InotifyHub::Client {
         return next;
     }
 
-    // With mutex held: no tick does anything any more; returns the watches it held.
+    // With mutex held (or before ready): no tick does anything any more;
+    // returns the watches it held.
     std::vector<int> stop_locked() {
         stopped = true;
         std::vector<int> held;
@@ -317,18 +322,16 @@ TreeWatcher::TreeWatcher(std::shared_ptr<InotifyHub> hub, std::vector<std::strin
     : hub_(std::move(hub)),
       state_(std::make_shared<State>(std::move(roots), std::move(filter), timing, std::move(on_batch),
                                      std::move(on_warning), *hub_)) {
-    {
-        // Attached first, so that no event on a watch made here is missed;
-        // the hub keeps them until the watches are all in place.
-        std::lock_guard<std::mutex> lock(state_->mutex);
-        hub_->attach(state_);
-        try {
-            state_->start();
-        } catch (...) {
-            hub_->detach(state_.get(), state_->stop_locked());
-            throw;
-        }
+    // Attached first, so that no event on a watch made here is missed: they
+    // wait in its inbox until the watches are all in place.
+    hub_->attach(state_);
+    try {
+        state_->start();
+    } catch (...) {
+        hub_->detach(state_.get(), state_->stop_locked());
+        throw;
     }
+    state_->ready.store(true, std::memory_order_release);
     hub_->wake();
 }
 
