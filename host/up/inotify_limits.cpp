@@ -15,7 +15,7 @@ std::string describe_inotify_limit(const std::string &name, std::optional<long> 
 
 std::string inotify_init_failure(int err, std::optional<long> max_user_instances, long open_files,
                                  long open_file_limit) {
-    const std::string what = std::string("cannot watch files: inotify_init1: ") + std::strerror(err);
+    std::string what = std::string("cannot watch files: inotify_init1: ") + std::strerror(err);
     if (err != EMFILE) return what;
     // inotify_init1 says EMFILE for both; a process short of one fd is out of open files.
     if (open_file_limit > 0 && open_files + 1 >= open_file_limit)

@@ -81,7 +81,8 @@ BOOST_AUTO_TEST_CASE(a_compose_project_of_45_services_with_3_rules_each_starts) 
         compose += "  " + service + ":\n    image: busybox\n    develop:\n      watch:\n";
         for (const std::string rule : {"src", "lib", "conf"}) {
             write_file(dir.path / service / rule / "keep.txt", "k");
-            compose += "        - {path: ./" + service + "/" + rule + ", action: sync, target: /app/" + rule + "}\n";
+            compose.append("        - {path: ./").append(service).append("/").append(rule);
+            compose.append(", action: sync, target: /app/").append(rule).append("}\n");
         }
     }
     write_file(dir.path / "compose.yaml", compose);
