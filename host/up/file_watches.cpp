@@ -121,7 +121,10 @@ json::object FileWatches::apply(const json::object &file_watch) {
 
 std::shared_ptr<InotifyHub> FileWatches::shared_hub() {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (!hub_) hub_ = std::make_shared<InotifyHub>();
+    if (!hub_)
+        hub_ = std::make_shared<InotifyHub>([this] {
+            if (on_warning_) on_warning_(std::string(kInotifyOverflowWarning));
+        });
     return hub_;
 }
 

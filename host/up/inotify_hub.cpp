@@ -14,7 +14,7 @@
 
 namespace liveupdate::host::up {
 
-InotifyHub::InotifyHub() {
+InotifyHub::InotifyHub(std::function<void()> on_overflow) : on_overflow_(std::move(on_overflow)) {
     inotify_fd_ = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
     if (inotify_fd_ < 0) throw std::runtime_error(inotify_init_failure_here(errno));
     wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -83,19 +83,21 @@ void InotifyHub::wake() {
     }
 }
 
-void InotifyHub::read_events() {
+bool InotifyHub::read_events() {
     alignas(inotify_event) char buffer[64 * 1024];
+    bool overflowed = false;
     // Bounded, so that a steady stream of events cannot starve the ticks.
     for (int reads = 0; reads < 64; ++reads) {
         const ssize_t n = ::read(inotify_fd_, buffer, sizeof buffer);
         if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return;
+        if (n <= 0) break;
         std::lock_guard<std::mutex> lock(mutex_);
         for (ssize_t off = 0; off < n;) {
             const auto *ev = reinterpret_cast<const inotify_event *>(buffer + off);
             off += static_cast<ssize_t>(sizeof(inotify_event) + ev->len);
             const InotifyEvent event{ev->wd, ev->mask, ev->len > 0 ? std::string(ev->name) : std::string()};
             if (ev->mask & IN_Q_OVERFLOW) {
+                overflowed = true;
                 for (const auto &[key, client] : clients_) client->event(event);
                 continue;
             }
@@ -107,6 +109,7 @@ void InotifyHub::read_events() {
             if (ev->mask & IN_IGNORED) holders_.erase(holders);
         }
     }
+    return overflowed;
 }
 
 std::optional<InotifyHub::Clock::time_point> InotifyHub::tick_all() {
@@ -144,7 +147,7 @@ void InotifyHub::run() {
             std::lock_guard<std::mutex> lock(mutex_);
             if (stopping_) return;
         }
-        if (fds[1].revents & POLLIN) read_events();
+        if ((fds[1].revents & POLLIN) && read_events() && on_overflow_) on_overflow_();
         next = tick_all();
     }
 }

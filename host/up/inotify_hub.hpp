@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -45,8 +46,10 @@ public:
         virtual std::optional<Clock::time_point> tick(Clock::time_point now) = 0;
     };
 
-    // Throws std::runtime_error naming the limit that was reached.
-    InotifyHub();
+    // on_overflow: called on its thread once per queue overflow (each client
+    // also gets it, and rescans). Throws std::runtime_error naming the limit
+    // that was reached.
+    explicit InotifyHub(std::function<void()> on_overflow = {});
     InotifyHub(const InotifyHub &) = delete;
     InotifyHub &operator=(const InotifyHub &) = delete;
     ~InotifyHub();  // stops the thread; every client must be detached first
@@ -64,10 +67,11 @@ public:
 
 private:
     void run();
-    void read_events();
+    bool read_events();  // true when the queue overflowed
     std::optional<Clock::time_point> tick_all();
     void release(const Client *client, int wd);  // with mutex_ held
 
+    std::function<void()> on_overflow_;
     int inotify_fd_ = -1;
     int wake_fd_ = -1;
     std::mutex mutex_;

@@ -49,6 +49,7 @@ struct TreeWatcher::State : InotifyHub::Client {
     BatchFn on_batch;
     WarnFn warn;
     InotifyHub &hub;
+    bool warns_overflow;  // its hub is its own (a shared hub reports an overflow once)
     // Set once the constructor has set the watches up (it alone touches the
     // state until then, holding no lock: its caller's locks must not come
     // before this mutex, which the callbacks run under).
@@ -69,13 +70,14 @@ struct TreeWatcher::State : InotifyHub::Client {
     std::set<std::string> warned_names;                 // not UTF-8: warned about once each
     std::atomic<Debouncer::Clock::rep> last_change{0};  // time_since_epoch; 0: none yet
 
-    State(std::vector<std::string> r, WatchFilter f, WatchTiming t, BatchFn b, WarnFn w, InotifyHub &h)
+    State(std::vector<std::string> r, WatchFilter f, WatchTiming t, BatchFn b, WarnFn w, InotifyHub &h, bool own_hub)
         : roots(std::move(r)),
           filter(std::move(f)),
           timing(t),
           on_batch(std::move(b)),
           warn(std::move(w)),
           hub(h),
+          warns_overflow(own_hub),
           debouncer(t.debounce, t.max_wait) {}
 
     bool ignored(const std::string &path) const {
@@ -209,7 +211,7 @@ struct TreeWatcher::State : InotifyHub::Client {
 
     void handle(const InotifyEvent &ev) {
         if (ev.mask & IN_Q_OVERFLOW) {
-            if (warn) warn("inotify queue overflow: rescanning the watched trees");
+            if (warns_overflow && warn) warn(std::string(kInotifyOverflowWarning));
             rescan(true);
             return;
         }
@@ -319,9 +321,14 @@ struct TreeWatcher::State : InotifyHub::Client {
 
 TreeWatcher::TreeWatcher(std::shared_ptr<InotifyHub> hub, std::vector<std::string> roots, WatchFilter filter,
                          WatchTiming timing, BatchFn on_batch, WarnFn on_warning)
+    : TreeWatcher(std::move(hub), false, std::move(roots), std::move(filter), timing, std::move(on_batch),
+                  std::move(on_warning)) {}
+
+TreeWatcher::TreeWatcher(std::shared_ptr<InotifyHub> hub, bool own_hub, std::vector<std::string> roots,
+                         WatchFilter filter, WatchTiming timing, BatchFn on_batch, WarnFn on_warning)
     : hub_(std::move(hub)),
       state_(std::make_shared<State>(std::move(roots), std::move(filter), timing, std::move(on_batch),
-                                     std::move(on_warning), *hub_)) {
+                                     std::move(on_warning), *hub_, own_hub)) {
     // Attached first, so that no event on a watch made here is missed: they
     // wait in its inbox until the watches are all in place.
     hub_->attach(state_);
@@ -337,8 +344,8 @@ TreeWatcher::TreeWatcher(std::shared_ptr<InotifyHub> hub, std::vector<std::strin
 
 TreeWatcher::TreeWatcher(std::vector<std::string> roots, WatchFilter filter, WatchTiming timing, BatchFn on_batch,
                          WarnFn on_warning)
-    : TreeWatcher(std::make_shared<InotifyHub>(), std::move(roots), std::move(filter), timing, std::move(on_batch),
-                  std::move(on_warning)) {}
+    : TreeWatcher(std::make_shared<InotifyHub>(), true, std::move(roots), std::move(filter), timing,
+                  std::move(on_batch), std::move(on_warning)) {}
 
 std::optional<Debouncer::Clock::time_point> TreeWatcher::last_change() const {
     const auto since_epoch = state_->last_change.load(std::memory_order_relaxed);

@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "host/up/debouncer.hpp"
@@ -25,6 +26,9 @@
 #include "host/up/tree_snapshot.hpp"
 
 namespace liveupdate::host::up {
+
+// How a watcher (or a shared hub) says that the kernel dropped events.
+inline constexpr std::string_view kInotifyOverflowWarning = "inotify queue overflow: rescanning the watched trees";
 
 struct WatchTiming {
     std::chrono::milliseconds debounce{50};
@@ -46,11 +50,12 @@ public:
 
     // roots: absolute paths (files, directories, or not yet existing). The
     // watches are in place when it returns (changes after that are seen);
-    // on_batch and on_warning are called on the hub's thread.
+    // on_batch and on_warning are called on the hub's thread. A queue
+    // overflow is the hub's to report (once for all its watchers).
     TreeWatcher(std::shared_ptr<InotifyHub> hub, std::vector<std::string> roots, WatchFilter filter, WatchTiming timing,
                 BatchFn on_batch, WarnFn on_warning);
-    // With a hub of its own. Throws std::runtime_error when inotify is
-    // unavailable (naming the limit reached).
+    // With a hub of its own; it reports an overflow itself. Throws
+    // std::runtime_error when inotify is unavailable (naming the limit reached).
     TreeWatcher(std::vector<std::string> roots, WatchFilter filter, WatchTiming timing, BatchFn on_batch,
                 WarnFn on_warning);
     TreeWatcher(const TreeWatcher &) = delete;
@@ -62,6 +67,9 @@ public:
     std::optional<Debouncer::Clock::time_point> last_change() const;
 
 private:
+    TreeWatcher(std::shared_ptr<InotifyHub> hub, bool own_hub, std::vector<std::string> roots, WatchFilter filter,
+                WatchTiming timing, BatchFn on_batch, WarnFn on_warning);
+
     struct State;
     std::shared_ptr<InotifyHub> hub_;
     std::shared_ptr<State> state_;  // shared with the hub, which may be ticking it as it is dropped
