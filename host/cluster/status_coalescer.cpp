@@ -1,10 +1,67 @@
 #include "host/cluster/status_coalescer.hpp"
 
-namespace liveupdate::host::cluster {
+#include "common/micro_time.hpp"
 
-bool StatusCoalescer::offer(const std::string &key, const boost::json::object &status) {
-    const auto written = written_.find(key);
-    if (written != written_.end() && written->second == status) {
+namespace liveupdate::host::cluster {
+namespace json = boost::json;
+
+namespace {
+
+bool same_number(const json::value &a, const json::value &b) {
+    if (a.is_double() || b.is_double()) return a.to_number<double>() == b.to_number<double>();
+    if (a.is_int64() && b.is_int64()) return a.get_int64() == b.get_int64();
+    if (a.is_uint64() && b.is_uint64()) return a.get_uint64() == b.get_uint64();
+    const json::value &signed_one = a.is_int64() ? a : b;
+    const json::value &unsigned_one = a.is_int64() ? b : a;
+    return signed_one.get_int64() >= 0 &&
+           static_cast<std::uint64_t>(signed_one.get_int64()) == unsigned_one.get_uint64();
+}
+
+bool same_text(json::string_view a, json::string_view b) {
+    if (a == b) return true;
+    const auto time_a = common::MicroTime::parse(a);
+    const auto time_b = common::MicroTime::parse(b);
+    return time_a && time_b && *time_a == *time_b;
+}
+
+const json::value &field_or_null(const json::object &o, json::string_view key) {
+    static const json::value null;
+    const json::value *found = o.if_contains(key);
+    return found != nullptr ? *found : null;
+}
+
+}  // namespace
+
+bool same_status(const json::value &a, const json::value &b) {
+    if (a.is_number() && b.is_number()) return same_number(a, b);
+    if (a.kind() != b.kind()) return false;
+    switch (a.kind()) {
+    case json::kind::object: {
+        const json::object &oa = a.get_object();
+        const json::object &ob = b.get_object();
+        for (const auto &[key, value] : oa)
+            if (!same_status(value, field_or_null(ob, key))) return false;
+        for (const auto &[key, value] : ob)
+            if (!oa.contains(key) && !value.is_null()) return false;
+        return true;
+    }
+    case json::kind::array: {
+        const json::array &aa = a.get_array();
+        const json::array &ab = b.get_array();
+        if (aa.size() != ab.size()) return false;
+        for (std::size_t i = 0; i < aa.size(); ++i)
+            if (!same_status(aa[i], ab[i])) return false;
+        return true;
+    }
+    case json::kind::string: return same_text(a.get_string(), b.get_string());
+    default: return a == b;
+    }
+}
+
+bool StatusCoalescer::offer(const std::string &key, const json::object &status) {
+    own_[key] = status;
+    const auto held = held_.find(key);
+    if (held != held_.end() && same_status(held->second, status)) {
         pending_.erase(key);  // back to what the cluster holds: an older pending one must not be written
         return false;
     }
@@ -13,16 +70,37 @@ bool StatusCoalescer::offer(const std::string &key, const boost::json::object &s
     return first;
 }
 
-std::map<std::string, boost::json::object> StatusCoalescer::take() {
-    std::map<std::string, boost::json::object> out;
-    out.swap(pending_);
+std::map<std::string, json::object> StatusCoalescer::take() {
+    std::map<std::string, json::object> out;
+    for (auto &[key, status] : pending_) {
+        // Made pending again while the same was being written: the cluster holds it now.
+        const auto held = held_.find(key);
+        if (held == held_.end() || !same_status(held->second, status)) out.emplace(key, std::move(status));
+    }
+    pending_.clear();
     return out;
 }
 
-void StatusCoalescer::written(const std::string &key, const boost::json::object &status) { written_[key] = status; }
+void StatusCoalescer::written(const std::string &key, const json::object &status, const json::object &stored) {
+    held_[key] = status;
+    stored_[key] = stored;
+}
+
+bool StatusCoalescer::observed(const std::string &key, const json::object &status) {
+    if (const auto stored = stored_.find(key); stored != stored_.end() && same_status(stored->second, status))
+        return false;  // the operator's own write, read back
+    held_[key] = status;
+    const auto own = own_.find(key);
+    if (own == own_.end() || same_status(own->second, status)) return false;
+    const bool first = !pending_.contains(key);
+    pending_[key] = own->second;
+    return first;
+}
 
 void StatusCoalescer::forget(const std::string &key) {
-    written_.erase(key);
+    held_.erase(key);
+    stored_.erase(key);
+    own_.erase(key);
     pending_.erase(key);
 }
 

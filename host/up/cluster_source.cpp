@@ -72,8 +72,8 @@ ClusterSource::~ClusterSource() { stop(); }
 // Namespaced); "" when the API server does not serve it (no such CRD, or an
 // old cluster-scoped one).
 std::string ClusterSource::collection_path(const std::string &plural, bool required) {
-    const std::string path = "/apis/" + std::string(cluster::kGroup) + "/" + std::string(cluster::kVersion) +
-                             "/namespaces/" + kube::url_escape(namespace_) + "/" + plural;
+    std::string path = "/apis/" + std::string(cluster::kGroup) + "/" + std::string(cluster::kVersion) + "/namespaces/" +
+                       kube::url_escape(namespace_) + "/" + plural;
     const kube::ApiResponse r = client_->request("GET", path + "?limit=1");
     if (r.status / 100 == 2) return path;
     if (r.status != 404)
@@ -122,6 +122,7 @@ ClusterSource::Collection ClusterSource::follow(const std::string &kind, const s
         cluster::ResourceWatch::Handlers{
             [this, kind](const std::vector<json::object> &items) {
                 std::vector<json::object> kinded;
+                kinded.reserve(items.size());
                 for (const auto &item : items) kinded.push_back(with_kind(item, kind));
                 listed(kind, kinded);
             },
@@ -167,8 +168,9 @@ FileLoad ClusterSource::take(const json::object &item) {
         return load;
     }
     const cluster::ClusterVerdict verdict = cluster::judge_cluster_object(item, options_.project_dir);
-    if (const json::object *status = common::object_at(item, "status"))
-        coalescer_.written(key.text(), *status);  // what the cluster holds: an equal status is not written
+    // What the cluster holds: an equal status is not written, one someone else wrote is written over.
+    const json::object *status = common::object_at(item, "status");
+    if (coalescer_.observed(key.text(), status != nullptr ? *status : json::object{})) wake_.notify_all();
     if (verdict.outcome != cluster::ClusterVerdict::Outcome::taken) {
         declared_.erase(key);
         refuse(key, verdict.message);
@@ -296,8 +298,11 @@ void ClusterSource::write_status(const ObjectKey &key, const json::object &statu
             if (put.status / 100 == 2) {
                 std::lock_guard lock(mutex_);
                 if (!resource_versions_.contains(key)) return;
+                const json::value answer = json::parse(put.body);
+                const json::object *stored =
+                    answer.is_object() ? common::object_at(answer.as_object(), "status") : nullptr;
                 resource_versions_[key] = resource_version_in(put.body);
-                coalescer_.written(key.text(), status);
+                coalescer_.written(key.text(), status, stored != nullptr ? *stored : status);
                 return;
             }
             if (put.status == 404) return;

@@ -3,7 +3,8 @@
 // then watches each kind it takes (host/cluster/cluster_admission.hpp), one
 // origin per object ("cluster:LiveUpdate/web"), and writes the statuses of
 // its LiveUpdates and KubernetesDiscoveries back through their /status
-// subresource: only a changed one, the latest of a burst, re-read on a 409.
+// subresource: only a changed one, the latest of a burst, re-read on a 409;
+// one someone else changed (it watches their statuses too) is written over.
 // FileWatch statuses stay local (a saved file is not an etcd write). The
 // trigger queue is the namespace's ConfigMap tilt-trigger-queue: followed
 // (a kubectl edit triggers), and written when the daemon writes the queue.

@@ -29,7 +29,6 @@ void ComposeSource::start(ObjectSink &sink) {
     }
     watcher_ = watch_folders(
         roots, [this](const std::vector<std::string> &paths) { changed(paths); }, log_);
-    watcher_->wait_ready();
 }
 
 void ComposeSource::stop() { watcher_.reset(); }

@@ -89,17 +89,20 @@ json::object FileWatches::apply(const json::object &file_watch) {
     status.erase("error");
     status["monitorStartTime"] = now().format();
     entry.object["status"] = status;
+    std::shared_ptr<InotifyHub> hub = hub_;
     lock.unlock();
-    retired.reset();  // outside the lock: its thread may be reporting a batch
+    retired.reset();  // outside the lock: it may be reporting a batch
 
     std::unique_ptr<TreeWatcher> watcher;
     std::string error;
     try {
         const json::object &spec = spec_of(file_watch);
+        std::vector<std::string> paths = watched_paths(spec);
+        WatchFilter filter = file_watch_filter(spec);
+        if (!hub) hub = shared_hub();
         watcher = std::make_unique<TreeWatcher>(
-            watched_paths(spec), file_watch_filter(spec), timing_,
+            hub, std::move(paths), std::move(filter), timing_,
             [this, name](std::vector<std::string> paths) { on_batch(name, std::move(paths)); }, on_warning_);
-        watcher->wait_ready();
     } catch (const std::exception &e) {
         error = e.what();
     }
@@ -114,6 +117,15 @@ json::object FileWatches::apply(const json::object &file_watch) {
     json::object result = now_entry.object;
     lock.unlock();
     return result;
+}
+
+std::shared_ptr<InotifyHub> FileWatches::shared_hub() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!hub_)
+        hub_ = std::make_shared<InotifyHub>([this] {
+            if (on_warning_) on_warning_(std::string(kInotifyOverflowWarning));
+        });
+    return hub_;
 }
 
 void FileWatches::on_batch(const std::string &name, std::vector<std::string> paths) {

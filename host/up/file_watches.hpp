@@ -1,6 +1,7 @@
 // The FileWatch objects in service: one TreeWatcher per FileWatch (its
 // watchedPaths, its ignores plus the built-in ones), each batch of changes
-// appended to the FileWatch's status as a FileEvent.
+// appended to the FileWatch's status as a FileEvent. The TreeWatchers share
+// one InotifyHub: one inotify instance and one thread for all FileWatches.
 #pragma once
 
 #include <functional>
@@ -53,12 +54,15 @@ private:
         std::unique_ptr<TreeWatcher> watcher;
     };
     void on_batch(const std::string &name, std::vector<std::string> paths);
+    // Throws std::runtime_error (naming the limit) when it cannot be made.
+    std::shared_ptr<InotifyHub> shared_hub();
 
     WatchTiming timing_;
     ChangedFn on_change_;
     DueFn on_due_;
     TreeWatcher::WarnFn on_warning_;
     mutable std::mutex mutex_;
+    std::shared_ptr<InotifyHub> hub_;  // made at the first FileWatch, again if it could not be
     std::map<std::string, Entry> entries_;
     std::uint64_t next_seq_ = 1;
     std::set<std::uint64_t> in_flight_;  // appended, not yet visible

@@ -61,7 +61,6 @@ void ObjectFileSource::start(ObjectSink &sink) {
     for (const auto &p : paths_) roots.push_back(absolute_path(p));
     watcher_ = watch_folders(
         roots, [this](const std::vector<std::string> &paths) { changed(paths); }, log_);
-    watcher_->wait_ready();
 }
 
 void ObjectFileSource::stop() { watcher_.reset(); }

@@ -1,22 +1,18 @@
 #include "host/up/tree_watcher.hpp"
 
-#include <poll.h>
-#include <sys/eventfd.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
-#include <condition_variable>
-#include <cstring>
+#include <deque>
 #include <mutex>
 #include <set>
-#include <system_error>
 
 #include "common/builtin_ignores.hpp"
 #include "common/utf8.hpp"
+#include "host/up/inotify_limits.hpp"
 
 namespace liveupdate::host::up {
 namespace {
@@ -41,7 +37,7 @@ std::string child_of(const std::string &dir, const char *name) {
 
 }  // namespace
 
-struct TreeWatcher::State {
+struct TreeWatcher::State : InotifyHub::Client {
     struct Watch {
         std::string dir;
         bool recursive = false;  // part of a watched tree (else only an ancestor of a root)
@@ -52,8 +48,18 @@ struct TreeWatcher::State {
     WatchTiming timing;
     BatchFn on_batch;
     WarnFn warn;
-    int inotify_fd = -1;
-    int stop_fd = -1;
+    InotifyHub &hub;
+    bool warns_overflow;  // its hub is its own (a shared hub reports an overflow once)
+    // Set once the constructor has set the watches up (it alone touches the
+    // state until then, holding no lock: its caller's locks must not come
+    // before this mutex, which the callbacks run under).
+    std::atomic<bool> ready{false};
+    // Guards everything below but `inbox` and `last_change`: held by the
+    // hub's thread in tick(), and by the destructor while it stops.
+    std::mutex mutex;
+    bool stopped = false;
+    std::mutex inbox_mutex;
+    std::deque<InotifyEvent> inbox;  // arrived, not handled yet
     std::map<int, Watch> watches;
     std::map<std::string, int> wd_of_dir;
     bool degraded = false;               // the watch limit was reached: poll instead
@@ -61,24 +67,18 @@ struct TreeWatcher::State {
     Debouncer::Clock::time_point last_poll{};
     TreeSnapshot snapshot;
     Debouncer debouncer;
-    std::mutex ready_mutex;
-    std::condition_variable ready_cv;
-    bool ready = false;
     std::set<std::string> warned_names;                 // not UTF-8: warned about once each
     std::atomic<Debouncer::Clock::rep> last_change{0};  // time_since_epoch; 0: none yet
 
-    State(std::vector<std::string> r, WatchFilter f, WatchTiming t, BatchFn b, WarnFn w)
+    State(std::vector<std::string> r, WatchFilter f, WatchTiming t, BatchFn b, WarnFn w, InotifyHub &h, bool own_hub)
         : roots(std::move(r)),
           filter(std::move(f)),
           timing(t),
           on_batch(std::move(b)),
           warn(std::move(w)),
+          hub(h),
+          warns_overflow(own_hub),
           debouncer(t.debounce, t.max_wait) {}
-
-    ~State() {
-        if (inotify_fd >= 0) ::close(inotify_fd);
-        if (stop_fd >= 0) ::close(stop_fd);
-    }
 
     bool ignored(const std::string &path) const {
         return common::builtin_ignores().matches(path) || (filter.ignored && filter.ignored(path));
@@ -106,12 +106,12 @@ struct TreeWatcher::State {
     }
 
     int add_watch(const std::string &dir, bool recursive) {
-        const int wd = ::inotify_add_watch(inotify_fd, dir.c_str(), kTreeMask);
+        const int wd = hub.add_watch(this, dir, kTreeMask);
         if (wd < 0) {
-            if (errno == ENOSPC || errno == ENOMEM) {
+            if (wd == -ENOSPC || wd == -ENOMEM) {
                 if (!degraded && warn)
-                    warn("inotify watch limit reached at " + dir +
-                         ": polling the watched trees instead (raise fs.inotify.max_user_watches)");
+                    warn("inotify watch limit reached at " + dir + ": polling the watched trees instead (raise " +
+                         describe_inotify_limit("max_user_watches", read_inotify_limit("max_user_watches")) + ")");
                 degraded = true;
             }
             return -1;
@@ -168,7 +168,7 @@ struct TreeWatcher::State {
             if (it->first != dir && !is_under(it->first, dir)) break;
             const auto watch = watches.find(it->second);
             if (watch != watches.end() && watch->second.dir == it->first) {
-                if (remove_from_kernel) ::inotify_rm_watch(inotify_fd, it->second);
+                if (remove_from_kernel) hub.remove_watch(this, it->second);
                 watches.erase(watch);
             }
             it = wd_of_dir.erase(it);
@@ -200,7 +200,7 @@ struct TreeWatcher::State {
                     ++it;
                     continue;
                 }
-                ::inotify_rm_watch(inotify_fd, it->first);
+                hub.remove_watch(this, it->first);
                 it = watches.erase(it);
             }
         }
@@ -209,9 +209,9 @@ struct TreeWatcher::State {
         snapshot = std::move(now);
     }
 
-    void handle(const inotify_event &ev) {
+    void handle(const InotifyEvent &ev) {
         if (ev.mask & IN_Q_OVERFLOW) {
-            if (warn) warn("inotify queue overflow: rescanning the watched trees");
+            if (warns_overflow && warn) warn(std::string(kInotifyOverflowWarning));
             rescan(true);
             return;
         }
@@ -223,7 +223,7 @@ struct TreeWatcher::State {
             return;
         }
         const Watch watch = found->second;
-        if (ev.len == 0 || ev.name[0] == '\0') {
+        if (ev.name.empty()) {
             if ((ev.mask & (IN_DELETE_SELF | IN_MOVE_SELF)) &&
                 std::find(roots.begin(), roots.end(), watch.dir) != roots.end()) {
                 forget_watches_under(watch.dir, true);
@@ -232,7 +232,7 @@ struct TreeWatcher::State {
             }
             return;
         }
-        const std::string path = child_of(watch.dir, ev.name);
+        const std::string path = child_of(watch.dir, ev.name.c_str());
         const bool appeared = ev.mask & (IN_CREATE | IN_MOVED_TO);
         const bool vanished = ev.mask & (IN_DELETE | IN_MOVED_FROM);
         const bool is_dir = ev.mask & IN_ISDIR;
@@ -250,21 +250,6 @@ struct TreeWatcher::State {
         if (is_dir && appeared) add_tree(path, true);
         const bool complete = !is_dir && (ev.mask & (IN_CLOSE_WRITE | IN_MOVED_TO));
         report(path, complete ? Debouncer::Change::completed_write : Debouncer::Change::other);
-    }
-
-    void read_events() {
-        alignas(inotify_event) char buffer[64 * 1024];
-        // Bounded, so that a steady stream of events cannot starve stopping and emitting.
-        for (int reads = 0; reads < 64; ++reads) {
-            const ssize_t n = ::read(inotify_fd, buffer, sizeof buffer);
-            if (n < 0 && errno == EINTR) continue;
-            if (n <= 0) return;
-            for (ssize_t off = 0; off < n;) {
-                const auto *ev = reinterpret_cast<const inotify_event *>(buffer + off);
-                handle(*ev);
-                off += static_cast<ssize_t>(sizeof(inotify_event) + ev->len);
-            }
-        }
     }
 
     void forget_snapshot_under(const std::string &path) {
@@ -286,61 +271,81 @@ struct TreeWatcher::State {
         on_batch(std::move(batch));
     }
 
-    void run() {
+    void start() {
         for (const auto &root : roots) setup_root(root, false);
         snapshot = scan_roots();
         last_poll = Debouncer::Clock::now();
-        {
-            std::lock_guard<std::mutex> lock(ready_mutex);
-            ready = true;
-        }
-        ready_cv.notify_all();
+    }
 
-        for (;;) {
-            const auto now = Debouncer::Clock::now();
-            int timeout_ms = -1;
-            if (auto due = debouncer.deadline()) {
-                const auto wait = std::chrono::ceil<std::chrono::milliseconds>(*due - now).count();
-                timeout_ms = static_cast<int>(std::max<long long>(0, wait));
-            }
-            if (degraded) {
-                const auto wait =
-                    std::chrono::ceil<std::chrono::milliseconds>(last_poll + timing.poll_interval - now).count();
-                const int poll_ms = static_cast<int>(std::max<long long>(0, wait));
-                timeout_ms = timeout_ms < 0 ? poll_ms : std::min(timeout_ms, poll_ms);
-            }
-            pollfd fds[2] = {{stop_fd, POLLIN, 0}, {inotify_fd, POLLIN, 0}};
-            const int r = ::poll(fds, 2, timeout_ms);
-            if (r < 0 && errno != EINTR) {
-                if (warn) warn(std::string("file watching stopped: poll failed: ") + std::strerror(errno));
-                return;
-            }
-            if (fds[0].revents & POLLIN) return;
-            if (fds[1].revents & POLLIN) read_events();
-            if (degraded && Debouncer::Clock::now() >= last_poll + timing.poll_interval) {
-                rescan(false);
-                last_poll = Debouncer::Clock::now();
-            }
-            if (debouncer.ready(Debouncer::Clock::now())) emit();
+    void event(const InotifyEvent &ev) override {
+        std::lock_guard<std::mutex> lock(inbox_mutex);
+        inbox.push_back(ev);
+    }
+
+    std::optional<InotifyHub::Clock::time_point> tick(InotifyHub::Clock::time_point now) override {
+        // Not set up yet: the constructor wakes the hub when it is.
+        if (!ready.load(std::memory_order_acquire)) return std::nullopt;
+        std::lock_guard<std::mutex> lock(mutex);
+        if (stopped) return std::nullopt;
+        std::deque<InotifyEvent> arrived;
+        {
+            std::lock_guard<std::mutex> inbox_lock(inbox_mutex);
+            arrived.swap(inbox);
         }
+        for (const auto &ev : arrived) handle(ev);
+        if (degraded && now >= last_poll + timing.poll_interval) {
+            rescan(false);
+            last_poll = Debouncer::Clock::now();
+        }
+        if (debouncer.ready(Debouncer::Clock::now())) emit();
+        std::optional<InotifyHub::Clock::time_point> next = debouncer.deadline();
+        if (degraded && (!next || last_poll + timing.poll_interval < *next)) next = last_poll + timing.poll_interval;
+        return next;
+    }
+
+    // With mutex held (or before ready): no tick does anything any more;
+    // returns the watches it held.
+    std::vector<int> stop_locked() {
+        stopped = true;
+        std::vector<int> held;
+        held.reserve(watches.size());
+        for (const auto &[wd, watch] : watches) held.push_back(wd);
+        return held;
+    }
+
+    std::vector<int> stop() {
+        std::lock_guard<std::mutex> lock(mutex);
+        return stop_locked();
     }
 };
 
-TreeWatcher::TreeWatcher(std::vector<std::string> roots, WatchFilter filter, WatchTiming timing, BatchFn on_batch,
-                         WarnFn on_warning)
-    : state_(std::make_unique<State>(std::move(roots), std::move(filter), timing, std::move(on_batch),
-                                     std::move(on_warning))) {
-    state_->inotify_fd = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-    if (state_->inotify_fd < 0) throw std::system_error(errno, std::generic_category(), "inotify_init1");
-    state_->stop_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (state_->stop_fd < 0) throw std::system_error(errno, std::generic_category(), "eventfd");
-    thread_ = std::thread([s = state_.get()] { s->run(); });
+TreeWatcher::TreeWatcher(std::shared_ptr<InotifyHub> hub, std::vector<std::string> roots, WatchFilter filter,
+                         WatchTiming timing, BatchFn on_batch, WarnFn on_warning)
+    : TreeWatcher(std::move(hub), false, std::move(roots), std::move(filter), timing, std::move(on_batch),
+                  std::move(on_warning)) {}
+
+TreeWatcher::TreeWatcher(std::shared_ptr<InotifyHub> hub, bool own_hub, std::vector<std::string> roots,
+                         WatchFilter filter, WatchTiming timing, BatchFn on_batch, WarnFn on_warning)
+    : hub_(std::move(hub)),
+      state_(std::make_shared<State>(std::move(roots), std::move(filter), timing, std::move(on_batch),
+                                     std::move(on_warning), *hub_, own_hub)) {
+    // Attached first, so that no event on a watch made here is missed: they
+    // wait in its inbox until the watches are all in place.
+    hub_->attach(state_);
+    try {
+        state_->start();
+    } catch (...) {
+        hub_->detach(state_.get(), state_->stop_locked());
+        throw;
+    }
+    state_->ready.store(true, std::memory_order_release);
+    hub_->wake();
 }
 
-void TreeWatcher::wait_ready() {
-    std::unique_lock<std::mutex> lock(state_->ready_mutex);
-    state_->ready_cv.wait(lock, [&] { return state_->ready; });
-}
+TreeWatcher::TreeWatcher(std::vector<std::string> roots, WatchFilter filter, WatchTiming timing, BatchFn on_batch,
+                         WarnFn on_warning)
+    : TreeWatcher(std::make_shared<InotifyHub>(), true, std::move(roots), std::move(filter), timing,
+                  std::move(on_batch), std::move(on_warning)) {}
 
 std::optional<Debouncer::Clock::time_point> TreeWatcher::last_change() const {
     const auto since_epoch = state_->last_change.load(std::memory_order_relaxed);
@@ -348,12 +353,6 @@ std::optional<Debouncer::Clock::time_point> TreeWatcher::last_change() const {
     return Debouncer::Clock::time_point(Debouncer::Clock::duration(since_epoch));
 }
 
-TreeWatcher::~TreeWatcher() {
-    const std::uint64_t one = 1;
-    if (::write(state_->stop_fd, &one, sizeof one) < 0) {
-        // The eventfd cannot be full; nothing else can fail here.
-    }
-    if (thread_.joinable()) thread_.join();
-}
+TreeWatcher::~TreeWatcher() { hub_->detach(state_.get(), state_->stop()); }
 
 }  // namespace liveupdate::host::up

@@ -3,7 +3,8 @@
 # of a namespace of its own. The CRDs install and print their columns; an
 # edit in PROJECT_DIR reaches the pod and the LiveUpdate's status (read with
 # kubectl) says so; a 200-file burst makes a bounded number of status writes;
-# spec.syncs applied with kubectl takes effect; a deleted LiveUpdate stops
+# a status patched by someone else is written over (once); spec.syncs
+# applied with kubectl takes effect; a deleted LiveUpdate stops
 # updating (proved by a second LiveUpdate that keeps updating); objects whose
 # paths leave PROJECT_DIR (.., absolute, a symlink) are refused with a status
 # and nothing outside is read; a LocalContainer is ignored with one warning;
@@ -181,6 +182,20 @@ wait_for synced_after
 [ "$(jpath liveupdate "$p" '{.status.containers[0].podName}')" = web ] || fail "status names no pod"
 [ -n "$(jpath kubernetesdiscovery "$p" '{.status.pods[0].name}')" ] || fail "KubernetesDiscovery status not written"
 echo "ok: edit synced; LiveUpdate and KubernetesDiscovery statuses written back"
+
+# A status someone else wrote (issue 33) is written over with the operator's
+# own, and then left alone: its own write read back is not written again.
+kn patch liveupdate "$p-keep" --subresource=status --type merge \
+  -p '{"status":{"failed":{"reason":"PatchedBySomeoneElse","message":"written by someone else"}}}' >/dev/null ||
+  fail "kubectl patch --subresource=status failed"
+not_patched() { [ -z "$(jpath liveupdate "$p-keep" '{.status.failed.reason}')" ]; }
+wait_for not_patched
+[ -n "$(jpath liveupdate "$p-keep" '{.status.containers[0].lastFileTimeSynced}')" ] || fail "the rewritten status lost its containers"
+rewritten_version=$(jpath liveupdate "$p-keep" '{.metadata.resourceVersion}')
+sleep 3
+[ "$(jpath liveupdate "$p-keep" '{.metadata.resourceVersion}')" = "$rewritten_version" ] ||
+  fail "the status is written again and again after the rewrite"
+echo "ok: a status patched with kubectl was written over, once"
 
 # A burst: every status change of the LiveUpdate is a watch event on it
 # (kubectl itself in the background, not a subshell, so that kill ends it).

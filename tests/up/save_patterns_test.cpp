@@ -86,8 +86,7 @@ struct Fixture {
         write_file(dir.path / "src/main.c", "old\n");
         watcher = std::make_unique<TreeWatcher>(
             std::vector<std::string>{dir.path.string()}, WatchFilter{}, timing,
-            [this](std::vector<std::string> paths) { got.add(paths); }, [](const std::string &) {});
-        watcher->wait_ready();
+            [this](const std::vector<std::string> &paths) { got.add(paths); }, [](const std::string &) {});
     }
     std::string file() const { return dir / "src/main.c"; }
 };

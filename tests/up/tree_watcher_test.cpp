@@ -4,6 +4,7 @@
 #include <atomic>
 #include <fstream>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 
 #include "host/up/tree_watcher.hpp"
@@ -23,6 +24,8 @@ struct Fixture {
     Collected got;
     std::atomic<int> overflows{0};
     std::atomic<int> limit_warnings{0};
+    std::mutex limit_warning_mutex;
+    std::string limit_warning;
     std::unique_ptr<TreeWatcher> watcher;
 
     void start(WatchFilter filter = {}, WatchTiming timing = {10ms, 10s, 500ms}) {
@@ -31,9 +34,11 @@ struct Fixture {
             [this](const std::vector<std::string> &paths) { got.add(paths); },
             [this](const std::string &msg) {
                 if (msg.find("overflow") != std::string::npos) ++overflows;
-                if (msg.find("watch limit reached") != std::string::npos) ++limit_warnings;
+                if (msg.find("watch limit reached") == std::string::npos) return;
+                ++limit_warnings;
+                std::lock_guard<std::mutex> lock(limit_warning_mutex);
+                limit_warning = msg;
             });
-        watcher->wait_ready();
     }
 };
 
@@ -124,7 +129,6 @@ BOOST_FIXTURE_TEST_CASE(a_folder_moved_deeper_into_a_new_folder_stays_watched, F
             got.add(paths);
         },
         nullptr);
-    held_watcher->wait_ready();
     write_file(dir / "first.txt", "1");
     while (!holding) std::this_thread::yield();  // the watcher is stuck in its first batch: events queue up
     fs::create_directories(dir.path / "d/c");
@@ -163,7 +167,6 @@ BOOST_FIXTURE_TEST_CASE(a_watched_file_root_is_reported, Fixture) {
     watcher = std::make_unique<TreeWatcher>(
         std::vector<std::string>{root}, WatchFilter{}, WatchTiming{10ms, 10s, 500ms},
         [this](const std::vector<std::string> &paths) { got.add(paths); }, nullptr);
-    watcher->wait_ready();
     write_file(dir / "other.json", "{}");
     write_file(root, "{\"a\":1}");
     BOOST_TEST(got.wait_for({root}));
@@ -198,7 +201,6 @@ BOOST_FIXTURE_TEST_CASE(overflow_loses_no_change, Fixture) {
         [this](const std::string &msg) {
             if (msg.find("overflow") != std::string::npos) ++overflows;
         });
-    flood_watcher->wait_ready();
     small_queue.restore();
 
     write_file(dir / "first.txt", "1");
@@ -226,6 +228,11 @@ BOOST_FIXTURE_TEST_CASE(out_of_watches_falls_back_to_polling, Fixture) {
     start({}, WatchTiming{10ms, 10s, 100ms});
     few_watches.restore();
     BOOST_TEST(limit_warnings.load() == 1);
+    {
+        // It names the limit and its value then, so that the user knows what to raise.
+        std::lock_guard<std::mutex> lock(limit_warning_mutex);
+        BOOST_TEST(limit_warning.find("fs.inotify.max_user_watches = 1") != std::string::npos, limit_warning);
+    }
 
     write_file(dir / "sub/new.txt", "n");
     std::ofstream(dir / "sub/old.txt", std::ios::app) << "y";
@@ -233,6 +240,22 @@ BOOST_FIXTURE_TEST_CASE(out_of_watches_falls_back_to_polling, Fixture) {
     write_file(dir / "sub/deeper/made.txt", "m");
     BOOST_TEST(
         got.wait_for({dir / "sub/new.txt", dir / "sub/old.txt", dir / "sub/gone.txt", dir / "sub/deeper/made.txt"}));
+}
+
+// With no inotify instance left to the user, the error names that limit and
+// its value (issue 33: "inotify_init1: Too many open files" named neither).
+BOOST_FIXTURE_TEST_CASE(out_of_instances_names_the_limit, Fixture) {
+    KnobSetting no_instances("/proc/sys/fs/inotify/max_user_instances", "0");
+    // Run only where the limit can be lowered (run_or_skip.sh in CMakeLists.txt).
+    BOOST_TEST_REQUIRE(no_instances.set());
+    std::string error;
+    try {
+        start();
+    } catch (const std::runtime_error &e) {
+        error = e.what();
+    }
+    no_instances.restore();
+    BOOST_TEST(error.find("fs.inotify.max_user_instances = 0") != std::string::npos, error);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

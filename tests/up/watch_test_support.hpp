@@ -30,6 +30,20 @@ struct TempDir {
     std::string operator/(const std::string &rel) const { return (path / rel).string(); }
 };
 
+// This process's threads, and its inotify instances (its fds that are one).
+inline int thread_count() {
+    int n = 0;
+    for ([[maybe_unused]] const auto &task : fs::directory_iterator("/proc/self/task")) ++n;
+    return n;
+}
+inline int inotify_instance_count() {
+    int n = 0;
+    std::error_code ec;
+    for (const auto &fd : fs::directory_iterator("/proc/self/fd"))
+        if (fs::read_symlink(fd.path(), ec).string() == "anon_inode:inotify") ++n;
+    return n;
+}
+
 inline void write_file(const fs::path &p, const std::string &text) {
     fs::create_directories(p.parent_path());
     std::ofstream(p) << text;
