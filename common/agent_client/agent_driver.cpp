@@ -203,8 +203,9 @@ std::optional<Outcome> AgentDriver::update(AgentTarget &target, const UpdateLog 
         } catch (const AgentSessionBroken &e) {
             drop_session(*slot);
             const std::string what = "the lu-agent session in " + target.place().shown + " broke: " + e.what();
+            // Stopped or removed meanwhile: not running, as one stopped before the update (C07).
             if (const auto gone = target.gone_reason(); !gone.empty())
-                return Outcome::infra_failure(std::string(gone).append("\n").append(what));
+                return Outcome::container_not_running(std::string(gone).append("\n").append(what));
             // Files are whole-or-nothing and sending them again is harmless; a run may have happened.
             if (run_started)
                 return Outcome::infra_failure(what + " (during a run: not sent again, the command may have run)");

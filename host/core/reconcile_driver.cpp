@@ -27,6 +27,7 @@ std::string working_directory() {
 struct Batch {
     std::vector<const json::object *> updates;
     std::vector<const json::array *> logs;
+    bool stops_at_infra_failure = true;  // absent (an older plugin): it does
 };
 
 Batch batch_of(const json::object &step, const std::string &live_update) {
@@ -35,6 +36,8 @@ Batch batch_of(const json::object &step, const std::string &live_update) {
         throw PluginCallError("reconcile of " + live_update + " failed", "plugin step",
                               "an updates step without a non-empty \"updates\" array");
     Batch batch;
+    if (const json::value *stops = step.if_contains("stopsAtInfraFailure"); stops != nullptr && stops->is_bool())
+        batch.stops_at_infra_failure = stops->as_bool();
     for (const json::value &entry : list->as_array()) {
         const json::value *update = common::value_at(entry, {"update"});
         if (update == nullptr || !update->is_object())
@@ -98,7 +101,7 @@ public:
     json::object run_batch(const json::object &step, UpdateFanout &fanout, const Executor &executor,
                            PluginSession &session, const ReconcileDriver::Clock &clock) {
         const Batch batch = batch_of(step, result.live_update);
-        std::vector<FannedOutUpdate> ran = fanout.run(executor, batch.updates);
+        std::vector<FannedOutUpdate> ran = fanout.run(executor, batch.updates, batch.stops_at_infra_failure);
         result.updates += ran.size();
         json::array outcomes;
         for (const FannedOutUpdate &one : ran) outcomes.push_back(one.outcome.to_json());

@@ -96,12 +96,13 @@ UpdateFanout::~UpdateFanout() {
 }
 
 std::vector<FannedOutUpdate> UpdateFanout::run(const Executor &executor,
-                                               const std::vector<const boost::json::object *> &updates) {
+                                               const std::vector<const boost::json::object *> &updates,
+                                               bool stops_at_infra_failure) {
     if (parallel_ == 1 || updates.size() <= 1) {
         std::vector<FannedOutUpdate> results;
         for (const boost::json::object *update : updates) {
             results.push_back(run_one(executor, *update));
-            if (results.back().outcome.kind == UpdateOutcome::Kind::infra_failure) break;
+            if (stops_at_infra_failure && results.back().outcome.kind == UpdateOutcome::Kind::infra_failure) break;
         }
         return results;
     }

@@ -50,11 +50,13 @@ public:
     ~UpdateFanout();
 
     // updates: the step's update objects, in order. parallel 1 runs them one
-    // after another and stops after the first infrastructure failure, as a
-    // host of stepVersion 1 would (the plugin folds no outcome after it):
-    // fewer results than updates then. Otherwise every update runs and has
-    // its result.
-    std::vector<FannedOutUpdate> run(const Executor &executor, const std::vector<const boost::json::object *> &updates);
+    // after another and, when stops_at_infra_failure (the step's
+    // "stopsAtInfraFailure": the plugin folds no outcome after it, C07),
+    // stops after the first infrastructure failure, as a host of stepVersion
+    // 1 would: fewer results than updates then. Otherwise every update runs
+    // and has its result.
+    std::vector<FannedOutUpdate> run(const Executor &executor, const std::vector<const boost::json::object *> &updates,
+                                     bool stops_at_infra_failure = true);
 
     std::size_t parallel() const { return parallel_; }
 

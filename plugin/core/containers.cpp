@@ -69,6 +69,7 @@ SelectedResource select_kubernetes(const api::KubernetesDiscovery &discovery, co
                                    const api::LiveUpdateKubernetesSelector &selector, const api::ImageMap *image_map) {
     SelectedResource r;
     r.via = "kubernetes";
+    r.failure_holds_all = true;
     std::optional<ApplyFilter> filter;
     if (apply != nullptr) filter = apply_filter_from_result(apply->status.result_yaml);
     const auto pods = filter_pods(filter ? &*filter : nullptr, discovery.pods);

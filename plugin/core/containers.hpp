@@ -22,6 +22,10 @@ struct SelectedResource {
     common::MicroTime best_start_time;
     std::string via;         // updater class: "kubernetes", "docker", "local"
     std::string local_root;  // LocalContainer spec.root
+    // C07: Tilt's rule for the containers of Kubernetes pods, where one
+    // container's failure holds them all. Compose's replicas and a
+    // LocalContainer, which Tilt selects one of, are held each alone (C10).
+    bool failure_holds_all = false;
 };
 
 // C01: pods of the current apply (see apply_filter.hpp), then image /

@@ -187,6 +187,7 @@ Step ReconcileSession::start_sync() {
             continue;
         }
         report_skipped_changes(track, display);
+        if (!resource_.failure_holds_all) continue;  // C10: held alone, in its visit
         status_.failed = create_failed_state(previous_, track.failed_reason, track.failed_message, now_);
         return finish_sync();
     }
@@ -241,7 +242,7 @@ Step ReconcileSession::advance_batch() {
         Visit v = visit(resource_.containers[next_container_++]);
         v.log = std::move(log_);
         log_.clear();
-        const bool stops = v.stops();
+        const bool stops = v.stops(resource_.failure_holds_all);
         batch_.push_back(std::move(v));
         if (stops) break;
     }
@@ -266,6 +267,7 @@ Step ReconcileSession::advance_batch() {
         lines.clear();
         v.update.reset();
     }
+    step.stops_at_infra_failure = resource_.failure_holds_all;
     batch_pending_ = true;
     return step;
 }
@@ -279,7 +281,7 @@ bool ReconcileSession::settle(const Visit &v) {
     }
     if (v.merge)
         return merge_container(v.merge->one, false, v.merge->key, v.merge->new_high_water_mark,
-                               v.merge->new_low_water_mark);
+                               v.merge->new_low_water_mark, v.merge->already_held);
     return status_.failed.has_value();
 }
 
@@ -296,6 +298,15 @@ ReconcileSession::Visit ReconcileSession::visit(const SelectedContainer &sc) {
     if (known && !track.last_file_time_synced.is_zero()) high_water_mark = track.last_file_time_synced;
 
     ChangedFiles changed = files_changed_after(monitor, high_water_mark);
+    const bool terminated = sc.pod_phase == "Succeeded" || sc.pod_phase == "Failed" || c.state.terminated;
+    // C10: still held (start_sync cleared what no longer holds it); its changes wait.
+    if (!terminated && !track.failed_reason.empty()) {
+        if (!changed.files.empty()) any_files_to_sync_ = true;
+        Visit held;
+        held.merge = Merge{{}, key, changed.new_high_water_mark, changed.new_low_water_mark, true};
+        held.merge->one.failed = api::LiveUpdateStateFailed{track.failed_reason, track.failed_message, {}};
+        return held;
+    }
     const bool initial_sync = spec.initial_sync && (!known || track.last_file_time_synced.is_zero());
     std::vector<common::IgnoreDef> filter;
     if (initial_sync) {
@@ -317,7 +328,7 @@ ReconcileSession::Visit ReconcileSession::visit(const SelectedContainer &sc) {
     }
     if (!changed.files.empty()) any_files_to_sync_ = true;
 
-    if (sc.pod_phase == "Succeeded" || sc.pod_phase == "Failed" || c.state.terminated) {
+    if (terminated) {
         if (terminated_pod_name_.empty()) terminated_pod_name_ = sc.pod_name;
         return Visit{};
     }
@@ -412,17 +423,24 @@ ReconcileSession::Visit ReconcileSession::visit(const SelectedContainer &sc) {
 }
 
 bool ReconcileSession::merge_container(api::LiveUpdateStatus one, bool files_applied, const ContainerKey &key,
-                                       common::MicroTime new_high_water_mark, common::MicroTime new_low_water_mark) {
+                                       common::MicroTime new_high_water_mark, common::MicroTime new_low_water_mark,
+                                       bool already_held) {
     if (one.failed) one.failed = create_failed_state(previous_, one.failed->reason, one.failed->message, now_);
     ContainerTrack &track = slot_->monitor->containers[key];
     if (one.failed) {
-        track.failed_reason = one.failed->reason;
-        track.failed_message = one.failed->message;
-        track.failed_low_water_mark = new_low_water_mark;
-        track.failed_container_started_at = common::MicroTime{};
-        for (const auto &sc : resource_.containers)
-            if (sc.container.id == key.container_id && sc.pod_name == key.pod_name && sc.container.state.running)
-                track.failed_container_started_at = sc.container.state.running->started_at;
+        if (!already_held) {
+            track.failed_reason = one.failed->reason;
+            track.failed_message = one.failed->message;
+            track.failed_low_water_mark = new_low_water_mark;
+            track.failed_container_started_at = common::MicroTime{};
+            for (const auto &sc : resource_.containers)
+                if (sc.container.id == key.container_id && sc.pod_name == key.pod_name && sc.container.state.running)
+                    track.failed_container_started_at = sc.container.state.running->started_at;
+        }
+        if (!resource_.failure_holds_all) {
+            hold(key, track, *one.failed, already_held);
+            return false;
+        }
         status_.failed = one.failed;
         status_.containers.clear();
         return true;
@@ -446,8 +464,11 @@ Step ReconcileSession::resume_batch(const std::vector<ReportedOutcome> &outcomes
     const auto infra = std::find_if(outcomes.begin(), outcomes.end(), [](const ReportedOutcome &o) {
         return o.kind == ReportedOutcome::Kind::InfraFailure;
     });
-    const bool enough = infra != outcomes.end() ? infra < outcomes.begin() + static_cast<std::ptrdiff_t>(updates)
-                                                : outcomes.size() == updates;
+    // An infrastructure failure that holds every container ends the fold (C07); one holding its own alone does not
+    // (C10).
+    const bool enough = infra != outcomes.end() && resource_.failure_holds_all
+                            ? infra < outcomes.begin() + static_cast<std::ptrdiff_t>(updates)
+                            : outcomes.size() == updates;
     if (!enough || outcomes.size() > updates)
         throw common::DecodeError(
             "outcomes", "expected " + std::to_string(updates) + " outcomes, got " + std::to_string(outcomes.size()));
@@ -517,7 +538,35 @@ bool ReconcileSession::fold_outcome(const Pending &p, const ReportedOutcome &out
     return merge_container(std::move(one), files_applied, p.key, p.new_high_water_mark, p.new_low_water_mark);
 }
 
+void ReconcileSession::hold(const ContainerKey &key, const ContainerTrack &track,
+                            const api::LiveUpdateStateFailed &failed, bool already_held) {
+    api::LiveUpdateContainerStatus held{
+        "", key.container_id, key.pod_name, key.namespace_name, track.last_file_time_synced, "", std::nullopt};
+    for (const auto &sc : resource_.containers)
+        if (sc.container.id == key.container_id && sc.pod_name == key.pod_name) held.container_name = sc.container.name;
+    const std::string display = container_display_name(key.pod_name, held.container_name, key.container_id);
+    const std::string why = failed.message + " (held: container " + display +
+                            " gets no changes until it starts again, is replaced or a new build starts; the "
+                            "other containers keep getting theirs)";
+    held.waiting = api::LiveUpdateContainerStateWaiting{failed.reason, why};
+    status_.containers.push_back(std::move(held));
+    held_.push_back({failed, display, !already_held});
+}
+
 Step ReconcileSession::finish_sync() {
+    // C10: with every listed container held, the LiveUpdate fails as Tilt's does for its one container.
+    if (!status_.failed && !held_.empty() && held_.size() == status_.containers.size()) {
+        status_.failed = held_.front().failed;
+        status_.containers.clear();
+    }
+    if (!status_.failed) {
+        for (const Held &h : held_)
+            if (h.newly)
+                log(LogLevel::warn, "LiveUpdate " + common::go_quote(name_) + " holds container " + h.display + " (" +
+                                        h.failed.reason + ": " + h.failed.message +
+                                        "): it gets no changes until it starts again, is replaced or a new build "
+                                        "starts; the other containers keep getting theirs");
+    }
     if (!status_.failed && !terminated_pod_name_.empty() && any_files_to_sync_ && status_.containers.empty()) {
         status_.failed = create_failed_state(
             previous_, "Terminated", "Container for live update is stopped. Pod name: " + terminated_pod_name_, now_);
@@ -526,6 +575,8 @@ Step ReconcileSession::finish_sync() {
         std::string error;
         if (status_.failed) {
             error = status_.failed->message;
+        } else if (!held_.empty()) {
+            error = held_.front().failed.message;
         } else {
             for (const auto &c : status_.containers) {
                 if (!c.last_exec_error.empty()) {
@@ -550,7 +601,10 @@ void ReconcileSession::abandon() {
     commit_ = false;
     ReportedOutcome gave_up{ReportedOutcome::Kind::InfraFailure,
                             "the host ended the reconcile before reporting the outcome", 0};
-    if (batch_pending_) resume_batch({gave_up}, now_);
+    if (batch_pending_) {
+        const auto updates = std::count_if(batch_.begin(), batch_.end(), [](const Visit &v) { return v.pending; });
+        resume_batch(std::vector<ReportedOutcome>(static_cast<std::size_t>(updates), gave_up), now_);
+    }
     while (pending_) resume(gave_up, now_);
 }
 

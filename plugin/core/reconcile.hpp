@@ -1,7 +1,8 @@
 // One reconcile of one LiveUpdate as a step machine (Tilt's Reconcile,
 // maybeSync and applyInternal). Sequential (stepVersion 1): it hands out one
 // container update at a time and continues with the outcome the host reports,
-// stopping at the first infrastructure failure. Batched (stepVersion 2): it
+// stopping at the first infrastructure failure where it holds every container
+// (C07; a Compose replica's holds that one alone, C10). Batched (stepVersion 2): it
 // hands out every container's update of the change at once and folds the
 // outcomes in container order exactly as the sequential session would, so
 // statuses, events and log lines come out the same.
@@ -68,8 +69,9 @@ public:
     // Continues after the update step that was last handed out.
     Step resume(const ReportedOutcome &outcome, common::MicroTime now);
     // Continues after the "updates" step that was last handed out, with the
-    // outcomes in its order; they may stop after the first infrastructure
-    // failure (the fold stops there). Throws common::DecodeError when too few.
+    // outcomes in its order; where a failure holds every container (C07)
+    // they may stop after the first infrastructure failure (the fold stops
+    // there). Throws common::DecodeError when too few.
     Step resume_batch(const std::vector<ReportedOutcome> &outcomes, common::MicroTime now);
     // Gives up a pending update as if it failed; the status is not committed.
     void abandon();
@@ -92,6 +94,7 @@ private:
         ContainerKey key;
         common::MicroTime new_high_water_mark;
         common::MicroTime new_low_water_mark;
+        bool already_held = false;  // C10: its failure is recorded from an earlier reconcile
     };
     // One container's visit: an update to run, or what the container adds to the status.
     struct Visit {
@@ -100,7 +103,8 @@ private:
         std::optional<Merge> merge;                        // without update
         std::optional<api::LiveUpdateStateFailed> failed;  // the whole sync fails (initial sync)
         std::vector<LogLine> log;                          // a batch's lines not yet handed out
-        bool stops() const { return !update && (failed || (merge && merge->one.failed)); }
+        // holds_all: a container's failure stops the visits (C07), else it holds that container alone (C10).
+        bool stops(bool holds_all) const { return !update && (failed || (holds_all && merge && merge->one.failed)); }
     };
 
     Step handle_failure(api::LiveUpdateStateFailed failed);
@@ -119,7 +123,11 @@ private:
     common::MicroTime synced_through(const ContainerTrack &track) const;
     // Merges one container's result; returns true when the visit must stop.
     bool merge_container(api::LiveUpdateStatus one, bool files_applied, const ContainerKey &key,
-                         common::MicroTime new_high_water_mark, common::MicroTime new_low_water_mark);
+                         common::MicroTime new_high_water_mark, common::MicroTime new_low_water_mark,
+                         bool already_held = false);
+    // C10: the status entry of a container its failure holds, and the line saying so.
+    void hold(const ContainerKey &key, const ContainerTrack &track, const api::LiveUpdateStateFailed &failed,
+              bool already_held);
     Step finish_sync();
     Step done_step(const api::LiveUpdateStatus &status, bool changed);
     Step update_step(ContainerUpdate update);
@@ -149,6 +157,13 @@ private:
     bool batched_ = false;
     bool batch_pending_ = false;
     std::vector<Visit> batch_;  // the visits of the "updates" step handed out, in container order
+    // C10: the failures holding containers of this reconcile, in container order.
+    struct Held {
+        api::LiveUpdateStateFailed failed;
+        std::string display;
+        bool newly = false;  // its failure came in this reconcile
+    };
+    std::vector<Held> held_;
 
     std::vector<LogLine> log_;
     std::vector<UpdateEvent> events_;

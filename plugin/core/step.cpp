@@ -119,6 +119,8 @@ std::string encode_step(const Step &step, int step_version) {
         for (const auto &u : step.updates)
             w.value(json::object{{"log", encode_log(u.log)}, {"update", encode_update(u.update)}});
         w.end_array();
+        w.key("stopsAtInfraFailure");
+        w.boolean(step.stops_at_infra_failure);
     } else {
         if (!step.results.empty()) {
             w.key("results");

@@ -63,6 +63,7 @@ struct Step {
     std::vector<UpdateEvent> events;
     std::optional<ContainerUpdate> update;  // set: an "update" step
     std::vector<BatchedUpdate> updates;     // not empty: an "updates" step
+    bool stops_at_infra_failure = true;     // "updates": the fold ends at an infrastructure failure (C07, not C10)
     // A "done" step after an "updates" step: the lines each folded outcome wrote, in order.
     std::vector<std::vector<LogLine>> results;
     std::optional<api::LiveUpdateStatus> status;  // "done": nullopt when the LiveUpdate is absent

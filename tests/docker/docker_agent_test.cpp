@@ -310,6 +310,28 @@ BOOST_AUTO_TEST_CASE(an_agent_killed_while_a_large_file_streams_gets_it_sent_aga
     }
 }
 
+// C07: a container killed while a large file streams through its agent is
+// not running, as one stopped before the update: never the update's failure.
+BOOST_AUTO_TEST_CASE(a_container_killed_while_a_large_file_streams_counts_as_not_running) {
+    const std::string big(std::size_t{6} * 1024 * 1024, 'k');
+    Container c(kBusybox);
+    DockerUpdater updater;
+    const auto warm =
+        updater.update(c.id(), c.name(), copy_of(TarBuilder().file("k/1.txt", "1\n").finish(), {"/k/1.txt"}));
+    BOOST_TEST_REQUIRE(warm.kind == LU_OUTCOME_OK, warm.message);
+    Update u = copy_of(TarBuilder().file("k/big.bin", big).finish(), {"/k/big.bin"});
+    bool killed = false;
+    u.after_read = [&](std::size_t handed) {
+        if (killed || handed < std::size_t{1024} * 1024) return;
+        killed = true;
+        sh("docker kill " + c.name() + " >/dev/null");
+    };
+    const auto out = updater.update(c.id(), c.name(), u);
+    BOOST_TEST(killed);
+    BOOST_TEST(out.kind == LU_OUTCOME_CONTAINER_NOT_RUNNING, out.message);
+    BOOST_TEST(out.message.find("stopped during the update") != std::string::npos, out.message);
+}
+
 BOOST_AUTO_TEST_CASE(kinds_swap_and_container_symlinks_stay_unfollowed_through_the_agent) {
     for (const auto &image : {kBusybox, kNoTar}) {
         BOOST_TEST_CONTEXT(image) {

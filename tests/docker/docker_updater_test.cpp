@@ -294,7 +294,8 @@ BOOST_AUTO_TEST_CASE(an_image_without_rm_cannot_delete_and_says_why) {
     BOOST_TEST(sh("docker cp " + c.name() + ":/app/x - >/dev/null 2>&1").exit_code != 0);
 }
 
-BOOST_AUTO_TEST_CASE(a_container_stopped_in_the_middle_is_an_infra_failure) {
+// C07: its state, not the update's failure; as one stopped before the update.
+BOOST_AUTO_TEST_CASE(a_container_stopped_in_the_middle_counts_as_not_running) {
     TestContainer c(kBusybox, kSleep);
     DockerUpdater updater;
     Update u;
@@ -306,11 +307,11 @@ BOOST_AUTO_TEST_CASE(a_container_stopped_in_the_middle_is_an_infra_failure) {
     });
     const auto outcome = updater.update(c.id(), c.name(), u);
     killer.join();
-    BOOST_TEST(outcome.kind == LU_OUTCOME_INFRA_FAILURE);
+    BOOST_TEST(outcome.kind == LU_OUTCOME_CONTAINER_NOT_RUNNING);
     BOOST_TEST(outcome.message.find("stopped during the update") != std::string::npos, outcome.message);
 }
 
-BOOST_AUTO_TEST_CASE(a_stopped_or_removed_container_is_an_infra_failure) {
+BOOST_AUTO_TEST_CASE(a_stopped_or_removed_container_counts_as_not_running) {
     DockerUpdater updater;
     Update u;
     u.runs = {{{"true"}, false}};
@@ -320,11 +321,11 @@ BOOST_AUTO_TEST_CASE(a_stopped_or_removed_container_is_an_infra_failure) {
         id = c.id();
         sh_ok("docker stop -t 0 " + c.name());
         const auto stopped = updater.update(c.id(), c.name(), u);
-        BOOST_TEST(stopped.kind == LU_OUTCOME_INFRA_FAILURE);
+        BOOST_TEST(stopped.kind == LU_OUTCOME_CONTAINER_NOT_RUNNING);
         BOOST_TEST(stopped.message.find("is not running (status: exited") != std::string::npos, stopped.message);
     }
     const auto gone = updater.update(id, "old-name", u);
-    BOOST_TEST(gone.kind == LU_OUTCOME_INFRA_FAILURE);
+    BOOST_TEST(gone.kind == LU_OUTCOME_CONTAINER_NOT_RUNNING);
     BOOST_TEST(gone.message.find("no longer exists") != std::string::npos, gone.message);
 }
 
@@ -488,7 +489,7 @@ BOOST_AUTO_TEST_CASE(one_instance_serves_concurrent_updates_of_different_contain
     const auto &first = shared();
     TestContainer second(kBusybox, kSleep);
     DockerUpdater updater;
-    std::vector<Outcome> outcomes(2 * 4);
+    std::vector<Outcome> outcomes(std::size_t{2} * 4);
     const auto work = [&](const TestContainer &c, int slot) {
         for (int i = 0; i < 4; ++i) {
             Update u;
@@ -496,7 +497,8 @@ BOOST_AUTO_TEST_CASE(one_instance_serves_concurrent_updates_of_different_contain
             u.archive = TarBuilder().file(path, std::to_string(i)).finish();
             u.copies = {{"/l", "/" + path}};
             u.runs = {{{"cat", "/" + path}, false}};
-            outcomes[static_cast<std::size_t>(slot * 4 + i)] = updater.update(c.id(), c.name(), u);
+            outcomes[(static_cast<std::size_t>(slot) * 4) + static_cast<std::size_t>(i)] =
+                updater.update(c.id(), c.name(), u);
         }
     };
     std::thread a(work, std::cref(first), 0);

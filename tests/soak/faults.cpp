@@ -1,5 +1,8 @@
 #include "tests/soak/faults.hpp"
 
+#include <chrono>
+#include <thread>
+
 namespace lu_soak {
 
 std::string fault_name(Fault fault) {
@@ -7,6 +10,7 @@ std::string fault_name(Fault fault) {
     case Fault::agent_kill: return "agent-kill";
     case Fault::container_restart: return "container-restart";
     case Fault::container_pause: return "container-pause";
+    case Fault::replica_kill: return "replica-kill";
     case Fault::daemon_kill: return "daemon-kill";
     case Fault::plugin_reload: return "plugin-reload";
     case Fault::updater_reload: return "updater-reload";
@@ -27,6 +31,19 @@ std::string inject(Fault fault, FaultTargets targets, Random &random, const std:
         during(ops);
         targets.container.unpause();
         return "container paused for " + std::to_string(ops) + " operation(s), then unpaused";
+    }
+    case Fault::replica_kill: {
+        // Its initial sync, then the changes of the operations, go to it too:
+        // the kill lands in one of those updates or between them. The soak's
+        // container must keep getting every change (C07).
+        targets.container.start_replica();
+        const std::size_t ops = random.between(1, 3);
+        during(ops);
+        const std::size_t delay = random.between(0, 60);
+        std::this_thread::sleep_for(std::chrono::milliseconds(delay));
+        targets.container.kill_replica();
+        return "a second replica started, " + std::to_string(ops) + " operation(s), killed " + std::to_string(delay) +
+               " ms after the last (it stays, exited)";
     }
     case Fault::daemon_kill: {
         const std::size_t ops = random.between(1, 4);

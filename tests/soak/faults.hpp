@@ -1,5 +1,6 @@
 // The faults of the soak, each done for real: lu-agent SIGKILLed in the
-// container, the container restarted or paused, the daemon SIGKILLed and
+// container, the container restarted or paused, a second replica killed
+// while the changes it was getting may be in flight, the daemon SIGKILLed and
 // started again, the liveupdate plugin or the docker updater hot-reloaded.
 // Source operations can go on while a fault lasts (paused, daemon down).
 #pragma once
@@ -13,10 +14,19 @@
 
 namespace lu_soak {
 
-enum class Fault { agent_kill, container_restart, container_pause, daemon_kill, plugin_reload, updater_reload };
+enum class Fault {
+    agent_kill,
+    container_restart,
+    container_pause,
+    replica_kill,
+    daemon_kill,
+    plugin_reload,
+    updater_reload
+};
 
-inline constexpr Fault kAllFaults[] = {Fault::agent_kill,  Fault::container_restart, Fault::container_pause,
-                                       Fault::daemon_kill, Fault::plugin_reload,     Fault::updater_reload};
+inline constexpr Fault kAllFaults[] = {Fault::agent_kill,    Fault::container_restart, Fault::container_pause,
+                                       Fault::replica_kill,  Fault::daemon_kill,       Fault::plugin_reload,
+                                       Fault::updater_reload};
 
 std::string fault_name(Fault fault);
 

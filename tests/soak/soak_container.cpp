@@ -45,17 +45,34 @@ void write_app_file(const std::string &path, const std::string &content, bool ap
 
 }  // namespace
 
-SoakContainer::SoakContainer(const std::string &project) : project_(project), name_(project + "-web-1") {
-    sh_ok("docker run -d --network none --name " + name_ + " --label com.docker.compose.project=" + project_ +
+namespace {
+
+void run_replica(const std::string &project, const std::string &name, int number) {
+    sh_ok("docker run -d --network none --name " + name + " --label com.docker.compose.project=" + project +
           " --label com.docker.compose.service=web --label com.docker.compose.oneoff=False"
-          " --label com.docker.compose.container-number=1 lu-busybox:latest sleep 100000 >/dev/null");
+          " --label com.docker.compose.container-number=" +
+          std::to_string(number) + " lu-busybox:latest sleep 100000 >/dev/null");
+}
+
+}  // namespace
+
+SoakContainer::SoakContainer(const std::string &project)
+    : project_(project), name_(project + "-web-1"), replica_name_(project + "-web-2") {
+    run_replica(project_, name_, 1);
     refresh_pid();
     if (::mkdir(host_path(kOutsideDir).c_str(), 0755) != 0)
         throw std::system_error(errno, std::generic_category(), "soak: cannot create " + host_path(kOutsideDir));
     root_entries_ = entries_of(host_path("/"));
 }
 
-SoakContainer::~SoakContainer() { sh("docker rm -f " + name_ + " >/dev/null 2>&1"); }
+SoakContainer::~SoakContainer() { sh("docker rm -f " + name_ + " " + replica_name_ + " >/dev/null 2>&1"); }
+
+void SoakContainer::start_replica() {
+    sh("docker rm -f " + replica_name_ + " >/dev/null 2>&1");
+    run_replica(project_, replica_name_, 2);
+}
+
+void SoakContainer::kill_replica() { sh_ok("docker kill " + replica_name_ + " >/dev/null"); }
 
 std::string SoakContainer::host_path(const std::string &container_path) const {
     return "/proc/" + pid_ + "/root" + container_path;

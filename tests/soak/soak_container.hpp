@@ -1,5 +1,5 @@
 // The soak's container: a busybox labelled as service "web" of its own
-// Compose project, reached from this machine through /proc/<pid>/root (fast,
+// Compose project (and, for a fault, a second replica of it), reached from this machine through /proc/<pid>/root (fast,
 // and working while it is paused), with the faults that can happen to it and
 // the files its app writes into the sync target.
 #pragma once
@@ -30,6 +30,11 @@ public:
     void unpause();
     // SIGKILLs every lu-agent in it; how many there were.
     int kill_agents() const;
+    // A second replica of the service (container number 2), in place of the
+    // one killed before: the LiveUpdate starts updating it too.
+    void start_replica();
+    // docker kill of that replica; it stays, exited, until the next start or the end.
+    void kill_replica();
 
     // The app writes a file of its own into the sync target (a path the source
     // never has): what it did. Needs the sync target to exist.
@@ -48,6 +53,7 @@ private:
 
     std::string project_;
     std::string name_;
+    std::string replica_name_;
     std::string pid_;
     std::set<std::string> root_entries_;
     std::map<std::string, std::string> app_files_;

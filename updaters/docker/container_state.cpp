@@ -37,7 +37,7 @@ DockerUpdater::Target DockerUpdater::inspect_target(const updater::ContainerRef 
     const std::string shown =
         container.name.empty() ? container.id.substr(0, 12) : container.name + " (" + container.id.substr(0, 12) + ")";
     if (response.status == 404)
-        throw InfraFailure("container " + shown + " no longer exists: it was removed or recreated");
+        throw ContainerNotRunning("container " + shown + " no longer exists: it was removed or recreated");
     docker_engine::EngineClient::expect_success(response, "GET " + path);
     const auto object = parse_object(response.body, "GET " + path);
     Target target{common::text_at(object, "Id"), container.name, {}};
@@ -54,7 +54,7 @@ DockerUpdater::Target DockerUpdater::inspect_target(const updater::ContainerRef 
     if (common::flag_at(s, "Paused"))
         throw ContainerPaused("container " + target.display() + " is paused: unpause it to live update");
     if (!common::flag_at(s, "Running") || common::flag_at(s, "Restarting"))
-        throw InfraFailure("container " + target.display() + " is not running (" + state_text(s) + ")");
+        throw ContainerNotRunning("container " + target.display() + " is not running (" + state_text(s) + ")");
     return target;
 }
 
@@ -114,7 +114,8 @@ void DockerUpdater::restart(const Target &target, const UpdateLog &log) {
     log(LU_LOG_DEBUG, "Restarting container: " + target.display());
     const std::string path = "/containers/" + target.id + "/restart?t=0";
     const auto response = client_.post(path);
-    if (response.status == 404) throw InfraFailure("container " + target.display() + " vanished before its restart");
+    if (response.status == 404)
+        throw ContainerNotRunning("container " + target.display() + " vanished before its restart");
     docker_engine::EngineClient::expect_success(response, "POST " + path);
 }
 

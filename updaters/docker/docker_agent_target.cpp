@@ -92,7 +92,7 @@ bool DockerUpdater::AgentContainer::lasting_refusal(std::string &why, const upda
             "container does not know: see the lines above)";
     // A container that stopped meanwhile is that update's failure, not the agent's.
     const auto gone = updater_.container_gone_reason(target_, false);
-    if (!gone.empty()) throw InfraFailure(gone);
+    if (!gone.empty()) throw ContainerNotRunning(gone);
     // A restart or a pause racing the agent's start says nothing lasting about the container.
     if (const auto interrupted = updater_.start_interrupted(target_, why); !interrupted.empty()) {
         log(LU_LOG_INFO, "lu-agent did not start in " + target_.display() + " (" + why + ") because " + interrupted +

@@ -56,9 +56,10 @@ Outcome DockerUpdater::update(const updater::Request &original) {
     const UpdateLog &log = original.log;
     const updater::ContainerRef &container = original.container;
     Target target{container.id, container.name.empty() ? container.id : container.name, {}};
+    // A container that stopped meanwhile explains the failure: it is not running, not failed (C07).
     const auto infra = [&](const std::string &what) {
         const auto gone = container_gone_reason(target, true);
-        return Outcome::infra_failure(gone.empty() ? what : gone + "\n" + what);
+        return gone.empty() ? Outcome::infra_failure(what) : Outcome::container_not_running(gone + "\n" + what);
     };
     try {
         if (!endpoint_error_.empty()) throw InfraFailure(endpoint_error_);
@@ -93,7 +94,7 @@ Outcome DockerUpdater::update(const updater::Request &original) {
         else
             log(LU_LOG_DEBUG, "Hot reload on, skipping container restart: " + target.display());
         return {};
-    } catch (const ContainerPaused &e) {
+    } catch (const ContainerNotRunning &e) {
         return Outcome::container_not_running(e.what());
     } catch (const InfraFailure &e) {
         return Outcome::infra_failure(e.what());

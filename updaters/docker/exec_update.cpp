@@ -53,7 +53,7 @@ void DockerUpdater::delete_paths(const Target &target, const std::vector<std::st
     const auto &said = output.finish();
     if (result.exit_code != 0) {
         const auto gone = container_gone_reason(target, result.exit_code == updaters::kExitKilled);
-        if (!gone.empty()) throw InfraFailure(gone);
+        if (!gone.empty()) throw ContainerNotRunning(gone);
         std::string message = updaters::delete_failure(result.exit_code, said);
         // As Tilt's `rm` exec failing: UpdateFailed. The archive API copies without tar but cannot delete.
         if (result.exit_code == updaters::kExitCannotExec || result.exit_code == updaters::kExitNotFound)
@@ -114,7 +114,8 @@ void DockerUpdater::prepare_paths(const Target &target, const updater::Request &
         }
         if (result.exit_code != 0) {
             const auto gone = container_gone_reason(target, result.exit_code == updaters::kExitKilled);
-            throw InfraFailure(gone.empty() ? updaters::preparation_failure(result.exit_code, said) : gone);
+            if (!gone.empty()) throw ContainerNotRunning(gone);
+            throw InfraFailure(updaters::preparation_failure(result.exit_code, said));
         }
     }
 }
@@ -158,7 +159,8 @@ void DockerUpdater::copy_with_tar(const Target &target, const updater::Request &
     const auto &said = output.finish();
     if (result.exit_code != 0) {
         const auto gone = container_gone_reason(target, result.exit_code == updaters::kExitKilled);
-        throw InfraFailure(gone.empty() ? updaters::tar_failure(result.exit_code, said, config_.user) : gone);
+        if (!gone.empty()) throw ContainerNotRunning(gone);
+        throw InfraFailure(updaters::tar_failure(result.exit_code, said, config_.user));
     }
 }
 
@@ -183,7 +185,7 @@ std::optional<Outcome> DockerUpdater::run_with_exec(const Target &target, const 
     const auto gone = container_gone_reason(target, result.exit_code == updaters::kExitKilled);
     const auto message =
         "executing on container " + target.id.substr(0, 12) + ": " + updaters::exec_failure(run.argv, result.exit_code);
-    if (!gone.empty()) throw InfraFailure(gone + "\n" + message);
+    if (!gone.empty()) throw ContainerNotRunning(gone + "\n" + message);
     // A SIGKILL is the runtime's doing (e.g. out of memory), not the user's command.
     if (result.exit_code == updaters::kExitKilled) throw InfraFailure(message);
     return Outcome::run_failure(result.exit_code, message);

@@ -11,10 +11,18 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-// Found paused before anything changed in it: the update is due again once it runs.
-class ContainerPaused : public InfraFailure {
+// Found not running (stopped, killed, removed) before or during the update:
+// the container's state, as one stopped before the update, not a failure of
+// the update (C07). Its changes go out once it runs again.
+class ContainerNotRunning : public InfraFailure {
 public:
     using InfraFailure::InfraFailure;
+};
+
+// Found paused before anything changed in it: the update is due again once it runs.
+class ContainerPaused : public ContainerNotRunning {
+public:
+    using ContainerNotRunning::ContainerNotRunning;
 };
 
 }  // namespace liveupdate::docker

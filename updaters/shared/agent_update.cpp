@@ -82,7 +82,9 @@ Outcome update_through_agent(agent_client::AgentStream &session, const updater::
         // A SIGKILL is the runtime's doing (e.g. out of memory), not the user's command.
         if (result.exit_code == kExitKilled) {
             const auto gone = settings.gone_reason ? settings.gone_reason() : std::string();
-            return Outcome::infra_failure(gone.empty() ? message : std::string(gone).append("\n").append(message));
+            if (gone.empty()) return Outcome::infra_failure(message);
+            // It stopped: not running, as one stopped before the update (C07).
+            return Outcome::container_not_running(std::string(gone).append("\n").append(message));
         }
         return Outcome::run_failure(result.exit_code, message);
     }

@@ -48,6 +48,10 @@
  *     -- type "updates" (version 2): every container's update of one change,
  *        in container order; the host may run them concurrently:
  *     "updates": [{"log": [lines written before this update], "update": UPDATE}],
+ *     "stopsAtInfraFailure": bool  (since this field: the fold ends at an
+ *                                   infraFailure; false where a failure holds
+ *                                   its container alone, a Compose replica's;
+ *                                   absent: true),
  *     -- type "done":
  *     "status": LiveUpdateStatus JSON or null (LiveUpdate absent),
  *     "statusChanged": bool,
@@ -60,14 +64,15 @@
  *    {"infraFailure": "message"}
  *    {"containerNotRunning": "message"}  (nothing changed: sent again once it runs)
  *  outcomes (reconcile_continue input after "updates"):
- *    {"outcomes": [OUTCOME, ...]}        one per update, in the step's order; the
- *                                        list may end at an infraFailure (a host
- *                                        running them one by one stops there)
+ *    {"outcomes": [OUTCOME, ...]}        one per update, in the step's order; with
+ *                                        stopsAtInfraFailure the list may end at an
+ *                                        infraFailure (a host running them one by
+ *                                        one stops there)
  *
  *  Version 2 keeps version 1's semantics: the plugin folds the outcomes in
  *  container order exactly as it folds sequential ones, stopping at the first
- *  infrastructure failure (the outcomes after it are not folded: those
- *  containers get the change again once the failure clears). A host prints the
+ *  infrastructure failure when stopsAtInfraFailure (the outcomes after it are
+ *  not folded: those containers get the change again once the failure clears). A host prints the
  *  lines in the sequential order: the step's "log", then for each update it ran
  *  its "log", that update's own lines (updater output), its "results" entry's
  *  lines, and last the done step's "log". A plugin serving a version 1 host
