@@ -344,7 +344,7 @@ BOOST_FIXTURE_TEST_CASE(digests_go_through_the_container_session, Fixture) {
     BOOST_TEST_REQUIRE(ok(update(log)));
     std::vector<std::string> entries;
     const auto found = driver.digest(
-        target, "/app",
+        target, ap::Digest{"/app", {}, 1, 0, 0},
         [&](const ap::DigestEntry &e) {
             entries.push_back(e.path);
             return true;
@@ -353,7 +353,7 @@ BOOST_FIXTURE_TEST_CASE(digests_go_through_the_container_session, Fixture) {
     BOOST_TEST((found.kind == ac::DigestOutcome::Kind::ok), found.message);
     BOOST_TEST(entries.size() == 1u);
     const auto none = driver.digest(
-        target, "/none", [](const ap::DigestEntry &) { return true; }, log.log());
+        target, ap::Digest{"/none", {}, 1, 0, 0}, [](const ap::DigestEntry &) { return true; }, log.log());
     BOOST_TEST((none.kind == ac::DigestOutcome::Kind::not_found), none.message);
     BOOST_TEST(none.message == "nothing at /none in container c1");
     BOOST_TEST(agent.starts == 1);
@@ -363,7 +363,7 @@ BOOST_FIXTURE_TEST_CASE(a_refused_agent_makes_digests_unavailable_saying_why, Fi
     agent.refuse = "no way in";
     Log log;
     const auto outcome = driver.digest(
-        target, "/app", [](const ap::DigestEntry &) { return true; }, log.log());
+        target, ap::Digest{"/app", {}, 1, 0, 0}, [](const ap::DigestEntry &) { return true; }, log.log());
     BOOST_TEST((outcome.kind == ac::DigestOutcome::Kind::unavailable));
     BOOST_TEST(outcome.message == "verify needs lu-agent in the container: no way in", outcome.message);
 }
