@@ -14,6 +14,7 @@ public:
     // False once the reader is gone: the session is over.
     bool send(std::string_view frame);
     bool flush();
+    int fd() const { return fd_; }
 
 private:
     int fd_;

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <string>
 
 #include "agent/block_signatures.hpp"
@@ -45,8 +46,9 @@ void checked_place(const M &request) {
 }
 
 // Answers one request (a file's begin and parts get no answer); false when the host is gone.
+// host_present: whether the host is still there, for a request that takes long.
 bool answer(const agent_protocol::Frame &frame, FrameOutput &out, FileTransfer &transfer, FileWriter &files,
-            SignatureCache &signatures) {
+            SignatureCache &signatures, const std::function<bool()> &host_present) {
     // A request of another kind may change the folders a write keeps open.
     if (frame.type != agent_protocol::MessageType::write_file) files.forget();
     switch (frame.type) {
@@ -97,7 +99,7 @@ bool answer(const agent_protocol::Frame &frame, FrameOutput &out, FileTransfer &
     case agent_protocol::MessageType::digest: {
         const auto request = agent_protocol::decode<agent_protocol::Digest>(frame);
         checked_path(request);
-        return out.send(agent_protocol::encode(digest_tree(request, out)));
+        return out.send(agent_protocol::encode(digest_tree(request, out, host_present)));
     }
     default:
         throw agent_protocol::ProtocolError(std::string("a ") + agent_protocol::type_name(frame.type) +
@@ -115,6 +117,17 @@ struct Channel {
 };
 
 enum class Input { more, ended, failed };
+
+// False once the host closed the session: the requests' end (or stdin, which
+// ends a session moved to its socket) hung up, or nobody reads the answers.
+bool host_present(const Channel &channel, int stdin_fd) {
+    pollfd fds[3] = {{channel.in, POLLRDHUP, 0}, {channel.out.fd(), 0, 0}, {stdin_fd, POLLRDHUP, 0}};
+    const nfds_t count = channel.socket.get() >= 0 ? 3 : 2;
+    if (::poll(fds, count, 0) <= 0) return true;
+    for (nfds_t i = 0; i < count; ++i)
+        if ((fds[i].revents & (POLLHUP | POLLERR | POLLRDHUP)) != 0) return false;
+    return true;
+}
 
 // How long the requests pause before the writer does what it left for a
 // quiet moment: longer than the gaps of one change's requests, so that it
@@ -184,6 +197,7 @@ int serve(int in, int out_fd) {
     FileWriter files;
     bool greeted = false;
     char buffer[256 * 1024];
+    const std::function<bool()> present = [&channel, in] { return host_present(channel, in); };
     try {
         for (;;) {
             idle_when_quiet(channel, in, files);
@@ -209,7 +223,7 @@ int serve(int in, int out_fd) {
                     move_to_socket(channel, *frame, in);
                     continue;
                 }
-                if (!answer(*frame, channel.out, transfer, files, signatures)) return 0;
+                if (!answer(*frame, channel.out, transfer, files, signatures, present)) return 0;
             }
             // Every complete request read so far is answered: send the answers before waiting for more.
             if (!channel.out.flush()) return 0;

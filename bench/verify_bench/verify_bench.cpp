@@ -16,7 +16,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <future>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -126,13 +125,10 @@ int main(int argc, char **argv) {
                 if (side == 0) {
                     updater.digest(container.id(), container.name(), target.container_path);
                 } else if (side == 1) {
-                    // As the verifier does: the local tree hashed while the container hashes its own.
-                    auto local_digest = std::async(std::launch::async, [&target] {
-                        bool found = false;
-                        return tree_digest::digest_tree(target.local_path, nullptr, found);
-                    });
+                    // As the verifier does: the local tree, then the container's.
+                    bool found = false;
+                    const auto here = tree_digest::digest_tree(target.local_path, {}, found);
                     const auto there = updater.digest(container.id(), container.name(), target.container_path);
-                    const auto here = local_digest.get();
                     if (!host::verify::compare_target(target, here, there, {}, {}).empty())
                         throw std::runtime_error("the trees differ");
                 } else {

@@ -160,20 +160,20 @@ AgentRunResult run_through_agent(AgentStream &session, const std::vector<std::st
     }
 }
 
-AgentDigestResult digest_through_agent(AgentStream &session, const std::string &path, std::chrono::milliseconds stall,
+AgentDigestResult digest_through_agent(AgentStream &session, const agent_protocol::Digest &request,
+                                       std::chrono::milliseconds stall,
                                        const std::function<bool(const agent_protocol::DigestEntry &)> &each) {
-    if (const auto problem = agent_protocol::path_problem(path); !problem.empty())
+    if (const auto problem = agent_protocol::path_problem(request.path); !problem.empty())
         throw std::invalid_argument("cannot digest through lu-agent: " + problem);
-    session.send(agent_protocol::encode(agent_protocol::Digest{path}), AgentStream::Clock::now() + stall);
+    session.send(agent_protocol::encode(request), AgentStream::Clock::now() + stall);
     AgentDigestResult result;
-    bool wanted = true;
     for (;;) {
-        // The stall allowance is per frame: a big tree takes as long as it takes.
+        // The stall allowance is per frame; the request's budget bounds the whole.
         const auto frame = session.receive(AgentStream::Clock::now() + stall);
         if (frame.type == agent_protocol::MessageType::digest_entry) {
             const auto entry = expect<agent_protocol::DigestEntry>(frame);
             ++result.entries;
-            if (wanted) wanted = each(entry);
+            if (!each(entry)) return result;
             continue;
         }
         const auto done = expect<agent_protocol::Result>(frame);

@@ -53,9 +53,11 @@ struct AgentDigestResult {
     std::size_t entries = 0;  // agent_protocol::DigestEntry frames received
 };
 
-// Digests path (absolute): each DigestEntry to each as it arrives, until each
-// returns false (the rest is read and dropped, so the session stays in step).
-AgentDigestResult digest_through_agent(AgentStream &session, const std::string &path, std::chrono::milliseconds stall,
+// Digests request.path (absolute): each DigestEntry to each as it arrives,
+// until each returns false; then it returns at once, leaving the session out
+// of step (the caller ends it).
+AgentDigestResult digest_through_agent(AgentStream &session, const agent_protocol::Digest &request,
+                                       std::chrono::milliseconds stall,
                                        const std::function<bool(const agent_protocol::DigestEntry &)> &each);
 
 }  // namespace liveupdate::agent_client

@@ -224,8 +224,9 @@ void AgentDriver::prepare(AgentTarget &target, const UpdateLog &log) {
     session_in(*slot, target, log);
 }
 
-DigestOutcome AgentDriver::digest(AgentTarget &target, const std::string &path, const DigestEntryFn &each,
+DigestOutcome AgentDriver::digest(AgentTarget &target, const agent_protocol::Digest &request, const DigestEntryFn &each,
                                   const UpdateLog &log) {
+    const std::string &path = request.path;
     const std::string needs = "verify needs lu-agent in the container: ";
     const AgentPlace place = target.place();
     if (auto why = refusal(place, false)) return {DigestOutcome::Kind::unavailable, needs + *why};
@@ -239,12 +240,16 @@ DigestOutcome AgentDriver::digest(AgentTarget &target, const std::string &path, 
         std::size_t handed = 0;
         try {
             const auto result =
-                digest_through_agent(*session, path, timeout_, [&](const agent_protocol::DigestEntry &e) {
+                digest_through_agent(*session, request, timeout_, [&](const agent_protocol::DigestEntry &e) {
                     ++handed;
                     stopped = !each(e);
                     return !stopped;
                 });
-            if (stopped) return {DigestOutcome::Kind::stopped, {}};
+            if (stopped) {
+                // Out of step now; ended on purpose, so not a lost session (no reconnect to verify after).
+                slot->session.reset();
+                return {DigestOutcome::Kind::stopped, {}};
+            }
             if (result.error == ENOENT && result.entries == 0)
                 return {DigestOutcome::Kind::not_found, "nothing at " + path + " in " + place.shown};
             // ENOENT past the first entry: a path went away during the walk, so it is not there.

@@ -100,9 +100,11 @@ public:
     // an answer late for a reason of the target's (late_reason), its container not running.
     std::optional<updater::Outcome> update(AgentTarget &target, const updater::UpdateLog &log, const UpdatePass &pass);
 
-    // Digests path (absolute) through the container's session. Never throws
-    // for the agent's failures: where it cannot run, `unavailable` saying why.
-    DigestOutcome digest(AgentTarget &target, const std::string &path, const DigestEntryFn &each,
+    // Digests request.path (absolute) through the container's session. Never
+    // throws for the agent's failures: where it cannot run, `unavailable`
+    // saying why. When each asks to stop, the session is ended (its agent,
+    // still walking, stops as it sees its host gone), not drained.
+    DigestOutcome digest(AgentTarget &target, const agent_protocol::Digest &request, const DigestEntryFn &each,
                          const updater::UpdateLog &log);
 
     // Starts the container's session ahead of its first update

@@ -19,7 +19,8 @@ namespace liveupdate::agent_protocol {
 // Bumped on any change of a message's fields; an agent of another version is replaced.
 // 3: large files in parts (FileBegin, FilePart, FileCommit) and by delta (BlockSignatures).
 // 4: the session moves to a unix socket in the container (OpenSocket, SocketHello).
-inline constexpr std::uint32_t kProtocolVersion = 4;
+// 5: a digest hashes only the files it names, within a byte and time budget.
+inline constexpr std::uint32_t kProtocolVersion = 5;
 // A small file travels in one frame (at most 1 MiB), a large one in parts of
 // about 1 MiB; the largest frame is a large file's block signatures (20 bytes
 // a block of up to 128 KiB: 16 MiB holds a 100 GiB file's; beyond, files go

@@ -213,13 +213,24 @@ struct Run {
     }
 };
 
-// Lists a tree: DigestEntry frames, then a Result.
+// Lists a tree: DigestEntry frames, then a Result. The content of a file is
+// read only when hash_all or its path (relative to `path`) is in hash_paths;
+// past max_bytes read or max_ms spent (0: no limit) the walk stops and the
+// Result says the digest is incomplete (ETIMEDOUT).
 struct Digest {
     static constexpr MessageType type = MessageType::digest;
     std::string path;
+    std::vector<std::string> hash_paths;
+    std::uint8_t hash_all = 1;
+    std::uint64_t max_bytes = 0;
+    std::uint32_t max_ms = 0;
     template <class S, class F>
     static void fields(S &s, F &&f) {
         f(s.path);
+        f(s.hash_paths);
+        f(s.hash_all);
+        f(s.max_bytes);
+        f(s.max_ms);
     }
 };
 

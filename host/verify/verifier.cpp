@@ -1,7 +1,7 @@
 #include "host/verify/verifier.hpp"
 
+#include <algorithm>
 #include <cstddef>
-#include <future>
 #include <stdexcept>
 
 #include "host/core/host_services.hpp"
@@ -21,29 +21,73 @@ const lu_digest_extension *digest_table(const host::Updater &updater) {
     return table;
 }
 
+const char *const kStopping = "not verified: the daemon is stopping";
+
+// The entries a container digest gives, until the verify is cancelled.
+struct Collected {
+    tree_digest::Digest entries;
+    const std::atomic<bool> &cancelled;
+    bool unknown_kind = false;
+};
+
 int32_t collect(void *ctx, const lu_digest_entry *entry) {
-    auto &out = *static_cast<tree_digest::Digest *>(ctx);
-    if (entry == nullptr || entry->kind < 1 || entry->kind > 4) return 1;  // out of the ABI: stop
-    out.push_back({std::string(entry->path.data, entry->path.size), static_cast<tree_digest::EntryKind>(entry->kind),
-                   entry->mode, entry->size, entry->hash});
+    auto &out = *static_cast<Collected *>(ctx);
+    if (out.cancelled) return 1;
+    if (entry == nullptr || entry->kind < 1 || entry->kind > 4) {
+        out.unknown_kind = true;
+        return 1;  // out of the ABI: stop
+    }
+    out.entries.push_back({std::string(entry->path.data, entry->path.size),
+                           static_cast<tree_digest::EntryKind>(entry->kind), entry->mode, entry->size, entry->hash});
     return 0;
 }
 
-// What the container holds at path; empty when nothing is there.
+// The time left until deadline, at least a millisecond (zero would mean no limit).
+std::chrono::milliseconds left_until(std::chrono::steady_clock::time_point deadline) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    return std::max(left, std::chrono::milliseconds(1));
+}
+
+// The local tree's files: the only container files whose content the comparison needs.
+std::vector<lu_str> files_of(const tree_digest::Digest &local) {
+    std::vector<lu_str> out;
+    for (const auto &e : local)
+        if (e.kind == tree_digest::EntryKind::file) out.push_back({e.path.data(), e.path.size()});
+    return out;
+}
+
+// What the container holds at path; empty when nothing is there. Only the
+// files named in hash_paths have their content read (when the updater can
+// be told: digest_scoped), within the time left until deadline.
 tree_digest::Digest container_digest(const host::Updater &updater, const lu_digest_extension &table,
                                      const ContainerTarget &container, const std::string &path,
+                                     const std::vector<lu_str> &hash_paths,
+                                     std::chrono::steady_clock::time_point deadline, const std::atomic<bool> &cancelled,
                                      const host::LogSinkFn &log) {
     const lu_container_ref ref{sizeof(lu_container_ref),         container.id.c_str(),
                                container.name.c_str(),           container.pod_name.c_str(),
                                container.namespace_name.c_str(), container.root.c_str()};
-    tree_digest::Digest out;
+    Collected out{{}, cancelled};
     host::PluginMessage error(updater.plugin().api().free_message);
-    const int32_t rc = table.digest(updater.handle(), &ref, {path.data(), path.size()}, collect, &out,
-                                    &host::log_to_sink, const_cast<host::LogSinkFn *>(&log), error.out());
-    if (rc == LU_OK) return out;
+    constexpr std::size_t scoped = offsetof(lu_digest_extension, digest_scoped) + sizeof(table.digest_scoped);
+    int32_t rc = LU_OK;
+    if (table.struct_size >= scoped && table.digest_scoped != nullptr) {
+        const lu_digest_scope scope{sizeof(lu_digest_scope), hash_paths.data(), hash_paths.size(),
+                                    tree_digest::kDefaultMaxBytes,
+                                    static_cast<std::uint64_t>(left_until(deadline).count())};
+        rc = table.digest_scoped(updater.handle(), &ref, {path.data(), path.size()}, &scope, collect, &out,
+                                 &host::log_to_sink, const_cast<host::LogSinkFn *>(&log), error.out());
+    } else {
+        rc = table.digest(updater.handle(), &ref, {path.data(), path.size()}, collect, &out, &host::log_to_sink,
+                          const_cast<host::LogSinkFn *>(&log), error.out());
+    }
+    if (rc == LU_OK) return std::move(out.entries);
     if (rc == LU_ERR_NOT_FOUND) return {};
-    if (rc == LU_ERR_STATE)
+    if (rc == LU_ERR_STATE) {
+        if (!out.unknown_kind) throw std::runtime_error(kStopping);
         throw std::runtime_error("the updater gave an entry of an unknown kind while digesting " + path);
+    }
     throw std::runtime_error(
         error.view().empty() ? "digesting " + path + " failed (result code " + std::to_string(rc) + ")" : error.str());
 }
@@ -132,7 +176,8 @@ std::vector<std::string> difference_lines(const Differences &differences, std::s
 }
 
 Differences Verifier::compare(const LiveUpdateTargets &lu, const std::vector<LiveUpdateTargets> &all,
-                              const ContainerTarget &container, const host::LogSinkFn &log) const {
+                              const ContainerTarget &container, const host::LogSinkFn &log,
+                              Clock::time_point deadline) const {
     const std::shared_ptr<const host::Updater> updater = updaters_.find(lu.via);
     if (!updater) throw std::runtime_error("no updater serves \"" + lu.via + "\"");
     const lu_digest_extension *table = digest_table(*updater);
@@ -145,14 +190,17 @@ Differences Verifier::compare(const LiveUpdateTargets &lu, const std::vector<Liv
         synced = records->journal(host::SyncedKey::of(lu.name, lu.via, container.id, container.root))->paths();
     Differences out;
     for (const SyncTarget &target : lu.targets) {
-        // Both sides hash at once: the local tree here while the container hashes its own.
-        auto local_digest = std::async(std::launch::async, [&ignore, &target] {
-            bool found = false;
-            return tree_digest::digest_tree(
-                target.local_path, [&ignore](const std::string &dir) { return ignore.matches_entire_dir(dir); }, found);
-        });
-        const tree_digest::Digest remote = container_digest(*updater, *table, container, target.container_path, log);
-        const tree_digest::Digest local = local_digest.get();
+        if (cancelled_) throw std::runtime_error(kStopping);
+        // The local tree first: its files are the container's files whose content counts.
+        tree_digest::WalkOptions options;
+        options.prune = [&ignore](const std::string &dir) { return ignore.matches_entire_dir(dir); };
+        options.max_time = left_until(deadline);
+        options.keep_going = [this] { return !cancelled_; };
+        bool found = false;
+        const tree_digest::Digest local = tree_digest::digest_tree(target.local_path, options, found);
+        if (cancelled_) throw std::runtime_error(kStopping);
+        const tree_digest::Digest remote = container_digest(*updater, *table, container, target.container_path,
+                                                            files_of(local), deadline, cancelled_, log);
         append(out, compare_target(target, local, remote, ignore, other_targets(all, lu, container, target), synced));
     }
     return out;
@@ -162,16 +210,22 @@ LiveUpdateReport Verifier::verify(const LiveUpdateTargets &lu, const std::vector
                                   const host::LogSinkFn &log, bool delete_extra) const {
     LiveUpdateReport report{lu.name, lu.problem, {}};
     if (!report.error.empty()) return report;
+    const Clock::time_point deadline = Clock::now() + tree_digest::kDefaultMaxTime;
     for (const ContainerTarget &container : lu.containers) {
         ContainerReport c{container.display, {}, {}, false, {}, container.id};
         try {
-            c.found = compare(lu, all, container, log);
+            if (Clock::now() >= deadline)
+                throw std::runtime_error("not verified: the verify's time budget (" +
+                                         std::to_string(tree_digest::kDefaultMaxTime.count() / 1000) +
+                                         " s) ran out before this container");
+            c.found = compare(lu, all, container, log, deadline);
             const Repair fix = repair_of(c.found, delete_extra);
             if (repair && !fix.empty()) {
                 c.repaired = true;
                 const host::UpdateOutcome outcome = executor_.execute(repair_step(lu, container, fix), log);
                 if (outcome.kind != host::UpdateOutcome::Kind::ok) c.error = "the repair failed: " + outcome.message;
-                c.remaining = compare(lu, all, container, log);
+                // The repair's check gets a budget of its own: the repair was sent.
+                c.remaining = compare(lu, all, container, log, Clock::now() + tree_digest::kDefaultMaxTime);
             }
         } catch (const std::exception &e) {
             c.error = e.what();

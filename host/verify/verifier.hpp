@@ -4,6 +4,8 @@
 // what differs through the executor (deletes, then copies) and verifies again.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -51,17 +53,27 @@ public:
     // left to them. log: the LiveUpdate's log (updater lines and the repair's).
     // The executor's synced record tells extra paths from the app's own
     // (unsynced), which the repair deletes only when delete_extra.
+    // The digests of one call share a time budget (tree_digest::kDefaultMaxTime):
+    // past it, what is left is reported as not verified, so that a verify
+    // never holds a LiveUpdate's updates back for longer.
     LiveUpdateReport verify(const LiveUpdateTargets &live_update, const std::vector<LiveUpdateTargets> &all,
                             bool repair, const host::LogSinkFn &log, bool delete_extra = false) const;
 
+    // Ends verifies in progress soon (their digests stop; the reports say
+    // why), and every later one at once: the daemon is stopping.
+    void cancel() { cancelled_ = true; }
+
 private:
+    using Clock = std::chrono::steady_clock;
+
     // The differences of every target in the container; throws std::runtime_error (or HostError) saying why it cannot
     // tell.
     Differences compare(const LiveUpdateTargets &live_update, const std::vector<LiveUpdateTargets> &all,
-                        const ContainerTarget &container, const host::LogSinkFn &log) const;
+                        const ContainerTarget &container, const host::LogSinkFn &log, Clock::time_point deadline) const;
 
     const host::UpdaterRegistry &updaters_;
     const host::Executor &executor_;
+    std::atomic<bool> cancelled_{false};
 };
 
 }  // namespace liveupdate::host::verify

@@ -39,7 +39,10 @@ void VerifyService::request(const std::string &reason) {
     if (schedule_.after_loss && timer_) timer_->request(reason);
 }
 
-void VerifyService::stop() { timer_.reset(); }
+void VerifyService::stop() {
+    verifier_.cancel();  // a check in progress ends within moments
+    timer_.reset();
+}
 
 std::vector<LiveUpdateReport> VerifyService::verify(const std::vector<std::string> &names, bool repair,
                                                     bool delete_extra) {

@@ -61,7 +61,8 @@ public:
     boost::json::value handle(const boost::json::object &request);
     // Changes may have been lost: a check soon (when checks after a loss are on).
     void request(const std::string &reason);
-    // Lets a check in progress finish; none starts afterwards.
+    // Ends a check in progress within moments (its report says the daemon is
+    // stopping); none starts afterwards.
     void stop();
 
 private:

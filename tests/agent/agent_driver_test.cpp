@@ -344,7 +344,7 @@ BOOST_FIXTURE_TEST_CASE(digests_go_through_the_container_session, Fixture) {
     BOOST_TEST_REQUIRE(ok(update(log)));
     std::vector<std::string> entries;
     const auto found = driver.digest(
-        target, "/app",
+        target, ap::Digest{"/app", {}, 1, 0, 0},
         [&](const ap::DigestEntry &e) {
             entries.push_back(e.path);
             return true;
@@ -353,17 +353,33 @@ BOOST_FIXTURE_TEST_CASE(digests_go_through_the_container_session, Fixture) {
     BOOST_TEST((found.kind == ac::DigestOutcome::Kind::ok), found.message);
     BOOST_TEST(entries.size() == 1u);
     const auto none = driver.digest(
-        target, "/none", [](const ap::DigestEntry &) { return true; }, log.log());
+        target, ap::Digest{"/none", {}, 1, 0, 0}, [](const ap::DigestEntry &) { return true; }, log.log());
     BOOST_TEST((none.kind == ac::DigestOutcome::Kind::not_found), none.message);
     BOOST_TEST(none.message == "nothing at /none in container c1");
     BOOST_TEST(agent.starts == 1);
+}
+
+// A digest the verify stops wanting (the daemon is stopping) ends its session
+// at once rather than reading the rest, and that is no lost session: the next
+// use starts a new one without counting a reconnect.
+BOOST_FIXTURE_TEST_CASE(a_digest_stopped_by_its_caller_ends_the_session_without_a_reconnect, Fixture) {
+    Log log;
+    const auto stopped = driver.digest(
+        target, ap::Digest{"/app", {}, 1, 0, 0}, [](const ap::DigestEntry &) { return false; }, log.log());
+    BOOST_TEST((stopped.kind == ac::DigestOutcome::Kind::stopped), stopped.message);
+    BOOST_TEST(agent.starts == 1);
+    const auto again = driver.digest(
+        target, ap::Digest{"/app", {}, 1, 0, 0}, [](const ap::DigestEntry &) { return true; }, log.log());
+    BOOST_TEST((again.kind == ac::DigestOutcome::Kind::ok), again.message);
+    BOOST_TEST(agent.starts == 2);
+    BOOST_TEST(driver.reconnect_count() == 0u);
 }
 
 BOOST_FIXTURE_TEST_CASE(a_refused_agent_makes_digests_unavailable_saying_why, Fixture) {
     agent.refuse = "no way in";
     Log log;
     const auto outcome = driver.digest(
-        target, "/app", [](const ap::DigestEntry &) { return true; }, log.log());
+        target, ap::Digest{"/app", {}, 1, 0, 0}, [](const ap::DigestEntry &) { return true; }, log.log());
     BOOST_TEST((outcome.kind == ac::DigestOutcome::Kind::unavailable));
     BOOST_TEST(outcome.message == "verify needs lu-agent in the container: no way in", outcome.message);
 }

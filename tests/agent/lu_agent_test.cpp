@@ -245,7 +245,7 @@ BOOST_AUTO_TEST_CASE(a_digest_lists_type_mode_size_and_content_hash) {
     fs::create_symlink("sub/a", dir / "t/l");
     Agent agent;
     agent.greet();
-    agent.send(encode(Digest{dir / "t"}));
+    agent.send(encode(Digest{dir / "t", {}, 1, 0, 0}));
     std::map<std::string, DigestEntry> entries;
     for (;;) {
         const auto f = agent.next();
@@ -271,9 +271,74 @@ BOOST_AUTO_TEST_CASE(a_digest_of_a_missing_folder_is_enoent_before_any_entry) {
     Scratch dir;
     Agent agent;
     agent.greet();
-    const auto result = agent.ask_for<Result>(encode(Digest{dir / "absent"}));
+    const auto result = agent.ask_for<Result>(encode(Digest{dir / "absent", {}, 1, 0, 0}));
     BOOST_TEST(result.error == ENOENT);
     BOOST_TEST(result.message.find("absent") != std::string::npos, result.message);
+}
+
+// Issue 33 item 1: only the files named are read (an app's 3 TB sparse file is
+// given by its kind and size), and a digest past its budget says it is incomplete.
+BOOST_AUTO_TEST_CASE(a_digest_reads_only_the_files_it_names_within_its_budget) {
+    Scratch dir;
+    fs::create_directories(dir / "t");
+    std::ofstream(dir / "t/synced") << "ours";
+    std::ofstream(dir / "t/disk.img") << "";
+    fs::resize_file(dir / "t/disk.img", std::uintmax_t{3} << 40);
+    Agent agent;
+    agent.greet();
+    Digest scoped{dir / "t", {"synced"}, 0, 0, 0};
+    agent.send(encode(scoped));
+    std::map<std::string, DigestEntry> entries;
+    for (;;) {
+        const auto f = agent.next();
+        BOOST_REQUIRE(f.has_value());
+        if (f->type != MessageType::digest_entry) {
+            BOOST_TEST(decode<Result>(*f).error == 0);
+            break;
+        }
+        auto e = decode<DigestEntry>(*f);
+        entries[e.path] = e;
+    }
+    BOOST_TEST(entries["disk.img"].size == std::uint64_t{3} << 40);
+    BOOST_TEST(entries["disk.img"].hash == 0u);
+    BOOST_TEST(entries["synced"].hash != 0u);
+
+    Digest all{dir / "t", {}, 1, 0, 300};
+    agent.send(encode(all));
+    for (;;) {
+        const auto f = agent.next();
+        BOOST_REQUIRE(f.has_value());
+        if (f->type == MessageType::digest_entry) continue;
+        const auto result = decode<Result>(*f);
+        BOOST_TEST(result.error == ETIMEDOUT);
+        BOOST_TEST(result.message.find("is incomplete: it took more than 300 ms") != std::string::npos, result.message);
+        break;
+    }
+    BOOST_TEST(agent.finish() == 0);
+}
+
+// The host gone in the middle of a digest (its session dropped): the agent
+// stops reading and exits instead of hashing on.
+BOOST_AUTO_TEST_CASE(an_agent_exits_when_its_host_leaves_in_the_middle_of_a_digest) {
+    Scratch dir;
+    fs::create_directories(dir / "t");
+    std::ofstream(dir / "t/disk.img") << "";
+    fs::resize_file(dir / "t/disk.img", std::uintmax_t{3} << 40);
+    Agent agent;
+    agent.greet();
+    agent.send(encode(Digest{dir / "t", {}, 1, 0, 0}));  // every file, no budget: hours of reading
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    agent.close_stdin();
+    ::close(agent.out);
+    agent.out = -1;
+    const pid_t pid = agent.pid();
+    bool exited = false;
+    for (int i = 0; i < 50 && !exited; ++i) {
+        exited = ::waitpid(pid, nullptr, WNOHANG) == pid;
+        if (!exited) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    if (!exited) ::kill(pid, SIGKILL);
+    BOOST_TEST(exited, "lu-agent still hashing 5 s after its host left");
 }
 
 BOOST_AUTO_TEST_CASE(requests_before_the_handshake_or_with_bad_paths_end_the_session) {

@@ -76,6 +76,17 @@ CommandResult verify(const UpDaemon &d, const std::string &args) {
                        " 2>&1");
 }
 
+// verify, cut off after a minute (an unbounded digest would take hours).
+CommandResult verify_within_a_minute(const UpDaemon &d) {
+    return run_command("timeout 60 " + std::string(LU_HOST_BIN) + " verify liveupdate lu --control-socket " +
+                       d.socket.string() + " 2>&1");
+}
+
+// How many lu-agent processes run in the container.
+int agents_in(const Service &s) {
+    return std::stoi(sh_ok("docker top " + s.name() + " -eo pid,args | grep -c '\\.lu-agent/lu-agent' || true"));
+}
+
 // A daemon that has synced src/a.txt and src/sub/b.txt into the service's /app.
 void start_synced(UpDaemon &d, const Service &s, std::vector<std::string> extra_args = {"--debounce", "0"}) {
     const bool started = d.start(objects_for(s), std::move(extra_args));
@@ -189,4 +200,54 @@ BOOST_AUTO_TEST_CASE(where_the_agent_cannot_run_verify_says_why) {
     const CommandResult r = verify(d, "liveupdate lu");
     BOOST_TEST(r.exit_code == 1, r.output);
     BOOST_TEST(contains(r.output, "verify needs lu-agent in the container: "), r.output);
+}
+
+// Issue 33 item 1: an app's 3 TB sparse file that liveupdate never synced is
+// not read in the container: only its kind counts, and verify ends at once.
+BOOST_AUTO_TEST_CASE(an_apps_sparse_file_in_the_container_is_not_read) {
+    Service s;
+    UpDaemon d;
+    start_synced(d, s, {"--debounce", "0", "--no-verify-after-loss"});
+    s.exec("truncate -s 3298534883328 /app/disk.img");
+    const CommandResult r = verify_within_a_minute(d);
+    BOOST_TEST(r.exit_code == 0, r.output);
+    BOOST_TEST(contains(r.output, "unsynced  /app/disk.img"), r.output);
+    if (r.exit_code != 0) d.kill_hard();  // a daemon waiting on that digest would not stop
+}
+
+// A sync target of `/` holds the container's /proc and /sys: neither is read
+// (their pagemap files alone would take hours), each told as unsynced.
+BOOST_AUTO_TEST_CASE(a_sync_target_of_the_root_does_not_read_procfs) {
+    Service s;
+    UpDaemon d;
+    Objects o = objects_for(s);
+    o.lu_spec()["syncs"] = json::parse(R"([{"localPath": "src", "containerPath": "/"}])");
+    BOOST_TEST_REQUIRE(d.start(o, {"--debounce", "0", "--no-verify-after-loss"}));
+    write_file(d.src / "a.txt", "alpha");
+    BOOST_TEST_REQUIRE(wait_until([&] { return s.read("/a.txt") == "alpha"; }, std::chrono::seconds(60)), d.log_text());
+    const CommandResult r = verify_within_a_minute(d);
+    BOOST_TEST(r.exit_code == 0, r.output);
+    BOOST_TEST(contains(r.output, "unsynced  /proc"), r.output);
+    BOOST_TEST(contains(r.output, "unsynced  /sys"), r.output);
+    if (r.exit_code != 0) d.kill_hard();
+}
+
+// An agent whose session the host dropped in the middle of a digest (its
+// answer later than the updater's 2 s timeout) stops: no retry leaves one
+// running. The container's copy of a synced file grew to 3 TB (sparse):
+// hashing it outlasts the session.
+BOOST_AUTO_TEST_CASE(an_agent_whose_session_is_dropped_mid_digest_exits) {
+    Service s;
+    UpDaemon d;
+    write_file(d.dir / "updaters.json",
+               R"({"updaters": {"docker": {"plugin": "docker", "settings": {"timeoutSeconds": 2}}}})");
+    start_synced(d, s, {"--debounce", "0", "--no-verify-after-loss", "--config", (d.dir / "updaters.json").string()});
+    write_file(d.src / "big.img", "small here");
+    BOOST_TEST_REQUIRE(wait_until([&] { return s.read("/app/big.img") == "small here"; }), d.log_text());
+    s.exec("truncate -s 3298534883328 /app/big.img");
+    const CommandResult r = verify_within_a_minute(d);
+    BOOST_TEST(r.exit_code == 1, r.output);
+    BOOST_TEST(
+        wait_until([&] { return agents_in(s) == 0; }, std::chrono::seconds(15)),
+        agents_in(s) << " lu-agent(s) still run: " << sh("docker top " + s.name() + " -eo pid,time,args").output);
 }

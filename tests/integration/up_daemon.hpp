@@ -222,6 +222,7 @@ public:
     }
 
     // SIGSTOP / SIGCONT: while paused, the daemon reads no event.
+    pid_t pid() const { return pid_; }
     void pause() const { ::kill(pid_, SIGSTOP); }
     void resume() const { ::kill(pid_, SIGCONT); }
 

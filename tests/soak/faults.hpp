@@ -1,7 +1,9 @@
 // The faults of the soak, each done for real: lu-agent SIGKILLed in the
 // container, the container restarted or paused, a second replica killed
 // while the changes it was getting may be in flight, the daemon SIGKILLed and
-// started again, the liveupdate plugin or the docker updater hot-reloaded.
+// started again, the liveupdate plugin or the docker updater hot-reloaded,
+// and a verify over the app's 3 TB sparse file in the sync target (it must
+// end within seconds, reading none of it).
 // Source operations can go on while a fault lasts (paused, daemon down).
 #pragma once
 
@@ -21,12 +23,13 @@ enum class Fault {
     replica_kill,
     daemon_kill,
     plugin_reload,
-    updater_reload
+    updater_reload,
+    sparse_verify
 };
 
-inline constexpr Fault kAllFaults[] = {Fault::agent_kill,    Fault::container_restart, Fault::container_pause,
-                                       Fault::replica_kill,  Fault::daemon_kill,       Fault::plugin_reload,
-                                       Fault::updater_reload};
+inline constexpr Fault kAllFaults[] = {Fault::agent_kill,     Fault::container_restart, Fault::container_pause,
+                                       Fault::replica_kill,   Fault::daemon_kill,       Fault::plugin_reload,
+                                       Fault::updater_reload, Fault::sparse_verify};
 
 std::string fault_name(Fault fault);
 

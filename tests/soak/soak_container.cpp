@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <filesystem>
 #include <sstream>
 #include <stdexcept>
 #include <system_error>
@@ -116,6 +118,19 @@ std::string SoakContainer::app_write(Random &random) {
     write_app_file(target + "/" + rel, content, false);
     app_files_[rel] = content;
     return "app writes " + rel;
+}
+
+void SoakContainer::make_sparse_app_file(const std::string &rel, std::uint64_t size) const {
+    const std::filesystem::path path = host_path(std::string(kSyncTarget) + "/" + rel);
+    std::filesystem::create_directories(path.parent_path());
+    if (::truncate(path.c_str(), 0) != 0 && errno != ENOENT)
+        throw std::system_error(errno, std::generic_category(), "soak: cannot empty " + path.string());
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) throw std::system_error(errno, std::generic_category(), "soak: cannot create " + path.string());
+    const int rc = ::ftruncate(fd, static_cast<off_t>(size));
+    const int error = errno;
+    ::close(fd);
+    if (rc != 0) throw std::system_error(error, std::generic_category(), "soak: cannot extend " + path.string());
 }
 
 bool SoakContainer::is_app_path(const std::string &rel) {

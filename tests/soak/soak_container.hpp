@@ -4,6 +4,7 @@
 // the files its app writes into the sync target.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <set>
 #include <string>
@@ -39,6 +40,8 @@ public:
     // The app writes a file of its own into the sync target (a path the source
     // never has): what it did. Needs the sync target to exist.
     std::string app_write(Random &random);
+    // The app's sparse file of `size` bytes at rel (relative to the sync target), none of them written.
+    void make_sparse_app_file(const std::string &rel, std::uint64_t size) const;
     // Every app file and the content it last wrote.
     const std::map<std::string, std::string> &app_files() const { return app_files_; }
     // Whether rel (relative to the sync target) is the app's, or beneath an app folder.

@@ -141,6 +141,12 @@ std::string SoakDaemon::log_tail(std::size_t lines) const {
     return out;
 }
 
+SoakDaemon::Verified SoakDaemon::verify() const {
+    const auto r = up_it::run_command("timeout 120 " + binaries_.lu_host.string() + " verify --control-socket " +
+                                      (dir_ / "ctl/control.sock").string() + " 2>&1");
+    return {r.exit_code == 124 ? -1 : r.exit_code, r.output};
+}
+
 std::string SoakDaemon::cli(const std::string &args) const {
     return up_it::run_command(binaries_.lu_host.string() + " " + args + " --control-socket " +
                               (dir_ / "ctl/control.sock").string() + " 2>&1")

@@ -40,6 +40,12 @@ public:
 
     // The LiveUpdate's status (null when the daemon does not answer).
     boost::json::value status() const;
+    // `lu-host verify`, cut off after two minutes (exit code -1 then).
+    struct Verified {
+        int exit_code = -1;
+        std::string output;
+    };
+    Verified verify() const;
     // A new copy of the plugin over the one in service; returns once the
     // daemon has reloaded it (throws with the log when it does not).
     void reload_liveupdate_plugin();

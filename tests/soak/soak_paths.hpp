@@ -14,4 +14,8 @@ inline constexpr const char *kOutsideDir = "/soak-outside";
 // daemon has taken in everything before it. Source operations leave it alone.
 inline constexpr const char *kMarkerFile = "marker.txt";
 
+// The app's sparse disk image in the sync target (an app path: never synced,
+// never compared), made by the sparse-verify fault.
+inline constexpr const char *kSparseAppFile = "uploads/disk.img";
+
 }  // namespace lu_soak

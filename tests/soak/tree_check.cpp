@@ -19,7 +19,10 @@ namespace {
 std::map<std::string, Entry> entries_of(const std::string &root) {
     bool found = false;
     std::map<std::string, Entry> out;
-    for (auto &e : liveupdate::tree_digest::digest_tree(root, nullptr, found))
+    // The app's files are compared by their content elsewhere; its sparse disk image is never read.
+    liveupdate::tree_digest::WalkOptions options;
+    options.hash_content = [](const std::string &rel) { return !SoakContainer::is_app_path(rel); };
+    for (auto &e : liveupdate::tree_digest::digest_tree(root, options, found))
         if (!e.path.empty()) out.emplace(e.path, std::move(e));
     return out;
 }

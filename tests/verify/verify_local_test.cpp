@@ -3,6 +3,8 @@
 #define BOOST_TEST_MODULE verify_local_tests
 #include <boost/test/unit_test.hpp>
 
+#include <future>
+
 #include "tests/integration/up_daemon.hpp"
 
 using namespace up_it;
@@ -20,6 +22,16 @@ CommandResult verify(const UpDaemon &d, const std::string &args) {
 }
 
 bool contains(const std::string &text, const std::string &needle) { return text.find(needle) != std::string::npos; }
+
+// The daemon stopped by SIGTERM; false (and killed) when it took longer than limit.
+bool stops_within(UpDaemon &d, std::chrono::seconds limit) {
+    const pid_t pid = d.pid();
+    auto stopping = std::async(std::launch::async, [&d] { return d.stop(); });
+    if (stopping.wait_for(limit) == std::future_status::ready) return stopping.get() == 0;
+    ::kill(pid, SIGKILL);
+    stopping.get();
+    return false;
+}
 
 // A daemon whose LiveUpdate "lu" has synced src/a.txt and src/sub/b.txt into root/app.
 void start_synced(UpDaemon &d, std::vector<std::string> extra_args = {"--debounce", "0"}) {
@@ -332,4 +344,33 @@ BOOST_AUTO_TEST_CASE(the_journal_of_a_container_gone_while_the_daemon_was_down_i
     BOOST_TEST_REQUIRE(d.start(o));
     BOOST_TEST(wait_until([&] { return contains(d.log_text(), "that container no longer exists"); }), d.log_text());
     BOOST_TEST(!fs::exists(journals[0]));
+}
+
+// Issue 33 item 1: an app's own sparse file (a 3 TB preallocated disk image)
+// in a target is never read: liveupdate did not sync it, so only its kind counts.
+BOOST_AUTO_TEST_CASE(an_apps_sparse_file_that_liveupdate_never_synced_is_not_read) {
+    UpDaemon d;
+    start_synced(d, {"--debounce", "0", "--no-verify-after-loss"});
+    write_file(d.in_app("disk.img"), "");
+    fs::resize_file(d.in_app("disk.img"), std::uintmax_t{3} << 40);
+    // Reading 3 TB takes many minutes: the verify is cut off long before.
+    const CommandResult r = run_command("timeout 60 " + std::string(LU_HOST_BIN) +
+                                        " verify liveupdate lu --control-socket " + d.socket.string() + " 2>&1");
+    BOOST_TEST(r.exit_code == 0, r.output);
+    BOOST_TEST(contains(r.output, "unsynced  /app/disk.img"), r.output);
+    if (r.exit_code != 0) d.kill_hard();  // a daemon still reading would not stop
+}
+
+// The start verify of a restarted daemon over that file: SIGTERM still stops
+// the daemon within seconds.
+BOOST_AUTO_TEST_CASE(sigterm_stops_the_daemon_within_seconds_during_its_start_verify) {
+    UpDaemon d;
+    start_synced(d, {"--debounce", "0", "--no-verify-after-loss"});
+    write_file(d.in_app("disk.img"), "");
+    fs::resize_file(d.in_app("disk.img"), std::uintmax_t{3} << 40);
+    d.kill_hard();
+    BOOST_TEST_REQUIRE(
+        d.start(Objects{}, {"--debounce", "0", "--log-level", "debug"}));  // checks the container it synced into before
+    BOOST_TEST_REQUIRE(wait_until([&] { return contains(d.log_text(), "verify: checking "); }), d.log_text());
+    BOOST_TEST(stops_within(d, std::chrono::seconds(10)), d.log_text());
 }

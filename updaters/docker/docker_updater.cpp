@@ -151,9 +151,11 @@ void DockerUpdater::prepare(const updater::ContainerRef &container, const Update
     agents_.prepare(agent_container, log);
 }
 
-agent_client::DigestOutcome DockerUpdater::digest(const updater::ContainerRef &container, const std::string &path,
+agent_client::DigestOutcome DockerUpdater::digest(const updater::ContainerRef &container,
+                                                  const agent_protocol::Digest &request,
                                                   const agent_client::DigestEntryFn &each, const UpdateLog &log) {
     using agent_client::DigestOutcome;
+    const std::string &path = request.path;
     Target target{container.id, container.name.empty() ? container.id : container.name, {}};
     const auto failed = [](std::string message) {
         return DigestOutcome{DigestOutcome::Kind::failed, std::move(message)};
@@ -168,7 +170,7 @@ agent_client::DigestOutcome DockerUpdater::digest(const updater::ContainerRef &c
             return {DigestOutcome::Kind::unavailable,
                     "verify needs lu-agent in the container: the docker updater's \"agent\" setting is false"};
         AgentContainer agent_container(*this, target, container);
-        return agents_.digest(agent_container, path, each, log);
+        return agents_.digest(agent_container, request, each, log);
     } catch (const InfraFailure &e) {
         return failed(e.what());
     } catch (const docker_engine::EngineError &e) {

@@ -37,10 +37,10 @@ public:
     // infra failure. A run step's "" user is the configured user's.
     updater::Outcome update(const updater::Request &request);
 
-    // Digests path (absolute) in the container through its lu-agent session,
-    // in turn with the container's updates. Never throws: where the agent
-    // cannot run, the outcome is `unavailable` saying why.
-    agent_client::DigestOutcome digest(const updater::ContainerRef &container, const std::string &path,
+    // Digests request.path (absolute) in the container through its lu-agent
+    // session, in turn with the container's updates. Never throws: where the
+    // agent cannot run, the outcome is `unavailable` saying why.
+    agent_client::DigestOutcome digest(const updater::ContainerRef &container, const agent_protocol::Digest &request,
                                        const agent_client::DigestEntryFn &each, const updater::UpdateLog &log);
 
     // Starts the container's lu-agent session ahead of its first update

@@ -1,6 +1,10 @@
 // The C ABI face of the docker updater (through liveupdate/updater.hpp).
+#include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <string_view>
 
+#include "common/tree_digest/tree_digest.hpp"
 #include "liveupdate/ext/digest.h"
 #include "liveupdate/updater.hpp"
 #include "updaters/docker/docker_updater.hpp"
@@ -33,9 +37,9 @@ public:
     const void *extension(std::string_view id) const;
 
     // Lines of a digest asked without a log of its own go to the host's.
-    ac::DigestOutcome digest(const lu::ContainerRef &container, const std::string &path, const ac::DigestEntryFn &each,
-                             const lu::UpdateLog &digest_log) {
-        return updater_.digest(container, path, each, digest_log ? digest_log : host_.update_log());
+    ac::DigestOutcome digest(const lu::ContainerRef &container, const liveupdate::agent_protocol::Digest &request,
+                             const ac::DigestEntryFn &each, const lu::UpdateLog &digest_log) {
+        return updater_.digest(container, request, each, digest_log ? digest_log : host_.update_log());
     }
 
     std::uint64_t reconnect_count() const noexcept { return updater_.reconnect_count(); }
@@ -45,17 +49,42 @@ private:
     lu::Host host_;
 };
 
-int32_t digest(lu_updater *updater, const lu_container_ref *container, lu_str container_path, lu_digest_entry_fn each,
-               void *each_ctx, lu_log_fn log, void *log_ctx, lu_message *out_error) noexcept {
+// The agent's request for a scope; scope NULL: every file's content, within the default budget.
+liveupdate::agent_protocol::Digest digest_request(lu_str container_path, const lu_digest_scope *scope) {
+    namespace ap = liveupdate::agent_protocol;
+    ap::Digest request;
+    request.path = std::string(liveupdate::abi::to_view(container_path));
+    request.max_bytes = liveupdate::tree_digest::kDefaultMaxBytes;
+    request.max_ms = static_cast<std::uint32_t>(liveupdate::tree_digest::kDefaultMaxTime.count());
+    if (scope == nullptr) return request;
+    request.max_bytes = scope->max_bytes;
+    request.max_ms = static_cast<std::uint32_t>(std::min<std::uint64_t>(scope->max_millis, UINT32_MAX));
+    std::size_t encoded = 0;
+    for (std::uint64_t i = 0; i < scope->hash_path_count; ++i) encoded += 4 + scope->hash_paths[i].size;
+    // A list beyond a frame (hundreds of thousands of files): all are hashed, the budget still bounds it.
+    if (encoded > ap::kMaxPayload / 2) return request;
+    request.hash_all = 0;
+    request.hash_paths.reserve(static_cast<std::size_t>(scope->hash_path_count));
+    for (std::uint64_t i = 0; i < scope->hash_path_count; ++i)
+        request.hash_paths.emplace_back(liveupdate::abi::to_view(scope->hash_paths[i]));
+    return request;
+}
+
+int32_t digest_scoped(lu_updater *updater, const lu_container_ref *container, lu_str container_path,
+                      const lu_digest_scope *scope, lu_digest_entry_fn each, void *each_ctx, lu_log_fn log,
+                      void *log_ctx, lu_message *out_error) noexcept {
     const auto fail = [out_error](int32_t rc, std::string_view why) {
         if (out_error != nullptr) *out_error = liveupdate::abi::make_message("docker updater: " + std::string(why));
         return rc;
     };
     if (updater == nullptr || container == nullptr || each == nullptr)
         return fail(LU_ERR_INVALID_ARGUMENT, "digest needs an updater, a container and a callback");
+    if (scope != nullptr &&
+        (scope->struct_size < sizeof(lu_digest_scope) || (scope->hash_paths == nullptr && scope->hash_path_count != 0)))
+        return fail(LU_ERR_INVALID_ARGUMENT, "digest: the scope is too small or names paths without an array");
     try {
         const auto outcome = lu::instance<DockerPlugin>(updater).digest(
-            lu::to_container_ref(*container), std::string(liveupdate::abi::to_view(container_path)),
+            lu::to_container_ref(*container), digest_request(container_path, scope),
             [each, each_ctx](const liveupdate::agent_protocol::DigestEntry &e) {
                 return liveupdate::updaters::hand_digest_entry(
                     each, each_ctx, {e.path, static_cast<int32_t>(e.kind), e.mode, e.size, e.hash});
@@ -74,11 +103,16 @@ int32_t digest(lu_updater *updater, const lu_container_ref *container, lu_str co
     }
 }
 
+int32_t digest(lu_updater *updater, const lu_container_ref *container, lu_str container_path, lu_digest_entry_fn each,
+               void *each_ctx, lu_log_fn log, void *log_ctx, lu_message *out_error) noexcept {
+    return digest_scoped(updater, container, container_path, nullptr, each, each_ctx, log, log_ctx, out_error);
+}
+
 uint64_t reconnect_count(lu_updater *updater) noexcept {
     return updater == nullptr ? 0 : lu::instance<DockerPlugin>(updater).reconnect_count();
 }
 
-constexpr lu_digest_extension kDigest{sizeof(lu_digest_extension), digest, reconnect_count};
+constexpr lu_digest_extension kDigest{sizeof(lu_digest_extension), digest, reconnect_count, digest_scoped};
 
 const void *DockerPlugin::extension(std::string_view id) const {
     return id == LU_DIGEST_EXTENSION_ID ? &kDigest : nullptr;

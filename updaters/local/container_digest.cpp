@@ -1,11 +1,14 @@
 #include "updaters/local/container_digest.hpp"
 
 #include <cerrno>
+#include <chrono>
 #include <climits>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <string>
+#include <unordered_set>
 
 #include "common/tree_digest/tree_digest.hpp"
 #include "liveupdate/liveupdate.hpp"
@@ -20,12 +23,27 @@ int32_t fail(int32_t rc, lu_message *out_error, const std::string &why) noexcept
     return rc;
 }
 
-// Walking a folder logs nothing: log and log_ctx go unused.
-int32_t digest(lu_updater *updater, const lu_container_ref *container, lu_str container_path, lu_digest_entry_fn each,
-               void *each_ctx, lu_log_fn, void *, lu_message *out_error) noexcept {
+// Walking a folder logs nothing: log and log_ctx go unused. scope NULL:
+// every file's content, within the default budget.
+int32_t digest_scoped(lu_updater *updater, const lu_container_ref *container, lu_str container_path,
+                      const lu_digest_scope *scope, lu_digest_entry_fn each, void *each_ctx, lu_log_fn, void *,
+                      lu_message *out_error) noexcept {
     if (updater == nullptr || container == nullptr || each == nullptr)
         return fail(LU_ERR_INVALID_ARGUMENT, out_error, "digest needs an updater, a container and a callback");
+    if (scope != nullptr &&
+        (scope->struct_size < sizeof(lu_digest_scope) || (scope->hash_paths == nullptr && scope->hash_path_count != 0)))
+        return fail(LU_ERR_INVALID_ARGUMENT, out_error,
+                    "digest: the scope is too small or names paths without an array");
     try {
+        std::unordered_set<std::string> wanted;
+        tree_digest::WalkOptions options;
+        if (scope != nullptr) {
+            for (std::uint64_t i = 0; i < scope->hash_path_count; ++i)
+                wanted.emplace(abi::to_view(scope->hash_paths[i]));
+            options.hash_content = [&wanted](const std::string &relative) { return wanted.count(relative) != 0; };
+            options.max_bytes = scope->max_bytes;
+            options.max_time = std::chrono::milliseconds(scope->max_millis);
+        }
         const std::string path(abi::to_view(container_path));
         const RelativePath relative = container_path_relative(path);
         if (!relative.refusal.empty())
@@ -39,7 +57,7 @@ int32_t digest(lu_updater *updater, const lu_container_ref *container, lu_str co
                         std::string("container root ") + given_root + " is not usable: " + std::strerror(errno));
         const std::string at = under_root(root, relative.path);
         const tree_digest::WalkResult walked =
-            tree_digest::walk_tree(at, nullptr, [each, each_ctx](tree_digest::Entry &&e) {
+            tree_digest::walk_tree(at, options, [each, each_ctx](tree_digest::Entry &&e) {
                 return updaters::hand_digest_entry(each, each_ctx,
                                                    {e.path, static_cast<int32_t>(e.kind), e.mode, e.size, e.hash});
             });
@@ -52,9 +70,14 @@ int32_t digest(lu_updater *updater, const lu_container_ref *container, lu_str co
     }
 }
 
+int32_t digest(lu_updater *updater, const lu_container_ref *container, lu_str container_path, lu_digest_entry_fn each,
+               void *each_ctx, lu_log_fn log, void *log_ctx, lu_message *out_error) noexcept {
+    return digest_scoped(updater, container, container_path, nullptr, each, each_ctx, log, log_ctx, out_error);
+}
+
 uint64_t reconnect_count(lu_updater *) noexcept { return 0; }  // nothing to connect to
 
-constexpr lu_digest_extension kDigest{sizeof(lu_digest_extension), digest, reconnect_count};
+constexpr lu_digest_extension kDigest{sizeof(lu_digest_extension), digest, reconnect_count, digest_scoped};
 
 }  // namespace
 

@@ -36,6 +36,20 @@ typedef struct lu_digest_entry {
     uint64_t hash; /* XXH3-64 of a file's content or a symlink's target; 0 otherwise */
 } lu_digest_entry;
 
+/* [since 1.9] What a digest reads: only the files it names, within a budget. */
+typedef struct lu_digest_scope {
+    uint32_t struct_size;
+    /* The files whose content is hashed, relative to container_path
+     * ("/"-separated, as lu_digest_entry.path); every other file is given
+     * with hash 0 (its kind, mode and size only). */
+    const lu_str *hash_paths;
+    uint64_t hash_path_count;
+    /* Past either (0: no limit) the digest stops and returns LU_ERR_INTERNAL,
+     * *out_error saying it is incomplete. */
+    uint64_t max_bytes;  /* of content read */
+    uint64_t max_millis; /* from the call */
+} lu_digest_scope;
+
 /* One entry; parents come before their children, siblings in byte order of
  * their names. Symlinks are reported, never followed. Returns 0 to go on;
  * anything else stops the digest, which then returns LU_ERR_STATE. */
@@ -71,6 +85,14 @@ typedef struct lu_digest_extension {
      * container). Changes made meanwhile may be lost: a host that sees this
      * count grow verifies the containers. [any-thread] Never NULL. */
     uint64_t (*reconnect_count)(lu_updater *updater);
+
+    /* [since 1.9] digest, reading only what scope names, within its budget.
+     * No pseudo filesystem (procfs, sysfs, ...) below container_path is read
+     * or descended into: its mount point is given as a folder. Same results
+     * as digest. */
+    int32_t (*digest_scoped)(lu_updater *updater, const lu_container_ref *container, lu_str container_path,
+                             const lu_digest_scope *scope, lu_digest_entry_fn each, void *each_ctx, lu_log_fn log,
+                             void *log_ctx, lu_message *out_error);
 } lu_digest_extension;
 
 #ifdef __cplusplus
