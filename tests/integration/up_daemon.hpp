@@ -268,7 +268,6 @@ public:
     }
 
     std::string log_text() const { return read_file(log); }
-    pid_t pid() const { return pid_; }
     fs::path in_app(const std::string &rel) const { return root / "app" / rel; }
 
     // With add_witness and --workers 1: two markers, one after the other,
