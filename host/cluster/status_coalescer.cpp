@@ -1,21 +1,12 @@
 #include "host/cluster/status_coalescer.hpp"
 
+#include "common/json_numbers.hpp"
 #include "common/micro_time.hpp"
 
 namespace liveupdate::host::cluster {
 namespace json = boost::json;
 
 namespace {
-
-bool same_number(const json::value &a, const json::value &b) {
-    if (a.is_double() || b.is_double()) return a.to_number<double>() == b.to_number<double>();
-    if (a.is_int64() && b.is_int64()) return a.get_int64() == b.get_int64();
-    if (a.is_uint64() && b.is_uint64()) return a.get_uint64() == b.get_uint64();
-    const json::value &signed_one = a.is_int64() ? a : b;
-    const json::value &unsigned_one = a.is_int64() ? b : a;
-    return signed_one.get_int64() >= 0 &&
-           static_cast<std::uint64_t>(signed_one.get_int64()) == unsigned_one.get_uint64();
-}
 
 bool same_text(json::string_view a, json::string_view b) {
     if (a == b) return true;
@@ -33,7 +24,7 @@ const json::value &field_or_null(const json::object &o, json::string_view key) {
 }  // namespace
 
 bool same_status(const json::value &a, const json::value &b) {
-    if (a.is_number() && b.is_number()) return same_number(a, b);
+    if (a.is_number() && b.is_number()) return common::same_number(a, b);
     if (a.kind() != b.kind()) return false;
     switch (a.kind()) {
     case json::kind::object: {

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "common/json_numbers.hpp"
+
 namespace liveupdate::host::replay {
 namespace json = boost::json;
 
@@ -18,15 +20,7 @@ std::string_view operator_of(const json::value &value) {
 std::string text_of(const json::value *value) { return value == nullptr ? "(absent)" : json::serialize(*value); }
 
 bool scalars_equal(const json::value &a, const json::value &b) {
-    if (a.is_number() && b.is_number()) {
-        if (a.is_double() || b.is_double()) return a.to_number<double>() == b.to_number<double>();
-        if (a.is_int64() && b.is_int64()) return a.get_int64() == b.get_int64();
-        if (a.is_uint64() && b.is_uint64()) return a.get_uint64() == b.get_uint64();
-        const json::value &signed_one = a.is_int64() ? a : b;
-        const json::value &unsigned_one = a.is_int64() ? b : a;
-        return signed_one.get_int64() >= 0 &&
-               static_cast<std::uint64_t>(signed_one.get_int64()) == unsigned_one.get_uint64();
-    }
+    if (a.is_number() && b.is_number()) return common::same_number(a, b);
     return a == b;
 }
 
