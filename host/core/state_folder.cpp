@@ -107,7 +107,7 @@ int lock(const std::string &folder, Unusable &problem) {
         throw HostError(kWhat, folder,
                         "another lu-host up" + (holder.empty() ? "" : " (pid " + holder + ")") +
                             " keeps its synced record there; two daemons on one state folder lose each other's "
-                            "records (a second project's daemon needs a --state-dir of its own)");
+                            "records");
     }
     // Our pid, for a second daemon's message; written now so that a full disk shows at start.
     const std::string pid = std::to_string(::getpid()) + "\n";
