@@ -30,7 +30,7 @@ agent_protocol::BlockSignaturesReply block_signatures(const agent_protocol::Bloc
         return refused(resolved.error == 0 ? failure(ENOENT, "reading", path) : failure(resolved, path));
     const Place &place = *resolved.place;
     const int follow = place.leaf_is_root ? 0 : O_NOFOLLOW;
-    Fd file(::openat(place.parent.get(), place.leaf.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | follow));
+    UniqueFd file(::openat(place.parent.get(), place.leaf.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | follow));
     if (file.get() < 0) return refused(failure(errno == ELOOP ? EINVAL : errno, "reading", path));
     struct stat st {};
     if (::fstat(file.get(), &st) != 0) return refused(failure(errno, "reading", path));

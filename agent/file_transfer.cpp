@@ -54,7 +54,7 @@ void FileTransfer::open(FileInProgress &file) {
     remove_stale_temporaries(dir);
     if (file.request.from_base != 0) {
         const int follow = file.place->leaf_is_root ? 0 : O_NOFOLLOW;
-        file.base = Fd(::openat(dir, file.place->leaf.c_str(), O_RDONLY | O_CLOEXEC | follow));
+        file.base = UniqueFd(::openat(dir, file.place->leaf.c_str(), O_RDONLY | O_CLOEXEC | follow));
         struct stat st {};
         if (file.base.get() < 0 || ::fstat(file.base.get(), &st) != 0) {
             file.failed = failure(errno, "opening the base of", path);
@@ -67,7 +67,7 @@ void FileTransfer::open(FileInProgress &file) {
         file.base_size = static_cast<std::uint64_t>(st.st_size);
     }
     const std::string temporary = temporary_name();
-    file.file = Fd(::openat(dir, temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+    file.file = UniqueFd(::openat(dir, temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
     if (file.file.get() < 0) {
         file.failed = failure(errno, "writing a temporary file for", path);
         return;

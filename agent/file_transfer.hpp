@@ -22,8 +22,8 @@ struct FileInProgress {
     agent_protocol::FileBegin request;
     std::optional<Place> place;
     std::string temporary;  // "" until created
-    Fd file;
-    Fd base;
+    UniqueFd file;
+    UniqueFd base;
     std::uint64_t base_size = 0;
     std::uint64_t written = 0;
     delta::ContentHash hash;

@@ -57,13 +57,13 @@ agent_protocol::Result FileWriter::write_once(const agent_protocol::WriteFile &r
         folder_.reset();
         auto resolved = open_place(request.root, path, true);
         if (!resolved.place) return failure(resolved, path);
-        if (resolved.place->leaf_is_root) return write_through_rename(*resolved.place, request, Fd());
+        if (resolved.place->leaf_is_root) return write_through_rename(*resolved.place, request, UniqueFd());
         folder_ = OpenFolder{request.root, folder_of(path), std::move(*resolved.place)};
         reserve_.note_folder(folder_->place.parent.get());
     }
     Place &place = folder_->place;
     place.leaf = path_names(path).back();
-    if (!unnamed_files_) return write_through_rename(place, request, Fd());
+    if (!unnamed_files_) return write_through_rename(place, request, UniqueFd());
     if (folder_->rewritten) return write_through_rename(place, request, filled_spare(place, request));
     const Unnamed unnamed = write_unnamed(place, request);
     if (unnamed.error == 0) return {};
@@ -78,14 +78,14 @@ agent_protocol::Result FileWriter::write_once(const agent_protocol::WriteFile &r
         return write_once(request);
     }
     // Written again the other way, which says what fails, if anything does.
-    return write_through_rename(place, request, Fd());
+    return write_through_rename(place, request, UniqueFd());
 }
 
 FileWriter::Unnamed FileWriter::write_unnamed(const Place &place, const agent_protocol::WriteFile &request) {
     Unnamed out;
     out.file = filled_spare(place, request);
     if (out.file.get() < 0) {
-        out.file = Fd(::openat(place.parent.get(), ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600));
+        out.file = UniqueFd(::openat(place.parent.get(), ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600));
         if (out.file.get() < 0) {
             out.error = errno;
             if (lacks_unnamed_files(out.error)) unnamed_files_ = false;
@@ -101,17 +101,17 @@ FileWriter::Unnamed FileWriter::write_unnamed(const Place &place, const agent_pr
     return out;
 }
 
-Fd FileWriter::filled_spare(const Place &place, const agent_protocol::WriteFile &request) {
-    Fd spare = reserve_.take_spare(place.parent.get());
+UniqueFd FileWriter::filled_spare(const Place &place, const agent_protocol::WriteFile &request) {
+    UniqueFd spare = reserve_.take_spare(place.parent.get());
     // A spare that takes no content is dropped: the write makes its file anew and says what fails.
     if (spare.get() >= 0 && (write_all(spare.get(), request.content) != 0 ||
                              set_mode_and_owner(spare.get(), request.mode, request.uid, request.gid) != 0))
-        return Fd();
+        return UniqueFd();
     return spare;
 }
 
 agent_protocol::Result FileWriter::write_through_rename(const Place &place, const agent_protocol::WriteFile &request,
-                                                        const Fd &written) {
+                                                        const UniqueFd &written) {
     const std::string temporary = temporary_name();
     int error = written.get() >= 0 ? link_in(written.get(), place.parent.get(), temporary, empty_path_links_) : -1;
     if (error != 0) error = write_content(place.parent.get(), temporary, request);

@@ -40,15 +40,15 @@ private:
     };
     struct Unnamed {
         int error = 0;  // 0: linked in place; EEXIST: the name is taken
-        Fd file;        // the written file, while not linked in place
+        UniqueFd file;  // the written file, while not linked in place
     };
 
     agent_protocol::Result write_once(const agent_protocol::WriteFile &request);
     Unnamed write_unnamed(const Place &place, const agent_protocol::WriteFile &request);
     // The reserve's spare for the folder with the request's content, mode and owner, or none.
-    Fd filled_spare(const Place &place, const agent_protocol::WriteFile &request);
+    UniqueFd filled_spare(const Place &place, const agent_protocol::WriteFile &request);
     agent_protocol::Result write_through_rename(const Place &place, const agent_protocol::WriteFile &request,
-                                                const Fd &written);
+                                                const UniqueFd &written);
     bool unnamed_files_ = true;     // O_TMPFILE and /proc/self/fd work here
     bool empty_path_links_ = true;  // linkat(AT_EMPTY_PATH) works here
     std::optional<OpenFolder> folder_;

@@ -41,7 +41,7 @@ agent_protocol::Result make_dir(const agent_protocol::MakeDir &request) {
     // A file, or a symlink below the root, gives way to the folder (tar's default).
     if (::unlinkat(dir, leaf, 0) != 0 && errno != ENOENT) return failure(errno, "replacing by a folder", path);
     if (::mkdirat(dir, leaf, 0700) != 0) return failure(errno, "creating the folder", path);
-    Fd made(::openat(dir, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    UniqueFd made(::openat(dir, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (made.get() < 0) return failure(errno, "opening the folder", path);
     // mkdir applies the umask; the request's mode is what tar would leave.
     if (::fchmod(made.get(), request.mode & 07777) != 0) return failure(errno, "setting the mode of", path);

@@ -9,24 +9,6 @@
 
 namespace liveupdate::agent {
 
-Fd &Fd::operator=(Fd &&other) noexcept {
-    if (this != &other) {
-        if (fd_ >= 0) ::close(fd_);
-        fd_ = other.release();
-    }
-    return *this;
-}
-
-Fd::~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-}
-
-int Fd::release() {
-    const int fd = fd_;
-    fd_ = -1;
-    return fd;
-}
-
 namespace {
 
 constexpr int kFollowDir = O_RDONLY | O_DIRECTORY | O_CLOEXEC;
@@ -54,7 +36,7 @@ int make_parents(const std::string &dir) {
 // Opens the folder where the walk starts, following symlinks. `replace`: it
 // is the root, and a file (or a link to no folder) there gives way to a folder.
 PlaceResult open_start(const std::string &dir, bool create, bool replace) {
-    Fd fd(::open(dir.c_str(), kFollowDir));
+    UniqueFd fd(::open(dir.c_str(), kFollowDir));
     if (fd.get() >= 0) return {Place{std::move(fd), {}}, 0, {}};
     const int error = errno;
     if (!create)
@@ -64,7 +46,7 @@ PlaceResult open_start(const std::string &dir, bool create, bool replace) {
     if (replace && not_a_folder && ::lstat(dir.c_str(), &st) == 0 && ::unlink(dir.c_str()) != 0)
         return failed(errno, "replacing by a folder " + dir);
     if (const int e = make_parents(dir); e != 0) return failed(e, "creating the folder " + dir);
-    fd = Fd(::open(dir.c_str(), kFollowDir));
+    fd = UniqueFd(::open(dir.c_str(), kFollowDir));
     if (fd.get() < 0) return failed(errno, "opening the folder " + dir);
     return {Place{std::move(fd), {}}, 0, {}};
 }
@@ -81,7 +63,7 @@ PlaceResult step_down(int dir, const std::string &name, bool create, const std::
         if (::mkdirat(dir, name.c_str(), 0755) != 0 && errno != EEXIST)
             return failed(errno, "creating the folder " + shown);
     }
-    Fd next(::openat(dir, name.c_str(), kNoFollowDir));
+    UniqueFd next(::openat(dir, name.c_str(), kNoFollowDir));
     if (next.get() < 0) return failed(errno, "opening the folder " + shown);
     return {Place{std::move(next), {}}, 0, {}};
 }
@@ -125,7 +107,7 @@ PlaceResult open_place(const std::string &root, const std::string &path, bool cr
 }
 
 int remove_tree_at(int parent, const std::string &name) {
-    Fd dir(::openat(parent, name.c_str(), kNoFollowDir));
+    UniqueFd dir(::openat(parent, name.c_str(), kNoFollowDir));
     if (dir.get() < 0) return errno == ENOENT ? 0 : errno;
     DIR *stream = ::fdopendir(dir.get());
     if (stream == nullptr) return errno;

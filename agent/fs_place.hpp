@@ -8,26 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "common/unique_fd.hpp"
+
 namespace liveupdate::agent {
 
-// An open file descriptor, closed with its owner.
-class Fd {
-public:
-    explicit Fd(int fd = -1) : fd_(fd) {}
-    Fd(Fd &&other) noexcept : fd_(other.release()) {}
-    Fd &operator=(Fd &&other) noexcept;
-    Fd(const Fd &) = delete;
-    Fd &operator=(const Fd &) = delete;
-    ~Fd();
-    int get() const { return fd_; }
-    int release();
-
-private:
-    int fd_;
-};
+using common::UniqueFd;
 
 struct Place {
-    Fd parent;                  // the folder holding the path
+    UniqueFd parent;            // the folder holding the path
     std::string leaf;           // the path's name in it
     bool leaf_is_root = false;  // the path is the root itself: a symlink there may be followed
 };

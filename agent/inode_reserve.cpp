@@ -24,18 +24,18 @@ constexpr off_t kSpareBlock = 4096;
 
 void InodeReserve::note_folder(int folder) {
     const int copy = ::fcntl(folder, F_DUPFD_CLOEXEC, 0);
-    if (copy >= 0) folder_ = Fd(copy);
+    if (copy >= 0) folder_ = UniqueFd(copy);
 }
 
-Fd InodeReserve::take_spare(int folder) {
-    if (spare_.get() < 0) return Fd();
+UniqueFd InodeReserve::take_spare(int folder) {
+    if (spare_.get() < 0) return UniqueFd();
     struct stat st {};
-    if (::fstat(folder, &st) != 0 || st.st_dev != spare_dev_ || st.st_ino != spare_ino_) return Fd();
+    if (::fstat(folder, &st) != 0 || st.st_dev != spare_dev_ || st.st_ino != spare_ino_) return UniqueFd();
     return std::move(spare_);
 }
 
 void InodeReserve::hold_replaced(int folder, const std::string &leaf) {
-    Fd held(::openat(folder, leaf.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+    UniqueFd held(::openat(folder, leaf.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
     struct stat st {};
     if (held.get() < 0 || ::fstat(held.get(), &st) != 0) return;
     held_bytes_ += st.st_size;
@@ -50,7 +50,7 @@ bool InodeReserve::give_back() {
     const bool any = !held_.empty() || spare_.get() >= 0;
     held_.clear();
     held_bytes_ = 0;
-    spare_ = Fd();
+    spare_ = UniqueFd();
     return any;
 }
 
@@ -64,11 +64,11 @@ void InodeReserve::idle() {
     if (!spares_work_ || folder_.get() < 0 || spare_.get() >= 0) return;
     struct stat st {};
     if (::fstat(folder_.get(), &st) != 0) return;
-    Fd spare(::openat(folder_.get(), ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600));
+    UniqueFd spare(::openat(folder_.get(), ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600));
     if (spare.get() < 0) {
         // No unnamed files here (an old kernel, another filesystem): none are tried again.
         if (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL) spares_work_ = false;
-        folder_ = Fd();
+        folder_ = UniqueFd();
         return;
     }
     // A hint: where it cannot be done the write costs what it did.

@@ -22,7 +22,7 @@ public:
     // The folder the next spare is made in: that of the latest write.
     void note_folder(int folder);
     // The unnamed file made ahead in `folder` (mode 0600, empty), or none.
-    Fd take_spare(int folder);
+    UniqueFd take_spare(int folder);
     // Keeps the entry `leaf` of `folder` open (if there is one) until idle(),
     // so that replacing it does not free it.
     void hold_replaced(int folder, const std::string &leaf);
@@ -35,12 +35,12 @@ public:
     void idle();
 
 private:
-    Fd folder_;            // a copy of the latest write's folder
-    Fd spare_;             // an unnamed file in it
+    UniqueFd folder_;      // a copy of the latest write's folder
+    UniqueFd spare_;       // an unnamed file in it
     dev_t spare_dev_ = 0;  // the folder the spare was made in
     ino_t spare_ino_ = 0;
-    bool spares_work_ = true;                // O_TMPFILE works in the folders seen
-    std::deque<std::pair<Fd, off_t>> held_;  // and their sizes
+    bool spares_work_ = true;                      // O_TMPFILE works in the folders seen
+    std::deque<std::pair<UniqueFd, off_t>> held_;  // and their sizes
     off_t held_bytes_ = 0;
 };
 

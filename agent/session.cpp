@@ -113,7 +113,7 @@ struct Channel {
     int in;
     FrameOutput out;
     agent_protocol::FrameDecoder decoder;
-    Fd socket;
+    UniqueFd socket;
 };
 
 enum class Input { more, ended, failed };
@@ -178,7 +178,7 @@ Input read_more(Channel &channel, int stdin_fd, char *buffer, std::size_t size) 
 void move_to_socket(Channel &channel, const agent_protocol::Frame &frame, int stdin_fd) {
     if (channel.socket.get() >= 0)
         throw agent_protocol::ProtocolError("an open socket request on the session's socket");
-    Fd socket = open_socket(agent_protocol::decode<agent_protocol::OpenSocket>(frame), stdin_fd, channel.out);
+    UniqueFd socket = open_socket(agent_protocol::decode<agent_protocol::OpenSocket>(frame), stdin_fd, channel.out);
     if (socket.get() < 0) return;
     if (channel.decoder.pending() || channel.decoder.next())
         throw agent_protocol::ProtocolError("a request on stdin after the session moved to its socket");
@@ -191,7 +191,7 @@ void move_to_socket(Channel &channel, const agent_protocol::Frame &frame, int st
 }  // namespace
 
 int serve(int in, int out_fd) {
-    Channel channel{in, FrameOutput(out_fd), {}, Fd()};
+    Channel channel{in, FrameOutput(out_fd), {}, UniqueFd()};
     SignatureCache signatures;
     FileTransfer transfer(signatures);
     FileWriter files;

@@ -51,7 +51,7 @@ agent_protocol::SocketReply failed(int error, const std::string &what) {
 }
 
 // Binds and listens at a new path in dir, private to the agent's user (0600).
-agent_protocol::SocketReply listen_in(const std::string &dir, Fd &listener) {
+agent_protocol::SocketReply listen_in(const std::string &dir, UniqueFd &listener) {
     if (const auto problem = agent_protocol::path_problem(dir); !problem.empty())
         return {EINVAL, "open socket request: dir: " + problem, {}};
     const std::string name = random_name();
@@ -61,7 +61,7 @@ agent_protocol::SocketReply listen_in(const std::string &dir, Fd &listener) {
     address.sun_family = AF_UNIX;
     if (path.size() >= sizeof address.sun_path) return {ENAMETOOLONG, "the socket path " + path + " is too long", {}};
     std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
-    listener = Fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    listener = UniqueFd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
     if (listener.get() < 0) return failed(errno, "creating a socket");
     const mode_t old_mask = ::umask(0177);
     const int bound = ::bind(listener.get(), reinterpret_cast<const sockaddr *>(&address), sizeof address);
@@ -94,30 +94,30 @@ std::optional<agent_protocol::Frame> first_frame(int connection, Clock::time_poi
 }
 
 // Takes one connection, or none when stdin has more first or the deadline passes.
-Fd accept_one(int listener, int stdin_fd, Clock::time_point deadline) {
+UniqueFd accept_one(int listener, int stdin_fd, Clock::time_point deadline) {
     for (;;) {
         pollfd fds[2] = {{listener, POLLIN, 0}, {stdin_fd, POLLIN, 0}};
         const int ready = ::poll(fds, 2, remaining_ms(deadline));
         if (ready < 0 && errno == EINTR) continue;
-        if (ready <= 0 || fds[1].revents != 0) return Fd();
+        if (ready <= 0 || fds[1].revents != 0) return UniqueFd();
         const int connection = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
-        if (connection >= 0) return Fd(connection);
-        if (errno != EINTR && errno != ECONNABORTED) return Fd();
+        if (connection >= 0) return UniqueFd(connection);
+        if (errno != EINTR && errno != ECONNABORTED) return UniqueFd();
     }
 }
 
 }  // namespace
 
-Fd open_socket(const agent_protocol::OpenSocket &request, int stdin_fd, FrameOutput &out) {
-    Fd listener;
+UniqueFd open_socket(const agent_protocol::OpenSocket &request, int stdin_fd, FrameOutput &out) {
+    UniqueFd listener;
     const auto reply = listen_in(request.dir, listener);
     const bool listening = reply.error == 0;
     if (!out.send(agent_protocol::encode(reply)) || !out.flush() || !listening) {
         if (listening) ::unlink(reply.path.c_str());
-        return Fd();
+        return UniqueFd();
     }
     const auto deadline = Clock::now() + std::chrono::milliseconds(std::min(request.wait_ms, kMaxWaitMs));
-    Fd connection = accept_one(listener.get(), stdin_fd, deadline);
+    UniqueFd connection = accept_one(listener.get(), stdin_fd, deadline);
     ::unlink(reply.path.c_str());
     if (connection.get() < 0) return connection;
     bool welcome = false;
@@ -129,11 +129,11 @@ Fd open_socket(const agent_protocol::OpenSocket &request, int stdin_fd, FrameOut
     }
     if (!welcome) {
         std::fprintf(stderr, "lu-agent: a connection to the session's socket did not prove itself; staying on stdin\n");
-        return Fd();
+        return UniqueFd();
     }
     FrameOutput answer(connection.get());
     if (!answer.send(agent_protocol::encode(agent_protocol::SocketWelcome{request.agent_token})) || !answer.flush())
-        return Fd();
+        return UniqueFd();
     return connection;
 }
 

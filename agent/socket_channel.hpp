@@ -13,8 +13,8 @@ namespace liveupdate::agent {
 
 // Listens as asked and answers on out; then waits for the host's connection
 // (up to wait_ms, or until stdin has more: the host gave up). The
-// connection once both tokens were exchanged, else an Fd of -1 (the session
+// connection once both tokens were exchanged, else an UniqueFd of -1 (the session
 // stays on stdin). The socket's path is gone again either way.
-Fd open_socket(const agent_protocol::OpenSocket &request, int stdin_fd, FrameOutput &out);
+UniqueFd open_socket(const agent_protocol::OpenSocket &request, int stdin_fd, FrameOutput &out);
 
 }  // namespace liveupdate::agent

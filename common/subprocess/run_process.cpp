@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "common/subprocess/child_start.hpp"
+#include "common/unique_fd.hpp"
 
 namespace liveupdate::subprocess {
 namespace {
@@ -21,38 +22,17 @@ using Clock = std::chrono::steady_clock;
 struct StdinClosed {};
 struct DeadlinePassed {};
 
-class Fd {
-public:
-    explicit Fd(int fd = -1) : fd_(fd) {}
-    Fd(Fd &&o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
-    Fd &operator=(Fd &&o) noexcept {
-        reset();
-        fd_ = o.fd_;
-        o.fd_ = -1;
-        return *this;
-    }
-    Fd(const Fd &) = delete;
-    Fd &operator=(const Fd &) = delete;
-    ~Fd() { reset(); }
-    void reset() {
-        if (fd_ >= 0) ::close(fd_);
-        fd_ = -1;
-    }
-    int get() const { return fd_; }
-
-private:
-    int fd_;
-};
+using common::UniqueFd;
 
 std::string cannot_run(const RunOptions &options) {
     return "cannot run '" + options.argv[0] + "'" + (options.cwd.empty() ? "" : " in " + options.cwd);
 }
 
-void make_pipe(Fd &read_end, Fd &write_end, const RunOptions &options) {
+void make_pipe(UniqueFd &read_end, UniqueFd &write_end, const RunOptions &options) {
     int fds[2];
     if (::pipe2(fds, O_CLOEXEC) != 0) throw StartError(cannot_run(options) + ": pipe: " + std::strerror(errno));
-    read_end = Fd(fds[0]);
-    write_end = Fd(fds[1]);
+    read_end = UniqueFd(fds[0]);
+    write_end = UniqueFd(fds[1]);
 }
 
 bool passed(std::optional<Clock::time_point> deadline) { return deadline && Clock::now() >= *deadline; }
@@ -67,7 +47,8 @@ int remaining_ms(std::optional<Clock::time_point> deadline) {
 // The parent's side of the pipes.
 class Pipes {
 public:
-    Pipes(Fd in, Fd out, Fd err, const ProcessOutputFn &on_output, std::optional<Clock::time_point> deadline)
+    Pipes(UniqueFd in, UniqueFd out, UniqueFd err, const ProcessOutputFn &on_output,
+          std::optional<Clock::time_point> deadline)
         : in_(std::move(in)), out_(std::move(out)), err_(std::move(err)), on_output_(on_output), deadline_(deadline) {
         for (const int fd : {in_.get(), out_.get(), err_.get()})
             if (fd >= 0) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
@@ -111,7 +92,7 @@ public:
     }
 
 private:
-    void drain(const pollfd &p, Fd &fd, bool is_stderr) {
+    void drain(const pollfd &p, UniqueFd &fd, bool is_stderr) {
         if (fd.get() < 0 || !(p.revents & (POLLIN | POLLHUP | POLLERR))) return;
         char buffer[16384];
         for (;;) {
@@ -127,7 +108,7 @@ private:
         }
     }
 
-    Fd in_, out_, err_;
+    UniqueFd in_, out_, err_;
     const ProcessOutputFn &on_output_;
     std::optional<Clock::time_point> deadline_;
 };
@@ -143,7 +124,7 @@ int wait_exit_code(pid_t pid) {
 // when it passed first. Without a pidfd the wait has no deadline.
 bool exits_before(pid_t pid, std::optional<Clock::time_point> deadline) {
     if (!deadline) return true;
-    const Fd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
+    const UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
     if (pidfd.get() < 0) return true;
     for (;;) {
         pollfd exited{pidfd.get(), POLLIN, 0};
@@ -182,7 +163,7 @@ private:
 ProcessResult run_process(const RunOptions &options) {
     if (options.argv.empty()) throw StartError("run_process: empty command");
     const bool feeding = static_cast<bool>(options.feed_stdin);
-    Fd in_r, in_w, out_r, out_w, err_r, err_w;
+    UniqueFd in_r, in_w, out_r, out_w, err_r, err_w;
     make_pipe(out_r, out_w, options);
     if (!options.merge_output) make_pipe(err_r, err_w, options);
     if (feeding) make_pipe(in_r, in_w, options);

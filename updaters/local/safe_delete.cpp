@@ -10,33 +10,13 @@
 #include <vector>
 
 #include "common/agent_protocol/messages.hpp"
+#include "common/unique_fd.hpp"
 #include "updaters/local/container_paths.hpp"
 
 namespace liveupdate::local {
 namespace {
 
-class Fd {
-public:
-    explicit Fd(int fd) : fd_(fd) {}
-    Fd(const Fd &) = delete;
-    Fd &operator=(const Fd &) = delete;
-    ~Fd() {
-        if (fd_ >= 0) ::close(fd_);
-    }
-    int get() const { return fd_; }
-    int release() {
-        const int fd = fd_;
-        fd_ = -1;
-        return fd;
-    }
-    void reset(int fd) {
-        if (fd_ >= 0) ::close(fd_);
-        fd_ = fd;
-    }
-
-private:
-    int fd_;
-};
+using common::UniqueFd;
 
 std::string errno_text(int err) { return std::strerror(err); }
 
@@ -53,7 +33,7 @@ std::string remove_tree_at(int parent, const std::string &name, const std::strin
             return "cannot delete " + shown + ": " + errno_text(errno);
         return "";
     }
-    Fd dir(::openat(parent, name.c_str(), kDirFlags));
+    UniqueFd dir(::openat(parent, name.c_str(), kDirFlags));
     if (dir.get() < 0) return "cannot open " + shown + ": " + errno_text(errno);
     DIR *stream = ::fdopendir(dir.get());
     if (stream == nullptr) return "cannot list " + shown + ": " + errno_text(errno);
@@ -65,7 +45,9 @@ std::string remove_tree_at(int parent, const std::string &name, const std::strin
     }
     std::string error;
     for (const auto &child : children) {
-        error = remove_tree_at(::dirfd(stream), child, shown + "/" + child);
+        std::string child_shown = shown;
+        child_shown.append("/").append(child);
+        error = remove_tree_at(::dirfd(stream), child, child_shown);
         if (!error.empty()) break;
     }
     ::closedir(stream);
@@ -90,13 +72,13 @@ std::string delete_under_root(const std::string &root, const std::string &contai
         segments.push_back(rel.path.substr(start, end - start));
         start = end + 1;
     }
-    Fd dir(::open(root.c_str(), kDirFlags));
+    UniqueFd dir(::open(root.c_str(), kDirFlags));
     if (dir.get() < 0) return "cannot open container root " + root + ": " + errno_text(errno);
     const std::string sync_root = agent_protocol::root_for("/" + rel.path, sync_roots);
     std::string walked;
     for (std::size_t i = 0; i + 1 < segments.size(); ++i) {
         walked += "/" + segments[i];
-        Fd next(::openat(dir.get(), segments[i].c_str(), kDirFlags));
+        UniqueFd next(::openat(dir.get(), segments[i].c_str(), kDirFlags));
         if (next.get() < 0) {
             const int err = errno;
             struct stat st {};
