@@ -11,15 +11,12 @@
 #include "common/agent_client/request_pipeline.hpp"
 #include "common/agent_protocol/messages.hpp"
 #include "common/archive_errors.hpp"
+#include "common/tar_reader.hpp"
 
 namespace liveupdate::agent_client {
 namespace {
 
 constexpr std::size_t kChunk = std::size_t{64} * 1024;
-// What libarchive gets per read of the archive (a large file's data passes
-// through it): as much as the updaters' replayable archive reads ahead, so it
-// fills this buffer directly.
-constexpr std::size_t kArchiveRead = std::size_t{1} << 20;
 
 std::string container_path(const char *entry_path) {
     std::string_view p = entry_path == nullptr ? std::string_view() : std::string_view(entry_path);
@@ -30,24 +27,6 @@ std::string container_path(const char *entry_path) {
     if (const auto problem = agent_protocol::path_problem(path); !problem.empty())
         throw std::runtime_error("the update's archive holds an unsafe entry: " + problem);
     return path;
-}
-
-struct ReadContext {
-    const common::ArchiveReadFn *in;
-    // Not zeroed: only what the source wrote is read back (a replica each).
-    std::unique_ptr<char[]> buffer = std::make_unique_for_overwrite<char[]>(kArchiveRead);
-};
-
-la_ssize_t read_callback(archive *a, void *user, const void **data) {
-    auto *ctx = static_cast<ReadContext *>(user);
-    const auto got = (*ctx->in)(ctx->buffer.get(), kArchiveRead);
-    if (got < 0) {
-        // The stream's owner knows why and says so beside this error.
-        archive_set_error(a, EIO, "its source failed");
-        return -1;
-    }
-    *data = ctx->buffer.get();
-    return static_cast<la_ssize_t>(got);
 }
 
 void send_small_file(RequestPipeline &pipeline, archive *reader, const std::string &path, const std::string &root,
@@ -66,20 +45,9 @@ void send_small_file(RequestPipeline &pipeline, archive *reader, const std::stri
     pipeline.send(agent_protocol::encode(write));
 }
 
-void send_archive(RequestPipeline &pipeline, const common::ArchiveReadFn &in, const std::vector<std::string> &roots) {
-    ReadContext ctx{&in};
-    std::unique_ptr<archive, decltype(&archive_read_free)> reader(archive_read_new(), &archive_read_free);
-    archive_read_support_format_tar(reader.get());
-    if (archive_read_open(reader.get(), &ctx, nullptr, read_callback, nullptr) != ARCHIVE_OK)
-        throw std::runtime_error(std::string("reading the update's archive: ") +
-                                 common::archive_error_text(reader.get()));
-    archive_entry *entry = nullptr;
-    for (;;) {
-        const int rc = archive_read_next_header(reader.get(), &entry);
-        if (rc == ARCHIVE_EOF) break;
-        if (rc != ARCHIVE_OK && rc != ARCHIVE_WARN)
-            throw std::runtime_error(std::string("reading the update's archive: ") +
-                                     common::archive_error_text(reader.get()));
+void send_entries(RequestPipeline &pipeline, const common::ArchiveReadFn &in, const std::vector<std::string> &roots) {
+    common::TarReader reader(in);
+    while (archive_entry *entry = reader.next()) {
         const std::string path = container_path(archive_entry_pathname(entry));
         if (path == "/") continue;
         const std::string root = agent_protocol::root_for(path, roots);
@@ -111,6 +79,14 @@ void send_archive(RequestPipeline &pipeline, const common::ArchiveReadFn &in, co
             throw std::runtime_error("the update's archive holds " + path +
                                      ", neither a file, a folder nor a symlink: not supported by lu-agent");
         }
+    }
+}
+
+void send_archive(RequestPipeline &pipeline, const common::ArchiveReadFn &in, const std::vector<std::string> &roots) {
+    try {
+        send_entries(pipeline, in, roots);
+    } catch (const common::TarReadError &e) {
+        throw std::runtime_error(std::string("reading the update's archive: ") + e.what());
     }
 }
 

@@ -8,37 +8,19 @@
 #include <chrono>
 #include <cstring>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "common/agent_protocol/messages.hpp"
+#include "common/archive_errors.hpp"
+#include "common/tar_reader.hpp"
 #include "updaters/local/container_paths.hpp"
 #include "updaters/local/safe_delete.hpp"
 
 namespace liveupdate::local {
 namespace {
 
-struct ReadContext {
-    const lu_archive_stream *stream;
-    std::vector<char> buffer;
-};
-
-la_ssize_t read_from_stream(struct archive *a, void *client, const void **out) {
-    auto *ctx = static_cast<ReadContext *>(client);
-    const std::int64_t n = ctx->stream->read(ctx->stream->ctx, ctx->buffer.data(), ctx->buffer.size());
-    if (n < 0) {
-        archive_set_error(a, EIO, "the host failed to produce the archive");
-        return -1;
-    }
-    *out = ctx->buffer.data();
-    return static_cast<la_ssize_t>(n);
-}
-
 using ArchivePtr = std::unique_ptr<struct archive, int (*)(struct archive *)>;
-
-std::string archive_error(struct archive *a) {
-    const char *text = archive_error_string(a);
-    return text != nullptr ? text : "unknown libarchive error";
-}
 
 // What is in the way of the entry's kind gives way, as tar makes it: a file
 // where a folder comes (a parent too), a folder where a file or a symlink
@@ -67,6 +49,65 @@ std::string clear_way_for(const std::string &root, const std::string &relative, 
 constexpr int kSecureFlags =
     ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_PERM | ARCHIVE_EXTRACT_SECURE_SYMLINKS | ARCHIVE_EXTRACT_SECURE_NODOTDOT;
 
+// "cannot <doing> "<name>" under <root>: <why>"
+std::string entry_error(std::string_view doing, const std::string &name, const std::string &root,
+                        const std::string &why) {
+    std::string text(doing);
+    text.append(" \"").append(name).append("\" under ").append(root).append(": ").append(why);
+    return text;
+}
+
+// Writes one entry under root; false (with result.error set) when it cannot.
+bool extract_entry(common::TarReader &reader, archive *writer, archive_entry *entry, const std::string &root,
+                   const std::vector<std::string> &sync_roots, ExtractResult &result) {
+    const std::string name = archive_entry_pathname(entry) ? archive_entry_pathname(entry) : "";
+    const RelativePath rel = archive_entry_relative(name);
+    if (!rel.refusal.empty()) {
+        result.error = "refusing archive entry \"" + name + "\": " + rel.refusal;
+        return false;
+    }
+    if (const std::string cleared = clear_way_for(root, rel.path, archive_entry_filetype(entry), sync_roots);
+        !cleared.empty()) {
+        result.error = entry_error("cannot make way for", name, root, cleared);
+        return false;
+    }
+    archive_entry_set_pathname(entry, under_root(root, rel.path).c_str());
+    if (const char *link = archive_entry_hardlink(entry); link != nullptr) {
+        const RelativePath target = archive_entry_relative(link);
+        if (!target.refusal.empty()) {
+            result.error = "refusing hard link \"" + name + "\" to \"" + link + "\": " + target.refusal;
+            return false;
+        }
+        archive_entry_set_hardlink(entry, under_root(root, target.path).c_str());
+    }
+    if (archive_write_header(writer, entry) != ARCHIVE_OK) {
+        result.error = entry_error("cannot write", name, root, common::archive_error_text(writer));
+        return false;
+    }
+    const void *block = nullptr;
+    size_t size = 0;
+    la_int64_t offset = 0;
+    for (;;) {
+        const int d = archive_read_data_block(reader.get(), &block, &size, &offset);
+        if (d == ARCHIVE_EOF) break;
+        if (d != ARCHIVE_OK) {
+            result.error = "cannot read \"" + name + "\" from the archive: " + common::archive_error_text(reader.get());
+            return false;
+        }
+        if (archive_write_data_block(writer, block, size, offset) != ARCHIVE_OK) {
+            result.error = entry_error("cannot write", name, root, common::archive_error_text(writer));
+            return false;
+        }
+        result.bytes += size;
+    }
+    if (archive_write_finish_entry(writer) != ARCHIVE_OK) {
+        result.error = entry_error("cannot finish", name, root, common::archive_error_text(writer));
+        return false;
+    }
+    if (archive_entry_filetype(entry) != AE_IFDIR) ++result.files;
+    return true;
+}
+
 }  // namespace
 
 ExtractResult extract_under_root(const std::string &root, const lu_archive_stream &stream,
@@ -76,76 +117,24 @@ ExtractResult extract_under_root(const std::string &root, const lu_archive_strea
     auto next_report = std::chrono::steady_clock::now() + std::chrono::seconds(1);
     if (stream.read == nullptr) return result;  // nothing to unpack
 
-    ReadContext ctx{&stream, std::vector<char>(64 * 1024)};
-    ArchivePtr reader(archive_read_new(), archive_read_free);
     ArchivePtr writer(archive_write_disk_new(), archive_write_free);
-    archive_read_support_format_tar(reader.get());
     archive_write_disk_set_options(writer.get(), kSecureFlags);
-
-    if (archive_read_open(reader.get(), &ctx, nullptr, read_from_stream, nullptr) != ARCHIVE_OK) {
-        result.error = "cannot read the archive: " + archive_error(reader.get());
+    try {
+        common::TarReader reader(
+            [&stream](void *buffer, std::size_t capacity) { return stream.read(stream.ctx, buffer, capacity); });
+        while (archive_entry *entry = reader.next()) {
+            if (!extract_entry(reader, writer.get(), entry, root, sync_roots, result)) return result;
+            if (progress && std::chrono::steady_clock::now() >= next_report) {
+                progress(result);
+                next_report = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+            }
+        }
+    } catch (const common::TarReadError &e) {
+        result.error = std::string("cannot read the archive: ") + e.what();
         return result;
     }
-    for (;;) {
-        struct archive_entry *entry = nullptr;
-        const int r = archive_read_next_header(reader.get(), &entry);
-        if (r == ARCHIVE_EOF) break;
-        if (r != ARCHIVE_OK && r != ARCHIVE_WARN) {
-            result.error = "cannot read the archive: " + archive_error(reader.get());
-            return result;
-        }
-        const std::string name = archive_entry_pathname(entry) ? archive_entry_pathname(entry) : "";
-        const RelativePath rel = archive_entry_relative(name);
-        if (!rel.refusal.empty()) {
-            result.error = "refusing archive entry \"" + name + "\": " + rel.refusal;
-            return result;
-        }
-        if (const std::string cleared = clear_way_for(root, rel.path, archive_entry_filetype(entry), sync_roots);
-            !cleared.empty()) {
-            result.error = "cannot make way for \"" + name + "\" under " + root + ": " + cleared;
-            return result;
-        }
-        archive_entry_set_pathname(entry, under_root(root, rel.path).c_str());
-        if (const char *link = archive_entry_hardlink(entry); link != nullptr) {
-            const RelativePath target = archive_entry_relative(link);
-            if (!target.refusal.empty()) {
-                result.error = "refusing hard link \"" + name + "\" to \"" + link + "\": " + target.refusal;
-                return result;
-            }
-            archive_entry_set_hardlink(entry, under_root(root, target.path).c_str());
-        }
-        if (archive_write_header(writer.get(), entry) != ARCHIVE_OK) {
-            result.error = "cannot write \"" + name + "\" under " + root + ": " + archive_error(writer.get());
-            return result;
-        }
-        const void *block = nullptr;
-        size_t size = 0;
-        la_int64_t offset = 0;
-        for (;;) {
-            const int d = archive_read_data_block(reader.get(), &block, &size, &offset);
-            if (d == ARCHIVE_EOF) break;
-            if (d != ARCHIVE_OK) {
-                result.error = "cannot read \"" + name + "\" from the archive: " + archive_error(reader.get());
-                return result;
-            }
-            if (archive_write_data_block(writer.get(), block, size, offset) != ARCHIVE_OK) {
-                result.error = "cannot write \"" + name + "\" under " + root + ": " + archive_error(writer.get());
-                return result;
-            }
-            result.bytes += size;
-        }
-        if (archive_write_finish_entry(writer.get()) != ARCHIVE_OK) {
-            result.error = "cannot finish \"" + name + "\" under " + root + ": " + archive_error(writer.get());
-            return result;
-        }
-        if (archive_entry_filetype(entry) != AE_IFDIR) ++result.files;
-        if (progress && std::chrono::steady_clock::now() >= next_report) {
-            progress(result);
-            next_report = std::chrono::steady_clock::now() + std::chrono::seconds(1);
-        }
-    }
     if (archive_write_close(writer.get()) != ARCHIVE_OK)
-        result.error = "cannot finish unpacking under " + root + ": " + archive_error(writer.get());
+        result.error = "cannot finish unpacking under " + root + ": " + common::archive_error_text(writer.get());
     return result;
 }
 

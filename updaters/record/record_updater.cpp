@@ -15,6 +15,8 @@
 
 #include <boost/json.hpp>
 
+#include "common/archive_errors.hpp"
+#include "common/tar_reader.hpp"
 #include "liveupdate/ext/record.h"
 #include "liveupdate/updater.hpp"
 #include "updaters/shared/update_messages.hpp"
@@ -28,45 +30,23 @@ using lu::Outcome;
 
 std::string text(const char *s) { return s == nullptr ? std::string() : std::string(s); }
 
-struct Source {
-    const lu::ArchiveReader *read;
-    char data[64 * 1024];
-};
-
-la_ssize_t read_stream(struct archive *, void *ctx, const void **buffer) {
-    auto *source = static_cast<Source *>(ctx);
-    *buffer = source->data;
-    int64_t n = (*source->read)(source->data, sizeof(source->data));
-    return n < 0 ? -1 : static_cast<la_ssize_t>(n);
-}
-
 // Reads the whole archive; the sorted entry names, or an error text.
 bool read_entry_names(const lu::ArchiveReader &read, json::array &names, std::string &error) {
     if (!read) return true;  // no archive handed: nothing to list
-    auto source = std::make_unique<Source>();
-    source->read = &read;
-    struct archive *reader = archive_read_new();
-    archive_read_support_format_tar(reader);
-    archive_read_support_format_empty(reader);
-    bool ok = archive_read_open(reader, source.get(), nullptr, read_stream, nullptr) == ARCHIVE_OK;
     std::vector<std::string> found;
-    struct archive_entry *entry = nullptr;
-    while (ok) {
-        int rc = archive_read_next_header(reader, &entry);
-        if (rc == ARCHIVE_EOF) break;
-        if (rc < ARCHIVE_WARN) {
-            ok = false;
-            break;
+    bool ok = true;
+    try {
+        liveupdate::common::TarReader reader(read);
+        while (archive_entry *entry = reader.next()) {
+            const mode_t type = archive_entry_filetype(entry);
+            if (type == AE_IFREG || type == AE_IFLNK) found.emplace_back(text(archive_entry_pathname(entry)));
+            if (archive_read_data_skip(reader.get()) < ARCHIVE_WARN)
+                throw liveupdate::common::TarReadError(liveupdate::common::archive_error_text(reader.get()));
         }
-        const mode_t type = archive_entry_filetype(entry);
-        if (type == AE_IFREG || type == AE_IFLNK) found.emplace_back(text(archive_entry_pathname(entry)));
-        if (archive_read_data_skip(reader) < ARCHIVE_WARN) ok = false;
+    } catch (const liveupdate::common::TarReadError &e) {
+        error = std::string("reading the archive: ") + e.what();
+        ok = false;
     }
-    if (!ok) {
-        const char *why = archive_error_string(reader);
-        error = "reading the archive: " + text(why != nullptr ? why : "the stream failed");
-    }
-    archive_read_free(reader);
     std::sort(found.begin(), found.end());
     for (std::string &name : found) names.emplace_back(std::move(name));
     return ok;

@@ -1,5 +1,4 @@
 #include "updaters/shared/implied_dirs_filter.hpp"
-#include "common/archive_errors.hpp"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -11,6 +10,9 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "common/archive_errors.hpp"
+#include "common/tar_reader.hpp"
 
 namespace liveupdate::updaters {
 namespace {
@@ -31,23 +33,9 @@ bool is_beneath(const std::string &path, const std::string &dir) {
 
 // Callbacks cross libarchive's C frames: exceptions are parked and rethrown after.
 struct Context {
-    const common::ArchiveReadFn *in;
     const common::ArchiveWriteFn *out;
-    std::vector<char> buffer = std::vector<char>(kChunk);
     std::exception_ptr error;
-    bool input_failed = false;
 };
-
-la_ssize_t read_callback(archive *, void *user, const void **data) {
-    auto *ctx = static_cast<Context *>(user);
-    const auto got = (*ctx->in)(ctx->buffer.data(), ctx->buffer.size());
-    if (got < 0) {
-        ctx->input_failed = true;
-        return -1;
-    }
-    *data = ctx->buffer.data();
-    return static_cast<la_ssize_t>(got);
-}
 
 la_ssize_t write_callback(archive *, void *user, const void *data, size_t size) {
     auto *ctx = static_cast<Context *>(user);
@@ -60,9 +48,6 @@ la_ssize_t write_callback(archive *, void *user, const void *data, size_t size) 
     }
 }
 
-struct ArchiveFree {
-    void operator()(archive *a) const { archive_read_free(a); }
-};
 struct WriterFree {
     void operator()(archive *a) const { archive_write_free(a); }
 };
@@ -81,27 +66,31 @@ class Filter {
 public:
     Filter(const common::ArchiveReadFn &in, const common::ArchiveWriteFn &out, std::optional<Owner> owner,
            const ArchiveEntryFn &on_entry, const std::set<std::string> &explicit_folders)
-        : owner_(owner), on_entry_(on_entry), explicit_folders_(explicit_folders) {
-        ctx_.in = &in;
+        : in_(in), owner_(owner), on_entry_(on_entry), explicit_folders_(explicit_folders) {
         ctx_.out = &out;
     }
 
     void run() {
-        reader_.reset(archive_read_new());
         writer_.reset(archive_write_new());
-        if (!reader_ || !writer_) throw std::runtime_error("libarchive: out of memory");
-        archive_read_support_format_tar(reader_.get());
-        archive_read_support_format_empty(reader_.get());
+        if (!writer_) throw std::runtime_error("libarchive: out of memory");
         archive_write_set_format_pax_restricted(writer_.get());
         archive_write_set_bytes_in_last_block(writer_.get(), 1);
         check_write(archive_write_open(writer_.get(), &ctx_, nullptr, write_callback, nullptr));
-        check_read(archive_read_open(reader_.get(), &ctx_, nullptr, read_callback, nullptr));
+        try {
+            reader_.emplace(in_);
+            copy_entries();
+        } catch (const common::TarReadError &e) {
+            if (ctx_.error) std::rethrow_exception(ctx_.error);
+            if (reader_ && reader_->source_failed()) throw std::runtime_error("reading the archive to copy failed");
+            throw std::runtime_error(std::string("the archive to copy is not a readable tar: ") + e.what());
+        }
+        while (!pending_.empty()) pop_pending();
+        check_write(archive_write_close(writer_.get()));
+    }
 
-        archive_entry *entry = nullptr;
-        for (;;) {
-            const int rc = archive_read_next_header(reader_.get(), &entry);
-            if (rc == ARCHIVE_EOF) break;
-            check_read(rc);
+private:
+    void copy_entries() {
+        while (archive_entry *entry = reader_->next()) {
             const std::string path = normalized(archive_entry_pathname(entry));
             settle_pending(path);
             write_explicit_folders_above(path);
@@ -115,11 +104,8 @@ public:
             if (on_entry_) on_entry_(path, false);
             copy_data();
         }
-        while (!pending_.empty()) pop_pending();
-        check_write(archive_write_close(writer_.get()));
     }
 
-private:
     // Marks pending directories the new path lies beneath; emits the others.
     void settle_pending(const std::string &path) {
         while (!pending_.empty() && !is_beneath(path, pending_.back().path)) pop_pending();
@@ -173,20 +159,10 @@ private:
 
     void copy_data() {
         for (;;) {
-            const auto got = archive_read_data(reader_.get(), data_.data(), data_.size());
+            const std::size_t got = reader_->read_data(data_.data(), data_.size());
             if (got == 0) return;
-            if (got < 0) check_read(static_cast<int>(got));
-            if (archive_write_data(writer_.get(), data_.data(), static_cast<size_t>(got)) < 0)
-                check_write(ARCHIVE_FATAL);
+            if (archive_write_data(writer_.get(), data_.data(), got) < 0) check_write(ARCHIVE_FATAL);
         }
-    }
-
-    void check_read(int rc) {
-        if (rc >= ARCHIVE_WARN) return;
-        if (ctx_.error) std::rethrow_exception(ctx_.error);
-        if (ctx_.input_failed) throw std::runtime_error("reading the archive to copy failed");
-        throw std::runtime_error("the archive to copy is not a readable tar: " +
-                                 common::archive_error_text(reader_.get()));
     }
 
     void check_write(int rc) {
@@ -195,12 +171,13 @@ private:
         throw std::runtime_error("re-writing the archive failed: " + common::archive_error_text(writer_.get()));
     }
 
+    const common::ArchiveReadFn &in_;
     std::optional<Owner> owner_;
     const ArchiveEntryFn &on_entry_;
     const std::set<std::string> &explicit_folders_;
     std::set<std::string> explicit_written_;
     Context ctx_;
-    std::unique_ptr<archive, ArchiveFree> reader_;
+    std::optional<common::TarReader> reader_;
     std::unique_ptr<archive, WriterFree> writer_;
     std::vector<PendingDir> pending_;
     std::vector<char> data_ = std::vector<char>(kChunk);
