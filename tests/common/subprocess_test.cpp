@@ -22,6 +22,7 @@
 #include "common/subprocess/child_start.hpp"
 #include "common/subprocess/environment.hpp"
 #include "common/subprocess/run_process.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace liveupdate::subprocess;
 using namespace std::chrono_literals;
@@ -40,18 +41,7 @@ Output run_capturing(RunOptions options, ProcessResult &result) {
     return o;
 }
 
-// A fresh empty folder, removed at the end of the test.
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        std::string pattern = (fs::temp_directory_path() / "lu-subprocess-XXXXXX").string();
-        BOOST_TEST_REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-        path = pattern;
-    }
-    TempDir(const TempDir &) = delete;
-    TempDir &operator=(const TempDir &) = delete;
-    ~TempDir() { fs::remove_all(path); }
-};
+using liveupdate::test::TempDir;
 
 // Alive and not a zombie waiting to be reaped.
 bool process_alive(pid_t pid) {
@@ -126,9 +116,9 @@ BOOST_AUTO_TEST_CASE(extra_variables_replace_the_hosts_and_come_last_in_their_or
 BOOST_AUTO_TEST_CASE(the_child_runs_in_the_given_folder) {
     const TempDir dir;
     ProcessResult result;
-    const Output o = run_capturing({.argv = {"pwd", "-P"}, .cwd = dir.path.string()}, result);
+    const Output o = run_capturing({.argv = {"pwd", "-P"}, .cwd = dir.path().string()}, result);
     BOOST_TEST(result.exit_code == 0);
-    BOOST_TEST(o.out == fs::canonical(dir.path).string() + "\n");
+    BOOST_TEST(o.out == fs::canonical(dir.path()).string() + "\n");
 }
 
 BOOST_AUTO_TEST_CASE(exit_codes_and_signals_read_as_a_shell_shows_them) {
@@ -218,7 +208,7 @@ BOOST_AUTO_TEST_CASE(a_program_that_cannot_start_says_what_where_and_why) {
 
     // Found but not executable: the exec in the child fails, and says so through the pipe.
     const TempDir dir;
-    const fs::path script = dir.path / "not-executable";
+    const fs::path script = dir.path() / "not-executable";
     std::ofstream(script) << "#!/bin/sh\n";
     const StartedChild child = start_child({.argv = {script.string()}, .env = environment_with({})});
     BOOST_TEST(child.pid == -1);

@@ -16,6 +16,7 @@
 #include "host/compose/project_files.hpp"
 #include "host/compose/project_name.hpp"
 #include "host/compose/watch_objects.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 namespace json = boost::json;
@@ -42,19 +43,7 @@ const json::object *find_object(const std::vector<json::object> &objects, std::s
     return nullptr;
 }
 
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        char tmpl[] = "/tmp/lu-compose-test-XXXXXX";
-        path = ::mkdtemp(tmpl);
-    }
-    ~TempDir() { fs::remove_all(path); }
-    fs::path write(const std::string &rel, const std::string &text) const {
-        fs::create_directories((path / rel).parent_path());
-        std::ofstream(path / rel) << text;
-        return path / rel;
-    }
-};
+using liveupdate::test::TempDir;
 
 Project project_of(const std::string &yaml, const std::string &dir = "/src/shop") {
     FileRead read = read_compose_file(dir + "/compose.yaml", yaml, vars({}));
@@ -167,20 +156,20 @@ BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_CASE(compose_files_are_found_as_compose_finds_them) {
     TempDir t;
-    BOOST_TEST(compose_files_of(t.path.string()).empty());
+    BOOST_TEST(compose_files_of(t.path().string()).empty());
     t.write("docker-compose.yml", "services: {}\n");
     BOOST_TEST(
-        compose_files_of(t.path.string()) == (std::vector<std::string>{(t.path / "docker-compose.yml").string()}),
+        compose_files_of(t.path().string()) == (std::vector<std::string>{(t.path() / "docker-compose.yml").string()}),
         boost::test_tools::per_element());
     t.write("compose.yaml", "services: {}\n");
     t.write("compose.override.yaml", "services: {}\n");
-    BOOST_TEST(
-        compose_files_of(t.path.string()) ==
-            (std::vector<std::string>{(t.path / "compose.yaml").string(), (t.path / "compose.override.yaml").string()}),
-        boost::test_tools::per_element());
-    BOOST_TEST(compose_files_of((t.path / "docker-compose.yml").string()).size() == 1u);
+    BOOST_TEST(compose_files_of(t.path().string()) ==
+                   (std::vector<std::string>{(t.path() / "compose.yaml").string(),
+                                             (t.path() / "compose.override.yaml").string()}),
+               boost::test_tools::per_element());
+    BOOST_TEST(compose_files_of((t.path() / "docker-compose.yml").string()).size() == 1u);
     t.write("objects.yaml", "kind: FileWatch\n");
-    BOOST_TEST(compose_files_of((t.path / "objects.yaml").string()).empty());
+    BOOST_TEST(compose_files_of((t.path() / "objects.yaml").string()).empty());
 }
 
 BOOST_AUTO_TEST_SUITE(reading)
@@ -512,11 +501,11 @@ BOOST_AUTO_TEST_CASE(bad_rules_are_errors_and_the_other_services_stay) {
 
 BOOST_AUTO_TEST_CASE(a_path_through_a_symlink_to_outside_the_project_is_an_error) {
     TempDir t;
-    fs::create_directories(t.path / "shop/inside");
-    fs::create_directories(t.path / "elsewhere");
-    fs::create_directory_symlink(t.path / "elsewhere", t.path / "shop/www");
-    fs::create_directory_symlink("inside", t.path / "shop/here");
-    const std::string dir = (t.path / "shop").string();
+    fs::create_directories(t.path() / "shop/inside");
+    fs::create_directories(t.path() / "elsewhere");
+    fs::create_directory_symlink(t.path() / "elsewhere", t.path() / "shop/www");
+    fs::create_directory_symlink("inside", t.path() / "shop/here");
+    const std::string dir = (t.path() / "shop").string();
     const Project p = project_of(
         "services:\n"
         "  web:\n    develop:\n      watch:\n        - {path: ./www, action: sync, target: /www}\n"
@@ -527,7 +516,7 @@ BOOST_AUTO_TEST_CASE(a_path_through_a_symlink_to_outside_the_project_is_an_error
     BOOST_TEST(w.errors[0].text() == dir +
                                          "/compose.yaml:5:18: services.web.develop.watch[0].path \"./www\" is outside "
                                          "the project folder " +
-                                         dir + " (it leads to " + (t.path / "elsewhere").string() + ")");
+                                         dir + " (it leads to " + (t.path() / "elsewhere").string() + ")");
     BOOST_TEST(find_object(w.objects, "LiveUpdate", "web") == nullptr);
     BOOST_TEST(find_object(w.objects, "LiveUpdate", "ok") != nullptr);
 }
@@ -544,13 +533,13 @@ BOOST_AUTO_TEST_CASE(a_project_loads_with_its_env_file_and_overrides) {
             "services:\n  web:\n    develop:\n      watch:\n        - {path: ./other, action: sync, target: "
             "\"${TARGET}/o\"}\n");
     ProjectLoad load = load_compose_project(
-        {{(t.path / "compose.yaml").string(), (t.path / "extra.yaml").string()}, std::nullopt}, vars({}));
+        {{(t.path() / "compose.yaml").string(), (t.path() / "extra.yaml").string()}, std::nullopt}, vars({}));
     BOOST_TEST_REQUIRE(load.errors.empty(), (load.errors.empty() ? "" : load.errors.front()));
     BOOST_TEST(load.name == "fromenv");
     BOOST_TEST(load.watched_files.size() == 3u);
     const auto &spec = find_object(load.objects, "LiveUpdate", "web")->at("spec").as_object();
     BOOST_TEST(json::serialize(spec.at("syncs").at(0).at("containerPath")) == R"("/app/o")");
-    load = load_compose_project({{(t.path / "compose.yaml").string()}, "Cli"}, vars({{"TARGET", "/env"}}));
+    load = load_compose_project({{(t.path() / "compose.yaml").string()}, "Cli"}, vars({{"TARGET", "/env"}}));
     BOOST_TEST(load.name == "cli");
     BOOST_TEST(
         find_object(load.objects, "LiveUpdate", "web")->at("spec").at("syncs").at(0).at("containerPath").as_string() ==

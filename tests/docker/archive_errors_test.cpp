@@ -14,6 +14,7 @@
 #include "host/core/updater.hpp"
 #include "host/core/updater_registry.hpp"
 #include "tests/docker/docker_test_support.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace liveupdate::host;
 namespace fs = std::filesystem;
@@ -24,15 +25,7 @@ namespace {
 // Readable by nobody, root included (procfs checks the mode even for root).
 constexpr const char *kUnreadable = "/proc/sys/vm/compact_memory";
 
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        std::string pattern = (fs::temp_directory_path() / "lu-i10a-archive-XXXXXX").string();
-        BOOST_TEST_REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-        path = pattern;
-    }
-    ~TempDir() { fs::remove_all(path); }
-};
+using liveupdate::test::TempDir;
 
 struct Run {
     UpdateOutcome outcome;
@@ -43,8 +36,8 @@ struct Run {
 Run update_with_an_unreadable_file(const std::string &plugin, const std::string &config, const std::string &via,
                                    const lu_test::TestContainer &c) {
     TempDir tmp;
-    std::ofstream(tmp.path / "a.txt") << "a";
-    std::ofstream(tmp.path / "c.txt") << "c";
+    std::ofstream(tmp.path() / "a.txt") << "a";
+    std::ofstream(tmp.path() / "c.txt") << "c";
     auto services = std::make_shared<UpdaterHostServices>();
     UpdaterRegistry updaters;
     updaters.set(via, std::make_shared<Updater>(UpdaterPlugin::load(plugin), services, config));
@@ -54,9 +47,9 @@ Run update_with_an_unreadable_file(const std::string &plugin, const std::string 
         {"via", via},
         {"container",
          {{"containerID", c.id()}, {"containerName", c.name()}, {"podName", c.name()}, {"namespace", "dev"}}},
-        {"copy", json::array{json::object{{"local", (tmp.path / "a.txt").string()}, {"container", "/app/a.txt"}},
+        {"copy", json::array{json::object{{"local", (tmp.path() / "a.txt").string()}, {"container", "/app/a.txt"}},
                              json::object{{"local", kUnreadable}, {"container", "/app/b.txt"}},
-                             json::object{{"local", (tmp.path / "c.txt").string()}, {"container", "/app/c.txt"}}}}};
+                             json::object{{"local", (tmp.path() / "c.txt").string()}, {"container", "/app/c.txt"}}}}};
     Run run;
     std::mutex mutex;
     run.outcome = executor.execute(update, [&](liveupdate::common::LogLevel, std::string_view line) {

@@ -20,6 +20,7 @@
 #include "common/agent_client/agent_refusals.hpp"
 #include "tests/docker/docker_test_support.hpp"
 #include "tests/docker/tcp_unix_proxy.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace lu_test;
 namespace fs = std::filesystem;
@@ -87,13 +88,7 @@ private:
     std::string id_;
 };
 
-struct TempDir {
-    fs::path path =
-        fs::temp_directory_path() / ("lut13-" + std::to_string(::getpid()) + "-" +
-                                     std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
-    TempDir() { fs::create_directories(path); }
-    ~TempDir() { fs::remove_all(path); }
-};
+using liveupdate::test::TempDir;
 
 Update copy_of(const std::string &archive, const std::vector<std::string> &container_paths) {
     Update u;
@@ -210,7 +205,7 @@ BOOST_AUTO_TEST_CASE(copies_deletes_symlinks_and_runs_work_in_both_images) {
 
 BOOST_AUTO_TEST_CASE(the_user_setting_owns_writes_and_runs_in_both_images) {
     TempDir local;
-    fs::create_directories(local.path / "owned");
+    fs::create_directories(local.path() / "owned");
     for (const auto &[image, user, expected] : std::vector<std::tuple<std::string, std::string, std::string>>{
              {kBusybox, "nobody", "65534/65534"}, {kNoTar, "app", "1500/1600"}}) {
         BOOST_TEST_CONTEXT(image << " as " << user) {
@@ -218,7 +213,7 @@ BOOST_AUTO_TEST_CASE(the_user_setting_owns_writes_and_runs_in_both_images) {
             // A folder the user owns, made through the archive API (no shell needed).
             const auto uid_gid = expected;
             sh_ok("tar -c --numeric-owner --owner=" + uid_gid.substr(0, uid_gid.find('/')) +
-                  " --group=" + uid_gid.substr(uid_gid.find('/') + 1) + " -C " + local.path.string() +
+                  " --group=" + uid_gid.substr(uid_gid.find('/') + 1) + " -C " + local.path().string() +
                   " owned | docker cp - " + c.name() + ":/app/");
             DockerUpdater updater(R"({"user": ")" + user + R"("})");
             const auto copied =
@@ -457,7 +452,7 @@ BOOST_AUTO_TEST_CASE(a_stream_of_1000_files_leaves_the_container_folder_equal_to
             const std::string rel = "d" + std::to_string(n % 7) + "/f" + std::to_string(n) + ".txt";
             const std::string content = "batch " + std::to_string(batch) + " file " + std::to_string(n) + "\n";
             tar.file("app/s/" + rel, content);
-            u.copies.push_back({(source.path / rel).string(), "/app/s/" + rel});
+            u.copies.push_back({(source.path() / rel).string(), "/app/s/" + rel});
             expected[rel] = content;
         }
         if (batch > 0) {
@@ -471,12 +466,12 @@ BOOST_AUTO_TEST_CASE(a_stream_of_1000_files_leaves_the_container_folder_equal_to
         BOOST_TEST_REQUIRE(outcome.kind == LU_OUTCOME_OK, outcome.message);
     }
     for (const auto &[rel, content] : expected) {
-        fs::create_directories((source.path / rel).parent_path());
-        std::ofstream(source.path / rel) << content;
+        fs::create_directories((source.path() / rel).parent_path());
+        std::ofstream(source.path() / rel) << content;
     }
     TempDir copy;
-    sh_ok("docker cp " + c.name() + ":/app/s - | tar -x -C " + copy.path.string());
-    BOOST_TEST(sh("diff -r " + source.path.string() + " " + (copy.path / "s").string()).exit_code == 0);
+    sh_ok("docker cp " + c.name() + ":/app/s - | tar -x -C " + copy.path().string());
+    BOOST_TEST(sh("diff -r " + source.path().string() + " " + (copy.path() / "s").string()).exit_code == 0);
     BOOST_TEST(expected.size() == 901u);
 }
 
@@ -599,7 +594,7 @@ void make_next_agent_start_fail(const Container &c, const std::string &ending) {
     const std::string installed = sh_ok("docker exec " + c.name() + " ls /.lu-agent");
     BOOST_TEST_REQUIRE(installed.find('\n') == std::string::npos, installed);
     TempDir dir;
-    const fs::path fake = dir.path / "fake-agent";
+    const fs::path fake = dir.path() / "fake-agent";
     std::ofstream(fake) << "#!/bin/sh\nrm -f \"$0\"\n" << ending << "\n";
     fs::permissions(fake, fs::perms::owner_all | fs::perms::group_read | fs::perms::others_read);
     sh_ok("docker cp " + fake.string() + " " + c.name() + ":/.lu-agent/" + installed);

@@ -18,6 +18,7 @@
 
 #include "tests/docker/docker_test_support.hpp"
 #include "tests/docker/tcp_unix_proxy.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace lu_test;
 namespace fs = std::filesystem;
@@ -42,13 +43,7 @@ const TestContainer &shared() {
     return container;
 }
 
-struct TempDir {
-    fs::path path =
-        fs::temp_directory_path() / ("lu-docker-test-" + std::to_string(::getpid()) + "-" +
-                                     std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
-    TempDir() { fs::create_directories(path); }
-    ~TempDir() { fs::remove_all(path); }
-};
+using liveupdate::test::TempDir;
 
 // This process's peak resident size (VmHWM), in KiB.
 long peak_rss_kib() {
@@ -218,8 +213,8 @@ BOOST_AUTO_TEST_CASE(an_image_without_tar_falls_back_to_the_archive_api_and_veri
                     .dir("app/n")
                     .file("app/n/b.txt", "bb\n")
                     .finish();
-    u.copies = {{write_local(local.path, "a.txt", "from-archive-api\n"), "/app/a.txt"},
-                {write_local(local.path, "b.txt", "bb\n"), "/app/n/b.txt"}};
+    u.copies = {{write_local(local.path(), "a.txt", "from-archive-api\n"), "/app/a.txt"},
+                {write_local(local.path(), "b.txt", "bb\n"), "/app/n/b.txt"}};
     const auto outcome = updater.update(c.id(), c.name(), u);
     BOOST_TEST_REQUIRE(outcome.kind == LU_OUTCOME_OK, outcome.message);
     BOOST_TEST(outcome.logged("has no tar"));
@@ -229,8 +224,8 @@ BOOST_AUTO_TEST_CASE(an_image_without_tar_falls_back_to_the_archive_api_and_veri
     // What the archive does not carry is reported, not silently accepted.
     Update wrong;
     wrong.archive = TarBuilder().file("app/c.txt", "short\n").finish();
-    wrong.copies = {{write_local(local.path, "c.txt", "longer than the archive's copy\n"), "/app/c.txt"},
-                    {write_local(local.path, "d.txt", "d\n"), "/app/d.txt"}};
+    wrong.copies = {{write_local(local.path(), "c.txt", "longer than the archive's copy\n"), "/app/c.txt"},
+                    {write_local(local.path(), "d.txt", "d\n"), "/app/d.txt"}};
     const auto failed = updater.update(c.id(), c.name(), wrong);
     BOOST_TEST(failed.kind == LU_OUTCOME_INFRA_FAILURE);
     BOOST_TEST(failed.message.find("/app/d.txt (missing)") != std::string::npos, failed.message);
@@ -252,7 +247,7 @@ BOOST_AUTO_TEST_CASE(an_image_without_tar_gets_files_owned_by_the_configured_use
         DockerUpdater updater(user.empty() ? R"({"agent": false})" : R"({"agent": false, "user": ")" + user + R"("})");
         Update u;
         u.archive = TarBuilder().file("app/owned.txt", user + "\n").finish();
-        u.copies = {{write_local(local.path, "owned.txt", user + "\n"), "/app/owned.txt"}};
+        u.copies = {{write_local(local.path(), "owned.txt", user + "\n"), "/app/owned.txt"}};
         const auto outcome = updater.update(c.id(), c.name(), u);
         BOOST_TEST_REQUIRE(outcome.kind == LU_OUTCOME_OK, user << ": " << outcome.message);
         BOOST_TEST(owner_of("/app/owned.txt") == expected, "user '" << user << "'");
@@ -261,7 +256,7 @@ BOOST_AUTO_TEST_CASE(an_image_without_tar_gets_files_owned_by_the_configured_use
     DockerUpdater ghost(R"({"agent": false, "user": "ghost"})");
     Update u;
     u.archive = TarBuilder().file("app/owned.txt", "x\n").finish();
-    u.copies = {{write_local(local.path, "owned.txt", "x\n"), "/app/owned.txt"}};
+    u.copies = {{write_local(local.path(), "owned.txt", "x\n"), "/app/owned.txt"}};
     const auto outcome = ghost.update(c.id(), c.name(), u);
     BOOST_TEST(outcome.kind == LU_OUTCOME_INFRA_FAILURE);
     BOOST_TEST(outcome.message.find("\"user\" setting cannot be applied in " + c.name()) != std::string::npos,
@@ -332,14 +327,14 @@ BOOST_AUTO_TEST_CASE(a_stopped_or_removed_container_counts_as_not_running) {
 BOOST_AUTO_TEST_CASE(a_daemon_that_is_not_running_is_an_infra_failure_without_a_hang) {
     TempDir dir;
     // A socket file nobody listens on (bound, never listening), and a path with no socket at all.
-    const auto stale = (dir.path / "stale.sock").string();
+    const auto stale = (dir.path() / "stale.sock").string();
     const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
     sockaddr_un addr{};
     addr.sun_family = AF_UNIX;
     std::strncpy(addr.sun_path, stale.c_str(), sizeof addr.sun_path - 1);
     BOOST_TEST_REQUIRE(::bind(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr) == 0);
     ::close(fd);
-    for (const auto &host : {"unix://" + stale, "unix://" + (dir.path / "absent.sock").string()}) {
+    for (const auto &host : {"unix://" + stale, "unix://" + (dir.path() / "absent.sock").string()}) {
         ::setenv("DOCKER_HOST", host.c_str(), 1);
         DockerUpdater updater;
         ::unsetenv("DOCKER_HOST");
@@ -356,7 +351,7 @@ BOOST_AUTO_TEST_CASE(a_daemon_that_is_not_running_is_an_infra_failure_without_a_
 BOOST_AUTO_TEST_CASE(a_daemon_that_never_answers_times_out) {
     TempDir dir;
     // Listening, so the connection is accepted by the kernel, but never read.
-    const auto silent = (dir.path / "silent.sock").string();
+    const auto silent = (dir.path() / "silent.sock").string();
     const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
     sockaddr_un addr{};
     addr.sun_family = AF_UNIX;

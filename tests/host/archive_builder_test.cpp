@@ -12,6 +12,7 @@
 
 #include "host/core/archive_builder.hpp"
 #include "host/core/host_error.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace liveupdate::host;
 using liveupdate::common::IgnoreSet;
@@ -19,15 +20,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        std::string pattern = (fs::temp_directory_path() / "lu-archive-test-XXXXXX").string();
-        BOOST_TEST_REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-        path = pattern;
-    }
-    ~TempDir() { fs::remove_all(path); }
-};
+using liveupdate::test::TempDir;
 
 void write(const fs::path &path, const std::string &content) {
     fs::create_directories(path.parent_path());
@@ -88,15 +81,15 @@ BOOST_AUTO_TEST_SUITE(archive_builder)
 
 BOOST_AUTO_TEST_CASE(files_directories_and_symlinks_keep_modes_without_owners) {
     TempDir tmp;
-    write(tmp.path / "src/a.txt", "alpha");
-    write(tmp.path / "src/bin/run.sh", "#!/bin/sh\n");
-    fs::permissions(tmp.path / "src/bin/run.sh", fs::perms(0750));
-    fs::create_directories(tmp.path / "src/empty");
-    fs::create_symlink("a.txt", tmp.path / "src/link");
-    write(tmp.path / "single.conf", "x=1");
+    write(tmp.path() / "src/a.txt", "alpha");
+    write(tmp.path() / "src/bin/run.sh", "#!/bin/sh\n");
+    fs::permissions(tmp.path() / "src/bin/run.sh", fs::perms(0750));
+    fs::create_directories(tmp.path() / "src/empty");
+    fs::create_symlink("a.txt", tmp.path() / "src/link");
+    write(tmp.path() / "single.conf", "x=1");
 
     const Built built =
-        build({{(tmp.path / "src").string(), "/app"}, {(tmp.path / "single.conf").string(), "/etc/c.conf"}});
+        build({{(tmp.path() / "src").string(), "/app"}, {(tmp.path() / "single.conf").string(), "/etc/c.conf"}});
     auto entries = read_tar(built.bytes);
     std::vector<std::string> names;
     names.reserve(entries.size());
@@ -123,10 +116,10 @@ BOOST_AUTO_TEST_CASE(files_directories_and_symlinks_keep_modes_without_owners) {
 // reports them all); its walk already holds them, so each goes in once.
 BOOST_AUTO_TEST_CASE(a_folder_listed_with_its_files_archives_each_file_once) {
     TempDir tmp;
-    write(tmp.path / "src/moved/a.txt", "a");
-    write(tmp.path / "src/moved/sub/b.txt", "b");
-    write(tmp.path / "src/moved/debug.log", "l");
-    const std::string src = (tmp.path / "src").string();
+    write(tmp.path() / "src/moved/a.txt", "a");
+    write(tmp.path() / "src/moved/sub/b.txt", "b");
+    write(tmp.path() / "src/moved/debug.log", "l");
+    const std::string src = (tmp.path() / "src").string();
     const IgnoreSet filter =
         ignore_set_from_json(boost::json::parse(R"([{"basePath": ")" + src + R"(", "patterns": ["**/*.log"]}])"));
     const Built built = build({{src + "/moved", "/app/moved"},
@@ -152,12 +145,12 @@ BOOST_AUTO_TEST_CASE(a_folder_listed_with_its_files_archives_each_file_once) {
 
 BOOST_AUTO_TEST_CASE(the_filter_skips_ignored_files_and_directories) {
     TempDir tmp;
-    write(tmp.path / "keep.txt", "k");
-    write(tmp.path / "debug.log", "l");
-    write(tmp.path / "node_modules/m/index.js", "m");
-    write(tmp.path / "build/out.o", "o");
-    write(tmp.path / "build/keep.me", "k");
-    const std::string base = tmp.path.string();
+    write(tmp.path() / "keep.txt", "k");
+    write(tmp.path() / "debug.log", "l");
+    write(tmp.path() / "node_modules/m/index.js", "m");
+    write(tmp.path() / "build/out.o", "o");
+    write(tmp.path() / "build/keep.me", "k");
+    const std::string base = tmp.path().string();
     const IgnoreSet filter = ignore_set_from_json(boost::json::parse(R"([{"basePath": ")" + base +
                                                                      R"(", "patterns": ["*.log", "node_modules"]},
             {"basePath": ")" + base + R"(", "patterns": ["build", "!build/keep.me"]}])"));
@@ -171,9 +164,9 @@ BOOST_AUTO_TEST_CASE(the_filter_skips_ignored_files_and_directories) {
 
 BOOST_AUTO_TEST_CASE(a_vanished_path_is_skipped_with_a_warning) {
     TempDir tmp;
-    write(tmp.path / "here.txt", "h");
+    write(tmp.path() / "here.txt", "h");
     const Built built = build(
-        {{(tmp.path / "gone.txt").string(), "/app/gone.txt"}, {(tmp.path / "here.txt").string(), "/app/here.txt"}});
+        {{(tmp.path() / "gone.txt").string(), "/app/gone.txt"}, {(tmp.path() / "here.txt").string(), "/app/here.txt"}});
     auto entries = read_tar(built.bytes);
     BOOST_TEST(entries.size() == 1u);
     BOOST_TEST(entries.count("app/here.txt") == 1u);
@@ -189,9 +182,9 @@ BOOST_AUTO_TEST_CASE(a_malformed_filter_is_an_error) {
 
 BOOST_AUTO_TEST_CASE(the_stream_yields_the_same_bytes_in_small_reads) {
     TempDir tmp;
-    write(tmp.path / "big.bin", std::string(3 * 1024 * 1024 + 7, 'z'));
-    write(tmp.path / "small.txt", "s");
-    const std::vector<ArchiveMapping> copies{{tmp.path.string(), "/data"}};
+    write(tmp.path() / "big.bin", std::string(3 * 1024 * 1024 + 7, 'z'));
+    write(tmp.path() / "small.txt", "s");
+    const std::vector<ArchiveMapping> copies{{tmp.path().string(), "/data"}};
     const std::string expected = build(copies).bytes;
 
     ArchiveStream stream(copies, IgnoreSet{}, [](liveupdate::common::LogLevel, std::string_view) {});
@@ -225,10 +218,10 @@ std::uint64_t bytes_read_by_this_process() {
 BOOST_AUTO_TEST_CASE(a_stream_dropped_unread_stops_its_writer) {
     TempDir tmp;
     constexpr std::uint64_t kBig = std::uint64_t{8} * 1024 * 1024;
-    write(tmp.path / "big.bin", std::string(kBig, 'z'));
+    write(tmp.path() / "big.bin", std::string(kBig, 'z'));
     const std::uint64_t before = bytes_read_by_this_process();
     {
-        ArchiveStream stream({{tmp.path.string(), "/data"}}, IgnoreSet{},
+        ArchiveStream stream({{tmp.path().string(), "/data"}}, IgnoreSet{},
                              [](liveupdate::common::LogLevel, std::string_view) {});
         char buffer[10];
         BOOST_TEST(stream.read(buffer, sizeof buffer) > 0);
@@ -243,11 +236,11 @@ constexpr const char *kUnreadable = "/proc/sys/vm/compact_memory";
 
 BOOST_AUTO_TEST_CASE(an_unreadable_path_is_left_out_and_every_other_file_arrives) {
     TempDir tmp;
-    write(tmp.path / "a.txt", "a");
-    write(tmp.path / "c.txt", "c");
-    const std::vector<ArchiveMapping> copies{{(tmp.path / "a.txt").string(), "/app/a.txt"},
+    write(tmp.path() / "a.txt", "a");
+    write(tmp.path() / "c.txt", "c");
+    const std::vector<ArchiveMapping> copies{{(tmp.path() / "a.txt").string(), "/app/a.txt"},
                                              {kUnreadable, "/app/b.txt"},
-                                             {(tmp.path / "c.txt").string(), "/app/c.txt"}};
+                                             {(tmp.path() / "c.txt").string(), "/app/c.txt"}};
     const Built built = build(copies);
     const auto entries = read_tar(built.bytes);
     BOOST_TEST(entries.size() == 2u);
@@ -272,8 +265,8 @@ BOOST_AUTO_TEST_CASE(an_unreadable_path_is_left_out_and_every_other_file_arrives
 
 BOOST_AUTO_TEST_CASE(finish_reads_what_the_updater_left_and_reports_a_complete_archive) {
     TempDir tmp;
-    write(tmp.path / "a.txt", "a");
-    ArchiveStream stream({{tmp.path.string(), "/data"}}, IgnoreSet{},
+    write(tmp.path() / "a.txt", "a");
+    ArchiveStream stream({{tmp.path().string(), "/data"}}, IgnoreSet{},
                          [](liveupdate::common::LogLevel, std::string_view) {});
     char buffer[10];
     BOOST_TEST(stream.read(buffer, sizeof buffer) > 0);
@@ -296,8 +289,8 @@ std::string read_rest(lu_archive_stream c) {
 
 BOOST_AUTO_TEST_CASE(a_rewound_stream_starts_again_at_the_first_byte) {
     TempDir tmp;
-    write(tmp.path / "big.bin", std::string(2 * 1024 * 1024 + 3, 'y'));
-    const std::vector<ArchiveMapping> copies{{tmp.path.string(), "/data"}};
+    write(tmp.path() / "big.bin", std::string(2 * 1024 * 1024 + 3, 'y'));
+    const std::vector<ArchiveMapping> copies{{tmp.path().string(), "/data"}};
     const std::string expected = build(copies).bytes;
     ArchiveStream stream(copies, IgnoreSet{}, [](liveupdate::common::LogLevel, std::string_view) {});
     lu_archive_stream c = stream.c_stream();
@@ -315,11 +308,11 @@ BOOST_AUTO_TEST_CASE(a_rewound_stream_starts_again_at_the_first_byte) {
 
 BOOST_AUTO_TEST_CASE(a_rewound_stream_holds_the_files_as_they_are_now) {
     TempDir tmp;
-    write(tmp.path / "a.txt", "first");
-    const std::vector<ArchiveMapping> copies{{tmp.path.string(), "/data"}};
+    write(tmp.path() / "a.txt", "first");
+    const std::vector<ArchiveMapping> copies{{tmp.path().string(), "/data"}};
     ArchiveStream stream(copies, IgnoreSet{}, [](liveupdate::common::LogLevel, std::string_view) {});
     BOOST_TEST(read_tar(read_rest(stream.c_stream())).at("data/a.txt").content == "first");
-    write(tmp.path / "a.txt", "second, longer");
+    write(tmp.path() / "a.txt", "second, longer");
     BOOST_TEST(stream.rewind() == 0);
     BOOST_TEST(read_tar(read_rest(stream.c_stream())).at("data/a.txt").content == "second, longer");
 }
@@ -329,25 +322,25 @@ BOOST_AUTO_TEST_CASE(a_rewound_stream_holds_the_files_as_they_are_now) {
 // folder flipped into a symlink mid-archive failed the whole update).
 BOOST_AUTO_TEST_CASE(a_path_that_changes_kind_while_archived_goes_in_as_its_new_kind) {
     TempDir tmp;
-    write(tmp.path / "a.txt", "a");
-    write(tmp.path / "b/inner.txt", "i");         // a folder, then a symlink
-    write(tmp.path / "c.txt", "c");               // a file, then a folder
-    write(tmp.path / "d.txt", "d");               // a file, then a symlink
-    fs::create_symlink("a.txt", tmp.path / "e");  // a symlink, then a file
+    write(tmp.path() / "a.txt", "a");
+    write(tmp.path() / "b/inner.txt", "i");         // a folder, then a symlink
+    write(tmp.path() / "c.txt", "c");               // a file, then a folder
+    write(tmp.path() / "d.txt", "d");               // a file, then a symlink
+    fs::create_symlink("a.txt", tmp.path() / "e");  // a symlink, then a file
     bool flipped = false;
     ArchiveStream stream(
-        {{tmp.path.string(), "/data"}}, IgnoreSet{}, [](liveupdate::common::LogLevel, std::string_view) {},
+        {{tmp.path().string(), "/data"}}, IgnoreSet{}, [](liveupdate::common::LogLevel, std::string_view) {},
         [&](const std::string &path) {
             if (path != "/data/a.txt" || flipped) return;
             flipped = true;
-            fs::remove_all(tmp.path / "b");
-            fs::create_symlink("a.txt", tmp.path / "b");
-            fs::remove(tmp.path / "c.txt");
-            write(tmp.path / "c.txt/now.txt", "n");
-            fs::remove(tmp.path / "d.txt");
-            fs::create_symlink("a.txt", tmp.path / "d.txt");
-            fs::remove(tmp.path / "e");
-            write(tmp.path / "e", "file now");
+            fs::remove_all(tmp.path() / "b");
+            fs::create_symlink("a.txt", tmp.path() / "b");
+            fs::remove(tmp.path() / "c.txt");
+            write(tmp.path() / "c.txt/now.txt", "n");
+            fs::remove(tmp.path() / "d.txt");
+            fs::create_symlink("a.txt", tmp.path() / "d.txt");
+            fs::remove(tmp.path() / "e");
+            write(tmp.path() / "e", "file now");
         });
     const auto entries = read_tar(read_rest(stream.c_stream()));
     BOOST_TEST_REQUIRE(flipped);
@@ -366,9 +359,9 @@ BOOST_AUTO_TEST_CASE(a_path_that_changes_kind_while_archived_goes_in_as_its_new_
 // replica's stream gives its bytes, telling its entries before they leave.
 BOOST_AUTO_TEST_CASE(a_prebuilt_archive_streams_what_a_writer_would_and_tells_its_entries_first) {
     TempDir tmp;
-    write(tmp.path / "src/a.txt", "alpha");
-    write(tmp.path / "src/b/c.txt", "gamma");
-    const std::vector<ArchiveMapping> copies{{(tmp.path / "src").string(), "/app"}};
+    write(tmp.path() / "src/a.txt", "alpha");
+    write(tmp.path() / "src/b/c.txt", "gamma");
+    const std::vector<ArchiveMapping> copies{{(tmp.path() / "src").string(), "/app"}};
     const auto prebuilt = prebuild_archive(copies, IgnoreSet{}, 1 << 20);
     BOOST_TEST_REQUIRE(prebuilt != nullptr);
     BOOST_TEST((prebuilt->bytes == build(copies).bytes));
@@ -385,11 +378,11 @@ BOOST_AUTO_TEST_CASE(a_prebuilt_archive_streams_what_a_writer_would_and_tells_it
 
 BOOST_AUTO_TEST_CASE(a_prebuilt_archive_is_not_read_again_until_rewound) {
     TempDir tmp;
-    write(tmp.path / "a.txt", "first");
-    const std::vector<ArchiveMapping> copies{{(tmp.path / "a.txt").string(), "/app/a.txt"}};
+    write(tmp.path() / "a.txt", "first");
+    const std::vector<ArchiveMapping> copies{{(tmp.path() / "a.txt").string(), "/app/a.txt"}};
     const auto prebuilt = prebuild_archive(copies, IgnoreSet{}, 1 << 20);
     BOOST_TEST_REQUIRE(prebuilt != nullptr);
-    write(tmp.path / "a.txt", "second");
+    write(tmp.path() / "a.txt", "second");
     ArchiveStream stream(prebuilt, copies, IgnoreSet{}, [](liveupdate::common::LogLevel, std::string_view) {});
     BOOST_TEST(read_tar(read_rest(stream.c_stream())).at("app/a.txt").content == "first");
     BOOST_TEST(stream.rewind() == 0);
@@ -399,9 +392,9 @@ BOOST_AUTO_TEST_CASE(a_prebuilt_archive_is_not_read_again_until_rewound) {
 
 BOOST_AUTO_TEST_CASE(a_prebuilt_archive_says_what_building_it_logged_and_left_out) {
     TempDir tmp;
-    write(tmp.path / "a.txt", "here");
-    const std::vector<ArchiveMapping> copies{{(tmp.path / "a.txt").string(), "/app/a.txt"},
-                                             {(tmp.path / "gone.txt").string(), "/app/gone.txt"}};
+    write(tmp.path() / "a.txt", "here");
+    const std::vector<ArchiveMapping> copies{{(tmp.path() / "a.txt").string(), "/app/a.txt"},
+                                             {(tmp.path() / "gone.txt").string(), "/app/gone.txt"}};
     const auto prebuilt = prebuild_archive(copies, IgnoreSet{}, 1 << 20);
     BOOST_TEST_REQUIRE(prebuilt != nullptr);
     const std::vector<std::string> expected = build(copies).warnings;
@@ -415,8 +408,8 @@ BOOST_AUTO_TEST_CASE(a_prebuilt_archive_says_what_building_it_logged_and_left_ou
 
 BOOST_AUTO_TEST_CASE(an_archive_larger_than_the_bound_is_not_prebuilt) {
     TempDir tmp;
-    write(tmp.path / "big.bin", std::string(64 * 1024, 'x'));
-    const std::vector<ArchiveMapping> copies{{(tmp.path / "big.bin").string(), "/app/big.bin"}};
+    write(tmp.path() / "big.bin", std::string(64 * 1024, 'x'));
+    const std::vector<ArchiveMapping> copies{{(tmp.path() / "big.bin").string(), "/app/big.bin"}};
     BOOST_TEST(prebuild_archive(copies, IgnoreSet{}, 16 * 1024) == nullptr);
     BOOST_TEST(prebuild_archive(copies, IgnoreSet{}, 1 << 20) != nullptr);
 }

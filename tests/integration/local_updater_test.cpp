@@ -19,22 +19,13 @@
 
 #include "liveupdate/ext/local_containers.h"
 #include "liveupdate/updater_plugin.h"
+#include "tests/support/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        char tmpl[] = "/tmp/lu-local-XXXXXX";
-        path = ::mkdtemp(tmpl);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-};
+using liveupdate::test::TempDir;
 
 std::string read_file(const fs::path &p) {
     std::ifstream in(p);
@@ -170,7 +161,7 @@ struct Fixture {
     Outcome update(const std::string &archive, std::vector<const char *> deletes = {},
                    std::vector<std::vector<const char *>> runs = {}, bool restart = false) {
         MemoryStream stream{archive};
-        const std::string root_text = root.path.string();
+        const std::string root_text = root.path().string();
         lu_container_ref container{sizeof(lu_container_ref), "id1", "web", "", "", root_text.c_str()};
         std::vector<lu_run_step> steps;
         steps.reserve(runs.size());
@@ -201,20 +192,20 @@ struct Fixture {
 BOOST_FIXTURE_TEST_CASE(files_land_under_the_root, Fixture) {
     const Outcome o = update(TarBuilder().file("app/a.txt", "A").file("app/sub/b.txt", "B").finish());
     BOOST_TEST(o.kind == LU_OUTCOME_OK, o.message);
-    BOOST_TEST(read_file(root.path / "app/a.txt") == "A");
-    BOOST_TEST(read_file(root.path / "app/sub/b.txt") == "B");
+    BOOST_TEST(read_file(root.path() / "app/a.txt") == "A");
+    BOOST_TEST(read_file(root.path() / "app/sub/b.txt") == "B");
 }
 
 BOOST_FIXTURE_TEST_CASE(an_entry_with_dotdot_is_refused, Fixture) {
-    const std::string escape = "app/../../" + outside.path.filename().string() + "/evil.txt";
+    const std::string escape = "app/../../" + outside.path().filename().string() + "/evil.txt";
     const Outcome o = update(TarBuilder().file(escape, "E").finish());
     BOOST_TEST(o.kind == LU_OUTCOME_INFRA_FAILURE);
     BOOST_TEST(o.message.find("..") != std::string::npos, o.message);
-    BOOST_TEST(!fs::exists(outside.path / "evil.txt"));
+    BOOST_TEST(!fs::exists(outside.path() / "evil.txt"));
 }
 
 BOOST_FIXTURE_TEST_CASE(an_absolute_entry_is_refused, Fixture) {
-    const std::string target = (outside.path / "abs.txt").string();
+    const std::string target = (outside.path() / "abs.txt").string();
     const Outcome o = update(TarBuilder().file(target, "E").finish());
     BOOST_TEST(o.kind == LU_OUTCOME_INFRA_FAILURE);
     BOOST_TEST(o.message.find("absolute") != std::string::npos, o.message);
@@ -223,94 +214,94 @@ BOOST_FIXTURE_TEST_CASE(an_absolute_entry_is_refused, Fixture) {
 
 BOOST_FIXTURE_TEST_CASE(writing_through_an_archived_symlink_that_leaves_is_refused, Fixture) {
     const Outcome o =
-        update(TarBuilder().symlink("app/link", outside.path.string()).file("app/link/evil.txt", "E").finish());
+        update(TarBuilder().symlink("app/link", outside.path().string()).file("app/link/evil.txt", "E").finish());
     BOOST_TEST(o.kind == LU_OUTCOME_INFRA_FAILURE);
-    BOOST_TEST(!fs::exists(outside.path / "evil.txt"));
+    BOOST_TEST(!fs::exists(outside.path() / "evil.txt"));
 }
 
 BOOST_FIXTURE_TEST_CASE(writing_through_an_existing_symlink_that_leaves_is_refused, Fixture) {
-    fs::create_directories(root.path / "app");
-    fs::create_directory_symlink(outside.path, root.path / "app/out");
+    fs::create_directories(root.path() / "app");
+    fs::create_directory_symlink(outside.path(), root.path() / "app/out");
     const Outcome o = update(TarBuilder().file("app/out/evil.txt", "E").finish());
     BOOST_TEST(o.kind == LU_OUTCOME_INFRA_FAILURE);
-    BOOST_TEST(!fs::exists(outside.path / "evil.txt"));
+    BOOST_TEST(!fs::exists(outside.path() / "evil.txt"));
 }
 
 // Below the sync's path a symlink where a folder comes is replaced by the
 // folder, as tar does, and a delete beneath one is already done. Nothing
 // outside the container folder is written or deleted.
 BOOST_FIXTURE_TEST_CASE(a_container_symlink_below_the_sync_path_is_replaced_by_the_folder, Fixture) {
-    fs::create_directories(root.path / "app/real");
-    fs::create_directory_symlink(outside.path, root.path / "app/link");
-    fs::create_directory_symlink(outside.path, root.path / "app/real/deep");
-    std::ofstream(outside.path / "keep.txt") << "k";
+    fs::create_directories(root.path() / "app/real");
+    fs::create_directory_symlink(outside.path(), root.path() / "app/link");
+    fs::create_directory_symlink(outside.path(), root.path() / "app/real/deep");
+    std::ofstream(outside.path() / "keep.txt") << "k";
     sync_roots = {"/app"};
     // A delete beneath such a symlink is already done.
     const Outcome deleted = update(TarBuilder().finish(), {"/app/link/keep.txt"});
     BOOST_TEST(deleted.kind == LU_OUTCOME_OK, deleted.message);
-    BOOST_TEST(fs::exists(outside.path / "keep.txt"));
+    BOOST_TEST(fs::exists(outside.path() / "keep.txt"));
     const Outcome o = update(TarBuilder().file("app/link/victim", "v").file("app/real/deep/sub/victim2", "w").finish());
     BOOST_TEST_REQUIRE(o.kind == LU_OUTCOME_OK, o.message);
-    BOOST_TEST(!fs::is_symlink(root.path / "app/link"));
-    BOOST_TEST(read_file(root.path / "app/link/victim") == "v");
-    BOOST_TEST(!fs::is_symlink(root.path / "app/real/deep"));
-    BOOST_TEST(read_file(root.path / "app/real/deep/sub/victim2") == "w");
-    BOOST_TEST(!fs::exists(outside.path / "victim"));
-    BOOST_TEST(!fs::exists(outside.path / "sub"));
-    BOOST_TEST(read_file(outside.path / "keep.txt") == "k");
+    BOOST_TEST(!fs::is_symlink(root.path() / "app/link"));
+    BOOST_TEST(read_file(root.path() / "app/link/victim") == "v");
+    BOOST_TEST(!fs::is_symlink(root.path() / "app/real/deep"));
+    BOOST_TEST(read_file(root.path() / "app/real/deep/sub/victim2") == "w");
+    BOOST_TEST(!fs::exists(outside.path() / "victim"));
+    BOOST_TEST(!fs::exists(outside.path() / "sub"));
+    BOOST_TEST(read_file(outside.path() / "keep.txt") == "k");
 }
 
 BOOST_FIXTURE_TEST_CASE(a_symlink_entry_itself_is_kept_as_a_symlink, Fixture) {
     const Outcome o = update(TarBuilder().file("app/real.txt", "R").symlink("app/alias.txt", "real.txt").finish());
     BOOST_TEST(o.kind == LU_OUTCOME_OK, o.message);
-    BOOST_TEST(fs::is_symlink(root.path / "app/alias.txt"));
-    BOOST_TEST(read_file(root.path / "app/alias.txt") == "R");
+    BOOST_TEST(fs::is_symlink(root.path() / "app/alias.txt"));
+    BOOST_TEST(read_file(root.path() / "app/alias.txt") == "R");
 }
 
 // A git checkout swaps a folder for a file and back: the new kind replaces the old one.
 BOOST_FIXTURE_TEST_CASE(a_new_kind_replaces_the_old_one, Fixture) {
-    fs::create_directories(root.path / "app/y/sub");
-    std::ofstream(root.path / "app/y/sub/old") << "o";
-    std::ofstream(root.path / "app/f") << "f";
-    fs::create_directories(root.path / "app/l/deep");
+    fs::create_directories(root.path() / "app/y/sub");
+    std::ofstream(root.path() / "app/y/sub/old") << "o";
+    std::ofstream(root.path() / "app/f") << "f";
+    fs::create_directories(root.path() / "app/l/deep");
     Outcome o =
         update(TarBuilder().file("app/y", "x").file("app/f/g", "g").symlink("app/l", "y").finish(), {"/app/y/sub/old"});
     BOOST_TEST(o.kind == LU_OUTCOME_OK, o.message);
-    BOOST_TEST(read_file(root.path / "app/y") == "x");
-    BOOST_TEST(read_file(root.path / "app/f/g") == "g");
-    BOOST_TEST(fs::read_symlink(root.path / "app/l") == "y");
+    BOOST_TEST(read_file(root.path() / "app/y") == "x");
+    BOOST_TEST(read_file(root.path() / "app/f/g") == "g");
+    BOOST_TEST(fs::read_symlink(root.path() / "app/l") == "y");
     // A late delete beneath the former folder is already done.
     o = update(TarBuilder().finish(), {"/app/y/sub/old", "/app/y/sub"});
     BOOST_TEST(o.kind == LU_OUTCOME_OK, o.message);
-    BOOST_TEST(read_file(root.path / "app/y") == "x");
+    BOOST_TEST(read_file(root.path() / "app/y") == "x");
 }
 
 BOOST_FIXTURE_TEST_CASE(deletes_files_and_folders_but_not_through_symlinks, Fixture) {
-    fs::create_directories(root.path / "app/dir/sub");
-    std::ofstream(root.path / "app/dir/sub/x.txt") << "x";
-    std::ofstream(root.path / "app/f.txt") << "f";
-    std::ofstream(outside.path / "keep.txt") << "k";
-    fs::create_directory_symlink(outside.path, root.path / "app/out");
+    fs::create_directories(root.path() / "app/dir/sub");
+    std::ofstream(root.path() / "app/dir/sub/x.txt") << "x";
+    std::ofstream(root.path() / "app/f.txt") << "f";
+    std::ofstream(outside.path() / "keep.txt") << "k";
+    fs::create_directory_symlink(outside.path(), root.path() / "app/out");
 
     Outcome o = update(TarBuilder().finish(), {"/app/dir", "/app/f.txt", "/app/missing.txt"});
     BOOST_TEST(o.kind == LU_OUTCOME_OK, o.message);
-    BOOST_TEST(!fs::exists(root.path / "app/dir"));
-    BOOST_TEST(!fs::exists(root.path / "app/f.txt"));
+    BOOST_TEST(!fs::exists(root.path() / "app/dir"));
+    BOOST_TEST(!fs::exists(root.path() / "app/f.txt"));
 
     o = update(TarBuilder().finish(), {"/app/out/keep.txt"});
     BOOST_TEST(o.kind == LU_OUTCOME_INFRA_FAILURE);
-    BOOST_TEST(fs::exists(outside.path / "keep.txt"));
+    BOOST_TEST(fs::exists(outside.path() / "keep.txt"));
 
     o = update(TarBuilder().finish(), {"/app/../../etc"});
     BOOST_TEST(o.kind == LU_OUTCOME_INFRA_FAILURE);
 }
 
 BOOST_FIXTURE_TEST_CASE(commands_run_in_app_with_output_logged, Fixture) {
-    fs::create_directories(root.path / "app");
+    fs::create_directories(root.path() / "app");
     const Outcome o = update(TarBuilder().file("app/in.txt", "hello").finish(), {},
                              {{"sh", "-c", "cat in.txt > out.txt; echo line-one; echo line-two >&2"}});
     BOOST_TEST(o.kind == LU_OUTCOME_OK, o.message);
-    BOOST_TEST(read_file(root.path / "app/out.txt") == "hello");
+    BOOST_TEST(read_file(root.path() / "app/out.txt") == "hello");
     BOOST_TEST(host.logged("[CMD 1/1] sh -c cat in.txt > out.txt"));
     BOOST_TEST(host.logged("line-one"));
     BOOST_TEST(host.logged("line-two"));
@@ -318,10 +309,10 @@ BOOST_FIXTURE_TEST_CASE(commands_run_in_app_with_output_logged, Fixture) {
 
 BOOST_FIXTURE_TEST_CASE(commands_take_the_containers_environment_and_working_directory, Fixture) {
     host.working_dir = "/srv";
-    fs::create_directories(root.path / "srv");
+    fs::create_directories(root.path() / "srv");
     const Outcome o = update(TarBuilder().finish(), {}, {{"sh", "-c", "echo \"$GREETING\" > greeting.txt"}});
     BOOST_TEST(o.kind == LU_OUTCOME_OK, o.message);
-    BOOST_TEST(read_file(root.path / "srv/greeting.txt") == "from the container\n");
+    BOOST_TEST(read_file(root.path() / "srv/greeting.txt") == "from the container\n");
 }
 
 BOOST_FIXTURE_TEST_CASE(the_settings_working_directory_wins_over_the_containers, Fixture) {
@@ -331,22 +322,22 @@ BOOST_FIXTURE_TEST_CASE(the_settings_working_directory_wins_over_the_containers,
     const std::string settings = R"({"workingDir": "/opt"})";
     BOOST_TEST_REQUIRE(api->create(&c_host, lu_str{settings.data(), settings.size()}, &configured, &error) == LU_OK);
     std::swap(updater, configured);
-    fs::create_directories(root.path / "opt");
+    fs::create_directories(root.path() / "opt");
     const Outcome o = update(TarBuilder().finish(), {}, {{"sh", "-c", "echo \"$GREETING\" > greeting.txt"}});
     std::swap(updater, configured);
     api->destroy(configured);
     BOOST_TEST(o.kind == LU_OUTCOME_OK, o.message);
-    BOOST_TEST(read_file(root.path / "opt/greeting.txt") == "from the container\n");
-    BOOST_TEST(!fs::exists(root.path / "srv/greeting.txt"));
+    BOOST_TEST(read_file(root.path() / "opt/greeting.txt") == "from the container\n");
+    BOOST_TEST(!fs::exists(root.path() / "srv/greeting.txt"));
 }
 
 BOOST_FIXTURE_TEST_CASE(a_failing_command_is_a_run_failure_and_stops_the_rest, Fixture) {
-    fs::create_directories(root.path / "app");
+    fs::create_directories(root.path() / "app");
     const Outcome o = update(TarBuilder().finish(), {}, {{"sh", "-c", "exit 3"}, {"touch", "never.txt"}}, true);
     BOOST_TEST(o.kind == LU_OUTCOME_RUN_FAILURE);
     BOOST_TEST(o.exit_code == 3);
     BOOST_TEST(o.message.find("exit code: 3") != std::string::npos, o.message);
-    BOOST_TEST(!fs::exists(root.path / "app/never.txt"));
+    BOOST_TEST(!fs::exists(root.path() / "app/never.txt"));
     BOOST_TEST(host.restarted.empty());
 }
 
@@ -361,8 +352,8 @@ BOOST_FIXTURE_TEST_CASE(restart_goes_through_the_host_extension, Fixture) {
 }
 
 BOOST_FIXTURE_TEST_CASE(a_missing_root_is_an_infra_failure, Fixture) {
-    fs::remove_all(root.path);
+    fs::remove_all(root.path());
     const Outcome o = update(TarBuilder().file("app/a.txt", "A").finish());
     BOOST_TEST(o.kind == LU_OUTCOME_INFRA_FAILURE);
-    BOOST_TEST(o.message.find(root.path.string()) != std::string::npos, o.message);
+    BOOST_TEST(o.message.find(root.path().string()) != std::string::npos, o.message);
 }

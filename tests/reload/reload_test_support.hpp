@@ -15,30 +15,13 @@
 #include <vector>
 
 #include "host/core/log.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace reload_test {
 
 namespace fs = std::filesystem;
 
-class TempDir {
-public:
-    TempDir() {
-        std::string pattern = (fs::temp_directory_path() / "lu-reload-test-XXXXXX").string();
-        if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-        path_ = fs::canonical(pattern);
-    }
-    TempDir(const TempDir &) = delete;
-    TempDir &operator=(const TempDir &) = delete;
-    ~TempDir() {
-        std::error_code ignored;
-        fs::remove_all(path_, ignored);
-    }
-    const fs::path &path() const { return path_; }
-    fs::path operator/(const std::string &name) const { return path_ / name; }
-
-private:
-    fs::path path_;
-};
+using liveupdate::test::TempDir;
 
 inline std::string read_file(const fs::path &file) {
     std::ifstream in(file, std::ios::binary);

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "liveupdate/liveupdate.hpp"
-#include "tests/unit/temp_dir.hpp"
+#include "tests/support/temp_dir.hpp"
 
 extern "C" const lu_liveupdate_api *lu_liveupdate_plugin_entry(uint32_t abi_version, const lu_plugin_info **out_info);
 
@@ -86,8 +86,8 @@ BOOST_AUTO_TEST_CASE(bad_outcome_and_bad_time_are_invalid_arguments) {
     const std::string objects[] = {
         R"({"kind":"DockerComposeService","metadata":{"name":"svc"},"status":{"containerID":"c1","containerName":"web","containerState":{"status":"running"}}})",
         R"({"kind":"FileWatch","metadata":{"name":"fw"},"status":{"fileEvents":[{"time":"2026-01-01T00:00:01Z","seenFiles":[")" +
-            dir.path() + R"(/a.txt"]}]}})",
-        R"({"kind":"LiveUpdate","metadata":{"name":"lu"},"spec":{"basePath":")" + dir.path() +
+            dir.path().string() + R"(/a.txt"]}]}})",
+        R"({"kind":"LiveUpdate","metadata":{"name":"lu"},"spec":{"basePath":")" + dir.path().string() +
             R"(","sources":[{"fileWatch":"fw"}],"selector":{"dockerCompose":{"service":"svc"}},"syncs":[{"localPath":".","containerPath":"/app"}]}})"};
     for (const auto &o : objects)
         BOOST_REQUIRE_EQUAL(a.call([&](lu_message *m) { return a.api->upsert(a.engine, to_lu_str(o), m); }).first,

@@ -8,7 +8,7 @@
 
 #include "plugin/core/engine.hpp"
 #include "plugin/core/snapshot.hpp"
-#include "tests/unit/temp_dir.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace liveupdate;
 
@@ -32,14 +32,15 @@ struct Fixture {
     void live_update() {
         upsert(
             R"({"kind":"LiveUpdate","metadata":{"name":"lu","annotations":{"tilt.dev/resource":"web"}},"spec":{"basePath":")" +
-            dir.path() +
+            dir.path().string() +
             R"(","sources":[{"fileWatch":"fw"}],"selector":{"dockerCompose":{"service":"svc"}},"syncs":[{"localPath":".","containerPath":"/app"}]}})");
     }
     void events(const std::string &events_json) {
         upsert(R"({"kind":"FileWatch","metadata":{"name":"fw"},"status":{"fileEvents":)" + events_json + "}}");
     }
     std::string event(int second, const std::string &rel) {
-        return R"({"time":")" + at(second).format() + R"(","seenFiles":[")" + dir.path() + "/" + rel + R"("]})";
+        return R"({"time":")" + at(second).format() + R"(","seenFiles":[")" + dir.path().string() + "/" + rel +
+               R"("]})";
     }
 };
 
@@ -176,8 +177,9 @@ BOOST_AUTO_TEST_CASE(different_live_updates_reconcile_concurrently) {
         const std::string n = std::to_string(w);
         upsert(R"({"kind":"DockerComposeService","metadata":{"name":"svc)" + n + R"("},"status":{"containerID":"c)" +
                n + R"(","containerName":"web","containerState":{"status":"running"}}})");
-        upsert(R"({"kind":"LiveUpdate","metadata":{"name":"lu)" + n + R"("},"spec":{"basePath":")" + dir.path() +
-               R"(","sources":[{"fileWatch":"fw)" + n + R"("}],"selector":{"dockerCompose":{"service":"svc)" + n +
+        upsert(R"({"kind":"LiveUpdate","metadata":{"name":"lu)" + n + R"("},"spec":{"basePath":")" +
+               dir.path().string() + R"(","sources":[{"fileWatch":"fw)" + n +
+               R"("}],"selector":{"dockerCompose":{"service":"svc)" + n +
                R"("}},"syncs":[{"localPath":".","containerPath":"/app"}]}})");
     }
     std::vector<int> synced(kWorkers, 0);
@@ -188,10 +190,12 @@ BOOST_AUTO_TEST_CASE(different_live_updates_reconcile_concurrently) {
         threads.emplace_back([&, w] {
             const std::string n = std::to_string(w);
             for (int i = 1; i <= kRounds; ++i) {
-                const std::string file = dir.path() + "/w" + n + "-" + std::to_string(i);
-                engine.upsert(R"({"kind":"FileWatch","metadata":{"name":"fw)" + n +
-                              R"("},"status":{"fileEvents":[{"time":")" + at(i).format() + R"(","seenFiles":[")" +
-                              file + R"("]}]}})");
+                std::string file = dir.path().string();
+                file.append("/w").append(n).append("-").append(std::to_string(i));
+                std::string event = R"({"kind":"FileWatch","metadata":{"name":"fw)";
+                event.append(n).append(R"("},"status":{"fileEvents":[{"time":")").append(at(i).format());
+                event.append(R"(","seenFiles":[")").append(file).append(R"("]}]}})");
+                engine.upsert(event);
                 {
                     auto begun = engine.begin("lu" + n, at(i));
                     Step step = std::move(begun.step);

@@ -2,7 +2,7 @@
 
 #include "common/paths.hpp"
 #include "plugin/core/plan.hpp"
-#include "tests/unit/temp_dir.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace liveupdate;
 
@@ -29,7 +29,8 @@ BOOST_AUTO_TEST_CASE(local_path_resolves_against_base_path) {
 BOOST_AUTO_TEST_CASE(file_under_directory_rule_keeps_its_relative_path) {
     test::TempDir dir;
     dir.write("src/pkg/a.go");
-    const auto result = create_plan(spec_with(dir.path(), {{"src", "/app"}}), {dir.path() + "/src/pkg/a.go"});
+    const auto result =
+        create_plan(spec_with(dir.path().string(), {{"src", "/app"}}), {dir.path().string() + "/src/pkg/a.go"});
     BOOST_REQUIRE(!result.failed);
     BOOST_REQUIRE_EQUAL(result.plan.sync_paths.size(), 1u);
     BOOST_TEST(result.plan.sync_paths[0].container_path == "/app/pkg/a.go");
@@ -38,8 +39,8 @@ BOOST_AUTO_TEST_CASE(file_under_directory_rule_keeps_its_relative_path) {
 BOOST_AUTO_TEST_CASE(first_matching_rule_wins) {
     test::TempDir dir;
     dir.write("src/a.txt");
-    const auto result =
-        create_plan(spec_with(dir.path(), {{"src", "/first"}, {".", "/second"}}), {dir.path() + "/src/a.txt"});
+    const auto result = create_plan(spec_with(dir.path().string(), {{"src", "/first"}, {".", "/second"}}),
+                                    {dir.path().string() + "/src/a.txt"});
     BOOST_REQUIRE_EQUAL(result.plan.sync_paths.size(), 1u);
     BOOST_TEST(result.plan.sync_paths[0].container_path == "/first/a.txt");
 }
@@ -47,11 +48,12 @@ BOOST_AUTO_TEST_CASE(first_matching_rule_wins) {
 BOOST_AUTO_TEST_CASE(file_rule_with_trailing_slash_maps_into_the_directory) {
     test::TempDir dir;
     dir.write("config.yml");
-    const auto into = create_plan(spec_with(dir.path(), {{"config.yml", "/etc/app/"}}), {dir.path() + "/config.yml"});
+    const auto into = create_plan(spec_with(dir.path().string(), {{"config.yml", "/etc/app/"}}),
+                                  {dir.path().string() + "/config.yml"});
     BOOST_REQUIRE_EQUAL(into.plan.sync_paths.size(), 1u);
     BOOST_TEST(into.plan.sync_paths[0].container_path == "/etc/app/config.yml");
-    const auto exact =
-        create_plan(spec_with(dir.path(), {{"config.yml", "/etc/app.yml"}}), {dir.path() + "/config.yml"});
+    const auto exact = create_plan(spec_with(dir.path().string(), {{"config.yml", "/etc/app.yml"}}),
+                                   {dir.path().string() + "/config.yml"});
     BOOST_TEST(exact.plan.sync_paths[0].container_path == "/etc/app.yml");
 }
 

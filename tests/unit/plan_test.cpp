@@ -4,7 +4,7 @@
 
 #include "common/paths.hpp"
 #include "plugin/core/plan.hpp"
-#include "tests/unit/temp_dir.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace liveupdate;
 
@@ -13,18 +13,19 @@ BOOST_AUTO_TEST_SUITE(plan)
 BOOST_AUTO_TEST_CASE(unmatched_file_stops_the_update) {
     test::TempDir dir;
     api::LiveUpdateSpec spec;
-    spec.base_path = dir.path();
+    spec.base_path = dir.path().string();
     spec.syncs = {{"src", "/app"}};
-    const auto result = create_plan(spec, {dir.path() + "/README.md"});
+    const auto result = create_plan(spec, {dir.path().string() + "/README.md"});
     BOOST_REQUIRE(result.failed);
     BOOST_TEST(result.failed->reason == "UpdateStopped");
-    BOOST_TEST(result.failed->message == "Found file(s) not matching any sync (files: [" + dir.path() + "/README.md])");
+    BOOST_TEST(result.failed->message ==
+               "Found file(s) not matching any sync (files: [" + dir.path().string() + "/README.md])");
 }
 
 BOOST_AUTO_TEST_CASE(unmatched_list_is_cut_after_five) {
     test::TempDir dir;
     api::LiveUpdateSpec spec;
-    spec.base_path = dir.path();
+    spec.base_path = dir.path().string();
     spec.syncs = {{"src", "/app"}};
     std::vector<std::string> files;
     files.reserve(7);
@@ -45,12 +46,12 @@ BOOST_AUTO_TEST_CASE(stop_path_change_stops_with_its_name) {
     test::TempDir dir;
     dir.write("package.json");
     api::LiveUpdateSpec spec;
-    spec.base_path = dir.path();
+    spec.base_path = dir.path().string();
     spec.syncs = {{".", "/app"}};
     spec.stop_paths = {"package.json"};
-    const auto result = create_plan(spec, {dir.path() + "/package.json"});
+    const auto result = create_plan(spec, {dir.path().string() + "/package.json"});
     BOOST_REQUIRE(result.failed);
-    BOOST_TEST(result.failed->message == "Detected change to stop file \"" + dir.path() + "/package.json\"");
+    BOOST_TEST(result.failed->message == "Detected change to stop file \"" + dir.path().string() + "/package.json\"");
 }
 
 BOOST_AUTO_TEST_CASE(execs_run_only_when_a_trigger_matches) {
@@ -85,10 +86,10 @@ BOOST_AUTO_TEST_CASE(a_plan_that_only_counts_maps_no_file_and_decides_the_same) 
     dir.write("src/b/c.txt");
     dir.write("package.json");
     api::LiveUpdateSpec spec;
-    spec.base_path = dir.path();
+    spec.base_path = dir.path().string();
     spec.syncs = {{"src", "/app"}, {"package.json", "/app/"}};
-    const std::vector<std::string> files{dir.path() + "/package.json", dir.path() + "/src/a.txt",
-                                         dir.path() + "/src/b/c.txt"};
+    const std::vector<std::string> files{dir.path().string() + "/package.json", dir.path().string() + "/src/a.txt",
+                                         dir.path().string() + "/src/b/c.txt"};
     const auto mapped = create_plan(spec, files);
     const auto counted = create_plan(spec, files, PlanMappings::count_only);
     BOOST_TEST(!counted.failed);
@@ -106,7 +107,7 @@ BOOST_AUTO_TEST_CASE(split_copies_existing_and_deletes_missing_sorted_unique) {
     test::TempDir dir;
     const auto b = dir.write("b.txt");
     const auto a = dir.write("a.txt");
-    const auto gone = dir.path() + "/gone.txt";
+    const auto gone = dir.path().string() + "/gone.txt";
     const auto split = split_by_existence(
         {{b, "/app/b.txt"}, {gone, "/app/gone.txt"}, {a, "/app/a.txt"}, {b, "/app/b.txt"}, {gone, "/app/gone.txt"}});
     BOOST_REQUIRE_EQUAL(split.to_copy.size(), 2u);
@@ -122,9 +123,9 @@ BOOST_AUTO_TEST_CASE(split_copies_existing_and_deletes_missing_sorted_unique) {
 BOOST_AUTO_TEST_CASE(split_deletes_a_path_beneath_a_local_symlink) {
     test::TempDir dir;
     const auto c = dir.write("c");
-    const auto d = dir.path() + "/d";
+    const auto d = dir.path().string() + "/d";
     BOOST_REQUIRE(::symlink(".", d.c_str()) == 0);
-    const std::vector<PathMapping> rules{{dir.path(), "/app"}};
+    const std::vector<PathMapping> rules{{dir.path().string(), "/app"}};
     const auto split = split_by_existence({{d, "/app/d"}, {d + "/c", "/app/d/c"}, {c, "/app/c"}}, rules);
     BOOST_REQUIRE_EQUAL(split.to_copy.size(), 2u);
     BOOST_TEST(split.to_copy[0].container_path == "/app/c");
@@ -138,10 +139,10 @@ BOOST_AUTO_TEST_CASE(split_deletes_a_path_beneath_a_local_symlink) {
 BOOST_AUTO_TEST_CASE(split_copies_symlink_loops_and_dangling_links_as_links) {
     test::TempDir dir;
     const auto kept = dir.write("kept.txt");
-    const auto self = dir.path() + "/loop";
-    const auto a = dir.path() + "/a";
-    const auto b = dir.path() + "/b";
-    const auto dangling = dir.path() + "/dangling";
+    const auto self = dir.path().string() + "/loop";
+    const auto a = dir.path().string() + "/a";
+    const auto b = dir.path().string() + "/b";
+    const auto dangling = dir.path().string() + "/dangling";
     BOOST_REQUIRE(::symlink("loop", self.c_str()) == 0);
     BOOST_REQUIRE(::symlink("b", a.c_str()) == 0);
     BOOST_REQUIRE(::symlink("a", b.c_str()) == 0);
@@ -161,10 +162,10 @@ BOOST_AUTO_TEST_CASE(split_copies_symlink_loops_and_dangling_links_as_links) {
 
 BOOST_AUTO_TEST_CASE(plan_maps_a_file_beside_a_symlink_loop_rule) {
     test::TempDir dir;
-    const auto loop = dir.path() + "/loop";
+    const auto loop = dir.path().string() + "/loop";
     BOOST_REQUIRE(::symlink("loop", loop.c_str()) == 0);
     api::LiveUpdateSpec spec;
-    spec.base_path = dir.path();
+    spec.base_path = dir.path().string();
     spec.syncs = {{"loop", "/app/"}};
     const auto result = create_plan(spec, {loop});
     BOOST_REQUIRE(!result.failed);

@@ -13,7 +13,7 @@
 #include "common/json_fields.hpp"
 #include "plugin/core/engine.hpp"
 #include "plugin/core/snapshot_index.hpp"
-#include "tests/unit/temp_dir.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace liveupdate;
 
@@ -221,7 +221,7 @@ BOOST_AUTO_TEST_CASE(a_snapshot_says_what_the_last_session_and_repair_changed) {
     };
     upsert(R"({"kind":"LiveUpdate","metadata":{"name":"lu","annotations":{"tilt.dev/resource":"web"}},)"
            R"("spec":{"basePath":")" +
-           dir.path() +
+           dir.path().string() +
            R"(","sources":[{"fileWatch":"fw"}],"selector":{"dockerCompose":{"service":"svc"}},)"
            R"("syncs":[{"localPath":".","containerPath":"/app"}]}})");
     upsert(R"({"kind":"DockerComposeService","metadata":{"name":"svc"},"status":{"containerID":"c1",)"

@@ -9,7 +9,7 @@
 
 #include "common/builtin_ignores.hpp"
 #include "plugin/core/sync_targets.hpp"
-#include "tests/unit/temp_dir.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace liveupdate;
 namespace json = boost::json;
@@ -26,13 +26,13 @@ struct Objects {
     }
     void live_update(const std::string &selector,
                      const std::string &syncs = R"([{"localPath":"src","containerPath":"/app"}])") {
-        add(R"({"kind":"LiveUpdate","metadata":{"name":"lu"},"spec":{"basePath":")" + dir.path() +
+        add(R"({"kind":"LiveUpdate","metadata":{"name":"lu"},"spec":{"basePath":")" + dir.path().string() +
             R"(","sources":[{"fileWatch":"fw"}],"selector":)" + selector + R"(,"syncs":)" + syncs + "}}");
     }
     void file_watch() {
-        add(R"({"kind":"FileWatch","metadata":{"name":"fw"},"spec":{"watchedPaths":[")" + dir.path() +
-            R"("],"ignores":[{"basePath":")" + dir.path() + R"(","patterns":["*.log"]},{"basePath":")" + dir.path() +
-            R"(/tmp"}]}})");
+        add(R"({"kind":"FileWatch","metadata":{"name":"fw"},"spec":{"watchedPaths":[")" + dir.path().string() +
+            R"("],"ignores":[{"basePath":")" + dir.path().string() + R"(","patterns":["*.log"]},{"basePath":")" +
+            dir.path().string() + R"(/tmp"}]}})");
     }
     std::variant<SyncTargets, SyncTargetsProblem> answer(const std::string &name = "lu") const {
         return sync_targets_of(name, [this](api::Kind kind, const std::string &n) -> api::ObjectPtr {
@@ -58,16 +58,17 @@ BOOST_FIXTURE_TEST_SUITE(sync_targets, Objects)
 
 BOOST_AUTO_TEST_CASE(a_local_container_with_its_root_and_the_filter_of_its_sources) {
     file_watch();
-    add(R"({"kind":"LocalContainer","metadata":{"name":"app"},"spec":{"root":")" + dir.path() +
+    add(R"({"kind":"LocalContainer","metadata":{"name":"app"},"spec":{"root":")" + dir.path().string() +
         R"(/rootfs"},"status":{"containerID":"local-1","containerName":"app","containerState":{"status":"running"}}})");
     live_update(R"({"local":{"container":"app"}})");
     const SyncTargets t = targets();
     BOOST_TEST(t.via == "local");
     BOOST_REQUIRE_EQUAL(t.containers.size(), 1u);
-    BOOST_TEST((t.containers[0] == SyncTargetContainer{"local-1", "app", "", "", dir.path() + "/rootfs"}));
-    BOOST_TEST((t.targets == std::vector<PathMapping>{{dir.path() + "/src", "/app"}}));
-    const std::vector<common::IgnoreDef> filter{
-        {dir.path(), {"*.log"}}, {dir.path() + "/tmp", {"**"}}, {"/", common::builtin_ignore_patterns()}};
+    BOOST_TEST((t.containers[0] == SyncTargetContainer{"local-1", "app", "", "", dir.path().string() + "/rootfs"}));
+    BOOST_TEST((t.targets == std::vector<PathMapping>{{dir.path().string() + "/src", "/app"}}));
+    const std::vector<common::IgnoreDef> filter{{dir.path().string(), {"*.log"}},
+                                                {dir.path().string() + "/tmp", {"**"}},
+                                                {"/", common::builtin_ignore_patterns()}};
     BOOST_TEST((t.filter == filter));
 }
 

@@ -2,7 +2,7 @@
 
 #include "common/utf8.hpp"
 #include "plugin/core/initial_sync.hpp"
-#include "tests/unit/temp_dir.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace liveupdate;
 
@@ -35,10 +35,11 @@ BOOST_AUTO_TEST_CASE(the_initial_sync_walk_leaves_such_names_out_with_a_warning)
         "A");
     dir.write("src/bad\xff/inside.txt");
     api::LiveUpdateSpec spec;
-    spec.base_path = dir.path();
+    spec.base_path = dir.path().string();
     spec.syncs = {{"src", "/app"}};
     const auto files = collect_initial_sync_files(spec, ignore_set_of(initial_sync_filter({})));
-    BOOST_TEST((files.files == std::vector<std::string>{dir.path() + "/src/a.txt"}), boost::test_tools::per_element());
+    BOOST_TEST((files.files == std::vector<std::string>{dir.path().string() + "/src/a.txt"}),
+               boost::test_tools::per_element());
     BOOST_REQUIRE_EQUAL(files.warnings.size(), 2u);
     for (const auto &w : files.warnings) {
         BOOST_TEST(common::is_valid_utf8(w), w);

@@ -80,12 +80,12 @@ BOOST_AUTO_TEST_CASE(a_compose_project_of_45_services_with_3_rules_each_starts) 
         const std::string service = "svc" + std::to_string(s);
         compose += "  " + service + ":\n    image: busybox\n    develop:\n      watch:\n";
         for (const std::string rule : {"src", "lib", "conf"}) {
-            write_file(dir.path / service / rule / "keep.txt", "k");
+            write_file(dir.path() / service / rule / "keep.txt", "k");
             compose.append("        - {path: ./").append(service).append("/").append(rule);
             compose.append(", action: sync, target: /app/").append(rule).append("}\n");
         }
     }
-    write_file(dir.path / "compose.yaml", compose);
+    write_file(dir.path() / "compose.yaml", compose);
     const auto project = liveupdate::host::compose::load_compose_project(
         {{dir / "compose.yaml"}, std::nullopt},
         [](std::string_view) -> std::optional<std::string> { return std::nullopt; });
@@ -106,8 +106,8 @@ BOOST_AUTO_TEST_CASE(a_compose_project_of_45_services_with_3_rules_each_starts) 
     BOOST_TEST(up_test::inotify_instance_count() - instances_before == 1);
     BOOST_TEST(up_test::thread_count() - threads_before == 1);
 
-    write_file(dir.path / "svc44/conf/new.txt", "n");
-    write_file(dir.path / "svc0/src/new.txt", "n");
+    write_file(dir.path() / "svc44/conf/new.txt", "n");
+    write_file(dir.path() / "svc0/src/new.txt", "n");
     BOOST_TEST(w.wait_changed(name_of_path.at(dir / "svc44/conf")));
     BOOST_TEST(w.wait_changed(name_of_path.at(dir / "svc0/src")));
     BOOST_TEST(!w.saw_changed(name_of_path.at(dir / "svc0/lib")));
@@ -126,9 +126,9 @@ BOOST_AUTO_TEST_CASE(three_hundred_file_watches_start_and_each_sees_its_own_chan
     BOOST_TEST(up_test::inotify_instance_count() - instances_before == 1);
     BOOST_TEST(up_test::thread_count() - threads_before == 1);
 
-    write_file(dir.path / "fw299/a.txt", "a");
+    write_file(dir.path() / "fw299/a.txt", "a");
     BOOST_TEST(w.wait_changed("fw299"));
-    write_file(dir.path / "fw0/a.txt", "a");
+    write_file(dir.path() / "fw0/a.txt", "a");
     BOOST_TEST(w.wait_changed("fw0"));
     BOOST_TEST(!w.saw_changed("fw1"));
 }
@@ -138,10 +138,10 @@ BOOST_AUTO_TEST_CASE(three_hundred_file_watches_start_and_each_sees_its_own_chan
 BOOST_AUTO_TEST_CASE(removing_one_of_two_file_watches_of_a_folder_keeps_the_other) {
     TempDir dir;
     Watches w;
-    BOOST_TEST(error_of(w.watches.apply(file_watch("first", dir.path.string()))) == "");
-    BOOST_TEST(error_of(w.watches.apply(file_watch("second", dir.path.string()))) == "");
+    BOOST_TEST(error_of(w.watches.apply(file_watch("first", dir.path().string()))) == "");
+    BOOST_TEST(error_of(w.watches.apply(file_watch("second", dir.path().string()))) == "");
     w.watches.remove("first");
-    write_file(dir.path / "sub/a.txt", "a");
+    write_file(dir.path() / "sub/a.txt", "a");
     BOOST_TEST(w.wait_changed("second"));
     BOOST_TEST(!w.saw_changed("first"));
 }

@@ -83,9 +83,9 @@ struct Fixture {
     std::unique_ptr<TreeWatcher> watcher;
 
     explicit Fixture(WatchTiming timing = {60s, 120s, 500ms}) {
-        write_file(dir.path / "src/main.c", "old\n");
+        write_file(dir.path() / "src/main.c", "old\n");
         watcher = std::make_unique<TreeWatcher>(
-            std::vector<std::string>{dir.path.string()}, WatchFilter{}, timing,
+            std::vector<std::string>{dir.path().string()}, WatchFilter{}, timing,
             [this](const std::vector<std::string> &paths) { got.add(paths); }, [](const std::string &) {});
     }
     std::string file() const { return dir / "src/main.c"; }
@@ -140,7 +140,7 @@ BOOST_AUTO_TEST_CASE(a_backup_then_write_save_is_reported_at_once_and_whole) {
 BOOST_AUTO_TEST_CASE(a_burst_of_1000_files_arrives_in_a_few_batches) {
     Fixture f(WatchTiming{50ms, 10s, 500ms});
     for (int i = 0; i < 1000; ++i)
-        write_file(f.dir.path / ("co/d" + std::to_string(i % 10) + "/f" + std::to_string(i) + ".txt"),
+        write_file(f.dir.path() / ("co/d" + std::to_string(i % 10) + "/f" + std::to_string(i) + ".txt"),
                    std::to_string(i));
     const std::string last = f.dir / "co/d9/f999.txt";
     BOOST_TEST(f.got.wait_for(last, "999", 20s));

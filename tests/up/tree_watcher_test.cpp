@@ -30,7 +30,7 @@ struct Fixture {
 
     void start(WatchFilter filter = {}, WatchTiming timing = {10ms, 10s, 500ms}) {
         watcher = std::make_unique<TreeWatcher>(
-            std::vector<std::string>{dir.path.string()}, std::move(filter), timing,
+            std::vector<std::string>{dir.path().string()}, std::move(filter), timing,
             [this](const std::vector<std::string> &paths) { got.add(paths); },
             [this](const std::string &msg) {
                 if (msg.find("overflow") != std::string::npos) ++overflows;
@@ -122,7 +122,7 @@ BOOST_FIXTURE_TEST_CASE(a_folder_moved_deeper_into_a_new_folder_stays_watched, F
     std::unique_lock<std::mutex> held(hold);
     std::atomic<bool> holding{false};
     auto held_watcher = std::make_unique<TreeWatcher>(
-        std::vector<std::string>{dir.path.string()}, WatchFilter{}, WatchTiming{10ms, 10s, 500ms},
+        std::vector<std::string>{dir.path().string()}, WatchFilter{}, WatchTiming{10ms, 10s, 500ms},
         [&](const std::vector<std::string> &paths) {
             holding = true;
             std::lock_guard<std::mutex> wait_for_moves(hold);
@@ -131,8 +131,8 @@ BOOST_FIXTURE_TEST_CASE(a_folder_moved_deeper_into_a_new_folder_stays_watched, F
         nullptr);
     write_file(dir / "first.txt", "1");
     while (!holding) std::this_thread::yield();  // the watcher is stuck in its first batch: events queue up
-    fs::create_directories(dir.path / "d/c");
-    fs::rename(dir.path / "c", dir.path / "d/c/f");
+    fs::create_directories(dir.path() / "d/c");
+    fs::rename(dir.path() / "c", dir.path() / "d/c/f");
     held.unlock();
     write_file(dir / "settled.txt", "s");
     BOOST_TEST_REQUIRE(got.wait_for({dir / "d/c/f/d/e", dir / "settled.txt"}));
@@ -185,14 +185,14 @@ BOOST_FIXTURE_TEST_CASE(overflow_loses_no_change, Fixture) {
     KnobSetting small_queue("/proc/sys/fs/inotify/max_queued_events", "16");
     // Run only where the queue can be shrunk (run_or_skip.sh in CMakeLists.txt).
     BOOST_TEST_REQUIRE(small_queue.set());
-    fs::create_directories(dir.path / "flood");  // watched from the start: its events queue up
+    fs::create_directories(dir.path() / "flood");  // watched from the start: its events queue up
     std::mutex hold;
     std::unique_lock<std::mutex> held(hold);
     std::atomic<bool> holding{false};
     // A local declared after `hold`: it stops before the mutex its callback
     // locks goes away (a late rescan batch may still arrive after the check).
     auto flood_watcher = std::make_unique<TreeWatcher>(
-        std::vector<std::string>{dir.path.string()}, WatchFilter{}, WatchTiming{0ms, 10s, 500ms},
+        std::vector<std::string>{dir.path().string()}, WatchFilter{}, WatchTiming{0ms, 10s, 500ms},
         [&](const std::vector<std::string> &paths) {
             holding = true;
             std::lock_guard<std::mutex> wait_for_flood(hold);

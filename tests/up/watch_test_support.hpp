@@ -13,22 +13,13 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/temp_dir.hpp"
+
 namespace up_test {
 
 namespace fs = std::filesystem;
 
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        char tmpl[] = "/tmp/up-test-XXXXXX";
-        path = ::mkdtemp(tmpl);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-    std::string operator/(const std::string &rel) const { return (path / rel).string(); }
-};
+using liveupdate::test::TempDir;
 
 // This process's threads, and its inotify instances (its fds that are one).
 inline int thread_count() {
