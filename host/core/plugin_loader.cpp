@@ -132,7 +132,7 @@ const Api *negotiate(const LoadedLibrary &library, const char *entry_symbol, con
     }
     const AbiRange served{out_identity.abi_min, out_identity.abi_max};
     const std::optional<uint32_t> chosen = highest_common_abi(kHostAbi, served);
-    if (!chosen) {
+    if (!chosen) {  // H02
         throw PluginLoadError(kLoadFailed, file,
                               "plugin " + out_identity.name + " serves ABI " + std::to_string(served.min) + ".." +
                                   std::to_string(served.max) + ", host needs " + kHostAbi.text());

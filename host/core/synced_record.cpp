@@ -186,6 +186,7 @@ void SyncedJournal::append(const std::string &lines, std::size_t count) {
     lines_ += count;
 }
 
+// V01: called before the paths' bytes leave (and sync() before each chunk does).
 void SyncedJournal::add(const std::vector<std::string> &paths) {
     const std::lock_guard lock(mutex_);
     std::string lines;
@@ -213,6 +214,7 @@ bool SyncedJournal::has_unsynced() const {
     return unsynced_;
 }
 
+// V01: called after the delete succeeded.
 void SyncedJournal::remove(const std::vector<std::string> &paths) {
     const std::lock_guard lock(mutex_);
     std::string lines;

@@ -102,6 +102,7 @@ std::vector<FannedOutUpdate> UpdateFanout::run(const Executor &executor,
         std::vector<FannedOutUpdate> results;
         for (const boost::json::object *update : updates) {
             results.push_back(run_one(executor, *update));
+            // X08: one by one, ended by an infrastructure failure that holds every container.
             if (stops_at_infra_failure && results.back().outcome.kind == UpdateOutcome::Kind::infra_failure) break;
         }
         return results;
@@ -112,7 +113,7 @@ std::vector<FannedOutUpdate> UpdateFanout::run(const Executor &executor,
         post([step](const std::function<void()> &idle_early) { step->work(idle_early); });
     step->work();  // this thread takes its share too, and needs no helper to finish
     step->wait();
-    return std::move(step->results);
+    return std::move(step->results);  // X08: in the updates' (container) order, whoever ran them
 }
 
 void UpdateFanout::post(Task task) {

@@ -114,7 +114,7 @@ bool HotReloader::reload_liveupdate() {
                         described(engine_.identity(), LU_ABI_VERSION) + ") in service after " + millis(times.total) +
                         "; updates paused " + millis(times.pause));
         return true;
-    } catch (const std::exception &e) {
+    } catch (const std::exception &e) {  // H02: a refused plugin leaves the running one in service
         host::log::error("hot reload: liveupdate plugin " + file.string() +
                          " refused, the running plugin stays in service: " + e.what());
         failed(file, e.what());

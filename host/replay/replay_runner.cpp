@@ -123,33 +123,33 @@ public:
 
     // True when every step ran and every expectation held.
     bool run(const std::vector<ScenarioStep> &steps) {
-        for (std::size_t k = 0; k < steps.size(); ++k) {
+        for (const ScenarioStep &step : steps) {
             try {
-                run_step(k, steps[k]);
+                run_step(step);
             } catch (const std::exception &e) {
-                fail(k, steps[k].key + ": " + e.what());
+                fail(step.where, step.key + ": " + e.what());
             }
-            if (options_.dump) dump(k, steps[k]);
+            if (options_.dump) dump(step);
         }
         return passed_;
     }
 
 private:
     // Paths in messages say ${ROOT}, as the scenario does, not the temp folder.
-    void fail(std::size_t k, const std::string &what) {
+    void fail(const std::string &where, const std::string &what) {
         passed_ = false;
         std::string text = what;
         const std::string root = root_.string();
         for (std::size_t at = text.find(root); at != std::string::npos; at = text.find(root, at)) {
             text.replace(at, root.size(), "${ROOT}");
         }
-        out_ << "FAIL " << file_ << ": step " << k << ": " << text << '\n';
+        out_ << "FAIL " << file_ << ": " << where << ": " << text << '\n';
     }
-    void report(std::size_t k, const std::vector<Mismatch> &mismatches) {
-        for (const Mismatch &m : mismatches) fail(k, m.path + ": expected " + m.expected + ", got " + m.got);
+    void report(const std::string &where, const std::vector<Mismatch> &mismatches) {
+        for (const Mismatch &m : mismatches) fail(where, m.path + ": expected " + m.expected + ", got " + m.got);
     }
 
-    void run_step(std::size_t k, const ScenarioStep &step) {
+    void run_step(const ScenarioStep &step) {
         const json::value &value = step.value;
         if (step.key == "apply") {
             apply(value.as_object());
@@ -175,7 +175,7 @@ private:
         } else if (step.key == "reload") {
             reload(value.as_object());
         } else if (step.key == "expect") {
-            expect(k, value.as_object());
+            expect(step.where, value.as_object());
         }
     }
 
@@ -258,7 +258,7 @@ private:
         return json::value(std::move(*object));
     }
 
-    void expect(std::size_t k, const json::object &expectation) {
+    void expect(const std::string &where, const json::object &expectation) {
         std::vector<Mismatch> mismatches;
         if (const json::value *status = expectation.if_contains("status")) {
             for (const auto &[name, partial] : status->as_object()) {
@@ -304,10 +304,10 @@ private:
                 match_partial(partial, actual ? &*actual : nullptr, join_key("objects", key), mismatches);
             }
         }
-        report(k, mismatches);
+        report(where, mismatches);
     }
 
-    void dump(std::size_t k, const ScenarioStep &step) const {
+    void dump(const ScenarioStep &step) const {
         json::object objects;
         json::object writes;
         for (const ObjectKey &key : store_.keys()) {
@@ -323,7 +323,7 @@ private:
                            {"pendingEvents", events_},
                            {"admission", admission_ ? *admission_ : json::value(nullptr)},
                            {"log", std::move(log)}};
-        out_ << "DUMP " << file_ << ": step " << k << " (" << step.key << "): " << json::serialize(state) << '\n';
+        out_ << "DUMP " << file_ << ": " << step.where << " (" << step.key << "): " << json::serialize(state) << '\n';
     }
 
     const ReplayOptions &options_;
@@ -350,7 +350,8 @@ bool run_scenario_file(const ReplayOptions &options, const std::string &file, st
     try {
         const std::string text = read_file(file);
         TempRoot root;
-        const Scenario scenario = parse_scenario(text, root.path().string());
+        const Scenario scenario = parse_scenario(text, root.path().string(), file,
+                                                 [](const fs::path &path) { return read_file(path.string()); });
         ScenarioRun run(options, file, scenario, root.path(), out);
         const bool passed = run.run(scenario.steps);
         if (passed) out << "PASS " << file << '\n';

@@ -5,6 +5,7 @@
 #include "host/replay/partial_match.hpp"
 
 namespace liveupdate::host::replay {
+namespace fs = std::filesystem;
 namespace json = boost::json;
 
 namespace {
@@ -208,11 +209,135 @@ json::value parse_document(std::string_view text) {
     return parser.release();
 }
 
+// RFC 7386 JSON merge patch: patch's members replace target's, objects merge
+// member by member, null removes a member.
+json::value merge_patch(const json::value &target, const json::value &patch) {
+    if (!patch.is_object()) return patch;
+    json::object merged = target.is_object() ? target.as_object() : json::object{};
+    for (const auto &[key, value] : patch.as_object()) {
+        if (value.is_null()) {
+            merged.erase(key);
+        } else {
+            const json::value *current = merged.if_contains(key);
+            merged[key] = merge_patch(current ? *current : json::value(nullptr), value);
+        }
+    }
+    return merged;
+}
+
+// Resolves a scenario's includes (replay.md, "Fixtures") into one list of
+// checked steps, each labelled with where it is written.
+class IncludeExpander {
+public:
+    IncludeExpander(std::string_view root, const IncludeReader &read, const fs::path &file)
+        : root_(root), read_(read), chain_{file.lexically_normal()} {}
+
+    void add_steps(const json::array &list, const fs::path &file, const std::string &prefix,
+                   std::vector<ScenarioStep> &out) {
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            const std::string where = prefix + "step " + std::to_string(i);
+            const json::object &step = object_value(list[i], where);
+            if (step.size() != 1) malformed(where, "a step has exactly one key, got " + std::to_string(step.size()));
+            const std::string key(step.begin()->key());
+            const json::value &value = step.begin()->value();
+            if (std::find(step_keys().begin(), step_keys().end(), key) == step_keys().end()) {
+                malformed(where, "unknown step \"" + key + "\"");
+            }
+            if (key == "include") {
+                include_steps(value, file, where, out);
+                continue;
+            }
+            json::value resolved = value;
+            if (key == "apply" && value.is_object() && value.as_object().contains("$include")) {
+                resolved = include_object(value.as_object(), file, where + ": apply");
+            }
+            out.push_back(ScenarioStep{key, std::move(resolved), where});
+            check_step(out.back(), where);
+        }
+    }
+
+private:
+    // Guards against includes of symbolic links that loop where the paths do not.
+    static constexpr std::size_t kMaxDepth = 16;
+
+    void include_steps(const json::value &name, const fs::path &from, const std::string &where,
+                       std::vector<ScenarioStep> &out) {
+        const std::string field = where + ": include";
+        const fs::path path = resolve(name, from, field);
+        const json::value document = load(path, field);
+        const std::string here = field + " " + std::string(name.as_string());
+        const json::object &fixture = object_value(document, here);
+        for (const auto &[key, member] : fixture) {
+            if (key == "description") {
+                string_value(member, here + ": description");
+            } else if (key != "steps") {
+                malformed(here, "a fixture has only \"description\" and \"steps\", got \"" + std::string(key) + "\"");
+            }
+        }
+        const json::value *steps = fixture.if_contains("steps");
+        if (steps == nullptr) malformed(here, "missing \"steps\"");
+        chain_.push_back(path);
+        add_steps(array_value(*steps, here + ": steps"), path, here + ": ", out);
+        chain_.pop_back();
+    }
+
+    // The object of the file named by "$include", merge-patched with the other members.
+    json::value include_object(const json::object &object, const fs::path &from, const std::string &field) {
+        const std::string here = field + ".$include";
+        const json::value &name = object.at("$include");
+        const fs::path path = resolve(name, from, here);
+        chain_.push_back(path);
+        json::value base = load(path, here);
+        const std::string in_file = here + " " + std::string(name.as_string());
+        const json::object &base_object = object_value(base, in_file);
+        if (base_object.contains("$include")) base = include_object(base_object, path, in_file);
+        chain_.pop_back();
+        json::object patch = object;
+        patch.erase("$include");
+        return merge_patch(base, patch);
+    }
+
+    // The included file's path: relative names are against the including file's folder.
+    fs::path resolve(const json::value &name, const fs::path &from, const std::string &field) const {
+        if (!name.is_string() || name.as_string().empty()) {
+            malformed(field, "expected a file name, got " + json::serialize(name));
+        }
+        if (!read_) malformed(field, "includes need a scenario read from a file");
+        const fs::path written(std::string(name.as_string()));
+        fs::path path = (written.is_absolute() ? written : from.parent_path() / written).lexically_normal();
+        if (std::find(chain_.begin(), chain_.end(), path) != chain_.end()) {
+            std::string cycle;
+            for (const fs::path &file : chain_) cycle += file.string() + " -> ";
+            malformed(field, "an include cycle: " + cycle + path.string());
+        }
+        if (chain_.size() > kMaxDepth) malformed(field, "includes nested deeper than " + std::to_string(kMaxDepth));
+        return path;
+    }
+
+    json::value load(const fs::path &path, const std::string &field) const {
+        std::string text;
+        try {
+            text = read_(path);
+        } catch (const std::exception &e) {
+            malformed(field, path.string() + ": " + e.what());
+        }
+        try {
+            return substitute_root(parse_document(text), root_);
+        } catch (const ScenarioError &e) {
+            malformed(field, path.string() + ": " + e.what());
+        }
+    }
+
+    std::string_view root_;
+    const IncludeReader &read_;
+    std::vector<fs::path> chain_;  // the files being expanded, outermost first
+};
+
 }  // namespace
 
 const std::vector<std::string> &step_keys() {
-    static const std::vector<std::string> keys{"apply",     "delete",    "clock",   "write",  "remove",
-                                               "fileEvent", "reconcile", "updater", "reload", "expect"};
+    static const std::vector<std::string> keys{"apply",     "delete",  "clock",  "write",  "remove", "fileEvent",
+                                               "reconcile", "updater", "reload", "expect", "include"};
     return keys;
 }
 
@@ -236,7 +361,7 @@ json::value substitute_root(const json::value &value, std::string_view root) {
     }
 }
 
-Scenario parse_scenario(std::string_view text, std::string_view root) {
+Scenario parse_scenario(std::string_view text, std::string_view root, const fs::path &file, const IncludeReader &read) {
     json::value raw = parse_document(text);
     if (!raw.is_object()) throw ScenarioError("a scenario is a JSON object");
     const json::value document = substitute_root(raw, root);
@@ -258,18 +383,7 @@ Scenario parse_scenario(std::string_view text, std::string_view root) {
     }
     const json::value *steps = top.if_contains("steps");
     if (steps == nullptr) malformed("scenario", "missing \"steps\"");
-    const json::array &list = array_value(*steps, "steps");
-    for (std::size_t i = 0; i < list.size(); ++i) {
-        const std::string where = "step " + std::to_string(i);
-        const json::object &step = object_value(list[i], where);
-        if (step.size() != 1) malformed(where, "a step has exactly one key, got " + std::to_string(step.size()));
-        const std::string key(step.begin()->key());
-        if (std::find(step_keys().begin(), step_keys().end(), key) == step_keys().end()) {
-            malformed(where, "unknown step \"" + key + "\"");
-        }
-        scenario.steps.push_back(ScenarioStep{key, step.begin()->value()});
-        check_step(scenario.steps.back(), where);
-    }
+    IncludeExpander(root, read, file).add_steps(array_value(*steps, "steps"), file, "", scenario.steps);
     return scenario;
 }
 

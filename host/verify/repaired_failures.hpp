@@ -1,7 +1,7 @@
 // After `lu-host verify --fix`: each container verified equal to the sources
 // is told to the plugin (liveupdate/ext/sync_targets.h container_repaired),
 // which clears a failure its last update left, so that a repaired container
-// is no longer skipped and the LiveUpdate leaves Failed (issue 19).
+// is no longer skipped and the LiveUpdate leaves Failed (V04, issue 19).
 #pragma once
 
 #include "host/core/engine_slot.hpp"

@@ -179,6 +179,7 @@ Differences compare_target(const SyncTarget &target, const tree_digest::Digest &
         if (found == here.end()) {
             const Only only = only_there(relative, *c, ours(relative), beneath);
             if (only == Only::mixed) continue;  // what it holds is told one by one
+            // V02, V03: extra when liveupdate put it there, else unsynced.
             (only == Only::synced ? out.extra : out.unsynced).push_back(side.difference(relative, nullptr, c));
             settled.insert(relative);
             continue;
@@ -203,7 +204,7 @@ Differences compare_target(const SyncTarget &target, const tree_digest::Digest &
 Repair repair_of(const Differences &differences, bool delete_extra) {
     Repair repair;
     for (const auto &d : differences.extra) repair.deletes.push_back(d.container_path);
-    if (delete_extra)
+    if (delete_extra)  // V02: what liveupdate did not put there only when asked
         for (const auto &d : differences.unsynced) repair.deletes.push_back(d.container_path);
     SyncedPaths left;  // kind changes the repair leaves, and so what lies beneath them
     for (const auto &d : differences.different) {

@@ -87,7 +87,7 @@ void VerifySchedule::loop() {
         lock.unlock();
         const auto quiet_at = quiet_from();
         lock.lock();
-        if (quiet_at && now < *quiet_at && now < due_at + timing_.longest_wait) {
+        if (quiet_at && now < *quiet_at && now < due_at + timing_.longest_wait) {  // V05: waits for quiet
             held = true;
             held_until = std::min(*quiet_at, due_at + timing_.longest_wait);
             continue;

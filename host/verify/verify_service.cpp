@@ -109,7 +109,7 @@ json::value VerifyService::handle(const json::object &request) {
 }
 
 std::vector<std::string> VerifyService::scheduled_live_updates() const {
-    // Left out: a manual LiveUpdate holds its changes until a trigger, and
+    // V05. Left out: a manual LiveUpdate holds its changes until a trigger, and
     // one stopped for a rebuild (UpdateStopped) until that rebuild; a repair
     // would send them behind its back. One whose update failed (UpdateFailed)
     // is checked: a repair that brings its container to the sources clears

@@ -53,6 +53,7 @@ void peek_identity(const boost::json::value &v, std::string &kind, std::string &
 
 }  // namespace
 
+// A01 (Tilt's checks), A03, L01.
 std::vector<FieldError> validate_live_update(const api::LiveUpdateSpec &spec) {
     std::vector<FieldError> errors;
     if (spec.syncs.empty() && spec.execs.empty() && spec.restart_paths.empty())
@@ -92,6 +93,7 @@ std::vector<FieldError> validate_live_update(const api::LiveUpdateSpec &spec) {
     return errors;
 }
 
+// A02: bad input is refused for that object alone, with its field and reason.
 AdmissionResult admit(std::string_view object_json) {
     AdmissionResult result;
     std::optional<boost::json::value> raw;  // emplaced: assigning would copy out of the document's arena

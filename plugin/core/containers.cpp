@@ -68,7 +68,7 @@ api::ContainerState container_state_from_docker(const api::DockerContainerState 
 SelectedResource select_kubernetes(const api::KubernetesDiscovery &discovery, const api::KubernetesApply *apply,
                                    const api::LiveUpdateKubernetesSelector &selector, const api::ImageMap *image_map) {
     SelectedResource r;
-    r.via = "kubernetes";
+    r.via = "kubernetes";  // X01: the updater class the selector implies
     r.failure_holds_all = true;
     std::optional<ApplyFilter> filter;
     if (apply != nullptr) filter = apply_filter_from_result(apply->status.result_yaml);
@@ -100,13 +100,13 @@ SelectedResource select_docker_compose(const api::DockerComposeService &service)
             for (auto &c : one.containers) r.containers.push_back(std::move(c));
         }
     }
-    r.via = "docker";
+    r.via = "docker";  // X01
     return r;
 }
 
 SelectedResource select_local(const api::LocalContainer &local) {
     SelectedResource r = select_runtime_container(local.status);
-    r.via = "local";
+    r.via = "local";  // X01
     r.local_root = local.spec.root;
     return r;
 }

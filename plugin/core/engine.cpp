@@ -124,6 +124,7 @@ std::optional<bool> Engine::container_repaired(const std::string &live_update, c
     if (!slot->monitor) return false;
     bool cleared = false;
     for (auto &[key, track] : slot->monitor->containers) {
+        // V04: only an update's failure is repaired; UpdateStopped waits for a rebuild.
         if (key.container_id != container_id || track.failed_reason != "UpdateFailed") continue;
         track.failed_reason.clear();
         track.failed_message.clear();

@@ -75,7 +75,7 @@ struct Monitor {
 bool consume_source(SourceTrack &source, const api::ApiObject &file_watch, const api::ApiObject *image_map);
 
 // F03: forgets path changes older than the current build and clears
-// container failures from before it. best_start_time: the resource's.
+// container failures from before it (P04, C07). best_start_time: the resource's.
 void garbage_collect_file_changes(Monitor &monitor, const std::vector<api::LiveUpdateSource> &sources,
                                   common::MicroTime best_start_time);
 

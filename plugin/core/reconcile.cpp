@@ -105,7 +105,7 @@ Step ReconcileSession::begin(const api::ObjectPtr &lu, const ObjectLookup &looku
     if (!slot_->status) slot_->status = lu_->status;
     previous_ = *slot_->status;
 
-    if (!lu->meta.annotation(api::kAnnotationManagedBy).empty()) return done_step(previous_, false);
+    if (!lu->meta.annotation(api::kAnnotationManagedBy).empty()) return done_step(previous_, false);  // D03
 
     if (auto msg = invalid_selector_message(lu_->spec))
         return handle_failure(create_failed_state(previous_, "Invalid", *msg, now_));
@@ -131,7 +131,7 @@ Step ReconcileSession::begin(const api::ObjectPtr &lu, const ObjectLookup &looku
     if (changed) monitor.has_changes_to_sync = true;
     if (lu_->spec.initial_sync && monitor.needs_initial_sync()) monitor.has_changes_to_sync = true;
 
-    if (!monitor.has_changes_to_sync) return done_step(previous_, false);
+    if (!monitor.has_changes_to_sync) return done_step(previous_, false);  // F05
     return start_sync();
 }
 
@@ -154,6 +154,7 @@ Step ReconcileSession::start_sync() {
     }
     resource_ = std::move(std::get<SelectedResource>(resource));
 
+    // C04: in manual mode only a queued manifest is updated.
     const bool manual = lu_object_->meta.annotation(api::kAnnotationUpdateMode) == api::kUpdateModeManual;
     const bool in_queue = monitor.last_trigger_queue && !manifest_.empty() &&
                           api::in_trigger_queue(*monitor.last_trigger_queue, manifest_);
@@ -292,7 +293,7 @@ ReconcileSession::Visit ReconcileSession::visit(const SelectedContainer &sc) {
     const ContainerKey key{c.id, sc.pod_name, sc.namespace_name};
 
     common::MicroTime high_water_mark = start_time_;
-    const auto existing = monitor.containers.find(key);
+    const auto existing = monitor.containers.find(key);  // C09: by ID, so a restart in place keeps its track
     const bool known = existing != monitor.containers.end();
     const ContainerTrack track = known ? existing->second : ContainerTrack{};
     if (known && !track.last_file_time_synced.is_zero()) high_water_mark = track.last_file_time_synced;
@@ -307,6 +308,7 @@ ReconcileSession::Visit ReconcileSession::visit(const SelectedContainer &sc) {
         held.merge->one.failed = api::LiveUpdateStateFailed{track.failed_reason, track.failed_message, {}};
         return held;
     }
+    // I02, I04: only with initialSync, and once per container ID.
     const bool initial_sync = spec.initial_sync && (!known || track.last_file_time_synced.is_zero());
     std::vector<common::IgnoreDef> filter;
     if (initial_sync) {
@@ -333,6 +335,7 @@ ReconcileSession::Visit ReconcileSession::visit(const SelectedContainer &sc) {
         return Visit{};
     }
 
+    // C03: no ID or not running waits; C04: manual mode waits for its trigger.
     std::optional<api::LiveUpdateContainerStateWaiting> waiting;
     if (!c.state.running || c.id.empty())
         waiting = api::LiveUpdateContainerStateWaiting{"ContainerWaiting", "Waiting for container to start"};
@@ -348,7 +351,7 @@ ReconcileSession::Visit ReconcileSession::visit(const SelectedContainer &sc) {
     if (plan.failed) {
         one.failed = api::LiveUpdateStateFailed{plan.failed->reason, plan.failed->message, {}};
     } else if (!nothing_to_sync && c.state.waiting && c.state.waiting->reason == "CrashLoopBackOff") {
-        // With nothing to sync a crash-looping container stays idle, not failed.
+        // C05; with nothing to sync a crash-looping container stays idle, not failed.
         one.failed = api::LiveUpdateStateFailed{
             "CrashLoopBackOff", "Cannot live update because container crashing. Pod: " + sc.pod_name, {}};
     } else if (nothing_to_sync || waiting) {
@@ -362,6 +365,7 @@ ReconcileSession::Visit ReconcileSession::visit(const SelectedContainer &sc) {
         // An initial sync's files were collected beneath the syncs: each one syncs.
         update.runs =
             initial_sync ? boil_runs_of_local_paths(spec, changed.files) : boil_runs(spec, plan.plan.sync_paths);
+        // P07: restart: always restarts the container; otherwise a hot reload.
         update.restart = spec.restart == "always" || (!initial_sync && !plan.plan.restart_paths.empty());
         update.initial_sync = initial_sync;
         for (const auto &rule : sync_rules(spec)) update.sync_roots.push_back(common::clean_path(rule.container_path));
@@ -388,6 +392,7 @@ ReconcileSession::Visit ReconcileSession::visit(const SelectedContainer &sc) {
                 one.failed = api::LiveUpdateStateFailed{"Invalid", std::string("Mapping paths: ") + e.what(), {}};
             }
             if (!one.failed) {
+                // X07: Tilt's "Will delete" and "Will copy" lines.
                 if (!split.to_delete.empty()) {
                     log(LogLevel::info,
                         "Will delete " + std::to_string(split.to_delete.size()) + " file(s) from container: " + names);
@@ -406,7 +411,7 @@ ReconcileSession::Visit ReconcileSession::visit(const SelectedContainer &sc) {
             }
         }
         if (!one.failed) {
-            if (!update_event_dispatched_) {
+            if (!update_event_dispatched_) {  // X05: started, before the first update
                 update_event_dispatched_ = true;
                 events_.push_back({"started", name_, manifest_, std::move(changed.files), ""});
             }
@@ -454,7 +459,7 @@ Step ReconcileSession::resume(const ReportedOutcome &outcome, common::MicroTime 
     now_ = now;
     Pending p = std::move(*pending_);
     pending_.reset();
-    if (fold_outcome(p, outcome)) return finish_sync();
+    if (fold_outcome(p, outcome)) return finish_sync();  // X04: only a failure ends the visits
     return advance();
 }
 
@@ -487,7 +492,7 @@ Step ReconcileSession::resume_batch(const std::vector<ReportedOutcome> &outcomes
         } else {
             stop = settle(v);
         }
-        if (stop) break;
+        if (stop) break;  // X04: an exec failure (X02) does not stop the next container's update
     }
     Step step = finish_sync();
     step.results = std::move(results);
@@ -567,6 +572,7 @@ Step ReconcileSession::finish_sync() {
                                         "): it gets no changes until it starts again, is replaced or a new build "
                                         "starts; the other containers keep getting theirs");
     }
+    // C06: only terminated containers had files to sync.
     if (!status_.failed && !terminated_pod_name_.empty() && any_files_to_sync_ && status_.containers.empty()) {
         status_.failed = create_failed_state(
             previous_, "Terminated", "Container for live update is stopped. Pod name: " + terminated_pod_name_, now_);
@@ -580,12 +586,12 @@ Step ReconcileSession::finish_sync() {
         } else {
             for (const auto &c : status_.containers) {
                 if (!c.last_exec_error.empty()) {
-                    error = c.last_exec_error;
+                    error = c.last_exec_error;  // X02: the completed event carries it
                     break;
                 }
             }
         }
-        events_.push_back({"completed", name_, manifest_, {}, error});
+        events_.push_back({"completed", name_, manifest_, {}, error});  // X05: after the last update
     }
     if (status_.failed && !(previous_.failed && *previous_.failed == *status_.failed) &&
         status_.failed->reason != kObjectNotFound)
