@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "common/json_fields.hpp"
-#include "host/up/admission_warnings.hpp"
+#include "host/core/admission_warnings.hpp"
 
 namespace liveupdate::host::up {
 namespace json = boost::json;
