@@ -14,7 +14,10 @@
 #   5. builds build-tsan/ with ThreadSanitizer and runs the threaded suites
 #      there (watchers, hot reload, lu-host up's units, update logs); any
 #      report fails the run
-#   6. runs the libFuzzer targets: the plugin ABI for 60 s, the lu-agent frame
+#   6. builds the fuzz targets with clang (build-fuzz/), and there checks the
+#      locks of the daemon, hot reload and the agent driver with clang's
+#      -Wthread-safety (target lu_lock_analysis, cmake/LuLockAnalysis.cmake)
+#   7. runs the libFuzzer targets: the plugin ABI for 60 s, the lu-agent frame
 #      decoder for 30 s; a pod's exec frames, .env, interpolation and compose
 #      files for 10 s each (scripts/fuzz.sh), two at a time (one per core)
 # The sanitizer builds make only the targets their tests need. Every build
@@ -210,6 +213,8 @@ for run in "${fuzz_runs[@]}"; do read -r _ target _ <<<"$run"; fuzz_targets+=("$
 # A failed build shows again in each run below, which then fails.
 scripts/fuzz.sh --build "${fuzz_targets[@]}" || echo "test: building the fuzz targets failed"
 echo "fuzz build took $(( $(date +%s) - start )) s"
+# What the locks say they guard, proved by clang in the folder fuzz.sh configured.
+run_check "clang thread-safety analysis (build-fuzz/)" cmake --build build-fuzz -j"$jobs" --target lu_lock_analysis
 
 # Each run keeps its full duration, corpus and scratch folder; its output is
 # printed when it ends (two at once would interleave), and counts as one test.

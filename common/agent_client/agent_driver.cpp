@@ -57,18 +57,18 @@ private:
 
 // A use of a slot (an update, a digest, a preparation): holds it, and when it
 // ends the session's stderr stops going to its log.
-class AgentDriver::Use {
+class LU_SCOPED_CAPABILITY AgentDriver::Use {
 public:
-    explicit Use(Slot &slot) : slot_(slot), hold_(slot.mutex) {}
+    explicit Use(Slot &slot) LU_ACQUIRE(slot.mutex) : slot_(slot), hold_(slot.mutex) {}
     Use(const Use &) = delete;
     Use &operator=(const Use &) = delete;
-    ~Use() {
+    ~Use() LU_RELEASE() {
         if (slot_.session) slot_.session->route_stderr(nullptr);
     }
 
 private:
     Slot &slot_;
-    std::lock_guard<std::mutex> hold_;
+    common::MutexLock hold_;
 };
 
 void AgentDriver::move_to_socket(AgentSession &session, const AgentTarget &target, const std::string &agent_path,
@@ -81,13 +81,13 @@ void AgentDriver::move_to_socket(AgentSession &session, const AgentTarget &targe
 }
 
 std::optional<std::string> AgentDriver::refusal(const AgentPlace &place, bool counts_as_update) {
-    std::lock_guard lock(mutex_);
+    common::MutexLock lock(mutex_);
     return refused_.refusal(place.container, place.generation, counts_as_update);
 }
 
 void AgentDriver::refuse(const AgentPlace &place, const std::string &why, const UpdateLog &log) {
     {
-        std::lock_guard lock(mutex_);
+        common::MutexLock lock(mutex_);
         refused_.refuse(place.container, place.generation, why);
     }
     log(LU_LOG_WARN,
@@ -95,7 +95,7 @@ void AgentDriver::refuse(const AgentPlace &place, const std::string &why, const 
 }
 
 std::shared_ptr<AgentDriver::Slot> AgentDriver::slot_for(const std::string &key) {
-    std::lock_guard lock(mutex_);
+    common::MutexLock lock(mutex_);
     // Sessions of removed or re-created containers end with their container:
     // let them go, looking at the slots in turn.
     auto it = slots_.upper_bound(last_looked_at_);
@@ -103,10 +103,12 @@ std::shared_ptr<AgentDriver::Slot> AgentDriver::slot_for(const std::string &key)
         it = it == slots_.end() ? slots_.begin() : std::next(it);
     if (it != slots_.end() && it->first != key) {
         last_looked_at_ = it->first;
-        std::unique_lock idle(it->second->mutex, std::try_to_lock);
-        const bool gone =
-            it->second.use_count() == 1 && idle.owns_lock() && (!it->second->session || !it->second->session->alive());
-        if (idle.owns_lock()) idle.unlock();
+        Slot &slot = *it->second;
+        bool gone = false;
+        if (it->second.use_count() == 1 && slot.mutex.try_lock()) {
+            gone = !slot.session || !slot.session->alive();
+            slot.mutex.unlock();
+        }
         if (gone) slots_.erase(it);
     }
     auto &entry = slots_[key];
@@ -125,7 +127,7 @@ std::unique_ptr<AgentSession> AgentDriver::start(AgentTarget &target, const Upda
     const AgentBinary *binary = nullptr;
     std::string why;
     {
-        std::lock_guard lock(mutex_);
+        common::MutexLock lock(mutex_);
         try {
             if (!binary_) binary_ = load_agent_binary(agent_path_);
             binary = &*binary_;  // loaded once, never replaced

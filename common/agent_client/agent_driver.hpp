@@ -14,7 +14,6 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 
@@ -23,6 +22,7 @@
 #include "common/agent_client/agent_session.hpp"
 #include "common/agent_client/agent_transport.hpp"
 #include "common/agent_protocol/messages.hpp"
+#include "common/mutex.hpp"
 #include "liveupdate/updater.hpp"
 
 namespace liveupdate::agent_client {
@@ -116,37 +116,39 @@ public:
 
 private:
     struct Slot {
-        std::mutex mutex;
-        std::unique_ptr<AgentSession> session;
-        bool lost = false;  // a session ended or broke since the last one started
+        common::Mutex mutex;
+        std::unique_ptr<AgentSession> session LU_GUARDED_BY(mutex);
+        bool lost LU_GUARDED_BY(mutex) = false;  // a session ended or broke since the last one started
     };
     class Use;
 
     // The refusal of the agent in this start of the container, if any.
-    std::optional<std::string> refusal(const AgentPlace &place, bool counts_as_update);
+    std::optional<std::string> refusal(const AgentPlace &place, bool counts_as_update) LU_EXCLUDES(mutex_);
     // The place's slot (made on first use); slots of containers gone are let
     // go, one other slot looked at per call: the updates of one change to N
     // replicas each asking N - 1 sessions, under mutex_, cost more than they did.
-    std::shared_ptr<Slot> slot_for(const std::string &key);
+    std::shared_ptr<Slot> slot_for(const std::string &key) LU_EXCLUDES(mutex_);
     // The slot's live session, started (again) when there is none; nullptr
     // when the agent cannot run there. Hold the slot's mutex.
-    AgentSession *session_in(Slot &slot, AgentTarget &target, const updater::UpdateLog &log);
+    AgentSession *session_in(Slot &slot, AgentTarget &target, const updater::UpdateLog &log) LU_REQUIRES(slot.mutex)
+        LU_EXCLUDES(mutex_);
     // The session ended or broke: the next one counts as a reconnect.
-    static void drop_session(Slot &slot);
+    static void drop_session(Slot &slot) LU_REQUIRES(slot.mutex);
     // A new session, or nullptr after recording why the agent cannot run there.
-    std::unique_ptr<AgentSession> start(AgentTarget &target, const updater::UpdateLog &log);
-    void refuse(const AgentPlace &place, const std::string &why, const updater::UpdateLog &log);
+    std::unique_ptr<AgentSession> start(AgentTarget &target, const updater::UpdateLog &log) LU_EXCLUDES(mutex_);
+    void refuse(const AgentPlace &place, const std::string &why, const updater::UpdateLog &log) LU_EXCLUDES(mutex_);
     // Moves a new session to the agent's socket where the target's filesystem is local.
     void move_to_socket(AgentSession &session, const AgentTarget &target, const std::string &agent_path,
                         const updater::UpdateLog &log) const;
 
     std::string agent_path_;
     std::chrono::milliseconds timeout_;
-    std::mutex mutex_;  // guards slots_, refused_ and binary_
-    std::map<std::string, std::shared_ptr<Slot>> slots_;
-    std::string last_looked_at_;  // the slot slot_for looked at last; the next one after it is next
-    AgentRefusals refused_;
-    std::optional<AgentBinary> binary_;
+    common::Mutex mutex_;
+    std::map<std::string, std::shared_ptr<Slot>> slots_ LU_GUARDED_BY(mutex_);
+    // The slot slot_for looked at last; the next one after it is next.
+    std::string last_looked_at_ LU_GUARDED_BY(mutex_);
+    AgentRefusals refused_ LU_GUARDED_BY(mutex_);
+    std::optional<AgentBinary> binary_ LU_GUARDED_BY(mutex_);
     std::atomic<std::uint64_t> reconnects_{0};
 };
 

@@ -52,7 +52,7 @@ HotReloader::~HotReloader() {
     // operation lock: take it out under that lock, then stop the thread.
     std::unique_ptr<PluginFileWatcher> watcher;
     {
-        std::lock_guard operation(operation_mutex_);
+        common::MutexLock operation(operation_mutex_);
         watcher = std::move(watcher_);
     }
     watcher.reset();
@@ -69,7 +69,7 @@ UpdaterChoices HotReloader::chosen() const {
 }
 
 void HotReloader::start() {
-    std::lock_guard operation(operation_mutex_);
+    common::MutexLock operation(operation_mutex_);
     updaters_.apply(chosen());
     loaded(options_.liveupdate_plugin, false);
     for (const fs::path &file : updaters_.files()) loaded(file, false);
@@ -101,12 +101,12 @@ void HotReloader::on_file_changed(const fs::path &file) {
 }
 
 bool HotReloader::reload_liveupdate() {
-    std::lock_guard operation(operation_mutex_);
+    common::MutexLock operation(operation_mutex_);
     const fs::path &file = options_.liveupdate_plugin;
     try {
         const EngineReloadTimes times = engine_reloader_.reload(file);
         {
-            std::lock_guard lock(records_mutex_);
+            common::MutexLock lock(records_mutex_);
             last_engine_reload_ = times;
         }
         loaded(file, true);
@@ -123,7 +123,7 @@ bool HotReloader::reload_liveupdate() {
 }
 
 bool HotReloader::reload_updaters(const fs::path &file) {
-    std::lock_guard operation(operation_mutex_);
+    common::MutexLock operation(operation_mutex_);
     try {
         const std::vector<std::string> classes = updaters_.reload(normal(file));
         if (classes.empty()) return true;
@@ -141,7 +141,7 @@ bool HotReloader::reload_updaters(const fs::path &file) {
 }
 
 bool HotReloader::reload_config() {
-    std::lock_guard operation(operation_mutex_);
+    common::MutexLock operation(operation_mutex_);
     if (!options_.config) return true;
     try {
         const std::set<fs::path> before = updaters_.files();
@@ -160,7 +160,7 @@ bool HotReloader::reload_config() {
 }
 
 void HotReloader::loaded(const fs::path &file, bool is_reload) {
-    std::lock_guard lock(records_mutex_);
+    common::MutexLock lock(records_mutex_);
     FileRecord &record = records_[file];
     record.loaded_at = wall_now();
     if (is_reload) ++record.reloads;
@@ -168,14 +168,14 @@ void HotReloader::loaded(const fs::path &file, bool is_reload) {
 }
 
 void HotReloader::failed(const fs::path &file, const std::string &error) {
-    std::lock_guard lock(records_mutex_);
+    common::MutexLock lock(records_mutex_);
     records_[file].last_error = error;
 }
 
 json::array HotReloader::plugins() const {
     json::array out;
     auto with_record = [&](json::object entry, const fs::path &file) {
-        std::lock_guard lock(records_mutex_);
+        common::MutexLock lock(records_mutex_);
         if (auto found = records_.find(file); found != records_.end()) {
             entry["loadedAt"] = found->second.loaded_at.format();
             entry["reloads"] = found->second.reloads;
@@ -197,7 +197,7 @@ json::array HotReloader::plugins() const {
 }
 
 std::optional<EngineReloadTimes> HotReloader::last_engine_reload() const {
-    std::lock_guard lock(records_mutex_);
+    common::MutexLock lock(records_mutex_);
     return last_engine_reload_;
 }
 

@@ -10,13 +10,13 @@
 #include <filesystem>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 
 #include <boost/json.hpp>
 
 #include "common/micro_time.hpp"
+#include "common/mutex.hpp"
 #include "host/core/engine_slot.hpp"
 #include "host/core/host_services.hpp"
 #include "host/core/updater_registry.hpp"
@@ -70,20 +70,21 @@ private:
 
     UpdaterChoices chosen() const;
     void on_file_changed(const std::filesystem::path &file);
-    void loaded(const std::filesystem::path &file, bool is_reload);
-    void failed(const std::filesystem::path &file, const std::string &error);
-    void rewatch();
+    void loaded(const std::filesystem::path &file, bool is_reload) LU_EXCLUDES(records_mutex_);
+    void failed(const std::filesystem::path &file, const std::string &error) LU_EXCLUDES(records_mutex_);
+    void rewatch() LU_REQUIRES(operation_mutex_);
 
     host::EngineSlot &engine_;
     EngineReloader engine_reloader_;
     UpdaterSet updaters_;
     HotReloadOptions options_;
 
-    std::mutex operation_mutex_;  // one reload at a time
-    mutable std::mutex records_mutex_;
-    std::map<std::filesystem::path, FileRecord> records_;
-    std::optional<EngineReloadTimes> last_engine_reload_;
-    std::unique_ptr<PluginFileWatcher> watcher_;
+    common::Mutex operation_mutex_;  // one reload at a time
+    mutable common::Mutex records_mutex_;
+    std::map<std::filesystem::path, FileRecord> records_ LU_GUARDED_BY(records_mutex_);
+    std::optional<EngineReloadTimes> last_engine_reload_ LU_GUARDED_BY(records_mutex_);
+    // A reload on the watcher's own thread reads it (rewatch).
+    std::unique_ptr<PluginFileWatcher> watcher_ LU_GUARDED_BY(operation_mutex_);
 };
 
 }  // namespace liveupdate::host::reload

@@ -1,4 +1,5 @@
 #include "host/reload/plugin_file_watcher.hpp"
+#include "common/mutex.hpp"
 
 #include <poll.h>
 #include <sys/eventfd.h>
@@ -50,7 +51,7 @@ void PluginFileWatcher::watch(const std::set<fs::path> &files) {
         normalized.insert(fs::absolute(file).lexically_normal());
         folders.insert(fs::absolute(file).lexically_normal().parent_path());
     }
-    std::lock_guard lock(mutex_);
+    common::MutexLock lock(mutex_);
     files_ = std::move(normalized);
     for (auto it = folder_of_watch_.begin(); it != folder_of_watch_.end();) {
         if (folders.count(it->second) == 0) {
@@ -80,7 +81,7 @@ void PluginFileWatcher::run() {
     for (;;) {
         int timeout_ms = -1;
         {
-            std::lock_guard lock(mutex_);
+            common::MutexLock lock(mutex_);
             if (!due_.empty()) {
                 auto next = std::min_element(due_.begin(), due_.end(),
                                              [](const auto &a, const auto &b) { return a.second < b.second; });
@@ -106,7 +107,7 @@ void PluginFileWatcher::read_events() {
         const ssize_t length = ::read(inotify_fd_, buffer, sizeof buffer);
         if (length <= 0) return;  // EAGAIN: drained
         const Clock::time_point quiet_until = Clock::now() + settle_;
-        std::lock_guard lock(mutex_);
+        common::MutexLock lock(mutex_);
         for (ssize_t offset = 0; offset < length;) {
             const auto *event = reinterpret_cast<const inotify_event *>(buffer + offset);
             offset += static_cast<ssize_t>(sizeof(inotify_event) + event->len);
@@ -127,7 +128,7 @@ void PluginFileWatcher::report_settled() {
     for (;;) {
         fs::path file;
         {
-            std::lock_guard lock(mutex_);
+            common::MutexLock lock(mutex_);
             const Clock::time_point now = Clock::now();
             auto settled = std::find_if(due_.begin(), due_.end(), [&](const auto &d) { return d.second <= now; });
             if (settled == due_.end()) return;

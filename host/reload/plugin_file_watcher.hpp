@@ -9,10 +9,11 @@
 #include <filesystem>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
+
+#include "common/mutex.hpp"
 
 namespace liveupdate::host::reload {
 
@@ -45,10 +46,11 @@ private:
     int inotify_fd_ = -1;
     int stop_fd_ = -1;
 
-    std::mutex mutex_;
-    std::set<std::filesystem::path> files_;
-    std::map<int, std::filesystem::path> folder_of_watch_;
-    std::map<std::filesystem::path, Clock::time_point> due_;  // changed file → report when quiet until then
+    common::Mutex mutex_;
+    std::set<std::filesystem::path> files_ LU_GUARDED_BY(mutex_);
+    std::map<int, std::filesystem::path> folder_of_watch_ LU_GUARDED_BY(mutex_);
+    std::map<std::filesystem::path, Clock::time_point> due_
+        LU_GUARDED_BY(mutex_);  // changed file → report when quiet until then
     std::thread thread_;
 };
 

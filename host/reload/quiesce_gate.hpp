@@ -7,8 +7,9 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
-#include <mutex>
 #include <utility>
+
+#include "common/mutex.hpp"
 
 namespace liveupdate::host::reload {
 
@@ -78,13 +79,13 @@ private:
     void leave();
     void reopen();
 
-    mutable std::mutex mutex_;
+    mutable common::Mutex mutex_;
     std::condition_variable changed_;
-    std::size_t in_flight_ = 0;
-    std::size_t closers_ = 0;  // closing or holding
-    std::size_t waiting_ = 0;  // in enter(), held
-    bool held_ = false;
-    Clock::duration longest_wait_{};
+    std::size_t in_flight_ LU_GUARDED_BY(mutex_) = 0;
+    std::size_t closers_ LU_GUARDED_BY(mutex_) = 0;  // closing or holding
+    std::size_t waiting_ LU_GUARDED_BY(mutex_) = 0;  // in enter(), held
+    bool held_ LU_GUARDED_BY(mutex_) = false;
+    Clock::duration longest_wait_ LU_GUARDED_BY(mutex_){};
 };
 
 }  // namespace liveupdate::host::reload

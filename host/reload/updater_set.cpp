@@ -1,4 +1,5 @@
 #include "host/reload/updater_set.hpp"
+#include "common/mutex.hpp"
 
 #include <algorithm>
 
@@ -47,7 +48,7 @@ std::shared_ptr<const host::Updater> UpdaterSet::create(const std::string &via, 
 }
 
 UpdaterChanges UpdaterSet::apply(const UpdaterChoices &choices) {
-    std::lock_guard lock(mutex_);
+    common::MutexLock lock(mutex_);
     // Plugins by file: those in service are reused when only settings change.
     std::map<fs::path, std::shared_ptr<const host::UpdaterPlugin>> plugin_of_file;
     for (const auto &[via, serving] : serving_) plugin_of_file.emplace(serving.choice.plugin, serving.plugin);
@@ -76,7 +77,7 @@ UpdaterChanges UpdaterSet::apply(const UpdaterChoices &choices) {
 }
 
 std::vector<std::string> UpdaterSet::reload(const fs::path &file) {
-    std::lock_guard lock(mutex_);
+    common::MutexLock lock(mutex_);
     std::vector<std::string> classes;
     for (const auto &[via, serving] : serving_) {
         if (serving.choice.plugin == file) classes.push_back(via);
@@ -95,14 +96,14 @@ std::vector<std::string> UpdaterSet::reload(const fs::path &file) {
 }
 
 std::set<fs::path> UpdaterSet::files() const {
-    std::lock_guard lock(mutex_);
+    common::MutexLock lock(mutex_);
     std::set<fs::path> out;
     for (const auto &[via, serving] : serving_) out.insert(serving.choice.plugin);
     return out;
 }
 
 std::vector<LoadedUpdaterPlugin> UpdaterSet::loaded() const {
-    std::lock_guard lock(mutex_);
+    common::MutexLock lock(mutex_);
     std::vector<LoadedUpdaterPlugin> out;
     for (const auto &[via, serving] : serving_) {
         const auto &plugin = serving.plugin;  // clang 14 cannot capture a structured binding

@@ -10,11 +10,11 @@
 #include <filesystem>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "common/mutex.hpp"
 #include "host/core/host_services.hpp"
 #include "host/core/plugin_loader.hpp"
 #include "host/core/updater.hpp"
@@ -68,8 +68,8 @@ private:
     host::UpdaterRegistry &registry_;
     std::shared_ptr<host::UpdaterHostServices> services_;
     host::PluginLoadOptions load_;
-    mutable std::mutex mutex_;
-    std::map<std::string, Serving, std::less<>> serving_;
+    mutable common::Mutex mutex_;
+    std::map<std::string, Serving, std::less<>> serving_ LU_GUARDED_BY(mutex_);
 };
 
 }  // namespace liveupdate::host::reload

@@ -1,24 +1,25 @@
 #include "host/up/activity.hpp"
+#include "common/mutex.hpp"
 
 namespace liveupdate::host::up {
 namespace json = boost::json;
 
 void Activity::set_listener(Listener listener) {
-    std::lock_guard lock(mutex_);
+    common::MutexLock lock(mutex_);
     listener_ = std::move(listener);
 }
 
 void Activity::notify(const std::string &live_update, const ActivityLine *line) const {
     Listener listener;
     {
-        std::lock_guard lock(mutex_);
+        common::MutexLock lock(mutex_);
         listener = listener_;
     }
     if (listener) listener(live_update, line);
 }
 
 void Activity::began(const std::string &live_update) {
-    std::lock_guard lock(mutex_);
+    common::MutexLock lock(mutex_);
     Record &r = records_[live_update];
     r.reconciling = true;
     r.updating = false;
@@ -29,7 +30,7 @@ void Activity::line(const std::string &live_update, common::LogLevel level, std:
     ActivityLine entry;
     bool now_updating = false;
     {
-        std::lock_guard lock(mutex_);
+        common::MutexLock lock(mutex_);
         Record &r = records_[live_update];
         entry = ActivityLine{next_seq_++, time.format(), level, std::string(text)};
         r.lines.push_back(entry);
@@ -43,7 +44,7 @@ void Activity::line(const std::string &live_update, common::LogLevel level, std:
 void Activity::finished(const std::string &live_update, const std::vector<json::object> &events,
                         common::MicroTime time) {
     {
-        std::lock_guard lock(mutex_);
+        common::MutexLock lock(mutex_);
         Record &r = records_[live_update];
         r.reconciling = false;
         r.updating = false;
@@ -71,14 +72,14 @@ void Activity::finished(const std::string &live_update, const std::vector<json::
 
 void Activity::forget(const std::string &live_update) {
     {
-        std::lock_guard lock(mutex_);
+        common::MutexLock lock(mutex_);
         records_.erase(live_update);
     }
     notify(live_update, nullptr);
 }
 
 json::object Activity::summary() const {
-    std::lock_guard lock(mutex_);
+    common::MutexLock lock(mutex_);
     json::object out;
     for (const auto &[name, r] : records_) {
         json::array files;
@@ -94,7 +95,7 @@ json::object Activity::summary() const {
 }
 
 std::vector<ActivityLine> Activity::lines(const std::string &live_update) const {
-    std::lock_guard lock(mutex_);
+    common::MutexLock lock(mutex_);
     auto found = records_.find(live_update);
     if (found == records_.end()) return {};
     return {found->second.lines.begin(), found->second.lines.end()};

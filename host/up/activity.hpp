@@ -8,7 +8,6 @@
 #include <deque>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -16,6 +15,7 @@
 
 #include "common/log_level.hpp"
 #include "common/micro_time.hpp"
+#include "common/mutex.hpp"
 
 namespace liveupdate::host::up {
 
@@ -61,10 +61,10 @@ private:
 
     void notify(const std::string &live_update, const ActivityLine *line) const;
 
-    mutable std::mutex mutex_;
-    std::map<std::string, Record> records_;
-    std::uint64_t next_seq_ = 1;
-    Listener listener_;
+    mutable common::Mutex mutex_;
+    std::map<std::string, Record> records_ LU_GUARDED_BY(mutex_);
+    std::uint64_t next_seq_ LU_GUARDED_BY(mutex_) = 1;
+    Listener listener_ LU_GUARDED_BY(mutex_);
 };
 
 boost::json::object to_json(const ActivityLine &line);

@@ -1,4 +1,5 @@
 #include "host/up/child_spawner.hpp"
+#include "common/mutex.hpp"
 
 #include <future>
 
@@ -8,7 +9,7 @@ ChildSpawner::ChildSpawner() : thread_([this] { run(); }) {}
 
 ChildSpawner::~ChildSpawner() {
     {
-        std::lock_guard lock(mutex_);
+        common::MutexLock lock(mutex_);
         stopping_ = true;
     }
     wake_.notify_all();
@@ -20,7 +21,7 @@ subprocess::StartedChild ChildSpawner::spawn(subprocess::ChildOptions options) {
     std::packaged_task<subprocess::StartedChild()> task([&options] { return subprocess::start_child(options); });
     std::future<subprocess::StartedChild> result = task.get_future();
     {
-        std::lock_guard lock(mutex_);
+        common::MutexLock lock(mutex_);
         jobs_.emplace_back([&task] { task(); });
     }
     wake_.notify_all();
@@ -31,8 +32,8 @@ void ChildSpawner::run() {
     for (;;) {
         std::function<void()> job;
         {
-            std::unique_lock lock(mutex_);
-            wake_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
+            common::MutexLock lock(mutex_);
+            lock.wait(wake_, [this]() LU_REQUIRES(mutex_) { return stopping_ || !jobs_.empty(); });
             if (jobs_.empty()) return;
             job = std::move(jobs_.front());
             jobs_.pop_front();

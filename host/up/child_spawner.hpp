@@ -8,9 +8,9 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
-#include <mutex>
 #include <thread>
 
+#include "common/mutex.hpp"
 #include "common/subprocess/child_start.hpp"
 
 namespace liveupdate::host::up {
@@ -29,10 +29,10 @@ public:
 private:
     void run();
 
-    std::mutex mutex_;
+    common::Mutex mutex_;
     std::condition_variable wake_;
-    std::deque<std::function<void()>> jobs_;
-    bool stopping_ = false;
+    std::deque<std::function<void()>> jobs_ LU_GUARDED_BY(mutex_);
+    bool stopping_ LU_GUARDED_BY(mutex_) = false;
     std::thread thread_;
 };
 

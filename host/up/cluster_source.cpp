@@ -1,4 +1,5 @@
 #include "host/up/cluster_source.hpp"
+#include "common/mutex.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -161,7 +162,7 @@ FileLoad ClusterSource::take(const json::object &item) {
     const ObjectKey key = key_of_item(item);
     FileLoad load;
     load.file = origin_of(key);
-    std::lock_guard lock(mutex_);
+    common::MutexLock lock(mutex_);
     resource_versions_[key] = common::text_at(common::object_at(item, "metadata"), "resourceVersion");
     if (key.kind == "ConfigMap") {
         load.objects.push_back(DeclaredObject{load.file, key.kind, key.name, trigger_queue_object(item)});
@@ -205,7 +206,7 @@ void ClusterSource::listed(const std::string &kind, const std::vector<json::obje
     }
     std::vector<ObjectKey> gone;
     {
-        std::lock_guard lock(mutex_);
+        common::MutexLock lock(mutex_);
         for (const auto &[key, _] : resource_versions_)
             if (key.kind == kind && !present.contains(key)) gone.push_back(key);
     }
@@ -221,7 +222,7 @@ void ClusterSource::changed(std::string_view type, const json::object &item) {
     }
     const ObjectKey key = key_of_item(item);
     {
-        std::lock_guard lock(mutex_);
+        common::MutexLock lock(mutex_);
         resource_versions_.erase(key);
         refusals_.erase(key);
         declared_.erase(key);
@@ -242,7 +243,7 @@ void ClusterSource::start(ObjectSink &sink) {
 void ClusterSource::stop() {
     for (auto &c : collections_) c.watch->stop();
     {
-        std::lock_guard lock(mutex_);
+        common::MutexLock lock(mutex_);
         stopping_ = true;
     }
     wake_.notify_all();
@@ -252,7 +253,7 @@ void ClusterSource::stop() {
 
 void ClusterSource::status_written(const ObjectKey &key, const json::object &status) {
     if (!writes_status_back(key.kind)) return;
-    std::lock_guard lock(mutex_);
+    common::MutexLock lock(mutex_);
     if (!declared_.contains(key)) return;
     offer(key, status);
 }
@@ -265,10 +266,11 @@ void ClusterSource::offer(const ObjectKey &key, const json::object &status) {
 // The writer: once a status is pending, waits the window for the burst to
 // settle, then writes the latest of each object; what is pending at stop is written too.
 void ClusterSource::write_statuses() {
-    std::unique_lock lock(mutex_);
+    common::MutexLock lock(mutex_);
     for (;;) {
-        wake_.wait(lock, [this] { return stopping_ || coalescer_.pending(); });
-        if (!stopping_) wake_.wait_for(lock, options_.status_window, [this] { return stopping_; });
+        lock.wait(wake_, [this]() LU_REQUIRES(mutex_) { return stopping_ || coalescer_.pending(); });
+        if (!stopping_)
+            lock.wait_for(wake_, options_.status_window, [this]() LU_REQUIRES(mutex_) { return stopping_; });
         const auto batch = coalescer_.take();
         lock.unlock();
         for (const auto &[key, status] : batch) write_status(key_from_text(key), status);
@@ -284,7 +286,7 @@ void ClusterSource::write_status(const ObjectKey &key, const json::object &statu
     for (int attempt = 0; attempt < kStatusAttempts; ++attempt) {
         std::string resource_version;
         {
-            std::lock_guard lock(mutex_);
+            common::MutexLock lock(mutex_);
             const auto found = resource_versions_.find(key);
             if (found == resource_versions_.end()) return;  // deleted meanwhile
             resource_version = found->second;
@@ -296,7 +298,7 @@ void ClusterSource::write_status(const ObjectKey &key, const json::object &statu
         try {
             const kube::ApiResponse put = client_->request("PUT", path + "/status", json::serialize(body));
             if (put.status / 100 == 2) {
-                std::lock_guard lock(mutex_);
+                common::MutexLock lock(mutex_);
                 if (!resource_versions_.contains(key)) return;
                 const json::value answer = json::parse(put.body);
                 const json::object *stored =
@@ -317,7 +319,7 @@ void ClusterSource::write_status(const ObjectKey &key, const json::object &statu
             // Someone wrote it in between: read it again, then write on its resourceVersion.
             const kube::ApiResponse got = client_->request("GET", path);
             if (got.status / 100 != 2) return;
-            std::lock_guard lock(mutex_);
+            common::MutexLock lock(mutex_);
             if (!resource_versions_.contains(key)) return;
             resource_versions_[key] = resource_version_in(got.body);
         } catch (const std::exception &e) {
@@ -342,7 +344,7 @@ void ClusterSource::object_written(const json::object &object) {
                                      {"data", data != nullptr ? *data : json::object{}}});
     const Collection *c = collection_of("ConfigMap");
     if (c == nullptr) return;
-    std::lock_guard lock(queue_write_mutex_);
+    common::MutexLock lock(queue_write_mutex_);
     kube::ApiResponse r = client_->request("PUT", c->path + "/" + key.name, body);
     if (r.status == 404) r = client_->request("POST", c->path, body);
     if (r.status / 100 != 2)
@@ -356,7 +358,7 @@ void ClusterSource::object_written(const json::object &object) {
 bool ClusterSource::own_queue_write(const json::object &item) {
     if (common::text_at(item, "kind") != "ConfigMap") return false;
     const std::string rv = common::text_at(common::object_at(item, "metadata"), "resourceVersion");
-    std::lock_guard lock(queue_write_mutex_);
+    common::MutexLock lock(queue_write_mutex_);
     const auto found = std::find(queue_writes_.begin(), queue_writes_.end(), rv);
     if (found == queue_writes_.end()) return false;
     queue_writes_.erase(found);

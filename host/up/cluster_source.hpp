@@ -15,12 +15,12 @@
 #include <deque>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "common/kube/api_client.hpp"
+#include "common/mutex.hpp"
 #include "host/cluster/operator_lease.hpp"
 #include "host/cluster/resource_watch.hpp"
 #include "host/cluster/status_coalescer.hpp"
@@ -59,10 +59,10 @@ private:
     bool own_queue_write(const boost::json::object &item);
     void warn_never_taken();
     FileLoad take(const boost::json::object &item);
-    void refuse(const ObjectKey &key, const std::string &message);
+    void refuse(const ObjectKey &key, const std::string &message) LU_REQUIRES(mutex_);
     void listed(const std::string &kind, const std::vector<boost::json::object> &items);
     void changed(std::string_view type, const boost::json::object &item);
-    void offer(const ObjectKey &key, const boost::json::object &status);
+    void offer(const ObjectKey &key, const boost::json::object &status) LU_REQUIRES(mutex_);
     void write_statuses();
     void write_status(const ObjectKey &key, const boost::json::object &status);
     const Collection *collection_of(const std::string &kind) const;
@@ -75,19 +75,19 @@ private:
     std::vector<Collection> collections_;
     ObjectSink *sink_ = nullptr;
 
-    std::mutex mutex_;  // guards what follows
+    common::Mutex mutex_;
     std::condition_variable wake_;
-    bool stopping_ = false;
-    std::map<ObjectKey, std::string> resource_versions_;  // every object of ours in the cluster
-    std::map<ObjectKey, std::string> refusals_;           // refused objects: why
-    std::set<ObjectKey> declared_;                        // taken and handed to the daemon
-    cluster::StatusCoalescer coalescer_;
+    bool stopping_ LU_GUARDED_BY(mutex_) = false;
+    std::map<ObjectKey, std::string> resource_versions_ LU_GUARDED_BY(mutex_);  // every object of ours in the cluster
+    std::map<ObjectKey, std::string> refusals_ LU_GUARDED_BY(mutex_);           // refused objects: why
+    std::set<ObjectKey> declared_ LU_GUARDED_BY(mutex_);                        // taken and handed to the daemon
+    cluster::StatusCoalescer coalescer_ LU_GUARDED_BY(mutex_);
     std::thread writer_;
 
     // Held over a write of the trigger queue, so that its watch event (our own
     // write, already in the engine) is known as ours when it arrives.
-    std::mutex queue_write_mutex_;
-    std::deque<std::string> queue_writes_;  // resourceVersions of our last writes
+    common::Mutex queue_write_mutex_;
+    std::deque<std::string> queue_writes_ LU_GUARDED_BY(queue_write_mutex_);  // resourceVersions of our last writes
 };
 
 }  // namespace liveupdate::host::up

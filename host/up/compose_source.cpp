@@ -1,4 +1,5 @@
 #include "host/up/compose_source.hpp"
+#include "common/mutex.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -36,7 +37,7 @@ void ComposeSource::stop() { watcher_.reset(); }
 void ComposeSource::changed(const std::vector<std::string> &paths) {
     std::set<std::size_t> changed;
     {
-        std::lock_guard<std::mutex> lock(mutex_);
+        common::MutexLock lock(mutex_);
         for (const auto &p : paths)
             for (std::size_t i = 0; i < watched_.size(); ++i)
                 if (watched_[i].count(p) != 0) changed.insert(i);
@@ -63,7 +64,7 @@ FileLoad ComposeSource::load_project(std::size_t index) {
         load.objects.push_back({load.file, kind, name, o});
     }
     {
-        std::lock_guard<std::mutex> lock(mutex_);
+        common::MutexLock lock(mutex_);
         watched_[index] = std::set<std::string>(loaded.watched_files.begin(), loaded.watched_files.end());
     }
     rebuilds_.loaded(index, loaded);

@@ -5,11 +5,11 @@
 #pragma once
 
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "common/mutex.hpp"
 #include "host/compose/compose_rebuilds.hpp"
 #include "host/up/daemon.hpp"
 #include "host/up/object_file_source.hpp"
@@ -32,8 +32,8 @@ private:
     compose::ComposeRebuilds &rebuilds_;
     SourceLogFn log_;
     ObjectSink *sink_ = nullptr;
-    std::mutex mutex_;                            // guards watched_
-    std::vector<std::set<std::string>> watched_;  // per project: its files and .env
+    common::Mutex mutex_;
+    std::vector<std::set<std::string>> watched_ LU_GUARDED_BY(mutex_);  // per project: its files and .env
     std::unique_ptr<TreeWatcher> watcher_;
 };
 

@@ -1,4 +1,5 @@
 #include "host/up/container_warm_up.hpp"
+#include "common/mutex.hpp"
 
 #include <algorithm>
 #include <exception>
@@ -21,7 +22,7 @@ ContainerWarmUp::~ContainerWarmUp() {
 void ContainerWarmUp::reconciled(const std::string &live_update, const json::value &status) {
     const json::value *containers = common::value_at(status, {"containers"});
     if (containers == nullptr || !containers->is_array()) return;
-    const std::lock_guard lock(mutex_);
+    common::MutexLock lock(mutex_);
     bool unprepared = false;
     for (const json::value &c : containers->as_array()) {
         const std::string id = common::text_at(c, {"containerID"});
@@ -36,8 +37,8 @@ void ContainerWarmUp::run(const std::stop_token &stop) {
     for (;;) {
         std::string live_update;
         {
-            std::unique_lock lock(mutex_);
-            if (!wake_.wait(lock, stop, [&] { return !due_.empty(); })) return;
+            common::MutexLock lock(mutex_);
+            if (!lock.wait(wake_, stop, [&]() LU_REQUIRES(mutex_) { return !due_.empty(); })) return;
             live_update = std::move(due_.front());
             due_.pop_front();
         }
@@ -52,7 +53,7 @@ void ContainerWarmUp::prepare(const std::string &live_update) {
     if (!updater) return;
     for (const verify::ContainerTarget &c : targets.containers) {
         {
-            const std::lock_guard lock(mutex_);
+            common::MutexLock lock(mutex_);
             if (!prepared_.insert(c.id).second) continue;
         }
         const lu_container_ref ref{sizeof(lu_container_ref), c.id.c_str(),  c.name.c_str(), c.pod_name.c_str(),

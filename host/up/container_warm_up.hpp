@@ -8,7 +8,6 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
-#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
@@ -16,6 +15,7 @@
 #include <boost/json.hpp>
 
 #include "common/log_level.hpp"
+#include "common/mutex.hpp"
 #include "host/core/updater_registry.hpp"
 #include "host/verify/verify_targets.hpp"
 
@@ -42,10 +42,10 @@ private:
     TargetsFn targets_;
     const UpdaterRegistry &updaters_;
     LogFn log_;
-    std::mutex mutex_;
+    common::Mutex mutex_;
     std::condition_variable_any wake_;
-    std::deque<std::string> due_;     // LiveUpdates with a container to prepare, each once
-    std::set<std::string> prepared_;  // the IDs of the containers prepared (or tried)
+    std::deque<std::string> due_ LU_GUARDED_BY(mutex_);     // LiveUpdates with a container to prepare, each once
+    std::set<std::string> prepared_ LU_GUARDED_BY(mutex_);  // the IDs of the containers prepared (or tried)
     std::jthread worker_;
 };
 

@@ -1,4 +1,5 @@
 #include "host/up/control_socket.hpp"
+#include "common/mutex.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -173,8 +174,8 @@ ControlServer::~ControlServer() {
     if (thread_.joinable()) thread_.join();
     {
         // Clients see the stop at once (they poll stop_fd_); only a handler in progress is waited for.
-        std::unique_lock lock(clients_mutex_);
-        clients_done_.wait(lock, [this] { return clients_ == 0; });
+        common::MutexLock lock(clients_mutex_);
+        lock.wait(clients_done_, [this]() LU_REQUIRES(clients_mutex_) { return clients_ == 0; });
     }
     ::close(listen_fd_);
     ::close(stop_fd_);
@@ -190,7 +191,7 @@ void ControlServer::serve() {
         const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
         if (fd < 0) continue;
         {
-            std::lock_guard lock(clients_mutex_);
+            common::MutexLock lock(clients_mutex_);
             if (clients_ >= kMaxClients) {
                 ::close(fd);  // the client sees the connection closed and reports no answer
                 continue;
@@ -200,7 +201,7 @@ void ControlServer::serve() {
         std::thread([this, fd] {
             serve_client(fd);
             ::close(fd);
-            std::lock_guard lock(clients_mutex_);
+            common::MutexLock lock(clients_mutex_);
             --clients_;
             clients_done_.notify_all();
         }).detach();

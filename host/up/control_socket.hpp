@@ -8,11 +8,12 @@
 
 #include <condition_variable>
 #include <functional>
-#include <mutex>
 #include <string>
 #include <thread>
 
 #include <boost/json.hpp>
+
+#include "common/mutex.hpp"
 
 namespace liveupdate::host::up {
 
@@ -44,9 +45,9 @@ private:
     int listen_fd_ = -1;
     int stop_fd_ = -1;
     std::thread thread_;
-    std::mutex clients_mutex_;
+    common::Mutex clients_mutex_;
     std::condition_variable clients_done_;
-    unsigned clients_ = 0;  // client threads still running
+    unsigned clients_ LU_GUARDED_BY(clients_mutex_) = 0;  // client threads still running
 };
 
 // Sends one request; throws std::runtime_error saying why (e.g. no daemon).

@@ -1,8 +1,8 @@
 #include "host/up/daemon.hpp"
+#include "common/mutex.hpp"
 
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string_view>
 #include <vector>
 
@@ -72,6 +72,8 @@ private:
     void exclusive(const std::string &live_update, const std::function<void()> &fn);
     void notify_web(const std::string &live_update, const ActivityLine *line);
     LogSinkFn live_update_log(const std::string &live_update);
+    // The sources added so far, called without the lock (their calls may come back to it).
+    std::vector<ObjectSource *> sources() LU_EXCLUDES(sources_mutex_);
     kube::LoadOptions kube_load_options() const;
 
     const UpOptions &options_;
@@ -96,13 +98,15 @@ private:
     std::unique_ptr<verify::VerifyService> verify_;
     std::unique_ptr<FileWatches> file_watches_;
     std::unique_ptr<ObjectKeeper> keeper_;
-    std::mutex sources_mutex_;  // the sources are added while the control socket already serves triggers
-    std::vector<std::unique_ptr<ObjectSource>> sources_;
+    // The sources are added while the control socket already serves triggers
+    // and statuses are written; each lives as long as the daemon.
+    common::Mutex sources_mutex_;
+    std::vector<std::unique_ptr<ObjectSource>> sources_ LU_GUARDED_BY(sources_mutex_);
     std::unique_ptr<ControlOperations> operations_;
     std::unique_ptr<ControlServer> control_;
     std::unique_ptr<reload::HotReloader> hot_reload_;
-    std::mutex web_mutex_;  // guards web_: it goes first when the daemon stops
-    std::unique_ptr<web::WebServer> web_;
+    common::Mutex web_mutex_;
+    std::unique_ptr<web::WebServer> web_ LU_GUARDED_BY(web_mutex_);  // it goes first when the daemon stops
 };
 
 void Daemon::start() {
@@ -221,7 +225,7 @@ void Daemon::start_services() {
         [this](const json::object &o, const std::string &origin) {
             {
                 // Written where it lives first (the cluster's ConfigMap): a failure leaves the engine as it was.
-                std::lock_guard<std::mutex> lock(sources_mutex_);
+                common::MutexLock lock(sources_mutex_);
                 for (const auto &source : sources_) source->object_written(o);
             }
             return keeper_->admit(o, origin);
@@ -252,7 +256,7 @@ void Daemon::start_web() {
         const std::optional<json::object> object = store_.get(change.key);
         const json::value *status = object ? object->if_contains("status") : nullptr;
         if (status == nullptr || !status->is_object()) return;
-        for (const auto &source : sources_) source->status_written(change.key, status->as_object());
+        for (ObjectSource *source : sources()) source->status_written(change.key, status->as_object());
     });
     if (!options_.web) return;
     auto server = std::make_unique<web::WebServer>(
@@ -263,14 +267,14 @@ void Daemon::start_web() {
                    "up: port " + std::to_string(options_.web_port) +
                        " is taken (another lu-host up?): the status page takes another");
     log_.write(LogLevel::info, "", "up: status page " + server->url());
-    std::lock_guard<std::mutex> lock(web_mutex_);
+    common::MutexLock lock(web_mutex_);
     web_ = std::move(server);
 }
 
 void Daemon::start_objects() {
     const SourceLogFn source_log = [this](LogLevel level, std::string_view text) { log_.write(level, "", text); };
     {
-        std::lock_guard<std::mutex> lock(sources_mutex_);
+        common::MutexLock lock(sources_mutex_);
         sources_.push_back(std::make_unique<ObjectFileSource>(options_.paths, source_log));
         sources_.push_back(std::make_unique<ComposeSource>(options_.compose_projects, *rebuilds_, source_log));
         if (options_.from_cluster)
@@ -278,22 +282,29 @@ void Daemon::start_objects() {
                 ClusterSourceOptions{kube_load_options(), absolute_path(options_.project_dir)}, source_log));
     }
     std::vector<FileLoad> loads;
-    for (const auto &source : sources_)
+    for (ObjectSource *source : sources())
         for (auto &load : source->load()) loads.push_back(std::move(load));
     keeper_->apply_all(loads);
     queue_.start(options_.workers, [this](const std::string &lu) { reconcile(lu); });
-    for (const auto &source : sources_) source->start(*keeper_);
+    for (ObjectSource *source : sources()) source->start(*keeper_);
+}
+
+std::vector<ObjectSource *> Daemon::sources() {
+    common::MutexLock lock(sources_mutex_);
+    std::vector<ObjectSource *> out;
+    for (const auto &source : sources_) out.push_back(source.get());
+    return out;
 }
 
 void Daemon::stop() {
     log_.write(LogLevel::info, "", "up: stopping (finishing updates in flight)");
     std::unique_ptr<web::WebServer> web;
     {
-        std::lock_guard<std::mutex> lock(web_mutex_);
+        common::MutexLock lock(web_mutex_);
         web = std::move(web_);
     }
     web.reset();  // first: its requests reach every part below
-    for (const auto &source : sources_) source->stop();
+    for (ObjectSource *source : sources()) source->stop();
     if (file_watches_) file_watches_->stop_all();
     if (verify_) verify_->stop();  // lets a check in progress finish
     if (rebuilds_) rebuilds_->stop();
@@ -357,7 +368,7 @@ LogSinkFn Daemon::live_update_log(const std::string &live_update) {
 }
 
 void Daemon::notify_web(const std::string &live_update, const ActivityLine *line) {
-    std::lock_guard<std::mutex> lock(web_mutex_);
+    common::MutexLock lock(web_mutex_);
     if (!web_) return;
     if (line != nullptr)
         web_->log_line(live_update, to_json(*line));

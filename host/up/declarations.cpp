@@ -1,4 +1,5 @@
 #include "host/up/declarations.hpp"
+#include "common/mutex.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -7,13 +8,13 @@ namespace liveupdate::host::up {
 namespace json = boost::json;
 
 void Declarations::track(const std::string &origin) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    common::MutexLock lock(mutex_);
     keys_of_file_[origin];
 }
 
 Declarations::Declared Declarations::declare(const DeclaredObject &d, const std::string &text) {
     const ObjectKey key{d.kind, d.name};
-    std::lock_guard<std::mutex> lock(mutex_);
+    common::MutexLock lock(mutex_);
     auto &keys = keys_of_file_[d.file];
     if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
     auto &decls = declarations_[key];
@@ -31,7 +32,7 @@ Declarations::Declared Declarations::declare(const DeclaredObject &d, const std:
 
 Declarations::Replaced Declarations::replace(const std::string &origin, const FileLoad &load) {
     Replaced out;
-    std::lock_guard<std::mutex> lock(mutex_);
+    common::MutexLock lock(mutex_);
     std::set<ObjectKey> now_declared;
     for (const auto &o : load.objects) now_declared.insert(ObjectKey{o.kind, o.name});
     for (const auto &key : keys_of_file_[origin]) {
@@ -53,21 +54,21 @@ Declarations::Replaced Declarations::replace(const std::string &origin, const Fi
 }
 
 void Declarations::remove(const ObjectKey &key) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    common::MutexLock lock(mutex_);
     in_use_.erase(key);
     declarations_.erase(key);
     if (key.kind == "LiveUpdate") rejected_.erase(key.name);
 }
 
 std::optional<json::object> Declarations::declared(const ObjectKey &key) const {
-    std::lock_guard<std::mutex> lock(mutex_);
+    common::MutexLock lock(mutex_);
     auto found = in_use_.find(key);
     if (found == in_use_.end()) return std::nullopt;
     return json::parse(found->second.text).as_object();
 }
 
 std::optional<std::string> Declarations::origin_of(const ObjectKey &key) const {
-    std::lock_guard<std::mutex> lock(mutex_);
+    common::MutexLock lock(mutex_);
     auto found = in_use_.find(key);
     if (found == in_use_.end()) return std::nullopt;
     return found->second.file;
@@ -75,36 +76,36 @@ std::optional<std::string> Declarations::origin_of(const ObjectKey &key) const {
 
 std::set<std::string> Declarations::origins_in(const std::string &dir) const {
     std::set<std::string> out;
-    std::lock_guard<std::mutex> lock(mutex_);
+    common::MutexLock lock(mutex_);
     for (const auto &[file, keys] : keys_of_file_)
         if (std::filesystem::path(file).parent_path() == dir) out.insert(file);
     return out;
 }
 
 std::size_t Declarations::origin_count() const {
-    std::lock_guard<std::mutex> lock(mutex_);
+    common::MutexLock lock(mutex_);
     return keys_of_file_.size();
 }
 
 void Declarations::reject(const std::string &live_update, Rejection why) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    common::MutexLock lock(mutex_);
     rejected_[live_update] = std::move(why);
 }
 
 void Declarations::admit(const std::string &live_update) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    common::MutexLock lock(mutex_);
     rejected_.erase(live_update);
 }
 
 std::optional<Rejection> Declarations::rejection(const std::string &live_update) const {
-    std::lock_guard<std::mutex> lock(mutex_);
+    common::MutexLock lock(mutex_);
     auto found = rejected_.find(live_update);
     if (found == rejected_.end()) return std::nullopt;
     return found->second;
 }
 
 std::map<std::string, Rejection> Declarations::rejections() const {
-    std::lock_guard<std::mutex> lock(mutex_);
+    common::MutexLock lock(mutex_);
     return rejected_;
 }
 

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <map>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -13,6 +12,7 @@
 
 #include <boost/json.hpp>
 
+#include "common/mutex.hpp"
 #include "host/core/object_store.hpp"
 #include "host/up/object_files.hpp"
 
@@ -63,12 +63,12 @@ private:
         std::string text;
     };
 
-    mutable std::mutex mutex_;  // guards the maps below
-    std::map<std::string, std::vector<ObjectKey>> keys_of_file_;
-    std::map<ObjectKey, InUse> in_use_;
+    mutable common::Mutex mutex_;
+    std::map<std::string, std::vector<ObjectKey>> keys_of_file_ LU_GUARDED_BY(mutex_);
+    std::map<ObjectKey, InUse> in_use_ LU_GUARDED_BY(mutex_);
     // Every origin's declaration of a key, the one in use last.
-    std::map<ObjectKey, std::vector<DeclaredObject>> declarations_;
-    std::map<std::string, Rejection> rejected_;  // LiveUpdate name → why admission refused it
+    std::map<ObjectKey, std::vector<DeclaredObject>> declarations_ LU_GUARDED_BY(mutex_);
+    std::map<std::string, Rejection> rejected_ LU_GUARDED_BY(mutex_);  // LiveUpdate name → why admission refused it
 };
 
 }  // namespace liveupdate::host::up

@@ -1,4 +1,5 @@
 #include "host/up/discoveries.hpp"
+#include "common/mutex.hpp"
 
 namespace liveupdate::host::up {
 namespace json = boost::json;
@@ -7,7 +8,7 @@ Discoveries::Discoveries(kube::LoadOptions kubeconfig, StatusFn on_status, Warni
     : kubeconfig_(std::move(kubeconfig)), on_status_(std::move(on_status)), on_warning_(std::move(on_warning)) {}
 
 compose_discovery::ComposeDiscovery &Discoveries::compose() {
-    std::lock_guard<std::mutex> lock(mutex_);
+    common::MutexLock lock(mutex_);
     if (!compose_)
         compose_ = std::make_unique<compose_discovery::ComposeDiscovery>(
             compose_discovery::ComposeDiscovery::Options{},
@@ -19,7 +20,7 @@ compose_discovery::ComposeDiscovery &Discoveries::compose() {
 }
 
 kubernetes::PodDiscoveryWatcher &Discoveries::kubernetes() {
-    std::lock_guard<std::mutex> lock(mutex_);
+    common::MutexLock lock(mutex_);
     if (!kubernetes_) {
         kubernetes::PodDiscoveryWatcher::Options o;
         o.kubeconfig = kubeconfig_;
@@ -34,7 +35,7 @@ kubernetes::PodDiscoveryWatcher &Discoveries::kubernetes() {
 }
 
 void Discoveries::unwatch(const ObjectKey &key) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    common::MutexLock lock(mutex_);
     if (key.kind == "DockerComposeService" && compose_) compose_->unwatch(key.name);
     if (key.kind == "KubernetesDiscovery" && kubernetes_) kubernetes_->unwatch(key.name);
 }
@@ -43,7 +44,7 @@ void Discoveries::stop() {
     std::unique_ptr<compose_discovery::ComposeDiscovery> compose;
     std::unique_ptr<kubernetes::PodDiscoveryWatcher> kubernetes;
     {
-        std::lock_guard<std::mutex> lock(mutex_);
+        common::MutexLock lock(mutex_);
         compose = std::move(compose_);
         kubernetes = std::move(kubernetes_);
     }

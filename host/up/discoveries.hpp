@@ -5,12 +5,12 @@
 
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 
 #include <boost/json.hpp>
 
+#include "common/mutex.hpp"
 #include "host/compose_discovery/compose_discovery.hpp"
 #include "host/core/object_store.hpp"
 #include "host/kubernetes/kubernetes_discovery.hpp"
@@ -36,9 +36,9 @@ private:
     kube::LoadOptions kubeconfig_;
     StatusFn on_status_;
     WarningFn on_warning_;
-    std::mutex mutex_;  // guards the discoveries
-    std::unique_ptr<compose_discovery::ComposeDiscovery> compose_;
-    std::unique_ptr<kubernetes::PodDiscoveryWatcher> kubernetes_;
+    common::Mutex mutex_;
+    std::unique_ptr<compose_discovery::ComposeDiscovery> compose_ LU_GUARDED_BY(mutex_);
+    std::unique_ptr<kubernetes::PodDiscoveryWatcher> kubernetes_ LU_GUARDED_BY(mutex_);
 };
 
 }  // namespace liveupdate::host::up

@@ -1,4 +1,5 @@
 #include "host/up/due_queue.hpp"
+#include "common/mutex.hpp"
 
 namespace liveupdate::host::up {
 
@@ -11,7 +12,7 @@ void DueQueue::start(unsigned workers, ReconcileFn reconcile) {
 
 void DueQueue::mark_due(const std::vector<std::string> &names) {
     {
-        std::lock_guard<std::mutex> lock(mutex_);
+        common::MutexLock lock(mutex_);
         if (stopping_) return;
         for (const auto &name : names) {
             if (running_.count(name) != 0) {
@@ -25,9 +26,9 @@ void DueQueue::mark_due(const std::vector<std::string> &names) {
 }
 
 void DueQueue::work() {
-    std::unique_lock<std::mutex> lock(mutex_);
+    common::MutexLock lock(mutex_);
     for (;;) {
-        changed_.wait(lock, [&] { return stopping_ || !pending_.empty(); });
+        lock.wait(changed_, [&]() LU_REQUIRES(mutex_) { return stopping_ || !pending_.empty(); });
         if (stopping_) return;
         const std::string name = pending_.front();
         pending_.pop_front();
@@ -44,7 +45,7 @@ void DueQueue::work() {
 
 void DueQueue::stop() {
     {
-        std::lock_guard<std::mutex> lock(mutex_);
+        common::MutexLock lock(mutex_);
         stopping_ = true;
         pending_.clear();
         queued_.clear();
@@ -56,8 +57,8 @@ void DueQueue::stop() {
 }
 
 void DueQueue::wait_idle() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    changed_.wait(lock, [&] { return stopping_ || (pending_.empty() && running_.empty()); });
+    common::MutexLock lock(mutex_);
+    lock.wait(changed_, [&]() LU_REQUIRES(mutex_) { return stopping_ || (pending_.empty() && running_.empty()); });
 }
 
 }  // namespace liveupdate::host::up

@@ -7,11 +7,12 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
-#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "common/mutex.hpp"
 
 namespace liveupdate::host::up {
 
@@ -35,13 +36,13 @@ private:
     void work();
 
     ReconcileFn reconcile_;
-    std::mutex mutex_;
+    common::Mutex mutex_;
     std::condition_variable changed_;
-    std::deque<std::string> pending_;  // in order of marking, no duplicates
-    std::set<std::string> queued_;
-    std::set<std::string> running_;
-    std::set<std::string> again_;  // marked while running
-    bool stopping_ = false;
+    std::deque<std::string> pending_ LU_GUARDED_BY(mutex_);  // in order of marking, no duplicates
+    std::set<std::string> queued_ LU_GUARDED_BY(mutex_);
+    std::set<std::string> running_ LU_GUARDED_BY(mutex_);
+    std::set<std::string> again_ LU_GUARDED_BY(mutex_);  // marked while running
+    bool stopping_ LU_GUARDED_BY(mutex_) = false;
     std::vector<std::thread> workers_;
 };
 

@@ -1,4 +1,5 @@
 #include "host/up/file_watches.hpp"
+#include "common/mutex.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -74,7 +75,7 @@ FileWatches::~FileWatches() { stop_all(); }
 json::object FileWatches::apply(const json::object &file_watch) {
     const std::string name = name_of(file_watch);
     std::unique_ptr<TreeWatcher> retired;
-    std::unique_lock<std::mutex> lock(mutex_);
+    common::MutexLock lock(mutex_);
     Entry &entry = entries_[name];
     const bool spec_changed = !entry.object.contains("spec") || spec_of(entry.object) != spec_of(file_watch);
     json::object status;
@@ -120,7 +121,7 @@ json::object FileWatches::apply(const json::object &file_watch) {
 }
 
 std::shared_ptr<InotifyHub> FileWatches::shared_hub() {
-    std::lock_guard<std::mutex> lock(mutex_);
+    common::MutexLock lock(mutex_);
     if (!hub_)
         hub_ = std::make_shared<InotifyHub>([this] {
             if (on_warning_) on_warning_(std::string(kInotifyOverflowWarning));
@@ -132,7 +133,7 @@ void FileWatches::on_batch(const std::string &name, std::vector<std::string> pat
     json::object object;
     std::uint64_t seq = 0;
     {
-        std::lock_guard<std::mutex> lock(mutex_);
+        common::MutexLock lock(mutex_);
         auto it = entries_.find(name);
         if (it == entries_.end()) return;
         seq = next_seq_++;
@@ -148,7 +149,7 @@ void FileWatches::on_batch(const std::string &name, std::vector<std::string> pat
     }
     const std::vector<std::string> due = on_change_(object);
     {
-        std::lock_guard<std::mutex> lock(mutex_);
+        common::MutexLock lock(mutex_);
         consumers_.expect(seq, due);
         in_flight_.erase(seq);
     }
@@ -157,17 +158,17 @@ void FileWatches::on_batch(const std::string &name, std::vector<std::string> pat
 }
 
 std::uint64_t FileWatches::visible() const {
-    std::lock_guard<std::mutex> lock(mutex_);
+    common::MutexLock lock(mutex_);
     return in_flight_.empty() ? next_seq_ - 1 : *in_flight_.begin() - 1;
 }
 
 void FileWatches::reconciled(const std::string &live_update, std::uint64_t seen) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    common::MutexLock lock(mutex_);
     consumers_.reconciled(live_update, seen);
 }
 
 std::optional<Debouncer::Clock::time_point> FileWatches::last_change() const {
-    std::lock_guard<std::mutex> lock(mutex_);
+    common::MutexLock lock(mutex_);
     std::optional<Debouncer::Clock::time_point> latest;
     for (const auto &entry : entries_)
         if (entry.second.watcher)
@@ -177,14 +178,14 @@ std::optional<Debouncer::Clock::time_point> FileWatches::last_change() const {
 }
 
 void FileWatches::forget(const std::string &live_update) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    common::MutexLock lock(mutex_);
     consumers_.forget(live_update);
 }
 
 void FileWatches::remove(const std::string &name) {
     std::unique_ptr<TreeWatcher> retired;
     {
-        std::lock_guard<std::mutex> lock(mutex_);
+        common::MutexLock lock(mutex_);
         auto it = entries_.find(name);
         if (it == entries_.end()) return;
         retired = std::move(it->second.watcher);
@@ -195,7 +196,7 @@ void FileWatches::remove(const std::string &name) {
 void FileWatches::stop_all() {
     std::map<std::string, Entry> all;
     {
-        std::lock_guard<std::mutex> lock(mutex_);
+        common::MutexLock lock(mutex_);
         all.swap(entries_);
     }
 }

@@ -7,13 +7,13 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
 
 #include <boost/json.hpp>
 
+#include "common/mutex.hpp"
 #include "host/up/event_consumers.hpp"
 #include "host/up/file_events.hpp"
 #include "host/up/tree_watcher.hpp"
@@ -61,11 +61,11 @@ private:
     ChangedFn on_change_;
     DueFn on_due_;
     TreeWatcher::WarnFn on_warning_;
-    mutable std::mutex mutex_;
-    std::shared_ptr<InotifyHub> hub_;  // made at the first FileWatch, again if it could not be
-    std::map<std::string, Entry> entries_;
-    std::uint64_t next_seq_ = 1;
-    std::set<std::uint64_t> in_flight_;  // appended, not yet visible
+    mutable common::Mutex mutex_;
+    std::shared_ptr<InotifyHub> hub_ LU_GUARDED_BY(mutex_);  // made at the first FileWatch, again if it could not be
+    std::map<std::string, Entry> entries_ LU_GUARDED_BY(mutex_);
+    std::uint64_t next_seq_ LU_GUARDED_BY(mutex_) = 1;
+    std::set<std::uint64_t> in_flight_ LU_GUARDED_BY(mutex_);  // appended, not yet visible
     EventConsumers consumers_;
 };
 

@@ -1,4 +1,5 @@
 #include "host/up/inotify_hub.hpp"
+#include "common/mutex.hpp"
 
 #include <poll.h>
 #include <sys/eventfd.h>
@@ -28,7 +29,7 @@ InotifyHub::InotifyHub(std::function<void()> on_overflow) : on_overflow_(std::mo
 
 InotifyHub::~InotifyHub() {
     {
-        std::lock_guard<std::mutex> lock(mutex_);
+        common::MutexLock lock(mutex_);
         stopping_ = true;
     }
     wake();
@@ -39,7 +40,7 @@ InotifyHub::~InotifyHub() {
 
 void InotifyHub::attach(std::shared_ptr<Client> client) {
     {
-        std::lock_guard<std::mutex> lock(mutex_);
+        common::MutexLock lock(mutex_);
         const Client *key = client.get();
         clients_[key] = std::move(client);
     }
@@ -47,7 +48,7 @@ void InotifyHub::attach(std::shared_ptr<Client> client) {
 }
 
 void InotifyHub::detach(const Client *client, const std::vector<int> &watches) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    common::MutexLock lock(mutex_);
     for (const int wd : watches) release(client, wd);
     clients_.erase(client);
 }
@@ -55,7 +56,7 @@ void InotifyHub::detach(const Client *client, const std::vector<int> &watches) {
 int InotifyHub::add_watch(const Client *client, const std::string &path, std::uint32_t mask) {
     // Under the lock: a watch another client is releasing right now must not
     // be handed out and then removed from the kernel.
-    std::lock_guard<std::mutex> lock(mutex_);
+    common::MutexLock lock(mutex_);
     const int wd = ::inotify_add_watch(inotify_fd_, path.c_str(), mask);
     if (wd < 0) return -errno;
     holders_[wd].insert(client);
@@ -63,7 +64,7 @@ int InotifyHub::add_watch(const Client *client, const std::string &path, std::ui
 }
 
 void InotifyHub::remove_watch(const Client *client, int wd) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    common::MutexLock lock(mutex_);
     release(client, wd);
 }
 
@@ -91,7 +92,7 @@ bool InotifyHub::read_events() {
         const ssize_t n = ::read(inotify_fd_, buffer, sizeof buffer);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) break;
-        std::lock_guard<std::mutex> lock(mutex_);
+        common::MutexLock lock(mutex_);
         for (ssize_t off = 0; off < n;) {
             const auto *ev = reinterpret_cast<const inotify_event *>(buffer + off);
             off += static_cast<ssize_t>(sizeof(inotify_event) + ev->len);
@@ -115,7 +116,7 @@ bool InotifyHub::read_events() {
 std::optional<InotifyHub::Clock::time_point> InotifyHub::tick_all() {
     std::vector<std::shared_ptr<Client>> clients;
     {
-        std::lock_guard<std::mutex> lock(mutex_);
+        common::MutexLock lock(mutex_);
         clients.reserve(clients_.size());
         for (const auto &[key, client] : clients_) clients.push_back(client);
     }
@@ -144,7 +145,7 @@ void InotifyHub::run() {
             if (::read(wake_fd_, &count, sizeof count) < 0) {
                 // Another read took it: the wake still counts.
             }
-            std::lock_guard<std::mutex> lock(mutex_);
+            common::MutexLock lock(mutex_);
             if (stopping_) return;
         }
         if ((fds[1].revents & POLLIN) && read_events() && on_overflow_) on_overflow_();

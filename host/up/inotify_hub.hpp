@@ -16,12 +16,13 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "common/mutex.hpp"
 
 namespace liveupdate::host::up {
 
@@ -69,15 +70,16 @@ private:
     void run();
     bool read_events();  // true when the queue overflowed
     std::optional<Clock::time_point> tick_all();
-    void release(const Client *client, int wd);  // with mutex_ held
+    void release(const Client *client, int wd) LU_REQUIRES(mutex_);
 
     std::function<void()> on_overflow_;
     int inotify_fd_ = -1;
     int wake_fd_ = -1;
-    std::mutex mutex_;
-    bool stopping_ = false;
-    std::map<const Client *, std::shared_ptr<Client>> clients_;
-    std::map<int, std::set<const Client *>> holders_;  // watch descriptor → the clients that hold it
+    common::Mutex mutex_;
+    bool stopping_ LU_GUARDED_BY(mutex_) = false;
+    std::map<const Client *, std::shared_ptr<Client>> clients_ LU_GUARDED_BY(mutex_);
+    std::map<int, std::set<const Client *>> holders_
+        LU_GUARDED_BY(mutex_);  // watch descriptor → the clients that hold it
     std::thread thread_;
 };
 

@@ -1,4 +1,5 @@
 #include "host/up/local_container_supervisor.hpp"
+#include "common/mutex.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -149,7 +150,7 @@ void LocalContainerSupervisor::monitor(Container &c, pid_t pid, int pidfd, int o
         if (::waitpid(pid, &status, WNOHANG) == pid) {
             lines.flush();
             {
-                std::lock_guard<std::mutex> lock(mutex_);
+                common::MutexLock lock(mutex_);
                 if (c.generation == generation) {
                     c.status = "exited";
                     c.pid = -1;
@@ -167,13 +168,13 @@ void LocalContainerSupervisor::monitor(Container &c, pid_t pid, int pidfd, int o
 }
 
 void LocalContainerSupervisor::stop(const std::shared_ptr<Container> &c) {
-    std::unique_lock<std::mutex> lock(mutex_);
+    common::MutexLock lock(mutex_);
     const int generation = c->generation;
     if (c->pid > 0) {
         ::kill(-c->pid, SIGTERM);
-        if (!c->exited.wait_for(lock, kStopGrace, [&] { return c->pid <= 0 || c->generation != generation; })) {
+        if (!lock.wait_for(c->exited, kStopGrace, [&] { return c->pid <= 0 || c->generation != generation; })) {
             ::kill(-c->pid, SIGKILL);
-            c->exited.wait(lock, [&] { return c->pid <= 0 || c->generation != generation; });
+            lock.wait(c->exited, [&] { return c->pid <= 0 || c->generation != generation; });
         }
     }
     std::thread monitor = std::move(c->monitor);
@@ -184,7 +185,7 @@ void LocalContainerSupervisor::stop(const std::shared_ptr<Container> &c) {
 void LocalContainerSupervisor::apply(const std::string &name, const LocalProcessSpec &spec) {
     std::shared_ptr<Container> c;
     {
-        std::lock_guard<std::mutex> lock(mutex_);
+        common::MutexLock lock(mutex_);
         auto &slot = containers_[name];
         if (slot && slot->spec == spec) return;
         if (!slot) {
@@ -195,7 +196,7 @@ void LocalContainerSupervisor::apply(const std::string &name, const LocalProcess
     }
     stop(c);
     {
-        std::lock_guard<std::mutex> lock(mutex_);
+        common::MutexLock lock(mutex_);
         c->spec = spec;
         start_locked(*c, false);
     }
@@ -205,7 +206,7 @@ void LocalContainerSupervisor::apply(const std::string &name, const LocalProcess
 void LocalContainerSupervisor::remove(const std::string &name) {
     std::shared_ptr<Container> c;
     {
-        std::lock_guard<std::mutex> lock(mutex_);
+        common::MutexLock lock(mutex_);
         auto it = containers_.find(name);
         if (it == containers_.end()) return;
         c = it->second;
@@ -217,7 +218,7 @@ void LocalContainerSupervisor::remove(const std::string &name) {
 void LocalContainerSupervisor::restart(const std::string &name_or_id) {
     std::shared_ptr<Container> c;
     {
-        std::lock_guard<std::mutex> lock(mutex_);
+        common::MutexLock lock(mutex_);
         for (const auto &[name, candidate] : containers_)
             if (name == name_or_id || candidate->id == name_or_id) c = candidate;
         if (!c) throw std::runtime_error("no LocalContainer named or with ID \"" + name_or_id + "\"");
@@ -225,7 +226,7 @@ void LocalContainerSupervisor::restart(const std::string &name_or_id) {
     stop(c);
     std::string error;
     {
-        std::lock_guard<std::mutex> lock(mutex_);
+        common::MutexLock lock(mutex_);
         start_locked(*c, true);
         error = c->error;
     }
@@ -234,14 +235,14 @@ void LocalContainerSupervisor::restart(const std::string &name_or_id) {
 }
 
 std::optional<json::object> LocalContainerSupervisor::status(const std::string &name) const {
-    std::lock_guard<std::mutex> lock(mutex_);
+    common::MutexLock lock(mutex_);
     auto it = containers_.find(name);
     if (it == containers_.end()) return std::nullopt;
     return it->second->status_json();
 }
 
 std::optional<LocalProcessSpec> LocalContainerSupervisor::spec(const std::string &name) const {
-    std::lock_guard<std::mutex> lock(mutex_);
+    common::MutexLock lock(mutex_);
     auto it = containers_.find(name);
     if (it == containers_.end()) return std::nullopt;
     return it->second->spec;
@@ -250,7 +251,7 @@ std::optional<LocalProcessSpec> LocalContainerSupervisor::spec(const std::string
 void LocalContainerSupervisor::stop_all() {
     std::vector<std::shared_ptr<Container>> all;
     {
-        std::lock_guard<std::mutex> lock(mutex_);
+        common::MutexLock lock(mutex_);
         for (auto &[name, c] : containers_) all.push_back(c);
         containers_.clear();
     }

@@ -18,7 +18,6 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,6 +26,7 @@
 
 #include <boost/json.hpp>
 
+#include "common/mutex.hpp"
 #include "host/up/child_spawner.hpp"
 #include "host/up/local_container_spec.hpp"
 
@@ -57,7 +57,7 @@ public:
 
 private:
     struct Container;
-    void start_locked(Container &c, bool same_container);
+    void start_locked(Container &c, bool same_container) LU_REQUIRES(mutex_);
     void monitor(Container &c, pid_t pid, int pidfd, int output_fd, int generation);
     void stop(const std::shared_ptr<Container> &c);
     void notify(const std::string &name);
@@ -65,8 +65,8 @@ private:
     StatusFn on_status_;
     OutputFn on_output_;
     std::unique_ptr<ChildSpawner> spawner_;
-    mutable std::mutex mutex_;
-    std::map<std::string, std::shared_ptr<Container>> containers_;
+    mutable common::Mutex mutex_;
+    std::map<std::string, std::shared_ptr<Container>> containers_ LU_GUARDED_BY(mutex_);
 };
 
 }  // namespace liveupdate::host::up

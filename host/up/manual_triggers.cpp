@@ -1,4 +1,5 @@
 #include "host/up/manual_triggers.hpp"
+#include "common/mutex.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -56,7 +57,7 @@ json::value ManualTriggers::trigger(const json::value *names) {
         if (std::find(manifests.begin(), manifests.end(), manifest) == manifests.end()) manifests.push_back(manifest);
         triggered.push_back(json::object{{"name", name}, {"manifest", manifest}});
     }
-    std::lock_guard<std::mutex> lock(queue_mutex_);
+    common::MutexLock lock(queue_mutex_);
     for (const auto &manifest : manifests) {
         const json::object queue = queue_with(store_.get(ObjectKey{"ConfigMap", kTriggerQueueName}), manifest);
         std::vector<std::string> due;
@@ -81,7 +82,7 @@ void ManualTriggers::forget(const std::string &live_update) { take_off(tracker_.
 
 void ManualTriggers::take_off(const std::vector<std::string> &manifests) {
     if (manifests.empty()) return;
-    std::lock_guard<std::mutex> lock(queue_mutex_);
+    common::MutexLock lock(queue_mutex_);
     const std::optional<json::object> current = store_.get(ObjectKey{"ConfigMap", kTriggerQueueName});
     if (!current) return;
     std::vector<std::string> due;

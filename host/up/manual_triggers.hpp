@@ -7,12 +7,12 @@
 
 #include <cstdint>
 #include <functional>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include <boost/json.hpp>
 
+#include "common/mutex.hpp"
 #include "host/core/object_store.hpp"
 #include "host/up/declarations.hpp"
 #include "host/up/trigger_queue.hpp"
@@ -52,7 +52,7 @@ private:
     MarkDueFn mark_due_;
     UpLog &log_;
     TriggerTracker tracker_;
-    std::mutex queue_mutex_;  // one read-modify-write of the trigger queue at a time
+    common::Mutex queue_mutex_;  // one read-modify-write of the trigger queue at a time
 };
 
 }  // namespace liveupdate::host::up

@@ -1,10 +1,11 @@
 #include "host/up/object_keeper.hpp"
+#include "common/mutex.hpp"
 
 #include <algorithm>
 #include <stdexcept>
 
 #include "common/json_fields.hpp"
-#include "host/up/admission_warnings.hpp"
+#include "host/core/admission_warnings.hpp"
 
 namespace liveupdate::host::up {
 namespace json = boost::json;
@@ -42,7 +43,7 @@ void ObjectKeeper::apply_all(const std::vector<FileLoad> &loads) {
     auto rank = [](const std::string &kind) { return kind == "FileWatch" ? 0 : kind == "LiveUpdate" ? 2 : 1; };
     std::stable_sort(all.begin(), all.end(),
                      [&](const DeclaredObject &a, const DeclaredObject &b) { return rank(a.kind) < rank(b.kind); });
-    std::lock_guard<std::mutex> lock(replace_mutex_);
+    common::MutexLock lock(replace_mutex_);
     for (const auto &d : all) apply(d);
 }
 
@@ -52,7 +53,7 @@ void ObjectKeeper::replace(const FileLoad &load) {
         p_.log.write(LogLevel::error, "", file + ": not loaded, its objects stay as they were");
         return;
     }
-    std::lock_guard<std::mutex> lock(replace_mutex_);
+    common::MutexLock lock(replace_mutex_);
     const Declarations::Replaced replaced = p_.declarations.replace(file, load);
     for (const auto &key : replaced.gone) {
         p_.log.write(LogLevel::info, "", file + ": " + key.text() + " removed");
@@ -185,7 +186,7 @@ void ObjectKeeper::container_status(const std::string &name, const json::object 
     const std::string phase = state != nullptr ? common::text_at(*state, {"status"}) : "";
     std::string news;
     {
-        std::lock_guard<std::mutex> lock(containers_mutex_);
+        common::MutexLock lock(containers_mutex_);
         std::string &logged = container_state_logged_[name];
         if (logged != id + " " + phase) {
             logged = id + " " + phase;

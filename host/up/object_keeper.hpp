@@ -8,12 +8,12 @@
 #pragma once
 
 #include <map>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include <boost/json.hpp>
 
+#include "common/mutex.hpp"
 #include "host/core/engine_slot.hpp"
 #include "host/core/object_store.hpp"
 #include "host/up/activity.hpp"
@@ -57,18 +57,19 @@ public:
     void discovered_status(const std::string &kind, const std::string &name, const boost::json::object &status);
 
 private:
-    void apply(const DeclaredObject &d);
-    void apply_local_container(const DeclaredObject &d, const std::string &origin);
-    void apply_compose_service(const DeclaredObject &d, const std::string &origin);
-    void apply_kubernetes_discovery(const DeclaredObject &d, const std::string &origin);
+    void apply(const DeclaredObject &d) LU_REQUIRES(replace_mutex_);
+    void apply_local_container(const DeclaredObject &d, const std::string &origin) LU_REQUIRES(replace_mutex_);
+    void apply_compose_service(const DeclaredObject &d, const std::string &origin) LU_REQUIRES(replace_mutex_);
+    void apply_kubernetes_discovery(const DeclaredObject &d, const std::string &origin) LU_REQUIRES(replace_mutex_);
     void upsert(const boost::json::object &object, const std::string &origin);
-    void remove(const ObjectKey &key);
+    void remove(const ObjectKey &key) LU_REQUIRES(replace_mutex_);
 
     Parts p_;
     // One origin's objects replaced at a time, as the sources' threads ask.
-    std::mutex replace_mutex_;
-    std::mutex containers_mutex_;                                // guards the map below
-    std::map<std::string, std::string> container_state_logged_;  // LocalContainer → "ID state"
+    common::Mutex replace_mutex_;
+    common::Mutex containers_mutex_;
+    std::map<std::string, std::string> container_state_logged_
+        LU_GUARDED_BY(containers_mutex_);  // LocalContainer → "ID state"
 };
 
 }  // namespace liveupdate::host::up

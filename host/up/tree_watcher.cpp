@@ -1,4 +1,5 @@
 #include "host/up/tree_watcher.hpp"
+#include "common/mutex.hpp"
 
 #include <sys/inotify.h>
 #include <sys/stat.h>
@@ -7,7 +8,6 @@
 #include <atomic>
 #include <cerrno>
 #include <deque>
-#include <mutex>
 #include <set>
 
 #include "common/builtin_ignores.hpp"
@@ -56,9 +56,9 @@ struct TreeWatcher::State : InotifyHub::Client {
     std::atomic<bool> ready{false};
     // Guards everything below but `inbox` and `last_change`: held by the
     // hub's thread in tick(), and by the destructor while it stops.
-    std::mutex mutex;
+    common::Mutex mutex;
     bool stopped = false;
-    std::mutex inbox_mutex;
+    common::Mutex inbox_mutex;
     std::deque<InotifyEvent> inbox;  // arrived, not handled yet
     std::map<int, Watch> watches;
     std::map<std::string, int> wd_of_dir;
@@ -278,18 +278,18 @@ struct TreeWatcher::State : InotifyHub::Client {
     }
 
     void event(const InotifyEvent &ev) override {
-        std::lock_guard<std::mutex> lock(inbox_mutex);
+        common::MutexLock lock(inbox_mutex);
         inbox.push_back(ev);
     }
 
     std::optional<InotifyHub::Clock::time_point> tick(InotifyHub::Clock::time_point now) override {
         // Not set up yet: the constructor wakes the hub when it is.
         if (!ready.load(std::memory_order_acquire)) return std::nullopt;
-        std::lock_guard<std::mutex> lock(mutex);
+        common::MutexLock lock(mutex);
         if (stopped) return std::nullopt;
         std::deque<InotifyEvent> arrived;
         {
-            std::lock_guard<std::mutex> inbox_lock(inbox_mutex);
+            common::MutexLock inbox_lock(inbox_mutex);
             arrived.swap(inbox);
         }
         for (const auto &ev : arrived) handle(ev);
@@ -314,7 +314,7 @@ struct TreeWatcher::State : InotifyHub::Client {
     }
 
     std::vector<int> stop() {
-        std::lock_guard<std::mutex> lock(mutex);
+        common::MutexLock lock(mutex);
         return stop_locked();
     }
 };

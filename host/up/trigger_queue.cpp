@@ -1,4 +1,5 @@
 #include "host/up/trigger_queue.hpp"
+#include "common/mutex.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -58,19 +59,19 @@ json::object queue_without(const json::object &current, const std::set<std::stri
 }
 
 std::uint64_t TriggerTracker::generation() const {
-    std::lock_guard lock(mutex_);
+    common::MutexLock lock(mutex_);
     return generation_;
 }
 
 void TriggerTracker::queued(const std::string &manifest, const std::vector<std::string> &live_updates) {
-    std::lock_guard lock(mutex_);
+    common::MutexLock lock(mutex_);
     Waiting &w = waiting_[manifest];
     w.generation = ++generation_;
     w.live_updates.insert(live_updates.begin(), live_updates.end());
 }
 
 std::vector<std::string> TriggerTracker::reconciled(const std::string &live_update, std::uint64_t began) {
-    std::lock_guard lock(mutex_);
+    common::MutexLock lock(mutex_);
     std::vector<std::string> served;
     for (auto it = waiting_.begin(); it != waiting_.end();) {
         if (began >= it->second.generation) it->second.live_updates.erase(live_update);
@@ -85,7 +86,7 @@ std::vector<std::string> TriggerTracker::reconciled(const std::string &live_upda
 }
 
 bool TriggerTracker::tracks(const std::string &manifest) const {
-    std::lock_guard lock(mutex_);
+    common::MutexLock lock(mutex_);
     return waiting_.contains(manifest);
 }
 

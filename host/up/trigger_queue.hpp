@@ -8,13 +8,14 @@
 
 #include <cstdint>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include <boost/json.hpp>
+
+#include "common/mutex.hpp"
 
 namespace liveupdate::host::up {
 
@@ -54,9 +55,9 @@ private:
         std::set<std::string> live_updates;
     };
 
-    mutable std::mutex mutex_;
-    std::uint64_t generation_ = 0;
-    std::map<std::string, Waiting> waiting_;  // manifest → what it waits for
+    mutable common::Mutex mutex_;
+    std::uint64_t generation_ LU_GUARDED_BY(mutex_) = 0;
+    std::map<std::string, Waiting> waiting_ LU_GUARDED_BY(mutex_);  // manifest → what it waits for
 };
 
 }  // namespace liveupdate::host::up

@@ -6,7 +6,7 @@
 #include "common/text_format.hpp"
 #include "host/cluster/cluster_kinds.hpp"
 #include "host/cluster/cluster_objects.hpp"
-#include "host/up/admission_warnings.hpp"
+#include "host/core/admission_warnings.hpp"
 
 namespace liveupdate::host::webhook {
 namespace json = boost::json;
@@ -129,7 +129,7 @@ Verdict judge(const ReviewRequest &request, const Validator &validate, std::stri
         const std::string why = common::text_at(admission, "message");
         verdict.message = why.empty() ? request.kind + " " + common::go_quote(name) + " is refused" : why;
     } else {
-        verdict.warnings = up::admission_warnings(resolved.object);
+        verdict.warnings = admission_warnings(resolved.object);
     }
     return verdict;
 }

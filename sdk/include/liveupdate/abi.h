@@ -25,7 +25,9 @@
  *    1.6  lu_sync_targets_extension.container_repaired
  *    1.7  lu_update_request.sync_roots/sync_root_count
  *    1.8  LU_OUTCOME_CONTAINER_NOT_RUNNING
- *    1.9  lu_digest_extension.digest_scoped (lu_digest_scope)
+ *    1.9  lu_update_request.archive_rewind (lu_rewind_fn)
+ *    1.10 lu_updater_api.prepare
+ *    1.11 lu_digest_extension.digest_scoped (lu_digest_scope)
  * Extensions (optional capabilities by versioned id) live in liveupdate/ext/.
  */
 #ifndef LIVEUPDATE_ABI_H

@@ -58,13 +58,13 @@ typedef struct lu_archive_stream {
     lu_read_fn read;
 } lu_archive_stream;
 
-/* Starts the archive again from its first byte: the host builds it anew from
- * the copies, so a plugin that must send it again (a broken session) never
- * keeps it. The new archive has the same paths as files are now: a file
- * changed since holds its newer content, one gone or unreadable is reported
- * by the host as for the first pass. Returns 0 when the next read gives the
- * first byte, -1 when it cannot start again (the plugin reports an infra
- * failure). [during-call] as lu_read_fn, never during a read. */
+/* [since 1.9] Starts the archive again from its first byte: the host builds
+ * it anew from the copies, so a plugin that must send it again (a broken
+ * session) never keeps it. The new archive has the same paths as files are
+ * now: a file changed since holds its newer content, one gone or unreadable
+ * is reported by the host as for the first pass. Returns 0 when the next read
+ * gives the first byte, -1 when it cannot start again (the plugin reports an
+ * infra failure). [during-call] as lu_read_fn, never during a read. */
 typedef int32_t (*lu_rewind_fn)(void *stream_ctx);
 
 typedef struct lu_path_mapping {
@@ -120,8 +120,8 @@ typedef struct lu_update_request {
      * an older host) is followed down to itself. */
     const char *const *sync_roots;
     size_t sync_root_count;
-    /* Appended after sync_roots: archive_rewind(archive.ctx) restarts the
-     * archive (lu_rewind_fn). NULL from an older host: a plugin that may need
+    /* [since 1.9] archive_rewind(archive.ctx) restarts the archive
+     * (lu_rewind_fn). NULL from an older host: a plugin that may need
      * the archive twice keeps what it read in a temporary file, never whole
      * in memory. */
     lu_rewind_fn archive_rewind;
@@ -170,8 +170,8 @@ typedef struct lu_updater_api {
      * absent. The table returned lives as long as the updater. [any-thread] */
     const void *(*get_extension)(lu_updater *updater, const char *id);
 
-    /* Appended (revision 2 of this table: read only when struct_size covers
-     * it; NULL from older plugins and from plugins with nothing to prepare).
+    /* [since 1.10] Read only when struct_size covers it; NULL from older
+     * plugins and from plugins with nothing to prepare.
      * Makes the container ready for a first update that is as fast as the
      * next ones (the docker updater starts lu-agent in it). The host calls it
      * off the reconcile path when a LiveUpdate first selects the container,

@@ -36,7 +36,7 @@ typedef struct lu_digest_entry {
     uint64_t hash; /* XXH3-64 of a file's content or a symlink's target; 0 otherwise */
 } lu_digest_entry;
 
-/* [since 1.9] What a digest reads: only the files it names, within a budget. */
+/* [since 1.11] What a digest reads: only the files it names, within a budget. */
 typedef struct lu_digest_scope {
     uint32_t struct_size;
     /* The files whose content is hashed, relative to container_path
@@ -86,7 +86,7 @@ typedef struct lu_digest_extension {
      * count grow verifies the containers. [any-thread] Never NULL. */
     uint64_t (*reconnect_count)(lu_updater *updater);
 
-    /* [since 1.9] digest, reading only what scope names, within its budget.
+    /* [since 1.11] digest, reading only what scope names, within its budget.
      * No pseudo filesystem (procfs, sysfs, ...) below container_path is read
      * or descended into: its mount point is given as a folder. Same results
      * as digest. */

@@ -1,10 +1,10 @@
-#include "host/up/admission_warnings.hpp"
+#include "host/core/admission_warnings.hpp"
 
 #include "common/ignore_patterns.hpp"
 #include "common/json_fields.hpp"
 #include "common/paths.hpp"
 
-namespace liveupdate::host::up {
+namespace liveupdate::host {
 namespace json = boost::json;
 
 namespace {
@@ -47,4 +47,4 @@ std::vector<std::string> admission_warnings(const json::object &object) {
     return out;
 }
 
-}  // namespace liveupdate::host::up
+}  // namespace liveupdate::host

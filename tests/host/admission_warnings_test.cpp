@@ -3,9 +3,9 @@
 #include <string>
 #include <vector>
 
-#include "host/up/admission_warnings.hpp"
+#include "host/core/admission_warnings.hpp"
 
-using namespace liveupdate::host::up;
+using namespace liveupdate::host;
 
 BOOST_AUTO_TEST_CASE(admission_warns_of_a_sync_outside_the_base_and_a_root_container) {
     const auto lu = boost::json::parse(R"({"kind": "LiveUpdate", "metadata": {"name": "lu"}, "spec": {

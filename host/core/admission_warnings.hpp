@@ -10,9 +10,9 @@
 
 #include <boost/json.hpp>
 
-namespace liveupdate::host::up {
+namespace liveupdate::host {
 
 // "spec.syncs[0].localPath: ..." messages, relative paths already resolved (object_files.hpp).
 std::vector<std::string> admission_warnings(const boost::json::object &object);
 
-}  // namespace liveupdate::host::up
+}  // namespace liveupdate::host

@@ -1,0 +1,20 @@
+# Clang proves what the locks of the daemon, hot reload and the agent driver
+# say they guard (LU_GUARDED_BY, LU_REQUIRES: common/thread_annotations.hpp,
+# docs/threading.md) with -Wthread-safety, which the top CMakeLists sets on
+# every clang compile (an error under -Werror). lu_lock_analysis compiles the
+# sources of the given libraries, and nothing else, so a clang build that
+# cannot build all of their dependencies (scripts/test.sh's fuzz build) still
+# checks them:  cmake --build build-fuzz --target lu_lock_analysis
+
+function(lu_lock_analysis)
+  add_library(lu_lock_analysis OBJECT EXCLUDE_FROM_ALL)
+  foreach(library ${ARGN})
+    get_target_property(folder ${library} SOURCE_DIR)
+    get_target_property(sources ${library} SOURCES)
+    list(TRANSFORM sources PREPEND ${folder}/)
+    target_sources(lu_lock_analysis PRIVATE ${sources})
+    # The libraries' own flags, read without linking them (no build order on them).
+    target_include_directories(lu_lock_analysis PRIVATE $<TARGET_PROPERTY:${library},INCLUDE_DIRECTORIES>)
+    target_compile_definitions(lu_lock_analysis PRIVATE $<TARGET_PROPERTY:${library},COMPILE_DEFINITIONS>)
+  endforeach()
+endfunction()
