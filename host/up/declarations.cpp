@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "common/json_fields.hpp"
+
 namespace liveupdate::host::up {
 namespace json = boost::json;
 
@@ -63,7 +65,7 @@ std::optional<json::object> Declarations::declared(const ObjectKey &key) const {
     std::lock_guard<std::mutex> lock(mutex_);
     auto found = in_use_.find(key);
     if (found == in_use_.end()) return std::nullopt;
-    return json::parse(found->second.text).as_object();
+    return common::expect_object(common::parse_limited(found->second.text), found->first.text());
 }
 
 std::optional<std::string> Declarations::origin_of(const ObjectKey &key) const {
