@@ -64,23 +64,24 @@ json::array *array_field(json::object &o, std::string_view key, const std::strin
     return array_member(o, key, path);
 }
 
-std::string string_field(const json::object &o, std::string_view key, const std::string &path) {
+std::string string_field(const json::object &o, std::string_view key, const std::string &path,
+                         std::string_view fallback) {
     const auto *v = member(o, key);
-    if (v == nullptr) return {};
+    if (v == nullptr) return std::string(fallback);
     if (!v->is_string()) throw DecodeError(child(path, key), "expected string");
     return std::string(v->get_string());
 }
 
-bool bool_field(const json::object &o, std::string_view key, const std::string &path) {
+bool bool_field(const json::object &o, std::string_view key, const std::string &path, bool fallback) {
     const auto *v = member(o, key);
-    if (v == nullptr) return false;
+    if (v == nullptr) return fallback;
     if (!v->is_bool()) throw DecodeError(child(path, key), "expected boolean");
     return v->get_bool();
 }
 
-std::int64_t int_field(const json::object &o, std::string_view key, const std::string &path) {
+std::int64_t int_field(const json::object &o, std::string_view key, const std::string &path, std::int64_t fallback) {
     const auto *v = member(o, key);
-    if (v == nullptr) return 0;
+    if (v == nullptr) return fallback;
     if (v->is_int64()) return v->get_int64();
     if (v->is_uint64() && v->get_uint64() <= static_cast<std::uint64_t>(INT64_MAX))
         return static_cast<std::int64_t>(v->get_uint64());
@@ -137,9 +138,77 @@ json::value parse_limited(std::string_view text, std::size_t max_bytes, std::siz
     }
 }
 
-const json::value *value_at(const json::value &v, std::initializer_list<std::string_view> path) {
+namespace {
+
+// The object holding the last key of keys (nullptr when a step is absent or
+// null) and the path of that object.
+const json::object *parent_of(const json::object &o, Keys keys, std::string &path) {
+    const json::object *cur = &o;
+    for (auto key = keys.begin(); key + 1 < keys.end(); ++key) {
+        cur = object_field(*cur, *key, path);
+        path = child(path, *key);
+        if (cur == nullptr) return nullptr;
+    }
+    return cur;
+}
+
+template <class Get>
+auto at_keys(const json::object &o, Keys keys, Get get) {
+    std::string path;
+    if (keys.size() == 0) return get(nullptr, std::string_view(), path);
+    const json::object *parent = parent_of(o, keys, path);
+    return get(parent, *(keys.end() - 1), path);
+}
+
+const json::object &document_object(const json::value &v) { return expect_object(v, ""); }
+
+}  // namespace
+
+const json::value *member(const json::object &o, Keys keys) {
+    return at_keys(o, keys, [](const json::object *parent, std::string_view key, const std::string &) {
+        return parent == nullptr ? nullptr : member(*parent, key);
+    });
+}
+const json::value *member(const json::value &v, Keys keys) { return member(document_object(v), keys); }
+
+const json::object *object_field(const json::object &o, Keys keys) {
+    return at_keys(o, keys, [](const json::object *parent, std::string_view key, const std::string &path) {
+        return parent == nullptr ? nullptr : object_field(*parent, key, path);
+    });
+}
+const json::object *object_field(const json::value &v, Keys keys) { return object_field(document_object(v), keys); }
+
+const json::array *array_field(const json::object &o, Keys keys) {
+    return at_keys(o, keys, [](const json::object *parent, std::string_view key, const std::string &path) {
+        return parent == nullptr ? nullptr : array_field(*parent, key, path);
+    });
+}
+const json::array *array_field(const json::value &v, Keys keys) { return array_field(document_object(v), keys); }
+
+std::string string_field(const json::object &o, Keys keys, std::string_view fallback) {
+    return at_keys(o, keys, [fallback](const json::object *parent, std::string_view key, const std::string &path) {
+        return parent == nullptr ? std::string(fallback) : string_field(*parent, key, path, fallback);
+    });
+}
+std::string string_field(const json::value &v, Keys keys, std::string_view fallback) {
+    return string_field(document_object(v), keys, fallback);
+}
+
+bool bool_field(const json::object &o, Keys keys, bool fallback) {
+    return at_keys(o, keys, [fallback](const json::object *parent, std::string_view key, const std::string &path) {
+        return parent == nullptr ? fallback : bool_field(*parent, key, path, fallback);
+    });
+}
+
+std::int64_t int_field(const json::object &o, Keys keys, std::int64_t fallback) {
+    return at_keys(o, keys, [fallback](const json::object *parent, std::string_view key, const std::string &path) {
+        return parent == nullptr ? fallback : int_field(*parent, key, path, fallback);
+    });
+}
+
+const json::value *value_at(const json::value &v, Keys keys) {
     const json::value *cur = &v;
-    for (auto key : path) {
+    for (auto key : keys) {
         if (!cur->is_object()) return nullptr;
         cur = cur->as_object().if_contains(key);
         if (cur == nullptr) return nullptr;
@@ -147,51 +216,14 @@ const json::value *value_at(const json::value &v, std::initializer_list<std::str
     return cur;
 }
 
-const json::value *value_at(const json::object &o, std::initializer_list<std::string_view> path) {
-    if (path.size() == 0) return nullptr;
-    const json::value *first = o.if_contains(*path.begin());
-    if (first == nullptr) return nullptr;
-    const json::value *cur = first;
-    for (auto key = path.begin() + 1; key != path.end(); ++key) {
-        if (!cur->is_object()) return nullptr;
-        cur = cur->as_object().if_contains(*key);
-        if (cur == nullptr) return nullptr;
-    }
-    return cur;
-}
-
-std::string text_at(const json::value &v, std::initializer_list<std::string_view> path) {
-    const json::value *found = value_at(v, path);
+std::string text_at(const json::value &v, Keys keys) {
+    const json::value *found = value_at(v, keys);
     return found != nullptr && found->is_string() ? std::string(found->as_string()) : std::string();
 }
 
 std::string text_at(const json::object &o, std::string_view key) {
     const json::value *v = o.if_contains(key);
     return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string();
-}
-
-std::string text_at(const json::object *o, std::string_view key) {
-    return o != nullptr ? text_at(*o, key) : std::string();
-}
-
-bool flag_at(const json::object &o, std::string_view key) {
-    const json::value *v = o.if_contains(key);
-    return v != nullptr && v->is_bool() && v->as_bool();
-}
-
-const json::object *object_at(const json::object &o, std::string_view key) {
-    const json::value *v = o.if_contains(key);
-    return v != nullptr && v->is_object() ? &v->as_object() : nullptr;
-}
-
-json::object *object_at(json::object &o, std::string_view key) {
-    json::value *v = o.if_contains(key);
-    return v != nullptr && v->is_object() ? &v->as_object() : nullptr;
-}
-
-const json::array *array_at(const json::object &o, std::string_view key) {
-    const json::value *v = o.if_contains(key);
-    return v != nullptr && v->is_array() ? &v->as_array() : nullptr;
 }
 
 }  // namespace liveupdate::common

@@ -32,11 +32,12 @@ std::string seconds_text(std::chrono::milliseconds ms) {
 
 // The daemon's {"message": "..."}, else the raw body.
 std::string daemon_message(const std::string &body) {
-    boost::system::error_code ec;
-    const auto value = boost::json::parse(body, ec);
-    if (!ec && value.is_object()) {
-        if (const auto *m = value.as_object().if_contains("message"); m != nullptr && m->is_string())
-            return std::string(m->as_string());
+    try {
+        const auto value = common::parse_limited(body);
+        if (const auto *o = value.if_object())
+            if (auto message = common::string_field(*o, {"message"}); !message.empty()) return message;
+    } catch (const common::DecodeError &) {
+        // Not the daemon's error object: the body itself is the message.
     }
     return trim(body);
 }
@@ -188,20 +189,15 @@ std::string EngineClient::negotiate_version() {
     // /version is the one call that works without a version prefix.
     Transfer transfer;
     const auto response = perform("GET", "/version", transfer);
-    expect_success(response, "GET /version");
-    boost::system::error_code ec;
-    const auto value = boost::json::parse(response.body, ec);
-    const auto *object = ec ? nullptr : value.if_object();
-    const auto text_of = [&](const char *key) -> std::string {
-        const auto *v = object == nullptr ? nullptr : object->if_contains(key);
-        return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string();
-    };
-    const auto server = parse_version(text_of("ApiVersion"));
-    const auto server_min = parse_version(text_of("MinAPIVersion"));
+    const auto [api, api_min] = read_answer(response, "GET /version", [](const boost::json::value &answer) {
+        return std::pair(common::string_field(answer, {"ApiVersion"}), common::string_field(answer, {"MinAPIVersion"}));
+    });
+    const auto server = parse_version(api);
+    const auto server_min = parse_version(api_min);
     const auto preferred = *parse_version(kPreferredApiVersion);
     if (!server) throw EngineError(EngineFailure::protocol, "GET /version: no ApiVersion in the daemon's answer");
-    if (*server < preferred) return text_of("ApiVersion");
-    if (server_min && *server_min > preferred) return text_of("MinAPIVersion");
+    if (*server < preferred) return api;
+    if (server_min && *server_min > preferred) return api_min;
     return std::string(kPreferredApiVersion);
 }
 

@@ -15,6 +15,7 @@
 
 #include "common/docker_engine/endpoint.hpp"
 #include "common/docker_engine/engine_error.hpp"
+#include "common/json_fields.hpp"
 
 namespace liveupdate::docker_engine {
 
@@ -84,6 +85,19 @@ public:
     // Throws EngineError (not_found, conflict or http) unless 200 <= status < 300,
     // with the daemon's message and `what` (e.g. "POST /containers/abc/exec").
     static void expect_success(const EngineResponse &response, std::string_view what);
+
+    // A successful answer's body as JSON (size-limited), read by read; a body
+    // that is not JSON, or a field read of the wrong type (DecodeError), is
+    // EngineError(protocol) saying what was asked and which field.
+    template <class Read>
+    static auto read_answer(const EngineResponse &response, std::string_view what, Read read) {
+        expect_success(response, what);
+        try {
+            return read(common::parse_limited(response.body));
+        } catch (const common::DecodeError &e) {
+            throw EngineError(EngineFailure::protocol, std::string(what) + ": " + e.what());
+        }
+    }
 
     // A connected socket to the daemon, within the timeout.
     RawConnection connect_raw();

@@ -42,13 +42,12 @@ std::string create_exec(EngineClient &client, const ExecSpec &spec, bool attach_
     if (spec.privileged) body["Privileged"] = true;
     const std::string path = "/containers/" + spec.container_id + "/exec";
     const auto response = client.post(path, boost::json::serialize(body));
-    EngineClient::expect_success(response, "POST " + path);
-    boost::system::error_code ec;
-    const auto value = boost::json::parse(response.body, ec);
-    const auto *id = ec || !value.is_object() ? nullptr : value.as_object().if_contains("Id");
-    if (id == nullptr || !id->is_string())
+    std::string id = EngineClient::read_answer(response, "POST " + path, [](const boost::json::value &answer) {
+        return common::string_field(answer, {"Id"});
+    });
+    if (id.empty())
         throw EngineError(EngineFailure::protocol, "POST " + path + ": no exec Id in the answer: " + response.body);
-    return std::string(id->as_string());
+    return id;
 }
 
 // The upgraded connection: owns the socket's non-blocking I/O and the demuxer.
@@ -218,16 +217,14 @@ int wait_exit_code(EngineClient &client, const std::string &exec_id) {
     const auto deadline = Clock::now() + client.timeout();
     for (auto pause = std::chrono::milliseconds(2);; pause = std::min(pause * 2, std::chrono::milliseconds(100))) {
         const auto response = client.get(path);
-        EngineClient::expect_success(response, "GET " + path);
-        boost::system::error_code ec;
-        const auto value = boost::json::parse(response.body, ec);
-        const auto *object = ec ? nullptr : value.if_object();
-        if (object == nullptr)
-            throw EngineError(EngineFailure::protocol, "GET " + path + ": not a JSON object: " + response.body);
-        const auto *running = object->if_contains("Running");
-        const auto *code = object->if_contains("ExitCode");
-        if (running != nullptr && running->is_bool() && !running->as_bool() && code != nullptr && code->is_int64())
-            return static_cast<int>(code->as_int64());
+        const auto [running, code] =
+            EngineClient::read_answer(response, "GET " + path, [](const boost::json::value &answer) {
+                const auto &o = common::expect_object(answer, "");
+                std::optional<std::int64_t> exit_code;
+                if (common::member(o, {"ExitCode"}) != nullptr) exit_code = common::int_field(o, {"ExitCode"});
+                return std::pair(common::bool_field(o, {"Running"}, true), exit_code);
+            });
+        if (!running && code) return static_cast<int>(*code);
         if (Clock::now() >= deadline)
             throw EngineError(EngineFailure::timeout,
                               "exec " + short_id(exec_id) + ": output ended but the daemon still reports it running");

@@ -6,6 +6,8 @@
 
 #include <mutex>
 
+#include "common/json_fields.hpp"
+
 namespace liveupdate::kube {
 namespace {
 
@@ -93,27 +95,28 @@ std::string transport_error(const ClientConfig &config, const std::string &what,
            "): " + (detail != nullptr && *detail != 0 ? detail : curl_easy_strerror(code));
 }
 
+// A Status object's string member, "" when the body is not one (then the
+// body itself is what the caller shows).
+std::string status_text(std::string_view body, std::string_view key) {
+    try {
+        const json::value v = common::parse_limited(body);
+        if (const json::object *o = v.if_object()) return common::string_field(*o, key, "");
+    } catch (const common::DecodeError &) {
+        // Not a Status: the caller falls back to the body.
+    }
+    return {};
+}
+
 }  // namespace
 
 std::string status_message(std::string_view body) {
-    boost::system::error_code ec;
-    const json::value v = json::parse(body, ec);
-    if (!ec && v.is_object())
-        if (const auto *m = v.as_object().if_contains("message"); m != nullptr && m->is_string())
-            return std::string(m->as_string());
+    if (std::string message = status_text(body, "message"); !message.empty()) return message;
     std::string text(body.substr(0, 300));
     while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
     return text;
 }
 
-std::string status_reason(std::string_view body) {
-    boost::system::error_code ec;
-    const json::value v = json::parse(body, ec);
-    if (!ec && v.is_object())
-        if (const auto *m = v.as_object().if_contains("reason"); m != nullptr && m->is_string())
-            return std::string(m->as_string());
-    return {};
-}
+std::string status_reason(std::string_view body) { return status_text(body, "reason"); }
 
 std::string url_escape(std::string_view text) {
     static const char *hex = "0123456789ABCDEF";

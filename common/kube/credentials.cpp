@@ -11,17 +11,13 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "common/json_fields.hpp"
 #include "common/subprocess/run_process.hpp"
 
 namespace liveupdate::kube {
 namespace {
 
 namespace json = boost::json;
-
-std::string member(const json::object &o, const char *key) {
-    const auto *v = o.if_contains(key);
-    return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string();
-}
 
 // RFC 3339 with a Z or numeric offset, fractions ignored.
 std::optional<std::chrono::sys_seconds> parse_rfc3339(const std::string &text) {
@@ -48,24 +44,27 @@ std::optional<std::chrono::sys_seconds> parse_rfc3339(const std::string &text) {
 }  // namespace
 
 ExecCredentialStatus parse_exec_credential(const std::string &text, const std::string &where) {
-    boost::system::error_code ec;
-    const json::value v = json::parse(text, ec);
-    if (ec || !v.is_object())
-        throw std::runtime_error(where + ": the plugin did not print an ExecCredential JSON object");
-    const auto *status = v.as_object().if_contains("status");
-    if (status == nullptr || !status->is_object())
-        throw std::runtime_error(where + ": the ExecCredential the plugin printed has no status");
-    const auto &s = status->as_object();
     ExecCredentialStatus out;
-    out.credentials.token = member(s, "token");
-    out.credentials.cert_pem = member(s, "clientCertificateData");
-    out.credentials.key_pem = member(s, "clientKeyData");
+    std::string expiration;
+    try {
+        const json::value v = common::parse_limited(text);
+        if (!v.is_object())
+            throw std::runtime_error(where + ": the plugin did not print an ExecCredential JSON object");
+        if (common::object_field(v, {"status"}) == nullptr)
+            throw std::runtime_error(where + ": the ExecCredential the plugin printed has no status");
+        out.credentials.token = common::string_field(v, {"status", "token"});
+        out.credentials.cert_pem = common::string_field(v, {"status", "clientCertificateData"});
+        out.credentials.key_pem = common::string_field(v, {"status", "clientKeyData"});
+        expiration = common::string_field(v, {"status", "expirationTimestamp"});
+    } catch (const common::DecodeError &e) {
+        throw std::runtime_error(where + ": the ExecCredential the plugin printed: " + e.what());
+    }
     if (out.credentials.token.empty() && out.credentials.cert_pem.empty())
         throw std::runtime_error(where + ": the ExecCredential status has neither token nor clientCertificateData");
     if (out.credentials.cert_pem.empty() != out.credentials.key_pem.empty())
         throw std::runtime_error(where +
                                  ": the ExecCredential status needs both clientCertificateData and clientKeyData");
-    if (const std::string e = member(s, "expirationTimestamp"); !e.empty()) {
+    if (const std::string &e = expiration; !e.empty()) {
         out.expires = parse_rfc3339(e);
         if (!out.expires)
             throw std::runtime_error(where + ": status.expirationTimestamp \"" + e + "\" is not RFC 3339");

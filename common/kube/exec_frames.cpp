@@ -4,6 +4,8 @@
 
 #include <exception>
 
+#include "common/json_fields.hpp"
+
 namespace liveupdate::kube {
 namespace {
 
@@ -28,29 +30,25 @@ void append_exec_frame(std::string_view frame, ExecChannels &into) {
 }
 
 int exit_code_of_status(std::string_view status_json, std::string &failure) {
-    boost::system::error_code ec;
-    const json::value v = json::parse(status_json, ec);
-    if (ec || !v.is_object()) {
-        failure = "unreadable exec status: " + std::string(status_json.substr(0, 200));
+    std::string message;
+    try {
+        const json::value v = common::parse_limited(status_json);
+        if (common::string_field(v, {"status"}) == "Success") return 0;
+        message = common::string_field(v, {"message"});
+        const json::array *causes = common::array_field(v, {"details", "causes"});
+        for (std::size_t i = 0; causes != nullptr && i < causes->size(); ++i) {
+            const json::object &c = common::expect_object((*causes)[i], common::index("details.causes", i));
+            if (common::string_field(c, {"reason"}) != "ExitCode") continue;
+            try {
+                return std::stoi(common::string_field(c, {"message"}));
+            } catch (const std::exception &) {
+                break;  // not a number: the message below says what happened
+            }
+        }
+    } catch (const common::DecodeError &e) {
+        failure = "unreadable exec status (" + std::string(e.what()) + "): " + std::string(status_json.substr(0, 200));
         return -1;
     }
-    const auto &o = v.as_object();
-    const auto text = [](const json::object &obj, const char *key) {
-        const auto *x = obj.if_contains(key);
-        return x != nullptr && x->is_string() ? std::string(x->as_string()) : std::string();
-    };
-    if (text(o, "status") == "Success") return 0;
-    const std::string message = text(o, "message");
-    if (const auto *details = o.if_contains("details"); details != nullptr && details->is_object())
-        if (const auto *causes = details->as_object().if_contains("causes"); causes != nullptr && causes->is_array())
-            for (const auto &c : causes->as_array())
-                if (c.is_object() && text(c.as_object(), "reason") == "ExitCode") {
-                    try {
-                        return std::stoi(text(c.as_object(), "message"));
-                    } catch (const std::exception &) {
-                        break;
-                    }
-                }
     failure = message.empty() ? std::string(status_json.substr(0, 300)) : message;
     return mentions_missing_executable(message) ? 127 : -1;
 }

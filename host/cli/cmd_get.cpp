@@ -31,37 +31,37 @@ constexpr const char *kDescribeHelp =
     "its status and (LiveUpdates) its recent log or why it was rejected.\n"
     "exit: 0 ok, 1 not found or no daemon answered, 2 usage error\n";
 
-using common::text_at;
-using common::value_at;
+using common::member;
+using common::string_field;
 
 struct Row {
     std::string name, state, containers, last_sync, message;
 };
 
 Row live_update_row(const json::value &lu) {
-    Row row{text_at(lu, {"metadata", "name"}), "Pending", "0", "-", ""};
-    const json::value *containers = value_at(lu, {"status", "containers"});
+    Row row{string_field(lu, {"metadata", "name"}), "Pending", "0", "-", ""};
+    const json::value *containers = member(lu, {"status", "containers"});
     std::size_t count = 0;
     if (containers != nullptr && containers->is_array()) {
         count = containers->as_array().size();
         if (count > 0) row.state = "Ok";
         for (const auto &c : containers->as_array()) {
-            const std::string synced = text_at(c, {"lastFileTimeSynced"});
+            const std::string synced = string_field(c, {"lastFileTimeSynced"});
             if (!synced.empty() && (row.last_sync == "-" || synced > row.last_sync)) row.last_sync = synced;
-            if (const std::string waiting = text_at(c, {"waiting", "reason"}); !waiting.empty()) {
+            if (const std::string waiting = string_field(c, {"waiting", "reason"}); !waiting.empty()) {
                 row.state = "Waiting:" + waiting;
-                row.message = text_at(c, {"waiting", "message"});
+                row.message = string_field(c, {"waiting", "message"});
             }
-            if (const std::string exec = text_at(c, {"lastExecError"}); !exec.empty()) {
+            if (const std::string exec = string_field(c, {"lastExecError"}); !exec.empty()) {
                 row.state = "ExecError";
                 row.message = exec;
             }
         }
     }
     row.containers = std::to_string(count);
-    if (const std::string reason = text_at(lu, {"status", "failed", "reason"}); !reason.empty()) {
+    if (const std::string reason = string_field(lu, {"status", "failed", "reason"}); !reason.empty()) {
         row.state = "Failed:" + reason;
-        row.message = text_at(lu, {"status", "failed", "message"});
+        row.message = string_field(lu, {"status", "failed", "message"});
     }
     return row;
 }
@@ -87,17 +87,17 @@ void print_table(const std::vector<std::vector<std::string>> &rows) {
 bool any_namespaced(const json::value *items) {
     if (items != nullptr && items->is_array())
         for (const auto &o : items->as_array())
-            if (!text_at(o, {"metadata", "namespace"}).empty()) return true;
+            if (!string_field(o, {"metadata", "namespace"}).empty()) return true;
     return false;
 }
 
 void print_list(const std::string &kind, const json::value &answer) {
     std::vector<std::vector<std::string>> rows;
-    const json::value *items = value_at(answer, {"items"});
+    const json::value *items = member(answer, {"items"});
     const bool namespaced = any_namespaced(items);
     const auto in_namespace = [namespaced](const json::value *object, std::vector<std::string> row) {
         if (!namespaced) return row;
-        const std::string ns = object != nullptr ? text_at(*object, {"metadata", "namespace"}) : "";
+        const std::string ns = object != nullptr ? string_field(*object, {"metadata", "namespace"}) : "";
         row.insert(row.begin(), ns.empty() ? "-" : ns);
         return row;
     };
@@ -109,19 +109,19 @@ void print_list(const std::string &kind, const json::value &answer) {
                 const Row r = live_update_row(lu);
                 rows.push_back(in_namespace(&lu, {r.name, r.state, r.containers, r.last_sync, r.message}));
             }
-        if (const json::value *rejected = value_at(answer, {"rejected"}); rejected != nullptr && rejected->is_array())
+        if (const json::value *rejected = member(answer, {"rejected"}); rejected != nullptr && rejected->is_array())
             for (const auto &r : rejected->as_array())
-                rows.push_back(
-                    in_namespace(nullptr, {text_at(r, {"name"}), "Rejected", "0", "-", text_at(r, {"message"})}));
+                rows.push_back(in_namespace(
+                    nullptr, {string_field(r, {"name"}), "Rejected", "0", "-", string_field(r, {"message"})}));
     } else {
         rows.push_back(in_namespace(nullptr, {"NAME", "STATUS"}));
         if (namespaced) rows[0][0] = "NAMESPACE";
         if (items != nullptr && items->is_array())
             for (const auto &o : items->as_array()) {
-                const json::value *status = value_at(o, {"status"});
+                const json::value *status = member(o, {"status"});
                 std::string summary = status != nullptr ? json::serialize(*status) : "{}";
                 if (summary.size() > 100) summary = summary.substr(0, 97) + "...";
-                rows.push_back(in_namespace(&o, {text_at(o, {"metadata", "name"}), summary}));
+                rows.push_back(in_namespace(&o, {string_field(o, {"metadata", "name"}), summary}));
             }
     }
     print_table(rows);
@@ -164,7 +164,7 @@ int client_main(const char *command, int argc, char **argv, const char *help, st
         std::cerr << "lu-host " << command << ": " << e.what() << '\n';
         return kExitFailure;
     }
-    if (const std::string error = text_at(answer, {"error"}); !error.empty()) {
+    if (const std::string error = string_field(answer, {"error"}); !error.empty()) {
         std::cerr << "lu-host " << command << ": " << error << '\n';
         return kExitFailure;
     }
@@ -177,23 +177,23 @@ int client_main(const char *command, int argc, char **argv, const char *help, st
         return kExitOk;
     }
     std::cout << "Name:         " << args.positional[1] << "\nKind:         " << kind << '\n';
-    if (const std::string ns = text_at(answer, {"object", "metadata", "namespace"}); !ns.empty())
+    if (const std::string ns = string_field(answer, {"object", "metadata", "namespace"}); !ns.empty())
         std::cout << "Namespace:    " << ns << '\n';
-    if (const std::string file = text_at(answer, {"file"}); !file.empty())
+    if (const std::string file = string_field(answer, {"file"}); !file.empty())
         std::cout << "Declared in:  " << file << '\n';
-    if (const json::value *rejected = value_at(answer, {"rejected"})) {
-        std::cout << "Rejected:     " << text_at(*rejected, {"message"}) << '\n';
-        if (const json::value *errors = value_at(*rejected, {"errors"}); errors != nullptr && errors->is_array())
+    if (const json::value *rejected = member(answer, {"rejected"})) {
+        std::cout << "Rejected:     " << string_field(*rejected, {"message"}) << '\n';
+        if (const json::value *errors = member(*rejected, {"errors"}); errors != nullptr && errors->is_array())
             for (const auto &e : errors->as_array())
-                std::cout << "  " << text_at(e, {"field"}) << ": " << text_at(e, {"message"}) << '\n';
+                std::cout << "  " << string_field(e, {"field"}) << ": " << string_field(e, {"message"}) << '\n';
     }
-    if (const json::value *object = value_at(answer, {"object"})) {
-        if (const json::value *spec = value_at(*object, {"spec"}))
+    if (const json::value *object = member(answer, {"object"})) {
+        if (const json::value *spec = member(*object, {"spec"}))
             std::cout << "Spec:\n" << indented(pretty_json(*spec)) << '\n';
-        if (const json::value *status = value_at(*object, {"status"}))
+        if (const json::value *status = member(*object, {"status"}))
             std::cout << "Status:\n" << indented(pretty_json(*status)) << '\n';
     }
-    if (const json::value *lines = value_at(answer, {"log"}); lines != nullptr && lines->is_array()) {
+    if (const json::value *lines = member(answer, {"log"}); lines != nullptr && lines->is_array()) {
         std::cout << "Recent log:\n";
         for (const auto &l : lines->as_array())
             if (l.is_string()) std::cout << "  " << l.as_string() << '\n';

@@ -5,6 +5,7 @@
 
 #include "host/cli/commands.hpp"
 #include "host/cli/options.hpp"
+#include "host/cli/pretty_json.hpp"
 #include "host/up/control_socket.hpp"
 
 namespace liveupdate::host::cli {
@@ -21,19 +22,6 @@ constexpr const char *kPluginsHelp =
     "reload that was refused is shown under the plugin that stayed in service.\n"
     "exit: 0 ok, 1 no daemon answered, 2 usage error\n";
 
-std::string text_of(const json::object &entry, std::string_view key) {
-    const json::value *v = entry.if_contains(key);
-    if (v == nullptr) return "-";
-    if (v->is_string()) return std::string(v->as_string());
-    if (v->is_array()) {
-        std::string out;
-        for (const auto &item : v->as_array())
-            if (item.is_string()) out += (out.empty() ? "" : ",") + std::string(item.as_string());
-        return out.empty() ? "-" : out;
-    }
-    return json::serialize(*v);
-}
-
 void print_table(const json::array &plugins) {
     const std::vector<std::pair<std::string, std::string>> columns{
         {"KIND", "kind"},       {"NAME", "name"},       {"VERSION", "version"}, {"ABI", "abi"},
@@ -45,7 +33,7 @@ void print_table(const json::array &plugins) {
         if (!p.is_object()) continue;
         std::vector<std::string> row;
         row.reserve(columns.size());
-        for (const auto &[title, key] : columns) row.push_back(text_of(p.as_object(), key));
+        for (const auto &[title, key] : columns) row.push_back(cell_text(p.as_object(), key));
         rows.push_back(std::move(row));
     }
     std::vector<std::size_t> width(columns.size(), 0);

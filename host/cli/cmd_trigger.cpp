@@ -50,15 +50,15 @@ int run_trigger_command(int argc, char **argv) {
         std::cerr << "lu-host trigger: " << e.what() << '\n';
         return kExitFailure;
     }
-    if (const std::string error = common::text_at(answer, {"error"}); !error.empty()) {
+    if (const std::string error = common::string_field(answer, {"error"}); !error.empty()) {
         std::cerr << "lu-host trigger: " << error << '\n';
         return kExitFailure;
     }
-    const json::value *triggered = common::value_at(answer, {"triggered"});
+    const json::value *triggered = common::member(answer, {"triggered"});
     if (triggered != nullptr && triggered->is_array())
         for (const auto &t : triggered->as_array())
-            std::cout << common::text_at(t, {"name"}) << ": triggered (manifest " << common::text_at(t, {"manifest"})
-                      << ")\n";
+            std::cout << common::string_field(t, {"name"}) << ": triggered (manifest "
+                      << common::string_field(t, {"manifest"}) << ")\n";
     return kExitOk;
 }
 

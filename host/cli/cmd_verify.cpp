@@ -40,21 +40,21 @@ constexpr const char *kVerifyHelp =
 
 void print_lists(const json::value &lists, const std::string &indent) {
     for (const char *list : {"missing", "extra"}) {
-        const json::value *paths = common::value_at(lists, {list});
+        const json::value *paths = common::member(lists, {list});
         if (paths == nullptr || !paths->is_array()) continue;
         for (const auto &p : paths->as_array())
             std::cout << indent << list << (std::string_view(list) == "extra" ? "     " : "   ")
                       << (p.is_string() ? std::string(p.as_string()) : json::serialize(p)) << '\n';
     }
-    const json::value *different = common::value_at(lists, {"different"});
+    const json::value *different = common::member(lists, {"different"});
     if (different != nullptr && different->is_array())
         for (const auto &d : different->as_array())
-            std::cout << indent << "different " << common::text_at(d, {"path"}) << " (" << common::text_at(d, {"why"})
-                      << ")\n";
+            std::cout << indent << "different " << common::string_field(d, {"path"}) << " ("
+                      << common::string_field(d, {"why"}) << ")\n";
 }
 
 void print_unsynced(const json::value &lists, const std::string &indent) {
-    const json::value *paths = common::value_at(lists, {"unsynced"});
+    const json::value *paths = common::member(lists, {"unsynced"});
     if (paths == nullptr || !paths->is_array()) return;
     for (const auto &p : paths->as_array())
         std::cout << indent << "unsynced  " << (p.is_string() ? std::string(p.as_string()) : json::serialize(p))
@@ -64,26 +64,26 @@ void print_unsynced(const json::value &lists, const std::string &indent) {
 std::size_t count_of(const json::value &lists) {
     std::size_t n = 0;
     for (const char *list : {"missing", "extra", "different"})
-        if (const json::value *v = common::value_at(lists, {list}); v != nullptr && v->is_array())
+        if (const json::value *v = common::member(lists, {list}); v != nullptr && v->is_array())
             n += v->as_array().size();
     return n;
 }
 
 void print_report(const json::value &report) {
-    const std::string name = common::text_at(report, {"name"});
-    if (const std::string error = common::text_at(report, {"error"}); !error.empty()) {
+    const std::string name = common::string_field(report, {"name"});
+    if (const std::string error = common::string_field(report, {"error"}); !error.empty()) {
         std::cout << name << ": cannot verify: " << error << '\n';
         return;
     }
-    const json::value *containers = common::value_at(report, {"containers"});
+    const json::value *containers = common::member(report, {"containers"});
     if (containers == nullptr || !containers->is_array() || containers->as_array().empty()) {
         std::cout << name << ": no running container\n";
         return;
     }
     for (const auto &c : containers->as_array()) {
-        const std::string where = name + " " + common::text_at(c, {"container"});
+        const std::string where = name + " " + common::string_field(c, {"container"});
         const std::size_t found = count_of(c);
-        const std::string error = common::text_at(c, {"error"});
+        const std::string error = common::string_field(c, {"error"});
         if (found == 0 && error.empty()) {
             std::cout << where << ": in sync\n";
             print_unsynced(c, "  ");
@@ -94,7 +94,7 @@ void print_report(const json::value &report) {
             print_lists(c, "  ");
             print_unsynced(c, "  ");
         }
-        if (const json::value *remaining = common::value_at(c, {"remaining"})) {
+        if (const json::value *remaining = common::member(c, {"remaining"})) {
             const std::size_t left = count_of(*remaining);
             if (left == 0) {
                 std::cout << where << ": fixed, in sync now\n";
@@ -143,18 +143,18 @@ int run_verify_command(int argc, char **argv) {
         std::cerr << "lu-host verify: " << e.what() << '\n';
         return kExitFailure;
     }
-    if (const std::string error = common::text_at(answer, {"error"}); !error.empty()) {
+    if (const std::string error = common::string_field(answer, {"error"}); !error.empty()) {
         std::cerr << "lu-host verify: " << error << '\n';
         return kExitFailure;
     }
-    const json::value *reports = common::value_at(answer, {"liveUpdates"});
+    const json::value *reports = common::member(answer, {"liveUpdates"});
     if (reports == nullptr || !reports->is_array()) {
         std::cerr << "lu-host verify: the daemon's answer has no liveUpdates\n";
         return kExitFailure;
     }
     bool clean = true;
     for (const auto &report : reports->as_array()) {
-        const json::value *ok = common::value_at(report, {"clean"});
+        const json::value *ok = common::member(report, {"clean"});
         clean = clean && ok != nullptr && ok->is_bool() && ok->as_bool();
     }
     if (args.value("-o"))

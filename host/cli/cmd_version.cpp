@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "host/cli/commands.hpp"
+#include "host/cli/pretty_json.hpp"
 #include "host/core/install_paths.hpp"
 #include "host/core/plugin_loader.hpp"
 #include "host/up/control_socket.hpp"
@@ -44,12 +45,6 @@ void print_installed(const char *kind, const fs::path &file) {
     }
 }
 
-std::string text_of(const json::object &entry, std::string_view key) {
-    const json::value *v = entry.if_contains(key);
-    if (v == nullptr) return "?";
-    return v->is_string() ? std::string(v->as_string()) : json::serialize(*v);
-}
-
 }  // namespace
 
 int run_version_command() {
@@ -72,10 +67,10 @@ int run_version_command() {
     for (const auto &p : plugins->as_array()) {
         if (!p.is_object()) continue;
         const json::object &entry = p.as_object();
-        const std::string kind = text_of(entry, "kind");
-        std::cout << "  " << kind << std::string(kind.size() < 12 ? 12 - kind.size() : 1, ' ') << text_of(entry, "name")
-                  << ' ' << text_of(entry, "version") << " (ABI " << text_of(entry, "abi") << ")  "
-                  << text_of(entry, "file") << '\n';
+        const std::string kind = cell_text(entry, "kind");
+        std::cout << "  " << kind << std::string(kind.size() < 12 ? 12 - kind.size() : 1, ' ')
+                  << cell_text(entry, "name") << ' ' << cell_text(entry, "version") << " (ABI "
+                  << cell_text(entry, "abi") << ")  " << cell_text(entry, "file") << '\n';
     }
     return kExitOk;
 }

@@ -28,4 +28,18 @@ std::string pretty_json(const boost::json::value &value, int indent) {
     return boost::json::serialize(value);
 }
 
+std::string cell_text(const boost::json::object &row, std::string_view key) {
+    const boost::json::value *v = row.if_contains(key);
+    if (v == nullptr || v->is_null()) return "-";
+    if (v->is_string()) return std::string(v->as_string());
+    if (v->is_array()) {
+        std::string out;
+        for (const auto &item : v->as_array())
+            out += (out.empty() ? "" : ",") +
+                   (item.is_string() ? std::string(item.as_string()) : boost::json::serialize(item));
+        return out.empty() ? "-" : out;
+    }
+    return boost::json::serialize(*v);
+}
+
 }  // namespace liveupdate::host::cli

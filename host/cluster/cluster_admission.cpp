@@ -14,14 +14,14 @@ namespace fs = std::filesystem;
 namespace {
 
 json::object stripped(const json::object &item) {
-    json::object metadata{{"name", common::text_at(common::object_at(item, "metadata"), "name")}};
-    if (const std::string ns = common::text_at(common::object_at(item, "metadata"), "namespace"); !ns.empty())
+    json::object metadata{{"name", common::string_field(item, {"metadata", "name"})}};
+    if (const std::string ns = common::string_field(item, {"metadata", "namespace"}); !ns.empty())
         metadata["namespace"] = ns;
-    if (const json::object *m = common::object_at(item, "metadata"))
+    if (const json::object *m = common::object_field(item, {"metadata"}))
         for (const char *key : {"labels", "annotations"})
             if (const json::value *v = m->if_contains(key); v != nullptr && v->is_object()) metadata[key] = *v;
-    json::object out{{"apiVersion", common::text_at(item, "apiVersion")},
-                     {"kind", common::text_at(item, "kind")},
+    json::object out{{"apiVersion", common::string_field(item, {"apiVersion"})},
+                     {"kind", common::string_field(item, {"kind"})},
                      {"metadata", std::move(metadata)}};
     if (const json::value *spec = item.if_contains("spec")) out["spec"] = *spec;
     return out;
@@ -35,9 +35,9 @@ bool within(const fs::path &path, const fs::path &root) {
 // The absolute local paths of a resolved object, each with its field.
 std::vector<std::pair<std::string, std::string>> local_paths(const json::object &object) {
     std::vector<std::pair<std::string, std::string>> out;
-    const json::object *spec = common::object_at(object, "spec");
+    const json::object *spec = common::object_field(object, {"spec"});
     if (spec == nullptr) return out;
-    const std::string kind = common::text_at(object, "kind");
+    const std::string kind = common::string_field(object, {"kind"});
     if (kind == "FileWatch") {
         if (const json::value *paths = spec->if_contains("watchedPaths"); paths != nullptr && paths->is_array())
             for (std::size_t i = 0; i < paths->as_array().size(); ++i)
@@ -45,13 +45,13 @@ std::vector<std::pair<std::string, std::string>> local_paths(const json::object 
                     out.emplace_back("spec.watchedPaths[" + std::to_string(i) + "]",
                                      std::string(paths->as_array()[i].as_string()));
     } else if (kind == "LiveUpdate") {
-        const std::string base = common::text_at(*spec, "basePath");
+        const std::string base = common::string_field(*spec, {"basePath"});
         if (base.empty()) return out;
         out.emplace_back("spec.basePath", base);
         if (const json::value *syncs = spec->if_contains("syncs"); syncs != nullptr && syncs->is_array())
             for (std::size_t i = 0; i < syncs->as_array().size(); ++i)
                 if (const json::value &s = syncs->as_array()[i]; s.is_object())
-                    if (const std::string local = common::text_at(s.as_object(), "localPath"); !local.empty())
+                    if (const std::string local = common::string_field(s.as_object(), {"localPath"}); !local.empty())
                         out.emplace_back("spec.syncs[" + std::to_string(i) + "].localPath",
                                          common::join_path(base, local));
     }
@@ -75,8 +75,8 @@ std::string symlink_escape(std::string_view root, const std::string &path) {
 }
 
 ClusterVerdict judge_cluster_object(const json::object &item, std::string_view root) {
-    const std::string kind = common::text_at(item, "kind");
-    const std::string name = common::text_at(common::object_at(item, "metadata"), "name");
+    const std::string kind = common::string_field(item, {"kind"});
+    const std::string name = common::string_field(item, {"metadata", "name"});
     if (!is_taken_kind(kind))
         return {ClusterVerdict::Outcome::ignored,
                 {},

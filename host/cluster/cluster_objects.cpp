@@ -87,11 +87,13 @@ void resolve_live_update(json::object &spec, Resolver &r) {
 ResolvedObject resolve_cluster_object(json::object object, std::string_view root) {
     ResolvedObject out;
     Resolver resolver(root, out.errors);
-    const std::string kind = common::text_at(object, "kind");
-    if (json::object *spec = common::object_at(object, "spec")) {
+    const std::string kind = common::string_field(object, {"kind"});
+    // A spec of another type is left to the plugin's admission, which names it.
+    json::value *spec_value = object.if_contains("spec");
+    if (json::object *spec = spec_value != nullptr ? spec_value->if_object() : nullptr) {
         if (kind == "FileWatch") resolve_file_watch(*spec, resolver);
         if (kind == "LiveUpdate") resolve_live_update(*spec, resolver);
-    } else if (kind == "LiveUpdate" && object.if_contains("spec") == nullptr) {
+    } else if (kind == "LiveUpdate" && spec_value == nullptr) {
         resolver.require("spec.basePath");
     }
     out.object = std::move(object);

@@ -10,12 +10,11 @@ namespace {
 using Action = LeaseDecision::Action;
 
 std::int64_t duration_micros(const json::object &spec) {
-    const json::value *d = spec.if_contains("leaseDurationSeconds");
-    return d != nullptr && d->is_int64() ? d->as_int64() * 1'000'000 : 0;
+    return common::int_field(spec, {"leaseDurationSeconds"}) * 1'000'000;
 }
 
 common::MicroTime time_at(const json::object &spec, std::string_view key) {
-    return common::MicroTime::parse(common::text_at(spec, key)).value_or(common::MicroTime());
+    return common::MicroTime::parse(common::string_field(spec, {key})).value_or(common::MicroTime());
 }
 
 }  // namespace
@@ -23,13 +22,13 @@ common::MicroTime time_at(const json::object &spec, std::string_view key) {
 LeaseDecision decide_lease(const std::optional<json::object> &lease_spec, const std::string &me,
                            common::MicroTime now) {
     if (!lease_spec) return {Action::create, {}};
-    const std::string holder = common::text_at(*lease_spec, "holderIdentity");
+    const std::string holder = common::string_field(*lease_spec, {"holderIdentity"});
     if (holder.empty()) return {Action::take, {}};
     if (holder == me) return {Action::renew, {}};
     const common::MicroTime renewed = time_at(*lease_spec, "renewTime");
     const common::MicroTime expires(renewed.micros() + duration_micros(*lease_spec));
     if (expires <= now) return {Action::take, {}};
-    std::string since = common::text_at(*lease_spec, "acquireTime");
+    std::string since = common::string_field(*lease_spec, {"acquireTime"});
     if (since.empty()) since = "an unknown time";
     return {Action::refuse, "held by " + holder + " since " + since + " (renewed " + renewed.format() +
                                 "; it expires " + expires.format() + " unless renewed)"};

@@ -56,13 +56,13 @@ bool OperatorLease::try_acquire() {
     const kube::ApiResponse got = client_.request("GET", one);
     std::optional<json::object> lease;
     if (got.status == 200)
-        lease = json::parse(got.body).as_object();
+        lease = common::expect_object(common::parse_limited(got.body), "");
     else if (got.status != 404)
         throw kube::ApiError(got.status, kube::status_reason(got.body),
                              "GET " + one + ": " + std::to_string(got.status) + " " + kube::status_message(got.body));
     std::optional<json::object> spec;
     if (lease)
-        if (const json::object *s = common::object_at(*lease, "spec")) spec = *s;
+        if (const json::object *s = common::object_field(*lease, {"spec"})) spec = *s;
     const LeaseDecision decision =
         decide_lease(lease ? std::optional(spec.value_or(json::object())) : std::nullopt, identity_, now());
     if (decision.action == LeaseDecision::Action::refuse)
@@ -73,8 +73,7 @@ bool OperatorLease::try_acquire() {
                       {"metadata", json::object{{"name", kOperatorLeaseName}, {"namespace", namespace_}}},
                       {"spec", next_lease_spec(spec, decision.action, identity_, now(), duration_seconds_)}};
     if (lease)
-        body["metadata"].as_object()["resourceVersion"] =
-            common::text_at(common::object_at(*lease, "metadata"), "resourceVersion");
+        body["metadata"].as_object()["resourceVersion"] = common::string_field(*lease, {"metadata", "resourceVersion"});
     const bool create = decision.action == LeaseDecision::Action::create;
     const kube::ApiResponse put =
         client_.request(create ? "POST" : "PUT", create ? path() : one, json::serialize(body));
@@ -117,13 +116,13 @@ void OperatorLease::release() {
     try {
         const kube::ApiResponse got = client_.request("GET", one);
         if (got.status != 200) return;
-        const json::object lease = json::parse(got.body).as_object();
-        if (common::text_at(common::object_at(lease, "spec"), "holderIdentity") != identity_) return;
+        const json::value lease = common::parse_limited(got.body);
+        if (common::string_field(lease, {"spec", "holderIdentity"}) != identity_) return;
         const json::object options{
             {"apiVersion", "v1"},
             {"kind", "DeleteOptions"},
-            {"preconditions", json::object{{"resourceVersion", common::text_at(common::object_at(lease, "metadata"),
-                                                                               "resourceVersion")}}}};
+            {"preconditions",
+             json::object{{"resourceVersion", common::string_field(lease, {"metadata", "resourceVersion"})}}}};
         const kube::ApiResponse deleted = client_.request("DELETE", one, json::serialize(options));
         if (deleted.status / 100 != 2 && deleted.status != 404 && warn_)
             warn_("operator lease: not released (it expires on its own): DELETE " + one + ": " +

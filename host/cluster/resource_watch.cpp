@@ -18,13 +18,17 @@ ResourceWatch::ResourceWatch(kube::ApiClient &client, std::string path, std::str
 ResourceWatch::~ResourceWatch() { stop(); }
 
 std::vector<json::object> ResourceWatch::list() {
-    const json::value answer = json::parse(client_.get(path_ + (selector_.empty() ? "" : "?" + selector_)));
     std::vector<json::object> items;
-    if (!answer.is_object()) throw kube::ApiError(200, "", "GET " + path_ + ": the answer is not a JSON object");
-    if (const json::value *list = answer.as_object().if_contains("items"); list != nullptr && list->is_array())
-        for (const auto &item : list->as_array())
-            if (item.is_object()) items.push_back(item.as_object());
-    resource_version_ = common::text_at(common::object_at(answer.as_object(), "metadata"), "resourceVersion");
+    try {
+        const json::value answer =
+            common::parse_limited(client_.get(path_ + (selector_.empty() ? "" : "?" + selector_)));
+        const json::array *list = common::array_field(answer, {"items"});
+        for (std::size_t i = 0; list != nullptr && i < list->size(); ++i)
+            items.push_back(common::expect_object((*list)[i], common::index("items", i)));
+        resource_version_ = common::string_field(answer, {"metadata", "resourceVersion"});
+    } catch (const common::DecodeError &e) {
+        throw kube::ApiError(200, "", "GET " + path_ + ": the answer: " + e.what());
+    }
     return items;
 }
 
@@ -75,6 +79,22 @@ void ResourceWatch::follow() {
 }
 
 // One watch request until the server ends it.
+bool ResourceWatch::on_event(const json::value &event, bool &need_list) {
+    const std::string type = common::string_field(event, {"type"});
+    const json::object *object = common::object_field(event, {"object"});
+    if (object == nullptr) throw common::DecodeError("object", "required");
+    if (type == "ERROR") {
+        if (common::int_field(*object, "code", "object") != 410)
+            handlers_.warn("watch of " + path_ + ": " + kube::status_message(json::serialize(*object)));
+        need_list = true;
+        return false;
+    }
+    if (const std::string rv = common::string_field(*object, {"metadata", "resourceVersion"}); !rv.empty())
+        resource_version_ = rv;
+    if (type != "BOOKMARK") handlers_.event(type, *object);
+    return true;
+}
+
 void ResourceWatch::watch_once(bool &need_list) {
     const std::string query =
         "?watch=1&allowWatchBookmarks=true&timeoutSeconds=300&resourceVersion=" + kube::url_escape(resource_version_) +
@@ -82,24 +102,14 @@ void ResourceWatch::watch_once(bool &need_list) {
     client_.stream_lines(
         path_ + query,
         [&](std::string_view line) {
-            boost::system::error_code ec;
-            const json::value event = json::parse(line, ec);
-            if (ec || !event.is_object()) return true;
-            const std::string type = common::text_at(event.as_object(), "type");
-            const json::object *object = common::object_at(event.as_object(), "object");
-            if (object == nullptr) return true;
-            if (type == "ERROR") {
-                const json::value *code = object->if_contains("code");
-                if (code == nullptr || !code->is_int64() || code->as_int64() != 410)
-                    handlers_.warn("watch of " + path_ + ": " + kube::status_message(json::serialize(*object)));
+            try {
+                return on_event(common::parse_limited(line), need_list);
+            } catch (const common::DecodeError &e) {
+                // Which object changed is unknown: a fresh list misses nothing.
+                handlers_.warn("watch of " + path_ + ": an unreadable event (" + e.what() + "); listing again");
                 need_list = true;
                 return false;
             }
-            if (const std::string rv = common::text_at(common::object_at(*object, "metadata"), "resourceVersion");
-                !rv.empty())
-                resource_version_ = rv;
-            if (type != "BOOKMARK") handlers_.event(type, *object);
-            return true;
         },
         cancel_);
 }

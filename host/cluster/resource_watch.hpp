@@ -46,6 +46,8 @@ public:
 private:
     void follow();
     void watch_once(bool &need_list);
+    // One line of the watch: false ends the stream. Throws DecodeError when unreadable.
+    bool on_event(const boost::json::value &event, bool &need_list);
     bool pause(std::chrono::milliseconds how_long);
 
     kube::ApiClient &client_;

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "common/docker_engine/engine_client.hpp"
+#include "common/json_fields.hpp"
 
 namespace liveupdate::host::compose_discovery {
 namespace {
@@ -29,13 +30,8 @@ std::string events_path(std::time_t since) {
            "&filters=" + EngineClient::query_escape(json::serialize(filters));
 }
 
-std::string attribute(const json::object &event, const char *key) {
-    const auto *actor = event.if_contains("Actor");
-    if (actor == nullptr || !actor->is_object()) return {};
-    const auto *attributes = actor->as_object().if_contains("Attributes");
-    if (attributes == nullptr || !attributes->is_object()) return {};
-    const auto *value = attributes->as_object().if_contains(key);
-    return value != nullptr && value->is_string() ? std::string(value->as_string()) : std::string();
+std::string attribute(const json::value &event, std::string_view key) {
+    return common::string_field(event, {"Actor", "Attributes", key});
 }
 
 }  // namespace
@@ -92,11 +88,17 @@ void ComposeDiscovery::follow_events() {
             client_->stream_lines(
                 events_path(since),
                 [this](std::string_view line) {
-                    boost::system::error_code ec;
-                    const auto value = json::parse(line, ec);
-                    if (ec || !value.is_object()) return true;
-                    const std::string project = attribute(value.as_object(), kComposeProjectLabel);
-                    const std::string service = attribute(value.as_object(), kComposeServiceLabel);
+                    std::string project, service;
+                    try {
+                        const auto value = common::parse_limited(line);
+                        project = attribute(value, kComposeProjectLabel);
+                        service = attribute(value, kComposeServiceLabel);
+                    } catch (const common::DecodeError &e) {
+                        // Which service it concerns is unknown: every one is looked at again.
+                        warn_once(std::string("docker compose discovery: an event the engine sent: ") + e.what());
+                        board_.mark_dirty_if(nullptr);
+                        return true;
+                    }
                     board_.mark_dirty_if([&](const ComposeServiceRef &watched) {
                         return watched.project == project && watched.service == service;
                     });
@@ -116,23 +118,20 @@ void ComposeDiscovery::follow_events() {
 json::object ComposeDiscovery::current_status(const ComposeServiceRef &service) {
     const auto list =
         client_->get("/containers/json?all=1&filters=" + EngineClient::query_escape(service_filter_json(service)));
-    EngineClient::expect_success(list, "GET /containers/json");
-    const auto listed = json::parse(list.body);
-    if (!listed.is_array())
-        throw EngineError(liveupdate::docker_engine::EngineFailure::protocol, "GET /containers/json: not a list");
     // The status is Tilt's (the container that stands for the service) plus
     // "replicas": every container of the service, so that each is updated.
-    const auto id = pick_service_container(listed.as_array());
+    const auto [id, ids] = EngineClient::read_answer(list, "GET /containers/json", [](const json::value &listed) {
+        if (!listed.is_array()) throw common::DecodeError("", "expected an array of containers");
+        return std::pair(pick_service_container(listed.as_array()), service_container_ids(listed.as_array()));
+    });
     json::object status;
     json::array replicas;
-    for (const auto &each : service_container_ids(listed.as_array())) {
+    for (const auto &each : ids) {
         const auto inspect = client_->get("/containers/" + each + "/json");
         if (inspect.status == 404) continue;  // removed between the two calls; its destroy event follows
-        EngineClient::expect_success(inspect, "GET /containers/" + each.substr(0, 12) + "/json");
-        const auto value = json::parse(inspect.body);
-        if (!value.is_object())
-            throw EngineError(liveupdate::docker_engine::EngineFailure::protocol, "container inspect: not an object");
-        json::object one = compose_status_from_inspect(value.as_object());
+        json::object one = EngineClient::read_answer(
+            inspect, "GET /containers/" + each.substr(0, 12) + "/json",
+            [](const json::value &value) { return compose_status_from_inspect(common::expect_object(value, "")); });
         if (id && each == *id) status = one;
         replicas.push_back(std::move(one));
     }

@@ -21,27 +21,28 @@ std::string micro_time_of(const std::string &docker_time) {
 }
 
 std::string label_of(const json::object &container, const char *label) {
-    const auto *labels = container.if_contains("Labels");
-    if (labels == nullptr || !labels->is_object()) return {};
-    return common::text_at(labels->as_object(), label);
+    return common::string_field(container, {"Labels", label});
 }
 
 // NetworkSettings.Ports {"80/tcp": [{"HostIp", "HostPort"}], ...} as Tilt's
 // portBindings [{containerPort, hostPort, hostIP}], by container port.
 json::array port_bindings_of(const json::object &inspect) {
     std::vector<std::tuple<std::int64_t, std::int64_t, std::string>> found;
-    const auto *settings = inspect.if_contains("NetworkSettings");
-    const auto *ports =
-        settings != nullptr && settings->is_object() ? settings->as_object().if_contains("Ports") : nullptr;
-    if (ports == nullptr || !ports->is_object()) return {};
-    for (const auto &[key, bindings] : ports->as_object()) {
+    const json::object *ports = common::object_field(inspect, {"NetworkSettings", "Ports"});
+    if (ports == nullptr) return {};
+    for (const auto &[key, value] : *ports) {
         const std::int64_t container_port = std::atoll(std::string(key).c_str());
-        if (!bindings.is_array()) continue;
-        for (const auto &b : bindings.as_array()) {
-            if (!b.is_object()) continue;
-            const std::int64_t host_port = std::atoll(common::text_at(b.as_object(), "HostPort").c_str());
+        const std::string path = common::child("NetworkSettings.Ports", key);
+        if (value.is_null()) continue;  // exposed, not published
+        if (!value.is_array()) throw common::DecodeError(path, "expected array");
+        const json::array &bindings = value.as_array();
+        for (std::size_t i = 0; i < bindings.size(); ++i) {
+            const json::object &b = common::expect_object(bindings[i], common::index(path, i));
+            const std::int64_t host_port =
+                std::atoll(common::string_field(b, "HostPort", common::index(path, i)).c_str());
             if (container_port > 0 && host_port > 0)
-                found.emplace_back(container_port, host_port, common::text_at(b.as_object(), "HostIp"));
+                found.emplace_back(container_port, host_port,
+                                   common::string_field(b, "HostIp", common::index(path, i)));
         }
     }
     std::sort(found.begin(), found.end());
@@ -54,67 +55,68 @@ json::array port_bindings_of(const json::object &inspect) {
     return out;
 }
 
+// The containers of a GET /containers/json answer, each an object.
+std::vector<const json::object *> containers_of(const json::array &containers) {
+    std::vector<const json::object *> out;
+    for (std::size_t i = 0; i < containers.size(); ++i)
+        out.push_back(&common::expect_object(containers[i], common::index("", i)));
+    return out;
+}
+
 }  // namespace
 
 std::optional<ComposeServiceRef> compose_service_of(const json::object &object) {
-    const auto *spec = object.if_contains("spec");
-    if (spec == nullptr || !spec->is_object()) return std::nullopt;
     ComposeServiceRef ref;
-    ref.service = common::text_at(spec->as_object(), "service");
-    if (const auto *project = spec->as_object().if_contains("project"); project != nullptr && project->is_object())
-        ref.project = common::text_at(project->as_object(), "name");
+    ref.service = common::string_field(object, {"spec", "service"});
+    ref.project = common::string_field(object, {"spec", "project", "name"});
     if (ref.service.empty() || ref.project.empty()) return std::nullopt;
     return ref;
 }
 
 std::optional<std::string> pick_service_container(const json::array &containers) {
     const json::object *best = nullptr;
-    const auto rank = [](const json::object &c) {
-        const bool running = common::text_at(c, "State") == "running";
-        const auto *created = c.if_contains("Created");
-        const std::int64_t when = created != nullptr && created->is_int64() ? created->as_int64() : 0;
-        return std::pair{running, when};
-    };
-    for (const auto &value : containers) {
-        if (!value.is_object()) continue;
-        const auto &c = value.as_object();
-        if (label_of(c, kComposeOneoffLabel) == "True" || common::text_at(c, "Id").empty()) continue;
-        if (best == nullptr || rank(c) > rank(*best)) best = &c;
+    std::pair<bool, std::int64_t> best_rank;
+    for (std::size_t i = 0; i < containers.size(); ++i) {
+        const std::string path = common::index("", i);
+        const json::object &c = common::expect_object(containers[i], path);
+        if (label_of(c, kComposeOneoffLabel) == "True" || common::string_field(c, "Id", path).empty()) continue;
+        const std::pair rank{common::string_field(c, "State", path) == "running",
+                             common::int_field(c, "Created", path)};
+        if (best == nullptr || rank > best_rank) {
+            best = &c;
+            best_rank = rank;
+        }
     }
     if (best == nullptr) return std::nullopt;
-    return common::text_at(*best, "Id");
+    return common::string_field(*best, {"Id"});
 }
 
 std::vector<std::string> service_container_ids(const json::array &containers) {
     std::vector<std::string> ids;
-    for (const auto &value : containers) {
-        if (!value.is_object()) continue;
-        const auto &c = value.as_object();
-        if (label_of(c, kComposeOneoffLabel) == "True" || common::text_at(c, "Id").empty()) continue;
-        ids.push_back(common::text_at(c, "Id"));
+    for (const json::object *c : containers_of(containers)) {
+        if (label_of(*c, kComposeOneoffLabel) == "True" || common::string_field(*c, {"Id"}).empty()) continue;
+        ids.push_back(common::string_field(*c, {"Id"}));
     }
     return ids;
 }
 
 json::object compose_status_from_inspect(const json::object &inspect) {
     json::object status;
-    status["containerID"] = common::text_at(inspect, "Id");
-    auto name = common::text_at(inspect, "Name");
+    status["containerID"] = common::string_field(inspect, {"Id"});
+    auto name = common::string_field(inspect, {"Name"});
     if (name.starts_with("/")) name.erase(0, 1);
     if (!name.empty()) status["containerName"] = name;
-    const auto *state_value = inspect.if_contains("State");
-    if (state_value == nullptr || !state_value->is_object()) return status;
-    const auto &state = state_value->as_object();
+    const json::object *state = common::object_field(inspect, {"State"});
+    if (state == nullptr) return status;
     json::object out;
-    if (const auto s = common::text_at(state, "Status"); !s.empty()) out["status"] = s;
-    if (const auto *running = state.if_contains("Running");
-        running != nullptr && running->is_bool() && running->as_bool())
-        out["running"] = true;
-    if (const auto e = common::text_at(state, "Error"); !e.empty()) out["error"] = e;
-    if (const auto *code = state.if_contains("ExitCode"); code != nullptr && code->is_int64() && code->as_int64() != 0)
-        out["exitCode"] = code->as_int64();
-    if (const auto t = micro_time_of(common::text_at(state, "StartedAt")); !t.empty()) out["startedAt"] = t;
-    if (const auto t = micro_time_of(common::text_at(state, "FinishedAt")); !t.empty()) out["finishedAt"] = t;
+    if (const auto s = common::string_field(*state, "Status", "State"); !s.empty()) out["status"] = s;
+    if (common::bool_field(*state, "Running", "State")) out["running"] = true;
+    if (const auto e = common::string_field(*state, "Error", "State"); !e.empty()) out["error"] = e;
+    if (const auto code = common::int_field(*state, "ExitCode", "State"); code != 0) out["exitCode"] = code;
+    if (const auto t = micro_time_of(common::string_field(*state, "StartedAt", "State")); !t.empty())
+        out["startedAt"] = t;
+    if (const auto t = micro_time_of(common::string_field(*state, "FinishedAt", "State")); !t.empty())
+        out["finishedAt"] = t;
     status["containerState"] = std::move(out);
     if (auto ports = port_bindings_of(inspect); !ports.empty()) status["portBindings"] = std::move(ports);
     return status;

@@ -1,5 +1,7 @@
 // Pure rules of Docker Compose discovery: which service a DockerComposeService
-// names, which container stands for it, and its status in Tilt's shape.
+// names, which container stands for it, and its status in Tilt's shape. A
+// field of the engine's answers of another type than Docker's is a
+// common::DecodeError naming its path (`State.Running: expected boolean`).
 #pragma once
 
 #include <optional>

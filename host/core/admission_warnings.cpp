@@ -23,12 +23,12 @@ std::vector<std::string> admission_warnings(const json::object &object) {
     const json::value *spec = object.if_contains("spec");
     if (kind == nullptr || !kind->is_string() || spec == nullptr || !spec->is_object()) return out;
     if (kind->as_string() == "LiveUpdate") {
-        const std::string base = common::text_at(*spec, {"basePath"});
-        const json::value *syncs = common::value_at(*spec, {"syncs"});
+        const std::string base = common::string_field(*spec, {"basePath"});
+        const json::value *syncs = common::member(*spec, {"syncs"});
         if (base.empty() || base.front() != '/' || syncs == nullptr || !syncs->is_array()) return out;
         const std::string clean_base = common::clean_path(base);
         for (std::size_t i = 0; i < syncs->as_array().size(); ++i) {
-            const std::string local = common::text_at(syncs->as_array()[i], {"localPath"});
+            const std::string local = common::string_field(syncs->as_array()[i], {"localPath"});
             if (local.empty()) continue;
             const std::string resolved =
                 local.front() == '/' ? common::clean_path(local) : common::join_path(clean_base, local);
@@ -39,7 +39,7 @@ std::vector<std::string> admission_warnings(const json::object &object) {
             out.push_back(std::move(warning));
         }
     } else if (kind->as_string() == "LocalContainer") {
-        if (common::clean_path(common::text_at(*spec, {"root"})) == "/")
+        if (common::clean_path(common::string_field(*spec, {"root"})) == "/")
             out.push_back(
                 "spec.root is \"/\": the container is this whole machine, so a live update writes and "
                 "deletes files anywhere in it (give the container a folder of its own)");

@@ -97,9 +97,13 @@ json::object PluginEngine::admission(int32_t rc, std::string_view result, const 
                             {"due", json::array{}}};
     }
     // LU_OK and LU_ERR_INVALID_ARGUMENT come with an admission document.
-    boost::system::error_code ec;
-    json::value parsed = json::parse(result, ec);
-    if (ec || !parsed.is_object() || !parsed.as_object().contains("accepted")) {
+    json::value parsed;
+    try {
+        parsed = common::parse_limited(result);
+    } catch (const common::DecodeError &) {
+        // Said below, with the text itself.
+    }
+    if (!parsed.is_object() || !parsed.as_object().contains("accepted")) {
         throw PluginCallError(what, where_of(*plugin_),
                               rc_text(rc) + " without an admission document: " + std::string(result.substr(0, 200)));
     }

@@ -7,6 +7,7 @@
 
 #include <boost/json.hpp>
 
+#include "common/json_fields.hpp"
 #include "host/core/host_error.hpp"
 #include "liveupdate/abi.h"
 
@@ -35,10 +36,11 @@ private:
 
 // A plugin's JSON answer; HostError(what, where, "invalid JSON: <reason>") when text is not one JSON value.
 inline boost::json::value parse_plugin_json(std::string_view text, const std::string &what, const std::string &where) {
-    boost::system::error_code ec;
-    boost::json::value value = boost::json::parse(text, ec);
-    if (ec) throw HostError(what, where, "invalid JSON: " + ec.message());
-    return value;
+    try {
+        return common::parse_limited(text);
+    } catch (const common::DecodeError &e) {
+        throw HostError(what, where, "invalid JSON: " + std::string(e.what()));
+    }
 }
 
 }  // namespace liveupdate::host

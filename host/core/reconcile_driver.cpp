@@ -39,11 +39,11 @@ Batch batch_of(const json::object &step, const std::string &live_update) {
     if (const json::value *stops = step.if_contains("stopsAtInfraFailure"); stops != nullptr && stops->is_bool())
         batch.stops_at_infra_failure = stops->as_bool();
     for (const json::value &entry : list->as_array()) {
-        const json::value *update = common::value_at(entry, {"update"});
+        const json::value *update = common::member(entry, {"update"});
         if (update == nullptr || !update->is_object())
             throw PluginCallError("reconcile of " + live_update + " failed", "plugin step",
                                   "an updates entry without an \"update\" object");
-        const json::value *lines = common::value_at(entry, {"log"});
+        const json::value *lines = common::member(entry, {"log"});
         batch.updates.push_back(&update->as_object());
         batch.logs.push_back(lines != nullptr && lines->is_array() ? &lines->as_array() : nullptr);
     }
@@ -76,7 +76,7 @@ public:
 
     void print(const json::array &lines) {
         for (const json::value &line : lines)
-            log(level_named(common::text_at(line, {"level"})), common::text_at(line, {"text"}));
+            log(level_named(common::string_field(line, {"level"})), common::string_field(line, {"text"}));
     }
 
     // A step's build entry (Tilt writes it when the build starts, before the
@@ -87,7 +87,7 @@ public:
         const bool has_events = events != nullptr && events->is_array();
         if (has_events) {
             for (const json::value &event : events->as_array())
-                if (common::text_at(event, {"type"}) == "started") log_build_entry(event);
+                if (common::string_field(event, {"type"}) == "started") log_build_entry(event);
         }
         if (const json::value *lines = step.if_contains("log"); lines && lines->is_array()) print(lines->as_array());
         if (has_events) {
@@ -112,7 +112,7 @@ public:
             if (batch.logs[i] != nullptr) print(*batch.logs[i]);
             for (const StepLogLine &line : ran[i].log) log(line.level, line.text);
             const json::value *folded = results != nullptr && results->is_array() && i < results->as_array().size()
-                                            ? common::value_at(results->as_array()[i], {"log"})
+                                            ? common::member(results->as_array()[i], {"log"})
                                             : nullptr;
             if (folded != nullptr && folded->is_array()) print(folded->as_array());
         }
@@ -121,7 +121,7 @@ public:
 
 private:
     void log_build_entry(const json::value &event) {
-        const json::value *changed = common::value_at(event, {"filesChanged"});
+        const json::value *changed = common::member(event, {"filesChanged"});
         if (changed == nullptr || !changed->is_array()) return;
         if (std::string line = build_entry_line(changed->as_array(), working_directory()); !line.empty())
             log(common::LogLevel::info, line);
@@ -159,7 +159,7 @@ ReconcileResult ReconcileDriver::reconcile(const std::string &live_update) {
         json::object step = std::move(begun.step);
         for (;;) {
             run.absorb(step);
-            const std::string type = common::text_at(step, "type");
+            const std::string type = common::string_field(step, {"type"});
             if (type == "done") break;
             if (type == "updates") {
                 step = run.run_batch(step, fanout_, executor_, *begun.session, clock_);

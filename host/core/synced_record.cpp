@@ -17,6 +17,7 @@
 
 #include <boost/json.hpp>
 
+#include "common/json_fields.hpp"
 #include "host/core/host_error.hpp"
 
 namespace liveupdate::host {
@@ -80,9 +81,14 @@ SyncedPaths replay(const std::string &file, const std::string &text, const Synce
                 throw HostError(kRecord, where, "the journal belongs to another container (delete it to start afresh)");
             continue;
         }
-        boost::system::error_code ec;
-        const json::value path = line.empty() ? json::value() : json::parse(line.substr(1), ec);
-        if (ec || !path.is_string() || (line[0] != '+' && line[0] != '-'))
+        json::value path;
+        try {
+            if (!line.empty()) path = common::parse_limited(line.substr(1));
+        } catch (const common::DecodeError &e) {
+            throw HostError(kRecord, where,
+                            "not a journal line (" + std::string(e.what()) + "; delete the file to start afresh)");
+        }
+        if (!path.is_string() || (line[0] != '+' && line[0] != '-'))
             throw HostError(kRecord, where, "not a journal line (delete the file to start afresh)");
         if (line[0] == '+')
             paths.insert(std::string(path.as_string()));
@@ -284,18 +290,15 @@ std::optional<SyncedKey> key_in(const std::string &file) {
     std::ifstream in(file, std::ios::binary);
     std::string line;
     if (!std::getline(in, line)) return std::nullopt;
-    boost::system::error_code ec;
-    const json::value header = json::parse(line, ec);
-    if (ec || !header.is_object()) return std::nullopt;
-    const json::object &h = header.as_object();
-    const auto text = [&](const char *field) -> std::optional<std::string> {
-        const json::value *v = h.if_contains(field);
-        if (v == nullptr || !v->is_string()) return std::nullopt;
-        return std::string(v->as_string());
-    };
-    const auto lu = text("liveUpdate"), via = text("via"), container = text("container");
-    if (!lu || !via || !container) return std::nullopt;
-    return SyncedKey{*lu, *via, *container};
+    try {
+        const json::value header = common::parse_limited(line);
+        for (const std::string_view field : {"liveUpdate", "via", "container"})
+            if (common::member(header, {field}) == nullptr) return std::nullopt;
+        return SyncedKey{common::string_field(header, {"liveUpdate"}), common::string_field(header, {"via"}),
+                         common::string_field(header, {"container"})};
+    } catch (const common::DecodeError &) {
+        return std::nullopt;  // not a header of ours: the caller leaves the file alone
+    }
 }
 
 }  // namespace

@@ -9,38 +9,25 @@ namespace liveupdate::host::kubernetes {
 namespace {
 
 namespace json = boost::json;
-using common::array_at;
-using common::object_at;
-using common::text_at;
-
-std::string required_string(const json::value &v, const std::string &field) {
-    if (!v.is_string()) throw std::invalid_argument(field + ": must be a string");
-    return std::string(v.as_string());
-}
+using common::array_field;
+using common::object_field;
+using common::string_field;
 
 LabelSelector parse_selector(const json::value &v, const std::string &path) {
-    if (!v.is_object()) throw std::invalid_argument(path + ": must be an object");
     LabelSelector s;
-    const auto &o = v.as_object();
-    if (const auto *ml = o.if_contains("matchLabels"); ml != nullptr && !ml->is_null()) {
-        if (!ml->is_object()) throw std::invalid_argument(path + ".matchLabels: must be an object");
-        for (const auto &[k, val] : ml->as_object())
-            s.match_labels[std::string(k)] = required_string(val, path + ".matchLabels." + std::string(k));
-    }
-    if (const auto *me = o.if_contains("matchExpressions"); me != nullptr && !me->is_null()) {
-        if (!me->is_array()) throw std::invalid_argument(path + ".matchExpressions: must be a list");
-        for (std::size_t i = 0; i < me->as_array().size(); ++i) {
-            const std::string p = path + ".matchExpressions[" + std::to_string(i) + "]";
-            const auto &e = me->as_array()[i];
-            if (!e.is_object()) throw std::invalid_argument(p + ": must be an object");
+    const auto &o = common::expect_object(v, path);
+    s.match_labels = common::string_map_field(o, "matchLabels", path);
+    if (const auto *me = array_field(o, "matchExpressions", path)) {
+        for (std::size_t i = 0; i < me->size(); ++i) {
+            const std::string p = common::index(path + ".matchExpressions", i);
+            const auto &e = common::expect_object((*me)[i], p);
             LabelRequirement r;
-            r.key = text_at(&e.as_object(), "key");
-            r.op = text_at(&e.as_object(), "operator");
+            r.key = string_field(e, "key", p);
+            r.op = string_field(e, "operator", p);
             if (r.key.empty()) throw std::invalid_argument(p + ".key: required");
             if (r.op != "In" && r.op != "NotIn" && r.op != "Exists" && r.op != "DoesNotExist")
                 throw std::invalid_argument(p + ".operator: must be In, NotIn, Exists or DoesNotExist");
-            if (const auto *vals = array_at(e.as_object(), "values"))
-                for (const auto &x : *vals) r.values.push_back(required_string(x, p + ".values"));
+            r.values = common::string_array_field(e, "values", p);
             if ((r.op == "In" || r.op == "NotIn") && r.values.empty())
                 throw std::invalid_argument(p + ".values: required for " + r.op);
             s.match_expressions.push_back(std::move(r));
@@ -62,16 +49,19 @@ json::object times(std::initializer_list<std::pair<const char *, std::string>> f
     return out;
 }
 
-json::object container_state(const json::object *state) {
+json::object container_state(const json::object *state, const std::string &path) {
     json::object out;
     if (state == nullptr) return out;
-    if (const auto *w = object_at(*state, "waiting")) out["waiting"] = json::object{{"reason", text_at(w, "reason")}};
-    if (const auto *r = object_at(*state, "running")) out["running"] = times({{"startedAt", text_at(r, "startedAt")}});
-    if (const auto *t = object_at(*state, "terminated")) {
-        json::object term = times({{"startedAt", text_at(t, "startedAt")}, {"finishedAt", text_at(t, "finishedAt")}});
-        term["reason"] = text_at(t, "reason");
-        const auto *code = t->if_contains("exitCode");
-        term["exitCode"] = code != nullptr && code->is_int64() ? code->as_int64() : 0;
+    if (const auto *w = object_field(*state, "waiting", path))
+        out["waiting"] = json::object{{"reason", string_field(*w, "reason", path + ".waiting")}};
+    if (const auto *r = object_field(*state, "running", path))
+        out["running"] = times({{"startedAt", string_field(*r, "startedAt", path + ".running")}});
+    if (const auto *t = object_field(*state, "terminated", path)) {
+        const std::string at = path + ".terminated";
+        json::object term = times(
+            {{"startedAt", string_field(*t, "startedAt", at)}, {"finishedAt", string_field(*t, "finishedAt", at)}});
+        term["reason"] = string_field(*t, "reason", at);
+        term["exitCode"] = common::int_field(*t, "exitCode", at);
         out["terminated"] = std::move(term);
     }
     return out;
@@ -80,28 +70,27 @@ json::object container_state(const json::object *state) {
 // Containers in spec order, with what their statuses say.
 json::array containers(const json::object &pod, const char *spec_key, const char *status_key) {
     json::array out;
-    const auto *spec = object_at(pod, "spec");
-    const auto *status = object_at(pod, "status");
-    const auto *specs = spec != nullptr ? array_at(*spec, spec_key) : nullptr;
-    const auto *statuses = status != nullptr ? array_at(*status, status_key) : nullptr;
+    const auto *specs = array_field(pod, {"spec", spec_key});
+    const auto *statuses = array_field(pod, {"status", status_key});
     if (specs == nullptr) return out;
-    for (const auto &c : *specs) {
-        if (!c.is_object()) continue;
-        const std::string name = text_at(&c.as_object(), "name");
-        json::object entry{{"name", name},   {"id", ""},      {"image", text_at(&c.as_object(), "image")},
-                           {"ready", false}, {"restarts", 0}, {"state", json::object{}}};
-        if (statuses != nullptr)
-            for (const auto &s : *statuses) {
-                if (!s.is_object() || text_at(&s.as_object(), "name") != name) continue;
-                const auto &so = s.as_object();
-                entry["id"] = container_id(text_at(&so, "containerID"));
-                if (const std::string image = text_at(&so, "image"); !image.empty()) entry["image"] = image;
-                const auto *ready = so.if_contains("ready");
-                entry["ready"] = ready != nullptr && ready->is_bool() && ready->as_bool();
-                const auto *restarts = so.if_contains("restartCount");
-                entry["restarts"] = restarts != nullptr && restarts->is_int64() ? restarts->as_int64() : 0;
-                entry["state"] = container_state(object_at(so, "state"));
-            }
+    const std::string specs_path = std::string("spec.") + spec_key;
+    const std::string statuses_path = std::string("status.") + status_key;
+    for (std::size_t i = 0; i < specs->size(); ++i) {
+        const auto &c = common::expect_object((*specs)[i], common::index(specs_path, i));
+        const std::string name = string_field(c, "name", common::index(specs_path, i));
+        json::object entry{
+            {"name", name},   {"id", ""},      {"image", string_field(c, "image", common::index(specs_path, i))},
+            {"ready", false}, {"restarts", 0}, {"state", json::object{}}};
+        for (std::size_t j = 0; statuses != nullptr && j < statuses->size(); ++j) {
+            const std::string p = common::index(statuses_path, j);
+            const auto &so = common::expect_object((*statuses)[j], p);
+            if (string_field(so, "name", p) != name) continue;
+            entry["id"] = container_id(string_field(so, "containerID", p));
+            if (const std::string image = string_field(so, "image", p); !image.empty()) entry["image"] = image;
+            entry["ready"] = common::bool_field(so, "ready", p);
+            entry["restarts"] = common::int_field(so, "restartCount", p);
+            entry["state"] = container_state(object_field(so, "state", p), p + ".state");
+        }
         out.push_back(std::move(entry));
     }
     return out;
@@ -109,46 +98,40 @@ json::array containers(const json::object &pod, const char *spec_key, const char
 
 // kubectl's STATUS column, briefly: a waiting or terminated container's reason wins.
 std::string status_text(const json::object &pod, const json::array &cs) {
-    const auto *meta = object_at(pod, "metadata");
-    if (meta != nullptr && meta->contains("deletionTimestamp")) return "Terminating";
-    const auto *status = object_at(pod, "status");
-    std::string text = text_at(status, "reason");
-    if (text.empty()) text = text_at(status, "phase");
+    if (common::member(pod, {"metadata", "deletionTimestamp"}) != nullptr) return "Terminating";
+    std::string text = string_field(pod, {"status", "reason"});
+    if (text.empty()) text = string_field(pod, {"status", "phase"});
+    // cs is ours (containers() above): every entry has a state object.
     for (const auto &c : cs) {
         const auto &state = c.as_object().at("state").as_object();
-        if (const auto *w = object_at(state, "waiting"); w != nullptr && !text_at(w, "reason").empty())
-            return text_at(w, "reason");
-        if (const auto *t = object_at(state, "terminated"); t != nullptr && !text_at(t, "reason").empty())
-            text = text_at(t, "reason");
+        if (const std::string waiting = string_field(state, {"waiting", "reason"}); !waiting.empty()) return waiting;
+        if (const std::string terminated = string_field(state, {"terminated", "reason"}); !terminated.empty())
+            text = terminated;
     }
     return text;
 }
 
 }  // namespace
 
-DiscoverySpec discovery_spec_of(const json::object &object) {
+DiscoverySpec discovery_spec_of(const json::object &object) try {
     DiscoverySpec spec;
-    const auto *s = object_at(object, "spec");
+    const auto *s = object_field(object, "spec", "");
     if (s == nullptr) return spec;
-    if (const auto *w = s->if_contains("watches"); w != nullptr && !w->is_null()) {
-        if (!w->is_array()) throw std::invalid_argument("spec.watches: must be a list");
-        for (std::size_t i = 0; i < w->as_array().size(); ++i) {
-            const auto &e = w->as_array()[i];
-            const std::string p = "spec.watches[" + std::to_string(i) + "]";
-            if (!e.is_object()) throw std::invalid_argument(p + ": must be an object");
-            WatchRef ref{text_at(&e.as_object(), "namespace"), text_at(&e.as_object(), "uid"),
-                         text_at(&e.as_object(), "name")};
+    if (const auto *w = array_field(*s, "watches", "spec")) {
+        for (std::size_t i = 0; i < w->size(); ++i) {
+            const std::string p = common::index("spec.watches", i);
+            const auto &e = common::expect_object((*w)[i], p);
+            WatchRef ref{string_field(e, "namespace", p), string_field(e, "uid", p), string_field(e, "name", p)};
             if (ref.namespace_name.empty()) throw std::invalid_argument(p + ".namespace: required");
             spec.watches.push_back(std::move(ref));
         }
     }
-    if (const auto *x = s->if_contains("extraSelectors"); x != nullptr && !x->is_null()) {
-        if (!x->is_array()) throw std::invalid_argument("spec.extraSelectors: must be a list");
-        for (std::size_t i = 0; i < x->as_array().size(); ++i)
-            spec.extra_selectors.push_back(
-                parse_selector(x->as_array()[i], "spec.extraSelectors[" + std::to_string(i) + "]"));
-    }
+    if (const auto *x = array_field(*s, "extraSelectors", "spec"))
+        for (std::size_t i = 0; i < x->size(); ++i)
+            spec.extra_selectors.push_back(parse_selector((*x)[i], common::index("spec.extraSelectors", i)));
     return spec;
+} catch (const common::DecodeError &e) {
+    throw std::invalid_argument(e.what());
 }
 
 std::set<std::string> namespaces_of(const DiscoverySpec &spec) {
@@ -196,33 +179,29 @@ bool selector_matches(const LabelSelector &s, const std::map<std::string, std::s
 }
 
 std::optional<OwnerRef> controller_owner(const json::object &object) {
-    const auto *meta = object_at(object, "metadata");
-    const auto *owners = meta != nullptr ? array_at(*meta, "ownerReferences") : nullptr;
-    if (owners == nullptr) return std::nullopt;
-    for (const auto &o : *owners) {
-        if (!o.is_object()) continue;
-        const auto *controller = o.as_object().if_contains("controller");
-        if (controller == nullptr || !controller->is_bool() || !controller->as_bool()) continue;
-        return OwnerRef{text_at(&o.as_object(), "kind"), text_at(&o.as_object(), "name"),
-                        text_at(&o.as_object(), "uid"), text_at(&o.as_object(), "apiVersion")};
+    const auto *owners = array_field(object, {"metadata", "ownerReferences"});
+    for (std::size_t i = 0; owners != nullptr && i < owners->size(); ++i) {
+        const std::string p = common::index("metadata.ownerReferences", i);
+        const auto &o = common::expect_object((*owners)[i], p);
+        if (!common::bool_field(o, "controller", p)) continue;
+        return OwnerRef{string_field(o, "kind", p), string_field(o, "name", p), string_field(o, "uid", p),
+                        string_field(o, "apiVersion", p)};
     }
     return std::nullopt;
 }
 
 PodMatch match_pod(const DiscoverySpec &spec, const json::object &pod, const std::vector<Ancestor> &ancestors) {
-    const auto *meta = object_at(pod, "metadata");
-    const std::string ns = text_at(meta, "namespace");
-    const std::string uid = text_at(meta, "uid");
+    const std::string ns = string_field(pod, {"metadata", "namespace"});
+    const std::string uid = string_field(pod, {"metadata", "uid"});
     for (const auto &w : spec.watches) {
         if (w.uid.empty() || w.namespace_name != ns) continue;
         if (w.uid == uid) return {true, w.uid};
         for (const auto &a : ancestors)
             if (a.ref.uid == w.uid) return {true, w.uid};
     }
-    std::map<std::string, std::string> labels;
-    if (const auto *l = meta != nullptr ? object_at(*meta, "labels") : nullptr)
-        for (const auto &[k, v] : *l)
-            if (v.is_string()) labels[std::string(k)] = std::string(v.as_string());
+    const auto *meta = object_field(pod, {"metadata"});
+    const std::map<std::string, std::string> labels =
+        meta != nullptr ? common::string_map_field(*meta, "labels", "metadata") : std::map<std::string, std::string>();
     const auto namespaces = namespaces_of(spec);
     if (!namespaces.contains(ns)) return {};
     for (const auto &s : spec.extra_selectors)
@@ -232,22 +211,20 @@ PodMatch match_pod(const DiscoverySpec &spec, const json::object &pod, const std
 
 json::object pod_status_entry(const json::object &pod, const std::string &ancestor_uid,
                               const std::vector<Ancestor> &ancestors) {
-    const auto *meta = object_at(pod, "metadata");
-    const auto *status = object_at(pod, "status");
     json::object out;
-    out["name"] = text_at(meta, "name");
-    out["namespace"] = text_at(meta, "namespace");
-    if (const std::string created = text_at(meta, "creationTimestamp"); !created.empty()) out["createdAt"] = created;
-    out["phase"] = text_at(status, "phase");
-    out["deleting"] = meta != nullptr && meta->contains("deletionTimestamp");
+    out["name"] = string_field(pod, {"metadata", "name"});
+    out["namespace"] = string_field(pod, {"metadata", "namespace"});
+    if (const std::string created = string_field(pod, {"metadata", "creationTimestamp"}); !created.empty())
+        out["createdAt"] = created;
+    out["phase"] = string_field(pod, {"status", "phase"});
+    out["deleting"] = common::member(pod, {"metadata", "deletionTimestamp"}) != nullptr;
     json::array cs = containers(pod, "containers", "containerStatuses");
     json::array init = containers(pod, "initContainers", "initContainerStatuses");
     out["status"] = status_text(pod, cs);
     out["containers"] = std::move(cs);
     if (!init.empty()) out["initContainers"] = std::move(init);
-    if (const auto *labels = meta != nullptr ? object_at(*meta, "labels") : nullptr)
-        if (const std::string hash = text_at(labels, "pod-template-hash"); !hash.empty())
-            out["podTemplateSpecHash"] = hash;
+    if (const std::string hash = string_field(pod, {"metadata", "labels", "pod-template-hash"}); !hash.empty())
+        out["podTemplateSpecHash"] = hash;
     if (!ancestor_uid.empty()) out["ancestorUID"] = ancestor_uid;
     if (!ancestors.empty()) {
         const Ancestor &top = ancestors.back();

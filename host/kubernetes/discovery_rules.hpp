@@ -78,6 +78,9 @@ PodMatch match_pod(const DiscoverySpec &spec, const boost::json::object &pod, co
 // Tilt's v1alpha1.Pod for a core/v1 Pod: name, namespace, createdAt, phase,
 // deleting, containers (name, id without its runtime scheme, image, ready,
 // restarts, state), initContainers, status, ancestorUID, owner.
+// A pod field of another type than Kubernetes gives it is a
+// common::DecodeError naming its path, here and in match_pod and
+// controller_owner.
 boost::json::object pod_status_entry(const boost::json::object &pod, const std::string &ancestor_uid,
                                      const std::vector<Ancestor> &ancestors);
 

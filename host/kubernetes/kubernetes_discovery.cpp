@@ -90,6 +90,34 @@ void PodDiscoveryWatcher::warn(const std::string &text) {
     if (board_.first_time(text) && on_warning_) on_warning_(text);
 }
 
+bool PodDiscoveryWatcher::on_watch_event(const std::string &ns, Namespace &state, const json::value &event,
+                                         std::string &resource_version, bool &need_list) {
+    const std::string type = common::string_field(event, {"type"});
+    const json::object *object = common::object_field(event, {"object"});
+    if (type.empty() || object == nullptr) throw common::DecodeError("", "a watch event needs a type and an object");
+    const json::object &o = *object;
+    if (type == "ERROR") {
+        if (common::int_field(o, "code", "object") == 410)
+            need_list = true;
+        else
+            warn("kubernetes discovery: watch of namespace " + ns + ": " + kube::status_message(json::serialize(o)));
+        return false;
+    }
+    if (const std::string rv = common::string_field(o, {"metadata", "resourceVersion"}); !rv.empty())
+        resource_version = rv;
+    if (type == "BOOKMARK") return true;
+    const std::string uid = common::string_field(o, {"metadata", "uid"});
+    {
+        std::lock_guard lock(board_.lock());
+        if (type == "DELETED")
+            state.pods.erase(uid);
+        else
+            state.pods[uid] = o;
+    }
+    mark_namespace_dirty(ns);
+    return true;
+}
+
 void PodDiscoveryWatcher::follow_namespace(const std::string &ns, Namespace &state) {
     const std::string base = "/api/v1/namespaces/" + kube::url_escape(ns) + "/pods";
     std::string resource_version;
@@ -98,14 +126,14 @@ void PodDiscoveryWatcher::follow_namespace(const std::string &ns, Namespace &sta
     while (!state.cancel) {
         try {
             if (need_list) {
-                const json::value list = json::parse(client_->get(base));
+                const json::value list = common::parse_limited(client_->get(base));
                 std::map<std::string, json::object> pods;
-                if (const auto *items = list.as_object().if_contains("items"); items != nullptr && items->is_array())
-                    for (const auto &item : items->as_array())
-                        if (item.is_object())
-                            pods[common::text_at(common::object_at(item.as_object(), "metadata"), "uid")] =
-                                item.as_object();
-                resource_version = common::text_at(common::object_at(list.as_object(), "metadata"), "resourceVersion");
+                const json::array *items = common::array_field(list, {"items"});
+                for (std::size_t i = 0; items != nullptr && i < items->size(); ++i) {
+                    const json::object &item = common::expect_object((*items)[i], common::index("items", i));
+                    pods[common::string_field(item, {"metadata", "uid"})] = item;
+                }
+                resource_version = common::string_field(list, {"metadata", "resourceVersion"});
                 {
                     std::lock_guard lock(board_.lock());
                     state.pods = std::move(pods);
@@ -120,37 +148,15 @@ void PodDiscoveryWatcher::follow_namespace(const std::string &ns, Namespace &sta
                 base + "?watch=1&allowWatchBookmarks=true&resourceVersion=" + kube::url_escape(resource_version) +
                     "&timeoutSeconds=" + std::to_string(options_.watch_timeout_seconds),
                 [&](std::string_view line) {
-                    boost::system::error_code ec;
-                    const json::value event = json::parse(line, ec);
-                    if (ec || !event.is_object()) return true;
-                    const auto &e = event.as_object();
-                    const auto *type = e.if_contains("type");
-                    const auto *object = e.if_contains("object");
-                    if (type == nullptr || !type->is_string() || object == nullptr || !object->is_object()) return true;
-                    const auto &o = object->as_object();
-                    if (type->as_string() == "ERROR") {
-                        const auto *code = o.if_contains("code");
-                        if (code != nullptr && code->is_int64() && code->as_int64() == 410)
-                            need_list = true;
-                        else
-                            warn("kubernetes discovery: watch of namespace " + ns + ": " +
-                                 kube::status_message(json::serialize(o)));
+                    try {
+                        return on_watch_event(ns, state, common::parse_limited(line), resource_version, need_list);
+                    } catch (const common::DecodeError &e) {
+                        // Which pod changed is unknown: a fresh list misses nothing.
+                        warn("kubernetes discovery: watch of namespace " + ns + ": an unreadable event (" + e.what() +
+                             "); listing again");
+                        need_list = true;
                         return false;
                     }
-                    if (const std::string rv = common::text_at(common::object_at(o, "metadata"), "resourceVersion");
-                        !rv.empty())
-                        resource_version = rv;
-                    if (type->as_string() == "BOOKMARK") return true;
-                    const std::string uid = common::text_at(common::object_at(o, "metadata"), "uid");
-                    {
-                        std::lock_guard lock(board_.lock());
-                        if (type->as_string() == "DELETED")
-                            state.pods.erase(uid);
-                        else
-                            state.pods[uid] = o;
-                    }
-                    mark_namespace_dirty(ns);
-                    return true;
                 },
                 state.cancel);
             backoff = options_.min_backoff;
@@ -173,7 +179,7 @@ void PodDiscoveryWatcher::follow_namespace(const std::string &ns, Namespace &sta
 
 std::vector<Ancestor> PodDiscoveryWatcher::ancestors_of(const json::object &pod) {
     std::vector<Ancestor> chain;
-    const std::string ns = common::text_at(common::object_at(pod, "metadata"), "namespace");
+    const std::string ns = common::string_field(pod, {"metadata", "namespace"});
     std::optional<OwnerRef> next = controller_owner(pod);
     for (int depth = 0; next && depth < 5; ++depth) {
         std::optional<OwnerInfo> info;
@@ -187,11 +193,9 @@ std::vector<Ancestor> PodDiscoveryWatcher::ancestors_of(const json::object &pod)
             if (r.status / 100 != 2)
                 throw kube::ApiError(r.status, kube::status_reason(r.body),
                                      "GET " + owner_path(ns, *next) + ": " + kube::status_message(r.body));
-            const json::value owner = json::parse(r.body);
-            if (!owner.is_object() ||
-                common::text_at(common::object_at(owner.as_object(), "metadata"), "uid") != next->uid)
-                break;
-            info = OwnerInfo{common::text_at(common::object_at(owner.as_object(), "metadata"), "creationTimestamp"),
+            const json::value owner = common::parse_limited(r.body);
+            if (common::string_field(owner, {"metadata", "uid"}) != next->uid) break;
+            info = OwnerInfo{common::string_field(owner, {"metadata", "creationTimestamp"}),
                              controller_owner(owner.as_object())};
             std::lock_guard lock(board_.lock());
             owner_cache_[next->uid] = *info;
@@ -206,9 +210,15 @@ json::object PodDiscoveryWatcher::current_status(const std::string &, const Watc
                                                  const std::vector<json::object> &pods) {
     std::vector<json::object> entries;
     for (const auto &pod : pods) {
-        const auto ancestors = ancestors_of(pod);
-        const PodMatch match = match_pod(w.spec, pod, ancestors);
-        if (match.matches) entries.push_back(pod_status_entry(pod, match.ancestor_uid, ancestors));
+        try {
+            const auto ancestors = ancestors_of(pod);
+            const PodMatch match = match_pod(w.spec, pod, ancestors);
+            if (match.matches) entries.push_back(pod_status_entry(pod, match.ancestor_uid, ancestors));
+        } catch (const common::DecodeError &e) {
+            // Said by refresh_loop, which tries again: the pod is not left out of the status.
+            throw std::runtime_error("pod " + common::string_field(pod, {"metadata", "namespace"}) + "/" +
+                                     common::string_field(pod, {"metadata", "name"}) + ": " + e.what());
+        }
     }
     std::sort(entries.begin(), entries.end(), [](const json::object &a, const json::object &b) {
         const auto key = [](const json::object &o) {

@@ -72,6 +72,10 @@ private:
     };
 
     void follow_namespace(const std::string &ns, Namespace &state);
+    // One line of the pods' watch: false ends the stream (an ERROR, after which
+    // need_list may be set). Throws DecodeError when the event is unreadable.
+    bool on_watch_event(const std::string &ns, Namespace &state, const boost::json::value &event,
+                        std::string &resource_version, bool &need_list);
     void refresh_loop();
     boost::json::object current_status(const std::string &name, const Watched &w,
                                        const std::vector<boost::json::object> &pods);

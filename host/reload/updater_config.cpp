@@ -72,14 +72,14 @@ public:
         : file_(file), folder_(fs::absolute(file).parent_path()), resolve_name_(resolve_name) {}
 
     UpdaterChoices read(const json::value &document) const {
-        const json::object &top = object_at(document, "");
+        const json::object &top = object_field(document, {""});
         for (const auto &[key, value] : top) {
             if (key != "updaters") fail(std::string(key), "unknown key (expected \"updaters\")");
         }
         const json::value *updaters = top.if_contains("updaters");
         if (updaters == nullptr) fail("updaters", "missing");
         UpdaterChoices choices;
-        for (const auto &[via, entry] : object_at(*updaters, "updaters")) {
+        for (const auto &[via, entry] : object_field(*updaters, {"updaters"})) {
             const std::string field = "updaters." + std::string(via);
             if (!valid_class_name(via)) {
                 fail(field, "an updater class is made of letters, digits, '-', '_' and '.'");
@@ -94,13 +94,13 @@ private:
         throw UpdaterConfigError(field.empty() ? file_.string() : file_.string() + ": " + field, why);
     }
 
-    const json::object &object_at(const json::value &value, const std::string &field) const {
+    const json::object &object_field(const json::value &value, const std::string &field) const {
         if (!value.is_object()) fail(field, "must be an object, not " + kind_of(value));
         return value.as_object();
     }
 
     UpdaterChoice choice(const json::value &entry, const std::string &field) const {
-        const json::object &object = object_at(entry, field);
+        const json::object &object = object_field(entry, field);
         for (const auto &[key, value] : object) {
             if (key != "plugin" && key != "settings") {
                 fail(field + "." + std::string(key), "unknown key (expected \"plugin\" or \"settings\")");
@@ -115,7 +115,7 @@ private:
         UpdaterChoice out;
         out.plugin = plugin_file(std::string_view(plugin->as_string()), field + ".plugin");
         if (const json::value *settings = object.if_contains("settings")) {
-            out.settings = json::serialize(object_at(*settings, field + ".settings"));
+            out.settings = json::serialize(object_field(*settings, field + ".settings"));
         }
         return out;
     }

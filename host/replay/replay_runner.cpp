@@ -182,10 +182,10 @@ private:
     void apply(const json::object &object) {
         const std::string text = boost::json::serialize(object);
         const json::object result = slot_.with_engine([&](const PluginEngine &engine) { return engine.upsert(text); });
-        const std::string kind = common::text_at(object, "kind");
+        const std::string kind = common::string_field(object, {"kind"});
         const bool accepted =
             result.contains("accepted") && result.at("accepted").is_bool() && result.at("accepted").as_bool();
-        const std::string message = common::text_at(result, "message");
+        const std::string message = common::string_field(result, {"message"});
         if (kind == "LiveUpdate") {
             admission_ = json::object{{"rejected", !accepted}, {"message", message}};
         }
@@ -209,7 +209,7 @@ private:
         const json::object result = slot_.with_engine([&](const PluginEngine &engine) { return engine.upsert(text); });
         if (!result.contains("accepted") || !result.at("accepted").is_bool() || !result.at("accepted").as_bool()) {
             throw HostError("cannot add the file event", "FileWatch/" + watch,
-                            "rejected: " + common::text_at(result, "message"));
+                            "rejected: " + common::string_field(result, {"message"}));
         }
         store_.put(std::move(*file_watch));
     }
@@ -251,7 +251,7 @@ private:
         return status != nullptr ? *status : json::value(json::object{});
     }
 
-    std::optional<json::value> object_at(const std::string &kind_and_name) const {
+    std::optional<json::value> object_field(const std::string &kind_and_name) const {
         const std::size_t slash = kind_and_name.find('/');
         auto object = store_.get(ObjectKey{kind_and_name.substr(0, slash), kind_and_name.substr(slash + 1)});
         if (!object) return std::nullopt;
@@ -300,7 +300,7 @@ private:
         }
         if (const json::value *objects = expectation.if_contains("objects")) {
             for (const auto &[key, partial] : objects->as_object()) {
-                std::optional<json::value> actual = object_at(std::string(key));
+                std::optional<json::value> actual = object_field(std::string(key));
                 match_partial(partial, actual ? &*actual : nullptr, join_key("objects", key), mismatches);
             }
         }

@@ -27,13 +27,12 @@ ObjectKey key_from_text(const std::string &text) {
 }
 
 ObjectKey key_of_item(const json::object &item) {
-    return ObjectKey{common::text_at(item, "kind"), common::text_at(common::object_at(item, "metadata"), "name")};
+    return ObjectKey{common::string_field(item, {"kind"}), common::string_field(item, {"metadata", "name"})};
 }
 
 std::string resource_version_in(const std::string &body) {
-    const json::value answer = json::parse(body);
-    return answer.is_object() ? common::text_at(common::object_at(answer.as_object(), "metadata"), "resourceVersion")
-                              : std::string();
+    const json::value answer = common::parse_limited(body);
+    return answer.is_object() ? common::string_field(answer, {"metadata", "resourceVersion"}) : std::string();
 }
 
 json::object with_kind(json::object item, const std::string &kind) {
@@ -45,7 +44,7 @@ json::object with_kind(json::object item, const std::string &kind) {
 // host/up/trigger_queue.hpp makes it): its name and entries, nothing else.
 json::object trigger_queue_object(const json::object &item) {
     json::object data;
-    if (const json::object *entries = common::object_at(item, "data"))
+    if (const json::object *entries = common::object_field(item, {"data"}))
         for (const auto &[k, v] : *entries)
             if (v.is_string()) data[k] = v;
     return json::object{{"apiVersion", std::string(cluster::kGroup) + "/" + std::string(cluster::kVersion)},
@@ -139,7 +138,7 @@ void ClusterSource::warn_never_taken() {
         try {
             const std::string path = collection_path(lower_plural(kind), false);
             if (path.empty()) continue;
-            list = json::parse(client_->get(path));
+            list = common::parse_limited(client_->get(path));
         } catch (const kube::ApiError &e) {
             // Not ours to list (`lu-host rbac` grants no such right): nothing of it is taken either way.
             log_(LogLevel::debug, "up: " + std::string(kind) + " objects not listed: " + e.what());
@@ -163,14 +162,14 @@ FileLoad ClusterSource::take(const json::object &item) {
     FileLoad load;
     load.file = origin_of(key);
     common::MutexLock lock(mutex_);
-    resource_versions_[key] = common::text_at(common::object_at(item, "metadata"), "resourceVersion");
+    resource_versions_[key] = common::string_field(item, {"metadata", "resourceVersion"});
     if (key.kind == "ConfigMap") {
         load.objects.push_back(DeclaredObject{load.file, key.kind, key.name, trigger_queue_object(item)});
         return load;
     }
     const cluster::ClusterVerdict verdict = cluster::judge_cluster_object(item, options_.project_dir);
     // What the cluster holds: an equal status is not written, one someone else wrote is written over.
-    const json::object *status = common::object_at(item, "status");
+    const json::object *status = common::object_field(item, {"status"});
     if (coalescer_.observed(key.text(), status != nullptr ? *status : json::object{})) wake_.notify_all();
     if (verdict.outcome != cluster::ClusterVerdict::Outcome::taken) {
         declared_.erase(key);
@@ -300,9 +299,9 @@ void ClusterSource::write_status(const ObjectKey &key, const json::object &statu
             if (put.status / 100 == 2) {
                 common::MutexLock lock(mutex_);
                 if (!resource_versions_.contains(key)) return;
-                const json::value answer = json::parse(put.body);
+                const json::value answer = common::parse_limited(put.body);
                 const json::object *stored =
-                    answer.is_object() ? common::object_at(answer.as_object(), "status") : nullptr;
+                    answer.is_object() ? common::object_field(answer.as_object(), {"status"}) : nullptr;
                 resource_versions_[key] = resource_version_in(put.body);
                 coalescer_.written(key.text(), status, stored != nullptr ? *stored : status);
                 return;
@@ -336,7 +335,7 @@ void ClusterSource::write_status(const ObjectKey &key, const json::object &statu
 void ClusterSource::object_written(const json::object &object) {
     const ObjectKey key = key_of_item(object);
     if (key.kind != "ConfigMap" || key.name != cluster::kTriggerQueueConfigMap || client_ == nullptr) return;
-    const json::object *data = common::object_at(object, "data");
+    const json::object *data = common::object_field(object, {"data"});
     const std::string body =
         json::serialize(json::object{{"apiVersion", "v1"},
                                      {"kind", "ConfigMap"},
@@ -356,8 +355,8 @@ void ClusterSource::object_written(const json::object &object) {
 
 // Whether the event is the echo of a write of ours, already in the engine.
 bool ClusterSource::own_queue_write(const json::object &item) {
-    if (common::text_at(item, "kind") != "ConfigMap") return false;
-    const std::string rv = common::text_at(common::object_at(item, "metadata"), "resourceVersion");
+    if (common::string_field(item, {"kind"}) != "ConfigMap") return false;
+    const std::string rv = common::string_field(item, {"metadata", "resourceVersion"});
     common::MutexLock lock(queue_write_mutex_);
     const auto found = std::find(queue_writes_.begin(), queue_writes_.end(), rv);
     if (found == queue_writes_.end()) return false;

@@ -20,12 +20,12 @@ ContainerWarmUp::~ContainerWarmUp() {
 }
 
 void ContainerWarmUp::reconciled(const std::string &live_update, const json::value &status) {
-    const json::value *containers = common::value_at(status, {"containers"});
+    const json::value *containers = common::member(status, {"containers"});
     if (containers == nullptr || !containers->is_array()) return;
     common::MutexLock lock(mutex_);
     bool unprepared = false;
     for (const json::value &c : containers->as_array()) {
-        const std::string id = common::text_at(c, {"containerID"});
+        const std::string id = common::string_field(c, {"containerID"});
         unprepared = unprepared || (!id.empty() && !prepared_.contains(id));
     }
     if (!unprepared || std::find(due_.begin(), due_.end(), live_update) != due_.end()) return;

@@ -16,11 +16,11 @@ json::object rejection_json(const Rejection &r) {
 }  // namespace
 
 json::value ControlOperations::handle(const json::object &request) const {
-    const std::string op = common::text_at(request, "op");
-    const std::string named_kind = common::text_at(request, "kind");
+    const std::string op = common::string_field(request, {"op"});
+    const std::string named_kind = common::string_field(request, {"kind"});
     const std::string kind = named_kind.empty() ? "LiveUpdate" : named_kind;
     if (op == "get") return get(kind);
-    if (op == "describe") return describe(kind, common::text_at(request, "name"));
+    if (op == "describe") return describe(kind, common::string_field(request, {"name"}));
     if (op == "plugins") return json::object{{"plugins", p_.plugins()}};
     if (op == "trigger") return p_.triggers.trigger(request.if_contains("names"));
     if (op == "verify") return p_.verify(request);
@@ -60,7 +60,7 @@ json::value ControlOperations::describe(const std::string &kind, const std::stri
 
 json::value ControlOperations::activity(const json::object &request) const {
     if (!request.contains("name")) return json::object{{"activity", p_.activity.summary()}};
-    const std::string name = common::text_at(request, "name");
+    const std::string name = common::string_field(request, {"name"});
     if (!p_.store.get(ObjectKey{"LiveUpdate", name}))
         return json::object{{"error", "LiveUpdate \"" + name + "\" not found"}};
     json::array lines;

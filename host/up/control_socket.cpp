@@ -17,6 +17,8 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "common/json_fields.hpp"
+
 namespace liveupdate::host::up {
 namespace json = boost::json;
 
@@ -215,7 +217,7 @@ void ControlServer::serve_client(int fd) {
         answer = json::object{{"error", "no request received"}};
     } else {
         try {
-            json::value request = json::parse(line);
+            json::value request = common::parse_limited(line, kMaxRequestBytes);
             if (!request.is_object()) throw std::invalid_argument("a request is a JSON object");
             answer = handler_(request.as_object());
         } catch (const std::exception &e) {
@@ -235,7 +237,11 @@ json::value control_request(const std::string &path, const json::object &request
                     read_line(fd, answer, kMaxAnswerBytes, -1, deadline);
     ::close(fd);
     if (!ok) throw std::runtime_error("the daemon at " + path + " gave no answer");
-    return json::parse(answer);
+    try {
+        return common::parse_limited(answer, kMaxAnswerBytes);
+    } catch (const common::DecodeError &e) {
+        throw std::runtime_error("the daemon at " + path + " answered: " + e.what());
+    }
 }
 
 }  // namespace liveupdate::host::up

@@ -197,7 +197,7 @@ void Daemon::start_services() {
     file_watches_ = std::make_unique<FileWatches>(
         WatchTiming{options_.debounce, options_.max_wait, std::chrono::milliseconds(500)},
         [this](const json::object &fw) {
-            rebuilds_->file_watch_changed(common::text_at(fw.at("metadata"), {"name"}));
+            rebuilds_->file_watch_changed(common::string_field(fw.at("metadata"), {"name"}));
             return keeper_->admit(fw, "FileWatch");
         },
         [this](const std::vector<std::string> &due) { queue_.mark_due(due); },

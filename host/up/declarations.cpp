@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "common/json_fields.hpp"
+
 namespace liveupdate::host::up {
 namespace json = boost::json;
 
@@ -64,7 +66,7 @@ std::optional<json::object> Declarations::declared(const ObjectKey &key) const {
     common::MutexLock lock(mutex_);
     auto found = in_use_.find(key);
     if (found == in_use_.end()) return std::nullopt;
-    return json::parse(found->second.text).as_object();
+    return common::expect_object(common::parse_limited(found->second.text), found->first.text());
 }
 
 std::optional<std::string> Declarations::origin_of(const ObjectKey &key) const {

@@ -20,11 +20,11 @@ common::MicroTime now() { return common::MicroTime::from_system(std::chrono::sys
 
 const json::object &spec_of(const json::object &o) {
     static const json::object empty;
-    const json::object *spec = common::object_at(o, "spec");
+    const json::object *spec = common::object_field(o, {"spec"});
     return spec != nullptr ? *spec : empty;
 }
 
-std::string name_of(const json::object &o) { return common::text_at(common::object_at(o, "metadata"), "name"); }
+std::string name_of(const json::object &o) { return common::string_field(o, {"metadata", "name"}); }
 
 std::vector<std::string> watched_paths(const json::object &spec) {
     std::vector<std::string> out;

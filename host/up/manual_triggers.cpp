@@ -19,7 +19,7 @@ std::string manifest_of(const json::object &live_update) {
     const json::value *meta = live_update.if_contains("metadata");
     const json::value *annotations =
         meta != nullptr && meta->is_object() ? meta->as_object().if_contains("annotations") : nullptr;
-    return annotations != nullptr ? common::text_at(*annotations, {"tilt.dev/resource"}) : std::string();
+    return annotations != nullptr ? common::string_field(*annotations, {"tilt.dev/resource"}) : std::string();
 }
 
 json::object error(std::string text) { return json::object{{"error", std::move(text)}}; }
@@ -109,7 +109,7 @@ void ManualTriggers::queue_declared(const json::object &queue) {
 std::vector<std::string> ManualTriggers::live_updates_of(const std::string &manifest) const {
     std::vector<std::string> out;
     for (const auto &lu : store_.list("LiveUpdate"))
-        if (manifest_of(lu) == manifest) out.push_back(common::text_at(lu.at("metadata"), {"name"}));
+        if (manifest_of(lu) == manifest) out.push_back(common::string_field(lu.at("metadata"), {"name"}));
     return out;
 }
 

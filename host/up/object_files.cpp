@@ -74,9 +74,9 @@ std::string file_kind(mode_t mode) {
 }  // namespace
 
 void resolve_relative_paths(json::object &object, const std::string &dir) {
-    json::object *spec = common::object_at(object, "spec");
+    json::object *spec = common::object_field(object, "spec", "");
     if (spec == nullptr) return;
-    const std::string kind = common::text_at(object, "kind");
+    const std::string kind = common::string_field(object, {"kind"});
     if (kind == "FileWatch") {
         if (auto *paths = spec->if_contains("watchedPaths"); paths != nullptr && paths->is_array())
             for (auto &p : paths->as_array()) resolve_string(p, dir);
@@ -138,7 +138,9 @@ FileLoad parse_object_file(const std::string &file, std::string_view text) {
     json::array items;
     bool is_list = false;
     for (const auto &doc : documents) {
-        if (doc.is_object() && common::text_at(doc.as_object(), "kind") == "List") {
+        // A kind of another type is said below, for the object.
+        const json::value *kind = doc.is_object() ? doc.as_object().if_contains("kind") : nullptr;
+        if (kind != nullptr && *kind == "List") {
             is_list = true;
             const auto *list = doc.as_object().if_contains("items");
             if (list == nullptr || !list->is_array()) {
@@ -159,15 +161,18 @@ FileLoad parse_object_file(const std::string &file, std::string_view text) {
             continue;
         }
         json::object obj = items[i].as_object();
-        const std::string kind = common::text_at(obj, "kind");
-        const json::object *meta = common::object_at(obj, "metadata");
-        const std::string name = meta != nullptr ? common::text_at(*meta, "name") : "";
-        if (kind.empty() || name.empty()) {
-            load.errors.push_back(where + ": an object needs \"kind\" and \"metadata.name\" strings");
-            continue;
+        try {
+            const std::string kind = common::string_field(obj, {"kind"});
+            const std::string name = common::string_field(obj, {"metadata", "name"});
+            if (kind.empty() || name.empty()) {
+                load.errors.push_back(where + ": an object needs \"kind\" and \"metadata.name\" strings");
+                continue;
+            }
+            resolve_relative_paths(obj, dir);
+            load.objects.push_back({file, kind, name, std::move(obj)});
+        } catch (const common::DecodeError &e) {
+            load.errors.push_back(where + ": " + e.what());
         }
-        resolve_relative_paths(obj, dir);
-        load.objects.push_back({file, kind, name, std::move(obj)});
     }
     return load;
 }

@@ -157,18 +157,18 @@ std::vector<std::string> ObjectKeeper::admit(const json::object &object, const s
         const json::value *errors = result.if_contains("errors");
         if (errors != nullptr && errors->is_array() && !errors->as_array().empty()) {
             for (const auto &e : errors->as_array()) {
-                const std::string field = common::text_at(e, {"field"});
-                p_.log.write(
-                    LogLevel::error, "",
-                    origin + ": rejected: " + (field.empty() ? "" : field + ": ") + common::text_at(e, {"message"}));
+                const std::string field = common::string_field(e, {"field"});
+                p_.log.write(LogLevel::error, "",
+                             origin + ": rejected: " + (field.empty() ? "" : field + ": ") +
+                                 common::string_field(e, {"message"}));
             }
         } else {
-            p_.log.write(LogLevel::error, "", origin + ": rejected: " + common::text_at(result, "message"));
+            p_.log.write(LogLevel::error, "", origin + ": rejected: " + common::string_field(result, {"message"}));
         }
         if (key.kind == "LiveUpdate")
             p_.declarations.reject(key.name, Rejection{origin.substr(0, origin.rfind(": ")),
                                                        errors != nullptr ? *errors : json::value(json::array()),
-                                                       common::text_at(result, "message")});
+                                                       common::string_field(result, {"message"})});
         return {};
     }
     if (key.kind == "LiveUpdate") p_.declarations.admit(key.name);
@@ -181,9 +181,9 @@ std::vector<std::string> ObjectKeeper::admit(const json::object &object, const s
 void ObjectKeeper::container_status(const std::string &name, const json::object &status) {
     std::optional<json::object> object = p_.declarations.declared(ObjectKey{"LocalContainer", name});
     if (!object) return;
-    const std::string id = common::text_at(status, "containerID");
+    const std::string id = common::string_field(status, {"containerID"});
     const json::value *state = status.if_contains("containerState");
-    const std::string phase = state != nullptr ? common::text_at(*state, {"status"}) : "";
+    const std::string phase = state != nullptr ? common::string_field(*state, {"status"}) : "";
     std::string news;
     {
         common::MutexLock lock(containers_mutex_);
@@ -194,7 +194,7 @@ void ObjectKeeper::container_status(const std::string &name, const json::object 
             if (phase == "exited" && state != nullptr && state->as_object().contains("exitCode"))
                 news += ", exit code " + json::serialize(state->at("exitCode"));
             if (state != nullptr && state->as_object().contains("error"))
-                news += ": " + common::text_at(*state, {"error"});
+                news += ": " + common::string_field(*state, {"error"});
         }
     }
     if (!news.empty()) p_.log.write(phase == "exited" ? LogLevel::warn : LogLevel::info, "", news);

@@ -16,7 +16,9 @@ namespace {
 // Differences listed in a LiveUpdate's log per container and check.
 constexpr std::size_t kLinesLogged = 20;
 
-std::string name_of(const json::object &live_update) { return common::text_at(live_update.at("metadata"), {"name"}); }
+std::string name_of(const json::object &live_update) {
+    return common::string_field(live_update.at("metadata"), {"name"});
+}
 
 }  // namespace
 
@@ -117,13 +119,13 @@ std::vector<std::string> VerifyService::scheduled_live_updates() const {
     std::vector<std::string> names;
     for (const auto &lu : p_.store.list("LiveUpdate")) {
         const json::value *meta = lu.if_contains("metadata");
-        const json::value *annotations = meta != nullptr ? common::value_at(*meta, {"annotations"}) : nullptr;
+        const json::value *annotations = meta != nullptr ? common::member(*meta, {"annotations"}) : nullptr;
         const bool manual =
-            annotations != nullptr && common::text_at(*annotations, {"tilt.dev/update-mode"}) == "manual";
+            annotations != nullptr && common::string_field(*annotations, {"tilt.dev/update-mode"}) == "manual";
         const json::value *status = lu.if_contains("status");
-        const json::value *failure = status != nullptr ? common::value_at(*status, {"failed"}) : nullptr;
+        const json::value *failure = status != nullptr ? common::member(*status, {"failed"}) : nullptr;
         const bool held =
-            failure != nullptr && !failure->is_null() && common::text_at(*failure, {"reason"}) != "UpdateFailed";
+            failure != nullptr && !failure->is_null() && common::string_field(*failure, {"reason"}) != "UpdateFailed";
         if (!manual && !held) names.push_back(name_of(lu));
     }
     return names;

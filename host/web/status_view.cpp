@@ -9,8 +9,8 @@ namespace json = boost::json;
 
 namespace {
 
-using common::text_at;
-using common::value_at;
+using common::member;
+using common::string_field;
 
 // A local path shown relative to the LiveUpdate's basePath when beneath it.
 std::string shown_path(const std::string &path, const std::string &base) {
@@ -26,29 +26,29 @@ void set_state(json::object &row, const char *state, const std::string &reason, 
 }
 
 json::object row_of(const json::value &lu, const json::object &activity) {
-    const std::string name = text_at(lu, {"metadata", "name"});
-    const std::string manifest = text_at(lu, {"metadata", "annotations", "tilt.dev/resource"});
-    const bool manual = text_at(lu, {"metadata", "annotations", "tilt.dev/update-mode"}) == "manual";
+    const std::string name = string_field(lu, {"metadata", "name"});
+    const std::string manifest = string_field(lu, {"metadata", "annotations", "tilt.dev/resource"});
+    const bool manual = string_field(lu, {"metadata", "annotations", "tilt.dev/update-mode"}) == "manual";
     json::object row{{"name", name},
-                     {"namespace", text_at(lu, {"metadata", "namespace"})},  // "": not from a cluster
+                     {"namespace", string_field(lu, {"metadata", "namespace"})},  // "": not from a cluster
                      {"manifest", manifest},
                      {"mode", manual ? "manual" : "auto"},
                      {"canTrigger", manual && !manifest.empty()}};
 
     json::array containers;
     std::string exec_error, waiting_reason, waiting_message;
-    if (const json::value *list = value_at(lu, {"status", "containers"}); list != nullptr && list->is_array())
+    if (const json::value *list = member(lu, {"status", "containers"}); list != nullptr && list->is_array())
         for (const auto &c : list->as_array()) {
-            json::object one{{"name", text_at(c, {"containerName"})}, {"id", text_at(c, {"containerID"})}};
-            if (const std::string pod = text_at(c, {"podName"}); !pod.empty()) one["pod"] = pod;
-            if (const std::string synced = text_at(c, {"lastFileTimeSynced"}); !synced.empty())
+            json::object one{{"name", string_field(c, {"containerName"})}, {"id", string_field(c, {"containerID"})}};
+            if (const std::string pod = string_field(c, {"podName"}); !pod.empty()) one["pod"] = pod;
+            if (const std::string synced = string_field(c, {"lastFileTimeSynced"}); !synced.empty())
                 one["lastFileTimeSynced"] = synced;
-            if (const std::string reason = text_at(c, {"waiting", "reason"}); !reason.empty()) {
+            if (const std::string reason = string_field(c, {"waiting", "reason"}); !reason.empty()) {
                 one["waiting"] = reason;
                 waiting_reason = reason;
-                waiting_message = text_at(c, {"waiting", "message"});
+                waiting_message = string_field(c, {"waiting", "message"});
             }
-            if (const std::string error = text_at(c, {"lastExecError"}); !error.empty()) {
+            if (const std::string error = string_field(c, {"lastExecError"}); !error.empty()) {
                 one["lastExecError"] = error;
                 exec_error = error;
             }
@@ -57,8 +57,8 @@ json::object row_of(const json::value &lu, const json::object &activity) {
     const bool has_containers = !containers.empty();
     row["containers"] = std::move(containers);
 
-    const json::object *act = common::object_at(activity, name);
-    const std::string base = text_at(lu, {"spec", "basePath"});
+    const json::object *act = common::object_field(activity, {name});
+    const std::string base = string_field(lu, {"spec", "basePath"});
     json::array files;
     if (act != nullptr) {
         if (const json::value *f = act->if_contains("lastFiles"); f != nullptr && f->is_array())
@@ -71,8 +71,8 @@ json::object row_of(const json::value &lu, const json::object &activity) {
 
     const bool updating = act != nullptr && act->if_contains("updating") != nullptr && act->at("updating").is_bool() &&
                           act->at("updating").as_bool();
-    const std::string failed = text_at(lu, {"status", "failed", "reason"});
-    const std::string failed_message = text_at(lu, {"status", "failed", "message"});
+    const std::string failed = string_field(lu, {"status", "failed", "reason"});
+    const std::string failed_message = string_field(lu, {"status", "failed", "message"});
     if (updating)
         set_state(row, "updating", "", "");
     else if (failed == "UpdateStopped")  // a stop path or a file no sync covers: only a rebuild helps
@@ -94,16 +94,16 @@ json::object row_of(const json::value &lu, const json::object &activity) {
 
 json::object status_view(const json::value &list, const json::object &activity, const json::value &plugins) {
     json::array rows;
-    if (const json::value *items = value_at(list, {"items"}); items != nullptr && items->is_array())
+    if (const json::value *items = member(list, {"items"}); items != nullptr && items->is_array())
         for (const auto &lu : items->as_array()) rows.push_back(row_of(lu, activity));
-    if (const json::value *rejected = value_at(list, {"rejected"}); rejected != nullptr && rejected->is_array())
+    if (const json::value *rejected = member(list, {"rejected"}); rejected != nullptr && rejected->is_array())
         for (const auto &r : rejected->as_array()) {
-            json::object row{{"name", text_at(r, {"name"})},
+            json::object row{{"name", string_field(r, {"name"})},
                              {"mode", "auto"},
                              {"canTrigger", false},
                              {"containers", json::array{}},
                              {"lastFiles", json::array{}}};
-            set_state(row, "rejected", "Rejected", text_at(r, {"message"}));
+            set_state(row, "rejected", "Rejected", string_field(r, {"message"}));
             rows.push_back(std::move(row));
         }
     return json::object{{"liveUpdates", std::move(rows)},

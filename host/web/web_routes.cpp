@@ -127,8 +127,8 @@ std::string WebRoutes::state_json() const {
     const json::value list = query_(json::object{{"op", "get"}, {"kind", "LiveUpdate"}});
     const json::value activity = query_(json::object{{"op", "activity"}});
     const json::value plugins = query_(json::object{{"op", "plugins"}});
-    const json::value *summary = common::value_at(activity, {"activity"});
-    const json::value *loaded = common::value_at(plugins, {"plugins"});
+    const json::value *summary = common::member(activity, {"activity"});
+    const json::value *loaded = common::member(plugins, {"plugins"});
     return json::serialize(
         status_view(list, summary != nullptr && summary->is_object() ? summary->as_object() : json::object{},
                     loaded != nullptr ? *loaded : json::value(json::array{})));

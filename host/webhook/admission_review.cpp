@@ -15,20 +15,15 @@ namespace {
 
 constexpr std::string_view kReviewVersion = "admission.k8s.io/v1";
 
-const json::object &object_member(const json::object &o, std::string_view key, const std::string &where) {
-    const json::value *v = o.if_contains(key);
-    if (v == nullptr || !v->is_object()) throw BadReview(where + std::string(key) + ": expected an object");
-    return v->as_object();
+// Kubernetes' "Required value": absent, null and "" alike.
+std::string required(std::string value, const std::string &path) {
+    if (value.empty()) throw common::DecodeError(path, "required");
+    return value;
 }
 
-std::string string_member(const json::object &o, std::string_view key, const std::string &where, bool required) {
-    const json::value *v = o.if_contains(key);
-    if (v == nullptr || v->is_null()) {
-        if (required) throw BadReview(where + std::string(key) + ": required");
-        return {};
-    }
-    if (!v->is_string()) throw BadReview(where + std::string(key) + ": expected a string");
-    return std::string(v->as_string());
+const json::object &required(const json::object *object, const std::string &path) {
+    if (object == nullptr) throw common::DecodeError(path, "required");
+    return *object;
 }
 
 bool is_judged(const ReviewRequest &r) {
@@ -59,51 +54,58 @@ std::vector<Cause> plugin_causes(const json::object &admission, const std::set<s
     if (errors == nullptr || !errors->is_array()) return out;
     for (const auto &e : errors->as_array()) {
         if (!e.is_object()) continue;
-        Cause cause{common::text_at(e.as_object(), "field"), common::text_at(e.as_object(), "message")};
+        Cause cause{common::string_field(e.as_object(), {"field"}), common::string_field(e.as_object(), {"message"})};
         // A path the cluster rule refused stays as written; the plugin saying so again adds nothing.
         if (already.count(cause.field) == 0) out.push_back(std::move(cause));
     }
     return out;
 }
 
-}  // namespace
-
-ReviewRequest parse_review(std::string_view body) {
-    boost::system::error_code ec;
-    json::value parsed = json::parse(body, ec);
-    if (ec) throw BadReview("not JSON: " + ec.message());
-    if (!parsed.is_object()) throw BadReview("not a JSON object");
-    const json::object &review = parsed.as_object();
-    const std::string api_version = string_member(review, "apiVersion", "", true);
-    const std::string kind = string_member(review, "kind", "", true);
+ReviewRequest review_request(const json::object &review) {
+    const std::string api_version = required(common::string_field(review, {"apiVersion"}), "apiVersion");
+    const std::string kind = required(common::string_field(review, {"kind"}), "kind");
     if (kind != "AdmissionReview" || api_version != kReviewVersion)
         throw BadReview("expected an " + std::string(kReviewVersion) + " AdmissionReview, got " + api_version + " " +
                         kind);
-    const json::object &request = object_member(review, "request", "");
+    const json::object &request = required(common::object_field(review, {"request"}), "request");
     ReviewRequest out;
-    out.uid = string_member(request, "uid", "request.", true);
-    out.operation = string_member(request, "operation", "request.", true);
-    const json::object &gvk = object_member(request, "kind", "request.");
-    out.group = string_member(gvk, "group", "request.kind.", false);
-    out.version = string_member(gvk, "version", "request.kind.", true);
-    out.kind = string_member(gvk, "kind", "request.kind.", true);
-    out.name = string_member(request, "name", "request.", false);
-    if (const json::value *dry = request.if_contains("dryRun"); dry != nullptr && !dry->is_null()) {
-        if (!dry->is_bool()) throw BadReview("request.dryRun: expected a boolean");
-        out.dry_run = dry->as_bool();
-    }
+    out.uid = required(common::string_field(request, "uid", "request"), "request.uid");
+    out.operation = required(common::string_field(request, "operation", "request"), "request.operation");
+    const json::object &gvk = required(common::object_field(request, "kind", "request"), "request.kind");
+    out.group = common::string_field(gvk, "group", "request.kind");
+    out.version = required(common::string_field(gvk, "version", "request.kind"), "request.kind.version");
+    out.kind = required(common::string_field(gvk, "kind", "request.kind"), "request.kind.kind");
+    out.name = common::string_field(request, "name", "request");
+    out.dry_run = common::bool_field(request, "dryRun", "request");
     if (const json::value *object = request.if_contains("object"); object != nullptr) out.object = *object;
     if (is_judged(out) && !out.object.is_object())
         throw BadReview("request.object: expected an object for " + out.operation + " of " + out.kind);
     return out;
 }
 
+}  // namespace
+
+ReviewRequest parse_review(std::string_view body) {
+    json::value parsed;
+    try {
+        parsed = common::parse_limited(body);
+    } catch (const common::DecodeError &e) {
+        throw BadReview("not JSON: " + std::string(e.what()));
+    }
+    if (!parsed.is_object()) throw BadReview("not a JSON object");
+    try {
+        return review_request(parsed.as_object());
+    } catch (const common::DecodeError &e) {
+        throw BadReview(e.what());
+    }
+}
+
 Verdict judge(const ReviewRequest &request, const Validator &validate, std::string_view root) {
     Verdict verdict;
     if (!is_judged(request)) return verdict;
     cluster::ResolvedObject resolved = cluster::resolve_cluster_object(request.object.as_object(), root);
-    const json::object *meta = common::object_at(resolved.object, "metadata");
-    const std::string name = meta != nullptr ? common::text_at(*meta, "name") : request.name;
+    const json::object *meta = common::object_field(resolved.object, {"metadata"});
+    const std::string name = meta != nullptr ? common::string_field(*meta, {"name"}) : request.name;
     std::set<std::string> refused_fields;
     for (auto &e : resolved.errors) {
         refused_fields.insert(e.field);
@@ -126,7 +128,7 @@ Verdict judge(const ReviewRequest &request, const Validator &validate, std::stri
         verdict.message = joined(request, name, verdict.causes);
     } else if (!plugin_accepts) {
         verdict.allowed = false;
-        const std::string why = common::text_at(admission, "message");
+        const std::string why = common::string_field(admission, {"message"});
         verdict.message = why.empty() ? request.kind + " " + common::go_quote(name) + " is refused" : why;
     } else {
         verdict.warnings = admission_warnings(resolved.object);
@@ -142,7 +144,7 @@ json::object review_response(const ReviewRequest &request, const Verdict &verdic
             causes.push_back(
                 json::object{{"reason", cause_reason(c.message)}, {"field", c.field}, {"message", c.message}});
         const std::string name =
-            request.object.is_object() ? common::text_at(request.object, {"metadata", "name"}) : request.name;
+            request.object.is_object() ? common::string_field(request.object, {"metadata", "name"}) : request.name;
         // 422 Invalid with causes: kubectl prints each field, as for the API server's own validation.
         response["status"] = json::object{
             {"status", "Failure"},

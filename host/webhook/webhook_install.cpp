@@ -29,7 +29,7 @@ std::string secrets_of(const std::string &ns) { return "/api/v1/namespaces/" + k
 
 // Creates the object, or replaces the one there (its resourceVersion kept). Returns "created" or "replaced".
 std::string put_object(kube::ApiClient &api, const std::string &collection, json::object object) {
-    const std::string name = common::text_at(json::value(object), {"metadata", "name"});
+    const std::string name = common::string_field(object, {"metadata", "name"});
     const std::string path = collection + "/" + kube::url_escape(name);
     const kube::ApiResponse current = api.request("GET", path);
     if (current.status == 404) {
@@ -38,8 +38,8 @@ std::string put_object(kube::ApiClient &api, const std::string &collection, json
         return "created";
     }
     if (current.status / 100 != 2) refused("reading " + path, current);
-    const json::value existing = json::parse(current.body);
-    object["metadata"].as_object()["resourceVersion"] = common::text_at(existing, {"metadata", "resourceVersion"});
+    const json::value existing = common::parse_limited(current.body);
+    object["metadata"].as_object()["resourceVersion"] = common::string_field(existing, {"metadata", "resourceVersion"});
     const kube::ApiResponse replaced = api.request("PUT", path, json::serialize(object));
     if (replaced.status / 100 != 2) refused("replacing " + path, replaced);
     return "replaced";
@@ -50,10 +50,11 @@ std::string ca_in_service(kube::ApiClient &api) {
     const kube::ApiResponse current = api.request("GET", kConfigurations + "/" + kConfigurationName);
     if (current.status == 404) return {};
     if (current.status / 100 != 2) refused("reading " + kConfigurations + "/" + kConfigurationName, current);
-    const json::value existing = json::parse(current.body);
-    const json::value *webhooks = common::value_at(existing, {"webhooks"});
-    if (webhooks == nullptr || !webhooks->is_array() || webhooks->as_array().empty()) return {};
-    const std::string bundle = common::text_at(webhooks->as_array()[0], {"clientConfig", "caBundle"});
+    const json::value existing = common::parse_limited(current.body);
+    const json::array *webhooks = common::array_field(existing, {"webhooks"});
+    if (webhooks == nullptr || webhooks->empty()) return {};
+    const std::string bundle =
+        common::string_field(common::expect_object((*webhooks)[0], "webhooks[0]"), {"clientConfig", "caBundle"});
     try {
         return first_certificate(kube::base64_decode(bundle));
     } catch (const std::invalid_argument &) {

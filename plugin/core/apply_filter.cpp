@@ -7,6 +7,7 @@
 
 #include <boost/json.hpp>
 
+#include "common/json_fields.hpp"
 #include "common/yaml_json.hpp"
 
 namespace liveupdate {
@@ -65,11 +66,13 @@ ApplyFilter apply_filter_from_result(const std::string &result_yaml) {
     const auto text = trim(result_yaml);
     if (text.empty()) return out;
     if (text.front() == '{' || text.front() == '[') {
-        boost::system::error_code ec;
-        boost::json::parse_options opts;
-        opts.max_depth = 64;
-        const auto v = boost::json::parse(text, ec, {}, opts);
-        if (!ec) {
+        boost::json::value v;
+        try {
+            v = common::parse_limited(text);
+        } catch (const common::DecodeError &) {
+            v = nullptr;  // not JSON after all: read as YAML below, which says what is wrong
+        }
+        if (!v.is_null()) {
             if (v.is_array())
                 for (const auto &e : v.get_array()) add_json_entity(e, out);
             else

@@ -21,7 +21,19 @@ namespace {
 
 using Entry = const std::pair<const std::string, SlotView> *;
 
-constexpr std::string_view kHead = R"({"format":"liveupdate.plugin.state","version":1,"startTime":)";
+// What every snapshot starts with: the header write_header writes (format and
+// version from their constants), up to its startTime's value.
+const std::string &head() {
+    static const std::string text = [] {
+        JsonTextWriter w(64);
+        snapshot_slots::write_header(w, common::MicroTime{});
+        std::string header = w.take();
+        header.pop_back();  // the start time, 0
+        return header;
+    }();
+    return text;
+}
+
 constexpr std::string_view kObjectsOpen = R"(,"objects":[)";
 constexpr std::string_view kLiveUpdatesOpen = R"(,"liveUpdates":[)";
 constexpr std::string_view kTailOpen = R"(,"liveUpdatesTail":[)";
@@ -182,10 +194,11 @@ bool ends_well(std::string_view rest) {
 // The index member and the text it describes, each range checked; nullopt
 // on the first mismatch.
 std::optional<Index> read_index(std::string_view text) {
-    if (!text.starts_with(kHead)) return std::nullopt;
+    const std::string &header = head();
+    if (!text.starts_with(header)) return std::nullopt;
     Index out;
     const char *last = text.data() + text.size();
-    const auto [after_time, time_error] = std::from_chars(text.data() + kHead.size(), last, out.start_micros);
+    const auto [after_time, time_error] = std::from_chars(text.data() + header.size(), last, out.start_micros);
     if (time_error != std::errc()) return std::nullopt;
     const std::string marker = std::string(",\"") + kIndexKey + "\":";
     std::size_t at = static_cast<std::size_t>(after_time - text.data());

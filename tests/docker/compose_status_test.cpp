@@ -2,6 +2,7 @@
 #define BOOST_TEST_MODULE compose_status
 #include <boost/test/unit_test.hpp>
 
+#include "common/json_fields.hpp"
 #include "host/compose_discovery/compose_status.hpp"
 
 using namespace liveupdate::host::compose_discovery;
@@ -69,4 +70,38 @@ BOOST_AUTO_TEST_CASE(port_bindings_by_container_port) {
 BOOST_AUTO_TEST_CASE(filter_names_both_labels) {
     BOOST_TEST(service_filter_json({"p", "s"}) ==
                R"({"label":["com.docker.compose.project=p","com.docker.compose.service=s"]})");
+}
+
+// An answer with a field of another type is refused naming it, never read as
+// "not running" or "no container".
+BOOST_AUTO_TEST_CASE(a_mistyped_field_in_an_answer_names_its_path) {
+    const auto error_of = [](const auto &read) {
+        try {
+            read();
+        } catch (const liveupdate::common::DecodeError &e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    BOOST_TEST(error_of([] {
+                   compose_status_from_inspect(json::parse(R"({"Id": "a", "State": {"Running": "yes"}})").as_object());
+               }) == "State.Running: expected boolean");
+    BOOST_TEST(
+        error_of([] {
+            compose_status_from_inspect(
+                json::parse(
+                    R"({"Id": "a", "State": {}, "NetworkSettings": {"Ports": {"80/tcp": [{"HostPort": 8080}]}}})")
+                    .as_object());
+        }) == "NetworkSettings.Ports.80/tcp[0].HostPort: expected string");
+    BOOST_TEST(error_of([] {
+                   pick_service_container(
+                       json::parse(R"([{"Id": "a", "Created": 1}, {"Id": "b", "Created": "today"}])").as_array());
+               }) == "[1].Created: expected integer");
+    BOOST_TEST(error_of([] { service_container_ids(json::parse(R"([{"Id": "a"}, 7])").as_array()); }) ==
+               "[1]: expected object");
+    BOOST_TEST(
+        error_of([] {
+            compose_status_from_inspect(
+                json::parse(R"({"Id": "a", "State": {}, "NetworkSettings": {"Ports": {"80/tcp": null}}})").as_object());
+        }) == "");
 }

@@ -11,6 +11,7 @@
 
 #include "common/agent_client/agent_refusals.hpp"
 #include "common/docker_engine/endpoint.hpp"
+#include "common/docker_engine/engine_client.hpp"
 #include "common/docker_engine/frame_demuxer.hpp"
 #include "tests/docker/docker_test_support.hpp"
 #include "updaters/docker/docker_updater.hpp"
@@ -203,6 +204,42 @@ BOOST_AUTO_TEST_CASE(config_fields) {
     BOOST_CHECK_THROW(parse_updater_config("[]"), std::invalid_argument);
     BOOST_CHECK_THROW(parse_updater_config(R"({"timeoutSeconds":0})"), std::invalid_argument);
     BOOST_CHECK_THROW(parse_updater_config(R"({"user":3})"), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(config_errors_name_the_field) {
+    const auto error_of = [](std::string_view text) {
+        try {
+            parse_updater_config(text);
+        } catch (const std::invalid_argument &e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    BOOST_TEST(error_of(R"({"user":3})") == "docker updater config: user: expected string");
+    BOOST_TEST(error_of(R"({"agent":"no"})") == "docker updater config: agent: expected boolean");
+    BOOST_TEST(error_of(R"({"users":"a"})") == "docker updater config: unknown field 'users'");
+    BOOST_TEST(parse_updater_config(R"({"agent":null})").agent);
+}
+
+// A field of the wrong type in the daemon's answer is a protocol failure
+// naming the call and the field, never read as "" or false.
+BOOST_AUTO_TEST_CASE(a_mistyped_field_in_an_engine_answer_names_call_and_field) {
+    const auto running = [](const boost::json::value &answer) {
+        return liveupdate::common::bool_field(answer.as_object(), {"State", "Running"});
+    };
+    const EngineResponse good{200, R"({"State":{"Running":true}})", {}};
+    BOOST_TEST(EngineClient::read_answer(good, "GET /containers/c/json", running));
+    const EngineResponse mistyped{200, R"({"State":{"Running":"yes"}})", {}};
+    try {
+        EngineClient::read_answer(mistyped, "GET /containers/c/json", running);
+        BOOST_FAIL("a mistyped field was read");
+    } catch (const EngineError &e) {
+        BOOST_TEST((e.failure() == EngineFailure::protocol));
+        BOOST_TEST(std::string(e.what()) == "GET /containers/c/json: State.Running: expected boolean");
+    }
+    const EngineResponse truncated{200, R"({"State":{"Running":tr)", {}};
+    BOOST_CHECK_EXCEPTION(EngineClient::read_answer(truncated, "GET /x", running), EngineError,
+                          [](const EngineError &e) { return std::string(e.what()).starts_with("GET /x: "); });
 }
 
 BOOST_AUTO_TEST_CASE(run_steps_are_logged_as_tilt_logs_them) {

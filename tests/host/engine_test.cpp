@@ -91,7 +91,7 @@ BOOST_AUTO_TEST_CASE(admission_accepts_and_rejects_with_the_field) {
     BOOST_TEST(accepted(engine.upsert(live_update("lu", "svc", root.string()))));
     const json::object rejected = engine.validate(live_update("bad", "svc", root.string(), "relative"));
     BOOST_TEST(!accepted(rejected));
-    BOOST_TEST(liveupdate::common::text_at(rejected, "message").find("spec.syncs[0]") != std::string::npos);
+    BOOST_TEST(liveupdate::common::string_field(rejected, {"message"}).find("spec.syncs[0]") != std::string::npos);
     BOOST_TEST(!accepted(engine.upsert("{not json")));
 }
 

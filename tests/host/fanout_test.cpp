@@ -141,10 +141,10 @@ BOOST_AUTO_TEST_CASE(a_run_failure_is_per_replica_and_the_others_are_updated) {
     const ReconcileResult r = parallel.reconcile(objects(root, 3, seen(root, 1)));
     const json::array &containers = r.status.at("containers").as_array();
     BOOST_TEST_REQUIRE(containers.size() == 3u);
-    BOOST_TEST(liveupdate::common::text_at(containers[0], {"lastExecError"}).empty());
-    BOOST_TEST(liveupdate::common::text_at(containers[1], {"lastExecError"}) ==
+    BOOST_TEST(liveupdate::common::string_field(containers[0], {"lastExecError"}).empty());
+    BOOST_TEST(liveupdate::common::string_field(containers[1], {"lastExecError"}) ==
                "command \"make\" failed with exit code 2");
-    BOOST_TEST(liveupdate::common::text_at(containers[2], {"lastExecError"}).empty());
+    BOOST_TEST(liveupdate::common::string_field(containers[2], {"lastExecError"}).empty());
     BOOST_TEST(!r.status.as_object().contains("failed"));
 }
 
@@ -157,7 +157,7 @@ BOOST_AUTO_TEST_CASE(an_infra_failure_fails_the_live_update_as_sequentially) {
     BOOST_TEST(one.updates == 2u);  // the sequential host stops there
     BOOST_TEST(all.updates == 3u);  // the third ran alongside
     BOOST_TEST(json::serialize(all.status) == json::serialize(one.status));
-    BOOST_TEST(liveupdate::common::text_at(all.status.at("failed"), {"reason"}) == "UpdateFailed");
+    BOOST_TEST(liveupdate::common::string_field(all.status.at("failed"), {"reason"}) == "UpdateFailed");
     BOOST_TEST(all.events.size() == one.events.size());
     for (std::size_t i = 0; i < all.events.size() && i < one.events.size(); ++i)
         BOOST_TEST(json::serialize(all.events[i]) == json::serialize(one.events[i]));
@@ -217,7 +217,7 @@ BOOST_AUTO_TEST_CASE(too_few_outcomes_are_refused_and_the_session_still_answers)
         parallel.slot.with_engine([&](const PluginEngine &e) { return e.upsert(doc); });
     parallel.slot.with_engine([&](const PluginEngine &e) {
         PluginEngine::Begun begun = e.reconcile_begin("lu", kStart);
-        BOOST_TEST_REQUIRE(liveupdate::common::text_at(begun.step, "type") == "updates");
+        BOOST_TEST_REQUIRE(liveupdate::common::string_field(begun.step, {"type"}) == "updates");
         BOOST_TEST(begun.step.at("updates").as_array().size() == 3u);
         const json::value two = json::parse(R"({"outcomes": [{"ok": true}, {"ok": true}]})");
         try {
@@ -229,8 +229,8 @@ BOOST_AUTO_TEST_CASE(too_few_outcomes_are_refused_and_the_session_still_answers)
         // Up to the first infrastructure failure is enough: the fold stops there.
         const json::value stopped = json::parse(R"({"outcomes": [{"ok": true}, {"infraFailure": "gone"}]})");
         const json::object done = begun.session->continue_with(stopped, kStart);
-        BOOST_TEST(liveupdate::common::text_at(done, "type") == "done");
-        BOOST_TEST(liveupdate::common::text_at(done.at("status").at("failed"), {"reason"}) == "UpdateFailed");
+        BOOST_TEST(liveupdate::common::string_field(done, {"type"}) == "done");
+        BOOST_TEST(liveupdate::common::string_field(done.at("status").at("failed"), {"reason"}) == "UpdateFailed");
         return 0;
     });
 }

@@ -15,7 +15,7 @@ bool has(const fs::path &p) {
 
 bool holds(const fs::path &p, const std::string &content) { return has(p) && read_file(p) == content; }
 
-std::string text_at(const json::value &v, std::initializer_list<const char *> path) {
+std::string string_field(const json::value &v, std::initializer_list<const char *> path) {
     const json::value *cur = &v;
     for (const char *key : path) {
         if (cur->is_array()) {
@@ -79,7 +79,7 @@ BOOST_AUTO_TEST_CASE(a_stop_path_stops_the_update) {
     BOOST_TEST_REQUIRE(d.start(o));
     write_file(d.src / "stop.txt", "s");
     BOOST_TEST(wait_until([&] {
-        return text_at(d.status_of("liveupdates", "lu"), {"failed", "reason"}) == "UpdateStopped";
+        return string_field(d.status_of("liveupdates", "lu"), {"failed", "reason"}) == "UpdateStopped";
     }));
     BOOST_TEST(!has(d.in_app("stop.txt")));
 }
@@ -122,7 +122,7 @@ BOOST_AUTO_TEST_CASE(a_failing_run_is_reported_and_files_stay_synced) {
     BOOST_TEST_REQUIRE(d.start(o));
     write_file(d.src / "a.txt", "a");
     BOOST_TEST(wait_until([&] {
-        return text_at(d.status_of("liveupdates", "lu"), {"containers", "lastExecError"}).find('7') !=
+        return string_field(d.status_of("liveupdates", "lu"), {"containers", "lastExecError"}).find('7') !=
                std::string::npos;
     }));
     BOOST_TEST(holds(d.in_app("a.txt"), "a"));
@@ -139,8 +139,8 @@ BOOST_AUTO_TEST_CASE(restart_restarts_the_process_in_place) {
     std::string first_id, first_start;
     BOOST_TEST_REQUIRE(wait_until([&] {
         const json::value status = d.status_of("localcontainers", "box");
-        first_id = text_at(status, {"containerID"});
-        first_start = text_at(status, {"containerState", "startedAt"});
+        first_id = string_field(status, {"containerID"});
+        first_start = string_field(status, {"containerState", "startedAt"});
         return !first_id.empty() && holds(d.root / "starts.log", "started\n");
     }));
     write_file(d.src / "a.txt", "a");
@@ -148,10 +148,10 @@ BOOST_AUTO_TEST_CASE(restart_restarts_the_process_in_place) {
     // Like Docker: same container, new start time, and no restart loop.
     BOOST_TEST(wait_until([&] {
         const json::value status = d.status_of("localcontainers", "box");
-        return text_at(status, {"containerState", "status"}) == "running" &&
-               text_at(status, {"containerState", "startedAt"}) != first_start;
+        return string_field(status, {"containerState", "status"}) == "running" &&
+               string_field(status, {"containerState", "startedAt"}) != first_start;
     }));
-    BOOST_TEST(text_at(d.status_of("localcontainers", "box"), {"containerID"}) == first_id);
+    BOOST_TEST(string_field(d.status_of("localcontainers", "box"), {"containerID"}) == first_id);
     BOOST_TEST(wait_until([&] { return holds(d.in_app("a.txt"), "a"); }));
     const std::string starts = read_file(d.root / "starts.log");
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -188,7 +188,7 @@ BOOST_AUTO_TEST_CASE(a_rejected_object_beside_a_good_one) {
     const std::string log = d.log_text();
     BOOST_TEST(log.find(d.objects.string() + ": LiveUpdate/bad: rejected: spec.syncs[0]") != std::string::npos, log);
     const json::value list = d.get("liveupdates");
-    BOOST_TEST(text_at(list, {"rejected", "name"}) == "bad");
+    BOOST_TEST(string_field(list, {"rejected", "name"}) == "bad");
     BOOST_TEST(list.at("items").as_array().size() == 1u);
 }
 
@@ -226,7 +226,7 @@ BOOST_AUTO_TEST_CASE(symlink_loops_are_synced_as_links_and_their_removal_recover
                d.log_text());
     BOOST_TEST(fs::read_symlink(d.in_app("loop")) == "loop");
     BOOST_TEST(fs::read_symlink(d.in_app("a")) == "b");
-    BOOST_TEST(text_at(d.status_of("liveupdates", "lu"), {"failed", "reason"}).empty());
+    BOOST_TEST(string_field(d.status_of("liveupdates", "lu"), {"failed", "reason"}).empty());
     for (const char *name : {"loop", "a", "b", "dangling"}) fs::remove(d.src / name);
     write_file(d.src / "later.txt", "later");
     BOOST_TEST(wait_until([&] {
@@ -294,7 +294,7 @@ BOOST_AUTO_TEST_CASE(object_file_edits_update_and_delete_objects) {
     o.lu_spec()["syncs"] = json::array{json::object{{"localPath", "src"}, {"containerPath", "/srv"}}};
     write_file(d.objects, o.text());
     BOOST_TEST(wait_until([&] {
-        return text_at(d.get("liveupdates"), {"items", "spec", "syncs", "containerPath"}) == "/srv";
+        return string_field(d.get("liveupdates"), {"items", "spec", "syncs", "containerPath"}) == "/srv";
     }));
     write_file(d.src / "b.txt", "b");
     BOOST_TEST(wait_until([&] { return holds(d.root / "srv/b.txt", "b"); }));

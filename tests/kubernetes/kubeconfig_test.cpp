@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/json_fields.hpp"
 #include "common/kube/credentials.hpp"
 #include "common/kube/kubeconfig.hpp"
 #include "common/kube/pod_exec.hpp"
@@ -298,4 +299,29 @@ BOOST_AUTO_TEST_CASE(pods_match_through_owners_and_give_tilts_status) {
       "restarts":2,"state":{"running":{"startedAt":"2026-11-30T20:00:01Z"}}}],"podTemplateSpecHash":"5d8","ancestorUID":"dep-1",
       "owner":{"creationTimestamp":"2026-11-30T19:58:00Z","name":"web","apiVersion":"apps/v1","kind":"Deployment"}})");
     BOOST_TEST(json::value(entry) == expected, json::serialize(entry));
+}
+
+// A pod field of another type is refused naming its path, never read as
+// "not ready" (the discovery then says so and tries again; kubernetes_discovery.cpp).
+BOOST_AUTO_TEST_CASE(a_mistyped_pod_field_names_its_path) {
+    const auto error_of = [](std::string_view pod) {
+        try {
+            k8s::pod_status_entry(json::parse(pod).as_object(), "", {});
+        } catch (const liveupdate::common::DecodeError &e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    BOOST_TEST(error_of(R"({"spec":{"containers":[{"name":"main"}]},
+      "status":{"containerStatuses":[{"name":"main","ready":"true"}]}})") ==
+               "status.containerStatuses[0].ready: expected boolean");
+    BOOST_TEST(error_of(R"({"spec":{"containers":[{"name":"main"}]},
+      "status":{"containerStatuses":[{"name":"main","state":{"terminated":{"exitCode":"1"}}}]}})") ==
+               "status.containerStatuses[0].state.terminated.exitCode: expected integer");
+    BOOST_TEST(error_of(R"({"metadata":{"name":7}})") == "metadata.name: expected string");
+    BOOST_TEST(error_of(R"({"metadata":{"name":"p"},"status":{"phase":null}})") == "");
+    BOOST_CHECK_EXCEPTION(k8s::discovery_spec_of(json::parse(R"({"spec":{"watches":[{"namespace":1}]}})").as_object()),
+                          std::invalid_argument, [](const std::invalid_argument &e) {
+                              return std::string(e.what()) == "spec.watches[0].namespace: expected string";
+                          });
 }

@@ -1,5 +1,5 @@
 // common/ignore_defs and common/json_fields: the one ignore-definition reader
-// with errors naming the field, and the lenient getters the host shares.
+// with errors naming the field, and the getters everything shares.
 #include <boost/test/unit_test.hpp>
 
 #include "common/ignore_defs.hpp"
@@ -43,18 +43,48 @@ BOOST_AUTO_TEST_CASE(ignore_definition_errors_name_the_field) {
     BOOST_TEST(error_of(R"([{"basePath":"/","patterns":["a",2]}])") == "spec.ignores[0].patterns[1]: expected string");
 }
 
-BOOST_AUTO_TEST_CASE(lenient_getters_read_what_is_not_there_as_nothing) {
-    const json::value v = json::parse(R"({"metadata":{"name":"lu","labels":{"a":1}},"list":[1]})");
-    BOOST_TEST(common::text_at(v, {"metadata", "name"}) == "lu");
-    BOOST_TEST(common::text_at(v, {"metadata", "labels", "a"}) == "");
-    BOOST_TEST(common::text_at(v, {"list", "x"}) == "");
-    BOOST_TEST(common::value_at(v, {"absent"}) == nullptr);
+namespace {
+
+template <class Read>
+std::string field_error_of(Read read) {
+    try {
+        read();
+    } catch (const common::DecodeError &e) {
+        return e.what();
+    }
+    return "";
+}
+
+}  // namespace
+
+// Absent or null reads as the fallback the caller names (the zero value by
+// default); present with another type is an error naming the path.
+BOOST_AUTO_TEST_CASE(getters_read_absent_as_the_fallback_and_refuse_a_wrong_type) {
+    const json::value v =
+        json::parse(R"({"metadata":{"name":"lu","labels":{"a":1},"uid":null},"list":[1],"on":true,"n":7})");
     const json::object &o = v.as_object();
-    BOOST_TEST(common::text_at(common::object_at(o, "metadata"), "name") == "lu");
-    BOOST_TEST(common::text_at(common::object_at(o, "list"), "name") == "");
-    BOOST_TEST(common::array_at(o, "list") != nullptr);
-    BOOST_TEST(common::array_at(o, "metadata") == nullptr);
-    BOOST_TEST(common::text_at(o, "metadata") == "");
+    BOOST_TEST(common::string_field(v, {"metadata", "name"}) == "lu");
+    BOOST_TEST(common::string_field(v, {"metadata", "uid"}, "none") == "none");
+    BOOST_TEST(common::string_field(v, {"absent", "name"}, "none") == "none");
+    BOOST_TEST(common::string_field(o, "absent", "spec", "x") == "x");
+    BOOST_TEST(common::member(v, {"absent"}) == nullptr);
+    BOOST_TEST(common::member(v, {"metadata", "uid"}) == nullptr);
+    BOOST_TEST(common::object_field(o, {"metadata"}) != nullptr);
+    BOOST_TEST(common::array_field(o, {"list"}) != nullptr);
+    BOOST_TEST(common::bool_field(o, {"on"}));
+    BOOST_TEST(common::bool_field(o, {"off"}, true));
+    BOOST_TEST(common::int_field(o, {"n"}) == 7);
+    BOOST_TEST(common::int_field(o, {"m"}, -1) == -1);
+
+    BOOST_TEST(field_error_of([&] {
+                   common::string_field(v, {"metadata", "labels", "a"});
+               }) == "metadata.labels.a: expected string");
+    BOOST_TEST(field_error_of([&] { common::string_field(v, {"list", "x"}); }) == "list: expected object");
+    BOOST_TEST(field_error_of([&] { common::array_field(o, {"metadata"}); }) == "metadata: expected array");
+    BOOST_TEST(field_error_of([&] { common::string_field(o, {"metadata"}, "x"); }) == "metadata: expected string");
+    BOOST_TEST(field_error_of([&] { common::bool_field(o, {"n"}); }) == "n: expected boolean");
+    BOOST_TEST(field_error_of([&] { common::int_field(o, "on", "spec"); }) == "spec.on: expected integer");
+    BOOST_TEST(field_error_of([&] { common::string_field(json::value(1), {"a"}); }) == "expected object");
 }
 
 namespace {

@@ -48,6 +48,20 @@ BOOST_AUTO_TEST_CASE(a_single_object_file_and_bad_items) {
     BOOST_TEST(extra.errors.at(0) == "/d/f.json:3:3: invalid JSON: extra data", extra.errors.at(0));
 }
 
+// A field of another type is an error naming it in its file, not "no name" or
+// an object whose spec goes unread.
+BOOST_AUTO_TEST_CASE(a_mistyped_field_is_an_error_naming_file_and_path) {
+    const FileLoad name = parse_object_file("/d/g.json", R"({"kind": "LiveUpdate", "metadata": {"name": 5}})");
+    BOOST_TEST(name.objects.empty());
+    BOOST_TEST_REQUIRE(name.errors.size() == 1u);
+    BOOST_TEST(name.errors[0] == "/d/g.json: metadata.name: expected string", name.errors[0]);
+    const FileLoad spec =
+        parse_object_file("/d/h.json", R"({"kind": "FileWatch", "metadata": {"name": "fw"}, "spec": "x"})");
+    BOOST_TEST(spec.objects.empty());
+    BOOST_TEST_REQUIRE(spec.errors.size() == 1u);
+    BOOST_TEST(spec.errors[0] == "/d/h.json: spec: expected object", spec.errors[0]);
+}
+
 // Boost.JSON kept the last of a key given twice; 1e99999 read as infinity and
 // invalid UTF-8 passed a YAML file, and the engine then refused the object as
 // "malformed JSON: syntax error" with no field and no line.

@@ -10,6 +10,7 @@
 #include <exception>
 #include <thread>
 
+#include "common/json_fields.hpp"
 #include "updaters/docker/docker_updater.hpp"
 #include "updaters/docker/tar_file_reader.hpp"
 #include "updaters/docker/update_failure.hpp"
@@ -39,6 +40,19 @@ std::string decode_base64(std::string_view text) {
         }
     }
     return out;
+}
+
+// A number of the x-docker-container-path-stat header (base64 of a JSON
+// object); nullopt when absent, and an InfraFailure saying why when unreadable.
+std::optional<std::int64_t> path_stat_number(const docker_engine::EngineResponse &response, std::string_view key) {
+    try {
+        const auto stat = common::parse_limited(decode_base64(response.header("x-docker-container-path-stat")));
+        const auto &object = common::expect_object(stat, "");
+        if (common::member(object, {key}) == nullptr) return std::nullopt;
+        return common::int_field(object, {key});
+    } catch (const common::DecodeError &e) {
+        throw InfraFailure("the daemon's x-docker-container-path-stat: " + std::string(e.what()));
+    }
 }
 
 }  // namespace
@@ -80,15 +94,13 @@ ContainerPathKind DockerUpdater::container_path_kind(const Target &target, const
         client_.head("/containers/" + target.id + "/archive?path=" + docker_engine::EngineClient::query_escape(path));
     if (response.status == 404) return ContainerPathKind::missing;
     docker_engine::EngineClient::expect_success(response, "HEAD /containers/" + target.id.substr(0, 12) + "/archive");
-    boost::system::error_code ec;
-    const auto stat_json = boost::json::parse(decode_base64(response.header("x-docker-container-path-stat")), ec);
-    const auto *mode = ec || !stat_json.is_object() ? nullptr : stat_json.as_object().if_contains("mode");
-    if (mode == nullptr || !mode->is_number())
+    const auto mode = path_stat_number(response, "mode");
+    if (!mode)
         throw InfraFailure("the daemon gave no mode for " + path + " in " + target.display() +
                            ": without it a symlink there cannot be told from a folder");
     // Go's os.FileMode: ModeDir is bit 31 (ModeSymlink, bit 27, and a file are "other").
     constexpr std::uint64_t kGoModeDir = std::uint64_t{1} << 31;
-    return (mode->to_number<std::uint64_t>() & kGoModeDir) != 0 ? ContainerPathKind::folder : ContainerPathKind::other;
+    return (static_cast<std::uint64_t>(*mode) & kGoModeDir) != 0 ? ContainerPathKind::folder : ContainerPathKind::other;
 }
 
 void DockerUpdater::copy_with_archive_api(const Target &target, const updater::Request &request,
@@ -173,13 +185,11 @@ void DockerUpdater::verify_copies(const Target &target, const std::vector<update
                                                     "HEAD /containers/" + target.id.substr(0, 12) + "/archive");
         struct stat local {};
         if (::lstat(copy.local_path.c_str(), &local) != 0 || !S_ISREG(local.st_mode)) continue;
-        boost::system::error_code ec;
-        const auto stat_json = boost::json::parse(decode_base64(response.header("x-docker-container-path-stat")), ec);
-        const auto *size = ec || !stat_json.is_object() ? nullptr : stat_json.as_object().if_contains("size");
-        if (size == nullptr || !size->is_int64()) {
+        const auto size = path_stat_number(response, "size");
+        if (!size) {
             problems.push_back(copy.container_path + " (the daemon gave no size)");
-        } else if (size->as_int64() != static_cast<std::int64_t>(local.st_size)) {
-            problems.push_back(copy.container_path + " (size " + std::to_string(size->as_int64()) + ", expected " +
+        } else if (*size != static_cast<std::int64_t>(local.st_size)) {
+            problems.push_back(copy.container_path + " (size " + std::to_string(*size) + ", expected " +
                                std::to_string(local.st_size) + ")");
         }
     }

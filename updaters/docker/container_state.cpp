@@ -13,19 +13,48 @@ using updater::UpdateLog;
 
 namespace {
 
-boost::json::object parse_object(const std::string &body, std::string_view what) {
-    boost::system::error_code ec;
-    auto value = boost::json::parse(body, ec);
-    if (ec || !value.is_object()) throw InfraFailure(std::string(what) + ": the daemon's answer is not a JSON object");
-    return std::move(value.as_object());
+// What an inspect tells of the container; InfraFailure naming what was
+// asked and the field when the answer is not JSON or a field has another type.
+struct Inspected {
+    std::string id;
+    std::string name;
+    bool has_state = false;
+    std::string status;
+    std::int64_t exit_code = 0;
+    std::string started_at;
+    std::int64_t pid = 0;
+    bool running = false;
+    bool paused = false;
+    bool restarting = false;
+};
+
+Inspected inspected(const std::string &body, std::string_view what) {
+    try {
+        const auto answer = common::parse_limited(body);
+        const auto &o = common::expect_object(answer, "");
+        Inspected out;
+        out.id = common::string_field(o, {"Id"});
+        out.name = common::string_field(o, {"Name"});
+        const auto *state = common::object_field(o, "State", "");
+        if (state == nullptr) return out;
+        out.has_state = true;
+        out.status = common::string_field(*state, "Status", "State");
+        out.exit_code = common::int_field(*state, "ExitCode", "State");
+        out.started_at = common::string_field(*state, "StartedAt", "State");
+        out.pid = common::int_field(*state, "Pid", "State");
+        out.running = common::bool_field(*state, "Running", "State");
+        out.paused = common::bool_field(*state, "Paused", "State");
+        out.restarting = common::bool_field(*state, "Restarting", "State");
+        return out;
+    } catch (const common::DecodeError &e) {
+        throw InfraFailure(std::string(what) + ": the daemon's answer: " + e.what());
+    }
 }
 
 // "status: exited, exit code 137" from an inspect's State.
-std::string state_text(const boost::json::object &state) {
-    std::string text = "status: " + common::text_at(state, "Status");
-    const auto *code = state.if_contains("ExitCode");
-    if (common::text_at(state, "Status") == "exited" && code != nullptr && code->is_int64())
-        text += ", exit code " + std::to_string(code->as_int64());
+std::string state_text(const Inspected &state) {
+    std::string text = "status: " + state.status;
+    if (state.status == "exited") text += ", exit code " + std::to_string(state.exit_code);
     return text;
 }
 
@@ -39,21 +68,18 @@ DockerUpdater::Target DockerUpdater::inspect_target(const updater::ContainerRef 
     if (response.status == 404)
         throw ContainerNotRunning("container " + shown + " no longer exists: it was removed or recreated");
     docker_engine::EngineClient::expect_success(response, "GET " + path);
-    const auto object = parse_object(response.body, "GET " + path);
-    Target target{common::text_at(object, "Id"), container.name, {}};
+    const Inspected s = inspected(response.body, "GET " + path);
+    Target target{s.id, container.name, {}};
     if (target.id.empty()) target.id = container.id;
     if (target.name.empty()) {
-        target.name = common::text_at(object, "Name");
+        target.name = s.name;
         if (target.name.starts_with("/")) target.name.erase(0, 1);
     }
-    const auto *state = object.if_contains("State");
-    if (state == nullptr || !state->is_object()) throw InfraFailure("GET " + path + ": no State in the answer");
-    const auto &s = state->as_object();
-    target.started_at = common::text_at(s, "StartedAt");
-    if (const auto *pid = s.if_contains("Pid"); pid != nullptr && pid->is_int64()) target.pid = pid->as_int64();
-    if (common::flag_at(s, "Paused"))
-        throw ContainerPaused("container " + target.display() + " is paused: unpause it to live update");
-    if (!common::flag_at(s, "Running") || common::flag_at(s, "Restarting"))
+    if (!s.has_state) throw InfraFailure("GET " + path + ": no State in the answer");
+    target.started_at = s.started_at;
+    target.pid = s.pid;
+    if (s.paused) throw ContainerPaused("container " + target.display() + " is paused: unpause it to live update");
+    if (!s.running || s.restarting)
         throw ContainerNotRunning("container " + target.display() + " is not running (" + state_text(s) + ")");
     return target;
 }
@@ -68,11 +94,9 @@ std::string DockerUpdater::container_gone_reason(const Target &target, bool kill
             const auto response = client_.get("/containers/" + target.id + "/json");
             if (response.status == 404) return "container " + target.display() + " was removed during the update";
             if (response.status != 200) return {};
-            const auto object = parse_object(response.body, "inspect");
-            const auto *state = object.if_contains("State");
-            if (state == nullptr || !state->is_object()) return {};
-            const auto &s = state->as_object();
-            if (!common::flag_at(s, "Running") || common::flag_at(s, "Restarting"))
+            const Inspected s = inspected(response.body, "inspect");
+            if (!s.has_state) return {};
+            if (!s.running || s.restarting)
                 return "container " + target.display() + " stopped during the update (" + state_text(s) + ")";
         } catch (const std::exception &) {
             return {};  // the original failure says enough
@@ -85,9 +109,7 @@ bool DockerUpdater::is_paused(const Target &target) {
     try {
         const auto response = client_.get("/containers/" + target.id + "/json");
         if (response.status != 200) return false;
-        const auto object = parse_object(response.body, "inspect");
-        const auto *state = object.if_contains("State");
-        return state != nullptr && state->is_object() && common::flag_at(state->as_object(), "Paused");
+        return inspected(response.body, "inspect").paused;
     } catch (const std::exception &) {
         return false;  // the update's own failure says enough
     }
@@ -98,12 +120,10 @@ std::string DockerUpdater::start_interrupted(const Target &target, const std::st
     try {
         const auto response = client_.get("/containers/" + target.id + "/json");
         if (response.status != 200) return {};
-        const auto object = parse_object(response.body, "inspect");
-        const auto *state = object.if_contains("State");
-        if (state == nullptr || !state->is_object()) return {};
-        const auto &s = state->as_object();
-        if (common::flag_at(s, "Paused")) return "the container was paused";
-        if (common::text_at(s, "StartedAt") != target.started_at) return "the container restarted meanwhile";
+        const Inspected s = inspected(response.body, "inspect");
+        if (!s.has_state) return {};
+        if (s.paused) return "the container was paused";
+        if (s.started_at != target.started_at) return "the container restarted meanwhile";
     } catch (const std::exception &) {
         return {};  // the agent's failure says enough
     }

@@ -7,6 +7,7 @@
 #include "common/subprocess/run_process.hpp"
 #include "updaters/shared/path_preparation.hpp"
 #include "updaters/shared/update_messages.hpp"
+#include "updaters/shared/updater_settings.hpp"
 
 namespace liveupdate::kubernetes {
 namespace {
@@ -27,23 +28,6 @@ class InfraFailure : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
 };
-
-std::string string_field(const json::object &o, const char *key) {
-    const auto *v = o.if_contains(key);
-    if (v == nullptr || v->is_null()) return {};
-    if (!v->is_string())
-        throw std::invalid_argument(std::string("kubernetes updater config: '") + key + "' must be a string");
-    return std::string(v->as_string());
-}
-
-std::chrono::seconds seconds_field(const json::object &o, const char *key, std::chrono::seconds fallback) {
-    const auto *v = o.if_contains(key);
-    if (v == nullptr || v->is_null()) return fallback;
-    if (!v->is_int64() || v->as_int64() <= 0 || v->as_int64() > 86400)
-        throw std::invalid_argument(std::string("kubernetes updater config: '") + key +
-                                    "' must be a whole number of seconds between 1 and 86400");
-    return std::chrono::seconds(v->as_int64());
-}
 
 ExecOutcome kubectl_exec(const KubectlConfig &config, const PodContainer &target,
                          const std::vector<std::string> &command, const common::ArchiveReadFn *archive,
@@ -123,33 +107,22 @@ void prepare_paths(const PodExecFn &exec, const KubectlConfig &config, const Pod
 }  // namespace
 
 KubectlConfig parse_kubectl_config(std::string_view text) {
+    const updaters::UpdaterSettings settings(
+        text, "kubernetes",
+        {"exec", "kubectl", "context", "kubeconfig", "timeoutSeconds", "runTimeoutSeconds", "agent", "agentPath"});
     KubectlConfig config;
-    if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) return config;
-    boost::system::error_code ec;
-    const auto value = json::parse(text, ec);
-    if (ec || !value.is_object()) throw std::invalid_argument("kubernetes updater config: must be a JSON object");
-    const auto &o = value.as_object();
-    for (const auto &field : o) {
-        const auto key = std::string_view(field.key());
-        if (key != "exec" && key != "kubectl" && key != "context" && key != "kubeconfig" && key != "timeoutSeconds" &&
-            key != "runTimeoutSeconds" && key != "agent" && key != "agentPath")
-            throw std::invalid_argument("kubernetes updater config: unknown field '" + std::string(key) + "'");
-    }
-    if (auto e = string_field(o, "exec"); e == "kubectl")
+    if (auto e = settings.text("exec"); e == "kubectl")
         config.exec = KubectlConfig::Exec::kubectl;
     else if (!e.empty() && e != "api")
         throw std::invalid_argument(
             "kubernetes updater config: 'exec' must be \"api\" (the API server's exec) or \"kubectl\"");
-    if (auto k = string_field(o, "kubectl"); !k.empty()) config.kubectl = k;
-    config.context = string_field(o, "context");
-    config.kubeconfig = string_field(o, "kubeconfig");
-    config.timeout = seconds_field(o, "timeoutSeconds", config.timeout);
-    config.run_timeout = seconds_field(o, "runTimeoutSeconds", config.run_timeout);
-    if (const auto *agent = o.if_contains("agent"); agent != nullptr && !agent->is_null()) {
-        if (!agent->is_bool()) throw std::invalid_argument("kubernetes updater config: 'agent' must be true or false");
-        config.agent = agent->as_bool();
-    }
-    config.agent_path = string_field(o, "agentPath");
+    if (auto k = settings.text("kubectl"); !k.empty()) config.kubectl = k;
+    config.context = settings.text("context");
+    config.kubeconfig = settings.text("kubeconfig");
+    config.timeout = settings.seconds("timeoutSeconds", config.timeout);
+    config.run_timeout = settings.seconds("runTimeoutSeconds", config.run_timeout);
+    config.agent = settings.flag("agent", config.agent);
+    config.agent_path = settings.text("agentPath");
     return config;
 }
 

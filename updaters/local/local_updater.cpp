@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/json_fields.hpp"
 #include "liveupdate/updater.hpp"
 #include "updaters/local/command_runner.hpp"
 #include "updaters/local/container_digest.hpp"
@@ -25,6 +26,7 @@ namespace {
 
 namespace local = liveupdate::local;
 namespace lu = liveupdate::updater;
+namespace common = liveupdate::common;
 
 // Where commands run when neither the settings nor the host say.
 constexpr const char *kDefaultWorkingDir = "/app";
@@ -66,10 +68,9 @@ lu_archive_stream c_stream(const lu::ArchiveReader &reader) {
 // The settings' workingDir, if they set one.
 std::optional<std::string> working_dir_from(std::string_view config_json) {
     if (config_json.empty()) return std::nullopt;
-    const boost::json::value parsed = boost::json::parse(config_json);
-    const auto *wd = parsed.as_object().if_contains("workingDir");
-    if (wd == nullptr) return std::nullopt;
-    std::string working_dir(wd->as_string());
+    const boost::json::value parsed = common::parse_limited(config_json);
+    if (common::member(parsed, {"workingDir"}) == nullptr) return std::nullopt;
+    std::string working_dir = common::string_field(parsed, {"workingDir"});
     if (!local::container_path_relative(working_dir).refusal.empty())
         throw std::invalid_argument("workingDir \"" + working_dir +
                                     "\" must be an absolute container path without \"..\"");

@@ -16,6 +16,7 @@
 #include <boost/json.hpp>
 
 #include "common/archive_errors.hpp"
+#include "common/json_fields.hpp"
 #include "common/tar_reader.hpp"
 #include "liveupdate/ext/record.h"
 #include "liveupdate/updater.hpp"
@@ -24,6 +25,7 @@
 namespace {
 namespace json = boost::json;
 namespace lu = liveupdate::updater;
+namespace common = liveupdate::common;
 using liveupdate::abi::make_message;
 using liveupdate::abi::to_view;
 using lu::Outcome;
@@ -72,9 +74,14 @@ json::object record_call(const lu::Request &request, json::array archive) {
 }
 
 int32_t parse_outcome(lu_str outcome_json, Outcome &out, std::string &error) {
-    boost::system::error_code ec;
-    json::value value = json::parse(to_view(outcome_json), ec);
-    if (ec || !value.is_object() || value.as_object().size() != 1) {
+    json::value value;
+    try {
+        value = common::parse_limited(to_view(outcome_json));
+    } catch (const common::DecodeError &e) {
+        error = "an outcome is JSON: " + std::string(e.what());
+        return LU_ERR_INVALID_ARGUMENT;
+    }
+    if (!value.is_object() || value.as_object().size() != 1) {
         error =
             "an outcome is {\"ok\": true}, {\"runFailure\": {...}}, {\"infraFailure\": \"...\"} or "
             "{\"containerNotRunning\": \"...\"}";
@@ -84,10 +91,14 @@ int32_t parse_outcome(lu_str outcome_json, Outcome &out, std::string &error) {
     if (key == "ok") {
         out = Outcome{};
     } else if (key == "runFailure" && body.is_object()) {
-        const json::value *code = body.as_object().if_contains("exitCode");
-        const json::value *message = body.as_object().if_contains("message");
-        out = Outcome::run_failure(code != nullptr && code->is_number() ? code->to_number<int32_t>() : 1,
-                                   message != nullptr && message->is_string() ? std::string(message->as_string()) : "");
+        try {
+            out = Outcome::run_failure(
+                static_cast<int32_t>(common::int_field(body.as_object(), "exitCode", "runFailure", 1)),
+                common::string_field(body.as_object(), "message", "runFailure"));
+        } catch (const common::DecodeError &e) {
+            error = e.what();
+            return LU_ERR_INVALID_ARGUMENT;
+        }
     } else if (key == "infraFailure" && body.is_string()) {
         out = Outcome::infra_failure(std::string(body.as_string()));
     } else if (key == "containerNotRunning" && body.is_string()) {
