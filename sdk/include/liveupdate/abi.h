@@ -26,6 +26,7 @@
  *    1.7  lu_update_request.sync_roots/sync_root_count
  *    1.8  LU_OUTCOME_CONTAINER_NOT_RUNNING
  *    1.9  lu_digest_extension.digest_scoped (lu_digest_scope)
+ *    1.10 lu_digest_scope.keep_going/keep_going_ctx
  * Extensions (optional capabilities by versioned id) live in liveupdate/ext/.
  */
 #ifndef LIVEUPDATE_ABI_H
