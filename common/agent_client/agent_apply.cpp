@@ -3,9 +3,11 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <exception>
 #include <memory>
+#include <optional>
 
 #include "common/agent_client/large_file.hpp"
 #include "common/agent_client/request_pipeline.hpp"
@@ -90,6 +92,23 @@ void send_archive(RequestPipeline &pipeline, const common::ArchiveReadFn &in, co
     }
 }
 
+// The next frame by deadline; nullopt once keep_going, asked whenever the
+// agent stays silent for kAskEvery, says to stop.
+std::optional<agent_protocol::Frame> next_frame(AgentStream &session, AgentStream::Clock::time_point deadline,
+                                                const std::function<bool()> &keep_going) {
+    constexpr std::chrono::milliseconds kAskEvery{100};
+    if (!keep_going) return session.receive(deadline);
+    for (;;) {
+        const auto slice = std::min(deadline, AgentStream::Clock::now() + kAskEvery);
+        try {
+            return session.receive(slice);
+        } catch (const AgentAnswerLate &) {
+            if (slice >= deadline) throw;  // late past the stall allowance: as without keep_going
+        }
+        if (!keep_going()) return std::nullopt;
+    }
+}
+
 }  // namespace
 
 void apply_files_through_agent(AgentStream &session, const std::vector<std::string> &deletes,
@@ -138,21 +157,29 @@ AgentRunResult run_through_agent(AgentStream &session, const std::vector<std::st
 
 AgentDigestResult digest_through_agent(AgentStream &session, const agent_protocol::Digest &request,
                                        std::chrono::milliseconds stall,
-                                       const std::function<bool(const agent_protocol::DigestEntry &)> &each) {
+                                       const std::function<bool(const agent_protocol::DigestEntry &)> &each,
+                                       const std::function<bool()> &keep_going) {
     if (const auto problem = agent_protocol::path_problem(request.path); !problem.empty())
         throw std::invalid_argument("cannot digest through lu-agent: " + problem);
     session.send(agent_protocol::encode(request), AgentStream::Clock::now() + stall);
     AgentDigestResult result;
     for (;;) {
         // The stall allowance is per frame; the request's budget bounds the whole.
-        const auto frame = session.receive(AgentStream::Clock::now() + stall);
-        if (frame.type == agent_protocol::MessageType::digest_entry) {
-            const auto entry = expect<agent_protocol::DigestEntry>(frame);
+        const auto frame = next_frame(session, AgentStream::Clock::now() + stall, keep_going);
+        if (!frame) {
+            result.stopped = true;
+            return result;
+        }
+        if (frame->type == agent_protocol::MessageType::digest_entry) {
+            const auto entry = expect<agent_protocol::DigestEntry>(*frame);
             ++result.entries;
-            if (!each(entry)) return result;
+            if (!each(entry)) {
+                result.stopped = true;
+                return result;
+            }
             continue;
         }
-        const auto done = expect<agent_protocol::Result>(frame);
+        const auto done = expect<agent_protocol::Result>(*frame);
         result.error = done.error;
         result.message = done.message;
         return result;

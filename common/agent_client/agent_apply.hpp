@@ -51,13 +51,16 @@ struct AgentDigestResult {
     std::int32_t error = 0;  // the agent's agent_protocol::Result: 0, or the errno of the first path it could not read
     std::string message;
     std::size_t entries = 0;  // agent_protocol::DigestEntry frames received
+    bool stopped = false;     // each or keep_going asked to stop
 };
 
 // Digests request.path (absolute): each DigestEntry to each as it arrives,
-// until each returns false; then it returns at once, leaving the session out
-// of step (the caller ends it).
+// until each returns false, or keep_going (asked about every 100 ms while
+// the agent is silent: hashing one large file, say) does; then it returns at
+// once, leaving the session out of step (the caller ends it).
 AgentDigestResult digest_through_agent(AgentStream &session, const agent_protocol::Digest &request,
                                        std::chrono::milliseconds stall,
-                                       const std::function<bool(const agent_protocol::DigestEntry &)> &each);
+                                       const std::function<bool(const agent_protocol::DigestEntry &)> &each,
+                                       const std::function<bool()> &keep_going = {});
 
 }  // namespace liveupdate::agent_client

@@ -227,7 +227,7 @@ void AgentDriver::prepare(AgentTarget &target, const UpdateLog &log) {
 }
 
 DigestOutcome AgentDriver::digest(AgentTarget &target, const agent_protocol::Digest &request, const DigestEntryFn &each,
-                                  const UpdateLog &log) {
+                                  const UpdateLog &log, const std::function<bool()> &keep_going) {
     const std::string &path = request.path;
     const std::string needs = "verify needs lu-agent in the container: ";
     const AgentPlace place = target.place();
@@ -238,16 +238,16 @@ DigestOutcome AgentDriver::digest(AgentTarget &target, const agent_protocol::Dig
         AgentSession *session = session_in(*slot, target, log);
         if (session == nullptr)
             return {DigestOutcome::Kind::unavailable, needs + refusal(place, false).value_or("it did not start")};
-        bool stopped = false;
         std::size_t handed = 0;
         try {
-            const auto result =
-                digest_through_agent(*session, request, timeout_, [&](const agent_protocol::DigestEntry &e) {
+            const auto result = digest_through_agent(
+                *session, request, timeout_,
+                [&](const agent_protocol::DigestEntry &e) {
                     ++handed;
-                    stopped = !each(e);
-                    return !stopped;
-                });
-            if (stopped) {
+                    return each(e);
+                },
+                keep_going);
+            if (result.stopped) {
                 // Out of step now; ended on purpose, so not a lost session (no reconnect to verify after).
                 slot->session.reset();
                 return {DigestOutcome::Kind::stopped, {}};

@@ -102,10 +102,11 @@ public:
 
     // Digests request.path (absolute) through the container's session. Never
     // throws for the agent's failures: where it cannot run, `unavailable`
-    // saying why. When each asks to stop, the session is ended (its agent,
+    // saying why. When each or keep_going (asked about every 100 ms while
+    // the agent is silent) asks to stop, the session is ended (its agent,
     // still walking, stops as it sees its host gone), not drained.
     DigestOutcome digest(AgentTarget &target, const agent_protocol::Digest &request, const DigestEntryFn &each,
-                         const updater::UpdateLog &log);
+                         const updater::UpdateLog &log, const std::function<bool()> &keep_going = {});
 
     // Starts the container's session ahead of its first update
     // (lu_updater_api.prepare), so the first save costs what the next ones do.

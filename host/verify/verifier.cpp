@@ -42,6 +42,9 @@ int32_t collect(void *ctx, const lu_digest_entry *entry) {
     return 0;
 }
 
+// lu_digest_scope.keep_going: 0 once the verify is cancelled (ctx: its flag).
+int32_t not_cancelled(void *ctx) { return static_cast<const std::atomic<bool> *>(ctx)->load() ? 0 : 1; }
+
 // The time left until deadline, at least a millisecond (zero would mean no limit).
 std::chrono::milliseconds left_until(std::chrono::steady_clock::time_point deadline) {
     const auto left =
@@ -73,9 +76,13 @@ tree_digest::Digest container_digest(const host::Updater &updater, const lu_dige
     constexpr std::size_t scoped = offsetof(lu_digest_extension, digest_scoped) + sizeof(table.digest_scoped);
     int32_t rc = LU_OK;
     if (table.struct_size >= scoped && table.digest_scoped != nullptr) {
-        const lu_digest_scope scope{sizeof(lu_digest_scope), hash_paths.data(), hash_paths.size(),
+        const lu_digest_scope scope{sizeof(lu_digest_scope),
+                                    hash_paths.data(),
+                                    hash_paths.size(),
                                     tree_digest::kDefaultMaxBytes,
-                                    static_cast<std::uint64_t>(left_until(deadline).count())};
+                                    static_cast<std::uint64_t>(left_until(deadline).count()),
+                                    not_cancelled,
+                                    const_cast<std::atomic<bool> *>(&cancelled)};
         rc = table.digest_scoped(updater.handle(), &ref, {path.data(), path.size()}, &scope, collect, &out,
                                  &host::log_to_sink, const_cast<host::LogSinkFn *>(&log), error.out());
     } else {
@@ -210,25 +217,28 @@ LiveUpdateReport Verifier::verify(const LiveUpdateTargets &lu, const std::vector
                                   const host::LogSinkFn &log, bool delete_extra) const {
     LiveUpdateReport report{lu.name, lu.problem, {}};
     if (!report.error.empty()) return report;
+    // One budget for the whole verify, the repair's check included: the
+    // LiveUpdate's saves wait for it (VerifyService runs it exclusively).
     const Clock::time_point deadline = Clock::now() + tree_digest::kDefaultMaxTime;
+    const std::string budget =
+        "the verify's time budget (" + std::to_string(tree_digest::kDefaultMaxTime.count() / 1000) + " s) ran out";
     for (const ContainerTarget &container : lu.containers) {
         ContainerReport c{container.display, {}, {}, false, {}, container.id};
         try {
             if (Clock::now() >= deadline)
-                throw std::runtime_error("not verified: the verify's time budget (" +
-                                         std::to_string(tree_digest::kDefaultMaxTime.count() / 1000) +
-                                         " s) ran out before this container");
+                throw std::runtime_error("not verified: " + budget + " before this container");
             c.found = compare(lu, all, container, log, deadline);
             const Repair fix = repair_of(c.found, delete_extra);
             if (repair && !fix.empty()) {
                 c.repaired = true;
                 const host::UpdateOutcome outcome = executor_.execute(repair_step(lu, container, fix), log);
                 if (outcome.kind != host::UpdateOutcome::Kind::ok) c.error = "the repair failed: " + outcome.message;
-                // The repair's check gets a budget of its own: the repair was sent.
-                c.remaining = compare(lu, all, container, log, Clock::now() + tree_digest::kDefaultMaxTime);
+                if (Clock::now() >= deadline)
+                    throw std::runtime_error("repaired, not verified again: " + budget + " (the next check tells)");
+                c.remaining = compare(lu, all, container, log, deadline);
             }
         } catch (const std::exception &e) {
-            c.error = e.what();
+            c.error = c.error.empty() ? e.what() : c.error + "; " + e.what();
         }
         report.containers.push_back(std::move(c));
     }

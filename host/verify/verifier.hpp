@@ -53,9 +53,10 @@ public:
     // left to them. log: the LiveUpdate's log (updater lines and the repair's).
     // The executor's synced record tells extra paths from the app's own
     // (unsynced), which the repair deletes only when delete_extra.
-    // The digests of one call share a time budget (tree_digest::kDefaultMaxTime):
-    // past it, what is left is reported as not verified, so that a verify
-    // never holds a LiveUpdate's updates back for longer.
+    // The digests of one call, the repair's check included, share a time
+    // budget (tree_digest::kDefaultMaxTime): past it, what is left is
+    // reported as not verified, so that a verify never holds a LiveUpdate's
+    // updates back for longer than that and its repair.
     LiveUpdateReport verify(const LiveUpdateTargets &live_update, const std::vector<LiveUpdateTargets> &all,
                             bool repair, const host::LogSinkFn &log, bool delete_extra = false) const;
 

@@ -189,7 +189,8 @@ Step ReconcileSession::start_sync() {
         }
         report_skipped_changes(track, display);
         if (!resource_.failure_holds_all) continue;  // C10: held alone, in its visit
-        status_.failed = create_failed_state(previous_, track.failed_reason, track.failed_message, now_);
+        status_.failed = create_failed_state(previous_, track.failed_reason,
+                                             holding_all(track.failed_reason, track.failed_message, it->first), now_);
         return finish_sync();
     }
     return batched_ ? advance_batch() : advance();
@@ -447,6 +448,7 @@ bool ReconcileSession::merge_container(api::LiveUpdateStatus one, bool files_app
             return false;
         }
         status_.failed = one.failed;
+        status_.failed->message = holding_all(one.failed->reason, one.failed->message, key);
         status_.containers.clear();
         return true;
     }
@@ -541,6 +543,24 @@ bool ReconcileSession::fold_outcome(const Pending &p, const ReportedOutcome &out
     }
     }
     return merge_container(std::move(one), files_applied, p.key, p.new_high_water_mark, p.new_low_water_mark);
+}
+
+std::string ReconcileSession::holding_all(const std::string &reason, const std::string &message,
+                                          const ContainerKey &key) const {
+    if (reason != "UpdateFailed") return message;  // a plan's failure (a stop path) is every container's own
+    std::string name;
+    std::size_t others = 0;
+    for (const auto &sc : resource_.containers) {
+        if (sc.container.id == key.container_id && sc.pod_name == key.pod_name)
+            name = sc.container.name;
+        else
+            ++others;
+    }
+    if (others == 0) return message;  // Tilt's message, word for word: nobody else is held
+    // C11: Tilt's rule for pods holds the others; the status says why they get nothing.
+    return message + " (container " + container_display_name(key.pod_name, name, key.container_id) + " failed; the " +
+           std::to_string(others) + " other container(s) are held because of it, Tilt's rule for pods: they get " +
+           "the changes they missed once it is gone, replaced or started again, or a new build starts)";
 }
 
 void ReconcileSession::hold(const ContainerKey &key, const ContainerTrack &track,

@@ -125,6 +125,9 @@ private:
     bool merge_container(api::LiveUpdateStatus one, bool files_applied, const ContainerKey &key,
                          common::MicroTime new_high_water_mark, common::MicroTime new_low_water_mark,
                          bool already_held = false);
+    // C11: a failure's message for the status when it holds every selected
+    // container: an update failure of one of several says the others are held because of it.
+    std::string holding_all(const std::string &reason, const std::string &message, const ContainerKey &key) const;
     // C10: the status entry of a container its failure holds, and the line saying so.
     void hold(const ContainerKey &key, const ContainerTrack &track, const api::LiveUpdateStateFailed &failed,
               bool already_held);

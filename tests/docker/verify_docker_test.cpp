@@ -10,6 +10,8 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <future>
+
 #include "tests/docker/docker_test_support.hpp"
 #include "tests/integration/up_daemon.hpp"
 
@@ -247,6 +249,37 @@ BOOST_AUTO_TEST_CASE(an_agent_whose_session_is_dropped_mid_digest_exits) {
     s.exec("truncate -s 3298534883328 /app/big.img");
     const CommandResult r = verify_within_a_minute(d);
     BOOST_TEST(r.exit_code == 1, r.output);
+    BOOST_TEST(
+        wait_until([&] { return agents_in(s) == 0; }, std::chrono::seconds(15)),
+        agents_in(s) << " lu-agent(s) still run: " << sh("docker top " + s.name() + " -eo pid,time,args").output);
+}
+
+// Issue 33: SIGTERM while lu-agent hashes one large file (a synced file whose
+// container copy grew to 3 TB, sparse: its content counts) stops the daemon
+// within moments: the host ends the session instead of waiting for the
+// agent's answer at its budget (10 s), and the agent, its host gone, exits.
+BOOST_AUTO_TEST_CASE(sigterm_stops_the_daemon_within_seconds_while_the_agent_hashes_a_large_file) {
+    Service s;
+    UpDaemon d;
+    start_synced(d, s, {"--debounce", "0", "--no-verify-after-loss"});
+    write_file(d.src / "big.img", "small here");
+    BOOST_TEST_REQUIRE(wait_until([&] { return s.read("/app/big.img") == "small here"; }), d.log_text());
+    s.exec("truncate -s 3298534883328 /app/big.img");
+    auto verifying = std::async(std::launch::async, [&] { return verify_within_a_minute(d); });
+    std::this_thread::sleep_for(std::chrono::seconds(2));  // the local tree is digested; the agent reads big.img
+    const pid_t pid = d.pid();
+    const auto asked = std::chrono::steady_clock::now();
+    auto stopping = std::async(std::launch::async, [&d] { return d.stop(); });
+    const bool stopped = stopping.wait_for(std::chrono::seconds(4)) == std::future_status::ready;
+    if (!stopped) ::kill(pid, SIGKILL);
+    const int exit_code = stopping.get();
+    BOOST_TEST(stopped, "not stopped 4 s after SIGTERM\n" << d.log_text());
+    BOOST_TEST((!stopped || exit_code == 0), exit_code);
+    BOOST_TEST_MESSAGE(
+        "stopped in "
+        << std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - asked).count()
+        << " ms");
+    verifying.get();
     BOOST_TEST(
         wait_until([&] { return agents_in(s) == 0; }, std::chrono::seconds(15)),
         agents_in(s) << " lu-agent(s) still run: " << sh("docker top " + s.name() + " -eo pid,time,args").output);

@@ -261,3 +261,42 @@ BOOST_AUTO_TEST_CASE(a_read_only_root_filesystem_falls_back_to_exec_and_says_why
     BOOST_TEST(exec_sh("ro", "cat /app/ro2").second == "2\n");
     delete_pod("ro");
 }
+
+namespace {
+
+// The ID of the pod's container "main" as KubernetesDiscovery gives it (without "containerd://").
+std::string container_id(const std::string &pod) {
+    const auto p = json::parse(admin().get("/api/v1/namespaces/" + kNamespace + "/pods/" + pod));
+    const std::string id(p.at("status").at("containerStatuses").at(0).at("containerID").as_string());
+    return id.substr(id.find("://") + 3);
+}
+
+}  // namespace
+
+// Issue 33: a container that stops, or a pod deleted, while its update runs is
+// "not running" (C07), as one stopped before the update: never an update
+// failure that would hold the LiveUpdate's other pods (C11).
+BOOST_AUTO_TEST_CASE(a_container_stopped_or_a_pod_deleted_during_an_update_is_not_running) {
+    create_pod("gone");
+    DockerUpdater updater(config(), LU_KUBERNETES_UPDATER_PATH);
+    // The container's main process ends on TERM: the run dies with it, and the
+    // kubelet starts the container again under another ID.
+    auto stop = update_of("gone");
+    stop.runs = {{{"sh", "-c", "kill 1; sleep 20"}, false}};
+    const auto stopped = updater.update(container_id("gone"), "main", stop);
+    BOOST_TEST(stopped.kind == LU_OUTCOME_CONTAINER_NOT_RUNNING, stopped.message);
+    BOOST_TEST(stopped.message.find("container main of pod lu-k8s-agent/gone") != std::string::npos, stopped.message);
+
+    // A run still going when the pod is deleted.
+    BOOST_TEST_REQUIRE(wait_until([] { return exec_sh("gone", "true").first == 0; }, 60s));
+    auto slow = update_of("gone");
+    slow.runs = {{{"sleep", "30"}, false}};
+    std::thread deleter([] {
+        std::this_thread::sleep_for(2s);
+        delete_pod("gone");
+    });
+    const auto deleted = updater.update(container_id("gone"), "main", slow);
+    deleter.join();
+    BOOST_TEST(deleted.kind == LU_OUTCOME_CONTAINER_NOT_RUNNING, deleted.message);
+    BOOST_TEST(deleted.message.find("pod lu-k8s-agent/gone is") != std::string::npos, deleted.message);
+}

@@ -153,7 +153,8 @@ void DockerUpdater::prepare(const updater::ContainerRef &container, const Update
 
 agent_client::DigestOutcome DockerUpdater::digest(const updater::ContainerRef &container,
                                                   const agent_protocol::Digest &request,
-                                                  const agent_client::DigestEntryFn &each, const UpdateLog &log) {
+                                                  const agent_client::DigestEntryFn &each, const UpdateLog &log,
+                                                  const std::function<bool()> &keep_going) {
     using agent_client::DigestOutcome;
     const std::string &path = request.path;
     Target target{container.id, container.name.empty() ? container.id : container.name, {}};
@@ -170,7 +171,7 @@ agent_client::DigestOutcome DockerUpdater::digest(const updater::ContainerRef &c
             return {DigestOutcome::Kind::unavailable,
                     "verify needs lu-agent in the container: the docker updater's \"agent\" setting is false"};
         AgentContainer agent_container(*this, target, container);
-        return agents_.digest(agent_container, request, each, log);
+        return agents_.digest(agent_container, request, each, log, keep_going);
     } catch (const InfraFailure &e) {
         return failed(e.what());
     } catch (const docker_engine::EngineError &e) {

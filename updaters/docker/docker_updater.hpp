@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -39,9 +40,11 @@ public:
 
     // Digests request.path (absolute) in the container through its lu-agent
     // session, in turn with the container's updates. Never throws: where the
-    // agent cannot run, the outcome is `unavailable` saying why.
+    // agent cannot run, the outcome is `unavailable` saying why. keep_going
+    // false (asked while the agent is silent): `stopped`, the session ended.
     agent_client::DigestOutcome digest(const updater::ContainerRef &container, const agent_protocol::Digest &request,
-                                       const agent_client::DigestEntryFn &each, const updater::UpdateLog &log);
+                                       const agent_client::DigestEntryFn &each, const updater::UpdateLog &log,
+                                       const std::function<bool()> &keep_going = {});
 
     // Starts the container's lu-agent session ahead of its first update
     // (lu_updater_api.prepare). Throws what kept it from starting; where the agent

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <functional>
 #include <string_view>
 
 #include "common/tree_digest/tree_digest.hpp"
@@ -38,8 +39,9 @@ public:
 
     // Lines of a digest asked without a log of its own go to the host's.
     ac::DigestOutcome digest(const lu::ContainerRef &container, const liveupdate::agent_protocol::Digest &request,
-                             const ac::DigestEntryFn &each, const lu::UpdateLog &digest_log) {
-        return updater_.digest(container, request, each, digest_log ? digest_log : host_.update_log());
+                             const ac::DigestEntryFn &each, const lu::UpdateLog &digest_log,
+                             const std::function<bool()> &keep_going) {
+        return updater_.digest(container, request, each, digest_log ? digest_log : host_.update_log(), keep_going);
     }
 
     std::uint64_t reconnect_count() const noexcept { return updater_.reconnect_count(); }
@@ -70,6 +72,12 @@ liveupdate::agent_protocol::Digest digest_request(lu_str container_path, const l
     return request;
 }
 
+// The host's keep_going [since 1.12]; empty when its scope is older or has none.
+std::function<bool()> keep_going_of(const lu_digest_scope *scope) {
+    if (scope == nullptr || scope->struct_size < sizeof(lu_digest_scope) || scope->keep_going == nullptr) return {};
+    return [scope] { return scope->keep_going(scope->keep_going_ctx) != 0; };
+}
+
 int32_t digest_scoped(lu_updater *updater, const lu_container_ref *container, lu_str container_path,
                       const lu_digest_scope *scope, lu_digest_entry_fn each, void *each_ctx, lu_log_fn log,
                       void *log_ctx, lu_message *out_error) noexcept {
@@ -79,8 +87,8 @@ int32_t digest_scoped(lu_updater *updater, const lu_container_ref *container, lu
     };
     if (updater == nullptr || container == nullptr || each == nullptr)
         return fail(LU_ERR_INVALID_ARGUMENT, "digest needs an updater, a container and a callback");
-    if (scope != nullptr &&
-        (scope->struct_size < sizeof(lu_digest_scope) || (scope->hash_paths == nullptr && scope->hash_path_count != 0)))
+    if (scope != nullptr && (scope->struct_size < LU_DIGEST_SCOPE_SIZE_1_11 ||
+                             (scope->hash_paths == nullptr && scope->hash_path_count != 0)))
         return fail(LU_ERR_INVALID_ARGUMENT, "digest: the scope is too small or names paths without an array");
     try {
         const auto outcome = lu::instance<DockerPlugin>(updater).digest(
@@ -89,7 +97,7 @@ int32_t digest_scoped(lu_updater *updater, const lu_container_ref *container, lu
                 return liveupdate::updaters::hand_digest_entry(
                     each, each_ctx, {e.path, static_cast<int32_t>(e.kind), e.mode, e.size, e.hash});
             },
-            lu::UpdateLog(log, log_ctx));
+            lu::UpdateLog(log, log_ctx), keep_going_of(scope));
         switch (outcome.kind) {
         case ac::DigestOutcome::Kind::ok: return LU_OK;
         case ac::DigestOutcome::Kind::stopped: return LU_ERR_STATE;

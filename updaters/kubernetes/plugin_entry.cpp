@@ -1,12 +1,15 @@
 // The C ABI face of the kubernetes updater (through liveupdate/updater.hpp).
+#include <chrono>
 #include <memory>
 #include <string_view>
+#include <thread>
 #include <utility>
 
 #include "liveupdate/updater.hpp"
 #include "updaters/kubernetes/api_exec.hpp"
 #include "updaters/kubernetes/kubectl_updater.hpp"
 #include "updaters/kubernetes/pod_agents.hpp"
+#include "updaters/kubernetes/pod_state.hpp"
 #include "updaters/shared/replayable_archive.hpp"
 
 namespace {
@@ -20,19 +23,33 @@ public:
     static constexpr const char *version = "0.1.0";
 
     KubernetesPlugin(std::string_view config_json, const lu::Host &host)
-        : config_(k8s::parse_kubectl_config(config_json)), host_(host) {
+        : config_(k8s::parse_kubectl_config(config_json)), host_(host), api_(std::make_shared<k8s::ApiExec>(config_)) {
         if (config_.exec == k8s::KubectlConfig::Exec::api) {
-            auto api = std::make_shared<k8s::ApiExec>(config_);
-            if (config_.agent) agents_ = std::make_shared<k8s::PodAgents>(config_, api);
-            exec_ = [api](const k8s::PodContainer &t, const std::vector<std::string> &c,
-                          const liveupdate::common::ArchiveReadFn *a, std::chrono::seconds s,
-                          const lu::UpdateLog &l) { return (*api)(t, c, a, s, l); };
+            if (config_.agent) agents_ = std::make_shared<k8s::PodAgents>(config_, api_);
+            exec_ = [api = api_](const k8s::PodContainer &t, const std::vector<std::string> &c,
+                                 const liveupdate::common::ArchiveReadFn *a, std::chrono::seconds s,
+                                 const lu::UpdateLog &l) { return (*api)(t, c, a, s, l); };
         } else {
             exec_ = k8s::kubectl_exec_fn(config_);
         }
     }
 
-    lu::Outcome update(const lu::Request &request) const;
+    // An update that failed while its container stopped or its pod went
+    // away: the container is not running (C07), not the LiveUpdate's failure.
+    lu::Outcome update(const lu::Request &request) const {
+        lu::Outcome outcome = try_update(request);
+        if (outcome.kind != lu::Outcome::Kind::infra_failure && outcome.kind != lu::Outcome::Kind::run_failure)
+            return outcome;
+        // The kubelet tells the API server of a stopped container a moment
+        // later: asked again for up to 2 s before the failure stands.
+        std::string gone = k8s::container_gone_reason(*api_, request.container);
+        for (int asked = 1; gone.empty() && asked < 5; ++asked) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(500));
+            gone = k8s::container_gone_reason(*api_, request.container);
+        }
+        if (gone.empty()) return outcome;
+        return lu::Outcome::container_not_running(gone + "\n" + outcome.message);
+    }
 
     // Starts the container's lu-agent ahead of its first update; without the agent, nothing to do.
     void prepare(const lu::ContainerRef &container) {
@@ -40,13 +57,16 @@ public:
     }
 
 private:
+    lu::Outcome try_update(const lu::Request &request) const;
+
     k8s::KubectlConfig config_;
     lu::Host host_;
+    std::shared_ptr<k8s::ApiExec> api_;       // the API server's exec, and the pod's state after a failure
     std::shared_ptr<k8s::PodAgents> agents_;  // null: per-update exec only
     k8s::PodExecFn exec_;
 };
 
-lu::Outcome KubernetesPlugin::update(const lu::Request &request) const {
+lu::Outcome KubernetesPlugin::try_update(const lu::Request &request) const {
     if (!agents_ || request.container.pod.empty() || request.restart)
         return k8s::update_pod_container(exec_, config_, request);
     if (request.copies.empty() || !request.archive) {

@@ -30,8 +30,8 @@ int32_t digest_scoped(lu_updater *updater, const lu_container_ref *container, lu
                       lu_message *out_error) noexcept {
     if (updater == nullptr || container == nullptr || each == nullptr)
         return fail(LU_ERR_INVALID_ARGUMENT, out_error, "digest needs an updater, a container and a callback");
-    if (scope != nullptr &&
-        (scope->struct_size < sizeof(lu_digest_scope) || (scope->hash_paths == nullptr && scope->hash_path_count != 0)))
+    if (scope != nullptr && (scope->struct_size < LU_DIGEST_SCOPE_SIZE_1_11 ||
+                             (scope->hash_paths == nullptr && scope->hash_path_count != 0)))
         return fail(LU_ERR_INVALID_ARGUMENT, out_error,
                     "digest: the scope is too small or names paths without an array");
     try {
@@ -43,6 +43,8 @@ int32_t digest_scoped(lu_updater *updater, const lu_container_ref *container, lu
             options.hash_content = [&wanted](const std::string &relative) { return wanted.count(relative) != 0; };
             options.max_bytes = scope->max_bytes;
             options.max_time = std::chrono::milliseconds(scope->max_millis);
+            if (scope->struct_size >= sizeof(lu_digest_scope) && scope->keep_going != nullptr)
+                options.keep_going = [scope] { return scope->keep_going(scope->keep_going_ctx) != 0; };
         }
         const std::string path(abi::to_view(container_path));
         const RelativePath relative = container_path_relative(path);

@@ -28,6 +28,7 @@
  *    1.9  lu_update_request.archive_rewind (lu_rewind_fn)
  *    1.10 lu_updater_api.prepare
  *    1.11 lu_digest_extension.digest_scoped (lu_digest_scope)
+ *    1.12 lu_digest_scope.keep_going/keep_going_ctx
  * Extensions (optional capabilities by versioned id) live in liveupdate/ext/.
  */
 #ifndef LIVEUPDATE_ABI_H

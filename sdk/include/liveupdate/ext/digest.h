@@ -48,7 +48,16 @@ typedef struct lu_digest_scope {
      * *out_error saying it is incomplete. */
     uint64_t max_bytes;  /* of content read */
     uint64_t max_millis; /* from the call */
+    /* [since 1.12] Asked about every 100 ms while the digest runs, a large
+     * file's read included; 0 stops the digest, which then returns
+     * LU_ERR_STATE (the host is stopping). NULL: never asked. A plugin reads
+     * these two only when struct_size covers them. */
+    int32_t (*keep_going)(void *keep_going_ctx);
+    void *keep_going_ctx;
 } lu_digest_scope;
+
+/* The size of a lu_digest_scope of revision 1.11, the smallest a plugin takes. */
+#define LU_DIGEST_SCOPE_SIZE_1_11 (offsetof(lu_digest_scope, max_millis) + sizeof(uint64_t))
 
 /* One entry; parents come before their children, siblings in byte order of
  * their names. Symlinks are reported, never followed. Returns 0 to go on;
