@@ -9,6 +9,7 @@
 
 #include <boost/json.hpp>
 
+#include "common/update_step/container_update.hpp"
 #include "host/core/archive_builder.hpp"
 #include "host/core/log.hpp"
 #include "host/core/synced_record.hpp"
@@ -30,6 +31,8 @@ public:
     // the record cannot take fails the update.
     // shared: the archive every update of its step copies, built once
     // (shared_archive); null: the update builds its own.
+    // The object is decoded strictly (common/update_step): a missing or
+    // mistyped field fails the update naming its path.
     UpdateOutcome execute(const boost::json::object &update, const LogSinkFn &log,
                           const std::shared_ptr<const PrebuiltArchive> &shared = nullptr) const;
 
@@ -42,6 +45,9 @@ public:
     SyncedRecords *records() const { return records_; }
 
 private:
+    UpdateOutcome execute(const update_step::ContainerUpdate &update, const LogSinkFn &log,
+                          const std::shared_ptr<const PrebuiltArchive> &shared) const;
+
     const UpdaterRegistry &updaters_;
     SyncedRecords *records_;
 };

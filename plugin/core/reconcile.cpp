@@ -358,7 +358,7 @@ ReconcileSession::Visit ReconcileSession::visit(const SelectedContainer &sc) {
         ContainerUpdate update;
         update.live_update = name_;
         update.via = resource_.via;
-        update.container = TargetContainer{c.id, c.name, sc.pod_name, sc.namespace_name, resource_.local_root};
+        update.container = updater::ContainerRef{c.id, c.name, sc.pod_name, sc.namespace_name, resource_.local_root};
         // An initial sync's files were collected beneath the syncs: each one syncs.
         update.runs =
             initial_sync ? boil_runs_of_local_paths(spec, changed.files) : boil_runs(spec, plan.plan.sync_paths);
@@ -373,9 +373,10 @@ ReconcileSession::Visit ReconcileSession::visit(const SelectedContainer &sc) {
                 one.failed = api::LiveUpdateStateFailed{"Invalid", std::string("Mapping paths: ") + e.what(), {}};
             }
             // The contract lists copies by container path, the initial sync's rules included.
-            std::stable_sort(update.copy.begin(), update.copy.end(), [](const PathMapping &a, const PathMapping &b) {
-                return a.container_path < b.container_path;
-            });
+            std::stable_sort(update.copy.begin(), update.copy.end(),
+                             [](const updater::CopyMapping &a, const updater::CopyMapping &b) {
+                                 return a.container_path < b.container_path;
+                             });
             update.filter = std::move(filter);
             log(LogLevel::info, "Initial sync: will copy sync paths to container: " + names);
             for (const auto &m : update.copy)
@@ -496,9 +497,9 @@ Step ReconcileSession::resume_batch(const std::vector<ReportedOutcome> &outcomes
 
 bool ReconcileSession::fold_outcome(const Pending &p, const ReportedOutcome &outcome) {
     api::LiveUpdateContainerStatus c;
-    c.container_name = p.ref.container_name;
-    c.container_id = p.ref.container_id;
-    c.pod_name = p.ref.pod_name;
+    c.container_name = p.ref.name;
+    c.container_id = p.ref.id;
+    c.pod_name = p.ref.pod;
     c.namespace_name = p.ref.namespace_name;
     c.last_file_time_synced = p.new_high_water_mark.is_zero() ? now_ : p.new_high_water_mark;
 
@@ -528,9 +529,8 @@ bool ReconcileSession::fold_outcome(const Pending &p, const ReportedOutcome &out
         one.containers.push_back(std::move(c));
         break;
     case ReportedOutcome::Kind::InfraFailure: {
-        const std::string msg = !p.ref.pod_name.empty()
-                                    ? "Updating pod " + p.ref.pod_name + ": " + outcome.message
-                                    : "Updating container " + p.display_name + ": " + outcome.message;
+        const std::string msg = !p.ref.pod.empty() ? "Updating pod " + p.ref.pod + ": " + outcome.message
+                                                   : "Updating container " + p.display_name + ": " + outcome.message;
         one.failed = api::LiveUpdateStateFailed{"UpdateFailed", msg, {}};
         break;
     }

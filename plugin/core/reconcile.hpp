@@ -83,7 +83,7 @@ public:
 private:
     struct Pending {
         ContainerKey key;
-        TargetContainer ref;
+        updater::ContainerRef ref;
         std::string display_name;
         common::MicroTime new_high_water_mark;
         common::MicroTime new_low_water_mark;

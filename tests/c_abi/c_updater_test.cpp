@@ -44,11 +44,12 @@ struct Fixture {
 
     json::object update(bool restart, const char *run = "true") const {
         return json::parse(R"({"liveUpdate": "lu", "via": "local",
-            "container": {"containerID": "c-7", "containerName": "n", "root": "/tmp"},
+            "container": {"containerID": "c-7", "containerName": "n", "podName": "", "namespace": "", "root": "/tmp"},
             "copy": [{"local": ")" +
-                           file.string() + R"(", "container": "/a.txt"}],
+                           file.string() + R"(", "container": "/a.txt"}], "delete": [],
             "runs": [{"args": [")" +
-                           std::string(run) + R"("]}], "restart": )" + (restart ? "true" : "false") + "}")
+                           std::string(run) + R"("], "echoOff": false}], "restart": )" + (restart ? "true" : "false") +
+                           R"(, "initialSync": false, "filter": []})")
             .as_object();
     }
 };

@@ -56,7 +56,12 @@ Run update_with_an_unreadable_file(const std::string &plugin, const std::string 
          {{"containerID", c.id()}, {"containerName", c.name()}, {"podName", c.name()}, {"namespace", "dev"}}},
         {"copy", json::array{json::object{{"local", (tmp.path / "a.txt").string()}, {"container", "/app/a.txt"}},
                              json::object{{"local", kUnreadable}, {"container", "/app/b.txt"}},
-                             json::object{{"local", (tmp.path / "c.txt").string()}, {"container", "/app/c.txt"}}}}};
+                             json::object{{"local", (tmp.path / "c.txt").string()}, {"container", "/app/c.txt"}}}},
+        {"delete", json::array()},
+        {"runs", json::array()},
+        {"restart", false},
+        {"initialSync", false},
+        {"filter", json::array()}};
     Run run;
     std::mutex mutex;
     run.outcome = executor.execute(update, [&](liveupdate::common::LogLevel, std::string_view line) {

@@ -127,6 +127,16 @@ BOOST_AUTO_TEST_CASE(the_executor_hands_the_archive_and_runs_to_the_updater) {
     json::object malformed = update;
     malformed["copy"] = "nope";
     BOOST_TEST((executor.execute(malformed, log).kind == UpdateOutcome::Kind::infra_failure));
+
+    // A misspelt key is a missing one: the update fails naming it, and no updater is called.
+    json::object misspelt = update;
+    json::object &container = misspelt["container"].as_object();
+    container["containerId"] = container["containerID"];
+    container.erase("containerID");
+    const UpdateOutcome refused = executor.execute(misspelt, log);
+    BOOST_TEST((refused.kind == UpdateOutcome::Kind::infra_failure));
+    BOOST_TEST(refused.message == "malformed update step: update.container.containerID: missing");
+    BOOST_TEST(take_calls().empty());
 }
 
 BOOST_AUTO_TEST_CASE(reload_keeps_state_and_a_refused_plugin_keeps_the_old_one) {

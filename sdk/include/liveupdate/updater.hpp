@@ -73,6 +73,7 @@ struct ContainerRef {
 struct CopyMapping {
     std::string local_path;
     std::string container_path;
+    bool operator==(const CopyMapping &) const = default;
 };
 
 struct RunStep {
