@@ -6,6 +6,7 @@
 
 #include "common/json_fields.hpp"
 #include "common/update_step/container_update.hpp"
+#include "common/update_step/outcome.hpp"
 #include "host/core/host_error.hpp"
 #include "liveupdate/liveupdate.hpp"
 
@@ -118,17 +119,17 @@ struct RequestViews {
 
 // Whatever the updater says, an archive that is not complete is not a
 // success: the update fails naming what did not arrive.
-UpdateOutcome with_archive_finished(UpdateOutcome outcome, ArchiveStream &archive, const LogSinkFn &log) {
-    const bool updater_failed = outcome.kind == UpdateOutcome::Kind::infra_failure ||
-                                outcome.kind == UpdateOutcome::Kind::container_not_running;
+updater::Outcome with_archive_finished(updater::Outcome outcome, ArchiveStream &archive, const LogSinkFn &log) {
+    const bool updater_failed = outcome.kind == updater::Outcome::Kind::infra_failure ||
+                                outcome.kind == updater::Outcome::Kind::container_not_running;
     if (auto incomplete = archive.finish(!updater_failed)) {
         if (updater_failed) {
             outcome.message += outcome.message.empty() ? *incomplete : " (" + *incomplete + ")";
         } else {
             log(common::LogLevel::error, *incomplete);
             std::string message = *incomplete;
-            if (outcome.kind == UpdateOutcome::Kind::run_failure) message += "; " + outcome.message;
-            outcome = UpdateOutcome::infra_failure(message);
+            if (outcome.kind == updater::Outcome::Kind::run_failure) message += "; " + outcome.message;
+            outcome = updater::Outcome::infra_failure(message);
         }
     }
     return outcome;
@@ -162,23 +163,23 @@ std::shared_ptr<const PrebuiltArchive> Executor::shared_archive(
     }
 }
 
-UpdateOutcome Executor::execute(const json::object &update, const LogSinkFn &log,
-                                const std::shared_ptr<const PrebuiltArchive> &shared) const {
+updater::Outcome Executor::execute(const json::object &update, const LogSinkFn &log,
+                                   const std::shared_ptr<const PrebuiltArchive> &shared) const {
     try {
         return execute(decoded(update), log, shared);
     } catch (const std::exception &e) {
         log(common::LogLevel::error, e.what());
-        return UpdateOutcome::infra_failure(e.what());
+        return updater::Outcome::infra_failure(e.what());
     }
 }
 
-UpdateOutcome Executor::execute(const update_step::ContainerUpdate &update, const LogSinkFn &log,
-                                const std::shared_ptr<const PrebuiltArchive> &shared) const {
+updater::Outcome Executor::execute(const update_step::ContainerUpdate &update, const LogSinkFn &log,
+                                   const std::shared_ptr<const PrebuiltArchive> &shared) const {
     try {
         common::IgnoreSet ignore = compiled_filter(update);
 
         std::shared_ptr<const Updater> updater = updaters_.find(update.via);
-        if (!updater) return UpdateOutcome::infra_failure("no updater serves \"" + update.via + "\"");
+        if (!updater) return updater::Outcome::infra_failure("no updater serves \"" + update.via + "\"");
         RequestViews views(update);
 
         std::shared_ptr<SyncedJournal> journal;
@@ -199,16 +200,16 @@ UpdateOutcome Executor::execute(const update_step::ContainerUpdate &update, cons
         ArchiveStream archive(shared, archive_mappings(update), std::move(ignore), log, std::move(before_entry),
                               std::move(before_bytes_leave));
         const lu_update_request request = views.request(update, archive.c_stream(), log);
-        UpdateOutcome outcome = with_archive_finished(updater->update(request), archive, log);
-        if (journal && outcome.kind != UpdateOutcome::Kind::infra_failure)
+        updater::Outcome outcome = with_archive_finished(updater->update(request), archive, log);
+        if (journal && outcome.kind != updater::Outcome::Kind::infra_failure)
             note_deletes(*journal, update.delete_paths, archived_beneath);
         if (journal) compact_record(*journal, log);
         log::debug("update of " + update.live_update + " via " + update.via + ": " +
-                   boost::json::serialize(outcome.to_json()));
+                   boost::json::serialize(update_step::encode(outcome)));
         return outcome;
     } catch (const std::exception &e) {
         log(common::LogLevel::error, e.what());
-        return UpdateOutcome::infra_failure(e.what());
+        return updater::Outcome::infra_failure(e.what());
     }
 }
 

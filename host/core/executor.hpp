@@ -33,8 +33,8 @@ public:
     // (shared_archive); null: the update builds its own.
     // The object is decoded strictly (common/update_step): a missing or
     // mistyped field fails the update naming its path.
-    UpdateOutcome execute(const boost::json::object &update, const LogSinkFn &log,
-                          const std::shared_ptr<const PrebuiltArchive> &shared = nullptr) const;
+    updater::Outcome execute(const boost::json::object &update, const LogSinkFn &log,
+                             const std::shared_ptr<const PrebuiltArchive> &shared = nullptr) const;
 
     // The archive of updates that all copy the same paths with the same
     // filter (one change to several replicas), built once in memory; null
@@ -45,8 +45,8 @@ public:
     SyncedRecords *records() const { return records_; }
 
 private:
-    UpdateOutcome execute(const update_step::ContainerUpdate &update, const LogSinkFn &log,
-                          const std::shared_ptr<const PrebuiltArchive> &shared) const;
+    updater::Outcome execute(const update_step::ContainerUpdate &update, const LogSinkFn &log,
+                             const std::shared_ptr<const PrebuiltArchive> &shared) const;
 
     const UpdaterRegistry &updaters_;
     SyncedRecords *records_;

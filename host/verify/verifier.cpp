@@ -222,8 +222,8 @@ LiveUpdateReport Verifier::verify(const LiveUpdateTargets &lu, const std::vector
             const Repair fix = repair_of(c.found, delete_extra);
             if (repair && !fix.empty()) {
                 c.repaired = true;
-                const host::UpdateOutcome outcome = executor_.execute(repair_step(lu, container, fix), log);
-                if (outcome.kind != host::UpdateOutcome::Kind::ok) c.error = "the repair failed: " + outcome.message;
+                const updater::Outcome outcome = executor_.execute(repair_step(lu, container, fix), log);
+                if (outcome.kind != updater::Outcome::Kind::ok) c.error = "the repair failed: " + outcome.message;
                 // The repair's check gets a budget of its own: the repair was sent.
                 c.remaining = compare(lu, all, container, log, Clock::now() + tree_digest::kDefaultMaxTime);
             }

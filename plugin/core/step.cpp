@@ -36,26 +36,6 @@ void write_event(JsonTextWriter &w, const UpdateEvent &e) {
     w.end_object();
 }
 
-ReportedOutcome outcome_of(const json::value &v, const std::string &where) {
-    const auto &o = expect_object(v, where.empty() ? "outcome" : where);
-    if (const auto *ok = member(o, "ok")) {
-        if (!ok->is_bool()) throw DecodeError(where.empty() ? "ok" : where + ".ok", "expected boolean");
-        if (ok->get_bool()) return ReportedOutcome{};
-    }
-    if (const auto *rf = object_field(o, "runFailure", where)) {
-        const std::string field = where.empty() ? "runFailure" : where + ".runFailure";
-        return ReportedOutcome{ReportedOutcome::Kind::RunFailure, string_field(*rf, "message", field),
-                               int_field(*rf, "exitCode", field)};
-    }
-    if (member(o, "infraFailure") != nullptr)
-        return ReportedOutcome{ReportedOutcome::Kind::InfraFailure, string_field(o, "infraFailure", where), 0};
-    if (member(o, "containerNotRunning") != nullptr)
-        return ReportedOutcome{ReportedOutcome::Kind::ContainerNotRunning,
-                               string_field(o, "containerNotRunning", where), 0};
-    throw DecodeError(where.empty() ? "outcome" : where,
-                      "expected one of ok, runFailure, infraFailure, containerNotRunning");
-}
-
 }  // namespace
 
 std::string encode_step(const Step &step, int step_version) {
@@ -99,16 +79,18 @@ std::string encode_step(const Step &step, int step_version) {
     return w.take();
 }
 
-ReportedOutcome decode_outcome(std::string_view text) { return outcome_of(parse_limited(text, 1u << 20, 16), ""); }
+updater::Outcome decode_outcome(std::string_view text) {
+    return update_step::decode_outcome(parse_limited(text, 1u << 20, 16), "");
+}
 
-std::vector<ReportedOutcome> decode_outcomes(std::string_view text) {
+std::vector<updater::Outcome> decode_outcomes(std::string_view text) {
     const json::value v = parse_limited(text, 1u << 24, 16);
     const auto &o = expect_object(v, "outcomes document");
     const auto *list = member(o, "outcomes");
     if (list == nullptr || !list->is_array()) throw DecodeError("outcomes", "expected an array of outcomes");
-    std::vector<ReportedOutcome> out;
+    std::vector<updater::Outcome> out;
     for (std::size_t i = 0; i < list->get_array().size(); ++i)
-        out.push_back(outcome_of(list->get_array()[i], "outcomes[" + std::to_string(i) + "]"));
+        out.push_back(update_step::decode_outcome(list->get_array()[i], "outcomes[" + std::to_string(i) + "]"));
     return out;
 }
 

@@ -13,6 +13,7 @@
 
 #include "common/log_level.hpp"
 #include "common/update_step/container_update.hpp"
+#include "common/update_step/outcome.hpp"
 #include "plugin/core/api/file_watch.hpp"
 #include "plugin/core/api/live_update.hpp"
 #include "plugin/core/plan.hpp"
@@ -58,16 +59,9 @@ struct Step {
 // them first would hold each path once more.
 std::string encode_step(const Step &step, int step_version);
 
-struct ReportedOutcome {
-    enum class Kind { Ok, RunFailure, InfraFailure, ContainerNotRunning };
-    Kind kind = Kind::Ok;
-    std::string message;
-    std::int64_t exit_code = 0;
-};
-
 // Throws common::DecodeError naming the field.
-ReportedOutcome decode_outcome(std::string_view json);
+updater::Outcome decode_outcome(std::string_view json);
 // {"outcomes": [outcome, ...]}, the answer to an "updates" step; throws common::DecodeError.
-std::vector<ReportedOutcome> decode_outcomes(std::string_view json);
+std::vector<updater::Outcome> decode_outcomes(std::string_view json);
 
 }  // namespace liveupdate

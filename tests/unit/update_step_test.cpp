@@ -10,6 +10,7 @@
 
 #include "common/json_fields.hpp"
 #include "common/update_step/container_update.hpp"
+#include "common/update_step/outcome.hpp"
 #include "common/update_step/step_version.hpp"
 
 namespace json = boost::json;
@@ -18,6 +19,7 @@ using liveupdate::update_step::ContainerUpdate;
 using liveupdate::update_step::decode_update;
 using liveupdate::update_step::encode;
 using liveupdate::update_step::step_version;
+using Outcome = liveupdate::updater::Outcome;
 
 namespace {
 
@@ -189,6 +191,39 @@ BOOST_AUTO_TEST_CASE(a_step_version_out_of_range_is_refused) {
                        "the step is of stepVersion " + json::serialize(bad) + ", this host reads 1 to 2 only");
         }
     }
+}
+
+BOOST_AUTO_TEST_CASE(outcomes_encode_as_the_contract_writes_them_and_decode_back) {
+    const std::vector<std::pair<Outcome, std::string>> cases{
+        {Outcome::ok("said nothing"), R"({"ok":true})"},
+        {Outcome::run_failure(2, "make failed"), R"({"runFailure":{"message":"make failed","exitCode":2}})"},
+        {Outcome::infra_failure("no route"), R"({"infraFailure":"no route"})"},
+        {Outcome::container_not_running("gone"), R"({"containerNotRunning":"gone"})"},
+    };
+    for (const auto &[outcome, text] : cases) {
+        BOOST_TEST(json::serialize(encode(outcome)) == text);
+        const Outcome back = liveupdate::update_step::decode_outcome(json::parse(text), "");
+        BOOST_TEST((back.kind == outcome.kind));
+        BOOST_TEST(back.exit_code == outcome.exit_code);
+        if (outcome.kind != Outcome::Kind::ok) BOOST_TEST(back.message == outcome.message);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(a_malformed_outcome_is_named) {
+    const auto error = [](std::string_view text) {
+        try {
+            liveupdate::update_step::decode_outcome(json::parse(text), "outcomes[1]");
+        } catch (const DecodeError &e) {
+            return std::string(e.what());
+        }
+        return std::string("decoded");
+    };
+    BOOST_TEST(error(R"({"ok": 1})") == "outcomes[1].ok: expected boolean");
+    BOOST_TEST(error(R"({"runFailure": {"exitCode": "1"}})") == "outcomes[1].runFailure.exitCode: expected integer");
+    BOOST_TEST(error(R"({"runFailure": {"exitCode": 4294967296}})") == "outcomes[1].runFailure.exitCode: out of range");
+    BOOST_TEST(error(R"({"infraFailure": 3})") == "outcomes[1].infraFailure: expected string");
+    BOOST_TEST(error(R"({"ok": false})") ==
+               "outcomes[1]: expected one of ok, runFailure, infraFailure, containerNotRunning");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
