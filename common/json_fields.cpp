@@ -206,24 +206,4 @@ std::int64_t int_field(const json::object &o, Keys keys, std::int64_t fallback) 
     });
 }
 
-const json::value *value_at(const json::value &v, Keys keys) {
-    const json::value *cur = &v;
-    for (auto key : keys) {
-        if (!cur->is_object()) return nullptr;
-        cur = cur->as_object().if_contains(key);
-        if (cur == nullptr) return nullptr;
-    }
-    return cur;
-}
-
-std::string text_at(const json::value &v, Keys keys) {
-    const json::value *found = value_at(v, keys);
-    return found != nullptr && found->is_string() ? std::string(found->as_string()) : std::string();
-}
-
-std::string text_at(const json::object &o, std::string_view key) {
-    const json::value *v = o.if_contains(key);
-    return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string();
-}
-
 }  // namespace liveupdate::common

@@ -74,13 +74,6 @@ std::string string_field(const json::object &o, Keys keys, std::string_view fall
 bool bool_field(const json::object &o, Keys keys, bool fallback = false);
 std::int64_t int_field(const json::object &o, Keys keys, std::int64_t fallback = 0);
 
-// Lenient reading (what is not there as expected reads as "" or nullptr),
-// kept only for host/core/executor.cpp's step decode until its typed schema
-// replaces it (issue 34); nothing else may use it.
-const json::value *value_at(const json::value &v, Keys keys);
-std::string text_at(const json::value &v, Keys keys);
-std::string text_at(const json::object &o, std::string_view key);
-
 // Parses text with a depth limit and a size cap (common/json_parse: a key
 // given twice, a number out of range or invalid UTF-8 is refused too); throws
 // DecodeError(field, "malformed JSON at line L, column C: why") otherwise.

@@ -3,6 +3,7 @@
 #include <cstddef>
 
 #include "common/json_fields.hpp"
+#include "common/update_step/step_version.hpp"
 #include "host/core/host_error.hpp"
 #include "host/core/log.hpp"
 #include "host/core/plugin_message.hpp"
@@ -44,13 +45,10 @@ json::object parse_step(const LiveUpdatePlugin &plugin, int32_t rc, std::string_
         throw PluginCallError(what, where_of(plugin),
                               "the step is not an object with \"type\": " + std::string(text.substr(0, 200)));
     }
-    if (const json::value *version = step.as_object().if_contains("stepVersion");
-        version != nullptr &&
-        !(version->is_int64() && version->as_int64() >= 1 && version->as_int64() <= max_step_version)) {
-        throw PluginCallError(what, where_of(plugin),
-                              "the step is of stepVersion " + boost::json::serialize(*version) +
-                                  ", this host reads 1 to " + std::to_string(max_step_version) +
-                                  " only: use a plugin built with this host's SDK");
+    try {
+        update_step::step_version(step.as_object(), max_step_version);
+    } catch (const common::DecodeError &e) {
+        throw PluginCallError(what, where_of(plugin), e.reason() + ": use a plugin built with this host's SDK");
     }
     return std::move(step.as_object());
 }

@@ -9,6 +9,7 @@
 
 #include <boost/json.hpp>
 
+#include "common/update_step/container_update.hpp"
 #include "host/core/archive_builder.hpp"
 #include "host/core/log.hpp"
 #include "host/core/synced_record.hpp"
@@ -30,8 +31,10 @@ public:
     // the record cannot take fails the update.
     // shared: the archive every update of its step copies, built once
     // (shared_archive); null: the update builds its own.
-    UpdateOutcome execute(const boost::json::object &update, const LogSinkFn &log,
-                          const std::shared_ptr<const PrebuiltArchive> &shared = nullptr) const;
+    // The object is decoded strictly (common/update_step): a missing or
+    // mistyped field fails the update naming its path.
+    updater::Outcome execute(const boost::json::object &update, const LogSinkFn &log,
+                             const std::shared_ptr<const PrebuiltArchive> &shared = nullptr) const;
 
     // The archive of updates that all copy the same paths with the same
     // filter (one change to several replicas), built once in memory; null
@@ -42,6 +45,9 @@ public:
     SyncedRecords *records() const { return records_; }
 
 private:
+    updater::Outcome execute(const update_step::ContainerUpdate &update, const LogSinkFn &log,
+                             const std::shared_ptr<const PrebuiltArchive> &shared) const;
+
     const UpdaterRegistry &updaters_;
     SyncedRecords *records_;
 };

@@ -4,6 +4,7 @@
 #include <system_error>
 
 #include "common/json_fields.hpp"
+#include "common/update_step/outcome.hpp"
 #include "host/core/build_entry.hpp"
 #include "host/core/host_error.hpp"
 
@@ -104,7 +105,7 @@ public:
         std::vector<FannedOutUpdate> ran = fanout.run(executor, batch.updates, batch.stops_at_infra_failure);
         result.updates += ran.size();
         json::array outcomes;
-        for (const FannedOutUpdate &one : ran) outcomes.push_back(one.outcome.to_json());
+        for (const FannedOutUpdate &one : ran) outcomes.push_back(update_step::encode(one.outcome));
         json::object next = session.continue_with(json::object{{"outcomes", std::move(outcomes)}}, clock());
         const json::value *results = next.if_contains("results");
         const log::HeldLines held;  // every update's lines in one write
@@ -174,9 +175,9 @@ ReconcileResult ReconcileDriver::reconcile(const std::string &live_update) {
                 throw PluginCallError("reconcile of " + live_update + " failed", "plugin step",
                                       "an update step without an \"update\" object");
             }
-            UpdateOutcome outcome = executor_.execute(update->as_object(), run.sink());
+            updater::Outcome outcome = executor_.execute(update->as_object(), run.sink());
             ++run.result.updates;
-            step = begun.session->continue_with(outcome.to_json(), clock_());
+            step = begun.session->continue_with(update_step::encode(outcome), clock_());
         }
         const json::value *status = step.if_contains("status");
         run.result.status = status != nullptr ? *status : json::value(nullptr);

@@ -34,7 +34,7 @@ private:
 FannedOutUpdate run_one(const Executor &executor, const boost::json::object &update,
                         const std::shared_ptr<const PrebuiltArchive> &shared = nullptr) {
     LineBuffer buffer;
-    UpdateOutcome outcome = executor.execute(update, buffer.sink(), shared);
+    updater::Outcome outcome = executor.execute(update, buffer.sink(), shared);
     return FannedOutUpdate{std::move(outcome), buffer.take()};
 }
 
@@ -103,7 +103,7 @@ std::vector<FannedOutUpdate> UpdateFanout::run(const Executor &executor,
         for (const boost::json::object *update : updates) {
             results.push_back(run_one(executor, *update));
             // X08: one by one, ended by an infrastructure failure that holds every container.
-            if (stops_at_infra_failure && results.back().outcome.kind == UpdateOutcome::Kind::infra_failure) break;
+            if (stops_at_infra_failure && results.back().outcome.kind == updater::Outcome::Kind::infra_failure) break;
         }
         return results;
     }

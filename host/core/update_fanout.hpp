@@ -27,7 +27,7 @@ struct StepLogLine {
 
 // What running one update gave: its outcome and the lines it wrote.
 struct FannedOutUpdate {
-    UpdateOutcome outcome;
+    updater::Outcome outcome;
     std::vector<StepLogLine> log;
 };
 

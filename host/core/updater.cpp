@@ -7,18 +7,6 @@
 #include "liveupdate/liveupdate.hpp"
 
 namespace liveupdate::host {
-namespace json = boost::json;
-
-json::value UpdateOutcome::to_json() const {
-    switch (kind) {
-    case Kind::ok: return json::object{{"ok", true}};
-    case Kind::run_failure:
-        return json::object{{"runFailure", json::object{{"message", message}, {"exitCode", exit_code}}}};
-    case Kind::infra_failure: return json::object{{"infraFailure", message}};
-    case Kind::container_not_running: return json::object{{"containerNotRunning", message}};
-    }
-    return json::object{{"infraFailure", "unknown outcome"}};
-}
 
 Updater::Updater(std::shared_ptr<const UpdaterPlugin> plugin, std::shared_ptr<UpdaterHostServices> services,
                  std::string_view config_json)
@@ -35,28 +23,20 @@ Updater::~Updater() {
     if (updater_ != nullptr) plugin_->api().destroy(updater_);
 }
 
-UpdateOutcome Updater::update(const lu_update_request &request) const {
+updater::Outcome Updater::update(const lu_update_request &request) const {
     lu_update_outcome outcome{};
     outcome.struct_size = sizeof(lu_update_outcome);
     int32_t rc = plugin_->api().update(updater_, &request, &outcome);
     PluginMessage message(plugin_->api().free_message);
     *message.out() = outcome.message;
     if (rc != LU_OK) {
-        return UpdateOutcome::infra_failure("updater " + plugin_->identity().name + " failed (result code " +
-                                            std::to_string(rc) + ")" +
-                                            (message.view().empty() ? "" : ": " + message.str()));
+        return updater::Outcome::infra_failure("updater " + plugin_->identity().name + " failed (result code " +
+                                               std::to_string(rc) + ")" +
+                                               (message.view().empty() ? "" : ": " + message.str()));
     }
-    switch (outcome.kind) {
-    case LU_OUTCOME_OK: return UpdateOutcome{UpdateOutcome::Kind::ok, 0, message.str()};
-    case LU_OUTCOME_RUN_FAILURE:
-        return UpdateOutcome{UpdateOutcome::Kind::run_failure, outcome.exit_code, message.str()};
-    case LU_OUTCOME_INFRA_FAILURE: return UpdateOutcome::infra_failure(message.str());
-    case LU_OUTCOME_CONTAINER_NOT_RUNNING:
-        return UpdateOutcome{UpdateOutcome::Kind::container_not_running, 0, message.str()};
-    default:
-        return UpdateOutcome::infra_failure("updater " + plugin_->identity().name + " returned outcome kind " +
-                                            std::to_string(outcome.kind));
-    }
+    if (std::optional<updater::Outcome> known = updater::to_outcome(outcome, message.str())) return *known;
+    return updater::Outcome::infra_failure("updater " + plugin_->identity().name + " returned outcome kind " +
+                                           std::to_string(outcome.kind));
 }
 
 std::optional<std::string> Updater::prepare(const lu_container_ref &container) const {

@@ -10,22 +10,9 @@
 
 #include "host/core/host_services.hpp"
 #include "host/core/plugin_loader.hpp"
+#include "liveupdate/updater.hpp"
 
 namespace liveupdate::host {
-
-struct UpdateOutcome {
-    enum class Kind { ok, run_failure, infra_failure, container_not_running };
-    Kind kind = Kind::ok;
-    int exit_code = 0;
-    std::string message;
-
-    // {"ok": true} | {"runFailure": {"message", "exitCode"}} | {"infraFailure": message}
-    // | {"containerNotRunning": message}
-    boost::json::value to_json() const;
-    static UpdateOutcome infra_failure(std::string message) {
-        return UpdateOutcome{Kind::infra_failure, 0, std::move(message)};
-    }
-};
 
 class Updater {
 public:
@@ -37,7 +24,7 @@ public:
     ~Updater();
 
     // Thread-safe as the plugin is (the ABI requires it). A failing call is an infra failure.
-    UpdateOutcome update(const lu_update_request &request) const;
+    updater::Outcome update(const lu_update_request &request) const;
 
     // Readies the container for its first update (lu_updater_api.prepare):
     // nullopt when it did, or when the plugin has nothing to prepare (an older

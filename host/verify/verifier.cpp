@@ -231,8 +231,8 @@ LiveUpdateReport Verifier::verify(const LiveUpdateTargets &lu, const std::vector
             const Repair fix = repair_of(c.found, delete_extra);
             if (repair && !fix.empty()) {
                 c.repaired = true;
-                const host::UpdateOutcome outcome = executor_.execute(repair_step(lu, container, fix), log);
-                if (outcome.kind != host::UpdateOutcome::Kind::ok) c.error = "the repair failed: " + outcome.message;
+                const updater::Outcome outcome = executor_.execute(repair_step(lu, container, fix), log);
+                if (outcome.kind != updater::Outcome::Kind::ok) c.error = "the repair failed: " + outcome.message;
                 if (Clock::now() >= deadline)
                     throw std::runtime_error("repaired, not verified again: " + budget + " (the next check tells)");
                 c.remaining = compare(lu, all, container, log, deadline);

@@ -45,21 +45,22 @@ StatResult stat_entry(const std::string &p) {
     return {0, S_ISDIR(st.st_mode)};
 }
 
-void sort_unique_by_container(std::vector<PathMapping> &v) {
-    std::sort(v.begin(), v.end(), [](const PathMapping &a, const PathMapping &b) {
+void sort_unique_by_container(std::vector<updater::CopyMapping> &v) {
+    std::sort(v.begin(), v.end(), [](const updater::CopyMapping &a, const updater::CopyMapping &b) {
         if (a.container_path != b.container_path) return a.container_path < b.container_path;
         return a.local_path < b.local_path;
     });
-    v.erase(
-        std::unique(v.begin(), v.end(),
-                    [](const PathMapping &a, const PathMapping &b) { return a.container_path == b.container_path; }),
-        v.end());
+    v.erase(std::unique(v.begin(), v.end(),
+                        [](const updater::CopyMapping &a, const updater::CopyMapping &b) {
+                            return a.container_path == b.container_path;
+                        }),
+            v.end());
 }
 
 }  // namespace
 
-std::vector<PathMapping> sync_rules(const api::LiveUpdateSpec &spec) {
-    std::vector<PathMapping> out;
+std::vector<updater::CopyMapping> sync_rules(const api::LiveUpdateSpec &spec) {
+    std::vector<updater::CopyMapping> out;
     out.reserve(spec.syncs.size());
     for (const auto &s : spec.syncs) {
         std::string local = s.local_path;
@@ -69,7 +70,7 @@ std::vector<PathMapping> sync_rules(const api::LiveUpdateSpec &spec) {
     return out;
 }
 
-PathMapping whole_rule_mapping(const PathMapping &rule) {
+updater::CopyMapping whole_rule_mapping(const updater::CopyMapping &rule) {
     if (!ends_with_slash(rule.container_path)) return rule;
     const auto st = stat_rule_root(rule.local_path);
     if (st.error != 0 && st.error != ENOENT && st.error != ENOTDIR)
@@ -126,9 +127,9 @@ PlanResult create_plan(const api::LiveUpdateSpec &spec, const std::vector<std::s
 namespace {
 
 template <class Synced, class LocalPathOf>
-std::vector<PlannedRun> runs_triggered_by(const api::LiveUpdateSpec &spec, const Synced &synced,
-                                          LocalPathOf local_path_of) {
-    std::vector<PlannedRun> out;
+std::vector<updater::RunStep> runs_triggered_by(const api::LiveUpdateSpec &spec, const Synced &synced,
+                                                LocalPathOf local_path_of) {
+    std::vector<updater::RunStep> out;
     for (const auto &exec : spec.execs) {
         bool run = exec.trigger_paths.empty();
         for (std::size_t i = 0; !run && i < synced.size(); ++i)
@@ -140,19 +141,21 @@ std::vector<PlannedRun> runs_triggered_by(const api::LiveUpdateSpec &spec, const
 
 }  // namespace
 
-std::vector<PlannedRun> boil_runs(const api::LiveUpdateSpec &spec, const std::vector<PathMapping> &synced) {
-    return runs_triggered_by(spec, synced, [](const PathMapping &m) -> const std::string & { return m.local_path; });
+std::vector<updater::RunStep> boil_runs(const api::LiveUpdateSpec &spec,
+                                        const std::vector<updater::CopyMapping> &synced) {
+    return runs_triggered_by(spec, synced,
+                             [](const updater::CopyMapping &m) -> const std::string & { return m.local_path; });
 }
 
-std::vector<PlannedRun> boil_runs_of_local_paths(const api::LiveUpdateSpec &spec,
-                                                 const std::vector<std::string> &synced_local_paths) {
+std::vector<updater::RunStep> boil_runs_of_local_paths(const api::LiveUpdateSpec &spec,
+                                                       const std::vector<std::string> &synced_local_paths) {
     return runs_triggered_by(spec, synced_local_paths, [](const std::string &p) -> const std::string & { return p; });
 }
 
 namespace {
 
 // The local path of the innermost rule holding path, or "".
-std::string rule_root_of(const std::string &path, const std::vector<PathMapping> &rules) {
+std::string rule_root_of(const std::string &path, const std::vector<updater::CopyMapping> &rules) {
     std::string best;
     for (const auto &r : rules) {
         const std::string &root = r.local_path;
@@ -180,7 +183,8 @@ bool beneath_a_symlink(const std::string &root, const std::string &path, std::ma
 
 }  // namespace
 
-CopyDelete split_by_existence(const std::vector<PathMapping> &mappings, const std::vector<PathMapping> &rules) {
+CopyDelete split_by_existence(const std::vector<updater::CopyMapping> &mappings,
+                              const std::vector<updater::CopyMapping> &rules) {
     CopyDelete out;
     std::map<std::string, bool> symlink_parents;
     for (const auto &m : mappings) {

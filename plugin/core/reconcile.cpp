@@ -362,7 +362,7 @@ ReconcileSession::Visit ReconcileSession::visit(const SelectedContainer &sc) {
         ContainerUpdate update;
         update.live_update = name_;
         update.via = resource_.via;
-        update.container = TargetContainer{c.id, c.name, sc.pod_name, sc.namespace_name, resource_.local_root};
+        update.container = updater::ContainerRef{c.id, c.name, sc.pod_name, sc.namespace_name, resource_.local_root};
         // An initial sync's files were collected beneath the syncs: each one syncs.
         update.runs =
             initial_sync ? boil_runs_of_local_paths(spec, changed.files) : boil_runs(spec, plan.plan.sync_paths);
@@ -378,9 +378,10 @@ ReconcileSession::Visit ReconcileSession::visit(const SelectedContainer &sc) {
                 one.failed = api::LiveUpdateStateFailed{"Invalid", std::string("Mapping paths: ") + e.what(), {}};
             }
             // The contract lists copies by container path, the initial sync's rules included.
-            std::stable_sort(update.copy.begin(), update.copy.end(), [](const PathMapping &a, const PathMapping &b) {
-                return a.container_path < b.container_path;
-            });
+            std::stable_sort(update.copy.begin(), update.copy.end(),
+                             [](const updater::CopyMapping &a, const updater::CopyMapping &b) {
+                                 return a.container_path < b.container_path;
+                             });
             update.filter = std::move(filter);
             log(LogLevel::info, "Initial sync: will copy sync paths to container: " + names);
             for (const auto &m : update.copy)
@@ -457,7 +458,7 @@ bool ReconcileSession::merge_container(api::LiveUpdateStatus one, bool files_app
     return false;
 }
 
-Step ReconcileSession::resume(const ReportedOutcome &outcome, common::MicroTime now) {
+Step ReconcileSession::resume(const updater::Outcome &outcome, common::MicroTime now) {
     now_ = now;
     Pending p = std::move(*pending_);
     pending_.reset();
@@ -465,11 +466,11 @@ Step ReconcileSession::resume(const ReportedOutcome &outcome, common::MicroTime 
     return advance();
 }
 
-Step ReconcileSession::resume_batch(const std::vector<ReportedOutcome> &outcomes, common::MicroTime now) {
+Step ReconcileSession::resume_batch(const std::vector<updater::Outcome> &outcomes, common::MicroTime now) {
     const auto updates =
         static_cast<std::size_t>(std::count_if(batch_.begin(), batch_.end(), [](const Visit &v) { return v.pending; }));
-    const auto infra = std::find_if(outcomes.begin(), outcomes.end(), [](const ReportedOutcome &o) {
-        return o.kind == ReportedOutcome::Kind::InfraFailure;
+    const auto infra = std::find_if(outcomes.begin(), outcomes.end(), [](const updater::Outcome &o) {
+        return o.kind == updater::Outcome::Kind::infra_failure;
     });
     // An infrastructure failure that holds every container ends the fold (C07); one holding its own alone does not
     // (C10).
@@ -501,18 +502,18 @@ Step ReconcileSession::resume_batch(const std::vector<ReportedOutcome> &outcomes
     return step;
 }
 
-bool ReconcileSession::fold_outcome(const Pending &p, const ReportedOutcome &outcome) {
+bool ReconcileSession::fold_outcome(const Pending &p, const updater::Outcome &outcome) {
     api::LiveUpdateContainerStatus c;
-    c.container_name = p.ref.container_name;
-    c.container_id = p.ref.container_id;
-    c.pod_name = p.ref.pod_name;
+    c.container_name = p.ref.name;
+    c.container_id = p.ref.id;
+    c.pod_name = p.ref.pod;
     c.namespace_name = p.ref.namespace_name;
     c.last_file_time_synced = p.new_high_water_mark.is_zero() ? now_ : p.new_high_water_mark;
 
     api::LiveUpdateStatus one;
     bool files_applied = true;
     switch (outcome.kind) {
-    case ReportedOutcome::Kind::ContainerNotRunning: {
+    case updater::Outcome::Kind::container_not_running: {
         // Paused, say: a passing state, not the container's failure. Nothing
         // changed in it, so its changes stay pending and go out once it runs.
         log(LogLevel::info, "  \u2192 Container " + p.display_name + " is not running (" + outcome.message +
@@ -525,19 +526,18 @@ bool ReconcileSession::fold_outcome(const Pending &p, const ReportedOutcome &out
         files_applied = false;
         break;
     }
-    case ReportedOutcome::Kind::Ok:
+    case updater::Outcome::Kind::ok:
         log(LogLevel::info, "  \u2192 Container " + p.display_name + " updated!");
         one.containers.push_back(std::move(c));
         break;
-    case ReportedOutcome::Kind::RunFailure:
+    case updater::Outcome::Kind::run_failure:
         log(LogLevel::info, "  \u2192 Failed to update container " + p.display_name + ": " + outcome.message);
         c.last_exec_error = outcome.message;
         one.containers.push_back(std::move(c));
         break;
-    case ReportedOutcome::Kind::InfraFailure: {
-        const std::string msg = !p.ref.pod_name.empty()
-                                    ? "Updating pod " + p.ref.pod_name + ": " + outcome.message
-                                    : "Updating container " + p.display_name + ": " + outcome.message;
+    case updater::Outcome::Kind::infra_failure: {
+        const std::string msg = !p.ref.pod.empty() ? "Updating pod " + p.ref.pod + ": " + outcome.message
+                                                   : "Updating container " + p.display_name + ": " + outcome.message;
         one.failed = api::LiveUpdateStateFailed{"UpdateFailed", msg, {}};
         break;
     }
@@ -625,11 +625,11 @@ Step ReconcileSession::finish_sync() {
 void ReconcileSession::abandon() {
     if (!awaiting_outcome()) return;
     commit_ = false;
-    ReportedOutcome gave_up{ReportedOutcome::Kind::InfraFailure,
-                            "the host ended the reconcile before reporting the outcome", 0};
+    const updater::Outcome gave_up =
+        updater::Outcome::infra_failure("the host ended the reconcile before reporting the outcome");
     if (batch_pending_) {
         const auto updates = std::count_if(batch_.begin(), batch_.end(), [](const Visit &v) { return v.pending; });
-        resume_batch(std::vector<ReportedOutcome>(static_cast<std::size_t>(updates), gave_up), now_);
+        resume_batch(std::vector<updater::Outcome>(static_cast<std::size_t>(updates), gave_up), now_);
     }
     while (pending_) resume(gave_up, now_);
 }

@@ -67,12 +67,12 @@ public:
     // lu: the LiveUpdate object, null when it does not exist (D04).
     Step begin(const api::ObjectPtr &lu, const ObjectLookup &lookup, common::MicroTime now);
     // Continues after the update step that was last handed out.
-    Step resume(const ReportedOutcome &outcome, common::MicroTime now);
+    Step resume(const updater::Outcome &outcome, common::MicroTime now);
     // Continues after the "updates" step that was last handed out, with the
     // outcomes in its order; where a failure holds every container (C07)
     // they may stop after the first infrastructure failure (the fold stops
     // there). Throws common::DecodeError when too few.
-    Step resume_batch(const std::vector<ReportedOutcome> &outcomes, common::MicroTime now);
+    Step resume_batch(const std::vector<updater::Outcome> &outcomes, common::MicroTime now);
     // Gives up a pending update as if it failed; the status is not committed.
     void abandon();
 
@@ -83,7 +83,7 @@ public:
 private:
     struct Pending {
         ContainerKey key;
-        TargetContainer ref;
+        updater::ContainerRef ref;
         std::string display_name;
         common::MicroTime new_high_water_mark;
         common::MicroTime new_low_water_mark;
@@ -116,7 +116,7 @@ private:
     // Applies a visit without update; returns true when the visit must stop.
     bool settle(const Visit &visit);
     // Merges the outcome of a pending update; returns true when the visit must stop.
-    bool fold_outcome(const Pending &p, const ReportedOutcome &outcome);
+    bool fold_outcome(const Pending &p, const updater::Outcome &outcome);
     // C07: says once per batch of changes that they wait for the failure to clear.
     void report_skipped_changes(ContainerTrack &track, const std::string &display);
     bool plannable_again(const ContainerTrack &track) const;

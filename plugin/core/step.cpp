@@ -9,46 +9,6 @@ using namespace common;
 
 namespace {
 
-json::array strings(const std::vector<std::string> &v) {
-    json::array out;
-    out.reserve(v.size());
-    for (const auto &s : v) out.emplace_back(s);
-    return out;
-}
-
-json::object encode_update(const ContainerUpdate &u) {
-    json::object c{{"containerID", u.container.container_id},
-                   {"containerName", u.container.container_name},
-                   {"podName", u.container.pod_name},
-                   {"namespace", u.container.namespace_name}};
-    if (u.via == "local") c["root"] = u.container.root;
-    json::array copy;
-    copy.reserve(u.copy.size());
-    for (const auto &m : u.copy) copy.push_back(json::object{{"local", m.local_path}, {"container", m.container_path}});
-    json::array runs;
-    for (const auto &r : u.runs) {
-        json::object run{{"args", strings(r.args)}, {"echoOff", r.echo_off}};
-        // Only when set, so that Tilt-shaped steps stay as they were.
-        if (!r.user.empty()) run["user"] = r.user;
-        if (!r.working_dir.empty()) run["workingDir"] = r.working_dir;
-        if (!r.env.empty()) run["env"] = strings(r.env);
-        if (r.privileged) run["privileged"] = true;
-        runs.push_back(std::move(run));
-    }
-    json::array filter;
-    for (const auto &f : u.filter) filter.push_back(common::to_json(f));
-    return json::object{{"liveUpdate", u.live_update},
-                        {"via", u.via},
-                        {"container", std::move(c)},
-                        {"copy", std::move(copy)},
-                        {"delete", strings(u.delete_paths)},
-                        {"runs", std::move(runs)},
-                        {"restart", u.restart},
-                        {"initialSync", u.initial_sync},
-                        {"filter", std::move(filter)},
-                        {"syncRoots", strings(u.sync_roots)}};
-}
-
 json::array encode_log(const std::vector<LogLine> &lines) {
     json::array log;
     for (const auto &l : lines) log.push_back(json::object{{"level", common::to_string(l.level)}, {"text", l.text}});
@@ -76,26 +36,6 @@ void write_event(JsonTextWriter &w, const UpdateEvent &e) {
     w.end_object();
 }
 
-ReportedOutcome outcome_of(const json::value &v, const std::string &where) {
-    const auto &o = expect_object(v, where.empty() ? "outcome" : where);
-    if (const auto *ok = member(o, "ok")) {
-        if (!ok->is_bool()) throw DecodeError(where.empty() ? "ok" : where + ".ok", "expected boolean");
-        if (ok->get_bool()) return ReportedOutcome{};
-    }
-    if (const auto *rf = object_field(o, "runFailure", where)) {
-        const std::string field = where.empty() ? "runFailure" : where + ".runFailure";
-        return ReportedOutcome{ReportedOutcome::Kind::RunFailure, string_field(*rf, "message", field),
-                               int_field(*rf, "exitCode", field)};
-    }
-    if (member(o, "infraFailure") != nullptr)
-        return ReportedOutcome{ReportedOutcome::Kind::InfraFailure, string_field(o, "infraFailure", where), 0};
-    if (member(o, "containerNotRunning") != nullptr)
-        return ReportedOutcome{ReportedOutcome::Kind::ContainerNotRunning,
-                               string_field(o, "containerNotRunning", where), 0};
-    throw DecodeError(where.empty() ? "outcome" : where,
-                      "expected one of ok, runFailure, infraFailure, containerNotRunning");
-}
-
 }  // namespace
 
 std::string encode_step(const Step &step, int step_version) {
@@ -112,12 +52,12 @@ std::string encode_step(const Step &step, int step_version) {
     w.end_array();
     if (step.update) {
         w.key("update");
-        w.value(encode_update(*step.update));
+        w.value(update_step::encode(*step.update));
     } else if (!step.updates.empty()) {
         w.key("updates");
         w.begin_array();
         for (const auto &u : step.updates)
-            w.value(json::object{{"log", encode_log(u.log)}, {"update", encode_update(u.update)}});
+            w.value(json::object{{"log", encode_log(u.log)}, {"update", update_step::encode(u.update)}});
         w.end_array();
         w.key("stopsAtInfraFailure");
         w.boolean(step.stops_at_infra_failure);
@@ -139,16 +79,18 @@ std::string encode_step(const Step &step, int step_version) {
     return w.take();
 }
 
-ReportedOutcome decode_outcome(std::string_view text) { return outcome_of(parse_limited(text, 1u << 20, 16), ""); }
+updater::Outcome decode_outcome(std::string_view text) {
+    return update_step::decode_outcome(parse_limited(text, 1u << 20, 16), "");
+}
 
-std::vector<ReportedOutcome> decode_outcomes(std::string_view text) {
+std::vector<updater::Outcome> decode_outcomes(std::string_view text) {
     const json::value v = parse_limited(text, 1u << 24, 16);
     const auto &o = expect_object(v, "outcomes document");
     const auto *list = member(o, "outcomes");
     if (list == nullptr || !list->is_array()) throw DecodeError("outcomes", "expected an array of outcomes");
-    std::vector<ReportedOutcome> out;
+    std::vector<updater::Outcome> out;
     for (std::size_t i = 0; i < list->get_array().size(); ++i)
-        out.push_back(outcome_of(list->get_array()[i], "outcomes[" + std::to_string(i) + "]"));
+        out.push_back(update_step::decode_outcome(list->get_array()[i], "outcomes[" + std::to_string(i) + "]"));
     return out;
 }
 

@@ -12,6 +12,8 @@
 #include <boost/json.hpp>
 
 #include "common/log_level.hpp"
+#include "common/update_step/container_update.hpp"
+#include "common/update_step/outcome.hpp"
 #include "plugin/core/api/file_watch.hpp"
 #include "plugin/core/api/live_update.hpp"
 #include "plugin/core/plan.hpp"
@@ -31,26 +33,8 @@ struct UpdateEvent {
     std::string error;                       // completed
 };
 
-struct TargetContainer {
-    std::string container_id;
-    std::string container_name;
-    std::string pod_name;
-    std::string namespace_name;
-    std::string root;  // local containers only
-};
-
-struct ContainerUpdate {
-    std::string live_update;
-    std::string via;
-    TargetContainer container;
-    std::vector<PathMapping> copy;
-    std::vector<std::string> delete_paths;
-    std::vector<PlannedRun> runs;
-    bool restart = false;
-    bool initial_sync = false;
-    std::vector<common::IgnoreDef> filter;
-    std::vector<std::string> sync_roots;  // the syncs' container paths, cleaned (lu_update_request.sync_roots)
-};
+// What the step asks of one container: the schema the host decodes.
+using update_step::ContainerUpdate;
 
 // One update of an "updates" step with the lines written before it (stepVersion 2).
 struct BatchedUpdate {
@@ -75,16 +59,9 @@ struct Step {
 // them first would hold each path once more.
 std::string encode_step(const Step &step, int step_version);
 
-struct ReportedOutcome {
-    enum class Kind { Ok, RunFailure, InfraFailure, ContainerNotRunning };
-    Kind kind = Kind::Ok;
-    std::string message;
-    std::int64_t exit_code = 0;
-};
-
 // Throws common::DecodeError naming the field.
-ReportedOutcome decode_outcome(std::string_view json);
+updater::Outcome decode_outcome(std::string_view json);
 // {"outcomes": [outcome, ...]}, the answer to an "updates" step; throws common::DecodeError.
-std::vector<ReportedOutcome> decode_outcomes(std::string_view json);
+std::vector<updater::Outcome> decode_outcomes(std::string_view json);
 
 }  // namespace liveupdate

@@ -36,7 +36,7 @@ std::variant<SyncTargets, SyncTargetsProblem> targets_of(const api::LiveUpdateSp
     for (const auto &[name, source] : monitor.sources)
         source_ignores.insert(source_ignores.end(), source.ignores.begin(), source.ignores.end());
     out.filter = initial_sync_filter(source_ignores);
-    for (const PathMapping &rule : sync_rules(spec)) out.targets.push_back(whole_rule_mapping(rule));
+    for (const updater::CopyMapping &rule : sync_rules(spec)) out.targets.push_back(whole_rule_mapping(rule));
     return out;
 }
 
@@ -68,7 +68,7 @@ json::object encode_sync_targets(const SyncTargets &targets) {
                                           {"namespace", c.namespace_name},
                                           {"root", c.root},
                                           {"display", container_display_name(c.pod_name, c.name, c.id)}});
-    for (const PathMapping &t : targets.targets)
+    for (const updater::CopyMapping &t : targets.targets)
         paths.push_back(json::object{{"local", t.local_path}, {"container", t.container_path}});
     return json::object{{"via", targets.via},
                         {"containers", std::move(containers)},

@@ -28,8 +28,8 @@ struct SyncTargetContainer {
 struct SyncTargets {
     std::string via;  // updater class
     std::vector<SyncTargetContainer> containers;
-    std::vector<PathMapping> targets;       // whole_rule_mapping of each sync rule
-    std::vector<common::IgnoreDef> filter;  // initial_sync_filter of the sources' ignores
+    std::vector<updater::CopyMapping> targets;  // whole_rule_mapping of each sync rule
+    std::vector<common::IgnoreDef> filter;      // initial_sync_filter of the sources' ignores
 };
 
 struct SyncTargetsProblem {

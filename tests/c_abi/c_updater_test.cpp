@@ -10,6 +10,7 @@
 #include "host/core/host_error.hpp"
 
 using namespace liveupdate::host;
+using liveupdate::updater::Outcome;
 namespace fs = std::filesystem;
 namespace json = boost::json;
 
@@ -44,11 +45,12 @@ struct Fixture {
 
     json::object update(bool restart, const char *run = "true") const {
         return json::parse(R"({"liveUpdate": "lu", "via": "local",
-            "container": {"containerID": "c-7", "containerName": "n", "root": "/tmp"},
+            "container": {"containerID": "c-7", "containerName": "n", "podName": "", "namespace": "", "root": "/tmp"},
             "copy": [{"local": ")" +
-                           file.string() + R"(", "container": "/a.txt"}],
+                           file.string() + R"(", "container": "/a.txt"}], "delete": [],
             "runs": [{"args": [")" +
-                           std::string(run) + R"("]}], "restart": )" + (restart ? "true" : "false") + "}")
+                           std::string(run) + R"("], "echoOff": false}], "restart": )" + (restart ? "true" : "false") +
+                           R"(, "initialSync": false, "filter": []})")
             .as_object();
     }
 };
@@ -60,8 +62,8 @@ BOOST_FIXTURE_TEST_SUITE(c_updater, Fixture)
 BOOST_AUTO_TEST_CASE(loads_and_reads_the_whole_archive) {
     auto plugin = UpdaterPlugin::load(LU_TEST_C_UPDATER);
     BOOST_TEST(plugin->identity().name == "c-updater");
-    const UpdateOutcome outcome = executor.execute(update(false), log);
-    BOOST_TEST((outcome.kind == UpdateOutcome::Kind::ok));
+    const Outcome outcome = executor.execute(update(false), log);
+    BOOST_TEST((outcome.kind == Outcome::Kind::ok));
     std::uint64_t expected_bytes = 0;
     write_archive(
         {{file.string(), "/a.txt"}}, liveupdate::common::IgnoreSet{},
@@ -71,25 +73,25 @@ BOOST_AUTO_TEST_CASE(loads_and_reads_the_whole_archive) {
 }
 
 BOOST_AUTO_TEST_CASE(a_failing_run_is_a_run_failure) {
-    const UpdateOutcome outcome = executor.execute(update(false, "false"), log);
-    BOOST_TEST((outcome.kind == UpdateOutcome::Kind::run_failure));
+    const Outcome outcome = executor.execute(update(false, "false"), log);
+    BOOST_TEST((outcome.kind == Outcome::Kind::run_failure));
     BOOST_TEST(outcome.exit_code == 1);
     BOOST_TEST(outcome.message == "false failed");
 }
 
 BOOST_AUTO_TEST_CASE(restart_goes_through_the_host_extension_when_offered) {
-    const UpdateOutcome without = executor.execute(update(true), log);
-    BOOST_TEST((without.kind == UpdateOutcome::Kind::infra_failure));
+    const Outcome without = executor.execute(update(true), log);
+    BOOST_TEST((without.kind == Outcome::Kind::infra_failure));
     BOOST_TEST(without.message == "no local-containers extension");
 
     auto restarts = std::make_shared<RecordingRestarts>();
     services->set_local_containers(restarts);
-    BOOST_TEST((executor.execute(update(true), log).kind == UpdateOutcome::Kind::ok));
+    BOOST_TEST((executor.execute(update(true), log).kind == Outcome::Kind::ok));
     BOOST_TEST(restarts->restarted == std::vector<std::string>{"c-7"}, boost::test_tools::per_element());
 
     restarts->fail = true;
-    const UpdateOutcome failed = executor.execute(update(true), log);
-    BOOST_TEST((failed.kind == UpdateOutcome::Kind::infra_failure));
+    const Outcome failed = executor.execute(update(true), log);
+    BOOST_TEST((failed.kind == Outcome::Kind::infra_failure));
     BOOST_TEST(failed.message == "process would not stop");
 }
 

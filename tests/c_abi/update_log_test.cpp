@@ -25,9 +25,18 @@ struct Sink {
 };
 
 json::object update_of(const std::string &live_update) {
-    return json::object{{"liveUpdate", live_update},
-                        {"via", "thread-log"},
-                        {"container", json::object{{"containerID", "c-" + live_update}}}};
+    return json::object{
+        {"liveUpdate", live_update},
+        {"via", "thread-log"},
+        {"container",
+         json::object{
+             {"containerID", "c-" + live_update}, {"containerName", live_update}, {"podName", ""}, {"namespace", ""}}},
+        {"copy", json::array()},
+        {"delete", json::array()},
+        {"runs", json::array()},
+        {"restart", false},
+        {"initialSync", false},
+        {"filter", json::array()}};
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "tests/support/temp_dir.hpp"
 
 using namespace liveupdate::host;
+using liveupdate::updater::Outcome;
 namespace fs = std::filesystem;
 namespace json = boost::json;
 
@@ -28,7 +29,7 @@ constexpr const char *kUnreadable = "/proc/sys/vm/compact_memory";
 using liveupdate::test::TempDir;
 
 struct Run {
-    UpdateOutcome outcome;
+    Outcome outcome;
     std::vector<std::string> lines;
 };
 
@@ -49,7 +50,12 @@ Run update_with_an_unreadable_file(const std::string &plugin, const std::string 
          {{"containerID", c.id()}, {"containerName", c.name()}, {"podName", c.name()}, {"namespace", "dev"}}},
         {"copy", json::array{json::object{{"local", (tmp.path() / "a.txt").string()}, {"container", "/app/a.txt"}},
                              json::object{{"local", kUnreadable}, {"container", "/app/b.txt"}},
-                             json::object{{"local", (tmp.path() / "c.txt").string()}, {"container", "/app/c.txt"}}}}};
+                             json::object{{"local", (tmp.path() / "c.txt").string()}, {"container", "/app/c.txt"}}}},
+        {"delete", json::array()},
+        {"runs", json::array()},
+        {"restart", false},
+        {"initialSync", false},
+        {"filter", json::array()}};
     Run run;
     std::mutex mutex;
     run.outcome = executor.execute(update, [&](liveupdate::common::LogLevel, std::string_view line) {
@@ -60,7 +66,7 @@ Run update_with_an_unreadable_file(const std::string &plugin, const std::string 
 }
 
 void check_the_readable_files_arrived_and_the_update_failed(const Run &run, const lu_test::TestContainer &c) {
-    BOOST_TEST((run.outcome.kind == UpdateOutcome::Kind::infra_failure));
+    BOOST_TEST((run.outcome.kind == Outcome::Kind::infra_failure));
     BOOST_TEST(
         run.outcome.message.find(std::string(kUnreadable) + " (cannot open: Permission denied)") != std::string::npos,
         run.outcome.message);
@@ -79,7 +85,7 @@ BOOST_AUTO_TEST_CASE(docker_with_tar_in_the_image) {
 BOOST_AUTO_TEST_CASE(docker_through_the_archive_api) {
     lu_test::TestContainer c("lu-notar:2", "/sleep 100000");
     const Run run = update_with_an_unreadable_file(LU_DOCKER_UPDATER_PATH, "{}", "docker", c);
-    BOOST_TEST((run.outcome.kind == UpdateOutcome::Kind::infra_failure));
+    BOOST_TEST((run.outcome.kind == Outcome::Kind::infra_failure));
     BOOST_TEST(run.outcome.message.find(kUnreadable) != std::string::npos, run.outcome.message);
     BOOST_TEST(lu_test::sh_ok("docker cp " + c.name() + ":/app/a.txt - | tar -xO") == "a");
     BOOST_TEST(lu_test::sh_ok("docker cp " + c.name() + ":/app/c.txt - | tar -xO") == "c");

@@ -20,6 +20,7 @@
 
 using namespace liveupdate::host;
 using liveupdate::common::MicroTime;
+using liveupdate::updater::Outcome;
 namespace json = boost::json;
 namespace fs = std::filesystem;
 
@@ -110,8 +111,8 @@ BOOST_AUTO_TEST_CASE(the_executor_hands_the_archive_and_runs_to_the_updater) {
         "delete": ["/app/old.txt"], "runs": [{"args": ["make", "all"], "echoOff": false}],
         "restart": false, "initialSync": false, "filter": []})")
                                     .as_object();
-    const UpdateOutcome outcome = executor.execute(update, log);
-    BOOST_TEST((outcome.kind == UpdateOutcome::Kind::ok));
+    const Outcome outcome = executor.execute(update, log);
+    BOOST_TEST((outcome.kind == Outcome::Kind::ok));
     BOOST_TEST((lines == std::vector<std::string>{"[CMD 1/1] make all"}), boost::test_tools::per_element());
     const json::array calls = take_calls();
     BOOST_TEST_REQUIRE(calls.size() == 1u);
@@ -120,13 +121,23 @@ BOOST_AUTO_TEST_CASE(the_executor_hands_the_archive_and_runs_to_the_updater) {
 
     json::object unserved = update;
     unserved["via"] = "kubernetes";
-    const UpdateOutcome none = executor.execute(unserved, log);
-    BOOST_TEST((none.kind == UpdateOutcome::Kind::infra_failure));
+    const Outcome none = executor.execute(unserved, log);
+    BOOST_TEST((none.kind == Outcome::Kind::infra_failure));
     BOOST_TEST(none.message == "no updater serves \"kubernetes\"");
 
     json::object malformed = update;
     malformed["copy"] = "nope";
-    BOOST_TEST((executor.execute(malformed, log).kind == UpdateOutcome::Kind::infra_failure));
+    BOOST_TEST((executor.execute(malformed, log).kind == Outcome::Kind::infra_failure));
+
+    // A misspelt key is a missing one: the update fails naming it, and no updater is called.
+    json::object misspelt = update;
+    json::object &container = misspelt["container"].as_object();
+    container["containerId"] = container["containerID"];
+    container.erase("containerID");
+    const Outcome refused = executor.execute(misspelt, log);
+    BOOST_TEST((refused.kind == Outcome::Kind::infra_failure));
+    BOOST_TEST(refused.message == "malformed update step: update.container.containerID: missing");
+    BOOST_TEST(take_calls().empty());
 }
 
 BOOST_AUTO_TEST_CASE(reload_keeps_state_and_a_refused_plugin_keeps_the_old_one) {

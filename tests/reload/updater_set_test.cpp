@@ -29,7 +29,7 @@ struct Fixture {
 };
 
 // An update the local updater refuses (no container root): proves the updater still runs.
-UpdateOutcome refused_update(const Updater &updater) {
+updater::Outcome refused_update(const Updater &updater) {
     lu_container_ref container{sizeof(lu_container_ref), "id", "box", "", "", ""};
     lu_update_request request{};
     request.struct_size = sizeof(lu_update_request);
@@ -128,8 +128,8 @@ BOOST_AUTO_TEST_CASE(a_rebuilt_plugin_is_reloaded_and_a_broken_one_refused) {
     BOOST_TEST(after != before);
     BOOST_TEST(&after->plugin() != &before->plugin());
     // An update in flight on the old updater finishes on it: its plugin stays loaded while held.
-    BOOST_TEST((refused_update(*before).kind == UpdateOutcome::Kind::infra_failure));
-    BOOST_TEST((refused_update(*after).kind == UpdateOutcome::Kind::infra_failure));
+    BOOST_TEST((refused_update(*before).kind == updater::Outcome::Kind::infra_failure));
+    BOOST_TEST((refused_update(*after).kind == updater::Outcome::Kind::infra_failure));
 
     BOOST_TEST(set.reload(dir / "not-in-service.so").empty());
 }

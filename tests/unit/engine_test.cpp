@@ -67,7 +67,7 @@ BOOST_AUTO_TEST_CASE(update_then_nothing_new_changes_no_status) {
     BOOST_TEST(begun.step.update->copy.size() == 1u);
     BOOST_TEST(begun.step.update->via == "docker");
     BOOST_TEST(begun.step.events.size() == 1u);
-    const auto done = begun.session->resume(ReportedOutcome{}, at(2));
+    const auto done = begun.session->resume(updater::Outcome{}, at(2));
     BOOST_REQUIRE(!done.update);
     BOOST_TEST(done.status_changed);
     BOOST_TEST(done.status->containers.at(0).last_file_time_synced.micros() == at(1).micros());
@@ -130,7 +130,7 @@ BOOST_AUTO_TEST_CASE(a_repaired_container_clears_its_update_failure) {
     BOOST_TEST(engine.container_repaired("lu", "c1").value_or(true) == false);  // nothing left to clear
     auto next = engine.begin("lu", at(4));
     BOOST_REQUIRE(next.step.update.has_value());  // the skipped change, sent again
-    next.session->resume(ReportedOutcome{}, at(4));
+    next.session->resume(updater::Outcome{}, at(4));
 }
 
 BOOST_AUTO_TEST_CASE(deleting_drops_state_and_recreating_starts_fresh) {
@@ -140,7 +140,7 @@ BOOST_AUTO_TEST_CASE(deleting_drops_state_and_recreating_starts_fresh) {
     events("[" + event(1, "a.txt") + "]");
     {
         auto b = engine.begin("lu", at(2));
-        b.session->resume(ReportedOutcome{}, at(2));
+        b.session->resume(updater::Outcome{}, at(2));
     }
     BOOST_TEST(engine.remove("LiveUpdate", "lu") == std::vector<std::string>{"lu"});
     {
@@ -159,7 +159,7 @@ BOOST_AUTO_TEST_CASE(snapshot_restore_keeps_marks) {
     events("[" + event(1, "a.txt") + "]");
     {
         auto b = engine.begin("lu", at(2));
-        b.session->resume(ReportedOutcome{}, at(2));
+        b.session->resume(updater::Outcome{}, at(2));
     }
     const std::string blob = engine.snapshot();
     Engine reloaded{at(50)};
@@ -175,33 +175,50 @@ BOOST_AUTO_TEST_CASE(different_live_updates_reconcile_concurrently) {
     constexpr int kRounds = 150;
     for (int w = 0; w < kWorkers; ++w) {
         const std::string n = std::to_string(w);
-        upsert(R"({"kind":"DockerComposeService","metadata":{"name":"svc)" + n + R"("},"status":{"containerID":"c)" +
-               n + R"(","containerName":"web","containerState":{"status":"running"}}})");
-        upsert(R"({"kind":"LiveUpdate","metadata":{"name":"lu)" + n + R"("},"spec":{"basePath":")" +
-               dir.path().string() + R"(","sources":[{"fileWatch":"fw)" + n +
-               R"("}],"selector":{"dockerCompose":{"service":"svc)" + n +
-               R"("}},"syncs":[{"localPath":".","containerPath":"/app"}]}})");
+        std::string service = R"({"kind":"DockerComposeService","metadata":{"name":"svc)";
+        service += n;
+        service += R"("},"status":{"containerID":"c)";
+        service += n;
+        service += R"(","containerName":"web","containerState":{"status":"running"}}})";
+        upsert(service);
+        std::string live_update = R"({"kind":"LiveUpdate","metadata":{"name":"lu)";
+        live_update += n;
+        live_update += R"("},"spec":{"basePath":")";
+        live_update += dir.path().string();
+        live_update += R"(","sources":[{"fileWatch":"fw)";
+        live_update += n;
+        live_update += R"("}],"selector":{"dockerCompose":{"service":"svc)";
+        live_update += n;
+        live_update += R"("}},"syncs":[{"localPath":".","containerPath":"/app"}]}})";
+        upsert(live_update);
     }
     std::vector<int> synced(kWorkers, 0);
     std::atomic<int> snapshots{0};
     std::atomic<int> torn{0};
     std::vector<std::thread> threads;
+    threads.reserve(kWorkers);
     for (int w = 0; w < kWorkers; ++w) {
         threads.emplace_back([&, w] {
             const std::string n = std::to_string(w);
             for (int i = 1; i <= kRounds; ++i) {
-                std::string file = dir.path().string();
-                file.append("/w").append(n).append("-").append(std::to_string(i));
-                std::string event = R"({"kind":"FileWatch","metadata":{"name":"fw)";
-                event.append(n).append(R"("},"status":{"fileEvents":[{"time":")").append(at(i).format());
-                event.append(R"(","seenFiles":[")").append(file).append(R"("]}]}})");
-                engine.upsert(event);
+                std::string file_watch = R"({"kind":"FileWatch","metadata":{"name":"fw)";
+                file_watch += n;
+                file_watch += R"("},"status":{"fileEvents":[{"time":")";
+                file_watch += at(i).format();
+                file_watch += R"(","seenFiles":[")";
+                file_watch += dir.path().string();
+                file_watch += "/w";
+                file_watch += n;
+                file_watch += "-";
+                file_watch += std::to_string(i);
+                file_watch += R"("]}]}})";
+                engine.upsert(file_watch);
                 {
                     auto begun = engine.begin("lu" + n, at(i));
                     Step step = std::move(begun.step);
                     while (step.update) {
                         ++synced[w];
-                        step = begun.session->resume(ReportedOutcome{}, at(i));
+                        step = begun.session->resume(updater::Outcome{}, at(i));
                     }
                 }  // this worker's session ends here
                 // A snapshot taken meanwhile may be refused (another worker's

@@ -60,11 +60,11 @@ BOOST_AUTO_TEST_CASE(execs_run_only_when_a_trigger_matches) {
     spec.execs = {{{"always"}, {}, false}, {{"deps"}, {"requirements.txt"}, true}, {{"gen"}, {"proto"}, false}};
     const auto runs = boil_runs(spec, {{"/b/proto/x.proto", "/app/proto/x.proto"}});
     BOOST_REQUIRE_EQUAL(runs.size(), 2u);
-    BOOST_TEST(runs[0].args[0] == "always");
-    BOOST_TEST(runs[1].args[0] == "gen");
+    BOOST_TEST(runs[0].argv[0] == "always");
+    BOOST_TEST(runs[1].argv[0] == "gen");
     const auto with_deps = boil_runs(spec, {{"/b/requirements.txt", "/app/requirements.txt"}});
     BOOST_REQUIRE_EQUAL(with_deps.size(), 2u);
-    BOOST_TEST(with_deps[1].args[0] == "deps");
+    BOOST_TEST(with_deps[1].argv[0] == "deps");
     BOOST_TEST(with_deps[1].echo_off);
 }
 
@@ -74,8 +74,8 @@ BOOST_AUTO_TEST_CASE(runs_of_local_paths_trigger_as_their_mappings_do) {
     spec.execs = {{{"always"}, {}, false}, {{"deps"}, {"requirements.txt"}, true}, {{"gen"}, {"proto"}, false}};
     const auto runs = boil_runs_of_local_paths(spec, {"/b/a.txt", "/b/proto/x.proto"});
     BOOST_REQUIRE_EQUAL(runs.size(), 2u);
-    BOOST_TEST(runs[0].args[0] == "always");
-    BOOST_TEST(runs[1].args[0] == "gen");
+    BOOST_TEST(runs[0].argv[0] == "always");
+    BOOST_TEST(runs[1].argv[0] == "gen");
     BOOST_TEST(boil_runs_of_local_paths(spec, {}).size() == 1u);
 }
 
@@ -125,7 +125,7 @@ BOOST_AUTO_TEST_CASE(split_deletes_a_path_beneath_a_local_symlink) {
     const auto c = dir.write("c");
     const auto d = dir.path().string() + "/d";
     BOOST_REQUIRE(::symlink(".", d.c_str()) == 0);
-    const std::vector<PathMapping> rules{{dir.path().string(), "/app"}};
+    const std::vector<updater::CopyMapping> rules{{dir.path().string(), "/app"}};
     const auto split = split_by_existence({{d, "/app/d"}, {d + "/c", "/app/d/c"}, {c, "/app/c"}}, rules);
     BOOST_REQUIRE_EQUAL(split.to_copy.size(), 2u);
     BOOST_TEST(split.to_copy[0].container_path == "/app/c");

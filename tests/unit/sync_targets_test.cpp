@@ -65,7 +65,7 @@ BOOST_AUTO_TEST_CASE(a_local_container_with_its_root_and_the_filter_of_its_sourc
     BOOST_TEST(t.via == "local");
     BOOST_REQUIRE_EQUAL(t.containers.size(), 1u);
     BOOST_TEST((t.containers[0] == SyncTargetContainer{"local-1", "app", "", "", dir.path().string() + "/rootfs"}));
-    BOOST_TEST((t.targets == std::vector<PathMapping>{{dir.path().string() + "/src", "/app"}}));
+    BOOST_TEST((t.targets == std::vector<updater::CopyMapping>{{dir.path().string() + "/src", "/app"}}));
     const std::vector<common::IgnoreDef> filter{{dir.path().string(), {"*.log"}},
                                                 {dir.path().string() + "/tmp", {"**"}},
                                                 {"/", common::builtin_ignore_patterns()}};

@@ -45,6 +45,9 @@
  *                "restart": bool, "initialSync": bool,
  *                "filter": [{"basePath": ABS, "patterns": [dockerignore patterns]}],
  *                "syncRoots": [ABS container paths of the LiveUpdate's syncs]},
+ *                every member is required but "root", "syncRoots" and the runs'
+ *                options: a host fails an update that lacks one, or has one of
+ *                another type, naming its path; members it does not know are skipped.
  *     -- type "updates" (version 2): every container's update of one change,
  *        in container order; the host may run them concurrently:
  *     "updates": [{"log": [lines written before this update], "update": UPDATE}],

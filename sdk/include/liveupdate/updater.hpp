@@ -73,6 +73,7 @@ struct ContainerRef {
 struct CopyMapping {
     std::string local_path;
     std::string container_path;
+    bool operator==(const CopyMapping &) const = default;
 };
 
 struct RunStep {
@@ -143,6 +144,18 @@ struct Outcome {
         return {Kind::container_not_running, 0, std::move(message)};
     }
 };
+
+// The outcome an lu_update_outcome reports, with its message; none for a
+// kind this header does not know.
+inline std::optional<Outcome> to_outcome(const lu_update_outcome &out, std::string message) {
+    switch (out.kind) {
+    case LU_OUTCOME_OK: return Outcome::ok(std::move(message));
+    case LU_OUTCOME_RUN_FAILURE: return Outcome::run_failure(out.exit_code, std::move(message));
+    case LU_OUTCOME_INFRA_FAILURE: return Outcome::infra_failure(std::move(message));
+    case LU_OUTCOME_CONTAINER_NOT_RUNNING: return Outcome::container_not_running(std::move(message));
+    default: return std::nullopt;
+    }
+}
 
 inline ContainerRef to_container_ref(const lu_container_ref &c) {
     using detail::member_or;
