@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <memory>
+#include <string_view>
 #include <utility>
 
 #include "common/archive_errors.hpp"
@@ -47,6 +48,14 @@ archive *new_tar_reader() {
 }
 
 }  // namespace
+
+std::string tar_entry_name(const char *path) {
+    std::string_view p = path == nullptr ? std::string_view() : std::string_view(path);
+    while (p.starts_with("./")) p.remove_prefix(2);
+    while (p.starts_with("/")) p.remove_prefix(1);
+    while (p.ends_with("/")) p.remove_suffix(1);
+    return std::string(p);
+}
 
 TarReader::TarReader(ArchiveReadFn source)
     : source_(std::make_unique<Source>(Source{std::move(source)})), reader_(new_tar_reader()) {

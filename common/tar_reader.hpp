@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <string_view>
 
 #include "common/archive_stream.hpp"
@@ -20,6 +21,10 @@ class TarReadError : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
 };
+
+// An entry's path as the archive names it, without leading "./" or "/" and
+// trailing "/": "./a/b/" and "/a/b" are both "a/b"; NULL is "".
+std::string tar_entry_name(const char *path);
 
 class TarReader {
 public:

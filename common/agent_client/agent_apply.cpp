@@ -21,11 +21,7 @@ namespace {
 constexpr std::size_t kChunk = std::size_t{64} * 1024;
 
 std::string container_path(const char *entry_path) {
-    std::string_view p = entry_path == nullptr ? std::string_view() : std::string_view(entry_path);
-    while (p.starts_with("./")) p.remove_prefix(2);
-    while (p.starts_with("/")) p.remove_prefix(1);
-    while (p.ends_with("/")) p.remove_suffix(1);
-    std::string path = "/" + std::string(p);
+    std::string path = "/" + common::tar_entry_name(entry_path);
     if (const auto problem = agent_protocol::path_problem(path); !problem.empty())
         throw std::runtime_error("the update's archive holds an unsafe entry: " + problem);
     return path;

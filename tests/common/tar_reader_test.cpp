@@ -108,3 +108,13 @@ BOOST_AUTO_TEST_CASE(a_failed_source_is_marked_and_named_apart_from_bytes_that_a
         BOOST_TEST(std::string(e.what()).find("its source failed") == std::string::npos, e.what());
     }
 }
+
+BOOST_AUTO_TEST_CASE(an_entry_name_loses_leading_dot_slashes_and_slashes) {
+    using liveupdate::common::tar_entry_name;
+    BOOST_TEST(tar_entry_name("./a/b/") == "a/b");
+    BOOST_TEST(tar_entry_name("/a/b") == "a/b");
+    BOOST_TEST(tar_entry_name("././//a") == "a");
+    BOOST_TEST(tar_entry_name("a/./b") == "a/./b");
+    BOOST_TEST(tar_entry_name("./") == "");
+    BOOST_TEST(tar_entry_name(nullptr) == "");
+}

@@ -19,14 +19,6 @@ namespace {
 
 constexpr std::size_t kChunk = std::size_t{64} * 1024;
 
-std::string normalized(const char *path) {
-    std::string_view p = path == nullptr ? std::string_view() : std::string_view(path);
-    while (p.starts_with("./")) p.remove_prefix(2);
-    while (p.starts_with("/")) p.remove_prefix(1);
-    while (p.ends_with("/")) p.remove_suffix(1);
-    return std::string(p);
-}
-
 bool is_beneath(const std::string &path, const std::string &dir) {
     return dir.empty() || (path.size() > dir.size() && path.starts_with(dir) && path[dir.size()] == '/');
 }
@@ -91,7 +83,7 @@ public:
 private:
     void copy_entries() {
         while (archive_entry *entry = reader_->next()) {
-            const std::string path = normalized(archive_entry_pathname(entry));
+            const std::string path = common::tar_entry_name(archive_entry_pathname(entry));
             settle_pending(path);
             write_explicit_folders_above(path);
             give_owner(entry);
