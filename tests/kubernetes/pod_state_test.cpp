@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "common/json_fields.hpp"
 #include "updaters/kubernetes/pod_state.hpp"
 
 using liveupdate::kubernetes::gone_reason_of;
@@ -44,5 +45,22 @@ BOOST_AUTO_TEST_CASE(a_stopped_restarted_or_deleted_container_is_gone) {
 
 BOOST_AUTO_TEST_CASE(a_pod_that_says_nothing_of_the_container_leaves_the_failure_as_it_is) {
     BOOST_TEST(gone_reason_of(json::parse(R"({"metadata": {}, "status": {"phase": "Running"}})"), kMain) == "");
-    BOOST_TEST(gone_reason_of(json::parse(R"("not a pod")"), kMain) == "");
+}
+
+// The API server is less trusted than the developer: an answer of another
+// shape is an error naming the field (the updater then keeps the update's own
+// failure), never read as a running container by accident.
+BOOST_AUTO_TEST_CASE(a_pod_of_another_shape_is_an_error_naming_the_field) {
+    const auto error_of = [](const std::string &text) -> std::string {
+        try {
+            gone_reason_of(json::parse(text), kMain);
+        } catch (const liveupdate::common::DecodeError &e) {
+            return e.field();
+        }
+        return "no error";
+    };
+    BOOST_TEST(error_of(R"({"status": {"phase": 3}})") == "status.phase");
+    BOOST_TEST(error_of(R"({"status": {"containerStatuses": {}}})") == "status.containerStatuses");
+    BOOST_TEST(error_of(R"({"status": {"containerStatuses": ["main"]}})") == "status.containerStatuses[0]");
+    BOOST_TEST(error_of(R"({"status": {"containerStatuses": [{"name": "main", "containerID": 7}]}})") == "containerID");
 }
