@@ -38,9 +38,9 @@ FannedOutUpdate run_one(const Executor &executor, const boost::json::object &upd
     return FannedOutUpdate{std::move(outcome), buffer.take()};
 }
 
-// One step's updates, taken one at a time by whichever thread comes. A
+// One step's updates, a queue taken one at a time by whichever thread comes. A
 // helper that comes after the last one was taken touches nothing but this.
-struct ScenarioStep {
+struct SharedUpdateQueue {
     const Executor &executor;
     const std::vector<const boost::json::object *> &updates;
     const std::size_t count;
@@ -52,7 +52,7 @@ struct ScenarioStep {
     std::size_t finished = 0;
     std::exception_ptr failure;
 
-    ScenarioStep(const Executor &e, const std::vector<const boost::json::object *> &u)
+    SharedUpdateQueue(const Executor &e, const std::vector<const boost::json::object *> &u)
         : executor(e), updates(u), count(u.size()), shared(e.shared_archive(u)), results(u.size()) {}
 
     // idle_early: called by a helper once it has taken its last update, before
@@ -107,7 +107,7 @@ std::vector<FannedOutUpdate> UpdateFanout::run(const Executor &executor,
         }
         return results;
     }
-    const auto step = std::make_shared<ScenarioStep>(executor, updates);
+    const auto step = std::make_shared<SharedUpdateQueue>(executor, updates);
     const std::size_t helpers = std::min(parallel_, updates.size()) - 1;
     for (std::size_t i = 0; i < helpers; ++i)
         post([step](const std::function<void()> &idle_early) { step->work(idle_early); });
