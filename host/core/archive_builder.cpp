@@ -20,7 +20,6 @@
 #include "host/core/tar_tree_writer.hpp"
 
 namespace liveupdate::host {
-namespace json = boost::json;
 
 namespace {
 
@@ -54,16 +53,6 @@ private:
 };
 
 }  // namespace
-
-common::IgnoreSet ignore_set_from_json(const json::value &filter) {
-    try {
-        return common::ignore_set_of(common::parse_ignore_defs(filter, "update.filter"));
-    } catch (const common::DecodeError &e) {
-        throw HostError(kBuild, e.field(), e.reason());
-    } catch (const std::invalid_argument &e) {
-        throw HostError(kBuild, "update.filter", e.what());
-    }
-}
 
 ArchiveSummary write_archive(const std::vector<ArchiveMapping> &copies, const common::IgnoreSet &filter,
                              const common::ArchiveWriteFn &write, const LogSinkFn &log) {

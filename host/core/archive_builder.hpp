@@ -26,8 +26,6 @@
 #include <utility>
 #include <vector>
 
-#include <boost/json.hpp>
-
 #include "common/archive_stream.hpp"
 #include "common/ignore_patterns.hpp"
 #include "host/core/kept_threads.hpp"
@@ -56,10 +54,6 @@ using BeforeEntryFn = std::function<void(const std::string &container_path)>;
 // BeforeEntryFn of every entry they hold: the synced record makes its lines
 // durable there, once per chunk. Throws to fail the read (-1).
 using BeforeBytesLeaveFn = std::function<void()>;
-
-// The step's "filter": [{"basePath": ABS, "patterns": [...]}]. Throws
-// HostError when it is not that shape or a pattern is malformed.
-common::IgnoreSet ignore_set_from_json(const boost::json::value &filter);
 
 // Writes the whole archive synchronously. Paths that cannot be read are left
 // out and listed in the summary; throws HostError when the archive cannot be
