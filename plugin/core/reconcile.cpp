@@ -536,6 +536,7 @@ bool ReconcileSession::fold_outcome(const Pending &p, const updater::Outcome &ou
         one.containers.push_back(std::move(c));
         break;
     case updater::Outcome::Kind::infra_failure: {
+        // X03: any other updater failure fails the LiveUpdate, naming the container.
         const std::string msg = !p.ref.pod.empty() ? "Updating pod " + p.ref.pod + ": " + outcome.message
                                                    : "Updating container " + p.display_name + ": " + outcome.message;
         one.failed = api::LiveUpdateStateFailed{"UpdateFailed", msg, {}};
