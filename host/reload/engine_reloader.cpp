@@ -22,6 +22,10 @@ EngineReloadTimes EngineReloader::reload(const std::filesystem::path &file) {
     using Clock = std::chrono::steady_clock;
     EngineReloadTimes times;
     const Clock::time_point start = Clock::now();
+    // The previous reload's unload first (long done unless reloads come back to
+    // back): the fresh copy may be mapped where the retired one was, and its
+    // restore must come after that unload's last read, not race with it.
+    wait_retired();
     std::unique_ptr<host::PluginEngine> fresh = slot_.prepare(host::LiveUpdatePlugin::load(file, load_));
     const Clock::time_point loaded = Clock::now();
     times.load = micros(loaded - start);
@@ -37,7 +41,6 @@ EngineReloadTimes EngineReloader::reload(const std::filesystem::path &file) {
         times.pause = micros(swapped - hold.closing_at());
     }
     times.total = micros(Clock::now() - start);
-    wait_retired();  // the previous reload's, long done unless reloads come back to back
     retiring_ = std::async(std::launch::async, [old = std::move(retired)]() mutable {
         const Clock::time_point from = Clock::now();
         old.reset();
