@@ -10,6 +10,7 @@ packages=(
   libyaml-cpp-dev libxxhash-dev
   tar busybox-static docker.io docker-compose curl
   chromium nodejs
+  help2man lintian
 )
 
 missing=()

@@ -139,7 +139,7 @@ std::string indented(const std::string &text) {
 int client_main(const char *command, int argc, char **argv, const char *help, std::size_t names) {
     ParsedArgs args;
     try {
-        args = parse_args(argc, argv, {"-o", "--output", "--control-socket"}, {"--help", "-h"});
+        args = parse_args(argc, argv, kGetOptions);
         if (args.has("--help") || args.has("-h")) {
             std::cout << help;
             return kExitOk;
@@ -202,6 +202,8 @@ int client_main(const char *command, int argc, char **argv, const char *help, st
 }
 
 }  // namespace
+
+const OptionTable kGetOptions{{"-o", "--output", "--control-socket"}, {"--help", "-h"}};
 
 int run_get_command(int argc, char **argv) { return client_main("get", argc, argv, kGetHelp, 1); }
 int run_describe_command(int argc, char **argv) { return client_main("describe", argc, argv, kDescribeHelp, 2); }

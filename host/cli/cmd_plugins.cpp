@@ -55,10 +55,12 @@ void print_table(const json::array &plugins) {
 
 }  // namespace
 
+const OptionTable kPluginsOptions{{"-o", "--output", "--control-socket"}, {"--help", "-h"}};
+
 int run_plugins_command(int argc, char **argv) {
     ParsedArgs args;
     try {
-        args = parse_args(argc, argv, {"-o", "--output", "--control-socket"}, {"--help", "-h"});
+        args = parse_args(argc, argv, kPluginsOptions);
         if (args.has("--help") || args.has("-h")) {
             std::cout << kPluginsHelp;
             return kExitOk;

@@ -31,12 +31,14 @@ constexpr const char *kRbacHelp =
 
 }  // namespace
 
+const OptionTable kRbacOptions{{"--namespace", "-n", "--user", "--service-account", "-o", "--output"},
+                               {"--help", "-h"}};
+
 int run_rbac_command(int argc, char **argv) {
     std::string ns, output;
     cluster::RbacSubject subject{cluster::RbacSubject::Kind::user, "lu-host-operator", ""};
     try {
-        const ParsedArgs args = parse_args(
-            argc, argv, {"--namespace", "-n", "--user", "--service-account", "-o", "--output"}, {"--help", "-h"});
+        const ParsedArgs args = parse_args(argc, argv, kRbacOptions);
         if (args.has("--help") || args.has("-h")) {
             std::cout << kRbacHelp;
             return kExitOk;
