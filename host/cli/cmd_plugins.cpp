@@ -14,7 +14,7 @@ namespace json = boost::json;
 namespace {
 
 constexpr const char *kPluginsHelp =
-    "usage: lu-host plugins [-o json] [--control-socket PATH]\n"
+    "usage: lu-host plugins [-o|--output json] [--control-socket PATH]\n"
     "\n"
     "Lists the plugins a running `lu-host up` has loaded: the liveupdate plugin\n"
     "and the updater plugins with the updater classes they serve, each with its\n"

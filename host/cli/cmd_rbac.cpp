@@ -13,7 +13,7 @@ namespace json = boost::json;
 namespace {
 
 constexpr const char *kRbacHelp =
-    "usage: lu-host rbac --namespace NS [--user U | --service-account NS/NAME] [-o yaml|json]\n"
+    "usage: lu-host rbac --namespace|-n NS [--user U | --service-account NS/NAME] [-o|--output yaml|json]\n"
     "\n"
     "Prints the least permissions `lu-host up --from-cluster --namespace NS` needs,\n"
     "bound to the user U (default: lu-host-operator) or the service account:\n"
