@@ -16,7 +16,8 @@ foreach(plugin liveupdate updater_local updater_record updater_docker updater_ku
 endforeach()
 
 # The completion scripts and the man page, made by the lu-host just built:
-# the scripts from its command table, the man page from its --help.
+# the scripts from its command table, the man page from its --help and each
+# subcommand's (cmake/LuManCommands.cmake).
 if(TARGET lu-host)
   set(lu_share ${CMAKE_BINARY_DIR}/share)
   set(lu_shell_files ${lu_share}/lu-host.bash ${lu_share}/_lu-host)
@@ -32,10 +33,13 @@ if(TARGET lu-host)
   find_program(LU_HELP2MAN help2man)
   if(LU_HELP2MAN)
     add_custom_command(OUTPUT ${lu_share}/lu-host.1.gz
+      COMMAND ${CMAKE_COMMAND} -DLU_HOST=$<TARGET_FILE:lu-host> -DOUTPUT=${lu_share}/lu-host-commands.h2m
+              -P ${PROJECT_SOURCE_DIR}/cmake/LuManCommands.cmake
       COMMAND ${LU_HELP2MAN} --no-info --version-string=${PROJECT_VERSION}
-              "--name=live update for container development" --output=${lu_share}/lu-host.1 $<TARGET_FILE:lu-host>
+              "--name=live update for container development" --include=${lu_share}/lu-host-commands.h2m
+              --output=${lu_share}/lu-host.1 $<TARGET_FILE:lu-host>
       COMMAND gzip -9nf ${lu_share}/lu-host.1
-      DEPENDS lu-host
+      DEPENDS lu-host ${PROJECT_SOURCE_DIR}/cmake/LuManCommands.cmake
       COMMENT "lu-host man page (help2man)")
     list(APPEND lu_shell_files ${lu_share}/lu-host.1.gz)
     install(FILES ${lu_share}/lu-host.1.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 COMPONENT runtime)
