@@ -10,6 +10,7 @@ packages=(
   libyaml-cpp-dev libxxhash-dev
   tar xz-utils busybox-static docker.io docker-compose curl
   chromium nodejs
+  help2man lintian
 )
 
 missing=()
