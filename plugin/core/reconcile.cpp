@@ -81,16 +81,6 @@ Step ReconcileSession::done_step(const api::LiveUpdateStatus &status, bool chang
     return step;
 }
 
-Step ReconcileSession::update_step(ContainerUpdate update) {
-    Step step;
-    step.log = std::move(log_);
-    step.events = std::move(events_);
-    log_.clear();
-    events_.clear();
-    step.update = std::move(update);
-    return step;
-}
-
 Step ReconcileSession::begin(const api::ObjectPtr &lu, const ObjectLookup &lookup, common::MicroTime now) {
     now_ = now;
     if (!lu) {
@@ -193,7 +183,7 @@ Step ReconcileSession::start_sync() {
                                              holding_all(track.failed_reason, track.failed_message, it->first), now_);
         return finish_sync();
     }
-    return batched_ ? advance_batch() : advance();
+    return advance_batch();
 }
 
 common::MicroTime ReconcileSession::synced_through(const ContainerTrack &track) const {
@@ -221,36 +211,26 @@ void ReconcileSession::report_skipped_changes(ContainerTrack &track, const std::
                             "). " + clears + ".");
 }
 
-Step ReconcileSession::advance() {
-    while (next_container_ < resource_.containers.size()) {
-        Visit v = visit(resource_.containers[next_container_++]);
-        if (v.update) {
-            pending_ = std::move(v.pending);
-            return update_step(std::move(*v.update));
-        }
-        if (settle(v)) break;
-    }
-    return finish_sync();
-}
-
-// Visits every container as advance() would, up to where it would stop
-// without an outcome, and hands out the updates at once; the lines each visit
-// wrote go out with the next update, so that the host can print them in the
-// sequential order (its updater lines after them, the outcome's lines next).
+// Visits the containers up to where the visits would stop without an
+// outcome, and hands out their updates at once: every one (stepVersion 2) or
+// the first (stepVersion 1, a batch of one). The lines each visit wrote go out
+// with the next update, so that the host can print them in the sequential
+// order (its updater lines after them, the outcome's lines next).
 Step ReconcileSession::advance_batch() {
     std::vector<LogLine> before = std::move(log_);
     log_.clear();
-    while (next_container_ < resource_.containers.size()) {
+    bool has_update = false;
+    while (next_container_ < resource_.containers.size() && (batched_ || !has_update)) {
         Visit v = visit(resource_.containers[next_container_++]);
         v.log = std::move(log_);
         log_.clear();
         const bool stops = v.stops(resource_.failure_holds_all);
+        has_update |= v.update.has_value();
         batch_.push_back(std::move(v));
         if (stops) break;
     }
     log_ = std::move(before);
-    if (std::none_of(batch_.begin(), batch_.end(), [](const Visit &v) { return v.update.has_value(); }))
-        return resume_batch({}, now_);
+    if (!has_update) return resume_batch({}, now_);
     Step step;
     step.log = std::move(log_);
     step.events = std::move(events_);
@@ -271,6 +251,12 @@ Step ReconcileSession::advance_batch() {
     }
     step.stops_at_infra_failure = resource_.failure_holds_all;
     batch_pending_ = true;
+    if (batched_) return step;
+    // stepVersion 1's "update" step: the lines before the update are the step's.
+    BatchedUpdate &only = step.updates.front();
+    step.log.insert(step.log.end(), only.log.begin(), only.log.end());
+    step.update = std::move(only.update);
+    step.updates.clear();
     return step;
 }
 
@@ -458,17 +444,13 @@ bool ReconcileSession::merge_container(api::LiveUpdateStatus one, bool files_app
     return false;
 }
 
-Step ReconcileSession::resume(const updater::Outcome &outcome, common::MicroTime now) {
-    now_ = now;
-    Pending p = std::move(*pending_);
-    pending_.reset();
-    if (fold_outcome(p, outcome)) return finish_sync();  // X04: only a failure ends the visits
-    return advance();
+std::size_t ReconcileSession::pending_updates() const {
+    return static_cast<std::size_t>(
+        std::count_if(batch_.begin(), batch_.end(), [](const Visit &v) { return v.pending; }));
 }
 
 Step ReconcileSession::resume_batch(const std::vector<updater::Outcome> &outcomes, common::MicroTime now) {
-    const auto updates =
-        static_cast<std::size_t>(std::count_if(batch_.begin(), batch_.end(), [](const Visit &v) { return v.pending; }));
+    const std::size_t updates = pending_updates();
     const auto infra = std::find_if(outcomes.begin(), outcomes.end(), [](const updater::Outcome &o) {
         return o.kind == updater::Outcome::Kind::infra_failure;
     });
@@ -486,8 +468,8 @@ Step ReconcileSession::resume_batch(const std::vector<updater::Outcome> &outcome
     batch_.clear();
     std::vector<std::vector<LogLine>> results;
     std::size_t next_outcome = 0;
+    bool stop = false;
     for (Visit &v : batch) {
-        bool stop = false;
         if (v.pending) {
             stop = fold_outcome(*v.pending, outcomes[next_outcome++]);
             results.push_back(std::move(log_));
@@ -497,6 +479,12 @@ Step ReconcileSession::resume_batch(const std::vector<updater::Outcome> &outcome
         }
         if (stop) break;  // X04: an exec failure (X02) does not stop the next container's update
     }
+    if (!batched_) {  // stepVersion 1 has no results: an outcome's lines go out with the next step
+        for (const auto &lines : results) log_.insert(log_.end(), lines.begin(), lines.end());
+        results.clear();
+    }
+    // A batch of one leaves the containers after its update to visit.
+    if (!stop && next_container_ < resource_.containers.size()) return advance_batch();
     Step step = finish_sync();
     step.results = std::move(results);
     return step;
@@ -628,11 +616,7 @@ void ReconcileSession::abandon() {
     commit_ = false;
     const updater::Outcome gave_up =
         updater::Outcome::infra_failure("the host ended the reconcile before reporting the outcome");
-    if (batch_pending_) {
-        const auto updates = std::count_if(batch_.begin(), batch_.end(), [](const Visit &v) { return v.pending; });
-        resume_batch(std::vector<updater::Outcome>(static_cast<std::size_t>(updates), gave_up), now_);
-    }
-    while (pending_) resume(gave_up, now_);
+    while (batch_pending_) resume_batch(std::vector<updater::Outcome>(pending_updates(), gave_up), now_);
 }
 
 }  // namespace liveupdate

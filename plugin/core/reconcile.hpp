@@ -1,11 +1,10 @@
 // One reconcile of one LiveUpdate as a step machine (Tilt's Reconcile,
-// maybeSync and applyInternal). Sequential (stepVersion 1): it hands out one
-// container update at a time and continues with the outcome the host reports,
-// stopping at the first infrastructure failure where it holds every container
-// (C07; a Compose replica's holds that one alone, C10). Batched (stepVersion 2): it
-// hands out every container's update of the change at once and folds the
-// outcomes in container order exactly as the sequential session would, so
-// statuses, events and log lines come out the same.
+// maybeSync and applyInternal). It hands out container updates in batches and
+// folds the outcomes the host reports in container order, stopping at the
+// first infrastructure failure where it holds every container (C07; a Compose
+// replica's holds that one alone, C10). Batched (stepVersion 2): one batch of
+// every container's update of the change. Sequential (stepVersion 1): batches
+// of one update, so statuses, events and log lines come out the same.
 #pragma once
 
 #include <memory>
@@ -66,18 +65,15 @@ public:
 
     // lu: the LiveUpdate object, null when it does not exist (D04).
     Step begin(const api::ObjectPtr &lu, const ObjectLookup &lookup, common::MicroTime now);
-    // Continues after the update step that was last handed out.
-    Step resume(const updater::Outcome &outcome, common::MicroTime now);
-    // Continues after the "updates" step that was last handed out, with the
-    // outcomes in its order; where a failure holds every container (C07)
+    // Continues after the update or "updates" step that was last handed out,
+    // with the outcomes in its order; where a failure holds every container (C07)
     // they may stop after the first infrastructure failure (the fold stops
     // there). Throws common::DecodeError when too few.
     Step resume_batch(const std::vector<updater::Outcome> &outcomes, common::MicroTime now);
     // Gives up a pending update as if it failed; the status is not committed.
     void abandon();
 
-    bool awaiting_outcome() const { return pending_.has_value() || batch_pending_; }
-    bool awaiting_outcomes() const { return batch_pending_; }
+    bool awaiting_outcome() const { return batch_pending_; }
     bool done() const { return done_; }
 
 private:
@@ -109,8 +105,9 @@ private:
 
     Step handle_failure(api::LiveUpdateStateFailed failed);
     Step start_sync();
-    Step advance();
     Step advance_batch();
+    // The updates of the batch handed out: the outcomes it waits for.
+    std::size_t pending_updates() const;
     // Handles one container.
     Visit visit(const SelectedContainer &sc);
     // Applies a visit without update; returns true when the visit must stop.
@@ -133,7 +130,6 @@ private:
               bool already_held);
     Step finish_sync();
     Step done_step(const api::LiveUpdateStatus &status, bool changed);
-    Step update_step(ContainerUpdate update);
     void log(common::LogLevel level, std::string text);
 
     std::string name_;
@@ -156,7 +152,6 @@ private:
     bool update_event_dispatched_ = false;
     std::string terminated_pod_name_;
     bool any_files_to_sync_ = false;
-    std::optional<Pending> pending_;
     bool batched_ = false;
     bool batch_pending_ = false;
     std::vector<Visit> batch_;  // the visits of the "updates" step handed out, in container order

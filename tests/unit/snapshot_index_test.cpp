@@ -231,7 +231,7 @@ BOOST_AUTO_TEST_CASE(a_snapshot_says_what_the_last_session_and_repair_changed) {
     {
         auto b = engine.begin("lu", at(2));
         BOOST_REQUIRE(b.step.update);
-        b.session->resume(updater::Outcome{}, at(2));
+        b.session->resume_batch({updater::Outcome{}}, at(2));
     }
     BOOST_TEST(container().last_file_time_synced.micros() == at(1).micros());
     upsert(R"({"kind":"FileWatch","metadata":{"name":"fw"},"status":{"fileEvents":[)" + first + "," +
@@ -247,7 +247,7 @@ BOOST_AUTO_TEST_CASE(a_snapshot_says_what_the_last_session_and_repair_changed) {
     {
         auto b = engine.begin("lu", at(5));
         BOOST_REQUIRE(b.step.update);
-        b.session->resume(updater::Outcome{}, at(5));
+        b.session->resume_batch({updater::Outcome{}}, at(5));
     }
     BOOST_TEST(container().last_file_time_synced.micros() == at(3).micros());
 }
