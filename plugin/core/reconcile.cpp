@@ -4,11 +4,11 @@
 #include <exception>
 
 #include "common/json_fields.hpp"
-#include "common/paths.hpp"
 #include "common/text_format.hpp"
 #include "plugin/core/initial_sync.hpp"
 #include "plugin/core/json_equal.hpp"
 #include "plugin/core/plan.hpp"
+#include "plugin/core/plan_update.hpp"
 #include "plugin/core/status.hpp"
 
 namespace liveupdate {
@@ -345,68 +345,22 @@ ReconcileSession::Visit ReconcileSession::visit(const SelectedContainer &sc) {
         one.containers.push_back(idle);
     } else {
         const std::string display = container_display_name(sc.pod_name, c.name, c.id);
-        ContainerUpdate update;
-        update.live_update = name_;
-        update.via = resource_.via;
-        update.container = updater::ContainerRef{c.id, c.name, sc.pod_name, sc.namespace_name, resource_.local_root};
-        // An initial sync's files were collected beneath the syncs: each one syncs.
-        update.runs =
-            initial_sync ? boil_runs_of_local_paths(spec, changed.files) : boil_runs(spec, plan.plan.sync_paths);
-        // P07: restart: always restarts the container; otherwise a hot reload.
-        update.restart = spec.restart == "always" || (!initial_sync && !plan.plan.restart_paths.empty());
-        update.initial_sync = initial_sync;
-        for (const auto &rule : sync_rules(spec)) update.sync_roots.push_back(common::clean_path(rule.container_path));
-        const std::string names = "[" + display + "]";
-        if (initial_sync) {
-            try {
-                for (const auto &rule : sync_rules(spec)) update.copy.push_back(whole_rule_mapping(rule));
-            } catch (const std::exception &e) {
-                one.failed = api::LiveUpdateStateFailed{"Invalid", std::string("Mapping paths: ") + e.what(), {}};
-            }
-            // The contract lists copies by container path, the initial sync's rules included.
-            std::stable_sort(update.copy.begin(), update.copy.end(),
-                             [](const updater::CopyMapping &a, const updater::CopyMapping &b) {
-                                 return a.container_path < b.container_path;
-                             });
-            update.filter = std::move(filter);
-            log(LogLevel::info, "Initial sync: will copy sync paths to container: " + names);
-            for (const auto &m : update.copy)
-                log(LogLevel::info, "- '" + m.local_path + "' --> '" + m.container_path + "'");
-        } else {
-            CopyDelete split;
-            try {
-                split = split_by_existence(plan.plan.sync_paths, sync_rules(spec));
-            } catch (const std::exception &e) {
-                one.failed = api::LiveUpdateStateFailed{"Invalid", std::string("Mapping paths: ") + e.what(), {}};
-            }
-            if (!one.failed) {
-                // X07: Tilt's "Will delete" and "Will copy" lines.
-                if (!split.to_delete.empty()) {
-                    log(LogLevel::info,
-                        "Will delete " + std::to_string(split.to_delete.size()) + " file(s) from container: " + names);
-                    for (const auto &m : split.to_delete)
-                        log(LogLevel::info,
-                            "- '" + m.container_path + "' (matched local path: '" + m.local_path + "')");
-                }
-                if (!split.to_copy.empty()) {
-                    log(LogLevel::info,
-                        "Will copy " + std::to_string(split.to_copy.size()) + " file(s) to container: " + names);
-                    for (const auto &m : split.to_copy)
-                        log(LogLevel::info, "- '" + m.local_path + "' --> '" + m.container_path + "'");
-                }
-                update.copy = std::move(split.to_copy);
-                for (auto &m : split.to_delete) update.delete_paths.push_back(std::move(m.container_path));
-            }
-        }
-        if (!one.failed) {
+        const UpdateTarget target{
+            name_, resource_.via,
+            updater::ContainerRef{c.id, c.name, sc.pod_name, sc.namespace_name, resource_.local_root}, display};
+        PlannedUpdate planned = initial_sync ? plan_initial_sync(spec, target, changed.files, std::move(filter))
+                                             : plan_update(spec, target, plan.plan);
+        log_.insert(log_.end(), planned.log.begin(), planned.log.end());
+        one.failed = std::move(planned.failed);
+        if (planned.update) {
             if (!update_event_dispatched_) {  // X05: started, before the first update
                 update_event_dispatched_ = true;
                 events_.push_back({"started", name_, manifest_, std::move(changed.files), ""});
             }
             Visit updating;
-            updating.pending =
-                Pending{key, update.container, display, changed.new_high_water_mark, changed.new_low_water_mark};
-            updating.update = std::move(update);
+            updating.pending = Pending{key, planned.update->container, display, changed.new_high_water_mark,
+                                       changed.new_low_water_mark};
+            updating.update = std::move(planned.update);
             return updating;
         }
     }
