@@ -38,6 +38,15 @@ std::vector<common::IgnoreDef> source_ignores(const Monitor &monitor, const api:
     return out;
 }
 
+// The container's start time when it runs now (zero: unknown).
+common::MicroTime running_since(const std::vector<SelectedContainer> &containers, const ContainerKey &key) {
+    common::MicroTime since;
+    for (const auto &sc : containers)
+        if (sc.container.id == key.container_id && sc.pod_name == key.pod_name && sc.container.state.running)
+            since = sc.container.state.running->started_at;
+    return since;
+}
+
 }  // namespace
 
 SessionClaim SessionClaim::try_claim(std::shared_ptr<LiveUpdateSlot> slot) {
@@ -162,25 +171,23 @@ Step ReconcileSession::start_sync() {
     // (beyond Tilt) the container starts again: the failure was its last run's.
     for (const auto &sc : resource_.containers) {
         const auto it = monitor.containers.find({sc.container.id, sc.pod_name, sc.namespace_name});
-        if (it == monitor.containers.end() || it->second.failed_reason.empty()) continue;
+        if (it == monitor.containers.end() || !it->second.failure) continue;
         ContainerTrack &track = it->second;
+        const ContainerFailure &failure = *track.failure;
         const std::string display = container_display_name(sc.pod_name, sc.container.name, sc.container.id);
-        const bool restarted = started_since(track.failed_container_started_at, sc.container);
+        const bool restarted = started_since(failure.container_started_at, sc.container);
         if (restarted || plannable_again(track)) {
             log(LogLevel::info,
                 restarted ? "Container " + display + " started again since its update failed: live updates resume"
-                          : "The cause of the stopped update is gone (" + track.failed_message +
+                          : "The cause of the stopped update is gone (" + failure.message +
                                 "): live updates to container " + display + " resume");
-            track.failed_reason.clear();
-            track.failed_message.clear();
-            track.failed_low_water_mark = common::MicroTime{};
-            track.failed_container_started_at = common::MicroTime{};
+            track.failure.reset();
             continue;
         }
         report_skipped_changes(track, display);
         if (!resource_.failure_holds_all) continue;  // C10: held alone, in its visit
-        status_.failed = create_failed_state(previous_, track.failed_reason,
-                                             holding_all(track.failed_reason, track.failed_message, it->first), now_);
+        status_.failed = create_failed_state(previous_, failure.reason,
+                                             holding_all(failure.reason, failure.message, it->first), now_);
         return finish_sync();
     }
     return advance_batch();
@@ -195,7 +202,7 @@ common::MicroTime ReconcileSession::synced_through(const ContainerTrack &track) 
 // last sync plans now, its cause is gone: a stop file or an unmapped file still
 // fails, a folder that is back does not.
 bool ReconcileSession::plannable_again(const ContainerTrack &track) const {
-    if (track.failed_reason != "UpdateStopped") return false;
+    if (!track.failure || track.failure->reason != "UpdateStopped") return false;
     const ChangedFiles pending = files_changed_after(*slot_->monitor, synced_through(track));
     return !pending.files.empty() && !create_plan(lu_->spec, pending.files, PlanMappings::count_only).failed;
 }
@@ -205,10 +212,11 @@ void ReconcileSession::report_skipped_changes(ContainerTrack &track, const std::
     if (pending.files.empty() || !(track.skipped_reported_through < pending.new_high_water_mark)) return;
     track.skipped_reported_through = pending.new_high_water_mark;
     std::string clears = "A new build of the resource clears this, and so does the container starting again";
-    if (track.failed_reason == "UpdateStopped") clears += " or the cause going away (e.g. a deleted sync folder back)";
+    if (track.failure->reason == "UpdateStopped")
+        clears += " or the cause going away (e.g. a deleted sync folder back)";
     log(LogLevel::warn, "Skipping " + std::to_string(pending.files.size()) + " changed file(s) for container " +
-                            display + ": its last update failed (" + track.failed_reason + ": " + track.failed_message +
-                            "). " + clears + ".");
+                            display + ": its last update failed (" + track.failure->reason + ": " +
+                            track.failure->message + "). " + clears + ".");
 }
 
 // Visits the containers up to where the visits would stop without an
@@ -288,11 +296,11 @@ ReconcileSession::Visit ReconcileSession::visit(const SelectedContainer &sc) {
     ChangedFiles changed = files_changed_after(monitor, high_water_mark);
     const bool terminated = sc.pod_phase == "Succeeded" || sc.pod_phase == "Failed" || c.state.terminated;
     // C10: still held (start_sync cleared what no longer holds it); its changes wait.
-    if (!terminated && !track.failed_reason.empty()) {
+    if (!terminated && track.failure) {
         if (!changed.files.empty()) any_files_to_sync_ = true;
         Visit held;
         held.merge = Merge{{}, key, changed.new_high_water_mark, changed.new_low_water_mark, true};
-        held.merge->one.failed = api::LiveUpdateStateFailed{track.failed_reason, track.failed_message, {}};
+        held.merge->one.failed = api::LiveUpdateStateFailed{track.failure->reason, track.failure->message, {}};
         return held;
     }
     // I02, I04: only with initialSync, and once per container ID.
@@ -375,15 +383,9 @@ bool ReconcileSession::merge_container(api::LiveUpdateStatus one, bool files_app
     if (one.failed) one.failed = create_failed_state(previous_, one.failed->reason, one.failed->message, now_);
     ContainerTrack &track = slot_->monitor->containers[key];
     if (one.failed) {
-        if (!already_held) {
-            track.failed_reason = one.failed->reason;
-            track.failed_message = one.failed->message;
-            track.failed_low_water_mark = new_low_water_mark;
-            track.failed_container_started_at = common::MicroTime{};
-            for (const auto &sc : resource_.containers)
-                if (sc.container.id == key.container_id && sc.pod_name == key.pod_name && sc.container.state.running)
-                    track.failed_container_started_at = sc.container.state.running->started_at;
-        }
+        if (!already_held)
+            track.failure = ContainerFailure{one.failed->reason, one.failed->message, new_low_water_mark,
+                                             running_since(resource_.containers, key)};
         if (!resource_.failure_holds_all) {
             hold(key, track, *one.failed, already_held);
             return false;
