@@ -56,9 +56,7 @@ void note_deletes(SyncedJournal &journal, const std::vector<std::string> &delete
 // they live as long as this does.
 struct RequestViews {
     explicit RequestViews(const update_step::ContainerUpdate &update) {
-        const updater::ContainerRef &c = update.container;
-        container = lu_container_ref{sizeof(lu_container_ref), c.id.c_str(),  c.name.c_str(), c.pod.c_str(),
-                                     c.namespace_name.c_str(), c.root.c_str()};
+        container = updater::to_lu_container_ref(update.container);
         for (const updater::CopyMapping &copy : update.copy)
             mappings.push_back(lu_path_mapping{copy.local_path.c_str(), copy.container_path.c_str()});
         for (const std::string &path : update.delete_paths) delete_paths.push_back(path.c_str());

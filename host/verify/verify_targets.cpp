@@ -20,10 +20,11 @@ void read_document(std::string_view text, LiveUpdateTargets &out) {
         for (std::size_t i = 0; i < containers->size(); ++i) {
             const std::string p = common::index("containers", i);
             const json::object &c = common::expect_object((*containers)[i], p);
-            out.containers.push_back({common::string_field(c, "containerID", p),
-                                      common::string_field(c, "containerName", p),
-                                      common::string_field(c, "podName", p), common::string_field(c, "namespace", p),
-                                      common::string_field(c, "root", p), common::string_field(c, "display", p)});
+            out.containers.push_back(
+                {{common::string_field(c, "containerID", p), common::string_field(c, "containerName", p),
+                  common::string_field(c, "podName", p), common::string_field(c, "namespace", p),
+                  common::string_field(c, "root", p)},
+                 common::string_field(c, "display", p)});
         }
     }
     if (const json::array *targets = common::array_field(o, "targets", "")) {
@@ -85,12 +86,12 @@ LiveUpdateTargets resolve_targets(const std::string &live_update, const host::En
 }
 
 std::vector<std::string> other_targets(const std::vector<LiveUpdateTargets> &all, const LiveUpdateTargets &self,
-                                       const ContainerTarget &container, const SyncTarget &own) {
+                                       const RunningContainer &container, const SyncTarget &own) {
     std::vector<std::string> out;
     for (const LiveUpdateTargets &lu : all) {
         if (lu.via != self.via) continue;
         bool shares = false;
-        for (const ContainerTarget &c : lu.containers) shares = shares || c.id == container.id;
+        for (const RunningContainer &c : lu.containers) shares = shares || c.ref.id == container.ref.id;
         if (!shares) continue;
         for (const SyncTarget &t : lu.targets)
             if (!(lu.name == self.name && t == own)) out.push_back(t.container_path);

@@ -12,22 +12,20 @@
 #include "common/ignore_defs.hpp"
 #include "host/core/engine_slot.hpp"
 #include "host/verify/tree_compare.hpp"
+#include "liveupdate/updater.hpp"
 
 namespace liveupdate::host::verify {
 
-struct ContainerTarget {
-    std::string id;
-    std::string name;
-    std::string pod_name;        // "" outside Kubernetes
-    std::string namespace_name;  // "" outside Kubernetes
-    std::string root;            // local containers: the folder standing for "/"
-    std::string display;         // for people: "pod/container", the name or a short ID
+// A running container the LiveUpdate's selector picks.
+struct RunningContainer {
+    updater::ContainerRef ref;
+    std::string display;  // for people: "pod/container", the name or a short ID
 };
 
 struct LiveUpdateTargets {
     std::string name;
-    std::string via;                          // updater class
-    std::vector<ContainerTarget> containers;  // the running ones
+    std::string via;  // updater class
+    std::vector<RunningContainer> containers;
     std::vector<SyncTarget> targets;
     std::vector<common::IgnoreDef> filter;  // the sources' ignores and the built-in ones
     std::string problem;                    // why it cannot be verified; "" when it can
@@ -44,6 +42,6 @@ LiveUpdateTargets resolve_targets(const std::string &live_update, const host::En
 // The container paths of every sync target of every LiveUpdate that shares
 // the container (same class and ID), but of `self`'s own target `own`.
 std::vector<std::string> other_targets(const std::vector<LiveUpdateTargets> &all, const LiveUpdateTargets &self,
-                                       const ContainerTarget &container, const SyncTarget &own);
+                                       const RunningContainer &container, const SyncTarget &own);
 
 }  // namespace liveupdate::host::verify
