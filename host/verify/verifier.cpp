@@ -194,7 +194,7 @@ Differences Verifier::compare(const LiveUpdateTargets &lu, const std::vector<Liv
     if (host::SyncedRecords *records = executor_.records())
         synced = records->journal(host::SyncedKey::of(lu.name, lu.via, container.ref.id, container.ref.root))->paths();
     Differences out;
-    for (const SyncTarget &target : lu.targets) {
+    for (const updater::CopyMapping &target : lu.targets) {
         if (cancelled_) throw std::runtime_error(kStopping);
         // The local tree first: its files are the container's files whose content counts.
         tree_digest::WalkOptions options;

@@ -86,14 +86,14 @@ LiveUpdateTargets resolve_targets(const std::string &live_update, const host::En
 }
 
 std::vector<std::string> other_targets(const std::vector<LiveUpdateTargets> &all, const LiveUpdateTargets &self,
-                                       const RunningContainer &container, const SyncTarget &own) {
+                                       const RunningContainer &container, const updater::CopyMapping &own) {
     std::vector<std::string> out;
     for (const LiveUpdateTargets &lu : all) {
         if (lu.via != self.via) continue;
         bool shares = false;
         for (const RunningContainer &c : lu.containers) shares = shares || c.ref.id == container.ref.id;
         if (!shares) continue;
-        for (const SyncTarget &t : lu.targets)
+        for (const updater::CopyMapping &t : lu.targets)
             if (!(lu.name == self.name && t == own)) out.push_back(t.container_path);
     }
     return out;

@@ -26,9 +26,9 @@ struct LiveUpdateTargets {
     std::string name;
     std::string via;  // updater class
     std::vector<RunningContainer> containers;
-    std::vector<SyncTarget> targets;
-    std::vector<common::IgnoreDef> filter;  // the sources' ignores and the built-in ones
-    std::string problem;                    // why it cannot be verified; "" when it can
+    std::vector<updater::CopyMapping> targets;  // each sync rule mapped as a whole (plan.hpp whole_rule_mapping)
+    std::vector<common::IgnoreDef> filter;      // the sources' ignores and the built-in ones
+    std::string problem;                        // why it cannot be verified; "" when it can
 };
 
 // The targets from the plugin's answer (result code and text, see
@@ -42,6 +42,6 @@ LiveUpdateTargets resolve_targets(const std::string &live_update, const host::En
 // The container paths of every sync target of every LiveUpdate that shares
 // the container (same class and ID), but of `self`'s own target `own`.
 std::vector<std::string> other_targets(const std::vector<LiveUpdateTargets> &all, const LiveUpdateTargets &self,
-                                       const RunningContainer &container, const SyncTarget &own);
+                                       const RunningContainer &container, const updater::CopyMapping &own);
 
 }  // namespace liveupdate::host::verify

@@ -22,7 +22,7 @@ BOOST_AUTO_TEST_CASE(a_document_reads_as_targets) {
     BOOST_TEST(t.containers[0].ref.pod == "pod-1");
     BOOST_TEST(t.containers[0].ref.namespace_name == "ns");
     BOOST_TEST(t.containers[0].display == "pod-1/main");
-    BOOST_TEST((t.targets == std::vector<SyncTarget>{{"/src", "/app"}}));
+    BOOST_TEST((t.targets == std::vector<updater::CopyMapping>{{"/src", "/app"}}));
     BOOST_TEST((t.filter == std::vector<common::IgnoreDef>{{"/src", {"*.log"}}}));
 }
 
