@@ -65,14 +65,14 @@ LiveUpdateTargets targets_of_answer(const std::string &live_update, int32_t rc, 
     return out;
 }
 
-LiveUpdateTargets resolve_targets(const std::string &live_update, const host::EngineSlot &engine) {
+LiveUpdateTargets resolve_targets(const std::string &live_update, const host::PluginSlot &plugin_slot) {
     try {
-        const auto answer =
-            engine.with_engine([&](const host::PluginEngine &e) { return e.sync_targets(live_update); });
+        const auto answer = plugin_slot.with_instance(
+            [&](const host::PluginInstance &instance) { return instance.sync_targets(live_update); });
         if (!answer) {
             LiveUpdateTargets out;
             out.name = live_update;
-            out.problem = "the liveupdate plugin (" + engine.identity().name +
+            out.problem = "the liveupdate plugin (" + plugin_slot.identity().name +
                           ") cannot tell sync targets: it has no " + LU_SYNC_TARGETS_EXTENSION_ID + " extension";
             return out;
         }

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "common/ignore_defs.hpp"
-#include "host/core/engine_slot.hpp"
+#include "host/core/plugin_slot.hpp"
 #include "host/verify/tree_compare.hpp"
 #include "liveupdate/updater.hpp"
 
@@ -37,7 +37,7 @@ struct LiveUpdateTargets {
 LiveUpdateTargets targets_of_answer(const std::string &live_update, int32_t rc, std::string_view text);
 
 // Asks the engine in service; a hot reload waits until it answered. Never throws.
-LiveUpdateTargets resolve_targets(const std::string &live_update, const host::EngineSlot &engine);
+LiveUpdateTargets resolve_targets(const std::string &live_update, const host::PluginSlot &plugin_slot);
 
 // The container paths of every sync target of every LiveUpdate that shares
 // the container (same class and ID), but of `self`'s own target `own`.
