@@ -93,7 +93,7 @@ private:
         Step step = std::move(begun.step);
         while (step.update) {
             ++updates;
-            step = begun.session->resume(updater::Outcome{}, at_micros(clock_));
+            step = begun.session->resume_batch({updater::Outcome{}}, at_micros(clock_));
         }
         return updates;
     }
