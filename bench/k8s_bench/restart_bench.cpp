@@ -90,12 +90,16 @@ json::object server_pod(const std::string &name) {
 }  // namespace
 
 int main(int argc, char **argv) {
+    const std::string pod = "lu-restart-bench-" + std::to_string(::getpid());
+    const std::string pods = "/api/v1/namespaces/" + kNamespace + "/pods";
     try {
         const int rounds = argc > 1 ? std::atoi(argv[1]) : 10;
         liveupdate::kube::ApiClient admin(liveupdate::kube::load_client_config({}));
-        const std::string pod = "lu-restart-bench-" + std::to_string(::getpid());
-        const std::string pods = "/api/v1/namespaces/" + kNamespace + "/pods";
+        // The container's ID as discovery would pass it: each pod created again is another container.
+        int created = 0;
+        const auto generation = [&] { return "pod-" + std::to_string(created); };
         const auto create = [&] {
+            ++created;
             if (admin.request("POST", pods, json::serialize(server_pod(pod))).status / 100 != 2)
                 throw std::runtime_error("cannot create pod " + pod);
         };
@@ -111,7 +115,7 @@ int main(int argc, char **argv) {
         save.copies = {{"/src/index.html", "/www/index.html"}};
         save.restart = true;
         // The first save starts the agent session: not what a save costs.
-        if (const auto o = updater.update("", "main", save); o.kind != LU_OUTCOME_OK)
+        if (const auto o = updater.update(generation(), "main", save); o.kind != LU_OUTCOME_OK)
             throw std::runtime_error("the first restart failed: " + o.message);
         pid = await_new_pid(pid, Clock::now());
 
@@ -120,12 +124,12 @@ int main(int argc, char **argv) {
         std::vector<double> in_place_ms, update_ms, sync_ms, new_pod_ms;
         for (int i = 0; i < rounds; ++i) {
             auto start = Clock::now();
-            if (const auto o = updater.update("", "main", sync_only); o.kind != LU_OUTCOME_OK)
+            if (const auto o = updater.update(generation(), "main", sync_only); o.kind != LU_OUTCOME_OK)
                 throw std::runtime_error("a save failed: " + o.message);
             sync_ms.push_back(ms_since(start));
 
             start = Clock::now();
-            if (const auto o = updater.update("", "main", save); o.kind != LU_OUTCOME_OK)
+            if (const auto o = updater.update(generation(), "main", save); o.kind != LU_OUTCOME_OK)
                 throw std::runtime_error("a restart failed: " + o.message);
             update_ms.push_back(ms_since(start));
             pid = await_new_pid(pid, start);
@@ -138,7 +142,7 @@ int main(int argc, char **argv) {
             pid = await_new_pid(pid, start);
             new_pod_ms.push_back(ms_since(start));
             // The new pod's first save starts its agent session (the first-save figure of k8s_bench), untimed.
-            if (const auto o = updater.update("", "main", sync_only); o.kind != LU_OUTCOME_OK)
+            if (const auto o = updater.update(generation(), "main", sync_only); o.kind != LU_OUTCOME_OK)
                 throw std::runtime_error("the first save into the new pod failed: " + o.message);
         }
         admin.request("DELETE", pods + "/" + pod + "?gracePeriodSeconds=0", "");
@@ -151,6 +155,12 @@ int main(int argc, char **argv) {
         return 0;
     } catch (const std::exception &e) {
         std::fprintf(stderr, "k8s_restart_bench: %s\n", e.what());
+        try {
+            liveupdate::kube::ApiClient(liveupdate::kube::load_client_config({}))
+                .request("DELETE", pods + "/" + pod + "?gracePeriodSeconds=0", "");
+        } catch (const std::exception &cleanup) {
+            std::fprintf(stderr, "k8s_restart_bench: deleting pod %s: %s\n", pod.c_str(), cleanup.what());
+        }
         return 1;
     }
 }
