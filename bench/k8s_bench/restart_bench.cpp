@@ -61,7 +61,7 @@ std::string get_pid() {
 // Waits until the server answers with a PID other than `old`; that PID.
 std::string await_new_pid(const std::string &old, Clock::time_point start) {
     for (;;) {
-        const std::string pid = get_pid();
+        std::string pid = get_pid();
         if (!pid.empty() && pid != old) return pid;
         if (ms_since(start) > 120000) throw std::runtime_error("the server did not answer with a new PID");
         std::this_thread::sleep_for(2ms);
@@ -92,6 +92,7 @@ json::object server_pod(const std::string &name) {
 int main(int argc, char **argv) {
     const std::string pod = "lu-restart-bench-" + std::to_string(::getpid());
     const std::string pods = "/api/v1/namespaces/" + kNamespace + "/pods";
+    const std::string delete_pod = pods + "/" + pod + "?gracePeriodSeconds=0";
     try {
         const int rounds = argc > 1 ? std::atoi(argv[1]) : 10;
         liveupdate::kube::ApiClient admin(liveupdate::kube::load_client_config({}));
@@ -136,7 +137,7 @@ int main(int argc, char **argv) {
             in_place_ms.push_back(ms_since(start));
 
             start = Clock::now();
-            admin.request("DELETE", pods + "/" + pod + "?gracePeriodSeconds=0", "");
+            admin.request("DELETE", delete_pod, "");
             while (!gone()) std::this_thread::sleep_for(5ms);
             create();
             pid = await_new_pid(pid, start);
@@ -145,7 +146,7 @@ int main(int argc, char **argv) {
             if (const auto o = updater.update(generation(), "main", sync_only); o.kind != LU_OUTCOME_OK)
                 throw std::runtime_error("the first save into the new pod failed: " + o.message);
         }
-        admin.request("DELETE", pods + "/" + pod + "?gracePeriodSeconds=0", "");
+        admin.request("DELETE", delete_pod, "");
         const double in_place = lu_bench::median(in_place_ms), new_pod = lu_bench::median(new_pod_ms);
         std::printf(
             "save -> restarted server answering, median of %d (ms): in place (lu-agent supervise) %.0f, "
@@ -156,8 +157,7 @@ int main(int argc, char **argv) {
     } catch (const std::exception &e) {
         std::fprintf(stderr, "k8s_restart_bench: %s\n", e.what());
         try {
-            liveupdate::kube::ApiClient(liveupdate::kube::load_client_config({}))
-                .request("DELETE", pods + "/" + pod + "?gracePeriodSeconds=0", "");
+            liveupdate::kube::ApiClient(liveupdate::kube::load_client_config({})).request("DELETE", delete_pod, "");
         } catch (const std::exception &cleanup) {
             std::fprintf(stderr, "k8s_restart_bench: deleting pod %s: %s\n", pod.c_str(), cleanup.what());
         }
