@@ -64,6 +64,7 @@ struct Started {
     ::tcsetpgrp(STDIN_FILENO, ::getpgrp());  // SIGTTOU is still blocked here; no terminal: harmless
     subprocess::restore_default_signals();
     std::vector<char *> args;
+    args.reserve(argv.size() + 1);
     for (const auto &arg : argv) args.push_back(const_cast<char *>(arg.c_str()));
     args.push_back(nullptr);
     ::execvp(args[0], args.data());
@@ -149,7 +150,7 @@ private:
         }
         if (error != 0) return path + ": bind: " + std::strerror(error);
         if (::listen(fd.get(), 4) != 0) {
-            const std::string why = path + ": listen: " + std::strerror(errno);
+            std::string why = path + ": listen: " + std::strerror(errno);
             ::unlink(path.c_str());
             return why;
         }
