@@ -17,6 +17,7 @@
 #include "agent/fs_ops.hpp"
 #include "agent/runner.hpp"
 #include "agent/socket_channel.hpp"
+#include "agent/supervisor_link.hpp"
 #include "common/agent_protocol/messages.hpp"
 
 namespace liveupdate::agent {
@@ -101,6 +102,9 @@ bool answer(const agent_protocol::Frame &frame, FrameOutput &out, FileTransfer &
         checked_path(request);
         return out.send(agent_protocol::encode(digest_tree(request, out, host_present)));
     }
+    case agent_protocol::MessageType::restart_process:
+        return out.send(agent_protocol::encode(
+            restart_supervised(agent_protocol::decode<agent_protocol::RestartProcess>(frame).grace_ms)));
     default:
         throw agent_protocol::ProtocolError(std::string("a ") + agent_protocol::type_name(frame.type) +
                                             " frame is not a request");

@@ -151,6 +151,14 @@ AgentRunResult run_through_agent(AgentStream &session, const std::vector<std::st
     }
 }
 
+agent_protocol::Result restart_through_agent(AgentStream &session, std::chrono::milliseconds grace,
+                                             std::chrono::milliseconds stall) {
+    session.send(agent_protocol::encode(agent_protocol::RestartProcess{static_cast<std::uint32_t>(grace.count())}),
+                 AgentStream::Clock::now() + stall);
+    // The answer comes once the process started again: after the grace at most, and the start.
+    return expect<agent_protocol::Result>(session.receive(AgentStream::Clock::now() + grace + stall));
+}
+
 AgentDigestResult digest_through_agent(AgentStream &session, const agent_protocol::Digest &request,
                                        std::chrono::milliseconds stall,
                                        const std::function<bool(const agent_protocol::DigestEntry &)> &each,

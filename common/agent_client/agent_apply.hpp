@@ -47,6 +47,13 @@ AgentRunResult run_through_agent(AgentStream &session, const std::vector<std::st
                                  std::chrono::milliseconds limit, std::chrono::milliseconds stall,
                                  const std::function<void(int, std::string_view)> &on_output);
 
+// Asks the agent to restart the process `lu-agent supervise` runs in its
+// container (agent_protocol::RestartProcess): SIGTERM, up to `grace`, SIGKILL,
+// start again. The agent's Result: error 0 (its message names the old and new
+// PIDs), agent_protocol::kNoSupervisor, or another errno value.
+agent_protocol::Result restart_through_agent(AgentStream &session, std::chrono::milliseconds grace,
+                                             std::chrono::milliseconds stall);
+
 struct AgentDigestResult {
     std::int32_t error = 0;  // the agent's agent_protocol::Result: 0, or the errno of the first path it could not read
     std::string message;

@@ -17,6 +17,7 @@ bool is_known(MessageType type) noexcept {
     case MessageType::block_signatures:
     case MessageType::open_socket:
     case MessageType::socket_hello:
+    case MessageType::restart_process:
     case MessageType::block_signatures_reply:
     case MessageType::socket_reply:
     case MessageType::socket_welcome:
@@ -46,6 +47,7 @@ const char *type_name(MessageType type) noexcept {
     case MessageType::block_signatures_reply: return "block signatures reply";
     case MessageType::open_socket: return "open socket";
     case MessageType::socket_hello: return "socket hello";
+    case MessageType::restart_process: return "restart process";
     case MessageType::socket_reply: return "socket reply";
     case MessageType::socket_welcome: return "socket welcome";
     case MessageType::hello_reply: return "hello reply";

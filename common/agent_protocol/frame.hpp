@@ -20,7 +20,8 @@ namespace liveupdate::agent_protocol {
 // 3: large files in parts (FileBegin, FilePart, FileCommit) and by delta (BlockSignatures).
 // 4: the session moves to a unix socket in the container (OpenSocket, SocketHello).
 // 5: a digest hashes only the files it names, within a byte and time budget.
-inline constexpr std::uint32_t kProtocolVersion = 5;
+// 6: the process `lu-agent supervise` runs is restarted in place (RestartProcess).
+inline constexpr std::uint32_t kProtocolVersion = 6;
 // A small file travels in one frame (at most 1 MiB), a large one in parts of
 // about 1 MiB; the largest frame is a large file's block signatures (20 bytes
 // a block of up to 128 KiB: 16 MiB holds a 100 GiB file's; beyond, files go
@@ -43,6 +44,7 @@ enum class MessageType : std::uint8_t {
     block_signatures = 11,
     open_socket = 12,
     socket_hello = 13,
+    restart_process = 14,
     // agent -> host
     hello_reply = 64,
     result = 65,

@@ -2,6 +2,7 @@
 // its payload in order; encode() and decode() work from that list.
 #pragma once
 
+#include <cerrno>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -343,6 +344,21 @@ struct SocketWelcome {
     template <class S, class F>
     static void fields(S &s, F &&f) {
         f(s.token);
+    }
+};
+
+// Restarts the process `lu-agent supervise` runs in the agent's container
+// (agent/supervisor_link.hpp): SIGTERM, up to grace_ms for it to end,
+// SIGKILL, then the same command again. Answered by a Result once it started
+// again: error 0 with its old and new PIDs in `message`; kNoSupervisor when
+// no supervisor listens in the container; else an errno value and what failed.
+inline constexpr std::int32_t kNoSupervisor = ESRCH;
+struct RestartProcess {
+    static constexpr MessageType type = MessageType::restart_process;
+    std::uint32_t grace_ms = 0;
+    template <class S, class F>
+    static void fields(S &s, F &&f) {
+        f(s.grace_ms);
     }
 };
 

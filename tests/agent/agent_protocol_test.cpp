@@ -28,6 +28,13 @@ BOOST_AUTO_TEST_CASE(every_request_round_trips) {
     BOOST_TEST(r.cwd == "/app");
     BOOST_TEST(r.env == run.env);
     BOOST_TEST(r.timeout_ms == 1500u);
+
+    FrameDecoder restart;
+    restart.feed(encode(RestartProcess{4321}));
+    const auto frame = restart.next();
+    BOOST_REQUIRE(frame.has_value());
+    BOOST_TEST(type_name(frame->type) == std::string("restart process"));
+    BOOST_TEST(decode<RestartProcess>(*frame).grace_ms == 4321u);
 }
 
 BOOST_AUTO_TEST_CASE(a_stream_cut_at_every_byte_gives_the_same_frames) {

@@ -122,8 +122,7 @@ BOOST_AUTO_TEST_CASE(a_failing_command_is_a_run_failure_and_kubectl_errors_are_i
     restart.restart = true;
     const auto refused = update(updater, c, restart);
     BOOST_TEST(refused.kind == LU_OUTCOME_INFRA_FAILURE);
-    BOOST_TEST(refused.message.find("does not support `restart_container()` step") != std::string::npos,
-               refused.message);
+    BOOST_TEST(refused.message.find("liveupdate.dev/restart: process") != std::string::npos, refused.message);
 
     Update any;
     any.runs = {{{"true"}, false}};

@@ -42,6 +42,7 @@ void decode_as_its_type(const Frame &frame) {
     case MessageType::socket_reply: decode<SocketReply>(frame); break;
     case MessageType::socket_hello: decode<SocketHello>(frame); break;
     case MessageType::socket_welcome: decode<SocketWelcome>(frame); break;
+    case MessageType::restart_process: decode<RestartProcess>(frame); break;
     }
 }
 

@@ -38,10 +38,31 @@ namespace {
 
 const std::string kNamespace = "lu-k8s-agent";
 
+enum class Root { writable, read_only };
+enum class Command { plain, supervised };
+
 // A busybox pod; read_only: its root filesystem read-only, /app an emptyDir.
-void create_pod(const std::string &name, bool read_only = false) {
+// supervised: its command wrapped by hand as the webhook wraps it
+// (`lu-agent supervise -- ...`), this build's lu-agent mounted from the host;
+// the app writes its PID to /tmp/app.pid ($$ is how a pod's command says $).
+void create_pod(const std::string &name, Root root = Root::writable, Command command = Command::plain) {
     json::object pod = busybox_pod(name);
-    if (read_only) {
+    if (command == Command::supervised) {
+        json::object &spec = pod["spec"].as_object();
+        json::object &container = spec["containers"].as_array()[0].as_object();
+        container["command"] =
+            json::array{"/lu-bin/lu-agent",
+                        "supervise",
+                        "--",
+                        "/bin/sh",
+                        "-c",
+                        "echo $$$$ > /tmp/app.pid; trap 'exit 0' TERM; while true; do sleep 1; done"};
+        container["volumeMounts"] = json::array{{{"name", "lu-bin"}, {"mountPath", "/lu-bin"}, {"readOnly", true}}};
+        spec["volumes"] = json::array{
+            {{"name", "lu-bin"},
+             {"hostPath", {{"path", fs::path(LU_AGENT_PATH).parent_path().string()}, {"type", "Directory"}}}}};
+    }
+    if (root == Root::read_only) {
         json::object &spec = pod["spec"].as_object();
         json::object &container = spec["containers"].as_array()[0].as_object();
         container["securityContext"] = {{"readOnlyRootFilesystem", true}};
@@ -186,6 +207,62 @@ BOOST_AUTO_TEST_CASE(copies_deletes_and_runs_go_through_one_agent_session) {
     delete_pod("one");
 }
 
+int restart_count(const std::string &pod) {
+    const auto p = json::parse(admin().get("/api/v1/namespaces/" + kNamespace + "/pods/" + pod)).as_object();
+    return static_cast<int>(p.at("status").at("containerStatuses").at(0).at("restartCount").as_int64());
+}
+
+std::size_t log_index(const lu_test::Outcome &o, const std::string &needle) {
+    for (std::size_t i = 0; i < o.logs.size(); ++i)
+        if (o.logs[i].find(needle) != std::string::npos) return i;
+    return o.logs.size();
+}
+
+// Kubernetes restarts no container in place: the process under lu-agent
+// supervise is restarted instead, after the sync and the runs (Tilt's order).
+BOOST_AUTO_TEST_CASE(a_restart_starts_the_supervised_process_again_in_the_same_container) {
+    create_pod("sup", Root::writable, Command::supervised);
+    const std::string before = exec_sh("sup", "cat /tmp/app.pid").second;
+    BOOST_TEST_REQUIRE(!before.empty());
+    DockerUpdater updater(config(), LU_KUBERNETES_UPDATER_PATH);
+    auto u = update_of("sup");
+    u.archive = TarBuilder().dir("app").file("app/v.txt", "v2\n").finish();
+    u.copies = {{"/src/v.txt", "/app/v.txt"}};
+    u.runs = {{{"sh", "-c", "cat /app/v.txt > /app/ran.txt"}, false}};
+    u.restart = true;
+    const auto restarted = updater.update("", "main", u);
+    BOOST_TEST_REQUIRE(restarted.kind == LU_OUTCOME_OK, restarted.message + "\n" + restarted.log_text());
+    BOOST_TEST(exec_sh("sup", "cat /app/ran.txt").second == "v2\n");
+    const auto ran = log_index(restarted, "[CMD 1/1]");
+    const auto restart = log_index(restarted, "Restarted the process of pod " + kNamespace + "/sup container main");
+    BOOST_TEST(ran < restart, restarted.log_text());
+    BOOST_TEST(restart < restarted.logs.size(), restarted.log_text());
+    std::string after;
+    wait_until(
+        [&] {
+            after = exec_sh("sup", "cat /tmp/app.pid").second;
+            return !after.empty() && after != before;
+        },
+        10s);
+    BOOST_TEST(after != before);
+    BOOST_TEST(restarted.logged("pid " + before.substr(0, before.size() - 1) + ", now pid " +
+                                after.substr(0, after.size() - 1)),
+               restarted.log_text());
+    BOOST_TEST(restart_count("sup") == 0);
+
+    // A pod whose process runs unsupervised: the failure names the annotation to add.
+    create_pod("nosup");
+    auto plain = update_of("nosup");
+    plain.restart = true;
+    const auto refused = updater.update("", "main", plain);
+    BOOST_TEST(refused.kind == LU_OUTCOME_INFRA_FAILURE);
+    BOOST_TEST(refused.message.find("liveupdate.dev/restart: process") != std::string::npos, refused.message);
+    BOOST_TEST(refused.message.find("pod " + kNamespace + "/nosup container main") != std::string::npos,
+               refused.message);
+    delete_pod("sup");
+    delete_pod("nosup");
+}
+
 // The warm first save (lu_updater_api.prepare): the agent runs before the first update, which uses its session.
 BOOST_AUTO_TEST_CASE(prepare_starts_the_agent_ahead_of_the_first_update) {
     create_pod("warm");
@@ -243,7 +320,7 @@ BOOST_AUTO_TEST_CASE(a_killed_agent_is_replaced_and_no_update_is_applied_twice) 
 }
 
 BOOST_AUTO_TEST_CASE(a_read_only_root_filesystem_falls_back_to_exec_and_says_why_once) {
-    create_pod("ro", true);
+    create_pod("ro", Root::read_only);
     DockerUpdater updater(config(), LU_KUBERNETES_UPDATER_PATH);
     auto u = update_of("ro");
     u.archive = TarBuilder().file("app/ro1", "1\n").finish();

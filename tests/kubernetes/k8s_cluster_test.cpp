@@ -219,15 +219,14 @@ BOOST_AUTO_TEST_CASE(live_update_syncs_deletes_and_runs_through_the_api) {
     BOOST_TEST(outcome.kind == LU_OUTCOME_RUN_FAILURE, outcome.message);
     BOOST_TEST(outcome.exit_code == 127);
 
-    // Kubernetes cannot restart a container in place: Tilt's refusal.
+    // Kubernetes cannot restart a container in place; a process not under lu-agent supervise cannot be either.
     Update restart;
     restart.pod = "upd";
     restart.namespace_name = kNamespace;
     restart.restart = true;
     outcome = updater.update("", "main", restart);
     BOOST_TEST(outcome.kind == LU_OUTCOME_INFRA_FAILURE);
-    BOOST_TEST(outcome.message.find("does not support `restart_container()` step") != std::string::npos,
-               outcome.message);
+    BOOST_TEST(outcome.message.find("liveupdate.dev/restart: process") != std::string::npos, outcome.message);
 
     // kubectl exec stays available by setting, on the same pod.
     DockerUpdater kubectl(R"({"exec": "kubectl", "kubectl": ")" + state_dir() + R"(/bin/kubectl", "kubeconfig": ")" +

@@ -129,7 +129,8 @@ std::optional<Outcome> DockerUpdater::update_through_agent(Target &target, bool 
             std::chrono::duration_cast<std::chrono::milliseconds>(config_.run_timeout),
             needs_own_exec,
             [&](const updater::RunStep &run) { return run_with_exec(target, run, log); },
-            [&] { return container_gone_reason(target, true); }};
+            [&] { return container_gone_reason(target, true); },
+            nullptr};  // the restart is the container's, below
         auto result = updaters::update_through_agent(session, request, pass, settings, run_started);
         if (result.kind != Outcome::Kind::ok) return result;
         if (request.restart)

@@ -19,11 +19,6 @@ using updaters::exec_failure;
 
 constexpr std::size_t kKept = std::size_t{64} * 1024;
 constexpr std::string_view kTerminated = "command terminated with exit code ";
-// Tilt's ExecUpdater refuses restart_container() with the same advice.
-constexpr const char *kRestartUnsupported =
-    "ExecUpdater does not support `restart_container()` step (Kubernetes has no in-place restart: live update is "
-    "hot reload only). See https://github.com/tilt-dev/tilt-extensions/tree/master/restart_process for a workaround";
-
 class InfraFailure : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
@@ -174,6 +169,13 @@ PodExecFn kubectl_exec_fn(const KubectlConfig &config) {
                     const UpdateLog &log) { return kubectl_exec(config, target, command, archive, timeout, log); };
 }
 
+std::string restart_needs_supervisor(const std::string &pod_text) {
+    return "Cannot restart the process of " + pod_text +
+           ": Kubernetes has no in-place container restart, so the process must run under lu-agent supervise. "
+           "Annotate the pod `liveupdate.dev/restart: process` (with `lu-host webhook install --mutate`, its "
+           "command is wrapped at creation) or set its command to `lu-agent supervise -- CMD ARGS...`.";
+}
+
 kube::PodExecTarget exec_target_of(const updater::ContainerRef &container) {
     return {container.namespace_name, container.pod, container.name};
 }
@@ -191,7 +193,9 @@ Outcome update_pod_container(const PodExecFn &exec, const KubectlConfig &config,
     const kube::PodExecTarget target = exec_target_of(request.container);
     try {
         if (target.pod.empty()) throw InfraFailure("no pod to update");
-        if (request.restart) throw InfraFailure(kRestartUnsupported);
+        if (request.restart)
+            throw InfraFailure(restart_needs_supervisor(pod_text(target)) +
+                               " The restart goes through lu-agent: the updater's exec \"api\" with agent on.");
         std::optional<updaters::SpooledArchive> spooled;
         if (!request.copies.empty()) {
             if (!request.archive) throw InfraFailure("the update names files to copy but carries no archive");

@@ -1,7 +1,8 @@
 // The kubernetes updater: Tilt's ExecUpdater semantics through an exec into
 // the pod (the API server's exec WebSocket, or `kubectl exec` by setting):
 // rm -rf of deleted paths, `tar -C / -x -f -` fed with the archive, then the
-// run commands; restarts are not supported (hot reload only).
+// run commands. A restart (Kubernetes has none in place) is the supervised
+// process's, through lu-agent (pod_agents.hpp); refused on this path.
 #pragma once
 
 #include <chrono>
@@ -33,6 +34,10 @@ struct KubectlConfig {
 //  "agentPath"};
 // throws std::invalid_argument naming the field.
 KubectlConfig parse_kubectl_config(std::string_view json);
+
+// Why a restart cannot be done and what to change: Kubernetes restarts no
+// container in place, so the process must run under `lu-agent supervise`.
+std::string restart_needs_supervisor(const std::string &pod_text);
 
 // The exec target of an update's container (its name is the pod's container).
 kube::PodExecTarget exec_target_of(const updater::ContainerRef &container);

@@ -67,8 +67,8 @@ private:
 };
 
 lu::Outcome KubernetesPlugin::try_update(const lu::Request &request) const {
-    if (!agents_ || request.container.pod.empty() || request.restart)
-        return k8s::update_pod_container(exec_, config_, request);
+    // A restart is the supervised process's, through the agent; the exec path refuses it.
+    if (!agents_ || request.container.pod.empty()) return k8s::update_pod_container(exec_, config_, request);
     if (request.copies.empty() || !request.archive) {
         if (auto through_agent = agents_->update(request, nullptr)) return std::move(*through_agent);
         return k8s::update_pod_container(exec_, config_, request);

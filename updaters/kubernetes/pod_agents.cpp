@@ -1,5 +1,6 @@
 #include "updaters/kubernetes/pod_agents.hpp"
 
+#include "common/agent_client/agent_apply.hpp"
 #include "common/kube/pod_exec.hpp"
 #include "updaters/kubernetes/pod_agent_transport.hpp"
 #include "updaters/shared/agent_update.hpp"
@@ -9,6 +10,9 @@ namespace liveupdate::kubernetes {
 namespace {
 
 using ms = std::chrono::milliseconds;
+
+// Beyond the grace: the process's start again, and the exec stream's delay.
+constexpr ms kRestartAllowance{30'000};
 
 using updater::Outcome;
 using updater::UpdateLog;
@@ -68,6 +72,25 @@ std::string PodAgentContainer::install(const agent_client::AgentBinary &binary) 
     return detail.empty() ? why : why + ": " + detail;
 }
 
+// How long a process asked to end may take before its SIGKILL. Docker's
+// restart here gives none (t=0); a server closing its connections gets a moment.
+constexpr ms kRestartGrace{5000};
+
+// The supervised process restarted in place: the container, and so restartCount, stays.
+Outcome restart_in_place(agent_client::AgentStream &session, const updater::Request &request,
+                         const std::string &shown) {
+    request.log(LU_LOG_INFO, "Restarting the process of " + shown + " in place (lu-agent supervise)");
+    const auto result = agent_client::restart_through_agent(session, kRestartGrace, kRestartAllowance);
+    if (result.error == 0) {
+        request.log(LU_LOG_INFO, "Restarted the process of " + shown + " in place: " + result.message);
+        return {};
+    }
+    if (result.error == agent_protocol::kNoSupervisor)
+        return Outcome::infra_failure(kubernetes::restart_needs_supervisor(shown) + " (lu-agent: " + result.message +
+                                      ")");
+    return Outcome::infra_failure("restarting the process of " + shown + " in place: " + result.message);
+}
+
 }  // namespace
 
 PodAgents::PodAgents(const KubectlConfig &config, std::shared_ptr<ApiExec> api)
@@ -86,7 +109,8 @@ std::optional<Outcome> PodAgents::update(const updater::Request &request, update
         std::chrono::duration_cast<ms>(config_.run_timeout),
         nullptr,
         nullptr,
-        nullptr};
+        nullptr,
+        [&](agent_client::AgentStream &session) { return restart_in_place(session, request, shown); }};
     try {
         return driver_.update(container, request.log, [&](agent_client::AgentStream &session, bool &run_started) {
             const common::ArchiveReadFn pass = archive != nullptr ? archive->pass() : request.archive;

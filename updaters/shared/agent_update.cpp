@@ -88,6 +88,10 @@ Outcome update_through_agent(agent_client::AgentStream &session, const updater::
         }
         return Outcome::run_failure(result.exit_code, message);
     }
+    if (request.restart && settings.restart_in_place) {
+        run_started = true;  // a session broken meanwhile does not send the update, nor the restart, again
+        return settings.restart_in_place(session);
+    }
     return {};
 }
 

@@ -1,7 +1,8 @@
 // An update's steps through an lu-agent session, as the docker and
 // kubernetes updaters both word them: the deletes and the archive's files
 // (common/agent_client/agent_apply.hpp), then each run with its
-// "[CMD i/n]" line and its output as lines of the update's log.
+// "[CMD i/n]" line and its output as lines of the update's log, then the
+// restart in place where the updater does it through the agent (Tilt's order).
 #pragma once
 
 #include <chrono>
@@ -34,9 +35,13 @@ struct AgentUpdateSettings {
     OwnExecFn own_exec;
     // Why the container's state explains a killed run (it stopped), else "".
     std::function<std::string()> gone_reason;
+    // The restart a request asks for, after its runs, through the session
+    // (kubernetes: the supervised process, in place). Null: the updater
+    // restarts the container itself once the update returned (docker).
+    std::function<updater::Outcome(agent_client::AgentStream &)> restart_in_place;
 };
 
-// Logs to request.log; sets run_started before the first run. archive: this
+// Logs to request.log; sets run_started before the first run or the restart. archive: this
 // attempt's pass over the request's archive (the request is not copied for
 // it: the copy list of a large sync is large). Throws AgentSessionBroken when
 // the session broke, std::runtime_error when the archive cannot be read.
