@@ -11,7 +11,7 @@ SyncBackMapping::SyncBackMapping(std::string local_path, std::string container_p
       patterns_(container_path_, patterns) {}
 
 std::optional<std::string> SyncBackMapping::wanted(std::string_view container_file) const {
-    const std::optional<std::string> name = common::child_path(container_path_, std::string(container_file));
+    std::optional<std::string> name = common::child_path(container_path_, std::string(container_file));
     if (!name || name->empty() || *name == ".") return std::nullopt;
     if (!patterns_.matches(container_file)) return std::nullopt;
     return name;
