@@ -178,7 +178,7 @@ asan_targets=(
   test_docker_units test_compose_status test_kubeconfig compose_units_test yaml_objects_test
   agent_protocol_test lu_agent_test agent_file_writes_test request_pipeline_test agent_delta_test agent_driver_test agent_socket_test lu_agent_supervise_test verify_unit_tests verify_digest_header_c11 verify_sync_targets_header_c11
   subprocess_test yaml_load_test bounded_child_test pod_agents_test pod_state_test line_splitter_test delta_test
-  tree_digest_test tar_reader_test
+  tree_digest_test tar_reader_test sync_back_test local_sync_back_test
   webhook_unit_tests
   webhook_host_tests operator_unit_tests
 )

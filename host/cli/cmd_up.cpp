@@ -40,7 +40,10 @@ constexpr const char *kUpHelp =
     "one someone else changed (kubectl patch) is written over.\n"
     "The trigger queue is the namespace's ConfigMap tilt-trigger-queue: lu-host\n"
     "trigger writes it, and an edit of it with kubectl triggers too.\n"
-    "`lu-host rbac` prints the Role the operator needs.\n"
+    "`lu-host rbac` prints the Role the operator needs. A LiveUpdate asking for\n"
+    "files to come back (spec.syncs[].syncBack) is refused unless\n"
+    "--allow-sync-back is given: a cluster object alone cannot make the daemon\n"
+    "write into PROJECT_DIR.\n"
     "\n"
     "A PATH that is a Compose file (compose.yaml, compose.yml, docker-compose.yml,\n"
     "docker-compose.yaml) or a folder holding one is read as a Compose project:\n"
@@ -109,6 +112,8 @@ constexpr const char *kUpHelp =
     "                         without spec.watches look, and with --from-cluster\n"
     "                         the namespace served (default: the context's)\n"
     "  --from-cluster         the objects of a namespace (above)\n"
+    "  --allow-sync-back      with --from-cluster: LiveUpdates may bring container\n"
+    "                         files back into PROJECT_DIR (spec.syncs[].syncBack)\n"
     "  --help                 this text\n"
     "\n"
     "The liveupdate plugin, the updater plugins and the configuration are watched:\n"
@@ -194,9 +199,14 @@ void read_sources(const ParsedArgs &args, const std::vector<std::string> &compos
         if (args.positional.size() > 1 || !compose_files.empty())
             throw UsageError("--from-cluster takes one PROJECT_DIR, not object or compose files");
         options.project_dir = args.positional.empty() ? "." : args.positional[0];
+        options.allow_sync_back = args.has("--allow-sync-back");
         if (!std::filesystem::is_directory(options.project_dir))
             throw UsageError("PROJECT_DIR " + options.project_dir + " is not a folder");
     }
+    if (args.has("--allow-sync-back") && !options.from_cluster)
+        throw UsageError(
+            "--allow-sync-back is for --from-cluster: local objects and compose files may ask for sync "
+            "back themselves");
     if (!compose_files.empty()) options.compose_projects.push_back({compose_files, project_name});
     for (const auto &path : options.from_cluster ? std::vector<std::string>() : args.positional) {
         const auto files = compose::compose_files_of(path);
@@ -266,29 +276,30 @@ void read_plugins(const ParsedArgs &args, up::UpOptions &options) {
 }  // namespace
 
 // -f/--file and -p/--project-name are taken aside first (take_compose_options): they repeat and keep their order.
-const OptionTable kUpOptions{{"-f",
-                              "--file",
-                              "-p",
-                              "--project-name",
-                              "--control-socket",
-                              "--debounce",
-                              "--max-wait",
-                              "--workers",
-                              "--log-format",
-                              "--log-level",
-                              "--plugin",
-                              "--local-updater",
-                              "--local-updater-config",
-                              "--updater",
-                              "--config",
-                              "--web-port",
-                              "--web-address",
-                              "--kubeconfig",
-                              "--context",
-                              "--namespace",
-                              "--verify-every",
-                              "--state-dir"},
-                             {"--help", "-h", "--no-web", "--no-verify-after-loss", "--from-cluster"}};
+const OptionTable kUpOptions{
+    {"-f",
+     "--file",
+     "-p",
+     "--project-name",
+     "--control-socket",
+     "--debounce",
+     "--max-wait",
+     "--workers",
+     "--log-format",
+     "--log-level",
+     "--plugin",
+     "--local-updater",
+     "--local-updater-config",
+     "--updater",
+     "--config",
+     "--web-port",
+     "--web-address",
+     "--kubeconfig",
+     "--context",
+     "--namespace",
+     "--verify-every",
+     "--state-dir"},
+    {"--help", "-h", "--no-web", "--no-verify-after-loss", "--from-cluster", "--allow-sync-back"}};
 
 int run_up_command(int argc, char **argv) {
     ParsedArgs args;

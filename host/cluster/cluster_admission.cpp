@@ -58,6 +58,24 @@ std::vector<std::pair<std::string, std::string>> local_paths(const json::object 
     return out;
 }
 
+// Each sync of a LiveUpdate that asks for files to come back.
+std::vector<PathFieldError> sync_back_requests(const json::object &object) {
+    std::vector<PathFieldError> out;
+    if (common::string_field(object, {"kind"}) != "LiveUpdate") return out;
+    const json::object *spec = common::object_field(object, {"spec"});
+    const json::value *syncs = spec != nullptr ? spec->if_contains("syncs") : nullptr;
+    if (syncs == nullptr || !syncs->is_array()) return out;
+    for (std::size_t i = 0; i < syncs->as_array().size(); ++i) {
+        const json::value &s = syncs->as_array()[i];
+        const json::value *back = s.is_object() ? s.as_object().if_contains("syncBack") : nullptr;
+        if (back == nullptr || (back->is_array() && back->as_array().empty())) continue;
+        out.push_back({"spec.syncs[" + std::to_string(i) + "].syncBack",
+                       "Forbidden: files coming back from the container would be written into the project "
+                       "folder; start lu-host up with --allow-sync-back to allow it"});
+    }
+    return out;
+}
+
 }  // namespace
 
 bool is_taken_kind(std::string_view kind) {
@@ -74,7 +92,8 @@ std::string symlink_escape(std::string_view root, const std::string &path) {
     return {};
 }
 
-ClusterVerdict judge_cluster_object(const json::object &item, std::string_view root) {
+ClusterVerdict judge_cluster_object(const json::object &item, std::string_view root,
+                                    const ClusterAllowances &allowances) {
     const std::string kind = common::string_field(item, {"kind"});
     const std::string name = common::string_field(item, {"metadata", "name"});
     if (!is_taken_kind(kind))
@@ -82,6 +101,8 @@ ClusterVerdict judge_cluster_object(const json::object &item, std::string_view r
                 {},
                 kind + " " + name + ": objects of kind " + kind + " are never taken from a cluster"};
     ResolvedObject resolved = resolve_cluster_object(stripped(item), root);
+    if (!allowances.sync_back)
+        for (PathFieldError &issue : sync_back_requests(resolved.object)) resolved.errors.push_back(std::move(issue));
     if (resolved.errors.empty())
         for (const auto &[field, path] : local_paths(resolved.object))
             if (std::string why = symlink_escape(root, path); !why.empty())

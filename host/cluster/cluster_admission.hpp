@@ -31,8 +31,17 @@ struct ClusterVerdict {
 
 bool is_taken_kind(std::string_view kind);
 
+// What the developer allowed objects from the cluster beyond the rules above.
+struct ClusterAllowances {
+    // lu-host up --allow-sync-back: a LiveUpdate's spec.syncs[].syncBack may
+    // make the daemon write container files into the project folder; without
+    // it such a LiveUpdate is refused (docs/sync-back.md).
+    bool sync_back = false;
+};
+
 // item: an object as the API server lists it; root: the project folder (absolute).
-ClusterVerdict judge_cluster_object(const boost::json::object &item, std::string_view root);
+ClusterVerdict judge_cluster_object(const boost::json::object &item, std::string_view root,
+                                    const ClusterAllowances &allowances = {});
 
 // "" when path (absolute, inside root by its letters) stays inside root once
 // its symlinks are followed; else why not.

@@ -90,7 +90,10 @@ Schema live_update_spec() {
          {"stopPaths", string_array("Relative paths whose changes stop live update: the image needs a rebuild.")},
          {"syncs", array(object("A local path and where it goes in the container.",
                                 {{"localPath", string("A path relative to basePath.")},
-                                 {"containerPath", string("An absolute path in the container.")}},
+                                 {"containerPath", string("An absolute path in the container.")},
+                                 {"syncBack", string_array("Container files that come back to localPath: patterns in "
+                                                           "the ignore syntax, relative to containerPath. From a "
+                                                           "cluster only with lu-host up --allow-sync-back.")}},
                                 {"localPath", "containerPath"}),
                          "Paths that can be live-updated and their destinations.")},
          {"execs", array(live_update_exec(), "Commands run in the container after files are synced.")},

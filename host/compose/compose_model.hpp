@@ -44,6 +44,9 @@ struct WatchRule {
     std::vector<std::string> include;  // relative to path
     bool initial_sync = false;
     std::optional<WatchExec> exec;
+    // x-sync-back: container files that come back (ignore syntax, relative to target; docs/sync-back.md).
+    std::vector<std::string> sync_back;
+    Where sync_back_where;
     Where where;  // the rule
     Where action_where;
     Where path_where;

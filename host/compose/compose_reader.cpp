@@ -187,9 +187,13 @@ public:
                 rule.initial_sync = bool_of(value, at + ".initial_sync").value_or(false);
             } else if (key == "exec") {
                 rule.exec = exec_of(value, at);
+            } else if (key == "x-sync-back") {
+                rule.sync_back = strings_of(value, at + ".x-sync-back");
+                rule.sync_back_where = where(value);
             } else {
-                error(entry.first,
-                      unknown_key(key, at, " (valid: path, action, target, ignore, include, initial_sync, exec)"));
+                error(entry.first, unknown_key(key, at,
+                                               " (valid: path, action, target, ignore, include, initial_sync, exec, "
+                                               "x-sync-back)"));
             }
         }
         if (!has_path) error(node, at + " has no path");

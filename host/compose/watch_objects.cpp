@@ -141,6 +141,13 @@ WatchObjects watch_objects(const Project &project, const DockerignoreReader &doc
                 errors.push_back({rule.where, at + ": action sync+exec needs exec.command"});
                 continue;
             }
+            if (!rule.sync_back.empty() && !syncs(rule.action)) {
+                errors.push_back({rule.sync_back_where, at +
+                                                            ".x-sync-back: files come back only through a rule that "
+                                                            "syncs (sync, sync+restart, sync+exec), not " +
+                                                            rule.action});
+                continue;
+            }
             if (rule.exec && rule.action != "sync+exec")
                 out.warnings.push_back(
                     {rule.where, at + ": exec is only used by action sync+exec, not " + rule.action});
@@ -151,8 +158,11 @@ WatchObjects watch_objects(const Project &project, const DockerignoreReader &doc
                 continue;
             }
             sources.push_back(json::object{{"fileWatch", watch_name}});
-            if (syncs(rule.action))
-                syncs_out.push_back(json::object{{"localPath", *path}, {"containerPath", *rule.target}});
+            if (syncs(rule.action)) {
+                json::object sync{{"localPath", *path}, {"containerPath", *rule.target}};
+                if (!rule.sync_back.empty()) sync["syncBack"] = strings(rule.sync_back);
+                syncs_out.push_back(std::move(sync));
+            }
             if (rule.action == "sync+exec") execs.push_back(exec_of(*rule.exec, *path));
             if (rule.action == "sync+restart" || rule.action == "restart") restart_paths.emplace_back(*path);
             initial_sync |= rule.initial_sync && syncs(rule.action);

@@ -49,25 +49,50 @@ std::string header_of(const SyncedKey &key) {
            "\n";
 }
 
+const std::string &key_of(SyncedPaths::const_iterator it) { return *it; }
+const std::string &key_of(AgreedDigests::const_iterator it) { return it->first; }
+
 std::string line_of(char op, const std::string &path) { return op + json::serialize(json::string(path)) + "\n"; }
 
-void drop_tree(SyncedPaths &paths, const std::string &path) {
+std::string agreement_line(const std::string &path, const std::string &digest) {
+    return "=" + json::serialize(json::array{json::string(path), json::string(digest)}) + "\n";
+}
+
+// Drops path and everything beneath it from a set of paths or a map keyed by them.
+template <typename Paths>
+void drop_tree(Paths &paths, const std::string &path) {
     paths.erase(path);
     const std::string prefix = path == "/" ? path : path + "/";
-    for (auto it = paths.lower_bound(prefix); it != paths.end() && it->starts_with(prefix);) it = paths.erase(it);
+    for (auto it = paths.lower_bound(prefix); it != paths.end() && key_of(it).starts_with(prefix);)
+        it = paths.erase(it);
 }
 
 // path or something beneath it is in paths.
-bool holds_tree(const SyncedPaths &paths, const std::string &path) {
+template <typename Paths>
+bool holds_tree(const Paths &paths, const std::string &path) {
     if (paths.count(path) != 0) return true;
     const std::string prefix = path == "/" ? path : path + "/";
     const auto it = paths.lower_bound(prefix);
-    return it != paths.end() && it->starts_with(prefix);
+    return it != paths.end() && key_of(it).starts_with(prefix);
 }
 
-// The paths a journal's text holds; throws HostError at a malformed complete line.
-SyncedPaths replay(const std::string &file, const std::string &text, const SyncedKey &key) {
+struct Replayed {
     SyncedPaths paths;
+    AgreedDigests agreed;
+};
+
+// One "=" line's path and digest; false when it is not one.
+bool read_agreement(const json::value &v, AgreedDigests &agreed) {
+    if (!v.is_array() || v.as_array().size() != 2 || !v.as_array()[0].is_string() || !v.as_array()[1].is_string())
+        return false;
+    agreed[std::string(v.as_array()[0].as_string())] = std::string(v.as_array()[1].as_string());
+    return true;
+}
+
+// What a journal's text holds; throws HostError at a malformed complete line.
+Replayed replay(const std::string &file, const std::string &text, const SyncedKey &key) {
+    Replayed out;
+    SyncedPaths &paths = out.paths;
     std::size_t at = 0;
     std::size_t number = 0;
     while (at < text.size()) {
@@ -88,14 +113,20 @@ SyncedPaths replay(const std::string &file, const std::string &text, const Synce
             throw HostError(kRecord, where,
                             "not a journal line (" + std::string(e.what()) + "; delete the file to start afresh)");
         }
-        if (!path.is_string() || (line[0] != '+' && line[0] != '-'))
+        if (!line.empty() && line[0] == '=' && read_agreement(path, out.agreed)) continue;
+        if (!path.is_string() || (line[0] != '+' && line[0] != '-' && line[0] != '~'))
             throw HostError(kRecord, where, "not a journal line (delete the file to start afresh)");
-        if (line[0] == '+')
-            paths.insert(std::string(path.as_string()));
-        else
-            drop_tree(paths, std::string(path.as_string()));
+        const std::string p(path.as_string());
+        if (line[0] == '+') {
+            paths.insert(p);
+        } else if (line[0] == '~') {
+            out.agreed.erase(p);
+        } else {
+            drop_tree(paths, p);
+            drop_tree(out.agreed, p);
+        }
     }
-    return paths;
+    return out;
 }
 
 void write_all(int fd, const std::string &text, const std::string &file) {
@@ -113,9 +144,11 @@ constexpr std::size_t kCompactionFloor = 1024;
 
 // Writes the compacted journal beside file, then renames it over: a crash
 // leaves one or the other. The new file's handle, open for appending, and its size.
-std::pair<int, long long> write_compacted(const std::string &file, const SyncedKey &key, const SyncedPaths &paths) {
+std::pair<int, long long> write_compacted(const std::string &file, const SyncedKey &key, const SyncedPaths &paths,
+                                          const AgreedDigests &agreed) {
     std::string text = header_of(key);
     for (const auto &p : paths) text += line_of('+', p);
+    for (const auto &[p, digest] : agreed) text += agreement_line(p, digest);
     const std::string temporary = file + ".compacting";
     const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0) throw HostError(kRecord, temporary, "cannot create: " + errno_text());
@@ -166,13 +199,15 @@ SyncedJournal::SyncedJournal(std::string file, SyncedKey key) : file_(std::move(
         std::ostringstream text;
         text << in.rdbuf();
         if (!in.good() && !in.eof()) throw HostError(kRecord, file_, "cannot read");
-        paths_ = replay(file_, text.str(), key_);
+        Replayed replayed = replay(file_, text.str(), key_);
+        paths_ = std::move(replayed.paths);
+        agreed_ = std::move(replayed.agreed);
         inherited_ = !paths_.empty();
     } else if (std::filesystem::exists(file_)) {
         throw HostError(kRecord, file_, "cannot open: " + errno_text());
     }
-    std::tie(fd_, size_) = write_compacted(file_, key_, paths_);
-    lines_ = paths_.size();
+    std::tie(fd_, size_) = write_compacted(file_, key_, paths_, agreed_);
+    lines_ = paths_.size() + agreed_.size();
 }
 
 SyncedJournal::~SyncedJournal() {
@@ -226,24 +261,54 @@ void SyncedJournal::remove(const std::vector<std::string> &paths) {
     std::string lines;
     std::size_t count = 0;
     for (const auto &p : paths)
-        if (holds_tree(paths_, p)) {
+        if (holds_tree(paths_, p) || holds_tree(agreed_, p)) {
             lines += line_of('-', p);
             ++count;
         }
     if (lines.empty()) return;
     append(lines, count);
-    for (const auto &p : paths) drop_tree(paths_, p);
+    for (const auto &p : paths) {
+        drop_tree(paths_, p);
+        drop_tree(agreed_, p);
+    }
+}
+
+void SyncedJournal::agree(const std::string &path, const std::string &digest) {
+    const std::lock_guard lock(mutex_);
+    if (const auto it = agreed_.find(path); it != agreed_.end() && it->second == digest) return;
+    append(agreement_line(path, digest), 1);
+    agreed_[path] = digest;
+}
+
+void SyncedJournal::forget(const std::string &path) {
+    const std::lock_guard lock(mutex_);
+    if (agreed_.count(path) == 0) return;
+    append(line_of('~', path), 1);
+    agreed_.erase(path);
+}
+
+std::optional<std::string> SyncedJournal::agreed(const std::string &path) const {
+    const std::lock_guard lock(mutex_);
+    const auto it = agreed_.find(path);
+    if (it == agreed_.end()) return std::nullopt;
+    return it->second;
+}
+
+AgreedDigests SyncedJournal::agreements() const {
+    const std::lock_guard lock(mutex_);
+    return agreed_;
 }
 
 bool SyncedJournal::compact_if_due() {
     const std::lock_guard lock(mutex_);
-    const std::size_t dead = lines_ - paths_.size();
-    if (dead <= paths_.size() || dead <= kCompactionFloor) return false;
-    const auto [fd, size] = write_compacted(file_, key_, paths_);
+    const std::size_t live = paths_.size() + agreed_.size();
+    const std::size_t dead = lines_ - live;
+    if (dead <= live || dead <= kCompactionFloor) return false;
+    const auto [fd, size] = write_compacted(file_, key_, paths_, agreed_);
     ::close(fd_);
     fd_ = fd;
     size_ = size;
-    lines_ = paths_.size();
+    lines_ = live;
     broken_ = false;    // a partial line is gone with the old file
     unsynced_ = false;  // the new file was synced whole
     return true;

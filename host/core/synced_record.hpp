@@ -21,12 +21,24 @@
 // fails rather than forgetting a path it put in the container. One daemon
 // per folder (host/core/state_folder.hpp locks it): a second one compacting
 // would leave the first appending to a file no longer there.
+//
+// Sync back (docs/sync-back.md) adds the content digest both sides last
+// agreed on, per path:
+//
+//   =["/app/package-lock.json","9e1c03a7b2d4f5e6"]
+//   ~"/app/package-lock.json"
+//
+// "=" a path's agreed digest, "~" its agreement dropped ("-" drops the
+// agreements beneath its path too). Not synced: a lost line leaves an older
+// agreement, against which a change is a conflict rather than an overwrite.
+// A journal written before these lines existed opens as it always did.
 #pragma once
 
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -48,6 +60,8 @@ struct SyncedKey {
 
 // Absolute, clean container paths.
 using SyncedPaths = std::set<std::string>;
+// Container path → the content digest both sides last agreed on (sync back).
+using AgreedDigests = std::map<std::string, std::string>;
 
 // path is one of paths, or lies beneath one of them.
 bool covers(const SyncedPaths &paths, const std::string &path);
@@ -76,6 +90,11 @@ public:
     bool compact_if_due();
     SyncedPaths paths() const;
     bool empty() const;
+    // Sync back's agreements. Throws HostError when the line cannot be written.
+    void agree(const std::string &path, const std::string &digest);
+    void forget(const std::string &path);
+    std::optional<std::string> agreed(const std::string &path) const;
+    AgreedDigests agreements() const;
     // Whether its file held paths when it was opened: what an earlier run recorded.
     bool inherited() const { return inherited_; }
     const std::string &file() const { return file_; }
@@ -87,9 +106,10 @@ private:
     SyncedKey key_;
     mutable std::mutex mutex_;
     SyncedPaths paths_;
+    AgreedDigests agreed_;
     int fd_ = -1;
     long long size_ = 0;     // the journal's length after the last complete write
-    std::size_t lines_ = 0;  // its change lines: paths_.size() of them live, the rest dead
+    std::size_t lines_ = 0;  // its change lines: paths_.size() + agreed_.size() of them live, the rest dead
     bool broken_ = false;    // a failed write's partial line is still there
     bool unsynced_ = false;  // add() wrote since the last sync()
     bool inherited_ = false;

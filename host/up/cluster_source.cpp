@@ -167,7 +167,8 @@ FileLoad ClusterSource::take(const json::object &item) {
         load.objects.push_back(DeclaredObject{load.file, key.kind, key.name, trigger_queue_object(item)});
         return load;
     }
-    const cluster::ClusterVerdict verdict = cluster::judge_cluster_object(item, options_.project_dir);
+    const cluster::ClusterVerdict verdict =
+        cluster::judge_cluster_object(item, options_.project_dir, options_.allowances);
     // What the cluster holds: an equal status is not written, one someone else wrote is written over.
     const json::object *status = common::object_field(item, {"status"});
     if (coalescer_.observed(key.text(), status != nullptr ? *status : json::object{})) wake_.notify_all();

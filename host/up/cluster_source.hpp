@@ -21,6 +21,7 @@
 
 #include "common/kube/api_client.hpp"
 #include "common/mutex.hpp"
+#include "host/cluster/cluster_admission.hpp"
 #include "host/cluster/operator_lease.hpp"
 #include "host/cluster/resource_watch.hpp"
 #include "host/cluster/status_coalescer.hpp"
@@ -33,6 +34,7 @@ struct ClusterSourceOptions {
     kube::LoadOptions kubeconfig;                  // --kubeconfig, --context, --namespace
     std::string project_dir;                       // absolute: what the objects' relative paths are relative to
     std::chrono::milliseconds status_window{250};  // a burst of statuses within it is one write per object
+    cluster::ClusterAllowances allowances{};       // --allow-sync-back
 };
 
 class ClusterSource : public ObjectSource {

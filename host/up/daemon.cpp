@@ -279,7 +279,10 @@ void Daemon::start_objects() {
         sources_.push_back(std::make_unique<ComposeSource>(options_.compose_projects, *rebuilds_, source_log));
         if (options_.from_cluster)
             sources_.push_back(std::make_unique<ClusterSource>(
-                ClusterSourceOptions{kube_load_options(), absolute_path(options_.project_dir)}, source_log));
+                ClusterSourceOptions{.kubeconfig = kube_load_options(),
+                                     .project_dir = absolute_path(options_.project_dir),
+                                     .allowances = {.sync_back = options_.allow_sync_back}},
+                source_log));
     }
     std::vector<FileLoad> loads;
     for (ObjectSource *source : sources())

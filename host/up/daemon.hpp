@@ -29,6 +29,8 @@ struct UpOptions {
     std::vector<ComposeProjectOption> compose_projects;
     // --from-cluster: the objects of the namespace (an operator), paths relative to project_dir.
     bool from_cluster = false;
+    // --allow-sync-back: LiveUpdates from the cluster may bring container files back (docs/sync-back.md).
+    bool allow_sync_back = false;
     std::string project_dir;
     std::filesystem::path plugin;  // the liveupdate plugin
     std::filesystem::path local_updater;

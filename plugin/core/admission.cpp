@@ -1,7 +1,9 @@
 #include "plugin/core/admission.hpp"
 
 #include <optional>
+#include <stdexcept>
 
+#include "common/ignore_patterns.hpp"
 #include "common/json_fields.hpp"
 #include "common/object_name.hpp"
 #include "common/text_format.hpp"
@@ -51,6 +53,26 @@ void peek_identity(const boost::json::value &v, std::string &kind, std::string &
             name = std::string(n->get_string());
 }
 
+// Sync back's patterns are relative to containerPath and never leave it.
+void validate_sync_back(const api::LiveUpdateSync &sync, const std::string &field, std::vector<FieldError> &errors) {
+    for (std::size_t j = 0; j < sync.sync_back.size(); ++j) {
+        const std::string &pattern = sync.sync_back[j];
+        const std::string at = field + "[" + std::to_string(j) + "]";
+        if (pattern.empty() || pattern == "!")
+            errors.push_back(invalid(at, pattern, "a syncBack pattern must not be empty"));
+        else if (is_abs(pattern) || (pattern.front() == '!' && is_abs(pattern.substr(1))))
+            errors.push_back(invalid(at, pattern, "a syncBack pattern is relative to containerPath"));
+        else if (has_dotdot_segment(pattern))
+            errors.push_back(invalid(at, pattern, "a syncBack pattern must not contain \"..\""));
+        else
+            try {
+                common::IgnorePatterns("/", {pattern});
+            } catch (const std::invalid_argument &e) {
+                errors.push_back(invalid(at, pattern, e.what()));
+            }
+    }
+}
+
 }  // namespace
 
 // A01 (Tilt's checks), A03, L01.
@@ -67,6 +89,7 @@ std::vector<FieldError> validate_live_update(const api::LiveUpdateSpec &spec) {
             errors.push_back(invalid(field, cp, "sync destination is not absolute"));
         else if (has_dotdot_segment(cp))
             errors.push_back(invalid(field + ".containerPath", cp, "sync destination must not contain \"..\""));
+        validate_sync_back(spec.syncs[i], field + ".syncBack", errors);
     }
     const auto &sel = spec.selector;
     if (sel.kubernetes) {

@@ -476,6 +476,29 @@ BOOST_AUTO_TEST_CASE(restart_include_initial_sync_and_dockerignore) {
     BOOST_TEST(json::serialize(ignores[2]) == R"({"basePath":"/src/shop","patterns":["*.log"]})");
 }
 
+// Compose leaves x- keys alone: `docker compose watch` still reads the file.
+BOOST_AUTO_TEST_CASE(x_sync_back_reaches_the_sync_and_needs_a_syncing_rule) {
+    const Project p = project_of(
+        "services:\n  web:\n    develop:\n      watch:\n"
+        "        - {path: ., action: sync, target: /app, x-sync-back: [package-lock.json, \"db/**\"]}\n"
+        "  api:\n    develop:\n      watch:\n"
+        "        - {path: ./conf, action: restart, x-sync-back: [x]}\n");
+    const WatchObjects w = watch_objects(p, kNoDockerignore);
+    BOOST_TEST_REQUIRE(w.errors.size() == 1u);
+    BOOST_TEST(w.errors[0].text() ==
+               "/src/shop/compose.yaml:9:56: services.api.develop.watch[0].x-sync-back: files come back only "
+               "through a rule that syncs (sync, sync+restart, sync+exec), not restart");
+    const auto &spec = find_object(w.objects, "LiveUpdate", "web")->at("spec").as_object();
+    BOOST_TEST(json::serialize(spec.at("syncs")) ==
+               R"([{"localPath":"/src/shop","containerPath":"/app","syncBack":["package-lock.json","db/**"]}])");
+    const FileRead typed = read_compose_file("/p/compose.yaml",
+                                             "services:\n  web:\n    develop:\n      watch:\n        - {path: ., "
+                                             "action: sync, target: /a, x-sync-back: 3}\n",
+                                             vars({}));
+    BOOST_TEST_REQUIRE(typed.errors.size() == 1u);
+    BOOST_TEST(typed.errors[0].message.find("x-sync-back") != std::string::npos, typed.errors[0].message);
+}
+
 BOOST_AUTO_TEST_CASE(bad_rules_are_errors_and_the_other_services_stay) {
     const Project p = project_of(
         "services:\n"

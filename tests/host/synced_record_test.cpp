@@ -150,6 +150,45 @@ std::vector<std::string> vendor_paths(int count) {
 // Issue 33 item 7: `rm -rf vendor && npm install` over and over leaves dead
 // lines behind; once they outnumber the live ones the journal is rewritten
 // while open, so its size follows what it holds, not how often it changed.
+// Sync back's agreed digests live in the same journal, and a journal written
+// before they existed still opens.
+BOOST_AUTO_TEST_CASE(agreed_digests_survive_a_reopen_and_older_journals_open) {
+    StateDir dir;
+    {
+        SyncedRecords records(dir.path.string());
+        records.journal(kKey)->add({"/app/a.txt"});
+    }
+    const fs::path file = dir.only_journal();
+    // What a daemon before sync back wrote: header and "+"/"-" lines only.
+    std::ofstream(file, std::ios::app) << "+\"/app/b.txt\"\n-\"/app/b.txt\"\n";
+    {
+        SyncedRecords records(dir.path.string());
+        auto j = records.journal(kKey);
+        BOOST_TEST((j->paths() == SyncedPaths{"/app/a.txt"}));
+        BOOST_TEST(j->agreements().empty());
+        j->agree("/app/package-lock.json", "00000000000000aa");
+        j->agree("/app/db/m1.py", "00000000000000bb");
+        j->agree("/app/db/m2.py", "00000000000000cc");
+        j->agree("/app/package-lock.json", "00000000000000ab");
+        j->forget("/app/db/m2.py");
+        BOOST_TEST(j->agreed("/app/package-lock.json").value_or("") == "00000000000000ab");
+        BOOST_TEST(!j->agreed("/app/db/m2.py"));
+    }
+    {
+        SyncedRecords records(dir.path.string());
+        auto j = records.journal(kKey);
+        BOOST_TEST((j->agreements() == AgreedDigests{{"/app/db/m1.py", "00000000000000bb"},
+                                                     {"/app/package-lock.json", "00000000000000ab"}}));
+        BOOST_TEST((j->paths() == SyncedPaths{"/app/a.txt"}));
+        // A folder deleted drops the agreements beneath it, even where no "+" path was.
+        j->remove({"/app/db"});
+        BOOST_TEST(!j->agreed("/app/db/m1.py"));
+    }
+    const auto reopened = SyncedRecords(dir.path.string()).journal(kKey);
+    BOOST_TEST((reopened->agreements() == AgreedDigests{{"/app/package-lock.json", "00000000000000ab"}}));
+    BOOST_TEST(text_of(file).find("=[\"/app/package-lock.json\",\"00000000000000ab\"]\n") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(a_journal_mostly_dead_is_compacted_while_open) {
     StateDir dir;
     SyncedRecords records(dir.path.string());

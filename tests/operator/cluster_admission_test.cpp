@@ -46,6 +46,23 @@ json::object live_update(const char *base, const char *local) {
 
 BOOST_AUTO_TEST_SUITE(cluster_admission)
 
+// A cluster object alone cannot make the daemon write into the project folder.
+BOOST_AUTO_TEST_CASE(sync_back_needs_the_developers_allowance) {
+    Project p;
+    json::object lu = live_update(".", "src");
+    lu["spec"].as_object()["syncs"].as_array()[0].as_object()["syncBack"] = json::array{"package-lock.json"};
+    const auto refused = judge_cluster_object(lu, p.root.string());
+    BOOST_TEST((refused.outcome == Outcome::refused));
+    BOOST_TEST(refused.message.find("spec.syncs[0].syncBack: Forbidden:") != std::string::npos, refused.message);
+    BOOST_TEST(refused.message.find("--allow-sync-back") != std::string::npos);
+    const auto allowed = judge_cluster_object(lu, p.root.string(), {.sync_back = true});
+    BOOST_TEST((allowed.outcome == Outcome::taken), allowed.message);
+    BOOST_TEST(allowed.object.at("spec").at("syncs").at(0).at("syncBack").at(0).as_string() == "package-lock.json");
+    // An empty list asks for nothing.
+    lu["spec"].as_object()["syncs"].as_array()[0].as_object()["syncBack"] = json::array{};
+    BOOST_TEST((judge_cluster_object(lu, p.root.string()).outcome == Outcome::taken));
+}
+
 BOOST_AUTO_TEST_CASE(a_live_update_is_taken_resolved_and_stripped) {
     Project p;
     const auto v = judge_cluster_object(live_update(".", "src"), p.root.string());

@@ -56,6 +56,21 @@ BOOST_AUTO_TEST_CASE(relative_container_path_and_dotdot_and_relative_base) {
     BOOST_TEST(r.errors.size() == 3u);
 }
 
+BOOST_AUTO_TEST_CASE(sync_back_patterns_are_checked_and_name_their_index) {
+    const auto ok = admit(live_update(
+        R"({"basePath":"/b","selector":{"dockerCompose":{"service":"s"}},"syncs":[{"localPath":".","containerPath":"/app","syncBack":["package-lock.json","db/**","!db/tmp"]}]})"));
+    BOOST_TEST(ok.accepted, ok.message);
+    const auto r = admit(live_update(
+        R"({"basePath":"/b","selector":{"dockerCompose":{"service":"s"}},"syncs":[{"localPath":".","containerPath":"/app","syncBack":["ok","/etc/passwd","../x","","[a-","!/abs"]}]})"));
+    BOOST_TEST(!r.accepted);
+    for (int i = 1; i <= 5; ++i) BOOST_TEST(has_field(r, "spec.syncs[0].syncBack[" + std::to_string(i) + "]"));
+    BOOST_TEST(r.errors.size() == 5u);
+    const auto typed = admit(live_update(
+        R"({"selector":{"dockerCompose":{"service":"s"}},"syncs":[{"localPath":".","containerPath":"/a","syncBack":"x"}]})"));
+    BOOST_REQUIRE_EQUAL(typed.errors.size(), 1u);
+    BOOST_TEST(typed.errors[0].field == "spec.syncs[0].syncBack");
+}
+
 BOOST_AUTO_TEST_CASE(kubernetes_selector_rules_each_extra_is_an_error) {
     const auto r = admit(live_update(
         R"({"selector":{"kubernetes":{"image":"a","containerName":"b","imageMapName":"c"}},"execs":[{"args":["x"]}]})"));

@@ -43,7 +43,8 @@ LiveUpdateSpec decode_live_update_spec(const json::object *o) {
         for (std::size_t i = 0; i < arr->size(); ++i) {
             const std::string p = index(child(path, "syncs"), i);
             const auto &so = expect_object((*arr)[i], p);
-            spec.syncs.push_back({string_field(so, "localPath", p), string_field(so, "containerPath", p)});
+            spec.syncs.push_back({string_field(so, "localPath", p), string_field(so, "containerPath", p),
+                                  string_array_field(so, "syncBack", p)});
         }
     }
     if (const auto *arr = array_field(*o, "execs", path)) {

@@ -41,6 +41,9 @@ struct LiveUpdateSelector {
 struct LiveUpdateSync {
     std::string local_path;
     std::string container_path;
+    // Not in Tilt: container files that come back to local_path (ignore
+    // syntax, relative to container_path; docs/sync-back.md). Empty: one-way.
+    std::vector<std::string> sync_back{};
 };
 
 struct LiveUpdateExec {

@@ -1,0 +1,52 @@
+// Files beneath a folder, reached without ever following a symlink or
+// leaving the folder (openat2 with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS):
+// the I/O edge of sync back (docs/sync-back.md), for both the container's
+// folder (untrusted: names, symlinks, FIFOs) and the developer's localPath.
+// Every failure is returned as text naming the path and why, never thrown.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+
+#include "common/sync_back/sync_back_rules.hpp"
+#include "common/unique_fd.hpp"
+
+namespace liveupdate::host::sync_back {
+
+// One path's state beneath a root, and the file opened when it is one.
+struct BeneathFile {
+    liveupdate::sync_back::PathState state;  // digest: of the content
+    common::UniqueFd fd;                     // state is a file: open for reading
+    mode_t mode = 0;                         // its permission bits
+    std::uint64_t size = 0;
+    bool folder = false;  // state is other: a folder reached without a symlink
+    std::string error;    // non-empty: it could not be read (then state says nothing)
+};
+
+// The content digest sync back agrees on: XXH3-64 of the bytes, as verify's.
+std::string content_digest(int fd, std::string &error);
+
+// name: relative, already checked (sync_back::name_refusal). A symlink or a
+// non-folder on the way, or anything but a regular file at the end, is
+// PathState::other; nothing there is absent. A file larger than max_bytes
+// is not read: its digest stays empty and error says so.
+BeneathFile open_beneath(const std::string &root, const std::string &name, std::uint64_t max_bytes);
+
+// Whether root/name is a folder reached without a symlink, and holds anything.
+liveupdate::sync_back::ContainerRoot folder_beneath(const std::string &root, const std::string &name);
+
+// Writes source's bytes (from offset 0) to root/name: into a temporary file
+// beside it, with mode's permission bits, renamed into place; missing folders
+// are made (0755). Refused when a symlink or a non-folder is on the way or
+// the target is not a regular file, and abandoned when the bytes copied do
+// not have expected_digest (the source changed meanwhile). "" on success.
+std::string write_beneath(const std::string &root, const std::string &name, int source, mode_t mode,
+                          const std::string &expected_digest);
+
+// Deletes root/name when it is still a regular file with expected_digest;
+// "" on success or when it is already gone.
+std::string delete_beneath(const std::string &root, const std::string &name, const std::string &expected_digest);
+
+}  // namespace liveupdate::host::sync_back

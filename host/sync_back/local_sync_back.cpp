@@ -1,0 +1,116 @@
+#include "host/sync_back/local_sync_back.hpp"
+
+#include <cstdint>
+
+#include "common/paths.hpp"
+#include "common/utf8.hpp"
+#include "host/sync_back/beneath_files.hpp"
+
+namespace liveupdate::host::sync_back {
+namespace {
+
+using Kind = SyncBackEvent::Kind;
+using rules::Action;
+using rules::PathState;
+
+}  // namespace
+
+LocalSyncBack::LocalSyncBack(rules::SyncBackMapping mapping, std::string container_root,
+                             std::shared_ptr<SyncedJournal> journal, rules::Limits limits)
+    : mapping_(std::move(mapping)),
+      container_root_(std::move(container_root)),
+      sync_root_name_(common::clean_path(mapping_.container_path()).substr(1)),
+      journal_(std::move(journal)),
+      limits_(limits),
+      budget_(limits.max_files_per_second) {}
+
+// Never a mass deletion: the container's sync root must be there, beneath
+// its root without a symlink, and hold something.
+rules::ContainerRoot LocalSyncBack::sync_root() const { return folder_beneath(container_root_, sync_root_name_); }
+
+SyncBackEvent LocalSyncBack::on_container_change(const std::string &container_file, std::int64_t now_ms) {
+    SyncBackEvent event;
+    event.container_path = container_file;
+    const std::optional<std::string> name = mapping_.wanted(container_file);
+    if (!name) return event;
+    // The name as the container gave it, before any cleaning hid a "..".
+    const std::string raw =
+        container_file.substr(std::min(container_file.size(), mapping_.container_path().size() + 1));
+    if (std::string why = rules::name_refusal(raw, limits_); !why.empty()) {
+        event.kind = Kind::refused;
+        event.message = common::printable_path(container_file) + ": not brought back: " + why;
+        return event;
+    }
+    if (!budget_.take(now_ms)) {
+        event.kind = Kind::deferred;
+        return event;
+    }
+    event = judged(common::clean_path(container_file), *name);
+    if (event.kind == Kind::conflict)
+        conflicts_[event.container_path] = event;
+    else
+        conflicts_.erase(event.container_path);
+    return event;
+}
+
+SyncBackEvent LocalSyncBack::judged(const std::string &container_path, const std::string &name) {
+    SyncBackEvent event;
+    event.container_path = container_path;
+    event.local_file = mapping_.local_file(name);
+    const auto refuse = [&](std::string why) {
+        event.kind = Kind::refused;
+        event.message = common::printable_path(container_path) + ": not brought back: " + std::move(why);
+        return event;
+    };
+    const std::string in_container = sync_root_name_.empty() ? name : sync_root_name_ + "/" + name;
+    BeneathFile container = open_beneath(container_root_, in_container, limits_.max_file_bytes);
+    if (!container.error.empty()) {
+        if (container.state.kind == PathState::Kind::file) return refuse(rules::size_refusal(container.size, limits_));
+        return refuse(container.error);
+    }
+    BeneathFile local = open_beneath(mapping_.local_path(), name, UINT64_MAX);
+    if (!local.error.empty()) return refuse(local.error);
+    // Folders are not synced as such: they come with the files beneath them.
+    if (container.folder || (container.state.kind == PathState::Kind::absent && local.folder)) {
+        event.kind = Kind::nothing;
+        return event;
+    }
+    const rules::Agreed agreed = journal_->agreed(container_path);
+    const rules::Decision decision =
+        rules::decide(agreed, local.state, container.state, rules::deletes_allowed(sync_root()));
+    switch (decision.action) {
+    case Action::nothing: event.kind = Kind::nothing; break;
+    case Action::write_local:
+        if (std::string error =
+                write_beneath(mapping_.local_path(), name, container.fd.get(), container.mode, container.state.digest);
+            !error.empty())
+            return refuse(std::move(error));
+        journal_->agree(container_path, container.state.digest);
+        event.kind = Kind::written;
+        break;
+    case Action::delete_local:
+        if (std::string error = delete_beneath(mapping_.local_path(), name, *agreed); !error.empty())
+            return refuse(std::move(error));
+        journal_->forget(container_path);
+        event.kind = Kind::deleted;
+        break;
+    case Action::agree:
+        if (container.state.kind == PathState::Kind::file)
+            journal_->agree(container_path, container.state.digest);
+        else
+            journal_->forget(container_path);
+        event.kind = Kind::agreed;
+        break;
+    case Action::conflict:
+        event.kind = Kind::conflict;
+        event.conflict = decision.conflict;
+        event.message = common::printable_path(container_path) + " and " + common::printable_path(event.local_file) +
+                        ": conflict: " + std::string(rules::conflict_name(decision.conflict)) +
+                        "; neither side is overwritten until one is edited to agree";
+        break;
+    case Action::hold_deletes: event.kind = Kind::held; break;
+    }
+    return event;
+}
+
+}  // namespace liveupdate::host::sync_back

@@ -1,0 +1,70 @@
+// Sync back for a local container (a folder on this machine stands for the
+// container's "/"): one container change judged by the two-way-safe rules
+// (common/sync_back) against the agreement in the synced record, and applied
+// to the developer's localPath (beneath_files.hpp). docs/sync-back.md.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "common/sync_back/sync_back_limits.hpp"
+#include "common/sync_back/sync_back_mapping.hpp"
+#include "common/sync_back/sync_back_rules.hpp"
+#include "host/core/synced_record.hpp"
+
+namespace liveupdate::host::sync_back {
+
+namespace rules = liveupdate::sync_back;
+
+// What one container change did locally.
+struct SyncBackEvent {
+    enum class Kind {
+        ignored,   // not a file the rule brings back
+        nothing,   // wanted, but nothing to do (a local change: the forward sync's)
+        written,   // the container's file is now the local one
+        deleted,   // the local file is deleted, as in the container
+        agreed,    // both sides hold the same: recorded
+        conflict,  // both changed: nothing written; see conflict
+        refused,   // a name, size, symlink or special file the limits refuse: nothing written
+        held,      // a delete held back: the container's sync root is gone or empty
+        deferred,  // over the rate limit: offer it again later
+    };
+    Kind kind = Kind::ignored;
+    std::string container_path;  // absolute, in the container
+    std::string local_file;      // where it lands (wanted names)
+    rules::ConflictKind conflict = rules::ConflictKind::none;
+    std::string message;  // conflict, refused: what and why, naming the paths
+};
+
+class LocalSyncBack {
+public:
+    // container_root: the local container's folder (canonical); journal: the
+    // synced record of this LiveUpdate and container, holding the agreements.
+    LocalSyncBack(rules::SyncBackMapping mapping, std::string container_root, std::shared_ptr<SyncedJournal> journal,
+                  rules::Limits limits = {});
+
+    // container_file (absolute container path) was created, changed or
+    // deleted; now_ms: the caller's clock, for the rate limit.
+    SyncBackEvent on_container_change(const std::string &container_file, std::int64_t now_ms);
+
+    // The conflicts open now, by container path: each clears when a later
+    // change of its path is not a conflict any more.
+    const std::map<std::string, SyncBackEvent> &conflicts() const { return conflicts_; }
+    const rules::SyncBackMapping &mapping() const { return mapping_; }
+
+private:
+    rules::ContainerRoot sync_root() const;
+    SyncBackEvent judged(const std::string &container_path, const std::string &name);
+
+    rules::SyncBackMapping mapping_;
+    std::string container_root_;
+    std::string sync_root_name_;  // containerPath relative to the container root ("" for "/")
+    std::shared_ptr<SyncedJournal> journal_;
+    rules::Limits limits_;
+    rules::RateBudget budget_;
+    std::map<std::string, SyncBackEvent> conflicts_;
+};
+
+}  // namespace liveupdate::host::sync_back

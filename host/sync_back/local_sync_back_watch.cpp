@@ -1,0 +1,63 @@
+#include "host/sync_back/local_sync_back_watch.hpp"
+
+#include <chrono>
+
+#include "common/paths.hpp"
+
+namespace liveupdate::host::sync_back {
+
+namespace {
+
+std::int64_t now_ms() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+}  // namespace
+
+LocalSyncBackWatch::LocalSyncBackWatch(std::unique_ptr<LocalSyncBack> sync_back, std::string container_root,
+                                       ReportFn report, up::WatchTiming timing)
+    : container_root_(common::clean_path(container_root)),
+      report_(std::move(report)),
+      sync_back_(std::move(sync_back)) {
+    const std::string sync_root = common::join_path(container_root_, "." + sync_back_->mapping().container_path());
+    const auto warn = [this](const std::string &message) {
+        SyncBackEvent event;
+        event.kind = SyncBackEvent::Kind::refused;
+        event.message = "watching the container folder: " + message;
+        report_(event);
+    };
+    watcher_ = std::make_unique<up::TreeWatcher>(
+        std::vector<std::string>{sync_root}, up::WatchFilter{}, timing,
+        [this](std::vector<std::string> paths) { on_batch(paths); }, warn);
+}
+
+LocalSyncBackWatch::~LocalSyncBackWatch() { watcher_.reset(); }
+
+std::map<std::string, SyncBackEvent> LocalSyncBackWatch::conflicts() const {
+    common::MutexLock lock(mutex_);
+    return sync_back_->conflicts();
+}
+
+void LocalSyncBackWatch::on_batch(const std::vector<std::string> &local_paths) {
+    std::vector<SyncBackEvent> events;
+    {
+        common::MutexLock lock(mutex_);
+        std::set<std::string> offered;
+        offered.swap(deferred_);
+        for (const std::string &local : local_paths) {
+            const std::optional<std::string> in_container = common::child_path(container_root_, local);
+            if (in_container) offered.insert("/" + (*in_container == "." ? std::string() : *in_container));
+        }
+        const std::int64_t now = now_ms();
+        for (const std::string &path : offered) {
+            SyncBackEvent event = sync_back_->on_container_change(path, now);
+            if (event.kind == SyncBackEvent::Kind::deferred) deferred_.insert(path);
+            if (event.kind != SyncBackEvent::Kind::ignored && event.kind != SyncBackEvent::Kind::nothing)
+                events.push_back(std::move(event));
+        }
+    }
+    for (const SyncBackEvent &event : events) report_(event);
+}
+
+}  // namespace liveupdate::host::sync_back

@@ -1,0 +1,47 @@
+// The local container's side of sync back, running: its folder's sync root
+// (root + containerPath) watched with inotify (host/up's TreeWatcher), each
+// changed path handed to LocalSyncBack, whatever it did reported. One per
+// LiveUpdate, container and sync rule that has syncBack.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/mutex.hpp"
+#include "host/sync_back/local_sync_back.hpp"
+#include "host/up/tree_watcher.hpp"
+
+namespace liveupdate::host::sync_back {
+
+class LocalSyncBackWatch {
+public:
+    // Called on the watcher's thread for every event but ignored and nothing.
+    using ReportFn = std::function<void(const SyncBackEvent &event)>;
+
+    // Watches from when it returns; throws std::runtime_error when inotify
+    // is unavailable.
+    LocalSyncBackWatch(std::unique_ptr<LocalSyncBack> sync_back, std::string container_root, ReportFn report,
+                       up::WatchTiming timing = {.debounce = std::chrono::milliseconds(20)});
+    LocalSyncBackWatch(const LocalSyncBackWatch &) = delete;
+    LocalSyncBackWatch &operator=(const LocalSyncBackWatch &) = delete;
+    ~LocalSyncBackWatch();
+
+    // The conflicts open now, by container path. Thread-safe.
+    std::map<std::string, SyncBackEvent> conflicts() const;
+
+private:
+    void on_batch(const std::vector<std::string> &local_paths);
+
+    std::string container_root_;
+    ReportFn report_;
+    mutable common::Mutex mutex_;
+    std::unique_ptr<LocalSyncBack> sync_back_ LU_GUARDED_BY(mutex_);
+    std::set<std::string> deferred_ LU_GUARDED_BY(mutex_);  // over the rate limit: offered again with the next batch
+    std::unique_ptr<up::TreeWatcher> watcher_;              // last: stopped first
+};
+
+}  // namespace liveupdate::host::sync_back

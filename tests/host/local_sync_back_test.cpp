@@ -1,0 +1,282 @@
+// Sync back into the developer's folder from a local container's folder
+// (host/sync_back): files come back through a temporary file with their mode,
+// conflicts and held deletes leave both sides alone, and a hostile container
+// (names with "..", symlinks to outside, a FIFO, a file over the limit)
+// writes nothing outside localPath.
+#define BOOST_TEST_MODULE local_sync_back
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <boost/test/unit_test.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "host/sync_back/beneath_files.hpp"
+#include "host/sync_back/local_sync_back.hpp"
+#include "host/sync_back/local_sync_back_watch.hpp"
+
+namespace fs = std::filesystem;
+namespace sb = liveupdate::sync_back;
+using namespace liveupdate::host;
+using Kind = sync_back::SyncBackEvent::Kind;
+
+namespace {
+
+std::string text_of(const fs::path &p) {
+    std::ifstream in(p);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+void write(const fs::path &p, const std::string &text) {
+    fs::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::trunc) << text;
+}
+
+// A local container's folder (its /app synced from local/), the developer's
+// folder, a folder outside both, and the synced record.
+struct Folders {
+    fs::path top;
+    fs::path container, app, local, outside, state;
+    std::shared_ptr<SyncedJournal> journal;
+    explicit Folders() {
+        std::string pattern = (fs::temp_directory_path() / "lu-sync-back-test-XXXXXX").string();
+        BOOST_TEST_REQUIRE(::mkdtemp(pattern.data()) != nullptr);
+        top = pattern;
+        container = top / "container";
+        app = container / "app";
+        local = top / "local";
+        outside = top / "outside";
+        state = top / "state";
+        for (const auto &d : {app, local, outside, state}) fs::create_directories(d);
+        write(app / "main.js", "app");  // the sync root holds something
+        write(local / "main.js", "app");
+        journal = std::make_shared<SyncedJournal>((state / "j").string(),
+                                                  SyncedKey::of("lu", "local", "", container.string()));
+    }
+    ~Folders() { fs::remove_all(top); }
+    sync_back::LocalSyncBack sync_back(sb::Limits limits = {}) {
+        return sync_back::LocalSyncBack(
+            sb::SyncBackMapping(local.string(), "/app", {"package-lock.json", "db", "gen/**"}), container.string(),
+            journal, limits);
+    }
+    bool outside_empty() const { return fs::is_empty(outside); }
+};
+
+std::string digest_of(const fs::path &p) {
+    const auto f = sync_back::open_beneath(p.parent_path().string(), p.filename().string(), UINT64_MAX);
+    return f.state.digest;
+}
+
+bool no_temporary_left(const fs::path &dir) {
+    for (const auto &e : fs::recursive_directory_iterator(dir))
+        if (e.path().filename().string().starts_with(".lu-sync-back-")) return false;
+    return true;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(local_sync_back)
+
+BOOST_AUTO_TEST_CASE(a_container_file_comes_back_with_its_mode_and_is_agreed) {
+    Folders f;
+    auto back = f.sync_back();
+    write(f.app / "db" / "migrations" / "0001.py", "create table");
+    fs::permissions(f.app / "db" / "migrations" / "0001.py", fs::perms(0750));
+    const auto e = back.on_container_change("/app/db/migrations/0001.py", 0);
+    BOOST_TEST((e.kind == Kind::written), e.message);
+    const fs::path landed = f.local / "db" / "migrations" / "0001.py";
+    BOOST_TEST(text_of(landed) == "create table");
+    BOOST_TEST(static_cast<int>(fs::status(landed).permissions() & fs::perms::all) == 0750);
+    BOOST_TEST(no_temporary_left(f.local));
+    BOOST_TEST(f.journal->agreed("/app/db/migrations/0001.py").value_or("") == digest_of(landed));
+    // No echo: what the local watcher now sees is the agreement.
+    BOOST_TEST(sb::is_echo(f.journal->agreed("/app/db/migrations/0001.py"), sb::PathState::file(digest_of(landed))));
+    // A later container change of a file unchanged locally comes back too.
+    write(f.app / "db" / "migrations" / "0001.py", "create table v2");
+    BOOST_TEST((back.on_container_change("/app/db/migrations/0001.py", 0).kind == Kind::written));
+    BOOST_TEST(text_of(landed) == "create table v2");
+}
+
+BOOST_AUTO_TEST_CASE(files_no_pattern_asks_for_stay_in_the_container) {
+    Folders f;
+    auto back = f.sync_back();
+    write(f.app / "node_modules" / "x.js", "dep");
+    BOOST_TEST((back.on_container_change("/app/node_modules/x.js", 0).kind == Kind::ignored));
+    BOOST_TEST(!fs::exists(f.local / "node_modules"));
+}
+
+BOOST_AUTO_TEST_CASE(both_sides_changed_is_a_conflict_that_clears_once_they_agree) {
+    Folders f;
+    auto back = f.sync_back();
+    write(f.app / "package-lock.json", "v1");
+    BOOST_TEST((back.on_container_change("/app/package-lock.json", 0).kind == Kind::written));
+    write(f.local / "package-lock.json", "local edit");
+    write(f.app / "package-lock.json", "container edit");
+    const auto e = back.on_container_change("/app/package-lock.json", 0);
+    BOOST_TEST((e.kind == Kind::conflict));
+    BOOST_TEST((e.conflict == sb::ConflictKind::both_modified));
+    BOOST_TEST(e.message.find("/app/package-lock.json") != std::string::npos, e.message);
+    BOOST_TEST(text_of(f.local / "package-lock.json") == "local edit");
+    BOOST_TEST(text_of(f.app / "package-lock.json") == "container edit");
+    BOOST_TEST(back.conflicts().count("/app/package-lock.json") == 1u);
+    // The developer takes the container's version: both agree, the conflict clears.
+    write(f.local / "package-lock.json", "container edit");
+    BOOST_TEST((back.on_container_change("/app/package-lock.json", 0).kind == Kind::agreed));
+    BOOST_TEST(back.conflicts().empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_delete_against_a_local_edit_is_a_conflict) {
+    Folders f;
+    auto back = f.sync_back();
+    write(f.app / "package-lock.json", "v1");
+    back.on_container_change("/app/package-lock.json", 0);
+    write(f.local / "package-lock.json", "local edit");
+    fs::remove(f.app / "package-lock.json");
+    const auto e = back.on_container_change("/app/package-lock.json", 0);
+    BOOST_TEST((e.conflict == sb::ConflictKind::local_modified_container_deleted));
+    BOOST_TEST(text_of(f.local / "package-lock.json") == "local edit");
+}
+
+BOOST_AUTO_TEST_CASE(a_container_delete_of_an_agreed_file_deletes_it_locally_but_never_en_masse) {
+    Folders f;
+    auto back = f.sync_back();
+    write(f.app / "db" / "a.py", "a");
+    write(f.app / "db" / "b.py", "b");
+    back.on_container_change("/app/db/a.py", 0);
+    back.on_container_change("/app/db/b.py", 0);
+    fs::remove(f.app / "db" / "a.py");
+    BOOST_TEST((back.on_container_change("/app/db/a.py", 0).kind == Kind::deleted));
+    BOOST_TEST(!fs::exists(f.local / "db" / "a.py"));
+    // The container restarted from its image: its /app is gone, then empty.
+    fs::remove_all(f.app);
+    BOOST_TEST((back.on_container_change("/app/db/b.py", 0).kind == Kind::held));
+    fs::create_directories(f.app);
+    BOOST_TEST((back.on_container_change("/app/db/b.py", 0).kind == Kind::held));
+    BOOST_TEST(text_of(f.local / "db" / "b.py") == "b");
+}
+
+BOOST_AUTO_TEST_CASE(hostile_names_are_refused) {
+    Folders f;
+    auto back = f.sync_back();
+    write(f.app / "package-lock.json", "x");
+    for (const char *name : {"/app/db/../package-lock.json", "/app/./package-lock.json", "/app//package-lock.json"}) {
+        const auto e = back.on_container_change(name, 0);
+        BOOST_TEST((e.kind == Kind::refused), name);
+    }
+    // ".." that leaves containerPath is no file of the rule's at all.
+    BOOST_TEST((back.on_container_change("/app/../etc/package-lock.json", 0).kind == Kind::ignored));
+    BOOST_TEST(!fs::exists(f.local / "package-lock.json"));
+}
+
+BOOST_AUTO_TEST_CASE(container_symlinks_and_fifos_never_come_back_nor_are_followed) {
+    Folders f;
+    auto back = f.sync_back();
+    write(f.outside / "secret", "secret");
+    fs::create_symlink(f.outside / "secret", f.app / "package-lock.json");  // to a file outside
+    fs::create_directory_symlink(f.outside, f.app / "db");                  // a folder on the way, outside
+    fs::create_directories(f.app / "gen");
+    BOOST_TEST_REQUIRE(::mkfifo((f.app / "gen" / "pipe.go").c_str(), 0644) == 0);
+    for (const char *name : {"/app/package-lock.json", "/app/db/secret", "/app/gen/pipe.go"}) {
+        const auto e = back.on_container_change(name, 0);
+        BOOST_TEST((e.kind == Kind::conflict), name << ": " << e.message);
+        BOOST_TEST((e.conflict == sb::ConflictKind::not_a_regular_file), name);
+    }
+    BOOST_TEST(!fs::exists(f.local / "package-lock.json"));
+    BOOST_TEST(!fs::exists(f.local / "db"));
+    BOOST_TEST(!fs::exists(f.local / "gen"));
+}
+
+BOOST_AUTO_TEST_CASE(a_local_symlink_on_the_way_is_never_written_through) {
+    Folders f;
+    auto back = f.sync_back();
+    fs::create_directory_symlink(f.outside, f.local / "db");
+    write(f.app / "db" / "m.py", "m");
+    const auto e = back.on_container_change("/app/db/m.py", 0);
+    BOOST_TEST((e.kind == Kind::conflict), e.message);
+    BOOST_TEST(f.outside_empty());
+    // Nor is a local symlink at the file itself replaced.
+    fs::create_symlink(f.outside / "target", f.local / "package-lock.json");
+    write(f.app / "package-lock.json", "lock");
+    BOOST_TEST((back.on_container_change("/app/package-lock.json", 0).kind == Kind::conflict));
+    BOOST_TEST(fs::is_symlink(f.local / "package-lock.json"));
+    BOOST_TEST(f.outside_empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_file_over_the_size_limit_is_refused_and_bursts_are_deferred) {
+    Folders f;
+    sb::Limits limits;
+    limits.max_file_bytes = 10;
+    limits.max_files_per_second = 2;
+    auto back = f.sync_back(limits);
+    write(f.app / "gen" / "big.go", std::string(11, 'x'));
+    const auto big = back.on_container_change("/app/gen/big.go", 0);
+    BOOST_TEST((big.kind == Kind::refused));
+    BOOST_TEST(big.message.find("a file of 11 bytes (at most 10)") != std::string::npos, big.message);
+    BOOST_TEST(!fs::exists(f.local / "gen" / "big.go"));
+    write(f.app / "gen" / "a.go", "a");
+    write(f.app / "gen" / "b.go", "b");
+    BOOST_TEST((back.on_container_change("/app/gen/a.go", 10).kind == Kind::written));
+    BOOST_TEST((back.on_container_change("/app/gen/b.go", 20).kind == Kind::deferred));
+    BOOST_TEST((back.on_container_change("/app/gen/b.go", 1000).kind == Kind::written));
+}
+
+BOOST_AUTO_TEST_CASE(a_write_whose_source_changed_meanwhile_leaves_no_half_file) {
+    Folders f;
+    write(f.app / "package-lock.json", "whole");
+    const auto source = sync_back::open_beneath(f.app.string(), "package-lock.json", UINT64_MAX);
+    const std::string error =
+        sync_back::write_beneath(f.local.string(), "package-lock.json", source.fd.get(), 0644, "0000000000000000");
+    BOOST_TEST(error.find("changed while it was copied") != std::string::npos, error);
+    BOOST_TEST(!fs::exists(f.local / "package-lock.json"));
+    BOOST_TEST(no_temporary_left(f.local));
+}
+
+BOOST_AUTO_TEST_CASE(folders_are_not_files_to_bring_back) {
+    Folders f;
+    auto back = f.sync_back();
+    fs::create_directories(f.app / "db" / "migrations");
+    BOOST_TEST((back.on_container_change("/app/db/migrations", 0).kind == Kind::nothing));
+    BOOST_TEST(back.conflicts().empty());
+}
+
+// End to end on a local container's folder: written in the container, equal
+// locally, no temporary file left, and the event reported.
+BOOST_AUTO_TEST_CASE(the_watch_brings_back_what_the_container_writes) {
+    Folders f;
+    std::mutex mutex;
+    std::vector<sync_back::SyncBackEvent> events;
+    sync_back::LocalSyncBackWatch watch(std::make_unique<sync_back::LocalSyncBack>(f.sync_back()), f.container.string(),
+                                        [&](const sync_back::SyncBackEvent &e) {
+                                            const std::lock_guard lock(mutex);
+                                            events.push_back(e);
+                                        });
+    write(f.app / "db" / "migrations" / "0002.py", "alter table");
+    write(f.app / "src.js", "not wanted");
+    const fs::path landed = f.local / "db" / "migrations" / "0002.py";
+    for (int i = 0; i < 300 && text_of(landed) != "alter table"; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    BOOST_TEST(text_of(landed) == "alter table");
+    BOOST_TEST(!fs::exists(f.local / "src.js"));
+    BOOST_TEST(no_temporary_left(f.local));
+    {
+        const std::lock_guard lock(mutex);
+        BOOST_TEST_REQUIRE(!events.empty());
+        BOOST_TEST(events.back().container_path == "/app/db/migrations/0002.py");
+    }
+    // A conflict is kept for get/describe until a side agrees again.
+    write(f.local / "db" / "migrations" / "0002.py", "local");
+    write(f.app / "db" / "migrations" / "0002.py", "container");
+    for (int i = 0; i < 300 && watch.conflicts().empty(); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    BOOST_TEST(watch.conflicts().count("/app/db/migrations/0002.py") == 1u);
+    BOOST_TEST(text_of(landed) == "local");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
