@@ -21,7 +21,7 @@ state=$(dirname "$KUBECONFIG")
 kubectl() { "$state/bin/kubectl" "$@"; }
 work=$(mktemp -d)
 webhook_pid=""
-port=19445
+port=19446
 on=lu-inject-on off=lu-inject-off
 image=localhost/lu-agent:dev
 
