@@ -160,19 +160,35 @@ json::object init_container(const InjectionOptions &options) {
         {"securityContext", std::move(security)}};
 }
 
+bool mounts_agent(const json::object &container, const std::string &path) {
+    const json::array *mounts = common::array_field(container, "volumeMounts", path);
+    if (mounts == nullptr) return false;
+    for (std::size_t i = 0; i < mounts->size(); ++i) {
+        const std::string at = common::index(path + ".volumeMounts", i);
+        if (common::string_field(common::expect_object((*mounts)[i], at), "name", at) == kAgentVolume) return true;
+    }
+    return false;
+}
+
 Injection plan(const json::object &pod, const PodNamespace &ns, const InjectionOptions &options) {
     Injection out;
     if (ns.name == "kube-system") return out;
     const json::object *spec = common::object_field(pod, {"spec"});
     if (spec == nullptr) return out;
+    // Called again (reinvocationPolicy IfNeeded: another webhook changed the
+    // pod after us), only containers added since get their mount; what was
+    // said the first time is not said again.
+    const bool again = already_injected(*spec);
+    std::vector<std::string> said_before;
+    std::vector<std::string> &warnings = again ? said_before : out.warnings;
     const json::object *meta = common::object_field(pod, {"metadata"});
     const json::object empty;
     const auto annotations = common::string_map_field(meta != nullptr ? *meta : empty, "annotations", "metadata");
     const auto labels = common::string_map_field(meta != nullptr ? *meta : empty, "labels", "metadata");
-    const std::optional<bool> choice = pod_choice(annotations, labels, out.warnings);
+    const std::optional<bool> choice = pod_choice(annotations, labels, warnings);
     if (choice == false || (!choice && !namespace_consents(ns))) return out;
-    if (runs_the_webhook(*spec) || already_injected(*spec)) return out;
-    if (options.agent_image.empty()) {
+    if (runs_the_webhook(*spec)) return out;
+    if (!again && options.agent_image.empty()) {
         out.warnings.push_back("lu-agent is not injected: lu-host webhook runs without --agent-image");
         return out;
     }
@@ -183,24 +199,26 @@ Injection plan(const json::object &pod, const PodNamespace &ns, const InjectionO
         const std::string path = common::index("spec.containers", i);
         names.push_back(common::string_field(common::expect_object((*containers)[i], path), "name", path));
     }
-    const std::set<std::string> chosen = chosen_containers(annotations, names, out.warnings);
+    const std::set<std::string> chosen = chosen_containers(annotations, names, warnings);
     if (chosen.empty()) return out;
-    const bool restart = wants_restart(annotations, out.warnings);
+    const bool restart = wants_restart(annotations, warnings);
 
-    out.patch.push_back(
-        append(*spec, "volumes", "/spec/volumes",
-               json::object{{"name", kAgentVolume}, {"emptyDir", json::object{{"sizeLimit", "32Mi"}}}}));
-    out.patch.push_back(append(*spec, "initContainers", "/spec/initContainers", init_container(options)));
+    if (!again) {
+        out.patch.push_back(
+            append(*spec, "volumes", "/spec/volumes",
+                   json::object{{"name", kAgentVolume}, {"emptyDir", json::object{{"sizeLimit", "32Mi"}}}}));
+        out.patch.push_back(append(*spec, "initContainers", "/spec/initContainers", init_container(options)));
+    }
     for (std::size_t i = 0; i < containers->size(); ++i) {
-        if (chosen.count(names[i]) == 0) continue;
-        const std::string path = "/spec/containers/" + std::to_string(i);
         const json::object &container = (*containers)[i].as_object();
+        const std::string field = common::index("spec.containers", i);
+        if (chosen.count(names[i]) == 0 || mounts_agent(container, field)) continue;
+        const std::string path = "/spec/containers/" + std::to_string(i);
         out.patch.push_back(
             append(container, "volumeMounts", path + "/volumeMounts",
                    json::object{{"name", kAgentVolume}, {"mountPath", options.agent_folder}, {"readOnly", true}}));
         if (!restart) continue;
-        const std::vector<std::string> command =
-            common::string_array_field(container, "command", common::index("spec.containers", i));
+        const std::vector<std::string> command = common::string_array_field(container, "command", field);
         if (command.empty()) {
             out.warnings.push_back("container " + quoted(names[i]) +
                                    " has no command in the pod spec, so the webhook cannot know its image's "
@@ -213,6 +231,7 @@ Injection plan(const json::object &pod, const PodNamespace &ns, const InjectionO
         for (const auto &word : command) wrapped.emplace_back(word);
         out.patch.push_back(op("replace", path + "/command", std::move(wrapped)));
     }
+    if (again) return out;
     const std::string annotation_path = "/metadata/annotations";
     if (meta == nullptr)
         out.patch.push_back(

@@ -4,9 +4,11 @@
 // image that copies lu-agent into it, and a read-only mount of it in the
 // containers named by liveupdate.dev/containers (default: all); with
 // liveupdate.dev/restart: process, each such container's command is wrapped
-// by `lu-agent supervise --`. A pod that already has the volume gets no patch
-// (the API server may call again: reinvocationPolicy IfNeeded). Annotations
-// that cannot be read give warnings, never a refusal.
+// by `lu-agent supervise --`. In a pod that already has the volume (the API
+// server calls again when a later webhook changed the pod: reinvocationPolicy
+// IfNeeded) only chosen containers without the mount get it, so a pod
+// patched twice is the pod patched once. Annotations that cannot be read give
+// warnings, never a refusal.
 #pragma once
 
 #include <map>

@@ -155,6 +155,27 @@ BOOST_AUTO_TEST_CASE(patched_twice_equals_patched_once) {
     }
 }
 
+BOOST_AUTO_TEST_CASE(called_again_only_a_container_added_since_gets_the_agent) {
+    json::value once = patched(pod(R"({"liveupdate.dev/restart":"process","liveupdate.dev/inject":"maybe"})"));
+    // Another webhook adds a sidecar after ours; the API server calls us again.
+    once.at("spec")
+        .at("containers")
+        .as_array()
+        .push_back(json::object{{"name", "added"}, {"image", "log:1"}, {"command", json::array{"/log"}}});
+    const Injection again = plan_injection(once, kLabelled, kOptions);
+    BOOST_TEST(again.warnings.empty());  // said the first time
+    const json::value p = apply_json_patch(once, again.patch);
+    BOOST_TEST(p.at("spec").at("volumes").as_array().size() == 1u);
+    BOOST_TEST(p.at("spec").at("initContainers").as_array().size() == 1u);
+    BOOST_TEST(mounts_agent(container(p, 2)));
+    BOOST_TEST(json::serialize(container(p, 2).at("command")) ==
+               R"(["/.lu-agent/injected/lu-agent","supervise","--","/log"])");
+    BOOST_TEST(container(p, 0).at("volumeMounts").as_array().size() == 1u);
+    BOOST_TEST(json::serialize(container(p, 0).at("command")) ==
+               R"(["/.lu-agent/injected/lu-agent","supervise","--","/app/server"])");
+    BOOST_TEST(plan_injection(p, kLabelled, kOptions).patch.empty());
+}
+
 BOOST_AUTO_TEST_CASE(the_containers_annotation_chooses_where_the_agent_is_mounted) {
     const json::value p = patched(pod(R"({"liveupdate.dev/containers":" sidecar "})"));
     BOOST_TEST(!mounts_agent(container(p, 0)));
