@@ -49,7 +49,19 @@ if [ "$build_first" -eq 1 ]; then configure_and_build "$target"; fi
 # New inputs go to a scratch folder so the committed seed corpus stays small.
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
+# A finding's input is printed compressed, so that a CI log (all a clean
+# clone leaves) is enough to reproduce it: base64 -d | xz -d > input.
+artifacts="$build/fuzz-artifacts"
+mkdir -p "$artifacts"
 cd "$build"
+status=0
 ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=1" \
   "$build/bin/$target" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 -max_len=65536 \
-  -print_final_stats=1 "$work" "$corpus"
+  -print_final_stats=1 -artifact_prefix="$artifacts/$target-" "$work" "$corpus" || status=$?
+if [ "$status" -ne 0 ]; then
+  for found in "$artifacts/$target"-*; do
+    [ -f "$found" ] || continue
+    echo "fuzz.sh: artifact $(basename "$found") (xz, base64): $(xz -9 -c "$found" | base64 -w0)"
+  done
+fi
+exit "$status"

@@ -8,8 +8,9 @@ packages=(
   libboost1.81-dev libboost-json1.81-dev libboost-test1.81-dev libboost-filesystem1.81-dev
   libcurl4-openssl-dev libarchive-dev libssl-dev
   libyaml-cpp-dev libxxhash-dev
-  tar busybox-static docker.io docker-compose curl
+  tar xz-utils busybox-static docker.io docker-compose curl
   chromium nodejs
+  help2man lintian
 )
 
 missing=()

@@ -234,6 +234,12 @@ end_one_fuzz_run() {
     echo "test: ${fuzz_name_of[$pid]} found problems (see above)"
     failed=$((failed + 1))
     failures+=("${fuzz_name_of[$pid]} (exit $rc, see above)")
+    # What found it and the input that did, where CI's tail keeps them.
+    {
+      echo "--- ${fuzz_name_of[$pid]}: the report and its input"
+      grep -E -A12 '==ERROR|invariant broken|runtime error|deadly signal|out-of-memory|Test unit written|fuzz.sh: artifact' \
+        "${fuzz_log_of[$pid]}" | grep -v -E '^#[0-9]+[[:space:]]' | head -n 60
+    } >>"$failure_tails"
   fi
 }
 start=$(date +%s)

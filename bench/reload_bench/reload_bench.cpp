@@ -22,13 +22,13 @@
 #include <vector>
 
 #include "bench/bench_support/stats.hpp"
-#include "host/core/engine_slot.hpp"
 #include "host/core/executor.hpp"
 #include "host/core/host_services.hpp"
 #include "host/core/log.hpp"
+#include "host/core/plugin_slot.hpp"
 #include "host/core/reconcile_driver.hpp"
 #include "host/core/updater_registry.hpp"
-#include "host/reload/engine_reloader.hpp"
+#include "host/reload/plugin_reloader.hpp"
 
 namespace {
 
@@ -85,9 +85,9 @@ std::chrono::microseconds thread_cpu() {
 struct Figures {
     std::chrono::microseconds total{}, load{}, drain{}, swap{}, pause{}, cpu{}, pause_cpu{}, retire{};
     std::vector<std::chrono::microseconds> totals, cpus, pauses, pause_cpus;
-    void take(host::reload::EngineReloader &reloader, const fs::path &file) {
+    void take(host::reload::PluginReloader &reloader, const fs::path &file) {
         const auto cpu_before = thread_cpu();
-        const host::reload::EngineReloadTimes t = reloader.reload(file);
+        const host::reload::PluginReloadTimes t = reloader.reload(file);
         cpus.push_back(thread_cpu() - cpu_before);
         retire = std::max(retire, reloader.wait_retired());
         totals.push_back(t.total);
@@ -140,7 +140,7 @@ int main() {
     const double copy_ms = ms(Clock::now() - copy_start);
     fs::remove(dir / "copy.so");
 
-    EngineSlot slot(plugin_file, kStart, PluginLoadOptions{.private_copy = true});
+    PluginSlot slot(plugin_file, kStart, PluginLoadOptions{.private_copy = true});
     auto services = std::make_shared<UpdaterHostServices>();
     UpdaterRegistry updaters;
     updaters.set("docker", std::make_shared<Updater>(UpdaterPlugin::load(LU_BENCH_RECORD_UPDATER), services));
@@ -150,7 +150,7 @@ int main() {
     ReconcileDriver driver(slot, executor, store,
                            [&] { return common::MicroTime(kStart.micros() + ticks.fetch_add(1)); });
     auto upsert = [&](const std::string &object) {
-        slot.with_engine([&](const PluginEngine &e) { return e.upsert(object); });
+        slot.with_instance([&](const PluginInstance &instance) { return instance.upsert(object); });
     };
     upsert(file_watch(src, kFiles));
     for (int i = 0; i < kLiveUpdates; ++i) {
@@ -159,7 +159,8 @@ int main() {
     }
     std::size_t synced = 0;
     for (int i = 0; i < kLiveUpdates; ++i) synced += driver.reconcile("lu" + std::to_string(i)).updates;
-    const std::size_t snapshot_bytes = slot.with_engine([](const PluginEngine &e) { return e.snapshot().size(); });
+    const std::size_t snapshot_bytes =
+        slot.with_instance([](const PluginInstance &instance) { return instance.snapshot().size(); });
     std::printf(
         "reload_bench: %d LiveUpdates tracked, %zu container updates done, snapshot %zu bytes,\n"
         "plugin file %.1f MB; reference: one copy of it %.2f ms\n\n",
@@ -168,9 +169,9 @@ int main() {
     {
         // The swap's parts, measured on their own.
         const auto c0 = thread_cpu();
-        const std::string blob = slot.with_engine([](const PluginEngine &e) { return e.snapshot(); });
+        const std::string blob = slot.with_instance([](const PluginInstance &instance) { return instance.snapshot(); });
         const auto c1 = thread_cpu();
-        PluginEngine fresh(LiveUpdatePlugin::load(plugin_file, PluginLoadOptions{.private_copy = true}), kStart);
+        PluginInstance fresh(LiveUpdatePlugin::load(plugin_file, PluginLoadOptions{.private_copy = true}), kStart);
         const auto c2 = thread_cpu();
         fresh.restore(blob);
         const auto c3 = thread_cpu();
@@ -180,7 +181,7 @@ int main() {
         const std::size_t body_at = blob.find(R"(]},"objects":[)");
         if (index_at == std::string::npos || body_at == std::string::npos) return 1;
         const std::string unindexed = blob.substr(0, index_at) + blob.substr(body_at + 2);
-        PluginEngine reference(LiveUpdatePlugin::load(plugin_file, PluginLoadOptions{.private_copy = true}), kStart);
+        PluginInstance reference(LiveUpdatePlugin::load(plugin_file, PluginLoadOptions{.private_copy = true}), kStart);
         const auto c4 = thread_cpu();
         reference.restore(unindexed);
         const auto c5 = thread_cpu();
@@ -191,7 +192,7 @@ int main() {
     }
 
     host::reload::QuiesceGate gate;
-    host::reload::EngineReloader reloader(slot, gate);
+    host::reload::PluginReloader reloader(slot, gate);
     Figures idle;
     for (int i = 0; i < kReloads; ++i) idle.take(reloader, plugin_file);
     print("idle", idle, copy_ms);

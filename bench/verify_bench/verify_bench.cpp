@@ -108,7 +108,7 @@ int main(int argc, char **argv) {
         lu_bench::raw_docker_exec(container.name(), archive_file);
 
         const DigestingUpdater updater;
-        const host::verify::SyncTarget target{(local / "app/verify").string(), "/app/verify"};
+        const updater::CopyMapping target{(local / "app/verify").string(), "/app/verify"};
         auto start = Clock::now();
         const auto first = updater.digest(container.id(), container.name(), target.container_path);
         const double first_ms = ms_since(start);

@@ -17,28 +17,28 @@
 
 #include "common/agent_protocol/frame.hpp"
 #include "common/archive_errors.hpp"
+#include "common/install_layout.hpp"
 
 namespace liveupdate::agent_client {
 namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char *kAgentName = "lu-agent";
 constexpr const char *kAgentFolder = ".lu-agent";
 
 std::vector<fs::path> default_places() {
+    // The running lu-host's own layout first: the daemon loads the updaters
+    // from private copies in the temp folder, where nothing of ours lies.
     std::vector<fs::path> places;
+    if (const fs::path exe = common::running_executable(); !exe.empty()) places = common::agent_places(exe);
+    // An updater loaded by another program: lu-agent beside it (installed) or
+    // in ../bin from it (the build tree).
     Dl_info info{};
     if (::dladdr(reinterpret_cast<void *>(&load_agent_binary), &info) != 0 && info.dli_fname != nullptr) {
         const fs::path here = fs::absolute(info.dli_fname).parent_path();
-        places.push_back(here / kAgentName);
-        places.push_back(here.parent_path() / "bin" / kAgentName);
+        places.push_back(here / common::kAgentFileName);
+        places.push_back(here.parent_path() / "bin" / common::kAgentFileName);
     }
-    // lu-host loads a copy of the plugin from a scratch folder (hot reload):
-    // then the executable's own folder is where lu-agent lies beside it.
-    std::error_code ec;
-    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-    if (!ec) places.push_back(exe.parent_path() / kAgentName);
     return places;
 }
 
@@ -67,7 +67,7 @@ AgentBinary load_agent_binary(const std::string &configured) {
         content << in.rdbuf();
         AgentBinary binary{place.string(), content.str(), {}};
         if (binary.content.empty()) throw std::runtime_error("the lu-agent binary " + place.string() + " is empty");
-        binary.container_path = std::string("/") + kAgentFolder + "/" + kAgentName + "-" +
+        binary.container_path = std::string("/") + kAgentFolder + "/" + common::kAgentFileName + "-" +
                                 std::to_string(agent_protocol::kProtocolVersion) + "-" +
                                 hex16(XXH3_64bits(binary.content.data(), binary.content.size()));
         return binary;

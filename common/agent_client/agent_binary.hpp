@@ -13,9 +13,9 @@ struct AgentBinary {
     std::string container_path;
 };
 
-// Reads `configured` when set, else lu-agent beside the plugin or in ../bin
-// from it (the build tree's bin/ and lib/, an installation's bin/ and lib/),
-// else beside the running executable (lu-host loads a copy of the plugin).
+// Reads `configured` when set, else lu-agent where the running lu-host's
+// layout has it (common/install_layout.hpp), else beside the plugin or in
+// ../bin from it.
 // Throws std::runtime_error naming the places looked at.
 AgentBinary load_agent_binary(const std::string &configured);
 

@@ -17,7 +17,8 @@ namespace liveupdate::update_step {
 boost::json::object encode(const updater::Outcome &outcome);
 
 // path: where the outcome stands ("outcomes[2]"), "" for a whole document.
-// Throws common::DecodeError naming the member.
+// Throws common::DecodeError naming the member: exactly one key, "ok" only
+// as true, a run failure's "exitCode" required and its "message" optional.
 updater::Outcome decode_outcome(const boost::json::value &value, const std::string &path);
 
 }  // namespace liveupdate::update_step

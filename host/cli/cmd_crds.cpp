@@ -29,10 +29,12 @@ constexpr const char *kCrdsHelp =
 
 }  // namespace
 
+const OptionTable kCrdsOptions{{"-o", "--output"}, {"--help", "-h"}};
+
 int run_crds_command(int argc, char **argv) {
     std::string output;
     try {
-        const ParsedArgs args = parse_args(argc, argv, {"-o", "--output"}, {"--help", "-h"});
+        const ParsedArgs args = parse_args(argc, argv, kCrdsOptions);
         if (args.has("--help") || args.has("-h")) {
             std::cout << kCrdsHelp;
             return kExitOk;

@@ -17,7 +17,7 @@ namespace json = boost::json;
 namespace {
 
 constexpr const char *kGetHelp =
-    "usage: lu-host get KIND [-o json] [--control-socket PATH]\n"
+    "usage: lu-host get KIND [-o|--output json] [--control-socket PATH]\n"
     "\n"
     "Lists the objects of a running `lu-host up` (KIND: liveupdates, filewatches,\n"
     "localcontainers, ...) with their status. -o json prints a List object; for\n"
@@ -25,10 +25,11 @@ constexpr const char *kGetHelp =
     "exit: 0 ok, 1 no daemon answered, 2 usage error\n";
 
 constexpr const char *kDescribeHelp =
-    "usage: lu-host describe KIND NAME [--control-socket PATH]\n"
+    "usage: lu-host describe KIND NAME [-o|--output json] [--control-socket PATH]\n"
     "\n"
     "Shows one object of a running `lu-host up`: where it is declared, its spec,\n"
-    "its status and (LiveUpdates) its recent log or why it was rejected.\n"
+    "its status and (LiveUpdates) its recent log or why it was rejected;\n"
+    "-o json prints the daemon's answer as it is.\n"
     "exit: 0 ok, 1 not found or no daemon answered, 2 usage error\n";
 
 using common::member;
@@ -139,7 +140,7 @@ std::string indented(const std::string &text) {
 int client_main(const char *command, int argc, char **argv, const char *help, std::size_t names) {
     ParsedArgs args;
     try {
-        args = parse_args(argc, argv, {"-o", "--output", "--control-socket"}, {"--help", "-h"});
+        args = parse_args(argc, argv, kGetOptions);
         if (args.has("--help") || args.has("-h")) {
             std::cout << help;
             return kExitOk;
@@ -202,6 +203,8 @@ int client_main(const char *command, int argc, char **argv, const char *help, st
 }
 
 }  // namespace
+
+const OptionTable kGetOptions{{"-o", "--output", "--control-socket"}, {"--help", "-h"}};
 
 int run_get_command(int argc, char **argv) { return client_main("get", argc, argv, kGetHelp, 1); }
 int run_describe_command(int argc, char **argv) { return client_main("describe", argc, argv, kDescribeHelp, 2); }

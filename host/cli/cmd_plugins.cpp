@@ -14,7 +14,7 @@ namespace json = boost::json;
 namespace {
 
 constexpr const char *kPluginsHelp =
-    "usage: lu-host plugins [-o json] [--control-socket PATH]\n"
+    "usage: lu-host plugins [-o|--output json] [--control-socket PATH]\n"
     "\n"
     "Lists the plugins a running `lu-host up` has loaded: the liveupdate plugin\n"
     "and the updater plugins with the updater classes they serve, each with its\n"
@@ -55,10 +55,12 @@ void print_table(const json::array &plugins) {
 
 }  // namespace
 
+const OptionTable kPluginsOptions{{"-o", "--output", "--control-socket"}, {"--help", "-h"}};
+
 int run_plugins_command(int argc, char **argv) {
     ParsedArgs args;
     try {
-        args = parse_args(argc, argv, {"-o", "--output", "--control-socket"}, {"--help", "-h"});
+        args = parse_args(argc, argv, kPluginsOptions);
         if (args.has("--help") || args.has("-h")) {
             std::cout << kPluginsHelp;
             return kExitOk;

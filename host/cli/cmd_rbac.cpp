@@ -13,7 +13,7 @@ namespace json = boost::json;
 namespace {
 
 constexpr const char *kRbacHelp =
-    "usage: lu-host rbac --namespace NS [--user U | --service-account NS/NAME] [-o yaml|json]\n"
+    "usage: lu-host rbac --namespace|-n NS [--user U | --service-account NS/NAME] [-o|--output yaml|json]\n"
     "\n"
     "Prints the least permissions `lu-host up --from-cluster --namespace NS` needs,\n"
     "bound to the user U (default: lu-host-operator) or the service account:\n"
@@ -31,12 +31,14 @@ constexpr const char *kRbacHelp =
 
 }  // namespace
 
+const OptionTable kRbacOptions{{"--namespace", "-n", "--user", "--service-account", "-o", "--output"},
+                               {"--help", "-h"}};
+
 int run_rbac_command(int argc, char **argv) {
     std::string ns, output;
     cluster::RbacSubject subject{cluster::RbacSubject::Kind::user, "lu-host-operator", ""};
     try {
-        const ParsedArgs args = parse_args(
-            argc, argv, {"--namespace", "-n", "--user", "--service-account", "-o", "--output"}, {"--help", "-h"});
+        const ParsedArgs args = parse_args(argc, argv, kRbacOptions);
         if (args.has("--help") || args.has("-h")) {
             std::cout << kRbacHelp;
             return kExitOk;

@@ -18,8 +18,9 @@ constexpr const char *kReplayHelp =
     "fixture is \"step <k>: include <file>: step <j>\"), then \"N passed, M failed\".\n"
     "The contract is docs/replay.md.\n"
     "\n"
-    "  --plugin PATH          liveupdate plugin (default: ../lib/libliveupdate.so next to lu-host)\n"
-    "  --record-updater PATH  record updater (default: ../lib/libupdater_record.so)\n"
+    "  --plugin PATH          liveupdate plugin (default: libliveupdate.so in lu-host's plugin folder,\n"
+    "                         which lu-host --version shows)\n"
+    "  --record-updater PATH  record updater (default: libupdater_record.so there)\n"
     "  --dump                 print the checked state after each step (DUMP lines)\n"
     "  --help                 this text\n"
     "\n"
@@ -27,10 +28,12 @@ constexpr const char *kReplayHelp =
 
 }  // namespace
 
+const OptionTable kReplayOptions{{"--plugin", "--record-updater"}, {"--dump", "--help", "-h"}};
+
 int run_replay_command(int argc, char **argv) {
     ParsedArgs args;
     try {
-        args = parse_args(argc, argv, {"--plugin", "--record-updater"}, {"--dump", "--help", "-h"});
+        args = parse_args(argc, argv, kReplayOptions);
     } catch (const UsageError &e) {
         std::cerr << "lu-host replay: " << e.what() << "\n\n" << kReplayHelp;
         return kExitUsage;

@@ -27,10 +27,12 @@ constexpr const char *kTriggerHelp =
 
 }  // namespace
 
+const OptionTable kTriggerOptions{{"--control-socket"}, {"--help", "-h"}};
+
 int run_trigger_command(int argc, char **argv) {
     ParsedArgs args;
     try {
-        args = parse_args(argc, argv, {"--control-socket"}, {"--help", "-h"});
+        args = parse_args(argc, argv, kTriggerOptions);
         if (args.has("--help") || args.has("-h")) {
             std::cout << kTriggerHelp;
             return kExitOk;

@@ -92,8 +92,8 @@ constexpr const char *kUpHelp =
     "                         $TMPDIR/liveupdate-<uid>/synced)\n"
     "  --log-format F         text (default) or json\n"
     "  --log-level L          debug, info (default), warn, error\n"
-    "  --plugin PATH          liveupdate plugin (default ../lib/libliveupdate.so)\n"
-    "  --local-updater PATH   updater of class local (default ../lib/libupdater_local.so)\n"
+    "  --plugin PATH          liveupdate plugin (default libliveupdate.so in the plugin folder, see --version)\n"
+    "  --local-updater PATH   updater of class local (default libupdater_local.so there)\n"
     "  --local-updater-config JSON  its settings, e.g. {\"workingDir\": \"/app\"}\n"
     "  --updater CLASS=PATH   also serve updater class CLASS with that plugin\n"
     "  --config FILE          updater configuration: which plugin serves each\n"
@@ -265,6 +265,31 @@ void read_plugins(const ParsedArgs &args, up::UpOptions &options) {
 
 }  // namespace
 
+// -f/--file and -p/--project-name are taken aside first (take_compose_options): they repeat and keep their order.
+const OptionTable kUpOptions{{"-f",
+                              "--file",
+                              "-p",
+                              "--project-name",
+                              "--control-socket",
+                              "--debounce",
+                              "--max-wait",
+                              "--workers",
+                              "--log-format",
+                              "--log-level",
+                              "--plugin",
+                              "--local-updater",
+                              "--local-updater-config",
+                              "--updater",
+                              "--config",
+                              "--web-port",
+                              "--web-address",
+                              "--kubeconfig",
+                              "--context",
+                              "--namespace",
+                              "--verify-every",
+                              "--state-dir"},
+                             {"--help", "-h", "--no-web", "--no-verify-after-loss", "--from-cluster"}};
+
 int run_up_command(int argc, char **argv) {
     ParsedArgs args;
     up::UpOptions options;
@@ -272,12 +297,7 @@ int run_up_command(int argc, char **argv) {
         std::vector<std::string> compose_files;
         std::optional<std::string> project_name;
         std::vector<char *> rest = take_compose_options(argc, argv, compose_files, project_name);
-        args =
-            parse_args(static_cast<int>(rest.size()), rest.data(),
-                       {"--control-socket", "--debounce", "--max-wait", "--workers", "--log-format", "--log-level",
-                        "--plugin", "--local-updater", "--local-updater-config", "--updater", "--config", "--web-port",
-                        "--web-address", "--kubeconfig", "--context", "--namespace", "--verify-every", "--state-dir"},
-                       {"--help", "-h", "--no-web", "--no-verify-after-loss", "--from-cluster"});
+        args = parse_args(static_cast<int>(rest.size()), rest.data(), kUpOptions);
         if (args.has("--help") || args.has("-h")) {
             std::cout << kUpHelp;
             return kExitOk;

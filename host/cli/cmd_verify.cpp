@@ -109,10 +109,12 @@ void print_report(const json::value &report) {
 
 }  // namespace
 
+const OptionTable kVerifyOptions{{"--control-socket", "-o"}, {"--help", "-h", "--fix", "--delete-extra"}};
+
 int run_verify_command(int argc, char **argv) {
     ParsedArgs args;
     try {
-        args = parse_args(argc, argv, {"--control-socket", "-o"}, {"--help", "-h", "--fix", "--delete-extra"});
+        args = parse_args(argc, argv, kVerifyOptions);
         if (args.has("--help") || args.has("-h")) {
             std::cout << kVerifyHelp;
             return kExitOk;

@@ -1,6 +1,6 @@
-// `lu-host --version`: the host's version, the SDK ABI it speaks, the plugins
-// installed beside it and, when a `lu-host up` answers on the control socket,
-// the plugins that daemon has loaded.
+// `lu-host --version`: the host's version, the SDK ABI it speaks, where it
+// looked for its plugins, the plugins found there and, when a `lu-host up`
+// answers on the control socket, the plugins that daemon has loaded.
 #include <algorithm>
 #include <iostream>
 #include <vector>
@@ -49,6 +49,10 @@ void print_installed(const char *kind, const fs::path &file) {
 
 int run_version_command() {
     std::cout << "lu-host " << LU_HOST_VERSION << "\nSDK ABI " << LU_ABI_VERSION << '\n';
+    std::string looked;
+    for (const fs::path &folder : plugin_directories_looked_at())
+        looked += (looked.empty() ? "" : ", ") + folder.string();
+    std::cout << "plugins looked for in " << looked << "\n";
     std::cout << "installed plugins (" << plugin_directory().string() << "):\n";
     print_installed<LiveUpdatePlugin>("liveupdate", default_liveupdate_plugin());
     for (const fs::path &file : installed_updaters()) print_installed<UpdaterPlugin>("updater", file);

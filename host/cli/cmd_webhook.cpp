@@ -48,7 +48,7 @@ constexpr const char *kWebhookHelp =
     "  --listen ADDR:PORT     where to listen (default 0.0.0.0:9443)\n"
     "  --tls-cert FILE        the serving certificate (PEM, chain first)\n"
     "  --tls-key FILE         its key (PEM)\n"
-    "  --plugin PATH          liveupdate plugin (default ../lib/libliveupdate.so)\n"
+    "  --plugin PATH          liveupdate plugin (default libliveupdate.so in the plugin folder, see --version)\n"
     "  --request-timeout MS   TLS handshake and each request must arrive within\n"
     "                         this (default 10000)\n"
     "  --max-body BYTES       larger request bodies get 413 (default 4194304)\n"
@@ -72,10 +72,6 @@ constexpr const char *kWebhookHelp =
     "removes both configurations (and the Secret given).\n"
     "  --kubeconfig FILE, --context NAME   as kubectl's\n"
     "exit: 0 ok, 1 failure, 2 usage error, 3 the plugin could not be loaded\n";
-
-const std::set<std::string> kValueOptions{"--listen",   "--tls-cert",  "--tls-key",    "--plugin",  "--request-timeout",
-                                          "--max-body", "--log-level", "--url",        "--service", "--secret",
-                                          "--cert-dir", "--days",      "--kubeconfig", "--context", "--agent-image"};
 
 long number_of(const ParsedArgs &args, const std::string &name, long fallback, long min, long max) {
     const auto text = args.value(name);
@@ -225,10 +221,15 @@ int uninstall(const ParsedArgs &args) {
 
 }  // namespace
 
+const OptionTable kWebhookOptions{
+    {"--listen", "--tls-cert", "--tls-key", "--plugin", "--request-timeout", "--max-body", "--log-level", "--url",
+     "--service", "--secret", "--cert-dir", "--days", "--kubeconfig", "--context", "--agent-image"},
+    {"--help", "-h", "--mutate"}};
+
 int run_webhook_command(int argc, char **argv) {
     ParsedArgs args;
     try {
-        args = parse_args(argc, argv, kValueOptions, {"--help", "-h", "--mutate"});
+        args = parse_args(argc, argv, kWebhookOptions);
     } catch (const UsageError &e) {
         std::cerr << "lu-host webhook: " << e.what() << "\n\n" << kWebhookHelp;
         return kExitUsage;

@@ -8,8 +8,9 @@ std::optional<std::string> ParsedArgs::value(const std::string &name) const {
     return found->second;
 }
 
-ParsedArgs parse_args(int argc, char **argv, const std::set<std::string> &value_options,
-                      const std::set<std::string> &flag_options) {
+ParsedArgs parse_args(int argc, char **argv, const OptionTable &options) {
+    const std::set<std::string> &value_options = options.values;
+    const std::set<std::string> &flag_options = options.flags;
     ParsedArgs parsed;
     bool options_done = false;
     for (int i = 1; i < argc; ++i) {

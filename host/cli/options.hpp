@@ -16,6 +16,13 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// The options a subcommand takes: the table it parses with, which
+// `lu-host completion` offers too.
+struct OptionTable {
+    std::set<std::string> values;  // --name VALUE
+    std::set<std::string> flags;   // --name
+};
+
 struct ParsedArgs {
     std::map<std::string, std::string> values;  // --name VALUE
     std::set<std::string> flags;                // --name
@@ -27,7 +34,6 @@ struct ParsedArgs {
 
 // argv[0] is the subcommand's name and is skipped. Throws UsageError for an
 // unknown option or a missing value. "--" ends the options.
-ParsedArgs parse_args(int argc, char **argv, const std::set<std::string> &value_options,
-                      const std::set<std::string> &flag_options);
+ParsedArgs parse_args(int argc, char **argv, const OptionTable &options);
 
 }  // namespace liveupdate::host::cli

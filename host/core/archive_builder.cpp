@@ -54,13 +54,13 @@ private:
 
 }  // namespace
 
-ArchiveSummary write_archive(const std::vector<ArchiveMapping> &copies, const common::IgnoreSet &filter,
+ArchiveSummary write_archive(const std::vector<updater::CopyMapping> &copies, const common::IgnoreSet &filter,
                              const common::ArchiveWriteFn &write, const LogSinkFn &log) {
     FunctionSink sink(write);
     return write_archive_to(copies, filter, sink, log, {});
 }
 
-std::shared_ptr<const PrebuiltArchive> prebuild_archive(const std::vector<ArchiveMapping> &copies,
+std::shared_ptr<const PrebuiltArchive> prebuild_archive(const std::vector<updater::CopyMapping> &copies,
                                                         const common::IgnoreSet &filter, std::size_t max_bytes) {
     auto built = std::make_shared<PrebuiltArchive>();
     bool too_large = false;
@@ -122,7 +122,7 @@ private:
     ArchiveStream &s_;
 };
 
-ArchiveStream::ArchiveStream(std::vector<ArchiveMapping> copies, common::IgnoreSet filter, LogSinkFn log,
+ArchiveStream::ArchiveStream(std::vector<updater::CopyMapping> copies, common::IgnoreSet filter, LogSinkFn log,
                              BeforeEntryFn before_entry, BeforeBytesLeaveFn before_bytes_leave)
     : copies_(std::move(copies)),
       filter_(std::move(filter)),
@@ -132,7 +132,7 @@ ArchiveStream::ArchiveStream(std::vector<ArchiveMapping> copies, common::IgnoreS
     start_writer();
 }
 
-ArchiveStream::ArchiveStream(std::shared_ptr<const PrebuiltArchive> prebuilt, std::vector<ArchiveMapping> copies,
+ArchiveStream::ArchiveStream(std::shared_ptr<const PrebuiltArchive> prebuilt, std::vector<updater::CopyMapping> copies,
                              common::IgnoreSet filter, LogSinkFn log, BeforeEntryFn before_entry,
                              BeforeBytesLeaveFn before_bytes_leave)
     : copies_(std::move(copies)),

@@ -30,14 +30,10 @@
 #include "common/ignore_patterns.hpp"
 #include "host/core/kept_threads.hpp"
 #include "host/core/log.hpp"
+#include "liveupdate/updater.hpp"
 #include "liveupdate/updater_plugin.h"
 
 namespace liveupdate::host {
-
-struct ArchiveMapping {
-    std::string local;      // absolute local path
-    std::string container;  // absolute container path
-};
 
 struct ArchiveSummary {
     std::uint64_t entries = 0;
@@ -58,7 +54,7 @@ using BeforeBytesLeaveFn = std::function<void()>;
 // Writes the whole archive synchronously. Paths that cannot be read are left
 // out and listed in the summary; throws HostError when the archive cannot be
 // completed (a read error inside a file, the sink throwing).
-ArchiveSummary write_archive(const std::vector<ArchiveMapping> &copies, const common::IgnoreSet &filter,
+ArchiveSummary write_archive(const std::vector<updater::CopyMapping> &copies, const common::IgnoreSet &filter,
                              const common::ArchiveWriteFn &write, const LogSinkFn &log);
 
 // One archive built whole in memory, for every container of one change to
@@ -74,7 +70,7 @@ struct PrebuiltArchive {
 // The archive of copies in memory, or null when it would be larger than
 // max_bytes or cannot be completed (each update then streams its own and
 // says why, as without it).
-std::shared_ptr<const PrebuiltArchive> prebuild_archive(const std::vector<ArchiveMapping> &copies,
+std::shared_ptr<const PrebuiltArchive> prebuild_archive(const std::vector<updater::CopyMapping> &copies,
                                                         const common::IgnoreSet &filter, std::size_t max_bytes);
 
 class ArchiveSink;
@@ -84,12 +80,12 @@ class ArchiveSink;
 // Destroying the stream before the end stops the writer.
 class ArchiveStream {
 public:
-    ArchiveStream(std::vector<ArchiveMapping> copies, common::IgnoreSet filter, LogSinkFn log,
+    ArchiveStream(std::vector<updater::CopyMapping> copies, common::IgnoreSet filter, LogSinkFn log,
                   BeforeEntryFn before_entry = {}, BeforeBytesLeaveFn before_bytes_leave = {});
     // The stream of a prebuilt archive: its log lines go to log at once; the
     // BeforeEntryFn is told every entry before the first bytes leave. A
     // rewind builds it again from copies, as the files are now.
-    ArchiveStream(std::shared_ptr<const PrebuiltArchive> prebuilt, std::vector<ArchiveMapping> copies,
+    ArchiveStream(std::shared_ptr<const PrebuiltArchive> prebuilt, std::vector<updater::CopyMapping> copies,
                   common::IgnoreSet filter, LogSinkFn log, BeforeEntryFn before_entry = {},
                   BeforeBytesLeaveFn before_bytes_leave = {});
     ArchiveStream(const ArchiveStream &) = delete;
@@ -127,7 +123,7 @@ private:
     void finish_writer();
     std::int64_t read_prebuilt(void *buffer, std::size_t capacity);
 
-    std::vector<ArchiveMapping> copies_;
+    std::vector<updater::CopyMapping> copies_;
     common::IgnoreSet filter_;
     LogSinkFn log_;
     BeforeEntryFn before_entry_;

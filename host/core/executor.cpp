@@ -19,14 +19,6 @@ constexpr const char *kBadStep = "malformed update step";
 // A shared archive larger than this is streamed by each update instead: memory stays flat for an initial sync.
 constexpr std::size_t kSharedArchiveMax = std::size_t{1} << 20;
 
-std::vector<ArchiveMapping> archive_mappings(const update_step::ContainerUpdate &update) {
-    std::vector<ArchiveMapping> copies;
-    copies.reserve(update.copy.size());
-    for (const updater::CopyMapping &copy : update.copy)
-        copies.push_back(ArchiveMapping{copy.local_path, copy.container_path});
-    return copies;
-}
-
 update_step::ContainerUpdate decoded(const json::object &update) {
     try {
         return update_step::decode_update(update, "update");
@@ -56,9 +48,7 @@ void note_deletes(SyncedJournal &journal, const std::vector<std::string> &delete
 // they live as long as this does.
 struct RequestViews {
     explicit RequestViews(const update_step::ContainerUpdate &update) {
-        const updater::ContainerRef &c = update.container;
-        container = lu_container_ref{sizeof(lu_container_ref), c.id.c_str(),  c.name.c_str(), c.pod.c_str(),
-                                     c.namespace_name.c_str(), c.root.c_str()};
+        container = updater::to_lu_container_ref(update.container);
         for (const updater::CopyMapping &copy : update.copy)
             mappings.push_back(lu_path_mapping{copy.local_path.c_str(), copy.container_path.c_str()});
         for (const std::string &path : update.delete_paths) delete_paths.push_back(path.c_str());
@@ -157,7 +147,7 @@ std::shared_ptr<const PrebuiltArchive> Executor::shared_archive(
             const update_step::ContainerUpdate other = decoded(*updates[i]);
             if (other.copy != first.copy || other.filter != first.filter) return nullptr;
         }
-        return prebuild_archive(archive_mappings(first), compiled_filter(first), kSharedArchiveMax);
+        return prebuild_archive(first.copy, compiled_filter(first), kSharedArchiveMax);
     } catch (const std::exception &) {
         return nullptr;  // a malformed step: each update fails saying why
     }
@@ -197,7 +187,7 @@ updater::Outcome Executor::execute(const update_step::ContainerUpdate &update, c
             };
         BeforeBytesLeaveFn before_bytes_leave;
         if (journal) before_bytes_leave = [&journal] { journal->sync(); };
-        ArchiveStream archive(shared, archive_mappings(update), std::move(ignore), log, std::move(before_entry),
+        ArchiveStream archive(shared, update.copy, std::move(ignore), log, std::move(before_entry),
                               std::move(before_bytes_leave));
         const lu_update_request request = views.request(update, archive.c_stream(), log);
         updater::Outcome outcome = with_archive_finished(updater->update(request), archive, log);

@@ -71,7 +71,7 @@ int32_t UpdaterHostServices::restart_local(void *ctx, const lu_container_ref *co
         return 1;
     }
     try {
-        local->restart(*container);
+        local->restart(updater::to_container_ref(*container));
         return 0;
     } catch (const std::exception &e) {
         write_c_string(error, error_capacity, e.what());
@@ -85,7 +85,7 @@ int32_t UpdaterHostServices::process_local(void *ctx, const lu_container_ref *co
     const std::shared_ptr<LocalContainerService> local = static_cast<UpdaterHostServices *>(ctx)->local_containers();
     if (!local || container == nullptr || each_env == nullptr) return 1;
     try {
-        const std::optional<LocalProcess> process = local->process(*container);
+        const std::optional<updater::ContainerProcess> process = local->process(updater::to_container_ref(*container));
         if (!process || process->working_dir.size() >= working_dir_capacity) return 1;
         for (const auto &[name, value] : process->env) each_env(each_ctx, name.c_str(), value.c_str());
         write_c_string(working_dir, working_dir_capacity, process->working_dir);

@@ -13,6 +13,7 @@
 
 #include "host/core/log.hpp"
 #include "liveupdate/ext/local_containers.h"
+#include "liveupdate/updater.hpp"
 #include "liveupdate/updater_plugin.h"
 
 namespace liveupdate::host {
@@ -21,20 +22,15 @@ namespace liveupdate::host {
 // lines to their LiveUpdate (thread-safe as the sink is).
 void log_to_sink(void *ctx, int32_t level, lu_str line);
 
-// A local container's process settings, which commands run in it take too.
-struct LocalProcess {
-    std::vector<std::pair<std::string, std::string>> env;  // added to the host's environment
-    std::string working_dir;                               // a container path
-};
-
 // Implemented by whoever supervises LocalContainer processes (lu-host up).
 class LocalContainerService {
 public:
     virtual ~LocalContainerService() = default;
     // Restarts the container's process; throws std::exception saying why on failure.
-    virtual void restart(const lu_container_ref &container) = 0;
-    // The container's process settings; none for a container this supervisor does not know.
-    virtual std::optional<LocalProcess> process(const lu_container_ref &) { return std::nullopt; }
+    virtual void restart(const updater::ContainerRef &container) = 0;
+    // The container's process settings, which commands run in it take too;
+    // none for a container this supervisor does not know.
+    virtual std::optional<updater::ContainerProcess> process(const updater::ContainerRef &) { return std::nullopt; }
 };
 
 class UpdaterHostServices {

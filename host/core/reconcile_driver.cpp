@@ -134,9 +134,9 @@ private:
 
 }  // namespace
 
-ReconcileDriver::ReconcileDriver(const EngineSlot &engine, const Executor &executor, JsonObjectStore &store,
+ReconcileDriver::ReconcileDriver(const PluginSlot &plugin_slot, const Executor &executor, JsonObjectStore &store,
                                  Clock clock, LiveLogFn live_log, std::size_t parallel_updates)
-    : engine_(engine),
+    : plugin_slot_(plugin_slot),
       executor_(executor),
       store_(store),
       clock_(std::move(clock)),
@@ -155,15 +155,15 @@ ReconcileResult ReconcileDriver::reconcile(const std::string &live_update) {
     std::lock_guard serial(*one_at_a_time);
 
     ReconcileRun run(live_update, live_log_);
-    engine_.with_engine([&](const PluginEngine &engine) {
-        PluginEngine::Begun begun = engine.reconcile_begin(live_update, clock_());
-        json::object step = std::move(begun.step);
+    plugin_slot_.with_instance([&](const PluginInstance &instance) {
+        PluginInstance::FirstStep opened = instance.reconcile_begin(live_update, clock_());
+        json::object step = std::move(opened.step);
         for (;;) {
             run.absorb(step);
             const std::string type = common::string_field(step, {"type"});
             if (type == "done") break;
             if (type == "updates") {
-                step = run.run_batch(step, fanout_, executor_, *begun.session, clock_);
+                step = run.run_batch(step, fanout_, executor_, *opened.session, clock_);
                 continue;
             }
             if (type != "update") {
@@ -177,7 +177,7 @@ ReconcileResult ReconcileDriver::reconcile(const std::string &live_update) {
             }
             updater::Outcome outcome = executor_.execute(update->as_object(), run.sink());
             ++run.result.updates;
-            step = begun.session->continue_with(update_step::encode(outcome), clock_());
+            step = opened.session->continue_with(update_step::encode(outcome), clock_());
         }
         const json::value *status = step.if_contains("status");
         run.result.status = status != nullptr ? *status : json::value(nullptr);

@@ -18,10 +18,10 @@
 #include <boost/json.hpp>
 
 #include "common/micro_time.hpp"
-#include "host/core/engine_slot.hpp"
 #include "host/core/executor.hpp"
 #include "host/core/log.hpp"
 #include "host/core/object_store.hpp"
+#include "host/core/plugin_slot.hpp"
 #include "host/core/update_fanout.hpp"
 
 namespace liveupdate::host {
@@ -47,7 +47,7 @@ public:
     // parallel_updates: how many updates of one "updates" step run at once; 1
     // runs them in order, as a stepVersion 1 plugin's (replay: the record
     // updater's calls and queued outcomes stay in order).
-    ReconcileDriver(const EngineSlot &engine, const Executor &executor, JsonObjectStore &store, Clock clock,
+    ReconcileDriver(const PluginSlot &plugin_slot, const Executor &executor, JsonObjectStore &store, Clock clock,
                     LiveLogFn live_log = {}, std::size_t parallel_updates = 1);
 
     // Throws PluginCallError when the plugin breaks the protocol; the session
@@ -66,7 +66,7 @@ public:
 private:
     std::shared_ptr<std::mutex> lock_for(const std::string &live_update);
 
-    const EngineSlot &engine_;
+    const PluginSlot &plugin_slot_;
     const Executor &executor_;
     JsonObjectStore &store_;
     Clock clock_;

@@ -54,10 +54,10 @@ public:
     // covers_others: other mappings lie beneath this one (a folder moved in is
     // listed with each of its files); the entries its walk writes are kept so
     // that those are not archived a second time.
-    void add_mapping(const ArchiveMapping &copy, const common::IgnoreSet &filter, bool covers_others) {
-        std::string name = copy.container;
+    void add_mapping(const updater::CopyMapping &copy, const common::IgnoreSet &filter, bool covers_others) {
+        std::string name = copy.container_path;
         name.erase(0, name.find_first_not_of('/'));
-        std::string local = copy.local;
+        std::string local = copy.local_path;
         struct stat st {};
         if (::lstat(local.c_str(), &st) != 0) {
             if (errno == ENOENT || errno == ENOTDIR) {
@@ -306,15 +306,15 @@ private:
 
 }  // namespace
 
-ArchiveSummary write_archive_to(const std::vector<ArchiveMapping> &copies, const common::IgnoreSet &filter,
+ArchiveSummary write_archive_to(const std::vector<updater::CopyMapping> &copies, const common::IgnoreSet &filter,
                                 ArchiveSink &sink, const LogSinkFn &log, const BeforeEntryFn &before_entry) {
     TarWriter tar(sink, log, before_entry);
     std::vector<std::string> locals;
     locals.reserve(copies.size());
-    for (const ArchiveMapping &copy : copies) locals.push_back(copy.local);
+    for (const updater::CopyMapping &copy : copies) locals.push_back(copy.local_path);
     std::sort(locals.begin(), locals.end());
-    for (const ArchiveMapping &copy : copies) {
-        const std::string beneath = copy.local + "/";
+    for (const updater::CopyMapping &copy : copies) {
+        const std::string beneath = copy.local_path + "/";
         const auto next = std::lower_bound(locals.begin(), locals.end(), beneath);
         tar.add_mapping(copy, filter, next != locals.end() && next->starts_with(beneath));
     }

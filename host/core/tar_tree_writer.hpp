@@ -13,7 +13,7 @@ namespace liveupdate::host {
 // HostError when the archive cannot be completed (a read error inside a file,
 // the sink throwing). The end-of-archive marker is written last, so a
 // failure never looks like a complete archive.
-ArchiveSummary write_archive_to(const std::vector<ArchiveMapping> &copies, const common::IgnoreSet &filter,
+ArchiveSummary write_archive_to(const std::vector<updater::CopyMapping> &copies, const common::IgnoreSet &filter,
                                 ArchiveSink &sink, const LogSinkFn &log, const BeforeEntryFn &before_entry);
 
 }  // namespace liveupdate::host

@@ -39,12 +39,13 @@ updater::Outcome Updater::update(const lu_update_request &request) const {
                                            std::to_string(outcome.kind));
 }
 
-std::optional<std::string> Updater::prepare(const lu_container_ref &container) const {
+std::optional<std::string> Updater::prepare(const updater::ContainerRef &container) const {
     const lu_updater_api &api = plugin_->api();
     constexpr std::size_t needed = offsetof(lu_updater_api, prepare) + sizeof(api.prepare);
     if (api.struct_size < needed || api.prepare == nullptr) return std::nullopt;
     PluginMessage error(api.free_message);
-    const int32_t rc = api.prepare(updater_, &container, error.out());
+    const lu_container_ref ref = updater::to_lu_container_ref(container);
+    const int32_t rc = api.prepare(updater_, &ref, error.out());
     if (rc == LU_OK) return std::nullopt;
     return error.view().empty() ? "result code " + std::to_string(rc) : error.str();
 }

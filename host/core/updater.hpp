@@ -29,7 +29,7 @@ public:
     // Readies the container for its first update (lu_updater_api.prepare):
     // nullopt when it did, or when the plugin has nothing to prepare (an older
     // table, or a NULL member); else the plugin's error text. Thread-safe.
-    std::optional<std::string> prepare(const lu_container_ref &container) const;
+    std::optional<std::string> prepare(const updater::ContainerRef &container) const;
 
     // The plugin's extension table for id, or nullptr.
     const void *extension(const char *id) const;

@@ -36,10 +36,10 @@ json::object entry_of(const host::PluginIdentity &identity, uint32_t abi, const 
 
 }  // namespace
 
-HotReloader::HotReloader(host::EngineSlot &engine, QuiesceGate &gate, host::UpdaterRegistry &registry,
+HotReloader::HotReloader(host::PluginSlot &plugin_slot, QuiesceGate &gate, host::UpdaterRegistry &registry,
                          std::shared_ptr<host::UpdaterHostServices> services, HotReloadOptions options)
-    : engine_(engine),
-      engine_reloader_(engine, gate, options.load),
+    : plugin_slot_(plugin_slot),
+      plugin_reloader_(plugin_slot, gate, options.load),
       updaters_(registry, std::move(services), options.load),
       options_(std::move(options)) {
     options_.liveupdate_plugin = normal(options_.liveupdate_plugin);
@@ -104,15 +104,15 @@ bool HotReloader::reload_liveupdate() {
     common::MutexLock operation(operation_mutex_);
     const fs::path &file = options_.liveupdate_plugin;
     try {
-        const EngineReloadTimes times = engine_reloader_.reload(file);
+        const PluginReloadTimes times = plugin_reloader_.reload(file);
         {
             common::MutexLock lock(records_mutex_);
-            last_engine_reload_ = times;
+            last_plugin_reload_ = times;
         }
         loaded(file, true);
         host::log::info("hot reload: liveupdate plugin " + file.string() + " (" +
-                        described(engine_.identity(), LU_ABI_VERSION) + ") in service after " + millis(times.total) +
-                        "; updates paused " + millis(times.pause));
+                        described(plugin_slot_.identity(), LU_ABI_VERSION) + ") in service after " +
+                        millis(times.total) + "; updates paused " + millis(times.pause));
         return true;
     } catch (const std::exception &e) {  // H02: a refused plugin leaves the running one in service
         host::log::error("hot reload: liveupdate plugin " + file.string() +
@@ -183,8 +183,8 @@ json::array HotReloader::plugins() const {
         }
         return entry;
     };
-    out.push_back(
-        with_record(entry_of(engine_.identity(), LU_ABI_VERSION, engine_.plugin_file()), options_.liveupdate_plugin));
+    out.push_back(with_record(entry_of(plugin_slot_.identity(), LU_ABI_VERSION, plugin_slot_.plugin_file()),
+                              options_.liveupdate_plugin));
     for (const auto &served : updaters_.loaded()) {
         json::object entry =
             entry_of(served.plugin->identity(), served.plugin->api().abi_version, served.plugin->file());
@@ -196,9 +196,9 @@ json::array HotReloader::plugins() const {
     return out;
 }
 
-std::optional<EngineReloadTimes> HotReloader::last_engine_reload() const {
+std::optional<PluginReloadTimes> HotReloader::last_plugin_reload() const {
     common::MutexLock lock(records_mutex_);
-    return last_engine_reload_;
+    return last_plugin_reload_;
 }
 
 }  // namespace liveupdate::host::reload

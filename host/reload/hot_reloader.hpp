@@ -17,11 +17,11 @@
 
 #include "common/micro_time.hpp"
 #include "common/mutex.hpp"
-#include "host/core/engine_slot.hpp"
 #include "host/core/host_services.hpp"
+#include "host/core/plugin_slot.hpp"
 #include "host/core/updater_registry.hpp"
-#include "host/reload/engine_reloader.hpp"
 #include "host/reload/plugin_file_watcher.hpp"
+#include "host/reload/plugin_reloader.hpp"
 #include "host/reload/quiesce_gate.hpp"
 #include "host/reload/updater_config.hpp"
 #include "host/reload/updater_set.hpp"
@@ -29,7 +29,7 @@
 namespace liveupdate::host::reload {
 
 struct HotReloadOptions {
-    std::filesystem::path liveupdate_plugin;             // the file the engine slot was loaded from
+    std::filesystem::path liveupdate_plugin;             // the file the plugin slot was loaded from
     UpdaterChoices defaults;                             // from the command line; the configuration overrides
     std::optional<std::filesystem::path> config;         // updater configuration file
     PluginNameResolver resolve_name;                     // plugin names in the configuration
@@ -40,7 +40,7 @@ struct HotReloadOptions {
 
 class HotReloader {
 public:
-    HotReloader(host::EngineSlot &engine, QuiesceGate &gate, host::UpdaterRegistry &registry,
+    HotReloader(host::PluginSlot &plugin_slot, QuiesceGate &gate, host::UpdaterRegistry &registry,
                 std::shared_ptr<host::UpdaterHostServices> services, HotReloadOptions options);
     HotReloader(const HotReloader &) = delete;
     HotReloader &operator=(const HotReloader &) = delete;
@@ -59,7 +59,7 @@ public:
     // One entry per loaded plugin: kind, name, version, abi, abiRange, file,
     // classes (updaters), loadedAt, reloads, lastError (when the last attempt failed).
     boost::json::array plugins() const;
-    std::optional<EngineReloadTimes> last_engine_reload() const;
+    std::optional<PluginReloadTimes> last_plugin_reload() const;
 
 private:
     struct FileRecord {
@@ -74,15 +74,15 @@ private:
     void failed(const std::filesystem::path &file, const std::string &error) LU_EXCLUDES(records_mutex_);
     void rewatch() LU_REQUIRES(operation_mutex_);
 
-    host::EngineSlot &engine_;
-    EngineReloader engine_reloader_;
+    host::PluginSlot &plugin_slot_;
+    PluginReloader plugin_reloader_;
     UpdaterSet updaters_;
     HotReloadOptions options_;
 
     common::Mutex operation_mutex_;  // one reload at a time
     mutable common::Mutex records_mutex_;
     std::map<std::filesystem::path, FileRecord> records_ LU_GUARDED_BY(records_mutex_);
-    std::optional<EngineReloadTimes> last_engine_reload_ LU_GUARDED_BY(records_mutex_);
+    std::optional<PluginReloadTimes> last_plugin_reload_ LU_GUARDED_BY(records_mutex_);
     // A reload on the watcher's own thread reads it (rewatch).
     std::unique_ptr<PluginFileWatcher> watcher_ LU_GUARDED_BY(operation_mutex_);
 };

@@ -8,12 +8,12 @@
 #include <sstream>
 
 #include "common/json_fields.hpp"
-#include "host/core/engine_slot.hpp"
 #include "host/core/executor.hpp"
 #include "host/core/host_error.hpp"
 #include "host/core/log.hpp"
 #include "host/core/object_store.hpp"
 #include "host/core/plugin_message.hpp"
+#include "host/core/plugin_slot.hpp"
 #include "host/core/reconcile_driver.hpp"
 #include "host/core/updater.hpp"
 #include "host/core/updater_registry.hpp"
@@ -156,7 +156,7 @@ private:
         } else if (step.key == "delete") {
             const std::string kind(value.at("kind").as_string());
             const std::string name(value.at("name").as_string());
-            slot_.with_engine([&](const PluginEngine &engine) { return engine.remove(kind, name); });
+            slot_.with_instance([&](const PluginInstance &instance) { return instance.remove(kind, name); });
             store_.remove(ObjectKey{kind, name});
         } else if (step.key == "clock") {
             clock_ = *common::MicroTime::parse(value.as_string());
@@ -181,7 +181,8 @@ private:
 
     void apply(const json::object &object) {
         const std::string text = boost::json::serialize(object);
-        const json::object result = slot_.with_engine([&](const PluginEngine &engine) { return engine.upsert(text); });
+        const json::object result =
+            slot_.with_instance([&](const PluginInstance &instance) { return instance.upsert(text); });
         const std::string kind = common::string_field(object, {"kind"});
         const bool accepted =
             result.contains("accepted") && result.at("accepted").is_bool() && result.at("accepted").as_bool();
@@ -206,7 +207,8 @@ private:
         if (!events.is_array()) events = json::array{};
         events.as_array().push_back(json::object{{"time", event.at("time")}, {"seenFiles", event.at("paths")}});
         const std::string text = boost::json::serialize(*file_watch);
-        const json::object result = slot_.with_engine([&](const PluginEngine &engine) { return engine.upsert(text); });
+        const json::object result =
+            slot_.with_instance([&](const PluginInstance &instance) { return instance.upsert(text); });
         if (!result.contains("accepted") || !result.at("accepted").is_bool() || !result.at("accepted").as_bool()) {
             throw HostError("cannot add the file event", "FileWatch/" + watch,
                             "rejected: " + common::string_field(result, {"message"}));
@@ -331,7 +333,7 @@ private:
     fs::path root_;
     std::ostream &out_;
     common::MicroTime clock_;
-    EngineSlot slot_;
+    PluginSlot slot_;
     JsonObjectStore store_;
     UpdaterRegistry updaters_;
     RecordUpdater record_;

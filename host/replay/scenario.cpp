@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "common/json_fields.hpp"
+#include "common/update_step/outcome.hpp"
 #include "host/replay/partial_match.hpp"
 
 namespace liveupdate::host::replay {
@@ -61,24 +63,10 @@ void relative_path(std::string_view path, const std::string &where) {
 }
 
 void check_outcome(const json::value &outcome, const std::string &where) {
-    const json::object &object = object_value(outcome, where);
-    if (object.size() != 1)
-        malformed(where, "an outcome has exactly one of ok, runFailure, infraFailure, containerNotRunning");
-    const auto &[key, value] = *object.begin();
-    if (key == "ok") {
-        if (!value.is_bool() || !value.as_bool()) malformed(where, "\"ok\" must be true");
-    } else if (key == "runFailure") {
-        const json::object &failure = object_value(value, where + ".runFailure");
-        const json::value *code = failure.if_contains("exitCode");
-        if (code == nullptr || !(code->is_int64() || code->is_uint64())) {
-            malformed(where + ".runFailure", "needs an integer \"exitCode\"");
-        }
-        if (const json::value *message = failure.if_contains("message"))
-            string_value(*message, where + ".runFailure.message");
-    } else if (key == "infraFailure" || key == "containerNotRunning") {
-        string_value(value, where + "." + std::string(key));
-    } else {
-        malformed(where, "unknown outcome \"" + std::string(key) + "\"");
+    try {
+        update_step::decode_outcome(outcome, where);
+    } catch (const common::DecodeError &e) {
+        throw ScenarioError(e.what());
     }
 }
 

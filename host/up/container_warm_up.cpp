@@ -51,15 +51,13 @@ void ContainerWarmUp::prepare(const std::string &live_update) {
     if (!targets.problem.empty() || targets.via.empty()) return;  // nothing to warm: updates say why, if need be
     const std::shared_ptr<const Updater> updater = updaters_.find(targets.via);
     if (!updater) return;
-    for (const verify::ContainerTarget &c : targets.containers) {
+    for (const verify::RunningContainer &c : targets.containers) {
         {
             common::MutexLock lock(mutex_);
-            if (!prepared_.insert(c.id).second) continue;
+            if (!prepared_.insert(c.ref.id).second) continue;
         }
-        const lu_container_ref ref{sizeof(lu_container_ref), c.id.c_str(),  c.name.c_str(), c.pod_name.c_str(),
-                                   c.namespace_name.c_str(), c.root.c_str()};
         try {
-            if (const auto error = updater->prepare(ref))
+            if (const auto error = updater->prepare(c.ref))
                 log_(common::LogLevel::info, live_update,
                      "Could not prepare container " + c.display + " ahead of its first update (" + *error +
                          "); its first update does it");

@@ -9,11 +9,11 @@
 #include "common/json_fields.hpp"
 #include "host/compose/compose_rebuilds.hpp"
 #include "host/compose_discovery/container_presence.hpp"
-#include "host/core/engine_slot.hpp"
 #include "host/core/executor.hpp"
 #include "host/core/host_services.hpp"
 #include "host/core/install_paths.hpp"
 #include "host/core/object_store.hpp"
+#include "host/core/plugin_slot.hpp"
 #include "host/core/reconcile_driver.hpp"
 #include "host/core/state_folder.hpp"
 #include "host/core/synced_pruning.hpp"
@@ -61,7 +61,7 @@ public:
     void stop();
 
 private:
-    void start_engine();
+    void start_plugin();
     void start_updaters(const PluginLoadOptions &load);
     // Drops the journals of containers known to be gone (host/core/synced_pruning).
     void prune_synced_records();
@@ -81,7 +81,7 @@ private:
     std::unique_ptr<StateFolder> state_folder_;  // locked first, released last
     JsonObjectStore store_;
     Declarations declarations_;
-    std::unique_ptr<EngineSlot> engine_;
+    std::unique_ptr<PluginSlot> plugin_slot_;
     reload::QuiesceGate gate_;  // reconciles pass it; hot reload closes it
     std::shared_ptr<UpdaterHostServices> services_;
     UpdaterRegistry updaters_;
@@ -113,7 +113,7 @@ void Daemon::start() {
     // First: a second daemon on the folder, or a folder that cannot be used, is refused before anything starts.
     state_folder_ = std::make_unique<StateFolder>(StateFolderPlaces::from_environment(options_.state_dir));
     if (!state_folder_->fallback_note().empty()) log_.write(LogLevel::warn, "", state_folder_->fallback_note());
-    start_engine();
+    start_plugin();
     start_services();
     start_web();
     start_objects();
@@ -122,11 +122,11 @@ void Daemon::start() {
                    control_->path());
 }
 
-void Daemon::start_engine() {
+void Daemon::start_plugin() {
     // From a private copy: the plugin file may be rebuilt in place while its code runs (hot reload).
     // Every plugin is first loaded in a child (this very program): one that crashes when loaded is refused.
     const PluginLoadOptions load{.private_copy = true, .prober = "/proc/self/exe"};
-    engine_ = std::make_unique<EngineSlot>(options_.plugin, now(), load);
+    plugin_slot_ = std::make_unique<PluginSlot>(options_.plugin, now(), load);
     containers_ = std::make_unique<LocalContainerSupervisor>(
         [this](const std::string &name, const json::object &status) { keeper_->container_status(name, status); },
         [this](const std::string &name, std::string_view line) { log_.write(LogLevel::info, name, line); });
@@ -137,11 +137,11 @@ void Daemon::start_engine() {
     prune_synced_records();
     executor_ = std::make_unique<Executor>(updaters_, synced_.get());
     driver_ = std::make_unique<ReconcileDriver>(
-        *engine_, *executor_, store_, [] { return now(); },
+        *plugin_slot_, *executor_, store_, [] { return now(); },
         [this](const std::string &lu, LogLevel level, std::string_view text) { live_update_log(lu)(level, text); },
         kDefaultParallelUpdates);
     warm_up_ = std::make_unique<ContainerWarmUp>(
-        [this](const std::string &lu) { return verify::resolve_targets(lu, *engine_); }, updaters_,
+        [this](const std::string &lu) { return verify::resolve_targets(lu, *plugin_slot_); }, updaters_,
         [this](LogLevel level, const std::string &lu, const std::string &line) { log_.write(level, lu, line); });
 }
 
@@ -183,7 +183,7 @@ void Daemon::start_updaters(const PluginLoadOptions &load) {
     reload_options.load = load;
     reload_options.resolve_name = [](std::string_view name) { return updater_plugin(name); };
     hot_reload_ =
-        std::make_unique<reload::HotReloader>(*engine_, gate_, updaters_, services_, std::move(reload_options));
+        std::make_unique<reload::HotReloader>(*plugin_slot_, gate_, updaters_, services_, std::move(reload_options));
     hot_reload_->start();
 }
 
@@ -208,7 +208,7 @@ void Daemon::start_services() {
     // After the file watches, whose changes its checks wait out; their warnings reach it only once watching.
     verify_ = std::make_unique<verify::VerifyService>(
         verify::VerifyService::Parts{
-            store_, *engine_, updaters_, *executor_, *synced_,
+            store_, *plugin_slot_, updaters_, *executor_, *synced_,
             [this](const std::string &lu) -> std::optional<std::string> {
                 if (auto r = declarations_.rejection(lu)) return r->message;
                 return std::nullopt;
@@ -237,7 +237,7 @@ void Daemon::start_services() {
             keeper_->discovered_status(kind, name, status);
         },
         [this](std::string_view warning) { log_.write(LogLevel::warn, "", warning); });
-    keeper_ = std::make_unique<ObjectKeeper>(ObjectKeeper::Parts{log_, *engine_, store_, declarations_, queue_,
+    keeper_ = std::make_unique<ObjectKeeper>(ObjectKeeper::Parts{log_, *plugin_slot_, store_, declarations_, queue_,
                                                                  *file_watches_, *containers_, *discoveries_, activity_,
                                                                  *triggers_});
     operations_ = std::make_unique<ControlOperations>(ControlOperations::Parts{

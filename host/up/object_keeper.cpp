@@ -149,7 +149,8 @@ void ObjectKeeper::upsert(const json::object &object, const std::string &origin)
 
 std::vector<std::string> ObjectKeeper::admit(const json::object &object, const std::string &origin) {
     const std::string text = json::serialize(object);
-    const json::object result = p_.engine.with_engine([&](const PluginEngine &e) { return e.upsert(text); });
+    const json::object result =
+        p_.plugin_slot.with_instance([&](const PluginInstance &instance) { return instance.upsert(text); });
     const json::value *accepted = result.if_contains("accepted");
     const bool ok = accepted != nullptr && accepted->is_bool() && accepted->as_bool();
     const ObjectKey key = key_of(object);
@@ -219,8 +220,8 @@ void ObjectKeeper::remove(const ObjectKey &key) {
     }
     if (key.kind == "LocalContainer") p_.containers.remove(key.name);
     p_.discoveries.unwatch(key);
-    const json::object result =
-        p_.engine.with_engine([&](const PluginEngine &e) { return e.remove(key.kind, key.name); });
+    const json::object result = p_.plugin_slot.with_instance(
+        [&](const PluginInstance &instance) { return instance.remove(key.kind, key.name); });
     p_.store.remove(key);
     std::vector<std::string> due = strings_of(result.if_contains("due"));
     if (key.kind == "LiveUpdate") due.push_back(key.name);  // lets the plugin drop its state

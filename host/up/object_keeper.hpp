@@ -14,8 +14,8 @@
 #include <boost/json.hpp>
 
 #include "common/mutex.hpp"
-#include "host/core/engine_slot.hpp"
 #include "host/core/object_store.hpp"
+#include "host/core/plugin_slot.hpp"
 #include "host/up/activity.hpp"
 #include "host/up/declarations.hpp"
 #include "host/up/discoveries.hpp"
@@ -32,7 +32,7 @@ class ObjectKeeper final : public ObjectSink {
 public:
     struct Parts {
         UpLog &log;
-        const EngineSlot &engine;
+        const PluginSlot &plugin_slot;
         JsonObjectStore &store;
         Declarations &declarations;
         DueQueue &due;

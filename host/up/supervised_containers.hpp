@@ -12,8 +12,8 @@ namespace liveupdate::host::up {
 class SupervisedContainers : public LocalContainerService {
 public:
     explicit SupervisedContainers(LocalContainerSupervisor &s) : supervisor_(s) {}
-    void restart(const lu_container_ref &c) override;
-    std::optional<LocalProcess> process(const lu_container_ref &c) override;
+    void restart(const updater::ContainerRef &c) override;
+    std::optional<updater::ContainerProcess> process(const updater::ContainerRef &c) override;
 
 private:
     LocalContainerSupervisor &supervisor_;

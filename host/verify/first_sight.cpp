@@ -4,21 +4,21 @@
 
 namespace liveupdate::host::verify {
 
-std::string FirstSight::key_of(const LiveUpdateTargets &lu, const ContainerTarget &container) {
-    const host::SyncedKey key = host::SyncedKey::of(lu.name, lu.via, container.id, container.root);
+std::string FirstSight::key_of(const LiveUpdateTargets &lu, const RunningContainer &container) {
+    const host::SyncedKey key = host::SyncedKey::of(lu.name, lu.via, container.ref.id, container.ref.root);
     return key.live_update + '\0' + key.via + '\0' + key.container;
 }
 
 bool FirstSight::any_unchecked(const std::vector<LiveUpdateTargets> &live_updates) {
     for (const LiveUpdateTargets &lu : live_updates) {
         if (!lu.problem.empty()) continue;
-        for (const ContainerTarget &c : lu.containers) {
+        for (const RunningContainer &c : lu.containers) {
             {
                 const std::lock_guard lock(mutex_);
                 if (checked_.count(key_of(lu, c)) != 0) continue;
             }
             try {
-                if (records_.has_earlier_paths(host::SyncedKey::of(lu.name, lu.via, c.id, c.root))) return true;
+                if (records_.has_earlier_paths(host::SyncedKey::of(lu.name, lu.via, c.ref.id, c.ref.root))) return true;
             } catch (const std::exception &) {
                 return true;  // a record that cannot be read: the verification says why
             }
@@ -29,7 +29,7 @@ bool FirstSight::any_unchecked(const std::vector<LiveUpdateTargets> &live_update
 
 void FirstSight::checked(const LiveUpdateTargets &lu) {
     const std::lock_guard lock(mutex_);
-    for (const ContainerTarget &c : lu.containers) checked_.insert(key_of(lu, c));
+    for (const RunningContainer &c : lu.containers) checked_.insert(key_of(lu, c));
 }
 
 }  // namespace liveupdate::host::verify

@@ -27,7 +27,7 @@ public:
     void checked(const LiveUpdateTargets &live_update);
 
 private:
-    static std::string key_of(const LiveUpdateTargets &live_update, const ContainerTarget &container);
+    static std::string key_of(const LiveUpdateTargets &live_update, const RunningContainer &container);
 
     host::SyncedRecords &records_;
     std::mutex mutex_;

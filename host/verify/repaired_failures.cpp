@@ -5,15 +5,15 @@
 
 namespace liveupdate::host::verify {
 
-bool clear_repaired_failures(const LiveUpdateReport &report, const host::EngineSlot &engine,
+bool clear_repaired_failures(const LiveUpdateReport &report, const host::PluginSlot &plugin_slot,
                              const host::LogSinkFn &log) {
     if (!report.error.empty()) return false;
     bool cleared = false;
     for (const ContainerReport &c : report.containers) {
         if (!c.clean() || c.id.empty()) continue;
         try {
-            const auto answer = engine.with_engine(
-                [&](const host::PluginEngine &e) { return e.container_repaired(report.name, c.id); });
+            const auto answer = plugin_slot.with_instance(
+                [&](const host::PluginInstance &instance) { return instance.container_repaired(report.name, c.id); });
             if (!answer) return cleared;  // the plugin keeps no failure it could be told of
             if (answer->cleared) {
                 log(common::LogLevel::info, "verify: " + c.container +

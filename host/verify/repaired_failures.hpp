@@ -4,8 +4,8 @@
 // is no longer skipped and the LiveUpdate leaves Failed (V04, issue 19).
 #pragma once
 
-#include "host/core/engine_slot.hpp"
 #include "host/core/log.hpp"
+#include "host/core/plugin_slot.hpp"
 #include "host/verify/verifier.hpp"
 
 namespace liveupdate::host::verify {
@@ -13,7 +13,7 @@ namespace liveupdate::host::verify {
 // True when a failure was cleared: the LiveUpdate is to be reconciled. What
 // stands in the way (a plugin without the member, a reconcile in progress) is
 // logged to log, never thrown.
-bool clear_repaired_failures(const LiveUpdateReport &report, const host::EngineSlot &engine,
+bool clear_repaired_failures(const LiveUpdateReport &report, const host::PluginSlot &plugin_slot,
                              const host::LogSinkFn &log);
 
 }  // namespace liveupdate::host::verify

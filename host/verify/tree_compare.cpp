@@ -46,7 +46,8 @@ const char *kind_name(EntryKind kind) {
 
 class Side {
 public:
-    Side(const SyncTarget &target, const common::IgnoreSet &ignore, const std::vector<std::string> &other_targets)
+    Side(const updater::CopyMapping &target, const common::IgnoreSet &ignore,
+         const std::vector<std::string> &other_targets)
         : target_(target), ignore_(ignore) {
         const std::string root = common::clean_path(target.container_path);
         // Only targets nested inside this one take paths away from it.
@@ -95,7 +96,7 @@ private:
         return false;
     }
 
-    const SyncTarget &target_;
+    const updater::CopyMapping &target_;
     const common::IgnoreSet &ignore_;
     std::vector<std::string> nested_;
 };
@@ -158,7 +159,7 @@ Only only_there(const std::string &relative, const Entry &c, bool mine, const st
 
 }  // namespace
 
-Differences compare_target(const SyncTarget &target, const tree_digest::Digest &local,
+Differences compare_target(const updater::CopyMapping &target, const tree_digest::Digest &local,
                            const tree_digest::Digest &container, const common::IgnoreSet &ignore,
                            const std::vector<std::string> &other_targets, const SyncedPaths &synced) {
     const Side side(target, ignore, other_targets);

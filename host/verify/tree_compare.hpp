@@ -10,15 +10,9 @@
 #include "common/ignore_patterns.hpp"
 #include "common/tree_digest/tree_digest.hpp"
 #include "host/core/synced_record.hpp"
+#include "liveupdate/updater.hpp"
 
 namespace liveupdate::host::verify {
-
-// One sync rule as the initial sync maps it as a whole (core/plan.hpp's whole_rule_mapping).
-struct SyncTarget {
-    std::string local_path;      // absolute
-    std::string container_path;  // absolute
-    bool operator==(const SyncTarget &) const = default;
-};
 
 struct Difference {
     std::string container_path;
@@ -54,15 +48,9 @@ struct Differences {
 // container paths liveupdate put there (host/core/synced_record.hpp); a path
 // only in the container is extra when it is in it, unsynced when not, and a
 // folder holding both is neither: what it holds is told one by one.
-Differences compare_target(const SyncTarget &target, const tree_digest::Digest &local,
+Differences compare_target(const updater::CopyMapping &target, const tree_digest::Digest &local,
                            const tree_digest::Digest &container, const common::IgnoreSet &ignore,
                            const std::vector<std::string> &other_targets, const SyncedPaths &synced = {});
-
-struct Copy {
-    std::string local_path;
-    std::string container_path;
-    bool operator==(const Copy &) const = default;
-};
 
 // What repairs the differences through an update: deletes (extra paths, and
 // paths whose kind changes), then copies (missing and different files). The
@@ -71,7 +59,7 @@ struct Copy {
 // (`lu-host verify --fix --delete-extra`).
 struct Repair {
     std::vector<std::string> deletes;
-    std::vector<Copy> copies;
+    std::vector<updater::CopyMapping> copies;
     bool empty() const { return deletes.empty() && copies.empty(); }
 };
 

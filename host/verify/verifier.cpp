@@ -64,13 +64,11 @@ std::vector<lu_str> files_of(const tree_digest::Digest &local) {
 // files named in hash_paths have their content read (when the updater can
 // be told: digest_scoped), within the time left until deadline.
 tree_digest::Digest container_digest(const host::Updater &updater, const lu_digest_extension &table,
-                                     const ContainerTarget &container, const std::string &path,
+                                     const updater::ContainerRef &container, const std::string &path,
                                      const std::vector<lu_str> &hash_paths,
                                      std::chrono::steady_clock::time_point deadline, const std::atomic<bool> &cancelled,
                                      const host::LogSinkFn &log) {
-    const lu_container_ref ref{sizeof(lu_container_ref),         container.id.c_str(),
-                               container.name.c_str(),           container.pod_name.c_str(),
-                               container.namespace_name.c_str(), container.root.c_str()};
+    const lu_container_ref ref = updater::to_lu_container_ref(container);
     Collected out{{}, cancelled};
     host::PluginMessage error(updater.plugin().api().free_message);
     constexpr std::size_t scoped = offsetof(lu_digest_extension, digest_scoped) + sizeof(table.digest_scoped);
@@ -120,14 +118,14 @@ void append(Differences &to, Differences &&from) {
 }
 
 // The repair as an update step, as the plugin would hand it to the executor.
-json::object repair_step(const LiveUpdateTargets &lu, const ContainerTarget &container, const Repair &repair) {
+json::object repair_step(const LiveUpdateTargets &lu, const updater::ContainerRef &container, const Repair &repair) {
     json::array copies, deletes;
     for (const auto &c : repair.copies)
         copies.push_back(json::object{{"local", c.local_path}, {"container", c.container_path}});
     for (const auto &d : repair.deletes) deletes.emplace_back(d);
     json::object c{{"containerID", container.id},
                    {"containerName", container.name},
-                   {"podName", container.pod_name},
+                   {"podName", container.pod},
                    {"namespace", container.namespace_name}};
     if (!container.root.empty()) c["root"] = container.root;
     return json::object{{"liveUpdate", lu.name},
@@ -183,7 +181,7 @@ std::vector<std::string> difference_lines(const Differences &differences, std::s
 }
 
 Differences Verifier::compare(const LiveUpdateTargets &lu, const std::vector<LiveUpdateTargets> &all,
-                              const ContainerTarget &container, const host::LogSinkFn &log,
+                              const RunningContainer &container, const host::LogSinkFn &log,
                               Clock::time_point deadline) const {
     const std::shared_ptr<const host::Updater> updater = updaters_.find(lu.via);
     if (!updater) throw std::runtime_error("no updater serves \"" + lu.via + "\"");
@@ -194,9 +192,9 @@ Differences Verifier::compare(const LiveUpdateTargets &lu, const std::vector<Liv
     const common::IgnoreSet ignore = common::ignore_set_of(lu.filter);
     host::SyncedPaths synced;
     if (host::SyncedRecords *records = executor_.records())
-        synced = records->journal(host::SyncedKey::of(lu.name, lu.via, container.id, container.root))->paths();
+        synced = records->journal(host::SyncedKey::of(lu.name, lu.via, container.ref.id, container.ref.root))->paths();
     Differences out;
-    for (const SyncTarget &target : lu.targets) {
+    for (const updater::CopyMapping &target : lu.targets) {
         if (cancelled_) throw std::runtime_error(kStopping);
         // The local tree first: its files are the container's files whose content counts.
         tree_digest::WalkOptions options;
@@ -206,7 +204,7 @@ Differences Verifier::compare(const LiveUpdateTargets &lu, const std::vector<Liv
         bool found = false;
         const tree_digest::Digest local = tree_digest::digest_tree(target.local_path, options, found);
         if (cancelled_) throw std::runtime_error(kStopping);
-        const tree_digest::Digest remote = container_digest(*updater, *table, container, target.container_path,
+        const tree_digest::Digest remote = container_digest(*updater, *table, container.ref, target.container_path,
                                                             files_of(local), deadline, cancelled_, log);
         append(out, compare_target(target, local, remote, ignore, other_targets(all, lu, container, target), synced));
     }
@@ -222,8 +220,8 @@ LiveUpdateReport Verifier::verify(const LiveUpdateTargets &lu, const std::vector
     const Clock::time_point deadline = Clock::now() + tree_digest::kDefaultMaxTime;
     const std::string budget =
         "the verify's time budget (" + std::to_string(tree_digest::kDefaultMaxTime.count() / 1000) + " s) ran out";
-    for (const ContainerTarget &container : lu.containers) {
-        ContainerReport c{container.display, {}, {}, false, {}, container.id};
+    for (const RunningContainer &container : lu.containers) {
+        ContainerReport c{container.display, {}, {}, false, {}, container.ref.id};
         try {
             if (Clock::now() >= deadline)
                 throw std::runtime_error("not verified: " + budget + " before this container");
@@ -231,7 +229,7 @@ LiveUpdateReport Verifier::verify(const LiveUpdateTargets &lu, const std::vector
             const Repair fix = repair_of(c.found, delete_extra);
             if (repair && !fix.empty()) {
                 c.repaired = true;
-                const updater::Outcome outcome = executor_.execute(repair_step(lu, container, fix), log);
+                const updater::Outcome outcome = executor_.execute(repair_step(lu, container.ref, fix), log);
                 if (outcome.kind != updater::Outcome::Kind::ok) c.error = "the repair failed: " + outcome.message;
                 if (Clock::now() >= deadline)
                     throw std::runtime_error("repaired, not verified again: " + budget + " (the next check tells)");

@@ -70,7 +70,8 @@ private:
     // The differences of every target in the container; throws std::runtime_error (or HostError) saying why it cannot
     // tell.
     Differences compare(const LiveUpdateTargets &live_update, const std::vector<LiveUpdateTargets> &all,
-                        const ContainerTarget &container, const host::LogSinkFn &log, Clock::time_point deadline) const;
+                        const RunningContainer &container, const host::LogSinkFn &log,
+                        Clock::time_point deadline) const;
 
     const host::UpdaterRegistry &updaters_;
     const host::Executor &executor_;

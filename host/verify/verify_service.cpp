@@ -50,12 +50,12 @@ std::vector<LiveUpdateReport> VerifyService::verify(const std::vector<std::strin
                                                     bool delete_extra) {
     // Every LiveUpdate's targets: a target nested in another is left to its own LiveUpdate.
     std::vector<LiveUpdateTargets> all;
-    for (const auto &lu : p_.store.list("LiveUpdate")) all.push_back(resolve_targets(name_of(lu), p_.engine));
+    for (const auto &lu : p_.store.list("LiveUpdate")) all.push_back(resolve_targets(name_of(lu), p_.plugin_slot));
     std::vector<LiveUpdateReport> reports;
     for (const auto &name : names) {
         const auto found =
             std::find_if(all.begin(), all.end(), [&](const LiveUpdateTargets &t) { return t.name == name; });
-        LiveUpdateTargets targets = found != all.end() ? *found : resolve_targets(name, p_.engine);
+        LiveUpdateTargets targets = found != all.end() ? *found : resolve_targets(name, p_.plugin_slot);
         if (found == all.end())
             if (auto why = p_.rejection(name))
                 targets.problem = "LiveUpdate \"" + name + "\" was rejected (" + *why + ")";
@@ -104,7 +104,7 @@ json::value VerifyService::handle(const json::object &request) {
     for (const auto &report : verify(names, repair, delete_extra)) {
         log_report(report,
                    "lu-host verify" + std::string(repair ? " --fix" : "") + (delete_extra ? " --delete-extra" : ""));
-        if (repair && clear_repaired_failures(report, p_.engine, p_.log_of(report.name))) p_.mark_due(report.name);
+        if (repair && clear_repaired_failures(report, p_.plugin_slot, p_.log_of(report.name))) p_.mark_due(report.name);
         out.push_back(to_json(report));
     }
     return json::object{{"liveUpdates", std::move(out)}};
@@ -133,7 +133,7 @@ std::vector<std::string> VerifyService::scheduled_live_updates() const {
 
 std::optional<std::string> VerifyService::unchecked_containers() {
     std::vector<LiveUpdateTargets> targets;
-    for (const auto &name : scheduled_live_updates()) targets.push_back(resolve_targets(name, p_.engine));
+    for (const auto &name : scheduled_live_updates()) targets.push_back(resolve_targets(name, p_.plugin_slot));
     if (!first_sight_.any_unchecked(targets)) return std::nullopt;
     return std::string("daemon start: a container synced into before");
 }
@@ -143,7 +143,7 @@ void VerifyService::on_schedule(const std::string &reason) {
     p_.log(LogLevel::debug, "", "verify: checking " + std::to_string(names.size()) + " LiveUpdate(s) (" + reason + ")");
     for (const auto &report : verify(names, true)) {
         log_report(report, reason);
-        if (clear_repaired_failures(report, p_.engine, p_.log_of(report.name))) p_.mark_due(report.name);
+        if (clear_repaired_failures(report, p_.plugin_slot, p_.log_of(report.name))) p_.mark_due(report.name);
         // What keeps a LiveUpdate from being checked is said once, not at every check.
         std::string error = report.error;
         for (const auto &c : report.containers)

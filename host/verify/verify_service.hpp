@@ -17,9 +17,9 @@
 
 #include <boost/json.hpp>
 
-#include "host/core/engine_slot.hpp"
 #include "host/core/executor.hpp"
 #include "host/core/object_store.hpp"
+#include "host/core/plugin_slot.hpp"
 #include "host/core/synced_record.hpp"
 #include "host/core/updater_registry.hpp"
 #include "host/verify/first_sight.hpp"
@@ -32,7 +32,7 @@ class VerifyService {
 public:
     struct Parts {
         const JsonObjectStore &store;
-        const EngineSlot &engine;
+        const PluginSlot &plugin_slot;
         const UpdaterRegistry &updaters;
         const Executor &executor;
         // What was synced into each container: a restarted daemon repairs those it synced into before.

@@ -20,10 +20,11 @@ void read_document(std::string_view text, LiveUpdateTargets &out) {
         for (std::size_t i = 0; i < containers->size(); ++i) {
             const std::string p = common::index("containers", i);
             const json::object &c = common::expect_object((*containers)[i], p);
-            out.containers.push_back({common::string_field(c, "containerID", p),
-                                      common::string_field(c, "containerName", p),
-                                      common::string_field(c, "podName", p), common::string_field(c, "namespace", p),
-                                      common::string_field(c, "root", p), common::string_field(c, "display", p)});
+            out.containers.push_back(
+                {{common::string_field(c, "containerID", p), common::string_field(c, "containerName", p),
+                  common::string_field(c, "podName", p), common::string_field(c, "namespace", p),
+                  common::string_field(c, "root", p)},
+                 common::string_field(c, "display", p)});
         }
     }
     if (const json::array *targets = common::array_field(o, "targets", "")) {
@@ -64,14 +65,14 @@ LiveUpdateTargets targets_of_answer(const std::string &live_update, int32_t rc, 
     return out;
 }
 
-LiveUpdateTargets resolve_targets(const std::string &live_update, const host::EngineSlot &engine) {
+LiveUpdateTargets resolve_targets(const std::string &live_update, const host::PluginSlot &plugin_slot) {
     try {
-        const auto answer =
-            engine.with_engine([&](const host::PluginEngine &e) { return e.sync_targets(live_update); });
+        const auto answer = plugin_slot.with_instance(
+            [&](const host::PluginInstance &instance) { return instance.sync_targets(live_update); });
         if (!answer) {
             LiveUpdateTargets out;
             out.name = live_update;
-            out.problem = "the liveupdate plugin (" + engine.identity().name +
+            out.problem = "the liveupdate plugin (" + plugin_slot.identity().name +
                           ") cannot tell sync targets: it has no " + LU_SYNC_TARGETS_EXTENSION_ID + " extension";
             return out;
         }
@@ -85,14 +86,14 @@ LiveUpdateTargets resolve_targets(const std::string &live_update, const host::En
 }
 
 std::vector<std::string> other_targets(const std::vector<LiveUpdateTargets> &all, const LiveUpdateTargets &self,
-                                       const ContainerTarget &container, const SyncTarget &own) {
+                                       const RunningContainer &container, const updater::CopyMapping &own) {
     std::vector<std::string> out;
     for (const LiveUpdateTargets &lu : all) {
         if (lu.via != self.via) continue;
         bool shares = false;
-        for (const ContainerTarget &c : lu.containers) shares = shares || c.id == container.id;
+        for (const RunningContainer &c : lu.containers) shares = shares || c.ref.id == container.ref.id;
         if (!shares) continue;
-        for (const SyncTarget &t : lu.targets)
+        for (const updater::CopyMapping &t : lu.targets)
             if (!(lu.name == self.name && t == own)) out.push_back(t.container_path);
     }
     return out;

@@ -11,17 +11,19 @@ namespace liveupdate::host::webhook {
 WebhookService::WebhookService(const ServiceOptions &options) {
     PluginLoadOptions load{.private_copy = true};
     if (options.probe_plugins) load.prober = "/proc/self/exe";
-    engine_ = std::make_unique<EngineSlot>(options.plugin,
-                                           common::MicroTime::from_system(std::chrono::system_clock::now()), load);
+    plugin_slot_ = std::make_unique<PluginSlot>(options.plugin,
+                                                common::MicroTime::from_system(std::chrono::system_clock::now()), load);
     reload::HotReloadOptions reload_options;
     reload_options.liveupdate_plugin = options.plugin;
     reload_options.load = load;
-    hot_reload_ = std::make_unique<reload::HotReloader>(*engine_, gate_, updaters_, nullptr, std::move(reload_options));
+    hot_reload_ =
+        std::make_unique<reload::HotReloader>(*plugin_slot_, gate_, updaters_, nullptr, std::move(reload_options));
     hot_reload_->start();
     tls_ = std::make_shared<TlsFiles>(options.cert, options.key);
-    EngineSlot *engine = engine_.get();
-    const Validator validate = [engine](std::string_view object_json) {
-        return engine->with_engine([&](const PluginEngine &e) { return e.validate(object_json); });
+    PluginSlot *plugin_slot = plugin_slot_.get();
+    const Validator validate = [plugin_slot](std::string_view object_json) {
+        return plugin_slot->with_instance(
+            [&](const PluginInstance &instance) { return instance.validate(object_json); });
     };
     server_ = std::make_unique<WebhookServer>(
         options.server, tls_,

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <memory>
 
-#include "host/core/engine_slot.hpp"
+#include "host/core/plugin_slot.hpp"
 #include "host/core/updater_registry.hpp"
 #include "host/reload/hot_reloader.hpp"
 #include "host/reload/quiesce_gate.hpp"
@@ -36,7 +36,7 @@ public:
     unsigned short port() const { return server_->port(); }
 
 private:
-    std::unique_ptr<EngineSlot> engine_;
+    std::unique_ptr<PluginSlot> plugin_slot_;
     reload::QuiesceGate gate_;
     UpdaterRegistry updaters_;  // none: the webhook only judges
     std::unique_ptr<reload::HotReloader> hot_reload_;

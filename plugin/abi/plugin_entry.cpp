@@ -5,6 +5,7 @@
 #include <new>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "common/json_fields.hpp"
 #include "liveupdate/ext/sync_targets.h"
@@ -161,9 +162,11 @@ int32_t lu_reconcile_continue(lu_reconcile *session, lu_str outcome_json, lu_str
             set_message(out_step, "now: expected RFC 3339 time, got \"" + std::string(to_view(now)) + "\"");
             return LU_ERR_INVALID_ARGUMENT;
         }
-        auto step = session->session->awaiting_outcomes()
-                        ? session->session->resume_batch(liveupdate::decode_outcomes(to_view(outcome_json)), *t)
-                        : session->session->resume(liveupdate::decode_outcome(to_view(outcome_json)), *t);
+        // stepVersion 1 reports the outcome of its batch of one alone.
+        const auto outcomes = session->step_version >= 2
+                                  ? liveupdate::decode_outcomes(to_view(outcome_json))
+                                  : std::vector{liveupdate::decode_outcome(to_view(outcome_json))};
+        auto step = session->session->resume_batch(outcomes, *t);
         set_step_message(out_step, std::move(step), session->step_version);
         return LU_OK;
     });

@@ -125,11 +125,8 @@ std::optional<bool> Engine::container_repaired(const std::string &live_update, c
     bool cleared = false;
     for (auto &[key, track] : slot->monitor->containers) {
         // V04: only an update's failure is repaired; UpdateStopped waits for a rebuild.
-        if (key.container_id != container_id || track.failed_reason != "UpdateFailed") continue;
-        track.failed_reason.clear();
-        track.failed_message.clear();
-        track.failed_low_water_mark = common::MicroTime{};
-        track.failed_container_started_at = common::MicroTime{};
+        if (key.container_id != container_id || !track.failure || track.failure->reason != "UpdateFailed") continue;
+        track.failure.reset();
         cleared = true;
     }
     if (cleared) slot->monitor->has_changes_to_sync = true;  // the next reconcile computes the status again

@@ -62,13 +62,9 @@ void garbage_collect_file_changes(Monitor &monitor, const std::vector<api::LiveU
                                               : best_start_time;
         if (gc_time.is_zero()) continue;
         source.paths.forget_before(gc_time);
-        for (auto &[key, c] : monitor.containers) {
-            if (!c.failed_low_water_mark.is_zero() && c.failed_low_water_mark < gc_time) {
-                c.failed_low_water_mark = common::MicroTime{};
-                c.failed_reason.clear();
-                c.failed_message.clear();
-            }
-        }
+        for (auto &[key, c] : monitor.containers)
+            if (c.failure && !c.failure->low_water_mark.is_zero() && c.failure->low_water_mark < gc_time)
+                c.failure.reset();
     }
 }
 

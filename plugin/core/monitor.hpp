@@ -31,15 +31,23 @@ struct ContainerKey {
     auto operator<=>(const ContainerKey &) const = default;
 };
 
-struct ContainerTrack {
-    common::MicroTime last_file_time_synced;
+// A container's failed update (C07, C10): it gets no changes while the
+// failure lasts. Set whole when an update fails, and dropped whole when a
+// newer build, the container starting again, its cause going away or a
+// repair clears it.
+struct ContainerFailure {
+    std::string reason;
+    std::string message;
     // Oldest file time of the changes that failed; a build newer than it clears the failure.
-    common::MicroTime failed_low_water_mark;
-    std::string failed_reason;
-    std::string failed_message;
+    common::MicroTime low_water_mark;
     // The container's start time when its update failed (zero: unknown). A
     // container started again since then (`docker start`) no longer carries it.
-    common::MicroTime failed_container_started_at;
+    common::MicroTime container_started_at;
+};
+
+struct ContainerTrack {
+    common::MicroTime last_file_time_synced;
+    std::optional<ContainerFailure> failure;
     // Newest file time already reported as skipped because of the failure
     // (not kept in snapshots: at worst a reload says it once more).
     common::MicroTime skipped_reported_through;

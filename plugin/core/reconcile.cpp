@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <exception>
 
-#include "common/json_fields.hpp"
-#include "common/paths.hpp"
 #include "common/text_format.hpp"
-#include "plugin/core/initial_sync.hpp"
+#include "plugin/core/eligibility.hpp"
 #include "plugin/core/json_equal.hpp"
 #include "plugin/core/plan.hpp"
+#include "plugin/core/plan_update.hpp"
 #include "plugin/core/status.hpp"
+#include "plugin/core/status_fold.hpp"
 
 namespace liveupdate {
 
@@ -19,47 +19,7 @@ namespace {
 
 constexpr const char *kObjectNotFound = "ObjectNotFound";
 
-// True when the container runs now and started after `before` (zero: unknown, never).
-bool started_since(common::MicroTime before, const api::Container &c) {
-    return !before.is_zero() && c.state.running && before < c.state.running->started_at;
-}
-
-bool optional_failed_equal(const std::optional<api::LiveUpdateStateFailed> &a, const api::LiveUpdateStateFailed &b) {
-    return a && *a == b;
-}
-
-std::vector<common::IgnoreDef> source_ignores(const Monitor &monitor, const api::LiveUpdateSpec &spec) {
-    std::vector<common::IgnoreDef> out;
-    for (const auto &s : spec.sources) {
-        const auto it = monitor.sources.find(s.file_watch);
-        if (it == monitor.sources.end()) continue;
-        out.insert(out.end(), it->second.ignores.begin(), it->second.ignores.end());
-    }
-    return out;
-}
-
 }  // namespace
-
-SessionClaim SessionClaim::try_claim(std::shared_ptr<LiveUpdateSlot> slot) {
-    std::lock_guard lock(slot->mutex);
-    SessionClaim claim;
-    if (slot->in_session) return claim;
-    slot->in_session = true;
-    claim.slot_ = std::move(slot);
-    return claim;
-}
-
-SessionClaim::~SessionClaim() {
-    if (!slot_) return;
-    std::lock_guard lock(slot_->mutex);
-    slot_->in_session = false;
-    try {
-        const SlotView view{slot_->monitor ? &*slot_->monitor : nullptr, slot_->status ? &*slot_->status : nullptr};
-        slot_->entry = snapshot_entry(slot_->name, view);
-    } catch (const std::exception &) {
-        slot_->entry.clear();  // out of memory: the next snapshot writes it instead
-    }
-}
 
 ReconcileSession::ReconcileSession(std::string name, SessionClaim claim, common::MicroTime start_time, bool batched)
     : name_(std::move(name)),
@@ -78,16 +38,6 @@ Step ReconcileSession::done_step(const api::LiveUpdateStatus &status, bool chang
     step.events = std::move(events_);
     step.status = status;
     step.status_changed = changed;
-    return step;
-}
-
-Step ReconcileSession::update_step(ContainerUpdate update) {
-    Step step;
-    step.log = std::move(log_);
-    step.events = std::move(events_);
-    log_.clear();
-    events_.clear();
-    step.update = std::move(update);
     return step;
 }
 
@@ -136,9 +86,8 @@ Step ReconcileSession::begin(const api::ObjectPtr &lu, const ObjectLookup &looku
 }
 
 Step ReconcileSession::handle_failure(api::LiveUpdateStateFailed failed) {
-    if (optional_failed_equal(previous_.failed, failed)) return done_step(previous_, false);
-    if (failed.reason != kObjectNotFound)
-        log(LogLevel::info, "LiveUpdate " + common::go_quote(name_) + " " + failed.reason + ": " + failed.message);
+    if (previous_.failed && *previous_.failed == failed) return done_step(previous_, false);
+    say_failure(failed);
     api::LiveUpdateStatus next = previous_;
     next.failed = std::move(failed);
     return done_step(next, true);
@@ -161,96 +110,56 @@ Step ReconcileSession::start_sync() {
     waiting_on_trigger_ = manual && !in_queue;
 
     garbage_collect_file_changes(monitor, spec.sources, resource_.best_start_time);
-    // C08: forget containers no longer selected.
-    for (auto it = monitor.containers.begin(); it != monitor.containers.end();) {
-        bool selected = false;
-        for (const auto &sc : resource_.containers)
-            if (!sc.container.id.empty() && sc.container.id == it->first.container_id) selected = true;
-        it = selected ? std::next(it) : monitor.containers.erase(it);
-    }
-    // C07: a recorded failure stops updates until a newer build clears it, or
-    // (beyond Tilt) the container starts again: the failure was its last run's.
+    forget_unselected(monitor, resource_.containers);  // C08
+    if (failure_holds_all()) return finish_sync();
+    return advance_batch();
+}
+
+// C07: a recorded failure stops updates until a newer build clears it, or
+// (beyond Tilt) the container starts again: the failure was its last run's.
+bool ReconcileSession::failure_holds_all() {
+    Monitor &monitor = *slot_->monitor;
     for (const auto &sc : resource_.containers) {
         const auto it = monitor.containers.find({sc.container.id, sc.pod_name, sc.namespace_name});
-        if (it == monitor.containers.end() || it->second.failed_reason.empty()) continue;
+        if (it == monitor.containers.end() || !it->second.failure) continue;
         ContainerTrack &track = it->second;
-        const std::string display = container_display_name(sc.pod_name, sc.container.name, sc.container.id);
-        const bool restarted = started_since(track.failed_container_started_at, sc.container);
-        if (restarted || plannable_again(track)) {
-            log(LogLevel::info,
-                restarted ? "Container " + display + " started again since its update failed: live updates resume"
-                          : "The cause of the stopped update is gone (" + track.failed_message +
-                                "): live updates to container " + display + " resume");
-            track.failed_reason.clear();
-            track.failed_message.clear();
-            track.failed_low_water_mark = common::MicroTime{};
-            track.failed_container_started_at = common::MicroTime{};
+        if (auto cleared = failure_cleared(monitor, lu_->spec, track, sc, start_time_)) {
+            log(LogLevel::info, std::move(*cleared));
+            track.failure.reset();
             continue;
         }
-        report_skipped_changes(track, display);
+        if (auto skipped = skipped_changes_line(monitor, track, sc, start_time_))
+            log(LogLevel::warn, std::move(*skipped));
         if (!resource_.failure_holds_all) continue;  // C10: held alone, in its visit
-        status_.failed = create_failed_state(previous_, track.failed_reason,
-                                             holding_all(track.failed_reason, track.failed_message, it->first), now_);
-        return finish_sync();
+        const ContainerFailure &failure = *track.failure;
+        status_.failed = create_failed_state(
+            previous_, failure.reason,
+            holding_all_message(failure.reason, failure.message, it->first, resource_.containers), now_);
+        return true;
     }
-    return batched_ ? advance_batch() : advance();
+    return false;
 }
 
-common::MicroTime ReconcileSession::synced_through(const ContainerTrack &track) const {
-    return track.last_file_time_synced.is_zero() ? start_time_ : track.last_file_time_synced;
-}
-
-// An UpdateStopped failure is a plan that could not be made (a stop path, a
-// file no sync maps, a sync folder that was gone). When every change since the
-// last sync plans now, its cause is gone: a stop file or an unmapped file still
-// fails, a folder that is back does not.
-bool ReconcileSession::plannable_again(const ContainerTrack &track) const {
-    if (track.failed_reason != "UpdateStopped") return false;
-    const ChangedFiles pending = files_changed_after(*slot_->monitor, synced_through(track));
-    return !pending.files.empty() && !create_plan(lu_->spec, pending.files, PlanMappings::count_only).failed;
-}
-
-void ReconcileSession::report_skipped_changes(ContainerTrack &track, const std::string &display) {
-    const ChangedFiles pending = files_changed_after(*slot_->monitor, synced_through(track));
-    if (pending.files.empty() || !(track.skipped_reported_through < pending.new_high_water_mark)) return;
-    track.skipped_reported_through = pending.new_high_water_mark;
-    std::string clears = "A new build of the resource clears this, and so does the container starting again";
-    if (track.failed_reason == "UpdateStopped") clears += " or the cause going away (e.g. a deleted sync folder back)";
-    log(LogLevel::warn, "Skipping " + std::to_string(pending.files.size()) + " changed file(s) for container " +
-                            display + ": its last update failed (" + track.failed_reason + ": " + track.failed_message +
-                            "). " + clears + ".");
-}
-
-Step ReconcileSession::advance() {
-    while (next_container_ < resource_.containers.size()) {
-        Visit v = visit(resource_.containers[next_container_++]);
-        if (v.update) {
-            pending_ = std::move(v.pending);
-            return update_step(std::move(*v.update));
-        }
-        if (settle(v)) break;
-    }
-    return finish_sync();
-}
-
-// Visits every container as advance() would, up to where it would stop
-// without an outcome, and hands out the updates at once; the lines each visit
-// wrote go out with the next update, so that the host can print them in the
-// sequential order (its updater lines after them, the outcome's lines next).
+// Visits the containers up to where the visits would stop without an
+// outcome, and hands out their updates at once: every one (stepVersion 2) or
+// the first (stepVersion 1, a batch of one). The lines each visit wrote go out
+// with the next update, so that the host can print them in the sequential
+// order (its updater lines after them, the outcome's lines next).
 Step ReconcileSession::advance_batch() {
     std::vector<LogLine> before = std::move(log_);
     log_.clear();
-    while (next_container_ < resource_.containers.size()) {
+    bool has_update = false;
+    while (next_container_ < resource_.containers.size() && (batched_ || !has_update)) {
         Visit v = visit(resource_.containers[next_container_++]);
         v.log = std::move(log_);
         log_.clear();
         const bool stops = v.stops(resource_.failure_holds_all);
+        has_update |= v.update.has_value();
         batch_.push_back(std::move(v));
         if (stops) break;
     }
     log_ = std::move(before);
-    if (std::none_of(batch_.begin(), batch_.end(), [](const Visit &v) { return v.update.has_value(); }))
-        return resume_batch({}, now_);
+    if (!has_update) return resume_batch({}, now_);
     Step step;
     step.log = std::move(log_);
     step.events = std::move(events_);
@@ -271,6 +180,12 @@ Step ReconcileSession::advance_batch() {
     }
     step.stops_at_infra_failure = resource_.failure_holds_all;
     batch_pending_ = true;
+    if (batched_) return step;
+    // stepVersion 1's "update" step: the lines before the update are the step's.
+    BatchedUpdate &only = step.updates.front();
+    step.log.insert(step.log.end(), only.log.begin(), only.log.end());
+    step.update = std::move(only.update);
+    step.updates.clear();
     return step;
 }
 
@@ -287,37 +202,31 @@ bool ReconcileSession::settle(const Visit &v) {
     return status_.failed.has_value();
 }
 
+// Eligibility: whether the container may get its changes, and which.
 ReconcileSession::Visit ReconcileSession::visit(const SelectedContainer &sc) {
-    Monitor &monitor = *slot_->monitor;
-    const auto &spec = lu_->spec;
-    const auto &c = sc.container;
-    const ContainerKey key{c.id, sc.pod_name, sc.namespace_name};
-
-    common::MicroTime high_water_mark = start_time_;
+    const Monitor &monitor = *slot_->monitor;
+    const ContainerKey key{sc.container.id, sc.pod_name, sc.namespace_name};
     const auto existing = monitor.containers.find(key);  // C09: by ID, so a restart in place keeps its track
-    const bool known = existing != monitor.containers.end();
-    const ContainerTrack track = known ? existing->second : ContainerTrack{};
-    if (known && !track.last_file_time_synced.is_zero()) high_water_mark = track.last_file_time_synced;
+    const ContainerTrack track = existing != monitor.containers.end() ? existing->second : ContainerTrack{};
 
-    ChangedFiles changed = files_changed_after(monitor, high_water_mark);
-    const bool terminated = sc.pod_phase == "Succeeded" || sc.pod_phase == "Failed" || c.state.terminated;
+    ChangedFiles changed = changes_since_sync(monitor, track, start_time_);
+    const bool ended = has_ended(sc);
     // C10: still held (start_sync cleared what no longer holds it); its changes wait.
-    if (!terminated && !track.failed_reason.empty()) {
+    if (!ended && track.failure) {
         if (!changed.files.empty()) any_files_to_sync_ = true;
         Visit held;
         held.merge = Merge{{}, key, changed.new_high_water_mark, changed.new_low_water_mark, true};
-        held.merge->one.failed = api::LiveUpdateStateFailed{track.failed_reason, track.failed_message, {}};
+        held.merge->one.failed = api::LiveUpdateStateFailed{track.failure->reason, track.failure->message, {}};
         return held;
     }
-    // I02, I04: only with initialSync, and once per container ID.
-    const bool initial_sync = spec.initial_sync && (!known || track.last_file_time_synced.is_zero());
+    const bool initial_sync = needs_initial_sync(lu_->spec, track);
     std::vector<common::IgnoreDef> filter;
     if (initial_sync) {
         try {
-            filter = initial_sync_filter(source_ignores(monitor, spec));
-            auto collected = collect_initial_sync_files(spec, ignore_set_of(filter));
-            for (auto &w : collected.warnings) log(LogLevel::warn, std::move(w));
-            changed.files = std::move(collected.files);
+            InitialSyncChanges all = initial_sync_changes(monitor, lu_->spec, start_time_, now_);
+            for (auto &w : all.warnings) log(LogLevel::warn, std::move(w));
+            changed = std::move(all.changed);
+            filter = std::move(all.filter);
         } catch (const std::exception &e) {
             Visit failed;
             failed.failed =
@@ -325,108 +234,60 @@ ReconcileSession::Visit ReconcileSession::visit(const SelectedContainer &sc) {
                                     std::string("Failed to collect files for initial sync: ") + e.what(), now_);
             return failed;
         }
-        changed.new_high_water_mark = now_;
-        // Changes made while the initial sync runs are newer than now: they go out next time (I05).
-        changed.new_low_water_mark = start_time_;
     }
     if (!changed.files.empty()) any_files_to_sync_ = true;
-
-    if (terminated) {
+    if (ended) {  // C06
         if (terminated_pod_name_.empty()) terminated_pod_name_ = sc.pod_name;
         return Visit{};
     }
+    return visit_result(sc, {key, track, std::move(changed), initial_sync, std::move(filter)});
+}
 
-    // C03: no ID or not running waits; C04: manual mode waits for its trigger.
-    std::optional<api::LiveUpdateContainerStateWaiting> waiting;
-    if (!c.state.running || c.id.empty())
-        waiting = api::LiveUpdateContainerStateWaiting{"ContainerWaiting", "Waiting for container to start"};
-    else if (waiting_on_trigger_)
-        waiting = api::LiveUpdateContainerStateWaiting{"Trigger", "Only updates on manual trigger"};
-
-    api::LiveUpdateStatus one;
+// What an eligible container's changes come to: an update, or its entry in the status.
+ReconcileSession::Visit ReconcileSession::visit_result(const SelectedContainer &sc, Eligible eligible) {
+    const auto &spec = lu_->spec;
+    const auto &c = sc.container;
+    const auto waiting = waiting_of(c, waiting_on_trigger_);
+    ChangedFiles &changed = eligible.changed;
     const auto plan =
-        create_plan(spec, changed.files, initial_sync ? PlanMappings::count_only : PlanMappings::each_file);
-    const api::LiveUpdateContainerStatus idle{
-        c.name, c.id, sc.pod_name, sc.namespace_name, track.last_file_time_synced, "", waiting};
-    const bool nothing_to_sync = plan.plan.synced == 0 && plan.plan.restart_paths.empty();
-    if (plan.failed) {
-        one.failed = api::LiveUpdateStateFailed{plan.failed->reason, plan.failed->message, {}};
-    } else if (!nothing_to_sync && c.state.waiting && c.state.waiting->reason == "CrashLoopBackOff") {
-        // C05; with nothing to sync a crash-looping container stays idle, not failed.
-        one.failed = api::LiveUpdateStateFailed{
-            "CrashLoopBackOff", "Cannot live update because container crashing. Pod: " + sc.pod_name, {}};
-    } else if (nothing_to_sync || waiting) {
-        one.containers.push_back(idle);
-    } else {
-        const std::string display = container_display_name(sc.pod_name, c.name, c.id);
-        ContainerUpdate update;
-        update.live_update = name_;
-        update.via = resource_.via;
-        update.container = updater::ContainerRef{c.id, c.name, sc.pod_name, sc.namespace_name, resource_.local_root};
-        // An initial sync's files were collected beneath the syncs: each one syncs.
-        update.runs =
-            initial_sync ? boil_runs_of_local_paths(spec, changed.files) : boil_runs(spec, plan.plan.sync_paths);
-        // P07: restart: always restarts the container; otherwise a hot reload.
-        update.restart = spec.restart == "always" || (!initial_sync && !plan.plan.restart_paths.empty());
-        update.initial_sync = initial_sync;
-        for (const auto &rule : sync_rules(spec)) update.sync_roots.push_back(common::clean_path(rule.container_path));
-        const std::string names = "[" + display + "]";
-        if (initial_sync) {
-            try {
-                for (const auto &rule : sync_rules(spec)) update.copy.push_back(whole_rule_mapping(rule));
-            } catch (const std::exception &e) {
-                one.failed = api::LiveUpdateStateFailed{"Invalid", std::string("Mapping paths: ") + e.what(), {}};
-            }
-            // The contract lists copies by container path, the initial sync's rules included.
-            std::stable_sort(update.copy.begin(), update.copy.end(),
-                             [](const updater::CopyMapping &a, const updater::CopyMapping &b) {
-                                 return a.container_path < b.container_path;
-                             });
-            update.filter = std::move(filter);
-            log(LogLevel::info, "Initial sync: will copy sync paths to container: " + names);
-            for (const auto &m : update.copy)
-                log(LogLevel::info, "- '" + m.local_path + "' --> '" + m.container_path + "'");
-        } else {
-            CopyDelete split;
-            try {
-                split = split_by_existence(plan.plan.sync_paths, sync_rules(spec));
-            } catch (const std::exception &e) {
-                one.failed = api::LiveUpdateStateFailed{"Invalid", std::string("Mapping paths: ") + e.what(), {}};
-            }
-            if (!one.failed) {
-                // X07: Tilt's "Will delete" and "Will copy" lines.
-                if (!split.to_delete.empty()) {
-                    log(LogLevel::info,
-                        "Will delete " + std::to_string(split.to_delete.size()) + " file(s) from container: " + names);
-                    for (const auto &m : split.to_delete)
-                        log(LogLevel::info,
-                            "- '" + m.container_path + "' (matched local path: '" + m.local_path + "')");
-                }
-                if (!split.to_copy.empty()) {
-                    log(LogLevel::info,
-                        "Will copy " + std::to_string(split.to_copy.size()) + " file(s) to container: " + names);
-                    for (const auto &m : split.to_copy)
-                        log(LogLevel::info, "- '" + m.local_path + "' --> '" + m.container_path + "'");
-                }
-                update.copy = std::move(split.to_copy);
-                for (auto &m : split.to_delete) update.delete_paths.push_back(std::move(m.container_path));
-            }
-        }
-        if (!one.failed) {
-            if (!update_event_dispatched_) {  // X05: started, before the first update
-                update_event_dispatched_ = true;
-                events_.push_back({"started", name_, manifest_, std::move(changed.files), ""});
-            }
-            Visit updating;
-            updating.pending =
-                Pending{key, update.container, display, changed.new_high_water_mark, changed.new_low_water_mark};
-            updating.update = std::move(update);
-            return updating;
-        }
-    }
+        create_plan(spec, changed.files, eligible.initial_sync ? PlanMappings::count_only : PlanMappings::each_file);
     Visit settled;
-    settled.merge = Merge{std::move(one), key, changed.new_high_water_mark, changed.new_low_water_mark};
-    return settled;
+    settled.merge = Merge{{}, eligible.key, changed.new_high_water_mark, changed.new_low_water_mark};
+    api::LiveUpdateStatus &one = settled.merge->one;
+    if (auto blocked = update_blocked(plan, sc)) {
+        one.failed = std::move(blocked);
+        return settled;
+    }
+    if (nothing_to_sync(plan.plan) || waiting) {
+        one.containers.push_back(
+            {c.name, c.id, sc.pod_name, sc.namespace_name, eligible.track.last_file_time_synced, "", waiting});
+        return settled;
+    }
+    const std::string display = container_display_name(sc.pod_name, c.name, c.id);
+    const UpdateTarget target{name_, resource_.via,
+                              updater::ContainerRef{c.id, c.name, sc.pod_name, sc.namespace_name, resource_.local_root},
+                              display};
+    PlannedUpdate planned = eligible.initial_sync
+                                ? plan_initial_sync(spec, target, changed.files, std::move(eligible.filter))
+                                : plan_update(spec, target, plan.plan);
+    log_.insert(log_.end(), planned.log.begin(), planned.log.end());
+    if (!planned.update) {
+        one.failed = std::move(planned.failed);
+        return settled;
+    }
+    if (!update_event_dispatched_) {  // X05: started, before the first update
+        update_event_dispatched_ = true;
+        events_.push_back({"started", name_, manifest_, std::move(changed.files), ""});
+    }
+    Visit updating;
+    updating.pending = Pending{eligible.key,
+                               planned.update->container,
+                               display,
+                               changed.new_high_water_mark,
+                               changed.new_low_water_mark,
+                               eligible.track.last_file_time_synced};
+    updating.update = std::move(planned.update);
+    return updating;
 }
 
 bool ReconcileSession::merge_container(api::LiveUpdateStatus one, bool files_applied, const ContainerKey &key,
@@ -435,21 +296,16 @@ bool ReconcileSession::merge_container(api::LiveUpdateStatus one, bool files_app
     if (one.failed) one.failed = create_failed_state(previous_, one.failed->reason, one.failed->message, now_);
     ContainerTrack &track = slot_->monitor->containers[key];
     if (one.failed) {
-        if (!already_held) {
-            track.failed_reason = one.failed->reason;
-            track.failed_message = one.failed->message;
-            track.failed_low_water_mark = new_low_water_mark;
-            track.failed_container_started_at = common::MicroTime{};
-            for (const auto &sc : resource_.containers)
-                if (sc.container.id == key.container_id && sc.pod_name == key.pod_name && sc.container.state.running)
-                    track.failed_container_started_at = sc.container.state.running->started_at;
-        }
-        if (!resource_.failure_holds_all) {
-            hold(key, track, *one.failed, already_held);
+        if (!already_held) track.failure = recorded_failure(*one.failed, new_low_water_mark, key, resource_.containers);
+        if (!resource_.failure_holds_all) {  // C10: it holds its own container alone
+            HeldEntry held = held_entry(key, track.last_file_time_synced, *one.failed, resource_.containers);
+            status_.containers.push_back(std::move(held.status));
+            held_.push_back({*one.failed, std::move(held.display_name), !already_held});
             return false;
         }
         status_.failed = one.failed;
-        status_.failed->message = holding_all(one.failed->reason, one.failed->message, key);
+        status_.failed->message =
+            holding_all_message(one.failed->reason, one.failed->message, key, resource_.containers);
         status_.containers.clear();
         return true;
     }
@@ -458,36 +314,21 @@ bool ReconcileSession::merge_container(api::LiveUpdateStatus one, bool files_app
     return false;
 }
 
-Step ReconcileSession::resume(const updater::Outcome &outcome, common::MicroTime now) {
-    now_ = now;
-    Pending p = std::move(*pending_);
-    pending_.reset();
-    if (fold_outcome(p, outcome)) return finish_sync();  // X04: only a failure ends the visits
-    return advance();
+std::size_t ReconcileSession::pending_updates() const {
+    return static_cast<std::size_t>(
+        std::count_if(batch_.begin(), batch_.end(), [](const Visit &v) { return v.pending; }));
 }
 
 Step ReconcileSession::resume_batch(const std::vector<updater::Outcome> &outcomes, common::MicroTime now) {
-    const auto updates =
-        static_cast<std::size_t>(std::count_if(batch_.begin(), batch_.end(), [](const Visit &v) { return v.pending; }));
-    const auto infra = std::find_if(outcomes.begin(), outcomes.end(), [](const updater::Outcome &o) {
-        return o.kind == updater::Outcome::Kind::infra_failure;
-    });
-    // An infrastructure failure that holds every container ends the fold (C07); one holding its own alone does not
-    // (C10).
-    const bool enough = infra != outcomes.end() && resource_.failure_holds_all
-                            ? infra < outcomes.begin() + static_cast<std::ptrdiff_t>(updates)
-                            : outcomes.size() == updates;
-    if (!enough || outcomes.size() > updates)
-        throw common::DecodeError(
-            "outcomes", "expected " + std::to_string(updates) + " outcomes, got " + std::to_string(outcomes.size()));
+    check_outcomes(outcomes, pending_updates(), resource_.failure_holds_all);
     now_ = now;
     batch_pending_ = false;
     std::vector<Visit> batch = std::move(batch_);
     batch_.clear();
     std::vector<std::vector<LogLine>> results;
     std::size_t next_outcome = 0;
+    bool stop = false;
     for (Visit &v : batch) {
-        bool stop = false;
         if (v.pending) {
             stop = fold_outcome(*v.pending, outcomes[next_outcome++]);
             results.push_back(std::move(log_));
@@ -497,86 +338,23 @@ Step ReconcileSession::resume_batch(const std::vector<updater::Outcome> &outcome
         }
         if (stop) break;  // X04: an exec failure (X02) does not stop the next container's update
     }
+    if (!batched_) {  // stepVersion 1 has no results: an outcome's lines go out with the next step
+        for (const auto &lines : results) log_.insert(log_.end(), lines.begin(), lines.end());
+        results.clear();
+    }
+    // A batch of one leaves the containers after its update to visit.
+    if (!stop && next_container_ < resource_.containers.size()) return advance_batch();
     Step step = finish_sync();
     step.results = std::move(results);
     return step;
 }
 
 bool ReconcileSession::fold_outcome(const Pending &p, const updater::Outcome &outcome) {
-    api::LiveUpdateContainerStatus c;
-    c.container_name = p.ref.name;
-    c.container_id = p.ref.id;
-    c.pod_name = p.ref.pod;
-    c.namespace_name = p.ref.namespace_name;
-    c.last_file_time_synced = p.new_high_water_mark.is_zero() ? now_ : p.new_high_water_mark;
-
-    api::LiveUpdateStatus one;
-    bool files_applied = true;
-    switch (outcome.kind) {
-    case updater::Outcome::Kind::container_not_running: {
-        // Paused, say: a passing state, not the container's failure. Nothing
-        // changed in it, so its changes stay pending and go out once it runs.
-        log(LogLevel::info, "  \u2192 Container " + p.display_name + " is not running (" + outcome.message +
-                                "): its changes go out once it runs again");
-        const auto &tracks = slot_->monitor->containers;
-        const auto known = tracks.find(p.key);
-        c.last_file_time_synced = known == tracks.end() ? common::MicroTime{} : known->second.last_file_time_synced;
-        c.waiting = api::LiveUpdateContainerStateWaiting{"ContainerWaiting", "Waiting for container to start"};
-        one.containers.push_back(std::move(c));
-        files_applied = false;
-        break;
-    }
-    case updater::Outcome::Kind::ok:
-        log(LogLevel::info, "  \u2192 Container " + p.display_name + " updated!");
-        one.containers.push_back(std::move(c));
-        break;
-    case updater::Outcome::Kind::run_failure:
-        log(LogLevel::info, "  \u2192 Failed to update container " + p.display_name + ": " + outcome.message);
-        c.last_exec_error = outcome.message;
-        one.containers.push_back(std::move(c));
-        break;
-    case updater::Outcome::Kind::infra_failure: {
-        // X03: any other updater failure fails the LiveUpdate, naming the container.
-        const std::string msg = !p.ref.pod.empty() ? "Updating pod " + p.ref.pod + ": " + outcome.message
-                                                   : "Updating container " + p.display_name + ": " + outcome.message;
-        one.failed = api::LiveUpdateStateFailed{"UpdateFailed", msg, {}};
-        break;
-    }
-    }
-    return merge_container(std::move(one), files_applied, p.key, p.new_high_water_mark, p.new_low_water_mark);
-}
-
-std::string ReconcileSession::holding_all(const std::string &reason, const std::string &message,
-                                          const ContainerKey &key) const {
-    if (reason != "UpdateFailed") return message;  // a plan's failure (a stop path) is every container's own
-    std::string name;
-    std::size_t others = 0;
-    for (const auto &sc : resource_.containers) {
-        if (sc.container.id == key.container_id && sc.pod_name == key.pod_name)
-            name = sc.container.name;
-        else
-            ++others;
-    }
-    if (others == 0) return message;  // Tilt's message, word for word: nobody else is held
-    // C11: Tilt's rule for pods holds the others; the status says why they get nothing.
-    return message + " (container " + container_display_name(key.pod_name, name, key.container_id) + " failed; the " +
-           std::to_string(others) + " other container(s) are held because of it, Tilt's rule for pods: they get " +
-           "the changes they missed once it is gone, replaced or started again, or a new build starts)";
-}
-
-void ReconcileSession::hold(const ContainerKey &key, const ContainerTrack &track,
-                            const api::LiveUpdateStateFailed &failed, bool already_held) {
-    api::LiveUpdateContainerStatus held{
-        "", key.container_id, key.pod_name, key.namespace_name, track.last_file_time_synced, "", std::nullopt};
-    for (const auto &sc : resource_.containers)
-        if (sc.container.id == key.container_id && sc.pod_name == key.pod_name) held.container_name = sc.container.name;
-    const std::string display = container_display_name(key.pod_name, held.container_name, key.container_id);
-    const std::string why = failed.message + " (held: container " + display +
-                            " gets no changes until it starts again, is replaced or a new build starts; the "
-                            "other containers keep getting theirs)";
-    held.waiting = api::LiveUpdateContainerStateWaiting{failed.reason, why};
-    status_.containers.push_back(std::move(held));
-    held_.push_back({failed, display, !already_held});
+    OutcomeResult result =
+        outcome_result(UpdatedContainer{p.ref, p.display_name, p.new_high_water_mark, p.last_synced}, outcome, now_);
+    if (result.line) log_.push_back(std::move(*result.line));
+    return merge_container(std::move(result.one), result.files_applied, p.key, p.new_high_water_mark,
+                           p.new_low_water_mark);
 }
 
 Step ReconcileSession::finish_sync() {
@@ -585,42 +363,27 @@ Step ReconcileSession::finish_sync() {
         status_.failed = held_.front().failed;
         status_.containers.clear();
     }
-    if (!status_.failed) {
+    if (!status_.failed)
         for (const Held &h : held_)
-            if (h.newly)
-                log(LogLevel::warn, "LiveUpdate " + common::go_quote(name_) + " holds container " + h.display + " (" +
-                                        h.failed.reason + ": " + h.failed.message +
-                                        "): it gets no changes until it starts again, is replaced or a new build "
-                                        "starts; the other containers keep getting theirs");
-    }
+            if (h.newly) log(LogLevel::warn, held_line(name_, h.display, h.failed));
     // C06: only terminated containers had files to sync.
     if (!status_.failed && !terminated_pod_name_.empty() && any_files_to_sync_ && status_.containers.empty()) {
         status_.failed = create_failed_state(
             previous_, "Terminated", "Container for live update is stopped. Pod name: " + terminated_pod_name_, now_);
     }
-    if (update_event_dispatched_) {
-        std::string error;
-        if (status_.failed) {
-            error = status_.failed->message;
-        } else if (!held_.empty()) {
-            error = held_.front().failed.message;
-        } else {
-            for (const auto &c : status_.containers) {
-                if (!c.last_exec_error.empty()) {
-                    error = c.last_exec_error;  // X02: the completed event carries it
-                    break;
-                }
-            }
-        }
-        events_.push_back({"completed", name_, manifest_, {}, error});  // X05: after the last update
-    }
-    if (status_.failed && !(previous_.failed && *previous_.failed == *status_.failed) &&
-        status_.failed->reason != kObjectNotFound)
-        log(LogLevel::info,
-            "LiveUpdate " + common::go_quote(name_) + " " + status_.failed->reason + ": " + status_.failed->message);
+    const std::string *first_held = held_.empty() ? nullptr : &held_.front().failed.message;
+    if (update_event_dispatched_)  // X05: after the last update
+        events_.push_back({"completed", name_, manifest_, {}, completed_error(status_, first_held)});
+    if (status_.failed && !(previous_.failed && *previous_.failed == *status_.failed)) say_failure(*status_.failed);
     // An abandoned reconcile was not written: the next one must compute its status again.
     if (commit_) slot_->monitor->has_changes_to_sync = false;
     return done_step(status_, !(status_ == previous_));
+}
+
+// A missing object is not said: the host says what it is missing.
+void ReconcileSession::say_failure(const api::LiveUpdateStateFailed &failed) {
+    if (failed.reason != kObjectNotFound)
+        log(LogLevel::info, "LiveUpdate " + common::go_quote(name_) + " " + failed.reason + ": " + failed.message);
 }
 
 void ReconcileSession::abandon() {
@@ -628,11 +391,7 @@ void ReconcileSession::abandon() {
     commit_ = false;
     const updater::Outcome gave_up =
         updater::Outcome::infra_failure("the host ended the reconcile before reporting the outcome");
-    if (batch_pending_) {
-        const auto updates = std::count_if(batch_.begin(), batch_.end(), [](const Visit &v) { return v.pending; });
-        resume_batch(std::vector<updater::Outcome>(static_cast<std::size_t>(updates), gave_up), now_);
-    }
-    while (pending_) resume(gave_up, now_);
+    while (batch_pending_) resume_batch(std::vector<updater::Outcome>(pending_updates(), gave_up), now_);
 }
 
 }  // namespace liveupdate

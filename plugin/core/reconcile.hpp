@@ -1,15 +1,12 @@
 // One reconcile of one LiveUpdate as a step machine (Tilt's Reconcile,
-// maybeSync and applyInternal). Sequential (stepVersion 1): it hands out one
-// container update at a time and continues with the outcome the host reports,
-// stopping at the first infrastructure failure where it holds every container
-// (C07; a Compose replica's holds that one alone, C10). Batched (stepVersion 2): it
-// hands out every container's update of the change at once and folds the
-// outcomes in container order exactly as the sequential session would, so
-// statuses, events and log lines come out the same.
+// maybeSync and applyInternal). It hands out container updates in batches and
+// folds the outcomes the host reports in container order, stopping at the
+// first infrastructure failure where it holds every container (C07; a Compose
+// replica's holds that one alone, C10). Batched (stepVersion 2): one batch of
+// every container's update of the change. Sequential (stepVersion 1): batches
+// of one update, so statuses, events and log lines come out the same.
 #pragma once
 
-#include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,47 +14,11 @@
 #include "plugin/core/api/api_object.hpp"
 #include "plugin/core/containers.hpp"
 #include "plugin/core/dependencies.hpp"
+#include "plugin/core/live_update_slot.hpp"
 #include "plugin/core/monitor.hpp"
-#include "plugin/core/snapshot.hpp"
 #include "plugin/core/step.hpp"
 
 namespace liveupdate {
-
-// Everything the engine keeps for one LiveUpdate name. While a reconcile
-// session is open it alone touches monitor and status.
-struct LiveUpdateSlot {
-    explicit LiveUpdateSlot(std::string live_update) : name(std::move(live_update)) {}
-
-    const std::string name;
-    std::mutex mutex;  // guards in_session, pending and entry
-    bool in_session = false;
-    // Its snapshot entry, written when the last claim on it ended (a session
-    // or a repair, the only changes to monitor and status): a snapshot, which
-    // hot reload takes with reconciles held, copies it. Empty: write it then.
-    std::string entry;
-    // Restored but not decoded yet: the engine decodes it before anyone reads the rest.
-    std::optional<PendingSlot> pending;
-    std::optional<Monitor> monitor;
-    // The status last handed out (what the host stores); seeded from the object.
-    std::optional<api::LiveUpdateStatus> status;
-};
-
-// Marks a slot as being reconciled for its lifetime.
-class SessionClaim {
-public:
-    // Returns an empty claim when a session is already open on the slot.
-    static SessionClaim try_claim(std::shared_ptr<LiveUpdateSlot> slot);
-    SessionClaim() = default;
-    SessionClaim(SessionClaim &&other) noexcept : slot_(std::move(other.slot_)) {}
-    SessionClaim &operator=(SessionClaim &&) = delete;
-    SessionClaim(const SessionClaim &) = delete;
-    ~SessionClaim();
-    explicit operator bool() const { return slot_ != nullptr; }
-    LiveUpdateSlot &slot() const { return *slot_; }
-
-private:
-    std::shared_ptr<LiveUpdateSlot> slot_;
-};
 
 class ReconcileSession {
 public:
@@ -66,18 +27,15 @@ public:
 
     // lu: the LiveUpdate object, null when it does not exist (D04).
     Step begin(const api::ObjectPtr &lu, const ObjectLookup &lookup, common::MicroTime now);
-    // Continues after the update step that was last handed out.
-    Step resume(const updater::Outcome &outcome, common::MicroTime now);
-    // Continues after the "updates" step that was last handed out, with the
-    // outcomes in its order; where a failure holds every container (C07)
+    // Continues after the update or "updates" step that was last handed out,
+    // with the outcomes in its order; where a failure holds every container (C07)
     // they may stop after the first infrastructure failure (the fold stops
     // there). Throws common::DecodeError when too few.
     Step resume_batch(const std::vector<updater::Outcome> &outcomes, common::MicroTime now);
     // Gives up a pending update as if it failed; the status is not committed.
     void abandon();
 
-    bool awaiting_outcome() const { return pending_.has_value() || batch_pending_; }
-    bool awaiting_outcomes() const { return batch_pending_; }
+    bool awaiting_outcome() const { return batch_pending_; }
     bool done() const { return done_; }
 
 private:
@@ -87,6 +45,7 @@ private:
         std::string display_name;
         common::MicroTime new_high_water_mark;
         common::MicroTime new_low_water_mark;
+        common::MicroTime last_synced;  // the track's mark when it was visited
     };
 
     struct Merge {
@@ -107,33 +66,39 @@ private:
         bool stops(bool holds_all) const { return !update && (failed || (holds_all && merge && merge->one.failed)); }
     };
 
+    // A container that may get its changes: these (eligibility.hpp decides).
+    struct Eligible {
+        ContainerKey key;
+        ContainerTrack track;
+        ChangedFiles changed;
+        bool initial_sync = false;
+        std::vector<common::IgnoreDef> filter;  // initial sync's
+    };
+
     Step handle_failure(api::LiveUpdateStateFailed failed);
     Step start_sync();
-    Step advance();
+    // C07: clears the failures that no longer hold their containers; true when
+    // one holds every container (it is then the status's failure).
+    bool failure_holds_all();
     Step advance_batch();
-    // Handles one container.
+    // The updates of the batch handed out: the outcomes it waits for.
+    std::size_t pending_updates() const;
+    // Handles one container: whether it may get its changes, and which.
     Visit visit(const SelectedContainer &sc);
+    // What an eligible container's changes come to: an update, or its status entry.
+    Visit visit_result(const SelectedContainer &sc, Eligible eligible);
     // Applies a visit without update; returns true when the visit must stop.
     bool settle(const Visit &visit);
     // Merges the outcome of a pending update; returns true when the visit must stop.
     bool fold_outcome(const Pending &p, const updater::Outcome &outcome);
-    // C07: says once per batch of changes that they wait for the failure to clear.
-    void report_skipped_changes(ContainerTrack &track, const std::string &display);
-    bool plannable_again(const ContainerTrack &track) const;
-    common::MicroTime synced_through(const ContainerTrack &track) const;
     // Merges one container's result; returns true when the visit must stop.
     bool merge_container(api::LiveUpdateStatus one, bool files_applied, const ContainerKey &key,
                          common::MicroTime new_high_water_mark, common::MicroTime new_low_water_mark,
                          bool already_held = false);
-    // C11: a failure's message for the status when it holds every selected
-    // container: an update failure of one of several says the others are held because of it.
-    std::string holding_all(const std::string &reason, const std::string &message, const ContainerKey &key) const;
-    // C10: the status entry of a container its failure holds, and the line saying so.
-    void hold(const ContainerKey &key, const ContainerTrack &track, const api::LiveUpdateStateFailed &failed,
-              bool already_held);
     Step finish_sync();
+    // Says a failure of the LiveUpdate, new in this reconcile.
+    void say_failure(const api::LiveUpdateStateFailed &failed);
     Step done_step(const api::LiveUpdateStatus &status, bool changed);
-    Step update_step(ContainerUpdate update);
     void log(common::LogLevel level, std::string text);
 
     std::string name_;
@@ -156,7 +121,6 @@ private:
     bool update_event_dispatched_ = false;
     std::string terminated_pod_name_;
     bool any_files_to_sync_ = false;
-    std::optional<Pending> pending_;
     bool batched_ = false;
     bool batch_pending_ = false;
     std::vector<Visit> batch_;  // the visits of the "updates" step handed out, in container order

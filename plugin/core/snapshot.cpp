@@ -123,6 +123,9 @@ void write_source(JsonTextWriter &w, const std::string &name, const SourceTrack 
 }
 
 void write_container(JsonTextWriter &w, const ContainerKey &k, const ContainerTrack &c) {
+    // Version 1 has no member for the failure: none writes its fields empty.
+    const ContainerFailure none;
+    const ContainerFailure &failure = c.failure ? *c.failure : none;
     w.begin_object();
     w.key("containerID");
     w.string(k.container_id);
@@ -133,13 +136,13 @@ void write_container(JsonTextWriter &w, const ContainerKey &k, const ContainerTr
     w.key("lastFileTimeSynced");
     w.integer(c.last_file_time_synced.micros());
     w.key("failedLowWaterMark");
-    w.integer(c.failed_low_water_mark.micros());
+    w.integer(failure.low_water_mark.micros());
     w.key("failedReason");
-    w.string(c.failed_reason);
+    w.string(failure.reason);
     w.key("failedMessage");
-    w.string(c.failed_message);
+    w.string(failure.message);
     w.key("failedContainerStartedAt");
-    w.integer(c.failed_container_started_at.micros());
+    w.integer(failure.container_started_at.micros());
     w.end_object();
 }
 
@@ -270,12 +273,14 @@ Monitor decode_monitor(json::object &o, const std::string &path, const KnownObje
                              string_field(co, "namespace", p)};
             ContainerTrack &track = m.containers[key];
             track.last_file_time_synced = micros_field(co, "lastFileTimeSynced", p);
-            track.failed_low_water_mark = micros_field(co, "failedLowWaterMark", p);
-            track.failed_reason = string_field(co, "failedReason", p);
-            track.failed_message = string_field(co, "failedMessage", p);
+            ContainerFailure failure;
+            failure.low_water_mark = micros_field(co, "failedLowWaterMark", p);
+            failure.reason = string_field(co, "failedReason", p);
+            failure.message = string_field(co, "failedMessage", p);
             // Absent in the snapshot of a plugin before it: unknown, so the failure stays.
             if (co.contains("failedContainerStartedAt"))
-                track.failed_container_started_at = micros_field(co, "failedContainerStartedAt", p);
+                failure.container_started_at = micros_field(co, "failedContainerStartedAt", p);
+            if (!failure.reason.empty()) track.failure = std::move(failure);
         }
     }
     return m;

@@ -1,5 +1,7 @@
 #include "plugin/core/step.hpp"
 
+#include <algorithm>
+
 #include "common/json_fields.hpp"
 #include "plugin/core/json_text_writer.hpp"
 
@@ -92,6 +94,20 @@ std::vector<updater::Outcome> decode_outcomes(std::string_view text) {
     for (std::size_t i = 0; i < list->get_array().size(); ++i)
         out.push_back(update_step::decode_outcome(list->get_array()[i], "outcomes[" + std::to_string(i) + "]"));
     return out;
+}
+
+void check_outcomes(const std::vector<updater::Outcome> &outcomes, std::size_t updates, bool stops_at_infra_failure) {
+    const auto infra = std::find_if(outcomes.begin(), outcomes.end(), [](const updater::Outcome &o) {
+        return o.kind == updater::Outcome::Kind::infra_failure;
+    });
+    // An infrastructure failure that holds every container ends the fold (C07); one holding its own alone does not
+    // (C10).
+    const bool enough = infra != outcomes.end() && stops_at_infra_failure
+                            ? infra < outcomes.begin() + static_cast<std::ptrdiff_t>(updates)
+                            : outcomes.size() == updates;
+    if (!enough || outcomes.size() > updates)
+        throw DecodeError("outcomes",
+                          "expected " + std::to_string(updates) + " outcomes, got " + std::to_string(outcomes.size()));
 }
 
 }  // namespace liveupdate

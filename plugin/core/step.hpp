@@ -3,6 +3,7 @@
 // and the outcomes the host reports back.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -63,5 +64,9 @@ std::string encode_step(const Step &step, int step_version);
 updater::Outcome decode_outcome(std::string_view json);
 // {"outcomes": [outcome, ...]}, the answer to an "updates" step; throws common::DecodeError.
 std::vector<updater::Outcome> decode_outcomes(std::string_view json);
+// Throws common::DecodeError unless the outcomes answer a step of `updates`
+// updates: one each, or with stops_at_infra_failure up to the first
+// infrastructure failure (the fold stops there).
+void check_outcomes(const std::vector<updater::Outcome> &outcomes, std::size_t updates, bool stops_at_infra_failure);
 
 }  // namespace liveupdate

@@ -61,13 +61,13 @@ std::variant<SyncTargets, SyncTargetsProblem> sync_targets_of(const std::string 
 
 json::object encode_sync_targets(const SyncTargets &targets) {
     json::array containers, paths;
-    for (const SyncTargetContainer &c : targets.containers)
+    for (const updater::ContainerRef &c : targets.containers)
         containers.push_back(json::object{{"containerID", c.id},
                                           {"containerName", c.name},
-                                          {"podName", c.pod_name},
+                                          {"podName", c.pod},
                                           {"namespace", c.namespace_name},
                                           {"root", c.root},
-                                          {"display", container_display_name(c.pod_name, c.name, c.id)}});
+                                          {"display", container_display_name(c.pod, c.name, c.id)}});
     for (const updater::CopyMapping &t : targets.targets)
         paths.push_back(json::object{{"local", t.local_path}, {"container", t.container_path}});
     return json::object{{"via", targets.via},

@@ -10,26 +10,18 @@
 
 #include <boost/json.hpp>
 
+#include "liveupdate/updater.hpp"
 #include "plugin/core/api/file_watch.hpp"
 #include "plugin/core/dependencies.hpp"
 #include "plugin/core/plan.hpp"
 
 namespace liveupdate {
 
-struct SyncTargetContainer {
-    std::string id;
-    std::string name;
-    std::string pod_name;        // "" outside Kubernetes
-    std::string namespace_name;  // "" outside Kubernetes
-    std::string root;            // LocalContainer spec.root; "" elsewhere
-    bool operator==(const SyncTargetContainer &) const = default;
-};
-
 struct SyncTargets {
-    std::string via;  // updater class
-    std::vector<SyncTargetContainer> containers;
-    std::vector<updater::CopyMapping> targets;  // whole_rule_mapping of each sync rule
-    std::vector<common::IgnoreDef> filter;      // initial_sync_filter of the sources' ignores
+    std::string via;                                // updater class
+    std::vector<updater::ContainerRef> containers;  // root: LocalContainer spec.root; "" elsewhere
+    std::vector<updater::CopyMapping> targets;      // whole_rule_mapping of each sync rule
+    std::vector<common::IgnoreDef> filter;          // initial_sync_filter of the sources' ignores
 };
 
 struct SyncTargetsProblem {

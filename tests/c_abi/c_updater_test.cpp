@@ -19,9 +19,9 @@ namespace {
 struct RecordingRestarts : LocalContainerService {
     std::vector<std::string> restarted;
     bool fail = false;
-    void restart(const lu_container_ref &container) override {
+    void restart(const liveupdate::updater::ContainerRef &container) override {
         if (fail) throw std::runtime_error("process would not stop");
-        restarted.emplace_back(container.container_id);
+        restarted.emplace_back(container.id);
     }
 };
 

@@ -14,8 +14,8 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "host/core/engine.hpp"
 #include "host/core/host_error.hpp"
+#include "host/core/plugin_instance.hpp"
 #include "host/core/plugin_message.hpp"
 #include "liveupdate/ext/sync_targets.h"
 #include "liveupdate/liveupdate.hpp"
@@ -130,25 +130,25 @@ BOOST_AUTO_TEST_CASE(the_plugin_offers_sync_targets_and_no_unknown_extension) {
     RealPlugin real;
     BOOST_TEST(real.api.struct_size >= offsetof(lu_liveupdate_api, get_extension) + sizeof real.api.get_extension);
     BOOST_TEST_REQUIRE(real.api.get_extension != nullptr);
-    const PluginEngine engine(real.plugin, kStart);
-    BOOST_TEST(engine.extension(LU_SYNC_TARGETS_EXTENSION_ID) != nullptr);
-    BOOST_TEST(engine.extension("liveupdate.engine.unknown/1") == nullptr);
-    BOOST_TEST(engine.extension(nullptr) == nullptr);
+    const PluginInstance instance(real.plugin, kStart);
+    BOOST_TEST(instance.extension(LU_SYNC_TARGETS_EXTENSION_ID) != nullptr);
+    BOOST_TEST(instance.extension("liveupdate.engine.unknown/1") == nullptr);
+    BOOST_TEST(instance.extension(nullptr) == nullptr);
 }
 
 BOOST_AUTO_TEST_CASE(sync_targets_answer_through_the_abi) {
-    const PluginEngine engine(LiveUpdatePlugin::load(LU_LIVEUPDATE_PLUGIN), kStart);
-    const auto absent = engine.sync_targets("absent");
+    const PluginInstance instance(LiveUpdatePlugin::load(LU_LIVEUPDATE_PLUGIN), kStart);
+    const auto absent = instance.sync_targets("absent");
     BOOST_TEST_REQUIRE(absent.has_value());
     BOOST_TEST(absent->rc == LU_ERR_NOT_FOUND);
     BOOST_TEST(absent->text == "LiveUpdate \"absent\" not found");
-    const json::object admitted = engine.upsert(
+    const json::object admitted = instance.upsert(
         R"({"kind":"LiveUpdate","metadata":{"name":"lu"},"spec":{"basePath":"/src","selector":{"dockerCompose":{"service":"svc"}},"syncs":[{"localPath":".","containerPath":"/app"}]}})");
     BOOST_TEST_REQUIRE(admitted.at("accepted").as_bool());
-    BOOST_TEST(engine.sync_targets("lu")->rc == LU_ERR_STATE);  // its service is not there yet
-    engine.upsert(
+    BOOST_TEST(instance.sync_targets("lu")->rc == LU_ERR_STATE);  // its service is not there yet
+    instance.upsert(
         R"({"kind":"DockerComposeService","metadata":{"name":"svc"},"status":{"containerID":"c1","containerName":"web","containerState":{"status":"running"}}})");
-    const auto answer = engine.sync_targets("lu");
+    const auto answer = instance.sync_targets("lu");
     BOOST_TEST(answer->rc == LU_OK);
     const json::value doc = json::parse(answer->text);
     BOOST_TEST(doc.at("via").as_string() == "docker");
@@ -156,22 +156,22 @@ BOOST_AUTO_TEST_CASE(sync_targets_answer_through_the_abi) {
 }
 
 BOOST_AUTO_TEST_CASE(a_table_older_than_get_extension_is_not_asked) {
-    const PluginEngine engine(LiveUpdatePlugin::load(LU_TEST_FUTURE_STEP_PLUGIN), kStart);
-    BOOST_TEST(engine.extension("anything/1") == nullptr);
-    BOOST_TEST(!engine.sync_targets("lu").has_value());
+    const PluginInstance instance(LiveUpdatePlugin::load(LU_TEST_FUTURE_STEP_PLUGIN), kStart);
+    BOOST_TEST(instance.extension("anything/1") == nullptr);
+    BOOST_TEST(!instance.sync_targets("lu").has_value());
 }
 
 BOOST_AUTO_TEST_CASE(steps_carry_the_version_this_host_reads) {
-    const PluginEngine engine(LiveUpdatePlugin::load(LU_LIVEUPDATE_PLUGIN), kStart);
-    const PluginEngine::Begun begun = engine.reconcile_begin("absent", kStart);
-    BOOST_TEST(begun.step.at("stepVersion").as_int64() == LU_STEP_VERSION);
-    BOOST_TEST(begun.step.at("type").as_string() == "done");
+    const PluginInstance instance(LiveUpdatePlugin::load(LU_LIVEUPDATE_PLUGIN), kStart);
+    const PluginInstance::FirstStep opened = instance.reconcile_begin("absent", kStart);
+    BOOST_TEST(opened.step.at("stepVersion").as_int64() == LU_STEP_VERSION);
+    BOOST_TEST(opened.step.at("type").as_string() == "done");
 }
 
 BOOST_AUTO_TEST_CASE(a_step_of_an_unknown_version_is_refused_saying_so) {
-    const PluginEngine engine(LiveUpdatePlugin::load(LU_TEST_FUTURE_STEP_PLUGIN), kStart);
+    const PluginInstance instance(LiveUpdatePlugin::load(LU_TEST_FUTURE_STEP_PLUGIN), kStart);
     try {
-        engine.reconcile_begin("lu", kStart);
+        instance.reconcile_begin("lu", kStart);
         BOOST_FAIL("a step of stepVersion 3 was accepted");
     } catch (const PluginCallError &e) {
         const std::string what = e.what();
@@ -185,23 +185,23 @@ BOOST_AUTO_TEST_SUITE_END()
 BOOST_AUTO_TEST_SUITE(admission_by_result_code)
 
 BOOST_AUTO_TEST_CASE(a_rejection_is_the_plugins_document) {
-    const PluginEngine engine(LiveUpdatePlugin::load(LU_LIVEUPDATE_PLUGIN), kStart);
-    const json::object rejected = engine.validate("{\"kind\":");
+    const PluginInstance instance(LiveUpdatePlugin::load(LU_LIVEUPDATE_PLUGIN), kStart);
+    const json::object rejected = instance.validate("{\"kind\":");
     BOOST_TEST(rejected.at("accepted").as_bool() == false);
     BOOST_TEST(std::string(rejected.at("message").as_string()).find("malformed JSON") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(a_failed_call_is_not_stored_and_says_why) {
-    const PluginEngine engine(LiveUpdatePlugin::load(LU_TEST_FUTURE_STEP_PLUGIN), kStart);
-    const json::object result = engine.validate("{}");
+    const PluginInstance instance(LiveUpdatePlugin::load(LU_TEST_FUTURE_STEP_PLUGIN), kStart);
+    const json::object result = instance.validate("{}");
     BOOST_TEST(result.at("accepted").as_bool() == false);
     BOOST_TEST(result.at("message").as_string() == "the engine is being torn down");
 }
 
 BOOST_AUTO_TEST_CASE(invalid_argument_without_a_document_breaks_the_contract) {
-    const PluginEngine engine(LiveUpdatePlugin::load(LU_TEST_FUTURE_STEP_PLUGIN), kStart);
+    const PluginInstance instance(LiveUpdatePlugin::load(LU_TEST_FUTURE_STEP_PLUGIN), kStart);
     try {
-        engine.upsert("{}");
+        instance.upsert("{}");
         BOOST_FAIL("a rejection without a document was taken");
     } catch (const PluginCallError &e) {
         const std::string what = e.what();

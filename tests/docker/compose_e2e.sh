@@ -16,6 +16,8 @@ cleanup() {
   local status=$?
   stop_up || status=1
   docker rm -f "$container" >/dev/null 2>&1 || true
+  # LU_E2E_KEEP_LOG: where to keep the daemon's log (agent_place_e2e.sh reads it).
+  if [ -n "${LU_E2E_KEEP_LOG:-}" ]; then cp "$work/up.log" "$LU_E2E_KEEP_LOG" || status=1; fi
   rm -rf "$work"
   exit "$status"
 }

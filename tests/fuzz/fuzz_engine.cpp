@@ -7,6 +7,7 @@
 // by the input. Checks invariants besides memory safety: every step is JSON
 // of the documented shape, a snapshot always restores, and a second
 // reconcile with nothing new and no update writes no status.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -95,6 +96,55 @@ std::string rehashed(std::string_view snapshot) {
     return text;
 }
 
+const std::filesystem::path kRoot = "/tmp/lu-fuzz-root";
+
+bool under_root(std::string_view path) {
+    if (path.empty() || path.front() != '/') return false;
+    const std::filesystem::path normal = std::filesystem::path(path).lexically_normal();
+    return std::mismatch(kRoot.begin(), kRoot.end(), normal.begin(), normal.end()).first == kRoot.end();
+}
+
+// A sync's localPath: absolute, or relative to the basePath without climbing out of it.
+bool local_path_stays(std::string_view path) {
+    if (!path.empty() && path.front() == '/') return under_root(path);
+    const std::filesystem::path normal = std::filesystem::path(path).lexically_normal();
+    return normal.empty() || *normal.begin() != "..";
+}
+
+// Whether every LiveUpdate spec in the document syncs from inside the fuzz
+// root. The plugin walks a sync's local tree (initial sync); elsewhere that
+// tree is the machine's (/proc, /tmp where the other fuzz run writes), it
+// changes between two reconciles and takes minutes to walk.
+bool syncs_stay_in_root(const json::value &v) {
+    if (const json::array *a = v.if_array())
+        return std::all_of(a->begin(), a->end(), [](const json::value &e) { return syncs_stay_in_root(e); });
+    const json::object *o = v.if_object();
+    if (o == nullptr) return true;
+    if (const json::value *syncs = o->if_contains("syncs")) {
+        const json::value *base = o->if_contains("basePath");
+        if (base == nullptr || !base->is_string() || base->get_string().empty() || !under_root(base->get_string()))
+            return false;
+        if (const json::array *rules = syncs->if_array()) {
+            for (const json::value &rule : *rules) {
+                const json::value *local = rule.is_object() ? rule.get_object().if_contains("localPath") : nullptr;
+                if (local != nullptr && local->is_string() && !local_path_stays(local->get_string())) return false;
+            }
+        }
+    }
+    return std::all_of(o->begin(), o->end(),
+                       [](const json::key_value_pair &m) { return syncs_stay_in_root(m.value()); });
+}
+
+// A record the plugin could read as JSON is fed only when its syncs stay in
+// the root; one it cannot read is fed as it is (the plugin refuses it).
+bool may_feed(std::string_view text) {
+    boost::system::error_code ec;
+    json::parse_options options;
+    options.max_depth = 1000;  // deeper than the plugin reads, shallow for the walk below
+    const json::value v = json::parse(text, ec, {}, options);
+    return ec || syncs_stay_in_root(v);
+}
+
 struct Reconciled {
     std::size_t updates = 0;
     bool status_changed = false;
@@ -127,10 +177,9 @@ Reconciled reconcile(lu_engine *engine, const std::string &name, std::uint32_t &
 
 extern "C" int LLVMFuzzerInitialize(int *, char ***) {
     // The seed corpus refers to this folder as basePath.
-    const std::filesystem::path root = "/tmp/lu-fuzz-root";
-    std::filesystem::create_directories(root / "src" / "sub");
-    std::ofstream(root / "src" / "a.txt") << "a";
-    std::ofstream(root / "src" / "sub" / "b.txt") << "b";
+    std::filesystem::create_directories(kRoot / "src" / "sub");
+    std::ofstream(kRoot / "src" / "a.txt") << "a";
+    std::ofstream(kRoot / "src" / "sub" / "b.txt") << "b";
     return 0;
 }
 
@@ -152,6 +201,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         start = end + 1;
         if (record.empty()) continue;
         const std::string_view body = record.substr(1);
+        if (record.front() != 'd' && !may_feed(record.front() == 'R' ? std::string_view(rehashed(body)) : body))
+            continue;
         Message result;
         switch (record.front()) {
         case 'u':

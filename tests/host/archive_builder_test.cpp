@@ -17,6 +17,7 @@
 
 using namespace liveupdate::host;
 using liveupdate::common::IgnoreSet;
+using liveupdate::updater::CopyMapping;
 namespace fs = std::filesystem;
 
 namespace {
@@ -67,7 +68,7 @@ struct Built {
     std::vector<std::string> warnings;
 };
 
-Built build(const std::vector<ArchiveMapping> &copies, const IgnoreSet &filter = {}) {
+Built build(const std::vector<CopyMapping> &copies, const IgnoreSet &filter = {}) {
     Built built;
     write_archive(
         copies, filter,
@@ -177,7 +178,7 @@ BOOST_AUTO_TEST_CASE(the_stream_yields_the_same_bytes_in_small_reads) {
     TempDir tmp;
     write(tmp.path() / "big.bin", std::string(3 * 1024 * 1024 + 7, 'z'));
     write(tmp.path() / "small.txt", "s");
-    const std::vector<ArchiveMapping> copies{{tmp.path().string(), "/data"}};
+    const std::vector<CopyMapping> copies{{tmp.path().string(), "/data"}};
     const std::string expected = build(copies).bytes;
 
     ArchiveStream stream(copies, IgnoreSet{}, [](liveupdate::common::LogLevel, std::string_view) {});
@@ -231,9 +232,9 @@ BOOST_AUTO_TEST_CASE(an_unreadable_path_is_left_out_and_every_other_file_arrives
     TempDir tmp;
     write(tmp.path() / "a.txt", "a");
     write(tmp.path() / "c.txt", "c");
-    const std::vector<ArchiveMapping> copies{{(tmp.path() / "a.txt").string(), "/app/a.txt"},
-                                             {kUnreadable, "/app/b.txt"},
-                                             {(tmp.path() / "c.txt").string(), "/app/c.txt"}};
+    const std::vector<CopyMapping> copies{{(tmp.path() / "a.txt").string(), "/app/a.txt"},
+                                          {kUnreadable, "/app/b.txt"},
+                                          {(tmp.path() / "c.txt").string(), "/app/c.txt"}};
     const Built built = build(copies);
     const auto entries = read_tar(built.bytes);
     BOOST_TEST(entries.size() == 2u);
@@ -283,7 +284,7 @@ std::string read_rest(lu_archive_stream c) {
 BOOST_AUTO_TEST_CASE(a_rewound_stream_starts_again_at_the_first_byte) {
     TempDir tmp;
     write(tmp.path() / "big.bin", std::string(2 * 1024 * 1024 + 3, 'y'));
-    const std::vector<ArchiveMapping> copies{{tmp.path().string(), "/data"}};
+    const std::vector<CopyMapping> copies{{tmp.path().string(), "/data"}};
     const std::string expected = build(copies).bytes;
     ArchiveStream stream(copies, IgnoreSet{}, [](liveupdate::common::LogLevel, std::string_view) {});
     lu_archive_stream c = stream.c_stream();
@@ -302,7 +303,7 @@ BOOST_AUTO_TEST_CASE(a_rewound_stream_starts_again_at_the_first_byte) {
 BOOST_AUTO_TEST_CASE(a_rewound_stream_holds_the_files_as_they_are_now) {
     TempDir tmp;
     write(tmp.path() / "a.txt", "first");
-    const std::vector<ArchiveMapping> copies{{tmp.path().string(), "/data"}};
+    const std::vector<CopyMapping> copies{{tmp.path().string(), "/data"}};
     ArchiveStream stream(copies, IgnoreSet{}, [](liveupdate::common::LogLevel, std::string_view) {});
     BOOST_TEST(read_tar(read_rest(stream.c_stream())).at("data/a.txt").content == "first");
     write(tmp.path() / "a.txt", "second, longer");
@@ -354,7 +355,7 @@ BOOST_AUTO_TEST_CASE(a_prebuilt_archive_streams_what_a_writer_would_and_tells_it
     TempDir tmp;
     write(tmp.path() / "src/a.txt", "alpha");
     write(tmp.path() / "src/b/c.txt", "gamma");
-    const std::vector<ArchiveMapping> copies{{(tmp.path() / "src").string(), "/app"}};
+    const std::vector<CopyMapping> copies{{(tmp.path() / "src").string(), "/app"}};
     const auto prebuilt = prebuild_archive(copies, IgnoreSet{}, 1 << 20);
     BOOST_TEST_REQUIRE(prebuilt != nullptr);
     BOOST_TEST((prebuilt->bytes == build(copies).bytes));
@@ -372,7 +373,7 @@ BOOST_AUTO_TEST_CASE(a_prebuilt_archive_streams_what_a_writer_would_and_tells_it
 BOOST_AUTO_TEST_CASE(a_prebuilt_archive_is_not_read_again_until_rewound) {
     TempDir tmp;
     write(tmp.path() / "a.txt", "first");
-    const std::vector<ArchiveMapping> copies{{(tmp.path() / "a.txt").string(), "/app/a.txt"}};
+    const std::vector<CopyMapping> copies{{(tmp.path() / "a.txt").string(), "/app/a.txt"}};
     const auto prebuilt = prebuild_archive(copies, IgnoreSet{}, 1 << 20);
     BOOST_TEST_REQUIRE(prebuilt != nullptr);
     write(tmp.path() / "a.txt", "second");
@@ -386,8 +387,8 @@ BOOST_AUTO_TEST_CASE(a_prebuilt_archive_is_not_read_again_until_rewound) {
 BOOST_AUTO_TEST_CASE(a_prebuilt_archive_says_what_building_it_logged_and_left_out) {
     TempDir tmp;
     write(tmp.path() / "a.txt", "here");
-    const std::vector<ArchiveMapping> copies{{(tmp.path() / "a.txt").string(), "/app/a.txt"},
-                                             {(tmp.path() / "gone.txt").string(), "/app/gone.txt"}};
+    const std::vector<CopyMapping> copies{{(tmp.path() / "a.txt").string(), "/app/a.txt"},
+                                          {(tmp.path() / "gone.txt").string(), "/app/gone.txt"}};
     const auto prebuilt = prebuild_archive(copies, IgnoreSet{}, 1 << 20);
     BOOST_TEST_REQUIRE(prebuilt != nullptr);
     const std::vector<std::string> expected = build(copies).warnings;
@@ -402,7 +403,7 @@ BOOST_AUTO_TEST_CASE(a_prebuilt_archive_says_what_building_it_logged_and_left_ou
 BOOST_AUTO_TEST_CASE(an_archive_larger_than_the_bound_is_not_prebuilt) {
     TempDir tmp;
     write(tmp.path() / "big.bin", std::string(std::size_t{64} * 1024, 'x'));
-    const std::vector<ArchiveMapping> copies{{(tmp.path() / "big.bin").string(), "/app/big.bin"}};
+    const std::vector<CopyMapping> copies{{(tmp.path() / "big.bin").string(), "/app/big.bin"}};
     BOOST_TEST(prebuild_archive(copies, IgnoreSet{}, std::size_t{16} * 1024) == nullptr);
     BOOST_TEST(prebuild_archive(copies, IgnoreSet{}, 1 << 20) != nullptr);
 }

@@ -12,9 +12,9 @@
 #include <boost/test/unit_test.hpp>
 
 #include "common/json_fields.hpp"
-#include "host/core/engine_slot.hpp"
 #include "host/core/executor.hpp"
 #include "host/core/host_error.hpp"
+#include "host/core/plugin_slot.hpp"
 #include "host/core/reconcile_driver.hpp"
 
 using namespace liveupdate::host;
@@ -68,7 +68,7 @@ std::string seen(const fs::path &root, int events) {
 // One host: a plugin asked for steps up to max_step_version, updates run
 // parallel at a time through the by-container updater.
 struct World {
-    EngineSlot slot;
+    PluginSlot slot;
     JsonObjectStore store;
     UpdaterRegistry updaters;
     Executor executor{updaters};
@@ -85,7 +85,7 @@ struct World {
 
     ReconcileResult reconcile(const std::vector<std::string> &docs) {
         for (const std::string &doc : docs) {
-            slot.with_engine([&](const PluginEngine &e) { return e.upsert(doc); });
+            slot.with_instance([&](const PluginInstance &instance) { return instance.upsert(doc); });
             store.put(json::parse(doc).as_object(), true);
         }
         return driver.reconcile("lu");
@@ -214,21 +214,21 @@ BOOST_AUTO_TEST_CASE(the_lines_of_one_changes_updates_go_out_in_one_write) {
 BOOST_AUTO_TEST_CASE(too_few_outcomes_are_refused_and_the_session_still_answers) {
     World parallel(LU_STEP_VERSION, kDefaultParallelUpdates, "{}");
     for (const std::string &doc : objects(root, 3, seen(root, 1)))
-        parallel.slot.with_engine([&](const PluginEngine &e) { return e.upsert(doc); });
-    parallel.slot.with_engine([&](const PluginEngine &e) {
-        PluginEngine::Begun begun = e.reconcile_begin("lu", kStart);
-        BOOST_TEST_REQUIRE(liveupdate::common::string_field(begun.step, {"type"}) == "updates");
-        BOOST_TEST(begun.step.at("updates").as_array().size() == 3u);
+        parallel.slot.with_instance([&](const PluginInstance &instance) { return instance.upsert(doc); });
+    parallel.slot.with_instance([&](const PluginInstance &instance) {
+        PluginInstance::FirstStep opened = instance.reconcile_begin("lu", kStart);
+        BOOST_TEST_REQUIRE(liveupdate::common::string_field(opened.step, {"type"}) == "updates");
+        BOOST_TEST(opened.step.at("updates").as_array().size() == 3u);
         const json::value two = json::parse(R"({"outcomes": [{"ok": true}, {"ok": true}]})");
         try {
-            begun.session->continue_with(two, kStart);
+            opened.session->continue_with(two, kStart);
             BOOST_FAIL("two outcomes for three updates were taken");
         } catch (const PluginCallError &error) {
             BOOST_TEST(std::string(error.what()).find("expected 3 outcomes, got 2") != std::string::npos, error.what());
         }
         // Up to the first infrastructure failure is enough: the fold stops there.
         const json::value stopped = json::parse(R"({"outcomes": [{"ok": true}, {"infraFailure": "gone"}]})");
-        const json::object done = begun.session->continue_with(stopped, kStart);
+        const json::object done = opened.session->continue_with(stopped, kStart);
         BOOST_TEST(liveupdate::common::string_field(done, {"type"}) == "done");
         BOOST_TEST(liveupdate::common::string_field(done.at("status").at("failed"), {"reason"}) == "UpdateFailed");
         return 0;

@@ -85,7 +85,7 @@ BOOST_AUTO_TEST_CASE(malformed_files_say_where_and_why) {
     BOOST_TEST(error_of(R"({"clock": "2026-01-01T00:00:00.000000Z", "steps": [{"expect": {"objects": {"x": 1}}}]})") ==
                "step 0: expect.objects: keys are \"<Kind>/<name>\", got \"x\"");
     BOOST_TEST(error_of(R"({"clock": "2026-01-01T00:00:00.000000Z", "steps": [{"updater": [{"ok": false}]}]})") ==
-               "step 0: updater[0]: \"ok\" must be true");
+               "step 0: updater[0].ok: must be true");
 }
 
 BOOST_AUTO_TEST_CASE(an_include_splices_the_steps_of_its_file_where_it_stands) {

@@ -8,9 +8,9 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "host/core/engine_slot.hpp"
 #include "host/core/executor.hpp"
 #include "host/core/plugin_message.hpp"
+#include "host/core/plugin_slot.hpp"
 #include "host/core/reconcile_driver.hpp"
 #include "host/core/updater_registry.hpp"
 #include "host/reload/hot_reloader.hpp"
@@ -37,7 +37,7 @@ struct Fixture {
     fs::path plugin_file = dir / "libliveupdate.so";
     fs::path config = dir / "updaters.json";
     fs::path src = dir / "src";
-    std::optional<EngineSlot> slot;
+    std::optional<PluginSlot> slot;
     QuiesceGate gate;
     UpdaterRegistry registry;
     std::unique_ptr<HotReloader> reloader;
@@ -135,7 +135,7 @@ BOOST_AUTO_TEST_CASE(a_rebuilt_liveupdate_plugin_is_reloaded_and_a_broken_one_re
     rename_over(LU_TEST_LIVEUPDATE_PLUGIN, plugin_file);
     BOOST_TEST_REQUIRE(wait_until([&] { return reloads_of("liveupdate") == 1; }), log.all());
     BOOST_TEST(!plugin_entry("liveupdate").contains("lastError"));
-    BOOST_TEST(reloader->last_engine_reload().has_value());
+    BOOST_TEST(reloader->last_plugin_reload().has_value());
 }
 
 BOOST_AUTO_TEST_CASE(a_rebuilt_updater_plugin_is_reloaded) {
@@ -164,7 +164,8 @@ BOOST_AUTO_TEST_CASE(reloads_under_load_lose_nothing_and_apply_nothing_twice) {
     Executor executor(registry);
     ReconcileDriver driver(*slot, executor, store, tick);
     auto upsert = [&](const std::string &object) {
-        const auto result = slot->with_engine([&](const PluginEngine &e) { return e.upsert(object); });
+        const auto result =
+            slot->with_instance([&](const PluginInstance &instance) { return instance.upsert(object); });
         BOOST_TEST_REQUIRE(result.at("accepted").as_bool(), json::serialize(result));
     };
     std::vector<FileEvent> events;
@@ -206,8 +207,8 @@ BOOST_AUTO_TEST_CASE(reloads_under_load_lose_nothing_and_apply_nothing_twice) {
         if (i % 30 == 15) {
             BOOST_TEST(reloader->reload_liveupdate(), log.all());
             ++good_reloads;
-            longest_pause = std::max(longest_pause, reloader->last_engine_reload()->pause);
-            longest_reload = std::max(longest_reload, reloader->last_engine_reload()->total);
+            longest_pause = std::max(longest_pause, reloader->last_plugin_reload()->pause);
+            longest_reload = std::max(longest_reload, reloader->last_plugin_reload()->total);
         }
         if (i == 50 || i == 130 || i == 210) {
             const char *broken = i == 50 ? LU_TEST_FUTURE_ABI_LIVEUPDATE : LU_TEST_RESTORE_FAILS_LIVEUPDATE;

@@ -41,11 +41,19 @@ BOOST_AUTO_TEST_CASE(a_plugin_built_against_the_installed_sdk_serves_live_update
     BOOST_TEST_REQUIRE(run(std::string(LU_CMAKE) + " --install " + quoted(LU_BUILD_DIR) + " --prefix " + quoted(prefix),
                            build_log) == 0,
                        read_file(build_log));
-    for (const char *installed :
-         {"bin/lu-host", "lib/libliveupdate.so", "lib/libupdater_local.so", "include/liveupdate/updater_plugin.h",
-          "include/liveupdate/liveupdate.hpp", "lib/cmake/liveupdate/liveupdateConfig.cmake"}) {
-        BOOST_TEST(fs::exists(prefix / installed), installed);
+    const fs::path plugins = prefix / LU_INSTALL_PLUGINDIR;
+    const fs::path cmake_package = prefix / LU_INSTALL_LIBDIR / "cmake/liveupdate";
+    for (const fs::path &installed :
+         {prefix / "bin/lu-host", plugins / "libliveupdate.so", plugins / "libupdater_local.so", plugins / "lu-agent",
+          prefix / "include/liveupdate/updater_plugin.h", prefix / "include/liveupdate/liveupdate.hpp",
+          cmake_package / "liveupdateConfig.cmake"}) {
+        BOOST_TEST(fs::exists(installed), installed);
     }
+    // The installed lu-host finds its plugins in the installed layout, not in the build tree.
+    const CommandResult version = run_command(quoted(prefix / "bin/lu-host") + " --version 2>&1");
+    BOOST_TEST(version.output.find("installed plugins (" + plugins.string() + "):\n  liveupdate  liveupdate ") !=
+                   std::string::npos,
+               version.output);
 
     const fs::path sample_build = daemon.dir / "sample-build";
     BOOST_TEST_REQUIRE(run(std::string(LU_CMAKE) + " -S " + quoted(LU_SAMPLE_SOURCE) + " -B " + quoted(sample_build) +
@@ -53,8 +61,8 @@ BOOST_AUTO_TEST_CASE(a_plugin_built_against_the_installed_sdk_serves_live_update
                            build_log) == 0,
                        read_file(build_log));
     // The SDK came from the install, not from the source tree.
-    BOOST_TEST(read_file(sample_build / "CMakeCache.txt")
-                       .find("liveupdate_DIR:PATH=" + (prefix / "lib/cmake/liveupdate").string()) != std::string::npos,
+    BOOST_TEST(read_file(sample_build / "CMakeCache.txt").find("liveupdate_DIR:PATH=" + cmake_package.string()) !=
+                   std::string::npos,
                read_file(build_log));
     BOOST_TEST_REQUIRE(run(std::string(LU_CMAKE) + " --build " + quoted(sample_build), build_log) == 0,
                        read_file(build_log));

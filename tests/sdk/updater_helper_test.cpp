@@ -359,6 +359,14 @@ BOOST_AUTO_TEST_CASE(a_container_ref_older_than_root_reads_root_as_empty) {
     BOOST_TEST(plugin.impl().last->container.namespace_name == "dev");
 }
 
+BOOST_AUTO_TEST_CASE(a_container_ref_crosses_to_c_and_back_unchanged) {
+    const lu::ContainerRef ref{"c-1", "web", "pod-1", "dev", "/srv/web"};
+    const lu_container_ref c = lu::to_lu_container_ref(ref);
+    BOOST_TEST(c.struct_size == sizeof(lu_container_ref));
+    BOOST_TEST(std::string(c.pod_name) == "pod-1");
+    BOOST_TEST((lu::to_container_ref(c) == ref));
+}
+
 // The shorter struct an older host really hands: reading past it is an overflow (ASan).
 BOOST_AUTO_TEST_CASE(a_short_container_ref_is_not_read_past_its_end) {
     struct OlderContainerRef {

@@ -67,7 +67,7 @@ BOOST_AUTO_TEST_CASE(update_then_nothing_new_changes_no_status) {
     BOOST_TEST(begun.step.update->copy.size() == 1u);
     BOOST_TEST(begun.step.update->via == "docker");
     BOOST_TEST(begun.step.events.size() == 1u);
-    const auto done = begun.session->resume(updater::Outcome{}, at(2));
+    const auto done = begun.session->resume_batch({updater::Outcome{}}, at(2));
     BOOST_REQUIRE(!done.update);
     BOOST_TEST(done.status_changed);
     BOOST_TEST(done.status->containers.at(0).last_file_time_synced.micros() == at(1).micros());
@@ -130,7 +130,7 @@ BOOST_AUTO_TEST_CASE(a_repaired_container_clears_its_update_failure) {
     BOOST_TEST(engine.container_repaired("lu", "c1").value_or(true) == false);  // nothing left to clear
     auto next = engine.begin("lu", at(4));
     BOOST_REQUIRE(next.step.update.has_value());  // the skipped change, sent again
-    next.session->resume(updater::Outcome{}, at(4));
+    next.session->resume_batch({updater::Outcome{}}, at(4));
 }
 
 BOOST_AUTO_TEST_CASE(deleting_drops_state_and_recreating_starts_fresh) {
@@ -140,7 +140,7 @@ BOOST_AUTO_TEST_CASE(deleting_drops_state_and_recreating_starts_fresh) {
     events("[" + event(1, "a.txt") + "]");
     {
         auto b = engine.begin("lu", at(2));
-        b.session->resume(updater::Outcome{}, at(2));
+        b.session->resume_batch({updater::Outcome{}}, at(2));
     }
     BOOST_TEST(engine.remove("LiveUpdate", "lu") == std::vector<std::string>{"lu"});
     {
@@ -159,7 +159,7 @@ BOOST_AUTO_TEST_CASE(snapshot_restore_keeps_marks) {
     events("[" + event(1, "a.txt") + "]");
     {
         auto b = engine.begin("lu", at(2));
-        b.session->resume(updater::Outcome{}, at(2));
+        b.session->resume_batch({updater::Outcome{}}, at(2));
     }
     const std::string blob = engine.snapshot();
     Engine reloaded{at(50)};
@@ -218,7 +218,7 @@ BOOST_AUTO_TEST_CASE(different_live_updates_reconcile_concurrently) {
                     Step step = std::move(begun.step);
                     while (step.update) {
                         ++synced[w];
-                        step = begun.session->resume(updater::Outcome{}, at(i));
+                        step = begun.session->resume_batch({updater::Outcome{}}, at(i));
                     }
                 }  // this worker's session ends here
                 // A snapshot taken meanwhile may be refused (another worker's

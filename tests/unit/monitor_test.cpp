@@ -56,12 +56,12 @@ BOOST_AUTO_TEST_CASE(gc_forgets_changes_and_failures_before_the_build) {
     Monitor m;
     auto &src = m.sources["fw"];
     consume_source(src, file_watch({{1, "/a"}, {3, "/b"}}), nullptr);
-    m.containers[{"c", "", ""}] =
-        ContainerTrack{common::MicroTime{}, common::MicroTime(1'000'000), "UpdateStopped", "stop",
-                       common::MicroTime(), common::MicroTime()};
+    m.containers[{"c", "", ""}].failure =
+        ContainerFailure{"UpdateStopped", "stop", common::MicroTime(1'000'000), common::MicroTime(500'000)};
     garbage_collect_file_changes(m, {{"fw", ""}}, common::MicroTime(2'000'000));
     BOOST_TEST((paths_after(m, 0) == std::vector<std::string>{"/b"}));
-    BOOST_TEST(m.containers.at({"c", "", ""}).failed_reason.empty());
+    // All of it, its container's start time too (it outlived the rest before).
+    BOOST_TEST(!m.containers.at({"c", "", ""}).failure.has_value());
 }
 
 BOOST_AUTO_TEST_CASE(changed_files_track_marks) {

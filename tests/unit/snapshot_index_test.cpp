@@ -54,8 +54,8 @@ struct LargeState {
             monitors[i].spec_raw = boost::json::object{{"basePath", "/b" + n}};
             monitors[i].last_docker_compose_service = services.back();
             monitors[i].sources["fw"].paths.record("/b" + n + "/f", common::MicroTime(i + 1));
-            monitors[i].containers[{"c" + n, "", ""}] = ContainerTrack{
-                common::MicroTime(i + 1), common::MicroTime(), "", "", common::MicroTime(), common::MicroTime()};
+            monitors[i].containers[{"c" + n, "", ""}] =
+                ContainerTrack{common::MicroTime(i + 1), std::nullopt, common::MicroTime()};
             statuses[i].failed = api::LiveUpdateStateFailed{"Reason" + n, "", common::MicroTime(i + 1)};
             slots["lu" + n] = SlotView{&monitors[i], &statuses[i]};
         }
@@ -231,7 +231,7 @@ BOOST_AUTO_TEST_CASE(a_snapshot_says_what_the_last_session_and_repair_changed) {
     {
         auto b = engine.begin("lu", at(2));
         BOOST_REQUIRE(b.step.update);
-        b.session->resume(updater::Outcome{}, at(2));
+        b.session->resume_batch({updater::Outcome{}}, at(2));
     }
     BOOST_TEST(container().last_file_time_synced.micros() == at(1).micros());
     upsert(R"({"kind":"FileWatch","metadata":{"name":"fw"},"status":{"fileEvents":[)" + first + "," +
@@ -241,13 +241,13 @@ BOOST_AUTO_TEST_CASE(a_snapshot_says_what_the_last_session_and_repair_changed) {
         BOOST_REQUIRE(b.step.update);
         b.session->abandon();  // fails that update: UpdateFailed
     }
-    BOOST_TEST(container().failed_reason == "UpdateFailed");
+    BOOST_TEST(container().failure.value_or(ContainerFailure{}).reason == "UpdateFailed");
     BOOST_TEST(engine.container_repaired("lu", "c1").value_or(false) == true);
-    BOOST_TEST(container().failed_reason.empty());
+    BOOST_TEST(!container().failure.has_value());
     {
         auto b = engine.begin("lu", at(5));
         BOOST_REQUIRE(b.step.update);
-        b.session->resume(updater::Outcome{}, at(5));
+        b.session->resume_batch({updater::Outcome{}}, at(5));
     }
     BOOST_TEST(container().last_file_time_synced.micros() == at(3).micros());
 }

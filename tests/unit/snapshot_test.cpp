@@ -32,8 +32,9 @@ BOOST_AUTO_TEST_CASE(monitor_round_trips) {
     m.spec_raw = boost::json::object{{"basePath", "/b"}};
     m.sources["fw"].paths.record("/b/a", common::MicroTime(7));
     m.sources["fw"].last_file_event = api::FileEvent{common::MicroTime(7), {"/b/a"}};
-    m.containers[{"c1", "", ""}] = ContainerTrack{common::MicroTime(7), common::MicroTime(3), "UpdateFailed", "boom",
-                                                  common::MicroTime(5), common::MicroTime()};
+    m.containers[{"c1", "", ""}] = ContainerTrack{
+        common::MicroTime(7), ContainerFailure{"UpdateFailed", "boom", common::MicroTime(3), common::MicroTime(5)},
+        common::MicroTime()};
     api::LiveUpdateStatus st;
     st.failed = api::LiveUpdateStateFailed{"UpdateFailed", "boom", common::MicroTime(9)};
     const std::string blob = encode_snapshot(common::MicroTime(1), {}, {{"lu", SlotView{&m, &st}}});
@@ -47,9 +48,10 @@ BOOST_AUTO_TEST_CASE(monitor_round_trips) {
     BOOST_TEST(rm.sources.at("fw").paths.size() == 1u);
     BOOST_TEST((*rm.sources.at("fw").last_file_event == *m.sources["fw"].last_file_event));
     const auto &c = rm.containers.at({"c1", "", ""});
-    BOOST_TEST(c.failed_reason == "UpdateFailed");
-    BOOST_TEST(c.failed_low_water_mark.micros() == 3);
-    BOOST_TEST(c.failed_container_started_at.micros() == 5);
+    BOOST_REQUIRE(c.failure);
+    BOOST_TEST(c.failure->reason == "UpdateFailed");
+    BOOST_TEST(c.failure->low_water_mark.micros() == 3);
+    BOOST_TEST(c.failure->container_started_at.micros() == 5);
 }
 
 // The text is written directly, not through a JSON tree; it must stay what a
@@ -67,8 +69,9 @@ BOOST_AUTO_TEST_CASE(text_is_stable_and_dependencies_stay_shared) {
     s.ignores.push_back(common::IgnoreDef{"/b", {"*.o"}});
     s.last_image_status = boost::json::object{{"ok", true}};
     s.last_file_event = api::FileEvent{common::MicroTime(7), {"/b/\"a\""}};
-    m.containers[{"c1", "", ""}] = ContainerTrack{common::MicroTime(7), common::MicroTime(3), "UpdateFailed",
-                                                  "line\nnext",         common::MicroTime(),  common::MicroTime()};
+    m.containers[{"c1", "", ""}] = ContainerTrack{
+        common::MicroTime(7), ContainerFailure{"UpdateFailed", "line\nnext", common::MicroTime(3), common::MicroTime()},
+        common::MicroTime()};
     m.last_trigger_queue = api::ConfigMap{{{"web", "1"}}};
     api::LiveUpdateStatus st;
     st.failed = api::LiveUpdateStateFailed{"UpdateFailed", "boom", common::MicroTime(9)};
@@ -135,8 +138,8 @@ BOOST_AUTO_TEST_CASE(a_large_state_round_trips_and_reports_the_first_bad_entry) 
         monitors[i].spec_raw = boost::json::object{{"basePath", "/b" + n}};
         monitors[i].last_docker_compose_service = objects.back();
         monitors[i].sources["fw"].paths.record("/b" + n + "/f", common::MicroTime(i + 1));
-        monitors[i].containers[{"c" + n, "", ""}] = ContainerTrack{
-            common::MicroTime(i + 1), common::MicroTime(), "", "", common::MicroTime(), common::MicroTime()};
+        monitors[i].containers[{"c" + n, "", ""}] =
+            ContainerTrack{common::MicroTime(i + 1), std::nullopt, common::MicroTime()};
         statuses[i].failed = api::LiveUpdateStateFailed{"Reason" + n, "", common::MicroTime(i + 1)};
         slots["lu" + n] = SlotView{&monitors[i], &statuses[i]};
     }

@@ -64,7 +64,7 @@ BOOST_AUTO_TEST_CASE(a_local_container_with_its_root_and_the_filter_of_its_sourc
     const SyncTargets t = targets();
     BOOST_TEST(t.via == "local");
     BOOST_REQUIRE_EQUAL(t.containers.size(), 1u);
-    BOOST_TEST((t.containers[0] == SyncTargetContainer{"local-1", "app", "", "", dir.path().string() + "/rootfs"}));
+    BOOST_TEST((t.containers[0] == updater::ContainerRef{"local-1", "app", "", "", dir.path().string() + "/rootfs"}));
     BOOST_TEST((t.targets == std::vector<updater::CopyMapping>{{dir.path().string() + "/src", "/app"}}));
     const std::vector<common::IgnoreDef> filter{{dir.path().string(), {"*.log"}},
                                                 {dir.path().string() + "/tmp", {"**"}},
@@ -96,7 +96,7 @@ BOOST_AUTO_TEST_CASE(kubernetes_pods_that_run_and_not_those_that_finished) {
     const SyncTargets t = targets();
     BOOST_TEST(t.via == "kubernetes");
     BOOST_REQUIRE_EQUAL(t.containers.size(), 1u);
-    BOOST_TEST((t.containers[0] == SyncTargetContainer{"id-1", "main", "pod-1", "ns", ""}));
+    BOOST_TEST((t.containers[0] == updater::ContainerRef{"id-1", "main", "pod-1", "ns", ""}));
     const json::object doc = encode_sync_targets(t);
     BOOST_TEST(doc.at("containers").as_array().at(0).at("display").as_string() == "pod-1/main");
 }

@@ -197,6 +197,7 @@ BOOST_AUTO_TEST_CASE(outcomes_encode_as_the_contract_writes_them_and_decode_back
     const std::vector<std::pair<Outcome, std::string>> cases{
         {Outcome::ok("said nothing"), R"({"ok":true})"},
         {Outcome::run_failure(2, "make failed"), R"({"runFailure":{"message":"make failed","exitCode":2}})"},
+        {Outcome::run_failure(0, ""), R"({"runFailure":{"message":"","exitCode":0}})"},
         {Outcome::infra_failure("no route"), R"({"infraFailure":"no route"})"},
         {Outcome::container_not_running("gone"), R"({"containerNotRunning":"gone"})"},
     };
@@ -207,6 +208,13 @@ BOOST_AUTO_TEST_CASE(outcomes_encode_as_the_contract_writes_them_and_decode_back
         BOOST_TEST(back.exit_code == outcome.exit_code);
         if (outcome.kind != Outcome::Kind::ok) BOOST_TEST(back.message == outcome.message);
     }
+}
+
+BOOST_AUTO_TEST_CASE(a_run_failure_may_leave_its_message_out) {
+    const Outcome back = liveupdate::update_step::decode_outcome(json::parse(R"({"runFailure":{"exitCode":3}})"), "");
+    BOOST_TEST((back.kind == Outcome::Kind::run_failure));
+    BOOST_TEST(back.exit_code == 3);
+    BOOST_TEST(back.message.empty());
 }
 
 BOOST_AUTO_TEST_CASE(a_malformed_outcome_is_named) {
@@ -222,8 +230,12 @@ BOOST_AUTO_TEST_CASE(a_malformed_outcome_is_named) {
     BOOST_TEST(error(R"({"runFailure": {"exitCode": "1"}})") == "outcomes[1].runFailure.exitCode: expected integer");
     BOOST_TEST(error(R"({"runFailure": {"exitCode": 4294967296}})") == "outcomes[1].runFailure.exitCode: out of range");
     BOOST_TEST(error(R"({"infraFailure": 3})") == "outcomes[1].infraFailure: expected string");
-    BOOST_TEST(error(R"({"ok": false})") ==
-               "outcomes[1]: expected one of ok, runFailure, infraFailure, containerNotRunning");
+    BOOST_TEST(error(R"({"ok": false})") == "outcomes[1].ok: must be true");
+    BOOST_TEST(error(R"({"runFailure": {"message": "x"}})") == "outcomes[1].runFailure.exitCode: missing");
+    BOOST_TEST(error(R"({"ok": true, "infraFailure": "x"})") ==
+               "outcomes[1]: expected exactly one of ok, runFailure, infraFailure, containerNotRunning");
+    BOOST_TEST(error(R"({"crash": true})") == "outcomes[1]: unknown outcome \"crash\"");
+    BOOST_TEST(error(R"([])") == "outcomes[1]: expected object");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

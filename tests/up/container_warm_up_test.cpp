@@ -45,7 +45,7 @@ verify::LiveUpdateTargets targets(const std::vector<std::string> &ids) {
     verify::LiveUpdateTargets t;
     t.name = "web";
     t.via = "docker";
-    for (const auto &id : ids) t.containers.push_back(verify::ContainerTarget{id, "c-" + id, "", "", "", "c-" + id});
+    for (const auto &id : ids) t.containers.push_back(verify::RunningContainer{{id, "c-" + id, "", "", ""}, "c-" + id});
     return t;
 }
 

@@ -29,7 +29,7 @@ LiveUpdateTargets one_container(const std::string &id) {
     LiveUpdateTargets lu;
     lu.name = "lu";
     lu.via = "docker";
-    lu.containers.push_back(ContainerTarget{id, "web", "", "", "", "web"});
+    lu.containers.push_back(RunningContainer{{id, "web", "", "", ""}, "web"});
     return lu;
 }
 

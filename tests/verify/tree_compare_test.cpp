@@ -18,7 +18,7 @@ Entry file(std::string path, std::uint64_t hash, std::uint64_t size = 3, std::ui
     return {std::move(path), EntryKind::file, mode, size, hash};
 }
 
-const SyncTarget kTarget{"/src", "/app"};
+const updater::CopyMapping kTarget{"/src", "/app"};
 
 std::vector<std::string> paths(const std::vector<Difference> &list) {
     std::vector<std::string> out;
@@ -109,7 +109,7 @@ BOOST_AUTO_TEST_CASE(targets_nested_in_the_container_are_left_to_their_own_compa
 }
 
 BOOST_AUTO_TEST_CASE(a_file_target_compares_its_one_entry) {
-    const SyncTarget one{"/src/config.yaml", "/etc/app/config.yaml"};
+    const updater::CopyMapping one{"/src/config.yaml", "/etc/app/config.yaml"};
     const Differences d = compare_target(one, {file("", 1)}, {file("", 2)}, {}, {});
     BOOST_TEST(paths(d.different) == Paths{"/etc/app/config.yaml"}, boost::test_tools::per_element());
     BOOST_TEST(d.different[0].local_path == "/src/config.yaml");

@@ -18,11 +18,11 @@ BOOST_AUTO_TEST_CASE(a_document_reads_as_targets) {
     BOOST_TEST(t.name == "lu");
     BOOST_TEST(t.via == "kubernetes");
     BOOST_REQUIRE_EQUAL(t.containers.size(), 1u);
-    BOOST_TEST(t.containers[0].id == "id-1");
-    BOOST_TEST(t.containers[0].pod_name == "pod-1");
-    BOOST_TEST(t.containers[0].namespace_name == "ns");
+    BOOST_TEST(t.containers[0].ref.id == "id-1");
+    BOOST_TEST(t.containers[0].ref.pod == "pod-1");
+    BOOST_TEST(t.containers[0].ref.namespace_name == "ns");
     BOOST_TEST(t.containers[0].display == "pod-1/main");
-    BOOST_TEST((t.targets == std::vector<SyncTarget>{{"/src", "/app"}}));
+    BOOST_TEST((t.targets == std::vector<updater::CopyMapping>{{"/src", "/app"}}));
     BOOST_TEST((t.filter == std::vector<common::IgnoreDef>{{"/src", {"*.log"}}}));
 }
 

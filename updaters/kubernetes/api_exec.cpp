@@ -15,7 +15,7 @@ kube::ApiClient &ApiExec::client() {
     return *client_;
 }
 
-ExecOutcome ApiExec::operator()(const PodContainer &target, const std::vector<std::string> &command,
+ExecOutcome ApiExec::operator()(const kube::PodExecTarget &target, const std::vector<std::string> &command,
                                 const common::ArchiveReadFn *archive, std::chrono::seconds timeout,
                                 const updater::UpdateLog &log) {
     ExecOutcome outcome;
@@ -25,8 +25,8 @@ ExecOutcome ApiExec::operator()(const PodContainer &target, const std::vector<st
     };
     try {
         const kube::PodExecResult r = kube::exec_in_pod(
-            client(), {target.namespace_name, target.pod, target.container}, command,
-            archive != nullptr ? &feeder : nullptr, [&lines](bool err, std::string_view d) { lines.add(err, d); },
+            client(), target, command, archive != nullptr ? &feeder : nullptr,
+            [&lines](bool err, std::string_view d) { lines.add(err, d); },
             std::chrono::duration_cast<std::chrono::milliseconds>(timeout));
         lines.flush();
         outcome.output = lines.tail();

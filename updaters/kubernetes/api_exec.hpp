@@ -16,7 +16,7 @@ public:
     explicit ApiExec(const KubectlConfig &config) : config_(config) {}
 
     // Runs a command in the target container through the exec WebSocket.
-    ExecOutcome operator()(const PodContainer &target, const std::vector<std::string> &command,
+    ExecOutcome operator()(const kube::PodExecTarget &target, const std::vector<std::string> &command,
                            const common::ArchiveReadFn *archive, std::chrono::seconds timeout,
                            const updater::UpdateLog &log);
 

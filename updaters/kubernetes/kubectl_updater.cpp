@@ -29,7 +29,7 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-ExecOutcome kubectl_exec(const KubectlConfig &config, const PodContainer &target,
+ExecOutcome kubectl_exec(const KubectlConfig &config, const kube::PodExecTarget &target,
                          const std::vector<std::string> &command, const common::ArchiveReadFn *archive,
                          std::chrono::seconds timeout, const UpdateLog &log) {
     OutputLines lines(log);
@@ -66,17 +66,13 @@ ExecOutcome kubectl_exec(const KubectlConfig &config, const PodContainer &target
     return outcome;
 }
 
-std::string pod_text(const PodContainer &t) {
-    return "pod " + t.namespace_name + "/" + t.pod + (t.container.empty() ? "" : " container " + t.container);
-}
-
-void expect_exec_ran(const ExecOutcome &o, const PodContainer &t, std::string_view doing) {
+void expect_exec_ran(const ExecOutcome &o, const kube::PodExecTarget &t, std::string_view doing) {
     if (o.timed_out || !o.remote) throw InfraFailure(std::string(doing) + " in " + pod_text(t) + ": " + o.failure);
 }
 
 // Deletes, and makes room for the archive's entries (path_preparation.hpp);
 // a container without sh gets rm -rf for the deletes, as before.
-void prepare_paths(const PodExecFn &exec, const KubectlConfig &config, const PodContainer &target,
+void prepare_paths(const PodExecFn &exec, const KubectlConfig &config, const kube::PodExecTarget &target,
                    const updater::Request &request, const std::vector<updaters::PlannedPath> &entries) {
     const UpdateLog &log = request.log;
     std::vector<updaters::PlannedPath> planned;
@@ -126,8 +122,8 @@ KubectlConfig parse_kubectl_config(std::string_view text) {
     return config;
 }
 
-std::vector<std::string> kubectl_exec_argv(const KubectlConfig &config, const PodContainer &target, bool with_stdin,
-                                           const std::vector<std::string> &command) {
+std::vector<std::string> kubectl_exec_argv(const KubectlConfig &config, const kube::PodExecTarget &target,
+                                           bool with_stdin, const std::vector<std::string> &command) {
     std::vector<std::string> argv{config.kubectl};
     if (!config.kubeconfig.empty()) argv.insert(argv.end(), {"--kubeconfig", config.kubeconfig});
     if (!config.context.empty()) argv.insert(argv.end(), {"--context", config.context});
@@ -173,13 +169,17 @@ void OutputLines::flush() {
 }
 
 PodExecFn kubectl_exec_fn(const KubectlConfig &config) {
-    return [config](const PodContainer &target, const std::vector<std::string> &command,
+    return [config](const kube::PodExecTarget &target, const std::vector<std::string> &command,
                     const common::ArchiveReadFn *archive, std::chrono::seconds timeout,
                     const UpdateLog &log) { return kubectl_exec(config, target, command, archive, timeout, log); };
 }
 
-PodContainer pod_container(const updater::ContainerRef &container) {
+kube::PodExecTarget exec_target_of(const updater::ContainerRef &container) {
     return {container.namespace_name, container.pod, container.name};
+}
+
+std::string pod_text(const kube::PodExecTarget &t) {
+    return "pod " + t.namespace_name + "/" + t.pod + (t.container.empty() ? "" : " container " + t.container);
 }
 
 Outcome update_pod_container(const KubectlConfig &config, const updater::Request &request) {
@@ -188,7 +188,7 @@ Outcome update_pod_container(const KubectlConfig &config, const updater::Request
 
 Outcome update_pod_container(const PodExecFn &exec, const KubectlConfig &config, const updater::Request &request) {
     const UpdateLog &log = request.log;
-    const PodContainer target = pod_container(request.container);
+    const kube::PodExecTarget target = exec_target_of(request.container);
     try {
         if (target.pod.empty()) throw InfraFailure("no pod to update");
         if (request.restart) throw InfraFailure(kRestartUnsupported);

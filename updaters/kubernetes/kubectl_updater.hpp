@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/kube/pod_exec.hpp"
 #include "common/line_splitter.hpp"
 #include "liveupdate/updater.hpp"
 #include "updaters/shared/implied_dirs_filter.hpp"
@@ -33,18 +34,15 @@ struct KubectlConfig {
 // throws std::invalid_argument naming the field.
 KubectlConfig parse_kubectl_config(std::string_view json);
 
-struct PodContainer {
-    std::string namespace_name;
-    std::string pod;
-    std::string container;
-};
-
 // The exec target of an update's container (its name is the pod's container).
-PodContainer pod_container(const updater::ContainerRef &container);
+kube::PodExecTarget exec_target_of(const updater::ContainerRef &container);
+
+// "pod NS/POD container NAME", for messages.
+std::string pod_text(const kube::PodExecTarget &target);
 
 // The argv of `kubectl exec` for a command in the target container.
-std::vector<std::string> kubectl_exec_argv(const KubectlConfig &config, const PodContainer &target, bool with_stdin,
-                                           const std::vector<std::string> &command);
+std::vector<std::string> kubectl_exec_argv(const KubectlConfig &config, const kube::PodExecTarget &target,
+                                           bool with_stdin, const std::vector<std::string> &command);
 
 // "command terminated with exit code N" in kubectl's stderr: N; else -1 (kubectl's own failure).
 int remote_exit_code(std::string_view kubectl_stderr);
@@ -57,7 +55,7 @@ struct ExecOutcome {
     std::string output;   // tail of stdout and stderr
     std::string failure;  // why the exec failed, when !remote
 };
-using PodExecFn = std::function<ExecOutcome(const PodContainer &target, const std::vector<std::string> &command,
+using PodExecFn = std::function<ExecOutcome(const kube::PodExecTarget &target, const std::vector<std::string> &command,
                                             const common::ArchiveReadFn *archive, std::chrono::seconds timeout,
                                             const updater::UpdateLog &log)>;
 

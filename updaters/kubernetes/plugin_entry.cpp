@@ -26,7 +26,7 @@ public:
         : config_(k8s::parse_kubectl_config(config_json)), host_(host), api_(std::make_shared<k8s::ApiExec>(config_)) {
         if (config_.exec == k8s::KubectlConfig::Exec::api) {
             if (config_.agent) agents_ = std::make_shared<k8s::PodAgents>(config_, api_);
-            exec_ = [api = api_](const k8s::PodContainer &t, const std::vector<std::string> &c,
+            exec_ = [api = api_](const liveupdate::kube::PodExecTarget &t, const std::vector<std::string> &c,
                                  const liveupdate::common::ArchiveReadFn *a, std::chrono::seconds s,
                                  const lu::UpdateLog &l) { return (*api)(t, c, a, s, l); };
         } else {

@@ -13,17 +13,11 @@ using ms = std::chrono::milliseconds;
 using updater::Outcome;
 using updater::UpdateLog;
 
-std::string pod_text(const PodContainer &t) {
-    return "pod " + t.namespace_name + "/" + t.pod + (t.container.empty() ? "" : " container " + t.container);
-}
-
-kube::PodExecTarget exec_target(const PodContainer &t) { return {t.namespace_name, t.pod, t.container}; }
-
 // A pod's container as the agent driver reaches it: through the API server's exec.
 class PodAgentContainer final : public agent_client::AgentTarget {
 public:
     PodAgentContainer(const KubectlConfig &config, ApiExec &api, const updater::ContainerRef &container)
-        : config_(config), api_(api), target_(pod_container(container)), container_id_(container.id) {}
+        : config_(config), api_(api), target_(exec_target_of(container)), container_id_(container.id) {}
 
     // Sessions are by the container and its ID (a restarted container has a
     // new one), refusals by the container for one ID.
@@ -35,7 +29,7 @@ public:
     std::string install(const agent_client::AgentBinary &binary) override;
 
     std::unique_ptr<agent_client::AgentTransport> open(const std::string &command) override {
-        return std::make_unique<PodAgentTransport>(api_.client(), exec_target(target_), std::vector{command},
+        return std::make_unique<PodAgentTransport>(api_.client(), target_, std::vector{command},
                                                    std::chrono::duration_cast<ms>(config_.timeout));
     }
 
@@ -47,12 +41,12 @@ public:
         return true;
     }
 
-    const PodContainer &target() const { return target_; }
+    const kube::PodExecTarget &target() const { return target_; }
 
 private:
     const KubectlConfig &config_;
     ApiExec &api_;
-    PodContainer target_;
+    kube::PodExecTarget target_;
     std::string container_id_;
 };
 
@@ -63,7 +57,7 @@ std::string PodAgentContainer::install(const agent_client::AgentBinary &binary) 
     };
     std::string said;
     const auto r = kube::exec_in_pod(
-        api_.client(), exec_target(target_), {"tar", "-x", "-f", "-", "-C", "/"}, &feed,
+        api_.client(), target_, {"tar", "-x", "-f", "-", "-C", "/"}, &feed,
         [&said](bool, std::string_view d) { said.append(d); }, std::chrono::duration_cast<ms>(config_.timeout));
     if (r.exit_code == 0) return {};
     if (r.exit_code == 127)

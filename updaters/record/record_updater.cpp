@@ -18,6 +18,7 @@
 #include "common/archive_errors.hpp"
 #include "common/json_fields.hpp"
 #include "common/tar_reader.hpp"
+#include "common/update_step/outcome.hpp"
 #include "liveupdate/ext/record.h"
 #include "liveupdate/updater.hpp"
 #include "updaters/shared/update_messages.hpp"
@@ -74,37 +75,10 @@ json::object record_call(const lu::Request &request, json::array archive) {
 }
 
 int32_t parse_outcome(lu_str outcome_json, Outcome &out, std::string &error) {
-    json::value value;
     try {
-        value = common::parse_limited(to_view(outcome_json));
+        out = liveupdate::update_step::decode_outcome(common::parse_limited(to_view(outcome_json)), "");
     } catch (const common::DecodeError &e) {
-        error = "an outcome is JSON: " + std::string(e.what());
-        return LU_ERR_INVALID_ARGUMENT;
-    }
-    if (!value.is_object() || value.as_object().size() != 1) {
-        error =
-            "an outcome is {\"ok\": true}, {\"runFailure\": {...}}, {\"infraFailure\": \"...\"} or "
-            "{\"containerNotRunning\": \"...\"}";
-        return LU_ERR_INVALID_ARGUMENT;
-    }
-    const auto &[key, body] = *value.as_object().begin();
-    if (key == "ok") {
-        out = Outcome{};
-    } else if (key == "runFailure" && body.is_object()) {
-        try {
-            out = Outcome::run_failure(
-                static_cast<int32_t>(common::int_field(body.as_object(), "exitCode", "runFailure", 1)),
-                common::string_field(body.as_object(), "message", "runFailure"));
-        } catch (const common::DecodeError &e) {
-            error = e.what();
-            return LU_ERR_INVALID_ARGUMENT;
-        }
-    } else if (key == "infraFailure" && body.is_string()) {
-        out = Outcome::infra_failure(std::string(body.as_string()));
-    } else if (key == "containerNotRunning" && body.is_string()) {
-        out = Outcome::container_not_running(std::string(body.as_string()));
-    } else {
-        error = "unknown outcome " + json::serialize(value);
+        error = e.what();
         return LU_ERR_INVALID_ARGUMENT;
     }
     return LU_OK;

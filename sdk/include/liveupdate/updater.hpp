@@ -68,6 +68,7 @@ struct ContainerRef {
     std::string pod;             // "" outside Kubernetes
     std::string namespace_name;  // "" outside Kubernetes
     std::string root;            // local containers: the folder standing for "/"; else ""
+    bool operator==(const ContainerRef &) const = default;
 };
 
 struct CopyMapping {
@@ -167,6 +168,12 @@ inline ContainerRef to_container_ref(const lu_container_ref &c) {
                         text(member_or(c, &lu_container_ref::root, nullptr))};
 }
 
+// The C view of container, valid while container lives and is not changed.
+inline lu_container_ref to_lu_container_ref(const ContainerRef &container) noexcept {
+    return {sizeof(lu_container_ref),         container.id.c_str(),  container.name.c_str(), container.pod.c_str(),
+            container.namespace_name.c_str(), container.root.c_str()};
+}
+
 inline Request to_request(const lu_update_request &r) {
     using detail::member_or;
     using detail::text;
@@ -243,7 +250,7 @@ public:
     // Restarts the container's process: "" when done, else the host's reason.
     std::string restart(const ContainerRef &container) const {
         if (table_ == nullptr) return "the host does not supervise local containers";
-        const lu_container_ref ref = c_ref(container);
+        const lu_container_ref ref = to_lu_container_ref(container);
         char error[512] = {0};
         if (table_->restart(ctx_, &ref, error, sizeof error) == 0) return {};
         return error[0] != '\0' ? std::string(error) : std::string("the host gave no reason");
@@ -255,7 +262,7 @@ public:
         const auto describe =
             table_ == nullptr ? nullptr : detail::member_or(*table_, &lu_host_local_containers::process, nullptr);
         if (describe == nullptr) return std::nullopt;
-        const lu_container_ref ref = c_ref(container);
+        const lu_container_ref ref = to_lu_container_ref(container);
         ContainerProcess process;
         const auto add = [](void *each_ctx, const char *name, const char *value) {
             static_cast<ContainerProcess *>(each_ctx)->env.emplace_back(detail::text(name), detail::text(value));
@@ -267,12 +274,6 @@ public:
     }
 
 private:
-    // The C view of container, valid while container lives.
-    static lu_container_ref c_ref(const ContainerRef &container) noexcept {
-        return {sizeof(lu_container_ref),         container.id.c_str(),  container.name.c_str(), container.pod.c_str(),
-                container.namespace_name.c_str(), container.root.c_str()};
-    }
-
     void *ctx_;
     const lu_host_local_containers *table_;
 };

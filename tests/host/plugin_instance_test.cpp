@@ -10,10 +10,10 @@
 #include <boost/test/unit_test.hpp>
 
 #include "common/json_fields.hpp"
-#include "host/core/engine_slot.hpp"
 #include "host/core/executor.hpp"
 #include "host/core/host_error.hpp"
 #include "host/core/plugin_message.hpp"
+#include "host/core/plugin_slot.hpp"
 #include "host/core/reconcile_driver.hpp"
 #include "liveupdate/ext/record.h"
 #include "liveupdate/liveupdate.hpp"
@@ -64,7 +64,7 @@ struct Fixture {
     UpdaterRegistry updaters;
 
     Fixture() {
-        std::string pattern = (fs::temp_directory_path() / "lu-engine-test-XXXXXX").string();
+        std::string pattern = (fs::temp_directory_path() / "lu-plugin-instance-test-XXXXXX").string();
         BOOST_TEST_REQUIRE(::mkdtemp(pattern.data()) != nullptr);
         root = fs::canonical(pattern);
         std::ofstream(root / "a.txt") << "hi";
@@ -85,15 +85,15 @@ bool accepted(const json::object &result) { return result.at("accepted").as_bool
 
 }  // namespace
 
-BOOST_FIXTURE_TEST_SUITE(engine, Fixture)
+BOOST_FIXTURE_TEST_SUITE(plugin_instance, Fixture)
 
 BOOST_AUTO_TEST_CASE(admission_accepts_and_rejects_with_the_field) {
-    PluginEngine engine(LiveUpdatePlugin::load(LU_TEST_LIVEUPDATE_PLUGIN), kStart);
-    BOOST_TEST(accepted(engine.upsert(live_update("lu", "svc", root.string()))));
-    const json::object rejected = engine.validate(live_update("bad", "svc", root.string(), "relative"));
+    PluginInstance instance(LiveUpdatePlugin::load(LU_TEST_LIVEUPDATE_PLUGIN), kStart);
+    BOOST_TEST(accepted(instance.upsert(live_update("lu", "svc", root.string()))));
+    const json::object rejected = instance.validate(live_update("bad", "svc", root.string(), "relative"));
     BOOST_TEST(!accepted(rejected));
     BOOST_TEST(liveupdate::common::string_field(rejected, {"message"}).find("spec.syncs[0]") != std::string::npos);
-    BOOST_TEST(!accepted(engine.upsert("{not json")));
+    BOOST_TEST(!accepted(instance.upsert("{not json")));
 }
 
 BOOST_AUTO_TEST_CASE(the_executor_hands_the_archive_and_runs_to_the_updater) {
@@ -141,11 +141,11 @@ BOOST_AUTO_TEST_CASE(the_executor_hands_the_archive_and_runs_to_the_updater) {
 }
 
 BOOST_AUTO_TEST_CASE(reload_keeps_state_and_a_refused_plugin_keeps_the_old_one) {
-    EngineSlot slot(LU_TEST_LIVEUPDATE_PLUGIN, kStart);
-    slot.with_engine([&](const PluginEngine &e) {
-        e.upsert(file_watch(root.string()));
-        e.upsert(compose_service("svc", "c1"));
-        return e.upsert(live_update("lu", "svc", root.string()));
+    PluginSlot slot(LU_TEST_LIVEUPDATE_PLUGIN, kStart);
+    slot.with_instance([&](const PluginInstance &instance) {
+        instance.upsert(file_watch(root.string()));
+        instance.upsert(compose_service("svc", "c1"));
+        return instance.upsert(live_update("lu", "svc", root.string()));
     });
     JsonObjectStore store;
     store.put(json::parse(live_update("lu", "svc", root.string())).as_object(), true);
@@ -169,15 +169,15 @@ BOOST_AUTO_TEST_CASE(reload_keeps_state_and_a_refused_plugin_keeps_the_old_one) 
 }
 
 BOOST_AUTO_TEST_CASE(different_live_updates_reconcile_concurrently) {
-    EngineSlot slot(LU_TEST_LIVEUPDATE_PLUGIN, kStart);
+    PluginSlot slot(LU_TEST_LIVEUPDATE_PLUGIN, kStart);
     JsonObjectStore store;
     constexpr int kCount = 8;
-    slot.with_engine([&](const PluginEngine &e) {
-        e.upsert(file_watch(root.string()));
+    slot.with_instance([&](const PluginInstance &instance) {
+        instance.upsert(file_watch(root.string()));
         for (int i = 0; i < kCount; ++i) {
             const std::string n = std::to_string(i);
-            e.upsert(compose_service("svc" + n, "c" + n));
-            BOOST_TEST_REQUIRE(accepted(e.upsert(live_update("lu" + n, "svc" + n, root.string()))));
+            instance.upsert(compose_service("svc" + n, "c" + n));
+            BOOST_TEST_REQUIRE(accepted(instance.upsert(live_update("lu" + n, "svc" + n, root.string()))));
             store.put(json::parse(live_update("lu" + n, "svc" + n, root.string())).as_object(), true);
         }
         return 0;

@@ -1,4 +1,4 @@
-#include "host/reload/engine_reloader.hpp"
+#include "host/reload/plugin_reloader.hpp"
 
 #include <time.h>
 
@@ -18,18 +18,18 @@ std::chrono::microseconds micros(std::chrono::steady_clock::duration d) {
 
 }  // namespace
 
-EngineReloadTimes EngineReloader::reload(const std::filesystem::path &file) {
+PluginReloadTimes PluginReloader::reload(const std::filesystem::path &file) {
     using Clock = std::chrono::steady_clock;
-    EngineReloadTimes times;
+    PluginReloadTimes times;
     const Clock::time_point start = Clock::now();
     // The previous reload's unload first (long done unless reloads come back to
     // back): the fresh copy may be mapped where the retired one was, and its
     // restore must come after that unload's last read, not race with it.
     wait_retired();
-    std::unique_ptr<host::PluginEngine> fresh = slot_.prepare(host::LiveUpdatePlugin::load(file, load_));
+    std::unique_ptr<host::PluginInstance> fresh = slot_.prepare(host::LiveUpdatePlugin::load(file, load_));
     const Clock::time_point loaded = Clock::now();
     times.load = micros(loaded - start);
-    std::unique_ptr<host::PluginEngine> retired;
+    std::unique_ptr<host::PluginInstance> retired;
     {
         const std::chrono::microseconds cpu_before = thread_cpu();
         QuiesceGate::Hold hold = gate_.close();
@@ -49,7 +49,7 @@ EngineReloadTimes EngineReloader::reload(const std::filesystem::path &file) {
     return times;
 }
 
-std::chrono::microseconds EngineReloader::wait_retired() {
+std::chrono::microseconds PluginReloader::wait_retired() {
     if (!retiring_.valid()) return {};
     return retiring_.get();
 }

@@ -10,19 +10,19 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "host/core/engine_slot.hpp"
 #include "host/core/executor.hpp"
 #include "host/core/host_error.hpp"
+#include "host/core/plugin_slot.hpp"
 #include "host/core/reconcile_driver.hpp"
 #include "host/core/updater_registry.hpp"
-#include "host/reload/engine_reloader.hpp"
+#include "host/reload/plugin_reloader.hpp"
 #include "tests/reload/reload_test_support.hpp"
 #include "tests/reload/test_objects.hpp"
 
 using namespace liveupdate;
 using namespace liveupdate::host;
 using namespace reload_test;
-using host::reload::EngineReloader;
+using host::reload::PluginReloader;
 using host::reload::QuiesceGate;
 using namespace std::chrono_literals;
 
@@ -32,7 +32,7 @@ struct Fixture {
     TempDir dir;
     fs::path plugin_file = dir / "libliveupdate.so";
     fs::path src = dir / "src";
-    std::optional<EngineSlot> slot;
+    std::optional<PluginSlot> slot;
     QuiesceGate gate;
     std::shared_ptr<UpdaterHostServices> services = std::make_shared<UpdaterHostServices>();
     UpdaterRegistry updaters;
@@ -55,7 +55,8 @@ struct Fixture {
     }
 
     void upsert(const std::string &object) {
-        const auto result = slot->with_engine([&](const PluginEngine &e) { return e.upsert(object); });
+        const auto result =
+            slot->with_instance([&](const PluginInstance &instance) { return instance.upsert(object); });
         BOOST_TEST_REQUIRE(result.at("accepted").as_bool(), boost::json::serialize(result));
     }
 
@@ -69,7 +70,7 @@ struct Fixture {
     }
 
     std::string snapshot() const {
-        return slot->with_engine([](const PluginEngine &e) { return e.snapshot(); });
+        return slot->with_instance([](const PluginInstance &instance) { return instance.snapshot(); });
     }
 };
 
@@ -87,7 +88,7 @@ std::set<std::string> mapped_private_copies() {
 
 // The message of the exception reload throws (fails the test when none).
 template <typename Error>
-std::string refusal(EngineReloader &reloader, const fs::path &file) {
+std::string refusal(PluginReloader &reloader, const fs::path &file) {
     try {
         reloader.reload(file);
     } catch (const Error &e) {
@@ -99,13 +100,13 @@ std::string refusal(EngineReloader &reloader, const fs::path &file) {
 
 }  // namespace
 
-BOOST_FIXTURE_TEST_SUITE(engine_reloader, Fixture)
+BOOST_FIXTURE_TEST_SUITE(plugin_reloader, Fixture)
 
 BOOST_AUTO_TEST_CASE(reload_keeps_every_tracked_state) {
     BOOST_TEST(change("a.txt") == 1u);
     const std::string before = snapshot();
-    EngineReloader reloader(*slot, gate);
-    const host::reload::EngineReloadTimes times = reloader.reload(plugin_file);
+    PluginReloader reloader(*slot, gate);
+    const host::reload::PluginReloadTimes times = reloader.reload(plugin_file);
     BOOST_TEST(snapshot() == before);
     BOOST_TEST((times.pause <= times.total));
     // Nothing is resynced, and what changes next is synced.
@@ -118,7 +119,7 @@ BOOST_AUTO_TEST_CASE(the_old_plugin_is_unloaded_after_the_swap_off_the_reloading
     BOOST_TEST(change("a.txt") == 1u);
     const std::set<std::string> before = mapped_private_copies();
     BOOST_TEST_REQUIRE(before.size() == 1u);
-    EngineReloader reloader(*slot, gate);
+    PluginReloader reloader(*slot, gate);
     reloader.reload(plugin_file);
     // Service goes on at once while the old engine is torn down.
     BOOST_TEST(change("b.txt") == 1u);
@@ -133,7 +134,7 @@ BOOST_AUTO_TEST_CASE(the_old_plugin_is_unloaded_after_the_swap_off_the_reloading
 BOOST_AUTO_TEST_CASE(a_plugin_of_another_abi_is_refused_and_the_old_one_serves) {
     BOOST_TEST(change("a.txt") == 1u);
     copy_over(LU_TEST_FUTURE_ABI_LIVEUPDATE, plugin_file);
-    EngineReloader reloader(*slot, gate);
+    PluginReloader reloader(*slot, gate);
     const std::string error = refusal<PluginLoadError>(reloader, plugin_file);
     BOOST_TEST(error == "cannot load plugin: " + plugin_file.string() +
                             ": plugin liveupdate-next serves ABI 2..3, host needs 1");
@@ -145,7 +146,7 @@ BOOST_AUTO_TEST_CASE(a_plugin_of_another_abi_is_refused_and_the_old_one_serves) 
 BOOST_AUTO_TEST_CASE(a_truncated_file_is_refused_and_the_old_one_serves) {
     BOOST_TEST(change("a.txt") == 1u);
     truncated_copy_over(LU_TEST_LIVEUPDATE_PLUGIN, plugin_file);
-    EngineReloader reloader(*slot, gate);
+    PluginReloader reloader(*slot, gate);
     const std::string error = refusal<PluginLoadError>(reloader, plugin_file);
     BOOST_TEST(
         error.find("cannot load plugin: " + plugin_file.string() + ": truncated: a load segment ends at byte") == 0u,
@@ -162,7 +163,7 @@ BOOST_AUTO_TEST_CASE(a_plugin_whose_restore_fails_is_refused_and_the_old_one_ser
     BOOST_TEST(change("a.txt") == 1u);
     const std::string before = snapshot();
     copy_over(LU_TEST_RESTORE_FAILS_LIVEUPDATE, plugin_file);
-    EngineReloader reloader(*slot, gate);
+    PluginReloader reloader(*slot, gate);
     const std::string error = refusal<PluginCallError>(reloader, plugin_file);
     BOOST_TEST(error == "restore failed: plugin " + plugin_file.string() +
                             ": unsupported: snapshot version not supported by this test plugin");
@@ -173,7 +174,7 @@ BOOST_AUTO_TEST_CASE(a_plugin_whose_restore_fails_is_refused_and_the_old_one_ser
 
 BOOST_AUTO_TEST_CASE(an_updater_plugin_in_its_place_is_refused) {
     copy_over(LU_TEST_LOCAL_UPDATER, plugin_file);
-    EngineReloader reloader(*slot, gate);
+    PluginReloader reloader(*slot, gate);
     const std::string error = refusal<PluginLoadError>(reloader, plugin_file);
     BOOST_TEST(error ==
                "cannot load plugin: " + plugin_file.string() + ": missing entry symbol lu_liveupdate_plugin_entry");
@@ -181,7 +182,7 @@ BOOST_AUTO_TEST_CASE(an_updater_plugin_in_its_place_is_refused) {
 }
 
 BOOST_AUTO_TEST_CASE(reload_waits_for_the_reconcile_in_flight_and_holds_new_ones) {
-    EngineReloader reloader(*slot, gate);
+    PluginReloader reloader(*slot, gate);
     std::optional<QuiesceGate::Pass> in_flight(gate.enter());
     auto reloaded = std::async(std::launch::async, [&] { return reloader.reload(plugin_file); });
     // Once the reload closes the gate (the new engine prepared), it waits for
@@ -193,7 +194,7 @@ BOOST_AUTO_TEST_CASE(reload_waits_for_the_reconcile_in_flight_and_holds_new_ones
     std::this_thread::sleep_for(20ms);  // a drain long enough to tell from none (not a timing check)
     const auto left = QuiesceGate::Clock::now();
     in_flight.reset();
-    const host::reload::EngineReloadTimes times = reloaded.get();
+    const host::reload::PluginReloadTimes times = reloaded.get();
     BOOST_TEST((times.drain >= std::chrono::duration_cast<std::chrono::microseconds>(left - closing_seen)));
     BOOST_TEST((times.pause >= times.drain));
 }
@@ -215,7 +216,7 @@ BOOST_AUTO_TEST_CASE(a_large_state_is_decoded_while_reconciles_run) {
     const std::string before = snapshot();
     BOOST_TEST_REQUIRE(before.find("\"liveUpdatesIndex\":") != std::string::npos);
 
-    EngineReloader reloader(*slot, gate);
+    PluginReloader reloader(*slot, gate);
     reloader.reload(plugin_file);
     // Two workers, from the end and from the start, against the engine's own thread.
     auto from_the_end = std::async(std::launch::async, [&] {

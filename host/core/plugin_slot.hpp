@@ -1,4 +1,4 @@
-// The engine in service, swappable by hot reload. Calls run under a shared
+// The liveupdate plugin instance in service, swappable by hot reload. Calls run under a shared
 // lock; reload takes it exclusively, so it waits for in-flight reconciles
 // (quiesce) and none starts until the swap is over.
 #pragma once
@@ -7,21 +7,21 @@
 #include <memory>
 #include <shared_mutex>
 
-#include "host/core/engine.hpp"
+#include "host/core/plugin_instance.hpp"
 
 namespace liveupdate::host {
 
-class EngineSlot {
+class PluginSlot {
 public:
     // Loads the plugin (from a private copy when options say so) and creates the
     // engine; every engine of the slot is asked for steps up to max_step_version.
-    EngineSlot(std::filesystem::path plugin_file, common::MicroTime start_time, const PluginLoadOptions &options = {},
+    PluginSlot(std::filesystem::path plugin_file, common::MicroTime start_time, const PluginLoadOptions &options = {},
                int max_step_version = LU_STEP_VERSION);
 
     template <typename Fn>
-    decltype(auto) with_engine(Fn &&fn) const {
+    decltype(auto) with_instance(Fn &&fn) const {
         std::shared_lock lock(mutex_);
-        return fn(*engine_);
+        return fn(*instance_);
     }
 
     // Loads plugin_file again from a private copy, creates an engine with the same
@@ -35,8 +35,8 @@ public:
     // service goes on; then, with reconciles quiesced, the current state
     // restored into it and the swap. Returns the engine replaced, for the
     // caller to destroy once service resumed.
-    [[nodiscard]] std::unique_ptr<PluginEngine> prepare(std::shared_ptr<const LiveUpdatePlugin> plugin) const;
-    [[nodiscard]] std::unique_ptr<PluginEngine> swap_in(std::unique_ptr<PluginEngine> fresh);
+    [[nodiscard]] std::unique_ptr<PluginInstance> prepare(std::shared_ptr<const LiveUpdatePlugin> plugin) const;
+    [[nodiscard]] std::unique_ptr<PluginInstance> swap_in(std::unique_ptr<PluginInstance> fresh);
 
     std::filesystem::path plugin_file() const;
     PluginIdentity identity() const;
@@ -46,7 +46,7 @@ private:
     common::MicroTime start_time_;
     int max_step_version_;
     mutable std::shared_mutex mutex_;
-    std::unique_ptr<PluginEngine> engine_;
+    std::unique_ptr<PluginInstance> instance_;
 };
 
 }  // namespace liveupdate::host

@@ -9,12 +9,12 @@
 #include <filesystem>
 #include <future>
 
-#include "host/core/engine_slot.hpp"
+#include "host/core/plugin_slot.hpp"
 #include "host/reload/quiesce_gate.hpp"
 
 namespace liveupdate::host::reload {
 
-struct EngineReloadTimes {
+struct PluginReloadTimes {
     std::chrono::microseconds load{};   // copy aside, load, ABI check, new engine (service goes on)
     std::chrono::microseconds drain{};  // reconciles in flight finishing (new ones held)
     std::chrono::microseconds swap{};   // snapshot, restore, swap (gate closed)
@@ -25,26 +25,26 @@ struct EngineReloadTimes {
     std::chrono::microseconds pause_cpu{};
 };
 
-class EngineReloader {
+class PluginReloader {
 public:
-    EngineReloader(host::EngineSlot &slot, QuiesceGate &gate, host::PluginLoadOptions load = {.private_copy = true})
+    PluginReloader(host::PluginSlot &slot, QuiesceGate &gate, host::PluginLoadOptions load = {.private_copy = true})
         : slot_(slot), gate_(gate), load_(std::move(load)) {}
-    EngineReloader(const EngineReloader &) = delete;
-    EngineReloader &operator=(const EngineReloader &) = delete;
-    ~EngineReloader() { wait_retired(); }
+    PluginReloader(const PluginReloader &) = delete;
+    PluginReloader &operator=(const PluginReloader &) = delete;
+    ~PluginReloader() { wait_retired(); }
 
     // Throws host::PluginLoadError (load, ABI) or host::PluginCallError (create,
     // snapshot, restore); the old plugin then stays in service. The replaced
     // engine is destroyed and its plugin unloaded afterwards on a thread of its
     // own: at a thousand LiveUpdates that takes 10-15 ms nobody waits for.
-    EngineReloadTimes reload(const std::filesystem::path &file);
+    PluginReloadTimes reload(const std::filesystem::path &file);
 
     // Waits until the engine replaced last is destroyed and its plugin
     // unloaded; returns how long that took (zero when nothing was retiring).
     std::chrono::microseconds wait_retired();
 
 private:
-    host::EngineSlot &slot_;
+    host::PluginSlot &slot_;
     QuiesceGate &gate_;
     host::PluginLoadOptions load_;
     std::future<std::chrono::microseconds> retiring_;

@@ -1,4 +1,4 @@
-#include "host/core/engine.hpp"
+#include "host/core/plugin_instance.hpp"
 
 #include <cstddef>
 
@@ -65,8 +65,8 @@ json::object PluginSession::continue_with(const json::value &outcome, common::Mi
     return parse_step(*plugin_, rc, step.view(), "reconcile_continue failed", max_step_version_);
 }
 
-PluginEngine::PluginEngine(std::shared_ptr<const LiveUpdatePlugin> plugin, common::MicroTime start_time,
-                           int max_step_version)
+PluginInstance::PluginInstance(std::shared_ptr<const LiveUpdatePlugin> plugin, common::MicroTime start_time,
+                               int max_step_version)
     : plugin_(std::move(plugin)), start_time_(start_time), max_step_version_(max_step_version) {
     host_.struct_size = sizeof(lu_engine_host);
     host_.ctx = nullptr;
@@ -81,11 +81,11 @@ PluginEngine::PluginEngine(std::shared_ptr<const LiveUpdatePlugin> plugin, commo
     }
 }
 
-PluginEngine::~PluginEngine() {
+PluginInstance::~PluginInstance() {
     if (engine_ != nullptr) plugin_->api().destroy(engine_);
 }
 
-json::object PluginEngine::admission(int32_t rc, std::string_view result, const char *what) const {
+json::object PluginInstance::admission(int32_t rc, std::string_view result, const char *what) const {
     if (rc != LU_OK && rc != LU_ERR_INVALID_ARGUMENT) {
         // The object was neither admitted nor rejected; for the caller it is
         // not stored all the same, with the plugin's error text as the reason.
@@ -108,19 +108,19 @@ json::object PluginEngine::admission(int32_t rc, std::string_view result, const 
     return std::move(parsed.as_object());
 }
 
-json::object PluginEngine::validate(std::string_view object_json) const {
+json::object PluginInstance::validate(std::string_view object_json) const {
     PluginMessage result(plugin_->api().free_message);
     int32_t rc = plugin_->api().validate(engine_, to_lu_str(object_json), result.out());
     return admission(rc, result.view(), "validate failed");
 }
 
-json::object PluginEngine::upsert(std::string_view object_json) const {
+json::object PluginInstance::upsert(std::string_view object_json) const {
     PluginMessage result(plugin_->api().free_message);
     int32_t rc = plugin_->api().upsert(engine_, to_lu_str(object_json), result.out());
     return admission(rc, result.view(), "upsert failed");
 }
 
-json::object PluginEngine::remove(std::string_view kind, std::string_view name) const {
+json::object PluginInstance::remove(std::string_view kind, std::string_view name) const {
     PluginMessage result(plugin_->api().free_message);
     int32_t rc = plugin_->api().remove(engine_, to_lu_str(kind), to_lu_str(name), result.out());
     if (rc != LU_OK) {
@@ -133,14 +133,14 @@ json::object PluginEngine::remove(std::string_view kind, std::string_view name) 
     return std::move(parsed.as_object());
 }
 
-const void *PluginEngine::extension(const char *id) const {
+const void *PluginInstance::extension(const char *id) const {
     const lu_liveupdate_api &api = plugin_->api();
     constexpr std::size_t needed = offsetof(lu_liveupdate_api, get_extension) + sizeof(api.get_extension);
     if (api.struct_size < needed || api.get_extension == nullptr || id == nullptr) return nullptr;
     return api.get_extension(engine_, id);
 }
 
-std::optional<PluginEngine::Answer> PluginEngine::sync_targets(std::string_view live_update) const {
+std::optional<PluginInstance::Answer> PluginInstance::sync_targets(std::string_view live_update) const {
     const auto *table = static_cast<const lu_sync_targets_extension *>(extension(LU_SYNC_TARGETS_EXTENSION_ID));
     constexpr std::size_t needed = offsetof(lu_sync_targets_extension, sync_targets) + sizeof(table->sync_targets);
     if (table == nullptr || table->struct_size < needed || table->sync_targets == nullptr) return std::nullopt;
@@ -149,8 +149,8 @@ std::optional<PluginEngine::Answer> PluginEngine::sync_targets(std::string_view 
     return Answer{rc, result.str()};
 }
 
-std::optional<PluginEngine::Repaired> PluginEngine::container_repaired(std::string_view live_update,
-                                                                       std::string_view container_id) const {
+std::optional<PluginInstance::Repaired> PluginInstance::container_repaired(std::string_view live_update,
+                                                                           std::string_view container_id) const {
     const auto *table = static_cast<const lu_sync_targets_extension *>(extension(LU_SYNC_TARGETS_EXTENSION_ID));
     constexpr std::size_t needed =
         offsetof(lu_sync_targets_extension, container_repaired) + sizeof(table->container_repaired);
@@ -160,7 +160,7 @@ std::optional<PluginEngine::Repaired> PluginEngine::container_repaired(std::stri
     return Repaired{rc, rc == LU_OK && cleared != 0};
 }
 
-PluginEngine::Begun PluginEngine::reconcile_begin(std::string_view live_update, common::MicroTime now) const {
+PluginInstance::FirstStep PluginInstance::reconcile_begin(std::string_view live_update, common::MicroTime now) const {
     const std::string now_text = now.format();
     lu_reconcile *session = nullptr;
     PluginMessage step(plugin_->api().free_message);
@@ -172,7 +172,7 @@ PluginEngine::Begun PluginEngine::reconcile_begin(std::string_view live_update, 
     if (!owner) {
         throw PluginCallError("reconcile_begin failed", std::string(live_update), "the plugin opened no session");
     }
-    return Begun{std::move(owner), std::move(first)};
+    return FirstStep{std::move(owner), std::move(first)};
 }
 
 namespace {
@@ -186,19 +186,19 @@ void take_snapshot(const LiveUpdatePlugin &plugin, lu_engine *engine, PluginMess
 
 }  // namespace
 
-std::string PluginEngine::snapshot() const {
+std::string PluginInstance::snapshot() const {
     PluginMessage blob(plugin_->api().free_message);
     take_snapshot(*plugin_, engine_, blob);
     return blob.str();
 }
 
-void PluginEngine::restore_from(const PluginEngine &source) const {
+void PluginInstance::restore_from(const PluginInstance &source) const {
     PluginMessage blob(source.plugin_->api().free_message);
     take_snapshot(*source.plugin_, source.engine_, blob);
     restore(blob.view());
 }
 
-void PluginEngine::restore(std::string_view blob) const {
+void PluginInstance::restore(std::string_view blob) const {
     PluginMessage error(plugin_->api().free_message);
     int32_t rc = plugin_->api().restore(engine_, to_lu_str(blob), error.out());
     if (rc != LU_OK) {

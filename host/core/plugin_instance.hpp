@@ -1,5 +1,6 @@
-// C++ owner of one liveupdate engine (lu_engine) of a loaded plugin. The
-// engine is thread-safe as the ABI promises; this wrapper adds no state.
+// The host's handle on one instance of a loaded liveupdate plugin: the
+// plugin's engine (lu_engine) it created. The engine is thread-safe as the ABI
+// promises; this wrapper adds no state.
 #pragma once
 
 #include <cstdint>
@@ -35,15 +36,15 @@ private:
     int max_step_version_;
 };
 
-class PluginEngine {
+class PluginInstance {
 public:
     // options: {"startTime": start_time, "maxStepVersion": max_step_version}
     // (1: the plugin hands out one update at a time). Throws PluginCallError.
-    PluginEngine(std::shared_ptr<const LiveUpdatePlugin> plugin, common::MicroTime start_time,
-                 int max_step_version = LU_STEP_VERSION);
-    PluginEngine(const PluginEngine &) = delete;
-    PluginEngine &operator=(const PluginEngine &) = delete;
-    ~PluginEngine();
+    PluginInstance(std::shared_ptr<const LiveUpdatePlugin> plugin, common::MicroTime start_time,
+                   int max_step_version = LU_STEP_VERSION);
+    PluginInstance(const PluginInstance &) = delete;
+    PluginInstance &operator=(const PluginInstance &) = delete;
+    ~PluginInstance();
 
     // Admission results: {"accepted", "kind", "name", "errors", "message", "due"}.
     // A malformed object is a rejection (accepted false with the plugin's message),
@@ -54,17 +55,18 @@ public:
     // {"due": [...]}.
     boost::json::object remove(std::string_view kind, std::string_view name) const;
 
-    struct Begun {
+    // A reconcile opened: its session and the first step.
+    struct FirstStep {
         std::unique_ptr<PluginSession> session;
         boost::json::object step;
     };
-    Begun reconcile_begin(std::string_view live_update, common::MicroTime now) const;
+    FirstStep reconcile_begin(std::string_view live_update, common::MicroTime now) const;
 
     std::string snapshot() const;
     void restore(std::string_view blob) const;
     // Restores source's snapshot straight from the buffer its plugin returned:
     // at a thousand LiveUpdates that is megabytes not copied inside the reload's pause.
-    void restore_from(const PluginEngine &source) const;
+    void restore_from(const PluginInstance &source) const;
 
     // The engine's extension table for id (liveupdate/ext/), or nullptr,
     // also when the plugin's table predates get_extension.
