@@ -5,6 +5,7 @@
 // cluster is given, the API server's latency for a LiveUpdate with and
 // without the webhook installed: a server-side dry-run create (API only)
 // and a `kubectl apply` (kubectl's own start included), same run.
+// POST /mutate of an opted-in pod is measured against /validate, same run.
 // Run: build/bin/webhook_bench [requests-per-client] [--cluster KUBECTL]
 #include <atomic>
 #include <cstdio>
@@ -46,6 +47,15 @@ const std::string kReview = R"({"apiVersion":"admission.k8s.io/v1","kind":"Admis
   "syncs":[{"localPath":"src","containerPath":"/app/src"},{"localPath":"static","containerPath":"/app/static"}],
   "execs":[{"args":["make","reload"],"triggerPaths":["src"]}]}}}})";
 
+// A pod of an opted-in namespace with restart: process: the whole patch is made.
+const std::string kPodReview = R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u",
+  "kind":{"group":"","version":"v1","kind":"Pod"},"namespace":"apps","operation":"CREATE",
+  "object":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web","labels":{"app":"web"},
+  "annotations":{"liveupdate.dev/restart":"process"}},"spec":{"containers":[
+  {"name":"app","image":"web:1","command":["/app/server"],"args":["--port","8080"],
+   "volumeMounts":[{"name":"cfg","mountPath":"/cfg"}]},{"name":"proxy","image":"proxy:1"}],
+  "volumes":[{"name":"cfg","configMap":{"name":"web"}}]}}}})";
+
 // One kept-alive TLS connection, as the API server keeps them (the
 // certificate is not checked: the handshake's cost is the same).
 class Connection {
@@ -80,7 +90,17 @@ struct Figures {
     double p50 = 0, p99 = 0, per_second = 0;
 };
 
-Figures run_clients(unsigned clients, int requests, unsigned short port, bool validate) {
+struct Target {
+    http::verb verb;
+    const char *path;
+    const std::string &body;
+};
+const std::string kNoBody;
+const Target kHealthz{http::verb::get, "/healthz", kNoBody};
+const Target kValidate{http::verb::post, "/validate", kReview};
+const Target kMutate{http::verb::post, "/mutate", kPodReview};
+
+Figures run_clients(unsigned clients, int requests, unsigned short port, const Target &target) {
     std::vector<std::vector<double>> samples(clients);
     std::vector<std::thread> threads;
     const auto start = Clock::now();
@@ -88,8 +108,7 @@ Figures run_clients(unsigned clients, int requests, unsigned short port, bool va
         threads.emplace_back([&, c] {
             Connection connection(port);
             for (int i = 0; i < requests; ++i)
-                samples[c].push_back(validate ? connection.request(http::verb::post, "/validate", kReview)
-                                              : connection.request(http::verb::get, "/healthz", ""));
+                samples[c].push_back(connection.request(target.verb, target.path, target.body));
         });
     for (auto &t : threads) t.join();
     const double seconds = lu_bench::ms_since(start) / 1000.0;
@@ -170,16 +189,26 @@ int run_bench(int argc, char **argv) {
     options.key = dir / "tls.key";
     options.plugin = LU_BENCH_LIVEUPDATE_PLUGIN;
     options.probe_plugins = false;
+    options.inject.agent_image = "localhost/lu-agent:dev";
     WebhookService service(options);
     std::printf("webhook alone: %d requests per client, kept-alive TLS, plugin %s\n", requests,
                 LU_BENCH_LIVEUPDATE_PLUGIN);
     std::printf("%8s %12s %12s %12s %14s %14s %10s\n", "clients", "p50 ms", "p99 ms", "req/s", "healthz p50",
                 "healthz p99", "p50 ratio");
     for (unsigned clients : {1u, 8u, 64u}) {
-        const Figures reference = run_clients(clients, requests, service.port(), false);
-        const Figures validate = run_clients(clients, requests, service.port(), true);
+        const Figures reference = run_clients(clients, requests, service.port(), kHealthz);
+        const Figures validate = run_clients(clients, requests, service.port(), kValidate);
         std::printf("%8u %12.3f %12.3f %12.0f %14.3f %14.3f %10.2f\n", clients, validate.p50, validate.p99,
                     validate.per_second, reference.p50, reference.p99, validate.p50 / reference.p50);
+    }
+    std::printf("\n/mutate (a pod injected, its command wrapped) against /validate, same run:\n");
+    std::printf("%8s %12s %12s %12s %12s %10s %10s\n", "clients", "mutate p50", "mutate p99", "valid. p50",
+                "valid. p99", "p50 ratio", "p99 ratio");
+    for (unsigned clients : {1u, 16u}) {
+        const Figures validate = run_clients(clients, requests, service.port(), kValidate);
+        const Figures mutate = run_clients(clients, requests, service.port(), kMutate);
+        std::printf("%8u %12.3f %12.3f %12.3f %12.3f %10.2f %10.2f\n", clients, mutate.p50, mutate.p99, validate.p50,
+                    validate.p99, mutate.p50 / validate.p50, mutate.p99 / validate.p99);
     }
     if (kubectl.empty()) {
         fs::remove_all(dir);

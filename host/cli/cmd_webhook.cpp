@@ -22,11 +22,12 @@ namespace {
 
 constexpr const char *kWebhookHelp =
     "usage: lu-host webhook [--listen ADDR:PORT] --tls-cert FILE --tls-key FILE [--plugin PATH]\n"
+    "                       [--agent-image IMAGE]\n"
     "       lu-host webhook install (--url https://HOST:PORT/validate | --service NS/NAME[:PORT])\n"
-    "                               [--secret NS/NAME | --cert-dir DIR] [--days N]\n"
+    "                               [--secret NS/NAME | --cert-dir DIR] [--days N] [--mutate]\n"
     "       lu-host webhook uninstall [--secret NS/NAME]\n"
     "\n"
-    "Serves a validating admission webhook over HTTPS: POST /validate answers\n"
+    "Serves an admission webhook over HTTPS: POST /validate answers\n"
     "admission.k8s.io/v1 AdmissionReviews, GET /healthz answers probes. CREATE\n"
     "and UPDATE of the tilt.dev/v1alpha1 kinds of `lu-host crds` are judged as\n"
     "the operator judges them: local paths relative to the project folder only\n"
@@ -35,6 +36,15 @@ constexpr const char *kWebhookHelp =
     "A rebuilt plugin file is hot-reloaded (a broken one is refused, the old one\n"
     "keeps answering); changed certificate files are used for new connections.\n"
     "\n"
+    "POST /mutate injects lu-agent into the pods it is sent (install --mutate):\n"
+    "an emptyDir volume, an init container from --agent-image copying /lu-agent\n"
+    "into it, and a read-only mount at /.lu-agent/injected in the containers\n"
+    "named by the annotation liveupdate.dev/containers (default: all). With\n"
+    "liveupdate.dev/restart: process a container's command is wrapped by\n"
+    "`lu-agent supervise --` (a container without a command gets a warning).\n"
+    "Pods annotated or labelled liveupdate.dev/inject: \"false\", pods of\n"
+    "kube-system and the webhook's own pods are left alone; nothing is refused.\n"
+    "\n"
     "  --listen ADDR:PORT     where to listen (default 0.0.0.0:9443)\n"
     "  --tls-cert FILE        the serving certificate (PEM, chain first)\n"
     "  --tls-key FILE         its key (PEM)\n"
@@ -42,15 +52,24 @@ constexpr const char *kWebhookHelp =
     "  --request-timeout MS   TLS handshake and each request must arrive within\n"
     "                         this (default 10000)\n"
     "  --max-body BYTES       larger request bodies get 413 (default 4194304)\n"
+    "  --agent-image IMAGE    the image /mutate's init container runs (it holds\n"
+    "                         /lu-agent and cp; deploy/agent/build-image.sh);\n"
+    "                         without it pods are not injected, with a warning\n"
     "  --log-level L          debug, info (default), warn, error\n"
     "\n"
     "install makes a new CA and serving certificate (for the URL's host, or\n"
     "the Service's DNS names), stores them (--secret: a kubernetes.io/tls\n"
     "Secret, the default for --service being NS/NAME-tls; --cert-dir: tls.crt,\n"
     "tls.key, ca.crt) and creates or replaces the ValidatingWebhookConfiguration\n"
-    "lu-host-webhook (failurePolicy Fail, timeoutSeconds 5). Installing again\n"
-    "rotates the certificates without a restart of the webhook. uninstall\n"
-    "removes the configuration (and the Secret given).\n"
+    "lu-host-webhook (failurePolicy Fail, timeoutSeconds 5). --mutate also\n"
+    "creates or replaces the MutatingWebhookConfiguration lu-host-webhook-inject\n"
+    "(path /mutate beside /validate; pod CREATE in namespaces labelled\n"
+    "liveupdate.dev/inject=enabled, or pods labelled liveupdate.dev/inject=true,\n"
+    "never kube-system; failurePolicy Ignore: a webhook that is down never stops\n"
+    "pods from starting; timeoutSeconds 3; reinvocationPolicy IfNeeded).\n"
+    "Installing again rotates the certificates without a restart of the webhook\n"
+    "(and keeps an installed mutating configuration trusting them). uninstall\n"
+    "removes both configurations (and the Secret given).\n"
     "  --kubeconfig FILE, --context NAME   as kubectl's\n"
     "exit: 0 ok, 1 failure, 2 usage error, 3 the plugin could not be loaded\n";
 
@@ -106,6 +125,7 @@ int serve(const ParsedArgs &args) {
         options.cert = *cert;
         options.key = *key;
         options.plugin = args.value("--plugin").value_or(default_liveupdate_plugin().string());
+        options.inject.agent_image = args.value("--agent-image").value_or("");
         options.server.request_deadline =
             std::chrono::milliseconds(number_of(args, "--request-timeout", 10000, 1, 3600000));
         options.server.body_limit = static_cast<std::size_t>(number_of(args, "--max-body", 4 << 20, 1024, 1L << 30));
@@ -161,6 +181,8 @@ int install(const ParsedArgs &args) {
                 webhook::SecretRef{options.target.service->namespace_name, options.target.service->name + "-tls"};
         }
         options.days = static_cast<int>(number_of(args, "--days", 365, 1, 3650));
+        options.mutate = args.has("--mutate");
+        if (options.mutate) webhook::mutate_target(options.target);  // a --url without /mutate beside it
     } catch (const UsageError &e) {
         std::cerr << "lu-host webhook install: " << e.what() << "\n\n" << kWebhookHelp;
         return kExitUsage;
@@ -201,8 +223,8 @@ int uninstall(const ParsedArgs &args) {
 
 const OptionTable kWebhookOptions{
     {"--listen", "--tls-cert", "--tls-key", "--plugin", "--request-timeout", "--max-body", "--log-level", "--url",
-     "--service", "--secret", "--cert-dir", "--days", "--kubeconfig", "--context"},
-    {"--help", "-h"}};
+     "--service", "--secret", "--cert-dir", "--days", "--kubeconfig", "--context", "--agent-image"},
+    {"--help", "-h", "--mutate"}};
 
 int run_webhook_command(int argc, char **argv) {
     ParsedArgs args;

@@ -76,6 +76,7 @@ ReviewRequest review_request(const json::object &review) {
     out.version = required(common::string_field(gvk, "version", "request.kind"), "request.kind.version");
     out.kind = required(common::string_field(gvk, "kind", "request.kind"), "request.kind.kind");
     out.name = common::string_field(request, "name", "request");
+    out.namespace_name = common::string_field(request, "namespace", "request");
     out.dry_run = common::bool_field(request, "dryRun", "request");
     if (const json::value *object = request.if_contains("object"); object != nullptr) out.object = *object;
     if (is_judged(out) && !out.object.is_object())
@@ -163,12 +164,16 @@ json::object review_response(const ReviewRequest &request, const Verdict &verdic
     return json::object{{"apiVersion", kReviewVersion}, {"kind", "AdmissionReview"}, {"response", std::move(response)}};
 }
 
+HttpAnswer bad_review_answer(const BadReview &e) {
+    return HttpAnswer{400, "text/plain; charset=utf-8", std::string("bad AdmissionReview: ") + e.what() + "\n"};
+}
+
 HttpAnswer answer_review(std::string_view body, const Validator &validate, std::string_view root) {
     ReviewRequest request;
     try {
         request = parse_review(body);
     } catch (const BadReview &e) {
-        return HttpAnswer{400, "text/plain; charset=utf-8", std::string("bad AdmissionReview: ") + e.what() + "\n"};
+        return bad_review_answer(e);
     }
     return HttpAnswer{200, "application/json",
                       json::serialize(review_response(request, judge(request, validate, root)))};

@@ -29,6 +29,7 @@ struct ReviewRequest {
     std::string operation;  // CREATE, UPDATE, DELETE, CONNECT
     std::string group, version, kind;
     std::string name;
+    std::string namespace_name;  // request.namespace; "" for cluster-scoped objects
     bool dry_run = false;
     boost::json::value object;  // request.object; null for DELETE
 };
@@ -62,6 +63,9 @@ struct HttpAnswer {
     std::string content_type;
     std::string body;
 };
+
+// 400 saying what is wrong with the body.
+HttpAnswer bad_review_answer(const BadReview &e);
 
 // POST /validate end to end: 200 with an AdmissionReview, or 400 saying what
 // is wrong with the body.

@@ -30,6 +30,43 @@ json::array resources() {
     return out;
 }
 
+json::object client_config(const WebhookTarget &target, const std::string &ca_bundle_pem, const char *path) {
+    json::object client{{"caBundle", base64_encode(ca_bundle_pem)}};
+    if (target.service) {
+        client["service"] = json::object{{"namespace", target.service->namespace_name},
+                                         {"name", target.service->name},
+                                         {"port", target.service->port},
+                                         {"path", path}};
+    } else {
+        client["url"] = *target.url;
+    }
+    return client;
+}
+
+json::object requirement(const char *key, const char *op, json::array values) {
+    return json::object{{"key", key}, {"operator", op}, {"values", std::move(values)}};
+}
+
+json::object inject_webhook(const char *name, const WebhookTarget &target, const std::string &ca_bundle_pem,
+                            json::object namespace_selector, json::object object_selector) {
+    json::object rule{{"apiGroups", json::array{""}},
+                      {"apiVersions", json::array{"v1"}},
+                      {"operations", json::array{"CREATE"}},
+                      {"resources", json::array{"pods"}},
+                      {"scope", "Namespaced"}};
+    return json::object{{"name", name},
+                        {"clientConfig", client_config(target, ca_bundle_pem, "/mutate")},
+                        {"rules", json::array{std::move(rule)}},
+                        {"namespaceSelector", std::move(namespace_selector)},
+                        {"objectSelector", std::move(object_selector)},
+                        {"failurePolicy", "Ignore"},
+                        {"matchPolicy", "Equivalent"},
+                        {"sideEffects", "None"},
+                        {"reinvocationPolicy", "IfNeeded"},
+                        {"admissionReviewVersions", json::array{"v1"}},
+                        {"timeoutSeconds", kMutateTimeoutSeconds}};
+}
+
 }  // namespace
 
 WebhookTarget url_target(const std::string &url) {
@@ -96,15 +133,7 @@ CertificateNames certificate_names(const WebhookTarget &target) {
 }
 
 json::object webhook_configuration(const WebhookTarget &target, const std::string &ca_bundle_pem) {
-    json::object client{{"caBundle", base64_encode(ca_bundle_pem)}};
-    if (target.service) {
-        client["service"] = json::object{{"namespace", target.service->namespace_name},
-                                         {"name", target.service->name},
-                                         {"port", target.service->port},
-                                         {"path", "/validate"}};
-    } else {
-        client["url"] = *target.url;
-    }
+    json::object client = client_config(target, ca_bundle_pem, "/validate");
     json::object rule{{"apiGroups", json::array{cluster::kGroup}},
                       {"apiVersions", json::array{cluster::kVersion}},
                       {"operations", json::array{"CREATE", "UPDATE"}},
@@ -124,6 +153,41 @@ json::object webhook_configuration(const WebhookTarget &target, const std::strin
         {"metadata", json::object{{"name", kConfigurationName},
                                   {"labels", json::object{{"app.kubernetes.io/managed-by", "lu-host"}}}}},
         {"webhooks", json::array{std::move(webhook)}}};
+}
+
+WebhookTarget mutate_target(const WebhookTarget &validate) {
+    if (!validate.url) return validate;
+    const std::string &url = *validate.url;
+    const std::string tail = "/validate";
+    if (url.size() < tail.size() || url.compare(url.size() - tail.size(), tail.size(), tail) != 0)
+        throw TargetError("--url " + url + ": with --mutate the URL must end in /validate (the same server answers " +
+                          "/mutate beside it)");
+    WebhookTarget out = validate;
+    out.url = url.substr(0, url.size() - tail.size()) + "/mutate";
+    return out;
+}
+
+json::object mutating_webhook_configuration(const WebhookTarget &target, const std::string &ca_bundle_pem) {
+    const char *inject = "liveupdate.dev/inject";
+    const char *namespace_name = "kubernetes.io/metadata.name";
+    json::array webhooks{
+        inject_webhook(
+            kInjectNamespacesWebhook, target, ca_bundle_pem,
+            json::object{{"matchExpressions", json::array{requirement(inject, "In", {"enabled"}),
+                                                          requirement(namespace_name, "NotIn", {"kube-system"})}}},
+            json::object{{"matchExpressions", json::array{requirement(inject, "NotIn", {"false"})}}}),
+        // Disjoint from the first: no pod is sent twice.
+        inject_webhook(
+            kInjectPodsWebhook, target, ca_bundle_pem,
+            json::object{{"matchExpressions", json::array{requirement(inject, "NotIn", {"enabled"}),
+                                                          requirement(namespace_name, "NotIn", {"kube-system"})}}},
+            json::object{{"matchExpressions", json::array{requirement(inject, "In", {"true"})}}})};
+    return json::object{
+        {"apiVersion", "admissionregistration.k8s.io/v1"},
+        {"kind", "MutatingWebhookConfiguration"},
+        {"metadata", json::object{{"name", kMutatingConfigurationName},
+                                  {"labels", json::object{{"app.kubernetes.io/managed-by", "lu-host"}}}}},
+        {"webhooks", std::move(webhooks)}};
 }
 
 json::object tls_secret(const std::string &namespace_name, const std::string &name, const std::string &cert_pem,

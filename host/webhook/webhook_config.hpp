@@ -1,11 +1,14 @@
 // What `lu-host webhook install` writes to the cluster, as pure functions:
 // where the API server reaches the webhook (a URL, or a Service), the names
-// its certificate must carry, the ValidatingWebhookConfiguration and the
-// Secret holding the certificates.
+// its certificate must carry, the ValidatingWebhookConfiguration, the
+// MutatingWebhookConfiguration (--mutate) and the Secret holding the
+// certificates.
 //
-// failurePolicy is Fail: what the operator would refuse must never get in,
-// and only CREATE/UPDATE of the tilt.dev kinds are matched (not their
-// status), so a webhook that is down blocks nothing else in the cluster.
+// Validation's failurePolicy is Fail: what the operator would refuse must
+// never get in, and only CREATE/UPDATE of the tilt.dev kinds are matched (not
+// their status), so a webhook that is down blocks nothing else in the
+// cluster. Mutation's is Ignore: it matches pods, and a webhook that is down
+// must never stop pods from starting; they start without lu-agent.
 #pragma once
 
 #include <optional>
@@ -20,6 +23,13 @@ namespace liveupdate::host::webhook {
 inline constexpr const char *kConfigurationName = "lu-host-webhook";
 inline constexpr const char *kWebhookName = "validate.lu-host.liveupdate.dev";
 inline constexpr int kTimeoutSeconds = 5;
+inline constexpr const char *kMutatingConfigurationName = "lu-host-webhook-inject";
+// Pods of namespaces labelled liveupdate.dev/inject=enabled.
+inline constexpr const char *kInjectNamespacesWebhook = "inject.lu-host.liveupdate.dev";
+// Pods labelled liveupdate.dev/inject=true in the other namespaces.
+inline constexpr const char *kInjectPodsWebhook = "inject-pod.lu-host.liveupdate.dev";
+// Short: a slow webhook delays every pod creation of the namespace.
+inline constexpr int kMutateTimeoutSeconds = 3;
 
 class TargetError : public std::invalid_argument {
 public:
@@ -53,6 +63,14 @@ CertificateNames certificate_names(const WebhookTarget &target);
 
 // ca_bundle_pem: the CAs the API server trusts (PEM, concatenated).
 boost::json::object webhook_configuration(const WebhookTarget &target, const std::string &ca_bundle_pem);
+
+// The same server's /mutate: a --url must end in /validate, /mutate being
+// beside it; throws TargetError.
+WebhookTarget mutate_target(const WebhookTarget &validate);
+
+// Pod CREATEs, never in kube-system, never of pods labelled
+// liveupdate.dev/inject=false.
+boost::json::object mutating_webhook_configuration(const WebhookTarget &target, const std::string &ca_bundle_pem);
 
 // A kubernetes.io/tls Secret: tls.crt, tls.key and ca.crt.
 boost::json::object tls_secret(const std::string &namespace_name, const std::string &name, const std::string &cert_pem,

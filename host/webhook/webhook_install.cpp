@@ -18,6 +18,7 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::string kConfigurations = "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations";
+const std::string kMutatingConfigurations = "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations";
 
 std::string secrets_of(const std::string &ns) { return "/api/v1/namespaces/" + kube::url_escape(ns) + "/secrets"; }
 
@@ -43,6 +44,18 @@ std::string put_object(kube::ApiClient &api, const std::string &collection, json
     const kube::ApiResponse replaced = api.request("PUT", path, json::serialize(object));
     if (replaced.status / 100 != 2) refused("replacing " + path, replaced);
     return "replaced";
+}
+
+bool exists(kube::ApiClient &api, const std::string &path) {
+    const kube::ApiResponse current = api.request("GET", path);
+    if (current.status == 404) return false;
+    if (current.status / 100 != 2) refused("reading " + path, current);
+    return true;
+}
+
+std::string target_text(const WebhookTarget &target) {
+    return target.url ? *target.url
+                      : "service " + target.service->namespace_name + "/" + target.service->name + " path /mutate";
 }
 
 // The CA the current configuration trusts, kept in the new bundle while the pair changes.
@@ -96,6 +109,9 @@ SecretRef secret_ref(const std::string &text) {
 }
 
 void install_webhook(kube::ApiClient &api, const InstallOptions &options, std::ostream &out) {
+    const bool mutate = options.mutate || exists(api, kMutatingConfigurations + "/" + kMutatingConfigurationName);
+    // Before anything is written: a --url that has no /mutate beside it.
+    const std::optional<WebhookTarget> mutating = mutate ? std::optional(mutate_target(options.target)) : std::nullopt;
     const CertificateNames names = certificate_names(options.target);
     const ServingCertificates certs =
         make_serving_certificates({options.target.host, names.dns_names, names.ip_addresses, options.days});
@@ -106,6 +122,12 @@ void install_webhook(kube::ApiClient &api, const InstallOptions &options, std::o
                 ? *options.target.url
                 : "service " + options.target.service->namespace_name + "/" + options.target.service->name)
         << ")\n";
+    if (mutating) {
+        const std::string put =
+            put_object(api, kMutatingConfigurations, mutating_webhook_configuration(*mutating, bundle));
+        out << "mutatingwebhookconfiguration/" << kMutatingConfigurationName << " " << put << " ("
+            << target_text(*mutating) << "; failurePolicy Ignore; start the webhook with --agent-image)\n";
+    }
     if (options.secret) {
         const std::string stored =
             put_object(api, secrets_of(options.secret->namespace_name),
@@ -137,6 +159,8 @@ void uninstall_webhook(kube::ApiClient &api, const std::optional<SecretRef> &sec
     };
     remove(kConfigurations + "/" + kConfigurationName,
            std::string("validatingwebhookconfiguration/") + kConfigurationName);
+    remove(kMutatingConfigurations + "/" + kMutatingConfigurationName,
+           std::string("mutatingwebhookconfiguration/") + kMutatingConfigurationName);
     if (secret)
         remove(secrets_of(secret->namespace_name) + "/" + kube::url_escape(secret->name),
                "secret/" + secret->name + " in namespace " + secret->namespace_name);

@@ -1,6 +1,7 @@
 // `lu-host webhook install` and `uninstall` against a cluster: a new CA and
 // serving certificate, stored as files or in a Secret, and the
-// ValidatingWebhookConfiguration created or replaced. Installing again
+// ValidatingWebhookConfiguration (and with --mutate the
+// MutatingWebhookConfiguration) created or replaced. Installing again
 // rotates the certificates: the configuration first trusts the new CA and
 // the one before it, then the new pair is stored, and the running webhook
 // picks it up without a restart.
@@ -29,12 +30,15 @@ struct InstallOptions {
     std::optional<SecretRef> secret;  // store the certificates there
     std::filesystem::path cert_dir;   // else as tls.crt, tls.key, ca.crt in this folder
     int days = 365;
+    // Also the MutatingWebhookConfiguration; one already installed is
+    // replaced either way, so that it trusts the new certificate.
+    bool mutate = false;
 };
 
 // Throws kube::ApiError, std::runtime_error (files, certificates).
 void install_webhook(kube::ApiClient &api, const InstallOptions &options, std::ostream &out);
 
-// Removes the configuration (and the Secret, when given); absent ones are not errors.
+// Removes both configurations (and the Secret, when given); absent ones are not errors.
 void uninstall_webhook(kube::ApiClient &api, const std::optional<SecretRef> &secret, std::ostream &out);
 
 }  // namespace liveupdate::host::webhook

@@ -1,12 +1,14 @@
-// What the webhook answers: POST /validate (AdmissionReview), GET /healthz
-// (probes: "ok" while a plugin is in service), 404 and 405 otherwise.
+// What the webhook answers: POST /validate and POST /mutate
+// (AdmissionReviews), GET /healthz (probes: "ok" while a plugin is in
+// service), 404 and 405 otherwise.
 #pragma once
 
 #include "host/webhook/admission_review.hpp"
+#include "host/webhook/pod_injection.hpp"
 #include "host/webhook/webhook_server.hpp"
 
 namespace liveupdate::host::webhook {
 
-HttpAnswer route(const HttpRequest &request, const Validator &validate);
+HttpAnswer route(const HttpRequest &request, const Validator &validate, const InjectionOptions &inject);
 
 }  // namespace liveupdate::host::webhook

@@ -26,9 +26,12 @@ WebhookService::WebhookService(const ServiceOptions &options) {
             [&](const PluginInstance &instance) { return instance.validate(object_json); });
     };
     server_ = std::make_unique<WebhookServer>(
-        options.server, tls_, [validate](const HttpRequest &request) { return route(request, validate); });
+        options.server, tls_,
+        [validate, inject = options.inject](const HttpRequest &request) { return route(request, validate, inject); });
     log::info("webhook: serving https://" + options.server.address + ":" + std::to_string(server_->port()) +
-              "/validate with plugin " + options.plugin.string());
+              "/validate with plugin " + options.plugin.string() + " and /mutate " +
+              (options.inject.agent_image.empty() ? "without an agent image (pods are not injected)"
+                                                  : "injecting lu-agent from " + options.inject.agent_image));
 }
 
 // The server goes first: no request reaches an engine being torn down.

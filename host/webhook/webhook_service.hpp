@@ -11,6 +11,7 @@
 #include "host/core/updater_registry.hpp"
 #include "host/reload/hot_reloader.hpp"
 #include "host/reload/quiesce_gate.hpp"
+#include "host/webhook/pod_injection.hpp"
 #include "host/webhook/tls_files.hpp"
 #include "host/webhook/webhook_server.hpp"
 
@@ -20,6 +21,7 @@ struct ServiceOptions {
     ServerOptions server;
     std::filesystem::path cert, key;
     std::filesystem::path plugin;
+    InjectionOptions inject;    // what POST /mutate puts into pods
     bool probe_plugins = true;  // load new plugin files in a child first (plugin_probe.hpp)
 };
 

@@ -206,11 +206,11 @@ BOOST_AUTO_TEST_CASE(malformed_bodies_are_400_naming_what_is_wrong) {
 }
 
 BOOST_AUTO_TEST_CASE(routes) {
-    BOOST_TEST(route({"GET", "/healthz", ""}, kPlugin).status == 200u);
-    BOOST_TEST(route({"GET", "/validate", ""}, kPlugin).status == 405u);
-    BOOST_TEST(route({"POST", "/other", ""}, kPlugin).status == 404u);
+    BOOST_TEST(route({"GET", "/healthz", ""}, kPlugin, {}).status == 200u);
+    BOOST_TEST(route({"GET", "/validate", ""}, kPlugin, {}).status == 405u);
+    BOOST_TEST(route({"POST", "/other", ""}, kPlugin, {}).status == 404u);
     const std::string body = review(live_update(kValidSpec));
-    BOOST_TEST(route({"POST", "/validate?timeout=5s", body}, kPlugin).status == 200u);
+    BOOST_TEST(route({"POST", "/validate?timeout=5s", body}, kPlugin, {}).status == 200u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

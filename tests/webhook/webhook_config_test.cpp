@@ -99,6 +99,48 @@ BOOST_AUTO_TEST_CASE(the_configuration_matches_the_cluster_kinds_and_fails_close
     BOOST_TEST(service.at("port").as_int64() == 8443);
 }
 
+BOOST_AUTO_TEST_CASE(the_mutating_configuration_matches_opted_in_pods_and_fails_open) {
+    const WebhookTarget target = mutate_target(url_target("https://127.0.0.1:9443/validate"));
+    BOOST_TEST(*target.url == "https://127.0.0.1:9443/mutate");
+    BOOST_TEST(target.host == "127.0.0.1");
+    BOOST_CHECK_THROW(mutate_target(url_target("https://127.0.0.1:9443/check")), TargetError);
+    const json::object config = mutating_webhook_configuration(target, "PEM");
+    BOOST_TEST(config.at("kind").as_string() == "MutatingWebhookConfiguration");
+    BOOST_TEST(config.at("metadata").at("name").as_string() == kMutatingConfigurationName);
+    const json::array &hooks = config.at("webhooks").as_array();
+    BOOST_REQUIRE_EQUAL(hooks.size(), 2u);
+    for (const auto &h : hooks) {
+        const json::object &hook = h.as_object();
+        BOOST_TEST(hook.at("failurePolicy").as_string() == "Ignore");
+        BOOST_TEST(hook.at("sideEffects").as_string() == "None");
+        BOOST_TEST(hook.at("reinvocationPolicy").as_string() == "IfNeeded");
+        BOOST_TEST(hook.at("timeoutSeconds").as_int64() <= 5);
+        BOOST_TEST(hook.at("clientConfig").at("url").as_string() == "https://127.0.0.1:9443/mutate");
+        const json::object &rule = hook.at("rules").at(0).as_object();
+        BOOST_TEST(rule.at("operations") == json::array{"CREATE"});
+        BOOST_TEST(rule.at("resources") == json::array{"pods"});
+        BOOST_TEST(rule.at("apiGroups") == json::array{""});
+        const std::string selector = json::serialize(hook.at("namespaceSelector"));
+        BOOST_TEST(
+            selector.find(R"({"key":"kubernetes.io/metadata.name","operator":"NotIn","values":["kube-system"]})") !=
+            std::string::npos);
+    }
+    // Namespaces labelled enabled; elsewhere only pods labelled true: never both for one pod.
+    BOOST_TEST(json::serialize(hooks[0].at("namespaceSelector").at("matchExpressions").at(0)) ==
+               R"({"key":"liveupdate.dev/inject","operator":"In","values":["enabled"]})");
+    BOOST_TEST(json::serialize(hooks[0].at("objectSelector").at("matchExpressions").at(0)) ==
+               R"({"key":"liveupdate.dev/inject","operator":"NotIn","values":["false"]})");
+    BOOST_TEST(json::serialize(hooks[1].at("namespaceSelector").at("matchExpressions").at(0)) ==
+               R"({"key":"liveupdate.dev/inject","operator":"NotIn","values":["enabled"]})");
+    BOOST_TEST(json::serialize(hooks[1].at("objectSelector").at("matchExpressions").at(0)) ==
+               R"({"key":"liveupdate.dev/inject","operator":"In","values":["true"]})");
+
+    const json::object by_service = mutating_webhook_configuration(mutate_target(service_target("ns/svc:8443")), "PEM");
+    const json::object &service = by_service.at("webhooks").at(0).at("clientConfig").at("service").as_object();
+    BOOST_TEST(service.at("path").as_string() == "/mutate");
+    BOOST_TEST(service.at("port").as_int64() == 8443);
+}
+
 BOOST_AUTO_TEST_CASE(certificates_verify_for_the_names_they_serve) {
     const ServingCertificates ip = make_serving_certificates({"lu-host webhook", {}, {"127.0.0.1"}, 1});
     BOOST_TEST(verifies(ip, "127.0.0.1", true));

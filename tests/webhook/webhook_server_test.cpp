@@ -165,6 +165,14 @@ BOOST_AUTO_TEST_CASE(garbage_and_oversized_bodies) {
     BOOST_TEST(garbage.status == 400u);
     BOOST_TEST(garbage.body.find("not JSON") != std::string::npos);
     BOOST_TEST(client().request("POST", "/validate", std::string(std::size_t{200} * 1024, 'x')).status == 413u);
+    for (const std::string &body : {std::string("{\"kind\": "), std::string("[]"),
+                                    std::string(R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview",
+        "request":{"uid":"u","operation":"CREATE","kind":{"group":"","version":"v1","kind":"Pod"},"object":7}})")}) {
+        const auto mutate = client().request("POST", "/mutate", body);
+        BOOST_TEST(mutate.status == 400u, body);
+        BOOST_TEST(mutate.body.find("bad AdmissionReview") != std::string::npos, body);
+    }
+    BOOST_TEST(client().request("POST", "/mutate", std::string(std::size_t{200} * 1024, 'x')).status == 413u);
     // The server is still there.
     BOOST_TEST(response_of(client().request("POST", "/validate", kValid)).at("allowed").as_bool());
 }

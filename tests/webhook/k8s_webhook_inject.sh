@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# The mutating webhook against the real cluster of ../shared/k8s: lu-host
+# webhook on the host with the agent image of deploy/agent/build-image.sh,
+# installed with --mutate. A pod of a labelled namespace gets the volume, the
+# init container and a read-only mount, and runs the injected lu-agent; a pod
+# of an unlabelled namespace is never sent (a pod sent would be injected)
+# unless labelled liveupdate.dev/inject=true; restart: process wraps the
+# command, a container without one is named in a warning; a malformed
+# annotation is a warning, not a refusal; the webhook stopped -> pods of the
+# labelled namespace still start, uninjected (failurePolicy Ignore).
+# usage: k8s_webhook_inject.sh LU_HOST K8S_DIR REPO_ROOT BUILD_DIR   (exit 77 without K8S_DIR)
+set -uo pipefail
+lu_host=$1 k8s_dir=$2 repo=$3 build=$4
+if [ ! -x "$k8s_dir/cluster.sh" ]; then
+  echo "SKIPPED: no cluster: $k8s_dir/cluster.sh not found"
+  exit 77
+fi
+export KUBECONFIG
+KUBECONFIG=$("$k8s_dir/cluster.sh" start 2>/dev/null | tail -1) || { echo "FAIL: cluster.sh start failed"; exit 1; }
+state=$(dirname "$KUBECONFIG")
+kubectl() { "$state/bin/kubectl" "$@"; }
+work=$(mktemp -d)
+webhook_pid=""
+port=19446
+on=lu-inject-on off=lu-inject-off
+image=localhost/lu-agent:dev
+
+fail() {
+  echo "FAIL: $*" >&2
+  [ -f "$work/webhook.log" ] && { echo "--- webhook log ---" >&2; tail -30 "$work/webhook.log" >&2; }
+  exit 1
+}
+stop_webhook() {
+  if [ -n "$webhook_pid" ]; then kill "$webhook_pid" 2>/dev/null; wait "$webhook_pid" 2>/dev/null; fi
+  webhook_pid=""
+}
+cleanup() {
+  stop_webhook
+  "$lu_host" webhook uninstall >/dev/null 2>&1
+  # The namespaces stay: without a controller-manager they would never finish terminating.
+  for ns in $on $off; do kubectl -n "$ns" delete pods -l lu-inject-e2e --grace-period=0 --wait=false >/dev/null 2>&1; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# pod NAME [ANNOTATIONS [LABELS [CONTAINERS]]]: a manifest for the minimal cluster.
+pod() {
+  local containers=${4:-'  - {name: app, image: localhost/busybox:local, imagePullPolicy: Never,
+     command: [/bin/sh, -c, "trap \"exit 0\" TERM; while true; do sleep 1; done"]}'}
+  printf 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: %s\n  labels: {lu-inject-e2e: "1"%s}\n  annotations: {%s}\nspec:\n  nodeName: "127.0.0.1"\n  hostNetwork: true\n  automountServiceAccountToken: false\n  enableServiceLinks: false\n  terminationGracePeriodSeconds: 1\n  containers:\n%s\n' \
+    "$1" "${3:+, $3}" "${2:-}" "$containers"
+}
+field() { kubectl -n "$1" get pod "$2" -o jsonpath="$3"; }
+
+for ns in $on $off; do
+  kubectl create namespace "$ns" >/dev/null 2>&1
+  kubectl -n "$ns" create serviceaccount default >/dev/null 2>&1  # minimal mode has no controller-manager
+  kubectl -n "$ns" delete pods -l lu-inject-e2e --grace-period=0 --wait=true >/dev/null 2>&1
+done
+kubectl label namespace $on liveupdate.dev/inject=enabled --overwrite >/dev/null || fail "cannot label $on"
+kubectl label namespace $off liveupdate.dev/inject- >/dev/null 2>&1
+
+stamp=$build/tests/webhook/agent-image.stamp
+if [ ! -e "$stamp" ] || [ "$build/bin/lu-agent" -nt "$stamp" ] ||
+   ! ctr -a "$state/containerd/containerd.sock" -n k8s.io images ls -q | grep -qx "$image"; then
+  "$repo/deploy/agent/build-image.sh" "$build" "$image" "$k8s_dir" >/dev/null || fail "deploy/agent/build-image.sh failed"
+  touch "$stamp"
+fi
+
+"$lu_host" webhook install --url "https://127.0.0.1:$port/validate" --cert-dir "$work/certs" --mutate \
+  >"$work/install.out" || fail "webhook install --mutate failed"
+grep -q '^mutatingwebhookconfiguration/lu-host-webhook-inject' "$work/install.out" ||
+  fail "install --mutate did not say it wrote the configuration: $(cat "$work/install.out")"
+"$lu_host" webhook --listen "127.0.0.1:$port" --tls-cert "$work/certs/tls.crt" --tls-key "$work/certs/tls.key" \
+  --plugin "$build/lib/libliveupdate.so" --agent-image "$image" >"$work/webhook.log" 2>&1 &
+webhook_pid=$!
+for _ in $(seq 1 200); do
+  curl -sS --cacert "$work/certs/ca.crt" -o /dev/null "https://127.0.0.1:$port/healthz" 2>/dev/null && break
+  sleep 0.05
+done
+echo "ok: webhook answers with --agent-image $image"
+
+# A labelled namespace: injected, and the agent runs from the read-only mount.
+start=$(date +%s%N)
+pod injected | kubectl -n $on apply -f - >/dev/null || fail "pod injected not created"
+kubectl -n $on wait --for=condition=Ready pod/injected --timeout=60s >/dev/null ||
+  fail "pod injected not Ready: $(kubectl -n $on describe pod injected | tail -15)"
+ms=$((($(date +%s%N) - start) / 1000000))
+[ "$(field $on injected '{.spec.initContainers[0].name}')" = liveupdate-agent-install ] || fail "no init container"
+[ "$(field $on injected '{.spec.volumes[?(@.name=="liveupdate-agent")].name}')" = liveupdate-agent ] || fail "no volume"
+[ "$(field $on injected '{.spec.containers[0].volumeMounts[?(@.name=="liveupdate-agent")].readOnly}')" = true ] ||
+  fail "no read-only mount"
+[ "$(field $on injected '{.metadata.annotations.liveupdate\.dev/injected-agent}')" = "$image" ] || fail "no annotation"
+kubectl -n $on exec injected -- /.lu-agent/injected/lu-agent --help >/dev/null || fail "the injected lu-agent does not run"
+kubectl -n $on exec injected -- touch /.lu-agent/injected/x 2>/dev/null && fail "the agent's mount is writable"
+echo "ok: labelled namespace: injected, Ready after $ms ms, lu-agent runs from a read-only mount"
+
+# restart: process wraps the command; a container without one is named in a warning.
+out=$(pod wrapped '"liveupdate.dev/restart": process' '' '  - {name: app, image: localhost/busybox:local, imagePullPolicy: Never, command: [sleep], args: ["3600"]}
+  - {name: bare, image: localhost/busybox:local, imagePullPolicy: Never}' |
+  kubectl -n $on create --dry-run=server -o jsonpath='{.spec.containers[0].command}' -f - 2>&1) ||
+  fail "the wrapped pod was refused: $out"
+grep -qF '["/.lu-agent/injected/lu-agent","supervise","--","sleep"]' <<<"$out" || fail "command not wrapped: $out"
+grep -q '^Warning: container "bare" has no command' <<<"$out" || fail "no warning naming bare: $out"
+echo "ok: restart: process wraps the command; a container without one gets a warning"
+
+out=$(pod malformed '"liveupdate.dev/containers": nope, "liveupdate.dev/inject": maybe' | kubectl -n $on apply -f - 2>&1) ||
+  fail "a pod with malformed annotations was refused: $out"
+grep -q '^Warning: annotation liveupdate.dev/containers' <<<"$out" || fail "no warning for the containers annotation: $out"
+grep -q '^Warning: annotation liveupdate.dev/inject' <<<"$out" || fail "no warning for the inject annotation: $out"
+echo "ok: malformed annotations: created with warnings"
+
+pod opted-out '"liveupdate.dev/inject": "false"' | kubectl -n $on apply -f - >/dev/null || fail "opted-out not created"
+[ -z "$(field $on opted-out '{.spec.initContainers}')" ] || fail "an opted-out pod was injected"
+echo "ok: annotation inject: false opts out"
+
+# An unlabelled namespace: not sent (any pod sent there would be injected), but for a pod labelled true.
+pod plain '"liveupdate.dev/inject": "true"' | kubectl -n $off apply -f - >/dev/null || fail "plain not created"
+[ -z "$(field $off plain '{.spec.initContainers}')" ] || fail "a pod of an unlabelled namespace was injected"
+pod labelled '' '"liveupdate.dev/inject": "true"' | kubectl -n $off apply -f - >/dev/null || fail "labelled not created"
+[ "$(field $off labelled '{.spec.initContainers[0].name}')" = liveupdate-agent-install ] ||
+  fail "a pod labelled liveupdate.dev/inject=true was not injected"
+echo "ok: unlabelled namespace: not sent to the webhook; a pod labelled inject=true is"
+
+# failurePolicy Ignore: the webhook stopped, pods still start (uninjected).
+stop_webhook
+start=$(date +%s%N)
+pod while-down | kubectl -n $on apply -f - >/dev/null || fail "a pod was refused while the webhook was down"
+kubectl -n $on wait --for=condition=Ready pod/while-down --timeout=60s >/dev/null || fail "while-down not Ready"
+ms=$((($(date +%s%N) - start) / 1000000))
+[ -z "$(field $on while-down '{.spec.initContainers}')" ] || fail "injected while the webhook was down?"
+echo "ok: webhook stopped -> the pod starts uninjected, Ready after $ms ms (failurePolicy Ignore)"
+
+"$lu_host" webhook uninstall >"$work/uninstall.out" || fail "webhook uninstall failed"
+grep -q 'mutatingwebhookconfiguration/lu-host-webhook-inject deleted' "$work/uninstall.out" ||
+  fail "uninstall did not delete the mutating configuration: $(cat "$work/uninstall.out")"
+kubectl get mutatingwebhookconfiguration lu-host-webhook-inject >/dev/null 2>&1 && fail "still installed"
+echo "ok: uninstalled"
+echo "k8s webhook inject: all checks passed"
