@@ -97,7 +97,7 @@ ClusterVerdict judge_cluster_object(const json::object &item, std::string_view r
     const std::string kind = common::string_field(item, {"kind"});
     const std::string name = common::string_field(item, {"metadata", "name"});
     if (!is_taken_kind(kind))
-        return {ClusterVerdict::Outcome::ignored,
+        return {ClusterVerdict::Decision::ignored,
                 {},
                 kind + " " + name + ": objects of kind " + kind + " are never taken from a cluster"};
     ResolvedObject resolved = resolve_cluster_object(stripped(item), root);
@@ -108,10 +108,10 @@ ClusterVerdict judge_cluster_object(const json::object &item, std::string_view r
             if (std::string why = symlink_escape(root, path); !why.empty())
                 resolved.errors.push_back(
                     {field, std::string("Invalid value: \"").append(path).append("\": ").append(why)});
-    if (resolved.errors.empty()) return {ClusterVerdict::Outcome::taken, std::move(resolved.object), {}};
+    if (resolved.errors.empty()) return {ClusterVerdict::Decision::taken, std::move(resolved.object), {}};
     std::string message;
     for (const auto &e : resolved.errors) message += (message.empty() ? "" : "; ") + e.field + ": " + e.message;
-    return {ClusterVerdict::Outcome::refused, {}, std::move(message)};
+    return {ClusterVerdict::Decision::refused, {}, std::move(message)};
 }
 
 }  // namespace liveupdate::host::cluster

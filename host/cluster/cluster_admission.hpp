@@ -23,8 +23,8 @@ inline constexpr std::string_view kNeverTakenKinds[] = {"LocalContainer", "Cmd",
                                                         "DockerComposeLogStream"};
 
 struct ClusterVerdict {
-    enum class Outcome { taken, refused, ignored };
-    Outcome outcome = Outcome::ignored;
+    enum class Decision { taken, refused, ignored };
+    Decision decision = Decision::ignored;
     boost::json::object object;  // taken: what the plugin sees
     std::string message;         // refused or ignored: why ("spec.basePath: Invalid value: ...")
 };

@@ -172,7 +172,7 @@ FileLoad ClusterSource::take(const json::object &item) {
     // What the cluster holds: an equal status is not written, one someone else wrote is written over.
     const json::object *status = common::object_field(item, {"status"});
     if (coalescer_.observed(key.text(), status != nullptr ? *status : json::object{})) wake_.notify_all();
-    if (verdict.outcome != cluster::ClusterVerdict::Outcome::taken) {
+    if (verdict.decision != cluster::ClusterVerdict::Decision::taken) {
         declared_.erase(key);
         refuse(key, verdict.message);
         return load;
