@@ -13,8 +13,8 @@
 #include "common/json_fields.hpp"
 #include "updaters/docker/docker_updater.hpp"
 #include "updaters/docker/tar_file_reader.hpp"
-#include "updaters/docker/update_failure.hpp"
 #include "updaters/shared/implied_dirs_filter.hpp"
+#include "updaters/shared/update_failure.hpp"
 
 namespace liveupdate::docker {
 
@@ -43,7 +43,7 @@ std::string decode_base64(std::string_view text) {
 }
 
 // A number of the x-docker-container-path-stat header (base64 of a JSON
-// object); nullopt when absent, and an InfraFailure saying why when unreadable.
+// object); nullopt when absent, and an updaters::InfraFailure saying why when unreadable.
 std::optional<std::int64_t> path_stat_number(const docker_engine::EngineResponse &response, std::string_view key) {
     try {
         const auto stat = common::parse_limited(decode_base64(response.header("x-docker-container-path-stat")));
@@ -51,7 +51,7 @@ std::optional<std::int64_t> path_stat_number(const docker_engine::EngineResponse
         if (common::member(object, {key}) == nullptr) return std::nullopt;
         return common::int_field(object, {key});
     } catch (const common::DecodeError &e) {
-        throw InfraFailure("the daemon's x-docker-container-path-stat: " + std::string(e.what()));
+        throw updaters::InfraFailure("the daemon's x-docker-container-path-stat: " + std::string(e.what()));
     }
 }
 
@@ -66,7 +66,7 @@ std::string DockerUpdater::container_file(const Target &target, const std::strin
                                                     "GET /containers/" + target.id.substr(0, 12) + "/archive");
         return first_file_in_tar(response.body).value_or(std::string());
     } catch (const std::exception &e) {
-        throw InfraFailure("reading " + path + " from " + target.display() + ": " + e.what());
+        throw updaters::InfraFailure("reading " + path + " from " + target.display() + ": " + e.what());
     }
 }
 
@@ -81,8 +81,8 @@ std::optional<updaters::Owner> DockerUpdater::owner_in(const Target &target) {
         owner = updaters::resolve_owner(config_.user, container_file(target, "/etc/passwd"),
                                         container_file(target, "/etc/group"));
     } catch (const std::invalid_argument &e) {
-        throw InfraFailure("the docker updater's \"user\" setting cannot be applied in " + target.display() + ": " +
-                           e.what());
+        throw updaters::InfraFailure("the docker updater's \"user\" setting cannot be applied in " + target.display() +
+                                     ": " + e.what());
     }
     std::lock_guard lock(probe_cache_mutex_);
     owner_[target.id] = owner;
@@ -96,8 +96,8 @@ ContainerPathKind DockerUpdater::container_path_kind(const Target &target, const
     docker_engine::EngineClient::expect_success(response, "HEAD /containers/" + target.id.substr(0, 12) + "/archive");
     const auto mode = path_stat_number(response, "mode");
     if (!mode)
-        throw InfraFailure("the daemon gave no mode for " + path + " in " + target.display() +
-                           ": without it a symlink there cannot be told from a folder");
+        throw updaters::InfraFailure("the daemon gave no mode for " + path + " in " + target.display() +
+                                     ": without it a symlink there cannot be told from a folder");
     // Go's os.FileMode: ModeDir is bit 31 (ModeSymlink, bit 27, and a file are "other").
     constexpr std::uint64_t kGoModeDir = std::uint64_t{1} << 31;
     return (static_cast<std::uint64_t>(*mode) & kGoModeDir) != 0 ? ContainerPathKind::folder : ContainerPathKind::other;
@@ -118,7 +118,7 @@ void DockerUpdater::copy_with_archive_api(const Target &target, const updater::R
     // socket pair between a producer thread and curl's read callback.
     int fds[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
-        throw InfraFailure(std::string("socketpair failed: ") + std::strerror(errno));
+        throw updaters::InfraFailure(std::string("socketpair failed: ") + std::strerror(errno));
     std::exception_ptr producer_error;
     std::thread producer([&request, &producer_error, &explicit_folders, owner, fd = fds[1]] {
         try {
@@ -166,7 +166,7 @@ void DockerUpdater::copy_with_archive_api(const Target &target, const updater::R
             docker_engine::EngineClient::expect_success(response,
                                                         "PUT /containers/" + target.id.substr(0, 12) + "/archive");
         } catch (const docker_engine::EngineError &e) {
-            throw InfraFailure(std::string("copying changed files through the archive API: ") + e.what());
+            throw updaters::InfraFailure(std::string("copying changed files through the archive API: ") + e.what());
         }
     }
 }
@@ -200,7 +200,7 @@ void DockerUpdater::verify_copies(const Target &target, const std::vector<update
     for (std::size_t i = 0; i < problems.size() && i < kVerifyProblemsShown; ++i) message += "\n  " + problems[i];
     if (problems.size() > kVerifyProblemsShown)
         message += "\n  ... and " + std::to_string(problems.size() - kVerifyProblemsShown) + " more";
-    throw InfraFailure(message);
+    throw updaters::InfraFailure(message);
 }
 
 }  // namespace liveupdate::docker

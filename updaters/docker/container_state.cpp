@@ -5,7 +5,7 @@
 
 #include "common/json_fields.hpp"
 #include "updaters/docker/docker_updater.hpp"
-#include "updaters/docker/update_failure.hpp"
+#include "updaters/shared/update_failure.hpp"
 
 namespace liveupdate::docker {
 
@@ -13,7 +13,7 @@ using updater::UpdateLog;
 
 namespace {
 
-// What an inspect tells of the container; InfraFailure naming what was
+// What an inspect tells of the container; updaters::InfraFailure naming what was
 // asked and the field when the answer is not JSON or a field has another type.
 struct Inspected {
     std::string id;
@@ -47,7 +47,7 @@ Inspected inspected(const std::string &body, std::string_view what) {
         out.restarting = common::bool_field(*state, "Restarting", "State");
         return out;
     } catch (const common::DecodeError &e) {
-        throw InfraFailure(std::string(what) + ": the daemon's answer: " + e.what());
+        throw updaters::InfraFailure(std::string(what) + ": the daemon's answer: " + e.what());
     }
 }
 
@@ -66,7 +66,7 @@ DockerUpdater::Target DockerUpdater::inspect_target(const updater::ContainerRef 
     const std::string shown =
         container.name.empty() ? container.id.substr(0, 12) : container.name + " (" + container.id.substr(0, 12) + ")";
     if (response.status == 404)
-        throw ContainerNotRunning("container " + shown + " no longer exists: it was removed or recreated");
+        throw updaters::ContainerNotRunning("container " + shown + " no longer exists: it was removed or recreated");
     docker_engine::EngineClient::expect_success(response, "GET " + path);
     const Inspected s = inspected(response.body, "GET " + path);
     Target target{s.id, container.name, {}};
@@ -75,12 +75,14 @@ DockerUpdater::Target DockerUpdater::inspect_target(const updater::ContainerRef 
         target.name = s.name;
         if (target.name.starts_with("/")) target.name.erase(0, 1);
     }
-    if (!s.has_state) throw InfraFailure("GET " + path + ": no State in the answer");
+    if (!s.has_state) throw updaters::InfraFailure("GET " + path + ": no State in the answer");
     target.started_at = s.started_at;
     target.pid = s.pid;
-    if (s.paused) throw ContainerPaused("container " + target.display() + " is paused: unpause it to live update");
+    if (s.paused)
+        throw updaters::ContainerPaused("container " + target.display() + " is paused: unpause it to live update");
     if (!s.running || s.restarting)
-        throw ContainerNotRunning("container " + target.display() + " is not running (" + state_text(s) + ")");
+        throw updaters::ContainerNotRunning("container " + target.display() + " is not running (" + state_text(s) +
+                                            ")");
     return target;
 }
 
@@ -135,7 +137,7 @@ void DockerUpdater::restart(const Target &target, const UpdateLog &log) {
     const std::string path = "/containers/" + target.id + "/restart?t=0";
     const auto response = client_.post(path);
     if (response.status == 404)
-        throw ContainerNotRunning("container " + target.display() + " vanished before its restart");
+        throw updaters::ContainerNotRunning("container " + target.display() + " vanished before its restart");
     docker_engine::EngineClient::expect_success(response, "POST " + path);
 }
 

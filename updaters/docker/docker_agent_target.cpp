@@ -6,7 +6,7 @@
 
 #include "common/docker_engine/engine_error.hpp"
 #include "updaters/docker/exec_agent_transport.hpp"
-#include "updaters/docker/update_failure.hpp"
+#include "updaters/shared/update_failure.hpp"
 
 namespace liveupdate::docker {
 namespace {
@@ -92,7 +92,7 @@ bool DockerUpdater::AgentContainer::lasting_refusal(std::string &why, const upda
             "container does not know: see the lines above)";
     // A container that stopped meanwhile is that update's failure, not the agent's.
     const auto gone = updater_.container_gone_reason(target_, false);
-    if (!gone.empty()) throw ContainerNotRunning(gone);
+    if (!gone.empty()) throw updaters::ContainerNotRunning(gone);
     // A restart or a pause racing the agent's start says nothing lasting about the container.
     if (const auto interrupted = updater_.start_interrupted(target_, why); !interrupted.empty()) {
         log(LU_LOG_INFO, "lu-agent did not start in " + target_.display() + " (" + why + ") because " + interrupted +

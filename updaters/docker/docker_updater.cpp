@@ -7,9 +7,9 @@
 
 #include "common/docker_engine/engine_error.hpp"
 #include "updaters/docker/docker_agent_target.hpp"
-#include "updaters/docker/update_failure.hpp"
 #include "updaters/shared/agent_update.hpp"
 #include "updaters/shared/replayable_archive.hpp"
+#include "updaters/shared/update_failure.hpp"
 
 namespace liveupdate::docker {
 
@@ -62,8 +62,8 @@ Outcome DockerUpdater::update(const updater::Request &original) {
         return gone.empty() ? Outcome::infra_failure(what) : Outcome::container_not_running(gone + "\n" + what);
     };
     try {
-        if (!endpoint_error_.empty()) throw InfraFailure(endpoint_error_);
-        if (container.id.empty()) throw InfraFailure("no container ID to update");
+        if (!endpoint_error_.empty()) throw updaters::InfraFailure(endpoint_error_);
+        if (container.id.empty()) throw updaters::InfraFailure("no container ID to update");
         // A live lu-agent session says the container runs (a stop, restart or
         // removal ends it): the inspect, a millisecond of every save, is left to
         // when there is none. Sessions go by the full ID an inspect gives.
@@ -94,9 +94,9 @@ Outcome DockerUpdater::update(const updater::Request &original) {
         else
             log(LU_LOG_DEBUG, "Hot reload on, skipping container restart: " + target.display());
         return {};
-    } catch (const ContainerNotRunning &e) {
+    } catch (const updaters::ContainerNotRunning &e) {
         return Outcome::container_not_running(e.what());
-    } catch (const InfraFailure &e) {
+    } catch (const updaters::InfraFailure &e) {
         return Outcome::infra_failure(e.what());
     } catch (const docker_engine::EngineError &e) {
         if (e.failure() == docker_engine::EngineFailure::unreachable ||
@@ -173,7 +173,7 @@ agent_client::DigestOutcome DockerUpdater::digest(const updater::ContainerRef &c
                     "verify needs lu-agent in the container: the docker updater's \"agent\" setting is false"};
         AgentContainer agent_container(*this, target, container);
         return agents_.digest(agent_container, request, each, log, keep_going);
-    } catch (const InfraFailure &e) {
+    } catch (const updaters::InfraFailure &e) {
         return failed(e.what());
     } catch (const docker_engine::EngineError &e) {
         if (e.failure() == docker_engine::EngineFailure::unreachable ||

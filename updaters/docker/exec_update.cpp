@@ -3,8 +3,8 @@
 // each.
 #include "common/line_splitter.hpp"
 #include "updaters/docker/docker_updater.hpp"
-#include "updaters/docker/update_failure.hpp"
 #include "updaters/shared/implied_dirs_filter.hpp"
+#include "updaters/shared/update_failure.hpp"
 #include "updaters/shared/update_messages.hpp"
 
 namespace liveupdate::docker {
@@ -53,7 +53,7 @@ void DockerUpdater::delete_paths(const Target &target, const std::vector<std::st
     const auto &said = output.finish();
     if (result.exit_code != 0) {
         const auto gone = container_gone_reason(target, result.exit_code == updaters::kExitKilled);
-        if (!gone.empty()) throw ContainerNotRunning(gone);
+        if (!gone.empty()) throw updaters::ContainerNotRunning(gone);
         std::string message = updaters::delete_failure(result.exit_code, said);
         // As Tilt's `rm` exec failing: UpdateFailed. The archive API copies without tar but cannot delete.
         if (result.exit_code == updaters::kExitCannotExec || result.exit_code == updaters::kExitNotFound)
@@ -62,7 +62,7 @@ void DockerUpdater::delete_paths(const Target &target, const std::vector<std::st
                              "the lines above), and the Docker archive API cannot delete."
                            : " Or enable lu-agent (\"agent\": true in the docker updater's settings), which deletes "
                              "without `rm`: the Docker archive API cannot delete.";
-        throw InfraFailure(message);
+        throw updaters::InfraFailure(message);
     }
 }
 
@@ -71,7 +71,7 @@ void DockerUpdater::update_through_exec(const Target &target, const updater::Req
         prepare_paths(target, request, {}, log);
         return;
     }
-    if (!request.archive) throw InfraFailure("the update names files to copy but carries no archive");
+    if (!request.archive) throw updaters::InfraFailure("the update names files to copy but carries no archive");
     // Spooled: what the archive holds is prepared for before tar reads it.
     const updaters::SpooledArchive spooled(request.archive);
     prepare_paths(target, request, spooled.entries(), log);
@@ -114,8 +114,8 @@ void DockerUpdater::prepare_paths(const Target &target, const updater::Request &
         }
         if (result.exit_code != 0) {
             const auto gone = container_gone_reason(target, result.exit_code == updaters::kExitKilled);
-            if (!gone.empty()) throw ContainerNotRunning(gone);
-            throw InfraFailure(updaters::preparation_failure(result.exit_code, said));
+            if (!gone.empty()) throw updaters::ContainerNotRunning(gone);
+            throw updaters::InfraFailure(updaters::preparation_failure(result.exit_code, said));
         }
     }
 }
@@ -136,7 +136,7 @@ bool DockerUpdater::has_tar(const Target &target) {
 
 void DockerUpdater::copy_files(const Target &target, const updater::Request &request,
                                const std::vector<updaters::PlannedPath> &entries, const UpdateLog &log) {
-    if (!request.archive) throw InfraFailure("the update names files to copy but carries no archive");
+    if (!request.archive) throw updaters::InfraFailure("the update names files to copy but carries no archive");
     if (has_tar(target)) {
         copy_with_tar(target, request, log);
         return;
@@ -159,8 +159,8 @@ void DockerUpdater::copy_with_tar(const Target &target, const updater::Request &
     const auto &said = output.finish();
     if (result.exit_code != 0) {
         const auto gone = container_gone_reason(target, result.exit_code == updaters::kExitKilled);
-        if (!gone.empty()) throw ContainerNotRunning(gone);
-        throw InfraFailure(updaters::tar_failure(result.exit_code, said, config_.user));
+        if (!gone.empty()) throw updaters::ContainerNotRunning(gone);
+        throw updaters::InfraFailure(updaters::tar_failure(result.exit_code, said, config_.user));
     }
 }
 
@@ -168,7 +168,7 @@ Outcome DockerUpdater::run_commands(const Target &target, const std::vector<upda
                                     const UpdateLog &log) {
     for (std::size_t i = 0; i < runs.size(); ++i) {
         if (!runs[i].echo_off) log(LU_LOG_INFO, updaters::run_step_line(i, runs.size(), runs[i].argv));
-        if (runs[i].argv.empty()) throw InfraFailure("run step " + std::to_string(i + 1) + " has no command");
+        if (runs[i].argv.empty()) throw updaters::InfraFailure("run step " + std::to_string(i + 1) + " has no command");
         if (auto failed = run_with_exec(target, runs[i], log)) return *failed;
     }
     return {};
@@ -185,9 +185,9 @@ std::optional<Outcome> DockerUpdater::run_with_exec(const Target &target, const 
     const auto gone = container_gone_reason(target, result.exit_code == updaters::kExitKilled);
     const auto message =
         "executing on container " + target.id.substr(0, 12) + ": " + updaters::exec_failure(run.argv, result.exit_code);
-    if (!gone.empty()) throw ContainerNotRunning(gone + "\n" + message);
+    if (!gone.empty()) throw updaters::ContainerNotRunning(gone + "\n" + message);
     // A SIGKILL is the runtime's doing (e.g. out of memory), not the user's command.
-    if (result.exit_code == updaters::kExitKilled) throw InfraFailure(message);
+    if (result.exit_code == updaters::kExitKilled) throw updaters::InfraFailure(message);
     return Outcome::run_failure(result.exit_code, message);
 }
 

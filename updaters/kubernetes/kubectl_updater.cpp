@@ -6,6 +6,7 @@
 
 #include "common/subprocess/run_process.hpp"
 #include "updaters/shared/path_preparation.hpp"
+#include "updaters/shared/update_failure.hpp"
 #include "updaters/shared/update_messages.hpp"
 #include "updaters/shared/updater_settings.hpp"
 
@@ -19,11 +20,6 @@ using updaters::exec_failure;
 
 constexpr std::size_t kKept = std::size_t{64} * 1024;
 constexpr std::string_view kTerminated = "command terminated with exit code ";
-class InfraFailure : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
-
 ExecOutcome kubectl_exec(const KubectlConfig &config, const kube::PodExecTarget &target,
                          const std::vector<std::string> &command, const common::ArchiveReadFn *archive,
                          std::chrono::seconds timeout, const UpdateLog &log) {
@@ -39,8 +35,8 @@ ExecOutcome kubectl_exec(const KubectlConfig &config, const kube::PodExecTarget 
     try {
         result = subprocess::run_process(run);
     } catch (const std::runtime_error &e) {
-        throw InfraFailure(std::string("kubectl exec into ") + target.namespace_name + "/" + target.pod + ": " +
-                           e.what());
+        throw updaters::InfraFailure(std::string("kubectl exec into ") + target.namespace_name + "/" + target.pod +
+                                     ": " + e.what());
     }
     lines.flush();
     ExecOutcome outcome;
@@ -62,7 +58,8 @@ ExecOutcome kubectl_exec(const KubectlConfig &config, const kube::PodExecTarget 
 }
 
 void expect_exec_ran(const ExecOutcome &o, const kube::PodExecTarget &t, std::string_view doing) {
-    if (o.timed_out || !o.remote) throw InfraFailure(std::string(doing) + " in " + pod_text(t) + ": " + o.failure);
+    if (o.timed_out || !o.remote)
+        throw updaters::InfraFailure(std::string(doing) + " in " + pod_text(t) + ": " + o.failure);
 }
 
 // Deletes, and makes room for the archive's entries (path_preparation.hpp);
@@ -88,10 +85,11 @@ void prepare_paths(const PodExecFn &exec, const KubectlConfig &config, const kub
             rm.insert(rm.end(), request.delete_paths.begin(), request.delete_paths.end());
             const auto removed = exec(target, rm, nullptr, config.timeout, log);
             expect_exec_ran(removed, target, "deleting files");
-            if (removed.exit_code != 0) throw InfraFailure(updaters::delete_failure(removed.exit_code, removed.output));
+            if (removed.exit_code != 0)
+                throw updaters::InfraFailure(updaters::delete_failure(removed.exit_code, removed.output));
             return;
         }
-        if (o.exit_code != 0) throw InfraFailure(updaters::preparation_failure(o.exit_code, o.output));
+        if (o.exit_code != 0) throw updaters::InfraFailure(updaters::preparation_failure(o.exit_code, o.output));
     }
 }
 
@@ -192,13 +190,14 @@ Outcome update_pod_container(const PodExecFn &exec, const KubectlConfig &config,
     const UpdateLog &log = request.log;
     const kube::PodExecTarget target = exec_target_of(request.container);
     try {
-        if (target.pod.empty()) throw InfraFailure("no pod to update");
+        if (target.pod.empty()) throw updaters::InfraFailure("no pod to update");
         if (request.restart)
-            throw InfraFailure(restart_needs_supervisor(pod_text(target)) +
-                               " The restart goes through lu-agent: the updater's exec \"api\" with agent on.");
+            throw updaters::InfraFailure(
+                restart_needs_supervisor(pod_text(target)) +
+                " The restart goes through lu-agent: the updater's exec \"api\" with agent on.");
         std::optional<updaters::SpooledArchive> spooled;
         if (!request.copies.empty()) {
-            if (!request.archive) throw InfraFailure("the update names files to copy but carries no archive");
+            if (!request.archive) throw updaters::InfraFailure("the update names files to copy but carries no archive");
             // Spooled: what the archive holds is prepared for before tar reads it.
             spooled.emplace(request.archive);
         }
@@ -209,18 +208,19 @@ Outcome update_pod_container(const PodExecFn &exec, const KubectlConfig &config,
             const auto o = exec(target, {"tar", "-C", "/", "-x", "-f", "-"}, &archive, config.timeout, log);
             expect_exec_ran(o, target, "copying changed files");
             if (o.exit_code != 0)
-                throw InfraFailure(updaters::tar_failure(o.exit_code, o.output, "", updaters::Runtime::kubernetes));
+                throw updaters::InfraFailure(
+                    updaters::tar_failure(o.exit_code, o.output, "", updaters::Runtime::kubernetes));
         }
         for (std::size_t i = 0; i < request.runs.size(); ++i) {
             const auto &run = request.runs[i];
             if (!run.echo_off) log(LU_LOG_INFO, updaters::run_step_line(i, request.runs.size(), run.argv));
-            if (run.argv.empty()) throw InfraFailure("run step " + std::to_string(i + 1) + " has no command");
+            if (run.argv.empty()) throw updaters::InfraFailure("run step " + std::to_string(i + 1) + " has no command");
             const auto o = exec(target, run.argv, nullptr, config.run_timeout, log);
             expect_exec_ran(o, target, "running [CMD " + std::to_string(i + 1) + "]");
             if (o.exit_code == 0) continue;
             const auto message =
                 "executing on " + pod_text(target) + ": " + updaters::exec_failure(run.argv, o.exit_code);
-            if (o.exit_code == updaters::kExitKilled) throw InfraFailure(message);
+            if (o.exit_code == updaters::kExitKilled) throw updaters::InfraFailure(message);
             return Outcome::run_failure(o.exit_code, message);
         }
         return {};

@@ -1,9 +1,10 @@
-// The docker updater's failures as they travel to its update's outcome.
+// An updater's failures as they travel to its update's outcome (docker and
+// kubernetes throw them; the update's outcome is made from what was caught).
 #pragma once
 
 #include <stdexcept>
 
-namespace liveupdate::docker {
+namespace liveupdate::updaters {
 
 // A failure already worded for the user.
 class InfraFailure : public std::runtime_error {
@@ -25,4 +26,4 @@ public:
     using ContainerNotRunning::ContainerNotRunning;
 };
 
-}  // namespace liveupdate::docker
+}  // namespace liveupdate::updaters
