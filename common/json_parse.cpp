@@ -13,12 +13,12 @@ namespace {
 
 namespace json = boost::json;
 
-struct Place {
+struct TextPosition {
     std::size_t line;
     std::size_t column;
 };
 
-Place place_of(std::string_view text, std::size_t offset) {
+TextPosition position_of(std::string_view text, std::size_t offset) {
     const std::string_view before = text.substr(0, std::min(offset, text.size()));
     const std::size_t line_start = before.rfind('\n');
     return {1 + static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n')),
@@ -111,7 +111,7 @@ public:
         key_.clear();
         if (added) return true;
         std::string why = "duplicate key \"" + object.key + "\"";
-        if (first->second) why += " (first at line " + std::to_string(place_of(text_, *first->second).line) + ")";
+        if (first->second) why += " (first at line " + std::to_string(position_of(text_, *first->second).line) + ")";
         return fail(ec, path(open_.size() - 1), std::move(why), offset);
     }
     bool on_string_part(json::string_view s, std::size_t, json::error_code &) {
@@ -234,7 +234,7 @@ json::value parse_json(std::string_view text, std::size_t max_depth, json::stora
 
     const auto &refusal = parser.handler().refusal();
     if (refusal) {
-        const Place at = place_of(text, refusal->offset.value_or(consumed));
+        const TextPosition at = position_of(text, refusal->offset.value_or(consumed));
         throw JsonParseError(at.line, at.column, refusal->field, refusal->why, false);
     }
     std::string why = ec.message();
@@ -247,7 +247,7 @@ json::value parse_json(std::string_view text, std::size_t max_depth, json::stora
             why = "invalid UTF-8";
         }
     }
-    const Place at = place_of(text, consumed);
+    const TextPosition at = position_of(text, consumed);
     throw JsonParseError(at.line, at.column, parser.handler().path_here(), why, ec == json::error::incomplete);
 }
 

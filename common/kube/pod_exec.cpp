@@ -22,9 +22,9 @@ constexpr std::size_t kChunk = std::size_t{64} * 1024;
 // One exec session on an io_context run by the calling thread; the stdin
 // feeder runs on its own thread and hands each chunk over, waiting for it to
 // be written, so the session reads output while stdin is being sent.
-class Session {
+class ExecSession {
 public:
-    Session(ExecConnection &connection, const ExecOutputFn &on_output)
+    ExecSession(ExecConnection &connection, const ExecOutputFn &on_output)
         : connection_(connection), ioc_(connection.io()), v5_(connection.v5()), on_output_(on_output), timer_(ioc_) {}
 
     PodExecResult run(const ExecStdinFn *stdin_feeder, std::chrono::milliseconds timeout) {
@@ -153,7 +153,7 @@ PodExecResult exec_in_pod(ApiClient &client, const PodExecTarget &target, const 
     const auto connection =
         open_exec_connection(client, target, command, stdin_feeder != nullptr,
                              std::min<std::chrono::milliseconds>(timeout, std::chrono::seconds(30)));
-    Session session(*connection, on_output);
+    ExecSession session(*connection, on_output);
     PodExecResult r = session.run(stdin_feeder, timeout);
     r.protocol = connection->protocol();
     return r;

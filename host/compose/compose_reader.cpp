@@ -21,9 +21,9 @@ std::string unknown_key(const std::string &key, const std::string &at, std::stri
     return message;
 }
 
-class Reader {
+class ComposeFileReader {
 public:
-    Reader(const std::string &file, const VariableLookup &variables, FileRead &out)
+    ComposeFileReader(const std::string &file, const VariableLookup &variables, FileRead &out)
         : file_(file), variables_(variables), out_(out) {}
 
     Where where(const YAML::Node &node) const { return where(node.Mark()); }
@@ -287,7 +287,7 @@ private:
 
 FileRead read_compose_file(const std::string &file, std::string_view text, const VariableLookup &variables) {
     FileRead out;
-    Reader reader(file, variables, out);
+    ComposeFileReader reader(file, variables, out);
     YAML::Node root;
     try {
         root = common::load_yaml(text);

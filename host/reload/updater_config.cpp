@@ -66,9 +66,9 @@ bool is_plugin_name(std::string_view spec) {
     return spec.find('/') == std::string_view::npos && !spec.ends_with(".so");
 }
 
-class Reader {
+class UpdaterConfigReader {
 public:
-    Reader(const fs::path &file, const PluginNameResolver &resolve_name)
+    UpdaterConfigReader(const fs::path &file, const PluginNameResolver &resolve_name)
         : file_(file), folder_(fs::absolute(file).parent_path()), resolve_name_(resolve_name) {}
 
     UpdaterChoices read(const json::value &document) const {
@@ -135,7 +135,7 @@ private:
 
 UpdaterChoices parse_updater_config(std::string_view text, const fs::path &file,
                                     const PluginNameResolver &resolve_name) {
-    return Reader(file, resolve_name).read(parse_document(text, file));
+    return UpdaterConfigReader(file, resolve_name).read(parse_document(text, file));
 }
 
 UpdaterChoices load_updater_config(const fs::path &file, const PluginNameResolver &resolve_name) {

@@ -90,13 +90,13 @@ private:
 
 namespace {
 
-class Session : public std::enable_shared_from_this<Session> {
+class HttpsSession : public std::enable_shared_from_this<HttpsSession> {
 public:
-    Session(tcp::socket socket, std::shared_ptr<ssl::context> context, ServerImpl *server)
+    HttpsSession(tcp::socket socket, std::shared_ptr<ssl::context> context, ServerImpl *server)
         : context_(std::move(context)), stream_(std::move(socket), *context_), server_(server) {
         ++server_->connections();
     }
-    ~Session() {
+    ~HttpsSession() {
         if (waiting_id_) server_->waiting().remove(*waiting_id_);
         --server_->connections();
     }
@@ -115,7 +115,7 @@ private:
     // On this connection's strand, as every drop runs there.
     void wait_for_request() {
         if (waiting_id_) return;
-        std::weak_ptr<Session> weak = weak_from_this();
+        std::weak_ptr<HttpsSession> weak = weak_from_this();
         auto executor = stream_.get_executor();
         waiting_id_ = server_->waiting().add([weak, executor](std::uint64_t id) {
             asio::post(executor, [weak, id] {
@@ -220,7 +220,7 @@ void ServerImpl::accept() {
                 beast::error_code ignored;
                 socket.close(ignored);
             } else {
-                std::make_shared<Session>(std::move(socket), self->tls_->current(), self)->run();
+                std::make_shared<HttpsSession>(std::move(socket), self->tls_->current(), self)->run();
             }
         }
         self->accept();
