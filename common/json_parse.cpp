@@ -167,9 +167,11 @@ private:
     };
 
     // The offset of s when the parser handed it over in place (the whole text
-    // is given in one write: a token is split only by escapes).
+    // is given in one write: a token is split only by escapes); none when the
+    // text came in pieces.
     std::optional<std::size_t> in_text(json::string_view s) const {
-        if (s.data() < text_.data() || s.data() + s.size() > text_.data() + text_.size()) return std::nullopt;
+        if (text_.empty() || s.data() < text_.data() || s.data() + s.size() > text_.data() + text_.size())
+            return std::nullopt;
         return static_cast<std::size_t>(s.data() - text_.data());
     }
 
@@ -249,6 +251,21 @@ json::value parse_json(std::string_view text, std::size_t max_depth, json::stora
     }
     const TextPosition at = position_of(text, consumed);
     throw JsonParseError(at.line, at.column, parser.handler().path_here(), why, ec == json::error::incomplete);
+}
+
+std::optional<json::value> parse_json_pieces(std::initializer_list<std::string_view> pieces, std::size_t max_depth,
+                                             json::storage_ptr storage) {
+    json::parse_options options;
+    options.max_depth = max_depth;
+    json::basic_parser<CheckingHandler> parser(options, std::string_view(), std::move(storage));
+    json::error_code ec;
+    std::size_t left = pieces.size();
+    for (const std::string_view piece : pieces) {
+        --left;
+        const std::size_t consumed = parser.write_some(left > 0, piece.data(), piece.size(), ec);
+        if (ec || consumed < piece.size()) return std::nullopt;
+    }
+    return parser.handler().release();
 }
 
 }  // namespace liveupdate::common

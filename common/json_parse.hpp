@@ -7,6 +7,8 @@
 #pragma once
 
 #include <cstddef>
+#include <initializer_list>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -38,5 +40,11 @@ private:
 // One JSON value, nested at most max_depth deep; the value is allocated from
 // storage. Throws JsonParseError.
 boost::json::value parse_json(std::string_view text, std::size_t max_depth, boost::json::storage_ptr storage = {});
+
+// The same rules for one value given as consecutive pieces of text (split by
+// the caller to spare a copy): nullopt when the pieces make no value the
+// rules accept; the caller parses its whole text again for the error's place.
+std::optional<boost::json::value> parse_json_pieces(std::initializer_list<std::string_view> pieces,
+                                                    std::size_t max_depth, boost::json::storage_ptr storage = {});
 
 }  // namespace liveupdate::common

@@ -6,6 +6,7 @@
 #include <new>
 
 #include "common/json_fields.hpp"
+#include "common/json_parse.hpp"
 
 namespace liveupdate {
 
@@ -64,19 +65,9 @@ std::optional<boost::json::value> parse_document_pieces(std::initializer_list<st
     std::size_t size = 0;
     for (const std::string_view piece : pieces) size += piece.size();
     DocumentArena *arena = nullptr;
-    boost::json::parse_options options;
-    options.max_depth = max_depth;
-    boost::json::stream_parser parser({}, options);
-    parser.reset(boost::json::make_shared_resource<DocumentArena>(3 * size + 512, arena));
-    boost::system::error_code ec;
-    for (const std::string_view piece : pieces) {
-        parser.write(piece.data(), piece.size(), ec);
-        if (ec) return std::nullopt;
-    }
-    parser.finish(ec);
-    if (ec) return std::nullopt;
-    boost::json::value document = parser.release();
-    arena->seal();
+    std::optional<boost::json::value> document = common::parse_json_pieces(
+        pieces, max_depth, boost::json::make_shared_resource<DocumentArena>(3 * size + 512, arena));
+    if (document) arena->seal();
     return document;
 }
 

@@ -51,9 +51,10 @@ private:
 // live in a sealed DocumentArena of its own.
 boost::json::value parse_document(std::string_view text, std::size_t max_bytes = 64u << 20, std::size_t max_depth = 64);
 
-// The same for a document given as consecutive pieces of text; nullopt when
-// they do not make one valid document within max_depth (the caller knows why
-// it split the text, and parses it whole for the error).
+// The same, by the same rules (no key twice, no infinity), for a document
+// given as consecutive pieces of text; nullopt when they do not make one
+// valid document within max_depth (the caller knows why it split the text,
+// and parses it whole for the error).
 std::optional<boost::json::value> parse_document_pieces(std::initializer_list<std::string_view> pieces,
                                                         std::size_t max_depth);
 

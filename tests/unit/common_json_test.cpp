@@ -4,6 +4,7 @@
 
 #include "common/ignore_defs.hpp"
 #include "common/json_fields.hpp"
+#include "common/json_parse.hpp"
 
 using namespace liveupdate;
 namespace json = boost::json;
@@ -111,6 +112,24 @@ BOOST_AUTO_TEST_CASE(parse_limited_refuses_duplicates_and_names_field_line_and_c
                "spec: malformed JSON at line 1, column 11: invalid UTF-8");
     BOOST_TEST(parse_error_of("[1,\n 2,,]") == "[2]: malformed JSON at line 2, column 4: syntax error");
     BOOST_TEST(parse_error_of("{\"a\": {\"a\": 1}, \"b\": [{\"a\": 1}, {\"a\": 2}]}") == "");
+}
+
+// A text split in pieces (the plugin's snapshot) is read by the same rules,
+// whichever piece a key or a number falls in.
+BOOST_AUTO_TEST_CASE(pieces_are_read_by_the_same_rules) {
+    const auto value = [](std::initializer_list<std::string_view> pieces) {
+        return common::parse_json_pieces(pieces, 8);
+    };
+    const auto read = value({"{\"na", "me\": [1, 2", "3], \"b\"", ": true}"});
+    BOOST_TEST_REQUIRE(read.has_value());
+    BOOST_TEST(boost::json::serialize(*read) == R"({"name":[1,23],"b":true})");
+    BOOST_TEST(!value({"{\"a\": 1, \"", "a\": 2}"}).has_value());
+    BOOST_TEST(!value({"{\"a\": 1}", ", \"a\": 2}"}).has_value());
+    BOOST_TEST(!value({"[1, 1e9", "9999]"}).has_value());
+    BOOST_TEST(!value({"[1, 2]", " x"}).has_value());
+    BOOST_TEST(!value({"[1, ", ""}).has_value());
+    BOOST_TEST(!value({"[[[[[[[[[", "]]]]]]]]]"}).has_value());
+    BOOST_TEST(value({"{\"a\": {\"a\": 1}}"}).has_value());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

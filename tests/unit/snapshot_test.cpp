@@ -230,6 +230,16 @@ BOOST_AUTO_TEST_CASE(the_second_half_is_found_without_parsing_and_is_optional) {
     } catch (const common::DecodeError &e) {
         BOOST_TEST(e.field() == "liveUpdates[" + std::to_string(at) + "].monitor.hasChangesToSync");
     }
+    // A key given twice in the second half is refused as in the first.
+    // (The same length, so that the tail's range still holds.)
+    std::string twice = blob;
+    twice.replace(flag, std::strlen(R"("hasChangesToSync":false)"), R"("manifest":"m450-twice!")");
+    try {
+        decode_snapshot(twice);
+        BOOST_FAIL("a key given twice accepted");
+    } catch (const common::DecodeError &e) {
+        BOOST_TEST(std::string(e.what()).find("duplicate key \"manifest\"") != std::string::npos);
+    }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
