@@ -20,9 +20,11 @@
 #   7. runs the libFuzzer targets: the plugin ABI for 60 s, the lu-agent frame
 #      decoder for 30 s; a pod's exec frames, .env, interpolation and compose
 #      files for 10 s each (scripts/fuzz.sh), two at a time (one per core)
-# The sanitizer builds make only the targets their tests need. Every build
-# has line tables for debug information (-g1): all that sanitizer reports
-# and backtraces read, and a fifth less compile time than full -g.
+# The sanitizer and fuzz trees (steps 4 to 6) are built in the background,
+# niced, while step 2's tests run; they make only the targets their tests
+# need. Every build has line tables for debug information (-g1): all that
+# sanitizer reports and backtraces read, and a fifth less compile time than
+# full -g.
 # Ends with one line "tests: N passed, M failed"; exit 0 only when all passed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -101,18 +103,25 @@ run_check() {
   fi
 }
 
-# Configures and builds a sanitizer tree with only the given targets, then
-# runs the given CTest selection there; a failed build counts as one failure.
-#   sanitizer_stage DIR SANITIZE TARGET... -- CTEST_ARGS...
-sanitizer_stage() {
-  local dir=$1 sanitize=$2 targets=() start
+# Configures and builds a sanitizer tree with only the given targets.
+#   build_sanitizer_tree DIR SANITIZE TARGET...
+build_sanitizer_tree() {
+  local dir=$1 sanitize=$2
   shift 2
-  while [ "$1" != "--" ]; do targets+=("$1"); shift; done
-  shift
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Debug -DLU_SANITIZE="$sanitize" -DLU_BUILD_BENCH=OFF "${line_tables[@]}" \
+    && cmake --build "$dir" -j"$jobs" --target "$@"
+}
+
+# Runs a CTest selection in a sanitizer tree the background builds made
+# (their log is printed first); a failed build counts as one failure.
+#   sanitizer_stage DIR SANITIZE CTEST_ARGS...
+sanitizer_stage() {
+  local dir=$1 sanitize=$2 start
+  shift 2
   note "sanitizer $sanitize ($dir/)"
   start=$(date +%s)
-  if cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Debug -DLU_SANITIZE="$sanitize" -DLU_BUILD_BENCH=OFF "${line_tables[@]}" \
-     && cmake --build "$dir" -j"$jobs" --target "${targets[@]}"; then
+  cat "$log_dir/build-$dir.log"
+  if [ "$(cat "$log_dir/build-$dir.rc" 2>/dev/null)" = 0 ]; then
     run_ctest "$dir" -j2 "$@"
   else
     echo "test: the $sanitize sanitizer build failed"
@@ -133,6 +142,60 @@ if ! { cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo "${line_tables[@]}"
   exit 1
 fi
 echo "build took $(( $(date +%s) - start )) s"
+
+# The executables (and the plugins and lu-host they run) of the tests labelled
+# unit, host and scenario. A test added to those labels without its target
+# here shows as "Not Run" in this stage: add the target.
+asan_targets=(
+  lu-host liveupdate updater_record lu_test_wrong_abi_plugin lu_test_by_container_updater step_v1_replay
+  up_warm_up_tests up_log_tests
+  liveupdate_unit_tests liveupdate_abi_tests host_unit_tests host_tests
+  c_abi_headers c_abi_tests updater_helper_tests
+  up_unit_tests up_watcher_tests up_save_patterns_tests
+  reload_unit_tests reload_host_tests web_unit_tests
+  test_docker_units test_compose_status test_kubeconfig compose_units_test yaml_objects_test
+  agent_protocol_test lu_agent_test agent_file_writes_test request_pipeline_test agent_delta_test agent_driver_test agent_socket_test lu_agent_supervise_test verify_unit_tests verify_digest_header_c11 verify_sync_targets_header_c11
+  subprocess_test yaml_load_test bounded_child_test pod_agents_test pod_state_test line_splitter_test delta_test
+  tree_digest_test tar_reader_test sync_back_test local_sync_back_test
+  webhook_unit_tests
+  webhook_host_tests operator_unit_tests
+)
+# The suites whose code runs on several threads: the file watchers, hot
+# reload, lu-host up's debouncer and queues, updates logging from their own
+# threads, and one change's updates fanned out to the kept update threads.
+# (up_watcher_machine_limits lowers machine-wide limits: not here.)
+tsan_targets=(up_unit_tests up_watcher_tests up_save_patterns_tests reload_unit_tests reload_host_tests c_abi_tests
+  host_tests)
+tsan_tests='^(up_unit_tests|up_watcher_tests|up_save_patterns|reload_unit_tests|reload_host_tests|c_abi_tests|host_tests)$'
+# Seconds, target, what it fuzzes.
+fuzz_runs=(
+  "60 fuzz_engine the plugin ABI"
+  "30 fuzz_agent_frames the lu-agent frame decoder"
+  "10 fuzz_exec_frames a pod's exec frames"
+  "10 fuzz_dotenv the .env parser"
+  "10 fuzz_interpolation Compose interpolation"
+  "10 fuzz_compose_file compose files"
+)
+fuzz_targets=()
+for run in "${fuzz_runs[@]}"; do read -r _ target _ <<<"$run"; fuzz_targets+=("$target"); done
+
+# The sanitizer and fuzz trees are built while the tests below run, at the
+# lowest priority: the tests mostly wait on containers and the cluster, and
+# what they leave of the two cores builds these (about ten minutes of a
+# 45-minute run). Each build's output and exit code are kept for its stage.
+note "sanitizer and fuzz builds (in the background, niced, while the tests run)"
+(
+  renice -n 19 -p "$BASHPID" >/dev/null
+  start=$(date +%s)
+  build_sanitizer_tree build-asan ON "${asan_targets[@]}" >"$log_dir/build-build-asan.log" 2>&1
+  echo $? >"$log_dir/build-build-asan.rc"
+  build_sanitizer_tree build-tsan thread "${tsan_targets[@]}" >"$log_dir/build-build-tsan.log" 2>&1
+  echo $? >"$log_dir/build-build-tsan.rc"
+  scripts/fuzz.sh --build "${fuzz_targets[@]}" >"$log_dir/build-build-fuzz.log" 2>&1 \
+    || echo "test: building the fuzz targets failed" >>"$log_dir/build-build-fuzz.log"
+  echo "background builds took $(( $(date +%s) - start )) s" >>"$log_dir/build-build-fuzz.log"
+) &
+background_builds=$!
 
 note "docker engine"
 docker_started=0
@@ -165,55 +228,23 @@ echo "tests took $(( $(date +%s) - start )) s"
 
 run_check "lint" scripts/lint.sh
 
-# The executables (and the plugins and lu-host they run) of the tests labelled
-# unit, host and scenario. A test added to those labels without its target
-# here shows as "Not Run" in this stage: add the target.
-asan_targets=(
-  lu-host liveupdate updater_record lu_test_wrong_abi_plugin lu_test_by_container_updater step_v1_replay
-  up_warm_up_tests up_log_tests
-  liveupdate_unit_tests liveupdate_abi_tests host_unit_tests host_tests
-  c_abi_headers c_abi_tests updater_helper_tests
-  up_unit_tests up_watcher_tests up_save_patterns_tests
-  reload_unit_tests reload_host_tests web_unit_tests
-  test_docker_units test_compose_status test_kubeconfig compose_units_test yaml_objects_test
-  agent_protocol_test lu_agent_test agent_file_writes_test request_pipeline_test agent_delta_test agent_driver_test agent_socket_test lu_agent_supervise_test verify_unit_tests verify_digest_header_c11 verify_sync_targets_header_c11
-  subprocess_test yaml_load_test bounded_child_test pod_agents_test pod_state_test line_splitter_test delta_test
-  tree_digest_test tar_reader_test sync_back_test local_sync_back_test
-  webhook_unit_tests
-  webhook_host_tests operator_unit_tests
-)
+note "waiting for the background builds"
+start=$(date +%s)
+wait "$background_builds"
+echo "waited $(( $(date +%s) - start )) s"
+
 # A report exits with a code no test expects (several expect lu-host's 1).
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1:exitcode=86
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=87
-# (plugin_exports reads every shipped plugin: build/ made them all, this stage makes a few.)
-sanitizer_stage build-asan ON "${asan_targets[@]}" -- -L 'unit|host|scenario' -E '^plugin_exports$'
+# (plugin_exports reads every shipped plugin: build/ made them all, this tree a few.)
+sanitizer_stage build-asan ON -L 'unit|host|scenario' -E '^plugin_exports$'
 
-# The suites whose code runs on several threads: the file watchers, hot
-# reload, lu-host up's debouncer and queues, updates logging from their own
-# threads, and one change's updates fanned out to the kept update threads.
-# (up_watcher_machine_limits lowers machine-wide limits: not here.)
-tsan_targets=(up_unit_tests up_watcher_tests up_save_patterns_tests reload_unit_tests reload_host_tests c_abi_tests
-  host_tests)
-tsan_tests='^(up_unit_tests|up_watcher_tests|up_save_patterns|reload_unit_tests|reload_host_tests|c_abi_tests|host_tests)$'
 export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:exitcode=88
-sanitizer_stage build-tsan thread "${tsan_targets[@]}" -- -R "$tsan_tests"
+sanitizer_stage build-tsan thread -R "$tsan_tests"
 
-# Seconds, target, what it fuzzes.
-fuzz_runs=(
-  "60 fuzz_engine the plugin ABI"
-  "30 fuzz_agent_frames the lu-agent frame decoder"
-  "10 fuzz_exec_frames a pod's exec frames"
-  "10 fuzz_dotenv the .env parser"
-  "10 fuzz_interpolation Compose interpolation"
-  "10 fuzz_compose_file compose files"
-)
 note "fuzz targets (build-fuzz/)"
-start=$(date +%s)
-fuzz_targets=()
-for run in "${fuzz_runs[@]}"; do read -r _ target _ <<<"$run"; fuzz_targets+=("$target"); done
 # A failed build shows again in each run below, which then fails.
-scripts/fuzz.sh --build "${fuzz_targets[@]}" || echo "test: building the fuzz targets failed"
-echo "fuzz build took $(( $(date +%s) - start )) s"
+cat "$log_dir/build-build-fuzz.log"
 # What the locks say they guard, proved by clang in the folder fuzz.sh configured.
 run_check "clang thread-safety analysis (build-fuzz/)" cmake --build build-fuzz -j"$jobs" --target lu_lock_analysis
 
