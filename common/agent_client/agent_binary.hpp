@@ -4,8 +4,15 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 namespace liveupdate::agent_client {
+
+// Where `lu-host webhook` (and a container started with it mounted) puts an
+// agent of its own: a read-only folder under the copies' folder, tried before
+// any copy (a read-only root filesystem takes no copy).
+inline constexpr std::string_view kInjectedAgentFolder = "/.lu-agent/injected";
+inline constexpr std::string_view kInjectedAgentPath = "/.lu-agent/injected/lu-agent";
 
 struct AgentBinary {
     std::string local_path;

@@ -139,13 +139,15 @@ std::unique_ptr<AgentSession> AgentDriver::start(AgentTarget &target, const Upda
         refuse(place, why, log);
         return nullptr;
     }
+    std::string injected_why;
     try {
+        if (const std::string injected = target.injected_agent(); !injected.empty())
+            if (auto session = start_injected(target, injected, *binary, log, injected_why)) return session;
         target.install_ahead(*binary);
         for (int attempt = 0;; ++attempt) {
             try {
-                auto session = AgentSession::start(target.open(binary->container_path), timeout_, stderr_to(log));
-                move_to_socket(*session, target, binary->container_path, log);
-                log(LU_LOG_DEBUG, "Started " + session->description() + " in " + place.shown);
+                auto session = start_at(target, binary->container_path, *binary, log);
+                log(LU_LOG_DEBUG, "Started " + session->description() + " in " + place.shown + " (copied in)");
                 return session;
             } catch (const AgentExecEnded &e) {
                 why = "starting it: " + std::string(e.what());
@@ -160,7 +162,36 @@ std::unique_ptr<AgentSession> AgentDriver::start(AgentTarget &target, const Upda
     } catch (const AgentSessionBroken &e) {
         why = e.what();
     }
+    if (!injected_why.empty()) why = injected_why + "; and this host's lu-agent, " + why;
     if (target.lasting_refusal(why, log)) refuse(place, why, log);
+    return nullptr;
+}
+
+std::unique_ptr<AgentSession> AgentDriver::start_at(AgentTarget &target, const std::string &path,
+                                                    const AgentBinary &binary, const UpdateLog &log) const {
+    auto session = AgentSession::start(target.open(path), timeout_, stderr_to(log));
+    move_to_socket(*session, target, binary.container_path, log);
+    return session;
+}
+
+std::unique_ptr<AgentSession> AgentDriver::start_injected(AgentTarget &target, const std::string &path,
+                                                          const AgentBinary &binary, const UpdateLog &log,
+                                                          std::string &why) const {
+    const std::string shown = target.place().shown;
+    try {
+        auto session = start_at(target, path, binary, log);
+        log(LU_LOG_DEBUG, "Started " + session->description() + " in " + shown + " (injected at " + path + ")");
+        return session;
+    } catch (const AgentExecEnded &e) {
+        if (e.exit_code == kExitNotFound) return nullptr;  // none there: the usual copy
+        why = e.what();
+    } catch (const AgentSessionBroken &e) {
+        why = e.what();
+    }
+    // Its own version answers the hello with a refusal naming both versions.
+    why = "the injected lu-agent at " + path + " did not start (" + why + ")";
+    log(LU_LOG_INFO, "In " + shown + ", " + why + "; copying this host's lu-agent in instead (protocol version " +
+                         std::to_string(agent_protocol::kProtocolVersion) + ")");
     return nullptr;
 }
 

@@ -40,6 +40,10 @@ class AgentTarget {
 public:
     virtual ~AgentTarget() = default;
     virtual AgentPlace place() const = 0;
+    // Where an agent may already lie in the container, tried before any
+    // copy (kInjectedAgentPath: the webhook's, or one the container was
+    // started with); "": the updater knows there is none.
+    virtual std::string injected_agent() { return {}; }
     // Before a start: copies the agent in where the updater can tell it is
     // missing (docker: the archive API). Throws AgentSessionBroken saying why it could not.
     virtual void install_ahead(const AgentBinary &) {}
@@ -137,6 +141,16 @@ private:
     static void drop_session(Slot &slot) LU_REQUIRES(slot.mutex);
     // A new session, or nullptr after recording why the agent cannot run there.
     std::unique_ptr<AgentSession> start(AgentTarget &target, const updater::UpdateLog &log) LU_EXCLUDES(mutex_);
+    // A session with the agent already in the container (injected_agent), no
+    // copy needed; nullptr when there is none, or (then `why` says so) it did
+    // not start: another protocol version, say.
+    std::unique_ptr<AgentSession> start_injected(AgentTarget &target, const std::string &path,
+                                                 const AgentBinary &binary, const updater::UpdateLog &log,
+                                                 std::string &why) const;
+    // A session with the agent at `path`, moved to a socket in the copies'
+    // folder (where the root filesystem is writable) when it can be.
+    std::unique_ptr<AgentSession> start_at(AgentTarget &target, const std::string &path, const AgentBinary &binary,
+                                           const updater::UpdateLog &log) const;
     void refuse(const AgentPlace &place, const std::string &why, const updater::UpdateLog &log) LU_EXCLUDES(mutex_);
     // Moves a new session to the agent's socket where the target's filesystem is local.
     void move_to_socket(AgentSession &session, const AgentTarget &target, const std::string &agent_path,

@@ -92,13 +92,26 @@ bool runs_the_webhook(const json::object &spec) {
     return false;
 }
 
-bool already_injected(const json::object &spec) {
+bool has_volume(const json::object &spec, std::string_view name) {
     const json::array *volumes = common::array_field(spec, "volumes", "spec");
     if (volumes == nullptr) return false;
     for (std::size_t i = 0; i < volumes->size(); ++i)
         if (common::string_field(common::expect_object((*volumes)[i], common::index("spec.volumes", i)), "name",
-                                 "spec.volumes") == kAgentVolume)
+                                 "spec.volumes") == name)
             return true;
+    return false;
+}
+
+bool already_injected(const json::object &spec) { return has_volume(spec, kAgentVolume); }
+
+// The container sets the variable itself: its word stands.
+bool sets_variable(const json::object &container, std::string_view variable, const std::string &path) {
+    const json::array *env = common::array_field(container, "env", path);
+    if (env == nullptr) return false;
+    for (std::size_t i = 0; i < env->size(); ++i) {
+        const std::string at = common::index(path + ".env", i);
+        if (common::string_field(common::expect_object((*env)[i], at), "name", at) == variable) return true;
+    }
     return false;
 }
 
@@ -209,6 +222,7 @@ Injection plan(const json::object &pod, const PodNamespace &ns, const InjectionO
                    json::object{{"name", kAgentVolume}, {"emptyDir", json::object{{"sizeLimit", "32Mi"}}}}));
         out.patch.push_back(append(*spec, "initContainers", "/spec/initContainers", init_container(options)));
     }
+    bool run_volume_added = false;
     for (std::size_t i = 0; i < containers->size(); ++i) {
         const json::object &container = (*containers)[i].as_object();
         const std::string field = common::index("spec.containers", i);
@@ -230,6 +244,20 @@ Injection plan(const json::object &pod, const PodNamespace &ns, const InjectionO
         json::array wrapped{json::string(injected_agent_path(options)), "supervise", "--"};
         for (const auto &word : command) wrapped.emplace_back(word);
         out.patch.push_back(op("replace", path + "/command", std::move(wrapped)));
+        if (sets_variable(container, kSuperviseSocketVariable, field)) continue;
+        if (!run_volume_added && !has_volume(*spec, kRunVolume)) {
+            // After the agent's volume, which this patch may add first.
+            json::object run{{"name", kRunVolume}, {"emptyDir", json::object{{"sizeLimit", "1Mi"}}}};
+            out.patch.push_back(op("add", "/spec/volumes/-", std::move(run)));
+            run_volume_added = true;
+        }
+        // The mount array exists now: the agent's mount was added to it above.
+        out.patch.push_back(
+            op("add", path + "/volumeMounts/-",
+               json::object{{"name", kRunVolume}, {"mountPath", options.run_folder}, {"subPath", names[i]}}));
+        out.patch.push_back(append(
+            container, "env", path + "/env",
+            json::object{{"name", kSuperviseSocketVariable}, {"value", options.run_folder + "/supervise.sock"}}));
     }
     if (again) return out;
     const std::string annotation_path = "/metadata/annotations";

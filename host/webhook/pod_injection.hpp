@@ -4,7 +4,7 @@
 // image that copies lu-agent into it, and a read-only mount of it in the
 // containers named by liveupdate.dev/containers (default: all); with
 // liveupdate.dev/restart: process, each such container's command is wrapped
-// by `lu-agent supervise --`. In a pod that already has the volume (the API
+// by `lu-agent supervise --`, its socket in a writable run volume. In a pod that already has the volume (the API
 // server calls again when a later webhook changed the pod: reinvocationPolicy
 // IfNeeded) only chosen containers without the mount get it, so a pod
 // patched twice is the pod patched once. Annotations that cannot be read give
@@ -19,6 +19,8 @@
 
 #include <boost/json.hpp>
 
+#include "common/agent_client/agent_binary.hpp"
+
 namespace liveupdate::host::webhook {
 
 inline constexpr std::string_view kInjectKey = "liveupdate.dev/inject";  // namespace label, pod annotation or label
@@ -30,13 +32,20 @@ inline constexpr std::string_view kAgentVolume = "liveupdate-agent";
 inline constexpr std::string_view kAgentInitContainer = "liveupdate-agent-install";
 // A folder of its own under lu-agent's folder (common/agent_client/agent_binary):
 // updaters may still copy their own agent beside it where the root is writable.
-inline constexpr std::string_view kDefaultAgentFolder = "/.lu-agent/injected";
+inline constexpr std::string_view kDefaultAgentFolder = agent_client::kInjectedAgentFolder;
+// lu-agent supervise's socket goes in a writable folder of each wrapped
+// container (the run volume, subPath: the container's name), told by
+// LU_SUPERVISE_SOCKET: the agent's folder is read-only, the root filesystem may be too.
+inline constexpr std::string_view kRunVolume = "liveupdate-run";
+inline constexpr std::string_view kDefaultRunFolder = "/.lu-agent/run";
+inline constexpr std::string_view kSuperviseSocketVariable = "LU_SUPERVISE_SOCKET";
 
 struct InjectionOptions {
     // Holds lu-agent at /lu-agent and a `cp` (deploy/agent/build-image.sh).
     // Empty: pods are not injected, and each one sent says so in a warning.
     std::string agent_image;
     std::string agent_folder = std::string(kDefaultAgentFolder);  // mounted read-only in the containers
+    std::string run_folder = std::string(kDefaultRunFolder);      // mounted writable in the wrapped ones
 };
 
 // The agent's path in an injected container.

@@ -3,7 +3,8 @@
 // an update resent once after a broken session (never after a run began),
 // refusals said once, the agent copied in when missing, stderr held between
 // uses, prepare ahead of the first update, digests through the session, and
-// the sessions of other containers asked one at a time whether they ended.
+// the sessions of other containers asked one at a time whether they ended,
+// and an agent injected at admission used as it is when it speaks our version.
 #define BOOST_TEST_MODULE agent_driver
 #include <boost/test/unit_test.hpp>
 
@@ -32,29 +33,33 @@ class ScriptedTransport;
 // The container's side, shared by the test and the transports it opens.
 struct ScriptedAgent {
     std::string generation = "start-1";
-    std::string refuse;                // open() refuses with this when set
-    bool lasting = true;               // a refusal lasts (else: the cause passes)
-    bool missing = false;              // not in the container until install()
-    bool unexecutable = false;         // its exec ends at once (126), the handshake's write failing
-    std::string complaint;             // the engine's text on stdout instead of a hello, then its end (126)
-    bool complaint_ends_later = true;  // ... a moment later, or with the text
-    int end_at_request = -1;           // the stream ends when request number N (from 0) arrives
-    bool end_each_request = false;     // ... or when any request arrives
-    std::string stderr_bytes;          // given on stderr at the next read or idle
-    int opens = 0;                     // open() calls
-    int starts = 0;                    // streams that answered the handshake
-    int installs = 0;                  // install() calls
-    int requests = 0;                  // requests after the handshake, over all streams
-    int idles = 0;                     // idle() calls: asked whether the session ended
+    std::string refuse;                  // open() refuses with this when set
+    bool lasting = true;                 // a refusal lasts (else: the cause passes)
+    bool missing = false;                // not in the container until install()
+    bool unexecutable = false;           // its exec ends at once (126), the handshake's write failing
+    std::string complaint;               // the engine's text on stdout instead of a hello, then its end (126)
+    bool complaint_ends_later = true;    // ... a moment later, or with the text
+    int end_at_request = -1;             // the stream ends when request number N (from 0) arrives
+    bool end_each_request = false;       // ... or when any request arrives
+    std::string stderr_bytes;            // given on stderr at the next read or idle
+    int opens = 0;                       // open() calls
+    int starts = 0;                      // streams that answered the handshake
+    int installs = 0;                    // install() calls
+    bool looks_for_injected = false;     // the target offers kInjectedAgentPath first
+    std::uint32_t injected_version = 0;  // the protocol of the agent injected there (0: none there)
+    std::vector<std::string> opened;     // the commands open() started
+    int requests = 0;                    // requests after the handshake, over all streams
+    int idles = 0;                       // idle() calls: asked whether the session ended
     ScriptedTransport *current = nullptr;
 };
 
 // Answers Hello, Run (exit 0) and Digest (one entry, or ENOENT for "/none").
 class ScriptedTransport final : public ac::AgentTransport {
 public:
-    explicit ScriptedTransport(ScriptedAgent &agent) : agent_(agent) {
+    // version: the protocol the agent speaks (0: none at the path opened).
+    ScriptedTransport(ScriptedAgent &agent, std::uint32_t version) : agent_(agent), version_(version) {
         agent_.current = this;
-        if (agent_.missing) end(127);
+        if (version_ == 0) end(127);
         if (agent_.unexecutable) {
             end(126);
             failure_ = "send failed: Broken pipe";
@@ -75,6 +80,14 @@ public:
         while (auto frame = in_.next()) {
             if (frame->type == ap::MessageType::hello) {
                 if (!agent_.complaint.empty()) continue;
+                if (version_ != ap::kProtocolVersion) {
+                    // What lu-agent says to a host of another version, and its end.
+                    answers_ += ap::encode(ap::Fatal{"the host speaks protocol version " +
+                                                     std::to_string(ap::kProtocolVersion) + ", this agent " +
+                                                     std::to_string(version_)});
+                    end(1);
+                    continue;
+                }
                 ++agent_.starts;
                 answers_ += ap::encode(ap::HelloReply{ap::kProtocolVersion, "scripted agent"});
                 continue;
@@ -130,6 +143,7 @@ private:
     }
 
     ScriptedAgent &agent_;
+    std::uint32_t version_;
     ap::FrameDecoder in_;
     std::string answers_;
     bool ended_ = false;
@@ -147,10 +161,16 @@ public:
         agent_.missing = false;
         return {};
     }
-    std::unique_ptr<ac::AgentTransport> open(const std::string &) override {
+    std::string injected_agent() override {
+        return agent_.looks_for_injected ? std::string(ac::kInjectedAgentPath) : std::string();
+    }
+    std::unique_ptr<ac::AgentTransport> open(const std::string &command) override {
         ++agent_.opens;
+        agent_.opened.push_back(command);
         if (!agent_.refuse.empty()) throw ac::AgentSessionBroken(agent_.refuse);
-        return std::make_unique<ScriptedTransport>(agent_);
+        const bool injected = command == ac::kInjectedAgentPath;
+        const std::uint32_t copied = agent_.missing ? 0 : ap::kProtocolVersion;
+        return std::make_unique<ScriptedTransport>(agent_, injected ? agent_.injected_version : copied);
     }
     bool lasting_refusal(std::string &, const UpdateLog &) override { return agent_.lasting; }
 
@@ -289,6 +309,68 @@ BOOST_FIXTURE_TEST_CASE(a_missing_agent_is_copied_in_and_started_again, Fixture)
     BOOST_TEST(agent.installs == 1);
     BOOST_TEST(agent.opens == 2);
     BOOST_TEST(agent.starts == 1);
+}
+
+BOOST_FIXTURE_TEST_CASE(an_injected_agent_of_our_version_is_used_without_a_copy, Fixture) {
+    agent.looks_for_injected = true;
+    agent.injected_version = ap::kProtocolVersion;
+    agent.missing = false;
+    Log log;
+    BOOST_TEST_REQUIRE(ok(update(log)));
+    BOOST_TEST(agent.installs == 0);
+    BOOST_TEST(agent.opened == std::vector<std::string>{std::string(ac::kInjectedAgentPath)});
+    BOOST_TEST(log.has("in container c1 (injected at /.lu-agent/injected/lu-agent)"));
+}
+
+BOOST_FIXTURE_TEST_CASE(no_injected_agent_means_the_usual_copy, Fixture) {
+    agent.looks_for_injected = true;
+    agent.missing = true;
+    Log log;
+    BOOST_TEST_REQUIRE(ok(update(log)));
+    BOOST_TEST(agent.installs == 1);
+    BOOST_TEST(agent.opened.size() == 3u);
+    BOOST_TEST(agent.opened.front() == std::string(ac::kInjectedAgentPath));
+    BOOST_TEST(log.has("(copied in)"));
+    BOOST_TEST(!log.has("injected lu-agent"));
+}
+
+BOOST_FIXTURE_TEST_CASE(an_injected_agent_of_another_version_gives_way_to_a_copy, Fixture) {
+    agent.looks_for_injected = true;
+    agent.injected_version = ap::kProtocolVersion + 1;
+    agent.missing = true;
+    Log log;
+    BOOST_TEST_REQUIRE(ok(update(log)));
+    BOOST_TEST(agent.installs == 1);
+    const std::string both = "the host speaks protocol version " + std::to_string(ap::kProtocolVersion) +
+                             ", this agent " + std::to_string(ap::kProtocolVersion + 1);
+    BOOST_TEST(log.has("In container c1, the injected lu-agent at /.lu-agent/injected/lu-agent did not start"));
+    BOOST_TEST(log.has(both));
+    BOOST_TEST(log.has("(copied in)"));
+}
+
+// No copy possible either (a read-only root filesystem): one message names the container and both versions.
+BOOST_FIXTURE_TEST_CASE(an_injected_agent_of_another_version_and_no_copy_is_refused_saying_both, Fixture) {
+    agent.looks_for_injected = true;
+    agent.injected_version = ap::kProtocolVersion + 1;
+    agent.missing = true;
+    struct ReadOnlyRoot final : ac::AgentTarget {
+        explicit ReadOnlyRoot(ScriptedTarget &inner) : inner(inner) {}
+        ac::AgentPlace place() const override { return inner.place(); }
+        std::string injected_agent() override { return inner.injected_agent(); }
+        std::string install(const ac::AgentBinary &) override { return "tar: Read-only file system"; }
+        std::unique_ptr<ac::AgentTransport> open(const std::string &c) override { return inner.open(c); }
+        bool lasting_refusal(std::string &, const UpdateLog &) override { return true; }
+        ScriptedTarget &inner;
+    } read_only(target);
+    Log log;
+    const auto outcome = driver.update(read_only, log.log(), [](ac::AgentStream &, bool &) { return Outcome{}; });
+    BOOST_TEST(!outcome.has_value());
+    const std::string refused =
+        "lu-agent cannot run in container c1: the injected lu-agent at "
+        "/.lu-agent/injected/lu-agent did not start (";
+    BOOST_TEST(log.has(refused));
+    BOOST_TEST(log.has("this agent " + std::to_string(ap::kProtocolVersion + 1)));
+    BOOST_TEST(log.has("; and this host's lu-agent, tar: Read-only file system"));
 }
 
 BOOST_FIXTURE_TEST_CASE(a_start_refused_while_writing_still_says_the_exit_code, Fixture) {

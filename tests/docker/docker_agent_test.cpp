@@ -1,6 +1,7 @@
 // The docker updater through lu-agent, against the real engine: every step in
 // lu-busybox and in lu-notar (no tar, no shell), a killed agent, a restarted
-// and a re-created container, the fallback in a read-only container and with
+// and a re-created container, the fallback in a read-only container (and the
+// agent it was started with mounted, used without a copy), and with
 // the agent's folder on a noexec mount, a paused container (exec refused),
 // a stream of 1,000 files, and agent starts that fail once (refused until a
 // restart or a few updates later; killed: not refused). Containers are named lut13-*.
@@ -436,6 +437,28 @@ BOOST_AUTO_TEST_CASE(a_read_only_container_falls_back_to_exec_and_says_why_once)
     BOOST_TEST_REQUIRE(second.kind == LU_OUTCOME_OK, second.message);
     BOOST_TEST(!second.logged("lu-agent cannot run"));
     BOOST_TEST(sh_ok("docker exec " + c.name() + " cat /app/ro2") == "2");
+}
+
+// Issue 36: a container started with lu-agent mounted where `lu-host webhook`
+// injects it (a read-only root filesystem here) live-updates through that
+// agent: nothing is copied in, and its sessions last.
+BOOST_AUTO_TEST_CASE(a_container_started_with_the_agent_mounted_uses_it_without_a_copy) {
+    const std::string agent_folder = fs::path(LU_AGENT_PATH).parent_path().string();
+    Container c(kBusybox, "--read-only --tmpfs /app -v " + agent_folder + ":/.lu-agent/injected:ro");
+    DockerUpdater updater;
+    const auto first =
+        updater.update(c.id(), c.name(), copy_of(TarBuilder().file("app/in1", "1\n").finish(), {"/app/in1"}));
+    BOOST_TEST_REQUIRE(first.kind == LU_OUTCOME_OK, first.message);
+    BOOST_TEST(first.logged("in container " + c.name()), first.log_text());
+    BOOST_TEST(first.logged("(injected at /.lu-agent/injected/lu-agent)"), first.log_text());
+    BOOST_TEST(!first.logged("cannot run"));
+    BOOST_TEST(sh_ok("docker exec " + c.name() + " cat /app/in1") == "1");
+    BOOST_TEST(sh_ok("docker exec " + c.name() + " ls -A /.lu-agent") == "injected");
+    const auto second =
+        updater.update(c.id(), c.name(), copy_of(TarBuilder().file("app/in2", "2\n").finish(), {"/app/in2"}));
+    BOOST_TEST_REQUIRE(second.kind == LU_OUTCOME_OK, second.message);
+    BOOST_TEST(!second.logged("Started"));
+    BOOST_TEST(sh_ok("docker exec " + c.name() + " cat /app/in2") == "2");
 }
 
 BOOST_AUTO_TEST_CASE(a_stream_of_1000_files_leaves_the_container_folder_equal_to_the_source) {

@@ -2,7 +2,8 @@
 // cluster (../shared/k8s, started by the k8s_cluster fixture): copies,
 // deletes and runs over one session, a killed agent replaced without an
 // update applied twice, and a read-only root filesystem falling back to
-// per-update exec. Pods live in namespace lu-k8s-agent. Without the cluster
+// per-update exec, or, with an agent injected at admission, live-updating
+// without a copy. Pods live in namespace lu-k8s-agent. Without the cluster
 // folder: exit 77 (skipped).
 #define BOOST_TEST_MODULE k8s_agent
 #include <boost/json.hpp>
@@ -40,34 +41,57 @@ const std::string kNamespace = "lu-k8s-agent";
 
 enum class Root { writable, read_only };
 enum class Command { plain, supervised };
+// copied: the updater copies its agent in; injected: this build's lu-agent
+// mounted read-only at /.lu-agent/injected as `lu-host webhook --mutate`
+// mounts it, a supervised command's socket in a writable run folder as the
+// webhook's patch sets it up.
+enum class Agent { copied, injected };
+
+const std::string kInjectedFolder = "/.lu-agent/injected";
+
+void add_volume(json::object &spec, json::object &container, const std::string &name, json::object source,
+                const std::string &at, bool read_only = false) {
+    if (!spec.contains("volumes")) spec["volumes"] = json::array{};
+    if (!container.contains("volumeMounts")) container["volumeMounts"] = json::array{};
+    source["name"] = name;
+    spec["volumes"].as_array().push_back(std::move(source));
+    container["volumeMounts"].as_array().push_back({{"name", name}, {"mountPath", at}, {"readOnly", read_only}});
+}
+
+// The file a supervised app writes its PID to: in /app where the root is read-only.
+std::string pid_file(Root root) { return root == Root::read_only ? "/app/app.pid" : "/tmp/app.pid"; }
 
 // A busybox pod; read_only: its root filesystem read-only, /app an emptyDir.
 // supervised: its command wrapped by hand as the webhook wraps it
 // (`lu-agent supervise -- ...`), this build's lu-agent mounted from the host;
-// the app writes its PID to /tmp/app.pid ($$ is how a pod's command says $).
-void create_pod(const std::string &name, Root root = Root::writable, Command command = Command::plain) {
+// the app writes its PID to pid_file ($$ is how a pod's command says $).
+void create_pod(const std::string &name, Root root = Root::writable, Command command = Command::plain,
+                Agent agent = Agent::copied) {
     json::object pod = busybox_pod(name);
+    json::object &spec = pod["spec"].as_object();
+    json::object &container = spec["containers"].as_array()[0].as_object();
+    const std::string agent_folder = fs::path(LU_AGENT_PATH).parent_path().string();
+    const json::object host_agent{{"hostPath", {{"path", agent_folder}, {"type", "Directory"}}}};
+    if (agent == Agent::injected) add_volume(spec, container, "lu-injected", host_agent, kInjectedFolder, true);
     if (command == Command::supervised) {
-        json::object &spec = pod["spec"].as_object();
-        json::object &container = spec["containers"].as_array()[0].as_object();
+        const std::string bin = agent == Agent::injected ? kInjectedFolder : "/lu-bin";
         container["command"] =
-            json::array{"/lu-bin/lu-agent",
+            json::array{bin + "/lu-agent",
                         "supervise",
                         "--",
                         "/bin/sh",
                         "-c",
-                        "echo $$$$ > /tmp/app.pid; trap 'exit 0' TERM; while true; do sleep 1; done"};
-        container["volumeMounts"] = json::array{{{"name", "lu-bin"}, {"mountPath", "/lu-bin"}, {"readOnly", true}}};
-        spec["volumes"] = json::array{
-            {{"name", "lu-bin"},
-             {"hostPath", {{"path", fs::path(LU_AGENT_PATH).parent_path().string()}, {"type", "Directory"}}}}};
+                        "echo $$$$ > " + pid_file(root) + "; trap 'exit 0' TERM; while true; do sleep 1; done"};
+        if (agent == Agent::copied) add_volume(spec, container, "lu-bin", host_agent, "/lu-bin", true);
+        if (agent == Agent::injected) {
+            add_volume(spec, container, "lu-run", {{"emptyDir", json::object{}}}, "/.lu-agent/run");
+            container["env"] =
+                json::array{{{"name", "LU_SUPERVISE_SOCKET"}, {"value", "/.lu-agent/run/supervise.sock"}}};
+        }
     }
     if (root == Root::read_only) {
-        json::object &spec = pod["spec"].as_object();
-        json::object &container = spec["containers"].as_array()[0].as_object();
         container["securityContext"] = {{"readOnlyRootFilesystem", true}};
-        container["volumeMounts"] = json::array{{{"name", "app"}, {"mountPath", "/app"}}};
-        spec["volumes"] = json::array{{{"name", "app"}, {"emptyDir", json::object{}}}};
+        add_volume(spec, container, "app", {{"emptyDir", json::object{}}}, "/app");
     }
     const auto r = admin().request("POST", "/api/v1/namespaces/" + kNamespace + "/pods", json::serialize(pod));
     if (r.status / 100 != 2) throw std::runtime_error("creating pod " + name + ": " + kube::status_message(r.body));
@@ -222,7 +246,7 @@ std::size_t log_index(const lu_test::Outcome &o, const std::string &needle) {
 // supervise is restarted instead, after the sync and the runs (Tilt's order).
 BOOST_AUTO_TEST_CASE(a_restart_starts_the_supervised_process_again_in_the_same_container) {
     create_pod("sup", Root::writable, Command::supervised);
-    const std::string before = exec_sh("sup", "cat /tmp/app.pid").second;
+    const std::string before = exec_sh("sup", "cat " + pid_file(Root::writable)).second;
     BOOST_TEST_REQUIRE(!before.empty());
     DockerUpdater updater(config(), LU_KUBERNETES_UPDATER_PATH);
     auto u = update_of("sup");
@@ -240,7 +264,7 @@ BOOST_AUTO_TEST_CASE(a_restart_starts_the_supervised_process_again_in_the_same_c
     std::string after;
     wait_until(
         [&] {
-            after = exec_sh("sup", "cat /tmp/app.pid").second;
+            after = exec_sh("sup", "cat " + pid_file(Root::writable)).second;
             return !after.empty() && after != before;
         },
         10s);
@@ -337,6 +361,61 @@ BOOST_AUTO_TEST_CASE(a_read_only_root_filesystem_falls_back_to_exec_and_says_why
     BOOST_TEST(!second.logged("lu-agent cannot run"));
     BOOST_TEST(exec_sh("ro", "cat /app/ro2").second == "2\n");
     delete_pod("ro");
+}
+
+// Issue 36: an agent injected at admission is used as it is: nothing is copied in.
+BOOST_AUTO_TEST_CASE(an_injected_agent_is_used_without_copying_one_in) {
+    create_pod("inj", Root::writable, Command::plain, Agent::injected);
+    DockerUpdater updater(config(), LU_KUBERNETES_UPDATER_PATH);
+    auto u = update_of("inj");
+    u.archive = TarBuilder().file("app/i.txt", "injected\n").finish();
+    u.copies = {{"/src/i.txt", "/app/i.txt"}};
+    const auto first = updater.update("", "main", u);
+    BOOST_TEST_REQUIRE(first.kind == LU_OUTCOME_OK, first.message);
+    BOOST_TEST(
+        first.logged("in pod " + kNamespace + "/inj container main (injected at " + kInjectedFolder + "/lu-agent)"),
+        first.log_text());
+    BOOST_TEST(!first.logged("cannot run"));
+    BOOST_TEST(exec_sh("inj", "cat /app/i.txt").second == "injected\n");
+    // The copies' folder holds the injected one's mount point only.
+    BOOST_TEST(exec_sh("inj", "ls -A /.lu-agent").second == "injected\n");
+    delete_pod("inj");
+}
+
+// A hardened pod: read-only root filesystem, an emptyDir at the sync path,
+// lu-agent injected and the process supervised. It live-updates through the
+// agent and restarts in place (on a copy-only updater the agent could not
+// get in, and there would be no restart without it).
+BOOST_AUTO_TEST_CASE(a_read_only_root_filesystem_with_an_injected_agent_live_updates_and_restarts) {
+    create_pod("hard", Root::read_only, Command::supervised, Agent::injected);
+    const std::string pids = pid_file(Root::read_only);
+    std::string before;
+    BOOST_TEST_REQUIRE(wait_until(
+        [&] {
+            before = exec_sh("hard", "cat " + pids).second;
+            return !before.empty();
+        },
+        10s));
+    DockerUpdater updater(config(), LU_KUBERNETES_UPDATER_PATH);
+    auto u = update_of("hard");
+    u.archive = TarBuilder().file("app/v.txt", "v2\n").finish();
+    u.copies = {{"/src/v.txt", "/app/v.txt"}};
+    u.restart = true;
+    const auto updated = updater.update("", "main", u);
+    BOOST_TEST_REQUIRE(updated.kind == LU_OUTCOME_OK, updated.message + "\n" + updated.log_text());
+    BOOST_TEST(updated.logged("(injected at " + kInjectedFolder + "/lu-agent)"), updated.log_text());
+    BOOST_TEST(!updated.logged("cannot run"));
+    BOOST_TEST(exec_sh("hard", "cat /app/v.txt").second == "v2\n");
+    std::string after;
+    wait_until(
+        [&] {
+            after = exec_sh("hard", "cat " + pids).second;
+            return !after.empty() && after != before;
+        },
+        10s);
+    BOOST_TEST(after != before);
+    BOOST_TEST(restart_count("hard") == 0);
+    delete_pod("hard");
 }
 
 namespace {

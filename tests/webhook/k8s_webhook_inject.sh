@@ -5,9 +5,11 @@
 # init container and a read-only mount, and runs the injected lu-agent; a pod
 # of an unlabelled namespace is never sent (a pod sent would be injected)
 # unless labelled liveupdate.dev/inject=true; restart: process wraps the
-# command, a container without one is named in a warning; a malformed
-# annotation is a warning, not a refusal; the webhook stopped -> pods of the
-# labelled namespace still start, uninjected (failurePolicy Ignore).
+# command (the supervisor's socket in a writable run folder, so a read-only
+# root filesystem restarts in place too), a container without one is named
+# in a warning; a malformed annotation is a warning, not a refusal; the
+# webhook stopped -> pods of the labelled namespace still start, uninjected
+# (failurePolicy Ignore).
 # usage: k8s_webhook_inject.sh LU_HOST K8S_DIR REPO_ROOT BUILD_DIR   (exit 77 without K8S_DIR)
 set -uo pipefail
 lu_host=$1 k8s_dir=$2 repo=$3 build=$4
@@ -103,6 +105,18 @@ out=$(pod wrapped '"liveupdate.dev/restart": process' '' '  - {name: app, image:
 grep -qF '["/.lu-agent/injected/lu-agent","supervise","--","sleep"]' <<<"$out" || fail "command not wrapped: $out"
 grep -q '^Warning: container "bare" has no command' <<<"$out" || fail "no warning naming bare: $out"
 echo "ok: restart: process wraps the command; a container without one gets a warning"
+
+# A read-only root filesystem: the wrapped process's supervisor listens in the writable run folder.
+pod hardened '"liveupdate.dev/restart": process' '' '  - {name: app, image: localhost/busybox:local, imagePullPolicy: Never,
+     command: [/bin/sh, -c, "trap \"exit 0\" TERM; while true; do sleep 1; done"],
+     securityContext: {readOnlyRootFilesystem: true}}' | kubectl -n $on apply -f - >/dev/null || fail "hardened not created"
+kubectl -n $on wait --for=condition=Ready pod/hardened --timeout=60s >/dev/null || fail "hardened not Ready"
+[ "$(field $on hardened '{.spec.containers[0].env[?(@.name=="LU_SUPERVISE_SOCKET")].value}')" = \
+  /.lu-agent/run/supervise.sock ] || fail "no LU_SUPERVISE_SOCKET in the wrapped container"
+kubectl -n $on exec hardened -- test -S /.lu-agent/run/supervise.sock ||
+  fail "the supervisor of a read-only root filesystem has no socket: $(kubectl -n $on logs hardened | tail -3)"
+kubectl -n $on exec hardened -- touch /x 2>/dev/null && fail "the root filesystem of hardened is writable"
+echo "ok: read-only root filesystem: the supervisor listens in the writable run folder"
 
 out=$(pod malformed '"liveupdate.dev/containers": nope, "liveupdate.dev/inject": maybe' | kubectl -n $on apply -f - 2>&1) ||
   fail "a pod with malformed annotations was refused: $out"

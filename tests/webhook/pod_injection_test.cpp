@@ -50,6 +50,15 @@ bool mounts_agent(const json::object &c) {
     return false;
 }
 
+// The container's LU_SUPERVISE_SOCKET, "" without one.
+std::string supervise_socket(const json::object &c) {
+    const json::value *env = c.if_contains("env");
+    if (env == nullptr) return {};
+    for (const auto &v : env->as_array())
+        if (v.at("name").as_string() == "LU_SUPERVISE_SOCKET") return std::string(v.at("value").as_string());
+    return {};
+}
+
 bool mentions(const std::vector<std::string> &warnings, const std::string &text) {
     for (const auto &w : warnings)
         if (w.find(text) != std::string::npos) return true;
@@ -165,12 +174,14 @@ BOOST_AUTO_TEST_CASE(called_again_only_a_container_added_since_gets_the_agent) {
     const Injection again = plan_injection(once, kLabelled, kOptions);
     BOOST_TEST(again.warnings.empty());  // said the first time
     const json::value p = apply_json_patch(once, again.patch);
-    BOOST_TEST(p.at("spec").at("volumes").as_array().size() == 1u);
+    BOOST_TEST(p.at("spec").at("volumes").as_array().size() == 2u);  // the agent's and the run volume, once
     BOOST_TEST(p.at("spec").at("initContainers").as_array().size() == 1u);
     BOOST_TEST(mounts_agent(container(p, 2)));
+    BOOST_TEST(supervise_socket(container(p, 2)) == "/.lu-agent/run/supervise.sock");
     BOOST_TEST(json::serialize(container(p, 2).at("command")) ==
                R"(["/.lu-agent/injected/lu-agent","supervise","--","/log"])");
-    BOOST_TEST(container(p, 0).at("volumeMounts").as_array().size() == 1u);
+    BOOST_TEST(container(p, 0).at("volumeMounts").as_array().size() == 2u);
+    BOOST_TEST(container(p, 0).at("env").as_array().size() == 1u);
     BOOST_TEST(json::serialize(container(p, 0).at("command")) ==
                R"(["/.lu-agent/injected/lu-agent","supervise","--","/app/server"])");
     BOOST_TEST(plan_injection(p, kLabelled, kOptions).patch.empty());
@@ -192,6 +203,29 @@ BOOST_AUTO_TEST_CASE(restart_process_wraps_the_command_and_keeps_the_args) {
     BOOST_TEST(json::serialize(container(p, 0).at("command")) ==
                R"(["/.lu-agent/injected/lu-agent","supervise","--","/app/server"])");
     BOOST_TEST(json::serialize(container(p, 0).at("args")) == R"(["--port","8080"])");
+}
+
+// A read-only root filesystem has no place for supervise's socket: each
+// wrapped container gets a writable folder of its own and the variable naming it.
+BOOST_AUTO_TEST_CASE(a_wrapped_container_gets_a_writable_folder_for_the_supervisor_socket) {
+    const json::value p = patched(pod(R"({"liveupdate.dev/restart":"process"})"));
+    BOOST_TEST(supervise_socket(container(p, 0)) == "/.lu-agent/run/supervise.sock");
+    BOOST_TEST(json::serialize(container(p, 0).at("volumeMounts").at(1)) ==
+               R"({"name":"liveupdate-run","mountPath":"/.lu-agent/run","subPath":"app"})");
+    BOOST_TEST(json::serialize(p.at("spec").at("volumes").at(1)) ==
+               R"({"name":"liveupdate-run","emptyDir":{"sizeLimit":"1Mi"}})");
+    BOOST_TEST(supervise_socket(container(p, 1)).empty());  // not wrapped: no supervisor
+    const json::value unwrapped = patched(pod());
+    BOOST_TEST(supervise_socket(container(unwrapped, 0)).empty());
+    BOOST_TEST(unwrapped.at("spec").at("volumes").as_array().size() == 1u);
+
+    // A container that names its socket itself keeps it, and gets no run folder.
+    json::value own = pod(R"({"liveupdate.dev/restart":"process"})");
+    own.at("spec").at("containers").at(0).as_object()["env"] =
+        json::array{json::object{{"name", "LU_SUPERVISE_SOCKET"}, {"value", "/data/s.sock"}}};
+    const json::value kept = patched(own);
+    BOOST_TEST(supervise_socket(container(kept, 0)) == "/data/s.sock");
+    BOOST_TEST(container(kept, 0).at("volumeMounts").as_array().size() == 1u);
 }
 
 BOOST_AUTO_TEST_CASE(restart_without_a_command_warns_naming_the_container) {

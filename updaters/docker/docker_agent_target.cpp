@@ -44,6 +44,18 @@ void DockerUpdater::AgentContainer::install_agent(const agent_client::AgentBinar
         response, "copying lu-agent in (PUT /containers/" + target.id.substr(0, 12) + "/archive)");
 }
 
+std::string DockerUpdater::AgentContainer::injected_agent() {
+    const std::string path(agent_client::kInjectedAgentPath);
+    try {
+        const auto found = updater_.client_.head("/containers/" + target_.id +
+                                                 "/archive?path=" + docker_engine::EngineClient::query_escape(path));
+        return found.status == 200 ? path : std::string();
+    } catch (const docker_engine::EngineError &e) {
+        if (unreachable(e)) throw;
+        throw AgentSessionBroken(e.what());
+    }
+}
+
 void DockerUpdater::AgentContainer::install_ahead(const agent_client::AgentBinary &binary) {
     try {
         install_agent(binary);

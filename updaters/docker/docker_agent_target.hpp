@@ -1,5 +1,6 @@
 // A container as the lu-agent driver reaches it through the docker updater:
-// the agent copied in with the archive API, started by an exec
+// the agent it was started with (mounted at /.lu-agent/injected), else ours
+// copied in with the archive API, started by an exec
 // (ExecAgentTransport), its failures to start told apart by the container's
 // state (stopped, paused, restarted) from what lasts.
 #pragma once
@@ -18,6 +19,7 @@ public:
         : updater_(updater), target_(target), container_(container), inspected_(inspected) {}
 
     agent_client::AgentPlace place() const override;
+    std::string injected_agent() override;
     void install_ahead(const agent_client::AgentBinary &binary) override;
     std::string install(const agent_client::AgentBinary &binary) override;
     std::unique_ptr<agent_client::AgentTransport> open(const std::string &command) override;

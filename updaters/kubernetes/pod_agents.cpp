@@ -30,6 +30,9 @@ public:
         return {container + "/" + container_id_, container, container_id_, pod_text(target_)};
     }
 
+    // An exec tells whether it is there (a pod's spec may not say: the webhook's patch is one way among others).
+    std::string injected_agent() override { return std::string(agent_client::kInjectedAgentPath); }
+
     std::string install(const agent_client::AgentBinary &binary) override;
 
     std::unique_ptr<agent_client::AgentTransport> open(const std::string &command) override {

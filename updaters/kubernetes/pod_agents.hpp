@@ -1,8 +1,10 @@
 // The kubernetes updater through lu-agent (common/agent_client/agent_driver):
 // one session per container (pod + container + container ID), started on its
-// first update or ahead of it (prepare) and kept for the next ones. The agent
-// is copied in through an exec of `tar -x` (Kubernetes has no archive API)
-// only when starting it says it is not there yet.
+// first update or ahead of it (prepare) and kept for the next ones. An agent
+// injected at admission (/.lu-agent/injected/lu-agent, `lu-host webhook
+// --mutate`) of our protocol version is used as it is; else ours is copied in
+// through an exec of `tar -x` (Kubernetes has no archive API) only when
+// starting it says it is not there yet.
 #pragma once
 
 #include <memory>
