@@ -1,6 +1,7 @@
 #include "host/sync_back/local_sync_back_watch.hpp"
 
 #include <chrono>
+#include <filesystem>
 
 #include "common/paths.hpp"
 
@@ -15,7 +16,7 @@ std::int64_t now_ms() {
 
 }  // namespace
 
-LocalSyncBackWatch::LocalSyncBackWatch(std::unique_ptr<LocalSyncBack> sync_back, std::string container_root,
+LocalSyncBackWatch::LocalSyncBackWatch(std::unique_ptr<LocalSyncBack> sync_back, const std::string &container_root,
                                        ReportFn report, up::WatchTiming timing)
     : container_root_(common::clean_path(container_root)),
       report_(std::move(report)),
@@ -29,7 +30,7 @@ LocalSyncBackWatch::LocalSyncBackWatch(std::unique_ptr<LocalSyncBack> sync_back,
     };
     watcher_ = std::make_unique<up::TreeWatcher>(
         std::vector<std::string>{sync_root}, up::WatchFilter{}, timing,
-        [this](std::vector<std::string> paths) { on_batch(paths); }, warn);
+        [this](const std::vector<std::string> &paths) { on_batch(paths); }, warn);
 }
 
 LocalSyncBackWatch::~LocalSyncBackWatch() { watcher_.reset(); }
@@ -58,6 +59,17 @@ void LocalSyncBackWatch::on_batch(const std::vector<std::string> &local_paths) {
         }
     }
     for (const SyncBackEvent &event : events) report_(event);
+}
+
+std::unique_ptr<ContainerSyncBack> start_local_sync_back(const SyncBackTarget &target, SyncedRecords &records,
+                                                         SyncBackReportFn report) {
+    // The record's key as the forward sync names it: the same agreements.
+    std::shared_ptr<SyncedJournal> journal =
+        records.journal(SyncedKey::of(target.live_update, target.via, target.container.id, target.container.root));
+    const std::string root = std::filesystem::weakly_canonical(target.container.root).string();
+    auto sync_back = std::make_unique<LocalSyncBack>(
+        rules::SyncBackMapping(target.local_path, target.container_path, target.patterns), root, std::move(journal));
+    return std::make_unique<LocalSyncBackWatch>(std::move(sync_back), root, std::move(report));
 }
 
 }  // namespace liveupdate::host::sync_back

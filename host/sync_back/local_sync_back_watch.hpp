@@ -12,26 +12,28 @@
 #include <vector>
 
 #include "common/mutex.hpp"
+#include "host/core/synced_record.hpp"
+#include "host/sync_back/container_sync_back.hpp"
 #include "host/sync_back/local_sync_back.hpp"
 #include "host/up/tree_watcher.hpp"
 
 namespace liveupdate::host::sync_back {
 
-class LocalSyncBackWatch {
+class LocalSyncBackWatch : public ContainerSyncBack {
 public:
     // Called on the watcher's thread for every event but ignored and nothing.
     using ReportFn = std::function<void(const SyncBackEvent &event)>;
 
     // Watches from when it returns; throws std::runtime_error when inotify
     // is unavailable.
-    LocalSyncBackWatch(std::unique_ptr<LocalSyncBack> sync_back, std::string container_root, ReportFn report,
+    LocalSyncBackWatch(std::unique_ptr<LocalSyncBack> sync_back, const std::string &container_root, ReportFn report,
                        up::WatchTiming timing = {.debounce = std::chrono::milliseconds(20)});
     LocalSyncBackWatch(const LocalSyncBackWatch &) = delete;
     LocalSyncBackWatch &operator=(const LocalSyncBackWatch &) = delete;
-    ~LocalSyncBackWatch();
+    ~LocalSyncBackWatch() override;
 
     // The conflicts open now, by container path. Thread-safe.
-    std::map<std::string, SyncBackEvent> conflicts() const;
+    std::map<std::string, SyncBackEvent> conflicts() const override;
 
 private:
     void on_batch(const std::vector<std::string> &local_paths);
@@ -43,5 +45,11 @@ private:
     std::set<std::string> deferred_ LU_GUARDED_BY(mutex_);  // over the rate limit: offered again with the next batch
     std::unique_ptr<up::TreeWatcher> watcher_;              // last: stopped first
 };
+
+// The local container's sync back for target (its root folder watched), the
+// agreements in the container's synced record. Throws std::runtime_error,
+// HostError or std::invalid_argument naming what stands in the way.
+std::unique_ptr<ContainerSyncBack> start_local_sync_back(const SyncBackTarget &target, SyncedRecords &records,
+                                                         SyncBackReportFn report);
 
 }  // namespace liveupdate::host::sync_back

@@ -20,6 +20,9 @@
 #include "host/core/updater_registry.hpp"
 #include "host/reload/hot_reloader.hpp"
 #include "host/reload/quiesce_gate.hpp"
+#include "host/sync_back/local_sync_back_watch.hpp"
+#include "host/sync_back/sync_back_report.hpp"
+#include "host/sync_back/sync_back_watches.hpp"
 #include "host/up/activity.hpp"
 #include "host/up/cluster_source.hpp"
 #include "host/up/compose_source.hpp"
@@ -36,6 +39,7 @@
 #include "host/up/object_keeper.hpp"
 #include "host/up/stop_signals.hpp"
 #include "host/up/supervised_containers.hpp"
+#include "host/up/sync_back_targets.hpp"
 #include "host/verify/verify_service.hpp"
 #include "host/verify/verify_targets.hpp"
 #include "host/web/web_server.hpp"
@@ -70,6 +74,8 @@ private:
     void start_web();
     void reconcile(const std::string &live_update);
     void exclusive(const std::string &live_update, const std::function<void()> &fn);
+    // Starts and stops the LiveUpdate's sync backs for the containers it selects now.
+    void refresh_sync_back(const std::string &live_update);
     void notify_web(const std::string &live_update, const ActivityLine *line);
     LogSinkFn live_update_log(const std::string &live_update);
     // The sources added so far, called without the lock (their calls may come back to it).
@@ -86,6 +92,7 @@ private:
     std::shared_ptr<UpdaterHostServices> services_;
     UpdaterRegistry updaters_;
     std::unique_ptr<SyncedRecords> synced_;
+    std::unique_ptr<sync_back::SyncBackWatches> sync_backs_;
     std::unique_ptr<Executor> executor_;
     std::unique_ptr<ReconcileDriver> driver_;
     std::unique_ptr<ContainerWarmUp> warm_up_;
@@ -135,6 +142,20 @@ void Daemon::start_plugin() {
     start_updaters(load);
     synced_ = std::make_unique<SyncedRecords>(state_folder_->path());
     prune_synced_records();
+    sync_backs_ = std::make_unique<sync_back::SyncBackWatches>(
+        [this](const sync_back::SyncBackTarget &target,
+               sync_back::SyncBackReportFn report) -> std::unique_ptr<sync_back::ContainerSyncBack> {
+            // Docker and kubernetes containers: lu-agent's half, not here yet.
+            if (target.via != "local") return nullptr;
+            return sync_back::start_local_sync_back(target, *synced_, std::move(report));
+        },
+        [this](const sync_back::SyncBackTarget &target, const sync_back::SyncBackEvent &event) {
+            const sync_back::ReportLine line = sync_back::report_line(target, event);
+            live_update_log(target.live_update)(line.level, line.text);
+        },
+        [this](const sync_back::SyncBackTarget &target, LogLevel level, const std::string &text) {
+            live_update_log(target.live_update)(level, text);
+        });
     executor_ = std::make_unique<Executor>(updaters_, synced_.get());
     driver_ = std::make_unique<ReconcileDriver>(
         *plugin_slot_, *executor_, store_, [] { return now(); },
@@ -251,6 +272,8 @@ void Daemon::start_web() {
     activity_.set_listener([this](const std::string &lu, const ActivityLine *line) { notify_web(lu, line); });
     store_.add_listener([this](const ObjectChange &change) {
         notify_web("", nullptr);
+        if (change.type == ObjectChange::Type::deleted && change.key.kind == "LiveUpdate")
+            sync_backs_->set(change.key.name, {});
         // Discoveries store their statuses with the object (an upsert): those count too.
         if (change.type == ObjectChange::Type::deleted) return;
         const std::optional<json::object> object = store_.get(change.key);
@@ -313,7 +336,8 @@ void Daemon::stop() {
     if (rebuilds_) rebuilds_->stop();
     if (discoveries_) discoveries_->stop();
     queue_.stop();
-    warm_up_.reset();  // waits for a preparation in progress
+    if (sync_backs_) sync_backs_->stop_all();  // after the reconciles, which start them
+    warm_up_.reset();                          // waits for a preparation in progress
     if (containers_) containers_->stop_all();
     control_.reset();
     hot_reload_.reset();  // after the control socket, which lists its plugins
@@ -345,6 +369,17 @@ void Daemon::reconcile(const std::string &live_update) {
     activity_.finished(live_update, events, now());
     // Outside the pass: taking a manifest off the queue goes through the engine.
     triggers_->reconciled(live_update, trigger_generation);
+    refresh_sync_back(live_update);
+}
+
+void Daemon::refresh_sync_back(const std::string &live_update) {
+    const std::optional<json::object> object = store_.get(ObjectKey{"LiveUpdate", live_update});
+    if (!object || !asks_for_sync_back(*object) || declarations_.rejection(live_update)) {
+        if (sync_backs_->running(live_update)) sync_backs_->set(live_update, {});
+        return;
+    }
+    // Outside the pass: the engine answers after a hot reload as before it.
+    sync_backs_->set(live_update, sync_back_targets(*object, verify::resolve_targets(live_update, *plugin_slot_)));
 }
 
 // A verification of the LiveUpdate: no reconcile of it meanwhile (the
