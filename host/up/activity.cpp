@@ -41,11 +41,12 @@ void Activity::line(const std::string &live_update, common::LogLevel level, std:
     notify(live_update, &entry);
 }
 
-void Activity::finished(const std::string &live_update, const std::vector<json::object> &events,
-                        common::MicroTime time) {
+void Activity::finished(const std::string &live_update, const std::vector<json::object> &events, common::MicroTime time,
+                        std::chrono::microseconds took) {
     {
         common::MutexLock lock(mutex_);
         Record &r = records_[live_update];
+        if (auto sample = update_sample(events, time, took)) r.history.add(std::move(*sample));
         r.reconciling = false;
         r.updating = false;
         for (const auto &e : events) {
@@ -89,6 +90,7 @@ json::object Activity::summary() const {
         if (!r.last_files_at.empty()) one["lastFilesAt"] = r.last_files_at;
         if (!r.last_update_at.empty()) one["lastUpdateAt"] = r.last_update_at;
         if (!r.last_error.empty()) one["lastError"] = r.last_error;
+        one["recentUpdates"] = r.history.to_json();
         out[name] = std::move(one);
     }
     return out;

@@ -1,9 +1,11 @@
 // What each LiveUpdate is doing, beyond its status: whether an update is in
 // flight, the files its last update synced and when, and its recent log
-// lines. `describe` and the status page read it; the daemon feeds it from
+// lines, how long its recent updates took (update_history.hpp). `describe`
+// and the status page read it; the daemon feeds it from
 // reconciles. Thread-safe; the listener is called outside its lock.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -16,6 +18,7 @@
 #include "common/log_level.hpp"
 #include "common/micro_time.hpp"
 #include "common/mutex.hpp"
+#include "host/up/update_history.hpp"
 
 namespace liveupdate::host::up {
 
@@ -38,12 +41,14 @@ public:
     void began(const std::string &live_update);
     // A line of the reconcile in flight: the first one means an update is being made.
     void line(const std::string &live_update, common::LogLevel level, std::string_view text, common::MicroTime time);
-    // events as the plugin reports them ("started" with filesChanged, "completed" with error).
+    // events as the plugin reports them ("started" with filesChanged,
+    // "completed" with error); took: the reconcile, start to end.
     void finished(const std::string &live_update, const std::vector<boost::json::object> &events,
-                  common::MicroTime time);
+                  common::MicroTime time, std::chrono::microseconds took);
     void forget(const std::string &live_update);
 
-    // {"<name>": {"updating", "lastFiles", "lastFileCount", "lastFilesAt", "lastUpdateAt", "lastError"}}
+    // {"<name>": {"updating", "lastFiles", "lastFileCount", "lastFilesAt", "lastUpdateAt", "lastError",
+    //             "recentUpdates"}}
     boost::json::object summary() const;
     std::vector<ActivityLine> lines(const std::string &live_update) const;
 
@@ -57,6 +62,7 @@ private:
         std::string last_update_at;
         std::string last_error;
         std::deque<ActivityLine> lines;
+        UpdateHistory history;
     };
 
     void notify(const std::string &live_update, const ActivityLine *line) const;

@@ -1,6 +1,7 @@
 #include "host/up/daemon.hpp"
 #include "common/mutex.hpp"
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string_view>
@@ -348,12 +349,15 @@ void Daemon::reconcile(const std::string &live_update) {
     const std::uint64_t trigger_generation = triggers_->generation();
     activity_.began(live_update);
     std::vector<json::object> events;
+    std::chrono::microseconds took{0};
     {
         // A hot reload waits for it, and holds the next; the driver keeps a verification of it waiting.
         const reload::QuiesceGate::Pass pass = gate_.enter();
         try {
             const std::uint64_t seen = file_watches_->visible();
+            const auto began = std::chrono::steady_clock::now();
             ReconcileResult r = driver_->reconcile(live_update);
+            took = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - began);
             // A FileEvent may be dropped once every LiveUpdate it concerns has seen it.
             file_watches_->reconciled(live_update, seen);
             // Only when shown: an initial sync's "started" event is megabytes of text.
@@ -366,7 +370,7 @@ void Daemon::reconcile(const std::string &live_update) {
             log_.write(LogLevel::error, live_update, std::string("reconcile failed: ") + e.what());
         }
     }
-    activity_.finished(live_update, events, now());
+    activity_.finished(live_update, events, now(), took);
     // Outside the pass: taking a manifest off the queue goes through the engine.
     triggers_->reconciled(live_update, trigger_generation);
     refresh_sync_back(live_update);

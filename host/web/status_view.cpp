@@ -64,7 +64,7 @@ json::object row_of(const json::value &lu, const json::object &activity) {
         if (const json::value *f = act->if_contains("lastFiles"); f != nullptr && f->is_array())
             for (const auto &p : f->as_array())
                 if (p.is_string()) files.emplace_back(shown_path(std::string(p.as_string()), base));
-        for (const char *key : {"lastFileCount", "lastFilesAt", "lastUpdateAt"})
+        for (const char *key : {"lastFileCount", "lastFilesAt", "lastUpdateAt", "recentUpdates"})
             if (const json::value *v = act->if_contains(key)) row[key] = *v;
     }
     row["lastFiles"] = std::move(files);

@@ -1,6 +1,6 @@
 // The status page's model, a pure function of what the daemon answers: one
 // row per LiveUpdate (state, containers, last files synced, last update,
-// mode), the LiveUpdates admission refused, and the loaded plugins.
+// mode, its recent updates' durations and files), the LiveUpdates admission refused, and the loaded plugins.
 #pragma once
 
 #include <boost/json.hpp>

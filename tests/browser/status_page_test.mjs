@@ -3,7 +3,8 @@
 // (plus a LiveUpdate whose run fails, and one whose name is markup). Opened
 // through the secret URL lu-host up prints. Checks what a user sees: in
 // sync, a file edit in the list and the log, the trigger button of the
-// manual LiveUpdate, a failure's reason, names shown as text; saves screenshots.
+// manual LiveUpdate, a failure's reason, names shown as text, the chart of
+// recent updates following real ones; saves screenshots.
 //   node status_page_test.mjs LU_HOST SAMPLE_DIR ARTIFACT_DIR
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -152,6 +153,35 @@ async function main() {
   check(true, 'the edit appears in the list and in the log');
   check(fs.readFileSync(path.join(app, 'container', 'app', 'index.html'), 'utf8').includes(marker), 'the container has the edit');
 
+  // The chart of hello's recent updates: a bar per update, as the daemon measured it.
+  const bars = (name) => page.evaluate(`[...(${row(name)}?.querySelectorAll('svg.updates-chart rect.bar') || [])]
+    .map((b) => ({ ms: Number(b.dataset.ms), files: Number(b.dataset.files), failed: b.classList.contains('failed'),
+                   height: Number(b.getAttribute('height')) }))`);
+  const measured = (name) => page.evaluate(`fetch('/api/status').then((r) => r.json())
+    .then((s) => s.liveUpdates.find((l) => l.name === ${JSON.stringify(name)}).recentUpdates)`);
+  const before = await bars('hello');
+  check(before.length >= 2 && before.every((b) => b.ms > 0), 'hello\'s chart has a bar for each update so far');
+  // A folder of four files moved in at once.
+  const four = path.join(work, 'four');
+  fs.mkdirSync(four);
+  for (const f of ['a', 'b', 'c', 'd']) fs.writeFileSync(path.join(four, `${f}.txt`), `${f}\n`);
+  fs.renameSync(four, path.join(app, 'src', 'four'));
+  await until(() => fs.existsSync(path.join(app, 'container', 'app', 'four', 'd.txt')), 'the four files synced');
+  const after = await until(async () => {
+    const now = await bars('hello');
+    // The folder and its four files: "5 Files Changed", as the update's build entry says.
+    return now.length > before.length && now.slice(before.length).reduce((n, b) => n + b.files, 0) === 5 ? now : null;
+  }, 'the new bars of the folder of four files');
+  const added = after.slice(before.length);
+  console.log(`chart of hello: ${after.map((b) => `${b.ms} ms/${b.files}`).join(', ')}`);
+  check(added.every((b) => b.ms > 0 && !b.failed), 'the update of the folder is charted with its milliseconds and files');
+  const fromDaemon = await measured('hello');
+  check(JSON.stringify(fromDaemon.map((u) => [u.ms, u.files])) === JSON.stringify(after.map((b) => [b.ms, b.files])),
+        'the chart draws the durations and files the daemon measured');
+  const longest = after.reduce((a, b) => (b.ms > a.ms ? b : a));
+  check(Math.abs(longest.height - 34) < 0.01 && after.every((b) => b.height <= longest.height),
+        'the longest update is the tallest bar');
+
   // The manual LiveUpdate holds the edit until its Trigger button is clicked.
   const manualCopy = path.join(app, 'container', 'app', 'manual', 'index.html');
   check(!fs.existsSync(manualCopy), 'the manual one has not synced before the trigger');
@@ -171,6 +201,8 @@ async function main() {
   const reason = await cellText('hello-check', 'State');
   console.log(`failed row: ${reason.replace(/\s+/g, ' ')}`);
   check(reason.includes('ExecError') && reason.includes('3'), 'a failed update shows its reason');
+  await until(async () => (await bars('hello-check')).at(-1)?.failed, 'a red bar for the failed update');
+  check(true, 'the failed update is a red bar in its chart');
 
   fs.mkdirSync(artifacts, { recursive: true });
   fs.writeFileSync(path.join(artifacts, 'status-page.png'), await page.screenshot());

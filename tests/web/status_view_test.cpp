@@ -62,9 +62,11 @@ BOOST_AUTO_TEST_CASE(an_update_in_flight_shows_as_updating) {
 BOOST_AUTO_TEST_CASE(last_files_are_shown_relative_to_the_base_path) {
     const json::object activity =
         json::parse(R"({"a": {"updating": false, "lastFiles": ["/src/app/x.js", "/elsewhere/y"],
-        "lastFileCount": 2, "lastFilesAt": "2026-01-01T00:00:02.000000Z", "lastUpdateAt": "2026-01-01T00:00:03.000000Z"}})")
+        "lastFileCount": 2, "lastFilesAt": "2026-01-01T00:00:02.000000Z", "lastUpdateAt": "2026-01-01T00:00:03.000000Z",
+        "recentUpdates": [{"at": "2026-01-01T00:00:03.000000Z", "ms": 12.5, "files": 2, "failed": false}]}})")
             .as_object();
     const json::object r = row(lu("a", "{}"), activity);
+    BOOST_TEST(r.at("recentUpdates") == activity.at("a").at("recentUpdates"));  // the page's chart
     BOOST_TEST(r.at("lastFiles").as_array().at(0).as_string() == "app/x.js");
     BOOST_TEST(r.at("lastFiles").as_array().at(1).as_string() == "/elsewhere/y");
     BOOST_TEST(r.at("lastUpdateAt").as_string() == "2026-01-01T00:00:03.000000Z");

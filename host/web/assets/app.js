@@ -51,6 +51,57 @@ function filesCell(row) {
   return td;
 }
 
+// The last updates as Tilt shows build durations: a bar per update (its
+// height the milliseconds, red when it failed), a dot per update for its
+// files (their own scale). Drawn here: the page needs nothing from elsewhere.
+// The SVG namespace, as the page's template holds it (no address in the code).
+const chartTemplate = document.getElementById('updates-chart').content.firstElementChild;
+const svgNs = chartTemplate.namespaceURI;
+const chart = { width: 150, height: 36, slots: 50 };
+
+function svg(tag, attrs = {}, ...children) {
+  const e = document.createElementNS(svgNs, tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  for (const c of children) if (c) e.append(c);
+  return e;
+}
+
+function updatesCell(row) {
+  const td = el('td', { 'data-label': 'Recent updates' });
+  const updates = row.recentUpdates || [];
+  if (updates.length === 0) {
+    td.append(el('span', { text: '—' }));
+    return td;
+  }
+  const maxMs = Math.max(...updates.map((u) => u.ms), 0.1);
+  const maxFiles = Math.max(...updates.map((u) => u.files), 1);
+  const slot = chart.width / chart.slots;
+  const top = chart.height - 2;
+  const last = updates[updates.length - 1];
+  const picture = chartTemplate.cloneNode(false);
+  for (const [k, v] of Object.entries({
+    width: chart.width, height: chart.height, viewBox: `0 0 ${chart.width} ${chart.height}`,
+    'aria-label': `last ${updates.length} updates: the latest took ${last.ms} ms for ${last.files} files, the longest ${maxMs} ms`,
+  })) picture.setAttribute(k, v);
+  updates.forEach((u, i) => {
+    const h = Math.max(1, (u.ms / maxMs) * top);
+    const title = svg('title');
+    title.textContent = `${u.ms} ms, ${u.files} file${u.files === 1 ? '' : 's'}${u.failed ? ', failed' : ''} (${u.at})`;
+    picture.append(svg('rect', {
+      class: u.failed ? 'bar failed' : 'bar', x: (i * slot).toFixed(2), y: (chart.height - h).toFixed(2),
+      width: Math.max(1, slot - 1).toFixed(2), height: h.toFixed(2), 'data-ms': u.ms, 'data-files': u.files,
+    }, title));
+  });
+  updates.forEach((u, i) => {
+    picture.append(svg('circle', {
+      class: 'files-point', cx: (i * slot + slot / 2).toFixed(2), cy: (chart.height - 1 - (u.files / maxFiles) * top).toFixed(2),
+      r: 1.3, 'data-files': u.files,
+    }));
+  });
+  td.append(picture, el('span', { class: 'chart-legend', text: `${last.ms} ms · ${last.files} file${last.files === 1 ? '' : 's'}` }));
+  return td;
+}
+
 async function trigger(name, button) {
   button.disabled = true;
   const result = document.getElementById('trigger-result');
@@ -99,6 +150,7 @@ function renderLiveUpdates(rows) {
       el('td', { 'data-label': 'Containers' }, (row.containers || []).length ? containers : el('span', { text: '—' })),
       filesCell(row),
       el('td', { 'data-label': 'Last update' }, timeCell(row.lastUpdateAt)),
+      updatesCell(row),
       mode));
   }
   if (focused) {
