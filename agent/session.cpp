@@ -10,6 +10,7 @@
 #include <string>
 
 #include "agent/block_signatures.hpp"
+#include "agent/change_watcher.hpp"
 #include "agent/digest.hpp"
 #include "agent/file_transfer.hpp"
 #include "agent/file_writer.hpp"
@@ -120,7 +121,7 @@ struct Channel {
     UniqueFd socket;
 };
 
-enum class Input { more, ended, failed };
+enum class Input { more, changes, ended, failed };
 
 // False once the host closed the session: the requests' end (or stdin, which
 // ends a session moved to its socket) hung up, or nobody reads the answers.
@@ -146,22 +147,42 @@ void idle_when_quiet(const Channel &channel, int stdin_fd, FileWriter &files) {
     if (::poll(fds, channel.socket.get() >= 0 ? 2 : 1, kQuietMs) == 0) files.idle();
 }
 
-// Waits for the next bytes of the channel's requests and feeds them to its decoder.
-Input read_more(Channel &channel, int stdin_fd, char *buffer, std::size_t size) {
+// Whether a request waits to be read: forward updates go before sync back.
+bool request_waiting(const Channel &channel, int stdin_fd) {
+    pollfd fds[2] = {{channel.in, POLLIN, 0}, {stdin_fd, POLLIN, 0}};
+    return ::poll(fds, channel.socket.get() >= 0 ? 2 : 1, 0) > 0;
+}
+
+// Takes the container's changes the kernel reported and sends those due, a
+// batch at a time while no request waits; false when the host is gone.
+bool serve_changes(Channel &channel, int stdin_fd, ChangeWatcher &changes) {
+    if (!changes.active()) return true;
+    changes.read_events();
+    while (changes.has_due() && !request_waiting(channel, stdin_fd))
+        if (!changes.send_due(channel.out)) return false;
+    return channel.out.flush();
+}
+
+// Waits for the next bytes of the channel's requests and feeds them to its
+// decoder; `changes` when the watcher has events or changes due first.
+Input read_more(Channel &channel, int stdin_fd, const ChangeWatcher &changes, char *buffer, std::size_t size) {
     for (;;) {
-        if (channel.socket.get() >= 0) {
-            pollfd fds[2] = {{channel.in, POLLIN, 0}, {stdin_fd, POLLIN, 0}};
-            if (::poll(fds, 2, -1) < 0) {
+        if (channel.socket.get() >= 0 || changes.active()) {
+            pollfd fds[3] = {{channel.in, POLLIN, 0}, {changes.fd(), POLLIN, 0}, {stdin_fd, POLLIN, 0}};
+            const nfds_t count = channel.socket.get() >= 0 ? 3 : 2;
+            const int ready = ::poll(fds, count, changes.wait_ms());
+            if (ready < 0) {
                 if (errno == EINTR) continue;
                 std::fprintf(stderr, "lu-agent: waiting for requests: %s\n", std::strerror(errno));
                 return Input::failed;
             }
-            if (fds[1].revents != 0) {
+            if (count == 3 && fds[2].revents != 0) {
                 const auto got = ::read(stdin_fd, buffer, size);
                 if (got < 0 && errno == EINTR) continue;
                 if (got <= 0) return Input::ended;
                 throw agent_protocol::ProtocolError("a request on stdin after the session moved to its socket");
             }
+            if (fds[0].revents == 0) return Input::changes;
         }
         const auto got = ::read(channel.in, buffer, size);
         if (got < 0 && errno == EINTR) continue;
@@ -199,27 +220,42 @@ int serve(int in, int out_fd) {
     SignatureCache signatures;
     FileTransfer transfer(signatures);
     FileWriter files;
-    bool greeted = false;
+    std::uint32_t version = 0;  // the session's, once greeted
+    ChangeWatcher changes;
     char buffer[256 * 1024];
     const std::function<bool()> present = [&channel, in] { return host_present(channel, in); };
     try {
         for (;;) {
             idle_when_quiet(channel, in, files);
-            switch (read_more(channel, in, buffer, sizeof buffer)) {
+            if (!serve_changes(channel, in, changes)) return 0;
+            switch (read_more(channel, in, changes, buffer, sizeof buffer)) {
             case Input::more: break;
+            case Input::changes: continue;
             case Input::ended: return 0;
             case Input::failed: return 1;
             }
             while (auto frame = channel.decoder.next()) {
-                if (!greeted) {
+                if (version == 0) {
                     const auto hello = agent_protocol::decode<agent_protocol::Hello>(*frame);
-                    if (hello.version != agent_protocol::kProtocolVersion)
+                    if (hello.version < agent_protocol::kOldestProtocolVersion ||
+                        hello.version > agent_protocol::kProtocolVersion)
                         throw agent_protocol::ProtocolError("the host speaks protocol version " +
                                                             std::to_string(hello.version) + ", this agent " +
-                                                            std::to_string(agent_protocol::kProtocolVersion));
-                    greeted = true;
+                                                            std::to_string(agent_protocol::kOldestProtocolVersion) +
+                                                            " to " + std::to_string(agent_protocol::kProtocolVersion));
+                    // An older host is answered in its own version, and never asks what came after it.
+                    version = hello.version;
+                    if (!channel.out.send(agent_protocol::encode(agent_protocol::HelloReply{version, describe_self()})))
+                        return 0;
+                    continue;
+                }
+                if (frame->type == agent_protocol::MessageType::watch_changes) {
+                    if (version < agent_protocol::kSyncBackVersion)
+                        throw agent_protocol::ProtocolError("a watch changes request in protocol version " +
+                                                            std::to_string(version));
+                    files.forget();
                     if (!channel.out.send(agent_protocol::encode(
-                            agent_protocol::HelloReply{agent_protocol::kProtocolVersion, describe_self()})))
+                            changes.watch(agent_protocol::decode<agent_protocol::WatchChanges>(*frame)))))
                         return 0;
                     continue;
                 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -43,8 +44,10 @@ public:
 };
 
 // The version handshake, first on every session: the agent's description
-// ("lu-agent 1 (pid 12, uid 0)"). Throws AgentSessionBroken when the agent
-// does not answer, or speaks another protocol version.
-std::string handshake(AgentStream &stream, AgentStream::Clock::time_point deadline);
+// ("lu-agent 1 (pid 12, uid 0)"), and the version it speaks in `version`
+// when given (from kOldestProtocolVersion: an older agent is driven without
+// what came after). Throws AgentSessionBroken when the agent does not
+// answer, or speaks a version outside that range.
+std::string handshake(AgentStream &stream, AgentStream::Clock::time_point deadline, std::uint32_t *version = nullptr);
 
 }  // namespace liveupdate::agent_client

@@ -18,6 +18,8 @@ bool is_known(MessageType type) noexcept {
     case MessageType::open_socket:
     case MessageType::socket_hello:
     case MessageType::restart_process:
+    case MessageType::watch_changes:
+    case MessageType::container_change:
     case MessageType::block_signatures_reply:
     case MessageType::socket_reply:
     case MessageType::socket_welcome:
@@ -48,6 +50,8 @@ const char *type_name(MessageType type) noexcept {
     case MessageType::open_socket: return "open socket";
     case MessageType::socket_hello: return "socket hello";
     case MessageType::restart_process: return "restart process";
+    case MessageType::watch_changes: return "watch changes";
+    case MessageType::container_change: return "container change";
     case MessageType::socket_reply: return "socket reply";
     case MessageType::socket_welcome: return "socket welcome";
     case MessageType::hello_reply: return "hello reply";

@@ -21,7 +21,13 @@ namespace liveupdate::agent_protocol {
 // 4: the session moves to a unix socket in the container (OpenSocket, SocketHello).
 // 5: a digest hashes only the files it names, within a byte and time budget.
 // 6: the process `lu-agent supervise` runs is restarted in place (RestartProcess).
-inline constexpr std::uint32_t kProtocolVersion = 6;
+// 7: container files come back (WatchChanges, ContainerChange: docs/sync-back.md).
+inline constexpr std::uint32_t kProtocolVersion = 7;
+// The oldest version either side still speaks: an agent answers a host of
+// this version in it, and a host drives such an agent without what came after
+// (sync back: the session stays one-way).
+inline constexpr std::uint32_t kOldestProtocolVersion = 6;
+inline constexpr std::uint32_t kSyncBackVersion = 7;
 // A small file travels in one frame (at most 1 MiB), a large one in parts of
 // about 1 MiB; the largest frame is a large file's block signatures (20 bytes
 // a block of up to 128 KiB: 16 MiB holds a 100 GiB file's; beyond, files go
@@ -45,6 +51,7 @@ enum class MessageType : std::uint8_t {
     open_socket = 12,
     socket_hello = 13,
     restart_process = 14,
+    watch_changes = 15,
     // agent -> host
     hello_reply = 64,
     result = 65,
@@ -55,6 +62,7 @@ enum class MessageType : std::uint8_t {
     block_signatures_reply = 70,
     socket_reply = 71,
     socket_welcome = 72,
+    container_change = 73,  // unasked: may come between any two answers once a watch began
 };
 
 bool is_known(MessageType type) noexcept;

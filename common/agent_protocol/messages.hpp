@@ -235,7 +235,7 @@ struct Digest {
     }
 };
 
-// The answer to write, file commit, mkdir, symlink, delete and digest: error 0 is success,
+// The answer to write, file commit, mkdir, symlink, delete, digest and watch: error 0 is success,
 // else an errno value with what failed.
 struct Result {
     static constexpr MessageType type = MessageType::result;
@@ -359,6 +359,72 @@ struct RestartProcess {
     template <class S, class F>
     static void fields(S &s, F &&f) {
         f(s.grace_ms);
+    }
+};
+
+// Sync back (version 7, docs/sync-back.md): the agent watches `root` (a sync
+// rule's containerPath) with inotify, recursively, never following a symlink,
+// and sends a ContainerChange, unasked, for each file beneath it whose name
+// relative to root the patterns (the ignore syntax) ask for, once it stopped
+// changing for debounce_ms. With report_existing the files there now come
+// too, else only changes after the watch began. Answered by a Result (error
+// 0: watching; else an errno value, e.g. ENOENT: no root yet). A watch_id
+// used again replaces that watch.
+struct WatchChanges {
+    static constexpr MessageType type = MessageType::watch_changes;
+    std::uint32_t watch_id = 0;
+    std::string root;
+    std::vector<std::string> patterns;
+    std::uint64_t max_file_bytes = 0;  // larger files come without content (0: none comes with it)
+    std::uint32_t debounce_ms = 0;
+    std::uint8_t report_existing = 0;
+    template <class S, class F>
+    static void fields(S &s, F &&f) {
+        f(s.watch_id);
+        f(s.root);
+        f(s.patterns);
+        f(s.max_file_bytes);
+        f(s.debounce_ms);
+        f(s.report_existing);
+    }
+};
+
+// What a path beneath a watch's root is now. A symlink, FIFO, socket or
+// device is reported as what it is and never opened nor followed; `rescan`
+// (path "") says the kernel's events overflowed: the files come again, each
+// as it is now, and those gone since as deleted.
+enum class ChangeKind : std::uint8_t { written = 1, deleted = 2, symlink = 3, other = 4, rescan = 5 };
+
+// The content of a file comes with it only up to this, so its frame fits.
+inline constexpr std::uint64_t kMaxChangeContent = kMaxPayload - 64 * 1024;
+
+// A change in the container, unasked (between any two answers). `path` is the
+// name relative to the watch's root as the filesystem has it (bytes
+// unchecked: the host judges them). A written file has its mode, size and,
+// when its content came (has_content), that content and its XXH3-64; else
+// `note` says why not (over max_file_bytes, unreadable).
+struct ContainerChange {
+    static constexpr MessageType type = MessageType::container_change;
+    std::uint32_t watch_id = 0;
+    std::string path;
+    std::uint8_t kind = 0;
+    std::uint32_t mode = 0;
+    std::uint64_t size = 0;
+    std::uint64_t hash = 0;
+    std::uint8_t has_content = 0;
+    std::string content;
+    std::string note;
+    template <class S, class F>
+    static void fields(S &s, F &&f) {
+        f(s.watch_id);
+        f(s.path);
+        f(s.kind);
+        f(s.mode);
+        f(s.size);
+        f(s.hash);
+        f(s.has_content);
+        f(s.content);
+        f(s.note);
     }
 };
 

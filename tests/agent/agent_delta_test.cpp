@@ -252,8 +252,9 @@ BOOST_AUTO_TEST_CASE(an_agent_of_protocol_version_2_is_refused_and_a_new_one_has
         liveupdate::agent_client::handshake(old_agent, PipeAgentStream::Clock::now() + kStall);
         BOOST_FAIL("a version 2 agent was accepted");
     } catch (const liveupdate::agent_client::AgentSessionBroken &e) {
-        const std::string expected =
-            "protocol version 2, not " + std::to_string(liveupdate::agent_protocol::kProtocolVersion);
+        const std::string expected = "protocol version 2, not one of " +
+                                     std::to_string(liveupdate::agent_protocol::kOldestProtocolVersion) + " to " +
+                                     std::to_string(liveupdate::agent_protocol::kProtocolVersion);
         BOOST_TEST(std::string(e.what()).find(expected) != std::string::npos, e.what());
     }
     // So the updaters copy this agent in under a name of its own version, beside the old one.
@@ -261,6 +262,18 @@ BOOST_AUTO_TEST_CASE(an_agent_of_protocol_version_2_is_refused_and_a_new_one_has
     BOOST_TEST(binary.container_path.find("/lu-agent-" + std::to_string(liveupdate::agent_protocol::kProtocolVersion) +
                                           "-") != std::string::npos,
                binary.container_path);
+}
+
+// An agent of version 6 (before sync back) is driven as it is: the handshake
+// says which version it speaks, so the host keeps that session one-way.
+BOOST_AUTO_TEST_CASE(an_agent_of_protocol_version_6_is_accepted_and_says_so) {
+    PipeAgentStream old_agent(
+        {"sh", "-c", R"(printf '\017\000\000\000\100\006\000\000\000\007\000\000\000old one'; cat >/dev/null)"});
+    std::uint32_t version = 0;
+    const auto description =
+        liveupdate::agent_client::handshake(old_agent, PipeAgentStream::Clock::now() + kStall, &version);
+    BOOST_TEST(version == 6u);
+    BOOST_TEST(description == "old one");
 }
 
 // A begin clears what killed agents left in its folder: only entries named

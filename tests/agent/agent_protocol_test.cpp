@@ -117,3 +117,59 @@ BOOST_AUTO_TEST_CASE(a_path_goes_with_the_longest_sync_root_that_holds_it) {
     BOOST_TEST(is_within("/", "/anything"));
     BOOST_TEST(!is_within("/app/x", "/app"));
 }
+
+BOOST_AUTO_TEST_CASE(sync_back_frames_round_trip_with_any_bytes) {
+    const WatchChanges watch{3, "/app", {"package-lock.json", "db/**", "!db/tmp"}, 64u << 20, 50, 1};
+    FrameDecoder d;
+    d.feed(encode(watch));
+    const auto frame = d.next();
+    BOOST_REQUIRE(frame.has_value());
+    BOOST_TEST(type_name(frame->type) == std::string("watch changes"));
+    const auto w = decode<WatchChanges>(*frame);
+    BOOST_TEST(w.watch_id == 3u);
+    BOOST_TEST(w.root == "/app");
+    BOOST_TEST(w.patterns == watch.patterns);
+    BOOST_TEST(w.max_file_bytes == (64u << 20));
+    BOOST_TEST(w.debounce_ms == 50u);
+    BOOST_TEST(w.report_existing == 1u);
+
+    // A container's names and content are bytes: a NUL, non-UTF-8, a "..": carried as they are.
+    const ContainerChange change{3,
+                                 std::string("a/..\xff\0b", 7),
+                                 static_cast<std::uint8_t>(ChangeKind::written),
+                                 0640,
+                                 5,
+                                 0x0123456789abcdefull,
+                                 1,
+                                 std::string("x\0y\nz", 5),
+                                 ""};
+    d.feed(encode(change) +
+           encode(ContainerChange{3, "gone", static_cast<std::uint8_t>(ChangeKind::deleted), 0, 0, 0, 0, "", ""}));
+    const auto c = decode<ContainerChange>(*d.next());
+    BOOST_TEST(c.watch_id == 3u);
+    BOOST_TEST(c.path == change.path);
+    BOOST_TEST(c.kind == static_cast<std::uint8_t>(ChangeKind::written));
+    BOOST_TEST(c.mode == 0640u);
+    BOOST_TEST(c.size == 5u);
+    BOOST_TEST(c.hash == 0x0123456789abcdefull);
+    BOOST_TEST(c.has_content == 1u);
+    BOOST_TEST(c.content == change.content);
+    const auto deleted = decode<ContainerChange>(*d.next());
+    BOOST_TEST(deleted.kind == static_cast<std::uint8_t>(ChangeKind::deleted));
+    BOOST_TEST(!deleted.has_content);
+    BOOST_TEST(!d.pending());
+
+    // A change cut short is refused, as every frame is.
+    std::string cut = encode(change);
+    cut.resize(cut.size() - 1);
+    cut[0] = static_cast<char>(cut[0] - 1);
+    FrameDecoder short_one;
+    short_one.feed(cut);
+    BOOST_CHECK_THROW(decode<ContainerChange>(*short_one.next()), ProtocolError);
+}
+
+BOOST_AUTO_TEST_CASE(version_7_adds_sync_back_over_version_6) {
+    BOOST_TEST(kProtocolVersion == 7u);
+    BOOST_TEST(kOldestProtocolVersion == 6u);
+    BOOST_TEST(kSyncBackVersion == kProtocolVersion);
+}

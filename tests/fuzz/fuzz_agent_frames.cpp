@@ -43,6 +43,8 @@ void decode_as_its_type(const Frame &frame) {
     case MessageType::socket_hello: decode<SocketHello>(frame); break;
     case MessageType::socket_welcome: decode<SocketWelcome>(frame); break;
     case MessageType::restart_process: decode<RestartProcess>(frame); break;
+    case MessageType::watch_changes: path_problem(decode<WatchChanges>(frame).root); break;
+    case MessageType::container_change: decode<ContainerChange>(frame); break;
     }
 }
 

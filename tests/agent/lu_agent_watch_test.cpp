@@ -1,0 +1,257 @@
+// lu-agent's sync back half over pipes, on a scratch folder of this machine:
+// the changes of wanted files arrive once stable with their bytes and digest,
+// symlinks and FIFOs as what they are, and a storm of files neither stalls
+// forward writes nor grows without bound.
+#define BOOST_TEST_MODULE lu_agent_watch
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <boost/test/unit_test.hpp>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <thread>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "tests/agent/agent_process.hpp"
+
+using namespace lu_agent_test;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr auto kPatience = std::chrono::seconds(20);
+
+std::uint8_t kind(ChangeKind k) { return static_cast<std::uint8_t>(k); }
+
+// The agent's frames, read with a deadline; changes kept apart from answers.
+class Reader {
+public:
+    explicit Reader(int fd) : fd_(fd) {}
+    // The next frame by the deadline, or nullopt.
+    std::optional<Frame> next(Clock::time_point deadline) {
+        for (;;) {
+            if (auto f = decoder_.next()) return f;
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+            if (left <= 0) return std::nullopt;
+            pollfd p{fd_, POLLIN, 0};
+            if (::poll(&p, 1, static_cast<int>(left)) <= 0) continue;
+            char buffer[65536];
+            const auto got = ::read(fd_, buffer, sizeof buffer);
+            if (got <= 0) return std::nullopt;
+            decoder_.feed(std::string_view(buffer, static_cast<std::size_t>(got)));
+        }
+    }
+    // The next answer (changes before it are kept).
+    Frame answer() {
+        for (;;) {
+            auto f = next(Clock::now() + kPatience);
+            BOOST_REQUIRE(f.has_value());
+            if (f->type != MessageType::container_change) return *f;
+            changes.push_back(decode<ContainerChange>(*f));
+        }
+    }
+    // Changes until `done` says so or the patience ends.
+    template <class Done>
+    void changes_until(Done done, std::chrono::milliseconds patience = kPatience) {
+        const auto deadline = Clock::now() + patience;
+        while (!done()) {
+            auto f = next(deadline);
+            if (!f) return;
+            BOOST_REQUIRE(f->type == MessageType::container_change);
+            changes.push_back(decode<ContainerChange>(*f));
+        }
+    }
+    // The last change of path so far.
+    const ContainerChange *last(const std::string &path) const {
+        for (auto it = changes.rbegin(); it != changes.rend(); ++it)
+            if (it->path == path) return &*it;
+        return nullptr;
+    }
+    std::vector<ContainerChange> changes;
+
+private:
+    int fd_;
+    FrameDecoder decoder_;
+};
+
+void write_text(const std::string &path, const std::string &text) { std::ofstream(path, std::ios::binary) << text; }
+
+struct Watched {
+    Scratch dir;
+    Agent agent;
+    Reader reader{agent.out};
+    explicit Watched(std::vector<std::string> patterns, std::uint8_t report_existing = 0,
+                     std::function<void(Scratch &)> before = {}) {
+        if (before) before(dir);
+        agent.greet();
+        agent.send(encode(WatchChanges{7, dir.path, std::move(patterns), 1024 * 1024, 30, report_existing}));
+        const auto result = decode<Result>(reader.answer());
+        BOOST_REQUIRE_MESSAGE(result.error == 0, result.message);
+    }
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_file_written_arrives_with_its_bytes_and_digest_then_its_delete) {
+    Watched w({"lock.json", "gen"});
+    fs::create_directories(w.dir / "gen/deep");
+    write_text(w.dir / "lock.json", std::string("{\"v\":1}\0\n", 10));
+    write_text(w.dir / "gen/deep/m.sql", "create table t;");
+    write_text(w.dir / "other.txt", "not wanted");
+    w.reader.changes_until([&] { return w.reader.last("lock.json") && w.reader.last("gen/deep/m.sql"); });
+    const auto *lock = w.reader.last("lock.json");
+    BOOST_REQUIRE(lock);
+    BOOST_TEST(lock->watch_id == 7u);
+    BOOST_TEST(lock->kind == kind(ChangeKind::written));
+    BOOST_TEST(lock->has_content == 1u);
+    BOOST_TEST(lock->content == std::string("{\"v\":1}\0\n", 10));
+    BOOST_TEST(lock->size == 10u);
+    BOOST_TEST(lock->hash == XXH3_64bits(lock->content.data(), lock->content.size()));
+    BOOST_TEST(lock->mode == static_cast<std::uint32_t>(mode_of(w.dir / "lock.json")));
+    // A folder made after the watch began is watched too.
+    BOOST_TEST(w.reader.last("gen/deep/m.sql")->content == "create table t;");
+
+    fs::remove(w.dir / "lock.json");
+    w.reader.changes_until([&] { return w.reader.last("lock.json")->kind == kind(ChangeKind::deleted); });
+    BOOST_TEST(w.reader.last("lock.json")->kind == kind(ChangeKind::deleted));
+    BOOST_TEST(!w.reader.last("other.txt"));
+    // Forward writes still work, answered in order among the changes.
+    w.agent.send(encode(WriteFile{w.dir / "fwd.txt", w.dir.path, 0644, kKeepOwner, kKeepOwner, "f"}));
+    BOOST_TEST(decode<Result>(w.reader.answer()).error == 0);
+    BOOST_TEST(w.agent.finish() == 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_file_written_in_pieces_arrives_once_whole) {
+    Watched w({"big.bin"});
+    {
+        std::ofstream out(w.dir / "big.bin", std::ios::binary);
+        for (int i = 0; i < 20; ++i) {
+            out << std::string(1000, static_cast<char>('a' + i));
+            out.flush();
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+    }
+    w.reader.changes_until([&] {
+        const auto *c = w.reader.last("big.bin");
+        return c && c->size == 20000;
+    });
+    const auto *big = w.reader.last("big.bin");
+    BOOST_REQUIRE(big);
+    BOOST_TEST(big->content.size() == 20000u);
+    BOOST_TEST(big->content.substr(19000) == std::string(1000, 't'));
+    // Debounced: the pieces do not each come back.
+    std::size_t count = 0;
+    for (const auto &c : w.reader.changes) count += c.path == "big.bin";
+    BOOST_TEST(count <= 3u);
+}
+
+BOOST_AUTO_TEST_CASE(symlinks_fifos_and_folders_are_reported_as_what_they_are_never_followed) {
+    Watched w({"**"});
+    fs::create_directory_symlink("/etc", w.dir / "etc-link");
+    BOOST_REQUIRE(::mkfifo((w.dir / "pipe").c_str(), 0600) == 0);
+    write_text(w.dir / "..hidden", "dots");
+    w.reader.changes_until(
+        [&] { return w.reader.last("etc-link") && w.reader.last("pipe") && w.reader.last("..hidden"); });
+    const auto *link = w.reader.last("etc-link");
+    BOOST_REQUIRE(link);
+    BOOST_TEST(link->kind == kind(ChangeKind::symlink));
+    BOOST_TEST(!link->has_content);
+    BOOST_TEST(link->hash == XXH3_64bits("/etc", 4));
+    const auto *fifo = w.reader.last("pipe");
+    BOOST_REQUIRE(fifo);
+    BOOST_TEST(fifo->kind == kind(ChangeKind::other));
+    BOOST_TEST(!fifo->has_content);
+    BOOST_TEST(w.reader.last("..hidden")->content == "dots");
+    // Nothing beneath the symlinked folder was watched or sent.
+    for (const auto &c : w.reader.changes) BOOST_TEST(c.path.rfind("etc-link/", 0) != 0, c.path);
+}
+
+BOOST_AUTO_TEST_CASE(files_there_before_come_only_when_asked_and_a_file_over_the_limit_without_content) {
+    const auto before = [](Scratch &dir) {
+        write_text(dir / "old.txt", "old");
+        write_text(dir / "huge.bin", std::string(2 * 1024 * 1024, 'h'));
+    };
+    {
+        Watched w({"*"}, 0, before);
+        write_text(w.dir / "new.txt", "new");
+        w.reader.changes_until([&] { return w.reader.last("new.txt") != nullptr; });
+        BOOST_TEST(!w.reader.last("old.txt"));
+        // Known from the start: its delete comes.
+        fs::remove(w.dir / "old.txt");
+        w.reader.changes_until([&] { return w.reader.last("old.txt") != nullptr; });
+        BOOST_REQUIRE(w.reader.last("old.txt"));
+        BOOST_TEST(w.reader.last("old.txt")->kind == kind(ChangeKind::deleted));
+    }
+    {
+        Watched w({"*"}, 1, before);
+        w.reader.changes_until([&] { return w.reader.last("old.txt") && w.reader.last("huge.bin"); });
+        BOOST_REQUIRE(w.reader.last("old.txt"));
+        BOOST_TEST(w.reader.last("old.txt")->content == "old");
+        const auto *huge = w.reader.last("huge.bin");
+        BOOST_REQUIRE(huge);
+        BOOST_TEST(huge->kind == kind(ChangeKind::written));
+        BOOST_TEST(huge->size == 2u * 1024 * 1024);
+        BOOST_TEST(!huge->has_content);
+        BOOST_TEST(huge->note.find("over the limit") != std::string::npos, huge->note);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(a_storm_of_files_does_not_stall_forward_writes) {
+    Watched w({"**"});
+    fs::create_directories(w.dir / "storm");
+    std::atomic<bool> storming = true;
+    std::atomic<int> written = 0;
+    std::thread storm([&] {
+        // Short names rewritten in place: as many events as the kernel takes.
+        for (int i = 0; storming && i < 400'000; ++i) {
+            write_text(w.dir / ("storm/" + std::to_string(i % 50'000)), "s");
+            ++written;
+        }
+        storming = false;
+    });
+    while (written < 20'000 && storming) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    // Forward writes while the storm goes on are answered, before it ends.
+    int answered = 0;
+    for (int i = 0; i < 20; ++i) {
+        w.agent.send(
+            encode(WriteFile{w.dir / ("fwd/" + std::to_string(i)), w.dir.path, 0644, kKeepOwner, kKeepOwner, "f"}));
+        if (decode<Result>(w.reader.answer()).error == 0) ++answered;
+    }
+    const bool still_storming = storming;
+    storming = false;
+    storm.join();
+    BOOST_TEST(answered == 20);
+    BOOST_TEST(still_storming, "the storm ended before the forward writes were answered");
+    // The storm's files come back (some as a rescan), and the session stays usable.
+    const std::string last_file = "storm/" + std::to_string(std::min(written.load(), 50'000) - 1);
+    w.reader.changes_until([&] { return w.reader.last(last_file) != nullptr; });
+    BOOST_TEST(w.reader.last(last_file), last_file);
+    bool rescanned = false;
+    for (const auto &c : w.reader.changes) rescanned = rescanned || c.kind == kind(ChangeKind::rescan);
+    BOOST_TEST_MESSAGE("storm: " << written << " writes, " << w.reader.changes.size() << " changes, rescan "
+                                 << rescanned);
+    w.agent.send(encode(Remove{w.dir / "fwd", w.dir.path}));
+    BOOST_TEST(decode<Result>(w.reader.answer()).error == 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_watch_of_a_missing_root_or_a_bad_pattern_is_refused_with_why) {
+    Scratch dir;
+    Agent agent;
+    agent.greet();
+    Reader reader(agent.out);
+    agent.send(encode(WatchChanges{1, dir / "missing", {"*"}, 1024, 0, 0}));
+    const auto missing = decode<Result>(reader.answer());
+    BOOST_TEST(missing.error == ENOENT);
+    BOOST_TEST(missing.message.find(dir / "missing") != std::string::npos, missing.message);
+    agent.send(encode(WatchChanges{1, dir.path, {"[unclosed"}, 1024, 0, 0}));
+    const auto bad = decode<Result>(reader.answer());
+    BOOST_TEST(bad.error == EINVAL, bad.message);
+    BOOST_TEST(agent.finish() == 0);
+}
