@@ -16,12 +16,14 @@ using rules::PathState;
 }  // namespace
 
 LocalSyncBack::LocalSyncBack(rules::SyncBackMapping mapping, std::string container_root,
-                             std::shared_ptr<SyncedJournal> journal, rules::Limits limits)
+                             std::shared_ptr<SyncedJournal> journal, rules::Limits limits,
+                             std::shared_ptr<CameBack> came_back)
     : mapping_(std::move(mapping)),
       container_root_(std::move(container_root)),
       sync_root_name_(common::clean_path(mapping_.container_path()).substr(1)),
       journal_(std::move(journal)),
       limits_(limits),
+      came_back_(std::move(came_back)),
       budget_(limits.max_files_per_second) {}
 
 // Never a mass deletion: the container's sync root must be there, beneath
@@ -81,6 +83,7 @@ SyncBackEvent LocalSyncBack::judged(const std::string &container_path, const std
     switch (decision.action) {
     case Action::nothing: event.kind = Kind::nothing; break;
     case Action::write_local:
+        if (came_back_) came_back_->expect_written(event.local_file, container.state.digest, mapping_.local_path());
         if (std::string error =
                 write_beneath(mapping_.local_path(), name, container.fd.get(), container.mode, container.state.digest);
             !error.empty())
@@ -89,6 +92,7 @@ SyncBackEvent LocalSyncBack::judged(const std::string &container_path, const std
         event.kind = Kind::written;
         break;
     case Action::delete_local:
+        if (came_back_) came_back_->expect_deleted(event.local_file);
         if (std::string error = delete_beneath(mapping_.local_path(), name, *agreed); !error.empty())
             return refuse(std::move(error));
         journal_->forget(container_path);

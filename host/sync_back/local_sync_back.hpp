@@ -13,6 +13,7 @@
 #include "common/sync_back/sync_back_mapping.hpp"
 #include "common/sync_back/sync_back_rules.hpp"
 #include "host/core/synced_record.hpp"
+#include "host/sync_back/came_back.hpp"
 
 namespace liveupdate::host::sync_back {
 
@@ -42,8 +43,9 @@ class LocalSyncBack {
 public:
     // container_root: the local container's folder (canonical); journal: the
     // synced record of this LiveUpdate and container, holding the agreements.
+    // came_back (optional): told before each local write and delete.
     LocalSyncBack(rules::SyncBackMapping mapping, std::string container_root, std::shared_ptr<SyncedJournal> journal,
-                  rules::Limits limits = {});
+                  rules::Limits limits = {}, std::shared_ptr<CameBack> came_back = nullptr);
 
     // container_file (absolute container path) was created, changed or
     // deleted; now_ms: the caller's clock, for the rate limit.
@@ -63,6 +65,7 @@ private:
     std::string sync_root_name_;  // containerPath relative to the container root ("" for "/")
     std::shared_ptr<SyncedJournal> journal_;
     rules::Limits limits_;
+    std::shared_ptr<CameBack> came_back_;
     rules::RateBudget budget_;
     std::map<std::string, SyncBackEvent> conflicts_;
 };

@@ -62,13 +62,14 @@ void LocalSyncBackWatch::on_batch(const std::vector<std::string> &local_paths) {
 }
 
 std::unique_ptr<ContainerSyncBack> start_local_sync_back(const SyncBackTarget &target, SyncedRecords &records,
-                                                         SyncBackReportFn report) {
+                                                         std::shared_ptr<CameBack> came_back, SyncBackReportFn report) {
     // The record's key as the forward sync names it: the same agreements.
     std::shared_ptr<SyncedJournal> journal =
         records.journal(SyncedKey::of(target.live_update, target.via, target.container.id, target.container.root));
     const std::string root = std::filesystem::weakly_canonical(target.container.root).string();
     auto sync_back = std::make_unique<LocalSyncBack>(
-        rules::SyncBackMapping(target.local_path, target.container_path, target.patterns), root, std::move(journal));
+        rules::SyncBackMapping(target.local_path, target.container_path, target.patterns), root, std::move(journal),
+        rules::Limits{}, std::move(came_back));
     return std::make_unique<LocalSyncBackWatch>(std::move(sync_back), root, std::move(report));
 }
 

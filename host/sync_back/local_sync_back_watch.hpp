@@ -47,9 +47,10 @@ private:
 };
 
 // The local container's sync back for target (its root folder watched), the
-// agreements in the container's synced record. Throws std::runtime_error,
+// agreements in the container's synced record, its local writes told to
+// came_back. Throws std::runtime_error,
 // HostError or std::invalid_argument naming what stands in the way.
 std::unique_ptr<ContainerSyncBack> start_local_sync_back(const SyncBackTarget &target, SyncedRecords &records,
-                                                         SyncBackReportFn report);
+                                                         std::shared_ptr<CameBack> came_back, SyncBackReportFn report);
 
 }  // namespace liveupdate::host::sync_back

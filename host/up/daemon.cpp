@@ -21,6 +21,7 @@
 #include "host/core/updater_registry.hpp"
 #include "host/reload/hot_reloader.hpp"
 #include "host/reload/quiesce_gate.hpp"
+#include "host/sync_back/came_back.hpp"
 #include "host/sync_back/local_sync_back_watch.hpp"
 #include "host/sync_back/sync_back_report.hpp"
 #include "host/sync_back/sync_back_watches.hpp"
@@ -94,6 +95,8 @@ private:
     UpdaterRegistry updaters_;
     std::unique_ptr<SyncedRecords> synced_;
     std::unique_ptr<sync_back::SyncBackWatches> sync_backs_;
+    // What sync back wrote locally: the file watches drop its echo.
+    std::shared_ptr<sync_back::CameBack> came_back_ = std::make_shared<sync_back::CameBack>();
     std::unique_ptr<Executor> executor_;
     std::unique_ptr<ReconcileDriver> driver_;
     std::unique_ptr<ContainerWarmUp> warm_up_;
@@ -148,7 +151,7 @@ void Daemon::start_plugin() {
                sync_back::SyncBackReportFn report) -> std::unique_ptr<sync_back::ContainerSyncBack> {
             // Docker and kubernetes containers: lu-agent's half, not here yet.
             if (target.via != "local") return nullptr;
-            return sync_back::start_local_sync_back(target, *synced_, std::move(report));
+            return sync_back::start_local_sync_back(target, *synced_, came_back_, std::move(report));
         },
         [this](const sync_back::SyncBackTarget &target, const sync_back::SyncBackEvent &event) {
             const sync_back::ReportLine line = sync_back::report_line(target, event);
@@ -226,7 +229,8 @@ void Daemon::start_services() {
         [this](const std::string &warning) {
             log_.write(LogLevel::warn, "", warning);
             if (warning.starts_with(kOverflowWarning)) verify_->request(std::string(kOverflowWarning));
-        });
+        },
+        [this](const std::string &path) { return came_back_->is_echo(path); });
     // After the file watches, whose changes its checks wait out; their warnings reach it only once watching.
     verify_ = std::make_unique<verify::VerifyService>(
         verify::VerifyService::Parts{

@@ -64,11 +64,13 @@ WatchFilter file_watch_filter(const json::object &spec) {
                        [set](const std::string &d) { return set->matches_entire_dir(d); }};
 }
 
-FileWatches::FileWatches(WatchTiming timing, ChangedFn on_change, DueFn on_due, TreeWatcher::WarnFn on_warning)
+FileWatches::FileWatches(WatchTiming timing, ChangedFn on_change, DueFn on_due, TreeWatcher::WarnFn on_warning,
+                         EchoFn is_echo)
     : timing_(timing),
       on_change_(std::move(on_change)),
       on_due_(std::move(on_due)),
-      on_warning_(std::move(on_warning)) {}
+      on_warning_(std::move(on_warning)),
+      is_echo_(std::move(is_echo)) {}
 
 FileWatches::~FileWatches() { stop_all(); }
 
@@ -130,6 +132,10 @@ std::shared_ptr<InotifyHub> FileWatches::shared_hub() {
 }
 
 void FileWatches::on_batch(const std::string &name, std::vector<std::string> paths) {
+    if (is_echo_) {
+        std::erase_if(paths, is_echo_);
+        if (paths.empty()) return;
+    }
     json::object object;
     std::uint64_t seq = 0;
     {

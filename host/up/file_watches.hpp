@@ -28,7 +28,12 @@ public:
     // Marks them due, once they are recorded as having yet to see the batch.
     using DueFn = std::function<void(const std::vector<std::string> &live_updates)>;
 
-    FileWatches(WatchTiming timing, ChangedFn on_change, DueFn on_due, TreeWatcher::WarnFn on_warning);
+    // Whether a changed path is the daemon's own doing (a file sync back
+    // brought), not the developer's: dropped from the batch (watcher thread).
+    using EchoFn = std::function<bool(const std::string &path)>;
+
+    FileWatches(WatchTiming timing, ChangedFn on_change, DueFn on_due, TreeWatcher::WarnFn on_warning,
+                EchoFn is_echo = {});
     ~FileWatches();
 
     // Starts (or, when its spec changed, restarts) watching; returns the object
@@ -61,6 +66,7 @@ private:
     ChangedFn on_change_;
     DueFn on_due_;
     TreeWatcher::WarnFn on_warning_;
+    EchoFn is_echo_;
     mutable common::Mutex mutex_;
     std::shared_ptr<InotifyHub> hub_ LU_GUARDED_BY(mutex_);  // made at the first FileWatch, again if it could not be
     std::map<std::string, Entry> entries_ LU_GUARDED_BY(mutex_);

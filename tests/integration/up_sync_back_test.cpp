@@ -6,6 +6,8 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <sstream>
+
 #include "tests/integration/up_daemon.hpp"
 
 using namespace up_it;
@@ -34,14 +36,48 @@ Objects with_sync_back() {
 
 // Started, with its sync root holding a file (an empty one deletes nothing)
 // and its sync back running.
-void start_syncing_back(UpDaemon &d, const Objects &o) {
+void start_syncing_back(UpDaemon &d, const Objects &o, std::vector<std::string> args = {"--debounce", "0"}) {
     write_file(d.src / "main.js", "main");
-    BOOST_TEST_REQUIRE(d.start(o));
+    const bool started = d.start(o, std::move(args));
+    BOOST_TEST_REQUIRE(started);
     BOOST_TEST_REQUIRE(wait_until([&] { return holds(d.in_app("main.js"), "main"); }));
     BOOST_TEST_REQUIRE(wait_until([&] { return d.log_text().find(": started") != std::string::npos; }), d.log_text());
 }
 
+// The daemon's lines saying LiveUpdate lu saw a local change to a file that
+// came back (package-lock.json, gen/...) or to a sync back temporary file.
+std::size_t echoes(const std::string &log) {
+    std::size_t count = 0;
+    std::istringstream lines(log);
+    for (std::string line; std::getline(lines, line);)
+        if (line.find("[lu]") != std::string::npos && line.find(" Changed: ") != std::string::npos &&
+            (line.find("package-lock.json") != std::string::npos || line.find("/gen") != std::string::npos ||
+             line.find(".lu-sync-back-") != std::string::npos))
+            ++count;
+    return count;
+}
+
 }  // namespace
+
+BOOST_AUTO_TEST_CASE(files_that_came_back_are_not_sent_forward_again) {
+    UpDaemon d;
+    Objects o = with_sync_back();
+    add_witness(o);
+    start_syncing_back(d, o, {"--debounce", "0", "--workers", "1"});
+    write_file(d.in_app("package-lock.json"), "{\"lock\": 1}");
+    write_file(d.in_app("gen/deep/migration.sql"), "create table t;");
+    BOOST_TEST(wait_until([&] { return holds(d.src / "package-lock.json", "{\"lock\": 1}"); }), d.log_text());
+    BOOST_TEST(wait_until([&] { return holds(d.src / "gen/deep/migration.sql", "create table t;"); }));
+    // Written again in the container at once: an echo of the first would overwrite it there.
+    write_file(d.in_app("package-lock.json"), "{\"lock\": 2}");
+    BOOST_TEST(wait_until([&] { return holds(d.src / "package-lock.json", "{\"lock\": 2}"); }), d.log_text());
+    BOOST_TEST_REQUIRE(d.witness_barrier());
+    BOOST_TEST(echoes(d.log_text()) == 0u, d.log_text());
+    BOOST_TEST(holds(d.in_app("package-lock.json"), "{\"lock\": 2}"));
+    // A developer's own edit of a file that came back is sent forward as ever.
+    write_file(d.src / "package-lock.json", "{\"lock\": 3}");
+    BOOST_TEST(wait_until([&] { return holds(d.in_app("package-lock.json"), "{\"lock\": 3}"); }), d.log_text());
+}
 
 BOOST_AUTO_TEST_CASE(a_file_written_in_the_container_comes_back_with_its_mode) {
     UpDaemon d;

@@ -1,0 +1,76 @@
+#include "host/sync_back/came_back.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "common/paths.hpp"
+#include "common/unique_fd.hpp"
+#include "host/sync_back/beneath_files.hpp"
+
+namespace liveupdate::host::sync_back {
+
+namespace {
+
+// write_beneath's temporary files: ".lu-sync-back-PID-N.tmp".
+bool temporary_name(const std::string &path) {
+    const std::string_view base = std::string_view(path).substr(path.rfind('/') + 1);
+    return base.starts_with(".lu-sync-back-") && base.ends_with(".tmp");
+}
+
+// The digest of a regular file (not through a symlink); "" when it is none.
+std::string file_digest(const std::string &path) {
+    const common::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+    struct stat st {};
+    if (fd.get() < 0 || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return {};
+    std::string error;
+    std::string digest = content_digest(fd.get(), error);
+    return error.empty() ? digest : std::string();
+}
+
+std::string parent_of(const std::string &path) {
+    const std::size_t slash = path.rfind('/');
+    return slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);
+}
+
+}  // namespace
+
+void CameBack::expect_written(const std::string &local_file, const std::string &digest, const std::string &local_root) {
+    common::MutexLock lock(mutex_);
+    written_[local_file] = digest;
+    deleted_.erase(local_file);
+    for (std::string folder = parent_of(local_file);
+         folder.size() > local_root.size() && common::child_path(local_root, folder); folder = parent_of(folder)) {
+        struct stat st {};
+        if (::lstat(folder.c_str(), &st) != 0) folders_.insert(folder);
+    }
+}
+
+void CameBack::expect_deleted(const std::string &local_file) {
+    common::MutexLock lock(mutex_);
+    written_.erase(local_file);
+    deleted_.insert(local_file);
+}
+
+bool CameBack::is_echo(const std::string &path) {
+    if (temporary_name(path)) return true;
+    common::MutexLock lock(mutex_);
+    struct stat st {};
+    const bool exists = ::lstat(path.c_str(), &st) == 0;
+    if (const auto it = written_.find(path); it != written_.end()) {
+        if (exists && S_ISREG(st.st_mode) && file_digest(path) == it->second) return true;
+        written_.erase(it);
+        return false;
+    }
+    if (const auto it = deleted_.find(path); it != deleted_.end()) {
+        if (!exists) return true;
+        deleted_.erase(it);
+        return false;
+    }
+    if (const auto it = folders_.find(path); it != folders_.end()) {
+        if (exists && S_ISDIR(st.st_mode)) return true;
+        folders_.erase(it);
+    }
+    return false;
+}
+
+}  // namespace liveupdate::host::sync_back
