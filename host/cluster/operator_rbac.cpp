@@ -68,6 +68,7 @@ std::vector<json::value> operator_rbac(const std::string &ns, const RbacSubject 
         rule({""}, {"pods/exec"}, {"get", "create"}),  // get: an exec over WebSocket is a GET
         rule({"apps"}, {"replicasets", "deployments", "statefulsets", "daemonsets"}, {"get"}),
         rule({"batch"}, {"jobs", "cronjobs"}, {"get"}),
+        rule({"events.k8s.io"}, {"events"}, {"create", "patch"}),  // a LiveUpdate's Events, repeats counted on one
         json::object{
             {"apiGroups", json::array{kGroup}}, {"resources", plurals}, {"verbs", json::array{"get", "list", "watch"}}},
         json::object{

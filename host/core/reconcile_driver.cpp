@@ -51,6 +51,17 @@ Batch batch_of(const json::object &step, const std::string &live_update) {
     return batch;
 }
 
+// The container an update restarted, when it asked for a restart and succeeded.
+std::optional<std::string> restarted_by(const json::object &update, const updater::Outcome &outcome) {
+    const json::value *restart = update.if_contains("restart");
+    if (outcome.kind != updater::Outcome::Kind::ok || restart == nullptr || !restart->is_bool() || !restart->as_bool())
+        return std::nullopt;
+    std::string name = common::string_field(update, {"container", "containerName"});
+    if (name.empty()) name = common::string_field(update, {"container", "containerID"});
+    const std::string pod = common::string_field(update, {"container", "podName"});
+    return "container " + name + (pod.empty() ? "" : " of pod " + pod);
+}
+
 // One reconcile: its result, and how each step's lines, events and updates
 // land in it (and in the live log, as they come).
 class ReconcileRun {
@@ -105,7 +116,11 @@ public:
         std::vector<FannedOutUpdate> ran = fanout.run(executor, batch.updates, batch.stops_at_infra_failure);
         result.updates += ran.size();
         json::array outcomes;
-        for (const FannedOutUpdate &one : ran) outcomes.push_back(update_step::encode(one.outcome));
+        for (std::size_t i = 0; i < ran.size(); ++i) {
+            outcomes.push_back(update_step::encode(ran[i].outcome));
+            if (auto restarted = restarted_by(*batch.updates[i], ran[i].outcome))
+                result.restarted.push_back(std::move(*restarted));
+        }
         json::object next = session.continue_with(json::object{{"outcomes", std::move(outcomes)}}, clock());
         const json::value *results = next.if_contains("results");
         const log::HeldLines held;  // every update's lines in one write
@@ -177,6 +192,8 @@ ReconcileResult ReconcileDriver::reconcile(const std::string &live_update) {
             }
             updater::Outcome outcome = executor_.execute(update->as_object(), run.sink());
             ++run.result.updates;
+            if (auto restarted = restarted_by(update->as_object(), outcome))
+                run.result.restarted.push_back(std::move(*restarted));
             step = opened.session->continue_with(update_step::encode(outcome), clock_());
         }
         const json::value *status = step.if_contains("status");

@@ -34,6 +34,9 @@ struct ReconcileResult {
     std::vector<boost::json::object> events;
     std::vector<StepLogLine> log;
     std::size_t updates = 0;  // container updates executed
+    // "container C of pod P" ("container C" without a pod) of each update
+    // that asked for a restart and succeeded.
+    std::vector<std::string> restarted;
 };
 
 class ReconcileDriver {

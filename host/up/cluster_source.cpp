@@ -91,6 +91,9 @@ std::vector<FileLoad> ClusterSource::load() {
     namespace_ = client_->config().namespace_name;
     lease_ = std::make_unique<cluster::OperatorLease>(*client_, namespace_, cluster::operator_identity());
     lease_->acquire();
+    recorder_ = std::make_unique<cluster::EventRecorder>(
+        *client_, namespace_, cluster::operator_identity(),
+        [this](const std::string &warning) { log_(LogLevel::warn, "up: " + warning); });
     log_(LogLevel::info, "up: operator of namespace " + namespace_ + " (lease " + namespace_ + "/" +
                              cluster::kOperatorLeaseName + "), project folder " + options_.project_dir);
     std::vector<FileLoad> loads;
@@ -163,6 +166,7 @@ FileLoad ClusterSource::take(const json::object &item) {
     load.file = origin_of(key);
     common::MutexLock lock(mutex_);
     resource_versions_[key] = common::string_field(item, {"metadata", "resourceVersion"});
+    uids_[key] = common::string_field(item, {"metadata", "uid"});
     if (key.kind == "ConfigMap") {
         load.objects.push_back(DeclaredObject{load.file, key.kind, key.name, trigger_queue_object(item)});
         return load;
@@ -189,12 +193,14 @@ void ClusterSource::refuse(const ObjectKey &key, const std::string &message) {
     refusals_[key] = message;
     log_(LogLevel::error, origin_of(key) + ": refused: " + message);
     const std::string now = common::MicroTime::from_system(std::chrono::system_clock::now()).format();
-    if (key.kind == "LiveUpdate")
+    if (key.kind == "LiveUpdate") {
+        recorder_->record(cluster::EventRegarding{key.kind, key.name, uids_[key]}, events_.refused(key.name, message));
         coalescer_.offer(key.text(), json::object{{"failed", json::object{{"reason", "ObjectRefused"},
                                                                           {"message", message},
                                                                           {"lastTransitionTime", now}}}});
-    else if (key.kind == "FileWatch")
+    } else if (key.kind == "FileWatch") {
         coalescer_.offer(key.text(), json::object{{"error", message}});
+    }
     wake_.notify_all();
 }
 
@@ -226,7 +232,12 @@ void ClusterSource::changed(std::string_view type, const json::object &item) {
         resource_versions_.erase(key);
         refusals_.erase(key);
         declared_.erase(key);
+        uids_.erase(key);
         coalescer_.forget(key.text());
+        if (key.kind == "LiveUpdate") {
+            events_.forget(key.name);
+            recorder_->forget(key.kind, key.name);
+        }
     }
     FileLoad none;
     none.file = origin_of(key);
@@ -248,6 +259,7 @@ void ClusterSource::stop() {
     }
     wake_.notify_all();
     if (writer_.joinable()) writer_.join();
+    if (recorder_) recorder_->stop();
     if (lease_) lease_->release();
 }
 
@@ -256,6 +268,14 @@ void ClusterSource::status_written(const ObjectKey &key, const json::object &sta
     common::MutexLock lock(mutex_);
     if (!declared_.contains(key)) return;
     offer(key, status);
+}
+
+void ClusterSource::reconciled(const std::string &live_update, const cluster::ReconcileFacts &facts) {
+    const ObjectKey key{"LiveUpdate", live_update};
+    common::MutexLock lock(mutex_);
+    if (!declared_.contains(key)) return;
+    for (const cluster::EventNote &note : events_.reconciled(live_update, facts))
+        recorder_->record(cluster::EventRegarding{key.kind, key.name, uids_[key]}, note);
 }
 
 // [locked]

@@ -8,6 +8,8 @@
 // FileWatch statuses stay local (a saved file is not an etcd write). The
 // trigger queue is the namespace's ConfigMap tilt-trigger-queue: followed
 // (a kubectl edit triggers), and written when the daemon writes the queue.
+// A LiveUpdate that fails, recovers, is refused or restarts a container gets
+// an Event (cluster/event_rules.hpp), its repeats counted on one.
 #pragma once
 
 #include <chrono>
@@ -22,6 +24,8 @@
 #include "common/kube/api_client.hpp"
 #include "common/mutex.hpp"
 #include "host/cluster/cluster_admission.hpp"
+#include "host/cluster/event_recorder.hpp"
+#include "host/cluster/event_rules.hpp"
 #include "host/cluster/operator_lease.hpp"
 #include "host/cluster/resource_watch.hpp"
 #include "host/cluster/status_coalescer.hpp"
@@ -48,6 +52,7 @@ public:
     void stop() override;
     void status_written(const ObjectKey &key, const boost::json::object &status) override;
     void object_written(const boost::json::object &object) override;
+    void reconciled(const std::string &live_update, const cluster::ReconcileFacts &facts) override;
 
 private:
     struct Collection {
@@ -83,6 +88,9 @@ private:
     std::map<ObjectKey, std::string> resource_versions_ LU_GUARDED_BY(mutex_);  // every object of ours in the cluster
     std::map<ObjectKey, std::string> refusals_ LU_GUARDED_BY(mutex_);           // refused objects: why
     std::set<ObjectKey> declared_ LU_GUARDED_BY(mutex_);                        // taken and handed to the daemon
+    std::map<ObjectKey, std::string> uids_ LU_GUARDED_BY(mutex_);               // what an Event is regarding
+    cluster::LiveUpdateEvents events_ LU_GUARDED_BY(mutex_);
+    std::unique_ptr<cluster::EventRecorder> recorder_;  // made before the first listing, stopped after the writer
     cluster::StatusCoalescer coalescer_ LU_GUARDED_BY(mutex_);
     std::thread writer_;
 

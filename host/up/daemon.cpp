@@ -370,6 +370,10 @@ void Daemon::reconcile(const std::string &live_update) {
                     log_.write(LogLevel::debug, live_update, "event " + json::serialize(event));
             events = std::move(r.events);
             if (warm_up_) warm_up_->reconciled(live_update, r.status);
+            if (r.status.is_object()) {
+                const cluster::ReconcileFacts facts{r.status.as_object(), r.updates, std::move(r.restarted)};
+                for (ObjectSource *source : sources()) source->reconciled(live_update, facts);
+            }
         } catch (const std::exception &e) {
             log_.write(LogLevel::error, live_update, std::string("reconcile failed: ") + e.what());
         }

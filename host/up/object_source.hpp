@@ -8,7 +8,9 @@
 // replace without it a delete. status_written hands every source the
 // statuses the daemon writes, for a source that writes them back;
 // object_written the objects it writes itself (the trigger queue), for a
-// source that keeps them (the cluster's ConfigMap).
+// source that keeps them (the cluster's ConfigMap); reconciled what each
+// reconcile of a LiveUpdate came to, for a source that reports it (the
+// cluster's Events).
 #pragma once
 
 #include <set>
@@ -17,6 +19,7 @@
 
 #include <boost/json.hpp>
 
+#include "host/cluster/event_rules.hpp"
 #include "host/core/object_store.hpp"
 #include "host/up/object_files.hpp"
 
@@ -47,6 +50,8 @@ public:
     // engine: a source that keeps it writes it there, and throws
     // std::runtime_error (what, where, why) when it cannot.
     virtual void object_written(const boost::json::object &) {}
+    // A reconcile of the LiveUpdate ended (any thread, one at a time per LiveUpdate).
+    virtual void reconciled(const std::string &, const cluster::ReconcileFacts &) {}
 };
 
 }  // namespace liveupdate::host::up

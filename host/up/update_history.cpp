@@ -1,5 +1,7 @@
 #include "host/up/update_history.hpp"
 
+#include <cmath>
+
 #include "common/json_fields.hpp"
 
 namespace liveupdate::host::up {
@@ -23,7 +25,7 @@ std::optional<UpdateSample> update_sample(const std::vector<json::object> &event
     for (const json::object &e : events) {
         const std::string type = common::string_field(e, {"type"});
         if (type == "started") {
-            sample = UpdateSample{at.format(), static_cast<double>(took.count() / 100) / 10.0, 0, false};
+            sample = UpdateSample{at.format(), std::round(static_cast<double>(took.count()) / 100.0) / 10.0, 0, false};
             if (const json::value *files = e.if_contains("filesChanged"); files != nullptr && files->is_array())
                 sample->files = files->as_array().size();
         } else if (type == "completed" && sample) {

@@ -167,6 +167,24 @@ BOOST_AUTO_TEST_CASE(an_infra_failure_fails_the_live_update_as_sequentially) {
     BOOST_TEST(lines.find("[id-2] ran 1 command(s)\n") < lines.find("[id-3] copying"), lines);
 }
 
+// The operator's Restarted Events: each container whose update asked for a
+// restart and succeeded, not one whose update failed.
+BOOST_AUTO_TEST_CASE(a_restart_is_reported_for_each_container_updated) {
+    for (const int step_version : {1, LU_STEP_VERSION}) {
+        World world(step_version, step_version == 1 ? 1 : kDefaultParallelUpdates, R"({"id-2": "infra"})");
+        std::vector<std::string> docs = objects(root, 3, seen(root, 1));
+        const std::string execs = R"("execs": [{"args": ["make"]}])";
+        docs.back().replace(docs.back().find(execs), execs.size(), R"("restart": "always")");
+        const ReconcileResult r = world.reconcile(docs);
+        const std::vector<std::string> restarted =
+            step_version == 1 ? std::vector<std::string>{"container main of pod pod-1"}  // stops at the failure
+                              : std::vector<std::string>{"container main of pod pod-1", "container main of pod pod-3"};
+        BOOST_TEST(r.restarted == restarted, "stepVersion " << step_version);
+    }
+    World no_restart(LU_STEP_VERSION, kDefaultParallelUpdates, "{}");
+    BOOST_TEST(no_restart.reconcile(objects(root, 2, seen(root, 1))).restarted.empty());
+}
+
 BOOST_AUTO_TEST_CASE(the_updates_of_one_change_run_at_once) {
     // Each update waits until all three are in flight: one after another they never are.
     World parallel(LU_STEP_VERSION, kDefaultParallelUpdates, R"({"barrier": 3})");

@@ -45,6 +45,11 @@ BOOST_AUTO_TEST_CASE(the_role_reads_the_kinds_writes_their_status_and_the_trigge
     BOOST_TEST_REQUIRE(queue != nullptr);
     BOOST_TEST(queue->at("resourceNames") == json::array{"tilt-trigger-queue"});
     BOOST_TEST(verbs_of(queue) == (json::array{"get", "list", "watch", "update"}));
+    // A LiveUpdate's Events: created, then their series patched.
+    const json::object *events = rule_for(rules, "events");
+    BOOST_TEST_REQUIRE(events != nullptr);
+    BOOST_TEST(events->at("apiGroups") == json::array{"events.k8s.io"});
+    BOOST_TEST(verbs_of(events) == (json::array{"create", "patch"}));
     // Nothing that writes a spec or deletes a pod.
     for (const auto &r : rules)
         for (const auto &verb : r.at("verbs").as_array())

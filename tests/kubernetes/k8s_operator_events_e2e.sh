@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# End to end on the real cluster: the Events of `lu-host up --from-cluster`.
+# A LiveUpdate whose run step fails 20 times in a row makes one Warning Event
+# whose series counts the 20, not 20 Events; when it succeeds again, a Normal
+# Recovered Event; both show in `kubectl get events` and `kubectl describe
+# lu`. A refused LiveUpdate gets a Warning ObjectRefused. `lu-host rbac`
+# grants creating and patching Events.
+# Usage: k8s_operator_events_e2e.sh LU_HOST K8S_DIR REPO_ROOT   (exit 77 without K8S_DIR)
+set -euo pipefail
+lu_host=$1 k8s_dir=$2 repo=$3
+# shellcheck source=../integration/up_e2e_lib.sh
+. "$repo/tests/integration/up_e2e_lib.sh"
+if [ ! -x "$k8s_dir/cluster.sh" ]; then
+  echo "SKIPPED: no cluster: $k8s_dir/cluster.sh not found"
+  exit 77
+fi
+state=${LU_K8S_STATE:-/tmp/lu-k8s}
+export KUBECONFIG=$state/admin.kubeconfig
+ns=lu-events-test-$$
+p=ev$$
+k() { "$state/bin/kubectl" "$@"; }
+kn() { "$state/bin/kubectl" -n "$ns" "$@"; }
+
+# Minimal mode has no namespace controller: the namespace's objects are
+# deleted here, then the namespace is finalized by hand.
+delete_namespace() {
+  k -n "$1" delete liveupdates,filewatches,kubernetesdiscoverys.tilt.dev --all --wait=false >/dev/null 2>&1 || true
+  k -n "$1" delete pods,roles,rolebindings,leases,configmaps,events --all --grace-period=0 --force >/dev/null 2>&1 || true
+  k delete namespace "$1" --wait=false >/dev/null 2>&1 || true
+  k get namespace "$1" -o json 2>/dev/null | sed 's/"kubernetes"//' |
+    k replace --raw "/api/v1/namespaces/$1/finalize" -f - >/dev/null 2>&1 || true
+}
+work=$(mktemp -d)
+cleanup() {
+  local status=$?
+  stop_up || status=1
+  delete_namespace "$ns"
+  rm -rf "$work"
+  exit "$status"
+}
+trap cleanup EXIT
+wait_for_content() { wait_for_file_content "$1" "$2" kn exec web -c web -- cat; }
+# wait_for CMD...: until CMD succeeds (60 s at most, however slow CMD is).
+wait_for() {
+  local end=$((SECONDS + 60))
+  until "$@" >/dev/null 2>&1; do
+    [ "$SECONDS" -lt "$end" ] || fail "never true: $*"
+    sleep 0.1
+  done
+}
+# The namespace's Events as events.k8s.io/v1 gives them, one line each: type reason regarding count note.
+events() {
+  kn get events.events.k8s.io -o json | python3 -c '
+import json, sys
+for e in json.load(sys.stdin)["items"]:
+    count = (e.get("series") or {}).get("count", 1)
+    print(e["type"], e["reason"], e["regarding"]["name"], count, e.get("note", ""), sep="\t")'
+}
+
+for crd in $("$lu_host" crds -o json | grep -o '"name":"[a-z]*\.tilt\.dev"' | cut -d'"' -f4); do
+  if [ "$(k get crd "$crd" -o 'jsonpath={.spec.scope}' 2>/dev/null || true)" = Cluster ]; then
+    k delete crd "$crd" >/dev/null
+  fi
+done
+"$lu_host" crds | k apply -f - >/dev/null
+k wait --for=condition=Established crd -l app.kubernetes.io/managed-by=lu-host --timeout=30s >/dev/null
+k create namespace "$ns" >/dev/null
+kn create serviceaccount default >/dev/null 2>&1 || true  # minimal mode makes none
+kn apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: web, labels: {app: $p}}
+spec:
+  nodeName: "127.0.0.1"
+  hostNetwork: true
+  automountServiceAccountToken: false
+  enableServiceLinks: false
+  terminationGracePeriodSeconds: 1
+  containers:
+  - {name: web, image: localhost/busybox:local, imagePullPolicy: Never,
+     command: ["/bin/sh", "-c", "trap 'exit 0' TERM; while true; do sleep 1; done"]}
+YAML
+project=$work/project
+mkdir -p "$project/src"
+echo "ok 0" >"$project/src/state.txt"
+kn wait --for=condition=Ready pod/web --timeout=90s >/dev/null || fail "the pod did not become Ready"
+
+start_up "$lu_host" --from-cluster --namespace "$ns" --no-web --control-socket "$work/control.sock" --debounce 20 \
+  --state-dir "$work/state" "$project"
+wait_for grep -q "up: operator of namespace $ns" "$work/up.log"
+# The run step fails while the synced file says "fail".
+kn apply -f - >/dev/null <<YAML
+apiVersion: tilt.dev/v1alpha1
+kind: FileWatch
+metadata: {name: $p-src}
+spec: {watchedPaths: [src]}
+---
+apiVersion: tilt.dev/v1alpha1
+kind: KubernetesDiscovery
+metadata: {name: $p}
+spec:
+  watches: [{namespace: $ns}]
+  extraSelectors: [{matchLabels: {app: $p}}]
+---
+apiVersion: tilt.dev/v1alpha1
+kind: LiveUpdate
+metadata: {name: $p}
+spec:
+  basePath: "."
+  sources: [{fileWatch: $p-src}]
+  selector: {kubernetes: {discoveryName: $p, containerName: web}}
+  syncs: [{localPath: src, containerPath: /www}]
+  execs: [{args: ["sh", "-c", "! grep -q fail /www/state.txt"]}]
+  initialSync: {}
+YAML
+wait_for_content /www/state.txt "ok 0"
+
+exec_error() { [ -n "$(kn get liveupdate "$p" -o 'jsonpath={.status.containers[0].lastExecError}')" ]; }
+failures() { [ "$(grep -c "Failed to update container" "$work/up.log")" -ge "$1" ]; }
+for i in $(seq 1 20); do
+  echo "fail $i" >"$project/src/state.txt"
+  wait_for failures "$i"  # one update at a time: each one a failure of its own
+done
+wait_for exec_error
+exec_events() { events | awk -F'\t' -v lu="$p" '$1 == "Warning" && $2 == "ExecError" && $3 == lu'; }
+counted() { [ "$(exec_events | cut -f4 | sort -n | tail -1)" -ge 20 ] 2>/dev/null; }
+wait_for counted
+[ "$(exec_events | wc -l)" = 1 ] || fail "20 failures made $(exec_events | wc -l) Events: $(events)"
+echo "ok: 20 failures are one Warning Event counted $(exec_events | cut -f4): $(exec_events | cut -f5)"
+
+echo "ok 1" >"$project/src/state.txt"
+wait_for_content /www/state.txt "ok 1"
+recovered() { events | awk -F'\t' -v lu="$p" '$1 == "Normal" && $2 == "Recovered" && $3 == lu' | grep -q .; }
+wait_for recovered
+[ "$(events | awk -F'\t' -v lu="$p" '$3 == lu' | wc -l)" = 2 ] || fail "not two Events: $(events)"
+kn get events >"$work/get-events.txt"
+grep -q "Warning  *ExecError  *liveupdate/$p " "$work/get-events.txt" &&
+  grep -q "Normal  *Recovered  *liveupdate/$p " "$work/get-events.txt" ||
+  fail "kubectl get events: $(cat "$work/get-events.txt")"
+kn describe liveupdate "$p" >"$work/describe.txt"
+grep -q "Warning  *ExecError .*lu-host" "$work/describe.txt" && grep -q "Normal  *Recovered .*lu-host" "$work/describe.txt" ||
+  fail "kubectl describe lu: $(sed -n '/^Events:/,$p' "$work/describe.txt")"
+echo "ok: recovery is a Normal Event; kubectl get events and describe show both:"
+sed -n '/^Events:/,$p' "$work/describe.txt"
+
+kn apply -f - >/dev/null <<YAML
+apiVersion: tilt.dev/v1alpha1
+kind: LiveUpdate
+metadata: {name: $p-out}
+spec:
+  basePath: ".."
+  sources: [{fileWatch: $p-src}]
+  selector: {kubernetes: {discoveryName: $p, containerName: web}}
+  syncs: [{localPath: src, containerPath: /out}]
+YAML
+refused() { events | awk -F'\t' -v lu="$p-out" '$1 == "Warning" && $2 == "ObjectRefused" && $3 == lu' | grep -q "project folder"; }
+wait_for refused
+echo "ok: a refused LiveUpdate has a Warning ObjectRefused Event"
+stop_up
+
+"$lu_host" rbac --namespace "$ns" --user "$p-user" | k apply -f - >/dev/null
+can() { [ "$(k auth can-i "$@" --as "$p-user" 2>/dev/null || true)" = yes ]; }
+can create events.events.k8s.io -n "$ns" && can patch events.events.k8s.io -n "$ns" ||
+  fail "lu-host rbac does not grant creating and patching Events"
+! can delete events.events.k8s.io -n "$ns" || fail "lu-host rbac grants deleting Events"
+echo "ok: lu-host rbac grants create and patch on Events"
+echo "k8s operator events e2e: all checks passed"
