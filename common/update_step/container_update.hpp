@@ -11,19 +11,10 @@
 #include <boost/json.hpp>
 
 #include "common/ignore_defs.hpp"
+#include "common/update_step/field_walk.hpp"
 #include "liveupdate/updater.hpp"
 
 namespace liveupdate::update_step {
-
-// How a field stands in the document: a required one must be there; an
-// optional one may be absent (it then reads as its default) and is written
-// only when `written` says so.
-struct Presence {
-    bool required = true;
-    bool written = true;
-};
-inline constexpr Presence kRequired{};
-constexpr Presence optional_field(bool written) { return Presence{false, written}; }
 
 struct ContainerUpdate {
     std::string live_update;  // the LiveUpdate's name

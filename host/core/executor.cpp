@@ -138,25 +138,22 @@ void compact_record(SyncedJournal &journal, const LogSinkFn &log) {
 }  // namespace
 
 std::shared_ptr<const PrebuiltArchive> Executor::shared_archive(
-    const std::vector<const json::object *> &updates) const {
+    const std::vector<const update_step::ContainerUpdate *> &updates) const {
     if (updates.size() < 2) return nullptr;
+    const update_step::ContainerUpdate &first = *updates[0];
+    if (first.copy.empty()) return nullptr;
+    for (std::size_t i = 1; i < updates.size(); ++i)
+        if (updates[i]->copy != first.copy || updates[i]->filter != first.filter) return nullptr;
     try {
-        const update_step::ContainerUpdate first = decoded(*updates[0]);
-        if (first.copy.empty()) return nullptr;
-        for (std::size_t i = 1; i < updates.size(); ++i) {
-            const update_step::ContainerUpdate other = decoded(*updates[i]);
-            if (other.copy != first.copy || other.filter != first.filter) return nullptr;
-        }
         return prebuild_archive(first.copy, compiled_filter(first), kSharedArchiveMax);
     } catch (const std::exception &) {
-        return nullptr;  // a malformed step: each update fails saying why
+        return nullptr;  // a bad filter: each update fails saying why
     }
 }
 
-updater::Outcome Executor::execute(const json::object &update, const LogSinkFn &log,
-                                   const std::shared_ptr<const PrebuiltArchive> &shared) const {
+updater::Outcome Executor::execute(const json::object &update, const LogSinkFn &log) const {
     try {
-        return execute(decoded(update), log, shared);
+        return execute(decoded(update), log);
     } catch (const std::exception &e) {
         log(common::LogLevel::error, e.what());
         return updater::Outcome::infra_failure(e.what());

@@ -25,29 +25,28 @@ public:
     explicit Executor(const UpdaterRegistry &updaters, SyncedRecords *records = nullptr)
         : updaters_(updaters), records_(records) {}
 
-    // update: the step's "update" object. Never throws for a bad step or a
-    // failing updater: those are infra-failure outcomes. Log lines (archive
-    // warnings, updater output) go to log, which must be thread-safe. A path
-    // the record cannot take fails the update.
+    // Never throws for a bad update or a failing updater: those are
+    // infra-failure outcomes. Log lines (archive warnings, updater output) go
+    // to log, which must be thread-safe. A path the record cannot take fails
+    // the update.
     // shared: the archive every update of its step copies, built once
     // (shared_archive); null: the update builds its own.
-    // The object is decoded strictly (common/update_step): a missing or
-    // mistyped field fails the update naming its path.
-    updater::Outcome execute(const boost::json::object &update, const LogSinkFn &log,
+    updater::Outcome execute(const update_step::ContainerUpdate &update, const LogSinkFn &log,
                              const std::shared_ptr<const PrebuiltArchive> &shared = nullptr) const;
+    // The same for an "update" object as JSON, decoded strictly
+    // (common/update_step): a missing or mistyped field fails the update
+    // naming its path.
+    updater::Outcome execute(const boost::json::object &update, const LogSinkFn &log) const;
 
     // The archive of updates that all copy the same paths with the same
     // filter (one change to several replicas), built once in memory; null
     // when they differ, copy nothing, or it is large (each streams its own).
     std::shared_ptr<const PrebuiltArchive> shared_archive(
-        const std::vector<const boost::json::object *> &updates) const;
+        const std::vector<const update_step::ContainerUpdate *> &updates) const;
 
     SyncedRecords *records() const { return records_; }
 
 private:
-    updater::Outcome execute(const update_step::ContainerUpdate &update, const LogSinkFn &log,
-                             const std::shared_ptr<const PrebuiltArchive> &shared) const;
-
     const UpdaterRegistry &updaters_;
     SyncedRecords *records_;
 };

@@ -1,10 +1,13 @@
 #include "host/core/reconcile_driver.hpp"
 
 #include <filesystem>
+#include <optional>
+#include <string>
 #include <system_error>
 
 #include "common/json_fields.hpp"
 #include "common/update_step/outcome.hpp"
+#include "common/update_step/step_envelope.hpp"
 #include "host/core/build_entry.hpp"
 #include "host/core/host_error.hpp"
 
@@ -13,10 +16,6 @@ namespace json = boost::json;
 
 namespace {
 
-common::LogLevel level_named(std::string_view name) {
-    return common::parse_log_level(name).value_or(common::LogLevel::info);
-}
-
 // As Tilt does, asked each time: "" when it cannot be known (paths stay absolute).
 std::string working_directory() {
     std::error_code ec;
@@ -24,42 +23,20 @@ std::string working_directory() {
     return ec ? std::string() : dir;
 }
 
-// The update objects of an "updates" step, in order, and the lines written before each.
-struct Batch {
-    std::vector<const json::object *> updates;
-    std::vector<const json::array *> logs;
-    bool stops_at_infra_failure = true;  // absent (an older plugin): it does
-};
-
-Batch batch_of(const json::object &step, const std::string &live_update) {
-    const json::value *list = step.if_contains("updates");
-    if (list == nullptr || !list->is_array() || list->as_array().empty())
-        throw PluginCallError("reconcile of " + live_update + " failed", "plugin step",
-                              "an updates step without a non-empty \"updates\" array");
-    Batch batch;
-    if (const json::value *stops = step.if_contains("stopsAtInfraFailure"); stops != nullptr && stops->is_bool())
-        batch.stops_at_infra_failure = stops->as_bool();
-    for (const json::value &entry : list->as_array()) {
-        const json::value *update = common::member(entry, {"update"});
-        if (update == nullptr || !update->is_object())
-            throw PluginCallError("reconcile of " + live_update + " failed", "plugin step",
-                                  "an updates entry without an \"update\" object");
-        const json::value *lines = common::member(entry, {"log"});
-        batch.updates.push_back(&update->as_object());
-        batch.logs.push_back(lines != nullptr && lines->is_array() ? &lines->as_array() : nullptr);
+// The plugin's step, read strictly: a malformed one fails the reconcile naming the member.
+update_step::StepEnvelope decoded(json::object step, const std::string &live_update) {
+    try {
+        return update_step::decode_step(std::move(step));
+    } catch (const common::DecodeError &e) {
+        throw PluginCallError("reconcile of " + live_update + " failed", "plugin step", e.what());
     }
-    return batch;
 }
 
 // The container an update restarted, when it asked for a restart and succeeded.
-std::optional<std::string> restarted_by(const json::object &update, const updater::Outcome &outcome) {
-    const json::value *restart = update.if_contains("restart");
-    if (outcome.kind != updater::Outcome::Kind::ok || restart == nullptr || !restart->is_bool() || !restart->as_bool())
-        return std::nullopt;
-    std::string name = common::string_field(update, {"container", "containerName"});
-    if (name.empty()) name = common::string_field(update, {"container", "containerID"});
-    const std::string pod = common::string_field(update, {"container", "podName"});
-    return "container " + name + (pod.empty() ? "" : " of pod " + pod);
+std::optional<std::string> restarted_by(const update_step::ContainerUpdate &update, const updater::Outcome &outcome) {
+    if (outcome.kind != updater::Outcome::Kind::ok || !update.restart) return std::nullopt;
+    const std::string &name = update.container.name.empty() ? update.container.id : update.container.name;
+    return "container " + name + (update.container.pod.empty() ? "" : " of pod " + update.container.pod);
 }
 
 // One reconcile: its result, and how each step's lines, events and updates
@@ -86,60 +63,52 @@ public:
         return [this](common::LogLevel level, std::string_view text) { log(level, text); };
     }
 
-    void print(const json::array &lines) {
-        for (const json::value &line : lines)
-            log(level_named(common::string_field(line, {"level"})), common::string_field(line, {"text"}));
+    void print(const std::vector<StepLogLine> &lines) {
+        for (const StepLogLine &line : lines) log(line.level, line.text);
     }
 
     // A step's build entry (Tilt writes it when the build starts, before the
     // update's own lines, "Will copy ..."), its lines and its events, moved
     // out of the step: an initial sync's "started" event lists every file.
-    void absorb(json::object &step) {
-        json::value *events = step.if_contains("events");
-        const bool has_events = events != nullptr && events->is_array();
-        if (has_events) {
-            for (const json::value &event : events->as_array())
-                if (common::string_field(event, {"type"}) == "started") log_build_entry(event);
-        }
-        if (const json::value *lines = step.if_contains("log"); lines && lines->is_array()) print(lines->as_array());
-        if (has_events) {
-            for (json::value &event : events->as_array())
-                if (event.is_object()) result.events.push_back(std::move(event.as_object()));
-        }
+    void absorb(update_step::StepEnvelope &step) {
+        for (const json::object &event : step.events)
+            if (common::string_field(event, "type", "events") == "started") log_build_entry(event);
+        print(step.log);
+        for (json::object &event : step.events) result.events.push_back(std::move(event));
     }
 
     // Runs an "updates" step's updates and prints their lines in the
     // sequential order: each one's own, its updater's, then its outcome's.
-    json::object run_batch(const json::object &step, UpdateFanout &fanout, const Executor &executor,
-                           PluginSession &session, const ReconcileDriver::Clock &clock) {
-        const Batch batch = batch_of(step, result.live_update);
-        std::vector<FannedOutUpdate> ran = fanout.run(executor, batch.updates, batch.stops_at_infra_failure);
+    update_step::StepEnvelope run_batch(const update_step::StepEnvelope &step, UpdateFanout &fanout,
+                                        const Executor &executor, PluginSession &session,
+                                        const ReconcileDriver::Clock &clock) {
+        std::vector<const update_step::ContainerUpdate *> updates;
+        for (const update_step::BatchedUpdate &batched : step.updates) updates.push_back(&batched.update);
+        std::vector<FannedOutUpdate> ran = fanout.run(executor, updates, step.stops_at_infra_failure);
         result.updates += ran.size();
         json::array outcomes;
         for (std::size_t i = 0; i < ran.size(); ++i) {
             outcomes.push_back(update_step::encode(ran[i].outcome));
-            if (auto restarted = restarted_by(*batch.updates[i], ran[i].outcome))
+            if (auto restarted = restarted_by(step.updates[i].update, ran[i].outcome))
                 result.restarted.push_back(std::move(*restarted));
         }
-        json::object next = session.continue_with(json::object{{"outcomes", std::move(outcomes)}}, clock());
-        const json::value *results = next.if_contains("results");
+        update_step::StepEnvelope next = decoded(
+            session.continue_with(json::object{{"outcomes", std::move(outcomes)}}, clock()), result.live_update);
         const log::HeldLines held;  // every update's lines in one write
         for (std::size_t i = 0; i < ran.size(); ++i) {
-            if (batch.logs[i] != nullptr) print(*batch.logs[i]);
-            for (const StepLogLine &line : ran[i].log) log(line.level, line.text);
-            const json::value *folded = results != nullptr && results->is_array() && i < results->as_array().size()
-                                            ? common::member(results->as_array()[i], {"log"})
-                                            : nullptr;
-            if (folded != nullptr && folded->is_array()) print(folded->as_array());
+            print(step.updates[i].log);
+            print(ran[i].log);
+            if (i < next.results.size()) print(next.results[i].log);
         }
         return next;
     }
 
 private:
-    void log_build_entry(const json::value &event) {
-        const json::value *changed = common::member(event, {"filesChanged"});
-        if (changed == nullptr || !changed->is_array()) return;
-        if (std::string line = build_entry_line(changed->as_array(), working_directory()); !line.empty())
+    // A started event, checked by the step's decoding: its "filesChanged" is an array of paths.
+    void log_build_entry(const json::object &event) {
+        const json::array *changed = common::array_field(event, "filesChanged", "events");
+        if (changed == nullptr) return;
+        if (std::string line = build_entry_line(*changed, working_directory()); !line.empty())
             log(common::LogLevel::info, line);
     }
 
@@ -172,34 +141,22 @@ ReconcileResult ReconcileDriver::reconcile(const std::string &live_update) {
     ReconcileRun run(live_update, live_log_);
     plugin_slot_.with_instance([&](const PluginInstance &instance) {
         PluginInstance::FirstStep opened = instance.reconcile_begin(live_update, clock_());
-        json::object step = std::move(opened.step);
+        update_step::StepEnvelope step = decoded(std::move(opened.step), live_update);
         for (;;) {
             run.absorb(step);
-            const std::string type = common::string_field(step, {"type"});
-            if (type == "done") break;
-            if (type == "updates") {
+            if (step.type == update_step::kDoneStep) break;
+            if (step.type == update_step::kUpdatesStep) {
                 step = run.run_batch(step, fanout_, executor_, *opened.session, clock_);
                 continue;
             }
-            if (type != "update") {
-                throw PluginCallError("reconcile of " + live_update + " failed", "plugin step",
-                                      "unknown step type \"" + type + "\"");
-            }
-            const json::value *update = step.if_contains("update");
-            if (update == nullptr || !update->is_object()) {
-                throw PluginCallError("reconcile of " + live_update + " failed", "plugin step",
-                                      "an update step without an \"update\" object");
-            }
-            updater::Outcome outcome = executor_.execute(update->as_object(), run.sink());
+            updater::Outcome outcome = executor_.execute(step.update, run.sink());
             ++run.result.updates;
-            if (auto restarted = restarted_by(update->as_object(), outcome))
+            if (auto restarted = restarted_by(step.update, outcome))
                 run.result.restarted.push_back(std::move(*restarted));
-            step = opened.session->continue_with(update_step::encode(outcome), clock_());
+            step = decoded(opened.session->continue_with(update_step::encode(outcome), clock_()), live_update);
         }
-        const json::value *status = step.if_contains("status");
-        run.result.status = status != nullptr ? *status : json::value(nullptr);
-        const json::value *changed = step.if_contains("statusChanged");
-        run.result.status_changed = changed != nullptr && changed->is_bool() && changed->as_bool();
+        run.result.status = std::move(step.status);
+        run.result.status_changed = step.status_changed;
     });
     ReconcileResult &result = run.result;
     if (result.status_changed && !result.status.is_null()) {

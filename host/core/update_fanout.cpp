@@ -31,7 +31,7 @@ private:
     std::vector<StepLogLine> lines_;
 };
 
-FannedOutUpdate run_one(const Executor &executor, const boost::json::object &update,
+FannedOutUpdate run_one(const Executor &executor, const update_step::ContainerUpdate &update,
                         const std::shared_ptr<const PrebuiltArchive> &shared = nullptr) {
     LineBuffer buffer;
     updater::Outcome outcome = executor.execute(update, buffer.sink(), shared);
@@ -42,7 +42,7 @@ FannedOutUpdate run_one(const Executor &executor, const boost::json::object &upd
 // helper that comes after the last one was taken touches nothing but this.
 struct SharedUpdateQueue {
     const Executor &executor;
-    const std::vector<const boost::json::object *> &updates;
+    const std::vector<const update_step::ContainerUpdate *> &updates;
     const std::size_t count;
     const std::shared_ptr<const PrebuiltArchive> shared;  // the archive every update copies, when it is one
     std::atomic<std::size_t> next{0};
@@ -52,7 +52,7 @@ struct SharedUpdateQueue {
     std::size_t finished = 0;
     std::exception_ptr failure;
 
-    SharedUpdateQueue(const Executor &e, const std::vector<const boost::json::object *> &u)
+    SharedUpdateQueue(const Executor &e, const std::vector<const update_step::ContainerUpdate *> &u)
         : executor(e), updates(u), count(u.size()), shared(e.shared_archive(u)), results(u.size()) {}
 
     // idle_early: called by a helper once it has taken its last update, before
@@ -96,11 +96,11 @@ UpdateFanout::~UpdateFanout() {
 }
 
 std::vector<FannedOutUpdate> UpdateFanout::run(const Executor &executor,
-                                               const std::vector<const boost::json::object *> &updates,
+                                               const std::vector<const update_step::ContainerUpdate *> &updates,
                                                bool stops_at_infra_failure) {
     if (parallel_ == 1 || updates.size() <= 1) {
         std::vector<FannedOutUpdate> results;
-        for (const boost::json::object *update : updates) {
+        for (const update_step::ContainerUpdate *update : updates) {
             results.push_back(run_one(executor, *update));
             // X08: one by one, ended by an infrastructure failure that holds every container.
             if (stops_at_infra_failure && results.back().outcome.kind == updater::Outcome::Kind::infra_failure) break;

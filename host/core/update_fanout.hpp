@@ -16,14 +16,12 @@
 #include <boost/json.hpp>
 
 #include "common/log_level.hpp"
+#include "common/update_step/step_envelope.hpp"
 #include "host/core/executor.hpp"
 
 namespace liveupdate::host {
 
-struct StepLogLine {
-    common::LogLevel level;
-    std::string text;
-};
+using StepLogLine = update_step::LogLine;
 
 // What running one update gave: its outcome and the lines it wrote.
 struct FannedOutUpdate {
@@ -49,13 +47,14 @@ public:
     UpdateFanout &operator=(const UpdateFanout &) = delete;
     ~UpdateFanout();
 
-    // updates: the step's update objects, in order. parallel 1 runs them one
+    // updates: the step's updates, in order. parallel 1 runs them one
     // after another and, when stops_at_infra_failure (the step's
     // "stopsAtInfraFailure": the plugin folds no outcome after it, C07),
     // stops after the first infrastructure failure, as a host of stepVersion
     // 1 would: fewer results than updates then. Otherwise every update runs
     // and has its result.
-    std::vector<FannedOutUpdate> run(const Executor &executor, const std::vector<const boost::json::object *> &updates,
+    std::vector<FannedOutUpdate> run(const Executor &executor,
+                                     const std::vector<const update_step::ContainerUpdate *> &updates,
                                      bool stops_at_infra_failure = true);
 
     std::size_t parallel() const { return parallel_; }

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <stdexcept>
 
+#include "common/update_step/container_update.hpp"
 #include "host/core/host_services.hpp"
 #include "host/core/plugin_message.hpp"
 #include "liveupdate/ext/digest.h"
@@ -117,26 +118,17 @@ void append(Differences &to, Differences &&from) {
         for (auto &d : from.*list) (to.*list).push_back(std::move(d));
 }
 
-// The repair as an update step, as the plugin would hand it to the executor.
-json::object repair_step(const LiveUpdateTargets &lu, const updater::ContainerRef &container, const Repair &repair) {
-    json::array copies, deletes;
-    for (const auto &c : repair.copies)
-        copies.push_back(json::object{{"local", c.local_path}, {"container", c.container_path}});
-    for (const auto &d : repair.deletes) deletes.emplace_back(d);
-    json::object c{{"containerID", container.id},
-                   {"containerName", container.name},
-                   {"podName", container.pod},
-                   {"namespace", container.namespace_name}};
-    if (!container.root.empty()) c["root"] = container.root;
-    return json::object{{"liveUpdate", lu.name},
-                        {"via", lu.via},
-                        {"container", std::move(c)},
-                        {"copy", std::move(copies)},
-                        {"delete", std::move(deletes)},
-                        {"runs", json::array()},
-                        {"restart", false},
-                        {"initialSync", false},
-                        {"filter", common::to_json(lu.filter)}};
+// The repair as the update the plugin would ask of the container.
+update_step::ContainerUpdate repair_update(const LiveUpdateTargets &lu, const updater::ContainerRef &container,
+                                           const Repair &repair) {
+    update_step::ContainerUpdate update;
+    update.live_update = lu.name;
+    update.via = lu.via;
+    update.container = container;
+    update.copy = repair.copies;
+    update.delete_paths = repair.deletes;
+    update.filter = lu.filter;
+    return update;
 }
 
 }  // namespace
@@ -229,7 +221,7 @@ LiveUpdateReport Verifier::verify(const LiveUpdateTargets &lu, const std::vector
             const Repair fix = repair_of(c.found, delete_extra);
             if (repair && !fix.empty()) {
                 c.repaired = true;
-                const updater::Outcome outcome = executor_.execute(repair_step(lu, container.ref, fix), log);
+                const updater::Outcome outcome = executor_.execute(repair_update(lu, container.ref, fix), log);
                 if (outcome.kind != updater::Outcome::Kind::ok) c.error = "the repair failed: " + outcome.message;
                 if (Clock::now() >= deadline)
                     throw std::runtime_error("repaired, not verified again: " + budget + " (the next check tells)");

@@ -15,16 +15,14 @@
 #include "common/log_level.hpp"
 #include "common/update_step/container_update.hpp"
 #include "common/update_step/outcome.hpp"
+#include "common/update_step/step_envelope.hpp"
 #include "plugin/core/api/file_watch.hpp"
 #include "plugin/core/api/live_update.hpp"
 #include "plugin/core/plan.hpp"
 
 namespace liveupdate {
 
-struct LogLine {
-    common::LogLevel level = common::LogLevel::info;  // its text on the wire: "info", "warn", ...
-    std::string text;
-};
+using update_step::LogLine;
 
 struct UpdateEvent {
     std::string type;  // "started" or "completed"
@@ -38,10 +36,7 @@ struct UpdateEvent {
 using update_step::ContainerUpdate;
 
 // One update of an "updates" step with the lines written before it (stepVersion 2).
-struct BatchedUpdate {
-    std::vector<LogLine> log;
-    ContainerUpdate update;
-};
+using update_step::BatchedUpdate;
 
 struct Step {
     std::vector<LogLine> log;

@@ -24,7 +24,9 @@
  *     "due": [LiveUpdate names to reconcile because of this change]}
  *  remove result: {"due": [names]}
  *
- *  step (reconcile_begin / reconcile_continue output):
+ *  step (reconcile_begin / reconcile_continue output; a host refuses one with
+ *  a member missing or of another type, or an unknown type, level or event,
+ *  naming its path):
  *    {"stepVersion": 1 | 2,             the shape of this document: the lower of
  *                                       LU_STEP_VERSION and the host's maxStepVersion;
  *                                       a host refuses a version it does not know
@@ -46,8 +48,8 @@
  *                "filter": [{"basePath": ABS, "patterns": [dockerignore patterns]}],
  *                "syncRoots": [ABS container paths of the LiveUpdate's syncs]},
  *                every member is required but "root", "syncRoots" and the runs'
- *                options: a host fails an update that lacks one, or has one of
- *                another type, naming its path; members it does not know are skipped.
+ *                options: a host refuses a step whose update lacks one, or has one
+ *                of another type, naming its path; members it does not know are skipped.
  *     -- type "updates" (version 2): every container's update of one change,
  *        in container order; the host may run them concurrently:
  *     "updates": [{"log": [lines written before this update], "update": UPDATE}],
