@@ -150,7 +150,9 @@ void Daemon::start_plugin() {
     plugin_slot_ = std::make_unique<PluginSlot>(options_.plugin, now(), load);
     containers_ = std::make_unique<LocalContainerSupervisor>(
         [this](const std::string &name, const json::object &status) { keeper_->container_status(name, status); },
-        [this](const std::string &name, std::string_view line) { log_.write(LogLevel::info, name, line); });
+        [this](const std::string &name, std::string_view line) {
+            log_.write(LogLevel::info, name, line, LogSource::local_container);
+        });
     services_ = std::make_shared<UpdaterHostServices>();
     services_->set_local_containers(std::make_shared<SupervisedContainers>(*containers_));
     start_updaters(load);
@@ -214,7 +216,7 @@ void Daemon::start_services() {
         [this](const std::string &service, std::string_view line, bool error) {
             const LogLevel level = error ? LogLevel::error : LogLevel::info;
             activity_.line(service, level, line, now());
-            log_.write(level, service, line);
+            log_.write(level, service, line, LogSource::service);
         });
     file_watches_ = std::make_unique<FileWatches>(
         WatchTiming{options_.debounce, options_.max_wait, std::chrono::milliseconds(500)},
