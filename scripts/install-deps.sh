@@ -11,6 +11,7 @@ packages=(
   tar xz-utils busybox-static docker.io docker-compose curl
   chromium nodejs
   help2man lintian
+  prometheus
 )
 
 missing=()

@@ -93,7 +93,8 @@ constexpr const char *kUpHelp =
     "                         ~/.local/state/liveupdate/synced,\n"
     "                         $XDG_RUNTIME_DIR/liveupdate/synced,\n"
     "                         $TMPDIR/liveupdate-<uid>/synced)\n"
-    "  --log-format F         text (default) or json\n"
+    "  --log-format F         text (default) or json: one JSON object a line\n"
+    "                         (time, level, liveUpdate when about one, message)\n"
     "  --log-level L          debug, info (default), warn, error\n"
     "  --plugin PATH          liveupdate plugin (default libliveupdate.so in the plugin folder, see --version)\n"
     "  --local-updater PATH   updater of class local (default libupdater_local.so there)\n"
@@ -242,9 +243,9 @@ void read_outputs(const ParsedArgs &args, up::UpOptions &options) {
     options.web_port = static_cast<unsigned short>(number(args, "--web-port", 10351, 0, 65535));
     options.web_port_given = args.value("--web-port").has_value();
     options.web_address = args.value("--web-address").value_or("127.0.0.1");
-    const std::string format = args.value("--log-format").value_or("text");
-    if (format != "text" && format != "json") throw UsageError("--log-format must be text or json");
-    options.log_format = format == "json" ? up::LogFormat::json : up::LogFormat::text;
+    const std::optional<LogFormat> format = parse_log_format(args.value("--log-format").value_or("text"));
+    if (!format) throw UsageError("--log-format must be text or json");
+    options.log_format = *format;
     options.log_level = log::threshold();
     if (auto level = args.value("--log-level")) {
         auto parsed = common::parse_log_level(*level);
@@ -321,13 +322,14 @@ int run_up_command(int argc, char **argv) {
         std::cerr << "lu-host up: " << e.what() << "\n\n" << kUpHelp;
         return kExitUsage;
     }
+    log::set_format(options.log_format);  // what is written before and after the daemon's own log
     try {
         return up::run_up(options);
     } catch (const PluginLoadError &e) {
-        std::cerr << "lu-host up: " << e.what() << '\n';
+        log::failure(std::string("up: ") + e.what());
         return kExitPluginLoad;
     } catch (const std::exception &e) {
-        std::cerr << "lu-host up: " << e.what() << '\n';
+        log::failure(std::string("up: ") + e.what());
         return kExitFailure;
     }
 }

@@ -56,6 +56,8 @@ constexpr const char *kWebhookHelp =
     "                         /lu-agent and cp; deploy/agent/build-image.sh);\n"
     "                         without it pods are not injected, with a warning\n"
     "  --log-level L          debug, info (default), warn, error\n"
+    "  --log-format F         text (default) or json: one JSON object a line\n"
+    "                         (time, level, message)\n"
     "\n"
     "install makes a new CA and serving certificate (for the URL's host, or\n"
     "the Service's DNS names), stores them (--secret: a kubernetes.io/tls\n"
@@ -129,6 +131,11 @@ int serve(const ParsedArgs &args) {
         options.server.request_deadline =
             std::chrono::milliseconds(number_of(args, "--request-timeout", 10000, 1, 3600000));
         options.server.body_limit = static_cast<std::size_t>(number_of(args, "--max-body", 4 << 20, 1024, 1L << 30));
+        if (const auto format = args.value("--log-format")) {
+            const std::optional<LogFormat> parsed = parse_log_format(*format);
+            if (!parsed) throw UsageError("--log-format must be text or json");
+            log::set_format(*parsed);
+        }
         if (const auto level = args.value("--log-level")) {
             const auto parsed = common::parse_log_level(*level);
             if (!parsed) throw UsageError("--log-level must be debug, info, warn or error");
@@ -148,10 +155,10 @@ int serve(const ParsedArgs &args) {
         webhook::WebhookService service(options);
         wait_for_stop_signal();
     } catch (const PluginLoadError &e) {
-        std::cerr << "lu-host webhook: " << e.what() << '\n';
+        log::failure(std::string("webhook: ") + e.what());
         return kExitPluginLoad;
     } catch (const std::exception &e) {
-        std::cerr << "lu-host webhook: " << e.what() << '\n';
+        log::failure(std::string("webhook: ") + e.what());
         return kExitFailure;
     }
     return kExitOk;
@@ -221,10 +228,10 @@ int uninstall(const ParsedArgs &args) {
 
 }  // namespace
 
-const OptionTable kWebhookOptions{
-    {"--listen", "--tls-cert", "--tls-key", "--plugin", "--request-timeout", "--max-body", "--log-level", "--url",
-     "--service", "--secret", "--cert-dir", "--days", "--kubeconfig", "--context", "--agent-image"},
-    {"--help", "-h", "--mutate"}};
+const OptionTable kWebhookOptions{{"--listen", "--tls-cert", "--tls-key", "--plugin", "--request-timeout", "--max-body",
+                                   "--log-level", "--log-format", "--url", "--service", "--secret", "--cert-dir",
+                                   "--days", "--kubeconfig", "--context", "--agent-image"},
+                                  {"--help", "-h", "--mutate"}};
 
 int run_webhook_command(int argc, char **argv) {
     ParsedArgs args;

@@ -8,6 +8,7 @@
 #include "common/update_step/container_update.hpp"
 #include "common/update_step/outcome.hpp"
 #include "host/core/host_error.hpp"
+#include "host/core/host_metrics.hpp"
 #include "liveupdate/liveupdate.hpp"
 
 namespace liveupdate::host {
@@ -18,6 +19,17 @@ namespace {
 constexpr const char *kBadStep = "malformed update step";
 // A shared archive larger than this is streamed by each update instead: memory stays flat for an initial sync.
 constexpr std::size_t kSharedArchiveMax = std::size_t{1} << 20;
+
+// The outcome's kind as the metrics label it.
+std::string result_name(updater::Outcome::Kind kind) {
+    switch (kind) {
+    case updater::Outcome::Kind::ok: return "ok";
+    case updater::Outcome::Kind::run_failure: return "run_failure";
+    case updater::Outcome::Kind::infra_failure: return "infra_failure";
+    case updater::Outcome::Kind::container_not_running: return "container_not_running";
+    }
+    return "infra_failure";
+}
 
 update_step::ContainerUpdate decoded(const json::object &update) {
     try {
@@ -191,6 +203,8 @@ updater::Outcome Executor::execute(const update_step::ContainerUpdate &update, c
         if (journal && outcome.kind != updater::Outcome::Kind::infra_failure)
             note_deletes(*journal, update.delete_paths, archived_beneath);
         if (journal) compact_record(*journal, log);
+        metrics::record_container_update(update.live_update, update.via, result_name(outcome.kind),
+                                         archive.summary().bytes);
         log::debug("update of " + update.live_update + " via " + update.via + ": " +
                    boost::json::serialize(update_step::encode(outcome)));
         return outcome;

@@ -1,6 +1,7 @@
 #include "host/core/log.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <iostream>
 #include <mutex>
 #include <string>
@@ -12,10 +13,16 @@ using common::LogLevel;
 namespace {
 
 std::atomic<LogLevel> g_threshold{LogLevel::info};
+std::atomic<LogFormat> g_format{LogFormat::text};
 std::mutex g_mutex;
 
 void write_to_stderr(LogLevel level, std::string_view line) {
-    std::cerr << "lu-host [" << to_string(level) << "] " << line << '\n';
+    if (g_format.load() == LogFormat::json)
+        std::cerr << format_log_line(LogFormat::json, common::MicroTime::from_system(std::chrono::system_clock::now()),
+                                     level, "", line)
+                  << '\n';
+    else
+        std::cerr << "lu-host [" << to_string(level) << "] " << line << '\n';
 }
 
 LogSinkFn &sink_slot() {
@@ -43,6 +50,7 @@ namespace log {
 
 void set_threshold(LogLevel level) { g_threshold = level; }
 LogLevel threshold() { return g_threshold; }
+void set_format(LogFormat format) { g_format = format; }
 
 LogSinkFn set_sink(LogSinkFn sink) {
     std::lock_guard lock(g_mutex);
@@ -55,6 +63,14 @@ void write(LogLevel level, std::string_view line) {
     if (level < g_threshold.load()) return;
     std::lock_guard lock(g_mutex);
     sink_slot()(level, line);
+}
+
+void failure(std::string_view line) {
+    std::lock_guard lock(g_mutex);
+    if (g_format.load() == LogFormat::json)
+        write_to_stderr(LogLevel::error, line);
+    else
+        std::cerr << "lu-host " << line << '\n';
 }
 
 HeldLines::HeldLines() { ++t_held.depth; }

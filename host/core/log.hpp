@@ -1,10 +1,12 @@
-// The host's log: leveled lines to one sink (stderr by default), thread-safe.
+// The host's log: leveled lines to one sink (stderr by default, as text or
+// JSON lines: host/core/log_line.hpp), thread-safe.
 #pragma once
 
 #include <functional>
 #include <string_view>
 
 #include "common/log_level.hpp"
+#include "host/core/log_line.hpp"
 
 namespace liveupdate::host {
 
@@ -14,9 +16,14 @@ namespace log {
 // Lines below the threshold are dropped (default: info).
 void set_threshold(common::LogLevel level);
 common::LogLevel threshold();
-// Replaces the sink (default: "lu-host [level] line" on stderr); returns the previous one.
+// The default sink's format: text ("lu-host [level] line") or json (format_log_line's).
+void set_format(LogFormat format);
+// Replaces the sink (default: a line on stderr as set_format says); returns the previous one.
 LogSinkFn set_sink(LogSinkFn sink);
 void write(common::LogLevel level, std::string_view line);
+// Why a command stops ("up: cannot listen ..."), whatever the threshold: on
+// stderr as "lu-host LINE" in the text format, as an error record in json.
+void failure(std::string_view line);
 
 inline void debug(std::string_view line) { write(common::LogLevel::debug, line); }
 inline void info(std::string_view line) { write(common::LogLevel::info, line); }

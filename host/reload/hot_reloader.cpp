@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "host/core/host_error.hpp"
+#include "host/core/host_metrics.hpp"
 #include "host/core/log.hpp"
 
 namespace liveupdate::host::reload {
@@ -110,6 +111,7 @@ bool HotReloader::reload_liveupdate() {
             last_plugin_reload_ = times;
         }
         loaded(file, true);
+        metrics::record_hot_reload(file.string(), true);
         host::log::info("hot reload: liveupdate plugin " + file.string() + " (" +
                         described(plugin_slot_.identity(), LU_ABI_VERSION) + ") in service after " +
                         millis(times.total) + "; updates paused " + millis(times.pause));
@@ -117,6 +119,7 @@ bool HotReloader::reload_liveupdate() {
     } catch (const std::exception &e) {  // H02: a refused plugin leaves the running one in service
         host::log::error("hot reload: liveupdate plugin " + file.string() +
                          " refused, the running plugin stays in service: " + e.what());
+        metrics::record_hot_reload(file.string(), false);
         failed(file, e.what());
         return false;
     }
@@ -128,6 +131,7 @@ bool HotReloader::reload_updaters(const fs::path &file) {
         const std::vector<std::string> classes = updaters_.reload(normal(file));
         if (classes.empty()) return true;
         loaded(normal(file), true);
+        metrics::record_hot_reload(normal(file).string(), true);
         std::string served;
         for (const auto &via : classes) served += (served.empty() ? "" : ", ") + via;
         host::log::info("hot reload: updater plugin " + file.string() + " reloaded; serves " + served);
@@ -135,6 +139,7 @@ bool HotReloader::reload_updaters(const fs::path &file) {
     } catch (const std::exception &e) {
         host::log::error("hot reload: updater plugin " + file.string() +
                          " refused, the running updater stays in service: " + e.what());
+        metrics::record_hot_reload(normal(file).string(), false);
         failed(normal(file), e.what());
         return false;
     }

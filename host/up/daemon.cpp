@@ -11,6 +11,7 @@
 #include "host/compose/compose_rebuilds.hpp"
 #include "host/compose_discovery/container_presence.hpp"
 #include "host/core/executor.hpp"
+#include "host/core/host_metrics.hpp"
 #include "host/core/host_services.hpp"
 #include "host/core/install_paths.hpp"
 #include "host/core/object_store.hpp"
@@ -57,6 +58,25 @@ constexpr std::string_view kOverflowWarning = "inotify queue overflow";
 
 common::MicroTime now() { return common::MicroTime::from_system(std::chrono::system_clock::now()); }
 
+// An update's figures from its reconcile's events: the files of its
+// "started" events, failed when a "completed" one carries an error.
+metrics::UpdateFigures update_figures(const std::string &live_update, const std::vector<json::object> &events,
+                                      double seconds) {
+    metrics::UpdateFigures figures{.live_update = live_update, .ok = true, .seconds = seconds, .files = 0};
+    for (const auto &e : events) {
+        const json::value *type = e.if_contains("type");
+        if (type == nullptr || !type->is_string()) continue;
+        if (type->as_string() == "started") {
+            if (const json::value *files = e.if_contains("filesChanged"); files != nullptr && files->is_array())
+                figures.files += files->as_array().size();
+        } else if (type->as_string() == "completed") {
+            const json::value *error = e.if_contains("error");
+            if (error != nullptr && error->is_string() && !error->as_string().empty()) figures.ok = false;
+        }
+    }
+    return figures;
+}
+
 // The parts of `lu-host up` wired together: start() makes them in the order
 // they need each other, stop() ends them in the order that lets each finish.
 class Daemon {
@@ -93,6 +113,7 @@ private:
     reload::QuiesceGate gate_;  // reconciles pass it; hot reload closes it
     std::shared_ptr<UpdaterHostServices> services_;
     UpdaterRegistry updaters_;
+    std::shared_ptr<void> reconnect_metrics_;  // reads updaters_: declared after it, dropped before it
     std::unique_ptr<SyncedRecords> synced_;
     std::unique_ptr<sync_back::SyncBackWatches> sync_backs_;
     // What sync back wrote locally: the file watches drop its echo.
@@ -140,7 +161,9 @@ void Daemon::start_plugin() {
     plugin_slot_ = std::make_unique<PluginSlot>(options_.plugin, now(), load);
     containers_ = std::make_unique<LocalContainerSupervisor>(
         [this](const std::string &name, const json::object &status) { keeper_->container_status(name, status); },
-        [this](const std::string &name, std::string_view line) { log_.write(LogLevel::info, name, line); });
+        [this](const std::string &name, std::string_view line) {
+            log_.write(LogLevel::info, name, line, LogSource::local_container);
+        });
     services_ = std::make_shared<UpdaterHostServices>();
     services_->set_local_containers(std::make_shared<SupervisedContainers>(*containers_));
     start_updaters(load);
@@ -210,6 +233,7 @@ void Daemon::start_updaters(const PluginLoadOptions &load) {
     hot_reload_ =
         std::make_unique<reload::HotReloader>(*plugin_slot_, gate_, updaters_, services_, std::move(reload_options));
     hot_reload_->start();
+    reconnect_metrics_ = metrics::collect_agent_reconnects(updaters_);
 }
 
 void Daemon::start_services() {
@@ -217,7 +241,7 @@ void Daemon::start_services() {
         [this](const std::string &service, std::string_view line, bool error) {
             const LogLevel level = error ? LogLevel::error : LogLevel::info;
             activity_.line(service, level, line, now());
-            log_.write(level, service, line);
+            log_.write(level, service, line, LogSource::service);
         });
     file_watches_ = std::make_unique<FileWatches>(
         WatchTiming{options_.debounce, options_.max_wait, std::chrono::milliseconds(500)},
@@ -354,6 +378,7 @@ void Daemon::reconcile(const std::string &live_update) {
     activity_.began(live_update);
     std::vector<json::object> events;
     std::chrono::microseconds took{0};
+    std::size_t updates = 0;
     {
         // A hot reload waits for it, and holds the next; the driver keeps a verification of it waiting.
         const reload::QuiesceGate::Pass pass = gate_.enter();
@@ -369,6 +394,7 @@ void Daemon::reconcile(const std::string &live_update) {
                 for (const auto &event : r.events)
                     log_.write(LogLevel::debug, live_update, "event " + json::serialize(event));
             events = std::move(r.events);
+            updates = r.updates;
             if (warm_up_) warm_up_->reconciled(live_update, r.status);
             if (r.status.is_object()) {
                 const cluster::ReconcileFacts facts{r.status.as_object(), r.updates, std::move(r.restarted)};
@@ -378,6 +404,8 @@ void Daemon::reconcile(const std::string &live_update) {
             log_.write(LogLevel::error, live_update, std::string("reconcile failed: ") + e.what());
         }
     }
+    if (updates > 0)
+        metrics::record_update(update_figures(live_update, events, std::chrono::duration<double>(took).count()));
     activity_.finished(live_update, events, now(), took);
     // Outside the pass: taking a manifest off the queue goes through the engine.
     triggers_->reconciled(live_update, trigger_generation);

@@ -4,6 +4,7 @@
 #include <cstddef>
 
 #include "common/json_fields.hpp"
+#include "host/core/host_metrics.hpp"
 #include "host/verify/repaired_failures.hpp"
 #include "liveupdate/ext/digest.h"
 
@@ -61,6 +62,8 @@ std::vector<LiveUpdateReport> VerifyService::verify(const std::vector<std::strin
                 targets.problem = "LiveUpdate \"" + name + "\" was rejected (" + *why + ")";
         p_.exclusive(name, [&] {
             reports.push_back(verifier_.verify(targets, all, repair, p_.log_of(name), delete_extra));
+            for (const auto &c : reports.back().containers)
+                if (c.repaired) metrics::record_verify_repair(name);
             if (repair) first_sight_.checked(targets);
         });
     }

@@ -4,6 +4,7 @@
 
 #include "common/json_fields.hpp"
 #include "common/object_name.hpp"
+#include "host/core/host_metrics.hpp"
 #include "host/web/assets.hpp"
 #include "host/web/status_view.hpp"
 
@@ -114,6 +115,8 @@ WebResponse WebRoutes::log_in(const WebRequest &request, std::string_view path, 
 WebResponse WebRoutes::serve(const WebRequest &request, std::string_view path, Credential credential) const {
     if (path.starts_with("/api/")) return api(request, path, credential);
     if (request.method != "GET" && request.method != "HEAD") return error_response(405, "only GET serves the page");
+    if (path == "/metrics")
+        return WebResponse{200, std::string(metrics::kContentType), metrics::daemon_metrics_text(), {}, false};
     const Asset *asset = find_asset(path);
     if (asset == nullptr) return error_response(404, "no such page: " + std::string(path));
     WebResponse r{200, std::string(asset->content_type), std::string(asset->body), {}, false};

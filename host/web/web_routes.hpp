@@ -10,6 +10,7 @@
 //   GET  /api/plugins                   what `plugins -o json` prints
 //   GET  /api/events                    Server-Sent Events: "state", "log"
 //   POST /api/liveupdates/NAME/trigger  `lu-host trigger NAME` (Origin + token)
+//   GET  /metrics                       Prometheus metrics (host/core/host_metrics.hpp)
 #pragma once
 
 #include <functional>

@@ -168,15 +168,17 @@ HttpAnswer bad_review_answer(const BadReview &e) {
     return HttpAnswer{400, "text/plain; charset=utf-8", std::string("bad AdmissionReview: ") + e.what() + "\n"};
 }
 
-HttpAnswer answer_review(std::string_view body, const Validator &validate, std::string_view root) {
+HttpAnswer answer_review(std::string_view body, const Validator &validate, std::string_view root, ReviewFacts *facts) {
     ReviewRequest request;
     try {
         request = parse_review(body);
     } catch (const BadReview &e) {
+        if (facts != nullptr) *facts = ReviewFacts{"", "", "invalid"};
         return bad_review_answer(e);
     }
-    return HttpAnswer{200, "application/json",
-                      json::serialize(review_response(request, judge(request, validate, root)))};
+    const Verdict verdict = judge(request, validate, root);
+    if (facts != nullptr) *facts = ReviewFacts{request.kind, request.operation, verdict.allowed ? "allowed" : "denied"};
+    return HttpAnswer{200, "application/json", json::serialize(review_response(request, verdict))};
 }
 
 }  // namespace liveupdate::host::webhook

@@ -67,8 +67,17 @@ struct HttpAnswer {
 // 400 saying what is wrong with the body.
 HttpAnswer bad_review_answer(const BadReview &e);
 
+// What an answer was about, for the metrics: the request's kind and
+// operation ("" when the body is not a review this webhook reads) and the
+// verdict: "allowed", "denied", "patched" (allowed with a patch) or "invalid" (a 400).
+struct ReviewFacts {
+    std::string kind, operation;
+    std::string verdict;
+};
+
 // POST /validate end to end: 200 with an AdmissionReview, or 400 saying what
-// is wrong with the body.
-HttpAnswer answer_review(std::string_view body, const Validator &validate, std::string_view root = kPlaceholderRoot);
+// is wrong with the body; facts (when given) says what it was about.
+HttpAnswer answer_review(std::string_view body, const Validator &validate, std::string_view root = kPlaceholderRoot,
+                         ReviewFacts *facts = nullptr);
 
 }  // namespace liveupdate::host::webhook

@@ -28,13 +28,14 @@ json::object mutation_response(const ReviewRequest &request, const Injection &in
         {"apiVersion", "admission.k8s.io/v1"}, {"kind", "AdmissionReview"}, {"response", std::move(response)}};
 }
 
-HttpAnswer answer_mutation(std::string_view body, const InjectionOptions &options) {
+HttpAnswer answer_mutation(std::string_view body, const InjectionOptions &options, ReviewFacts *facts) {
     ReviewRequest request;
     try {
         request = parse_review(body);
         if (is_pod_create(request) && !request.object.is_object())
             throw BadReview("request.object: expected an object for CREATE of Pod");
     } catch (const BadReview &e) {
+        if (facts != nullptr) *facts = ReviewFacts{"", "", "invalid"};
         return bad_review_answer(e);
     }
     Injection injection;
@@ -42,6 +43,8 @@ HttpAnswer answer_mutation(std::string_view body, const InjectionOptions &option
     // selectors chose it (the webhook reads no namespaces, so it needs no API access).
     if (is_pod_create(request))
         injection = plan_injection(request.object, PodNamespace{request.namespace_name, std::nullopt}, options);
+    if (facts != nullptr)
+        *facts = ReviewFacts{request.kind, request.operation, injection.patch.empty() ? "allowed" : "patched"};
     return HttpAnswer{200, "application/json", json::serialize(mutation_response(request, injection))};
 }
 

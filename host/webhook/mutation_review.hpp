@@ -14,7 +14,8 @@ namespace liveupdate::host::webhook {
 
 boost::json::object mutation_response(const ReviewRequest &request, const Injection &injection);
 
-// 200 with an AdmissionReview, or 400 saying what is wrong with the body.
-HttpAnswer answer_mutation(std::string_view body, const InjectionOptions &options);
+// 200 with an AdmissionReview, or 400 saying what is wrong with the body;
+// facts (when given) says what it was about.
+HttpAnswer answer_mutation(std::string_view body, const InjectionOptions &options, ReviewFacts *facts = nullptr);
 
 }  // namespace liveupdate::host::webhook

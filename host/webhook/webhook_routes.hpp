@@ -1,6 +1,7 @@
 // What the webhook answers: POST /validate and POST /mutate
-// (AdmissionReviews), GET /healthz (probes: "ok" while a plugin is in
-// service), 404 and 405 otherwise.
+// (AdmissionReviews, each counted in the metrics), GET /healthz (probes:
+// "ok" while a plugin is in service), GET /metrics (Prometheus, no secret
+// as operators expose them), 404 and 405 otherwise.
 #pragma once
 
 #include "host/webhook/admission_review.hpp"

@@ -206,6 +206,7 @@ watch_pid=$!
 wait_for test -s "$work/burst-events"
 synced_before=$(jpath liveupdate "$p" '{.status.containers[0].lastFileTimeSynced}')
 # Paced past the debounce: each save could be a reconcile and a status of its own.
+burst_start=$(date +%s%N)
 for i in $(seq 1 200); do echo "file $i" >"$project/src/burst-$i.txt"; sleep 0.025; done
 wait_for_content /www/burst-200.txt "file 200"
 wait_for_content /keep/burst-200.txt "file 200"
@@ -213,10 +214,15 @@ wait_for synced_after
 # A marker made after the burst's writes ends the count.
 kn annotate --overwrite liveupdate "$p" burst=done >/dev/null
 wait_for grep -q " done$" "$work/burst-events"
+burst_ms=$(( ($(date +%s%N) - burst_start) / 1000000 ))
 kill "$watch_pid"; watch_pid=""
 writes=$(($(grep -vc " done$" "$work/burst-events") - 1))
-echo "status writes during a 200-file burst: $writes"
-[ "$writes" -ge 1 ] && [ "$writes" -le 60 ] || fail "a 200-file burst made $writes status writes"
+# At most one write per status window (250 ms) while the burst lasted: on a
+# loaded machine the 200 saves take longer, and so many windows more.
+most=$(( burst_ms / 250 + 5 ))
+echo "status writes during a 200-file burst of $burst_ms ms: $writes (at most $most)"
+[ "$writes" -ge 1 ] && [ "$writes" -le "$most" ] && [ "$writes" -lt 200 ] ||
+  fail "a 200-file burst of $burst_ms ms made $writes status writes (at most $most)"
 echo "ok: burst coalesced"
 
 kn apply -f - >/dev/null <<<"$(live_update "$p" . src /www2)"

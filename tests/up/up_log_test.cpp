@@ -12,11 +12,17 @@
 #define BOOST_TEST_MODULE up_log
 #include <boost/test/included/unit_test.hpp>
 
+#include <boost/json.hpp>
+
 #include "host/core/log.hpp"
+#include "host/core/log_line.hpp"
 #include "host/up/up_log.hpp"
 
 using liveupdate::common::LogLevel;
-using liveupdate::host::up::LogFormat;
+using liveupdate::common::MicroTime;
+using liveupdate::host::format_log_line;
+using liveupdate::host::LogFormat;
+using liveupdate::host::LogSource;
 using liveupdate::host::up::UpLog;
 namespace host_log = liveupdate::host::log;
 
@@ -83,6 +89,26 @@ BOOST_AUTO_TEST_CASE(held_lines_go_out_together_when_the_outermost_hold_ends) {
     BOOST_TEST(text.str().find("- a.txt\n") < text.str().find("Container web-1 updated!\n"));
     log.write(LogLevel::info, "web", "after");
     BOOST_TEST(out.lines() == 4);
+}
+
+BOOST_AUTO_TEST_CASE(a_json_line_is_one_object_naming_what_it_is_about) {
+    const MicroTime at = *MicroTime::parse("2026-01-02T03:04:05.000006Z");
+    const std::string line = format_log_line(LogFormat::json, at, LogLevel::warn, "web", "two\nlines \"quoted\"");
+    BOOST_TEST(line.find('\n') == std::string::npos);
+    BOOST_TEST(
+        line ==
+        R"({"time":"2026-01-02T03:04:05.000006Z","level":"warn","liveUpdate":"web","message":"two\nlines \"quoted\""})");
+    BOOST_TEST(format_log_line(LogFormat::json, at, LogLevel::info, "", "up: stopped") ==
+               R"({"time":"2026-01-02T03:04:05.000006Z","level":"info","message":"up: stopped"})");
+    const auto container = boost::json::parse(
+        format_log_line(LogFormat::json, at, LogLevel::info, "box", "out", LogSource::local_container));
+    BOOST_TEST(container.at("localContainer").as_string() == "box");
+    BOOST_TEST(!container.as_object().contains("liveUpdate"));
+    // Bytes that are not UTF-8 (a container's output) cannot go into JSON as they are.
+    const auto binary = boost::json::parse(format_log_line(LogFormat::json, at, LogLevel::info, "web", "a\xff b"));
+    BOOST_TEST(binary.at("message").as_string() == "a\\xff b");
+    BOOST_TEST(format_log_line(LogFormat::text, at, LogLevel::info, "web", "a\x1b[0m") ==
+               "2026-01-02T03:04:05.000006Z info  [web] a\\x1b[0m");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
