@@ -2,8 +2,9 @@
 
 #include <atomic>
 #include <iostream>
-#include <mutex>
 #include <string>
+
+#include "common/mutex.hpp"
 
 namespace liveupdate::host {
 
@@ -12,7 +13,7 @@ using common::LogLevel;
 namespace {
 
 std::atomic<LogLevel> g_threshold{LogLevel::info};
-std::mutex g_mutex;
+common::Mutex g_mutex;
 
 void write_to_stderr(LogLevel level, std::string_view line) {
     std::cerr << "lu-host [" << to_string(level) << "] " << line << '\n';
@@ -45,7 +46,7 @@ void set_threshold(LogLevel level) { g_threshold = level; }
 LogLevel threshold() { return g_threshold; }
 
 LogSinkFn set_sink(LogSinkFn sink) {
-    std::lock_guard lock(g_mutex);
+    common::MutexLock lock(g_mutex);
     LogSinkFn previous = std::move(sink_slot());
     sink_slot() = sink ? std::move(sink) : LogSinkFn(write_to_stderr);
     return previous;
@@ -53,7 +54,7 @@ LogSinkFn set_sink(LogSinkFn sink) {
 
 void write(LogLevel level, std::string_view line) {
     if (level < g_threshold.load()) return;
-    std::lock_guard lock(g_mutex);
+    common::MutexLock lock(g_mutex);
     sink_slot()(level, line);
 }
 
