@@ -1,5 +1,5 @@
-# Clang proves what the locks of the daemon, hot reload and the agent driver
-# say they guard (LU_GUARDED_BY, LU_REQUIRES: common/thread_annotations.hpp,
+# Clang proves what the locks of the host, common/, the updaters and the
+# plugin's engine say they guard (LU_GUARDED_BY, LU_REQUIRES: common/thread_annotations.hpp,
 # docs/threading.md) with -Wthread-safety, which the top CMakeLists sets on
 # every clang compile (an error under -Werror). lu_lock_analysis compiles the
 # sources of the given libraries, and nothing else, so a clang build that
@@ -11,6 +11,8 @@ function(lu_lock_analysis)
   foreach(library ${ARGN})
     get_target_property(folder ${library} SOURCE_DIR)
     get_target_property(sources ${library} SOURCES)
+    # Generated sources (absolute, in the build folder) hold no locks.
+    list(FILTER sources EXCLUDE REGEX "^/")
     list(TRANSFORM sources PREPEND ${folder}/)
     target_sources(lu_lock_analysis PRIVATE ${sources})
     # The libraries' own flags, read without linking them (no build order on them).

@@ -1,4 +1,5 @@
 #include "common/docker_engine/engine_client.hpp"
+#include "common/mutex.hpp"
 
 #include <curl/curl.h>
 
@@ -77,17 +78,17 @@ RawConnection::~RawConnection() {
 
 void StreamCancel::cancel() {
     cancelled_ = true;
-    std::lock_guard lock(mutex_);
+    common::MutexLock lock(mutex_);
     if (multi_ != nullptr) curl_multi_wakeup(static_cast<CURLM *>(multi_));
 }
 
 void StreamCancel::attach(void *multi) {
-    std::lock_guard lock(mutex_);
+    common::MutexLock lock(mutex_);
     multi_ = multi;
 }
 
 void StreamCancel::detach() {
-    std::lock_guard lock(mutex_);
+    common::MutexLock lock(mutex_);
     multi_ = nullptr;
 }
 
@@ -133,7 +134,7 @@ EngineClient::~EngineClient() {
 
 void *EngineClient::acquire_handle() {
     {
-        std::lock_guard lock(mutex_);
+        common::MutexLock lock(mutex_);
         if (!idle_handles_.empty()) {
             void *handle = idle_handles_.back();
             idle_handles_.pop_back();
@@ -147,7 +148,7 @@ void *EngineClient::acquire_handle() {
 }
 
 void EngineClient::release_handle(void *handle) {
-    std::lock_guard lock(mutex_);
+    common::MutexLock lock(mutex_);
     idle_handles_.push_back(handle);
 }
 
@@ -204,12 +205,12 @@ std::string EngineClient::negotiate_version() {
 std::string EngineClient::versioned(std::string_view path) {
     std::string version;
     {
-        std::lock_guard lock(mutex_);
+        common::MutexLock lock(mutex_);
         if (api_version_) version = *api_version_;
     }
     if (version.empty()) {
         version = negotiate_version();
-        std::lock_guard lock(mutex_);
+        common::MutexLock lock(mutex_);
         api_version_ = version;
     }
     return "/v" + version + std::string(path);

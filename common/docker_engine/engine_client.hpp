@@ -16,6 +16,7 @@
 #include "common/docker_engine/endpoint.hpp"
 #include "common/docker_engine/engine_error.hpp"
 #include "common/json_fields.hpp"
+#include "common/mutex.hpp"
 
 namespace liveupdate::docker_engine {
 
@@ -56,8 +57,8 @@ private:
     friend class EngineClient;
     void attach(void *multi);
     void detach();
-    std::mutex mutex_;
-    void *multi_ = nullptr;
+    common::Mutex mutex_;
+    void *multi_ LU_GUARDED_BY(mutex_) = nullptr;
     std::atomic<bool> cancelled_{false};
 };
 
@@ -121,9 +122,9 @@ private:
 
     Endpoint endpoint_;
     std::chrono::milliseconds timeout_;
-    std::mutex mutex_;
-    std::optional<std::string> api_version_;
-    std::vector<void *> idle_handles_;
+    common::Mutex mutex_;
+    std::optional<std::string> api_version_ LU_GUARDED_BY(mutex_);
+    std::vector<void *> idle_handles_ LU_GUARDED_BY(mutex_);
 };
 
 }  // namespace liveupdate::docker_engine

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "common/json_fields.hpp"
+#include "common/mutex.hpp"
 #include "common/subprocess/run_process.hpp"
 
 namespace liveupdate::kube {
@@ -85,7 +86,7 @@ Credentials CredentialSource::current() {
         while (!c.token.empty() && (c.token.back() == '\r' || c.token.back() == ' ')) c.token.pop_back();
     }
     if (!config_.user.exec) return c;
-    std::lock_guard lock(mutex_);
+    common::MutexLock lock(mutex_);
     if (cached_ &&
         (!expires_ || std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()) < *expires_))
         return *cached_;
@@ -94,7 +95,7 @@ Credentials CredentialSource::current() {
 }
 
 void CredentialSource::invalidate() {
-    std::lock_guard lock(mutex_);
+    common::MutexLock lock(mutex_);
     cached_.reset();
 }
 

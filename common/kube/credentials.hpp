@@ -10,6 +10,7 @@
 #include <string>
 
 #include "common/kube/kubeconfig.hpp"
+#include "common/mutex.hpp"
 
 namespace liveupdate::kube {
 
@@ -38,12 +39,12 @@ public:
     void invalidate();
 
 private:
-    Credentials run_exec_plugin();
+    Credentials run_exec_plugin() LU_REQUIRES(mutex_);
 
     ClientConfig config_;
-    std::mutex mutex_;
-    std::optional<Credentials> cached_;
-    std::optional<std::chrono::sys_seconds> expires_;
+    common::Mutex mutex_;
+    std::optional<Credentials> cached_ LU_GUARDED_BY(mutex_);
+    std::optional<std::chrono::sys_seconds> expires_ LU_GUARDED_BY(mutex_);
 };
 
 }  // namespace liveupdate::kube

@@ -12,18 +12,19 @@
 
 #include "common/kube/exec_connection.hpp"
 #include "common/kube/exec_frames.hpp"
+#include "common/mutex.hpp"
 
 namespace liveupdate::kube {
 
 namespace asio = boost::asio;
 
-// Written by the io thread, read by the caller; guarded by `mutex`.
+// Written by the io thread, read by the caller.
 struct PodExecStream::State {
-    std::mutex mutex;
+    common::Mutex mutex;
     std::condition_variable arrived;
-    ExecChannels channels;
-    std::string read_error;
-    bool ended = false;
+    ExecChannels channels LU_GUARDED_BY(mutex);
+    std::string read_error LU_GUARDED_BY(mutex);
+    bool ended LU_GUARDED_BY(mutex) = false;
 
     asio::executor_work_guard<asio::io_context::executor_type> guard;
     std::thread io;
@@ -38,7 +39,7 @@ constexpr std::size_t kChunk = std::size_t{64} * 1024;
 // [io thread] Reads frames until the connection ends.
 void read_next(ExecConnection &c, const std::shared_ptr<PodExecStream::State> &state) {
     c.async_read_frame([&c, state](ExecConnection::Read read) {
-        std::lock_guard lock(state->mutex);
+        common::MutexLock lock(state->mutex);
         if (read.ended) {
             state->read_error = std::move(read.error);
             state->ended = true;
@@ -76,7 +77,7 @@ PodExecStream::~PodExecStream() {
 bool PodExecStream::write_stdin(std::string_view data, Clock::time_point deadline) {
     for (std::size_t off = 0; off < data.size(); off += kChunk) {
         {
-            std::lock_guard lock(state_->mutex);
+            common::MutexLock lock(state_->mutex);
             if (state_->ended) return false;
         }
         std::string frame(1, static_cast<char>(kExecStdin));
@@ -99,8 +100,9 @@ bool PodExecStream::write_stdin(std::string_view data, Clock::time_point deadlin
 }
 
 PodExecStream::Read PodExecStream::read_stdout(std::string &out, Clock::time_point deadline) {
-    std::unique_lock lock(state_->mutex);
-    state_->arrived.wait_until(lock, deadline, [this] { return !state_->channels.out.empty() || state_->ended; });
+    common::MutexLock lock(state_->mutex);
+    lock.wait_until(state_->arrived, deadline,
+                    [this]() LU_REQUIRES(state_->mutex) { return !state_->channels.out.empty() || state_->ended; });
     if (!state_->channels.out.empty()) {
         out.append(state_->channels.out);
         state_->channels.out.clear();
@@ -110,17 +112,17 @@ PodExecStream::Read PodExecStream::read_stdout(std::string &out, Clock::time_poi
 }
 
 std::string PodExecStream::take_stderr() {
-    std::lock_guard lock(state_->mutex);
+    common::MutexLock lock(state_->mutex);
     return std::exchange(state_->channels.err, {});
 }
 
 bool PodExecStream::idle_and_open() {
-    std::lock_guard lock(state_->mutex);
+    common::MutexLock lock(state_->mutex);
     return !state_->ended && state_->channels.out.empty();
 }
 
 PodExecStream::End PodExecStream::end() {
-    std::lock_guard lock(state_->mutex);
+    common::MutexLock lock(state_->mutex);
     End e;
     if (state_->channels.status.empty()) {
         e.failure = "the exec stream ended without a status" +

@@ -6,6 +6,7 @@
 #include <boost/json.hpp>
 
 #include "common/json_fields.hpp"
+#include "common/mutex.hpp"
 #include "host/cluster/lease_rules.hpp"
 
 namespace liveupdate::host::cluster {
@@ -91,8 +92,8 @@ void OperatorLease::start_renewing(WarnFn warn) {
 
 void OperatorLease::renew_loop() {
     const auto every = std::chrono::milliseconds(duration_seconds_ * 1000 / 3);
-    std::unique_lock lock(mutex_);
-    while (!wake_.wait_for(lock, every, [this] { return stopping_; })) {
+    common::MutexLock lock(mutex_);
+    while (!lock.wait_for(wake_, every, [this]() LU_REQUIRES(mutex_) { return stopping_; })) {
         lock.unlock();
         try {
             acquire();
@@ -105,7 +106,7 @@ void OperatorLease::renew_loop() {
 
 void OperatorLease::release() {
     {
-        std::lock_guard lock(mutex_);
+        common::MutexLock lock(mutex_);
         stopping_ = true;
     }
     wake_.notify_all();

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "common/kube/api_client.hpp"
+#include "common/mutex.hpp"
 
 namespace liveupdate::host::cluster {
 
@@ -44,8 +45,8 @@ private:
     int duration_seconds_;
     WarnFn warn_;
     bool held_ = false;
-    bool stopping_ = false;
-    std::mutex mutex_;
+    bool stopping_ LU_GUARDED_BY(mutex_) = false;
+    common::Mutex mutex_;
     std::condition_variable wake_;
     std::thread thread_;
 };

@@ -1,6 +1,7 @@
 #include "host/cluster/resource_watch.hpp"
 
 #include "common/json_fields.hpp"
+#include "common/mutex.hpp"
 
 namespace liveupdate::host::cluster {
 namespace json = boost::json;
@@ -38,7 +39,7 @@ void ResourceWatch::start() {
 
 void ResourceWatch::stop() {
     {
-        std::lock_guard lock(mutex_);
+        common::MutexLock lock(mutex_);
         cancel_ = true;
     }
     wake_.notify_all();
@@ -46,8 +47,8 @@ void ResourceWatch::stop() {
 }
 
 bool ResourceWatch::pause(std::chrono::milliseconds how_long) {
-    std::unique_lock lock(mutex_);
-    return !wake_.wait_for(lock, how_long, [this] { return cancel_.load(); });
+    common::MutexLock lock(mutex_);
+    return !lock.wait_for(wake_, how_long, [this] { return cancel_.load(); });
 }
 
 void ResourceWatch::follow() {

@@ -18,6 +18,7 @@
 #include <boost/json.hpp>
 
 #include "common/kube/api_client.hpp"
+#include "common/mutex.hpp"
 
 namespace liveupdate::host::cluster {
 
@@ -56,7 +57,7 @@ private:
     Handlers handlers_;
     std::string resource_version_;
     std::atomic<bool> cancel_{false};
-    std::mutex mutex_;
+    common::Mutex mutex_;
     std::condition_variable wake_;
     std::thread thread_;
 };

@@ -14,7 +14,7 @@ ComposeRebuilder::ComposeRebuilder(LineFn on_line) : on_line_(std::move(on_line)
 
 ComposeRebuilder::~ComposeRebuilder() {
     {
-        std::lock_guard<std::mutex> lock(mutex_);
+        common::MutexLock lock(mutex_);
         stopping_ = true;
     }
     wake_.notify_all();
@@ -23,7 +23,7 @@ ComposeRebuilder::~ComposeRebuilder() {
 
 void ComposeRebuilder::request(RebuildJob job) {
     {
-        std::lock_guard<std::mutex> lock(mutex_);
+        common::MutexLock lock(mutex_);
         if (std::find(queue_.begin(), queue_.end(), job) != queue_.end()) return;
         queue_.push_back(std::move(job));
     }
@@ -34,8 +34,8 @@ void ComposeRebuilder::run() {
     for (;;) {
         RebuildJob job;
         {
-            std::unique_lock<std::mutex> lock(mutex_);
-            wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+            common::MutexLock lock(mutex_);
+            lock.wait(wake_, [this]() LU_REQUIRES(mutex_) { return stopping_ || !queue_.empty(); });
             if (stopping_) return;
             job = std::move(queue_.front());
             queue_.pop_front();

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/mutex.hpp"
 #include "host/compose/compose_cli.hpp"
 
 namespace liveupdate::host::compose {
@@ -44,12 +45,12 @@ private:
     void rebuild(const RebuildJob &job);
 
     LineFn on_line_;
-    std::optional<ComposeCli> cli_;
+    std::optional<ComposeCli> cli_;  // cli_ and cli_looked_up_: the rebuilder's thread only
     bool cli_looked_up_ = false;
-    std::mutex mutex_;
+    common::Mutex mutex_;
     std::condition_variable wake_;
-    std::deque<RebuildJob> queue_;
-    bool stopping_ = false;
+    std::deque<RebuildJob> queue_ LU_GUARDED_BY(mutex_);
+    bool stopping_ LU_GUARDED_BY(mutex_) = false;
     std::thread thread_;
 };
 

@@ -3,7 +3,7 @@
 namespace liveupdate::host::compose {
 
 void ComposeRebuilds::loaded(std::size_t project, const ProjectLoad &load) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    common::MutexLock lock(mutex_);
     if (rules_.size() <= project) rules_.resize(project + 1);
     if (load.errors.empty() || !load.objects.empty()) {
         rules_[project].clear();
@@ -14,7 +14,7 @@ void ComposeRebuilds::loaded(std::size_t project, const ProjectLoad &load) {
 }
 
 void ComposeRebuilds::file_watch_changed(const std::string &file_watch) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    common::MutexLock lock(mutex_);
     if (!rebuilder_) return;
     for (const auto &rules : rules_)
         if (auto found = rules.find(file_watch); found != rules.end()) rebuilder_->request(found->second);
@@ -23,7 +23,7 @@ void ComposeRebuilds::file_watch_changed(const std::string &file_watch) {
 void ComposeRebuilds::stop() {
     std::unique_ptr<ComposeRebuilder> rebuilder;
     {
-        std::lock_guard<std::mutex> lock(mutex_);
+        common::MutexLock lock(mutex_);
         rebuilder = std::move(rebuilder_);
     }
     rebuilder.reset();  // outside the lock: a rebuild's lines may come while it finishes

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "common/mutex.hpp"
 #include "host/compose/compose_project.hpp"
 #include "host/compose/compose_rebuilder.hpp"
 
@@ -28,9 +29,9 @@ public:
 
 private:
     ComposeRebuilder::LineFn on_line_;
-    std::mutex mutex_;                                      // guards the members below
-    std::vector<std::map<std::string, RebuildJob>> rules_;  // per project: FileWatch → job
-    std::unique_ptr<ComposeRebuilder> rebuilder_;
+    common::Mutex mutex_;
+    std::vector<std::map<std::string, RebuildJob>> rules_ LU_GUARDED_BY(mutex_);  // per project: FileWatch → job
+    std::unique_ptr<ComposeRebuilder> rebuilder_ LU_GUARDED_BY(mutex_);
 };
 
 }  // namespace liveupdate::host::compose

@@ -15,6 +15,7 @@
 #include <unordered_map>
 
 #include "common/ignore_defs.hpp"
+#include "common/mutex.hpp"
 #include "common/utf8.hpp"
 #include "host/core/host_error.hpp"
 #include "host/core/tar_tree_writer.hpp"
@@ -93,13 +94,13 @@ public:
     explicit Handoff(ArchiveStream &stream) : s_(stream) {}
 
     std::span<char> space(std::size_t want) override {
-        std::unique_lock lock(s_.mutex_);
+        common::MutexLock lock(s_.mutex_);
         wait_for_room(lock);
         return {s_.slot_ + s_.slot_filled_, std::min(want, s_.slot_capacity_ - s_.slot_filled_)};
     }
 
     void write(const char *data, std::size_t size) override {
-        std::unique_lock lock(s_.mutex_);
+        common::MutexLock lock(s_.mutex_);
         while (size > 0) {
             wait_for_room(lock);
             char *at = s_.slot_ + s_.slot_filled_;
@@ -113,9 +114,10 @@ public:
     }
 
 private:
-    void wait_for_room(std::unique_lock<std::mutex> &lock) {
-        s_.changed_.wait(
-            lock, [&] { return s_.reader_gone_ || (s_.slot_ != nullptr && s_.slot_filled_ < s_.slot_capacity_); });
+    void wait_for_room(common::MutexLock &lock) LU_REQUIRES(s_.mutex_) {
+        lock.wait(s_.changed_, [&]() LU_REQUIRES(s_.mutex_) {
+            return s_.reader_gone_ || (s_.slot_ != nullptr && s_.slot_filled_ < s_.slot_capacity_);
+        });
         if (s_.reader_gone_) throw HostError(kBuild, "archive stream", "the updater stopped reading");
     }
 
@@ -164,7 +166,7 @@ void ArchiveStream::run_writer() {
     } catch (const std::exception &e) {
         failure = e.what();
     }
-    std::lock_guard lock(mutex_);
+    common::MutexLock lock(mutex_);
     if (!error_) error_ = std::move(failure);  // a failed before_bytes_leave_ stopped it: that is the cause
     summary_ = std::move(summary);
     writer_done_ = true;
@@ -172,6 +174,7 @@ void ArchiveStream::run_writer() {
 }
 
 void ArchiveStream::start_writer() {
+    common::MutexLock lock(join_mutex_);
     writer_ = run_on_kept_thread([this] { run_writer(); });
 }
 
@@ -179,7 +182,7 @@ int32_t ArchiveStream::rewind() {
     stop_writer();
     finish_writer();
     {
-        std::lock_guard lock(mutex_);
+        common::MutexLock lock(mutex_);
         prebuilt_.reset();
         slot_ = nullptr;
         slot_capacity_ = slot_filled_ = 0;
@@ -190,7 +193,7 @@ int32_t ArchiveStream::rewind() {
     try {
         start_writer();
     } catch (const std::system_error &e) {
-        std::lock_guard lock(mutex_);
+        common::MutexLock lock(mutex_);
         error_ = std::string("starting the archive again: ") + e.what();
         writer_done_ = true;
         return -1;
@@ -201,13 +204,13 @@ int32_t ArchiveStream::rewind() {
 int32_t ArchiveStream::rewind_fn(void *ctx) { return static_cast<ArchiveStream *>(ctx)->rewind(); }
 
 void ArchiveStream::stop_writer() {
-    std::lock_guard lock(mutex_);
+    common::MutexLock lock(mutex_);
     reader_gone_ = true;
     changed_.notify_all();
 }
 
 void ArchiveStream::finish_writer() {
-    std::lock_guard lock(join_mutex_);
+    common::MutexLock lock(join_mutex_);
     if (writer_) writer_->wait();
     writer_.reset();
 }
@@ -217,7 +220,7 @@ std::int64_t ArchiveStream::read_prebuilt(void *buffer, std::size_t capacity) {
         try {
             for (const std::string &path : prebuilt_->entries) before_entry_(path);
         } catch (const std::exception &e) {
-            std::lock_guard lock(mutex_);
+            common::MutexLock lock(mutex_);
             if (!error_) error_ = e.what();
             prebuilt_read_ = prebuilt_->bytes.size();  // nothing of it leaves
             return -1;
@@ -229,7 +232,7 @@ std::int64_t ArchiveStream::read_prebuilt(void *buffer, std::size_t capacity) {
         try {
             before_bytes_leave_();
         } catch (const std::exception &e) {
-            std::lock_guard lock(mutex_);
+            common::MutexLock lock(mutex_);
             if (!error_) error_ = e.what();
             prebuilt_read_ = prebuilt_->bytes.size();
             return -1;
@@ -243,18 +246,19 @@ std::int64_t ArchiveStream::read_prebuilt(void *buffer, std::size_t capacity) {
 std::int64_t ArchiveStream::read(void *buffer, std::size_t capacity) {
     if (capacity == 0) return 0;
     if (prebuilt_) return read_prebuilt(buffer, capacity);
-    std::unique_lock lock(mutex_);
+    common::MutexLock lock(mutex_);
     if (!writer_done_) {
         slot_ = static_cast<char *>(buffer);
         slot_capacity_ = capacity;
         slot_filled_ = 0;
         changed_.notify_all();
-        changed_.wait(lock, [&] { return slot_filled_ == slot_capacity_ || writer_done_; });
+        lock.wait(changed_, [&]() LU_REQUIRES(mutex_) { return slot_filled_ == slot_capacity_ || writer_done_; });
     }
     const std::size_t filled = slot_filled_;
     slot_ = nullptr;
     slot_capacity_ = slot_filled_ = 0;
-    if (filled > 0 && before_bytes_leave_) {
+    if (filled == 0) return error_ ? -1 : 0;
+    if (before_bytes_leave_) {
         lock.unlock();
         try {
             before_bytes_leave_();
@@ -266,8 +270,7 @@ std::int64_t ArchiveStream::read(void *buffer, std::size_t capacity) {
             return -1;
         }
     }
-    if (filled > 0) return static_cast<std::int64_t>(filled);
-    return error_ ? -1 : 0;
+    return static_cast<std::int64_t>(filled);
 }
 
 std::int64_t ArchiveStream::read_fn(void *ctx, void *buffer, std::size_t capacity) {
@@ -275,12 +278,12 @@ std::int64_t ArchiveStream::read_fn(void *ctx, void *buffer, std::size_t capacit
 }
 
 std::optional<std::string> ArchiveStream::error() const {
-    std::lock_guard lock(mutex_);
+    common::MutexLock lock(mutex_);
     return error_;
 }
 
 ArchiveSummary ArchiveStream::summary() const {
-    std::lock_guard lock(mutex_);
+    common::MutexLock lock(mutex_);
     return summary_;
 }
 
@@ -297,7 +300,7 @@ std::optional<std::string> ArchiveStream::finish(bool drain) {
         stop_writer();
     }
     finish_writer();
-    std::lock_guard lock(mutex_);
+    common::MutexLock lock(mutex_);
     if (failure) return "the archive is incomplete: " + *failure;
     if (summary_.unreadable.empty()) return std::nullopt;
     constexpr std::size_t kNamed = 10;

@@ -28,6 +28,7 @@
 
 #include "common/archive_stream.hpp"
 #include "common/ignore_patterns.hpp"
+#include "common/mutex.hpp"
 #include "host/core/kept_threads.hpp"
 #include "host/core/log.hpp"
 #include "liveupdate/updater.hpp"
@@ -128,20 +129,20 @@ private:
     LogSinkFn log_;
     BeforeEntryFn before_entry_;
     BeforeBytesLeaveFn before_bytes_leave_;
-    std::shared_ptr<KeptTask> writer_;
+    std::shared_ptr<KeptTask> writer_ LU_GUARDED_BY(join_mutex_);
     std::shared_ptr<const PrebuiltArchive> prebuilt_;  // null: the writer builds it
     std::size_t prebuilt_read_ = 0;                    // how far the reader is in it
-    mutable std::mutex mutex_;
+    mutable common::Mutex mutex_;
     std::condition_variable changed_;
     // The buffer of the read() waiting (null when none), and how much of it is filled.
-    char *slot_ = nullptr;
-    std::size_t slot_capacity_ = 0;
-    std::size_t slot_filled_ = 0;
-    bool reader_gone_ = false;
-    bool writer_done_ = false;
-    std::optional<std::string> error_;
-    ArchiveSummary summary_;
-    std::mutex join_mutex_;  // the writer is joined once, by whichever of finish and the destructor comes first
+    char *slot_ LU_GUARDED_BY(mutex_) = nullptr;
+    std::size_t slot_capacity_ LU_GUARDED_BY(mutex_) = 0;
+    std::size_t slot_filled_ LU_GUARDED_BY(mutex_) = 0;
+    bool reader_gone_ LU_GUARDED_BY(mutex_) = false;
+    bool writer_done_ LU_GUARDED_BY(mutex_) = false;
+    std::optional<std::string> error_ LU_GUARDED_BY(mutex_);
+    ArchiveSummary summary_ LU_GUARDED_BY(mutex_);
+    common::Mutex join_mutex_;  // the writer is joined once, by whichever of finish and the destructor comes first
 };
 
 }  // namespace liveupdate::host

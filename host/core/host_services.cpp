@@ -3,6 +3,7 @@
 #include <cstring>
 #include <exception>
 
+#include "common/mutex.hpp"
 #include "liveupdate/liveupdate.hpp"
 
 namespace liveupdate::host {
@@ -38,19 +39,19 @@ UpdaterHostServices::UpdaterHostServices() {
 }
 
 void UpdaterHostServices::set_local_containers(std::shared_ptr<LocalContainerService> local_containers) {
-    std::lock_guard lock(mutex_);
+    common::MutexLock lock(mutex_);
     local_containers_ = std::move(local_containers);
 }
 
 void UpdaterHostServices::add_extension(std::string id, const void *table) {
-    std::lock_guard lock(mutex_);
+    common::MutexLock lock(mutex_);
     extensions_[std::move(id)] = table;
 }
 
 const void *UpdaterHostServices::get_extension(void *ctx, const char *id) {
     if (ctx == nullptr || id == nullptr) return nullptr;
     auto *self = static_cast<UpdaterHostServices *>(ctx);
-    std::lock_guard lock(self->mutex_);
+    common::MutexLock lock(self->mutex_);
     if (std::strcmp(id, LU_HOST_LOCAL_CONTAINERS_ID) == 0) {
         return self->local_containers_ ? &self->local_table_ : nullptr;
     }
@@ -59,7 +60,7 @@ const void *UpdaterHostServices::get_extension(void *ctx, const char *id) {
 }
 
 std::shared_ptr<LocalContainerService> UpdaterHostServices::local_containers() const {
-    std::lock_guard lock(mutex_);
+    common::MutexLock lock(mutex_);
     return local_containers_;
 }
 

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/mutex.hpp"
 #include "host/core/log.hpp"
 #include "liveupdate/ext/local_containers.h"
 #include "liveupdate/updater.hpp"
@@ -57,9 +58,9 @@ private:
 
     lu_updater_host host_{};
     lu_host_local_containers local_table_{};
-    mutable std::mutex mutex_;
-    std::shared_ptr<LocalContainerService> local_containers_;
-    std::map<std::string, const void *, std::less<>> extensions_;
+    mutable common::Mutex mutex_;
+    std::shared_ptr<LocalContainerService> local_containers_ LU_GUARDED_BY(mutex_);
+    std::map<std::string, const void *, std::less<>> extensions_ LU_GUARDED_BY(mutex_);
 };
 
 }  // namespace liveupdate::host

@@ -11,15 +11,15 @@ namespace liveupdate::host {
 
 void mark_done(KeptTask &task) {
     {
-        const std::lock_guard lock(task.mutex_);
+        const common::MutexLock lock(task.mutex_);
         task.done_ = true;
     }
     task.finished_.notify_all();
 }
 
 void KeptTask::wait() {
-    std::unique_lock lock(mutex_);
-    finished_.wait(lock, [&] { return done_; });
+    common::MutexLock lock(mutex_);
+    lock.wait(finished_, [&]() LU_REQUIRES(mutex_) { return done_; });
 }
 
 namespace {
@@ -41,7 +41,7 @@ struct Idle {
 // the thread that ran the previous one (its stack and arena warm), and the
 // others, left idle, end.
 struct Pool {
-    std::mutex mutex;
+    common::Mutex mutex;
     std::vector<Idle *> idle;
 };
 
@@ -54,7 +54,7 @@ Pool &pool() {
 void serve(Pool &p, Queued first) {
     Idle self;
     self.next = std::move(first);
-    std::unique_lock lock(p.mutex);
+    common::MutexLock lock(p.mutex);
     for (;;) {
         Queued next = std::move(*self.next);
         self.next.reset();
@@ -65,7 +65,7 @@ void serve(Pool &p, Queued first) {
         // Idle again before the starter hears of it: its next task finds this thread, not a new one.
         p.idle.push_back(&self);
         mark_done(*next.task);
-        if (!self.handed.wait_for(lock, kIdleEnd, [&] { return self.next.has_value(); })) {
+        if (!lock.wait_for(self.handed, kIdleEnd, [&] { return self.next.has_value(); })) {
             std::erase(p.idle, &self);
             return;
         }
@@ -78,7 +78,7 @@ std::shared_ptr<KeptTask> run_on_kept_thread(std::function<void()> work) {
     Pool &p = pool();
     auto task = std::make_shared<KeptTask>();
     Queued queued{std::move(work), task};
-    const std::lock_guard lock(p.mutex);
+    const common::MutexLock lock(p.mutex);
     if (p.idle.empty()) {
         std::thread([&p, first = std::move(queued)]() mutable { serve(p, std::move(first)); }).detach();
         return task;

@@ -10,6 +10,8 @@
 #include <memory>
 #include <mutex>
 
+#include "common/mutex.hpp"
+
 namespace liveupdate::host {
 
 // One task's end, for its starter to wait on.
@@ -20,9 +22,9 @@ public:
 
 private:
     friend void mark_done(KeptTask &task);
-    std::mutex mutex_;
+    common::Mutex mutex_;
     std::condition_variable finished_;
-    bool done_ = false;
+    bool done_ LU_GUARDED_BY(mutex_) = false;
 };
 
 // Runs task on an idle kept thread, or on a new one. Throws

@@ -3,8 +3,9 @@
 #include <atomic>
 #include <chrono>
 #include <iostream>
-#include <mutex>
 #include <string>
+
+#include "common/mutex.hpp"
 
 namespace liveupdate::host {
 
@@ -14,7 +15,7 @@ namespace {
 
 std::atomic<LogLevel> g_threshold{LogLevel::info};
 std::atomic<LogFormat> g_format{LogFormat::text};
-std::mutex g_mutex;
+common::Mutex g_mutex;
 
 void write_to_stderr(LogLevel level, std::string_view line) {
     if (g_format.load() == LogFormat::json)
@@ -53,7 +54,7 @@ LogLevel threshold() { return g_threshold; }
 void set_format(LogFormat format) { g_format = format; }
 
 LogSinkFn set_sink(LogSinkFn sink) {
-    std::lock_guard lock(g_mutex);
+    common::MutexLock lock(g_mutex);
     LogSinkFn previous = std::move(sink_slot());
     sink_slot() = sink ? std::move(sink) : LogSinkFn(write_to_stderr);
     return previous;
@@ -61,7 +62,7 @@ LogSinkFn set_sink(LogSinkFn sink) {
 
 void write(LogLevel level, std::string_view line) {
     if (level < g_threshold.load()) return;
-    std::lock_guard lock(g_mutex);
+    common::MutexLock lock(g_mutex);
     sink_slot()(level, line);
 }
 

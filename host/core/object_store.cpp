@@ -1,5 +1,6 @@
 #include "host/core/object_store.hpp"
 
+#include "common/mutex.hpp"
 #include "host/core/host_error.hpp"
 
 namespace liveupdate::host {
@@ -23,7 +24,7 @@ std::uint64_t JsonObjectStore::put(json::object object, bool keep_status) {
     ObjectKey key = key_of(object);
     std::uint64_t version;
     {
-        std::lock_guard lock(mutex_);
+        common::MutexLock lock(mutex_);
         version = next_version_++;
         auto existing = objects_.find(key);
         if (keep_status) {
@@ -43,7 +44,7 @@ std::uint64_t JsonObjectStore::put(json::object object, bool keep_status) {
 
 bool JsonObjectStore::remove(const ObjectKey &key) {
     {
-        std::lock_guard lock(mutex_);
+        common::MutexLock lock(mutex_);
         if (objects_.erase(key) == 0) return false;
     }
     notify(ObjectChange{ObjectChange::Type::deleted, key});
@@ -51,14 +52,14 @@ bool JsonObjectStore::remove(const ObjectKey &key) {
 }
 
 std::optional<json::object> JsonObjectStore::get(const ObjectKey &key) const {
-    std::lock_guard lock(mutex_);
+    common::MutexLock lock(mutex_);
     auto found = objects_.find(key);
     if (found == objects_.end()) return std::nullopt;
     return found->second;
 }
 
 std::vector<json::object> JsonObjectStore::list(std::string_view kind) const {
-    std::lock_guard lock(mutex_);
+    common::MutexLock lock(mutex_);
     std::vector<json::object> result;
     for (const auto &[key, object] : objects_) {
         if (key.kind == kind) result.push_back(object);
@@ -67,7 +68,7 @@ std::vector<json::object> JsonObjectStore::list(std::string_view kind) const {
 }
 
 std::vector<ObjectKey> JsonObjectStore::keys() const {
-    std::lock_guard lock(mutex_);
+    common::MutexLock lock(mutex_);
     std::vector<ObjectKey> result;
     for (const auto &[key, object] : objects_) result.push_back(key);
     return result;
@@ -75,7 +76,7 @@ std::vector<ObjectKey> JsonObjectStore::keys() const {
 
 bool JsonObjectStore::write_status(const ObjectKey &key, const json::value &status) {
     {
-        std::lock_guard lock(mutex_);
+        common::MutexLock lock(mutex_);
         auto found = objects_.find(key);
         if (found == objects_.end()) return false;
         const json::value *old = found->second.if_contains("status");
@@ -90,20 +91,20 @@ bool JsonObjectStore::write_status(const ObjectKey &key, const json::value &stat
 }
 
 std::uint64_t JsonObjectStore::status_writes(const ObjectKey &key) const {
-    std::lock_guard lock(mutex_);
+    common::MutexLock lock(mutex_);
     auto found = status_writes_.find(key);
     return found == status_writes_.end() ? 0 : found->second;
 }
 
 void JsonObjectStore::add_listener(Listener listener) {
-    std::lock_guard lock(mutex_);
+    common::MutexLock lock(mutex_);
     listeners_.push_back(std::move(listener));
 }
 
 void JsonObjectStore::notify(const ObjectChange &change) const {
     std::vector<Listener> listeners;
     {
-        std::lock_guard lock(mutex_);
+        common::MutexLock lock(mutex_);
         listeners = listeners_;
     }
     for (const Listener &listener : listeners) listener(change);

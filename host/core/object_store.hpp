@@ -13,6 +13,8 @@
 
 #include <boost/json.hpp>
 
+#include "common/mutex.hpp"
+
 namespace liveupdate::host {
 
 struct ObjectKey {
@@ -55,11 +57,11 @@ public:
 private:
     void notify(const ObjectChange &change) const;
 
-    mutable std::mutex mutex_;
-    std::map<ObjectKey, boost::json::object> objects_;
-    std::map<ObjectKey, std::uint64_t> status_writes_;
-    std::uint64_t next_version_ = 1;
-    std::vector<Listener> listeners_;
+    mutable common::Mutex mutex_;
+    std::map<ObjectKey, boost::json::object> objects_ LU_GUARDED_BY(mutex_);
+    std::map<ObjectKey, std::uint64_t> status_writes_ LU_GUARDED_BY(mutex_);
+    std::uint64_t next_version_ LU_GUARDED_BY(mutex_) = 1;
+    std::vector<Listener> listeners_ LU_GUARDED_BY(mutex_);
 };
 
 }  // namespace liveupdate::host

@@ -3,6 +3,7 @@
 #include <mutex>
 #include <utility>
 
+#include "common/mutex.hpp"
 #include "host/core/log.hpp"
 
 namespace liveupdate::host {
@@ -31,7 +32,7 @@ std::unique_ptr<PluginInstance> PluginSlot::swap_in(std::unique_ptr<PluginInstan
     const LiveUpdatePlugin &plugin = fresh->plugin();
     std::unique_ptr<PluginInstance> retired;
     {
-        std::unique_lock lock(mutex_);
+        common::WriterLock lock(mutex_);
         fresh->restore_from(*instance_);
         plugin_file_ = plugin.file();
         retired = std::exchange(instance_, std::move(fresh));
@@ -42,12 +43,12 @@ std::unique_ptr<PluginInstance> PluginSlot::swap_in(std::unique_ptr<PluginInstan
 }
 
 std::filesystem::path PluginSlot::plugin_file() const {
-    std::shared_lock lock(mutex_);
+    common::ReaderLock lock(mutex_);
     return plugin_file_;
 }
 
 PluginIdentity PluginSlot::identity() const {
-    std::shared_lock lock(mutex_);
+    common::ReaderLock lock(mutex_);
     return instance_->plugin().identity();
 }
 

@@ -5,8 +5,8 @@
 
 #include <filesystem>
 #include <memory>
-#include <shared_mutex>
 
+#include "common/mutex.hpp"
 #include "host/core/plugin_instance.hpp"
 
 namespace liveupdate::host {
@@ -20,7 +20,7 @@ public:
 
     template <typename Fn>
     decltype(auto) with_instance(Fn &&fn) const {
-        std::shared_lock lock(mutex_);
+        common::ReaderLock lock(mutex_);
         return fn(*instance_);
     }
 
@@ -42,11 +42,11 @@ public:
     PluginIdentity identity() const;
 
 private:
-    std::filesystem::path plugin_file_;
-    common::MicroTime start_time_;
-    int max_step_version_;
-    mutable std::shared_mutex mutex_;
-    std::unique_ptr<PluginInstance> instance_;
+    std::filesystem::path plugin_file_ LU_GUARDED_BY(mutex_);
+    const common::MicroTime start_time_;
+    const int max_step_version_;
+    mutable common::SharedMutex mutex_;
+    std::unique_ptr<PluginInstance> instance_ LU_GUARDED_BY(mutex_);
 };
 
 }  // namespace liveupdate::host

@@ -20,6 +20,8 @@
 
 #include <boost/json.hpp>
 
+#include "common/mutex.hpp"
+
 namespace liveupdate::host {
 
 template <class Spec, class State = std::monostate>
@@ -36,7 +38,7 @@ public:
     // lock when the spec changed (or the object is new).
     void watch(const std::string &name, Spec spec, const std::function<void(Watched &)> &on_new_spec = nullptr) {
         {
-            std::lock_guard guard(mutex_);
+            common::MutexLock guard(mutex_);
             auto [it, added] = watched_.try_emplace(name);
             if (added || it->second.spec != spec) {
                 it->second.reported.reset();
@@ -49,13 +51,13 @@ public:
     }
 
     void unwatch(const std::string &name) {
-        std::lock_guard guard(mutex_);
+        common::MutexLock guard(mutex_);
         watched_.erase(name);
         dirty_.erase(name);
     }
 
     std::optional<boost::json::object> status(const std::string &name) const {
-        std::lock_guard guard(mutex_);
+        common::MutexLock guard(mutex_);
         const auto found = watched_.find(name);
         if (found == watched_.end()) return std::nullopt;
         return found->second.reported;
@@ -65,7 +67,7 @@ public:
     void mark_dirty_if(const std::function<bool(const Spec &)> &affected) {
         bool any = false;
         {
-            std::lock_guard guard(mutex_);
+            common::MutexLock guard(mutex_);
             for (const auto &[name, w] : watched_)
                 if (!affected || affected(w.spec)) any = dirty_.insert(name).second || any;
         }
@@ -74,7 +76,7 @@ public:
 
     // Computed again later (after a failure): no wake-up now.
     void mark_dirty_quietly(const std::string &name) {
-        std::lock_guard guard(mutex_);
+        common::MutexLock guard(mutex_);
         dirty_.insert(name);
     }
 
@@ -83,9 +85,9 @@ public:
     // the lock; false leaves the object out (to be marked dirty again later).
     std::optional<std::pair<std::string, Watched>> next_dirty(
         const std::function<bool(const std::string &, const Watched &)> &ready = nullptr) {
-        std::unique_lock guard(mutex_);
+        common::MutexLock guard(mutex_);
         for (;;) {
-            wake_.wait(guard, [this] { return stopping_ || !dirty_.empty(); });
+            guard.wait(wake_, [this]() LU_REQUIRES(mutex_) { return stopping_ || !dirty_.empty(); });
             if (stopping_) return std::nullopt;
             const std::string name = *dirty_.begin();
             dirty_.erase(dirty_.begin());
@@ -99,7 +101,7 @@ public:
     // news to report (the object is still watched with that spec, and the
     // status differs from the last one reported).
     bool record(const std::string &name, const Spec &spec, const boost::json::object &status) {
-        std::lock_guard guard(mutex_);
+        common::MutexLock guard(mutex_);
         const auto found = watched_.find(name);
         if (found == watched_.end() || found->second.spec != spec) return false;
         if (found->second.reported && *found->second.reported == status) return false;
@@ -109,21 +111,21 @@ public:
 
     // True when the warning differs from the last one given: say it.
     bool first_time(const std::string &warning) {
-        std::lock_guard guard(mutex_);
+        common::MutexLock guard(mutex_);
         if (warning == last_warning_) return false;
         last_warning_ = warning;
         return true;
     }
     // The source answers again: the next outage is news.
     void source_answers() {
-        std::lock_guard guard(mutex_);
+        common::MutexLock guard(mutex_);
         last_warning_.clear();
     }
 
     // Wakes every wait for good; under_lock runs with the stop, under the lock.
     void stop(const std::function<void()> &under_lock = nullptr) {
         {
-            std::lock_guard guard(mutex_);
+            common::MutexLock guard(mutex_);
             stopping_ = true;
             if (under_lock) under_lock();
         }
@@ -131,27 +133,27 @@ public:
     }
     // Runs f under the lock unless stopping: false once stopping.
     bool unless_stopping(const std::function<void()> &f) {
-        std::lock_guard guard(mutex_);
+        common::MutexLock guard(mutex_);
         if (stopping_) return false;
         f();
         return true;
     }
     // Sleeps for the delay, or less when stopped: false once stopping.
     bool sleep_for(std::chrono::milliseconds delay) {
-        std::unique_lock guard(mutex_);
-        return !wake_.wait_for(guard, delay, [this] { return stopping_; });
+        common::MutexLock guard(mutex_);
+        return !guard.wait_for(wake_, delay, [this]() LU_REQUIRES(mutex_) { return stopping_; });
     }
 
     // The board's lock, for the discovery's own state.
-    std::mutex &lock() const { return mutex_; }
+    common::Mutex &lock() const LU_RETURN_CAPABILITY(mutex_) { return mutex_; }
 
 private:
-    mutable std::mutex mutex_;
+    mutable common::Mutex mutex_;
     std::condition_variable wake_;
-    bool stopping_ = false;
-    std::map<std::string, Watched> watched_;
-    std::set<std::string> dirty_;
-    std::string last_warning_;
+    bool stopping_ LU_GUARDED_BY(mutex_) = false;
+    std::map<std::string, Watched> watched_ LU_GUARDED_BY(mutex_);
+    std::set<std::string> dirty_ LU_GUARDED_BY(mutex_);
+    std::string last_warning_ LU_GUARDED_BY(mutex_);
 };
 
 }  // namespace liveupdate::host

@@ -18,6 +18,7 @@
 #include <boost/json.hpp>
 
 #include "common/json_fields.hpp"
+#include "common/mutex.hpp"
 #include "host/core/host_error.hpp"
 
 namespace liveupdate::host {
@@ -229,7 +230,7 @@ void SyncedJournal::append(const std::string &lines, std::size_t count) {
 
 // V01: called before the paths' bytes leave (and sync() before each chunk does).
 void SyncedJournal::add(const std::vector<std::string> &paths) {
-    const std::lock_guard lock(mutex_);
+    const common::MutexLock lock(mutex_);
     std::string lines;
     std::vector<const std::string *> added;
     for (const auto &p : paths) {
@@ -244,20 +245,20 @@ void SyncedJournal::add(const std::vector<std::string> &paths) {
 }
 
 void SyncedJournal::sync() {
-    const std::lock_guard lock(mutex_);
+    const common::MutexLock lock(mutex_);
     if (!unsynced_) return;
     if (::fdatasync(fd_) != 0) throw HostError(kRecord, file_, "cannot sync: " + errno_text());
     unsynced_ = false;
 }
 
 bool SyncedJournal::has_unsynced() const {
-    const std::lock_guard lock(mutex_);
+    const common::MutexLock lock(mutex_);
     return unsynced_;
 }
 
 // V01: called after the delete succeeded.
 void SyncedJournal::remove(const std::vector<std::string> &paths) {
-    const std::lock_guard lock(mutex_);
+    const common::MutexLock lock(mutex_);
     std::string lines;
     std::size_t count = 0;
     for (const auto &p : paths)
@@ -274,33 +275,33 @@ void SyncedJournal::remove(const std::vector<std::string> &paths) {
 }
 
 void SyncedJournal::agree(const std::string &path, const std::string &digest) {
-    const std::lock_guard lock(mutex_);
+    const common::MutexLock lock(mutex_);
     if (const auto it = agreed_.find(path); it != agreed_.end() && it->second == digest) return;
     append(agreement_line(path, digest), 1);
     agreed_[path] = digest;
 }
 
 void SyncedJournal::forget(const std::string &path) {
-    const std::lock_guard lock(mutex_);
+    const common::MutexLock lock(mutex_);
     if (agreed_.count(path) == 0) return;
     append(line_of('~', path), 1);
     agreed_.erase(path);
 }
 
 std::optional<std::string> SyncedJournal::agreed(const std::string &path) const {
-    const std::lock_guard lock(mutex_);
+    const common::MutexLock lock(mutex_);
     const auto it = agreed_.find(path);
     if (it == agreed_.end()) return std::nullopt;
     return it->second;
 }
 
 AgreedDigests SyncedJournal::agreements() const {
-    const std::lock_guard lock(mutex_);
+    const common::MutexLock lock(mutex_);
     return agreed_;
 }
 
 bool SyncedJournal::compact_if_due() {
-    const std::lock_guard lock(mutex_);
+    const common::MutexLock lock(mutex_);
     const std::size_t live = paths_.size() + agreed_.size();
     const std::size_t dead = lines_ - live;
     if (dead <= live || dead <= kCompactionFloor) return false;
@@ -315,17 +316,17 @@ bool SyncedJournal::compact_if_due() {
 }
 
 SyncedPaths SyncedJournal::paths() const {
-    const std::lock_guard lock(mutex_);
+    const common::MutexLock lock(mutex_);
     return paths_;
 }
 
 bool SyncedJournal::empty() const {
-    const std::lock_guard lock(mutex_);
+    const common::MutexLock lock(mutex_);
     return paths_.empty();
 }
 
 std::shared_ptr<SyncedJournal> SyncedRecords::journal(const SyncedKey &key) {
-    const std::lock_guard lock(mutex_);
+    const common::MutexLock lock(mutex_);
     auto &open = open_[key];
     if (!open) {
         std::error_code ec;
@@ -338,7 +339,7 @@ std::shared_ptr<SyncedJournal> SyncedRecords::journal(const SyncedKey &key) {
 
 bool SyncedRecords::has_earlier_paths(const SyncedKey &key) {
     {
-        const std::lock_guard lock(mutex_);
+        const common::MutexLock lock(mutex_);
         if (const auto it = open_.find(key); it != open_.end() && it->second)
             return it->second->inherited() && !it->second->empty();
         std::error_code ec;
@@ -378,7 +379,7 @@ std::vector<SyncedKey> SyncedRecords::prune(const std::function<bool(const Synce
         const auto key = key_in(file);
         // A file not named after its header is not one of ours to judge.
         if (!key || file_of(*key) != file || !gone(*key)) continue;
-        const std::lock_guard lock(mutex_);
+        const common::MutexLock lock(mutex_);
         open_.erase(*key);
         if (::unlink(file.c_str()) == 0) removed.push_back(*key);
     }

@@ -43,6 +43,8 @@
 #include <string>
 #include <vector>
 
+#include "common/mutex.hpp"
+
 namespace liveupdate::host {
 
 // Whose record: the container is its root folder for local containers (their
@@ -100,19 +102,20 @@ public:
     const std::string &file() const { return file_; }
 
 private:
-    void append(const std::string &lines, std::size_t count);
+    void append(const std::string &lines, std::size_t count) LU_REQUIRES(mutex_);
 
     std::string file_;
     SyncedKey key_;
-    mutable std::mutex mutex_;
-    SyncedPaths paths_;
-    AgreedDigests agreed_;
-    int fd_ = -1;
-    long long size_ = 0;     // the journal's length after the last complete write
-    std::size_t lines_ = 0;  // its change lines: paths_.size() + agreed_.size() of them live, the rest dead
-    bool broken_ = false;    // a failed write's partial line is still there
-    bool unsynced_ = false;  // add() wrote since the last sync()
-    bool inherited_ = false;
+    mutable common::Mutex mutex_;
+    SyncedPaths paths_ LU_GUARDED_BY(mutex_);
+    AgreedDigests agreed_ LU_GUARDED_BY(mutex_);
+    int fd_ LU_GUARDED_BY(mutex_) = -1;
+    long long size_ LU_GUARDED_BY(mutex_) = 0;  // the journal's length after the last complete write
+    std::size_t lines_ LU_GUARDED_BY(mutex_) =
+        0;  // its change lines: paths_.size() + agreed_.size() of them live, the rest dead
+    bool broken_ LU_GUARDED_BY(mutex_) = false;    // a failed write's partial line is still there
+    bool unsynced_ LU_GUARDED_BY(mutex_) = false;  // add() wrote since the last sync()
+    bool inherited_ = false;                       // set by the constructor only
 };
 
 // The journals of every container, one file each in a folder.
@@ -135,8 +138,8 @@ public:
 
 private:
     std::string folder_;
-    std::mutex mutex_;
-    std::map<SyncedKey, std::shared_ptr<SyncedJournal>> open_;
+    common::Mutex mutex_;
+    std::map<SyncedKey, std::shared_ptr<SyncedJournal>> open_ LU_GUARDED_BY(mutex_);
     std::string file_of(const SyncedKey &key) const;
 };
 

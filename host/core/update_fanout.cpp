@@ -6,6 +6,7 @@
 #include <memory>
 #include <system_error>
 
+#include "common/mutex.hpp"
 #include "host/core/log.hpp"
 
 namespace liveupdate::host {
@@ -17,17 +18,17 @@ class LineBuffer {
 public:
     LogSinkFn sink() {
         return [this](common::LogLevel level, std::string_view text) {
-            const std::lock_guard lock(mutex_);
+            const common::MutexLock lock(mutex_);
             lines_.push_back(StepLogLine{level, std::string(text)});
         };
     }
     std::vector<StepLogLine> take() {
-        const std::lock_guard lock(mutex_);
+        const common::MutexLock lock(mutex_);
         return std::move(lines_);
     }
 
 private:
-    std::mutex mutex_;
+    common::Mutex mutex_;
     std::vector<StepLogLine> lines_;
 };
 
@@ -47,7 +48,7 @@ struct SharedUpdateQueue {
     const std::shared_ptr<const PrebuiltArchive> shared;  // the archive every update copies, when it is one
     std::atomic<std::size_t> next{0};
     std::vector<FannedOutUpdate> results;
-    std::mutex mutex;
+    common::Mutex mutex;
     std::condition_variable finished_all;
     std::size_t finished = 0;
     std::exception_ptr failure;
@@ -67,15 +68,15 @@ struct SharedUpdateQueue {
             }
             i = next++;
             if (i >= count && idle_early) idle_early();
-            const std::lock_guard lock(mutex);
+            const common::MutexLock lock(mutex);
             if (thrown && !failure) failure = thrown;
             if (++finished == count) finished_all.notify_all();
         }
     }
 
     void wait() {
-        std::unique_lock lock(mutex);
-        finished_all.wait(lock, [&] { return finished == count; });
+        common::MutexLock lock(mutex);
+        lock.wait(finished_all, [&] { return finished == count; });
         if (failure) std::rethrow_exception(failure);
     }
 };
@@ -88,7 +89,7 @@ UpdateFanout::UpdateFanout(std::size_t parallel) : parallel_(std::max<std::size_
 
 UpdateFanout::~UpdateFanout() {
     {
-        const std::lock_guard lock(mutex_);
+        const common::MutexLock lock(mutex_);
         stopping_ = true;
     }
     posted_.notify_all();
@@ -117,7 +118,7 @@ std::vector<FannedOutUpdate> UpdateFanout::run(const Executor &executor,
 }
 
 void UpdateFanout::post(Task task) {
-    const std::lock_guard lock(mutex_);
+    const common::MutexLock lock(mutex_);
     tasks_.push_back(std::move(task));
     if (tasks_.size() > idle_ && helpers_.size() + 1 < parallel_) {
         try {
@@ -130,10 +131,10 @@ void UpdateFanout::post(Task task) {
 }
 
 void UpdateFanout::serve() {
-    std::unique_lock lock(mutex_);
+    common::MutexLock lock(mutex_);
     ++idle_;
     for (;;) {
-        posted_.wait(lock, [&] { return stopping_ || !tasks_.empty(); });
+        lock.wait(posted_, [&]() LU_REQUIRES(mutex_) { return stopping_ || !tasks_.empty(); });
         --idle_;
         if (stopping_) return;  // what is queued then belongs to steps their callers finished
         Task task = std::move(tasks_.front());
@@ -141,7 +142,7 @@ void UpdateFanout::serve() {
         lock.unlock();
         bool counted = false;
         task([&] {
-            const std::lock_guard idle(mutex_);
+            const common::MutexLock idle(mutex_);
             ++idle_;
             counted = true;
         });

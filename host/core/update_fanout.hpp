@@ -16,6 +16,7 @@
 #include <boost/json.hpp>
 
 #include "common/log_level.hpp"
+#include "common/mutex.hpp"
 #include "common/update_step/step_envelope.hpp"
 #include "host/core/executor.hpp"
 
@@ -66,12 +67,12 @@ private:
     void serve();
 
     std::size_t parallel_;
-    std::mutex mutex_;
+    common::Mutex mutex_;
     std::condition_variable posted_;
-    std::deque<Task> tasks_;
-    std::size_t idle_ = 0;
-    bool stopping_ = false;
-    std::vector<std::thread> helpers_;
+    std::deque<Task> tasks_ LU_GUARDED_BY(mutex_);
+    std::size_t idle_ LU_GUARDED_BY(mutex_) = 0;
+    bool stopping_ LU_GUARDED_BY(mutex_) = false;
+    std::vector<std::thread> helpers_ LU_GUARDED_BY(mutex_);
 };
 
 }  // namespace liveupdate::host

@@ -3,11 +3,11 @@
 
 #include <map>
 #include <memory>
-#include <shared_mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "common/mutex.hpp"
 #include "host/core/updater.hpp"
 
 namespace liveupdate::host {
@@ -23,9 +23,9 @@ public:
     std::vector<std::string> classes() const;
 
 private:
-    mutable std::shared_mutex mutex_;
-    std::map<std::string, std::shared_ptr<const Updater>, std::less<>> by_class_;
-    std::shared_ptr<const Updater> fallback_;
+    mutable common::SharedMutex mutex_;
+    std::map<std::string, std::shared_ptr<const Updater>, std::less<>> by_class_ LU_GUARDED_BY(mutex_);
+    std::shared_ptr<const Updater> fallback_ LU_GUARDED_BY(mutex_);
 };
 
 }  // namespace liveupdate::host

@@ -9,7 +9,7 @@ std::uint64_t WaitingConnections::add(Drop drop) {
     std::optional<std::pair<std::uint64_t, Drop>> oldest;
     std::uint64_t id = 0;
     {
-        std::lock_guard lock(mutex_);
+        common::MutexLock lock(mutex_);
         id = next_++;
         waiting_.emplace(id, std::move(drop));
         if (waiting_.size() > limit_) {
@@ -23,12 +23,12 @@ std::uint64_t WaitingConnections::add(Drop drop) {
 }
 
 void WaitingConnections::remove(std::uint64_t id) {
-    std::lock_guard lock(mutex_);
+    common::MutexLock lock(mutex_);
     waiting_.erase(id);
 }
 
 std::size_t WaitingConnections::size() const {
-    std::lock_guard lock(mutex_);
+    common::MutexLock lock(mutex_);
     return waiting_.size();
 }
 

@@ -11,6 +11,8 @@
 #include <map>
 #include <mutex>
 
+#include "common/mutex.hpp"
+
 namespace liveupdate::host {
 
 class WaitingConnections {
@@ -28,9 +30,9 @@ public:
 
 private:
     const std::size_t limit_;
-    mutable std::mutex mutex_;
-    std::uint64_t next_ = 0;
-    std::map<std::uint64_t, Drop> waiting_;
+    mutable common::Mutex mutex_;
+    std::uint64_t next_ LU_GUARDED_BY(mutex_) = 0;
+    std::map<std::uint64_t, Drop> waiting_ LU_GUARDED_BY(mutex_);
 };
 
 }  // namespace liveupdate::host

@@ -5,6 +5,7 @@
 
 #include "common/json_fields.hpp"
 #include "common/micro_time.hpp"
+#include "common/mutex.hpp"
 
 namespace liveupdate::host::kubernetes {
 namespace {
@@ -65,7 +66,7 @@ std::optional<json::object> PodDiscoveryWatcher::status(const std::string &objec
 }
 
 int PodDiscoveryWatcher::lists_of(const std::string &ns) const {
-    std::lock_guard lock(board_.lock());
+    common::MutexLock lock(board_.lock());
     const auto found = namespaces_.find(ns);
     return found == namespaces_.end() ? 0 : found->second->lists;
 }
@@ -108,7 +109,7 @@ bool PodDiscoveryWatcher::on_watch_event(const std::string &ns, Namespace &state
     if (type == "BOOKMARK") return true;
     const std::string uid = common::string_field(o, {"metadata", "uid"});
     {
-        std::lock_guard lock(board_.lock());
+        common::MutexLock lock(board_.lock());
         if (type == "DELETED")
             state.pods.erase(uid);
         else
@@ -135,7 +136,7 @@ void PodDiscoveryWatcher::follow_namespace(const std::string &ns, Namespace &sta
                 }
                 resource_version = common::string_field(list, {"metadata", "resourceVersion"});
                 {
-                    std::lock_guard lock(board_.lock());
+                    common::MutexLock lock(board_.lock());
                     state.pods = std::move(pods);
                     state.listed = true;
                     ++state.lists;
@@ -184,7 +185,7 @@ std::vector<Ancestor> PodDiscoveryWatcher::ancestors_of(const json::object &pod)
     for (int depth = 0; next && depth < 5; ++depth) {
         std::optional<OwnerInfo> info;
         {
-            std::lock_guard lock(board_.lock());
+            common::MutexLock lock(board_.lock());
             if (auto found = owner_cache_.find(next->uid); found != owner_cache_.end()) info = found->second;
         }
         if (!info) {
@@ -197,7 +198,7 @@ std::vector<Ancestor> PodDiscoveryWatcher::ancestors_of(const json::object &pod)
             if (common::string_field(owner, {"metadata", "uid"}) != next->uid) break;
             info = OwnerInfo{common::string_field(owner, {"metadata", "creationTimestamp"}),
                              controller_owner(owner.as_object())};
-            std::lock_guard lock(board_.lock());
+            common::MutexLock lock(board_.lock());
             owner_cache_[next->uid] = *info;
         }
         chain.push_back({*next, info->creation_timestamp});

@@ -14,7 +14,7 @@ bool FirstSight::any_unchecked(const std::vector<LiveUpdateTargets> &live_update
         if (!lu.problem.empty()) continue;
         for (const RunningContainer &c : lu.containers) {
             {
-                const std::lock_guard lock(mutex_);
+                const common::MutexLock lock(mutex_);
                 if (checked_.count(key_of(lu, c)) != 0) continue;
             }
             try {
@@ -28,7 +28,7 @@ bool FirstSight::any_unchecked(const std::vector<LiveUpdateTargets> &live_update
 }
 
 void FirstSight::checked(const LiveUpdateTargets &lu) {
-    const std::lock_guard lock(mutex_);
+    const common::MutexLock lock(mutex_);
     for (const RunningContainer &c : lu.containers) checked_.insert(key_of(lu, c));
 }
 

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "common/mutex.hpp"
 #include "host/core/synced_record.hpp"
 #include "host/verify/verify_targets.hpp"
 
@@ -30,8 +31,8 @@ private:
     static std::string key_of(const LiveUpdateTargets &live_update, const RunningContainer &container);
 
     host::SyncedRecords &records_;
-    std::mutex mutex_;
-    std::set<std::string> checked_;
+    common::Mutex mutex_;
+    std::set<std::string> checked_ LU_GUARDED_BY(mutex_);
 };
 
 }  // namespace liveupdate::host::verify

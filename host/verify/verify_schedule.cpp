@@ -30,7 +30,7 @@ VerifySchedule::VerifySchedule(Timing timing, RunFn run, ProbeFn probe, LastChan
 
 VerifySchedule::~VerifySchedule() {
     {
-        std::lock_guard lock(mutex_);
+        common::MutexLock lock(mutex_);
         stopping_ = true;
     }
     wake_.notify_all();
@@ -39,7 +39,7 @@ VerifySchedule::~VerifySchedule() {
 
 void VerifySchedule::request(std::string reason) {
     {
-        std::lock_guard lock(mutex_);
+        common::MutexLock lock(mutex_);
         reasons_.insert(std::move(reason));
         if (!requested_at_) requested_at_ = Clock::now();
     }
@@ -59,7 +59,7 @@ void VerifySchedule::loop() {
     auto next_probe = Clock::now() + timing_.probe_every;
     bool held = false;  // a due check waits for the files to be quiet, until held_until
     Clock::time_point held_until{};
-    std::unique_lock lock(mutex_);
+    common::MutexLock lock(mutex_);
     while (!stopping_) {
         auto until = next_probe;
         if (held) {
@@ -68,7 +68,7 @@ void VerifySchedule::loop() {
             if (periodic && next_periodic < until) until = next_periodic;
             if (requested_at_ && *requested_at_ + timing_.settle < until) until = *requested_at_ + timing_.settle;
         }
-        wake_.wait_until(lock, until, [&] { return stopping_; });
+        lock.wait_until(wake_, until, [&]() LU_REQUIRES(mutex_) { return stopping_; });
         if (stopping_) break;
         const auto now = Clock::now();
         if (now >= next_probe && probe_) {

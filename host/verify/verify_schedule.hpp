@@ -18,6 +18,8 @@
 #include <string_view>
 #include <thread>
 
+#include "common/mutex.hpp"
+
 namespace liveupdate::host::verify {
 
 // "30s", "1500ms", "5m", "1h", a bare number of seconds; "0" and "off": none.
@@ -57,11 +59,11 @@ private:
     RunFn run_;
     ProbeFn probe_;
     LastChangeFn last_change_;
-    std::mutex mutex_;
+    common::Mutex mutex_;
     std::condition_variable wake_;
-    std::set<std::string> reasons_;
-    std::optional<std::chrono::steady_clock::time_point> requested_at_;
-    bool stopping_ = false;
+    std::set<std::string> reasons_ LU_GUARDED_BY(mutex_);
+    std::optional<std::chrono::steady_clock::time_point> requested_at_ LU_GUARDED_BY(mutex_);
+    bool stopping_ LU_GUARDED_BY(mutex_) = false;
     std::thread thread_;
 };
 

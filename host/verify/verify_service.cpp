@@ -4,6 +4,7 @@
 #include <cstddef>
 
 #include "common/json_fields.hpp"
+#include "common/mutex.hpp"
 #include "host/core/host_metrics.hpp"
 #include "host/verify/repaired_failures.hpp"
 #include "liveupdate/ext/digest.h"
@@ -151,7 +152,7 @@ void VerifyService::on_schedule(const std::string &reason) {
         std::string error = report.error;
         for (const auto &c : report.containers)
             if (!c.error.empty()) error += (error.empty() ? "" : "; ") + c.container + ": " + c.error;
-        std::lock_guard<std::mutex> lock(mutex_);
+        common::MutexLock lock(mutex_);
         std::string &logged = error_logged_[report.name];
         if (error != logged && !error.empty())
             p_.log(LogLevel::warn, report.name,
@@ -169,7 +170,7 @@ std::optional<std::string> VerifyService::reconnected_updaters() {
         constexpr std::size_t needed = offsetof(lu_digest_extension, reconnect_count) + sizeof(table->reconnect_count);
         if (table == nullptr || table->struct_size < needed || table->reconnect_count == nullptr) continue;
         const std::uint64_t count = table->reconnect_count(updater->handle());
-        std::lock_guard<std::mutex> lock(mutex_);
+        common::MutexLock lock(mutex_);
         auto &[seen_updater, seen_count] = reconnects_seen_[via];
         // Every updater counts from zero when loaded (a hot reload too): one not
         // looked at before has reconnected when its count is above zero.

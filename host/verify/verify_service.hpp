@@ -17,6 +17,7 @@
 
 #include <boost/json.hpp>
 
+#include "common/mutex.hpp"
 #include "host/core/executor.hpp"
 #include "host/core/object_store.hpp"
 #include "host/core/plugin_slot.hpp"
@@ -80,9 +81,11 @@ private:
     Schedule schedule_;
     Verifier verifier_;
     FirstSight first_sight_;
-    std::mutex mutex_;  // guards the maps below
-    std::map<std::string, std::pair<std::weak_ptr<const Updater>, std::uint64_t>> reconnects_seen_;
-    std::map<std::string, std::string> error_logged_;  // LiveUpdate → its last scheduled check's error
+    common::Mutex mutex_;
+    std::map<std::string, std::pair<std::weak_ptr<const Updater>, std::uint64_t>> reconnects_seen_
+        LU_GUARDED_BY(mutex_);
+    std::map<std::string, std::string> error_logged_
+        LU_GUARDED_BY(mutex_);  // LiveUpdate → its last scheduled check's error
     std::unique_ptr<VerifySchedule> timer_;
 };
 

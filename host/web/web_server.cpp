@@ -15,6 +15,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include "common/mutex.hpp"
 #include "host/core/waiting_connections.hpp"
 
 namespace liveupdate::host::web {
@@ -223,7 +224,7 @@ public:
     WaitingConnections &waiting() { return waiting_; }
 
     bool add_stream(const std::shared_ptr<EventStream> &stream) {
-        std::lock_guard lock(streams_mutex_);
+        common::MutexLock lock(streams_mutex_);
         std::erase_if(streams_, [](const std::shared_ptr<EventStream> &s) { return s->closed(); });
         if (streams_.size() >= kMaxStreams) return false;
         streams_.push_back(stream);
@@ -243,13 +244,13 @@ private:
     void accept();
 
     void broadcast(const std::string &event) {
-        std::lock_guard lock(streams_mutex_);
+        common::MutexLock lock(streams_mutex_);
         std::erase_if(streams_, [](const std::shared_ptr<EventStream> &s) { return s->closed(); });
         for (const auto &s : streams_) s->send(event);
     }
 
     bool has_streams() {
-        std::lock_guard lock(streams_mutex_);
+        common::MutexLock lock(streams_mutex_);
         return !streams_.empty();
     }
 
@@ -278,8 +279,8 @@ private:
     std::optional<WebRoutes> routes_;
     std::string address_;
     unsigned short port_ = 0;
-    std::mutex streams_mutex_;
-    std::vector<std::shared_ptr<EventStream>> streams_;
+    common::Mutex streams_mutex_;
+    std::vector<std::shared_ptr<EventStream>> streams_ LU_GUARDED_BY(streams_mutex_);
     std::vector<std::thread> threads_;
 };
 

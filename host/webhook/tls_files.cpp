@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "common/mutex.hpp"
 #include "host/core/log.hpp"
 
 namespace liveupdate::host::webhook {
@@ -41,7 +42,7 @@ std::shared_ptr<ssl::context> TlsFiles::load() const {
 
 std::shared_ptr<ssl::context> TlsFiles::current() {
     const Stamps now = stamps();
-    std::lock_guard lock(mutex_);
+    common::MutexLock lock(mutex_);
     if (now == loaded_) return context_;
     loaded_ = now;
     try {
@@ -55,7 +56,7 @@ std::shared_ptr<ssl::context> TlsFiles::current() {
 }
 
 unsigned TlsFiles::reloads() const {
-    std::lock_guard lock(mutex_);
+    common::MutexLock lock(mutex_);
     return reloads_;
 }
 

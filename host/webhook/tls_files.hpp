@@ -14,6 +14,8 @@
 
 #include <boost/asio/ssl/context.hpp>
 
+#include "common/mutex.hpp"
+
 namespace liveupdate::host::webhook {
 
 class TlsFiles {
@@ -43,10 +45,10 @@ private:
     std::shared_ptr<boost::asio::ssl::context> load() const;
 
     std::filesystem::path cert_, key_;
-    mutable std::mutex mutex_;
-    std::shared_ptr<boost::asio::ssl::context> context_;
-    Stamps loaded_{};  // what context_ was loaded from, or the stamps of the last refused pair
-    unsigned reloads_ = 0;
+    mutable common::Mutex mutex_;
+    std::shared_ptr<boost::asio::ssl::context> context_ LU_GUARDED_BY(mutex_);
+    Stamps loaded_ LU_GUARDED_BY(mutex_){};  // what context_ was loaded from, or the stamps of the last refused pair
+    unsigned reloads_ LU_GUARDED_BY(mutex_) = 0;
 };
 
 }  // namespace liveupdate::host::webhook

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <exception>
 
+#include "common/mutex.hpp"
 #include "plugin/core/snapshot.hpp"
 
 namespace liveupdate {
@@ -56,7 +57,7 @@ std::vector<std::string> Engine::due_for_change(const api::ApiObject &object) {
         if (object.meta.name != api::kTriggerQueueName) return {};
         std::vector<std::pair<std::string, std::string>> manifests;
         {
-            std::lock_guard lock(slots_mutex_);
+            common::MutexLock lock(slots_mutex_);
             for (const auto &[name, slot] : slots_) {
                 if (auto lu = store_.get(api::Kind::LiveUpdate, name))
                     manifests.emplace_back(name, lu->meta.annotation(api::kAnnotationManifest));
@@ -73,7 +74,7 @@ UpsertResult Engine::upsert(std::string_view object_json) {
     if (!result.admission.accepted) return result;
     auto object = std::make_shared<const api::ApiObject>(std::move(*result.admission.object));
     result.admission.object.reset();
-    std::unique_lock lock(objects_mutex_);
+    common::WriterLock lock(objects_mutex_);
     if (const auto *lu = std::get_if<api::LiveUpdate>(&object->body)) index_.set(object->meta.name, &lu->spec);
     store_.put(object);
     result.due = due_for_change(*object);
@@ -83,13 +84,13 @@ UpsertResult Engine::upsert(std::string_view object_json) {
 std::vector<std::string> Engine::remove(std::string_view kind_name, const std::string &name) {
     const auto kind = api::kind_from_name(kind_name);
     if (!kind) return {};
-    std::unique_lock lock(objects_mutex_);
+    common::WriterLock lock(objects_mutex_);
     const auto existing = store_.get(*kind, name);
     if (!existing) return {};
     store_.erase(*kind, name);
     if (*kind == api::Kind::LiveUpdate) {
         index_.set(name, nullptr);
-        std::lock_guard slots_lock(slots_mutex_);
+        common::MutexLock slots_lock(slots_mutex_);
         slots_.erase(name);  // D04; a reconcile in progress keeps its own reference
         return {name};
     }
@@ -102,19 +103,19 @@ std::vector<std::string> Engine::remove(std::string_view kind_name, const std::s
 }
 
 std::variant<SyncTargets, SyncTargetsProblem> Engine::sync_targets(const std::string &live_update) const {
-    std::shared_lock lock(objects_mutex_);
-    return sync_targets_of(live_update,
-                           [this](api::Kind kind, const std::string &name) { return store_.get(kind, name); });
+    common::ReaderLock lock(objects_mutex_);
+    return sync_targets_of(live_update, [this](api::Kind kind, const std::string &name)
+                                            LU_REQUIRES_SHARED(objects_mutex_) { return store_.get(kind, name); });
 }
 
 std::optional<bool> Engine::container_repaired(const std::string &live_update, const std::string &container_id) {
     {
-        std::shared_lock lock(objects_mutex_);
+        common::ReaderLock lock(objects_mutex_);
         if (!store_.get(api::Kind::LiveUpdate, live_update)) return std::nullopt;
     }
     std::shared_ptr<LiveUpdateSlot> slot;
     {
-        std::lock_guard lock(slots_mutex_);
+        common::MutexLock lock(slots_mutex_);
         if (auto it = slots_.find(live_update); it != slots_.end()) slot = it->second;
     }
     if (!slot) return false;
@@ -134,7 +135,7 @@ std::optional<bool> Engine::container_repaired(const std::string &live_update, c
 }
 
 std::shared_ptr<LiveUpdateSlot> Engine::slot_for(const std::string &name) {
-    std::lock_guard lock(slots_mutex_);
+    common::MutexLock lock(slots_mutex_);
     auto &slot = slots_[name];
     if (!slot) slot = std::make_shared<LiveUpdateSlot>(name);
     return slot;
@@ -148,17 +149,17 @@ Engine::Begun Engine::begin(const std::string &live_update, common::MicroTime no
 
     api::ObjectPtr lu;
     {
-        std::shared_lock lock(objects_mutex_);
+        common::ReaderLock lock(objects_mutex_);
         lu = store_.get(api::Kind::LiveUpdate, live_update);
     }
     if (!lu) {
-        std::lock_guard lock(slots_mutex_);
+        common::MutexLock lock(slots_mutex_);
         if (auto it = slots_.find(live_update); it != slots_.end() && it->second == slot) slots_.erase(it);
     }
     Begun out;
     out.session = std::make_unique<ReconcileSession>(live_update, std::move(claim), start_time_, step_version_ >= 2);
     const ObjectLookup lookup = [this](api::Kind kind, const std::string &name) {
-        std::shared_lock lock(objects_mutex_);
+        common::ReaderLock lock(objects_mutex_);
         return store_.get(kind, name);
     };
     out.step = out.session->begin(lu, lookup, now);
@@ -168,12 +169,12 @@ Engine::Begun Engine::begin(const std::string &live_update, common::MicroTime no
 std::string Engine::snapshot() const {
     std::vector<api::ObjectPtr> objects;
     {
-        std::shared_lock lock(objects_mutex_);
+        common::ReaderLock lock(objects_mutex_);
         store_.for_each([&](const api::ObjectPtr &o) { objects.push_back(o); });
     }
     std::map<std::string, std::shared_ptr<LiveUpdateSlot>> slots;
     {
-        std::lock_guard lock(slots_mutex_);
+        common::MutexLock lock(slots_mutex_);
         slots = slots_;
     }
     // Each slot stays locked until encoded, so no session can open on it
@@ -221,8 +222,8 @@ void Engine::restore(std::string_view blob) {
         if (const auto *lu = std::get_if<api::LiveUpdate>(&o->body)) index.set(o->meta.name, &lu->spec);
         store.put(o);
     }
-    std::unique_lock lock(objects_mutex_);
-    std::lock_guard slots_lock(slots_mutex_);
+    common::WriterLock lock(objects_mutex_);
+    common::MutexLock slots_lock(slots_mutex_);
     for (const auto &[name, slot] : slots_) {
         std::lock_guard slot_lock(slot->mutex);
         if (slot->in_session) throw EngineBusy("cannot restore while LiveUpdate \"" + name + "\" is being reconciled");

@@ -9,7 +9,6 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <shared_mutex>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -17,6 +16,7 @@
 #include <variant>
 #include <vector>
 
+#include "common/mutex.hpp"
 #include "plugin/core/admission.hpp"
 #include "plugin/core/dependency_index.hpp"
 #include "plugin/core/object_store.hpp"
@@ -88,17 +88,17 @@ private:
     void settle_locking(LiveUpdateSlot &slot) const;
     void settle_in_background(std::vector<std::shared_ptr<LiveUpdateSlot>> slots);
     void stop_settling();
-    std::vector<std::string> due_for_change(const api::ApiObject &object);
+    std::vector<std::string> due_for_change(const api::ApiObject &object) LU_REQUIRES_SHARED(objects_mutex_);
 
-    mutable std::shared_mutex objects_mutex_;
-    ObjectStore store_;
-    DependencyIndex index_;
+    mutable common::SharedMutex objects_mutex_;
+    ObjectStore store_ LU_GUARDED_BY(objects_mutex_);
+    DependencyIndex index_ LU_GUARDED_BY(objects_mutex_);
     common::MicroTime start_time_;
     int step_version_;
     mutable std::atomic<std::size_t> last_snapshot_size_{0};
 
-    mutable std::mutex slots_mutex_;
-    std::map<std::string, std::shared_ptr<LiveUpdateSlot>> slots_;
+    mutable common::Mutex slots_mutex_;
+    std::map<std::string, std::shared_ptr<LiveUpdateSlot>> slots_ LU_GUARDED_BY(slots_mutex_);
 
     std::function<void(const std::string &)> restore_problem_;
     std::atomic<bool> stop_settling_{false};

@@ -17,45 +17,16 @@
 #include "host/core/reconcile_driver.hpp"
 #include "liveupdate/ext/record.h"
 #include "liveupdate/liveupdate.hpp"
+#include "tests/support/tilt_objects.hpp"
 
 using namespace liveupdate::host;
 using liveupdate::common::MicroTime;
+using namespace liveupdate::test;
 using liveupdate::updater::Outcome;
 namespace json = boost::json;
 namespace fs = std::filesystem;
 
 namespace {
-
-const MicroTime kStart = *MicroTime::parse("2026-01-01T00:00:00.000000Z");
-
-std::string file_watch(const std::string &root) {
-    return R"({"apiVersion": "tilt.dev/v1alpha1", "kind": "FileWatch", "metadata": {"name": "fw"},
-               "spec": {"watchedPaths": [")" +
-           root + R"("]},
-               "status": {"fileEvents": [{"time": "2026-01-01T00:00:01.000000Z",
-                                          "seenFiles": [")" +
-           root + R"(/a.txt"]}]}})";
-}
-
-std::string compose_service(const std::string &name, const std::string &id) {
-    return R"({"apiVersion": "tilt.dev/v1alpha1", "kind": "DockerComposeService", "metadata": {"name": ")" + name +
-           R"("}, "status": {"containerID": ")" + id + R"(", "containerName": ")" + name +
-           R"(", "containerState": {"status": "running", "startedAt": "2026-01-01T00:00:00.000000Z"}}})";
-}
-
-std::string live_update(const std::string &name, const std::string &service, const std::string &root,
-                        const std::string &container_path = "/app") {
-    return R"({"apiVersion": "tilt.dev/v1alpha1", "kind": "LiveUpdate",
-               "metadata": {"name": ")" +
-           name + R"(", "annotations": {"tilt.dev/resource": ")" + name + R"("}},
-               "spec": {"basePath": ")" +
-           root + R"(", "sources": [{"fileWatch": "fw"}],
-                        "selector": {"dockerCompose": {"service": ")" +
-           service + R"("}},
-                        "syncs": [{"localPath": ".", "containerPath": ")" +
-           container_path + R"("}],
-                        "execs": [{"args": ["make"]}]}})";
-}
 
 struct Fixture {
     fs::path root;
@@ -89,8 +60,8 @@ BOOST_FIXTURE_TEST_SUITE(plugin_instance, Fixture)
 
 BOOST_AUTO_TEST_CASE(admission_accepts_and_rejects_with_the_field) {
     PluginInstance instance(LiveUpdatePlugin::load(LU_TEST_LIVEUPDATE_PLUGIN), kStart);
-    BOOST_TEST(accepted(instance.upsert(live_update("lu", "svc", root.string()))));
-    const json::object rejected = instance.validate(live_update("bad", "svc", root.string(), "relative"));
+    BOOST_TEST(accepted(instance.upsert(live_update("lu", "svc", root.string(), "/app", {"make"}))));
+    const json::object rejected = instance.validate(live_update("bad", "svc", root.string(), "relative", {"make"}));
     BOOST_TEST(!accepted(rejected));
     BOOST_TEST(liveupdate::common::string_field(rejected, {"message"}).find("spec.syncs[0]") != std::string::npos);
     BOOST_TEST(!accepted(instance.upsert("{not json")));
@@ -143,12 +114,12 @@ BOOST_AUTO_TEST_CASE(the_executor_hands_the_archive_and_runs_to_the_updater) {
 BOOST_AUTO_TEST_CASE(reload_keeps_state_and_a_refused_plugin_keeps_the_old_one) {
     PluginSlot slot(LU_TEST_LIVEUPDATE_PLUGIN, kStart);
     slot.with_instance([&](const PluginInstance &instance) {
-        instance.upsert(file_watch(root.string()));
+        instance.upsert(file_watch(root.string(), {{at_micros(1'000'000), {root.string() + "/a.txt"}}}));
         instance.upsert(compose_service("svc", "c1"));
-        return instance.upsert(live_update("lu", "svc", root.string()));
+        return instance.upsert(live_update("lu", "svc", root.string(), "/app", {"make"}));
     });
     JsonObjectStore store;
-    store.put(json::parse(live_update("lu", "svc", root.string())).as_object(), true);
+    store.put(json::parse(live_update("lu", "svc", root.string(), "/app", {"make"})).as_object(), true);
     Executor executor(updaters);
     ReconcileDriver driver(slot, executor, store, [] { return kStart; });
 
@@ -173,12 +144,13 @@ BOOST_AUTO_TEST_CASE(different_live_updates_reconcile_concurrently) {
     JsonObjectStore store;
     constexpr int kCount = 8;
     slot.with_instance([&](const PluginInstance &instance) {
-        instance.upsert(file_watch(root.string()));
+        instance.upsert(file_watch(root.string(), {{at_micros(1'000'000), {root.string() + "/a.txt"}}}));
         for (int i = 0; i < kCount; ++i) {
             const std::string n = std::to_string(i);
             instance.upsert(compose_service("svc" + n, "c" + n));
-            BOOST_TEST_REQUIRE(accepted(instance.upsert(live_update("lu" + n, "svc" + n, root.string()))));
-            store.put(json::parse(live_update("lu" + n, "svc" + n, root.string())).as_object(), true);
+            BOOST_TEST_REQUIRE(
+                accepted(instance.upsert(live_update("lu" + n, "svc" + n, root.string(), "/app", {"make"}))));
+            store.put(json::parse(live_update("lu" + n, "svc" + n, root.string(), "/app", {"make"})).as_object(), true);
         }
         return 0;
     });

@@ -16,11 +16,12 @@
 #include "host/reload/hot_reloader.hpp"
 #include "liveupdate/ext/record.h"
 #include "tests/reload/reload_test_support.hpp"
-#include "tests/reload/test_objects.hpp"
+#include "tests/support/tilt_objects.hpp"
 
 using namespace liveupdate;
 using namespace liveupdate::host;
 using namespace reload_test;
+using namespace liveupdate::test;
 using host::reload::HotReloader;
 using host::reload::QuiesceGate;
 namespace json = boost::json;

@@ -17,11 +17,12 @@
 #include "host/core/updater_registry.hpp"
 #include "host/reload/plugin_reloader.hpp"
 #include "tests/reload/reload_test_support.hpp"
-#include "tests/reload/test_objects.hpp"
+#include "tests/support/tilt_objects.hpp"
 
 using namespace liveupdate;
 using namespace liveupdate::host;
 using namespace reload_test;
+using namespace liveupdate::test;
 using host::reload::PluginReloader;
 using host::reload::QuiesceGate;
 using namespace std::chrono_literals;

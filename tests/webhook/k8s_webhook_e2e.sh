@@ -12,16 +12,8 @@
 #   (exit 77 without K8S_DIR)
 set -uo pipefail
 mode=$1 lu_host=$2 k8s_dir=$3 repo=$4 build=$5 admits_nothing=${6:-}
-if [ ! -x "$k8s_dir/cluster.sh" ]; then
-  echo "SKIPPED: no cluster: $k8s_dir/cluster.sh not found"
-  exit 77
-fi
-export KUBECONFIG
-KUBECONFIG=$("$k8s_dir/cluster.sh" start 2>/dev/null | tail -1) || { echo "FAIL: cluster.sh start failed"; exit 1; }
-state=$(dirname "$KUBECONFIG")
-kubectl() { "$state/bin/kubectl" "$@"; }
-work=$(mktemp -d)
-webhook_pid=""
+# shellcheck source=k8s_webhook_cluster.sh
+. "$(dirname "$0")/k8s_webhook_cluster.sh"
 if [ "$mode" = host ]; then port=19443; else port=19444; fi
 url=https://127.0.0.1:$port/validate
 

@@ -13,16 +13,8 @@
 # usage: k8s_webhook_inject.sh LU_HOST K8S_DIR REPO_ROOT BUILD_DIR   (exit 77 without K8S_DIR)
 set -uo pipefail
 lu_host=$1 k8s_dir=$2 repo=$3 build=$4
-if [ ! -x "$k8s_dir/cluster.sh" ]; then
-  echo "SKIPPED: no cluster: $k8s_dir/cluster.sh not found"
-  exit 77
-fi
-export KUBECONFIG
-KUBECONFIG=$("$k8s_dir/cluster.sh" start 2>/dev/null | tail -1) || { echo "FAIL: cluster.sh start failed"; exit 1; }
-state=$(dirname "$KUBECONFIG")
-kubectl() { "$state/bin/kubectl" "$@"; }
-work=$(mktemp -d)
-webhook_pid=""
+# shellcheck source=k8s_webhook_cluster.sh
+. "$(dirname "$0")/k8s_webhook_cluster.sh"
 port=19446
 on=lu-inject-on off=lu-inject-off
 image=localhost/lu-agent:dev

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "common/json_fields.hpp"
+#include "common/mutex.hpp"
 #include "updaters/docker/docker_updater.hpp"
 #include "updaters/docker/tar_file_reader.hpp"
 #include "updaters/shared/implied_dirs_filter.hpp"
@@ -73,7 +74,7 @@ std::string DockerUpdater::container_file(const Target &target, const std::strin
 std::optional<updaters::Owner> DockerUpdater::owner_in(const Target &target) {
     if (config_.user.empty()) return std::nullopt;
     {
-        std::lock_guard lock(probe_cache_mutex_);
+        common::MutexLock lock(probe_cache_mutex_);
         if (const auto it = owner_.find(target.id); it != owner_.end()) return it->second;
     }
     updaters::Owner owner;
@@ -84,7 +85,7 @@ std::optional<updaters::Owner> DockerUpdater::owner_in(const Target &target) {
         throw updaters::InfraFailure("the docker updater's \"user\" setting cannot be applied in " + target.display() +
                                      ": " + e.what());
     }
-    std::lock_guard lock(probe_cache_mutex_);
+    common::MutexLock lock(probe_cache_mutex_);
     owner_[target.id] = owner;
     return owner;
 }

@@ -16,6 +16,7 @@
 #include "common/agent_client/agent_driver.hpp"
 #include "common/docker_engine/engine_client.hpp"
 #include "common/docker_engine/exec_session.hpp"
+#include "common/mutex.hpp"
 #include "liveupdate/updater.hpp"
 #include "updaters/docker/archive_api_folders.hpp"
 #include "updaters/docker/updater_config.hpp"
@@ -121,10 +122,11 @@ private:
     std::unique_ptr<docker_engine::EngineClient> client_holder_;
     docker_engine::EngineClient &client_;
     // What is probed in a container once, by container ID.
-    std::mutex probe_cache_mutex_;
-    std::unordered_map<std::string, bool> has_tar_;
-    std::unordered_set<std::string> without_sh_;  // containers whose exec of sh failed: 126 or 127
-    std::unordered_map<std::string, updaters::Owner> owner_;
+    common::Mutex probe_cache_mutex_;
+    std::unordered_map<std::string, bool> has_tar_ LU_GUARDED_BY(probe_cache_mutex_);
+    std::unordered_set<std::string> without_sh_
+        LU_GUARDED_BY(probe_cache_mutex_);  // containers whose exec of sh failed: 126 or 127
+    std::unordered_map<std::string, updaters::Owner> owner_ LU_GUARDED_BY(probe_cache_mutex_);
 
     agent_client::AgentDriver agents_;
 };

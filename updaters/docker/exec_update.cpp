@@ -2,6 +2,7 @@
 // archive through tar (or the archive API without it), runs through an exec
 // each.
 #include "common/line_splitter.hpp"
+#include "common/mutex.hpp"
 #include "updaters/docker/docker_updater.hpp"
 #include "updaters/shared/implied_dirs_filter.hpp"
 #include "updaters/shared/update_failure.hpp"
@@ -87,7 +88,7 @@ void DockerUpdater::prepare_paths(const Target &target, const updater::Request &
     planned.insert(planned.end(), entries.begin(), entries.end());
     if (planned.empty()) return;
     {
-        std::lock_guard lock(probe_cache_mutex_);
+        common::MutexLock lock(probe_cache_mutex_);
         if (without_sh_.contains(target.id)) {
             if (!request.delete_paths.empty()) delete_paths(target, request.delete_paths, log);
             return;
@@ -106,7 +107,7 @@ void DockerUpdater::prepare_paths(const Target &target, const updater::Request &
                                  " has no sh: deletes go to rm -rf, and a folder that became a file (or the other way "
                                  "round) or a symlink in the container below a sync's path is left to tar");
             {
-                std::lock_guard lock(probe_cache_mutex_);
+                common::MutexLock lock(probe_cache_mutex_);
                 without_sh_.insert(target.id);
             }
             if (!request.delete_paths.empty()) delete_paths(target, request.delete_paths, log);
@@ -122,14 +123,14 @@ void DockerUpdater::prepare_paths(const Target &target, const updater::Request &
 
 bool DockerUpdater::has_tar(const Target &target) {
     {
-        std::lock_guard lock(probe_cache_mutex_);
+        common::MutexLock lock(probe_cache_mutex_);
         if (const auto it = has_tar_.find(target.id); it != has_tar_.end()) return it->second;
     }
     const docker_engine::ExecSpec probe{target.id, {"tar", "--help"}, config_.user};
     const auto result = docker_engine::run_exec(
         client_, probe, nullptr, [](docker_engine::OutputStream, std::string_view) {}, timeouts());
     const bool found = result.exit_code != updaters::kExitCannotExec && result.exit_code != updaters::kExitNotFound;
-    std::lock_guard lock(probe_cache_mutex_);
+    common::MutexLock lock(probe_cache_mutex_);
     has_tar_[target.id] = found;
     return found;
 }

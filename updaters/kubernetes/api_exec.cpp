@@ -1,11 +1,12 @@
 #include "updaters/kubernetes/api_exec.hpp"
 
 #include "common/kube/pod_exec.hpp"
+#include "common/mutex.hpp"
 
 namespace liveupdate::kubernetes {
 
 kube::ApiClient &ApiExec::client() {
-    std::lock_guard lock(mutex_);
+    common::MutexLock lock(mutex_);
     if (!client_) {
         kube::LoadOptions options;
         options.kubeconfig = config_.kubeconfig;

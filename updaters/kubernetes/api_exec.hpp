@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "common/kube/api_client.hpp"
+#include "common/mutex.hpp"
 #include "updaters/kubernetes/kubectl_updater.hpp"
 
 namespace liveupdate::kubernetes {
@@ -25,8 +26,8 @@ public:
 
 private:
     KubectlConfig config_;
-    std::mutex mutex_;
-    std::unique_ptr<kube::ApiClient> client_;
+    common::Mutex mutex_;
+    std::unique_ptr<kube::ApiClient> client_ LU_GUARDED_BY(mutex_);
 };
 
 }  // namespace liveupdate::kubernetes

@@ -17,6 +17,7 @@
 
 #include "common/archive_errors.hpp"
 #include "common/json_fields.hpp"
+#include "common/mutex.hpp"
 #include "common/tar_reader.hpp"
 #include "common/update_step/outcome.hpp"
 #include "liveupdate/ext/record.h"
@@ -97,7 +98,7 @@ public:
         const bool archive_ok = read_entry_names(request.archive, archive, archive_error);
         Outcome outcome;
         {
-            std::lock_guard lock(mutex_);
+            common::MutexLock lock(mutex_);
             calls_.push_back(record_call(request, std::move(archive)));
             if (!queued_.empty()) {
                 outcome = std::move(queued_.front());
@@ -119,21 +120,21 @@ public:
     const void *extension(std::string_view id) const;
 
     void push(Outcome outcome) {
-        std::lock_guard lock(mutex_);
+        common::MutexLock lock(mutex_);
         queued_.push_back(std::move(outcome));
     }
 
     json::array take_calls() {
         json::array calls;
-        std::lock_guard lock(mutex_);
+        common::MutexLock lock(mutex_);
         calls.swap(calls_);
         return calls;
     }
 
 private:
-    std::mutex mutex_;
-    std::deque<Outcome> queued_;
-    json::array calls_;
+    common::Mutex mutex_;
+    std::deque<Outcome> queued_ LU_GUARDED_BY(mutex_);
+    json::array calls_ LU_GUARDED_BY(mutex_);
 };
 
 int32_t record_push_outcome(lu_updater *updater, lu_str outcome_json, lu_message *out_error) {

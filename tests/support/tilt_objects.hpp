@@ -1,6 +1,6 @@
-// Tilt objects for the in-process reload tests: LiveUpdates over Docker
-// Compose services (served by the record updater as class "docker") and one
-// FileWatch whose events the test appends.
+// Tilt objects for the in-process host tests (reload, plugin instance):
+// LiveUpdates over Docker Compose services (served by the record updater as
+// class "docker") and one FileWatch whose events the test appends.
 #pragma once
 
 #include <string>
@@ -10,7 +10,7 @@
 
 #include "common/micro_time.hpp"
 
-namespace reload_test {
+namespace liveupdate::test {
 
 inline const liveupdate::common::MicroTime kStart =
     *liveupdate::common::MicroTime::parse("2026-01-01T00:00:00.000000Z");
@@ -39,13 +39,20 @@ inline std::string file_watch(const std::string &root, const std::vector<FileEve
                             {"status", {{"fileEvents", std::move(list)}}}});
 }
 
-inline std::string compose_service(const std::string &name) {
+// Its container's id: "id-" + name unless given.
+inline std::string compose_service(const std::string &name, const std::string &id = "") {
     return R"({"apiVersion": "tilt.dev/v1alpha1", "kind": "DockerComposeService", "metadata": {"name": ")" + name +
-           R"("}, "status": {"containerID": "id-)" + name + R"(", "containerName": ")" + name +
+           R"("}, "status": {"containerID": ")" + (id.empty() ? "id-" + name : id) + R"(", "containerName": ")" + name +
            R"(", "containerState": {"status": "running", "startedAt": "2026-01-01T00:00:00.000000Z"}}})";
 }
 
-inline std::string live_update(const std::string &name, const std::string &service, const std::string &root) {
+// Syncs root to container_path; with exec_args, runs them after each sync.
+inline std::string live_update(const std::string &name, const std::string &service, const std::string &root,
+                               const std::string &container_path = "/app",
+                               const std::vector<std::string> &exec_args = {}) {
+    boost::json::array args;
+    for (const auto &a : exec_args) args.emplace_back(a);
+    const std::string execs = exec_args.empty() ? "" : R"(, "execs": [{"args": )" + boost::json::serialize(args) + "}]";
     return R"({"apiVersion": "tilt.dev/v1alpha1", "kind": "LiveUpdate",
                "metadata": {"name": ")" +
            name + R"(", "annotations": {"tilt.dev/resource": ")" + name + R"("}},
@@ -53,7 +60,8 @@ inline std::string live_update(const std::string &name, const std::string &servi
            root + R"(", "sources": [{"fileWatch": "fw"}],
                         "selector": {"dockerCompose": {"service": ")" +
            service + R"("}},
-                        "syncs": [{"localPath": ".", "containerPath": "/app"}]}})";
+                        "syncs": [{"localPath": ".", "containerPath": ")" +
+           container_path + R"("}])" + execs + "}}";
 }
 
-}  // namespace reload_test
+}  // namespace liveupdate::test
