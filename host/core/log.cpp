@@ -67,7 +67,7 @@ void write(LogLevel level, std::string_view line) {
 }
 
 void failure(std::string_view line) {
-    std::lock_guard lock(g_mutex);
+    common::MutexLock lock(g_mutex);
     if (g_format.load() == LogFormat::json)
         write_to_stderr(LogLevel::error, line);
     else
