@@ -127,16 +127,22 @@ ReconcileDriver::ReconcileDriver(const PluginSlot &plugin_slot, const Executor &
       live_log_(std::move(live_log)),
       fanout_(parallel_updates) {}
 
-std::shared_ptr<std::mutex> ReconcileDriver::lock_for(const std::string &live_update) {
+std::shared_ptr<ReconcileDriver::Lane> ReconcileDriver::lane_of(const std::string &live_update) {
     std::lock_guard lock(locks_mutex_);
     auto &slot = locks_[live_update];
-    if (!slot) slot = std::make_shared<std::mutex>();
+    if (!slot) slot = std::make_shared<Lane>();
     return slot;
 }
 
+bool ReconcileDriver::reconcile_waiting(const std::string &live_update) {
+    return lane_of(live_update)->waiting.load() > 0;
+}
+
 ReconcileResult ReconcileDriver::reconcile(const std::string &live_update) {
-    auto one_at_a_time = lock_for(live_update);
-    std::lock_guard serial(*one_at_a_time);
+    const std::shared_ptr<Lane> lane = lane_of(live_update);
+    ++lane->waiting;
+    std::lock_guard serial(lane->serial);
+    --lane->waiting;
 
     ReconcileRun run(live_update, live_log_);
     plugin_slot_.with_instance([&](const PluginInstance &instance) {

@@ -7,6 +7,7 @@
 // by one thread at a time (a second caller waits, as does exclusive()).
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -61,13 +62,22 @@ public:
     // returns: for what must not overlap one (the daemon's verification).
     template <typename Fn>
     decltype(auto) exclusive(const std::string &live_update, Fn &&fn) {
-        const std::shared_ptr<std::mutex> held = lock_for(live_update);
-        const std::lock_guard serial(*held);
+        const std::shared_ptr<Lane> lane = lane_of(live_update);
+        const std::lock_guard serial(lane->serial);
         return fn();
     }
 
+    // Whether a reconcile of live_update waits for the lock: a verify holding
+    // it yields, so that a save never waits for a whole verify.
+    bool reconcile_waiting(const std::string &live_update);
+
 private:
-    std::shared_ptr<std::mutex> lock_for(const std::string &live_update);
+    // One LiveUpdate's lock, and how many reconciles wait for it.
+    struct Lane {
+        std::mutex serial;
+        std::atomic<int> waiting{0};
+    };
+    std::shared_ptr<Lane> lane_of(const std::string &live_update);
 
     const PluginSlot &plugin_slot_;
     const Executor &executor_;
@@ -76,7 +86,7 @@ private:
     LiveLogFn live_log_;
     UpdateFanout fanout_;
     std::mutex locks_mutex_;
-    std::map<std::string, std::shared_ptr<std::mutex>> locks_;
+    std::map<std::string, std::shared_ptr<Lane>> locks_;
 };
 
 }  // namespace liveupdate::host

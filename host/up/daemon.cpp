@@ -264,6 +264,7 @@ void Daemon::start_services() {
                 return std::nullopt;
             },
             [this](const std::string &lu, const std::function<void()> &fn) { exclusive(lu, fn); },
+            [this](const std::string &lu) { return driver_->reconcile_waiting(lu); },
             [this](const std::string &lu) { return live_update_log(lu); },
             [this](LogLevel level, const std::string &source, std::string_view text) {
                 log_.write(level, source, text);

@@ -23,17 +23,36 @@ const lu_digest_extension *digest_table(const host::Updater &updater) {
 }
 
 const char *const kStopping = "not verified: the daemon is stopping";
+const char *const kYielded = "not verified: a change came in, whose update goes first (the next check tells)";
 
-// The entries a container digest gives, until the verify is cancelled.
+// A check cut short for a change, which the next check makes up for.
+struct Yielded : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// When a verify stops: the daemon is stopping, or a change waits for the
+// LiveUpdate's lock (the verify yields to it: a save never waits for a whole
+// verify).
+struct StopWhen {
+    const std::atomic<bool> &cancelled;
+    const std::function<bool()> &change_waiting;
+    bool operator()() const { return cancelled || (change_waiting && change_waiting()); }
+    [[noreturn]] void raise() const {
+        if (cancelled) throw std::runtime_error(kStopping);
+        throw Yielded(kYielded);
+    }
+};
+
+// The entries a container digest gives, until the verify stops.
 struct Collected {
     tree_digest::Digest entries;
-    const std::atomic<bool> &cancelled;
+    const StopWhen &stop;
     bool unknown_kind = false;
 };
 
 int32_t collect(void *ctx, const lu_digest_entry *entry) {
     auto &out = *static_cast<Collected *>(ctx);
-    if (out.cancelled) return 1;
+    if (out.stop()) return 1;
     if (entry == nullptr || entry->kind < 1 || entry->kind > 4) {
         out.unknown_kind = true;
         return 1;  // out of the ABI: stop
@@ -43,8 +62,8 @@ int32_t collect(void *ctx, const lu_digest_entry *entry) {
     return 0;
 }
 
-// lu_digest_scope.keep_going: 0 once the verify is cancelled (ctx: its flag).
-int32_t not_cancelled(void *ctx) { return static_cast<const std::atomic<bool> *>(ctx)->load() ? 0 : 1; }
+// lu_digest_scope.keep_going: 0 once the verify stops (ctx: its StopWhen).
+int32_t not_stopped(void *ctx) { return (*static_cast<const StopWhen *>(ctx))() ? 0 : 1; }
 
 // The time left until deadline, at least a millisecond (zero would mean no limit).
 std::chrono::milliseconds left_until(std::chrono::steady_clock::time_point deadline) {
@@ -67,10 +86,10 @@ std::vector<lu_str> files_of(const tree_digest::Digest &local) {
 tree_digest::Digest container_digest(const host::Updater &updater, const lu_digest_extension &table,
                                      const updater::ContainerRef &container, const std::string &path,
                                      const std::vector<lu_str> &hash_paths,
-                                     std::chrono::steady_clock::time_point deadline, const std::atomic<bool> &cancelled,
+                                     std::chrono::steady_clock::time_point deadline, const StopWhen &stop,
                                      const host::LogSinkFn &log) {
     const lu_container_ref ref = updater::to_lu_container_ref(container);
-    Collected out{{}, cancelled};
+    Collected out{{}, stop};
     host::PluginMessage error(updater.plugin().api().free_message);
     constexpr std::size_t scoped = offsetof(lu_digest_extension, digest_scoped) + sizeof(table.digest_scoped);
     int32_t rc = LU_OK;
@@ -80,8 +99,8 @@ tree_digest::Digest container_digest(const host::Updater &updater, const lu_dige
                                     hash_paths.size(),
                                     tree_digest::kDefaultMaxBytes,
                                     static_cast<std::uint64_t>(left_until(deadline).count()),
-                                    not_cancelled,
-                                    const_cast<std::atomic<bool> *>(&cancelled)};
+                                    not_stopped,
+                                    const_cast<StopWhen *>(&stop)};
         rc = table.digest_scoped(updater.handle(), &ref, {path.data(), path.size()}, &scope, collect, &out,
                                  &host::log_to_sink, const_cast<host::LogSinkFn *>(&log), error.out());
     } else {
@@ -91,7 +110,7 @@ tree_digest::Digest container_digest(const host::Updater &updater, const lu_dige
     if (rc == LU_OK) return std::move(out.entries);
     if (rc == LU_ERR_NOT_FOUND) return {};
     if (rc == LU_ERR_STATE) {
-        if (!out.unknown_kind) throw std::runtime_error(kStopping);
+        if (!out.unknown_kind) stop.raise();
         throw std::runtime_error("the updater gave an entry of an unknown kind while digesting " + path);
     }
     throw std::runtime_error(
@@ -140,6 +159,10 @@ bool LiveUpdateReport::clean() const {
     return true;
 }
 
+bool LiveUpdateReport::yielded() const {
+    return std::any_of(containers.begin(), containers.end(), [](const ContainerReport &c) { return c.yielded; });
+}
+
 json::value to_json(const LiveUpdateReport &report) {
     json::array containers;
     for (const auto &c : report.containers) {
@@ -173,8 +196,9 @@ std::vector<std::string> difference_lines(const Differences &differences, std::s
 }
 
 Differences Verifier::compare(const LiveUpdateTargets &lu, const std::vector<LiveUpdateTargets> &all,
-                              const RunningContainer &container, const host::LogSinkFn &log,
-                              Clock::time_point deadline) const {
+                              const RunningContainer &container, const host::LogSinkFn &log, Clock::time_point deadline,
+                              const std::function<bool()> &change_waiting) const {
+    const StopWhen stop{cancelled_, change_waiting};
     const std::shared_ptr<const host::Updater> updater = updaters_.find(lu.via);
     if (!updater) throw std::runtime_error("no updater serves \"" + lu.via + "\"");
     const lu_digest_extension *table = digest_table(*updater);
@@ -187,24 +211,25 @@ Differences Verifier::compare(const LiveUpdateTargets &lu, const std::vector<Liv
         synced = records->journal(host::SyncedKey::of(lu.name, lu.via, container.ref.id, container.ref.root))->paths();
     Differences out;
     for (const updater::CopyMapping &target : lu.targets) {
-        if (cancelled_) throw std::runtime_error(kStopping);
+        if (stop()) stop.raise();
         // The local tree first: its files are the container's files whose content counts.
         tree_digest::WalkOptions options;
         options.prune = [&ignore](const std::string &dir) { return ignore.matches_entire_dir(dir); };
         options.max_time = left_until(deadline);
-        options.keep_going = [this] { return !cancelled_; };
+        options.keep_going = [&stop] { return !stop(); };
         bool found = false;
         const tree_digest::Digest local = tree_digest::digest_tree(target.local_path, options, found);
-        if (cancelled_) throw std::runtime_error(kStopping);
+        if (stop()) stop.raise();
         const tree_digest::Digest remote = container_digest(*updater, *table, container.ref, target.container_path,
-                                                            files_of(local), deadline, cancelled_, log);
+                                                            files_of(local), deadline, stop, log);
         append(out, compare_target(target, local, remote, ignore, other_targets(all, lu, container, target), synced));
     }
     return out;
 }
 
 LiveUpdateReport Verifier::verify(const LiveUpdateTargets &lu, const std::vector<LiveUpdateTargets> &all, bool repair,
-                                  const host::LogSinkFn &log, bool delete_extra) const {
+                                  const host::LogSinkFn &log, bool delete_extra,
+                                  const std::function<bool()> &change_waiting) const {
     LiveUpdateReport report{lu.name, lu.problem, {}};
     if (!report.error.empty()) return report;
     // One budget for the whole verify, the repair's check included: the
@@ -213,11 +238,11 @@ LiveUpdateReport Verifier::verify(const LiveUpdateTargets &lu, const std::vector
     const std::string budget =
         "the verify's time budget (" + std::to_string(tree_digest::kDefaultMaxTime.count() / 1000) + " s) ran out";
     for (const RunningContainer &container : lu.containers) {
-        ContainerReport c{container.display, {}, {}, false, {}, container.ref.id};
+        ContainerReport c{container.display, {}, {}, false, {}, container.ref.id, false};
         try {
             if (Clock::now() >= deadline)
                 throw std::runtime_error("not verified: " + budget + " before this container");
-            c.found = compare(lu, all, container, log, deadline);
+            c.found = compare(lu, all, container, log, deadline, change_waiting);
             const Repair fix = repair_of(c.found, delete_extra);
             if (repair && !fix.empty()) {
                 c.repaired = true;
@@ -225,8 +250,13 @@ LiveUpdateReport Verifier::verify(const LiveUpdateTargets &lu, const std::vector
                 if (outcome.kind != updater::Outcome::Kind::ok) c.error = "the repair failed: " + outcome.message;
                 if (Clock::now() >= deadline)
                     throw std::runtime_error("repaired, not verified again: " + budget + " (the next check tells)");
-                c.remaining = compare(lu, all, container, log, deadline);
+                if (change_waiting && change_waiting())
+                    throw Yielded("repaired, not verified again: a change came in (the next check tells)");
+                c.remaining = compare(lu, all, container, log, deadline, change_waiting);
             }
+        } catch (const Yielded &e) {
+            c.yielded = true;
+            c.error = c.error.empty() ? e.what() : c.error + "; " + e.what();
         } catch (const std::exception &e) {
             c.error = c.error.empty() ? e.what() : c.error + "; " + e.what();
         }

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,7 @@ struct ContainerReport {
     bool repaired = false;  // a repair was sent
     Differences remaining;  // verified again after the repair
     std::string id;         // the container's ID
+    bool yielded = false;   // cut short for a change of the LiveUpdate: to be checked again
     bool clean() const { return error.empty() && (repaired ? remaining.empty() : found.empty()); }
 };
 
@@ -34,6 +36,7 @@ struct LiveUpdateReport {
     std::string error;  // why it could not be verified at all
     std::vector<ContainerReport> containers;
     bool clean() const;
+    bool yielded() const;  // a container's check was cut short for a change
 };
 
 // {"name", "error"?, "clean", "containers": [{"container", "error"?, "missing": [...], "extra": [...],
@@ -55,10 +58,13 @@ public:
     // (unsynced), which the repair deletes only when delete_extra.
     // The digests of one call, the repair's check included, share a time
     // budget (tree_digest::kDefaultMaxTime): past it, what is left is
-    // reported as not verified, so that a verify never holds a LiveUpdate's
-    // updates back for longer than that and its repair.
+    // reported as not verified. change_waiting (optional) tells that an
+    // update of the LiveUpdate waits for this verify: its digests stop within
+    // moments and what is left is reported as not verified (a change came
+    // in), so that a save waits for no verify, only for a repair under way.
     LiveUpdateReport verify(const LiveUpdateTargets &live_update, const std::vector<LiveUpdateTargets> &all,
-                            bool repair, const host::LogSinkFn &log, bool delete_extra = false) const;
+                            bool repair, const host::LogSinkFn &log, bool delete_extra = false,
+                            const std::function<bool()> &change_waiting = {}) const;
 
     // Ends verifies in progress soon (their digests stop; the reports say
     // why), and every later one at once: the daemon is stopping.
@@ -70,8 +76,8 @@ private:
     // The differences of every target in the container; throws std::runtime_error (or HostError) saying why it cannot
     // tell.
     Differences compare(const LiveUpdateTargets &live_update, const std::vector<LiveUpdateTargets> &all,
-                        const RunningContainer &container, const host::LogSinkFn &log,
-                        Clock::time_point deadline) const;
+                        const RunningContainer &container, const host::LogSinkFn &log, Clock::time_point deadline,
+                        const std::function<bool()> &change_waiting) const;
 
     const host::UpdaterRegistry &updaters_;
     const host::Executor &executor_;

@@ -61,11 +61,12 @@ std::vector<LiveUpdateReport> VerifyService::verify(const std::vector<std::strin
         if (found == all.end())
             if (auto why = p_.rejection(name))
                 targets.problem = "LiveUpdate \"" + name + "\" was rejected (" + *why + ")";
+        const std::function<bool()> change_waiting = [&] { return p_.change_waiting && p_.change_waiting(name); };
         p_.exclusive(name, [&] {
-            reports.push_back(verifier_.verify(targets, all, repair, p_.log_of(name), delete_extra));
+            reports.push_back(verifier_.verify(targets, all, repair, p_.log_of(name), delete_extra, change_waiting));
             for (const auto &c : reports.back().containers)
                 if (c.repaired) metrics::record_verify_repair(name);
-            if (repair) first_sight_.checked(targets);
+            if (repair && !reports.back().yielded()) first_sight_.checked(targets);
         });
     }
     return reports;
@@ -145,7 +146,9 @@ std::optional<std::string> VerifyService::unchecked_containers() {
 void VerifyService::on_schedule(const std::string &reason) {
     const std::vector<std::string> names = scheduled_live_updates();
     p_.log(LogLevel::debug, "", "verify: checking " + std::to_string(names.size()) + " LiveUpdate(s) (" + reason + ")");
+    bool yielded = false;
     for (const auto &report : verify(names, true)) {
+        yielded = yielded || report.yielded();
         log_report(report, reason);
         if (clear_repaired_failures(report, p_.plugin_slot, p_.log_of(report.name))) p_.mark_due(report.name);
         // What keeps a LiveUpdate from being checked is said once, not at every check.
@@ -159,6 +162,8 @@ void VerifyService::on_schedule(const std::string &reason) {
                    std::string("verify (").append(reason).append("): cannot check: ").append(error));
         logged = error;
     }
+    // A check cut short for a change comes again once the files are quiet.
+    if (yielded && timer_) timer_->request(reason);
 }
 
 std::optional<std::string> VerifyService::reconnected_updaters() {

@@ -42,6 +42,8 @@ public:
         std::function<std::optional<std::string>(const std::string &live_update)> rejection;
         // Runs fn while no reconcile of the LiveUpdate runs; a hot reload waits for it.
         std::function<void(const std::string &live_update, const std::function<void()> &fn)> exclusive;
+        // Whether an update of the LiveUpdate waits for exclusive(): a check yields to it.
+        std::function<bool(const std::string &live_update)> change_waiting;
         // A LiveUpdate's log, as its reconciles write it.
         std::function<LogSinkFn(const std::string &live_update)> log_of;
         // The daemon's log only, its lines tagged with a source ("": none).
