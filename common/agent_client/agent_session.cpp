@@ -157,11 +157,13 @@ std::vector<agent_protocol::ContainerChange> AgentSession::take_changes() {
 }
 
 void AgentSession::wait_for_changes(Clock::time_point deadline) {
-    while (changes_.empty()) {
+    for (;;) {
         if (next_answer()) {
             unusable_ = true;
             throw AgentSessionBroken("an answer from the agent that nobody asked for");
         }
+        // What was read may hold changes: return at once rather than wait for more.
+        if (!changes_.empty()) return;
         if (stream_ended_) broken("waiting for changes");
         switch (transport_->read(deadline, *this)) {
         case AgentTransport::Progress::done: break;
