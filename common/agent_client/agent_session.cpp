@@ -36,7 +36,7 @@ std::unique_ptr<AgentSession> AgentSession::start(std::unique_ptr<AgentTransport
                                                   std::chrono::milliseconds timeout, LineFn on_stderr) {
     std::unique_ptr<AgentSession> session(new AgentSession(std::move(transport), std::move(on_stderr)));
     try {
-        session->description_ = handshake(*session, Clock::now() + timeout);
+        session->description_ = handshake(*session, Clock::now() + timeout, &session->version_);
     } catch (const AgentSessionBroken &e) {
         // An exec that ended says how (the agent missing, not executable), a silent one does not.
         const bool told = session->stream_ended_;  // then e already says how it ended
@@ -117,8 +117,75 @@ void AgentSession::stream_ended() {
 
 bool AgentSession::alive() {
     if (unusable_) return false;
+    if (!transport_->idle(*this)) return false;
     // Unanswered frames with nothing asked mean a confused session: start over.
-    return transport_->idle(*this) && !decoder_.pending();
+    try {
+        if (next_answer()) unusable_ = true;
+    } catch (const AgentSessionBroken &) {
+        return false;
+    }
+    // Half a change may be on its way; half an answer nobody asked for is confusion.
+    return !unusable_ && (watching_ || !decoder_.pending());
+}
+
+std::string AgentSession::watch_changes(const agent_protocol::WatchChanges &request, Clock::time_point deadline,
+                                        const LineFn &log) {
+    if (version_ < agent_protocol::kSyncBackVersion) {
+        std::string why = "the agent speaks protocol version " + std::to_string(version_) + ", before sync back (" +
+                          std::to_string(agent_protocol::kSyncBackVersion) + "): files stay one-way in this session";
+        if (!told_one_way_ && log) log(why);
+        told_one_way_ = true;
+        return why;
+    }
+    send(agent_protocol::encode(request), deadline);
+    watching_ = true;
+    agent_protocol::Result result;
+    try {
+        result = agent_protocol::decode<agent_protocol::Result>(receive(deadline));
+    } catch (const agent_protocol::ProtocolError &e) {
+        unusable_ = true;
+        throw AgentSessionBroken(std::string("the agent's answer to watch changes: ") + e.what());
+    }
+    return result.error == 0 ? std::string() : result.message;
+}
+
+std::vector<agent_protocol::ContainerChange> AgentSession::take_changes() {
+    std::vector<agent_protocol::ContainerChange> taken(std::make_move_iterator(changes_.begin()),
+                                                       std::make_move_iterator(changes_.end()));
+    changes_.clear();
+    return taken;
+}
+
+void AgentSession::wait_for_changes(Clock::time_point deadline) {
+    for (;;) {
+        if (next_answer()) {
+            unusable_ = true;
+            throw AgentSessionBroken("an answer from the agent that nobody asked for");
+        }
+        // What was read may hold changes: return at once rather than wait for more.
+        if (!changes_.empty()) return;
+        if (stream_ended_) broken("waiting for changes");
+        switch (transport_->read(deadline, *this)) {
+        case AgentTransport::Progress::done: break;
+        case AgentTransport::Progress::timed_out: return;
+        case AgentTransport::Progress::ended: stream_ended(); break;
+        }
+    }
+}
+
+void AgentSession::keep_change(const agent_protocol::Frame &frame) {
+    agent_protocol::ContainerChange change;
+    try {
+        change = agent_protocol::decode<agent_protocol::ContainerChange>(frame);
+    } catch (const agent_protocol::ProtocolError &e) {
+        unusable_ = true;
+        throw AgentSessionBroken(std::string("the agent's change: ") + e.what());
+    }
+    if (changes_.size() == kHeldChanges) {
+        changes_.pop_front();
+        ++dropped_changes_;
+    }
+    changes_.push_back(std::move(change));
 }
 
 void AgentSession::send(std::string_view frames, Clock::time_point deadline) {
@@ -133,7 +200,7 @@ void AgentSession::send(std::string_view frames, Clock::time_point deadline) {
     broken("sending a request");
 }
 
-agent_protocol::Frame AgentSession::receive(Clock::time_point deadline) {
+std::optional<agent_protocol::Frame> AgentSession::next_answer() {
     for (;;) {
         std::optional<agent_protocol::Frame> frame;
         try {
@@ -145,6 +212,18 @@ agent_protocol::Frame AgentSession::receive(Clock::time_point deadline) {
             if (stream_ended_) why += how_it_ended(transport_->end());
             throw AgentSessionBroken(why);
         }
+        if (!frame || frame->type != agent_protocol::MessageType::container_change) return frame;
+        if (!watching_) {
+            unusable_ = true;
+            throw AgentSessionBroken("the agent sent a container change with no watch asked for");
+        }
+        keep_change(*frame);
+    }
+}
+
+agent_protocol::Frame AgentSession::receive(Clock::time_point deadline) {
+    for (;;) {
+        std::optional<agent_protocol::Frame> frame = next_answer();
         if (frame) {
             if (frame->type != agent_protocol::MessageType::fatal) return std::move(*frame);
             unusable_ = true;

@@ -6,15 +6,17 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/agent_client/agent_stream.hpp"
 #include "common/agent_client/agent_transport.hpp"
-#include "common/agent_protocol/frame.hpp"
+#include "common/agent_protocol/messages.hpp"
 #include "common/line_splitter.hpp"
 
 namespace liveupdate::agent_client {
@@ -59,10 +61,34 @@ public:
                                std::chrono::milliseconds timeout);
     // "lu-agent 1 (pid 12, uid 0)", as the handshake said.
     const std::string &description() const noexcept { return description_; }
+    // The protocol version the agent speaks (kOldestProtocolVersion and up).
+    std::uint32_t protocol_version() const noexcept { return version_; }
+
+    // Sync back (docs/sync-back.md): asks the agent to watch request.root;
+    // from then on its ContainerChange frames, which come unasked between
+    // answers, are kept for take_changes(). "" when watching; else why not:
+    // the agent's refusal, or an agent older than kSyncBackVersion (the
+    // session stays one-way; `log` is told so once per session). Throws
+    // AgentSessionBroken when the session broke.
+    std::string watch_changes(const agent_protocol::WatchChanges &request, Clock::time_point deadline,
+                              const LineFn &log);
+    // The changes that came so far, oldest first (emptied). Past
+    // kHeldChanges untaken, the oldest are dropped and counted: the caller
+    // then compares the whole tree instead.
+    std::vector<agent_protocol::ContainerChange> take_changes();
+    static constexpr std::size_t kHeldChanges = 100'000;
+    std::uint64_t dropped_changes() const noexcept { return dropped_changes_; }
+    // Waits until a change came or the deadline passed, for a caller with no
+    // request to make; then take_changes(). Throws AgentSessionBroken when
+    // the session ended or an answer came that nobody asked for.
+    void wait_for_changes(Clock::time_point deadline);
 
 private:
     AgentSession(std::unique_ptr<AgentTransport> transport, LineFn on_stderr);
     void stdout_bytes(std::string_view data) override { decoder_.feed(data); }
+    // The next frame decoded, changes kept aside; nullopt when none is whole yet.
+    std::optional<agent_protocol::Frame> next_answer();
+    void keep_change(const agent_protocol::Frame &frame);
     void stderr_bytes(std::string_view data) override { stderr_lines_.feed(data); }
     void stderr_line(std::string_view line);
     // Reads until the stream ends or the deadline passes.
@@ -77,6 +103,11 @@ private:
     common::LineSplitter stderr_lines_;
     agent_protocol::FrameDecoder decoder_;
     std::string description_;
+    std::uint32_t version_ = 0;
+    bool watching_ = false;      // changes may come unasked, a frame of one half received
+    bool told_one_way_ = false;  // an older agent's sync back refusal was logged
+    std::deque<agent_protocol::ContainerChange> changes_;
+    std::uint64_t dropped_changes_ = 0;
     bool stream_ended_ = false;  // the transport said so
     bool unusable_ = false;      // ended, or out of step with the agent
 };

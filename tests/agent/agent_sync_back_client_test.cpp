@@ -1,0 +1,98 @@
+// The host's side of sync back (AgentSession::watch_changes, take_changes)
+// over lu-agent on this machine: changes kept apart from the answers of
+// forward requests; an agent of version 6 leaves the session one-way and
+// says so once.
+#define BOOST_TEST_MODULE agent_sync_back_client
+#include <boost/test/unit_test.hpp>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+#include "common/agent_client/agent_session.hpp"
+#include "tests/agent/process_transport.hpp"
+
+using namespace liveupdate::agent_protocol;
+using liveupdate::agent_client::AgentSession;
+using Clock = std::chrono::steady_clock;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::chrono::seconds kTimeout{20};
+
+struct Scratch {
+    fs::path path = fs::temp_directory_path() / ("lu-sync-back-client-" + std::to_string(::getpid()));
+    Scratch() { fs::create_directories(path); }
+    ~Scratch() { fs::remove_all(path); }
+    std::string str() const { return path.string(); }
+};
+
+std::unique_ptr<AgentSession> start(const std::vector<std::string> &argv) {
+    return AgentSession::start(std::make_unique<lu_agent_test::ProcessTransport>(argv), kTimeout,
+                               [](std::string_view) {});
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(changes_come_between_answers_and_are_kept_apart) {
+    Scratch dir;
+    auto session = start({LU_AGENT_PATH});
+    BOOST_TEST(session->protocol_version() == kProtocolVersion);
+    std::vector<std::string> logged;
+    const auto log = [&logged](std::string_view line) { logged.emplace_back(line); };
+    BOOST_TEST(session->watch_changes(WatchChanges{4, dir.str(), {"back/**"}, 1 << 20, 10, 0}, Clock::now() + kTimeout,
+                                      log) == "");
+    BOOST_TEST(logged.empty());
+    fs::create_directories(dir.path / "back");
+    std::ofstream(dir.path / "back/lock.json") << "{}";
+    // A forward write meanwhile gets its answer; the change waits in the session.
+    for (int i = 0; i < 50; ++i) {
+        session->send(
+            encode(WriteFile{dir.str() + "/fwd.txt", dir.str(), 0644, kKeepOwner, kKeepOwner, std::to_string(i)}),
+            Clock::now() + kTimeout);
+        BOOST_TEST(decode<Result>(session->receive(Clock::now() + kTimeout)).error == 0);
+    }
+    // One wait returns as soon as a change is there, not at its deadline.
+    const auto deadline = Clock::now() + std::chrono::minutes(10);
+    session->wait_for_changes(deadline);
+    BOOST_TEST((Clock::now() < deadline - std::chrono::minutes(9)), "the wait lasted to its deadline");
+    const auto changes = session->take_changes();
+    BOOST_REQUIRE(!changes.empty());
+    BOOST_TEST(changes.front().watch_id == 4u);
+    BOOST_TEST(changes.front().path == "back/lock.json");
+    BOOST_TEST(changes.front().content == "{}");
+    // The forward writes did not come back: the patterns do not ask for them.
+    for (const auto &c : changes) BOOST_TEST(c.path != "fwd.txt");
+    BOOST_TEST(session->alive());
+}
+
+BOOST_AUTO_TEST_CASE(an_agent_of_version_6_stays_one_way_and_says_so_once) {
+    // The HelloReply of a version 6 agent, which then reads requests and answers none.
+    auto session =
+        start({"sh", "-c", R"(printf '\017\000\000\000\100\006\000\000\000\007\000\000\000old one'; cat >/dev/null)"});
+    BOOST_TEST(session->protocol_version() == 6u);
+    std::vector<std::string> logged;
+    const auto log = [&logged](std::string_view line) { logged.emplace_back(line); };
+    const auto why = session->watch_changes(WatchChanges{1, "/app", {"*"}, 1024, 0, 0}, Clock::now() + kTimeout, log);
+    BOOST_TEST(why.find("protocol version 6") != std::string::npos, why);
+    BOOST_TEST(why.find("one-way") != std::string::npos, why);
+    BOOST_TEST(
+        !session->watch_changes(WatchChanges{2, "/lib", {"*"}, 1024, 0, 0}, Clock::now() + kTimeout, log).empty());
+    BOOST_REQUIRE(logged.size() == 1u);
+    BOOST_TEST(logged.front() == why);
+    // Nothing was sent to it: the session is as it was.
+    BOOST_TEST(session->alive());
+}
+
+BOOST_AUTO_TEST_CASE(a_change_with_no_watch_asked_for_breaks_the_session) {
+    // An agent that greets in version 7, then sends a change nobody asked for.
+    Scratch dir;
+    std::ofstream(dir.path / "hello", std::ios::binary) << encode(HelloReply{7, "new one"});
+    std::ofstream(dir.path / "change", std::ios::binary)
+        << encode(ContainerChange{1, "x", static_cast<std::uint8_t>(ChangeKind::deleted), 0, 0, 0, 0, "", ""});
+    auto session =
+        start({"sh", "-c", "cd " + dir.str() + " && cat hello && sleep 0.2 && cat change && cat >/dev/null"});
+    BOOST_TEST(session->protocol_version() == 7u);
+    BOOST_CHECK_THROW(session->wait_for_changes(Clock::now() + kTimeout), liveupdate::agent_client::AgentSessionBroken);
+    BOOST_TEST(!session->alive());
+}
