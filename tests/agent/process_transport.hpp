@@ -29,6 +29,7 @@ public:
             const int null = ::open("/dev/null", O_WRONLY);
             ::dup2(null, 2);
             std::vector<char *> args;
+            args.reserve(argv.size() + 1);
             for (const auto &a : argv) args.push_back(const_cast<char *>(a.c_str()));
             args.push_back(nullptr);
             ::execvp(args[0], args.data());
