@@ -3,7 +3,9 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -121,7 +123,11 @@ struct Channel {
     UniqueFd socket;
 };
 
-enum class Input { more, changes, ended, failed };
+using Clock = std::chrono::steady_clock;
+
+// What the wait for requests ended with: bytes of requests, a wake-up with
+// none (the watcher's events, a change due, the quiet moment), or the end.
+enum class Input { more, woken, ended, failed };
 
 // False once the host closed the session: the requests' end (or stdin, which
 // ends a session moved to its socket) hung up, or nobody reads the answers.
@@ -138,13 +144,16 @@ bool host_present(const Channel &channel, int stdin_fd) {
 // quiet moment: longer than the gaps of one change's requests, so that it
 // never competes with their answers (nor with other containers' agents, which
 // answer the same change on the same cores).
-constexpr int kQuietMs = 20;
+constexpr auto kQuiet = std::chrono::milliseconds(20);
 
-// Lets the writer do its idle work once no request has come for kQuietMs.
-void idle_when_quiet(const Channel &channel, int stdin_fd, FileWriter &files) {
-    if (!files.has_idle_work()) return;
-    pollfd fds[2] = {{channel.in, POLLIN, 0}, {stdin_fd, POLLIN, 0}};
-    if (::poll(fds, channel.socket.get() >= 0 ? 2 : 1, kQuietMs) == 0) files.idle();
+// How long the wait for requests may last: until a change is due, or the
+// writer's quiet moment comes (-1: until something is read).
+int wait_ms(const ChangeWatcher &changes, const FileWriter &files, Clock::time_point quiet_at) {
+    int wait = changes.wait_ms();
+    if (!files.has_idle_work()) return wait;
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(quiet_at - Clock::now()).count();
+    const int quiet = static_cast<int>(std::max<decltype(left)>(left, 0));
+    return wait < 0 ? quiet : std::min(wait, quiet);
 }
 
 // Whether a request waits to be read: forward updates go before sync back.
@@ -164,13 +173,14 @@ bool serve_changes(Channel &channel, int stdin_fd, ChangeWatcher &changes) {
 }
 
 // Waits for the next bytes of the channel's requests and feeds them to its
-// decoder; `changes` when the watcher has events or changes due first.
-Input read_more(Channel &channel, int stdin_fd, const ChangeWatcher &changes, char *buffer, std::size_t size) {
+// decoder; `woken` when the watcher has events, or wait_ms passed first.
+Input read_more(Channel &channel, int stdin_fd, const ChangeWatcher &changes, int wait_ms, char *buffer,
+                std::size_t size) {
     for (;;) {
-        if (channel.socket.get() >= 0 || changes.active()) {
+        if (channel.socket.get() >= 0 || changes.active() || wait_ms >= 0) {
             pollfd fds[3] = {{channel.in, POLLIN, 0}, {changes.fd(), POLLIN, 0}, {stdin_fd, POLLIN, 0}};
             const nfds_t count = channel.socket.get() >= 0 ? 3 : 2;
-            const int ready = ::poll(fds, count, changes.wait_ms());
+            const int ready = ::poll(fds, count, wait_ms);
             if (ready < 0) {
                 if (errno == EINTR) continue;
                 std::fprintf(stderr, "lu-agent: waiting for requests: %s\n", std::strerror(errno));
@@ -182,7 +192,7 @@ Input read_more(Channel &channel, int stdin_fd, const ChangeWatcher &changes, ch
                 if (got <= 0) return Input::ended;
                 throw agent_protocol::ProtocolError("a request on stdin after the session moved to its socket");
             }
-            if (fds[0].revents == 0) return Input::changes;
+            if (fds[0].revents == 0) return Input::woken;
         }
         const auto got = ::read(channel.in, buffer, size);
         if (got < 0 && errno == EINTR) continue;
@@ -224,13 +234,20 @@ int serve(int in, int out_fd) {
     ChangeWatcher changes;
     char buffer[256 * 1024];
     const std::function<bool()> present = [&channel, in] { return host_present(channel, in); };
+    // When the writer may do its idle work: kQuiet after the latest answers.
+    Clock::time_point quiet_at = Clock::now();
     try {
         for (;;) {
-            idle_when_quiet(channel, in, files);
+            // One wait for requests, the watcher's events and both timers, so
+            // that a change goes out once due, not after the writer's quiet moment.
+            if (files.has_idle_work() && Clock::now() >= quiet_at && !request_waiting(channel, in)) {
+                files.idle();
+                quiet_at = Clock::now() + kQuiet;  // idle work that could not be done is tried again then
+            }
             if (!serve_changes(channel, in, changes)) return 0;
-            switch (read_more(channel, in, changes, buffer, sizeof buffer)) {
+            switch (read_more(channel, in, changes, wait_ms(changes, files, quiet_at), buffer, sizeof buffer)) {
             case Input::more: break;
-            case Input::changes: continue;
+            case Input::woken: continue;
             case Input::ended: return 0;
             case Input::failed: return 1;
             }
@@ -267,6 +284,7 @@ int serve(int in, int out_fd) {
             }
             // Every complete request read so far is answered: send the answers before waiting for more.
             if (!channel.out.flush()) return 0;
+            quiet_at = Clock::now() + kQuiet;
         }
     } catch (const agent_protocol::ProtocolError &e) {
         channel.out.send(agent_protocol::encode(agent_protocol::Fatal{e.what()}));
