@@ -83,6 +83,7 @@ std::optional<std::string> read_whole(int folder, const std::string &leaf, const
         }
         if (n == 0) break;
         got += static_cast<std::size_t>(n);
+        if (got > static_cast<std::size_t>(opened.st_size)) return std::nullopt;  // growing: read once it stops
     }
     content.resize(got);
     struct stat after {};
@@ -139,6 +140,8 @@ void ChangeWatcher::drop_watch(std::uint32_t id) {
         }
     }
     std::erase_if(pending_, [id](const auto &p) { return p.first.first == id; });
+    // Its parts sent so far are dropped by the host when the watch's answer comes.
+    if (sending_ && sending_->change.watch_id == id) sending_.reset();
 }
 
 ChangeWatcher::Known ChangeWatcher::known_from(const struct stat &st) {
@@ -292,9 +295,10 @@ void ChangeWatcher::read_events() {
     }
 }
 
-bool ChangeWatcher::has_due() const { return wait_ms() == 0; }
+bool ChangeWatcher::has_due() const { return sending_.has_value() || wait_ms() == 0; }
 
 int ChangeWatcher::wait_ms() const {
+    if (sending_) return 0;
     const auto now = Clock::now();
     std::optional<Clock::time_point> next;
     const auto earliest = [&next](Clock::time_point t) {
@@ -323,9 +327,30 @@ void ChangeWatcher::rescan(Watch &watch, FrameOutput &out, bool &sent_ok) {
         if (seen.count(path) == 0) pend(watch, path, now);
 }
 
+bool ChangeWatcher::send_parts(FrameOutput &out, std::uint64_t &bytes, bool &sent_ok) {
+    auto &[change, sent] = *sending_;
+    while (change.content.size() - sent > agent_protocol::kChangePartBytes) {
+        if (bytes >= kBytesPerBatch || !sent_ok) return false;
+        const std::string_view data(change.content.data() + sent, agent_protocol::kChangePartBytes);
+        sent_ok = out.send(agent_protocol::encode(
+                      agent_protocol::ContainerChangePart{change.watch_id, change.path, std::string(data)})) &&
+                  sent_ok;
+        sent += data.size();
+        bytes += data.size();
+    }
+    change.content.erase(0, sent);
+    bytes += change.content.size();
+    sent_ok = out.send(agent_protocol::encode(change)) && sent_ok;
+    sending_.reset();
+    return true;
+}
+
 bool ChangeWatcher::send_due(FrameOutput &out) {
     const auto now = Clock::now();
     bool sent_ok = true;
+    std::uint64_t bytes = 0;
+    // A file's parts go out together: nothing else of the watches comes between them.
+    if (sending_ && !send_parts(out, bytes, sent_ok)) return sent_ok;
     for (auto &[id, watch] : watches_)
         if (watch->rescan_due && watch->last_rescan + kRescanEvery <= now) rescan(*watch, out, sent_ok);
     std::vector<PendingKey> due;
@@ -334,7 +359,6 @@ bool ChangeWatcher::send_due(FrameOutput &out) {
         due.push_back(key);
         if (due.size() == kChangesPerBatch) break;
     }
-    std::uint64_t bytes = 0;
     for (const auto &key : due) {
         const auto w = watches_.find(key.first);
         if (w == watches_.end() || bytes >= kBytesPerBatch) break;
@@ -346,6 +370,11 @@ bool ChangeWatcher::send_due(FrameOutput &out) {
             continue;
         }
         if (!change) continue;
+        if (change->content.size() > agent_protocol::kMaxChangeContent) {
+            sending_ = Sending{std::move(*change), 0};
+            if (!send_parts(out, bytes, sent_ok)) break;
+            continue;
+        }
         bytes += change->content.size();
         sent_ok = out.send(agent_protocol::encode(*change)) && sent_ok;
     }
@@ -374,7 +403,7 @@ std::optional<agent_protocol::ContainerChange> ChangeWatcher::look(Watch &watch,
     }
     Known now = known_from(st);
     if (S_ISREG(st.st_mode)) {
-        const std::uint64_t limit = std::min(watch.max_file_bytes, agent_protocol::kMaxChangeContent);
+        const std::uint64_t limit = watch.max_file_bytes;
         if (now.size > limit) {
             change.note = std::to_string(now.size) + " bytes: over the limit of " + std::to_string(limit);
         } else {

@@ -5,7 +5,8 @@
 // Bounded: at most kMaxPending paths wait; past that, or when the kernel's
 // queue overflows, the watch is rescanned instead (at most once a second),
 // so a container writing without end costs the session a bounded amount of
-// work between two requests and never stalls them.
+// work between two requests and never stalls them. A file past one frame
+// goes in parts, a few MiB between two looks at the requests.
 #pragma once
 
 #include <sys/stat.h>
@@ -44,7 +45,7 @@ public:
     // Takes a bounded amount of what the kernel reported, without waiting.
     void read_events();
     bool has_due() const;
-    // Sends one batch of due changes; false when the host is gone.
+    // Sends one batch of due changes (or of a large file's parts); false when the host is gone.
     bool send_due(FrameOutput &out);
 
 private:
@@ -93,6 +94,9 @@ private:
     // it is still being written: then it waits again).
     std::optional<agent_protocol::ContainerChange> look(Watch &watch, const std::string &relative, bool &unstable);
     void drop_watch(std::uint32_t id);
+    // Sends what is left of sending_ in parts, within the batch's `bytes`,
+    // then its change; false while parts are left for the next batch.
+    bool send_parts(FrameOutput &out, std::uint64_t &bytes, bool &sent_ok);
 
     common::UniqueFd inotify_;
     std::map<std::uint32_t, std::unique_ptr<Watch>> watches_;
@@ -103,6 +107,13 @@ private:
     // inotify watch descriptor -> its folder in each watch (roots may overlap: one inode, one descriptor)
     std::unordered_map<int, std::vector<Folder>> folders_;
     std::map<PendingKey, Pending> pending_;
+    // A file past one frame, its content read whole, going out in parts over
+    // several batches so that requests are read between them.
+    struct Sending {
+        agent_protocol::ContainerChange change;
+        std::size_t sent = 0;  // bytes of its content sent in parts
+    };
+    std::optional<Sending> sending_;
 };
 
 }  // namespace liveupdate::agent

@@ -139,6 +139,7 @@ std::string AgentSession::watch_changes(const agent_protocol::WatchChanges &requ
     }
     send(agent_protocol::encode(request), deadline);
     watching_ = true;
+    max_file_bytes_[request.watch_id] = request.max_file_bytes;
     agent_protocol::Result result;
     try {
         result = agent_protocol::decode<agent_protocol::Result>(receive(deadline));
@@ -146,6 +147,8 @@ std::string AgentSession::watch_changes(const agent_protocol::WatchChanges &requ
         unusable_ = true;
         throw AgentSessionBroken(std::string("the agent's answer to watch changes: ") + e.what());
     }
+    // The parts of a file of the watch this one replaced end with it (a refused one replaced none).
+    if (result.error == 0 && parts_ && parts_->watch_id == request.watch_id) parts_.reset();
     return result.error == 0 ? std::string() : result.message;
 }
 
@@ -181,11 +184,48 @@ void AgentSession::keep_change(const agent_protocol::Frame &frame) {
         unusable_ = true;
         throw AgentSessionBroken(std::string("the agent's change: ") + e.what());
     }
+    if (parts_) {
+        if (parts_->watch_id != change.watch_id || parts_->path != change.path || change.has_content == 0) {
+            unusable_ = true;
+            throw AgentSessionBroken("the agent's change of '" + change.path + "' came after parts of '" +
+                                     parts_->path + "'");
+        }
+        change.content.insert(0, parts_->data);
+        parts_.reset();
+        if (change.content.size() != change.size) {
+            unusable_ = true;
+            throw AgentSessionBroken("the agent's change of '" + change.path +
+                                     "': " + std::to_string(change.content.size()) + " bytes came in parts, not " +
+                                     std::to_string(change.size));
+        }
+    }
     if (changes_.size() == kHeldChanges) {
         changes_.pop_front();
         ++dropped_changes_;
     }
     changes_.push_back(std::move(change));
+}
+
+void AgentSession::keep_change_part(const agent_protocol::Frame &frame) {
+    agent_protocol::ContainerChangePart part;
+    try {
+        part = agent_protocol::decode<agent_protocol::ContainerChangePart>(frame);
+    } catch (const agent_protocol::ProtocolError &e) {
+        unusable_ = true;
+        throw AgentSessionBroken(std::string("the agent's change part: ") + e.what());
+    }
+    if (!parts_) parts_ = agent_protocol::ContainerChangePart{part.watch_id, part.path, {}};
+    const auto limit = max_file_bytes_.find(part.watch_id);
+    std::string why;
+    if (parts_->watch_id != part.watch_id || parts_->path != part.path)
+        why = "a part of '" + part.path + "' among those of '" + parts_->path + "'";
+    else if (limit == max_file_bytes_.end() || parts_->data.size() + part.data.size() > limit->second)
+        why = "parts of '" + part.path + "' past the watch's size limit";
+    if (!why.empty()) {
+        unusable_ = true;
+        throw AgentSessionBroken("the agent's change: " + why);
+    }
+    parts_->data += part.data;
 }
 
 void AgentSession::send(std::string_view frames, Clock::time_point deadline) {
@@ -212,12 +252,16 @@ std::optional<agent_protocol::Frame> AgentSession::next_answer() {
             if (stream_ended_) why += how_it_ended(transport_->end());
             throw AgentSessionBroken(why);
         }
-        if (!frame || frame->type != agent_protocol::MessageType::container_change) return frame;
+        const bool part = frame && frame->type == agent_protocol::MessageType::container_change_part;
+        if (!frame || (!part && frame->type != agent_protocol::MessageType::container_change)) return frame;
         if (!watching_) {
             unusable_ = true;
             throw AgentSessionBroken("the agent sent a container change with no watch asked for");
         }
-        keep_change(*frame);
+        if (part)
+            keep_change_part(*frame);
+        else
+            keep_change(*frame);
     }
 }
 

@@ -9,7 +9,9 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -66,7 +68,8 @@ public:
 
     // Sync back (docs/sync-back.md): asks the agent to watch request.root;
     // from then on its ContainerChange frames, which come unasked between
-    // answers, are kept for take_changes(). "" when watching; else why not:
+    // answers, are kept for take_changes() (a large file's, sent in parts,
+    // once whole, at most request.max_file_bytes). "" when watching; else why not:
     // the agent's refusal, or an agent older than kSyncBackVersion (the
     // session stays one-way; `log` is told so once per session). Throws
     // AgentSessionBroken when the session broke.
@@ -89,6 +92,7 @@ private:
     // The next frame decoded, changes kept aside; nullopt when none is whole yet.
     std::optional<agent_protocol::Frame> next_answer();
     void keep_change(const agent_protocol::Frame &frame);
+    void keep_change_part(const agent_protocol::Frame &frame);
     void stderr_bytes(std::string_view data) override { stderr_lines_.feed(data); }
     void stderr_line(std::string_view line);
     // Reads until the stream ends or the deadline passes.
@@ -107,6 +111,8 @@ private:
     bool watching_ = false;      // changes may come unasked, a frame of one half received
     bool told_one_way_ = false;  // an older agent's sync back refusal was logged
     std::deque<agent_protocol::ContainerChange> changes_;
+    std::map<std::uint32_t, std::uint64_t> max_file_bytes_;     // of each watch asked for
+    std::optional<agent_protocol::ContainerChangePart> parts_;  // of a large file so far, joined
     std::uint64_t dropped_changes_ = 0;
     bool stream_ended_ = false;  // the transport said so
     bool unusable_ = false;      // ended, or out of step with the agent

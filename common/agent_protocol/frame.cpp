@@ -20,6 +20,7 @@ bool is_known(MessageType type) noexcept {
     case MessageType::restart_process:
     case MessageType::watch_changes:
     case MessageType::container_change:
+    case MessageType::container_change_part:
     case MessageType::block_signatures_reply:
     case MessageType::socket_reply:
     case MessageType::socket_welcome:
@@ -52,6 +53,7 @@ const char *type_name(MessageType type) noexcept {
     case MessageType::restart_process: return "restart process";
     case MessageType::watch_changes: return "watch changes";
     case MessageType::container_change: return "container change";
+    case MessageType::container_change_part: return "container change part";
     case MessageType::socket_reply: return "socket reply";
     case MessageType::socket_welcome: return "socket welcome";
     case MessageType::hello_reply: return "hello reply";

@@ -21,7 +21,9 @@ namespace liveupdate::agent_protocol {
 // 4: the session moves to a unix socket in the container (OpenSocket, SocketHello).
 // 5: a digest hashes only the files it names, within a byte and time budget.
 // 6: the process `lu-agent supervise` runs is restarted in place (RestartProcess).
-// 7: container files come back (WatchChanges, ContainerChange: docs/sync-back.md).
+// 7: container files come back (WatchChanges, ContainerChange: docs/sync-back.md);
+//    a file past one frame comes in ContainerChangeParts first (added within 7:
+//    no released agent or host spoke 7 without them).
 inline constexpr std::uint32_t kProtocolVersion = 7;
 // The oldest version either side still speaks: an agent answers a host of
 // this version in it, and a host drives such an agent without what came after
@@ -62,7 +64,8 @@ enum class MessageType : std::uint8_t {
     block_signatures_reply = 70,
     socket_reply = 71,
     socket_welcome = 72,
-    container_change = 73,  // unasked: may come between any two answers once a watch began
+    container_change = 73,       // unasked: may come between any two answers once a watch began
+    container_change_part = 74,  // unasked too: the start of a large file's content
 };
 
 bool is_known(MessageType type) noexcept;

@@ -395,14 +395,18 @@ struct WatchChanges {
 // as it is now, and those gone since as deleted.
 enum class ChangeKind : std::uint8_t { written = 1, deleted = 2, symlink = 3, other = 4, rescan = 5 };
 
-// The content of a file comes with it only up to this, so its frame fits.
+// The content a ContainerChange carries fits one frame; a larger file's
+// content comes first in ContainerChangeParts of kChangePartBytes each.
 inline constexpr std::uint64_t kMaxChangeContent = kMaxPayload - 64 * 1024;
+inline constexpr std::uint64_t kChangePartBytes = 1u << 20;
 
 // A change in the container, unasked (between any two answers). `path` is the
 // name relative to the watch's root as the filesystem has it (bytes
 // unchecked: the host judges them). A written file has its mode, size and,
 // when its content came (has_content), that content and its XXH3-64; else
-// `note` says why not (over max_file_bytes, unreadable).
+// `note` says why not (over max_file_bytes, unreadable). Of a file past
+// kMaxChangeContent, `content` is the last part: the ContainerChangeParts of
+// the same watch and path sent just before it carry the rest, in order.
 struct ContainerChange {
     static constexpr MessageType type = MessageType::container_change;
     std::uint32_t watch_id = 0;
@@ -425,6 +429,21 @@ struct ContainerChange {
         f(s.has_content);
         f(s.content);
         f(s.note);
+    }
+};
+
+// The next bytes of a large file's content, before its ContainerChange
+// (nothing else of the watches comes between them).
+struct ContainerChangePart {
+    static constexpr MessageType type = MessageType::container_change_part;
+    std::uint32_t watch_id = 0;
+    std::string path;
+    std::string data;
+    template <class S, class F>
+    static void fields(S &s, F &&f) {
+        f(s.watch_id);
+        f(s.path);
+        f(s.data);
     }
 };
 

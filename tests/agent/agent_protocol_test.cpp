@@ -159,6 +159,16 @@ BOOST_AUTO_TEST_CASE(sync_back_frames_round_trip_with_any_bytes) {
     BOOST_TEST(!deleted.has_content);
     BOOST_TEST(!d.pending());
 
+    // The start of a large file's content, in a part before its change.
+    d.feed(encode(ContainerChangePart{3, "big", std::string("\0\xff", 2)}));
+    const auto part_frame = d.next();
+    BOOST_REQUIRE(part_frame.has_value());
+    BOOST_TEST(type_name(part_frame->type) == std::string("container change part"));
+    const auto part = decode<ContainerChangePart>(*part_frame);
+    BOOST_TEST(part.watch_id == 3u);
+    BOOST_TEST(part.path == "big");
+    BOOST_TEST(part.data == std::string("\0\xff", 2));
+
     // A change cut short is refused, as every frame is.
     std::string cut = encode(change);
     cut.resize(cut.size() - 1);

@@ -96,3 +96,81 @@ BOOST_AUTO_TEST_CASE(a_change_with_no_watch_asked_for_breaks_the_session) {
     BOOST_CHECK_THROW(session->wait_for_changes(Clock::now() + kTimeout), liveupdate::agent_client::AgentSessionBroken);
     BOOST_TEST(!session->alive());
 }
+
+BOOST_AUTO_TEST_CASE(a_file_past_one_frame_comes_back_whole_in_parts) {
+    Scratch dir;
+    auto session = start({LU_AGENT_PATH});
+    BOOST_REQUIRE(session->watch_changes(WatchChanges{5, dir.str(), {"big.bin"}, 64u << 20, 5, 0},
+                                         Clock::now() + kTimeout, {}) == "");
+    // 40 MiB, each MiB different, so that a part lost, repeated or out of order shows.
+    std::string content(std::size_t{40} << 20, '\0');
+    for (std::size_t i = 0; i < content.size(); ++i) content[i] = static_cast<char>((i * 7 + (i >> 20)) & 0xff);
+    { std::ofstream(dir.path / "big.tmp", std::ios::binary) << content; }
+    fs::rename(dir.path / "big.tmp", dir.path / "big.bin");
+    std::vector<ContainerChange> changes;
+    const auto deadline = Clock::now() + kTimeout;
+    while (changes.empty() && Clock::now() < deadline) {
+        // A forward write meanwhile is answered, between the parts or after them.
+        session->send(encode(WriteFile{dir.str() + "/fwd.txt", dir.str(), 0644, kKeepOwner, kKeepOwner, "x"}),
+                      Clock::now() + kTimeout);
+        BOOST_TEST(decode<Result>(session->receive(Clock::now() + kTimeout)).error == 0);
+        session->wait_for_changes(Clock::now() + std::chrono::milliseconds(100));
+        changes = session->take_changes();
+    }
+    BOOST_REQUIRE(changes.size() == 1u);
+    BOOST_TEST(changes.front().path == "big.bin");
+    BOOST_TEST(changes.front().has_content == 1u);
+    BOOST_TEST(changes.front().size == content.size());
+    BOOST_TEST((changes.front().content == content), "the content came back other than written");
+    BOOST_TEST(session->alive());
+}
+
+namespace {
+
+// A session with a scripted agent of version 7 that answers the watch
+// (limit 1000 bytes) and then sends `frames`.
+std::unique_ptr<AgentSession> watched_by_script(const Scratch &dir, const std::string &frames) {
+    std::ofstream(dir.path / "hello", std::ios::binary) << encode(HelloReply{7, "scripted"});
+    std::ofstream(dir.path / "frames", std::ios::binary) << encode(Result{0, ""}) + frames;
+    auto session = start({"sh", "-c", "cd " + dir.str() + " && cat hello frames && cat >/dev/null"});
+    BOOST_REQUIRE(session->watch_changes(WatchChanges{1, "/app", {"*"}, 1000, 0, 0}, Clock::now() + kTimeout, {}) ==
+                  "");
+    return session;
+}
+
+ContainerChange written(const std::string &path, std::uint64_t size, const std::string &content) {
+    return {1, path, static_cast<std::uint8_t>(ChangeKind::written), 0644, size, 0, 1, content, ""};
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(parts_are_joined_to_their_change_in_order) {
+    Scratch dir;
+    auto session =
+        watched_by_script(dir, encode(ContainerChangePart{1, "a", "ab"}) + encode(ContainerChangePart{1, "a", "cd"}) +
+                                   encode(written("a", 6, "ef")) + encode(written("b", 1, "z")));
+    std::vector<ContainerChange> changes;
+    for (const auto deadline = Clock::now() + kTimeout; changes.size() < 2 && Clock::now() < deadline;) {
+        session->wait_for_changes(deadline);
+        for (auto &c : session->take_changes()) changes.push_back(std::move(c));
+    }
+    BOOST_REQUIRE(changes.size() == 2u);
+    BOOST_TEST(changes[0].content == "abcdef");
+    BOOST_TEST(changes[1].content == "z");
+}
+
+BOOST_AUTO_TEST_CASE(parts_past_the_limit_or_of_another_file_break_the_session) {
+    const std::string part(600, 'p');
+    for (const std::string &frames :
+         {encode(ContainerChangePart{1, "a", part}) + encode(ContainerChangePart{1, "a", part}),
+          encode(ContainerChangePart{1, "a", "ab"}) + encode(ContainerChangePart{1, "b", "cd"}),
+          encode(ContainerChangePart{1, "a", "ab"}) + encode(written("b", 4, "cd")),
+          encode(ContainerChangePart{1, "a", "ab"}) + encode(written("a", 9, "cd"))}) {
+        Scratch dir;
+        auto session = watched_by_script(dir, frames);
+        BOOST_CHECK_THROW(session->wait_for_changes(Clock::now() + kTimeout),
+                          liveupdate::agent_client::AgentSessionBroken);
+        BOOST_TEST(!session->alive());
+        BOOST_TEST(session->take_changes().empty());
+    }
+}

@@ -244,6 +244,50 @@ BOOST_AUTO_TEST_CASE(a_storm_of_files_does_not_stall_forward_writes) {
     BOOST_TEST(decode<Result>(w.reader.answer()).error == 0);
 }
 
+BOOST_AUTO_TEST_CASE(a_file_past_one_frame_comes_in_parts_with_forward_answers_between_them) {
+    Scratch dir;
+    Agent agent;
+    Reader reader{agent.out};
+    agent.greet();
+    agent.send(encode(WatchChanges{7, dir.path, {"big.bin"}, std::uint64_t{64} << 20, 5, 0}));
+    BOOST_REQUIRE(decode<Result>(reader.answer()).error == 0);
+    // 40 MiB, each MiB different, so that a part lost, repeated or out of order shows.
+    std::string content(std::size_t{40} << 20, '\0');
+    for (std::size_t i = 0; i < content.size(); ++i) content[i] = static_cast<char>((i * 7 + (i >> 20)) & 0xff);
+    write_text(dir / "big.tmp", content);
+    fs::rename(dir / "big.tmp", dir / "big.bin");
+    // The first part; the agent's next ones wait for this side to read on.
+    const auto first = reader.next(Clock::now() + kPatience);
+    BOOST_REQUIRE(first.has_value());
+    BOOST_REQUIRE(first->type == MessageType::container_change_part);
+    std::string joined = decode<ContainerChangePart>(*first).data;
+    agent.send(encode(WriteFile{dir / "fwd.txt", dir.path, 0644, kKeepOwner, kKeepOwner, "f"}));
+    bool answered_between = false;
+    std::optional<ContainerChange> change;
+    while (!change) {
+        const auto f = reader.next(Clock::now() + kPatience);
+        BOOST_REQUIRE(f.has_value());
+        if (f->type == MessageType::container_change_part) {
+            const auto part = decode<ContainerChangePart>(*f);
+            BOOST_TEST(part.path == "big.bin");
+            BOOST_TEST(part.data.size() <= kChangePartBytes);
+            joined += part.data;
+        } else if (f->type == MessageType::container_change) {
+            change = decode<ContainerChange>(*f);
+        } else {
+            BOOST_TEST(decode<Result>(*f).error == 0);
+            answered_between = true;
+        }
+    }
+    BOOST_TEST(answered_between, "the forward write was answered only after the whole file");
+    BOOST_TEST(change->path == "big.bin");
+    BOOST_TEST(change->has_content == 1u);
+    joined += change->content;
+    BOOST_TEST(change->size == content.size());
+    BOOST_TEST((joined == content), "the content came back other than written");
+    BOOST_TEST(change->hash == XXH3_64bits(content.data(), content.size()));
+}
+
 BOOST_AUTO_TEST_CASE(a_watch_of_a_missing_root_or_a_bad_pattern_is_refused_with_why) {
     Scratch dir;
     Agent agent;
