@@ -23,6 +23,7 @@
 #include "host/reload/hot_reloader.hpp"
 #include "host/reload/quiesce_gate.hpp"
 #include "host/sync_back/came_back.hpp"
+#include "host/sync_back/conflicts_json.hpp"
 #include "host/sync_back/local_sync_back_watch.hpp"
 #include "host/sync_back/sync_back_report.hpp"
 #include "host/sync_back/sync_back_watches.hpp"
@@ -177,8 +178,10 @@ void Daemon::start_plugin() {
             return sync_back::start_local_sync_back(target, *synced_, came_back_, std::move(report));
         },
         [this](const sync_back::SyncBackTarget &target, const sync_back::SyncBackEvent &event) {
+            if (event.opens_conflict) metrics::record_sync_back_conflict(target.live_update);
             const sync_back::ReportLine line = sync_back::report_line(target, event);
             live_update_log(target.live_update)(line.level, line.text);
+            notify_web("", nullptr);  // a conflict may open or clear: the status page shows them
         },
         [this](const sync_back::SyncBackTarget &target, LogLevel level, const std::string &text) {
             live_update_log(target.live_update)(level, text);
@@ -293,7 +296,8 @@ void Daemon::start_services() {
                                                                  *triggers_});
     operations_ = std::make_unique<ControlOperations>(ControlOperations::Parts{
         store_, declarations_, activity_, *triggers_, [this] { return hot_reload_->plugins(); },
-        [this](const json::object &request) { return verify_->handle(request); }});
+        [this](const json::object &request) { return verify_->handle(request); },
+        [this](const std::string &lu) { return sync_back::conflicts_json(sync_backs_->conflicts(lu)); }});
     control_ = std::make_unique<ControlServer>(options_.control_socket,
                                                [this](const json::object &r) { return operations_->handle(r); });
 }
