@@ -77,22 +77,23 @@ std::string column_of(const std::string &table, const std::string &name, std::si
     return "";
 }
 
-// The status page's /api/status, through its printed URL and its secret as a
-// Bearer token; null when the page cannot be read.
-json::value api_status(const UpDaemon &d) {
+// A route of the status page (e.g. "api/status"), through its printed URL and
+// its secret as a Bearer token; "" when the page cannot be read.
+std::string page(const UpDaemon &d, const std::string &route) {
     const std::string log = d.log_text();
     const std::string marker = "up: status page ";
     const std::size_t at = log.find(marker);
-    if (at == std::string::npos) return nullptr;
+    if (at == std::string::npos) return "";
     const std::string url =
         log.substr(at + marker.size(), log.find_first_of(" \n", at + marker.size()) - (at + marker.size()));
     const std::size_t query = url.find("?token=");
-    if (query == std::string::npos) return nullptr;
-    const std::string out = run_command("curl -s --max-time 10 -H 'Authorization: Bearer " + url.substr(query + 7) +
-                                        "' '" + url.substr(0, query) + "api/status'")
-                                .output;
-    return json_or_text(out);
+    if (query == std::string::npos) return "";
+    return run_command("curl -s --max-time 10 -H 'Authorization: Bearer " + url.substr(query + 7) + "' '" +
+                       url.substr(0, query) + route + "'")
+        .output;
 }
+
+json::value api_status(const UpDaemon &d) { return json_or_text(page(d, "api/status")); }
 
 // The status page's conflicts of LiveUpdate lu.
 json::array page_conflicts(const UpDaemon &d) {
@@ -139,6 +140,8 @@ BOOST_AUTO_TEST_CASE(a_conflict_shows_in_get_describe_and_the_status_page_until_
     BOOST_TEST_REQUIRE(on_page.size() == 1u, json::serialize(api_status(d)));
     BOOST_TEST(on_page.at(0).at("localPath").as_string() == "src/package-lock.json");
     BOOST_TEST(on_page.at(0).at("kind").as_string() == "BothModified");
+    const std::string metrics = page(d, "metrics");
+    BOOST_TEST(metrics.find("lu_sync_back_conflicts_total{live_update=\"lu\"} 1") != std::string::npos, metrics);
     // Resolved: the container's side edited to agree with the local one.
     write_file(d.in_app("package-lock.json"), "{\"lock\": \"local\"}");
     BOOST_TEST(wait_until([&] { return conflicts_of(d).empty(); }), d.log_text());
