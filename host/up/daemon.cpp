@@ -99,6 +99,8 @@ private:
     void exclusive(const std::string &live_update, const std::function<void()> &fn);
     // Starts and stops the LiveUpdate's sync backs for the containers it selects now.
     void refresh_sync_back(const std::string &live_update);
+    // Hands the LiveUpdate's open sync-back conflicts to the sources (a cluster's status).
+    void publish_conflicts(const std::string &live_update);
     void notify_web(const std::string &live_update, const ActivityLine *line);
     LogSinkFn live_update_log(const std::string &live_update);
     // The sources added so far, called without the lock (their calls may come back to it).
@@ -181,7 +183,9 @@ void Daemon::start_plugin() {
             if (event.opens_conflict) metrics::record_sync_back_conflict(target.live_update);
             const sync_back::ReportLine line = sync_back::report_line(target, event);
             live_update_log(target.live_update)(line.level, line.text);
-            notify_web("", nullptr);  // a conflict may open or clear: the status page shows them
+            // A conflict may open or clear: the status page and a cluster's status show them.
+            notify_web("", nullptr);
+            if (event.kind != sync_back::SyncBackEvent::Kind::deferred) publish_conflicts(target.live_update);
         },
         [this](const sync_back::SyncBackTarget &target, LogLevel level, const std::string &text) {
             live_update_log(target.live_update)(level, text);
@@ -420,11 +424,20 @@ void Daemon::reconcile(const std::string &live_update) {
 void Daemon::refresh_sync_back(const std::string &live_update) {
     const std::optional<json::object> object = store_.get(ObjectKey{"LiveUpdate", live_update});
     if (!object || !asks_for_sync_back(*object) || declarations_.rejection(live_update)) {
-        if (sync_backs_->running(live_update)) sync_backs_->set(live_update, {});
+        if (sync_backs_->running(live_update)) {
+            sync_backs_->set(live_update, {});
+            publish_conflicts(live_update);
+        }
         return;
     }
     // Outside the pass: the engine answers after a hot reload as before it.
     sync_backs_->set(live_update, sync_back_targets(*object, verify::resolve_targets(live_update, *plugin_slot_)));
+    publish_conflicts(live_update);  // those of a sync back stopped are gone
+}
+
+void Daemon::publish_conflicts(const std::string &live_update) {
+    const json::array conflicts = sync_back::conflicts_json(sync_backs_->conflicts(live_update));
+    for (ObjectSource *source : sources()) source->sync_back_conflicts(live_update, conflicts);
 }
 
 // A verification of the LiveUpdate: no reconcile of it meanwhile (the
