@@ -28,7 +28,8 @@ constexpr const char *kDescribeHelp =
     "usage: lu-host describe KIND NAME [-o|--output json] [--control-socket PATH]\n"
     "\n"
     "Shows one object of a running `lu-host up`: where it is declared, its spec,\n"
-    "its status and (LiveUpdates) its recent log or why it was rejected;\n"
+    "its status and (LiveUpdates) its open sync-back conflicts, its recent log or\n"
+    "why it was rejected;\n"
     "-o json prints the daemon's answer as it is.\n"
     "exit: 0 ok, 1 not found or no daemon answered, 2 usage error\n";
 
@@ -36,11 +37,11 @@ using common::member;
 using common::string_field;
 
 struct Row {
-    std::string name, state, containers, last_sync, message;
+    std::string name, state, containers, last_sync, conflicts, message;
 };
 
 Row live_update_row(const json::value &lu) {
-    Row row{string_field(lu, {"metadata", "name"}), "Pending", "0", "-", ""};
+    Row row{string_field(lu, {"metadata", "name"}), "Pending", "0", "-", "0", ""};
     const json::value *containers = member(lu, {"status", "containers"});
     std::size_t count = 0;
     if (containers != nullptr && containers->is_array()) {
@@ -60,6 +61,9 @@ Row live_update_row(const json::value &lu) {
         }
     }
     row.containers = std::to_string(count);
+    if (const json::value *conflicts = member(lu, {"status", "syncBackConflicts"});
+        conflicts != nullptr && conflicts->is_array())
+        row.conflicts = std::to_string(conflicts->as_array().size());
     if (const std::string reason = string_field(lu, {"status", "failed", "reason"}); !reason.empty()) {
         row.state = "Failed:" + reason;
         row.message = string_field(lu, {"status", "failed", "message"});
@@ -103,17 +107,17 @@ void print_list(const std::string &kind, const json::value &answer) {
         return row;
     };
     if (kind == "LiveUpdate") {
-        rows.push_back(in_namespace(nullptr, {"NAME", "STATE", "CONTAINERS", "LAST SYNC", "MESSAGE"}));
+        rows.push_back(in_namespace(nullptr, {"NAME", "STATE", "CONTAINERS", "LAST SYNC", "CONFLICTS", "MESSAGE"}));
         if (namespaced) rows[0][0] = "NAMESPACE";
         if (items != nullptr && items->is_array())
             for (const auto &lu : items->as_array()) {
                 const Row r = live_update_row(lu);
-                rows.push_back(in_namespace(&lu, {r.name, r.state, r.containers, r.last_sync, r.message}));
+                rows.push_back(in_namespace(&lu, {r.name, r.state, r.containers, r.last_sync, r.conflicts, r.message}));
             }
         if (const json::value *rejected = member(answer, {"rejected"}); rejected != nullptr && rejected->is_array())
             for (const auto &r : rejected->as_array())
                 rows.push_back(in_namespace(
-                    nullptr, {string_field(r, {"name"}), "Rejected", "0", "-", string_field(r, {"message"})}));
+                    nullptr, {string_field(r, {"name"}), "Rejected", "0", "-", "0", string_field(r, {"message"})}));
     } else {
         rows.push_back(in_namespace(nullptr, {"NAME", "STATUS"}));
         if (namespaced) rows[0][0] = "NAMESPACE";
@@ -135,6 +139,17 @@ std::string indented(const std::string &text) {
         if (c == '\n') out += "  ";
     }
     return out;
+}
+
+// describe's list of a LiveUpdate's open sync-back conflicts (docs/sync-back.md).
+void print_conflicts(const json::value *conflicts) {
+    if (conflicts == nullptr || !conflicts->is_array() || conflicts->as_array().empty()) return;
+    std::cout << "Sync-back conflicts (nothing is overwritten until one side is edited to agree):\n";
+    std::vector<std::vector<std::string>> rows{{"  CONTAINER", "PATH", "LOCAL PATH", "KIND"}};
+    for (const auto &c : conflicts->as_array())
+        rows.push_back({"  " + string_field(c, {"container"}), string_field(c, {"path"}),
+                        string_field(c, {"localPath"}), string_field(c, {"kind"})});
+    print_table(rows);
 }
 
 int client_main(const char *command, int argc, char **argv, const char *help, std::size_t names) {
@@ -194,6 +209,7 @@ int client_main(const char *command, int argc, char **argv, const char *help, st
         if (const json::value *status = member(*object, {"status"}))
             std::cout << "Status:\n" << indented(pretty_json(*status)) << '\n';
     }
+    print_conflicts(member(answer, {"object", "status", "syncBackConflicts"}));
     if (const json::value *lines = member(answer, {"log"}); lines != nullptr && lines->is_array()) {
         std::cout << "Recent log:\n";
         for (const auto &l : lines->as_array())

@@ -23,6 +23,7 @@ std::vector<ClusterKind> make_kinds() {
          {"Waiting", "string", ".status.containers[0].waiting.reason", "Why changes wait (empty: not waiting)", 0},
          {"Container", "string", ".status.containers[0].containerName", "The container updated", 0},
          {"Last Sync", "date", ".status.containers[0].lastFileTimeSynced", "The last file change synced", 0},
+         {"Conflicts", "integer", ".status.syncBackConflictCount", "Open sync-back conflicts", 0},
          age(),
          {"Pod", "string", ".status.containers[0].podName", "Its pod", 1},
          {"Message", "string", ".status.failed.message", "What fails", 1},

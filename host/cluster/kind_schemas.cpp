@@ -117,7 +117,16 @@ Schema live_update_status() {
                         {"waiting", object("Why changes wait.", {{"reason", string("")}, {"message", string("")}})}}),
                 "")},
          {"failed", object("Why updates fail.",
-                           {{"reason", string("")}, {"message", string("")}, {"lastTransitionTime", time("")}})}});
+                           {{"reason", string("")}, {"message", string("")}, {"lastTransitionTime", time("")}})},
+         // Ours, beside Tilt's fields (docs/sync-back.md).
+         {"syncBackConflicts",
+          array(object("A file both sides changed: neither is overwritten until one is edited to agree.",
+                       {{"container", string("")},
+                        {"path", string("The file in the container.")},
+                        {"kind", string("BothModified, LocalModifiedContainerDeleted, "
+                                        "LocalDeletedContainerModified or NotARegularFile.")}}),
+                "Open sync-back conflicts.")},
+         {"syncBackConflictCount", integer("How many sync-back conflicts are open (absent: none).")}});
 }
 
 Schema file_watch_spec() {

@@ -48,10 +48,12 @@ SyncBackEvent LocalSyncBack::on_container_change(const std::string &container_fi
         return event;
     }
     event = judged(common::clean_path(container_file), *name);
-    if (event.kind == Kind::conflict)
+    if (event.kind == Kind::conflict) {
+        event.opens_conflict = !conflicts_.contains(event.container_path);
         conflicts_[event.container_path] = event;
-    else
+    } else {
         conflicts_.erase(event.container_path);
+    }
     return event;
 }
 

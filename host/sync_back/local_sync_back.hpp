@@ -36,7 +36,8 @@ struct SyncBackEvent {
     std::string container_path;  // absolute, in the container
     std::string local_file;      // where it lands (wanted names)
     rules::ConflictKind conflict = rules::ConflictKind::none;
-    std::string message;  // conflict, refused: what and why, naming the paths
+    bool opens_conflict = false;  // conflict: the path had none open before
+    std::string message;          // conflict, refused: what and why, naming the paths
 };
 
 class LocalSyncBack {

@@ -10,6 +10,7 @@
 #include "host/cluster/cluster_admission.hpp"
 #include "host/cluster/cluster_kinds.hpp"
 #include "host/cluster/lease_rules.hpp"
+#include "host/cluster/sync_back_status.hpp"
 
 namespace liveupdate::host::up {
 namespace json = boost::json;
@@ -234,6 +235,8 @@ void ClusterSource::changed(std::string_view type, const json::object &item) {
         declared_.erase(key);
         uids_.erase(key);
         coalescer_.forget(key.text());
+        engine_statuses_.erase(key);
+        conflicts_.erase(key);
         if (key.kind == "LiveUpdate") {
             events_.forget(key.name);
             recorder_->forget(key.kind, key.name);
@@ -267,7 +270,28 @@ void ClusterSource::status_written(const ObjectKey &key, const json::object &sta
     if (!writes_status_back(key.kind)) return;
     common::MutexLock lock(mutex_);
     if (!declared_.contains(key)) return;
-    offer(key, status);
+    if (key.kind != "LiveUpdate") {
+        offer(key, status);
+        return;
+    }
+    engine_statuses_[key] = status;
+    const auto conflicts = conflicts_.find(key);
+    offer(key, conflicts == conflicts_.end() ? status : cluster::with_sync_back_conflicts(status, conflicts->second));
+}
+
+void ClusterSource::sync_back_conflicts(const std::string &live_update, const json::array &conflicts) {
+    const ObjectKey key{"LiveUpdate", live_update};
+    common::MutexLock lock(mutex_);
+    if (!declared_.contains(key)) return;
+    const auto held = conflicts_.find(key);
+    if (held == conflicts_.end() ? conflicts.empty() : held->second == conflicts) return;
+    if (conflicts.empty())
+        conflicts_.erase(key);
+    else
+        conflicts_[key] = conflicts;
+    // Merged into the engine's status: the plugin's fields are written as it last wrote them.
+    const auto engine = engine_statuses_.find(key);
+    if (engine != engine_statuses_.end()) offer(key, cluster::with_sync_back_conflicts(engine->second, conflicts));
 }
 
 void ClusterSource::reconciled(const std::string &live_update, const cluster::ReconcileFacts &facts) {

@@ -53,6 +53,7 @@ public:
     void status_written(const ObjectKey &key, const boost::json::object &status) override;
     void object_written(const boost::json::object &object) override;
     void reconciled(const std::string &live_update, const cluster::ReconcileFacts &facts) override;
+    void sync_back_conflicts(const std::string &live_update, const boost::json::array &conflicts) override;
 
 private:
     struct Collection {
@@ -92,6 +93,10 @@ private:
     cluster::LiveUpdateEvents events_ LU_GUARDED_BY(mutex_);
     std::unique_ptr<cluster::EventRecorder> recorder_;  // made before the first listing, stopped after the writer
     cluster::StatusCoalescer coalescer_ LU_GUARDED_BY(mutex_);
+    // LiveUpdates: the engine's last status and the open sync-back conflicts,
+    // merged into one status to write (host/cluster/sync_back_status.hpp).
+    std::map<ObjectKey, boost::json::object> engine_statuses_ LU_GUARDED_BY(mutex_);
+    std::map<ObjectKey, boost::json::array> conflicts_ LU_GUARDED_BY(mutex_);
     std::thread writer_;
 
     // Held over a write of the trigger queue, so that its watch event (our own

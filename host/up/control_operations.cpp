@@ -30,7 +30,8 @@ json::value ControlOperations::handle(const json::object &request) const {
 
 json::value ControlOperations::get(const std::string &kind) const {
     json::array items;
-    for (auto &o : p_.store.list(kind)) items.push_back(std::move(o));
+    for (auto &o : p_.store.list(kind))
+        items.push_back(kind == "LiveUpdate" ? with_conflicts(std::move(o)) : std::move(o));
     json::array rejected;
     if (kind == "LiveUpdate") {
         for (const auto &[name, r] : p_.declarations.rejections())
@@ -42,7 +43,8 @@ json::value ControlOperations::get(const std::string &kind) const {
 
 json::value ControlOperations::describe(const std::string &kind, const std::string &name) const {
     json::object answer;
-    if (auto o = p_.store.get(ObjectKey{kind, name})) answer["object"] = std::move(*o);
+    if (auto o = p_.store.get(ObjectKey{kind, name}))
+        answer["object"] = kind == "LiveUpdate" ? with_conflicts(std::move(*o)) : std::move(*o);
     if (auto file = p_.declarations.origin_of(ObjectKey{kind, name})) answer["file"] = *file;
     if (kind == "LiveUpdate") {
         if (auto r = p_.declarations.rejection(name)) answer["rejected"] = rejection_json(*r);
@@ -56,6 +58,16 @@ json::value ControlOperations::describe(const std::string &kind, const std::stri
     if (!answer.contains("object") && !answer.contains("rejected"))
         return json::object{{"error", kind + " \"" + name + "\" not found"}};
     return answer;
+}
+
+json::object ControlOperations::with_conflicts(json::object live_update) const {
+    if (!p_.sync_back_conflicts) return live_update;
+    json::array conflicts = p_.sync_back_conflicts(common::string_field(live_update, {"metadata", "name"}));
+    if (conflicts.empty()) return live_update;
+    json::value &status = live_update["status"];
+    if (!status.is_object()) status = json::object{};
+    status.as_object()["syncBackConflicts"] = std::move(conflicts);
+    return live_update;
 }
 
 json::value ControlOperations::activity(const json::object &request) const {

@@ -23,6 +23,8 @@ public:
         ManualTriggers &triggers;
         std::function<boost::json::array()> plugins;  // the plugins in service
         std::function<boost::json::value(const boost::json::object &request)> verify;
+        // A LiveUpdate's open sync-back conflicts (host/sync_back/conflicts_json.hpp).
+        std::function<boost::json::array(const std::string &live_update)> sync_back_conflicts;
     };
 
     explicit ControlOperations(Parts parts) : p_(std::move(parts)) {}
@@ -34,6 +36,9 @@ private:
     boost::json::value get(const std::string &kind) const;
     boost::json::value describe(const std::string &kind, const std::string &name) const;
     boost::json::value activity(const boost::json::object &request) const;
+    // The LiveUpdate object as answered: with its open sync-back conflicts
+    // in status.syncBackConflicts (the daemon's, not the engine's status).
+    boost::json::object with_conflicts(boost::json::object live_update) const;
 
     Parts p_;
 };

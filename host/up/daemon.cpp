@@ -23,6 +23,7 @@
 #include "host/reload/hot_reloader.hpp"
 #include "host/reload/quiesce_gate.hpp"
 #include "host/sync_back/came_back.hpp"
+#include "host/sync_back/conflicts_json.hpp"
 #include "host/sync_back/local_sync_back_watch.hpp"
 #include "host/sync_back/sync_back_report.hpp"
 #include "host/sync_back/sync_back_watches.hpp"
@@ -98,6 +99,8 @@ private:
     void exclusive(const std::string &live_update, const std::function<void()> &fn);
     // Starts and stops the LiveUpdate's sync backs for the containers it selects now.
     void refresh_sync_back(const std::string &live_update);
+    // Hands the LiveUpdate's open sync-back conflicts to the sources (a cluster's status).
+    void publish_conflicts(const std::string &live_update);
     void notify_web(const std::string &live_update, const ActivityLine *line);
     LogSinkFn live_update_log(const std::string &live_update);
     // The sources added so far, called without the lock (their calls may come back to it).
@@ -177,8 +180,12 @@ void Daemon::start_plugin() {
             return sync_back::start_local_sync_back(target, *synced_, came_back_, std::move(report));
         },
         [this](const sync_back::SyncBackTarget &target, const sync_back::SyncBackEvent &event) {
+            if (event.opens_conflict) metrics::record_sync_back_conflict(target.live_update);
             const sync_back::ReportLine line = sync_back::report_line(target, event);
             live_update_log(target.live_update)(line.level, line.text);
+            // A conflict may open or clear: the status page and a cluster's status show them.
+            notify_web("", nullptr);
+            if (event.kind != sync_back::SyncBackEvent::Kind::deferred) publish_conflicts(target.live_update);
         },
         [this](const sync_back::SyncBackTarget &target, LogLevel level, const std::string &text) {
             live_update_log(target.live_update)(level, text);
@@ -293,7 +300,8 @@ void Daemon::start_services() {
                                                                  *triggers_});
     operations_ = std::make_unique<ControlOperations>(ControlOperations::Parts{
         store_, declarations_, activity_, *triggers_, [this] { return hot_reload_->plugins(); },
-        [this](const json::object &request) { return verify_->handle(request); }});
+        [this](const json::object &request) { return verify_->handle(request); },
+        [this](const std::string &lu) { return sync_back::conflicts_json(sync_backs_->conflicts(lu)); }});
     control_ = std::make_unique<ControlServer>(options_.control_socket,
                                                [this](const json::object &r) { return operations_->handle(r); });
 }
@@ -416,11 +424,20 @@ void Daemon::reconcile(const std::string &live_update) {
 void Daemon::refresh_sync_back(const std::string &live_update) {
     const std::optional<json::object> object = store_.get(ObjectKey{"LiveUpdate", live_update});
     if (!object || !asks_for_sync_back(*object) || declarations_.rejection(live_update)) {
-        if (sync_backs_->running(live_update)) sync_backs_->set(live_update, {});
+        if (sync_backs_->running(live_update)) {
+            sync_backs_->set(live_update, {});
+            publish_conflicts(live_update);
+        }
         return;
     }
     // Outside the pass: the engine answers after a hot reload as before it.
     sync_backs_->set(live_update, sync_back_targets(*object, verify::resolve_targets(live_update, *plugin_slot_)));
+    publish_conflicts(live_update);  // those of a sync back stopped are gone
+}
+
+void Daemon::publish_conflicts(const std::string &live_update) {
+    const json::array conflicts = sync_back::conflicts_json(sync_backs_->conflicts(live_update));
+    for (ObjectSource *source : sources()) source->sync_back_conflicts(live_update, conflicts);
 }
 
 // A verification of the LiveUpdate: no reconcile of it meanwhile (the

@@ -52,6 +52,9 @@ public:
     virtual void object_written(const boost::json::object &) {}
     // A reconcile of the LiveUpdate ended (any thread, one at a time per LiveUpdate).
     virtual void reconciled(const std::string &, const cluster::ReconcileFacts &) {}
+    // The LiveUpdate's open sync-back conflicts now (any thread), as
+    // host/sync_back/conflicts_json.hpp makes them; empty when none.
+    virtual void sync_back_conflicts(const std::string &, const boost::json::array &) {}
 };
 
 }  // namespace liveupdate::host::up

@@ -69,6 +69,16 @@ json::object row_of(const json::value &lu, const json::object &activity) {
     }
     row["lastFiles"] = std::move(files);
 
+    // Open sync-back conflicts (docs/sync-back.md), local paths as the files above.
+    json::array conflicts;
+    if (const json::value *list = member(lu, {"status", "syncBackConflicts"}); list != nullptr && list->is_array())
+        for (const auto &c : list->as_array())
+            conflicts.push_back(json::object{{"container", string_field(c, {"container"})},
+                                             {"path", string_field(c, {"path"})},
+                                             {"localPath", shown_path(string_field(c, {"localPath"}), base)},
+                                             {"kind", string_field(c, {"kind"})}});
+    row["syncBackConflicts"] = std::move(conflicts);
+
     const bool updating = act != nullptr && act->if_contains("updating") != nullptr && act->at("updating").is_bool() &&
                           act->at("updating").as_bool();
     const std::string failed = string_field(lu, {"status", "failed", "reason"});

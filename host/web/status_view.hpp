@@ -1,6 +1,7 @@
 // The status page's model, a pure function of what the daemon answers: one
 // row per LiveUpdate (state, containers, last files synced, last update,
-// mode, its recent updates' durations and files), the LiveUpdates admission refused, and the loaded plugins.
+// mode, its recent updates' durations and files, its open sync-back
+// conflicts), the LiveUpdates admission refused, and the loaded plugins.
 #pragma once
 
 #include <boost/json.hpp>

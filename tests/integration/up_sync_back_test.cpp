@@ -1,11 +1,13 @@
 // Sync back through a real `lu-host up` (docs/sync-back.md): files written in
 // a local container's folder come back to the LiveUpdate's localPath with
-// their bytes and mode, and a hostile container writes nothing outside it.
+// their bytes and mode, a hostile container writes nothing outside it, and a
+// conflict shows in `get`, `describe` and the status page until resolved.
 #define BOOST_TEST_MODULE up_sync_back_tests
 #include <sys/stat.h>
 
 #include <boost/test/unit_test.hpp>
 
+#include <iterator>
 #include <sstream>
 
 #include "tests/integration/up_daemon.hpp"
@@ -57,7 +59,96 @@ std::size_t echoes(const std::string &log) {
     return count;
 }
 
+// LiveUpdate lu's open sync-back conflicts, as `get liveupdates -o json` shows them.
+json::array conflicts_of(const UpDaemon &d) {
+    const json::value status = d.status_of("LiveUpdate", "lu");
+    const json::value *conflicts = status.is_object() ? status.as_object().if_contains("syncBackConflicts") : nullptr;
+    return conflicts != nullptr && conflicts->is_array() ? conflicts->as_array() : json::array{};
+}
+
+// The COLUMN-th word (from 0) of the row of `lu-host get` starting with name.
+std::string column_of(const std::string &table, const std::string &name, std::size_t column) {
+    std::istringstream lines(table);
+    for (std::string line; std::getline(lines, line);) {
+        std::istringstream words(line);
+        std::vector<std::string> row{std::istream_iterator<std::string>(words), std::istream_iterator<std::string>()};
+        if (!row.empty() && row[0] == name && row.size() > column) return row[column];
+    }
+    return "";
+}
+
+// A route of the status page (e.g. "api/status"), through its printed URL and
+// its secret as a Bearer token; "" when the page cannot be read.
+std::string page(const UpDaemon &d, const std::string &route) {
+    const std::string log = d.log_text();
+    const std::string marker = "up: status page ";
+    const std::size_t at = log.find(marker);
+    if (at == std::string::npos) return "";
+    const std::string url =
+        log.substr(at + marker.size(), log.find_first_of(" \n", at + marker.size()) - (at + marker.size()));
+    const std::size_t query = url.find("?token=");
+    if (query == std::string::npos) return "";
+    return run_command("curl -s --max-time 10 -H 'Authorization: Bearer " + url.substr(query + 7) + "' '" +
+                       url.substr(0, query) + route + "'")
+        .output;
+}
+
+json::value api_status(const UpDaemon &d) { return json_or_text(page(d, "api/status")); }
+
+// The status page's conflicts of LiveUpdate lu.
+json::array page_conflicts(const UpDaemon &d) {
+    const json::value status = api_status(d);
+    if (!status.is_object()) return {};
+    for (const auto &row : status.at("liveUpdates").as_array())
+        if (row.at("name") == json::value("lu")) return row.at("syncBackConflicts").as_array();
+    return {};
+}
+
 }  // namespace
+
+BOOST_AUTO_TEST_CASE(a_conflict_shows_in_get_describe_and_the_status_page_until_resolved) {
+    UpDaemon d;
+    Objects o = with_sync_back();
+    // The lockfile belongs to the container: a local edit of it is not sent forward, so a conflict stays.
+    o.file_watch["spec"].as_object()["ignores"].as_array()[0].as_object()["patterns"].as_array().emplace_back(
+        "package-lock.json");
+    start_syncing_back(d, o, {"--debounce", "0", "--web-port", "0"});
+    write_file(d.in_app("package-lock.json"), "{\"lock\": 1}");
+    BOOST_TEST_REQUIRE(wait_until([&] { return holds(d.src / "package-lock.json", "{\"lock\": 1}"); }), d.log_text());
+    BOOST_TEST(conflicts_of(d).empty());
+    // Both sides edited since they agreed: a conflict, nothing overwritten.
+    write_file(d.src / "package-lock.json", "{\"lock\": \"local\"}");
+    write_file(d.in_app("package-lock.json"), "{\"lock\": \"container\"}");
+    BOOST_TEST_REQUIRE(wait_until([&] { return conflicts_of(d).size() == 1u; }), d.log_text());
+    const json::object conflict = conflicts_of(d).at(0).as_object();
+    BOOST_TEST(conflict.at("container").as_string() == "box");
+    BOOST_TEST(conflict.at("path").as_string() == "/app/package-lock.json");
+    BOOST_TEST(conflict.at("localPath").as_string() == (d.src / "package-lock.json").string());
+    BOOST_TEST(conflict.at("kind").as_string() == "BothModified");
+    BOOST_TEST(holds(d.src / "package-lock.json", "{\"lock\": \"local\"}"));
+    BOOST_TEST(holds(d.in_app("package-lock.json"), "{\"lock\": \"container\"}"));
+    const std::string table = d.cli("get liveupdates");
+    BOOST_TEST(column_of(table, "NAME", 4) == "SYNC", table);  // LAST SYNC: two words
+    BOOST_TEST(column_of(table, "NAME", 5) == "CONFLICTS", table);
+    BOOST_TEST(column_of(table, "lu", 4) == "1", table);
+    const std::string described = d.cli("describe liveupdate lu");
+    BOOST_TEST(described.find("Sync-back conflicts") != std::string::npos, described);
+    BOOST_TEST(described.find("/app/package-lock.json   " + (d.src / "package-lock.json").string() +
+                              "   BothModified") != std::string::npos,
+               described);
+    const json::array on_page = page_conflicts(d);
+    BOOST_TEST_REQUIRE(on_page.size() == 1u, json::serialize(api_status(d)));
+    BOOST_TEST(on_page.at(0).at("localPath").as_string() == "src/package-lock.json");
+    BOOST_TEST(on_page.at(0).at("kind").as_string() == "BothModified");
+    const std::string metrics = page(d, "metrics");
+    BOOST_TEST(metrics.find("lu_sync_back_conflicts_total{live_update=\"lu\"} 1") != std::string::npos, metrics);
+    // Resolved: the container's side edited to agree with the local one.
+    write_file(d.in_app("package-lock.json"), "{\"lock\": \"local\"}");
+    BOOST_TEST(wait_until([&] { return conflicts_of(d).empty(); }), d.log_text());
+    BOOST_TEST(d.cli("describe liveupdate lu").find("Sync-back conflicts") == std::string::npos);
+    BOOST_TEST(wait_until([&] { return page_conflicts(d).empty(); }));
+    BOOST_TEST(holds(d.src / "package-lock.json", "{\"lock\": \"local\"}"));
+}
 
 BOOST_AUTO_TEST_CASE(files_that_came_back_are_not_sent_forward_again) {
     UpDaemon d;

@@ -75,8 +75,8 @@ metadata: {name: $p-src, labels: {lu-test: "$p"}}
 spec: {watchedPaths: [src]}
 YAML
 columns=$(kn get liveupdates 2>&1 | sed -n 1p)
-[[ $columns =~ ^NAME\ +FAILED\ +WAITING\ +CONTAINER\ +LAST\ SYNC\ +AGE$ ]] || columns=$(kn get liveupdates 2>&1)
-[[ $columns =~ ^NAME\ +FAILED\ +WAITING\ +CONTAINER\ +LAST\ SYNC\ +AGE$|No\ resources\ found ]] ||
+[[ $columns =~ ^NAME\ +FAILED\ +WAITING\ +CONTAINER\ +LAST\ SYNC\ +CONFLICTS\ +AGE$ ]] || columns=$(kn get liveupdates 2>&1)
+[[ $columns =~ ^NAME\ +FAILED\ +WAITING\ +CONTAINER\ +LAST\ SYNC\ +CONFLICTS\ +AGE$|No\ resources\ found ]] ||
   fail "kubectl get liveupdates: $columns"
 echo "ok: CRDs installed"
 # A kind that runs local processes: served by a CRD of the test's, never taken.

@@ -52,6 +52,19 @@ BOOST_AUTO_TEST_CASE(states_and_their_reasons) {
     BOOST_TEST(row(lu("a", "{}")).at("reason").as_string() == "NoContainer");
 }
 
+BOOST_AUTO_TEST_CASE(open_sync_back_conflicts_are_listed_with_local_paths_beneath_the_base) {
+    const json::object r = row(lu("a", R"({"containers": [)" + json::serialize(kRunning) + R"(],
+        "syncBackConflicts": [{"container": "web", "path": "/app/package-lock.json",
+            "localPath": "/src/package-lock.json", "kind": "BothModified", "message": "m"}]})"));
+    const json::array &conflicts = r.at("syncBackConflicts").as_array();
+    BOOST_TEST_REQUIRE(conflicts.size() == 1u);
+    BOOST_TEST(conflicts.at(0).at("container").as_string() == "web");
+    BOOST_TEST(conflicts.at(0).at("path").as_string() == "/app/package-lock.json");
+    BOOST_TEST(conflicts.at(0).at("localPath").as_string() == "package-lock.json");
+    BOOST_TEST(conflicts.at(0).at("kind").as_string() == "BothModified");
+    BOOST_TEST(row(lu("b", "{}")).at("syncBackConflicts").as_array().empty());
+}
+
 BOOST_AUTO_TEST_CASE(an_update_in_flight_shows_as_updating) {
     const json::object activity{{"a", json::object{{"updating", true}}}};
     BOOST_TEST(

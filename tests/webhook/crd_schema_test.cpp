@@ -237,6 +237,11 @@ BOOST_AUTO_TEST_CASE(live_update_columns_show_state_reason_containers_and_last_s
     BOOST_TEST(columns.count(".status.containers[0].containerName"));
     BOOST_TEST(columns[".status.containers[0].lastFileTimeSynced"].first == "date");
     BOOST_TEST(columns[".status.failed.message"].second == 1);  // -o wide
+    BOOST_TEST(columns[".status.syncBackConflictCount"].first == "integer");
+    BOOST_TEST(columns[".status.syncBackConflictCount"].second == 0);
+    for (const char *path : {"status.syncBackConflicts[0].container", "status.syncBackConflicts[0].path",
+                             "status.syncBackConflicts[0].kind"})
+        BOOST_TEST(schema_at("LiveUpdate", path) != nullptr, path);
     for (const auto &[path, column] : columns)
         if (path.rfind(".metadata.", 0) != 0) BOOST_TEST(schema_at("LiveUpdate", path.substr(1)) != nullptr, path);
 }

@@ -30,11 +30,23 @@ function timeCell(iso) {
   return el('time', { datetime: iso, title: iso, text: isNaN(d) ? iso : d.toLocaleTimeString() });
 }
 
+// Open sync-back conflicts: nothing is overwritten until one side is edited to agree.
+function conflictsList(row) {
+  const conflicts = row.syncBackConflicts || [];
+  if (conflicts.length === 0) return null;
+  const list = el('ul', { class: 'conflicts', 'aria-label': 'Sync-back conflicts' });
+  for (const c of conflicts) {
+    list.append(el('li', { text: `conflict: ${c.localPath} ↔ ${c.path} in ${c.container} (${c.kind})` }));
+  }
+  return list;
+}
+
 function stateCell(row) {
   const name = stateNames[row.state] || row.state;
   const badge = el('span', { class: `state state-${row.state}`, text: name });
   const why = [row.reason, row.message].filter(Boolean).join(': ');
-  return el('td', { 'data-label': 'State' }, badge, why ? el('span', { class: 'why', text: why }) : null);
+  return el('td', { 'data-label': 'State' }, badge, why ? el('span', { class: 'why', text: why }) : null,
+    conflictsList(row));
 }
 
 function filesCell(row) {
