@@ -206,6 +206,11 @@ BOOST_AUTO_TEST_CASE(a_hostile_container_writes_nothing_outside_local_path) {
     // Not stalled by any of it: a file written after them still comes back.
     fs::remove(d.src / "gen");
     fs::create_directories(d.src / "gen");
+    // The forward sync of the new local folder first: it may replace the
+    // container's gen/ (ours was a symlink), and a file written there before
+    // it would go with it.
+    write_file(d.src / "gen/marker.txt", "m");
+    BOOST_TEST_REQUIRE(wait_until([&] { return holds(d.in_app("gen/marker.txt"), "m"); }), d.log_text());
     write_file(d.in_app("gen/after.txt"), "after");
     BOOST_TEST(wait_until([&] { return holds(d.src / "gen/after.txt", "after"); }), d.log_text());
     BOOST_TEST(!has(outside / "evil.txt"));
