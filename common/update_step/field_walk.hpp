@@ -146,9 +146,10 @@ public:
         const json::array &list = array_of(*v, where);
         for (std::size_t i = 0; i < list.size(); ++i)
             check(object_of(list[i], common::index(where, i)), common::index(where, i));
+        // list is gone once taken: only kept is read from here on.
         json::value kept = take(key, *v);
         value.clear();
-        value.reserve(list.size());
+        value.reserve(kept.get_array().size());
         for (json::value &element : kept.get_array()) value.push_back(std::move(element.get_object()));
     }
     void operator()(std::string_view key, common::LogLevel &value, Presence p = kRequired) {
