@@ -116,6 +116,13 @@ public:
     // (lu_updater_api.prepare), so the first save costs what the next ones do.
     void prepare(AgentTarget &target, const updater::UpdateLog &log);
 
+    // A session of target's own, not kept by the driver (sync back's watch:
+    // change_watch.hpp); nullptr when the agent cannot run there (why noted
+    // as for an update).
+    std::unique_ptr<AgentSession> open_session(AgentTarget &target, const updater::UpdateLog &log) {
+        return start(target, log);
+    }
+
     // How many sessions were started to replace one that ended or broke.
     std::uint64_t reconnect_count() const noexcept { return reconnects_.load(); }
 

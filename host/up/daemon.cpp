@@ -22,6 +22,7 @@
 #include "host/core/updater_registry.hpp"
 #include "host/reload/hot_reloader.hpp"
 #include "host/reload/quiesce_gate.hpp"
+#include "host/sync_back/agent_sync_back.hpp"
 #include "host/sync_back/came_back.hpp"
 #include "host/sync_back/conflicts_json.hpp"
 #include "host/sync_back/local_sync_back_watch.hpp"
@@ -175,9 +176,14 @@ void Daemon::start_plugin() {
     sync_backs_ = std::make_unique<sync_back::SyncBackWatches>(
         [this](const sync_back::SyncBackTarget &target,
                sync_back::SyncBackReportFn report) -> std::unique_ptr<sync_back::ContainerSyncBack> {
-            // Docker and kubernetes containers: lu-agent's half, not here yet.
-            if (target.via != "local") return nullptr;
-            return sync_back::start_local_sync_back(target, *synced_, came_back_, std::move(report));
+            if (target.via == "local")
+                return sync_back::start_local_sync_back(target, *synced_, came_back_, std::move(report));
+            // Docker and kubernetes containers: the updater's watch through lu-agent.
+            return sync_back::start_agent_sync_back(
+                target, updaters_.find(target.via), *synced_, came_back_, std::move(report),
+                [this, lu = target.live_update](LogLevel level, const std::string &line) {
+                    live_update_log(lu)(level, line);
+                });
         },
         [this](const sync_back::SyncBackTarget &target, const sync_back::SyncBackEvent &event) {
             if (event.opens_conflict) metrics::record_sync_back_conflict(target.live_update);

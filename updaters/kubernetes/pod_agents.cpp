@@ -4,6 +4,7 @@
 #include "common/kube/pod_exec.hpp"
 #include "updaters/kubernetes/pod_agent_transport.hpp"
 #include "updaters/shared/agent_update.hpp"
+#include "updaters/shared/change_watch_entry.hpp"
 #include "updaters/shared/update_messages.hpp"
 
 namespace liveupdate::kubernetes {
@@ -131,6 +132,17 @@ void PodAgents::prepare(const updater::ContainerRef &container, const UpdateLog 
     if (container.pod.empty()) return;
     PodAgentContainer agent_container(config_, *api_, container);
     driver_.prepare(agent_container, log);
+}
+
+std::unique_ptr<agent_client::AgentSession> PodAgents::watch_session(const updater::ContainerRef &container,
+                                                                     const UpdateLog &log) {
+    if (container.pod.empty()) throw updaters::WatchUnsupported("no pod to watch");
+    PodAgentContainer agent_container(config_, *api_, container);
+    auto session = driver_.open_session(agent_container, log);
+    if (!session)
+        throw updaters::WatchUnsupported("lu-agent cannot run in " + pod_text(agent_container.target()) +
+                                         " (the log says why): its files do not come back");
+    return session;
 }
 
 }  // namespace liveupdate::kubernetes
