@@ -60,3 +60,28 @@ wait_for_exit() {
   up_exit_status=0
   wait "$pid" || up_exit_status=$?
 }
+
+# up_status_page: waits (30 s at most) for the status page address that the
+# lu-host up of start_up prints (started with --web-port 0, say) and sets
+# $up_base (http://HOST:PORT/) and $up_secret from it; returns 1 without one.
+up_base="" up_secret=""
+up_status_page() {
+  local url=""
+  for _ in $(seq 1 300); do
+    url=$(sed -n 's/.*up: status page \(http:[^ ]*\).*/\1/p' "$work/up.log" | head -n 1)
+    [ -n "$url" ] && break
+    sleep 0.1
+  done
+  [ -n "$url" ] || return 1
+  up_base=${url%%\?*}
+  up_secret=${url#*\?token=}
+}
+
+# up_metrics: GET /metrics of that status page, with its secret.
+up_metrics() { curl -sf --max-time 20 -H "Authorization: Bearer $up_secret" "${up_base}metrics"; }
+
+# metric_sample TEXT LINE-START: the value of the first sample of TEXT whose
+# line starts so (0 when none).
+metric_sample() {
+  printf '%s\n' "$1" | awk -v want="$2" 'index($0, want) == 1 { print $NF; found = 1; exit } END { if (!found) print 0 }'
+}

@@ -45,6 +45,7 @@ public:
     }
 
     std::uint64_t reconnect_count() const noexcept { return updater_.reconnect_count(); }
+    std::uint64_t session_count() const noexcept { return updater_.session_count(); }
 
 private:
     dk::DockerUpdater updater_;
@@ -120,7 +121,12 @@ uint64_t reconnect_count(lu_updater *updater) noexcept {
     return updater == nullptr ? 0 : lu::instance<DockerPlugin>(updater).reconnect_count();
 }
 
-constexpr lu_digest_extension kDigest{sizeof(lu_digest_extension), digest, reconnect_count, digest_scoped};
+uint64_t session_count(lu_updater *updater) noexcept {
+    return updater == nullptr ? 0 : lu::instance<DockerPlugin>(updater).session_count();
+}
+
+constexpr lu_digest_extension kDigest{sizeof(lu_digest_extension), digest, reconnect_count, digest_scoped,
+                                      session_count};
 
 const void *DockerPlugin::extension(std::string_view id) const {
     return id == LU_DIGEST_EXTENSION_ID ? &kDigest : nullptr;
