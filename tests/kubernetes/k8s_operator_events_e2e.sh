@@ -3,8 +3,9 @@
 # A LiveUpdate whose run step fails 20 times in a row makes one Warning Event
 # whose series counts the 20, not 20 Events; when it succeeds again, a Normal
 # Recovered Event; both show in `kubectl get events` and `kubectl describe
-# lu`. A refused LiveUpdate gets a Warning ObjectRefused. `lu-host rbac`
-# grants creating and patching Events.
+# lu`. A refused LiveUpdate gets a Warning ObjectRefused. A LiveUpdate that
+# restarts a supervised process (lu-agent supervise) in place gets a Normal
+# Restarted. `lu-host rbac` grants creating and patching Events.
 # Usage: k8s_operator_events_e2e.sh LU_HOST K8S_DIR REPO_ROOT   (exit 77 without K8S_DIR)
 set -euo pipefail
 lu_host=$1 k8s_dir=$2 repo=$3
@@ -61,7 +62,29 @@ YAML
 project=$work/project
 mkdir -p "$project/src"
 echo "ok 0" >"$project/src/state.txt"
-kn wait --for=condition=Ready pod/web --timeout=90s >/dev/null || fail "the pod did not become Ready"
+# A pod whose process runs under lu-agent supervise (as `lu-host webhook
+# --mutate` wraps it; here by hand, this build's lu-agent mounted from the
+# host): a restart starts that process again in place. It writes its PID.
+kn apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: sup, labels: {app: $p-sup}}
+spec:
+  nodeName: "127.0.0.1"
+  hostNetwork: true
+  automountServiceAccountToken: false
+  enableServiceLinks: false
+  terminationGracePeriodSeconds: 1
+  volumes: [{name: lu-bin, hostPath: {path: "$(dirname "$(realpath "$lu_host")")", type: Directory}}]
+  containers:
+  - name: web
+    image: localhost/busybox:local
+    imagePullPolicy: Never
+    volumeMounts: [{name: lu-bin, mountPath: /lu-bin, readOnly: true}]
+    command: [/lu-bin/lu-agent, supervise, --, /bin/sh, -c,
+              "echo \$\$\$\$ > /tmp/app.pid; trap 'exit 0' TERM; while true; do sleep 1; done"]
+YAML
+kn wait --for=condition=Ready pod/web pod/sup --timeout=90s >/dev/null || fail "the pods did not become Ready"
 
 start_up "$lu_host" --from-cluster --namespace "$ns" --no-web --control-socket "$work/control.sock" --debounce 20 \
   --state-dir "$work/state" "$project"
@@ -134,6 +157,43 @@ YAML
 refused() { events | awk -F'\t' -v lu="$p-out" '$1 == "Warning" && $2 == "ObjectRefused" && $3 == lu' | grep -q "project folder"; }
 wait_for refused
 echo "ok: a refused LiveUpdate has a Warning ObjectRefused Event"
+
+app_pid() { kn exec sup -c web -- cat /tmp/app.pid; }
+pid_before=$(app_pid)
+[ -n "$pid_before" ] || fail "the supervised process wrote no PID"
+kn apply -f - >/dev/null <<YAML
+apiVersion: tilt.dev/v1alpha1
+kind: KubernetesDiscovery
+metadata: {name: $p-sup}
+spec:
+  watches: [{namespace: $ns}]
+  extraSelectors: [{matchLabels: {app: $p-sup}}]
+---
+apiVersion: tilt.dev/v1alpha1
+kind: LiveUpdate
+metadata: {name: $p-restart}
+spec:
+  basePath: "."
+  sources: [{fileWatch: $p-src}]
+  selector: {kubernetes: {discoveryName: $p-sup, containerName: web}}
+  syncs: [{localPath: src, containerPath: /www}]
+  restart: always
+YAML
+restarted_events() { events | awk -F'\t' -v lu="$p-restart" '$1 == "Normal" && $2 == "Restarted" && $3 == lu'; }
+restarted() { restarted_events | grep -q "restarted container web of pod sup"; }
+# A save updates and restarts once the operator watches the LiveUpdate and
+# has found the pod: saved again every 2 s until then.
+end=$((SECONDS + 60))
+until restarted; do
+  [ "$SECONDS" -lt "$end" ] || fail "no Restarted Event: $(events)"
+  echo "restart $SECONDS" >"$project/src/restart.txt"
+  sleep 2
+done
+pid_now() { [ -n "$(app_pid 2>/dev/null)" ] && [ "$(app_pid)" != "$pid_before" ]; }
+wait_for pid_now
+kn describe liveupdate "$p-restart" | grep -q "Normal  *Restarted .*lu-host" ||
+  fail "kubectl describe lu $p-restart shows no Restarted Event: $(kn describe liveupdate "$p-restart" | sed -n '/^Events:/,$p')"
+echo "ok: a restart in place (pid $pid_before, now $(app_pid)) is a Normal Restarted Event: $(restarted_events | cut -f5)"
 stop_up
 
 "$lu_host" rbac --namespace "$ns" --user "$p-user" | k apply -f - >/dev/null
