@@ -204,6 +204,7 @@ AgentSession *AgentDriver::session_in(Slot &slot, AgentTarget &target, const Upd
     if (!slot.session) {
         slot.session = start(target, log);
         if (!slot.session) return nullptr;
+        sessions_.fetch_add(1);
         slot.session->route_stderr(stderr_to(log));
         if (slot.lost) {
             slot.lost = false;

@@ -125,6 +125,8 @@ public:
 
     // How many sessions were started to replace one that ended or broke.
     std::uint64_t reconnect_count() const noexcept { return reconnects_.load(); }
+    // How many sessions were started, first ones and replacements alike.
+    std::uint64_t session_count() const noexcept { return sessions_.load(); }
 
 private:
     struct Slot {
@@ -172,6 +174,7 @@ private:
     AgentRefusals refused_ LU_GUARDED_BY(mutex_);
     std::optional<AgentBinary> binary_ LU_GUARDED_BY(mutex_);
     std::atomic<std::uint64_t> reconnects_{0};
+    std::atomic<std::uint64_t> sessions_{0};
 };
 
 }  // namespace liveupdate::agent_client

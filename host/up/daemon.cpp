@@ -117,7 +117,7 @@ private:
     reload::QuiesceGate gate_;  // reconciles pass it; hot reload closes it
     std::shared_ptr<UpdaterHostServices> services_;
     UpdaterRegistry updaters_;
-    std::shared_ptr<void> reconnect_metrics_;  // reads updaters_: declared after it, dropped before it
+    std::shared_ptr<void> agent_session_metrics_;  // reads updaters_: declared after it, dropped before it
     std::unique_ptr<SyncedRecords> synced_;
     std::unique_ptr<sync_back::SyncBackWatches> sync_backs_;
     // What sync back wrote locally: the file watches drop its echo.
@@ -246,7 +246,7 @@ void Daemon::start_updaters(const PluginLoadOptions &load) {
     hot_reload_ =
         std::make_unique<reload::HotReloader>(*plugin_slot_, gate_, updaters_, services_, std::move(reload_options));
     hot_reload_->start();
-    reconnect_metrics_ = metrics::collect_agent_reconnects(updaters_);
+    agent_session_metrics_ = metrics::collect_agent_sessions(updaters_);
 }
 
 void Daemon::start_services() {

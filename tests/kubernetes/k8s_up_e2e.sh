@@ -8,12 +8,7 @@ set -euo pipefail
 lu_host=$1 k8s_dir=$2 repo=$3
 # shellcheck source=../integration/up_e2e_lib.sh
 . "$repo/tests/integration/up_e2e_lib.sh"
-if [ ! -x "$k8s_dir/cluster.sh" ]; then
-  echo "SKIPPED: no cluster: $k8s_dir/cluster.sh not found"
-  exit 77
-fi
-state=${LU_K8S_STATE:-/tmp/lu-k8s}
-export KUBECONFIG=$state/admin.kubeconfig
+use_cluster "$k8s_dir"
 kubectl() { "$state/bin/kubectl" -n lu-k8s-e2e "$@"; }
 
 work=$(mktemp -d)

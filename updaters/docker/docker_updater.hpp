@@ -60,6 +60,8 @@ public:
 
     // How many agent sessions were started to replace one that ended or broke.
     std::uint64_t reconnect_count() const noexcept { return agents_.reconnect_count(); }
+    // How many agent sessions were started, first ones and replacements alike.
+    std::uint64_t session_count() const noexcept { return agents_.session_count(); }
 
 private:
     struct Target {

@@ -47,6 +47,7 @@ public:
     }
 
     std::uint64_t reconnect_count() const noexcept { return updater_.reconnect_count(); }
+    std::uint64_t session_count() const noexcept { return updater_.session_count(); }
 
     std::unique_ptr<ac::AgentSession> watch_session(const lu::ContainerRef &container, const lu::UpdateLog &log) {
         return updater_.watch_session(container, log ? log : host_.update_log());
@@ -126,7 +127,12 @@ uint64_t reconnect_count(lu_updater *updater) noexcept {
     return updater == nullptr ? 0 : lu::instance<DockerPlugin>(updater).reconnect_count();
 }
 
-constexpr lu_digest_extension kDigest{sizeof(lu_digest_extension), digest, reconnect_count, digest_scoped};
+uint64_t session_count(lu_updater *updater) noexcept {
+    return updater == nullptr ? 0 : lu::instance<DockerPlugin>(updater).session_count();
+}
+
+constexpr lu_digest_extension kDigest{sizeof(lu_digest_extension), digest, reconnect_count, digest_scoped,
+                                      session_count};
 
 int32_t watch(lu_updater *updater, const lu_container_ref *container, lu_str root, const lu_str *patterns,
               uint64_t pattern_count, uint64_t max_file_bytes, lu_container_changes_fn each, void *each_ctx,
