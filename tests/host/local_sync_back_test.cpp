@@ -323,4 +323,22 @@ BOOST_AUTO_TEST_CASE(the_watch_brings_back_what_the_container_writes) {
     BOOST_TEST(text_of(landed) == "local");
 }
 
+// A burst past the rate limit all comes back, though the container is
+// quiet after it: the deferred files do not wait for a next change.
+BOOST_AUTO_TEST_CASE(a_burst_past_the_rate_limit_all_comes_back_once_the_container_is_quiet) {
+    Folders f;
+    sb::Limits limits;
+    limits.max_files_per_second = 5;
+    sync_back::LocalSyncBackWatch watch(std::make_unique<sync_back::LocalSyncBack>(f.sync_back(limits)),
+                                        f.container.string(), [](const sync_back::SyncBackEvent &) {});
+    for (int i = 0; i < 20; ++i) write(f.app / "db" / ("m" + std::to_string(i) + ".py"), std::to_string(i));
+    const auto all_back = [&] {
+        for (int i = 0; i < 20; ++i)
+            if (text_of(f.local / "db" / ("m" + std::to_string(i) + ".py")) != std::to_string(i)) return false;
+        return true;
+    };
+    for (int i = 0; i < 1000 && !all_back(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    BOOST_TEST(all_back());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
