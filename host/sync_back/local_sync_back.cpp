@@ -97,6 +97,11 @@ SyncBackEvent LocalSyncBack::judged(const std::string &container_path, const std
         event.kind = Kind::nothing;
         return event;
     }
+    // Being synced forward: the container's copy is the forward sync's until its update ends.
+    if (journal_->is_forwarding(container_path)) {
+        event.kind = Kind::nothing;
+        return event;
+    }
     const rules::Agreed agreed = journal_->agreed(container_path);
     const rules::Decision decision =
         rules::decide(agreed, local.state, container.state, rules::deletes_allowed(files_->sync_root()));

@@ -2,6 +2,7 @@
 #include "common/mutex.hpp"
 
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <string_view>
@@ -25,6 +26,7 @@
 #include "host/sync_back/agent_sync_back.hpp"
 #include "host/sync_back/came_back.hpp"
 #include "host/sync_back/conflicts_json.hpp"
+#include "host/sync_back/held_deletes.hpp"
 #include "host/sync_back/local_sync_back_watch.hpp"
 #include "host/sync_back/sync_back_report.hpp"
 #include "host/sync_back/sync_back_watches.hpp"
@@ -196,7 +198,20 @@ void Daemon::start_plugin() {
         [this](const sync_back::SyncBackTarget &target, LogLevel level, const std::string &text) {
             live_update_log(target.live_update)(level, text);
         });
-    executor_ = std::make_unique<Executor>(updaters_, synced_.get());
+    executor_ = std::make_unique<Executor>(
+        updaters_, synced_.get(), [this](const update_step::ContainerUpdate &update) -> ForwardSyncBack {
+            const std::optional<json::object> object = store_.get(ObjectKey{"LiveUpdate", update.live_update});
+            if (!object) return {};
+            ForwardSyncBack out;
+            out.comes_back = comes_back(*object);
+            // A local container's folder is this machine's: its deletes are checked here.
+            if (out.comes_back && update.via == "local" && !update.container.root.empty())
+                out.held_delete = [root = std::filesystem::weakly_canonical(update.container.root).string(),
+                                   comes_back = out.comes_back](const std::string &path, const SyncedJournal &journal) {
+                    return sync_back::held_delete(root, path, comes_back, journal);
+                };
+            return out;
+        });
     driver_ = std::make_unique<ReconcileDriver>(
         *plugin_slot_, *executor_, store_, [] { return now(); },
         [this](const std::string &lu, LogLevel level, std::string_view text) { live_update_log(lu)(level, text); },
