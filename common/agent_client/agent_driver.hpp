@@ -98,7 +98,8 @@ public:
     // run begins (a session broken after that is not sent the update again).
     using UpdatePass = std::function<updater::Outcome(AgentStream &session, bool &run_started)>;
 
-    // The update through the container's session; nullopt when the agent
+    // The update through the container's session, its outcome saying whether
+    // the agent was injected or copied in; nullopt when the agent
     // cannot run there (then nothing was changed and the caller takes its
     // exec path). A session broken twice, or during a run, is an infra failure;
     // an answer late for a reason of the target's (late_reason), its container not running.
@@ -133,6 +134,8 @@ private:
         common::Mutex mutex;
         std::unique_ptr<AgentSession> session LU_GUARDED_BY(mutex);
         bool lost LU_GUARDED_BY(mutex) = false;  // a session ended or broke since the last one started
+        // Whether the session's agent was injected or copied in (an update's outcome says it).
+        updater::AgentSource source LU_GUARDED_BY(mutex) = updater::AgentSource::unknown;
     };
     class Use;
 
@@ -148,8 +151,10 @@ private:
         LU_EXCLUDES(mutex_);
     // The session ended or broke: the next one counts as a reconnect.
     static void drop_session(Slot &slot) LU_REQUIRES(slot.mutex);
-    // A new session, or nullptr after recording why the agent cannot run there.
-    std::unique_ptr<AgentSession> start(AgentTarget &target, const updater::UpdateLog &log) LU_EXCLUDES(mutex_);
+    // A new session (source: where its agent came from), or nullptr after
+    // recording why the agent cannot run there.
+    std::unique_ptr<AgentSession> start(AgentTarget &target, const updater::UpdateLog &log,
+                                        updater::AgentSource &source) LU_EXCLUDES(mutex_);
     // A session with the agent already in the container (injected_agent), no
     // copy needed; nullptr when there is none, or (then `why` says so) it did
     // not start: another protocol version, say.

@@ -2,7 +2,8 @@
 # End to end: `lu-host up` on a copy of samples/compose-hello live-updates the
 # service's container on the real engine: the initial sync, an edit, and a
 # re-created container (found again through the engine's events), each
-# container's lu-agent session counted in the status page's /metrics.
+# container's lu-agent session counted in the status page's /metrics;
+# describe and the status page say lu-agent was copied in.
 # Usage: compose_e2e.sh LU_HOST DOCKER_UPDATER_SO REPO_ROOT
 set -euo pipefail
 lu_host=$1 docker_updater=$2 repo=$3
@@ -45,6 +46,8 @@ printf '<h1>edited %s</h1>\n' "$$" >"$work/sample/src/index.html"
 wait_for_content /app/index.html "<h1>edited $$</h1>"
 wait_for_content /tmp/last-sync "synced $(wc -c <"$work/sample/src/index.html") bytes"
 echo "ok: edit synced and the exec ran"
+expect_agent "$lu_host" web copied no
+echo "ok: describe and /api/status say lu-agent was copied in, no restart"
 
 # A re-created container is a new container ID: discovery reports it and the
 # reconciler syncs it from scratch.

@@ -196,3 +196,31 @@ delete_namespace() {
   k get namespace "$1" -o json 2>/dev/null | sed 's/"kubernetes"//' |
     k replace --raw "/api/v1/namespaces/$1/finalize" -f - >/dev/null 2>&1 || true
 }
+
+# status_api ROUTE: GET ROUTE (/api/status) of the status page of the lu-host
+# up that start_up began, with the secret it printed (not with --no-web).
+status_api() {
+  up_status_page || return 1
+  curl -s --max-time 20 -H "Authorization: Bearer $up_secret" "${up_base}${1#/}"
+}
+
+# expect_agent LU_HOST NAME AGENT RESTARTED: waits (30 s at most) until
+# `describe liveupdate NAME` (over $work/control.sock) lists its first
+# container with AGENT (injected, copied, none) and a last restart
+# (RESTARTED yes) or none (no), and /api/status says the same (issue 36).
+expect_agent() {
+  local lu_host=$1 name=$2 agent=$3 restarted=$4 row="" api="" last
+  for _ in $(seq 1 300); do
+    row=$("$lu_host" describe liveupdate "$name" --control-socket "$work/control.sock" 2>/dev/null |
+      awk '/^Containers:/ {on = 1; next} on && /^  / && $1 != "CONTAINER" {print; exit}') || true
+    api=$(status_api /api/status) || true
+    last=$(awk '{print $4}' <<<"$row")
+    if [ "$(awk '{print $3}' <<<"$row")" = "$agent" ] && grep -q "\"agent\":\"$agent\"" <<<"$api"; then
+      if [ "$restarted" = yes ] && [ "$last" != - ] && grep -q '"lastRestartTime":"' <<<"$api"; then return 0; fi
+      if [ "$restarted" = no ] && [ "$last" = - ] && ! grep -q '"lastRestartTime"' <<<"$api"; then return 0; fi
+    fi
+    sleep 0.1
+  done
+  fail "describe liveupdate $name and /api/status do not say agent $agent (restarted: $restarted): " \
+    "describe: '$row'; api: $(grep -o '"containers":\[[^]]*\]' <<<"$api")"
+}

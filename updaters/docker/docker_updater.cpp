@@ -89,12 +89,15 @@ Outcome DockerUpdater::update(const updater::Request &original) {
         const updater::Request &request = replay ? *replay : original;
         update_through_exec(target, request, log);
         auto result = run_commands(target, request.runs, log);
+        result.agent = updater::AgentSource::none;
         if (result.kind != Outcome::Kind::ok) return result;
-        if (request.restart)
+        if (request.restart) {
             restart(target, log);
-        else
+            result.process_restarted = true;
+        } else {
             log(LU_LOG_DEBUG, "Hot reload on, skipping container restart: " + target.display());
-        return {};
+        }
+        return result;
     } catch (const updaters::ContainerNotRunning &e) {
         return Outcome::container_not_running(e.what());
     } catch (const updaters::InfraFailure &e) {
@@ -134,10 +137,12 @@ std::optional<Outcome> DockerUpdater::update_through_agent(Target &target, bool 
             nullptr};  // the restart is the container's, below
         auto result = updaters::update_through_agent(session, request, pass, settings, run_started);
         if (result.kind != Outcome::Kind::ok) return result;
-        if (request.restart)
+        if (request.restart) {
             restart(target, log);
-        else
+            result.process_restarted = true;
+        } else {
             log(LU_LOG_DEBUG, "Hot reload on, skipping container restart: " + target.display());
+        }
         return result;
     });
     inspected = container.inspected();

@@ -87,7 +87,9 @@ Outcome restart_in_place(agent_client::AgentStream &session, const updater::Requ
     const auto result = agent_client::restart_through_agent(session, kRestartGrace, kRestartAllowance);
     if (result.error == 0) {
         request.log(LU_LOG_INFO, "Restarted the process of " + shown + " in place: " + result.message);
-        return {};
+        Outcome restarted;
+        restarted.process_restarted = true;
+        return restarted;
     }
     if (result.error == agent_protocol::kNoSupervisor)
         return Outcome::infra_failure(kubernetes::restart_needs_supervisor(shown) + " (lu-agent: " + result.message +
