@@ -54,9 +54,11 @@ SyncBackEvent LocalSyncBack::on_container_change(const std::string &container_fi
     event.container_path = container_file;
     const std::optional<std::string> name = mapping_.wanted(container_file);
     if (!name) return event;
-    // The name as the container gave it, before any cleaning hid a "..".
-    const std::string raw =
-        container_file.substr(std::min(container_file.size(), mapping_.container_path().size() + 1));
+    // The name as the container gave it, before any cleaning hid a "..". A
+    // containerPath ending in "/" (such as "/" itself) has its separator already.
+    const std::string &root = mapping_.container_path();
+    const std::size_t cut = root.size() + (root.ends_with('/') ? 0 : 1);
+    const std::string raw = container_file.substr(std::min(container_file.size(), cut));
     if (std::string why = rules::name_refusal(raw, limits_); !why.empty()) {
         event.kind = Kind::refused;
         event.message = common::printable_path(container_file) + ": not brought back: " + why;

@@ -3,9 +3,11 @@
 // comes back with its bytes and mode and is not sent forward again, a
 // conflict leaves both sides alone and shows in `get`, a container emptied
 // or recreated from its image deletes nothing locally, a hostile container
-// writes nothing outside localPath, and two replicas writing different
-// bytes are a conflict. Containers are named h2sb-*.
+// writes nothing outside localPath, two replicas writing different
+// bytes are a conflict, and lu-agent killed mid-file leaves no half file.
+// Containers are named h2sb-*.
 #define BOOST_TEST_MODULE up_sync_back_docker
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -260,4 +262,43 @@ BOOST_AUTO_TEST_CASE(each_replica_s_files_come_back_and_different_bytes_from_two
     BOOST_TEST(conflict.at("container").as_string().find(two.name()) != std::string::npos, json::serialize(conflict));
     BOOST_TEST(holds(d.src / "package-lock.json", "from one"));
     BOOST_TEST(two.read("/app/package-lock.json") == "from two");
+}
+
+// lu-agent killed in the container while it sends a large file: the local
+// side has the whole file or none of it (never a cut one, nor a temporary
+// file left), and once a reconcile starts the sync back again the next
+// change comes back.
+BOOST_AUTO_TEST_CASE(an_agent_killed_mid_file_leaves_no_half_file_locally) {
+    const Replica web(project_name(), 1);
+    UpDaemon d;
+    start_syncing_back(d, objects_for(web.project()), {&web});
+    // Written aside, then renamed in and its agents killed at once, while the agent reads and sends it.
+    web.exec("mkdir -p /app/gen /big; dd if=/dev/urandom of=/big/big bs=1M count=48 2>/dev/null");
+    web.exec("mv /big/big /app/gen/big");
+    std::istringstream pids(
+        sh_ok("docker top " + web.name() + " -eo pid,args | awk '/\\.lu-agent\\/lu-agent/ {print $1}'"));
+    int killed = 0;
+    for (std::string pid; std::getline(pids, pid);)
+        if (!pid.empty() && ::kill(std::stoi(pid), SIGKILL) == 0) ++killed;
+    BOOST_TEST_REQUIRE(killed > 0);
+    BOOST_TEST_REQUIRE(wait_until([&] { return logged(d, "the container's changes stopped coming"); }, kWait),
+                       d.log_text());
+    const std::string in_container = sh_ok("docker exec " + web.name() + " sha256sum /app/gen/big | cut -d' ' -f1");
+    const auto local_digest = [&] {
+        return sh_ok("sha256sum " + lu_test::shell_quote((d.src / "gen/big").string()) + " | cut -d' ' -f1");
+    };
+    BOOST_TEST((!has(d.src / "gen/big") || local_digest() == in_container), d.log_text());
+    BOOST_TEST_MESSAGE("gen/big here when the agent was killed: " << has(d.src / "gen/big"));
+    const auto temporaries = [&] {
+        return sh("find " + lu_test::shell_quote(d.src.string()) + " -name '.lu-sync-back-*'").output;
+    };
+    BOOST_TEST(temporaries().empty());
+    // A forward save reconciles, which starts the sync back again.
+    write_file(d.src / "saved.txt", "saved");
+    BOOST_TEST_REQUIRE(wait_until([&] { return web.read("/app/saved.txt") == "saved"; }, kWait), d.log_text());
+    BOOST_TEST_REQUIRE(wait_until([&] { return sync_backs_started(d.log_text()) >= 2u; }, kWait), d.log_text());
+    web.exec("echo after > /app/gen/after.sql");
+    BOOST_TEST(wait_until([&] { return holds(d.src / "gen/after.sql", "after\n"); }, kWait), d.log_text());
+    BOOST_TEST((!has(d.src / "gen/big") || local_digest() == in_container), d.log_text());
+    BOOST_TEST(temporaries().empty());
 }

@@ -219,6 +219,23 @@ BOOST_AUTO_TEST_CASE(hostile_names_are_refused) {
     BOOST_TEST(!fs::exists(f.local / "package-lock.json"));
 }
 
+// containerPath "/": the name starts right after the root's own "/", so a
+// one-character first segment is a name like any other.
+BOOST_AUTO_TEST_CASE(a_container_path_of_the_root_keeps_the_whole_name) {
+    Folders f;
+    auto back = sync_back::LocalSyncBack(sb::SyncBackMapping(f.local.string(), "/", {"a", "b"}), f.container.string(),
+                                         f.journal, sb::Limits{});
+    write(f.container / "a" / "x.py", "x");
+    write(f.container / "b", "b");
+    for (const char *name : {"/a/x.py", "/b"}) {
+        const auto e = back.on_container_change(name, 0);
+        BOOST_TEST((e.kind == Kind::written), name << ": " << e.message);
+    }
+    BOOST_TEST(text_of(f.local / "a" / "x.py") == "x");
+    BOOST_TEST(text_of(f.local / "b") == "b");
+    BOOST_TEST((back.on_container_change("/a/../a/x.py", 0).kind == Kind::refused));
+}
+
 BOOST_AUTO_TEST_CASE(container_symlinks_and_fifos_never_come_back_nor_are_followed) {
     Folders f;
     auto back = f.sync_back();
