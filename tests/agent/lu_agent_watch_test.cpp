@@ -108,7 +108,13 @@ BOOST_AUTO_TEST_CASE(a_file_written_arrives_with_its_bytes_and_digest_then_its_d
     write_text(w.dir / "lock.json", std::string("{\"v\":1}\0\n", 9));
     write_text(w.dir / "gen/deep/m.sql", "create table t;");
     write_text(w.dir / "other.txt", "not wanted");
-    w.reader.changes_until([&] { return w.reader.last("lock.json") && w.reader.last("gen/deep/m.sql"); });
+    // A writer paused past the quiet wait (a loaded machine, a sanitized build)
+    // shows an empty file first: wait for the whole one.
+    const auto whole = [&](const std::string &path, std::size_t size) {
+        const auto *c = w.reader.last(path);
+        return c && c->size == size;
+    };
+    w.reader.changes_until([&] { return whole("lock.json", 9) && whole("gen/deep/m.sql", 15); });
     const auto *lock = w.reader.last("lock.json");
     BOOST_REQUIRE(lock);
     BOOST_TEST(lock->watch_id == 7u);
