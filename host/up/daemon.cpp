@@ -65,14 +65,12 @@ metrics::UpdateFigures update_figures(const std::string &live_update, const std:
                                       double seconds) {
     metrics::UpdateFigures figures{.live_update = live_update, .ok = true, .seconds = seconds, .files = 0};
     for (const auto &e : events) {
-        const json::value *type = e.if_contains("type");
-        if (type == nullptr || !type->is_string()) continue;
-        if (type->as_string() == "started") {
-            if (const json::value *files = e.if_contains("filesChanged"); files != nullptr && files->is_array())
+        const std::string type = common::string_field(e, {"type"});
+        if (type == "started") {
+            if (const json::value *files = common::member(e, "filesChanged"); files != nullptr && files->is_array())
                 figures.files += files->as_array().size();
-        } else if (type->as_string() == "completed") {
-            const json::value *error = e.if_contains("error");
-            if (error != nullptr && error->is_string() && !error->as_string().empty()) figures.ok = false;
+        } else if (type == "completed" && !common::string_field(e, {"error"}).empty()) {
+            figures.ok = false;
         }
     }
     return figures;
@@ -315,7 +313,7 @@ void Daemon::start_web() {
         // Discoveries store their statuses with the object (an upsert): those count too.
         if (change.type == ObjectChange::Type::deleted) return;
         const std::optional<json::object> object = store_.get(change.key);
-        const json::value *status = object ? object->if_contains("status") : nullptr;
+        const json::value *status = object ? common::member(*object, "status") : nullptr;
         if (status == nullptr || !status->is_object()) return;
         for (ObjectSource *source : sources()) source->status_written(change.key, status->as_object());
     });
