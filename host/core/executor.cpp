@@ -139,7 +139,7 @@ updater::Outcome with_archive_finished(updater::Outcome outcome, ArchiveStream &
 
 // Between updates, where a rewrite delays no byte: the update stands
 // whatever happens here, as the journal is still whole when it fails.
-void compact_record(SyncedJournal &journal, const LogSinkFn &log) {
+void compact_journal(SyncedJournal &journal, const LogSinkFn &log) {
     try {
         journal.compact_if_due();
     } catch (const std::exception &e) {
@@ -182,8 +182,8 @@ updater::Outcome Executor::execute(const update_step::ContainerUpdate &update, c
         RequestViews views(update);
 
         std::shared_ptr<SyncedJournal> journal;
-        if (records_ != nullptr)
-            journal = records_->journal(
+        if (journals_ != nullptr)
+            journal = journals_->journal(
                 SyncedKey::of(update.live_update, update.via, update.container.id, update.container.root));
         // Only the archived paths beneath a delete, not every one: an initial sync archives 100,000.
         const SyncedPaths deleted(update.delete_paths.begin(), update.delete_paths.end());
@@ -202,7 +202,7 @@ updater::Outcome Executor::execute(const update_step::ContainerUpdate &update, c
         updater::Outcome outcome = with_archive_finished(updater->update(request), archive, log);
         if (journal && outcome.kind != updater::Outcome::Kind::infra_failure)
             note_deletes(*journal, update.delete_paths, archived_beneath);
-        if (journal) compact_record(*journal, log);
+        if (journal) compact_journal(*journal, log);
         metrics::record_container_update(update.live_update, update.via, result_name(outcome.kind),
                                          archive.summary().bytes);
         log::debug("update of " + update.live_update + " via " + update.via + ": " +

@@ -12,7 +12,7 @@
 #include "common/update_step/container_update.hpp"
 #include "host/core/archive_builder.hpp"
 #include "host/core/log.hpp"
-#include "host/core/synced_record.hpp"
+#include "host/core/synced_journal.hpp"
 #include "host/core/updater.hpp"
 #include "host/core/updater_registry.hpp"
 
@@ -20,10 +20,10 @@ namespace liveupdate::host {
 
 class Executor {
 public:
-    // records: where each update notes what it puts in and deletes from its
+    // journals: where each update notes what it puts in and deletes from its
     // container (none: nothing is noted).
-    explicit Executor(const UpdaterRegistry &updaters, SyncedRecords *records = nullptr)
-        : updaters_(updaters), records_(records) {}
+    explicit Executor(const UpdaterRegistry &updaters, SyncedJournals *journals = nullptr)
+        : updaters_(updaters), journals_(journals) {}
 
     // Never throws for a bad update or a failing updater: those are
     // infra-failure outcomes. Log lines (archive warnings, updater output) go
@@ -44,11 +44,11 @@ public:
     std::shared_ptr<const PrebuiltArchive> shared_archive(
         const std::vector<const update_step::ContainerUpdate *> &updates) const;
 
-    SyncedRecords *records() const { return records_; }
+    SyncedJournals *journals() const { return journals_; }
 
 private:
     const UpdaterRegistry &updaters_;
-    SyncedRecords *records_;
+    SyncedJournals *journals_;
 };
 
 }  // namespace liveupdate::host
