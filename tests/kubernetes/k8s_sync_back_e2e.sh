@@ -32,7 +32,6 @@ delete_namespace() {
 }
 
 work=$(mktemp -d)
-export LIVEUPDATE_STATE_DIR=$work/state  # not the default folder another daemon may hold
 cleanup() {
   local status=$?
   stop_up || status=1
