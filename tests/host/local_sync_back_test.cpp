@@ -12,6 +12,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -146,6 +147,29 @@ BOOST_AUTO_TEST_CASE(a_forward_delete_of_a_container_change_that_comes_back_is_h
     write(f.outside / "x.txt", "outside");
     BOOST_TEST(sync_back::held_delete(f.container.string(), "/app/gen", comes_back, *f.journal).empty());
     BOOST_TEST(sync_back::held_delete(f.container.string(), "/app/gen/x.txt", comes_back, *f.journal).empty());
+}
+
+// The same for a container known only by what its watch reported (docker,
+// kubernetes): a reported file at or beneath the delete that both sides never
+// agreed on, or agreed on other bytes, holds it.
+BOOST_AUTO_TEST_CASE(a_forward_delete_of_a_reported_container_change_is_held) {
+    Folders f;
+    f.journal->agree("/app/gen/ours.txt", "00000000000000aa");
+    std::map<std::string, std::string> reported{{"/app/gen/ours.txt", "00000000000000aa"},
+                                                {"/app/gen-other/app.txt", "00000000000000bb"},
+                                                {"/app/gen.txt", "00000000000000cc"}};
+    BOOST_TEST(sync_back::held_delete_of_reported("/app/gen", reported, *f.journal).empty());
+    BOOST_TEST(sync_back::held_delete_of_reported("/app/main.js", reported, *f.journal).empty());
+    reported["/app/gen/deep/app.txt"] = "00000000000000dd";
+    BOOST_TEST(sync_back::held_delete_of_reported("/app/gen/", reported, *f.journal) ==
+               "/app/gen is not deleted: /app/gen/deep/app.txt holds a change of the container's that sync back "
+               "brings back (never synced forward)");
+    reported.erase("/app/gen/deep/app.txt");
+    reported["/app/gen/ours.txt"] = "00000000000000ee";  // the app rewrote ours
+    BOOST_TEST(sync_back::held_delete_of_reported("/app/gen/ours.txt", reported, *f.journal) ==
+               "/app/gen/ours.txt is not deleted: /app/gen/ours.txt holds a change of the container's that sync back "
+               "brings back");
+    BOOST_TEST(!sync_back::held_delete_of_reported("/app/gen.txt", reported, *f.journal).empty());
 }
 
 BOOST_AUTO_TEST_CASE(files_no_pattern_asks_for_stay_in_the_container) {
