@@ -238,9 +238,9 @@ void AgentSyncBack::offer(std::vector<AgentChange> changes, rules::ContainerRoot
 }
 
 std::unique_ptr<ContainerSyncBack> start_agent_sync_back(const SyncBackTarget &target,
-                                                         std::shared_ptr<const Updater> updater, SyncedJournals &journals,
-                                                         std::shared_ptr<CameBack> came_back, SyncBackReportFn report,
-                                                         AgentSyncBack::LogFn log) {
+                                                         std::shared_ptr<const Updater> updater,
+                                                         SyncedJournals &journals, std::shared_ptr<CameBack> came_back,
+                                                         SyncBackReportFn report, AgentSyncBack::LogFn log) {
     const auto *table =
         updater ? static_cast<const lu_sync_back_extension *>(updater->extension(LU_SYNC_BACK_EXTENSION_ID)) : nullptr;
     constexpr std::size_t needed = offsetof(lu_sync_back_extension, stop) + sizeof(table->stop);

@@ -100,8 +100,8 @@ private:
 // the agreements in the container's synced record. Throws
 // SyncBackUnsupported (one-way) or std::runtime_error saying why not.
 std::unique_ptr<ContainerSyncBack> start_agent_sync_back(const SyncBackTarget &target,
-                                                         std::shared_ptr<const Updater> updater, SyncedJournals &journals,
-                                                         std::shared_ptr<CameBack> came_back, SyncBackReportFn report,
-                                                         AgentSyncBack::LogFn log);
+                                                         std::shared_ptr<const Updater> updater,
+                                                         SyncedJournals &journals, std::shared_ptr<CameBack> came_back,
+                                                         SyncBackReportFn report, AgentSyncBack::LogFn log);
 
 }  // namespace liveupdate::host::sync_back
