@@ -299,6 +299,7 @@ BOOST_AUTO_TEST_CASE(a_file_over_the_size_limit_is_refused_and_bursts_are_deferr
     sb::Limits limits;
     limits.max_file_bytes = 10;
     limits.max_files_per_second = 2;
+    limits.max_burst_files = 2;
     auto back = f.sync_back(limits);
     write(f.app / "gen" / "big.go", std::string(11, 'x'));
     const auto big = back.on_container_change("/app/gen/big.go", 0);
@@ -370,6 +371,7 @@ BOOST_AUTO_TEST_CASE(a_burst_past_the_rate_limit_all_comes_back_once_the_contain
     Folders f;
     sb::Limits limits;
     limits.max_files_per_second = 5;
+    limits.max_burst_files = 5;
     sync_back::LocalSyncBackWatch watch(std::make_unique<sync_back::LocalSyncBack>(f.sync_back(limits)),
                                         f.container.string(), [](const sync_back::SyncBackEvent &) {});
     for (int i = 0; i < 20; ++i) write(f.app / "db" / ("m" + std::to_string(i) + ".py"), std::to_string(i));
