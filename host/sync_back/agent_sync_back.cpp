@@ -5,10 +5,12 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <thread>
 
 #include "common/paths.hpp"
@@ -59,6 +61,14 @@ rules::ContainerRoot root_of(int32_t code) {
     }
 }
 
+std::optional<std::uint64_t> hash_of(const std::string &digest) {
+    if (digest.size() != 16) return std::nullopt;
+    std::uint64_t value = 0;
+    const auto [end, ec] = std::from_chars(digest.data(), digest.data() + digest.size(), value, 16);
+    if (ec != std::errc() || end != digest.data() + digest.size()) return std::nullopt;
+    return value;
+}
+
 void each_batch(void *ctx, const lu_container_changes *batch) {
     if (batch != nullptr) static_cast<AgentSyncBack *>(ctx)->on_batch(*batch);
 }
@@ -72,6 +82,16 @@ void log_line(void *ctx, int32_t level, lu_str line) {
 }
 
 }  // namespace
+
+std::vector<AgreedFile> agreed_beneath(const AgreedDigests &agreements, const std::string &container_path) {
+    const std::string folder = container_path.ends_with('/') ? container_path : container_path + "/";
+    std::vector<AgreedFile> out;
+    for (auto it = agreements.lower_bound(folder); it != agreements.end() && it->first.starts_with(folder); ++it)
+        // A digest that is not an XXH3-64 is left out: that file simply comes again.
+        if (const auto hash = hash_of(it->second); hash && it->first.size() > folder.size())
+            out.push_back({it->first.substr(folder.size()), *hash});
+    return out;
+}
 
 void AgentChangeFiles::set(const AgentChange &change, rules::ContainerRoot root) {
     change_ = &change;
@@ -105,7 +125,7 @@ BeneathFile AgentChangeFiles::open(const std::string &, std::uint64_t max_bytes)
 }
 
 AgentSyncBack::AgentSyncBack(std::shared_ptr<const Updater> updater, const lu_sync_back_extension &table,
-                             const SyncBackTarget &target, std::shared_ptr<SyncedJournal> journal,
+                             const SyncBackTarget &target, const std::shared_ptr<SyncedJournal> &journal,
                              std::shared_ptr<CameBack> came_back, SyncBackReportFn report, LogFn log)
     : updater_(std::move(updater)),
       table_(table),
@@ -114,16 +134,30 @@ AgentSyncBack::AgentSyncBack(std::shared_ptr<const Updater> updater, const lu_sy
       log_(std::move(log)),
       files_(std::make_shared<AgentChangeFiles>()),
       sync_back_(std::make_unique<LocalSyncBack>(
-          rules::SyncBackMapping(target.local_path, target.container_path, target.patterns), files_, std::move(journal),
+          rules::SyncBackMapping(target.local_path, target.container_path, target.patterns), files_, journal,
           rules::Limits{}, std::move(came_back))) {
     const lu_container_ref container = updater::to_lu_container_ref(target.container);
     std::vector<lu_str> patterns;
     for (const std::string &p : target.patterns) patterns.push_back(abi::to_lu_str(p));
     const rules::Limits limits = sync_back_->limits();
     PluginMessage error(updater_->plugin().api().free_message);
-    const int32_t rc =
-        table_.watch(updater_->handle(), &container, abi::to_lu_str(target.container_path), patterns.data(),
-                     patterns.size(), limits.max_file_bytes, each_batch, this, log_line, &log_, &watch_, error.out());
+    const lu_str root = abi::to_lu_str(target.container_path);
+    int32_t rc = LU_OK;
+    if (table_.struct_size >= offsetof(lu_sync_back_extension, watch_from) + sizeof(table_.watch_from) &&
+        table_.watch_from != nullptr) {
+        // From the agreements: what changed while no watch ran comes too.
+        const std::vector<AgreedFile> agreed = agreed_beneath(journal->agreements(), target.container_path);
+        std::vector<lu_agreed_file> files;
+        files.reserve(agreed.size());
+        for (const AgreedFile &file : agreed)
+            files.push_back({sizeof(lu_agreed_file), abi::to_lu_str(file.path), file.hash});
+        rc = table_.watch_from(updater_->handle(), &container, root, patterns.data(), patterns.size(),
+                               limits.max_file_bytes, files.data(), files.size(), each_batch, this, log_line, &log_,
+                               &watch_, error.out());
+    } else {
+        rc = table_.watch(updater_->handle(), &container, root, patterns.data(), patterns.size(), limits.max_file_bytes,
+                          each_batch, this, log_line, &log_, &watch_, error.out());
+    }
     if (rc == LU_ERR_UNSUPPORTED) throw SyncBackUnsupported(error.str());
     if (rc != LU_OK || watch_ == nullptr)
         throw std::runtime_error(error.view().empty() ? "the updater's watch failed (" + std::to_string(rc) + ")"
@@ -249,7 +283,7 @@ std::unique_ptr<ContainerSyncBack> start_agent_sync_back(const SyncBackTarget &t
     // The record's key as the forward sync names it: the same agreements.
     std::shared_ptr<SyncedJournal> journal =
         journals.journal(SyncedKey::of(target.live_update, target.via, target.container.id, target.container.root));
-    return std::make_unique<AgentSyncBack>(std::move(updater), *table, target, std::move(journal), std::move(came_back),
+    return std::make_unique<AgentSyncBack>(std::move(updater), *table, target, journal, std::move(came_back),
                                            std::move(report), std::move(log));
 }
 

@@ -358,7 +358,7 @@ BOOST_AUTO_TEST_CASE(requests_before_the_handshake_or_with_bad_paths_end_the_ses
         // An older host is answered in its version, and may not ask what came after it.
         Agent agent;
         BOOST_TEST(agent.ask_for<HelloReply>(encode(Hello{kOldestProtocolVersion})).version == kOldestProtocolVersion);
-        const auto fatal = agent.ask_for<Fatal>(encode(WatchChanges{1, "/tmp", {"x"}, 1024, 0, 0}));
+        const auto fatal = agent.ask_for<Fatal>(encode(WatchChanges{1, "/tmp", {"x"}, 1024, 0, 0, {}, {}}));
         BOOST_TEST(fatal.message.find("protocol version 6") != std::string::npos, fatal.message);
         BOOST_TEST(agent.finish() == 1);
     }

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <boost/test/unit_test.hpp>
+#include <cerrno>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -91,7 +92,8 @@ struct Watched {
                      const std::function<void(Scratch &)> &before = {}) {
         if (before) before(dir);
         agent.greet();
-        agent.send(encode(WatchChanges{7, dir.path, std::move(patterns), std::uint64_t{1} << 20, 30, report_existing}));
+        agent.send(encode(
+            WatchChanges{7, dir.path, std::move(patterns), std::uint64_t{1} << 20, 30, report_existing, {}, {}}));
         const auto result = decode<Result>(reader.answer());
         BOOST_REQUIRE_MESSAGE(result.error == 0, result.message);
     }
@@ -212,6 +214,59 @@ BOOST_AUTO_TEST_CASE(files_there_before_come_only_when_asked_and_a_file_over_the
     }
 }
 
+BOOST_AUTO_TEST_CASE(a_watch_from_agreements_sends_what_changed_while_none_ran_and_nothing_else) {
+    Scratch dir;
+    fs::create_directories(dir / "gen");
+    write_text(dir / "gen/same.txt", "same");
+    write_text(dir / "gen/changed.txt", "changed while no watch ran");
+    write_text(dir / "gen/new.txt", "new");
+    write_text(dir / "other.txt", "not wanted");
+    const auto hash = [](std::string_view text) { return XXH3_64bits(text.data(), text.size()); };
+    Agent agent;
+    Reader reader{agent.out};
+    agent.greet();
+    WatchChanges watch{3, dir.path, {"gen"}, std::uint64_t{1} << 20, 5, 1, {}, {}};
+    // Agreements beneath the root: kept, changed, deleted, and one the patterns do not want.
+    for (const auto &[path, text] : std::vector<std::pair<std::string, std::string>>{
+             {"gen/same.txt", "same"}, {"gen/changed.txt", "before"}, {"gen/gone.txt", "gone"}, {"other.txt", "x"}}) {
+        watch.agreed_paths.push_back(path);
+        watch.agreed_hashes.push_back(hash(text));
+    }
+    agent.send(encode(watch));
+    BOOST_REQUIRE(decode<Result>(reader.answer()).error == 0);
+    reader.changes_until(
+        [&] { return reader.last("gen/changed.txt") && reader.last("gen/new.txt") && reader.last("gen/gone.txt"); });
+    BOOST_REQUIRE(reader.last("gen/changed.txt"));
+    BOOST_TEST(reader.last("gen/changed.txt")->content == "changed while no watch ran");
+    BOOST_REQUIRE(reader.last("gen/new.txt"));
+    BOOST_TEST(reader.last("gen/new.txt")->content == "new");
+    BOOST_REQUIRE(reader.last("gen/gone.txt"));
+    BOOST_TEST(reader.last("gen/gone.txt")->kind == kind(ChangeKind::deleted));
+    // A later change comes as usual; by then the agreed, unchanged file would have come.
+    write_text(dir / "gen/after.txt", "after");
+    reader.changes_until([&] { return reader.last("gen/after.txt") != nullptr; });
+    BOOST_TEST(reader.last("gen/after.txt"));
+    BOOST_TEST(!reader.last("gen/same.txt"));
+    BOOST_TEST(!reader.last("other.txt"));
+    // Agreed or not, a change of the kept file after the start is sent.
+    write_text(dir / "gen/same.txt", "edited");
+    reader.changes_until([&] { return reader.last("gen/same.txt") != nullptr; });
+    BOOST_REQUIRE(reader.last("gen/same.txt"));
+    BOOST_TEST(reader.last("gen/same.txt")->content == "edited");
+    BOOST_TEST(agent.finish() == 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_watch_with_unpaired_agreements_is_refused) {
+    Scratch dir;
+    Agent agent;
+    Reader reader{agent.out};
+    agent.greet();
+    agent.send(encode(WatchChanges{1, dir.path, {"*"}, 1024, 0, 1, {"a", "b"}, {1}}));
+    const auto result = decode<Result>(reader.answer());
+    BOOST_TEST(result.error == EINVAL);
+    BOOST_TEST(result.message.find("2 agreed paths but 1 hashes") != std::string::npos, result.message);
+}
+
 BOOST_AUTO_TEST_CASE(a_storm_of_files_does_not_stall_forward_writes) {
     Watched w({"**"});
     fs::create_directories(w.dir / "storm");
@@ -257,7 +312,7 @@ BOOST_AUTO_TEST_CASE(a_file_past_one_frame_comes_in_parts_with_forward_answers_b
     Agent agent;
     Reader reader{agent.out};
     agent.greet();
-    agent.send(encode(WatchChanges{7, dir.path, {"big.bin"}, std::uint64_t{64} << 20, 5, 0}));
+    agent.send(encode(WatchChanges{7, dir.path, {"big.bin"}, std::uint64_t{64} << 20, 5, 0, {}, {}}));
     BOOST_REQUIRE(decode<Result>(reader.answer()).error == 0);
     // 40 MiB, each MiB different, so that a part lost, repeated or out of order shows.
     std::string content(std::size_t{40} << 20, '\0');
@@ -301,11 +356,11 @@ BOOST_AUTO_TEST_CASE(a_watch_of_a_missing_root_or_a_bad_pattern_is_refused_with_
     Agent agent;
     agent.greet();
     Reader reader(agent.out);
-    agent.send(encode(WatchChanges{1, dir / "missing", {"*"}, 1024, 0, 0}));
+    agent.send(encode(WatchChanges{1, dir / "missing", {"*"}, 1024, 0, 0, {}, {}}));
     const auto missing = decode<Result>(reader.answer());
     BOOST_TEST(missing.error == ENOENT);
     BOOST_TEST(missing.message.find(dir / "missing") != std::string::npos, missing.message);
-    agent.send(encode(WatchChanges{1, dir.path, {"[unclosed"}, 1024, 0, 0}));
+    agent.send(encode(WatchChanges{1, dir.path, {"[unclosed"}, 1024, 0, 0, {}, {}}));
     const auto bad = decode<Result>(reader.answer());
     BOOST_TEST(bad.error == EINVAL, bad.message);
     BOOST_TEST(agent.finish() == 0);

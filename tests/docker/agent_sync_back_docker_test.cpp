@@ -38,7 +38,7 @@ struct Watched {
                                           "docker", "exec", "-i", container.name(), kAgentInContainer}),
                                       kTimeout, [](std::string_view) {});
         const auto refused = session->watch_changes(
-            WatchChanges{1, "/app", {"*.txt", "gen", "link", "..*", "?bad", "etc-*"}, 64u << 20, 20, 0},
+            WatchChanges{1, "/app", {"*.txt", "gen", "link", "..*", "?bad", "etc-*"}, 64u << 20, 20, 0, {}, {}},
             Clock::now() + kTimeout, {});
         BOOST_REQUIRE_MESSAGE(refused.empty(), refused);
     }

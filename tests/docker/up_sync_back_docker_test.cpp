@@ -334,3 +334,39 @@ BOOST_AUTO_TEST_CASE(an_agent_killed_mid_file_leaves_no_half_file_locally) {
     BOOST_TEST((!has(d.src / "gen/big") || local_digest() == in_container), d.log_text());
     BOOST_TEST(temporaries().empty());
 }
+
+// A watch starts from what both sides last agreed on: what the app wrote
+// before the first one, and what it wrote or deleted while none ran (its
+// agents killed), comes back once it starts again.
+BOOST_AUTO_TEST_CASE(what_the_app_changed_while_no_watch_ran_comes_back_when_it_starts_again) {
+    const Replica web(project_name(), 1);
+    web.exec("mkdir -p /app/gen; echo early > /app/gen/early.txt");
+    UpDaemon d;
+    start_syncing_back(d, objects_for(web.project()), {&web});
+    BOOST_TEST(wait_until([&] { return holds(d.src / "gen/early.txt", "early\n"); }, kWait), d.log_text());
+    web.exec("echo kept > /app/gen/kept.txt; echo one > /app/gen/rewritten.txt; echo doomed > /app/gen/deleted.txt");
+    BOOST_TEST_REQUIRE(wait_until(
+        [&] {
+            return holds(d.src / "gen/kept.txt", "kept\n") && holds(d.src / "gen/rewritten.txt", "one\n") &&
+                   holds(d.src / "gen/deleted.txt", "doomed\n");
+        },
+        kWait));
+    std::istringstream pids(
+        sh_ok("docker top " + web.name() + " -eo pid,args | awk '/\\.lu-agent\\/lu-agent/ {print $1}'"));
+    int killed = 0;
+    for (std::string pid; std::getline(pids, pid);)
+        if (!pid.empty() && ::kill(std::stoi(pid), SIGKILL) == 0) ++killed;
+    BOOST_TEST_REQUIRE(killed > 0);
+    BOOST_TEST_REQUIRE(wait_until([&] { return logged(d, "the container's changes stopped coming"); }, kWait),
+                       d.log_text());
+    web.exec("echo two > /app/gen/rewritten.txt; rm /app/gen/deleted.txt; echo new > /app/gen/new.txt");
+    // A forward save reconciles, which starts the sync back again.
+    write_file(d.src / "saved.txt", "saved");
+    BOOST_TEST_REQUIRE(wait_until([&] { return web.read("/app/saved.txt") == "saved"; }, kWait), d.log_text());
+    BOOST_TEST_REQUIRE(wait_until([&] { return sync_backs_started(d.log_text()) >= 2u; }, kWait), d.log_text());
+    BOOST_TEST(wait_until([&] { return holds(d.src / "gen/rewritten.txt", "two\n"); }, kWait), d.log_text());
+    BOOST_TEST(wait_until([&] { return !has(d.src / "gen/deleted.txt"); }, kWait), d.log_text());
+    BOOST_TEST(wait_until([&] { return holds(d.src / "gen/new.txt", "new\n"); }, kWait), d.log_text());
+    BOOST_TEST(holds(d.src / "gen/kept.txt", "kept\n"));
+    BOOST_TEST(conflicts_of(d).empty(), d.log_text());
+}

@@ -17,6 +17,7 @@
 #include <sstream>
 #include <thread>
 
+#include "host/sync_back/agent_sync_back.hpp"
 #include "host/sync_back/beneath_files.hpp"
 #include "host/sync_back/held_deletes.hpp"
 #include "host/sync_back/local_sync_back.hpp"
@@ -170,6 +171,22 @@ BOOST_AUTO_TEST_CASE(a_forward_delete_of_a_reported_container_change_is_held) {
                "/app/gen/ours.txt is not deleted: /app/gen/ours.txt holds a change of the container's that sync back "
                "brings back");
     BOOST_TEST(!sync_back::held_delete_of_reported("/app/gen.txt", reported, *f.journal).empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_watch_starts_from_the_agreements_beneath_its_root_only) {
+    const AgreedDigests agreements{{"/app", "00000000000000aa"},
+                                   {"/app/a.txt", "00000000000000ff"},
+                                   {"/app/gen/b.txt", "0123456789abcdef"},
+                                   {"/app/odd.txt", "not a digest"},
+                                   {"/apple/c.txt", "0000000000000001"}};
+    using sync_back::AgreedFile;
+    const std::vector<AgreedFile> app = sync_back::agreed_beneath(agreements, "/app");
+    BOOST_TEST((app == std::vector<AgreedFile>{{"a.txt", 0xff}, {"gen/b.txt", 0x0123456789abcdefULL}}));
+    BOOST_TEST((sync_back::agreed_beneath(agreements, "/app/") == app));
+    const std::vector<AgreedFile> root = sync_back::agreed_beneath(agreements, "/");
+    BOOST_TEST(root.size() == 4u);
+    BOOST_TEST(root.front().path == "app");
+    BOOST_TEST(sync_back::agreed_beneath(agreements, "/srv").empty());
 }
 
 BOOST_AUTO_TEST_CASE(files_no_pattern_asks_for_stay_in_the_container) {

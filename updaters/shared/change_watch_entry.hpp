@@ -25,11 +25,18 @@ public:
 using OpenWatchSession = std::function<std::unique_ptr<agent_client::AgentSession>(
     const updater::ContainerRef &container, const updater::UpdateLog &log)>;
 
-// lu_sync_back_extension.watch, the updater's name leading its messages.
+// What the host last agreed on with the container (watch_from); null for
+// watch, which reports only the changes after it began.
+struct AgreedFiles {
+    const lu_agreed_file *files = nullptr;
+    uint64_t count = 0;
+};
+
+// lu_sync_back_extension.watch and .watch_from, the updater's name leading its messages.
 int32_t start_change_watch(const char *updater_name, const OpenWatchSession &open, const lu_container_ref *container,
                            lu_str root, const lu_str *patterns, uint64_t pattern_count, uint64_t max_file_bytes,
-                           lu_container_changes_fn each, void *each_ctx, lu_log_fn log, void *log_ctx,
-                           lu_change_watch **out_watch, lu_message *out_error) noexcept;
+                           const AgreedFiles *agreed, lu_container_changes_fn each, void *each_ctx, lu_log_fn log,
+                           void *log_ctx, lu_change_watch **out_watch, lu_message *out_error) noexcept;
 
 // lu_sync_back_extension.stop.
 void stop_change_watch(lu_change_watch *watch) noexcept;
