@@ -184,7 +184,8 @@ void AgentSyncBack::on_batch(const lu_container_changes &batch) {
         ended_ = true;
         SyncBackEvent event;
         event.kind = SyncBackEvent::Kind::refused;
-        event.message = "the container's changes stopped coming (started again at the next reconcile): " +
+        event.ended = true;
+        event.message = "the container's changes stopped coming: " +
                         common::printable_path(std::string(batch.why.data, batch.why.size));
         report_(event);
         return;

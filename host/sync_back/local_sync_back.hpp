@@ -39,6 +39,7 @@ struct SyncBackEvent {
     rules::ConflictKind conflict = rules::ConflictKind::none;
     bool opens_conflict = false;  // conflict: the path had none open before
     std::string message;          // conflict, refused: what and why, naming the paths
+    bool ended = false;           // refused: the source of changes ended (an agent session broke)
 };
 
 // The container's side of a change, as its kind of container reads it: a
