@@ -151,9 +151,9 @@ private:
     mutable common::Mutex mutex_;
     std::condition_variable changed_;
     // The buffer of the read() waiting (null when none), and how much of it is filled.
-    char *slot_ LU_GUARDED_BY(mutex_) = nullptr;
-    std::size_t slot_capacity_ LU_GUARDED_BY(mutex_) = 0;
-    std::size_t slot_filled_ LU_GUARDED_BY(mutex_) = 0;
+    char *read_buffer_ LU_GUARDED_BY(mutex_) = nullptr;
+    std::size_t read_capacity_ LU_GUARDED_BY(mutex_) = 0;
+    std::size_t read_filled_ LU_GUARDED_BY(mutex_) = 0;
     bool reader_gone_ LU_GUARDED_BY(mutex_) = false;
     bool writer_done_ LU_GUARDED_BY(mutex_) = false;
     std::optional<std::string> error_ LU_GUARDED_BY(mutex_);
