@@ -42,7 +42,7 @@ void write(const fs::path &p, const std::string &text) {
 }
 
 // A local container's folder (its /app synced from local/), the developer's
-// folder, a folder outside both, and the synced record.
+// folder, a folder outside both, and the synced journals.
 struct Folders {
     fs::path top;
     fs::path container, app, local, outside, state;

@@ -1,4 +1,4 @@
-// The synced record (issue 19): what liveupdate put in each container,
+// The synced journal (issue 19): what liveupdate put in each container,
 // journaled so that a restarted daemon knows it, and told to the archive
 // builder's hook before an entry's bytes are written.
 #include <signal.h>
@@ -243,7 +243,7 @@ BOOST_AUTO_TEST_CASE(the_archive_names_an_entry_before_its_bytes_and_a_refusal_a
         {{src.string(), "/app"}}, liveupdate::common::IgnoreSet{},
         [](liveupdate::common::LogLevel, std::string_view) {},
         [&](const std::string &path) {
-            if (path == "/app/b.txt") throw HostError("no room", path, "the record is full");
+            if (path == "/app/b.txt") throw HostError("no room", path, "the journal is full");
             named.push_back(path);
         });
     std::string bytes;
@@ -253,7 +253,7 @@ BOOST_AUTO_TEST_CASE(the_archive_names_an_entry_before_its_bytes_and_a_refusal_a
     BOOST_TEST(n == -1);
     BOOST_TEST((named == std::vector<std::string>{"/app", "/app/a.txt"}));
     BOOST_TEST(bytes.find("app/b.txt") == std::string::npos);
-    BOOST_TEST(stream.finish(false).value_or("").find("the record is full") != std::string::npos);
+    BOOST_TEST(stream.finish(false).value_or("").find("the journal is full") != std::string::npos);
 }
 
 // Issue 19 (h14 item 3): the lines naming an entry are durable before any
@@ -288,8 +288,8 @@ BOOST_AUTO_TEST_CASE(the_record_is_synced_before_each_chunk_leaves_not_per_path)
 // replicas' updates may overlap), and is not kept past the daemon.
 BOOST_AUTO_TEST_CASE(a_path_is_forwarding_until_every_update_carrying_it_ended) {
     StateDir dir;
-    SyncedJournals records(dir.path.string());
-    auto j = records.journal(kKey);
+    SyncedJournals journals(dir.path.string());
+    auto j = journals.journal(kKey);
     BOOST_TEST(!j->is_forwarding("/app/package-lock.json"));
     j->forwarding("/app/package-lock.json");
     j->forwarding("/app/package-lock.json");
@@ -311,7 +311,7 @@ BOOST_AUTO_TEST_CASE(a_sync_that_fails_fails_the_read) {
     ArchiveStream stream(
         {{src.string(), "/app"}}, liveupdate::common::IgnoreSet{},
         [](liveupdate::common::LogLevel, std::string_view) {}, {},
-        [] { throw HostError("cannot keep the record of synced files", "/state/x.journal", "cannot sync: EIO"); });
+        [] { throw HostError("cannot keep the synced journal", "/state/x.journal", "cannot sync: EIO"); });
     char buffer[512];
     BOOST_TEST(stream.read(buffer, sizeof buffer) == -1);
     BOOST_TEST(stream.finish(false).value_or("").find("cannot sync: EIO") != std::string::npos);
