@@ -16,17 +16,7 @@ namespace liveupdate {
 
 using common::LogLevel;
 
-namespace {
-
 constexpr const char *kObjectNotFound = "ObjectNotFound";
-
-// A container's entry says what its track keeps of the updates before.
-void stamp_agent(api::LiveUpdateContainerStatus &entry, const ContainerTrack &track) {
-    entry.agent = track.agent;
-    entry.last_restart_time = track.last_restart_time;
-}
-
-}  // namespace
 
 ReconcileSession::ReconcileSession(std::string name, SessionClaim claim, common::MicroTime start_time, bool batched)
     : name_(std::move(name)),
