@@ -114,7 +114,7 @@ private:
             " --label com.docker.compose.service=web --label com.docker.compose.oneoff=False"
             " --label com.docker.compose.container-number=1 lu-busybox:latest sleep 100000");
         root_ = "/proc/" + run("docker inspect -f '{{.State.Pid}}' " + container_) + "/root";
-        // A synced record of its own: the machine's default folder may be another daemon's.
+        // Synced journals of their own: the machine's default folder may be another daemon's.
         ::setenv("LIVEUPDATE_STATE_DIR", (dir_ / "state").c_str(), 1);
         daemon_ = lu_bench::start_daemon(LU_HOST_BIN, dir_, log_);
         if (wait_for_all({root_ / "app/index.html"}, "initial\n", Clock::now()) < 0)

@@ -281,7 +281,7 @@ std::unique_ptr<ContainerSyncBack> start_agent_sync_back(const SyncBackTarget &t
     constexpr std::size_t needed = offsetof(lu_sync_back_extension, stop) + sizeof(table->stop);
     if (table == nullptr || table->struct_size < needed || table->watch == nullptr || table->stop == nullptr)
         throw SyncBackUnsupported("the " + target.via + " updater cannot send a container's changes back: one-way");
-    // The record's key as the forward sync names it: the same agreements.
+    // The journal's key as the forward sync names it: the same agreements.
     std::shared_ptr<SyncedJournal> journal =
         journals.journal(SyncedKey::of(target.live_update, target.via, target.container.id, target.container.root));
     return std::make_unique<AgentSyncBack>(std::move(updater), *table, target, journal, std::move(came_back),

@@ -109,7 +109,7 @@ private:
 };
 
 // The sync back of a container of an updater with the sync_back extension;
-// the agreements in the container's synced record. Throws
+// the agreements in the container's synced journal. Throws
 // SyncBackUnsupported (one-way) or std::runtime_error saying why not.
 std::unique_ptr<ContainerSyncBack> start_agent_sync_back(const SyncBackTarget &target,
                                                          std::shared_ptr<const Updater> updater,

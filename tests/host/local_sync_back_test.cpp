@@ -22,10 +22,12 @@
 #include "host/sync_back/held_deletes.hpp"
 #include "host/sync_back/local_sync_back.hpp"
 #include "host/sync_back/local_sync_back_watch.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 namespace sb = liveupdate::sync_back;
 using namespace liveupdate::host;
+using liveupdate::test::TempDir;
 using Kind = sync_back::SyncBackEvent::Kind;
 
 namespace {
@@ -43,15 +45,13 @@ void write(const fs::path &p, const std::string &text) {
 }
 
 // A local container's folder (its /app synced from local/), the developer's
-// folder, a folder outside both, and the synced record.
+// folder, a folder outside both, and the synced journals.
 struct Folders {
-    fs::path top;
+    TempDir dir{"lu-sync-back-test"};
+    fs::path top = dir.path();
     fs::path container, app, local, outside, state;
     std::shared_ptr<SyncedJournal> journal;
     explicit Folders() {
-        std::string pattern = (fs::temp_directory_path() / "lu-sync-back-test-XXXXXX").string();
-        BOOST_TEST_REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-        top = pattern;
         container = top / "container";
         app = container / "app";
         local = top / "local";
@@ -63,7 +63,6 @@ struct Folders {
         journal = std::make_shared<SyncedJournal>((state / "j").string(),
                                                   SyncedKey::of("lu", "local", "", container.string()));
     }
-    ~Folders() { fs::remove_all(top); }
     sync_back::LocalSyncBack sync_back(sb::Limits limits = {}) {
         return sync_back::LocalSyncBack(
             sb::SyncBackMapping(local.string(), "/app", {"package-lock.json", "db", "gen/**"}), container.string(),

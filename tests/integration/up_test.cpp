@@ -254,7 +254,7 @@ BOOST_AUTO_TEST_CASE(folders_moved_into_new_folders_stay_watched) {
     }
     Objects o;
     o.lu_spec()["initialSync"] = json::object{};
-    // No verify at start (the initial sync leaves a record): its repair would hide a change not seen.
+    // No verify at start (the initial sync leaves a journal): its repair would hide a change not seen.
     BOOST_TEST_REQUIRE(d.start(o, {"--debounce", "0", "--no-verify-after-loss"}));
     BOOST_TEST_REQUIRE(wait_until([&] { return holds(d.in_app("c/d/e"), "old") && holds(d.in_app("b/d/e"), "old"); }));
     d.pause();
