@@ -106,6 +106,39 @@ BOOST_AUTO_TEST_CASE(a_container_file_comes_back_with_its_mode_and_is_agreed) {
     BOOST_TEST(text_of(landed) == "create table v2");
 }
 
+BOOST_AUTO_TEST_CASE(a_mode_changed_in_the_container_alone_comes_back_without_touching_the_content) {
+    Folders f;
+    auto back = f.sync_back();
+    const fs::path container_file = f.app / "package-lock.json";
+    const fs::path landed = f.local / "package-lock.json";
+    write(container_file, "{}");
+    fs::permissions(container_file, fs::perms(0644));
+    BOOST_TEST((back.on_container_change("/app/package-lock.json", 0).kind == Kind::written));
+    const auto inode = [](const fs::path &p) {
+        struct stat st {};
+        return ::stat(p.c_str(), &st) == 0 ? st.st_ino : 0;
+    };
+    const ino_t before = inode(landed);
+    // Written, closed, then made executable: the change that reaches the host is the mode's alone.
+    fs::permissions(container_file, fs::perms(0750));
+    const auto e = back.on_container_change("/app/package-lock.json", 0);
+    BOOST_TEST((e.kind == Kind::written), e.message);
+    BOOST_TEST(static_cast<int>(fs::status(landed).permissions() & fs::perms::all) == 0750);
+    BOOST_TEST(inode(landed) == before);
+    BOOST_TEST(text_of(landed) == "{}");
+    // Already so: both sides agree, nothing is written.
+    BOOST_TEST((back.on_container_change("/app/package-lock.json", 0).kind == Kind::agreed));
+    // Permission bits only: a set-id bit never comes.
+    BOOST_REQUIRE(::chmod(container_file.c_str(), 04755) == 0);
+    BOOST_TEST((back.on_container_change("/app/package-lock.json", 0).kind == Kind::written));
+    BOOST_TEST(static_cast<int>(fs::status(landed).permissions() & fs::perms::mask) == 0755);
+    // A local edit meanwhile is the forward sync's: the container's mode does not come over it.
+    write(landed, "{\"local\": 1}");
+    fs::permissions(container_file, fs::perms(0700));
+    BOOST_TEST((back.on_container_change("/app/package-lock.json", 0).kind != Kind::written));
+    BOOST_TEST(static_cast<int>(fs::status(landed).permissions() & fs::perms::all) == 0755);
+}
+
 // While the forward sync carries a file, the container's copy (the old one,
 // none, half the new one) is the forward sync's: nothing comes back of it.
 BOOST_AUTO_TEST_CASE(a_file_the_forward_sync_carries_does_not_come_back_meanwhile) {
