@@ -256,7 +256,7 @@ void ChangeWatcher::forget_tree(Watch &watch, const std::string &relative) {
         if (is_beneath(path, relative)) pend(watch, path, now);
 }
 
-void ChangeWatcher::pend(Watch &watch, const std::string &relative, Clock::time_point now) {
+void ChangeWatcher::pend(Watch &watch, const std::string &relative, Clock::time_point now, bool closed) {
     if (watch.rescan_due) return;  // the rescan looks at everything
     const PendingKey key{watch.id, relative};
     auto it = pending_.find(key);
@@ -264,7 +264,9 @@ void ChangeWatcher::pend(Watch &watch, const std::string &relative, Clock::time_
         if (pending_.size() >= kMaxPending) return overflowed(watch);
         it = pending_.emplace(key, Pending{now, now}).first;
     }
-    it->second.due = std::min(now + watch.debounce, it->second.first + kMaxHold);
+    // Its writer closed it: most writers are done then, so it goes now (a
+    // file written in several opens, or chmod-ed after, simply comes again).
+    it->second.due = closed ? now : std::min(now + watch.debounce, it->second.first + kMaxHold);
 }
 
 // What waits is still sent; the rest is the rescan's to find (one filled up
@@ -309,7 +311,7 @@ void ChangeWatcher::read_events() {
                         add_tree(watch, path, true);
                     continue;
                 }
-                if (wanted(watch, path)) pend(watch, path, now);
+                if (wanted(watch, path)) pend(watch, path, now, (event->mask & IN_CLOSE_WRITE) != 0);
             }
         }
     }

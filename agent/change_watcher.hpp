@@ -90,7 +90,8 @@ private:
     void add_tree(Watch &watch, const std::string &relative, bool report,
                   std::unordered_set<std::string> *seen = nullptr);
     void forget_tree(Watch &watch, const std::string &relative);
-    void pend(Watch &watch, const std::string &relative, Clock::time_point now);
+    // Looked at once due: debounced, or at once when its writer closed it.
+    void pend(Watch &watch, const std::string &relative, Clock::time_point now, bool closed = false);
     void overflowed(Watch &watch);
     void rescan(Watch &watch, FrameOutput &out, bool &sent_ok);
     // The change to send for a pending path; nullopt when there is none (or

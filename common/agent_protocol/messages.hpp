@@ -365,8 +365,8 @@ struct RestartProcess {
 // Sync back (version 7, docs/sync-back.md): the agent watches `root` (a sync
 // rule's containerPath) with inotify, recursively, never following a symlink,
 // and sends a ContainerChange, unasked, for each file beneath it whose name
-// relative to root the patterns (the ignore syntax) ask for, once it stopped
-// changing for debounce_ms. With report_existing the files there now come
+// relative to root the patterns (the ignore syntax) ask for, once its writer
+// closed it or it stopped changing for debounce_ms. With report_existing the files there now come
 // too, else only changes after the watch began; of those, a file among
 // agreed_paths whose content hashes to its agreed_hashes entry (XXH3-64) is
 // not sent, and one of agreed_paths no longer there comes as deleted: what

@@ -234,11 +234,10 @@ void AgentSyncBack::note_reported(const std::string &container_file, const Agent
         reported_[container_file] = hex(change.hash);
         return;
     }
-    // Deleted, or no regular file any more: nothing of it, nor beneath it, to keep.
+    // Deleted, or no regular file any more. What was beneath it stays: the
+    // agent reports each file gone with a folder, and a folder made where our
+    // symlink was may hold files reported before it (held, not lost).
     reported_.erase(container_file);
-    const std::string folder = container_file + "/";
-    for (auto it = reported_.lower_bound(folder); it != reported_.end() && it->first.starts_with(folder);)
-        it = reported_.erase(it);
 }
 
 void AgentSyncBack::offer(std::vector<AgentChange> changes, rules::ContainerRoot root) {
