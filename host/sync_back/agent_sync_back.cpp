@@ -5,15 +5,13 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <chrono>
 #include <cstddef>
-#include <cstdio>
 #include <cstring>
-#include <optional>
 #include <thread>
 
 #include "common/paths.hpp"
+#include "common/sync_back/content_digest.hpp"
 #include "common/utf8.hpp"
 #include "host/core/plugin_message.hpp"
 #include "host/sync_back/held_deletes.hpp"
@@ -26,12 +24,6 @@ using rules::PathState;
 std::int64_t now_ms() {
     return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
         .count();
-}
-
-std::string hex(std::uint64_t hash) {
-    char text[24];
-    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
-    return text;
 }
 
 // content in a file of memory, read from offset 0 by the write path.
@@ -61,14 +53,6 @@ rules::ContainerRoot root_of(int32_t code) {
     }
 }
 
-std::optional<std::uint64_t> hash_of(const std::string &digest) {
-    if (digest.size() != 16) return std::nullopt;
-    std::uint64_t value = 0;
-    const auto [end, ec] = std::from_chars(digest.data(), digest.data() + digest.size(), value, 16);
-    if (ec != std::errc() || end != digest.data() + digest.size()) return std::nullopt;
-    return value;
-}
-
 void each_batch(void *ctx, const lu_container_changes *batch) {
     if (batch != nullptr) static_cast<AgentSyncBack *>(ctx)->on_batch(*batch);
 }
@@ -88,7 +72,7 @@ std::vector<AgreedFile> agreed_beneath(const AgreedDigests &agreements, const st
     std::vector<AgreedFile> out;
     for (auto it = agreements.lower_bound(folder); it != agreements.end() && it->first.starts_with(folder); ++it)
         // A digest that is not an XXH3-64 is left out: that file simply comes again.
-        if (const auto hash = hash_of(it->second); hash && it->first.size() > folder.size())
+        if (const auto hash = rules::digest_value(it->second); hash && it->first.size() > folder.size())
             out.push_back({it->first.substr(folder.size()), *hash});
     return out;
 }
@@ -120,7 +104,7 @@ BeneathFile AgentChangeFiles::open(const std::string &, std::uint64_t max_bytes)
     out.fd = memory_file(change.content, out.error);
     if (out.fd.get() < 0) return out;
     // The digest the agent claims; the write checks the bytes against it.
-    out.state = PathState::file(hex(change.hash));
+    out.state = PathState::file(rules::digest_text(change.hash));
     return out;
 }
 
@@ -231,7 +215,7 @@ std::string AgentSyncBack::container_file_of(const std::string &path) const {
 
 void AgentSyncBack::note_reported(const std::string &container_file, const AgentChange &change) {
     if (change.kind == LU_CHANGE_WRITTEN) {
-        reported_[container_file] = hex(change.hash);
+        reported_[container_file] = rules::digest_text(change.hash);
         return;
     }
     // Deleted, or no regular file any more. What was beneath it stays: the
