@@ -165,6 +165,7 @@ void SyncBackWatches::restart_loop() {
                     down->target = running->target;
                     down->retry_at = now + wait;
                     down->wait = std::min(2 * wait, times_.most);
+                    down->last_conflicts = running->sync_back->conflicts();
                     auto why = why_ended_.extract(key);
                     lines.emplace_back(running->target, what(running->target) + ": " +
                                                             (why ? why.mapped() : "its changes stopped coming") +
@@ -207,6 +208,7 @@ void SyncBackWatches::try_again(const std::string &live_update, const std::share
         again->started = now;
         again->retry_at = now + down->wait;
         again->wait = again->sync_back ? down->wait : std::min(2 * down->wait, times_.most);
+        if (!again->sync_back) again->last_conflicts = down->last_conflicts;
         const auto of_it = running_.find(live_update);
         const std::string key = again->target.key();
         const auto it = of_it == running_.end() ? Targets::iterator{} : of_it->second.find(key);
@@ -235,17 +237,22 @@ bool SyncBackWatches::running(const std::string &live_update) const {
 
 std::vector<OpenConflict> SyncBackWatches::conflicts(const std::string &live_update) const {
     std::vector<std::shared_ptr<Running>> of_it;
+    std::vector<OpenConflict> out;
     {
         common::MutexLock lock(mutex_);
         const auto it = running_.find(live_update);
         if (it == running_.end()) return {};
-        for (const auto &[key, running] : it->second) of_it.push_back(running);
+        for (const auto &[key, running] : it->second)
+            if (running->sync_back)
+                of_it.push_back(running);
+            else
+                for (const auto &[path, event] : running->last_conflicts)
+                    out.push_back({running->target.display, event});
     }
-    std::vector<OpenConflict> out;
+    // Asked outside the lock: a watcher's thread reports under its own.
     for (const auto &running : of_it)
-        if (running->sync_back)
-            for (auto &[path, event] : running->sync_back->conflicts())
-                out.push_back({running->target.display, std::move(event)});
+        for (auto &[path, event] : running->sync_back->conflicts())
+            out.push_back({running->target.display, std::move(event)});
     return out;
 }
 

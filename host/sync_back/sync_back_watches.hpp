@@ -80,6 +80,9 @@ private:
         Clock::time_point started;
         Clock::time_point retry_at;
         std::chrono::milliseconds wait{0};
+        // A down one: the conflicts its last watch held, shown until one runs
+        // again (it judges them again from the agreements). Under mutex_.
+        std::map<std::string, SyncBackEvent> last_conflicts;
     };
     using Targets = std::map<std::string, std::shared_ptr<Running>>;  // by SyncBackTarget::key()
 

@@ -5,7 +5,8 @@
 // or recreated from its image deletes nothing locally, a hostile container
 // writes nothing outside localPath, two replicas writing different
 // bytes are a conflict, lu-agent killed mid-file leaves no half file, and
-// a forward delete keeps an app file that comes back and was never agreed.
+// a forward delete keeps an app file that comes back and was never agreed,
+// and open conflicts show while a broken watch is down and after it restarted.
 // Containers are named h2sb-*.
 #define BOOST_TEST_MODULE up_sync_back_docker
 #include <signal.h>
@@ -15,6 +16,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <iterator>
+#include <map>
 #include <sstream>
 #include <thread>
 
@@ -393,4 +395,55 @@ BOOST_AUTO_TEST_CASE(a_broken_watch_starts_again_without_a_local_change) {
     web.exec("mkdir -p /app/gen; echo by-itself > /app/gen/after-break.sql");
     BOOST_TEST(wait_until([&] { return holds(d.src / "gen/after-break.sql", "by-itself\n"); }, kWait), d.log_text());
     BOOST_TEST(times_logged(d, "the container's changes stopped coming") == 1u, d.log_text());
+}
+
+// Conflicts are the running watch's: its agent killed, the next watch starts
+// from the agreements, so the files in conflict come again and are judged
+// again. Each conflict shows while the watch is down and after it started
+// again, and neither side of either is overwritten.
+BOOST_AUTO_TEST_CASE(open_conflicts_show_again_after_the_watch_started_again) {
+    const Replica web(project_name(), 1);
+    UpDaemon d;
+    Objects o = objects_for(web.project());
+    // Both belong to the container: a local edit is not sent forward, so each conflict stays.
+    auto &ignored = o.file_watch["spec"].as_object()["ignores"].as_array()[0].as_object()["patterns"].as_array();
+    ignored.emplace_back("package-lock.json");
+    ignored.emplace_back("gen");
+    start_syncing_back(d, o, {&web});
+    web.exec("printf '{\"lock\": 1}' > /app/package-lock.json; mkdir -p /app/gen; echo a > /app/gen/a.sql");
+    BOOST_TEST_REQUIRE(
+        wait_until(
+            [&] { return holds(d.src / "package-lock.json", "{\"lock\": 1}") && holds(d.src / "gen/a.sql", "a\n"); },
+            kWait),
+        d.log_text());
+    write_file(d.src / "package-lock.json", "{\"lock\": \"local\"}");
+    write_file(d.src / "gen/a.sql", "local a\n");
+    web.exec("printf '{\"lock\": \"container\"}' > /app/package-lock.json; rm /app/gen/a.sql");
+    const auto kinds = [&] {
+        std::map<std::string, std::string> out;
+        for (const json::value &c : conflicts_of(d))
+            out[std::string(c.as_object().at("path").as_string())] = c.as_object().at("kind").as_string();
+        return out;
+    };
+    const std::map<std::string, std::string> expected{{"/app/gen/a.sql", "LocalModifiedContainerDeleted"},
+                                                      {"/app/package-lock.json", "BothModified"}};
+    BOOST_TEST_REQUIRE(wait_until([&] { return kinds() == expected; }, kWait), d.log_text());
+    BOOST_TEST_REQUIRE(kill_agents(web) > 0);
+    BOOST_TEST_REQUIRE(wait_until([&] { return logged(d, "the container's changes stopped coming"); }, kWait),
+                       d.log_text());
+    BOOST_TEST(kinds() == expected, d.log_text());  // down: the last ones known still show
+    BOOST_TEST_REQUIRE(wait_until([&] { return sync_backs_started(d.log_text()) >= 2u; }, kWait), d.log_text());
+    BOOST_TEST(wait_until([&] { return kinds() == expected; }, kWait), d.log_text());
+    // Given time to judge again: still both, and nothing written on either side.
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    BOOST_TEST(kinds() == expected, d.log_text());
+    const std::string table = d.cli("get liveupdates");
+    BOOST_TEST(column_of(table, "lu", 4) == "2", table);
+    BOOST_TEST(holds(d.src / "package-lock.json", "{\"lock\": \"local\"}"));
+    BOOST_TEST(holds(d.src / "gen/a.sql", "local a\n"));
+    BOOST_TEST(web.read("/app/package-lock.json") == "{\"lock\": \"container\"}");
+    BOOST_TEST(web.exec("test -e /app/gen/a.sql || echo gone") == "gone\n");
+    // Resolved while judged by the new watch: the container agrees with the local side.
+    web.exec("printf '{\"lock\": \"local\"}' > /app/package-lock.json");
+    BOOST_TEST(wait_until([&] { return kinds().size() == 1u; }, kWait), d.log_text());
 }

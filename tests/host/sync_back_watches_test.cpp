@@ -2,7 +2,8 @@
 // changes stopped coming, or that could not start, is started again on its
 // own timer (and at a reconcile), the wait doubling up to its most and back
 // to the first once it ran long enough, said once per break and not per
-// try; one stopped while down is tried no more.
+// try; one stopped while down is tried no more. While one is down, the
+// conflicts its last watch held still show.
 #define BOOST_TEST_MODULE sync_back_watches
 #include <boost/test/unit_test.hpp>
 
@@ -29,8 +30,9 @@ namespace {
 // A sync back whose source of changes ends when told, as an agent's does.
 class EndingSyncBack final : public ContainerSyncBack {
 public:
-    explicit EndingSyncBack(SyncBackReportFn report) : report_(std::move(report)) {}
-    std::map<std::string, SyncBackEvent> conflicts() const override { return {}; }
+    EndingSyncBack(SyncBackReportFn report, std::map<std::string, SyncBackEvent> conflicts)
+        : report_(std::move(report)), conflicts_(std::move(conflicts)) {}
+    std::map<std::string, SyncBackEvent> conflicts() const override { return conflicts_; }
     bool ended() const override { return ended_; }
     void end() {
         ended_ = true;
@@ -43,6 +45,7 @@ public:
 
 private:
     SyncBackReportFn report_;
+    const std::map<std::string, SyncBackEvent> conflicts_;
     std::atomic<bool> ended_{false};
 };
 
@@ -60,7 +63,7 @@ public:
                   std::lock_guard lock(mutex_);
                   tries_.push_back(Clock::now());
                   if (failing_) throw std::runtime_error("the container is not running");
-                  auto sync_back = std::make_unique<EndingSyncBack>(std::move(report));
+                  auto sync_back = std::make_unique<EndingSyncBack>(std::move(report), conflicts_);
                   last_ = sync_back.get();
                   return sync_back;
               },
@@ -95,6 +98,23 @@ public:
         BOOST_TEST_REQUIRE(last != nullptr);
         last->end();
     }
+    // The conflicts the sync backs started from now on hold.
+    void hold_conflicts(const std::vector<std::string> &paths) {
+        std::lock_guard lock(mutex_);
+        conflicts_.clear();
+        for (const std::string &path : paths) {
+            SyncBackEvent event;
+            event.kind = SyncBackEvent::Kind::conflict;
+            event.container_path = path;
+            conflicts_[path] = event;
+        }
+    }
+    // The container paths of the conflicts the watches show.
+    std::vector<std::string> conflicts() const {
+        std::vector<std::string> out;
+        for (const OpenConflict &c : watches_.conflicts("lu")) out.push_back(c.event.container_path);
+        return out;
+    }
     std::vector<Clock::time_point> tries() {
         std::lock_guard lock(mutex_);
         return tries_;
@@ -116,6 +136,7 @@ public:
 private:
     std::mutex mutex_;
     bool failing_ = false;
+    std::map<std::string, SyncBackEvent> conflicts_;
     EndingSyncBack *last_ = nullptr;
     std::vector<Clock::time_point> tries_;
     std::vector<Note> notes_;
@@ -183,4 +204,25 @@ BOOST_AUTO_TEST_CASE(one_that_cannot_start_is_said_once_tried_on_the_timer_and_n
     f.fail(false);
     f.set();
     BOOST_TEST(f.said(LogLevel::info, ": started").size() == 1u);
+}
+
+// Its agent killed, a watch's conflicts would vanish until the next one
+// reported the files again: they show while it is down, through failed
+// tries, and the watch that then runs has its own (it judged them again).
+BOOST_AUTO_TEST_CASE(a_down_sync_back_still_shows_its_last_conflicts_until_one_runs_again) {
+    Fixture f(RestartTimes{.first = 20ms, .most = 40ms, .healthy = 10s});
+    f.hold_conflicts({"/app/gen/a", "/app/gen/b"});
+    f.set();
+    const std::vector<std::string> both{"/app/gen/a", "/app/gen/b"};
+    BOOST_TEST(f.conflicts() == both, boost::test_tools::per_element());
+    f.fail(true);
+    f.end_last();
+    BOOST_TEST_REQUIRE(f.wait_for([&] { return f.tries().size() >= 4u; }));  // down, and tried in vain
+    BOOST_TEST(f.conflicts() == both, boost::test_tools::per_element());
+    f.hold_conflicts({"/app/gen/b"});
+    f.fail(false);
+    BOOST_TEST_REQUIRE(f.wait_for([&] { return f.said(LogLevel::info, ": started").size() == 2u; }));
+    BOOST_TEST(f.conflicts() == std::vector<std::string>{"/app/gen/b"}, boost::test_tools::per_element());
+    f.stop();
+    BOOST_TEST(f.conflicts().empty());
 }
