@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <string_view>
 #include <vector>
@@ -85,7 +86,26 @@ std::string way_refusal(int code) {
 
 std::atomic<unsigned> temporary_count{0};
 
+FileStamp stamp_of(const struct stat &st) {
+    return {.present = true,
+            .device = st.st_dev,
+            .inode = st.st_ino,
+            .size = st.st_size,
+            .mtime = st.st_mtim,
+            .ctime = st.st_ctim};
+}
+
+bool same_time(const struct timespec &a, const struct timespec &b) {
+    return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+}
+
 }  // namespace
+
+bool FileStamp::operator==(const FileStamp &other) const {
+    if (present != other.present) return false;
+    return !present || (device == other.device && inode == other.inode && size == other.size &&
+                        same_time(mtime, other.mtime) && same_time(ctime, other.ctime));
+}
 
 std::string content_digest(int fd, std::string &error) {
     liveupdate::sync_back::ContentDigest digest;
@@ -144,6 +164,7 @@ BeneathFile open_beneath(const std::string &root, const std::string &name, std::
     }
     out.mode = st.st_mode & 0777;
     out.size = static_cast<std::uint64_t>(st.st_size);
+    out.stamp = stamp_of(st);
     if (out.size > max_bytes) {
         out.state = PathState::file("");
         out.error = shown(root, name) + ": " + std::to_string(out.size) + " bytes, over the limit of " +
@@ -184,23 +205,23 @@ liveupdate::sync_back::ContainerRoot folder_beneath(const std::string &root, con
     return {.exists = true, .empty = empty};
 }
 
-std::string write_beneath(const std::string &root, const std::string &name, int source, mode_t mode,
-                          const std::string &expected_digest) {
+WriteResult write_beneath(const std::string &root, const std::string &name, int source, mode_t mode,
+                          const std::string &expected_digest, const FileStamp &replaces) {
     const std::vector<std::string> parts = segments(name);
     int code = 0;
     const UniqueFd parent = parent_beneath(root, parts, true, code);
-    if (parent.get() < 0) return shown(root, name) + ": not written: " + way_refusal(code);
+    if (parent.get() < 0) return {shown(root, name) + ": not written: " + way_refusal(code)};
     const std::string &leaf = parts.back();
     struct stat st {};
     if (::fstatat(parent.get(), leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode))
-        return shown(root, name) + ": not written: the local path is not a regular file";
+        return {shown(root, name) + ": not written: the local path is not a regular file"};
     const std::string temporary =
         ".lu-sync-back-" + std::to_string(::getpid()) + "-" + std::to_string(temporary_count++) + ".tmp";
     UniqueFd out(::openat(parent.get(), temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
-    if (out.get() < 0) return shown(root, name) + ": cannot create a temporary file beside it: " + errno_text(errno);
-    const auto abandon = [&](const std::string &why) {
+    if (out.get() < 0) return {shown(root, name) + ": cannot create a temporary file beside it: " + errno_text(errno)};
+    const auto abandon = [&](const std::string &why, bool local_changed = false) {
         ::unlinkat(parent.get(), temporary.c_str(), 0);
-        return shown(root, name) + ": not written: " + why;
+        return WriteResult{shown(root, name) + ": not written: " + why, local_changed};
     };
     liveupdate::sync_back::ContentDigest digest;
     char buffer[1 << 16];
@@ -220,6 +241,19 @@ std::string write_beneath(const std::string &root, const std::string &name, int 
     }
     if (digest.text() != expected_digest) return abandon("the container file changed while it was copied");
     if (::fchmod(out.get(), mode & 0777) != 0) return abandon("cannot set its mode: " + errno_text(errno));
+    // The copy took a while: the target must still be the file judged (or
+    // none), looked at again just before the rename. Where none was, the
+    // rename itself refuses to replace one that came meanwhile.
+    const auto changed = [&] { return abandon("it changed locally meanwhile", true); };
+    if (!replaces.present) {
+        if (::renameat2(parent.get(), temporary.c_str(), parent.get(), leaf.c_str(), RENAME_NOREPLACE) == 0) return {};
+        if (errno == EEXIST) return changed();
+        // A file system without RENAME_NOREPLACE: looked at, as a present one is.
+        if (errno != EINVAL) return abandon("cannot rename into place: " + errno_text(errno));
+    }
+    struct stat now {};
+    const bool there = ::fstatat(parent.get(), leaf.c_str(), &now, AT_SYMLINK_NOFOLLOW) == 0;
+    if (there != replaces.present || (there && !(stamp_of(now) == replaces))) return changed();
     if (::renameat(parent.get(), temporary.c_str(), parent.get(), leaf.c_str()) != 0)
         return abandon("cannot rename into place: " + errno_text(errno));
     return {};

@@ -15,12 +15,25 @@
 
 namespace liveupdate::host::sync_back {
 
+// Which local file a change was judged against: the target write_beneath
+// may replace. A save in place changes its ctime, a save by rename its inode.
+struct FileStamp {
+    bool present = false;  // false: nothing was there
+    dev_t device = 0;
+    ino_t inode = 0;
+    off_t size = 0;
+    struct timespec mtime {};
+    struct timespec ctime {};
+    bool operator==(const FileStamp &other) const;
+};
+
 // One path's state beneath a root, and the file opened when it is one.
 struct BeneathFile {
     liveupdate::sync_back::PathState state;  // digest: of the content
     common::UniqueFd fd;                     // state is a file: open for reading
     mode_t mode = 0;                         // its permission bits
     std::uint64_t size = 0;
+    FileStamp stamp;      // state is a file: the one read; absent: none
     bool folder = false;  // state is other: a folder reached without a symlink
     std::string error;    // non-empty: it could not be read (then state says nothing)
 };
@@ -41,9 +54,15 @@ liveupdate::sync_back::ContainerRoot folder_beneath(const std::string &root, con
 // beside it, with mode's permission bits, renamed into place; missing folders
 // are made (0755). Refused when a symlink or a non-folder is on the way or
 // the target is not a regular file, and abandoned when the bytes copied do
-// not have expected_digest (the source changed meanwhile). "" on success.
-std::string write_beneath(const std::string &root, const std::string &name, int source, mode_t mode,
-                          const std::string &expected_digest);
+// not have expected_digest (the source changed meanwhile) or the target is
+// no longer `replaces` (a developer's save, or a symlink, came meanwhile:
+// local_changed). error "" on success.
+struct WriteResult {
+    std::string error;
+    bool local_changed = false;
+};
+WriteResult write_beneath(const std::string &root, const std::string &name, int source, mode_t mode,
+                          const std::string &expected_digest, const FileStamp &replaces);
 
 // Deletes root/name when it is still a regular file with expected_digest;
 // "" on success or when it is already gone.

@@ -83,7 +83,7 @@ SyncBackEvent LocalSyncBack::on_container_change(const std::string &container_fi
     return event;
 }
 
-SyncBackEvent LocalSyncBack::judged(const std::string &container_path, const std::string &name) {
+SyncBackEvent LocalSyncBack::judged(const std::string &container_path, const std::string &name, bool again) {
     SyncBackEvent event;
     event.container_path = container_path;
     event.local_file = mapping_.local_file(name);
@@ -116,10 +116,13 @@ SyncBackEvent LocalSyncBack::judged(const std::string &container_path, const std
     case Action::nothing: event.kind = Kind::nothing; break;
     case Action::write_local:
         if (came_back_) came_back_->expect_written(event.local_file, container.state.digest, mapping_.local_path());
-        if (std::string error =
-                write_beneath(mapping_.local_path(), name, container.fd.get(), container.mode, container.state.digest);
-            !error.empty())
-            return refuse(std::move(error));
+        if (WriteResult written = write_beneath(mapping_.local_path(), name, container.fd.get(), container.mode,
+                                                container.state.digest, local.stamp);
+            !written.error.empty()) {
+            // A developer's save came while it was copied: judged again against it (a conflict, mostly).
+            if (written.local_changed && !again) return judged(container_path, name, true);
+            return refuse(std::move(written.error));
+        }
         journal_->agree(container_path, container.state.digest);
         event.kind = Kind::written;
         break;

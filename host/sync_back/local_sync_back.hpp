@@ -78,7 +78,8 @@ public:
     const rules::Limits &limits() const { return limits_; }
 
 private:
-    SyncBackEvent judged(const std::string &container_path, const std::string &name);
+    // again: judged a second time, the local file having changed while the first one wrote.
+    SyncBackEvent judged(const std::string &container_path, const std::string &name, bool again = false);
 
     rules::SyncBackMapping mapping_;
     std::shared_ptr<ContainerFiles> files_;

@@ -2,8 +2,10 @@
 // (host/sync_back): files come back through a temporary file with their mode,
 // conflicts and held deletes leave both sides alone, and a hostile container
 // (names with "..", symlinks to outside, a FIFO, a file over the limit)
-// writes nothing outside localPath.
+// writes nothing outside localPath, nor replaces a local file saved while
+// a container file was copied beside it.
 #define BOOST_TEST_MODULE local_sync_back
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -367,9 +369,90 @@ BOOST_AUTO_TEST_CASE(a_write_whose_source_changed_meanwhile_leaves_no_half_file)
     write(f.app / "package-lock.json", "whole");
     const auto source = sync_back::open_beneath(f.app.string(), "package-lock.json", UINT64_MAX);
     const std::string error =
-        sync_back::write_beneath(f.local.string(), "package-lock.json", source.fd.get(), 0644, "0000000000000000");
+        sync_back::write_beneath(f.local.string(), "package-lock.json", source.fd.get(), 0644, "0000000000000000", {})
+            .error;
     BOOST_TEST(error.find("changed while it was copied") != std::string::npos, error);
     BOOST_TEST(!fs::exists(f.local / "package-lock.json"));
+    BOOST_TEST(no_temporary_left(f.local));
+}
+
+// The local file a change was judged against is the only one a write may
+// replace: a developer's save, a new file or a symlink that came while the
+// container's bytes were copied is kept, and no temporary file is left.
+BOOST_AUTO_TEST_CASE(a_write_never_replaces_a_local_file_that_came_or_changed_while_it_copied) {
+    Folders f;
+    write(f.app / "package-lock.json", "container");
+    const auto source = sync_back::open_beneath(f.app.string(), "package-lock.json", UINT64_MAX);
+    const auto write_judged = [&](const std::string &name, const sync_back::FileStamp &judged) {
+        return sync_back::write_beneath(f.local.string(), name, source.fd.get(), 0644, source.state.digest, judged);
+    };
+    // Judged absent; the developer's new file came meanwhile.
+    write(f.local / "new.json", "developer");
+    auto result = write_judged("new.json", {});
+    BOOST_TEST(result.local_changed, result.error);
+    BOOST_TEST(text_of(f.local / "new.json") == "developer");
+    // Judged absent; a symlink came meanwhile.
+    fs::create_symlink(f.outside / "target", f.local / "link.json");
+    BOOST_TEST(!write_judged("link.json", {}).error.empty());
+    BOOST_TEST(fs::is_symlink(f.local / "link.json"));
+    // Judged as one file; saved in place with the same length meanwhile.
+    write(f.local / "saved.json", "before");
+    const sync_back::FileStamp before = sync_back::open_beneath(f.local.string(), "saved.json", UINT64_MAX).stamp;
+    BOOST_TEST_REQUIRE(before.present);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // a later ctime on any clock granularity
+    write(f.local / "saved.json", "after!");
+    BOOST_TEST(write_judged("saved.json", before).local_changed);
+    BOOST_TEST(text_of(f.local / "saved.json") == "after!");
+    // Judged as one file, deleted meanwhile: not brought back in its place either.
+    const sync_back::FileStamp gone = sync_back::open_beneath(f.local.string(), "saved.json", UINT64_MAX).stamp;
+    fs::remove(f.local / "saved.json");
+    BOOST_TEST(write_judged("saved.json", gone).local_changed);
+    BOOST_TEST(!fs::exists(f.local / "saved.json"));
+    BOOST_TEST(no_temporary_left(f.local));
+    // Unchanged since judged: replaced.
+    write(f.local / "kept.json", "old");
+    result = write_judged("kept.json", sync_back::open_beneath(f.local.string(), "kept.json", UINT64_MAX).stamp);
+    BOOST_TEST(result.error.empty(), result.error);
+    BOOST_TEST(text_of(f.local / "kept.json") == "container");
+}
+
+// A developer's save that lands while a large container file is copied
+// beside it: judged again, a conflict; the developer's bytes stay.
+BOOST_AUTO_TEST_CASE(a_local_save_during_a_write_is_judged_again_and_kept) {
+    Folders f;
+    auto back = f.sync_back();
+    {
+        std::ofstream big(f.app / "package-lock.json", std::ios::binary);
+        const std::string mib(1 << 20, 'c');
+        for (int i = 0; i < 48; ++i) big << mib;
+    }
+    // The developer saves as soon as sync back made its temporary file.
+    const int inotify = ::inotify_init1(IN_CLOEXEC);
+    BOOST_TEST_REQUIRE(inotify >= 0);
+    BOOST_TEST_REQUIRE(::inotify_add_watch(inotify, f.local.c_str(), IN_CREATE) >= 0);
+    std::thread developer([&] {
+        alignas(inotify_event) char buffer[4096];
+        for (bool seen = false; !seen;) {
+            const ssize_t n = ::read(inotify, buffer, sizeof buffer);
+            if (n <= 0) return;
+            for (ssize_t at = 0; at < n;) {
+                const auto *event = reinterpret_cast<const inotify_event *>(buffer + at);
+                if (event->len > 0 && std::string(event->name).starts_with(".lu-sync-back-")) seen = true;
+                at += static_cast<ssize_t>(sizeof(inotify_event) + event->len);
+            }
+        }
+        write(f.local / "package-lock.json", "developer");
+    });
+    const auto e = back.on_container_change("/app/package-lock.json", 0);
+    developer.join();
+    ::close(inotify);
+    BOOST_TEST(text_of(f.local / "package-lock.json") == "developer", e.message);
+    // Unless the save came only after the rename (then it simply replaced the file that came back).
+    if (e.kind != Kind::written) {
+        BOOST_TEST((e.kind == Kind::conflict), e.message);
+        BOOST_TEST((e.conflict == sb::ConflictKind::both_modified));
+    }
+    BOOST_TEST_MESSAGE("the save came " << (e.kind == Kind::written ? "after" : "during") << " the write");
     BOOST_TEST(no_temporary_left(f.local));
 }
 
