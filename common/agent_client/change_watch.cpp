@@ -1,6 +1,8 @@
 #include "common/agent_client/change_watch.hpp"
 
+#include <algorithm>
 #include <cerrno>
+#include <iterator>
 #include <stdexcept>
 
 #include "common/agent_client/agent_apply.hpp"
@@ -8,6 +10,16 @@
 namespace liveupdate::agent_client {
 
 using Clock = std::chrono::steady_clock;
+
+namespace {
+
+bool has_delete(const std::vector<agent_protocol::ContainerChange> &changes) {
+    for (const auto &change : changes)
+        if (change.kind == static_cast<std::uint8_t>(agent_protocol::ChangeKind::deleted)) return true;
+    return false;
+}
+
+}  // namespace
 
 ChangeWatch::ChangeWatch(std::unique_ptr<AgentSession> session, const agent_protocol::WatchChanges &request,
                          std::chrono::milliseconds timeout, BatchFn batch, EndFn end, const AgentSession::LineFn &log)
@@ -44,6 +56,16 @@ WatchedRoot ChangeWatch::root_now() {
     return WatchedRoot::empty;
 }
 
+void ChangeWatch::settle(std::vector<agent_protocol::ContainerChange> &changes) {
+    const auto held_until = Clock::now() + kDeleteHold;
+    while (!stopping_ && Clock::now() < held_until) {
+        session_->wait_for_changes(std::min(Clock::now() + kDeleteQuiet, held_until));
+        std::vector<agent_protocol::ContainerChange> more = session_->take_changes();
+        if (more.empty()) return;
+        changes.insert(changes.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+    }
+}
+
 void ChangeWatch::run() {
     try {
         while (!stopping_) {
@@ -51,11 +73,10 @@ void ChangeWatch::run() {
             std::vector<agent_protocol::ContainerChange> changes = session_->take_changes();
             if (changes.empty()) continue;
             WatchedRoot root = WatchedRoot::unknown;
-            for (const auto &change : changes)
-                if (change.kind == static_cast<std::uint8_t>(agent_protocol::ChangeKind::deleted)) {
-                    root = root_now();
-                    break;
-                }
+            if (has_delete(changes)) {
+                settle(changes);
+                root = root_now();
+            }
             batch_(changes, root);
         }
     } catch (const std::exception &e) {

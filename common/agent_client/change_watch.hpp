@@ -45,9 +45,17 @@ public:
     // How long the listing of a root that had a delete may take: past it,
     // what was listed still tells whether the root holds anything.
     static constexpr std::uint32_t kRootListingMs = 2000;
+    // A batch with a delete waits until the agent has been quiet this long
+    // (up to kDeleteHold), so that an `rm -rf` of the whole root, sent in
+    // several batches, is judged as the empty root it ends in, not as the
+    // ordinary deletes of its first batches.
+    static constexpr std::chrono::milliseconds kDeleteQuiet{150};
+    static constexpr std::chrono::milliseconds kDeleteHold{2000};
 
 private:
     void run();
+    // Adds to changes what the agent sends until it is quiet (see kDeleteQuiet).
+    void settle(std::vector<agent_protocol::ContainerChange> &changes);
     WatchedRoot root_now();
 
     std::unique_ptr<AgentSession> session_;

@@ -1,5 +1,8 @@
 #include "host/sync_back/local_sync_back_watch.hpp"
 
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <chrono>
 #include <filesystem>
 
@@ -75,15 +78,34 @@ void LocalSyncBackWatch::on_batch(const std::vector<std::string> &local_paths) {
             if (in_container) offered.insert("/" + (*in_container == "." ? std::string() : *in_container));
         }
         const std::int64_t now = now_ms();
+        const auto clock_now = std::chrono::steady_clock::now();
+        if (!local_paths.empty()) last_batch_at_ = clock_now;
+        bool held = false;
         for (const std::string &path : offered) {
+            if (hold_delete(path, clock_now)) {
+                deferred_.insert(path);
+                held = true;
+                continue;
+            }
             SyncBackEvent event = sync_back_->on_container_change(path, now);
             if (event.kind == SyncBackEvent::Kind::deferred) deferred_.insert(path);
             if (event.kind != SyncBackEvent::Kind::ignored && event.kind != SyncBackEvent::Kind::nothing)
                 events.push_back(std::move(event));
         }
+        if (!held) deletes_held_since_.reset();
     }
     if (!events.empty() || !local_paths.empty()) deferred_changed_.notify_all();
     for (const SyncBackEvent &event : events) report_(event);
+}
+
+bool LocalSyncBackWatch::hold_delete(const std::string &container_file, std::chrono::steady_clock::time_point now) {
+    if (now - last_batch_at_ >= kDeleteQuiet) return false;
+    if (deletes_held_since_ && now - *deletes_held_since_ >= kDeleteHold) return false;
+    struct stat st {};
+    const std::string in_folder = common::join_path(container_root_, "." + container_file);
+    if (::lstat(in_folder.c_str(), &st) == 0 || errno != ENOENT) return false;  // not a delete
+    if (!deletes_held_since_) deletes_held_since_ = now;
+    return true;
 }
 
 std::unique_ptr<ContainerSyncBack> start_local_sync_back(const SyncBackTarget &target, SyncedJournals &journals,

@@ -4,10 +4,12 @@
 // LiveUpdate, container and sync rule that has syncBack.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -47,7 +49,16 @@ private:
     ReportFn report_;
     mutable common::Mutex mutex_;
     std::unique_ptr<LocalSyncBack> sync_back_ LU_GUARDED_BY(mutex_);
-    std::set<std::string> deferred_ LU_GUARDED_BY(mutex_);  // over the rate limit: offered again
+    // A delete waits while the container's changes keep coming (see
+    // kDeleteQuiet): an app emptying the sync root in several batches must
+    // be judged by the empty root it ends in, not delete here step by step.
+    bool hold_delete(const std::string &container_file, std::chrono::steady_clock::time_point now) LU_REQUIRES(mutex_);
+    static constexpr std::chrono::milliseconds kDeleteQuiet{150};
+    static constexpr std::chrono::milliseconds kDeleteHold{2000};
+
+    std::set<std::string> deferred_ LU_GUARDED_BY(mutex_);  // over the rate limit, or a held delete: offered again
+    std::chrono::steady_clock::time_point last_batch_at_ LU_GUARDED_BY(mutex_);
+    std::optional<std::chrono::steady_clock::time_point> deletes_held_since_ LU_GUARDED_BY(mutex_);
     std::condition_variable deferred_changed_;
     bool stopping_ LU_GUARDED_BY(mutex_) = false;
     std::thread retrier_;

@@ -259,8 +259,9 @@ BOOST_AUTO_TEST_CASE(a_container_emptied_or_recreated_from_its_image_deletes_not
     web.exec("printf lock > /app/package-lock.json; mkdir -p /app/gen; echo a > /app/gen/a.sql");
     BOOST_TEST_REQUIRE(wait_until([&] { return holds(d.src / "gen/a.sql", "a\n"); }, kWait), d.log_text());
     BOOST_TEST_REQUIRE(wait_until([&] { return holds(d.src / "package-lock.json", "lock"); }, kWait));
-    // Everything beneath the sync root deleted at once: held, not applied.
-    web.exec("rm -rf /app/* /app/.[!.]* 2>/dev/null; true");
+    // Everything beneath the sync root deleted, its first file a moment
+    // before the rest (so in a batch of its own): held, not applied.
+    web.exec("rm /app/gen/a.sql; sleep 0.05; rm -rf /app/* /app/.[!.]* 2>/dev/null; true");
     BOOST_TEST(wait_until([&] { return logged(d, "is not deleted although"); }, kWait), d.log_text());
     BOOST_TEST(holds(d.src / "gen/a.sql", "a\n"));
     BOOST_TEST(holds(d.src / "package-lock.json", "lock"));
