@@ -12,23 +12,9 @@
 set -euo pipefail
 lu_host=$1 docker_updater=$2
 here=$(cd "$(dirname "$0")" && pwd)
-export DOCKER_HOST=${DOCKER_HOST:-unix:///var/run/docker.sock}
-# shellcheck source=../integration/up_e2e_lib.sh
-. "$here/../integration/up_e2e_lib.sh"
 # shellcheck source=compose_test_lib.sh
 . "$here/compose_test_lib.sh"
-
-project=lut12e2e$$
-work=$(mktemp -d)
-shop=$work/shop
-cleanup() {
-  local status=$?
-  stop_up || status=1
-  compose_v1 down -t 0 --rmi local >/dev/null 2>&1 || true
-  rm -rf "$work"
-  exit "$status"
-}
-trap cleanup EXIT
+compose_e2e_start lut12e2e$$ --rmi local
 
 mkdir -p "$shop/src" "$shop/conf" "$shop/hooks" "$shop/hooks2" "$shop/kick" "$shop/inc/sub" "$shop/api" "$shop/app"
 printf 'FROM lu-busybox\nCOPY stamp /stamp\nCMD ["sleep", "1000000"]\n' >"$shop/app/Dockerfile"
