@@ -111,6 +111,7 @@ wait_for_content "$web" /etc/app/app.conf conf-2
 wait_until "web restarted after sync+restart" '[ "$(started_at "$web")" != "$started" ]'
 echo "ok: sync+restart"
 
+# shellcheck disable=SC2034  # read by the condition wait_until evaluates
 started=$(started_at "$web")
 touch "$shop/kick/now"
 wait_until "web restarted after restart" '[ "$(started_at "$web")" != "$started" ]'
@@ -153,6 +154,7 @@ wait_for_content "$built" /stamp build-1
 echo build-2 >"$shop/app/stamp"
 # One query per try: two could see the old container, then none.
 wait_until "built re-created by the rebuild" 'now=$(service_containers built); [ -n "$now" ] && [ "$now" != "$built" ]' 1200
+# shellcheck disable=SC2154  # now is set by the condition wait_until evaluated
 built=$now
 wait_for_content "$built" /stamp build-2
 wait_for_content "$built" /built/index.html three

@@ -123,6 +123,7 @@ wait_for_flush
 absent_in_box /app/data/subdir
 echo "ok: a deleted folder"
 
+# shellcheck disable=SC2034  # read by the condition wait_until evaluates
 started=$(started_at "$box")
 mkdir "$shop/config"
 echo "This is an updated config file" >"$shop/config/file.config"
@@ -140,6 +141,7 @@ echo "ok: include as one string"
 test=$(service_containers test)
 wait_for_content "$test" /data/first.txt first
 successes() { grep -c "SUCCESS" "$work/up.log" || true; }
+# shellcheck disable=SC2034  # read by the condition wait_until evaluates
 before=$(successes)
 echo test >"$shop/exec/test"
 wait_for_content "$test" /data/test test
