@@ -1,23 +1,25 @@
 #!/usr/bin/env bash
-# Lints the C and C++ files of the repository; exits non-zero on any finding.
+# Lints the C, C++ and shell files of the repository; exits non-zero on any finding.
 #   scripts/lint.sh                 clang-tidy on the files changed against the
 #                                   merge-base with origin/main (HEAD~1 without
 #                                   origin/main, or on main itself), plus
 #                                   uncommitted changes
 #   scripts/lint.sh --base REV      clang-tidy on the files changed against REV
 #   scripts/lint.sh --all           clang-tidy on every C and C++ file
-# Whatever the option, two checks cover the whole tree (they take seconds):
+# Whatever the option, three checks cover the whole tree (they take seconds):
 #   - clang-format (.clang-format): every file as a whole fails the check;
 #     the changed files get the full diagnostics, the others are named
 #   - the layout rules for includes (README.md): host/ never includes plugin/
 #     or updaters/; plugin/, updaters/, agent/ and common/ never include host/;
 #     common/ includes no component (plugin/, updaters/, agent/, host/); sdk/
 #     includes nothing of the repository but sdk/; no include climbs with ../
+#   - shellcheck (.shellcheckrc) on every shell script: the *.sh files and
+#     those whose first line names sh or bash
 # clang-tidy reads build/compile_commands.json (configure build/ first); a
 # file without an entry there (a header, a file of a disabled target) is
 # checked through the files that include it, or not at all.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 
 base=""
 all=0
@@ -27,13 +29,13 @@ while [ $# -gt 0 ]; do
     --all) all=1 ;;
     --base) base=${2:?--base needs a revision}; shift ;;
     --build-dir) build_dir=${2:?--build-dir needs a folder}; shift ;;
-    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "lint: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
 done
 
-for tool in clang-format clang-tidy; do
+for tool in clang-format clang-tidy shellcheck; do
   command -v "$tool" >/dev/null || { echo "lint: $tool not found (scripts/install-deps.sh installs it)" >&2; exit 2; }
 done
 
@@ -107,6 +109,19 @@ if [ -s "$layout_log" ]; then
   findings=$((findings + 1))
 fi
 rm -f "$layout_log"
+
+# Shell scripts, of the whole tree, by name or by their first line (git grep
+# finds the few files with such a line anywhere; their first line decides).
+shebang='^#!.*[/ ](ba)?sh$'
+mapfile -t shell_scripts < <(git ls-files -- '*.sh'
+  git grep -lIE "$shebang" -- ':!*.sh' | while read -r file; do
+    head -n 1 "$file" | grep -qE "$shebang" && echo "$file"
+  done)
+echo "lint: shellcheck on ${#shell_scripts[@]} file(s)"
+if ! shellcheck -f gcc "${shell_scripts[@]}"; then
+  echo "lint: shellcheck findings (fix, or disable one inline saying why: # shellcheck disable=SCxxxx  # why)"
+  findings=$((findings + 1))
+fi
 
 # Static analysis of the given files, those compile_commands.json knows;
 # non-zero on a finding.

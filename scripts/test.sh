@@ -27,7 +27,7 @@
 # full -g.
 # Ends with one line "tests: N passed, M failed"; exit 0 only when all passed.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 
 jobs=$(nproc)
 passed=0
@@ -85,7 +85,8 @@ count_ctest() {
 
 run_ctest() {
   local dir=$1; shift
-  local out="$log_dir/ctest-$(basename "$dir").log"
+  local out
+  out="$log_dir/ctest-$(basename "$dir").log"
   ctest --test-dir "$dir" --output-on-failure --timeout 300 "$@" 2>&1 | tee "$out"
   count_ctest "$out"
 }

@@ -9,14 +9,9 @@
 set -euo pipefail
 lu_host=$1
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=../integration/up_e2e_lib.sh
-. "$here/../integration/up_e2e_lib.sh"
 # shellcheck source=compose_test_lib.sh
 . "$here/compose_test_lib.sh"
-
-work=$(mktemp -d)
-shop=$work/shop
-trap 'stop_up; rm -rf "$work"' EXIT
+compose_e2e_start ""  # no project to take down: no container runs
 mkdir -p "$shop"
 
 write_bomb() {

@@ -11,23 +11,9 @@
 set -euo pipefail
 lu_host=$1 docker_updater=$2
 here=$(cd "$(dirname "$0")" && pwd)
-export DOCKER_HOST=${DOCKER_HOST:-unix:///var/run/docker.sock}
-# shellcheck source=../integration/up_e2e_lib.sh
-. "$here/../integration/up_e2e_lib.sh"
 # shellcheck source=compose_test_lib.sh
 . "$here/compose_test_lib.sh"
-
-project=lusbcompose$$
-work=$(mktemp -d)
-shop=$work/shop
-cleanup() {
-  local status=$?
-  stop_up || status=1
-  compose_v1 down -t 0 >/dev/null 2>&1 || true
-  rm -rf "$work"
-  exit "$status"
-}
-trap cleanup EXIT
+compose_e2e_start lusbcompose$$
 
 cp -r "$here/../../samples/compose-watch" "$shop"
 rm -f "$shop/deps/package-lock.json"

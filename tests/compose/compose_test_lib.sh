@@ -1,5 +1,34 @@
+# shellcheck shell=bash
 # Helpers of the Compose end-to-end tests, on top of
-# tests/integration/up_e2e_lib.sh: $project, $shop and $work are set by the caller.
+# tests/integration/up_e2e_lib.sh (sourced here): compose_e2e_start sets
+# $project, $work and $shop.
+# shellcheck source=../integration/up_e2e_lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../integration/up_e2e_lib.sh"
+
+# compose_e2e_start [PROJECT [DOWN_OPTION...]]: the opening of every Compose
+# e2e script. Sets $project (PROJECT; empty for a script without containers),
+# $work (a temporary folder) and $shop (the project folder inside it, for the
+# script to make), and an exit trap that stops `lu-host up`, takes PROJECT
+# down (`docker-compose down -t 0 DOWN_OPTION...`) and removes $work; a crash
+# of `lu-host up` at its stop fails the script.
+compose_e2e_start() {
+  project=${1:-}
+  compose_down_options=("${@:2}")
+  export DOCKER_HOST=${DOCKER_HOST:-unix:///var/run/docker.sock}
+  work=$(mktemp -d)
+  shop=$work/shop
+  trap compose_e2e_cleanup EXIT
+}
+
+compose_e2e_cleanup() {
+  local status=$?
+  stop_up || status=1
+  if [ -n "$project" ]; then
+    compose_v1 down -t 0 "${compose_down_options[@]}" >/dev/null 2>&1 || true
+  fi
+  rm -rf "$work"
+  exit "$status"
+}
 
 # The compose file without develop:, x-develop: and name: (docker-compose 1.29
 # refuses them).

@@ -12,23 +12,9 @@
 set -euo pipefail
 lu_host=$1 docker_updater=$2
 here=$(cd "$(dirname "$0")" && pwd)
-export DOCKER_HOST=${DOCKER_HOST:-unix:///var/run/docker.sock}
-# shellcheck source=../integration/up_e2e_lib.sh
-. "$here/../integration/up_e2e_lib.sh"
 # shellcheck source=compose_test_lib.sh
 . "$here/compose_test_lib.sh"
-
-project=lut12e2e$$
-work=$(mktemp -d)
-shop=$work/shop
-cleanup() {
-  local status=$?
-  stop_up || status=1
-  compose_v1 down -t 0 --rmi local >/dev/null 2>&1 || true
-  rm -rf "$work"
-  exit "$status"
-}
-trap cleanup EXIT
+compose_e2e_start lut12e2e$$ --rmi local
 
 mkdir -p "$shop/src" "$shop/conf" "$shop/hooks" "$shop/hooks2" "$shop/kick" "$shop/inc/sub" "$shop/api" "$shop/app"
 printf 'FROM lu-busybox\nCOPY stamp /stamp\nCMD ["sleep", "1000000"]\n' >"$shop/app/Dockerfile"
@@ -125,6 +111,7 @@ wait_for_content "$web" /etc/app/app.conf conf-2
 wait_until "web restarted after sync+restart" '[ "$(started_at "$web")" != "$started" ]'
 echo "ok: sync+restart"
 
+# shellcheck disable=SC2034  # read by the condition wait_until evaluates
 started=$(started_at "$web")
 touch "$shop/kick/now"
 wait_until "web restarted after restart" '[ "$(started_at "$web")" != "$started" ]'
@@ -167,6 +154,7 @@ wait_for_content "$built" /stamp build-1
 echo build-2 >"$shop/app/stamp"
 # One query per try: two could see the old container, then none.
 wait_until "built re-created by the rebuild" 'now=$(service_containers built); [ -n "$now" ] && [ "$now" != "$built" ]' 1200
+# shellcheck disable=SC2154  # now is set by the condition wait_until evaluated
 built=$now
 wait_for_content "$built" /stamp build-2
 wait_for_content "$built" /built/index.html three

@@ -12,23 +12,9 @@
 set -euo pipefail
 lu_host=$1 docker_updater=$2
 here=$(cd "$(dirname "$0")" && pwd)
-export DOCKER_HOST=${DOCKER_HOST:-unix:///var/run/docker.sock}
-# shellcheck source=../integration/up_e2e_lib.sh
-. "$here/../integration/up_e2e_lib.sh"
 # shellcheck source=compose_test_lib.sh
 . "$here/compose_test_lib.sh"
-
-project=luseqe2e$$
-work=$(mktemp -d)
-shop=$work/shop
-cleanup() {
-  local status=$?
-  stop_up || status=1
-  compose_v1 down -t 0 >/dev/null 2>&1 || true
-  rm -rf "$work"
-  exit "$status"
-}
-trap cleanup EXIT
+compose_e2e_start luseqe2e$$
 
 mkdir -p "$shop/inc" "$shop/exec"
 echo first >"$shop/exec/first.txt"
@@ -137,6 +123,7 @@ wait_for_flush
 absent_in_box /app/data/subdir
 echo "ok: a deleted folder"
 
+# shellcheck disable=SC2034  # read by the condition wait_until evaluates
 started=$(started_at "$box")
 mkdir "$shop/config"
 echo "This is an updated config file" >"$shop/config/file.config"
@@ -154,6 +141,7 @@ echo "ok: include as one string"
 test=$(service_containers test)
 wait_for_content "$test" /data/first.txt first
 successes() { grep -c "SUCCESS" "$work/up.log" || true; }
+# shellcheck disable=SC2034  # read by the condition wait_until evaluates
 before=$(successes)
 echo test >"$shop/exec/test"
 wait_for_content "$test" /data/test test

@@ -109,9 +109,11 @@ void start_syncing_back(UpDaemon &d, const Objects &o, const std::vector<const R
     BOOST_TEST_REQUIRE(started);
     write_file(d.src / "main.js", "main");
     for (const Replica *r : replicas)
-        BOOST_TEST_REQUIRE(wait_until([&] { return r->read("/app/main.js") == "main"; }, kWait), d.log_text());
-    BOOST_TEST_REQUIRE(wait_until([&] { return sync_backs_started(d.log_text()) >= replicas.size(); }, kWait),
-                       d.log_text());
+        BOOST_TEST_REQUIRE(wait_outcome(wait_until([&] { return r->read("/app/main.js") == "main"; }, kWait),
+                                        [&] { return d.log_text(); }));
+    BOOST_TEST_REQUIRE(
+        wait_outcome(wait_until([&] { return sync_backs_started(d.log_text()) >= replicas.size(); }, kWait),
+                     [&] { return d.log_text(); }));
 }
 
 // The daemon's lines saying LiveUpdate lu saw a local change to a file that
@@ -175,23 +177,27 @@ BOOST_AUTO_TEST_CASE(a_file_written_in_the_container_comes_back_with_its_mode_an
         "echo stays > /app/other.txt; printf '{\"lock\": 1}' > /app/package-lock.json;"
         " chmod 750 /app/package-lock.json; mkdir -p /app/gen/deep; echo 'create table t;' > "
         "/app/gen/deep/migration.sql");
-    BOOST_TEST(wait_until([&] { return holds(d.src / "package-lock.json", "{\"lock\": 1}"); }, kWait), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return holds(d.src / "package-lock.json", "{\"lock\": 1}"); }, kWait),
+                            [&] { return d.log_text(); }));
     BOOST_TEST(wait_until([&] { return mode_of(d.src / "package-lock.json") == 0750; }));
     BOOST_TEST(wait_until([&] { return holds(d.src / "gen/deep/migration.sql", "create table t;\n"); }));
     BOOST_TEST(!has(d.src / "other.txt"));
     BOOST_TEST(logged(d, "came back to " + (d.src / "package-lock.json").string()), d.log_text());
     // Written again in the container at once: an echo of the first would overwrite it there.
     web.exec("printf '{\"lock\": 2}' > /app/package-lock.json");
-    BOOST_TEST(wait_until([&] { return holds(d.src / "package-lock.json", "{\"lock\": 2}"); }, kWait), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return holds(d.src / "package-lock.json", "{\"lock\": 2}"); }, kWait),
+                            [&] { return d.log_text(); }));
     BOOST_TEST_REQUIRE(d.witness_barrier());
     BOOST_TEST(echoes(d.log_text()) == 0u, d.log_text());
     BOOST_TEST(web.read("/app/package-lock.json") == "{\"lock\": 2}");
     // A developer's own edit of a file that came back is sent forward as ever.
     write_file(d.src / "package-lock.json", "{\"lock\": 3}");
-    BOOST_TEST(wait_until([&] { return web.read("/app/package-lock.json") == "{\"lock\": 3}"; }, kWait), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return web.read("/app/package-lock.json") == "{\"lock\": 3}"; }, kWait),
+                            [&] { return d.log_text(); }));
     // And a delete in the container of a file both agreed on deletes it here.
     web.exec("rm /app/gen/deep/migration.sql");
-    BOOST_TEST(wait_until([&] { return !has(d.src / "gen/deep/migration.sql"); }, kWait), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return !has(d.src / "gen/deep/migration.sql"); }, kWait),
+                            [&] { return d.log_text(); }));
     BOOST_TEST(holds(d.src / "package-lock.json", "{\"lock\": 3}"));
 }
 
@@ -206,23 +212,27 @@ BOOST_AUTO_TEST_CASE(our_symlink_made_a_folder_by_the_app_keeps_the_apps_files) 
     fs::create_directories(elsewhere);
     start_syncing_back(d, objects_for(web.project()), {&web});
     fs::create_directory_symlink(elsewhere, d.src / "gen");
-    BOOST_TEST_REQUIRE(wait_until([&] { return !web.exec("test -L /app/gen && echo link").empty(); }, kWait),
-                       d.log_text());
+    BOOST_TEST_REQUIRE(
+        wait_outcome(wait_until([&] { return !web.exec("test -L /app/gen && echo link").empty(); }, kWait),
+                     [&] { return d.log_text(); }));
     web.exec("rm /app/gen && mkdir /app/gen && echo \"the app's\" > /app/gen/app.txt");
     // It cannot come back through the local symlink: the daemon says so once the watch reported it.
-    BOOST_TEST_REQUIRE(wait_until([&] { return logged(d, "/app/gen/app.txt"); }, kWait), d.log_text());
+    BOOST_TEST_REQUIRE(
+        wait_outcome(wait_until([&] { return logged(d, "/app/gen/app.txt"); }, kWait), [&] { return d.log_text(); }));
     fs::remove(d.src / "gen");
     std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the delete alone, as an editor's save may make it
     fs::create_directories(d.src / "gen");
     write_file(d.src / "gen/marker.txt", "m");
-    BOOST_TEST_REQUIRE(wait_until([&] { return web.read("/app/gen/marker.txt") == "m"; }, kWait), d.log_text());
+    BOOST_TEST_REQUIRE(wait_outcome(wait_until([&] { return web.read("/app/gen/marker.txt") == "m"; }, kWait),
+                                    [&] { return d.log_text(); }));
     BOOST_TEST(web.read("/app/gen/app.txt") == "the app's\n", d.log_text());
     // Under load the watcher may see the flip as one change, and no delete is asked.
     if (logged(d, "- '/app/gen' (matched local path"))
         BOOST_TEST(logged(d, "/app/gen is not deleted: /app/gen/app.txt holds a change"), d.log_text());
     // The app writes it again: now that gen is a folder on both sides, it comes back.
     web.exec("echo again > /app/gen/app.txt");
-    BOOST_TEST(wait_until([&] { return holds(d.src / "gen/app.txt", "again\n"); }, kWait), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return holds(d.src / "gen/app.txt", "again\n"); }, kWait),
+                            [&] { return d.log_text(); }));
 }
 
 BOOST_AUTO_TEST_CASE(a_conflict_leaves_both_sides_alone_and_shows_in_get_until_resolved) {
@@ -234,11 +244,13 @@ BOOST_AUTO_TEST_CASE(a_conflict_leaves_both_sides_alone_and_shows_in_get_until_r
         "package-lock.json");
     start_syncing_back(d, o, {&web});
     web.exec("printf '{\"lock\": 1}' > /app/package-lock.json");
-    BOOST_TEST_REQUIRE(wait_until([&] { return holds(d.src / "package-lock.json", "{\"lock\": 1}"); }, kWait),
-                       d.log_text());
+    BOOST_TEST_REQUIRE(
+        wait_outcome(wait_until([&] { return holds(d.src / "package-lock.json", "{\"lock\": 1}"); }, kWait),
+                     [&] { return d.log_text(); }));
     write_file(d.src / "package-lock.json", "{\"lock\": \"local\"}");
     web.exec("printf '{\"lock\": \"container\"}' > /app/package-lock.json");
-    BOOST_TEST_REQUIRE(wait_until([&] { return conflicts_of(d).size() == 1u; }, kWait), d.log_text());
+    BOOST_TEST_REQUIRE(
+        wait_outcome(wait_until([&] { return conflicts_of(d).size() == 1u; }, kWait), [&] { return d.log_text(); }));
     const json::object conflict = conflicts_of(d).at(0).as_object();
     BOOST_TEST(conflict.at("path").as_string() == "/app/package-lock.json");
     BOOST_TEST(conflict.at("kind").as_string() == "BothModified");
@@ -248,7 +260,7 @@ BOOST_AUTO_TEST_CASE(a_conflict_leaves_both_sides_alone_and_shows_in_get_until_r
     BOOST_TEST(column_of(table, "lu", 4) == "1", table);
     // Resolved: the container's side edited to agree with the local one.
     web.exec("printf '{\"lock\": \"local\"}' > /app/package-lock.json");
-    BOOST_TEST(wait_until([&] { return conflicts_of(d).empty(); }, kWait), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return conflicts_of(d).empty(); }, kWait), [&] { return d.log_text(); }));
     BOOST_TEST(holds(d.src / "package-lock.json", "{\"lock\": \"local\"}"));
 }
 
@@ -257,18 +269,21 @@ BOOST_AUTO_TEST_CASE(a_container_emptied_or_recreated_from_its_image_deletes_not
     UpDaemon d;
     start_syncing_back(d, objects_for(web.project()), {&web});
     web.exec("printf lock > /app/package-lock.json; mkdir -p /app/gen; echo a > /app/gen/a.sql");
-    BOOST_TEST_REQUIRE(wait_until([&] { return holds(d.src / "gen/a.sql", "a\n"); }, kWait), d.log_text());
+    BOOST_TEST_REQUIRE(wait_outcome(wait_until([&] { return holds(d.src / "gen/a.sql", "a\n"); }, kWait),
+                                    [&] { return d.log_text(); }));
     BOOST_TEST_REQUIRE(wait_until([&] { return holds(d.src / "package-lock.json", "lock"); }, kWait));
     // Everything beneath the sync root deleted, its first file a moment
     // before the rest (so in a batch of its own): held, not applied.
     web.exec("rm /app/gen/a.sql; sleep 0.05; rm -rf /app/* /app/.[!.]* 2>/dev/null; true");
-    BOOST_TEST(wait_until([&] { return logged(d, "is not deleted although"); }, kWait), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return logged(d, "is not deleted although"); }, kWait),
+                            [&] { return d.log_text(); }));
     BOOST_TEST(holds(d.src / "gen/a.sql", "a\n"));
     BOOST_TEST(holds(d.src / "package-lock.json", "lock"));
     // Recreated from its image: it gets the forward sync, and nothing here goes.
     web.recreate();
     write_file(d.src / "marker.txt", "m");
-    BOOST_TEST(wait_until([&] { return web.read("/app/marker.txt") == "m"; }, kWait), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return web.read("/app/marker.txt") == "m"; }, kWait),
+                            [&] { return d.log_text(); }));
     BOOST_TEST(holds(d.src / "gen/a.sql", "a\n"));
     BOOST_TEST(holds(d.src / "package-lock.json", "lock"));
     BOOST_TEST(holds(d.src / "main.js", "main"));
@@ -285,12 +300,15 @@ BOOST_AUTO_TEST_CASE(a_hostile_container_writes_nothing_outside_local_path_and_d
     web.exec(
         "ln -s /etc/passwd /app/package-lock.json; mkdir -p /app/gen; mkfifo /app/gen/fifo;"
         " ln -s /etc /app/gen/etc; dd if=/dev/zero of=/big bs=1M count=65 2>/dev/null; mv /big /app/gen/big");
-    BOOST_TEST(wait_until([&] { return logged(d, "gen/big: not brought back"); }, kWait), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return logged(d, "gen/big: not brought back"); }, kWait),
+                            [&] { return d.log_text(); }));
     // A forward save meanwhile goes through, and a later file still comes back.
     write_file(d.src / "saved.txt", "saved");
-    BOOST_TEST(wait_until([&] { return web.read("/app/saved.txt") == "saved"; }, kWait), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return web.read("/app/saved.txt") == "saved"; }, kWait),
+                            [&] { return d.log_text(); }));
     web.exec("echo after > /app/gen/after.sql");
-    BOOST_TEST(wait_until([&] { return holds(d.src / "gen/after.sql", "after\n"); }, kWait), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return holds(d.src / "gen/after.sql", "after\n"); }, kWait),
+                            [&] { return d.log_text(); }));
     BOOST_TEST(!has(d.src / "package-lock.json"));
     BOOST_TEST(!has(d.src / "gen/fifo"));
     BOOST_TEST(!has(d.src / "gen/etc"));
@@ -306,12 +324,16 @@ BOOST_AUTO_TEST_CASE(each_replica_s_files_come_back_and_different_bytes_from_two
     start_syncing_back(d, objects_for(project), {&one, &two});
     one.exec("mkdir -p /app/gen; echo one > /app/gen/one.sql");
     two.exec("mkdir -p /app/gen; echo two > /app/gen/two.sql");
-    BOOST_TEST(wait_until([&] { return holds(d.src / "gen/one.sql", "one\n"); }, kWait), d.log_text());
-    BOOST_TEST(wait_until([&] { return holds(d.src / "gen/two.sql", "two\n"); }, kWait), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return holds(d.src / "gen/one.sql", "one\n"); }, kWait),
+                            [&] { return d.log_text(); }));
+    BOOST_TEST(wait_outcome(wait_until([&] { return holds(d.src / "gen/two.sql", "two\n"); }, kWait),
+                            [&] { return d.log_text(); }));
     one.exec("printf 'from one' > /app/package-lock.json");
-    BOOST_TEST_REQUIRE(wait_until([&] { return holds(d.src / "package-lock.json", "from one"); }, kWait), d.log_text());
+    BOOST_TEST_REQUIRE(wait_outcome(wait_until([&] { return holds(d.src / "package-lock.json", "from one"); }, kWait),
+                                    [&] { return d.log_text(); }));
     two.exec("printf 'from two' > /app/package-lock.json");
-    BOOST_TEST_REQUIRE(wait_until([&] { return conflicts_of(d).size() == 1u; }, kWait), d.log_text());
+    BOOST_TEST_REQUIRE(
+        wait_outcome(wait_until([&] { return conflicts_of(d).size() == 1u; }, kWait), [&] { return d.log_text(); }));
     const json::object conflict = conflicts_of(d).at(0).as_object();
     BOOST_TEST(conflict.at("container").as_string().find(two.name()) != std::string::npos, json::serialize(conflict));
     BOOST_TEST(holds(d.src / "package-lock.json", "from one"));
@@ -330,8 +352,9 @@ BOOST_AUTO_TEST_CASE(an_agent_killed_mid_file_leaves_no_half_file_locally) {
     web.exec("mkdir -p /app/gen /big; dd if=/dev/urandom of=/big/big bs=1M count=48 2>/dev/null");
     web.exec("mv /big/big /app/gen/big");
     BOOST_TEST_REQUIRE(kill_agents(web) > 0);
-    BOOST_TEST_REQUIRE(wait_until([&] { return logged(d, "the container's changes stopped coming"); }, kWait),
-                       d.log_text());
+    BOOST_TEST_REQUIRE(
+        wait_outcome(wait_until([&] { return logged(d, "the container's changes stopped coming"); }, kWait),
+                     [&] { return d.log_text(); }));
     const std::string in_container = sh_ok("docker exec " + web.name() + " sha256sum /app/gen/big | cut -d' ' -f1");
     const auto local_digest = [&] {
         return sh_ok("sha256sum " + lu_test::shell_quote((d.src / "gen/big").string()) + " | cut -d' ' -f1");
@@ -344,10 +367,13 @@ BOOST_AUTO_TEST_CASE(an_agent_killed_mid_file_leaves_no_half_file_locally) {
     BOOST_TEST(temporaries().empty());
     // A forward save still goes through; the sync back started again by itself.
     write_file(d.src / "saved.txt", "saved");
-    BOOST_TEST_REQUIRE(wait_until([&] { return web.read("/app/saved.txt") == "saved"; }, kWait), d.log_text());
-    BOOST_TEST_REQUIRE(wait_until([&] { return sync_backs_started(d.log_text()) >= 2u; }, kWait), d.log_text());
+    BOOST_TEST_REQUIRE(wait_outcome(wait_until([&] { return web.read("/app/saved.txt") == "saved"; }, kWait),
+                                    [&] { return d.log_text(); }));
+    BOOST_TEST_REQUIRE(wait_outcome(wait_until([&] { return sync_backs_started(d.log_text()) >= 2u; }, kWait),
+                                    [&] { return d.log_text(); }));
     web.exec("echo after > /app/gen/after.sql");
-    BOOST_TEST(wait_until([&] { return holds(d.src / "gen/after.sql", "after\n"); }, kWait), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return holds(d.src / "gen/after.sql", "after\n"); }, kWait),
+                            [&] { return d.log_text(); }));
     BOOST_TEST((!has(d.src / "gen/big") || local_digest() == in_container), d.log_text());
     BOOST_TEST(temporaries().empty());
 }
@@ -360,7 +386,8 @@ BOOST_AUTO_TEST_CASE(what_the_app_changed_while_no_watch_ran_comes_back_when_it_
     web.exec("mkdir -p /app/gen; echo early > /app/gen/early.txt");
     UpDaemon d;
     start_syncing_back(d, objects_for(web.project()), {&web});
-    BOOST_TEST(wait_until([&] { return holds(d.src / "gen/early.txt", "early\n"); }, kWait), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return holds(d.src / "gen/early.txt", "early\n"); }, kWait),
+                            [&] { return d.log_text(); }));
     web.exec("echo kept > /app/gen/kept.txt; echo one > /app/gen/rewritten.txt; echo doomed > /app/gen/deleted.txt");
     BOOST_TEST_REQUIRE(wait_until(
         [&] {
@@ -371,12 +398,17 @@ BOOST_AUTO_TEST_CASE(what_the_app_changed_while_no_watch_ran_comes_back_when_it_
     // Changed at once after the kill, well before the watch's first try again (1 s).
     BOOST_TEST_REQUIRE(kill_agents(web) > 0);
     web.exec("echo two > /app/gen/rewritten.txt; rm /app/gen/deleted.txt; echo new > /app/gen/new.txt");
-    BOOST_TEST_REQUIRE(wait_until([&] { return logged(d, "the container's changes stopped coming"); }, kWait),
-                       d.log_text());
-    BOOST_TEST_REQUIRE(wait_until([&] { return sync_backs_started(d.log_text()) >= 2u; }, kWait), d.log_text());
-    BOOST_TEST(wait_until([&] { return holds(d.src / "gen/rewritten.txt", "two\n"); }, kWait), d.log_text());
-    BOOST_TEST(wait_until([&] { return !has(d.src / "gen/deleted.txt"); }, kWait), d.log_text());
-    BOOST_TEST(wait_until([&] { return holds(d.src / "gen/new.txt", "new\n"); }, kWait), d.log_text());
+    BOOST_TEST_REQUIRE(
+        wait_outcome(wait_until([&] { return logged(d, "the container's changes stopped coming"); }, kWait),
+                     [&] { return d.log_text(); }));
+    BOOST_TEST_REQUIRE(wait_outcome(wait_until([&] { return sync_backs_started(d.log_text()) >= 2u; }, kWait),
+                                    [&] { return d.log_text(); }));
+    BOOST_TEST(wait_outcome(wait_until([&] { return holds(d.src / "gen/rewritten.txt", "two\n"); }, kWait),
+                            [&] { return d.log_text(); }));
+    BOOST_TEST(
+        wait_outcome(wait_until([&] { return !has(d.src / "gen/deleted.txt"); }, kWait), [&] { return d.log_text(); }));
+    BOOST_TEST(wait_outcome(wait_until([&] { return holds(d.src / "gen/new.txt", "new\n"); }, kWait),
+                            [&] { return d.log_text(); }));
     BOOST_TEST(holds(d.src / "gen/kept.txt", "kept\n"));
     BOOST_TEST(conflicts_of(d).empty(), d.log_text());
 }
@@ -389,12 +421,15 @@ BOOST_AUTO_TEST_CASE(a_broken_watch_starts_again_without_a_local_change) {
     UpDaemon d;
     start_syncing_back(d, objects_for(web.project()), {&web});
     BOOST_TEST_REQUIRE(kill_agents(web) > 0);
-    BOOST_TEST_REQUIRE(wait_until([&] { return logged(d, "the container's changes stopped coming"); }, kWait),
-                       d.log_text());
+    BOOST_TEST_REQUIRE(
+        wait_outcome(wait_until([&] { return logged(d, "the container's changes stopped coming"); }, kWait),
+                     [&] { return d.log_text(); }));
     BOOST_TEST(logged(d, "; tried again in 1 s"), d.log_text());
-    BOOST_TEST_REQUIRE(wait_until([&] { return sync_backs_started(d.log_text()) >= 2u; }, kWait), d.log_text());
+    BOOST_TEST_REQUIRE(wait_outcome(wait_until([&] { return sync_backs_started(d.log_text()) >= 2u; }, kWait),
+                                    [&] { return d.log_text(); }));
     web.exec("mkdir -p /app/gen; echo by-itself > /app/gen/after-break.sql");
-    BOOST_TEST(wait_until([&] { return holds(d.src / "gen/after-break.sql", "by-itself\n"); }, kWait), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return holds(d.src / "gen/after-break.sql", "by-itself\n"); }, kWait),
+                            [&] { return d.log_text(); }));
     BOOST_TEST(times_logged(d, "the container's changes stopped coming") == 1u, d.log_text());
 }
 
@@ -428,13 +463,15 @@ BOOST_AUTO_TEST_CASE(open_conflicts_show_again_after_the_watch_started_again) {
     };
     const std::map<std::string, std::string> expected{{"/app/gen/a.sql", "LocalModifiedContainerDeleted"},
                                                       {"/app/package-lock.json", "BothModified"}};
-    BOOST_TEST_REQUIRE(wait_until([&] { return kinds() == expected; }, kWait), d.log_text());
+    BOOST_TEST_REQUIRE(
+        wait_outcome(wait_until([&] { return kinds() == expected; }, kWait), [&] { return d.log_text(); }));
     BOOST_TEST_REQUIRE(kill_agents(web) > 0);
     BOOST_TEST_REQUIRE(wait_until([&] { return logged(d, "the container's changes stopped coming"); }, kWait),
                        d.log_text());
     BOOST_TEST(kinds() == expected, d.log_text());  // down: the last ones known still show
-    BOOST_TEST_REQUIRE(wait_until([&] { return sync_backs_started(d.log_text()) >= 2u; }, kWait), d.log_text());
-    BOOST_TEST(wait_until([&] { return kinds() == expected; }, kWait), d.log_text());
+    BOOST_TEST_REQUIRE(wait_outcome(wait_until([&] { return sync_backs_started(d.log_text()) >= 2u; }, kWait),
+                                    [&] { return d.log_text(); }));
+    BOOST_TEST(wait_outcome(wait_until([&] { return kinds() == expected; }, kWait), [&] { return d.log_text(); }));
     // Given time to judge again: still both, and nothing written on either side.
     std::this_thread::sleep_for(std::chrono::seconds(1));
     BOOST_TEST(kinds() == expected, d.log_text());
@@ -446,5 +483,5 @@ BOOST_AUTO_TEST_CASE(open_conflicts_show_again_after_the_watch_started_again) {
     BOOST_TEST(web.exec("test -e /app/gen/a.sql || echo gone") == "gone\n");
     // Resolved while judged by the new watch: the container agrees with the local side.
     web.exec("printf '{\"lock\": \"local\"}' > /app/package-lock.json");
-    BOOST_TEST(wait_until([&] { return kinds().size() == 1u; }, kWait), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return kinds().size() == 1u; }, kWait), [&] { return d.log_text(); }));
 }

@@ -95,9 +95,10 @@ void start_synced(UpDaemon &d, const Service &s, std::vector<std::string> extra_
     BOOST_TEST_REQUIRE(started);
     write_file(d.src / "a.txt", "alpha");
     write_file(d.src / "sub/b.txt", "beta");
-    BOOST_TEST_REQUIRE(wait_until([&] { return s.read("/app/a.txt") == "alpha" && s.read("/app/sub/b.txt") == "beta"; },
-                                  std::chrono::seconds(60)),
-                       d.log_text());
+    BOOST_TEST_REQUIRE(
+        wait_outcome(wait_until([&] { return s.read("/app/a.txt") == "alpha" && s.read("/app/sub/b.txt") == "beta"; },
+                                std::chrono::seconds(60)),
+                     [&] { return d.log_text(); }));
 }
 
 }  // namespace
@@ -137,12 +138,13 @@ BOOST_AUTO_TEST_CASE(the_daemon_repairs_a_change_inside_the_container_every_inte
     UpDaemon d;
     start_synced(d, s, {"--debounce", "0", "--verify-every", "500ms"});
     s.exec("echo drifted > /app/a.txt");
-    BOOST_TEST(wait_until([&] { return s.read("/app/a.txt") == "alpha"; }, std::chrono::seconds(30)), d.log_text());
-    BOOST_TEST(wait_until([&] {
-                   return contains(d.log_text(), "verify (periodic check): " + s.name() +
-                                                     ": 0 missing, 0 extra, 1 different; repaired");
-               }),
-               d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return s.read("/app/a.txt") == "alpha"; }, std::chrono::seconds(30)),
+                            [&] { return d.log_text(); }));
+    BOOST_TEST(wait_outcome(wait_until([&] {
+                                return contains(d.log_text(), "verify (periodic check): " + s.name() +
+                                                                  ": 0 missing, 0 extra, 1 different; repaired");
+                            }),
+                            [&] { return d.log_text(); }));
 }
 
 BOOST_AUTO_TEST_CASE(a_new_agent_session_makes_the_daemon_verify_and_repair) {
@@ -156,8 +158,10 @@ BOOST_AUTO_TEST_CASE(a_new_agent_session_makes_the_daemon_verify_and_repair) {
     s.exec("echo lost > /app/sub/b.txt");
     // The next update finds the session gone and starts a new one.
     write_file(d.src / "a.txt", "alpha 2");
-    BOOST_TEST(wait_until([&] { return s.read("/app/a.txt") == "alpha 2"; }, std::chrono::seconds(30)), d.log_text());
-    BOOST_TEST(wait_until([&] { return s.read("/app/sub/b.txt") == "beta"; }, std::chrono::seconds(30)), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return s.read("/app/a.txt") == "alpha 2"; }, std::chrono::seconds(30)),
+                            [&] { return d.log_text(); }));
+    BOOST_TEST(wait_outcome(wait_until([&] { return s.read("/app/sub/b.txt") == "beta"; }, std::chrono::seconds(30)),
+                            [&] { return d.log_text(); }));
     BOOST_TEST(contains(d.log_text(), "the docker updater reconnected to a container"), d.log_text());
     BOOST_TEST(s.read("/app/app.sqlite") == "db\n");
     BOOST_TEST(s.read("/app/uploads/p.png") == "png\n");
@@ -173,9 +177,11 @@ BOOST_AUTO_TEST_CASE(after_a_docker_restart_an_edit_keeps_the_apps_files) {
     s.exec("echo db > /app/app.sqlite; echo log > /app/sub/app.log; echo lost > /app/sub/b.txt");
     sh_ok("docker restart -t 0 " + s.name());
     write_file(d.src / "a.txt", "alpha 2");
-    BOOST_TEST(wait_until([&] { return s.read("/app/a.txt") == "alpha 2"; }, std::chrono::seconds(30)), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return s.read("/app/a.txt") == "alpha 2"; }, std::chrono::seconds(30)),
+                            [&] { return d.log_text(); }));
     // b.txt back proves the check after the reconnect ran.
-    BOOST_TEST(wait_until([&] { return s.read("/app/sub/b.txt") == "beta"; }, std::chrono::seconds(30)), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return s.read("/app/sub/b.txt") == "beta"; }, std::chrono::seconds(30)),
+                            [&] { return d.log_text(); }));
     BOOST_TEST(s.read("/app/app.sqlite") == "db\n");
     BOOST_TEST(s.read("/app/sub/app.log") == "log\n");
 }
@@ -190,7 +196,8 @@ BOOST_AUTO_TEST_CASE(a_file_deleted_while_the_daemon_was_killed_is_gone_after_a_
     d.kill_hard();
     fs::remove(d.src / "sub/b.txt");
     BOOST_TEST_REQUIRE(d.start(objects_for(s)));
-    BOOST_TEST(wait_until([&] { return !s.exists("/app/sub/b.txt"); }, std::chrono::seconds(30)), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return !s.exists("/app/sub/b.txt"); }, std::chrono::seconds(30)),
+                            [&] { return d.log_text(); }));
     BOOST_TEST(s.read("/app/sub/app.log") == "log\n");
     BOOST_TEST(s.read("/app/a.txt") == "alpha");
 }
@@ -226,7 +233,8 @@ BOOST_AUTO_TEST_CASE(a_sync_target_of_the_root_does_not_read_procfs) {
     o.lu_spec()["syncs"] = json::parse(R"([{"localPath": "src", "containerPath": "/"}])");
     BOOST_TEST_REQUIRE(d.start(o, {"--debounce", "0", "--no-verify-after-loss"}));
     write_file(d.src / "a.txt", "alpha");
-    BOOST_TEST_REQUIRE(wait_until([&] { return s.read("/a.txt") == "alpha"; }, std::chrono::seconds(60)), d.log_text());
+    BOOST_TEST_REQUIRE(wait_outcome(wait_until([&] { return s.read("/a.txt") == "alpha"; }, std::chrono::seconds(60)),
+                                    [&] { return d.log_text(); }));
     const CommandResult r = verify_within_a_minute(d);
     BOOST_TEST(r.exit_code == 0, r.output);
     BOOST_TEST(contains(r.output, "unsynced  /proc"), r.output);
@@ -245,13 +253,15 @@ BOOST_AUTO_TEST_CASE(an_agent_whose_session_is_dropped_mid_digest_exits) {
                R"({"updaters": {"docker": {"plugin": "docker", "settings": {"timeoutSeconds": 2}}}})");
     start_synced(d, s, {"--debounce", "0", "--no-verify-after-loss", "--config", (d.dir / "updaters.json").string()});
     write_file(d.src / "big.img", "small here");
-    BOOST_TEST_REQUIRE(wait_until([&] { return s.read("/app/big.img") == "small here"; }), d.log_text());
+    BOOST_TEST_REQUIRE(
+        wait_outcome(wait_until([&] { return s.read("/app/big.img") == "small here"; }), [&] { return d.log_text(); }));
     s.exec("truncate -s 3298534883328 /app/big.img");
     const CommandResult r = verify_within_a_minute(d);
     BOOST_TEST(r.exit_code == 1, r.output);
-    BOOST_TEST(
-        wait_until([&] { return agents_in(s) == 0; }, std::chrono::seconds(15)),
-        agents_in(s) << " lu-agent(s) still run: " << sh("docker top " + s.name() + " -eo pid,time,args").output);
+    BOOST_TEST(wait_outcome(wait_until([&] { return agents_in(s) == 0; }, std::chrono::seconds(15)), [&] {
+        return std::to_string(agents_in(s)) +
+               " lu-agent(s) still run: " + sh("docker top " + s.name() + " -eo pid,time,args").output;
+    }));
 }
 
 // Issue 33: SIGTERM while lu-agent hashes one large file (a synced file whose
@@ -263,7 +273,8 @@ BOOST_AUTO_TEST_CASE(sigterm_stops_the_daemon_within_seconds_while_the_agent_has
     UpDaemon d;
     start_synced(d, s, {"--debounce", "0", "--no-verify-after-loss"});
     write_file(d.src / "big.img", "small here");
-    BOOST_TEST_REQUIRE(wait_until([&] { return s.read("/app/big.img") == "small here"; }), d.log_text());
+    BOOST_TEST_REQUIRE(
+        wait_outcome(wait_until([&] { return s.read("/app/big.img") == "small here"; }), [&] { return d.log_text(); }));
     s.exec("truncate -s 3298534883328 /app/big.img");
     auto verifying = std::async(std::launch::async, [&] { return verify_within_a_minute(d); });
     std::this_thread::sleep_for(std::chrono::seconds(2));  // the local tree is digested; the agent reads big.img
@@ -280,7 +291,8 @@ BOOST_AUTO_TEST_CASE(sigterm_stops_the_daemon_within_seconds_while_the_agent_has
         << std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - asked).count()
         << " ms");
     verifying.get();
-    BOOST_TEST(
-        wait_until([&] { return agents_in(s) == 0; }, std::chrono::seconds(15)),
-        agents_in(s) << " lu-agent(s) still run: " << sh("docker top " + s.name() + " -eo pid,time,args").output);
+    BOOST_TEST(wait_outcome(wait_until([&] { return agents_in(s) == 0; }, std::chrono::seconds(15)), [&] {
+        return std::to_string(agents_in(s)) +
+               " lu-agent(s) still run: " + sh("docker top " + s.name() + " -eo pid,time,args").output;
+    }));
 }

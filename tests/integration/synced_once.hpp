@@ -39,9 +39,9 @@ inline std::size_t occurrences(const std::string &text, const std::string &needl
 }
 
 inline void check_every_change_synced_once(const UpDaemon &daemon, int files) {
-    BOOST_TEST_REQUIRE(
+    BOOST_TEST_REQUIRE(wait_outcome(
         wait_until([&] { return tree_of(daemon.root / "app") == tree_of(daemon.src); }, std::chrono::seconds(60)),
-        daemon.log_text());
+        [&] { return daemon.log_text(); }));
     // An update's "Will copy" lines are printed once it has run: the tree can be equal a moment before.
     wait_until(
         [&] {

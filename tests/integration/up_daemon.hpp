@@ -26,6 +26,8 @@
 #include <thread>
 #include <vector>
 
+#include "tests/support/wait_outcome.hpp"
+
 extern char **environ;
 
 namespace up_it {
@@ -103,6 +105,9 @@ inline bool wait_until(const std::function<bool()> &pred, std::chrono::seconds l
     }
     return pred();
 }
+
+// Checks of a wait describe the state after it: BOOST_TEST(wait_outcome(wait_until(...), [&] { ... })).
+using liveupdate::test::wait_outcome;
 
 // Regular files beneath dir (relative path → content).
 inline std::map<std::string, std::string> tree_of(const fs::path &dir) {

@@ -1,7 +1,9 @@
+# shellcheck shell=bash
 # What the end-to-end scripts around `lu-host up` share. The caller sets
 # $work (a scratch folder, removed by its own exit trap, which calls stop_up).
 # fail ends the test; a script that counts its failures and goes on
 # redefines fail after sourcing this (the functions here then count too).
+# shellcheck disable=SC2154  # $work, and $ns for kn, are the caller's
 
 up_host_pid=""
 
@@ -63,6 +65,7 @@ wait_for_exit() {
   kill -0 "$pid" 2>/dev/null && fail "lu-host up did not exit by itself"
   up_host_pid=""
   up_exit_status=0
+  # shellcheck disable=SC2034  # read by the caller
   wait "$pid" || up_exit_status=$?
 }
 
@@ -98,6 +101,7 @@ wait_for_command() {
   shift
   for _ in $(seq 300); do "$@" && return 0; sleep 0.05; done
   fail "timed out waiting for $what"
+  # shellcheck disable=SC2317  # reached when the caller's fail counts and returns
   return 1
 }
 
@@ -129,6 +133,7 @@ start_webhook() {
   local lu_host=$1
   shift
   if [ ! -f "$work/tls.crt" ]; then
+    # shellcheck disable=SC2317  # the return is reached when the caller's fail counts and returns
     openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
       -keyout "$work/tls.key" -out "$work/tls.crt" 2>/dev/null || { fail "openssl made no certificate"; return 1; }
   fi
@@ -143,6 +148,7 @@ start_webhook() {
     sleep 0.05
   done
   fail "lu-host webhook did not serve: $(cat "$work/webhook.log")"
+  # shellcheck disable=SC2317  # reached when the caller's fail counts and returns
   return 1
 }
 

@@ -55,7 +55,8 @@ BOOST_AUTO_TEST_CASE(an_unreadable_file_fails_the_initial_sync_and_the_rest_arri
     o.lu_spec()["initialSync"] = json::object{};
     d.launcher = kWithoutReadOverride;
     BOOST_TEST_REQUIRE(d.start(o));
-    BOOST_TEST(wait_until([&] { return failure_message(d).find("b.txt") != std::string::npos; }), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return failure_message(d).find("b.txt") != std::string::npos; }),
+                            [&] { return d.log_text(); }));
     const std::string message = failure_message(d);
     BOOST_TEST(message.find("Permission denied") != std::string::npos, message);
     BOOST_TEST(holds(d.in_app("a.txt"), "a"));
@@ -79,7 +80,8 @@ BOOST_AUTO_TEST_CASE(an_unreadable_changed_file_fails_the_update_and_the_rest_ar
     write_file(d.src / "b.txt", "b");
     fs::permissions(d.src / "b.txt", fs::perms::none);
     write_file(d.src / "c.txt", "c");
-    BOOST_TEST(wait_until([&] { return failure_message(d).find("b.txt") != std::string::npos; }), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return failure_message(d).find("b.txt") != std::string::npos; }),
+                            [&] { return d.log_text(); }));
     BOOST_TEST(failure_message(d).find("Permission denied") != std::string::npos, failure_message(d));
     BOOST_TEST(holds(d.in_app("a.txt"), "a"));
     BOOST_TEST(holds(d.in_app("c.txt"), "c"));
@@ -104,15 +106,18 @@ BOOST_AUTO_TEST_CASE(a_name_that_is_not_utf8_is_skipped_and_poisons_nothing) {
     Objects o;
     o.lu_spec()["initialSync"] = json::object{};
     BOOST_TEST_REQUIRE(d.start(o));
-    BOOST_TEST(wait_until([&] { return holds(d.in_app("before.txt"), "b"); }), d.log_text());
+    BOOST_TEST(
+        wait_outcome(wait_until([&] { return holds(d.in_app("before.txt"), "b"); }), [&] { return d.log_text(); }));
     write_file(d.src /
                    "\xfe"
                    "B",
                "raw");  // a live change
     write_file(d.src / "after.txt", "a");
-    BOOST_TEST(wait_until([&] { return holds(d.in_app("after.txt"), "a"); }), d.log_text());
+    BOOST_TEST(
+        wait_outcome(wait_until([&] { return holds(d.in_app("after.txt"), "a"); }), [&] { return d.log_text(); }));
     write_file(d.src / "later.txt", "l");
-    BOOST_TEST(wait_until([&] { return holds(d.in_app("later.txt"), "l"); }), d.log_text());
+    BOOST_TEST(
+        wait_outcome(wait_until([&] { return holds(d.in_app("later.txt"), "l"); }), [&] { return d.log_text(); }));
     const std::string log = d.log_text();
     BOOST_TEST(log.find("\\xff\\xfeA") != std::string::npos, log);
     BOOST_TEST(log.find("\\xfeB: its name is not valid UTF-8") != std::string::npos, log);
@@ -138,9 +143,11 @@ BOOST_AUTO_TEST_CASE(a_file_synced_into_a_folder) {
     o.lu_spec()["initialSync"] = json::object{};
     o.lu_spec()["syncs"] = json::array{json::object{{"localPath", "src/config.yml"}, {"containerPath", "/etc/app/"}}};
     BOOST_TEST_REQUIRE(d.start(o));
-    BOOST_TEST(wait_until([&] { return holds(d.root / "etc/app/config.yml", "v1"); }), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return holds(d.root / "etc/app/config.yml", "v1"); }),
+                            [&] { return d.log_text(); }));
     write_file(d.src / "config.yml", "v2");
-    BOOST_TEST(wait_until([&] { return holds(d.root / "etc/app/config.yml", "v2"); }), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return holds(d.root / "etc/app/config.yml", "v2"); }),
+                            [&] { return d.log_text(); }));
     BOOST_TEST(member(d.status_of("liveupdates", "lu"), {"failed"}) == nullptr);
     BOOST_TEST((tree_of(d.root / "etc/app") == tree_of(d.src)));
 }
@@ -156,10 +163,12 @@ BOOST_AUTO_TEST_CASE(initial_and_live_sync_ignore_the_same_files) {
     Objects o;
     o.lu_spec()["initialSync"] = json::object{};
     BOOST_TEST_REQUIRE(d.start(o));
-    BOOST_TEST(wait_until([&] { return holds(d.in_app("keep.txt"), "k"); }), d.log_text());
+    BOOST_TEST(
+        wait_outcome(wait_until([&] { return holds(d.in_app("keep.txt"), "k"); }), [&] { return d.log_text(); }));
     write_file(d.src / "notes.swp", "s2");
     write_file(d.src / "keep2.txt", "k2");
-    BOOST_TEST(wait_until([&] { return holds(d.in_app("keep2.txt"), "k2"); }), d.log_text());
+    BOOST_TEST(
+        wait_outcome(wait_until([&] { return holds(d.in_app("keep2.txt"), "k2"); }), [&] { return d.log_text(); }));
     const std::map<std::string, std::string> expected{{"keep.txt", "k"}, {"keep2.txt", "k2"}};
     BOOST_TEST((tree_of(d.root / "app") == expected));
 }
@@ -179,7 +188,8 @@ BOOST_AUTO_TEST_CASE(the_build_entry_names_the_changed_files) {
     write_file(d.src / "c.txt", "c");
     write_file(d.src / "d.txt", "d");
     BOOST_TEST(wait_until([&] { return holds(d.in_app("d.txt"), "d") && holds(d.in_app("b.txt"), "b"); }));
-    BOOST_TEST(wait_until([&] { return d.log_text().find("3 Files Changed: [") != std::string::npos; }), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return d.log_text().find("3 Files Changed: [") != std::string::npos; }),
+                            [&] { return d.log_text(); }));
     const std::string log = d.log_text();
     BOOST_TEST(log.find("1 File Changed: [src/a.txt]") != std::string::npos, log);
     BOOST_TEST(log.find("3 Files Changed: [src/b.txt src/c.txt src/d.txt]") != std::string::npos, log);

@@ -165,7 +165,8 @@ BOOST_AUTO_TEST_CASE(object_files_that_are_not_regular_files_are_refused) {
     // Touching the FIFO does not stop the next object file from loading.
     BOOST_TEST_REQUIRE(::chmod((more / "fifo.json").c_str(), 0644) == 0);
     write_file(more / "cm.json", R"({"kind": "ConfigMap", "metadata": {"name": "cm"}, "data": {"k": "v"}})");
-    BOOST_TEST(wait_until([&] { return d.get("configmaps").at("items").as_array().size() == 1u; }), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return d.get("configmaps").at("items").as_array().size() == 1u; }),
+                            [&] { return d.log_text(); }));
     BOOST_TEST(stops_within(d, 10s), d.log_text());
 }
 
@@ -183,10 +184,10 @@ BOOST_AUTO_TEST_CASE(a_duplicate_declaration_takes_over_when_the_other_goes) {
     };
     BOOST_TEST_REQUIRE(from() == "b");
     fs::remove(more / "b.json");
-    BOOST_TEST(wait_until([&] { return from() == "a"; }), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return from() == "a"; }), [&] { return d.log_text(); }));
     BOOST_TEST(d.log_text().find("using its declaration in " + (more / "a.json").string()) != std::string::npos);
     fs::remove(more / "a.json");
-    BOOST_TEST(wait_until([&] { return from() == "(none)"; }), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return from() == "(none)"; }), [&] { return d.log_text(); }));
 }
 
 // Item 10: output without newlines is cut into bounded lines as it comes
@@ -197,8 +198,8 @@ BOOST_AUTO_TEST_CASE(endless_container_output_is_split_into_bounded_lines) {
     o.container["spec"].as_object()["command"] = json::array{
         "sh", "-c", "head -c 300000 /dev/zero | tr '\\0' x; printf '\\na\\rb\\r\\n'; echo end-of-output; sleep 60"};
     BOOST_TEST_REQUIRE(d.start(o), d.log_text());
-    BOOST_TEST_REQUIRE(wait_until([&] { return d.log_text().find("end-of-output") != std::string::npos; }),
-                       d.log_text().substr(0, 2000));
+    BOOST_TEST_REQUIRE(wait_outcome(wait_until([&] { return d.log_text().find("end-of-output") != std::string::npos; }),
+                                    [&] { return d.log_text().substr(0, 2000); }));
     const std::string log = d.log_text();
     BOOST_TEST(longest_line(log) < 16u * 1024 + 200, "longest line " << longest_line(log));
     std::size_t xs = 0;  // the line's first 16 KiB arrive, in one [box] line
@@ -228,7 +229,8 @@ BOOST_AUTO_TEST_CASE(container_processes_die_with_a_killed_daemon) {
         return r.output.empty() ? -1 : std::stol(r.output);
     };
     long child = -1;
-    BOOST_TEST_REQUIRE(wait_until([&] { return (child = running_pid()) > 0; }), d.log_text());
+    BOOST_TEST_REQUIRE(
+        wait_outcome(wait_until([&] { return (child = running_pid()) > 0; }), [&] { return d.log_text(); }));
     // The daemon is the httpd's parent.
     const std::string status = read_file("/proc/" + std::to_string(child) + "/status");
     const std::size_t at = status.find("PPid:");
@@ -244,9 +246,10 @@ BOOST_AUTO_TEST_CASE(container_processes_die_with_a_killed_daemon) {
     BOOST_TEST(wait_until([&] { return !alive(child); }, 10s), "the httpd outlived the daemon");
 
     BOOST_TEST_REQUIRE(d.start(o), d.log_text());
-    BOOST_TEST(wait_until([&] { return running_pid() > 0; }), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return running_pid() > 0; }), [&] { return d.log_text(); }));
     write_file(d.src / "after.txt", "restarted");
-    BOOST_TEST(wait_until([&] { return holds(d.in_app("after.txt"), "restarted"); }), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return holds(d.in_app("after.txt"), "restarted"); }),
+                            [&] { return d.log_text(); }));
     BOOST_TEST(d.log_text().find("Address already in use") == std::string::npos, d.log_text());
 }
 
@@ -273,7 +276,8 @@ BOOST_AUTO_TEST_CASE(object_file_errors_say_line_and_column_and_half_writes_sett
         BOOST_TEST(::write(fd, text.data() + 20, text.size() - 20) == static_cast<ssize_t>(text.size() - 20));
         ::close(fd);
     }
-    BOOST_TEST(wait_until([&] { return d.get("configmaps").at("items").as_array().size() == 1u; }), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return d.get("configmaps").at("items").as_array().size() == 1u; }),
+                            [&] { return d.log_text(); }));
     BOOST_TEST(d.log_text().find("incomplete JSON") == std::string::npos, d.log_text());
 }
 
@@ -330,14 +334,17 @@ BOOST_AUTO_TEST_CASE(a_member_of_another_type_is_refused_and_the_daemon_runs_on)
     o.lu_spec()["basePath"] = 5;
     BOOST_TEST_REQUIRE(d.start(o), d.log_text());
     const std::string refused = "LiveUpdate/lu: rejected: spec.basePath";
-    BOOST_TEST(wait_until([&] { return d.log_text().find(refused) != std::string::npos; }), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return d.log_text().find(refused) != std::string::npos; }),
+                            [&] { return d.log_text(); }));
 
     write_file(d.objects, Objects{}.text());
-    BOOST_TEST(wait_until([&] { return d.get("liveupdates").at("items").as_array().size() == 1u; }), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return d.get("liveupdates").at("items").as_array().size() == 1u; }),
+                            [&] { return d.log_text(); }));
     Objects edited;
     edited.lu_spec()["syncs"] = json::array{5};
     write_file(d.objects, edited.text());
-    BOOST_TEST(wait_until([&] { return d.log_text().find("spec.syncs[0]") != std::string::npos; }), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return d.log_text().find("spec.syncs[0]") != std::string::npos; }),
+                            [&] { return d.log_text(); }));
     BOOST_TEST(d.get("liveupdates").is_object(), d.log_text());
 }
 
@@ -360,14 +367,15 @@ BOOST_AUTO_TEST_CASE(skipped_changes_are_explained_and_a_sync_folder_back_resume
     };
     // An update that fails (a symlink leaving the container folder), then a change that must wait.
     write_file(d.src / "out/evil.txt", "e");
-    BOOST_TEST_REQUIRE(wait_until([&] { return failed_reason() == "UpdateFailed"; }), d.log_text());
+    BOOST_TEST_REQUIRE(
+        wait_outcome(wait_until([&] { return failed_reason() == "UpdateFailed"; }), [&] { return d.log_text(); }));
     write_file(d.src / "later.txt", "l");
-    BOOST_TEST(
-        wait_until([&] {
-            return d.log_text().find("changed file(s) for container box: its last update failed (UpdateFailed") !=
-                   std::string::npos;
-        }),
-        d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] {
+                                return d.log_text().find(
+                                           "changed file(s) for container box: its last update failed (UpdateFailed") !=
+                                       std::string::npos;
+                            }),
+                            [&] { return d.log_text(); }));
     BOOST_TEST(d.log_text().find("A new build of the resource clears this") != std::string::npos);
     BOOST_TEST(!holds(d.in_app("later.txt"), "l"));  // Tilt's rule stands: a failed container gets no updates
     BOOST_TEST(!fs::exists(outside / "out/evil.txt"));
@@ -377,16 +385,17 @@ BOOST_AUTO_TEST_CASE(a_deleted_sync_folder_stops_updates_until_it_is_back) {
     UpDaemon d;
     BOOST_TEST_REQUIRE(d.start(Objects{}), d.log_text());
     write_file(d.src / "a.txt", "a");
-    BOOST_TEST_REQUIRE(wait_until([&] { return holds(d.in_app("a.txt"), "a"); }), d.log_text());
+    BOOST_TEST_REQUIRE(
+        wait_outcome(wait_until([&] { return holds(d.in_app("a.txt"), "a"); }), [&] { return d.log_text(); }));
     fs::remove_all(d.src);
-    BOOST_TEST_REQUIRE(wait_until([&] {
-                           return d.log_text().find("UpdateStopped: No update plan: error stat'ing") !=
-                                  std::string::npos;
-                       }),
-                       d.log_text());
+    BOOST_TEST_REQUIRE(wait_outcome(wait_until([&] {
+                                        return d.log_text().find("UpdateStopped: No update plan: error stat'ing") !=
+                                               std::string::npos;
+                                    }),
+                                    [&] { return d.log_text(); }));
     write_file(d.src / "b.txt", "b");
-    BOOST_TEST(wait_until([&] { return holds(d.in_app("b.txt"), "b"); }), d.log_text());
-    BOOST_TEST(wait_until([&] { return !fs::exists(d.in_app("a.txt")); }), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return holds(d.in_app("b.txt"), "b"); }), [&] { return d.log_text(); }));
+    BOOST_TEST(wait_outcome(wait_until([&] { return !fs::exists(d.in_app("a.txt")); }), [&] { return d.log_text(); }));
     BOOST_TEST(d.log_text().find("live updates to container box resume") != std::string::npos, d.log_text());
 }
 
@@ -402,11 +411,11 @@ BOOST_AUTO_TEST_CASE(an_objects_folder_moved_away_and_back) {
     };
     BOOST_TEST_REQUIRE(config_maps() == 1u);
     fs::rename(more, d.dir / "elsewhere");
-    BOOST_TEST(wait_until([&] { return config_maps() == 0u; }), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return config_maps() == 0u; }), [&] { return d.log_text(); }));
     BOOST_TEST(d.log_text().find("objects folder " + more.string() + " was moved away or deleted") != std::string::npos,
                d.log_text());
     fs::rename(d.dir / "elsewhere", more);
-    BOOST_TEST(wait_until([&] { return config_maps() == 1u; }), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return config_maps() == 1u; }), [&] { return d.log_text(); }));
     const std::string log = d.log_text();
     BOOST_TEST(log.find("objects folder " + more.string() + " is there (again)") != std::string::npos, log);
     BOOST_TEST(log.find("invalid JSON") == std::string::npos, log);
@@ -443,7 +452,8 @@ BOOST_AUTO_TEST_CASE(a_second_daemon_on_a_state_folder_is_refused_and_the_first_
     Objects o;
     o.lu_spec()["initialSync"] = json::object{};  // a second daemon would open (and compact) the journal at once
     BOOST_TEST_REQUIRE(d.start(o), d.log_text());
-    BOOST_TEST_REQUIRE(wait_until([&] { return holds(d.in_app("a.txt"), "alpha"); }), d.log_text());
+    BOOST_TEST_REQUIRE(
+        wait_outcome(wait_until([&] { return holds(d.in_app("a.txt"), "alpha"); }), [&] { return d.log_text(); }));
 
     const CommandResult second =
         up_for("LIVEUPDATE_STATE_DIR=" + quoted(d.state),
@@ -463,7 +473,8 @@ BOOST_AUTO_TEST_CASE(a_second_daemon_on_a_state_folder_is_refused_and_the_first_
                on_socket.output);
 
     write_file(d.src / "b.txt", "beta");
-    BOOST_TEST_REQUIRE(wait_until([&] { return holds(d.in_app("b.txt"), "beta"); }), d.log_text());
+    BOOST_TEST_REQUIRE(
+        wait_outcome(wait_until([&] { return holds(d.in_app("b.txt"), "beta"); }), [&] { return d.log_text(); }));
     const std::string journal = read_file(journal_in(d.state));
     BOOST_TEST(contains(journal, "+\"/app/a.txt\"\n"), journal);
     BOOST_TEST(contains(journal, "+\"/app/b.txt\"\n"), journal);
@@ -500,12 +511,15 @@ BOOST_AUTO_TEST_CASE(the_record_stays_bounded_over_cycles_of_recreating_ten_thou
         fs::create_directories(vendor);
         for (int i = 0; i < kFiles; ++i)
             write_file(vendor / ("module-" + std::to_string(i) + ".js"), "exports.n = " + std::to_string(i) + ";\n");
-        BOOST_TEST_REQUIRE(
-            wait_until([&] { return files_in(vendor_in_app) == static_cast<std::size_t>(kFiles); }, 120s),
-            "cycle " << cycle << ": " << files_in(vendor_in_app) << " files synced; " << d.log_text().substr(0, 2000));
+        BOOST_TEST_REQUIRE(wait_outcome(
+            wait_until([&] { return files_in(vendor_in_app) == static_cast<std::size_t>(kFiles); }, 120s), [&] {
+                return "cycle " + std::to_string(cycle) + ": " + std::to_string(files_in(vendor_in_app)) +
+                       " files synced; " + d.log_text().substr(0, 2000);
+            }));
         sizes.push_back(fs::file_size(journal_in(d.state)));
         fs::remove_all(vendor);
-        BOOST_TEST_REQUIRE(wait_until([&] { return !fs::exists(vendor_in_app); }, 60s), d.log_text().substr(0, 2000));
+        BOOST_TEST_REQUIRE(wait_outcome(wait_until([&] { return !fs::exists(vendor_in_app); }, 60s),
+                                        [&] { return d.log_text().substr(0, 2000); }));
     }
     BOOST_TEST_MESSAGE("the journal's size after each cycle: " << sizes[0] << ", " << sizes[1] << ", " << sizes[2]);
     for (std::size_t cycle = 1; cycle < sizes.size(); ++cycle)

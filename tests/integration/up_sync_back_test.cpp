@@ -45,7 +45,8 @@ void start_syncing_back(UpDaemon &d, const Objects &o, std::vector<std::string> 
     const bool started = d.start(o, std::move(args));
     BOOST_TEST_REQUIRE(started);
     BOOST_TEST_REQUIRE(wait_until([&] { return holds(d.in_app("main.js"), "main"); }));
-    BOOST_TEST_REQUIRE(wait_until([&] { return d.log_text().find(": started") != std::string::npos; }), d.log_text());
+    BOOST_TEST_REQUIRE(wait_outcome(wait_until([&] { return d.log_text().find(": started") != std::string::npos; }),
+                                    [&] { return d.log_text(); }));
 }
 
 // The daemon's lines saying LiveUpdate lu saw a local change to a file that
@@ -125,12 +126,14 @@ BOOST_AUTO_TEST_CASE(a_conflict_shows_in_get_describe_and_the_status_page_until_
         "package-lock.json");
     start_syncing_back(d, o, {"--debounce", "0", "--web-port", "0"});
     write_file(d.in_app("package-lock.json"), "{\"lock\": 1}");
-    BOOST_TEST_REQUIRE(wait_until([&] { return holds(d.src / "package-lock.json", "{\"lock\": 1}"); }), d.log_text());
+    BOOST_TEST_REQUIRE(wait_outcome(wait_until([&] { return holds(d.src / "package-lock.json", "{\"lock\": 1}"); }),
+                                    [&] { return d.log_text(); }));
     BOOST_TEST(conflicts_of(d).empty());
     // Both sides edited since they agreed: a conflict, nothing overwritten.
     write_file(d.src / "package-lock.json", "{\"lock\": \"local\"}");
     write_file(d.in_app("package-lock.json"), "{\"lock\": \"container\"}");
-    BOOST_TEST_REQUIRE(wait_until([&] { return conflicts_of(d).size() == 1u; }), d.log_text());
+    BOOST_TEST_REQUIRE(
+        wait_outcome(wait_until([&] { return conflicts_of(d).size() == 1u; }), [&] { return d.log_text(); }));
     const json::object conflict = conflicts_of(d).at(0).as_object();
     BOOST_TEST(conflict.at("container").as_string() == "box");
     BOOST_TEST(conflict.at("path").as_string() == "/app/package-lock.json");
@@ -155,7 +158,7 @@ BOOST_AUTO_TEST_CASE(a_conflict_shows_in_get_describe_and_the_status_page_until_
     BOOST_TEST(metrics.find("lu_sync_back_conflicts_total{live_update=\"lu\"} 1") != std::string::npos, metrics);
     // Resolved: the container's side edited to agree with the local one.
     write_file(d.in_app("package-lock.json"), "{\"lock\": \"local\"}");
-    BOOST_TEST(wait_until([&] { return conflicts_of(d).empty(); }), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return conflicts_of(d).empty(); }), [&] { return d.log_text(); }));
     BOOST_TEST(d.cli("describe liveupdate lu").find("Sync-back conflicts") == std::string::npos);
     BOOST_TEST(wait_until([&] { return page_conflicts(d).empty(); }));
     BOOST_TEST(holds(d.src / "package-lock.json", "{\"lock\": \"local\"}"));
@@ -168,17 +171,20 @@ BOOST_AUTO_TEST_CASE(files_that_came_back_are_not_sent_forward_again) {
     start_syncing_back(d, o, {"--debounce", "0", "--workers", "1"});
     write_file(d.in_app("package-lock.json"), "{\"lock\": 1}");
     write_file(d.in_app("gen/deep/migration.sql"), "create table t;");
-    BOOST_TEST(wait_until([&] { return holds(d.src / "package-lock.json", "{\"lock\": 1}"); }), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return holds(d.src / "package-lock.json", "{\"lock\": 1}"); }),
+                            [&] { return d.log_text(); }));
     BOOST_TEST(wait_until([&] { return holds(d.src / "gen/deep/migration.sql", "create table t;"); }));
     // Written again in the container at once: an echo of the first would overwrite it there.
     write_file(d.in_app("package-lock.json"), "{\"lock\": 2}");
-    BOOST_TEST(wait_until([&] { return holds(d.src / "package-lock.json", "{\"lock\": 2}"); }), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return holds(d.src / "package-lock.json", "{\"lock\": 2}"); }),
+                            [&] { return d.log_text(); }));
     BOOST_TEST_REQUIRE(d.witness_barrier());
     BOOST_TEST(echoes(d.log_text()) == 0u, d.log_text());
     BOOST_TEST(holds(d.in_app("package-lock.json"), "{\"lock\": 2}"));
     // A developer's own edit of a file that came back is sent forward as ever.
     write_file(d.src / "package-lock.json", "{\"lock\": 3}");
-    BOOST_TEST(wait_until([&] { return holds(d.in_app("package-lock.json"), "{\"lock\": 3}"); }), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return holds(d.in_app("package-lock.json"), "{\"lock\": 3}"); }),
+                            [&] { return d.log_text(); }));
 }
 
 BOOST_AUTO_TEST_CASE(a_file_written_in_the_container_comes_back_with_its_mode) {
@@ -188,7 +194,8 @@ BOOST_AUTO_TEST_CASE(a_file_written_in_the_container_comes_back_with_its_mode) {
     write_file(d.in_app("package-lock.json"), "{\"lock\": 1}");
     ::chmod(d.in_app("package-lock.json").c_str(), 0750);
     write_file(d.in_app("gen/deep/migration.sql"), "create table t;");
-    BOOST_TEST(wait_until([&] { return holds(d.src / "package-lock.json", "{\"lock\": 1}"); }), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return holds(d.src / "package-lock.json", "{\"lock\": 1}"); }),
+                            [&] { return d.log_text(); }));
     BOOST_TEST(wait_until([&] { return mode_of(d.src / "package-lock.json") == 0750; }));
     BOOST_TEST(wait_until([&] { return holds(d.src / "gen/deep/migration.sql", "create table t;"); }));
     BOOST_TEST(!has(d.src / "other.txt"));
@@ -214,7 +221,8 @@ BOOST_AUTO_TEST_CASE(a_hostile_container_writes_nothing_outside_local_path) {
     write_file(d.in_app("gen/evil.txt"), "evil");
     // A container symlink to a file outside, and a FIFO, under names that come back.
     fs::create_symlink(outside / "secret", d.in_app("package-lock.json"));
-    BOOST_TEST(wait_until([&] { return d.log_text().find("gen/evil.txt") != std::string::npos; }), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return d.log_text().find("gen/evil.txt") != std::string::npos; }),
+                            [&] { return d.log_text(); }));
     fs::remove(d.in_app("package-lock.json"));
     BOOST_TEST_REQUIRE(::mkfifo(d.in_app("package-lock.json").c_str(), 0644) == 0);
     // Not stalled by any of it: a file written after them still comes back.
@@ -224,9 +232,11 @@ BOOST_AUTO_TEST_CASE(a_hostile_container_writes_nothing_outside_local_path) {
     // container's gen/ (ours was a symlink), and a file written there before
     // it would go with it.
     write_file(d.src / "gen/marker.txt", "m");
-    BOOST_TEST_REQUIRE(wait_until([&] { return holds(d.in_app("gen/marker.txt"), "m"); }), d.log_text());
+    BOOST_TEST_REQUIRE(
+        wait_outcome(wait_until([&] { return holds(d.in_app("gen/marker.txt"), "m"); }), [&] { return d.log_text(); }));
     write_file(d.in_app("gen/after.txt"), "after");
-    BOOST_TEST(wait_until([&] { return holds(d.src / "gen/after.txt", "after"); }), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return holds(d.src / "gen/after.txt", "after"); }),
+                            [&] { return d.log_text(); }));
     BOOST_TEST(!has(outside / "evil.txt"));
     BOOST_TEST(holds(outside / "secret", "secret"));
     BOOST_TEST(!has(d.src / "package-lock.json"));
@@ -240,7 +250,8 @@ BOOST_AUTO_TEST_CASE(a_rule_without_sync_back_any_more_stops_it) {
     start_syncing_back(d, o);
     o.lu_spec()["syncs"].as_array()[0].as_object().erase("syncBack");
     write_file(d.objects, o.text());
-    BOOST_TEST(wait_until([&] { return d.log_text().find(": stopped") != std::string::npos; }), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return d.log_text().find(": stopped") != std::string::npos; }),
+                            [&] { return d.log_text(); }));
     write_file(d.in_app("package-lock.json"), "not wanted");
     write_file(d.src / "marker.txt", "m");  // a forward sync after the write: the daemon is not idle
     BOOST_TEST(wait_until([&] { return holds(d.in_app("marker.txt"), "m"); }));
@@ -261,9 +272,9 @@ BOOST_AUTO_TEST_CASE(a_burst_of_local_saves_is_neither_a_conflict_nor_comes_back
         write_file(d.src / "gen/out.txt", last);
         std::this_thread::sleep_for(std::chrono::milliseconds(i % 3 == 0 ? 25 : 5));
     }
-    BOOST_TEST_REQUIRE(
+    BOOST_TEST_REQUIRE(wait_outcome(
         wait_until([&] { return holds(d.in_app("package-lock.json"), last) && holds(d.in_app("gen/out.txt"), last); }),
-        d.log_text());
+        [&] { return d.log_text(); }));
     // Past the container watcher's debounce: it has looked at the last one.
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
     const std::string log = d.log_text();
@@ -282,8 +293,9 @@ BOOST_AUTO_TEST_CASE(a_lockfile_synced_forward_comes_back_when_the_container_rew
     start_syncing_back(d, with_sync_back());
     BOOST_TEST_REQUIRE(wait_until([&] { return holds(d.in_app("package-lock.json"), "{\"lock\": \"local\"}"); }));
     write_file(d.in_app("package-lock.json"), "{\"lock\": \"npm install\"}");
-    BOOST_TEST(wait_until([&] { return holds(d.src / "package-lock.json", "{\"lock\": \"npm install\"}"); }),
-               d.log_text());
+    BOOST_TEST(
+        wait_outcome(wait_until([&] { return holds(d.src / "package-lock.json", "{\"lock\": \"npm install\"}"); }),
+                     [&] { return d.log_text(); }));
     BOOST_TEST(conflicts_of(d).empty());
 }
 
@@ -296,14 +308,16 @@ BOOST_AUTO_TEST_CASE(our_symlink_made_a_folder_by_the_app_keeps_the_apps_files) 
     fs::create_directories(elsewhere);
     fs::create_directory_symlink(elsewhere, d.src / "gen");
     start_syncing_back(d, with_sync_back());
-    BOOST_TEST_REQUIRE(wait_until([&] { return fs::is_symlink(d.in_app("gen")); }), d.log_text());
+    BOOST_TEST_REQUIRE(
+        wait_outcome(wait_until([&] { return fs::is_symlink(d.in_app("gen")); }), [&] { return d.log_text(); }));
     fs::remove(d.in_app("gen"));
     write_file(d.in_app("gen/app.txt"), "the app's");
     fs::remove(d.src / "gen");
     std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the delete alone, as an editor's save may make it
     fs::create_directories(d.src / "gen");
     write_file(d.src / "gen/marker.txt", "m");
-    BOOST_TEST_REQUIRE(wait_until([&] { return holds(d.in_app("gen/marker.txt"), "m"); }), d.log_text());
+    BOOST_TEST_REQUIRE(
+        wait_outcome(wait_until([&] { return holds(d.in_app("gen/marker.txt"), "m"); }), [&] { return d.log_text(); }));
     BOOST_TEST(holds(d.in_app("gen/app.txt"), "the app's"), d.log_text());
     // Under load the watcher may see the flip as one change, and no delete is asked.
     const std::string log = d.log_text();
@@ -311,7 +325,8 @@ BOOST_AUTO_TEST_CASE(our_symlink_made_a_folder_by_the_app_keeps_the_apps_files) 
         BOOST_TEST(lines_with(log, "/app/gen is not deleted: /app/gen/app.txt holds a change") >= 1u, log);
     // The app writes it again: now that gen is a folder on both sides, it comes back.
     write_file(d.in_app("gen/app.txt"), "the app's, again");
-    BOOST_TEST(wait_until([&] { return holds(d.src / "gen/app.txt", "the app's, again"); }), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return holds(d.src / "gen/app.txt", "the app's, again"); }),
+                            [&] { return d.log_text(); }));
 }
 
 // The app empties the sync root in two steps a moment apart, so the first
@@ -323,12 +338,15 @@ BOOST_AUTO_TEST_CASE(a_sync_root_emptied_in_steps_deletes_nothing_locally) {
     write_file(d.in_app("package-lock.json"), "lock");
     fs::create_directories(d.in_app("gen"));
     write_file(d.in_app("gen/a.sql"), "a");
-    BOOST_TEST_REQUIRE(wait_until([&] { return holds(d.src / "gen/a.sql", "a"); }), d.log_text());
-    BOOST_TEST_REQUIRE(wait_until([&] { return holds(d.src / "package-lock.json", "lock"); }), d.log_text());
+    BOOST_TEST_REQUIRE(
+        wait_outcome(wait_until([&] { return holds(d.src / "gen/a.sql", "a"); }), [&] { return d.log_text(); }));
+    BOOST_TEST_REQUIRE(wait_outcome(wait_until([&] { return holds(d.src / "package-lock.json", "lock"); }),
+                                    [&] { return d.log_text(); }));
     fs::remove(d.in_app("gen/a.sql"));
     std::this_thread::sleep_for(std::chrono::milliseconds(60));
     for (const auto &entry : fs::directory_iterator(d.root / "app")) fs::remove_all(entry.path());
-    BOOST_TEST(wait_until([&] { return lines_with(d.log_text(), "is not deleted although") >= 1; }), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return lines_with(d.log_text(), "is not deleted although") >= 1; }),
+                            [&] { return d.log_text(); }));
     BOOST_TEST(holds(d.src / "gen/a.sql", "a"), d.log_text());
     BOOST_TEST(holds(d.src / "package-lock.json", "lock"));
     BOOST_TEST(holds(d.src / "main.js", "main"));

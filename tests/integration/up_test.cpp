@@ -98,9 +98,9 @@ BOOST_AUTO_TEST_CASE(a_triggered_run_runs_only_for_its_paths) {
     BOOST_TEST(
         wait_until([&] { return has(d.in_app("runs.log")) && read_file(d.in_app("runs.log")).starts_with("ran\n"); }));
     // The run's file can come before the update's log lines are written.
-    BOOST_TEST(
+    BOOST_TEST(wait_outcome(
         wait_until([&] { return d.log_text().find("[CMD 1/1] sh -c echo ran >> runs.log") != std::string::npos; }),
-        d.log_text());
+        [&] { return d.log_text(); }));
 }
 
 // As `docker exec` runs in a container's environment and working directory.
@@ -221,21 +221,22 @@ BOOST_AUTO_TEST_CASE(symlink_loops_are_synced_as_links_and_their_removal_recover
     fs::create_symlink("a", d.src / "b");
     fs::create_symlink("nowhere", d.src / "dangling");
     write_file(d.src / "beside.txt", "beside");
-    BOOST_TEST(wait_until([&] {
-                   return holds(d.in_app("beside.txt"), "beside") && fs::is_symlink(d.in_app("loop")) &&
-                          fs::is_symlink(d.in_app("a")) && fs::is_symlink(d.in_app("b")) &&
-                          fs::is_symlink(d.in_app("dangling"));
-               }),
-               d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] {
+                                return holds(d.in_app("beside.txt"), "beside") && fs::is_symlink(d.in_app("loop")) &&
+                                       fs::is_symlink(d.in_app("a")) && fs::is_symlink(d.in_app("b")) &&
+                                       fs::is_symlink(d.in_app("dangling"));
+                            }),
+                            [&] { return d.log_text(); }));
     BOOST_TEST(fs::read_symlink(d.in_app("loop")) == "loop");
     BOOST_TEST(fs::read_symlink(d.in_app("a")) == "b");
     BOOST_TEST(string_field(d.status_of("liveupdates", "lu"), {"failed", "reason"}).empty());
     for (const char *name : {"loop", "a", "b", "dangling"}) fs::remove(d.src / name);
     write_file(d.src / "later.txt", "later");
-    BOOST_TEST(wait_until([&] {
-                   return holds(d.in_app("later.txt"), "later") && !has(d.in_app("loop")) && !has(d.in_app("a"));
-               }),
-               d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] {
+                                return holds(d.in_app("later.txt"), "later") && !has(d.in_app("loop")) &&
+                                       !has(d.in_app("a"));
+                            }),
+                            [&] { return d.log_text(); }));
     BOOST_TEST(d.stop() == 0);
 }
 
@@ -264,11 +265,12 @@ BOOST_AUTO_TEST_CASE(folders_moved_into_new_folders_stay_watched) {
     fs::rename(d.src / "b", d.src / "n1/n2/b");
     d.resume();
     const std::vector<std::string> moved{"d/c/f", "n1/n2/b"};
-    BOOST_TEST_REQUIRE(wait_until([&] {
-                           return holds(d.in_app("d/c/f/d/e"), "old") && holds(d.in_app("n1/n2/b/d/e"), "old") &&
-                                  !has(d.in_app("c")) && !has(d.in_app("b"));
-                       }),
-                       d.log_text());
+    BOOST_TEST_REQUIRE(wait_outcome(wait_until([&] {
+                                        return holds(d.in_app("d/c/f/d/e"), "old") &&
+                                               holds(d.in_app("n1/n2/b/d/e"), "old") && !has(d.in_app("c")) &&
+                                               !has(d.in_app("b"));
+                                    }),
+                                    [&] { return d.log_text(); }));
 
     for (const auto &m : moved) {
         write_file(d.src / m / "d/e", "new");
@@ -280,12 +282,14 @@ BOOST_AUTO_TEST_CASE(folders_moved_into_new_folders_stay_watched) {
         write_file(d.src / m / "folder", "was a folder");
     }
     for (const auto &m : moved) {
-        BOOST_TEST(wait_until([&] {
-                       return holds(d.in_app(m + "/d/e"), "new") && fs::is_symlink(d.in_app(m + "/file")) &&
-                              !fs::is_symlink(d.in_app(m + "/link")) && holds(d.in_app(m + "/link"), "was a link") &&
-                              holds(d.in_app(m + "/folder"), "was a folder");
-                   }),
-                   m << ": " << d.log_text());
+        BOOST_TEST(wait_outcome(wait_until([&] {
+                                    return holds(d.in_app(m + "/d/e"), "new") &&
+                                           fs::is_symlink(d.in_app(m + "/file")) &&
+                                           !fs::is_symlink(d.in_app(m + "/link")) &&
+                                           holds(d.in_app(m + "/link"), "was a link") &&
+                                           holds(d.in_app(m + "/folder"), "was a folder");
+                                }),
+                                [&] { return m + ": " + d.log_text(); }));
     }
     BOOST_TEST(d.stop() == 0);
 }
@@ -308,11 +312,12 @@ BOOST_AUTO_TEST_CASE(a_folder_moved_away_and_made_again_keeps_none_of_its_old_fi
     fs::rename(d.src / "a", d.src / "e/a/a");
     write_file(d.src / "a/x", "new x");
     d.resume();
-    BOOST_TEST_REQUIRE(
+    BOOST_TEST_REQUIRE(wait_outcome(
         wait_until([&] { return holds(d.in_app("e/a/a/sub/g"), "old g") && holds(d.in_app("a/x"), "new x"); }),
-        d.log_text());
-    BOOST_TEST(wait_until([&] { return !has(d.in_app("a/a")) && !has(d.in_app("a/f")) && !has(d.in_app("a/sub")); }),
-               d.log_text());
+        [&] { return d.log_text(); }));
+    BOOST_TEST(wait_outcome(
+        wait_until([&] { return !has(d.in_app("a/a")) && !has(d.in_app("a/f")) && !has(d.in_app("a/sub")); }),
+        [&] { return d.log_text(); }));
     BOOST_TEST(d.stop() == 0);
 }
 
@@ -360,7 +365,8 @@ BOOST_AUTO_TEST_CASE(an_inotify_overflow_loses_no_change) {
     fs::rename(d.src / "flood/f3", d.src / "flood/renamed");
     d.resume();
     BOOST_TEST(wait_until([&] { return tree_of(d.src) == tree_of(d.root / "app"); }, std::chrono::seconds(60)));
-    BOOST_TEST(wait_until([&] { return d.log_text().find("overflow") != std::string::npos; }), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return d.log_text().find("overflow") != std::string::npos; }),
+                            [&] { return d.log_text(); }));
 }
 
 // Changes that never let the daemon go idle: the FileWatch keeps only its

@@ -17,6 +17,7 @@
 #include "liveupdate/ext/record.h"
 #include "tests/reload/reload_test_support.hpp"
 #include "tests/support/tilt_objects.hpp"
+#include "tests/support/wait_outcome.hpp"
 
 using namespace liveupdate;
 using namespace liveupdate::host;
@@ -96,14 +97,16 @@ BOOST_AUTO_TEST_CASE(lists_the_plugins_and_swaps_updaters_when_the_configuration
     // Settings edited: a new local updater (the plugin named, not a path).
     const auto first_local = registry.find("local");
     write_file(config, R"({"updaters": {"local": {"plugin": "local", "settings": {"workingDir": "/srv"}}}})");
-    BOOST_TEST_REQUIRE(wait_until([&] { return log.contains(": replaced local"); }), log.all());
+    BOOST_TEST_REQUIRE(
+        wait_outcome(wait_until([&] { return log.contains(": replaced local"); }), [&] { return log.all(); }));
     BOOST_TEST(log.contains("updater configuration " + config.string() + ": replaced local"), log.all());
     BOOST_TEST(registry.find("local") != first_local);
 
     // A broken edit is refused with file and field; what serves stays.
     const auto second_local = registry.find("local");
     write_file(config, R"({"updaters": {"local": {"plugin": 3}}})");
-    BOOST_TEST_REQUIRE(wait_until([&] { return log.contains("not applied"); }), log.all());
+    BOOST_TEST_REQUIRE(
+        wait_outcome(wait_until([&] { return log.contains("not applied"); }), [&] { return log.all(); }));
     BOOST_TEST(log.contains("updater configuration " + config.string() +
                             " not applied, the updaters in service stay: invalid updater configuration: " +
                             config.string() + ": updaters.local.plugin: must be a plugin name or a file path"),
@@ -112,7 +115,8 @@ BOOST_AUTO_TEST_CASE(lists_the_plugins_and_swaps_updaters_when_the_configuration
 
     // Another plugin for a class the command line chose: the configuration wins.
     write_file(config, R"({"updaters": {"docker": {"plugin": "local"}}})");
-    BOOST_TEST_REQUIRE(wait_until([&] { return log.contains("replaced docker; removed local"); }), log.all());
+    BOOST_TEST_REQUIRE(wait_outcome(wait_until([&] { return log.contains("replaced docker; removed local"); }),
+                                    [&] { return log.all(); }));
     BOOST_TEST(registry.find("docker")->plugin().identity().name == "local");
     BOOST_TEST(registry.find("local") == nullptr);
 }
@@ -127,14 +131,15 @@ BOOST_AUTO_TEST_CASE(a_rebuilt_liveupdate_plugin_is_reloaded_and_a_broken_one_re
         return entry.contains("lastError") &&
                std::string(entry.at("lastError").as_string()).find("truncated") != std::string::npos;
     };
-    BOOST_TEST_REQUIRE(wait_until(refused_as_truncated), log.all());
+    BOOST_TEST_REQUIRE(wait_outcome(wait_until(refused_as_truncated), [&] { return log.all(); }));
     BOOST_TEST(log.contains("hot reload: liveupdate plugin " + plugin_file.string() +
                             " refused, the running plugin stays in service"),
                log.all());
     BOOST_TEST(reloads_of("liveupdate") == 0);
 
     rename_over(LU_TEST_LIVEUPDATE_PLUGIN, plugin_file);
-    BOOST_TEST_REQUIRE(wait_until([&] { return reloads_of("liveupdate") == 1; }), log.all());
+    BOOST_TEST_REQUIRE(
+        wait_outcome(wait_until([&] { return reloads_of("liveupdate") == 1; }), [&] { return log.all(); }));
     BOOST_TEST(!plugin_entry("liveupdate").contains("lastError"));
     BOOST_TEST(reloader->last_plugin_reload().has_value());
 }
@@ -146,7 +151,8 @@ BOOST_AUTO_TEST_CASE(a_rebuilt_updater_plugin_is_reloaded) {
     start(true, true);
     const auto before = registry.find("local");
     copy_over(LU_TEST_FUTURE_ABI_UPDATER, local_copy);
-    BOOST_TEST_REQUIRE(wait_until([&] { return plugin_entry("local").contains("lastError"); }), log.all());
+    BOOST_TEST_REQUIRE(wait_outcome(wait_until([&] { return plugin_entry("local").contains("lastError"); }),
+                                    [&] { return log.all(); }));
     BOOST_TEST(registry.find("local") == before);
     copy_over(LU_TEST_LOCAL_UPDATER, local_copy);
     // An in-place write is several file events (truncate, write, close): when

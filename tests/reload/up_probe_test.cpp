@@ -54,9 +54,9 @@ BOOST_AUTO_TEST_CASE(a_plugin_that_crashes_when_loaded_is_refused_and_the_old_on
     BOOST_TEST_REQUIRE(started, daemon.log_text());
 
     rename_into_place(LU_TEST_CRASHING_LIVEUPDATE, plugin);
-    BOOST_TEST_REQUIRE(
+    BOOST_TEST_REQUIRE(wait_outcome(
         wait_until([&] { return field(liveupdate_entry(daemon), "lastError").find("crashed") != std::string::npos; }),
-        daemon.log_text());
+        [&] { return daemon.log_text(); }));
     const json::value entry = liveupdate_entry(daemon);
     BOOST_TEST(field(entry, "name") == "liveupdate");
     BOOST_TEST(field(entry, "reloads") == "0");
@@ -67,9 +67,11 @@ BOOST_AUTO_TEST_CASE(a_plugin_that_crashes_when_loaded_is_refused_and_the_old_on
 
     // Still serving: a change syncs, and a good build is taken.
     write_file(daemon.src / "still.txt", "served");
-    BOOST_TEST(wait_until([&] { return read_file(daemon.in_app("still.txt")) == "served"; }), daemon.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return read_file(daemon.in_app("still.txt")) == "served"; }),
+                            [&] { return daemon.log_text(); }));
     rename_into_place(LU_TEST_LIVEUPDATE_PLUGIN, plugin);
-    BOOST_TEST(wait_until([&] { return field(liveupdate_entry(daemon), "reloads") == "1"; }), daemon.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return field(liveupdate_entry(daemon), "reloads") == "1"; }),
+                            [&] { return daemon.log_text(); }));
     BOOST_TEST(private_copies_in(tmp) == 0u);
     BOOST_TEST(daemon.stop() == 0);
 }

@@ -77,17 +77,18 @@ BOOST_AUTO_TEST_CASE(ten_reloads_under_load_lose_nothing_and_apply_nothing_twice
                 rename_over(b->second.first, plugin);
             } else {
                 const std::string whole = read_file(LU_TEST_LIVEUPDATE_PLUGIN);
-                write_file(plugin, whole.substr(0, 16 * 1024));
+                write_file(plugin, whole.substr(0, std::size_t{16} * 1024));
             }
-            BOOST_TEST_REQUIRE(wait_until([&] {
-                                   return last_error_of(daemon, "liveupdate").find(b->second.second) !=
-                                          std::string::npos;
-                               }),
-                               daemon.log_text());
+            BOOST_TEST_REQUIRE(wait_outcome(wait_until([&] {
+                                                return last_error_of(daemon, "liveupdate").find(b->second.second) !=
+                                                       std::string::npos;
+                                            }),
+                                            [&] { return daemon.log_text(); }));
             BOOST_TEST(reloads_of(daemon, "liveupdate") == reload - 1);
         }
         rename_over(LU_TEST_LIVEUPDATE_PLUGIN, plugin);
-        BOOST_TEST_REQUIRE(wait_until([&] { return reloads_of(daemon, "liveupdate") == reload; }), daemon.log_text());
+        BOOST_TEST_REQUIRE(wait_outcome(wait_until([&] { return reloads_of(daemon, "liveupdate") == reload; }),
+                                        [&] { return daemon.log_text(); }));
     }
     const int written_during_reloads = written.load();
     writer.join();
@@ -117,7 +118,8 @@ BOOST_AUTO_TEST_CASE(editing_the_updater_configuration_swaps_updaters_while_upda
     write_file(config,
                json::serialize(json::object{
                    {"updaters", {{"local", {{"plugin", "sample"}, {"settings", {{"callLog", calls.string()}}}}}}}}));
-    BOOST_TEST_REQUIRE(wait_until([&] { return plugin_named(daemon, "sample").is_object(); }), daemon.log_text());
+    BOOST_TEST_REQUIRE(wait_outcome(wait_until([&] { return plugin_named(daemon, "sample").is_object(); }),
+                                    [&] { return daemon.log_text(); }));
     BOOST_TEST(plugin_named(daemon, "local").is_null());
     const std::string table = daemon.cli("plugins");
     BOOST_TEST(table.find("KIND") == 0u, table);
@@ -125,16 +127,19 @@ BOOST_AUTO_TEST_CASE(editing_the_updater_configuration_swaps_updaters_while_upda
 
     // A broken edit changes nothing.
     write_file(config, R"({"updaters": {"local": {"plugin": "sample",}}})");
-    BOOST_TEST_REQUIRE(wait_until([&] { return daemon.log_text().find("not applied") != std::string::npos; }),
-                       daemon.log_text());
+    BOOST_TEST_REQUIRE(
+        wait_outcome(wait_until([&] { return daemon.log_text().find("not applied") != std::string::npos; }),
+                     [&] { return daemon.log_text(); }));
     BOOST_TEST(daemon.log_text().find(config.string() + ": not valid JSON at line 1") != std::string::npos,
                daemon.log_text());
     BOOST_TEST(plugin_named(daemon, "sample").is_object());
 
-    BOOST_TEST_REQUIRE(wait_until([&] { return read_file(calls).find(R"("call":"update")") != std::string::npos; }),
-                       daemon.log_text());
+    BOOST_TEST_REQUIRE(
+        wait_outcome(wait_until([&] { return read_file(calls).find(R"("call":"update")") != std::string::npos; }),
+                     [&] { return daemon.log_text(); }));
     write_file(config, R"({"updaters": {"local": {"plugin": "local", "settings": {"workingDir": "/app"}}}})");
-    BOOST_TEST_REQUIRE(wait_until([&] { return plugin_named(daemon, "local").is_object(); }), daemon.log_text());
+    BOOST_TEST_REQUIRE(wait_outcome(wait_until([&] { return plugin_named(daemon, "local").is_object(); }),
+                                    [&] { return daemon.log_text(); }));
     BOOST_TEST(plugin_named(daemon, "sample").is_null());
     BOOST_TEST(written < kFiles);  // the swaps happened while files kept changing
     writer.join();

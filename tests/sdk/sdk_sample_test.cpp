@@ -87,8 +87,9 @@ BOOST_AUTO_TEST_CASE(a_plugin_built_against_the_installed_sdk_serves_live_update
     BOOST_TEST(sample.at("file") == json::value(plugin.string()));
 
     write_file(daemon.src / "hello.txt", "hello from the sample");
-    BOOST_TEST_REQUIRE(wait_until([&] { return read_file(daemon.in_app("hello.txt")) == "hello from the sample"; }),
-                       daemon.log_text());
+    BOOST_TEST_REQUIRE(
+        wait_outcome(wait_until([&] { return read_file(daemon.in_app("hello.txt")) == "hello from the sample"; }),
+                     [&] { return daemon.log_text(); }));
     BOOST_TEST_REQUIRE(wait_until([&] { return read_file(calls).find("/app/hello.txt") != std::string::npos; }));
     BOOST_TEST(read_file(calls).find(R"("call":"update")") != std::string::npos, read_file(calls));
     BOOST_TEST(daemon.log_text().find("sample updater: update #1 of lu via local") != std::string::npos,
@@ -97,13 +98,13 @@ BOOST_AUTO_TEST_CASE(a_plugin_built_against_the_installed_sdk_serves_live_update
     // A rebuild replaces the file: the daemon reloads it and keeps updating through it.
     fs::copy_file(plugin, daemon.dir / "rebuilt.so");
     fs::rename(daemon.dir / "rebuilt.so", plugin);
-    BOOST_TEST_REQUIRE(wait_until([&] {
-                           const json::value p = plugin_named(daemon.plugins(), "sample");
-                           return p.is_object() && p.at("reloads") == 1;
-                       }),
-                       daemon.log_text());
+    BOOST_TEST_REQUIRE(wait_outcome(wait_until([&] {
+                                        const json::value p = plugin_named(daemon.plugins(), "sample");
+                                        return p.is_object() && p.at("reloads") == 1;
+                                    }),
+                                    [&] { return daemon.log_text(); }));
     write_file(daemon.src / "again.txt", "after the reload");
-    BOOST_TEST(wait_until([&] { return read_file(daemon.in_app("again.txt")) == "after the reload"; }),
-               daemon.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return read_file(daemon.in_app("again.txt")) == "after the reload"; }),
+                            [&] { return daemon.log_text(); }));
     BOOST_TEST(daemon.stop() == 0);
 }

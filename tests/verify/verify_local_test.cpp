@@ -48,7 +48,8 @@ void start_synced(UpDaemon &d, std::vector<std::string> extra_args = {"--debounc
     // reconcile that carried everything written before the first ended.
     for (const char *marker : {"synced-1.txt", "synced-2.txt"}) {
         write_file(d.src / marker, marker);
-        BOOST_TEST_REQUIRE(wait_until([&] { return holds(d.in_app(marker), marker); }), d.log_text());
+        BOOST_TEST_REQUIRE(
+            wait_outcome(wait_until([&] { return holds(d.in_app(marker), marker); }), [&] { return d.log_text(); }));
     }
 }
 
@@ -152,12 +153,12 @@ BOOST_AUTO_TEST_CASE(the_daemon_repairs_on_its_own_every_interval) {
     // when the stray file came repairs without it: then drift again.
     write_file(d.in_app("stray.txt"), "stray");
     write_file(d.in_app("a.txt"), "drifted");
-    BOOST_TEST(wait_until([&] {
-                   if (contains(d.log_text(), "- unsynced  /app/stray.txt")) return true;
-                   if (holds(d.in_app("a.txt"), "alpha")) write_file(d.in_app("a.txt"), "drifted");
-                   return false;
-               }),
-               d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] {
+                                if (contains(d.log_text(), "- unsynced  /app/stray.txt")) return true;
+                                if (holds(d.in_app("a.txt"), "alpha")) write_file(d.in_app("a.txt"), "drifted");
+                                return false;
+                            }),
+                            [&] { return d.log_text(); }));
     BOOST_TEST(wait_until([&] { return holds(d.in_app("a.txt"), "alpha"); }));
     BOOST_TEST(contains(d.log_text(), "verify (periodic check): box: 0 missing, 0 extra, 1 different; repaired"),
                d.log_text());
@@ -184,7 +185,7 @@ BOOST_AUTO_TEST_CASE(a_manual_live_update_is_left_to_its_trigger) {
         return n;
     };
     const std::size_t before = checks();
-    BOOST_TEST_REQUIRE(wait_until([&] { return checks() >= before + 2; }), d.log_text());
+    BOOST_TEST_REQUIRE(wait_outcome(wait_until([&] { return checks() >= before + 2; }), [&] { return d.log_text(); }));
     BOOST_TEST(!contains(d.log_text(), "verify: checking 2 LiveUpdate(s)"), d.log_text());
     BOOST_TEST(contains(d.log_text(), "verify: checking 1 LiveUpdate(s) (periodic check)"), d.log_text());
     BOOST_TEST(!fs::exists(d.in_app("held.txt")));
@@ -203,14 +204,16 @@ BOOST_AUTO_TEST_CASE(a_file_deleted_while_the_daemon_was_killed_is_deleted_when_
     d.kill_hard();
     fs::remove(d.src / "sub/b.txt");
     BOOST_TEST_REQUIRE(d.start(Objects{}));
-    BOOST_TEST(wait_until([&] { return !fs::exists(d.in_app("sub/b.txt")); }), d.log_text());
+    BOOST_TEST(
+        wait_outcome(wait_until([&] { return !fs::exists(d.in_app("sub/b.txt")); }), [&] { return d.log_text(); }));
     BOOST_TEST(holds(d.in_app("sub/app.log"), "written by the app"));
     BOOST_TEST(holds(d.in_app("a.txt"), "alpha"));
-    BOOST_TEST(wait_until([&] {
-                   return contains(d.log_text(),
-                                   "verify (daemon start: a container synced into before): box: 0 missing, 1 extra");
-               }),
-               d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] {
+                                return contains(
+                                    d.log_text(),
+                                    "verify (daemon start: a container synced into before): box: 0 missing, 1 extra");
+                            }),
+                            [&] { return d.log_text(); }));
     const json::value status = d.status_of("LiveUpdate", "lu");
     BOOST_TEST((status.is_object() && status.as_object().if_contains("failed") == nullptr), json::serialize(status));
 }
@@ -226,13 +229,13 @@ BOOST_AUTO_TEST_CASE(kinds_changed_while_the_daemon_was_killed_reach_the_contain
     for (const char *name : {"folder-to-file", "folder-to-link"}) write_file(kinds / name / "in.txt", "in a folder");
     fs::create_symlink("../a.txt", kinds / "link-to-file");
     fs::create_symlink("../a.txt", kinds / "link-to-folder");
-    BOOST_TEST_REQUIRE(wait_until([&] {
-                           return holds(d.in_app("kinds/file-to-link"), "a file") &&
-                                  holds(d.in_app("kinds/folder-to-link/in.txt"), "in a folder") &&
-                                  fs::is_symlink(d.in_app("kinds/link-to-file")) &&
-                                  fs::is_symlink(d.in_app("kinds/link-to-folder"));
-                       }),
-                       d.log_text());
+    BOOST_TEST_REQUIRE(wait_outcome(wait_until([&] {
+                                        return holds(d.in_app("kinds/file-to-link"), "a file") &&
+                                               holds(d.in_app("kinds/folder-to-link/in.txt"), "in a folder") &&
+                                               fs::is_symlink(d.in_app("kinds/link-to-file")) &&
+                                               fs::is_symlink(d.in_app("kinds/link-to-folder"));
+                                    }),
+                                    [&] { return d.log_text(); }));
     d.kill_hard();
     for (const char *name :
          {"file-to-folder", "file-to-link", "folder-to-file", "folder-to-link", "link-to-file", "link-to-folder"})
@@ -252,12 +255,13 @@ BOOST_AUTO_TEST_CASE(kinds_changed_while_the_daemon_was_killed_reach_the_contain
         const fs::path p = d.in_app(std::string("kinds/") + name);
         return fs::is_regular_file(fs::symlink_status(p)) && read_file(p) == content;
     };
-    BOOST_TEST(wait_until([&] {
-                   return is_file("file-to-folder/in.txt", "now in a folder") && is_link_to_sub("file-to-link") &&
-                          is_file("folder-to-file", "now a file") && is_link_to_sub("folder-to-link") &&
-                          is_file("link-to-file", "now a file") && is_file("link-to-folder/in.txt", "now in a folder");
-               }),
-               d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] {
+                                return is_file("file-to-folder/in.txt", "now in a folder") &&
+                                       is_link_to_sub("file-to-link") && is_file("folder-to-file", "now a file") &&
+                                       is_link_to_sub("folder-to-link") && is_file("link-to-file", "now a file") &&
+                                       is_file("link-to-folder/in.txt", "now in a folder");
+                            }),
+                            [&] { return d.log_text(); }));
     const json::value status = d.status_of("LiveUpdate", "lu");
     BOOST_TEST((status.is_object() && status.as_object().if_contains("failed") == nullptr), json::serialize(status));
 }
@@ -277,7 +281,8 @@ BOOST_AUTO_TEST_CASE(a_kill_in_the_middle_of_a_large_update_converges_after_a_re
     BOOST_TEST_MESSAGE("killed with " << arrived << " of " << kFiles << " files in the container");
     for (int i = 0; i < kFiles; i += 2) fs::remove(d.src / "many" / ("f" + std::to_string(i)));
     BOOST_TEST_REQUIRE(d.start(Objects{}));
-    BOOST_TEST(wait_until([&] { return tree_of(d.root / "app/many") == tree_of(d.src / "many"); }), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return tree_of(d.root / "app/many") == tree_of(d.src / "many"); }),
+                            [&] { return d.log_text(); }));
     BOOST_TEST(holds(d.in_app("a.txt"), "alpha"));
 }
 
@@ -295,19 +300,21 @@ BOOST_AUTO_TEST_CASE(a_container_repaired_by_verify_fix_leaves_failed_and_takes_
         const json::value s = d.status_of("LiveUpdate", "lu");
         return s.is_object() && s.as_object().if_contains("failed") != nullptr;
     };
-    BOOST_TEST_REQUIRE(wait_until(failed), d.log_text());
+    BOOST_TEST_REQUIRE(wait_outcome(wait_until(failed), [&] { return d.log_text(); }));
     // The cause is gone; the LiveUpdate still skips the container.
     fs::remove(d.root / "app");
     fs::rename(d.root / "app-moved", d.root / "app");
     const CommandResult r = verify(d, "liveupdate lu --fix");
     BOOST_TEST(r.exit_code == 0, r.output);
     BOOST_TEST(r.output.find("fixed, in sync now") != std::string::npos, r.output);
-    BOOST_TEST(wait_until([&] { return !failed(); }), json::serialize(d.status_of("LiveUpdate", "lu")));
+    BOOST_TEST(wait_outcome(wait_until([&] { return !failed(); }),
+                            [&] { return json::serialize(d.status_of("LiveUpdate", "lu")); }));
     // Read once the LiveUpdate left Failed: the reconcile the repair triggers
     // sends the skipped change again, and a file being extracted is not whole.
     BOOST_TEST(holds(d.in_app("sub/b.txt"), "beta 2"), d.log_text());
     write_file(d.src / "a.txt", "alpha 2");
-    BOOST_TEST(wait_until([&] { return holds(d.in_app("a.txt"), "alpha 2"); }), d.log_text());
+    BOOST_TEST(
+        wait_outcome(wait_until([&] { return holds(d.in_app("a.txt"), "alpha 2"); }), [&] { return d.log_text(); }));
 }
 
 // Issue 19 (h14 item 7): the scheduled verify checks a Failed LiveUpdate too,
@@ -322,10 +329,10 @@ BOOST_AUTO_TEST_CASE(the_scheduled_verify_repairs_a_failed_live_update_and_clear
         const json::value s = d.status_of("LiveUpdate", "lu");
         return s.is_object() && s.as_object().if_contains("failed") != nullptr;
     };
-    BOOST_TEST_REQUIRE(wait_until(failed), d.log_text());
+    BOOST_TEST_REQUIRE(wait_outcome(wait_until(failed), [&] { return d.log_text(); }));
     fs::remove(d.root / "app");
     fs::rename(d.root / "app-moved", d.root / "app");
-    BOOST_TEST(wait_until([&] { return !failed(); }), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return !failed(); }), [&] { return d.log_text(); }));
     BOOST_TEST(contains(d.log_text(), "the failure of its last update is cleared"), d.log_text());
     BOOST_TEST(holds(d.in_app("sub/b.txt"), "beta 2"), d.log_text());
 }
@@ -345,7 +352,8 @@ BOOST_AUTO_TEST_CASE(the_journal_of_a_container_gone_while_the_daemon_was_down_i
     Objects o;
     o.container["spec"].as_object()["root"] = "root-2";
     BOOST_TEST_REQUIRE(d.start(o));
-    BOOST_TEST(wait_until([&] { return contains(d.log_text(), "that container no longer exists"); }), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return contains(d.log_text(), "that container no longer exists"); }),
+                            [&] { return d.log_text(); }));
     BOOST_TEST(!fs::exists(journals[0]));
 }
 
@@ -374,7 +382,8 @@ BOOST_AUTO_TEST_CASE(sigterm_stops_the_daemon_within_seconds_during_its_start_ve
     d.kill_hard();
     BOOST_TEST_REQUIRE(
         d.start(Objects{}, {"--debounce", "0", "--log-level", "debug"}));  // checks the container it synced into before
-    BOOST_TEST_REQUIRE(wait_until([&] { return contains(d.log_text(), "verify: checking "); }), d.log_text());
+    BOOST_TEST_REQUIRE(wait_outcome(wait_until([&] { return contains(d.log_text(), "verify: checking "); }),
+                                    [&] { return d.log_text(); }));
     BOOST_TEST(stops_within(d, std::chrono::seconds(10)), d.log_text());
 }
 
@@ -390,7 +399,8 @@ BOOST_AUTO_TEST_CASE(sigterm_stops_the_daemon_within_seconds_while_one_large_fil
     write_file(d.in_app("disk.img"), "");
     fs::resize_file(d.in_app("disk.img"), std::uintmax_t{3} << 40);
     BOOST_TEST_REQUIRE(d.start(Objects{}, {"--debounce", "0", "--log-level", "debug"}));
-    BOOST_TEST_REQUIRE(wait_until([&] { return contains(d.log_text(), "verify: checking "); }), d.log_text());
+    BOOST_TEST_REQUIRE(wait_outcome(wait_until([&] { return contains(d.log_text(), "verify: checking "); }),
+                                    [&] { return d.log_text(); }));
     std::this_thread::sleep_for(std::chrono::seconds(1));  // the local tree is digested: disk.img is being read
     const auto asked = std::chrono::steady_clock::now();
     BOOST_TEST(stops_within(d, std::chrono::seconds(4)), d.log_text());
@@ -412,7 +422,8 @@ BOOST_AUTO_TEST_CASE(a_save_during_a_verify_cuts_the_verify_short_and_goes_first
     UpDaemon d;
     start_synced(d, {"--debounce", "0", "--no-verify-after-loss"});
     write_file(d.src / "aaa/keep.txt", "listed first");
-    BOOST_TEST_REQUIRE(wait_until([&] { return holds(d.in_app("aaa/keep.txt"), "listed first"); }), d.log_text());
+    BOOST_TEST_REQUIRE(wait_outcome(wait_until([&] { return holds(d.in_app("aaa/keep.txt"), "listed first"); }),
+                                    [&] { return d.log_text(); }));
     d.kill_hard();  // the large files are put in place behind the daemon's back: never copied
     for (const fs::path &p : {d.src / "slow.img", d.in_app("slow.img")}) {
         write_file(p, "");
@@ -438,7 +449,7 @@ BOOST_AUTO_TEST_CASE(a_save_during_a_verify_cuts_the_verify_short_and_goes_first
         std::error_code ec;
         return fs::file_size(d.in_app("aaa/big.img"), ec) == 10 && holds(d.in_app("aaa/big.img"), "small here");
     };
-    BOOST_TEST(wait_until(saved, std::chrono::seconds(40)), d.log_text());
+    BOOST_TEST(wait_outcome(wait_until(saved, std::chrono::seconds(40)), [&] { return d.log_text(); }));
     CommandResult r = fixing.get();
     // The verify gave way to the save rather than running its course.
     BOOST_TEST(r.exit_code == 1, r.output);
@@ -456,7 +467,7 @@ BOOST_AUTO_TEST_CASE(a_save_during_a_verify_cuts_the_verify_short_and_goes_first
         r = verify(d, "liveupdate lu --fix -o json");
         return contains(r.output, "\"repaired\": true");
     };
-    BOOST_TEST(wait_until(repaired, std::chrono::seconds(30)), r.output);
+    BOOST_TEST(wait_outcome(wait_until(repaired, std::chrono::seconds(30)), [&] { return r.output; }));
     BOOST_TEST(holds(d.in_app("a.txt"), "alpha"), r.output);
     BOOST_TEST(saved(), d.log_text());
 }

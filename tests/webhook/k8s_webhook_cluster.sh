@@ -1,9 +1,11 @@
+# shellcheck shell=bash
 # Sourced by the webhook's cluster tests (k8s_webhook_e2e.sh,
 # k8s_webhook_inject*.sh) with k8s_dir set: skips (exit 77) without the
 # cluster of ../shared/k8s, else starts it and sets KUBECONFIG, state,
 # kubectl (its own binary), work (a scratch folder) and webhook_pid. With
 # k8s_full=1 it starts the cluster with --full (controller-manager and
 # scheduler: Deployments), and skips, saying why, where that cannot run.
+# shellcheck disable=SC2154  # k8s_dir, lu_host, repo and build are the caller's
 if [ ! -x "$k8s_dir/cluster.sh" ]; then
   echo "SKIPPED: no cluster: $k8s_dir/cluster.sh not found"
   exit 77

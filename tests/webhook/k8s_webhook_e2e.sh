@@ -115,7 +115,7 @@ wait_healthy
 echo "ok: webhook ($mode) answers on $url"
 
 dry_run=()
-for pass in apply dry-run; do
+for _ in apply dry-run; do  # the same refusals applied, then as a dry run
   live_update bad-container-path '  basePath: .
   selector: {kubernetes: {discoveryName: web, image: app}}
   syncs:

@@ -34,13 +34,36 @@ stop_webhook() {
   if [ -n "$webhook_pid" ]; then kill "$webhook_pid" 2>/dev/null; wait "$webhook_pid" 2>/dev/null; fi
   webhook_pid=""
 }
+# remove_namespace NS: NS gone with the pods and service account the test
+# made in it, whichever run left it. The cluster's minimal mode has no
+# controller-manager, whose namespace controller empties a deleted namespace
+# and finalizes it: there a deleted namespace would stay Terminating for good,
+# so this deletes the objects itself and then finalizes the namespace.
+remove_namespace() {
+  local ns=$1
+  kubectl get namespace "$ns" >/dev/null 2>&1 || return 0
+  kubectl -n "$ns" delete pods --all --wait=true --timeout=60s >/dev/null 2>&1
+  kubectl -n "$ns" delete serviceaccounts --all >/dev/null 2>&1
+  kubectl delete namespace "$ns" --wait=false >/dev/null 2>&1
+  # With a controller-manager the namespace may be gone already: no error then.
+  kubectl replace --raw "/api/v1/namespaces/$ns/finalize" -f - >/dev/null 2>&1 <<JSON
+{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "$ns"}, "spec": {"finalizers": []}}
+JSON
+  for _ in $(seq 1 100); do
+    kubectl get namespace "$ns" >/dev/null 2>&1 || return 0
+    sleep 0.1
+  done
+  echo "namespace $ns is still there: $(kubectl get namespace "$ns" --no-headers 2>&1)" >&2
+  return 1
+}
 cleanup() {
-  stop_up
+  local status=$?
+  stop_up || status=1
   stop_webhook
   "$lu_host" webhook uninstall >/dev/null 2>&1
-  # The namespaces stay: without a controller-manager they would never finish terminating.
-  for ns in $on $off; do kubectl -n "$ns" delete pods -l lu-inject-e2e --grace-period=0 --wait=false >/dev/null 2>&1; done
+  for ns in $on $off; do remove_namespace "$ns" || status=1; done
   rm -rf "$work"
+  exit "$status"
 }
 trap cleanup EXIT
 
@@ -53,13 +76,14 @@ pod() {
 }
 field() { kubectl -n "$1" get pod "$2" -o jsonpath="$3"; }
 
+# Fresh namespaces: what a run killed before its cleanup left goes first.
 for ns in $on $off; do
-  kubectl create namespace "$ns" >/dev/null 2>&1
-  kubectl -n "$ns" create serviceaccount default >/dev/null 2>&1  # minimal mode has no controller-manager
-  kubectl -n "$ns" delete pods -l lu-inject-e2e --grace-period=0 --wait=true >/dev/null 2>&1
+  remove_namespace "$ns" || fail "cannot remove the namespace $ns an earlier run left"
+  kubectl create namespace "$ns" >/dev/null || fail "cannot create namespace $ns"
+  # Minimal mode has no controller-manager to make it (with one, it may be there already).
+  kubectl -n "$ns" create serviceaccount default >/dev/null 2>&1
 done
-kubectl label namespace $on liveupdate.dev/inject=enabled --overwrite >/dev/null || fail "cannot label $on"
-kubectl label namespace $off liveupdate.dev/inject- >/dev/null 2>&1
+kubectl label namespace $on liveupdate.dev/inject=enabled >/dev/null || fail "cannot label $on"
 
 serve_injecting_webhook $port $image
 grep -q '^mutatingwebhookconfiguration/lu-host-webhook-inject' "$work/install.out" ||
