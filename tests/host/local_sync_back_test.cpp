@@ -27,6 +27,7 @@
 #include "host/sync_back/held_deletes.hpp"
 #include "host/sync_back/local_sync_back.hpp"
 #include "host/sync_back/local_sync_back_watch.hpp"
+#include "host/sync_back/sync_back_report.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace fs = std::filesystem;
@@ -487,6 +488,10 @@ BOOST_AUTO_TEST_CASE(a_full_local_disk_is_said_once_and_tried_again_until_there_
     BOOST_TEST(no_temporary_left(f.local));
     e = back.on_container_change("/app/gen/big.bin", 0);
     BOOST_TEST((e.kind == Kind::deferred), e.message);  // not said again
+    // Only at --log-level debug, and not taken for the rate limit.
+    const sync_back::ReportLine waits = sync_back::report_line(sync_back::SyncBackTarget{}, e);
+    BOOST_TEST((waits.level == liveupdate::common::LogLevel::debug));
+    BOOST_TEST(waits.text.ends_with("waits: the local disk is full"), waits.text);
     fs::remove(f.local / "filler");
     e = back.on_container_change("/app/gen/big.bin", 0);
     BOOST_TEST((e.kind == Kind::written), e.message);
