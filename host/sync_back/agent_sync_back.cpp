@@ -244,7 +244,7 @@ void AgentSyncBack::offer(std::vector<AgentChange> changes, rules::ContainerRoot
             files_->set(change, root);
             SyncBackEvent event = sync_back_->on_container_change(container_file, now);
             files_->set(AgentChange{}, root);
-            if (event.kind == SyncBackEvent::Kind::deferred) {
+            if (event.kind == SyncBackEvent::Kind::deferred || event.again) {
                 deferred_.push_back(std::move(change));
                 deferred_root_ = root;
             }

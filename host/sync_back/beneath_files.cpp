@@ -86,6 +86,9 @@ std::string way_refusal(int code) {
 
 std::atomic<unsigned> temporary_count{0};
 
+// The local disk (or the developer's quota) is full: worth trying again later.
+bool no_room(int code) { return code == ENOSPC || code == EDQUOT; }
+
 FileStamp stamp_of(const struct stat &st) {
     return {.present = true,
             .device = st.st_dev,
@@ -210,7 +213,7 @@ WriteResult write_beneath(const std::string &root, const std::string &name, int 
     const std::vector<std::string> parts = segments(name);
     int code = 0;
     const UniqueFd parent = parent_beneath(root, parts, true, code);
-    if (parent.get() < 0) return {shown(root, name) + ": not written: " + way_refusal(code)};
+    if (parent.get() < 0) return {shown(root, name) + ": not written: " + way_refusal(code), false, no_room(code)};
     const std::string &leaf = parts.back();
     struct stat st {};
     if (::fstatat(parent.get(), leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode))
@@ -218,10 +221,14 @@ WriteResult write_beneath(const std::string &root, const std::string &name, int 
     const std::string temporary =
         ".lu-sync-back-" + std::to_string(::getpid()) + "-" + std::to_string(temporary_count++) + ".tmp";
     UniqueFd out(::openat(parent.get(), temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
-    if (out.get() < 0) return {shown(root, name) + ": cannot create a temporary file beside it: " + errno_text(errno)};
-    const auto abandon = [&](const std::string &why, bool local_changed = false) {
+    if (out.get() < 0) {
+        const int code = errno;
+        return {shown(root, name) + ": cannot create a temporary file beside it: " + errno_text(code), false,
+                no_room(code)};
+    }
+    const auto abandon = [&](const std::string &why, bool local_changed = false, bool full = false) {
         ::unlinkat(parent.get(), temporary.c_str(), 0);
-        return WriteResult{shown(root, name) + ": not written: " + why, local_changed};
+        return WriteResult{shown(root, name) + ": not written: " + why, local_changed, full};
     };
     liveupdate::sync_back::ContentDigest digest;
     char buffer[1 << 16];
@@ -234,7 +241,7 @@ WriteResult write_beneath(const std::string &root, const std::string &name, int 
         for (ssize_t done = 0; done < n;) {
             const ssize_t w = ::write(out.get(), buffer + done, static_cast<std::size_t>(n - done));
             if (w < 0 && errno == EINTR) continue;
-            if (w < 0) return abandon("cannot write: " + errno_text(errno));
+            if (w < 0) return abandon("cannot write: " + errno_text(errno), false, no_room(errno));
             done += w;
         }
         at += n;
@@ -249,13 +256,13 @@ WriteResult write_beneath(const std::string &root, const std::string &name, int 
         if (::renameat2(parent.get(), temporary.c_str(), parent.get(), leaf.c_str(), RENAME_NOREPLACE) == 0) return {};
         if (errno == EEXIST) return changed();
         // A file system without RENAME_NOREPLACE: looked at, as a present one is.
-        if (errno != EINVAL) return abandon("cannot rename into place: " + errno_text(errno));
+        if (errno != EINVAL) return abandon("cannot rename into place: " + errno_text(errno), false, no_room(errno));
     }
     struct stat now {};
     const bool there = ::fstatat(parent.get(), leaf.c_str(), &now, AT_SYMLINK_NOFOLLOW) == 0;
     if (there != replaces.present || (there && !(stamp_of(now) == replaces))) return changed();
     if (::renameat(parent.get(), temporary.c_str(), parent.get(), leaf.c_str()) != 0)
-        return abandon("cannot rename into place: " + errno_text(errno));
+        return abandon("cannot rename into place: " + errno_text(errno), false, no_room(errno));
     return {};
 }
 

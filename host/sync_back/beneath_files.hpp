@@ -56,10 +56,12 @@ liveupdate::sync_back::ContainerRoot folder_beneath(const std::string &root, con
 // the target is not a regular file, and abandoned when the bytes copied do
 // not have expected_digest (the source changed meanwhile) or the target is
 // no longer `replaces` (a developer's save, or a symlink, came meanwhile:
-// local_changed). error "" on success.
+// local_changed). error "" on success; no_room: the local disk or quota
+// was full (worth trying again once there is room).
 struct WriteResult {
     std::string error;
     bool local_changed = false;
+    bool no_room = false;
 };
 WriteResult write_beneath(const std::string &root, const std::string &name, int source, mode_t mode,
                           const std::string &expected_digest, const FileStamp &replaces);

@@ -74,6 +74,11 @@ SyncBackEvent LocalSyncBack::on_container_change(const std::string &container_fi
         return event;
     }
     event = judged(common::clean_path(container_file), *name);
+    // A full local disk is said once, then tried again quietly until there is room.
+    if (!event.again)
+        waiting_for_room_.erase(event.container_path);
+    else if (!waiting_for_room_.insert(event.container_path).second)
+        event.kind = Kind::deferred;
     if (event.kind == Kind::conflict) {
         event.opens_conflict = !conflicts_.contains(event.container_path);
         conflicts_[event.container_path] = event;
@@ -121,7 +126,10 @@ SyncBackEvent LocalSyncBack::judged(const std::string &container_path, const std
             !written.error.empty()) {
             // A developer's save came while it was copied: judged again against it (a conflict, mostly).
             if (written.local_changed && !again) return judged(container_path, name, true);
-            return refuse(std::move(written.error));
+            SyncBackEvent refused = refuse(std::move(written.error));
+            refused.again = written.no_room;
+            if (refused.again) refused.message += "; tried again until there is room";
+            return refused;
         }
         journal_->agree(container_path, container.state.digest);
         event.kind = Kind::written;

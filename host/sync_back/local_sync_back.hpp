@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "common/sync_back/sync_back_limits.hpp"
@@ -40,6 +41,7 @@ struct SyncBackEvent {
     bool opens_conflict = false;  // conflict: the path had none open before
     std::string message;          // conflict, refused: what and why, naming the paths
     bool ended = false;           // refused: the source of changes ended (an agent session broke)
+    bool again = false;           // refused: offered again later, as a deferred one (the local disk was full)
 };
 
 // The container's side of a change, as its kind of container reads it: a
@@ -88,6 +90,7 @@ private:
     std::shared_ptr<CameBack> came_back_;
     rules::RateBudget budget_;
     std::map<std::string, SyncBackEvent> conflicts_;
+    std::set<std::string> waiting_for_room_;  // container paths refused for a full local disk: said once
 };
 
 }  // namespace liveupdate::host::sync_back

@@ -88,7 +88,7 @@ void LocalSyncBackWatch::on_batch(const std::vector<std::string> &local_paths) {
                 continue;
             }
             SyncBackEvent event = sync_back_->on_container_change(path, now);
-            if (event.kind == SyncBackEvent::Kind::deferred) deferred_.insert(path);
+            if (event.kind == SyncBackEvent::Kind::deferred || event.again) deferred_.insert(path);
             if (event.kind != SyncBackEvent::Kind::ignored && event.kind != SyncBackEvent::Kind::nothing)
                 events.push_back(std::move(event));
         }

@@ -20,7 +20,9 @@ ReportLine report_line(const SyncBackTarget &target, const SyncBackEvent &event)
     case Kind::held:
         return {LogLevel::info, "Sync back: " + local + " is not deleted although " + path + " is gone" + in +
                                     ": its sync root " + target.container_path + " is gone or empty"};
-    case Kind::deferred: return {LogLevel::debug, "Sync back: " + path + in + " waits: over the rate limit"};
+    case Kind::deferred:
+        return {LogLevel::debug, "Sync back: " + path + in +
+                                     " waits: " + (event.again ? "the local disk is full" : "over the rate limit")};
     case Kind::ignored:
     case Kind::nothing: break;
     }

@@ -485,3 +485,34 @@ BOOST_AUTO_TEST_CASE(open_conflicts_show_again_after_the_watch_started_again) {
     web.exec("printf '{\"lock\": \"local\"}' > /app/package-lock.json");
     BOOST_TEST(wait_outcome(wait_until([&] { return kinds().size() == 1u; }, kWait), [&] { return d.log_text(); }));
 }
+
+// The project folder full while a file comes back: no half file nor
+// temporary file is left, the error is said once, and once there is room
+// again the file comes back without the container writing it again. The
+// project folder is a small tmpfs (root only: skipped otherwise).
+BOOST_AUTO_TEST_CASE(a_file_that_came_back_to_a_full_disk_comes_once_there_is_room) {
+    const Replica web(project_name(), 1);
+    UpDaemon d;
+    if (!sh("mount -t tmpfs -o size=1m tmpfs " + lu_test::shell_quote(d.src.string())).output.empty() ||
+        !sh("mountpoint -q " + lu_test::shell_quote(d.src.string()) + " && echo yes").output.starts_with("yes")) {
+        BOOST_TEST_MESSAGE("skipped: cannot mount a tmpfs (not root)");
+        return;
+    }
+    struct Unmount {
+        fs::path at;
+        ~Unmount() { sh("umount -l " + lu_test::shell_quote(at.string())); }
+    } unmount{d.src};
+    start_syncing_back(d, objects_for(web.project()), {&web});
+    // Filled up, outside the watched tree's interest: the filler is ignored by the FileWatch.
+    sh("dd if=/dev/zero of=" + lu_test::shell_quote((d.src / "filler.ignored").string()) + " bs=64k 2>/dev/null");
+    web.exec("mkdir -p /app/gen; dd if=/dev/urandom of=/big bs=64k count=4 2>/dev/null; mv /big /app/gen/big.bin");
+    const std::string in_container = sh_ok("docker exec " + web.name() + " sha256sum /app/gen/big.bin | cut -d' ' -f1");
+    BOOST_TEST_REQUIRE(wait_until([&] { return logged(d, "gen/big.bin: not written"); }, kWait), d.log_text());
+    BOOST_TEST(!has(d.src / "gen/big.bin"));
+    BOOST_TEST(sh("find " + lu_test::shell_quote(d.src.string()) + " -name '.lu-sync-back-*'").output.empty());
+    fs::remove(d.src / "filler.ignored");
+    BOOST_TEST(wait_until([&] { return has(d.src / "gen/big.bin"); }, kWait), d.log_text());
+    BOOST_TEST(sh_ok("sha256sum " + lu_test::shell_quote((d.src / "gen/big.bin").string()) + " | cut -d' ' -f1") ==
+               in_container);
+    BOOST_TEST(times_logged(d, "gen/big.bin: not written") == 1u, d.log_text());
+}

@@ -3,15 +3,18 @@
 // conflicts and held deletes leave both sides alone, and a hostile container
 // (names with "..", symlinks to outside, a FIFO, a file over the limit)
 // writes nothing outside localPath, nor replaces a local file saved while
-// a container file was copied beside it.
+// a container file was copied beside it; a full local disk is tried again.
 #define BOOST_TEST_MODULE local_sync_back
 #include <sys/inotify.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <boost/test/unit_test.hpp>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -24,6 +27,7 @@
 #include "host/sync_back/held_deletes.hpp"
 #include "host/sync_back/local_sync_back.hpp"
 #include "host/sync_back/local_sync_back_watch.hpp"
+#include "host/sync_back/sync_back_report.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace fs = std::filesystem;
@@ -454,6 +458,44 @@ BOOST_AUTO_TEST_CASE(a_local_save_during_a_write_is_judged_again_and_kept) {
     }
     BOOST_TEST_MESSAGE("the save came " << (e.kind == Kind::written ? "after" : "during") << " the write");
     BOOST_TEST(no_temporary_left(f.local));
+}
+
+// A full local disk: nothing half written, said once, then offered again
+// quietly (deferred) until there is room. localPath is a small tmpfs (root
+// only: skipped otherwise).
+BOOST_AUTO_TEST_CASE(a_full_local_disk_is_said_once_and_tried_again_until_there_is_room) {
+    Folders f;
+    if (::mount("tmpfs", f.local.c_str(), "tmpfs", 0, "size=256k") != 0) {
+        BOOST_TEST_MESSAGE("skipped: cannot mount a tmpfs: " << std::strerror(errno));
+        return;
+    }
+    struct Unmount {
+        fs::path at;
+        ~Unmount() { ::umount2(at.c_str(), MNT_DETACH); }
+    } unmount{f.local};
+    auto back = f.sync_back();
+    {
+        std::ofstream filler(f.local / "filler", std::ios::binary);
+        const std::string kib(1024, 'f');
+        for (int i = 0; i < 512 && filler; ++i) filler << kib;
+    }
+    write(f.app / "gen" / "big.bin", std::string(std::size_t{64} * 1024, 'c'));
+    auto e = back.on_container_change("/app/gen/big.bin", 0);
+    BOOST_TEST((e.kind == Kind::refused), e.message);
+    BOOST_TEST(e.again);
+    BOOST_TEST(e.message.find("tried again until there is room") != std::string::npos, e.message);
+    BOOST_TEST(!fs::exists(f.local / "gen" / "big.bin"));
+    BOOST_TEST(no_temporary_left(f.local));
+    e = back.on_container_change("/app/gen/big.bin", 0);
+    BOOST_TEST((e.kind == Kind::deferred), e.message);  // not said again
+    // Only at --log-level debug, and not taken for the rate limit.
+    const sync_back::ReportLine waits = sync_back::report_line(sync_back::SyncBackTarget{}, e);
+    BOOST_TEST((waits.level == liveupdate::common::LogLevel::debug));
+    BOOST_TEST(waits.text.ends_with("waits: the local disk is full"), waits.text);
+    fs::remove(f.local / "filler");
+    e = back.on_container_change("/app/gen/big.bin", 0);
+    BOOST_TEST((e.kind == Kind::written), e.message);
+    BOOST_TEST(text_of(f.local / "gen" / "big.bin") == std::string(std::size_t{64} * 1024, 'c'));
 }
 
 BOOST_AUTO_TEST_CASE(folders_are_not_files_to_bring_back) {
