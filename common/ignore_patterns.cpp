@@ -94,12 +94,14 @@ bool IgnorePatterns::matches_entire_dir(std::string_view absolute_dir) const {
 }
 
 bool IgnoreSet::matches(std::string_view absolute_path) const {
+    if (exact_.contains(absolute_path)) return true;
     for (const auto &s : sets_)
         if (s.matches(absolute_path)) return true;
     return false;
 }
 
 bool IgnoreSet::matches_entire_dir(std::string_view absolute_dir) const {
+    if (exact_.contains(absolute_dir)) return true;
     for (const auto &s : sets_)
         if (s.matches_entire_dir(absolute_dir)) return true;
     return false;

@@ -4,6 +4,7 @@
 // everything beneath it.
 #pragma once
 
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,12 +35,16 @@ private:
 class IgnoreSet {
 public:
     void add(IgnorePatterns patterns) { sets_.push_back(std::move(patterns)); }
+    // Absolute, clean paths ignored as named, whatever their characters
+    // (no pattern syntax): what a forward sync leaves alone.
+    void add_exact(const std::set<std::string, std::less<>> &paths) { exact_.insert(paths.begin(), paths.end()); }
     bool matches(std::string_view absolute_path) const;
     bool matches_entire_dir(std::string_view absolute_dir) const;
-    bool empty() const { return sets_.empty(); }
+    bool empty() const { return sets_.empty() && exact_.empty(); }
 
 private:
     std::vector<IgnorePatterns> sets_;
+    std::set<std::string, std::less<>> exact_;
 };
 
 }  // namespace liveupdate::common

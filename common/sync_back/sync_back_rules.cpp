@@ -6,12 +6,6 @@ namespace {
 
 using Kind = PathState::Kind;
 
-// Whether the side holds what both last agreed on.
-bool unchanged(const Agreed &agreed, const PathState &side) {
-    if (!agreed) return side.kind == Kind::absent;
-    return side.kind == Kind::file && side.digest == *agreed;
-}
-
 Decision conflict(ConflictKind kind) { return {Action::conflict, kind}; }
 
 // Both sides changed since they agreed, and differently.
@@ -24,6 +18,17 @@ ConflictKind conflict_kind(const PathState &local, const PathState &container) {
 
 }  // namespace
 
+bool holds_agreed(const Agreed &agreed, const PathState &side) {
+    if (!agreed) return side.kind == Kind::absent;
+    return side.kind == Kind::file && side.digest == *agreed;
+}
+
+bool forward_carries(const Agreed &agreed, const PathState &local, const PathState &container,
+                     const ContainerRoot &root) {
+    if (!deletes_allowed(root)) return true;
+    return holds_agreed(agreed, container) && !holds_agreed(agreed, local);
+}
+
 bool deletes_allowed(const ContainerRoot &root) { return root.exists && !root.empty; }
 
 Decision decide(const Agreed &agreed, const PathState &local, const PathState &container, bool allow_deletes) {
@@ -31,8 +36,8 @@ Decision decide(const Agreed &agreed, const PathState &local, const PathState &c
     // sync back neither reads through it nor writes over it.
     if (local.kind == Kind::other && container.kind == Kind::other) return {};
     if (local == container) return {Action::agree, ConflictKind::none};
-    if (unchanged(agreed, container)) return {};  // a local change: the forward sync's business
-    if (!unchanged(agreed, local)) return conflict(conflict_kind(local, container));
+    if (holds_agreed(agreed, container)) return {};  // a local change: the forward sync's business
+    if (!holds_agreed(agreed, local)) return conflict(conflict_kind(local, container));
     // Only the container changed since the last agreement.
     switch (container.kind) {
     case Kind::file: return {Action::write_local, ConflictKind::none};

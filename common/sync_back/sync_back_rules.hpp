@@ -65,6 +65,17 @@ bool deletes_allowed(const ContainerRoot &root);
 // What a container change to one path asks of the local side.
 Decision decide(const Agreed &agreed, const PathState &local, const PathState &container, bool allow_deletes);
 
+// A forward sync that sets the container to the local tree (an initial sync,
+// a verify's repair) carries a file that comes back only when the local side
+// changed it since the two agreed and the container did not: a container
+// change comes back, or is a conflict (decide()), and a file both still hold
+// as agreed needs nothing. A container whose sync root is gone or empty gets
+// everything (never a mass deletion). The same for a delete (local absent).
+bool forward_carries(const Agreed &agreed, const PathState &local, const PathState &container,
+                     const ContainerRoot &root);
+// Whether the side holds what both last agreed on (no agreement: nothing there).
+bool holds_agreed(const Agreed &agreed, const PathState &side);
+
 // No echo: a local change the forward watcher sees is the file that just came
 // back (it equals what both sides agreed), so it is not sent forward again.
 bool is_echo(const Agreed &agreed, const PathState &local);

@@ -1,10 +1,13 @@
 #include "host/core/executor.hpp"
 
+#include <algorithm>
 #include <exception>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "common/json_fields.hpp"
+#include "common/paths.hpp"
 #include "common/update_step/container_update.hpp"
 #include "common/update_step/outcome.hpp"
 #include "host/core/host_error.hpp"
@@ -104,6 +107,40 @@ update_step::ContainerUpdate without_held_deletes(const update_step::ContainerUp
         else
             out.delete_paths.push_back(path);
     }
+    return out;
+}
+
+// The update without what sync back leaves alone: its copies and deletes of
+// those files (a delete of a folder holding a container change too), and
+// the local paths its archive must leave out, in left_out. Said in its log.
+update_step::ContainerUpdate without_left_alone(const update_step::ContainerUpdate &update,
+                                                const std::vector<LeftAlone> &left_alone,
+                                                std::set<std::string, std::less<>> &left_out, const LogSinkFn &log) {
+    if (left_alone.empty()) return update;
+    SyncedPaths container_paths;
+    std::vector<std::string> changed;
+    for (const LeftAlone &file : left_alone) {
+        container_paths.insert(file.container_path);
+        left_out.insert(file.local_path);
+        if (file.container_changed) changed.push_back(file.container_path);
+    }
+    update_step::ContainerUpdate out = update;
+    std::erase_if(out.copy, [&](const updater::CopyMapping &copy) {
+        return container_paths.contains(common::clean_path(copy.container_path));
+    });
+    std::erase_if(out.delete_paths, [&](const std::string &path) {
+        const SyncedPaths deleted{path};
+        return std::any_of(changed.begin(), changed.end(), [&](const std::string &c) { return covers(deleted, c); });
+    });
+    if (changed.empty()) return out;
+    constexpr std::size_t kListed = 10;
+    std::string listed;
+    for (std::size_t i = 0; i < changed.size() && i < kListed; ++i) listed += (i > 0 ? ", " : "") + changed[i];
+    if (changed.size() > kListed) listed += " and " + std::to_string(changed.size() - kListed) + " more";
+    log(common::LogLevel::info, "Sync back: " + std::to_string(changed.size()) +
+                                    " file(s) the container changed since both sides last agreed are left to come "
+                                    "back, not overwritten: " +
+                                    listed);
     return out;
 }
 
@@ -224,7 +261,7 @@ updater::Outcome Executor::execute(const json::object &update, const LogSinkFn &
 }
 
 updater::Outcome Executor::execute(const update_step::ContainerUpdate &asked, const LogSinkFn &log,
-                                   const std::shared_ptr<const PrebuiltArchive> &shared) const {
+                                   const std::shared_ptr<const PrebuiltArchive> &shared, ForwardScope scope) const {
     try {
         common::IgnoreSet ignore = compiled_filter(asked);
 
@@ -236,7 +273,15 @@ updater::Outcome Executor::execute(const update_step::ContainerUpdate &asked, co
             journal = journals_->journal(
                 SyncedKey::of(asked.live_update, asked.via, asked.container.id, asked.container.root));
         const ForwardSyncBack sync_back = journal && sync_back_ ? sync_back_(asked) : ForwardSyncBack{};
-        const update_step::ContainerUpdate update = without_held_deletes(asked, sync_back, journal.get(), log);
+        // A container synced into before may hold changes no watch brought back yet (no daemon ran).
+        const bool whole = asked.initial_sync || scope == ForwardScope::whole;
+        std::set<std::string, std::less<>> left_out;
+        const update_step::ContainerUpdate update = without_left_alone(
+            without_held_deletes(asked, sync_back, journal.get(), log),
+            whole && sync_back.left_alone && !journal->empty() ? sync_back.left_alone(asked, *journal, log)
+                                                               : std::vector<LeftAlone>{},
+            left_out, log);
+        ignore.add_exact(left_out);
         RequestViews views(update);
         // Only the archived paths beneath a delete, not every one: an initial sync archives 100,000.
         const SyncedPaths deleted(update.delete_paths.begin(), update.delete_paths.end());
@@ -252,8 +297,9 @@ updater::Outcome Executor::execute(const update_step::ContainerUpdate &asked, co
         forwarded.hook(hooks);
         BeforeBytesLeaveFn before_bytes_leave;
         if (journal) before_bytes_leave = [&journal] { journal->sync(); };
-        ArchiveStream archive(shared, update.copy, std::move(ignore), log, std::move(hooks.before_entry),
-                              std::move(before_bytes_leave), std::move(hooks.file_digest));
+        ArchiveStream archive(left_out.empty() ? shared : nullptr, update.copy, std::move(ignore), log,
+                              std::move(hooks.before_entry), std::move(before_bytes_leave),
+                              std::move(hooks.file_digest));
         const lu_update_request request = views.request(update, archive.c_stream(), log);
         updater::Outcome outcome = with_archive_finished(updater->update(request), archive, log);
         if (journal && outcome.kind != updater::Outcome::Kind::infra_failure)

@@ -24,6 +24,17 @@ namespace liveupdate::host {
 // docs/sync-back.md).
 using ComesBackFn = std::function<bool(const std::string &container_file)>;
 
+// A file that comes back which a forward update that sets the container to
+// the local tree (an initial sync, a verify's repair) leaves alone
+// (docs/sync-back.md): the container changed it since the two sides agreed
+// (it comes back, or is a conflict), or both still hold the agreed one.
+struct LeftAlone {
+    std::string container_path;
+    std::string local_path;          // where the update would take it from
+    bool container_changed = false;  // else both hold the agreed file: nothing to carry
+    bool operator==(const LeftAlone &) const = default;
+};
+
 // Sync back's say in one forward update (docs/sync-back.md); empty members: none.
 struct ForwardSyncBack {
     // The files that come back: the synced journal agrees on the digest of each one
@@ -34,6 +45,19 @@ struct ForwardSyncBack {
     // Why a delete of the update is held (it would destroy a container change
     // that comes back), or "" to go ahead.
     std::function<std::string(const std::string &delete_path, const SyncedJournal &journal)> held_delete;
+    // What an update that sets the container whole leaves alone, read from
+    // the container against the journal's agreements. Asked only for such
+    // an update into a container synced into before (an inherited or
+    // non-empty journal). Throws when the container cannot tell.
+    std::function<std::vector<LeftAlone>(const update_step::ContainerUpdate &update, const SyncedJournal &journal,
+                                         const LogSinkFn &log)>
+        left_alone;
+};
+
+// What a forward update may overwrite in the container.
+enum class ForwardScope {
+    change,  // a change the developer made (a reconcile's update): as asked
+    whole,   // sets the container to the local tree (a verify's repair): ForwardSyncBack::left_alone applies
 };
 using ForwardSyncBackFn = std::function<ForwardSyncBack(const update_step::ContainerUpdate &update)>;
 
@@ -51,9 +75,11 @@ public:
     // to log, which must be thread-safe. A path the synced journal cannot take fails
     // the update.
     // shared: the archive every update of its step copies, built once
-    // (shared_archive); null: the update builds its own.
+    // (shared_archive); null: the update builds its own. An initial sync's
+    // scope is whole whatever scope says.
     updater::Outcome execute(const update_step::ContainerUpdate &update, const LogSinkFn &log,
-                             const std::shared_ptr<const PrebuiltArchive> &shared = nullptr) const;
+                             const std::shared_ptr<const PrebuiltArchive> &shared = nullptr,
+                             ForwardScope scope = ForwardScope::change) const;
     // The same for an "update" object as JSON, decoded strictly
     // (common/update_step): a missing or mistyped field fails the update
     // naming its path.

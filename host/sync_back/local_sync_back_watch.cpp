@@ -67,6 +67,26 @@ std::map<std::string, SyncBackEvent> LocalSyncBackWatch::conflicts() const {
     return sync_back_->conflicts();
 }
 
+void LocalSyncBackWatch::catch_up(const AgreedDigests &agreements) {
+    std::string container_path;
+    {
+        common::MutexLock lock(mutex_);
+        container_path = sync_back_->mapping().container_path();
+    }
+    const std::string folder = container_path == "/" ? container_path : container_path + "/";
+    std::vector<std::string> paths;
+    for (auto it = agreements.lower_bound(folder); it != agreements.end() && it->first.starts_with(folder); ++it)
+        paths.push_back(common::join_path(container_root_, "." + it->first));
+    // Symlinks are listed, never followed; an unreadable folder is left out (its files come when they change).
+    const std::filesystem::path sync_root = common::join_path(container_root_, "." + container_path);
+    std::error_code ec;
+    for (auto it = std::filesystem::recursive_directory_iterator(
+             sync_root, std::filesystem::directory_options::skip_permission_denied, ec);
+         !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
+        if (!it->is_directory(ec) || it->is_symlink(ec)) paths.push_back(it->path().string());
+    on_batch(paths);
+}
+
 void LocalSyncBackWatch::on_batch(const std::vector<std::string> &local_paths) {
     std::vector<SyncBackEvent> events;
     {
@@ -115,9 +135,11 @@ std::unique_ptr<ContainerSyncBack> start_local_sync_back(const SyncBackTarget &t
         journals.journal(SyncedKey::of(target.live_update, target.via, target.container.id, target.container.root));
     const std::string root = std::filesystem::weakly_canonical(target.container.root).string();
     auto sync_back = std::make_unique<LocalSyncBack>(
-        rules::SyncBackMapping(target.local_path, target.container_path, target.patterns), root, std::move(journal),
+        rules::SyncBackMapping(target.local_path, target.container_path, target.patterns), root, journal,
         rules::Limits{}, std::move(came_back));
-    return std::make_unique<LocalSyncBackWatch>(std::move(sync_back), root, std::move(report));
+    auto watch = std::make_unique<LocalSyncBackWatch>(std::move(sync_back), root, std::move(report));
+    watch->catch_up(journal->agreements());
+    return watch;
 }
 
 }  // namespace liveupdate::host::sync_back

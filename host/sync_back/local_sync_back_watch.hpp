@@ -39,6 +39,12 @@ public:
     // The conflicts open now, by container path. Thread-safe.
     std::map<std::string, SyncBackEvent> conflicts() const override;
 
+    // Judges what the folder holds now against agreements (container path
+    // → digest): each wanted file beneath the sync root and each agreed one,
+    // so that what the app changed while no watch ran comes back, or is a
+    // conflict. Called once, after the watch began.
+    void catch_up(const AgreedDigests &agreements);
+
 private:
     void on_batch(const std::vector<std::string> &local_paths);
     // Offers the deferred paths again while the container is quiet: a burst

@@ -27,6 +27,7 @@
 #include "host/sync_back/came_back.hpp"
 #include "host/sync_back/conflicts_json.hpp"
 #include "host/sync_back/held_deletes.hpp"
+#include "host/sync_back/left_alone.hpp"
 #include "host/sync_back/local_sync_back_watch.hpp"
 #include "host/sync_back/sync_back_report.hpp"
 #include "host/sync_back/sync_back_watches.hpp"
@@ -213,6 +214,15 @@ void Daemon::start_plugin() {
                 out.held_delete = [this, lu = update.live_update, id = update.container.id](
                                       const std::string &path, const SyncedJournal &journal) {
                     return sync_backs_->held_delete(lu, id, path, journal);
+                };
+            // What the app changed while no watch ran is read from the container before a whole sync.
+            if (out.comes_back)
+                out.left_alone = [this, roots = sync_back_roots(*object), comes_back = out.comes_back](
+                                     const update_step::ContainerUpdate &u, const SyncedJournal &journal,
+                                     const LogSinkFn &log) {
+                    const std::shared_ptr<const Updater> via = updaters_.find(u.via);
+                    return via ? sync_back::left_alone(*via, u, roots, comes_back, journal, log)
+                               : std::vector<LeftAlone>{};
                 };
             return out;
         });

@@ -29,6 +29,20 @@ std::vector<std::vector<std::string>> patterns_of(const json::object &live_updat
 
 }  // namespace
 
+std::vector<std::string> sync_back_roots(const json::object &live_update) {
+    const std::vector<std::vector<std::string>> patterns = patterns_of(live_update);
+    const json::array *syncs = common::array_field(live_update, {"spec", "syncs"});
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < patterns.size(); ++i) {
+        const json::value &sync = syncs->at(i);
+        const json::value *container_path = sync.is_object() ? sync.as_object().if_contains("containerPath") : nullptr;
+        if (patterns[i].empty() || container_path == nullptr || !container_path->is_string()) continue;
+        std::string path = common::clean_path(std::string(container_path->as_string()));
+        if (path.starts_with('/')) out.push_back(std::move(path));
+    }
+    return out;
+}
+
 std::function<bool(const std::string &)> comes_back(const json::object &live_update) {
     const std::vector<std::vector<std::string>> patterns = patterns_of(live_update);
     const json::array *syncs = common::array_field(live_update, {"spec", "syncs"});

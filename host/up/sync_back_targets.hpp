@@ -25,6 +25,9 @@ bool asks_for_sync_back(const boost::json::object &live_update);
 // has syncBack (a malformed pattern, which admission refuses, counts as none).
 std::function<bool(const std::string &container_file)> comes_back(const boost::json::object &live_update);
 
+// The containerPath of each sync rule with syncBack, clean and absolute.
+std::vector<std::string> sync_back_roots(const boost::json::object &live_update);
+
 // Nothing when the plugin's answer has a problem or does not name one target per rule.
 std::vector<sync_back::SyncBackTarget> sync_back_targets(const boost::json::object &live_update,
                                                          const verify::LiveUpdateTargets &targets);

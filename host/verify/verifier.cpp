@@ -246,7 +246,8 @@ LiveUpdateReport Verifier::verify(const LiveUpdateTargets &lu, const std::vector
             const Repair fix = repair_of(c.found, delete_extra);
             if (repair && !fix.empty()) {
                 c.repaired = true;
-                const updater::Outcome outcome = executor_.execute(repair_update(lu, container.ref, fix), log);
+                const updater::Outcome outcome =
+                    executor_.execute(repair_update(lu, container.ref, fix), log, nullptr, host::ForwardScope::whole);
                 if (outcome.kind != updater::Outcome::Kind::ok) c.error = "the repair failed: " + outcome.message;
                 if (Clock::now() >= deadline)
                     throw std::runtime_error("repaired, not verified again: " + budget + " (the next check tells)");

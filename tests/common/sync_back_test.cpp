@@ -121,6 +121,32 @@ BOOST_AUTO_TEST_CASE(every_combination_keeps_both_sides_safe) {
     BOOST_TEST(combinations == 150);
 }
 
+// A forward sync that sets the container whole (a restarted daemon's initial
+// sync, a verify's repair) carries what only the local side changed; a
+// container change is left to come back (or to be a conflict), so it never
+// overwrites one; a root gone or empty gets everything.
+BOOST_AUTO_TEST_CASE(a_whole_forward_sync_carries_only_what_the_local_side_alone_changed) {
+    const sb::ContainerRoot holds{.exists = true, .empty = false};
+    const sb::Agreed a = std::string("A");
+    BOOST_TEST(sb::forward_carries(a, PathState::file("B"), PathState::file("A"), holds));
+    BOOST_TEST(sb::forward_carries(a, PathState::absent_path(), PathState::file("A"), holds));  // a local delete
+    BOOST_TEST(sb::forward_carries(std::nullopt, PathState::file("B"), PathState::absent_path(), holds));
+    BOOST_TEST(!sb::forward_carries(a, PathState::file("A"), PathState::file("C"), holds));  // comes back
+    BOOST_TEST(!sb::forward_carries(a, PathState::file("A"), PathState::absent_path(), holds));
+    BOOST_TEST(!sb::forward_carries(a, PathState::file("B"), PathState::file("C"), holds));  // a conflict
+    BOOST_TEST(!sb::forward_carries(std::nullopt, PathState::file("B"), PathState::file("C"), holds));
+    BOOST_TEST(!sb::forward_carries(a, PathState::file("B"), PathState::other(), holds));
+    BOOST_TEST(!sb::forward_carries(a, PathState::file("A"), PathState::file("A"), holds));  // nothing to carry
+    for (const sb::ContainerRoot root : {sb::ContainerRoot{}, sb::ContainerRoot{.exists = true, .empty = true}})
+        BOOST_TEST(sb::forward_carries(a, PathState::file("A"), PathState::absent_path(), root));
+    // Whatever it carries, decide() would have taken no container change there.
+    for (const sb::Agreed &agreed : kAgreements)
+        for (const PathState &local : kStates)
+            for (const PathState &container : kStates)
+                if (sb::forward_carries(agreed, local, container, holds))
+                    BOOST_TEST((sb::decide(agreed, local, container, true).action == Action::nothing));
+}
+
 BOOST_AUTO_TEST_CASE(a_file_that_came_back_is_an_echo_and_an_edit_is_not) {
     BOOST_TEST(sb::is_echo(std::string("A"), PathState::file("A")));
     BOOST_TEST(!sb::is_echo(std::string("A"), PathState::file("B")));

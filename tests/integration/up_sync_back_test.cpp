@@ -1,7 +1,8 @@
 // Sync back through a real `lu-host up` (docs/sync-back.md): files written in
 // a local container's folder come back to the LiveUpdate's localPath with
 // their bytes and mode, a hostile container writes nothing outside it, and a
-// conflict shows in `get`, `describe` and the status page until resolved.
+// conflict shows in `get`, `describe` and the status page until resolved, and
+// a restarted daemon overwrites nothing the app changed while none ran.
 #define BOOST_TEST_MODULE up_sync_back_tests
 #include <sys/stat.h>
 
@@ -350,4 +351,69 @@ BOOST_AUTO_TEST_CASE(a_sync_root_emptied_in_steps_deletes_nothing_locally) {
     BOOST_TEST(holds(d.src / "gen/a.sql", "a"), d.log_text());
     BOOST_TEST(holds(d.src / "package-lock.json", "lock"));
     BOOST_TEST(holds(d.src / "main.js", "main"));
+}
+
+// While no daemon runs (killed, then stopped), the app rewrites, deletes and
+// creates files that come back, and the developer edits one the container
+// left alone and one the container rewrote too. The restarted daemon's
+// initial sync and its check of a container synced into before overwrite
+// none of the container's changes: they come back (the watch judges the
+// folder as it finds it), the local edit goes forward, and the file changed
+// on both sides is a conflict that keeps both.
+BOOST_AUTO_TEST_CASE(a_restarted_daemon_overwrites_no_change_the_app_made_while_none_ran) {
+    for (const bool sigkill : {true, false}) {
+        BOOST_TEST_CONTEXT((sigkill ? "SIGKILL" : "SIGTERM")) {
+            UpDaemon d;
+            const Objects o = with_sync_back();
+            start_syncing_back(d, o);
+            fs::create_directories(d.in_app("gen"));
+            write_file(d.in_app("package-lock.json"), "one");
+            write_file(d.in_app("gen/rewritten.txt"), "one");
+            write_file(d.in_app("gen/deleted.txt"), "doomed");
+            write_file(d.in_app("gen/local.txt"), "agreed");
+            write_file(d.in_app("gen/both.txt"), "agreed");
+            BOOST_TEST_REQUIRE(wait_outcome(wait_until([&] {
+                                                return holds(d.src / "package-lock.json", "one") &&
+                                                       holds(d.src / "gen/rewritten.txt", "one") &&
+                                                       holds(d.src / "gen/deleted.txt", "doomed") &&
+                                                       holds(d.src / "gen/local.txt", "agreed") &&
+                                                       holds(d.src / "gen/both.txt", "agreed");
+                                            }),
+                                            [&] { return d.log_text(); }));
+            if (sigkill)
+                d.kill_hard();
+            else
+                BOOST_TEST_REQUIRE(d.stop() == 0);
+            write_file(d.in_app("package-lock.json"), "two");
+            write_file(d.in_app("gen/rewritten.txt"), "two");
+            fs::remove(d.in_app("gen/deleted.txt"));
+            write_file(d.in_app("gen/new.txt"), "new");
+            write_file(d.in_app("gen/both.txt"), "container");
+            write_file(d.src / "gen/local.txt", "local edit");
+            write_file(d.src / "gen/both.txt", "local");
+            BOOST_TEST_REQUIRE(d.start(o));
+            BOOST_TEST(wait_outcome(wait_until([&] { return holds(d.in_app("gen/local.txt"), "local edit"); }),
+                                    [&] { return d.log_text(); }));
+            BOOST_TEST(wait_outcome(wait_until([&] { return holds(d.src / "package-lock.json", "two"); }),
+                                    [&] { return d.log_text(); }));
+            BOOST_TEST(wait_outcome(wait_until([&] { return holds(d.src / "gen/rewritten.txt", "two"); }),
+                                    [&] { return d.log_text(); }));
+            BOOST_TEST(wait_outcome(wait_until([&] { return !has(d.src / "gen/deleted.txt"); }),
+                                    [&] { return d.log_text(); }));
+            BOOST_TEST(wait_outcome(wait_until([&] { return holds(d.src / "gen/new.txt", "new"); }),
+                                    [&] { return d.log_text(); }));
+            BOOST_TEST_REQUIRE(
+                wait_outcome(wait_until([&] { return conflicts_of(d).size() == 1u; }), [&] { return d.log_text(); }));
+            BOOST_TEST(conflicts_of(d).at(0).at("path").as_string() == "/app/gen/both.txt");
+            // The check of a container synced into before (it finds the conflict) repaired nothing of the app's.
+            BOOST_TEST(wait_until([&] { return d.log_text().find("verify (daemon start") != std::string::npos; }),
+                       d.log_text());
+            BOOST_TEST(holds(d.src / "gen/both.txt", "local"));
+            BOOST_TEST(holds(d.in_app("gen/both.txt"), "container"));
+            BOOST_TEST(holds(d.in_app("package-lock.json"), "two"));
+            BOOST_TEST(holds(d.in_app("gen/rewritten.txt"), "two"));
+            BOOST_TEST(!has(d.in_app("gen/deleted.txt")));
+            BOOST_TEST(holds(d.src / "gen/local.txt", "local edit"));
+        }
+    }
 }

@@ -141,18 +141,6 @@ std::string SoakDaemon::log_tail(std::size_t lines) const {
     return out;
 }
 
-SoakDaemon::SyncBackStarts SoakDaemon::sync_back_starts(const std::string &container) const {
-    std::istringstream in(up_it::read_file(dir_ / "daemon.log"));
-    SyncBackStarts out;
-    const std::string from = "Sync back from container " + container + " (";
-    for (std::string line; std::getline(in, line);) {
-        if (line.find(from) == std::string::npos) continue;
-        out.running = line.ends_with(": started");
-        if (out.running) ++out.started;
-    }
-    return out;
-}
-
 SoakDaemon::Verified SoakDaemon::verify() const {
     const auto r = up_it::run_command("timeout 120 " + binaries_.lu_host.string() + " verify --control-socket " +
                                       (dir_ / "ctl/control.sock").string() + " 2>&1");

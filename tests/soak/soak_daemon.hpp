@@ -52,14 +52,6 @@ public:
     void reload_docker_updater();
 
     std::string log_tail(std::size_t lines) const;
-    // What its log says of the sync back from container, over every run of
-    // the daemon on this folder: how many times it started, and whether the
-    // last word was that it started (not that it stopped).
-    struct SyncBackStarts {
-        std::size_t started = 0;
-        bool running = false;
-    };
-    SyncBackStarts sync_back_starts(const std::string &container) const;
 
 private:
     std::string cli(const std::string &args) const;

@@ -111,27 +111,11 @@ private:
             ++report_.app_writes;
             note(container_.app_write(random_));
         }
-        if (report_.checks > 0 && !options_.without.contains("sync-back") && sync_back_watching() &&
-            random_.percent(15)) {
+        if (report_.checks > 0 && !options_.without.contains("sync-back") && random_.percent(15)) {
             ++report_.back_writes;
             note(container_.app_sync_back_write(random_));
         }
         if (random_.percent(30)) std::this_thread::sleep_for(std::chrono::milliseconds(random_.between(1, 40)));
-    }
-
-    // Whether the app's changes in the sync-back folder are sure to come
-    // back: not from a daemon restart until a check held since, the log's
-    // last word on the watch is "started", and it started again. A watch
-    // starts from what both sides agreed on, so what the app changed while
-    // an agent, a container or an updater was gone comes back; but the
-    // initial sync of a restarted daemon copies the local files over the
-    // container's changes made meanwhile: a known gap the soak leaves aside.
-    bool sync_back_watching() {
-        if (!watch_gap_) return true;
-        const SoakDaemon::SyncBackStarts starts = daemon_.sync_back_starts(container_.name());
-        if (report_.checks <= checks_at_gap_ || !starts.running || starts.started <= started_before_gap_) return false;
-        watch_gap_ = false;
-        return true;
     }
 
     void fault() {
@@ -140,14 +124,6 @@ private:
             if (!options_.without.contains(fault_name(f))) kinds.push_back(f);
         if (kinds.empty()) return;
         const Fault kind = random_.pick(kinds);
-        // The app's changes on their way when the daemon dies are undone by
-        // its initial sync (sync_back_watching()): the fault waits for them.
-        if (kind == Fault::daemon_kill) {
-            up_it::wait_until([&] { return back_files_settled(daemon_.src(), container_); }, std::chrono::seconds(10));
-            started_before_gap_ = daemon_.sync_back_starts(container_.name()).started;
-            watch_gap_ = true;
-            checks_at_gap_ = report_.checks;
-        }
         ++report_.faults[fault_name(kind)];
         note("fault " + fault_name(kind) + " after op " + std::to_string(report_.ops));
         const std::string what = inject(kind, {container_, daemon_}, random_, [&](std::size_t ops) {
@@ -216,9 +192,6 @@ private:
     SourceOps source_;
     SoakReport report_;
     std::vector<std::string> events_;  // since the last check that held
-    bool watch_gap_ = false;           // see sync_back_watching()
-    std::size_t started_before_gap_ = 0;
-    std::size_t checks_at_gap_ = 0;
 };
 
 }  // namespace

@@ -132,12 +132,6 @@ std::vector<Divergence> check_trees(const fs::path &src, const SoakContainer &co
     return out;
 }
 
-bool back_files_settled(const fs::path &src, const SoakContainer &container) {
-    std::vector<Divergence> out;
-    compare_back_files(src, container, out);
-    return out.empty();
-}
-
 std::string describe(const std::vector<Divergence> &divergences) {
     std::string out;
     for (const auto &d : divergences) out += "  " + d.path + ": " + d.detail + " [invariant: " + d.invariant + "]\n";

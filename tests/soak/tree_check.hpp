@@ -21,9 +21,6 @@ struct Divergence {
 
 std::vector<Divergence> check_trees(const std::filesystem::path &src, const SoakContainer &container);
 
-// Whether what the app wrote or deleted in the sync-back folder is so locally.
-bool back_files_settled(const std::filesystem::path &src, const SoakContainer &container);
-
 std::string describe(const std::vector<Divergence> &divergences);
 
 }  // namespace lu_soak
