@@ -33,6 +33,10 @@ cleanup() {
   # The namespaces stay: without a controller-manager they would never finish terminating.
   for ns in $on $off; do
     kubectl -n "$ns" delete pods -l lu-inject-cm-e2e --grace-period=0 --wait=false >/dev/null 2>&1
+  done
+  # install writes into every labelled namespace of the cluster, other tests' too.
+  for ns in $(sed -n "s|^configmap/$configmap [a-z]* in namespace \([^ ]*\) .*|\1|p" "$work"/install*.out 2>/dev/null |
+    sort -u); do
     kubectl -n "$ns" delete configmap $configmap --wait=false >/dev/null 2>&1
   done
   rm -rf "$work"
@@ -60,9 +64,9 @@ kubectl -n $off get configmap $configmap >/dev/null 2>&1 && fail "a ConfigMap in
 [ "$(kubectl -n $on get configmap $configmap -o jsonpath='{.binaryData.lu-agent}' | base64 -d | cmp - "$build/bin/lu-agent" &&
   echo same)" = same ] || fail "the ConfigMap does not hold $build/bin/lu-agent"
 "$lu_host" webhook install --url "https://127.0.0.1:$port/validate" --cert-dir "$work/certs" --mutate \
-  --agent-configmap $configmap --agent "$build/bin/lu-agent" >"$work/install.out" || fail "install again failed"
-grep -q "^configmap/$configmap replaced in namespace $on " "$work/install.out" ||
-  fail "install again did not replace the ConfigMap: $(cat "$work/install.out")"
+  --agent-configmap $configmap --agent "$build/bin/lu-agent" >"$work/install-again.out" || fail "install again failed"
+grep -q "^configmap/$configmap replaced in namespace $on " "$work/install-again.out" ||
+  fail "install again did not replace the ConfigMap: $(cat "$work/install-again.out")"
 echo "ok: install --agent-configmap: the ConfigMap in the labelled namespace only; again: replaced"
 
 "$lu_host" webhook --listen "127.0.0.1:$port" --tls-cert "$work/certs/tls.crt" --tls-key "$work/certs/tls.key" \
