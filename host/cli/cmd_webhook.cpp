@@ -22,9 +22,10 @@ namespace {
 
 constexpr const char *kWebhookHelp =
     "usage: lu-host webhook [--listen ADDR:PORT] --tls-cert FILE --tls-key FILE [--plugin PATH]\n"
-    "                       [--agent-image IMAGE]\n"
+    "                       [--agent-image IMAGE | --agent-configmap NAME]\n"
     "       lu-host webhook install (--url https://HOST:PORT/validate | --service NS/NAME[:PORT])\n"
-    "                               [--secret NS/NAME | --cert-dir DIR] [--days N] [--mutate]\n"
+    "                               [--secret NS/NAME | --cert-dir DIR] [--days N]\n"
+    "                               [--mutate [--agent-configmap NAME [--agent PATH]]]\n"
     "       lu-host webhook uninstall [--secret NS/NAME]\n"
     "\n"
     "Serves an admission webhook over HTTPS: POST /validate answers\n"
@@ -42,6 +43,11 @@ constexpr const char *kWebhookHelp =
     "named by the annotation liveupdate.dev/containers (default: all). With\n"
     "liveupdate.dev/restart: process a container's command is wrapped by\n"
     "`lu-agent supervise --` (a container without a command gets a warning).\n"
+    "With --agent-configmap the volume is that ConfigMap of the pod's namespace\n"
+    "(key lu-agent, mode 0555) and there is no init container, so pods are Ready\n"
+    "as soon as without injection; it is optional (a namespace without it starts\n"
+    "its pods uninjected: live update copies the agent) except for a wrapped\n"
+    "command, which waits for it.\n"
     "Pods annotated or labelled liveupdate.dev/inject: \"false\", pods of\n"
     "kube-system and the webhook's own pods are left alone; nothing is refused.\n"
     "\n"
@@ -55,6 +61,8 @@ constexpr const char *kWebhookHelp =
     "  --agent-image IMAGE    the image /mutate's init container runs (it holds\n"
     "                         /lu-agent and cp; deploy/agent/build-image.sh);\n"
     "                         without it pods are not injected, with a warning\n"
+    "  --agent-configmap NAME the ConfigMap /mutate mounts lu-agent from instead\n"
+    "                         (install --mutate --agent-configmap NAME makes it)\n"
     "  --log-level L          debug, info (default), warn, error\n"
     "  --log-format F         text (default) or json: one JSON object a line\n"
     "                         (time, level, message)\n"
@@ -69,6 +77,10 @@ constexpr const char *kWebhookHelp =
     "liveupdate.dev/inject=enabled, or pods labelled liveupdate.dev/inject=true,\n"
     "never kube-system; failurePolicy Ignore: a webhook that is down never stops\n"
     "pods from starting; timeoutSeconds 3; reinvocationPolicy IfNeeded).\n"
+    "--agent-configmap NAME also creates or replaces the ConfigMap NAME holding\n"
+    "lu-agent (--agent PATH, else the one beside lu-host; at most 1 MiB) in each\n"
+    "namespace labelled liveupdate.dev/inject=enabled, naming each; install\n"
+    "again after labelling another namespace or rebuilding lu-agent.\n"
     "Installing again rotates the certificates without a restart of the webhook\n"
     "(and keeps an installed mutating configuration trusting them). uninstall\n"
     "removes both configurations (and the Secret given).\n"
@@ -89,6 +101,21 @@ long number_of(const ParsedArgs &args, const std::string &name, long fallback, l
         throw UsageError(name + " " + *text + ": expected a number from " + std::to_string(min) + " to " +
                          std::to_string(max));
     return value;
+}
+
+// --agent-configmap's NAME, checked as the API server checks it (RFC 1123
+// subdomain): a bad one would make every patched pod invalid.
+std::string configmap_name(const ParsedArgs &args) {
+    const auto given = args.value("--agent-configmap");
+    if (!given) return {};
+    const std::string &name = *given;
+    const auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+    bool valid = !name.empty() && name.size() <= 253 && alnum(name.front()) && alnum(name.back());
+    for (const char c : name) valid = valid && (alnum(c) || c == '-' || c == '.');
+    if (!valid)
+        throw UsageError("--agent-configmap " + name +
+                         ": expected a ConfigMap name (lower-case letters, digits, '-' and '.', at most 253)");
+    return name;
 }
 
 void parse_listen(const std::string &text, webhook::ServerOptions &server) {
@@ -128,6 +155,9 @@ int serve(const ParsedArgs &args) {
         options.key = *key;
         options.plugin = args.value("--plugin").value_or(default_liveupdate_plugin().string());
         options.inject.agent_image = args.value("--agent-image").value_or("");
+        options.inject.agent_configmap = configmap_name(args);
+        if (!options.inject.agent_image.empty() && !options.inject.agent_configmap.empty())
+            throw UsageError("give --agent-image or --agent-configmap, not both");
         options.server.request_deadline =
             std::chrono::milliseconds(number_of(args, "--request-timeout", 10000, 1, 3600000));
         options.server.body_limit = static_cast<std::size_t>(number_of(args, "--max-body", 4 << 20, 1024, 1L << 30));
@@ -189,6 +219,12 @@ int install(const ParsedArgs &args) {
         }
         options.days = static_cast<int>(number_of(args, "--days", 365, 1, 3650));
         options.mutate = args.has("--mutate");
+        options.agent_configmap = configmap_name(args);
+        options.agent = args.value("--agent").value_or("");
+        if (!options.mutate && (!options.agent_configmap.empty() || args.value("--agent")))
+            throw UsageError("--agent-configmap and --agent go with --mutate");
+        if (options.agent_configmap.empty() && args.value("--agent"))
+            throw UsageError("--agent goes with --agent-configmap");
         if (options.mutate) webhook::mutate_target(options.target);  // a --url without /mutate beside it
     } catch (const UsageError &e) {
         std::cerr << "lu-host webhook install: " << e.what() << "\n\n" << kWebhookHelp;
@@ -228,10 +264,11 @@ int uninstall(const ParsedArgs &args) {
 
 }  // namespace
 
-const OptionTable kWebhookOptions{{"--listen", "--tls-cert", "--tls-key", "--plugin", "--request-timeout", "--max-body",
-                                   "--log-level", "--log-format", "--url", "--service", "--secret", "--cert-dir",
-                                   "--days", "--kubeconfig", "--context", "--agent-image"},
-                                  {"--help", "-h", "--mutate"}};
+const OptionTable kWebhookOptions{
+    {"--listen", "--tls-cert", "--tls-key", "--plugin", "--request-timeout", "--max-body", "--log-level",
+     "--log-format", "--url", "--service", "--secret", "--cert-dir", "--days", "--kubeconfig", "--context",
+     "--agent-image", "--agent-configmap", "--agent"},
+    {"--help", "-h", "--mutate"}};
 
 int run_webhook_command(int argc, char **argv) {
     ParsedArgs args;

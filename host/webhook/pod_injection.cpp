@@ -173,6 +173,32 @@ json::object init_container(const InjectionOptions &options) {
         {"securityContext", std::move(security)}};
 }
 
+// lu-agent from the namespace's ConfigMap, executable by any user. A wrapped
+// command cannot start without it: then the pod waits for the ConfigMap
+// (the kubelet's event names it) rather than failing to start.
+json::object agent_configmap_volume(const InjectionOptions &options, bool required) {
+    return json::object{
+        {"name", kAgentVolume},
+        {"configMap",
+         json::object{{"name", options.agent_configmap},
+                      {"items", json::array{json::object{{"key", kAgentConfigMapKey},
+                                                         {"path", base_name(injected_agent_path(options))}}}},
+                      {"defaultMode", 0555},
+                      {"optional", !required}}}};
+}
+
+// Whether restart: process will wrap the command of a chosen container.
+bool wraps_a_command(const json::array &containers, const std::set<std::string> &chosen,
+                     const std::vector<std::string> &names, bool restart) {
+    if (!restart) return false;
+    for (std::size_t i = 0; i < containers.size(); ++i)
+        if (chosen.count(names[i]) != 0 &&
+            !common::string_array_field(containers[i].as_object(), "command", common::index("spec.containers", i))
+                 .empty())
+            return true;
+    return false;
+}
+
 bool mounts_agent(const json::object &container, const std::string &path) {
     const json::array *mounts = common::array_field(container, "volumeMounts", path);
     if (mounts == nullptr) return false;
@@ -201,8 +227,9 @@ Injection plan(const json::object &pod, const PodNamespace &ns, const InjectionO
     const std::optional<bool> choice = pod_choice(annotations, labels, warnings);
     if (choice == false || (!choice && !namespace_consents(ns))) return out;
     if (runs_the_webhook(*spec)) return out;
-    if (!again && options.agent_image.empty()) {
-        out.warnings.push_back("lu-agent is not injected: lu-host webhook runs without --agent-image");
+    if (!again && options.agent_image.empty() && options.agent_configmap.empty()) {
+        out.warnings.push_back(
+            "lu-agent is not injected: lu-host webhook runs without --agent-image or --agent-configmap");
         return out;
     }
     const json::array *containers = common::array_field(*spec, "containers", "spec");
@@ -216,7 +243,11 @@ Injection plan(const json::object &pod, const PodNamespace &ns, const InjectionO
     if (chosen.empty()) return out;
     const bool restart = wants_restart(annotations, warnings);
 
-    if (!again) {
+    if (!again && !options.agent_configmap.empty()) {
+        out.patch.push_back(
+            append(*spec, "volumes", "/spec/volumes",
+                   agent_configmap_volume(options, wraps_a_command(*containers, chosen, names, restart))));
+    } else if (!again) {
         out.patch.push_back(
             append(*spec, "volumes", "/spec/volumes",
                    json::object{{"name", kAgentVolume}, {"emptyDir", json::object{{"sizeLimit", "32Mi"}}}}));
@@ -260,16 +291,17 @@ Injection plan(const json::object &pod, const PodNamespace &ns, const InjectionO
             json::object{{"name", kSuperviseSocketVariable}, {"value", options.run_folder + "/supervise.sock"}}));
     }
     if (again) return out;
+    const std::string injected_from =
+        options.agent_configmap.empty() ? options.agent_image : "configmap/" + options.agent_configmap;
     const std::string annotation_path = "/metadata/annotations";
     if (meta == nullptr)
         out.patch.push_back(
-            op("add", "/metadata",
-               json::object{{"annotations", json::object{{kInjectedAnnotation, options.agent_image}}}}));
+            op("add", "/metadata", json::object{{"annotations", json::object{{kInjectedAnnotation, injected_from}}}}));
     else if (common::member(*meta, "annotations") == nullptr)
-        out.patch.push_back(op("add", annotation_path, json::object{{kInjectedAnnotation, options.agent_image}}));
+        out.patch.push_back(op("add", annotation_path, json::object{{kInjectedAnnotation, injected_from}}));
     else
         out.patch.push_back(
-            op("add", annotation_path + "/" + pointer_key(kInjectedAnnotation), json::string(options.agent_image)));
+            op("add", annotation_path + "/" + pointer_key(kInjectedAnnotation), json::string(injected_from)));
     return out;
 }
 

@@ -1,7 +1,8 @@
 // What the mutating webhook does to a pod at its creation, as a pure
 // function: pod JSON in, JSONPatch operations and admission warnings out.
 // An opted-in pod gets an emptyDir volume, an init container from the agent
-// image that copies lu-agent into it, and a read-only mount of it in the
+// image that copies lu-agent into it (or, with an agent ConfigMap, that
+// ConfigMap as the volume and no init container), and a read-only mount of it in the
 // containers named by liveupdate.dev/containers (default: all); with
 // liveupdate.dev/restart: process, each such container's command is wrapped
 // by `lu-agent supervise --`, its socket in a writable run volume. In a pod that already has the volume (the API
@@ -38,6 +39,8 @@ inline constexpr std::string_view kDefaultAgentFolder = agent_client::kInjectedA
 // LU_SUPERVISE_SOCKET: the agent's folder is read-only, the root filesystem may be too.
 inline constexpr std::string_view kRunVolume = "liveupdate-run";
 inline constexpr std::string_view kDefaultRunFolder = "/.lu-agent/run";
+// The key holding lu-agent in an agent ConfigMap (lu-host webhook install --agent-configmap).
+inline constexpr std::string_view kAgentConfigMapKey = "lu-agent";
 inline constexpr std::string_view kSuperviseSocketVariable = "LU_SUPERVISE_SOCKET";
 
 struct InjectionOptions {
@@ -46,6 +49,12 @@ struct InjectionOptions {
     std::string agent_image;
     std::string agent_folder = std::string(kDefaultAgentFolder);  // mounted read-only in the containers
     std::string run_folder = std::string(kDefaultRunFolder);      // mounted writable in the wrapped ones
+    // Set: the pod mounts lu-agent from this ConfigMap of its namespace
+    // (key lu-agent) instead: no init container, so the pod is Ready as soon
+    // as without injection. Optional, so that a namespace without it still
+    // starts its pods (they live-update by copying the agent), except pods whose
+    // command it wraps: they wait for it, as they cannot start without it.
+    std::string agent_configmap = {};
 };
 
 // The agent's path in an injected container.

@@ -5,11 +5,15 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 
+#include "common/install_layout.hpp"
 #include "common/json_fields.hpp"
 #include "common/kube/kubeconfig.hpp"
 #include "host/webhook/certificates.hpp"
+#include "host/webhook/pod_injection.hpp"
 
 namespace liveupdate::host::webhook {
 namespace json = boost::json;
@@ -21,6 +25,9 @@ const std::string kConfigurations = "/apis/admissionregistration.k8s.io/v1/valid
 const std::string kMutatingConfigurations = "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations";
 
 std::string secrets_of(const std::string &ns) { return "/api/v1/namespaces/" + kube::url_escape(ns) + "/secrets"; }
+std::string configmaps_of(const std::string &ns) {
+    return "/api/v1/namespaces/" + kube::url_escape(ns) + "/configmaps";
+}
 
 [[noreturn]] void refused(const std::string &what, const kube::ApiResponse &response) {
     throw kube::ApiError(
@@ -98,6 +105,66 @@ void write_file(const fs::path &file, const std::string &text, mode_t mode) {
     if (ec) throw std::runtime_error("cannot rename " + temp.string() + " to " + file.string() + ": " + ec.message());
 }
 
+// A ConfigMap's data may hold 1 MiB at most (the API server refuses more).
+constexpr std::size_t kConfigMapLimit = std::size_t{1} << 20;
+
+// The lu-agent to publish: `configured`, else the first of this lu-host's layout.
+std::pair<fs::path, std::string> read_agent(const fs::path &configured) {
+    std::vector<fs::path> places{configured};
+    if (configured.empty()) places = common::agent_places(common::running_executable());
+    std::string looked;
+    for (const auto &place : places) {
+        std::ifstream in(place, std::ios::binary);
+        if (!in) {
+            looked += (looked.empty() ? "" : ", ") + place.string();
+            continue;
+        }
+        std::ostringstream content;
+        content << in.rdbuf();
+        if (content.str().empty()) throw std::runtime_error("the lu-agent binary " + place.string() + " is empty");
+        if (content.str().size() > kConfigMapLimit)
+            throw std::runtime_error("the lu-agent binary " + place.string() + " holds " +
+                                     std::to_string(content.str().size()) + " bytes, more than a ConfigMap's " +
+                                     std::to_string(kConfigMapLimit));
+        return {place, content.str()};
+    }
+    throw std::runtime_error("no lu-agent binary found (looked at " + looked + "); give --agent PATH");
+}
+
+// The namespaces labelled for injection, by name.
+std::vector<std::string> injected_namespaces(kube::ApiClient &api) {
+    const std::string path =
+        "/api/v1/namespaces?labelSelector=" + kube::url_escape(std::string(kInjectKey) + "=enabled");
+    const kube::ApiResponse listed = api.request("GET", path);
+    if (listed.status / 100 != 2) refused("listing " + path, listed);
+    const json::value list = common::parse_limited(listed.body);
+    std::vector<std::string> names;
+    if (const json::array *items = common::array_field(list, {"items"}))
+        for (std::size_t i = 0; i < items->size(); ++i)
+            names.push_back(common::string_field((*items)[i], {"metadata", "name"}));
+    return names;
+}
+
+void publish_agent(kube::ApiClient &api, const InstallOptions &options, std::ostream &out) {
+    const auto [place, content] = read_agent(options.agent);
+    const std::vector<std::string> namespaces = injected_namespaces(api);
+    if (namespaces.empty())
+        out << "configmap/" << options.agent_configmap << ": no namespace is labelled " << kInjectKey
+            << "=enabled; label one and install again\n";
+    for (const auto &ns : namespaces) {
+        json::object configmap{
+            {"apiVersion", "v1"},
+            {"kind", "ConfigMap"},
+            {"metadata", json::object{{"name", options.agent_configmap},
+                                      {"namespace", ns},
+                                      {"labels", json::object{{"app.kubernetes.io/managed-by", "lu-host"}}}}},
+            {"binaryData", json::object{{kAgentConfigMapKey, base64_encode(content)}}}};
+        const std::string done = put_object(api, configmaps_of(ns), std::move(configmap));
+        out << "configmap/" << options.agent_configmap << " " << done << " in namespace " << ns << " ("
+            << place.string() << ", " << content.size() << " bytes)\n";
+    }
+}
+
 }  // namespace
 
 SecretRef secret_ref(const std::string &text) {
@@ -126,7 +193,10 @@ void install_webhook(kube::ApiClient &api, const InstallOptions &options, std::o
         const std::string put =
             put_object(api, kMutatingConfigurations, mutating_webhook_configuration(*mutating, bundle));
         out << "mutatingwebhookconfiguration/" << kMutatingConfigurationName << " " << put << " ("
-            << target_text(*mutating) << "; failurePolicy Ignore; start the webhook with --agent-image)\n";
+            << target_text(*mutating) << "; failurePolicy Ignore; start the webhook with "
+            << (options.agent_configmap.empty() ? "--agent-image" : "--agent-configmap " + options.agent_configmap)
+            << ")\n";
+        if (!options.agent_configmap.empty()) publish_agent(api, options, out);
     }
     if (options.secret) {
         const std::string stored =

@@ -33,6 +33,11 @@ struct InstallOptions {
     // Also the MutatingWebhookConfiguration; one already installed is
     // replaced either way, so that it trusts the new certificate.
     bool mutate = false;
+    // Set (with mutate): this ConfigMap, holding lu-agent (key lu-agent), is
+    // created or replaced in each namespace labelled liveupdate.dev/inject=enabled,
+    // for `lu-host webhook --agent-configmap`.
+    std::string agent_configmap;
+    std::filesystem::path agent;  // that lu-agent; empty: the one of this lu-host's layout
 };
 
 // Throws kube::ApiError, std::runtime_error (files, certificates).

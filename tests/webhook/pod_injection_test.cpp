@@ -267,6 +267,47 @@ BOOST_AUTO_TEST_CASE(a_pod_that_cannot_be_read_is_left_alone_with_a_warning) {
     }
 }
 
+BOOST_AUTO_TEST_CASE(an_agent_configmap_is_the_volume_and_no_init_container_runs) {
+    InjectionOptions options = kOptions;
+    options.agent_image.clear();
+    options.agent_configmap = "lu-agent";
+    const json::value p = patched(pod(), kLabelled, options);
+    const json::array &volumes = p.at("spec").at("volumes").as_array();
+    BOOST_REQUIRE_EQUAL(volumes.size(), 1u);
+    BOOST_TEST(volumes[0].at("name").as_string() == kAgentVolume);
+    BOOST_TEST(
+        json::serialize(volumes[0].at("configMap")) ==
+        R"({"name":"lu-agent","items":[{"key":"lu-agent","path":"lu-agent"}],"defaultMode":365,"optional":true})");
+    BOOST_TEST(!p.at("spec").as_object().contains("initContainers"));
+    BOOST_TEST(mounts_agent(container(p, 0)));
+    BOOST_TEST(mounts_agent(container(p, 1)));
+    BOOST_TEST(p.at("metadata").at("annotations").at(kInjectedAnnotation).as_string() == "configmap/lu-agent");
+}
+
+BOOST_AUTO_TEST_CASE(a_wrapped_command_waits_for_the_agent_configmap) {
+    InjectionOptions options = kOptions;
+    options.agent_configmap = "lu-agent";
+    const json::value p = patched(pod(R"({"liveupdate.dev/restart":"process"})"), kLabelled, options);
+    BOOST_TEST(json::serialize(container(p, 0).at("command")) ==
+               R"(["/.lu-agent/injected/lu-agent","supervise","--","/app/server"])");
+    BOOST_TEST(!p.at("spec").at("volumes").at(0).at("configMap").at("optional").as_bool());
+    // Only the sidecar chosen, which has no command to wrap: the pod never waits.
+    const json::value sidecar = patched(
+        pod(R"({"liveupdate.dev/restart":"process","liveupdate.dev/containers":"sidecar"})"), kLabelled, options);
+    BOOST_TEST(sidecar.at("spec").at("volumes").at(0).at("configMap").at("optional").as_bool());
+}
+
+BOOST_AUTO_TEST_CASE(with_an_agent_configmap_patched_twice_equals_patched_once) {
+    InjectionOptions options = kOptions;
+    options.agent_configmap = "lu-agent";
+    for (const std::string &annotations : {std::string("{}"), std::string(R"({"liveupdate.dev/restart":"process"})")}) {
+        const json::value once = patched(pod(annotations), kLabelled, options);
+        const Injection again = plan_injection(once, kLabelled, options);
+        BOOST_TEST(again.patch.empty(), annotations);
+        BOOST_TEST(apply_json_patch(once, again.patch) == once);
+    }
+}
+
 BOOST_AUTO_TEST_CASE(without_an_agent_image_pods_pass_with_a_warning) {
     const Injection i = plan_injection(pod(), kLabelled, InjectionOptions{});
     BOOST_TEST(i.patch.empty());
