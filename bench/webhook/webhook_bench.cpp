@@ -264,7 +264,11 @@ int run_bench(int argc, char **argv) {
     std::ostringstream ignored;
     uninstall_webhook(api, std::nullopt, ignored);
     const auto without = cluster_round(api, kubectl, dir, rounds);
-    install_webhook(api, {url_target("https://127.0.0.1:19445/validate"), std::nullopt, dir / "installed", 1}, ignored);
+    InstallOptions install;
+    install.target = url_target("https://127.0.0.1:19445/validate");
+    install.cert_dir = dir / "installed";
+    install.days = 1;
+    install_webhook(api, install, ignored);
     // The installed pair is another one: serve it (rotation, as in service).
     fs::copy_file(dir / "installed" / "tls.key", dir / "tls.key", fs::copy_options::overwrite_existing);
     fs::copy_file(dir / "installed" / "tls.crt", dir / "tls.crt", fs::copy_options::overwrite_existing);

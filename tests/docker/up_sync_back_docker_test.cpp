@@ -519,104 +519,105 @@ BOOST_AUTO_TEST_CASE(a_file_that_came_back_to_a_full_disk_comes_once_there_is_ro
     BOOST_TEST(sh_ok("sha256sum " + lu_test::shell_quote((d.src / "gen/big.bin").string()) + " | cut -d' ' -f1") ==
                in_container);
     BOOST_TEST(times_logged(d, "gen/big.bin: not written") == 1u, d.log_text());
+}
 
-    namespace {
+namespace {
 
-    enum class Ending { sigkill, sigterm };
+enum class Ending { sigkill, sigterm };
 
-    // While no daemon runs, the app rewrites, deletes and creates files that
-    // come back, and the developer edits one the container left alone and one
-    // the container rewrote too. The restarted daemon's initial sync and its
-    // check of a container synced into before overwrite none of the
-    // container's changes: they come back, the local edit goes forward, and the
-    // file changed on both sides is a conflict that keeps both.
-    void restart_overwrites_no_change_of_the_app(Ending ending) {
-        const Replica web(project_name(), 1);
-        UpDaemon d;
-        Objects o = objects_for(web.project());
-        o.lu_spec()["initialSync"] = json::object{};
-        start_syncing_back(d, o, {&web});
-        web.exec(
-            "mkdir -p /app/gen; printf one > /app/package-lock.json; echo one > /app/gen/rewritten.txt;"
-            " echo doomed > /app/gen/deleted.txt; echo agreed > /app/gen/local.txt; echo agreed > /app/gen/both.txt");
-        BOOST_TEST_REQUIRE(wait_outcome(wait_until(
-                                            [&] {
-                                                return holds(d.src / "package-lock.json", "one") &&
-                                                       holds(d.src / "gen/rewritten.txt", "one\n") &&
-                                                       holds(d.src / "gen/deleted.txt", "doomed\n") &&
-                                                       holds(d.src / "gen/local.txt", "agreed\n") &&
-                                                       holds(d.src / "gen/both.txt", "agreed\n");
-                                            },
-                                            kWait),
-                                        [&] { return d.log_text(); }));
-        if (ending == Ending::sigkill)
-            d.kill_hard();
-        else
-            BOOST_TEST_REQUIRE(d.stop() == 0);
-        web.exec(
-            "printf two > /app/package-lock.json; echo two > /app/gen/rewritten.txt; rm /app/gen/deleted.txt;"
-            " echo new > /app/gen/new.txt; echo container > /app/gen/both.txt");
-        write_file(d.src / "gen/local.txt", "local edit\n");
-        write_file(d.src / "gen/both.txt", "local\n");
-        BOOST_TEST_REQUIRE(d.start(o));
-        BOOST_TEST(wait_outcome(wait_until([&] { return web.read("/app/gen/local.txt") == "local edit\n"; }, kWait),
-                                [&] { return d.log_text(); }));
-        BOOST_TEST(wait_outcome(wait_until([&] { return holds(d.src / "package-lock.json", "two"); }, kWait),
-                                [&] { return d.log_text(); }));
-        BOOST_TEST(wait_outcome(wait_until([&] { return holds(d.src / "gen/rewritten.txt", "two\n"); }, kWait),
-                                [&] { return d.log_text(); }));
-        BOOST_TEST(wait_outcome(wait_until([&] { return !has(d.src / "gen/deleted.txt"); }, kWait),
-                                [&] { return d.log_text(); }));
-        BOOST_TEST(wait_outcome(wait_until([&] { return holds(d.src / "gen/new.txt", "new\n"); }, kWait),
-                                [&] { return d.log_text(); }));
-        BOOST_TEST_REQUIRE(wait_outcome(wait_until([&] { return conflicts_of(d).size() == 1u; }, kWait),
-                                        [&] { return d.log_text(); }));
-        const json::object conflict = conflicts_of(d).at(0).as_object();
-        BOOST_TEST(conflict.at("path").as_string() == "/app/gen/both.txt");
-        BOOST_TEST(conflict.at("kind").as_string() == "BothModified");
-        // The check of a container synced into before (it finds the conflict) has run: it repaired nothing of the
-        // app's.
-        BOOST_TEST(wait_until([&] { return logged(d, "verify (daemon start"); }, kWait), d.log_text());
-        BOOST_TEST(holds(d.src / "gen/both.txt", "local\n"));
-        BOOST_TEST(web.read("/app/gen/both.txt") == "container\n", d.log_text());
-        BOOST_TEST(web.read("/app/package-lock.json") == "two");
-        BOOST_TEST(web.read("/app/gen/rewritten.txt") == "two\n");
-        BOOST_TEST(web.exec("test -e /app/gen/deleted.txt && echo there").empty());
-        BOOST_TEST(web.read("/app/gen/new.txt") == "new\n");
-        BOOST_TEST(holds(d.src / "gen/local.txt", "local edit\n"));
-    }
-
-    }  // namespace
-
-    BOOST_AUTO_TEST_CASE(a_daemon_killed_and_started_again_overwrites_no_change_of_the_app) {
-        restart_overwrites_no_change_of_the_app(Ending::sigkill);
-    }
-
-    BOOST_AUTO_TEST_CASE(a_daemon_stopped_and_started_again_overwrites_no_change_of_the_app) {
-        restart_overwrites_no_change_of_the_app(Ending::sigterm);
-    }
-
-    // Started again into the container recreated from its image meanwhile: the
-    // sync root holds nothing of the app's, nothing is deleted locally, and the
-    // initial sync brings it everything.
-    BOOST_AUTO_TEST_CASE(a_daemon_started_again_into_a_recreated_container_deletes_nothing_locally) {
-        const Replica web(project_name(), 1);
-        UpDaemon d;
-        Objects o = objects_for(web.project());
-        o.lu_spec()["initialSync"] = json::object{};
-        start_syncing_back(d, o, {&web});
-        web.exec("mkdir -p /app/gen; echo a > /app/gen/a.sql; printf lock > /app/package-lock.json");
-        BOOST_TEST_REQUIRE(wait_until(
-            [&] { return holds(d.src / "gen/a.sql", "a\n") && holds(d.src / "package-lock.json", "lock"); }, kWait));
+// While no daemon runs, the app rewrites, deletes and creates files that
+// come back, and the developer edits one the container left alone and one
+// the container rewrote too. The restarted daemon's initial sync and its
+// check of a container synced into before overwrite none of the
+// container's changes: they come back, the local edit goes forward, and the
+// file changed on both sides is a conflict that keeps both.
+void restart_overwrites_no_change_of_the_app(Ending ending) {
+    const Replica web(project_name(), 1);
+    UpDaemon d;
+    Objects o = objects_for(web.project());
+    o.lu_spec()["initialSync"] = json::object{};
+    start_syncing_back(d, o, {&web});
+    web.exec(
+        "mkdir -p /app/gen; printf one > /app/package-lock.json; echo one > /app/gen/rewritten.txt;"
+        " echo doomed > /app/gen/deleted.txt; echo agreed > /app/gen/local.txt; echo agreed > /app/gen/both.txt");
+    BOOST_TEST_REQUIRE(wait_outcome(wait_until(
+                                        [&] {
+                                            return holds(d.src / "package-lock.json", "one") &&
+                                                   holds(d.src / "gen/rewritten.txt", "one\n") &&
+                                                   holds(d.src / "gen/deleted.txt", "doomed\n") &&
+                                                   holds(d.src / "gen/local.txt", "agreed\n") &&
+                                                   holds(d.src / "gen/both.txt", "agreed\n");
+                                        },
+                                        kWait),
+                                    [&] { return d.log_text(); }));
+    if (ending == Ending::sigkill)
+        d.kill_hard();
+    else
         BOOST_TEST_REQUIRE(d.stop() == 0);
-        web.recreate();
-        BOOST_TEST_REQUIRE(d.start(o));
-        BOOST_TEST(wait_outcome(wait_until([&] { return web.read("/app/gen/a.sql") == "a\n"; }, kWait),
-                                [&] { return d.log_text(); }));
-        BOOST_TEST(wait_outcome(wait_until([&] { return web.read("/app/package-lock.json") == "lock"; }, kWait),
-                                [&] { return d.log_text(); }));
-        BOOST_TEST(holds(d.src / "gen/a.sql", "a\n"));
-        BOOST_TEST(holds(d.src / "package-lock.json", "lock"));
-        BOOST_TEST(holds(d.src / "main.js", "main"));
-        BOOST_TEST(conflicts_of(d).empty(), d.log_text());
-    }
+    web.exec(
+        "printf two > /app/package-lock.json; echo two > /app/gen/rewritten.txt; rm /app/gen/deleted.txt;"
+        " echo new > /app/gen/new.txt; echo container > /app/gen/both.txt");
+    write_file(d.src / "gen/local.txt", "local edit\n");
+    write_file(d.src / "gen/both.txt", "local\n");
+    BOOST_TEST_REQUIRE(d.start(o));
+    BOOST_TEST(wait_outcome(wait_until([&] { return web.read("/app/gen/local.txt") == "local edit\n"; }, kWait),
+                            [&] { return d.log_text(); }));
+    BOOST_TEST(wait_outcome(wait_until([&] { return holds(d.src / "package-lock.json", "two"); }, kWait),
+                            [&] { return d.log_text(); }));
+    BOOST_TEST(wait_outcome(wait_until([&] { return holds(d.src / "gen/rewritten.txt", "two\n"); }, kWait),
+                            [&] { return d.log_text(); }));
+    BOOST_TEST(
+        wait_outcome(wait_until([&] { return !has(d.src / "gen/deleted.txt"); }, kWait), [&] { return d.log_text(); }));
+    BOOST_TEST(wait_outcome(wait_until([&] { return holds(d.src / "gen/new.txt", "new\n"); }, kWait),
+                            [&] { return d.log_text(); }));
+    BOOST_TEST_REQUIRE(
+        wait_outcome(wait_until([&] { return conflicts_of(d).size() == 1u; }, kWait), [&] { return d.log_text(); }));
+    const json::object conflict = conflicts_of(d).at(0).as_object();
+    BOOST_TEST(conflict.at("path").as_string() == "/app/gen/both.txt");
+    BOOST_TEST(conflict.at("kind").as_string() == "BothModified");
+    // The check of a container synced into before (it finds the conflict) has run: it repaired nothing of the
+    // app's.
+    BOOST_TEST(wait_until([&] { return logged(d, "verify (daemon start"); }, kWait), d.log_text());
+    BOOST_TEST(holds(d.src / "gen/both.txt", "local\n"));
+    BOOST_TEST(web.read("/app/gen/both.txt") == "container\n", d.log_text());
+    BOOST_TEST(web.read("/app/package-lock.json") == "two");
+    BOOST_TEST(web.read("/app/gen/rewritten.txt") == "two\n");
+    BOOST_TEST(web.exec("test -e /app/gen/deleted.txt && echo there").empty());
+    BOOST_TEST(web.read("/app/gen/new.txt") == "new\n");
+    BOOST_TEST(holds(d.src / "gen/local.txt", "local edit\n"));
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_daemon_killed_and_started_again_overwrites_no_change_of_the_app) {
+    restart_overwrites_no_change_of_the_app(Ending::sigkill);
+}
+
+BOOST_AUTO_TEST_CASE(a_daemon_stopped_and_started_again_overwrites_no_change_of_the_app) {
+    restart_overwrites_no_change_of_the_app(Ending::sigterm);
+}
+
+// Started again into the container recreated from its image meanwhile: the
+// sync root holds nothing of the app's, nothing is deleted locally, and the
+// initial sync brings it everything.
+BOOST_AUTO_TEST_CASE(a_daemon_started_again_into_a_recreated_container_deletes_nothing_locally) {
+    const Replica web(project_name(), 1);
+    UpDaemon d;
+    Objects o = objects_for(web.project());
+    o.lu_spec()["initialSync"] = json::object{};
+    start_syncing_back(d, o, {&web});
+    web.exec("mkdir -p /app/gen; echo a > /app/gen/a.sql; printf lock > /app/package-lock.json");
+    BOOST_TEST_REQUIRE(wait_until(
+        [&] { return holds(d.src / "gen/a.sql", "a\n") && holds(d.src / "package-lock.json", "lock"); }, kWait));
+    BOOST_TEST_REQUIRE(d.stop() == 0);
+    web.recreate();
+    BOOST_TEST_REQUIRE(d.start(o));
+    BOOST_TEST(wait_outcome(wait_until([&] { return web.read("/app/gen/a.sql") == "a\n"; }, kWait),
+                            [&] { return d.log_text(); }));
+    BOOST_TEST(wait_outcome(wait_until([&] { return web.read("/app/package-lock.json") == "lock"; }, kWait),
+                            [&] { return d.log_text(); }));
+    BOOST_TEST(holds(d.src / "gen/a.sql", "a\n"));
+    BOOST_TEST(holds(d.src / "package-lock.json", "lock"));
+    BOOST_TEST(holds(d.src / "main.js", "main"));
+    BOOST_TEST(conflicts_of(d).empty(), d.log_text());
+}
