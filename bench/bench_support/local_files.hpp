@@ -62,12 +62,14 @@ inline double wait_for_all(const std::vector<std::filesystem::path> &files, cons
 }
 
 // `lu_host up` on dir/objects.json, its control socket in dir; its log in
-// dir unless given (a log inside a watched folder wakes its watcher).
+// dir unless given (a log inside a watched folder wakes its watcher); `flags`
+// go before the objects file.
 inline pid_t start_daemon(const std::string &lu_host, const std::filesystem::path &dir,
-                          const std::filesystem::path &log = {}) {
+                          const std::filesystem::path &log = {}, const std::vector<std::string> &flags = {}) {
     const std::filesystem::path log_file = log.empty() ? dir / "daemon.log" : log;
-    std::vector<std::string> args{lu_host, "up", "--control-socket", (dir / "ctl/control.sock").string(),
-                                  (dir / "objects.json").string()};
+    std::vector<std::string> args{lu_host, "up", "--control-socket", (dir / "ctl/control.sock").string()};
+    args.insert(args.end(), flags.begin(), flags.end());
+    args.push_back((dir / "objects.json").string());
     std::vector<char *> argv;
     argv.reserve(args.size() + 1);
     for (auto &a : args) argv.push_back(a.data());
@@ -81,6 +83,25 @@ inline pid_t start_daemon(const std::string &lu_host, const std::filesystem::pat
     posix_spawn_file_actions_destroy(&actions);
     if (failed != 0) throw std::runtime_error("cannot start " + lu_host);
     return daemon;
+}
+
+// One LiveUpdate syncing dir/src to /app of a LocalContainer whose root is
+// dir/root: the objects of the benches timing `lu-host up` alone.
+inline constexpr const char *kLocalContainerObjects = R"({"kind": "List", "items": [
+ {"apiVersion": "tilt.dev/v1alpha1", "kind": "FileWatch", "metadata": {"name": "fw"}, "spec": {"watchedPaths": ["src"]}},
+ {"apiVersion": "liveupdate.dev/v1alpha1", "kind": "LocalContainer", "metadata": {"name": "box"}, "spec": {"root": "root"}},
+ {"apiVersion": "tilt.dev/v1alpha1", "kind": "LiveUpdate", "metadata": {"name": "lu"},
+  "spec": {"basePath": ".", "sources": [{"fileWatch": "fw"}], "selector": {"local": {"container": "box"}},
+           "syncs": [{"localPath": "src", "containerPath": "/app"}]}}]})";
+
+// Waits (30 s at most) until the daemon's log says it watches; false if it never does.
+inline bool wait_until_watching(const std::filesystem::path &log) {
+    const auto started = Clock::now();
+    while (read_file(log).find("up: watching") == std::string::npos) {
+        if (Clock::now() - started > std::chrono::seconds(30)) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return true;
 }
 
 // Stops a daemon start_daemon started (none: pid <= 0) and waits for it.

@@ -5,52 +5,33 @@
 // The two are interleaved in rounds in the same run, so drift of the
 // machine reaches both alike; the ratio of their medians is the figure.
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <netinet/in.h>
-#include <signal.h>
-#include <spawn.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <exception>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "bench/bench_support/local_files.hpp"
 #include "bench/bench_support/stats.hpp"
-
-extern char **environ;
 
 namespace fs = std::filesystem;
 using lu_bench::Clock;
+using lu_bench::read_file;
+using lu_bench::write_file;
 
 namespace {
 
 constexpr int kRounds = 10;
 constexpr int kSavesPerRound = 20;
-
-std::string read_file(const fs::path &p) {
-    std::ifstream in(p);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-void write_file(const fs::path &p, const std::string &text) { std::ofstream(p) << text; }
-
-const char *kObjects = R"({"kind": "List", "items": [
- {"apiVersion": "tilt.dev/v1alpha1", "kind": "FileWatch", "metadata": {"name": "fw"}, "spec": {"watchedPaths": ["src"]}},
- {"apiVersion": "liveupdate.dev/v1alpha1", "kind": "LocalContainer", "metadata": {"name": "box"}, "spec": {"root": "root"}},
- {"apiVersion": "tilt.dev/v1alpha1", "kind": "LiveUpdate", "metadata": {"name": "lu"},
-  "spec": {"basePath": ".", "sources": [{"fileWatch": "fw"}], "selector": {"local": {"container": "box"}},
-           "syncs": [{"localPath": "src", "containerPath": "/app"}]}}]})";
 
 // One save: a file written, waited for in the container; milliseconds, or -1 after 30 s.
 double save(const fs::path &dir, int n) {
@@ -91,48 +72,26 @@ int main() {
     char tmpl[] = "/tmp/lu-metrics-bench-XXXXXX";
     const fs::path dir = ::mkdtemp(tmpl);
     fs::create_directories(dir / "src");
-    write_file(dir / "objects.json", kObjects);
-    std::vector<std::string> args{LU_HOST_BIN,
-                                  "up",
-                                  "--debounce",
-                                  "0",
-                                  "--web-port",
-                                  "0",
-                                  "--state-dir",
-                                  (dir / "state").string(),
-                                  "--control-socket",
-                                  (dir / "ctl/control.sock").string(),
-                                  (dir / "objects.json").string()};
-    std::vector<char *> argv;
-    argv.reserve(args.size() + 1);
-    for (auto &a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, (dir / "daemon.log").c_str(), O_WRONLY | O_CREAT, 0600);
+    write_file(dir / "objects.json", lu_bench::kLocalContainerObjects);
     pid_t pid = -1;
-    if (::posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ) != 0) {
-        std::fprintf(stderr, "metrics_bench: cannot start %s\n", LU_HOST_BIN);
+    try {
+        pid = lu_bench::start_daemon(LU_HOST_BIN, dir, {},
+                                     {"--debounce", "0", "--web-port", "0", "--state-dir", (dir / "state").string()});
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "metrics_bench: %s\n", e.what());
         return 1;
     }
-    // The status page's port and secret, from "up: status page http://127.0.0.1:PORT/?token=SECRET".
+    // The status page's port and secret, from "up: status page http://127.0.0.1:PORT/?token=SECRET",
+    // printed before it watches (saves count from then).
     unsigned short port = 0;
     std::string secret;
-    const auto started = Clock::now();
-    // Saves count once it watches (it serves the page first).
-    while (secret.empty() && Clock::now() - started < std::chrono::seconds(30)) {
+    if (lu_bench::wait_until_watching(dir / "daemon.log")) {
         const std::string log = read_file(dir / "daemon.log");
-        if (log.find("up: watching") == std::string::npos) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(10));
-            continue;
-        }
         const auto at = log.find("up: status page http://127.0.0.1:");
         const auto token = log.find("?token=", at);
-        if (at != std::string::npos && token != std::string::npos && log.find('\n', token) != std::string::npos) {
+        if (at != std::string::npos && token != std::string::npos) {
             port = static_cast<unsigned short>(std::stoi(log.substr(at + 33)));
             secret = log.substr(token + 7, log.find_first_of(" \n", token) - token - 7);
-        } else {
-            std::this_thread::sleep_for(std::chrono::milliseconds(10));
         }
     }
     int code = 0;
@@ -178,9 +137,7 @@ int main() {
             std::printf("  ratio %.3f (bar: 1.05)\n", s / std::max(q, 0.001));
         }
     }
-    ::kill(pid, SIGTERM);
-    int status = 0;
-    ::waitpid(pid, &status, 0);
+    lu_bench::stop_daemon(pid);
     if (code == 0) fs::remove_all(dir);  // else its daemon.log says why
     return code;
 }

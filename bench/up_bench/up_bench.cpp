@@ -4,49 +4,29 @@
 // (write each, read it back, write it to the destination), so the ratio says
 // what the whole pipeline (inotify, plugin, archive, unpack) costs on top of
 // moving the bytes.
-#include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <exception>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <utility>
 #include <vector>
 
+#include "bench/bench_support/local_files.hpp"
 #include "bench/bench_support/stats.hpp"
-
-extern char **environ;
 
 namespace fs = std::filesystem;
 using lu_bench::Clock;
+using lu_bench::read_file;
+using lu_bench::write_file;
 
 namespace {
 
-std::string read_file(const fs::path &p) {
-    std::ifstream in(p);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-void write_file(const fs::path &p, const std::string &text) { std::ofstream(p) << text; }
-
 double ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
-
-const char *kObjects = R"({"kind": "List", "items": [
- {"apiVersion": "tilt.dev/v1alpha1", "kind": "FileWatch", "metadata": {"name": "fw"}, "spec": {"watchedPaths": ["src"]}},
- {"apiVersion": "liveupdate.dev/v1alpha1", "kind": "LocalContainer", "metadata": {"name": "box"}, "spec": {"root": "root"}},
- {"apiVersion": "tilt.dev/v1alpha1", "kind": "LiveUpdate", "metadata": {"name": "lu"},
-  "spec": {"basePath": ".", "sources": [{"fileWatch": "fw"}], "selector": {"local": {"container": "box"}},
-           "syncs": [{"localPath": "src", "containerPath": "/app"}]}}]})";
 
 struct Trip {
     double total = -1;       // first write → all files in dest
@@ -93,32 +73,16 @@ int main() {
     fs::create_directories(dir / "src");
     fs::create_directories(dir / "plain/src");
     fs::create_directories(dir / "plain/dest");
-    write_file(dir / "objects.json", kObjects);
-
-    std::vector<std::string> args{LU_HOST_BIN,
-                                  "up",
-                                  "--debounce",
-                                  "0",
-                                  "--control-socket",
-                                  (dir / "ctl/control.sock").string(),
-                                  (dir / "objects.json").string()};
-    std::vector<char *> argv;
-    argv.reserve(args.size() + 1);
-    for (auto &a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, (dir / "daemon.log").c_str(), O_WRONLY | O_CREAT, 0644);
+    write_file(dir / "objects.json", lu_bench::kLocalContainerObjects);
     pid_t pid = -1;
-    if (::posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ) != 0) {
-        std::fprintf(stderr, "up_bench: cannot start %s\n", LU_HOST_BIN);
+    try {
+        pid = lu_bench::start_daemon(LU_HOST_BIN, dir, {}, {"--debounce", "0"});
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "up_bench: %s\n", e.what());
         return 1;
     }
     // Ready once it says so, and once a first file made it through.
-    const auto started = Clock::now();
-    while (read_file(dir / "daemon.log").find("up: watching") == std::string::npos &&
-           Clock::now() - started < std::chrono::seconds(30))
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    lu_bench::wait_until_watching(dir / "daemon.log");
     const double warmup = round_trip(dir / "src", dir / "root/app", 1, 0).total;
 
     int code = 0;
@@ -151,9 +115,7 @@ int main() {
                 lu_bench::median(tail), p, m / std::max(p, 0.001));
         }
     }
-    ::kill(pid, SIGTERM);
-    int status = 0;
-    ::waitpid(pid, &status, 0);
+    lu_bench::stop_daemon(pid);
     fs::remove_all(dir);
     return code;
 }

@@ -121,7 +121,8 @@ void AgentDriver::drop_session(Slot &slot) {
     slot.lost = true;
 }
 
-std::unique_ptr<AgentSession> AgentDriver::start(AgentTarget &target, const UpdateLog &log) {
+std::unique_ptr<AgentSession> AgentDriver::start(AgentTarget &target, const UpdateLog &log,
+                                                 updater::AgentSource &source) {
     const AgentPlace place = target.place();
     if (refusal(place, false)) return nullptr;
     const AgentBinary *binary = nullptr;
@@ -142,12 +143,16 @@ std::unique_ptr<AgentSession> AgentDriver::start(AgentTarget &target, const Upda
     std::string injected_why;
     try {
         if (const std::string injected = target.injected_agent(); !injected.empty())
-            if (auto session = start_injected(target, injected, *binary, log, injected_why)) return session;
+            if (auto session = start_injected(target, injected, *binary, log, injected_why)) {
+                source = updater::AgentSource::injected;
+                return session;
+            }
         target.install_ahead(*binary);
         for (int attempt = 0;; ++attempt) {
             try {
                 auto session = start_at(target, binary->container_path, *binary, log);
                 log(LU_LOG_DEBUG, "Started " + session->description() + " in " + place.shown + " (copied in)");
+                source = updater::AgentSource::copied;
                 return session;
             } catch (const AgentExecEnded &e) {
                 why = "starting it: " + std::string(e.what());
@@ -202,8 +207,9 @@ AgentSession *AgentDriver::session_in(Slot &slot, AgentTarget &target, const Upd
         drop_session(slot);
     }
     if (!slot.session) {
-        slot.session = start(target, log);
+        slot.session = start(target, log, slot.source);
         if (!slot.session) return nullptr;
+        sessions_.fetch_add(1);
         slot.session->route_stderr(stderr_to(log));
         if (slot.lost) {
             slot.lost = false;
@@ -227,9 +233,15 @@ std::optional<Outcome> AgentDriver::update(AgentTarget &target, const UpdateLog 
         if (session == nullptr) return std::nullopt;
         bool run_started = false;
         try {
-            if (probe.count() == 0) return pass(*session, run_started);
-            LateAnswerWatch watched(*session, probe, target);
-            return pass(watched, run_started);
+            Outcome outcome;
+            if (probe.count() == 0) {
+                outcome = pass(*session, run_started);
+            } else {
+                LateAnswerWatch watched(*session, probe, target);
+                outcome = pass(watched, run_started);
+            }
+            outcome.agent = slot->source;
+            return outcome;
         } catch (const LateAnswerExplained &e) {
             drop_session(*slot);
             return Outcome::container_not_running(e.what());

@@ -98,7 +98,8 @@ public:
     // run begins (a session broken after that is not sent the update again).
     using UpdatePass = std::function<updater::Outcome(AgentStream &session, bool &run_started)>;
 
-    // The update through the container's session; nullopt when the agent
+    // The update through the container's session, its outcome saying whether
+    // the agent was injected or copied in; nullopt when the agent
     // cannot run there (then nothing was changed and the caller takes its
     // exec path). A session broken twice, or during a run, is an infra failure;
     // an answer late for a reason of the target's (late_reason), its container not running.
@@ -116,14 +117,25 @@ public:
     // (lu_updater_api.prepare), so the first save costs what the next ones do.
     void prepare(AgentTarget &target, const updater::UpdateLog &log);
 
+    // A session of target's own, not kept by the driver (sync back's watch:
+    // change_watch.hpp); nullptr when the agent cannot run there (why noted
+    // as for an update).
+    std::unique_ptr<AgentSession> open_session(AgentTarget &target, const updater::UpdateLog &log) {
+        return start(target, log);
+    }
+
     // How many sessions were started to replace one that ended or broke.
     std::uint64_t reconnect_count() const noexcept { return reconnects_.load(); }
+    // How many sessions were started, first ones and replacements alike.
+    std::uint64_t session_count() const noexcept { return sessions_.load(); }
 
 private:
     struct Slot {
         common::Mutex mutex;
         std::unique_ptr<AgentSession> session LU_GUARDED_BY(mutex);
         bool lost LU_GUARDED_BY(mutex) = false;  // a session ended or broke since the last one started
+        // Whether the session's agent was injected or copied in (an update's outcome says it).
+        updater::AgentSource source LU_GUARDED_BY(mutex) = updater::AgentSource::unknown;
     };
     class Use;
 
@@ -139,8 +151,10 @@ private:
         LU_EXCLUDES(mutex_);
     // The session ended or broke: the next one counts as a reconnect.
     static void drop_session(Slot &slot) LU_REQUIRES(slot.mutex);
-    // A new session, or nullptr after recording why the agent cannot run there.
-    std::unique_ptr<AgentSession> start(AgentTarget &target, const updater::UpdateLog &log) LU_EXCLUDES(mutex_);
+    // A new session (source: where its agent came from), or nullptr after
+    // recording why the agent cannot run there.
+    std::unique_ptr<AgentSession> start(AgentTarget &target, const updater::UpdateLog &log,
+                                        updater::AgentSource &source) LU_EXCLUDES(mutex_);
     // A session with the agent already in the container (injected_agent), no
     // copy needed; nullptr when there is none, or (then `why` says so) it did
     // not start: another protocol version, say.
@@ -165,6 +179,7 @@ private:
     AgentRefusals refused_ LU_GUARDED_BY(mutex_);
     std::optional<AgentBinary> binary_ LU_GUARDED_BY(mutex_);
     std::atomic<std::uint64_t> reconnects_{0};
+    std::atomic<std::uint64_t> sessions_{0};
 };
 
 }  // namespace liveupdate::agent_client

@@ -28,8 +28,9 @@ constexpr const char *kDescribeHelp =
     "usage: lu-host describe KIND NAME [-o|--output json] [--control-socket PATH]\n"
     "\n"
     "Shows one object of a running `lu-host up`: where it is declared, its spec,\n"
-    "its status and (LiveUpdates) its open sync-back conflicts, its recent log or\n"
-    "why it was rejected;\n"
+    "its status and (LiveUpdates) its containers (how lu-agent got there:\n"
+    "injected, copied or none; the process's last restart), its open sync-back\n"
+    "conflicts, its recent log or why it was rejected;\n"
     "-o json prints the daemon's answer as it is.\n"
     "exit: 0 ok, 1 not found or no daemon answered, 2 usage error\n";
 
@@ -141,6 +142,23 @@ std::string indented(const std::string &text) {
     return out;
 }
 
+// describe's list of a LiveUpdate's containers: how the updater reached into
+// each (lu-agent injected at admission, copied in, or none) and when an
+// update last restarted its process.
+void print_containers(const json::value *containers) {
+    if (containers == nullptr || !containers->is_array() || containers->as_array().empty()) return;
+    std::cout << "Containers:\n";
+    std::vector<std::vector<std::string>> rows{{"  CONTAINER", "POD", "AGENT", "LAST RESTART"}};
+    const auto or_dash = [](const std::string &text) { return text.empty() ? std::string("-") : text; };
+    for (const auto &c : containers->as_array()) {
+        std::string name = string_field(c, {"containerName"});
+        if (name.empty()) name = string_field(c, {"containerID"}).substr(0, 12);
+        rows.push_back({"  " + or_dash(name), or_dash(string_field(c, {"podName"})),
+                        or_dash(string_field(c, {"agent"})), or_dash(string_field(c, {"lastRestartTime"}))});
+    }
+    print_table(rows);
+}
+
 // describe's list of a LiveUpdate's open sync-back conflicts (docs/sync-back.md).
 void print_conflicts(const json::value *conflicts) {
     if (conflicts == nullptr || !conflicts->is_array() || conflicts->as_array().empty()) return;
@@ -209,6 +227,7 @@ int client_main(const char *command, int argc, char **argv, const char *help, st
         if (const json::value *status = member(*object, {"status"}))
             std::cout << "Status:\n" << indented(pretty_json(*status)) << '\n';
     }
+    if (kind == "LiveUpdate") print_containers(member(answer, {"object", "status", "containers"}));
     print_conflicts(member(answer, {"object", "status", "syncBackConflicts"}));
     if (const json::value *lines = member(answer, {"log"}); lines != nullptr && lines->is_array()) {
         std::cout << "Recent log:\n";

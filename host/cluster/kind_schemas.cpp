@@ -114,7 +114,11 @@ Schema live_update_status() {
                         {"namespace", string("")},
                         {"lastFileTimeSynced", time("The time of the last file change synced.")},
                         {"lastExecError", string("The error of the last execs, empty when they succeeded.")},
-                        {"waiting", object("Why changes wait.", {{"reason", string("")}, {"message", string("")}})}}),
+                        {"waiting", object("Why changes wait.", {{"reason", string("")}, {"message", string("")}})},
+                        // Ours: how the updater reached into the container, its process's last restart.
+                        {"agent", string("How lu-agent got into the container: injected (at admission), copied, "
+                                         "or none (the updater's exec path).")},
+                        {"lastRestartTime", time("When an update last restarted the container's process.")}}),
                 "")},
          {"failed", object("Why updates fail.",
                            {{"reason", string("")}, {"message", string("")}, {"lastTransitionTime", time("")}})},

@@ -77,8 +77,11 @@ std::shared_ptr<const PrebuiltArchive> prebuild_archive(const std::vector<update
     };
     try {
         SmallSink sink(append);
-        built->summary = write_archive_to(copies, filter, sink, log,
-                                          [&](const std::string &path) { built->entries.push_back(path); });
+        const EntryHooks hooks{
+            .before_entry = [&](const std::string &path) { built->entries.push_back(path); },
+            .file_digest = [&](const std::string &path,
+                               const std::string &digest) { built->digests.emplace_back(path, digest); }};
+        built->summary = write_archive_to(copies, filter, sink, log, hooks);
     } catch (const std::exception &) {
         // Too large, or not complete: each update builds its own and tells its own failure.
         return nullptr;
@@ -125,22 +128,23 @@ private:
 };
 
 ArchiveStream::ArchiveStream(std::vector<updater::CopyMapping> copies, common::IgnoreSet filter, LogSinkFn log,
-                             BeforeEntryFn before_entry, BeforeBytesLeaveFn before_bytes_leave)
+                             BeforeEntryFn before_entry, BeforeBytesLeaveFn before_bytes_leave,
+                             FileDigestFn file_digest)
     : copies_(std::move(copies)),
       filter_(std::move(filter)),
       log_(std::move(log)),
-      before_entry_(std::move(before_entry)),
+      hooks_{std::move(before_entry), std::move(file_digest)},
       before_bytes_leave_(std::move(before_bytes_leave)) {
     start_writer();
 }
 
 ArchiveStream::ArchiveStream(std::shared_ptr<const PrebuiltArchive> prebuilt, std::vector<updater::CopyMapping> copies,
                              common::IgnoreSet filter, LogSinkFn log, BeforeEntryFn before_entry,
-                             BeforeBytesLeaveFn before_bytes_leave)
+                             BeforeBytesLeaveFn before_bytes_leave, FileDigestFn file_digest)
     : copies_(std::move(copies)),
       filter_(std::move(filter)),
       log_(std::move(log)),
-      before_entry_(std::move(before_entry)),
+      hooks_{std::move(before_entry), std::move(file_digest)},
       before_bytes_leave_(std::move(before_bytes_leave)),
       prebuilt_(std::move(prebuilt)) {
     if (!prebuilt_) {
@@ -162,7 +166,7 @@ void ArchiveStream::run_writer() {
     ArchiveSummary summary;
     try {
         Handoff sink(*this);
-        summary = write_archive_to(copies_, filter_, sink, log_, before_entry_);
+        summary = write_archive_to(copies_, filter_, sink, log_, hooks_);
     } catch (const std::exception &e) {
         failure = e.what();
     }
@@ -216,9 +220,12 @@ void ArchiveStream::finish_writer() {
 }
 
 std::int64_t ArchiveStream::read_prebuilt(void *buffer, std::size_t capacity) {
-    if (prebuilt_read_ == 0 && before_entry_) {
+    if (prebuilt_read_ == 0 && (hooks_.before_entry || hooks_.file_digest)) {
         try {
-            for (const std::string &path : prebuilt_->entries) before_entry_(path);
+            if (hooks_.before_entry)
+                for (const std::string &path : prebuilt_->entries) hooks_.before_entry(path);
+            if (hooks_.file_digest)
+                for (const auto &[path, digest] : prebuilt_->digests) hooks_.file_digest(path, digest);
         } catch (const std::exception &e) {
             common::MutexLock lock(mutex_);
             if (!error_) error_ = e.what();

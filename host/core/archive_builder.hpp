@@ -47,6 +47,20 @@ struct ArchiveSummary {
 // know a path before the container holds it).
 using BeforeEntryFn = std::function<void(const std::string &container_path)>;
 
+// Told a regular file's content digest (sync back's, common/sync_back/
+// content_digest.hpp) once the archive holds all its bytes and before the
+// last of them leave, so that the synced record agrees on it before the
+// container's watcher can see the file whole (docs/sync-back.md). Not told
+// for a file that shrank while it was archived (its entry is padded with
+// zeros). Throws to abort the archive.
+using FileDigestFn = std::function<void(const std::string &container_path, const std::string &digest)>;
+
+// What the writer tells about the entries it writes.
+struct EntryHooks {
+    BeforeEntryFn before_entry;
+    FileDigestFn file_digest;
+};
+
 // Called before read() hands out bytes (on the reader's thread), after the
 // BeforeEntryFn of every entry they hold: the synced record makes its lines
 // durable there, once per chunk. Throws to fail the read (-1).
@@ -64,6 +78,7 @@ ArchiveSummary write_archive(const std::vector<updater::CopyMapping> &copies, co
 struct PrebuiltArchive {
     std::string bytes;
     std::vector<std::string> entries;                           // each entry's container path, in order
+    std::vector<std::pair<std::string, std::string>> digests;   // each regular file's container path and digest
     std::vector<std::pair<common::LogLevel, std::string>> log;  // what building it logged
     ArchiveSummary summary;
 };
@@ -82,13 +97,14 @@ class ArchiveSink;
 class ArchiveStream {
 public:
     ArchiveStream(std::vector<updater::CopyMapping> copies, common::IgnoreSet filter, LogSinkFn log,
-                  BeforeEntryFn before_entry = {}, BeforeBytesLeaveFn before_bytes_leave = {});
+                  BeforeEntryFn before_entry = {}, BeforeBytesLeaveFn before_bytes_leave = {},
+                  FileDigestFn file_digest = {});
     // The stream of a prebuilt archive: its log lines go to log at once; the
-    // BeforeEntryFn is told every entry before the first bytes leave. A
-    // rewind builds it again from copies, as the files are now.
+    // BeforeEntryFn and FileDigestFn are told every entry and file before the
+    // first bytes leave. A rewind builds it again from copies, as the files are now.
     ArchiveStream(std::shared_ptr<const PrebuiltArchive> prebuilt, std::vector<updater::CopyMapping> copies,
                   common::IgnoreSet filter, LogSinkFn log, BeforeEntryFn before_entry = {},
-                  BeforeBytesLeaveFn before_bytes_leave = {});
+                  BeforeBytesLeaveFn before_bytes_leave = {}, FileDigestFn file_digest = {});
     ArchiveStream(const ArchiveStream &) = delete;
     ArchiveStream &operator=(const ArchiveStream &) = delete;
     ~ArchiveStream();
@@ -127,7 +143,7 @@ private:
     std::vector<updater::CopyMapping> copies_;
     common::IgnoreSet filter_;
     LogSinkFn log_;
-    BeforeEntryFn before_entry_;
+    EntryHooks hooks_;
     BeforeBytesLeaveFn before_bytes_leave_;
     std::shared_ptr<KeptTask> writer_ LU_GUARDED_BY(join_mutex_);
     std::shared_ptr<const PrebuiltArchive> prebuilt_;  // null: the writer builds it

@@ -56,6 +56,57 @@ void note_deletes(SyncedJournal &journal, const std::vector<std::string> &delete
     journal.add(archived_beneath);
 }
 
+// Sync back's side of a forward update (docs/sync-back.md): each file that
+// comes back is the forward sync's in the container from before its first
+// byte leaves until the update ends, and its digest is agreed on before its
+// last byte leaves, so that the container's watcher neither takes it for a
+// change of its own nor finds a conflict with a newer local save.
+class ForwardedFiles {
+public:
+    ForwardedFiles(std::shared_ptr<SyncedJournal> journal, ComesBackFn comes_back)
+        : journal_(std::move(journal)), comes_back_(std::move(comes_back)) {}
+    ForwardedFiles(const ForwardedFiles &) = delete;
+    ForwardedFiles &operator=(const ForwardedFiles &) = delete;
+    ~ForwardedFiles() {
+        for (const std::string &path : carried_) journal_->forwarded(path);
+    }
+
+    // Adds its hooks to those of the archive (on the archive's writer thread).
+    void hook(EntryHooks &hooks) {
+        if (!journal_ || !comes_back_) return;
+        hooks.before_entry = [this, before = std::move(hooks.before_entry)](const std::string &path) {
+            if (before) before(path);
+            if (!comes_back_(path)) return;
+            carried_.push_back(path);
+            journal_->forwarding(path);
+        };
+        hooks.file_digest = [this](const std::string &path, const std::string &digest) {
+            if (comes_back_(path)) journal_->agree(path, digest);
+        };
+    }
+
+private:
+    std::shared_ptr<SyncedJournal> journal_;
+    ComesBackFn comes_back_;
+    std::vector<std::string> carried_;  // written by the archive's writer, read once it is stopped
+};
+
+// The update without the deletes sync back holds, each held one logged.
+update_step::ContainerUpdate without_held_deletes(const update_step::ContainerUpdate &update,
+                                                  const ForwardSyncBack &sync_back, const SyncedJournal *journal,
+                                                  const LogSinkFn &log) {
+    if (!sync_back.held_delete || journal == nullptr || update.delete_paths.empty()) return update;
+    update_step::ContainerUpdate out = update;
+    out.delete_paths.clear();
+    for (const std::string &path : update.delete_paths) {
+        if (std::string why = sync_back.held_delete(path, *journal); !why.empty())
+            log(common::LogLevel::warn, "Sync back: " + why);
+        else
+            out.delete_paths.push_back(path);
+    }
+    return out;
+}
+
 // The C views of an update that an lu_update_request points into;
 // they live as long as this does.
 struct RequestViews {
@@ -172,32 +223,37 @@ updater::Outcome Executor::execute(const json::object &update, const LogSinkFn &
     }
 }
 
-updater::Outcome Executor::execute(const update_step::ContainerUpdate &update, const LogSinkFn &log,
+updater::Outcome Executor::execute(const update_step::ContainerUpdate &asked, const LogSinkFn &log,
                                    const std::shared_ptr<const PrebuiltArchive> &shared) const {
     try {
-        common::IgnoreSet ignore = compiled_filter(update);
+        common::IgnoreSet ignore = compiled_filter(asked);
 
-        std::shared_ptr<const Updater> updater = updaters_.find(update.via);
-        if (!updater) return updater::Outcome::infra_failure("no updater serves \"" + update.via + "\"");
-        RequestViews views(update);
+        std::shared_ptr<const Updater> updater = updaters_.find(asked.via);
+        if (!updater) return updater::Outcome::infra_failure("no updater serves \"" + asked.via + "\"");
 
         std::shared_ptr<SyncedJournal> journal;
         if (records_ != nullptr)
             journal = records_->journal(
-                SyncedKey::of(update.live_update, update.via, update.container.id, update.container.root));
+                SyncedKey::of(asked.live_update, asked.via, asked.container.id, asked.container.root));
+        const ForwardSyncBack sync_back = journal && sync_back_ ? sync_back_(asked) : ForwardSyncBack{};
+        const update_step::ContainerUpdate update = without_held_deletes(asked, sync_back, journal.get(), log);
+        RequestViews views(update);
         // Only the archived paths beneath a delete, not every one: an initial sync archives 100,000.
         const SyncedPaths deleted(update.delete_paths.begin(), update.delete_paths.end());
         std::vector<std::string> archived_beneath;  // written by the archive's thread, read once it is done
-        BeforeEntryFn before_entry;
+        EntryHooks hooks;
         if (journal)
-            before_entry = [&journal, &deleted, &archived_beneath](const std::string &path) {
+            hooks.before_entry = [&journal, &deleted, &archived_beneath](const std::string &path) {
                 journal->add({path});
                 if (!deleted.empty() && covers(deleted, path)) archived_beneath.push_back(path);
             };
+        // Before the archive: it is stopped (its writer joined) before this ends.
+        ForwardedFiles forwarded(journal, sync_back.comes_back);
+        forwarded.hook(hooks);
         BeforeBytesLeaveFn before_bytes_leave;
         if (journal) before_bytes_leave = [&journal] { journal->sync(); };
-        ArchiveStream archive(shared, update.copy, std::move(ignore), log, std::move(before_entry),
-                              std::move(before_bytes_leave));
+        ArchiveStream archive(shared, update.copy, std::move(ignore), log, std::move(hooks.before_entry),
+                              std::move(before_bytes_leave), std::move(hooks.file_digest));
         const lu_update_request request = views.request(update, archive.c_stream(), log);
         updater::Outcome outcome = with_archive_finished(updater->update(request), archive, log);
         if (journal && outcome.kind != updater::Outcome::Kind::infra_failure)

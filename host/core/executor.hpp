@@ -4,7 +4,9 @@
 // reconcile_continue.
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <boost/json.hpp>
@@ -18,12 +20,31 @@
 
 namespace liveupdate::host {
 
+// Whether a container file of an update comes back (a sync rule's syncBack,
+// docs/sync-back.md).
+using ComesBackFn = std::function<bool(const std::string &container_file)>;
+
+// Sync back's say in one forward update (docs/sync-back.md); empty members: none.
+struct ForwardSyncBack {
+    // The files that come back: the record agrees on the digest of each one
+    // the update carries before its last bytes leave, so that the
+    // container's watcher takes it for neither a change of its own nor a
+    // conflict.
+    ComesBackFn comes_back;
+    // Why a delete of the update is held (it would destroy a container change
+    // that comes back), or "" to go ahead.
+    std::function<std::string(const std::string &delete_path, const SyncedJournal &journal)> held_delete;
+};
+using ForwardSyncBackFn = std::function<ForwardSyncBack(const update_step::ContainerUpdate &update)>;
+
 class Executor {
 public:
     // records: where each update notes what it puts in and deletes from its
-    // container (none: nothing is noted).
-    explicit Executor(const UpdaterRegistry &updaters, SyncedRecords *records = nullptr)
-        : updaters_(updaters), records_(records) {}
+    // container (none: nothing is noted). sync_back: sync back's say in each
+    // update (used only with records).
+    explicit Executor(const UpdaterRegistry &updaters, SyncedRecords *records = nullptr,
+                      ForwardSyncBackFn sync_back = {})
+        : updaters_(updaters), records_(records), sync_back_(std::move(sync_back)) {}
 
     // Never throws for a bad update or a failing updater: those are
     // infra-failure outcomes. Log lines (archive warnings, updater output) go
@@ -49,6 +70,7 @@ public:
 private:
     const UpdaterRegistry &updaters_;
     SyncedRecords *records_;
+    ForwardSyncBackFn sync_back_;
 };
 
 }  // namespace liveupdate::host

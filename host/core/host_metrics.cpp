@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <map>
+#include <utility>
 
 #include "liveupdate/ext/digest.h"
 
@@ -50,6 +51,23 @@ struct WebhookFamilies {
         "lu_admission_duration_seconds", "How long answering an admission request took", {"webhook"}, kAdmissionBounds);
 };
 
+using CountFn = std::uint64_t (*)(lu_updater *);
+
+// One sample per loaded updater whose digest table has the count at `offset`
+// (the table only grows: a member is read only when struct_size covers it).
+std::vector<Sample> counts_of_updaters(const UpdaterRegistry &updaters, std::size_t offset,
+                                       CountFn lu_digest_extension::*count) {
+    std::vector<Sample> samples;
+    for (const auto &via : updaters.classes()) {
+        const std::shared_ptr<const Updater> updater = updaters.find(via);
+        if (!updater) continue;
+        const auto *table = static_cast<const lu_digest_extension *>(updater->extension(LU_DIGEST_EXTENSION_ID));
+        if (table == nullptr || table->struct_size < offset + sizeof(CountFn) || table->*count == nullptr) continue;
+        samples.push_back({{via}, static_cast<double>((table->*count)(updater->handle()))});
+    }
+    return samples;
+}
+
 DaemonFamilies &daemon() {
     static DaemonFamilies families;
     return families;
@@ -94,23 +112,22 @@ void record_hot_reload(const std::string &plugin_file, bool loaded) {
     shared().hot_reloads.with({plugin_file, loaded ? "loaded" : "refused"}).add();
 }
 
-std::shared_ptr<void> collect_agent_reconnects(const UpdaterRegistry &updaters) {
-    return daemon().registry.collected_counter(
+std::shared_ptr<void> collect_agent_sessions(const UpdaterRegistry &updaters) {
+    Registry &registry = daemon().registry;
+    auto sessions = registry.collected_counter(
+        "lu_agent_sessions_total", "lu-agent sessions started, first ones and reconnects (from the updater's load)",
+        {"updater"}, [&updaters] {
+            return counts_of_updaters(updaters, offsetof(lu_digest_extension, session_count),
+                                      &lu_digest_extension::session_count);
+        });
+    auto reconnects = registry.collected_counter(
         "lu_agent_reconnects_total",
         "lu-agent sessions started again after one ended or broke (from the updater's load)", {"updater"}, [&updaters] {
-            std::vector<Sample> samples;
-            for (const auto &via : updaters.classes()) {
-                const std::shared_ptr<const Updater> updater = updaters.find(via);
-                if (!updater) continue;
-                const auto *table =
-                    static_cast<const lu_digest_extension *>(updater->extension(LU_DIGEST_EXTENSION_ID));
-                constexpr std::size_t needed =
-                    offsetof(lu_digest_extension, reconnect_count) + sizeof(table->reconnect_count);
-                if (table == nullptr || table->struct_size < needed || table->reconnect_count == nullptr) continue;
-                samples.push_back({{via}, static_cast<double>(table->reconnect_count(updater->handle()))});
-            }
-            return samples;
+            return counts_of_updaters(updaters, offsetof(lu_digest_extension, reconnect_count),
+                                      &lu_digest_extension::reconnect_count);
         });
+    return std::make_shared<std::pair<std::shared_ptr<void>, std::shared_ptr<void>>>(std::move(sessions),
+                                                                                     std::move(reconnects));
 }
 
 void record_admission(const AdmissionFigures &admission) {

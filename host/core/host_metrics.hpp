@@ -11,8 +11,9 @@
 //   lu_container_update_bytes{live_update}   archive bytes sent per container update (histogram)
 //   lu_verify_repairs_total{live_update}     containers a verification repaired
 //   lu_sync_back_conflicts_total{live_update}  sync-back conflicts
+//   lu_agent_sessions_total{updater}         lu-agent sessions started, first ones and reconnects
 //   lu_agent_reconnects_total{updater}       lu-agent sessions started again after one ended or broke
-//                                            (as the updater counts: from zero when it is loaded)
+//                                            (both as the updater counts: from zero when it is loaded)
 // Both:
 //   lu_hot_reloads_total{plugin,result}      hot reloads of a plugin file; result loaded|refused
 // Webhook (`lu-host webhook`):
@@ -51,8 +52,9 @@ void record_container_update(const std::string &live_update, const std::string &
 void record_verify_repair(const std::string &live_update);
 void record_sync_back_conflict(const std::string &live_update);
 void record_hot_reload(const std::string &plugin_file, bool loaded);
-// lu_agent_reconnects_total, read from the updaters at each scrape, until the handle is dropped.
-[[nodiscard]] std::shared_ptr<void> collect_agent_reconnects(const UpdaterRegistry &updaters);
+// lu_agent_sessions_total and lu_agent_reconnects_total, read from the
+// updaters at each scrape, until the handle is dropped.
+[[nodiscard]] std::shared_ptr<void> collect_agent_sessions(const UpdaterRegistry &updaters);
 
 struct AdmissionFigures {
     std::string webhook;  // "validate", "mutate"

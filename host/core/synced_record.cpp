@@ -288,6 +288,22 @@ void SyncedJournal::forget(const std::string &path) {
     agreed_.erase(path);
 }
 
+void SyncedJournal::forwarding(const std::string &path) {
+    const common::MutexLock lock(mutex_);
+    ++forwarding_[path];
+}
+
+void SyncedJournal::forwarded(const std::string &path) {
+    const common::MutexLock lock(mutex_);
+    const auto it = forwarding_.find(path);
+    if (it != forwarding_.end() && --it->second <= 0) forwarding_.erase(it);
+}
+
+bool SyncedJournal::is_forwarding(const std::string &path) const {
+    const common::MutexLock lock(mutex_);
+    return forwarding_.contains(path);
+}
+
 std::optional<std::string> SyncedJournal::agreed(const std::string &path) const {
     const common::MutexLock lock(mutex_);
     const auto it = agreed_.find(path);

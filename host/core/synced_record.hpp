@@ -97,6 +97,13 @@ public:
     void forget(const std::string &path);
     std::optional<std::string> agreed(const std::string &path) const;
     AgreedDigests agreements() const;
+    // The forward sync carries path to the container now, from before its
+    // first byte leaves until its update ends (one call each, counted): the
+    // container's copy meanwhile (the old file, none, half the new one) is
+    // the forward sync's, not a change to bring back. Not journaled.
+    void forwarding(const std::string &path);
+    void forwarded(const std::string &path);
+    bool is_forwarding(const std::string &path) const;
     // Whether its file held paths when it was opened: what an earlier run recorded.
     bool inherited() const { return inherited_; }
     const std::string &file() const { return file_; }
@@ -109,6 +116,7 @@ private:
     mutable common::Mutex mutex_;
     SyncedPaths paths_ LU_GUARDED_BY(mutex_);
     AgreedDigests agreed_ LU_GUARDED_BY(mutex_);
+    std::map<std::string, int> forwarding_ LU_GUARDED_BY(mutex_);  // path → updates carrying it now
     int fd_ LU_GUARDED_BY(mutex_) = -1;
     long long size_ LU_GUARDED_BY(mutex_) = 0;  // the journal's length after the last complete write
     std::size_t lines_ LU_GUARDED_BY(mutex_) =

@@ -10,10 +10,12 @@
 #include <cstring>
 #include <exception>
 #include <memory>
+#include <optional>
 #include <span>
 #include <system_error>
 #include <unordered_map>
 
+#include "common/sync_back/content_digest.hpp"
 #include "common/utf8.hpp"
 #include "host/core/host_error.hpp"
 #include "host/core/tar_header.hpp"
@@ -46,8 +48,8 @@ private:
 // can take a truncated archive for a complete one.
 class TarWriter {
 public:
-    TarWriter(ArchiveSink &sink, const LogSinkFn &log, const BeforeEntryFn &before_entry)
-        : sink_(sink), log_(log), before_entry_(before_entry) {}
+    TarWriter(ArchiveSink &sink, const LogSinkFn &log, const EntryHooks &hooks)
+        : sink_(sink), log_(log), hooks_(hooks) {}
     TarWriter(const TarWriter &) = delete;
     TarWriter &operator=(const TarWriter &) = delete;
 
@@ -98,7 +100,7 @@ private:
 
     void header(const std::string &name, const std::string &path, const struct stat &st, TarType type, int64_t size,
                 std::string_view symlink_target) {
-        if (before_entry_) before_entry_("/" + name);
+        if (hooks_.before_entry) hooks_.before_entry("/" + name);
         if (recording_) walked_.emplace(name, path);
         header_.clear();
         append_tar_header(header_, TarEntry{.name = name,
@@ -152,6 +154,10 @@ private:
             add_changed_kind(dir_fd, leaf, path, name, filter);
             return;
         }
+        std::optional<sync_back::ContentDigest> digest;
+        if (hooks_.file_digest) digest.emplace();
+        // An empty file's digest is known before its header leaves.
+        if (digest && st.st_size == 0) hooks_.file_digest("/" + name, digest->text());
         header(name, path, st, TarType::file, st.st_size, {});
         int64_t left = st.st_size;
         while (left > 0) {
@@ -160,6 +166,10 @@ private:
             if (n < 0 && errno == EINTR) continue;
             if (n < 0) throw HostError(kBuild, path, "cannot read: " + errno_text(errno));
             if (n == 0) break;  // shrank while archived: padded to the size in its header
+            if (digest) {
+                digest->update(room.data(), static_cast<size_t>(n));
+                if (left == n) hooks_.file_digest("/" + name, digest->text());  // before its last bytes leave
+            }
             write(room.data(), static_cast<size_t>(n));
             left -= n;
         }
@@ -296,7 +306,7 @@ private:
 
     ArchiveSink &sink_;
     const LogSinkFn &log_;
-    const BeforeEntryFn &before_entry_;
+    const EntryHooks &hooks_;
     std::string header_;  // the entry's header blocks; kept to reuse its memory
     bool changing_kind_ = false;
     bool recording_ = false;                               // walking a mapping that covers others
@@ -307,8 +317,8 @@ private:
 }  // namespace
 
 ArchiveSummary write_archive_to(const std::vector<updater::CopyMapping> &copies, const common::IgnoreSet &filter,
-                                ArchiveSink &sink, const LogSinkFn &log, const BeforeEntryFn &before_entry) {
-    TarWriter tar(sink, log, before_entry);
+                                ArchiveSink &sink, const LogSinkFn &log, const EntryHooks &hooks) {
+    TarWriter tar(sink, log, hooks);
     std::vector<std::string> locals;
     locals.reserve(copies.size());
     for (const updater::CopyMapping &copy : copies) locals.push_back(copy.local_path);

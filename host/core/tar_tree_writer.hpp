@@ -14,6 +14,6 @@ namespace liveupdate::host {
 // the sink throwing). The end-of-archive marker is written last, so a
 // failure never looks like a complete archive.
 ArchiveSummary write_archive_to(const std::vector<updater::CopyMapping> &copies, const common::IgnoreSet &filter,
-                                ArchiveSink &sink, const LogSinkFn &log, const BeforeEntryFn &before_entry);
+                                ArchiveSink &sink, const LogSinkFn &log, const EntryHooks &hooks);
 
 }  // namespace liveupdate::host

@@ -9,14 +9,11 @@
 
 #include <atomic>
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <string_view>
 #include <vector>
 
-#define XXH_INLINE_ALL
-#include <xxhash.h>
-
+#include "common/sync_back/content_digest.hpp"
 #include "common/utf8.hpp"
 
 namespace liveupdate::host::sync_back {
@@ -91,8 +88,7 @@ std::atomic<unsigned> temporary_count{0};
 }  // namespace
 
 std::string content_digest(int fd, std::string &error) {
-    XXH3_state_t state;
-    XXH3_64bits_reset(&state);
+    liveupdate::sync_back::ContentDigest digest;
     char buffer[1 << 16];
     for (off_t at = 0;;) {
         const ssize_t n = ::pread(fd, buffer, sizeof buffer, at);
@@ -102,12 +98,10 @@ std::string content_digest(int fd, std::string &error) {
             return {};
         }
         if (n == 0) break;
-        XXH3_64bits_update(&state, buffer, static_cast<std::size_t>(n));
+        digest.update(buffer, static_cast<std::size_t>(n));
         at += n;
     }
-    char text[24];
-    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(XXH3_64bits_digest(&state)));
-    return text;
+    return digest.text();
 }
 
 BeneathFile open_beneath(const std::string &root, const std::string &name, std::uint64_t max_bytes) {
@@ -208,15 +202,14 @@ std::string write_beneath(const std::string &root, const std::string &name, int 
         ::unlinkat(parent.get(), temporary.c_str(), 0);
         return shown(root, name) + ": not written: " + why;
     };
-    XXH3_state_t state;
-    XXH3_64bits_reset(&state);
+    liveupdate::sync_back::ContentDigest digest;
     char buffer[1 << 16];
     for (off_t at = 0;;) {
         const ssize_t n = ::pread(source, buffer, sizeof buffer, at);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) return abandon("cannot read the container file: " + errno_text(errno));
         if (n == 0) break;
-        XXH3_64bits_update(&state, buffer, static_cast<std::size_t>(n));
+        digest.update(buffer, static_cast<std::size_t>(n));
         for (ssize_t done = 0; done < n;) {
             const ssize_t w = ::write(out.get(), buffer + done, static_cast<std::size_t>(n - done));
             if (w < 0 && errno == EINTR) continue;
@@ -225,9 +218,7 @@ std::string write_beneath(const std::string &root, const std::string &name, int 
         }
         at += n;
     }
-    char digest[24];
-    std::snprintf(digest, sizeof digest, "%016llx", static_cast<unsigned long long>(XXH3_64bits_digest(&state)));
-    if (digest != expected_digest) return abandon("the container file changed while it was copied");
+    if (digest.text() != expected_digest) return abandon("the container file changed while it was copied");
     if (::fchmod(out.get(), mode & 0777) != 0) return abandon("cannot set its mode: " + errno_text(errno));
     if (::renameat(parent.get(), temporary.c_str(), parent.get(), leaf.c_str()) != 0)
         return abandon("cannot rename into place: " + errno_text(errno));

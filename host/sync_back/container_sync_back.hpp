@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -36,13 +37,24 @@ public:
     virtual ~ContainerSyncBack() = default;
     // The conflicts open now, by container path. Thread-safe.
     virtual std::map<std::string, SyncBackEvent> conflicts() const = 0;
+    // Whether its source of changes ended (an agent session broke): the
+    // daemon starts it again. Thread-safe.
+    virtual bool ended() const { return false; }
+};
+
+// The container cannot send its changes (its updater has no sync back, its
+// agent cannot run or is too old): it stays one-way, said once.
+class SyncBackUnsupported : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
 };
 
 // Called on the sync back's own thread for everything but ignored and nothing.
 using SyncBackReportFn = std::function<void(const SyncBackEvent &event)>;
 
 // Starts sync back for a target; nullptr when its kind of container has none
-// (yet). Throws std::runtime_error (or HostError) naming what stands in the way.
+// (yet). Throws SyncBackUnsupported (one-way), std::runtime_error (or
+// HostError) naming what stands in the way.
 using StartSyncBackFn =
     std::function<std::unique_ptr<ContainerSyncBack>(const SyncBackTarget &target, SyncBackReportFn report)>;
 

@@ -13,31 +13,52 @@ using Kind = SyncBackEvent::Kind;
 using rules::Action;
 using rules::PathState;
 
+// A local container's folder: its "/" is container_root.
+class FolderFiles final : public ContainerFiles {
+public:
+    FolderFiles(std::string container_root, const std::string &container_path)
+        : container_root_(std::move(container_root)), sync_root_name_(common::clean_path(container_path).substr(1)) {}
+
+    BeneathFile open(const std::string &name, std::uint64_t max_bytes) override {
+        return open_beneath(container_root_, sync_root_name_.empty() ? name : sync_root_name_ + "/" + name, max_bytes);
+    }
+    // Never a mass deletion: the container's sync root must be there, beneath
+    // its root without a symlink, and hold something.
+    rules::ContainerRoot sync_root() override { return folder_beneath(container_root_, sync_root_name_); }
+
+private:
+    std::string container_root_;
+    std::string sync_root_name_;  // containerPath relative to the container root ("" for "/")
+};
+
 }  // namespace
 
-LocalSyncBack::LocalSyncBack(rules::SyncBackMapping mapping, std::string container_root,
+LocalSyncBack::LocalSyncBack(const rules::SyncBackMapping &mapping, const std::string &container_root,
+                             std::shared_ptr<SyncedJournal> journal, rules::Limits limits,
+                             std::shared_ptr<CameBack> came_back)
+    : LocalSyncBack(mapping, std::make_shared<FolderFiles>(container_root, mapping.container_path()),
+                    std::move(journal), limits, std::move(came_back)) {}
+
+LocalSyncBack::LocalSyncBack(rules::SyncBackMapping mapping, std::shared_ptr<ContainerFiles> files,
                              std::shared_ptr<SyncedJournal> journal, rules::Limits limits,
                              std::shared_ptr<CameBack> came_back)
     : mapping_(std::move(mapping)),
-      container_root_(std::move(container_root)),
-      sync_root_name_(common::clean_path(mapping_.container_path()).substr(1)),
+      files_(std::move(files)),
       journal_(std::move(journal)),
       limits_(limits),
       came_back_(std::move(came_back)),
       budget_(limits.max_files_per_second) {}
-
-// Never a mass deletion: the container's sync root must be there, beneath
-// its root without a symlink, and hold something.
-rules::ContainerRoot LocalSyncBack::sync_root() const { return folder_beneath(container_root_, sync_root_name_); }
 
 SyncBackEvent LocalSyncBack::on_container_change(const std::string &container_file, std::int64_t now_ms) {
     SyncBackEvent event;
     event.container_path = container_file;
     const std::optional<std::string> name = mapping_.wanted(container_file);
     if (!name) return event;
-    // The name as the container gave it, before any cleaning hid a "..".
-    const std::string raw =
-        container_file.substr(std::min(container_file.size(), mapping_.container_path().size() + 1));
+    // The name as the container gave it, before any cleaning hid a "..". A
+    // containerPath ending in "/" (such as "/" itself) has its separator already.
+    const std::string &root = mapping_.container_path();
+    const std::size_t cut = root.size() + (root.ends_with('/') ? 0 : 1);
+    const std::string raw = container_file.substr(std::min(container_file.size(), cut));
     if (std::string why = rules::name_refusal(raw, limits_); !why.empty()) {
         event.kind = Kind::refused;
         event.message = common::printable_path(container_file) + ": not brought back: " + why;
@@ -66,8 +87,7 @@ SyncBackEvent LocalSyncBack::judged(const std::string &container_path, const std
         event.message = common::printable_path(container_path) + ": not brought back: " + std::move(why);
         return event;
     };
-    const std::string in_container = sync_root_name_.empty() ? name : sync_root_name_ + "/" + name;
-    BeneathFile container = open_beneath(container_root_, in_container, limits_.max_file_bytes);
+    BeneathFile container = files_->open(name, limits_.max_file_bytes);
     if (!container.error.empty()) {
         if (container.state.kind == PathState::Kind::file) return refuse(rules::size_refusal(container.size, limits_));
         return refuse(container.error);
@@ -79,9 +99,14 @@ SyncBackEvent LocalSyncBack::judged(const std::string &container_path, const std
         event.kind = Kind::nothing;
         return event;
     }
+    // Being synced forward: the container's copy is the forward sync's until its update ends.
+    if (journal_->is_forwarding(container_path)) {
+        event.kind = Kind::nothing;
+        return event;
+    }
     const rules::Agreed agreed = journal_->agreed(container_path);
     const rules::Decision decision =
-        rules::decide(agreed, local.state, container.state, rules::deletes_allowed(sync_root()));
+        rules::decide(agreed, local.state, container.state, rules::deletes_allowed(files_->sync_root()));
     switch (decision.action) {
     case Action::nothing: event.kind = Kind::nothing; break;
     case Action::write_local:

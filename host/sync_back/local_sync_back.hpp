@@ -13,6 +13,7 @@
 #include "common/sync_back/sync_back_mapping.hpp"
 #include "common/sync_back/sync_back_rules.hpp"
 #include "host/core/synced_record.hpp"
+#include "host/sync_back/beneath_files.hpp"
 #include "host/sync_back/came_back.hpp"
 
 namespace liveupdate::host::sync_back {
@@ -40,13 +41,29 @@ struct SyncBackEvent {
     std::string message;          // conflict, refused: what and why, naming the paths
 };
 
+// The container's side of a change, as its kind of container reads it: a
+// local container's folder, or what lu-agent sent (agent_sync_back.hpp).
+class ContainerFiles {
+public:
+    virtual ~ContainerFiles() = default;
+    // name: relative to containerPath, already checked; as open_beneath.
+    virtual BeneathFile open(const std::string &name, std::uint64_t max_bytes) = 0;
+    // The container's sync root, for "never a mass deletion".
+    virtual rules::ContainerRoot sync_root() = 0;
+};
+
 class LocalSyncBack {
 public:
     // container_root: the local container's folder (canonical); journal: the
     // synced record of this LiveUpdate and container, holding the agreements.
     // came_back (optional): told before each local write and delete.
-    LocalSyncBack(rules::SyncBackMapping mapping, std::string container_root, std::shared_ptr<SyncedJournal> journal,
-                  rules::Limits limits = {}, std::shared_ptr<CameBack> came_back = nullptr);
+    LocalSyncBack(const rules::SyncBackMapping &mapping, const std::string &container_root,
+                  std::shared_ptr<SyncedJournal> journal, rules::Limits limits = {},
+                  std::shared_ptr<CameBack> came_back = nullptr);
+    // The same rules and writes, the container's side read through files.
+    LocalSyncBack(rules::SyncBackMapping mapping, std::shared_ptr<ContainerFiles> files,
+                  std::shared_ptr<SyncedJournal> journal, rules::Limits limits = {},
+                  std::shared_ptr<CameBack> came_back = nullptr);
 
     // container_file (absolute container path) was created, changed or
     // deleted; now_ms: the caller's clock, for the rate limit.
@@ -57,13 +74,13 @@ public:
     const std::map<std::string, SyncBackEvent> &conflicts() const { return conflicts_; }
     const rules::SyncBackMapping &mapping() const { return mapping_; }
 
+    const rules::Limits &limits() const { return limits_; }
+
 private:
-    rules::ContainerRoot sync_root() const;
     SyncBackEvent judged(const std::string &container_path, const std::string &name);
 
     rules::SyncBackMapping mapping_;
-    std::string container_root_;
-    std::string sync_root_name_;  // containerPath relative to the container root ("" for "/")
+    std::shared_ptr<ContainerFiles> files_;
     std::shared_ptr<SyncedJournal> journal_;
     rules::Limits limits_;
     std::shared_ptr<CameBack> came_back_;

@@ -28,12 +28,36 @@ LocalSyncBackWatch::LocalSyncBackWatch(std::unique_ptr<LocalSyncBack> sync_back,
         event.message = "watching the container folder: " + message;
         report_(event);
     };
+    retrier_ = std::thread([this] { retry_deferred(); });
     watcher_ = std::make_unique<up::TreeWatcher>(
         std::vector<std::string>{sync_root}, up::WatchFilter{}, timing,
         [this](const std::vector<std::string> &paths) { on_batch(paths); }, warn);
 }
 
-LocalSyncBackWatch::~LocalSyncBackWatch() { watcher_.reset(); }
+LocalSyncBackWatch::~LocalSyncBackWatch() {
+    {
+        common::MutexLock lock(mutex_);
+        stopping_ = true;
+    }
+    deferred_changed_.notify_all();
+    retrier_.join();
+    watcher_.reset();
+}
+
+void LocalSyncBackWatch::retry_deferred() {
+    // The rate budget renews each second: a few looks a second find it renewed soon after.
+    constexpr std::chrono::milliseconds kAgain{250};
+    for (;;) {
+        {
+            common::MutexLock lock(mutex_);
+            lock.wait(deferred_changed_, [this]() LU_REQUIRES(mutex_) { return stopping_ || !deferred_.empty(); });
+            if (stopping_) return;
+            lock.wait_for(deferred_changed_, kAgain, [this]() LU_REQUIRES(mutex_) { return stopping_; });
+            if (stopping_) return;
+        }
+        on_batch({});
+    }
+}
 
 std::map<std::string, SyncBackEvent> LocalSyncBackWatch::conflicts() const {
     common::MutexLock lock(mutex_);
@@ -58,6 +82,7 @@ void LocalSyncBackWatch::on_batch(const std::vector<std::string> &local_paths) {
                 events.push_back(std::move(event));
         }
     }
+    if (!events.empty() || !local_paths.empty()) deferred_changed_.notify_all();
     for (const SyncBackEvent &event : events) report_(event);
 }
 

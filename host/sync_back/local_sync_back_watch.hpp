@@ -4,11 +4,13 @@
 // LiveUpdate, container and sync rule that has syncBack.
 #pragma once
 
+#include <condition_variable>
 #include <functional>
 #include <map>
 #include <memory>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/mutex.hpp"
@@ -37,13 +39,19 @@ public:
 
 private:
     void on_batch(const std::vector<std::string> &local_paths);
+    // Offers the deferred paths again while the container is quiet: a burst
+    // past the rate limit must not wait for a change that may never come.
+    void retry_deferred();
 
     std::string container_root_;
     ReportFn report_;
     mutable common::Mutex mutex_;
     std::unique_ptr<LocalSyncBack> sync_back_ LU_GUARDED_BY(mutex_);
-    std::set<std::string> deferred_ LU_GUARDED_BY(mutex_);  // over the rate limit: offered again with the next batch
-    std::unique_ptr<up::TreeWatcher> watcher_;              // last: stopped first
+    std::set<std::string> deferred_ LU_GUARDED_BY(mutex_);  // over the rate limit: offered again
+    std::condition_variable deferred_changed_;
+    bool stopping_ LU_GUARDED_BY(mutex_) = false;
+    std::thread retrier_;
+    std::unique_ptr<up::TreeWatcher> watcher_;  // last: stopped first
 };
 
 // The local container's sync back for target (its root folder watched), the

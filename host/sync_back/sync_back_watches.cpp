@@ -37,7 +37,8 @@ void SyncBackWatches::set(const std::string &live_update, const std::vector<Sync
         if (it != running_.end()) stopped.swap(it->second);
         for (const SyncBackTarget &target : targets) {
             auto same = stopped.find(target.key());
-            if (same == stopped.end()) continue;
+            // One whose changes stopped coming (its session broke) starts again.
+            if (same == stopped.end() || (same->second->sync_back && same->second->sync_back->ended())) continue;
             kept.insert(stopped.extract(same));
         }
     }
@@ -55,6 +56,11 @@ void SyncBackWatches::set(const std::string &live_update, const std::vector<Sync
         running->target = target;
         try {
             running->sync_back = start_(target, [this, target](const SyncBackEvent &e) { report_(target, e); });
+        } catch (const SyncBackUnsupported &e) {
+            // Kept without a sync back, so that it is said once, not at each reconcile.
+            note_(target, common::LogLevel::info, what(target) + ": one-way: " + e.what());
+            kept.emplace(key, std::move(running));
+            continue;
         } catch (const std::exception &e) {
             note_(target, common::LogLevel::warn, what(target) + ": cannot start: " + e.what());
             continue;
@@ -85,8 +91,9 @@ std::vector<OpenConflict> SyncBackWatches::conflicts(const std::string &live_upd
     }
     std::vector<OpenConflict> out;
     for (const auto &running : of_it)
-        for (auto &[path, event] : running->sync_back->conflicts())
-            out.push_back({running->target.display, std::move(event)});
+        if (running->sync_back)
+            for (auto &[path, event] : running->sync_back->conflicts())
+                out.push_back({running->target.display, std::move(event)});
     return out;
 }
 

@@ -36,7 +36,9 @@ public:
 
     // live_update's targets now: those it no longer has stop, new ones start,
     // the others go on. A target that fails to start is tried again on the
-    // next call. Empty: all of the LiveUpdate's stop.
+    // next call, as is one whose changes stopped coming; one that cannot
+    // (SyncBackUnsupported) is said once and left one-way. Empty: all of
+    // the LiveUpdate's stop.
     void set(const std::string &live_update, const std::vector<SyncBackTarget> &targets);
     // Whether live_update has sync back running.
     bool running(const std::string &live_update) const;
@@ -47,7 +49,7 @@ public:
 private:
     struct Running {
         SyncBackTarget target;
-        std::unique_ptr<ContainerSyncBack> sync_back;
+        std::unique_ptr<ContainerSyncBack> sync_back;  // null: one-way
     };
 
     StartSyncBackFn start_;

@@ -2,6 +2,7 @@
 #include "common/mutex.hpp"
 
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <string_view>
@@ -22,8 +23,10 @@
 #include "host/core/updater_registry.hpp"
 #include "host/reload/hot_reloader.hpp"
 #include "host/reload/quiesce_gate.hpp"
+#include "host/sync_back/agent_sync_back.hpp"
 #include "host/sync_back/came_back.hpp"
 #include "host/sync_back/conflicts_json.hpp"
+#include "host/sync_back/held_deletes.hpp"
 #include "host/sync_back/local_sync_back_watch.hpp"
 #include "host/sync_back/sync_back_report.hpp"
 #include "host/sync_back/sync_back_watches.hpp"
@@ -116,7 +119,7 @@ private:
     reload::QuiesceGate gate_;  // reconciles pass it; hot reload closes it
     std::shared_ptr<UpdaterHostServices> services_;
     UpdaterRegistry updaters_;
-    std::shared_ptr<void> reconnect_metrics_;  // reads updaters_: declared after it, dropped before it
+    std::shared_ptr<void> agent_session_metrics_;  // reads updaters_: declared after it, dropped before it
     std::unique_ptr<SyncedRecords> synced_;
     std::unique_ptr<sync_back::SyncBackWatches> sync_backs_;
     // What sync back wrote locally: the file watches drop its echo.
@@ -175,9 +178,14 @@ void Daemon::start_plugin() {
     sync_backs_ = std::make_unique<sync_back::SyncBackWatches>(
         [this](const sync_back::SyncBackTarget &target,
                sync_back::SyncBackReportFn report) -> std::unique_ptr<sync_back::ContainerSyncBack> {
-            // Docker and kubernetes containers: lu-agent's half, not here yet.
-            if (target.via != "local") return nullptr;
-            return sync_back::start_local_sync_back(target, *synced_, came_back_, std::move(report));
+            if (target.via == "local")
+                return sync_back::start_local_sync_back(target, *synced_, came_back_, std::move(report));
+            // Docker and kubernetes containers: the updater's watch through lu-agent.
+            return sync_back::start_agent_sync_back(
+                target, updaters_.find(target.via), *synced_, came_back_, std::move(report),
+                [this, lu = target.live_update](LogLevel level, const std::string &line) {
+                    live_update_log(lu)(level, line);
+                });
         },
         [this](const sync_back::SyncBackTarget &target, const sync_back::SyncBackEvent &event) {
             if (event.opens_conflict) metrics::record_sync_back_conflict(target.live_update);
@@ -190,7 +198,20 @@ void Daemon::start_plugin() {
         [this](const sync_back::SyncBackTarget &target, LogLevel level, const std::string &text) {
             live_update_log(target.live_update)(level, text);
         });
-    executor_ = std::make_unique<Executor>(updaters_, synced_.get());
+    executor_ = std::make_unique<Executor>(
+        updaters_, synced_.get(), [this](const update_step::ContainerUpdate &update) -> ForwardSyncBack {
+            const std::optional<json::object> object = store_.get(ObjectKey{"LiveUpdate", update.live_update});
+            if (!object) return {};
+            ForwardSyncBack out;
+            out.comes_back = comes_back(*object);
+            // A local container's folder is this machine's: its deletes are checked here.
+            if (out.comes_back && update.via == "local" && !update.container.root.empty())
+                out.held_delete = [root = std::filesystem::weakly_canonical(update.container.root).string(),
+                                   comes_back = out.comes_back](const std::string &path, const SyncedJournal &journal) {
+                    return sync_back::held_delete(root, path, comes_back, journal);
+                };
+            return out;
+        });
     driver_ = std::make_unique<ReconcileDriver>(
         *plugin_slot_, *executor_, store_, [] { return now(); },
         [this](const std::string &lu, LogLevel level, std::string_view text) { live_update_log(lu)(level, text); },
@@ -240,7 +261,7 @@ void Daemon::start_updaters(const PluginLoadOptions &load) {
     hot_reload_ =
         std::make_unique<reload::HotReloader>(*plugin_slot_, gate_, updaters_, services_, std::move(reload_options));
     hot_reload_->start();
-    reconnect_metrics_ = metrics::collect_agent_reconnects(updaters_);
+    agent_session_metrics_ = metrics::collect_agent_sessions(updaters_);
 }
 
 void Daemon::start_services() {

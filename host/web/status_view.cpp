@@ -52,6 +52,10 @@ json::object row_of(const json::value &lu, const json::object &activity) {
                 one["lastExecError"] = error;
                 exec_error = error;
             }
+            // How the updater reached into it (injected, copied, none) and its process's last restart.
+            if (const std::string agent = string_field(c, {"agent"}); !agent.empty()) one["agent"] = agent;
+            if (const std::string restarted = string_field(c, {"lastRestartTime"}); !restarted.empty())
+                one["lastRestartTime"] = restarted;
             containers.push_back(std::move(one));
         }
     const bool has_containers = !containers.empty();

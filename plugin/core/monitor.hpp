@@ -51,6 +51,11 @@ struct ContainerTrack {
     // Newest file time already reported as skipped because of the failure
     // (not kept in snapshots: at worst a reload says it once more).
     common::MicroTime skipped_reported_through;
+    // What the last outcome that said them said: how the updater reached
+    // into the container ("none", "injected", "copied"; "" unknown), and when
+    // an update last restarted its process (zero: none did).
+    std::string agent{};
+    common::MicroTime last_restart_time{};
 };
 
 struct Monitor {

@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "common/text_format.hpp"
+#include "common/update_step/outcome.hpp"
 #include "plugin/core/eligibility.hpp"
 #include "plugin/core/json_equal.hpp"
 #include "plugin/core/plan.hpp"
@@ -18,6 +19,12 @@ using common::LogLevel;
 namespace {
 
 constexpr const char *kObjectNotFound = "ObjectNotFound";
+
+// A container's entry says what its track keeps of the updates before.
+void stamp_agent(api::LiveUpdateContainerStatus &entry, const ContainerTrack &track) {
+    entry.agent = track.agent;
+    entry.last_restart_time = track.last_restart_time;
+}
 
 }  // namespace
 
@@ -299,6 +306,7 @@ bool ReconcileSession::merge_container(api::LiveUpdateStatus one, bool files_app
         if (!already_held) track.failure = recorded_failure(*one.failed, new_low_water_mark, key, resource_.containers);
         if (!resource_.failure_holds_all) {  // C10: it holds its own container alone
             HeldEntry held = held_entry(key, track.last_file_time_synced, *one.failed, resource_.containers);
+            stamp_agent(held.status, track);
             status_.containers.push_back(std::move(held.status));
             held_.push_back({*one.failed, std::move(held.display_name), !already_held});
             return false;
@@ -310,6 +318,7 @@ bool ReconcileSession::merge_container(api::LiveUpdateStatus one, bool files_app
         return true;
     }
     if (files_applied) track.last_file_time_synced = new_high_water_mark;
+    for (auto &c : one.containers) stamp_agent(c, track);
     status_.containers.insert(status_.containers.end(), one.containers.begin(), one.containers.end());
     return false;
 }
@@ -353,6 +362,10 @@ bool ReconcileSession::fold_outcome(const Pending &p, const updater::Outcome &ou
     OutcomeResult result =
         outcome_result(UpdatedContainer{p.ref, p.display_name, p.new_high_water_mark, p.last_synced}, outcome, now_);
     if (result.line) log_.push_back(std::move(*result.line));
+    ContainerTrack &track = slot_->monitor->containers[p.key];
+    if (outcome.agent != updater::AgentSource::unknown)
+        track.agent = std::string(update_step::agent_source_text(outcome.agent));
+    if (outcome.process_restarted) track.last_restart_time = now_;
     return merge_container(std::move(result.one), result.files_applied, p.key, p.new_high_water_mark,
                            p.new_low_water_mark);
 }

@@ -143,6 +143,15 @@ void write_container(JsonTextWriter &w, const ContainerKey &k, const ContainerTr
     w.string(failure.message);
     w.key("failedContainerStartedAt");
     w.integer(failure.container_started_at.micros());
+    // Only when known: a snapshot without them reads as before.
+    if (!c.agent.empty()) {
+        w.key("agent");
+        w.string(c.agent);
+    }
+    if (!c.last_restart_time.is_zero()) {
+        w.key("lastRestartTime");
+        w.integer(c.last_restart_time.micros());
+    }
     w.end_object();
 }
 
@@ -273,6 +282,8 @@ Monitor decode_monitor(json::object &o, const std::string &path, const KnownObje
                              string_field(co, "namespace", p)};
             ContainerTrack &track = m.containers[key];
             track.last_file_time_synced = micros_field(co, "lastFileTimeSynced", p);
+            track.agent = string_field(co, "agent", p);
+            if (co.contains("lastRestartTime")) track.last_restart_time = micros_field(co, "lastRestartTime", p);
             ContainerFailure failure;
             failure.low_water_mark = micros_field(co, "failedLowWaterMark", p);
             failure.reason = string_field(co, "failedReason", p);

@@ -233,6 +233,7 @@ BOOST_FIXTURE_TEST_CASE(one_session_serves_the_updates_of_a_container, Fixture) 
     BOOST_TEST(!second.has("Started"));
     BOOST_TEST(agent.starts == 1);
     BOOST_TEST(driver.reconnect_count() == 0u);
+    BOOST_TEST(driver.session_count() == 1u);
 }
 
 BOOST_FIXTURE_TEST_CASE(a_session_that_ended_between_updates_is_replaced, Fixture) {
@@ -244,6 +245,7 @@ BOOST_FIXTURE_TEST_CASE(a_session_that_ended_between_updates_is_replaced, Fixtur
     BOOST_TEST(second.has("The lu-agent session in container c1 ended; starting a new one"));
     BOOST_TEST(agent.starts == 2);
     BOOST_TEST(driver.reconnect_count() == 1u);
+    BOOST_TEST(driver.session_count() == 2u);
 }
 
 BOOST_FIXTURE_TEST_CASE(an_update_whose_session_broke_is_sent_again_once, Fixture) {
@@ -285,6 +287,7 @@ BOOST_FIXTURE_TEST_CASE(an_agent_that_cannot_run_is_refused_once_until_the_conta
     BOOST_TEST(!update(second).has_value());
     BOOST_TEST(!second.has("cannot run"));
     BOOST_TEST(agent.opens == 1);
+    BOOST_TEST(driver.session_count() == 0u);  // a refused start is no session
     agent.generation = "start-2";
     agent.refuse.clear();
     BOOST_TEST(ok(update(restarted)));
@@ -455,6 +458,7 @@ BOOST_FIXTURE_TEST_CASE(a_digest_stopped_by_its_caller_ends_the_session_without_
     BOOST_TEST((again.kind == ac::DigestOutcome::Kind::ok), again.message);
     BOOST_TEST(agent.starts == 2);
     BOOST_TEST(driver.reconnect_count() == 0u);
+    BOOST_TEST(driver.session_count() == 2u);  // each started session counts, reconnect or not
 }
 
 BOOST_FIXTURE_TEST_CASE(a_refused_agent_makes_digests_unavailable_saying_why, Fixture) {

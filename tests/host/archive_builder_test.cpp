@@ -7,10 +7,12 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <mutex>
 
 #include <boost/test/unit_test.hpp>
 
 #include "common/ignore_defs.hpp"
+#include "common/sync_back/content_digest.hpp"
 #include "host/core/archive_builder.hpp"
 #include "host/core/host_error.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -406,6 +408,62 @@ BOOST_AUTO_TEST_CASE(an_archive_larger_than_the_bound_is_not_prebuilt) {
     const std::vector<CopyMapping> copies{{(tmp.path() / "big.bin").string(), "/app/big.bin"}};
     BOOST_TEST(prebuild_archive(copies, IgnoreSet{}, std::size_t{16} * 1024) == nullptr);
     BOOST_TEST(prebuild_archive(copies, IgnoreSet{}, 1 << 20) != nullptr);
+}
+
+// Sync back (docs/sync-back.md): each file's digest, as sync back computes
+// it, is told before the last of its bytes leave, so that the record agrees
+// on it before the container can hold the file whole.
+BOOST_AUTO_TEST_CASE(each_file_is_told_its_digest_before_its_last_bytes_leave) {
+    TempDir tmp;
+    const std::string big(600 * 1024 + 7, 'b');  // several writer chunks
+    write(tmp.path() / "src/a.txt", "alpha-content");
+    write(tmp.path() / "src/empty.txt", "");
+    write(tmp.path() / "src/big.bin", big);
+    const std::vector<CopyMapping> copies{{(tmp.path() / "src").string(), "/app"}};
+    const auto digest_of = [](const std::string &bytes) {
+        liveupdate::sync_back::ContentDigest d;
+        d.update(bytes.data(), bytes.size());
+        return d.text();
+    };
+    std::mutex mutex;
+    std::string left;  // what read() handed out so far
+    std::map<std::string, std::string> told;
+    std::vector<std::string> told_too_late;
+    ArchiveStream stream(
+        copies, IgnoreSet{}, [](liveupdate::common::LogLevel, std::string_view) {}, {}, {},
+        [&](const std::string &path, const std::string &digest) {
+            const std::lock_guard lock(mutex);
+            told[path] = digest;
+            const std::string content = path == "/app/a.txt" ? "alpha-content" : path == "/app/big.bin" ? big : "";
+            const std::string name = path.substr(1);
+            // Whole in what left: the entry's header, then all of its content.
+            const std::size_t header = left.find(name);
+            if (header != std::string::npos && left.size() >= header + 512 + content.size())
+                told_too_late.push_back(path);
+        });
+    char buffer[4096];
+    for (std::int64_t n = 0; (n = stream.read(buffer, sizeof buffer)) > 0;) {
+        const std::lock_guard lock(mutex);
+        left.append(buffer, static_cast<std::size_t>(n));
+    }
+    BOOST_TEST(!stream.finish(false).has_value());
+    BOOST_TEST(told.size() == 3u);
+    BOOST_TEST(told["/app/a.txt"] == digest_of("alpha-content"));
+    BOOST_TEST(told["/app/empty.txt"] == digest_of(""));
+    BOOST_TEST(told["/app/big.bin"] == digest_of(big));
+    BOOST_TEST(told_too_late.empty());
+    // A prebuilt archive tells them all before its first byte leaves.
+    const auto prebuilt = prebuild_archive({{(tmp.path() / "src/a.txt").string(), "/app/a.txt"}}, IgnoreSet{}, 1 << 20);
+    BOOST_TEST_REQUIRE(prebuilt != nullptr);
+    std::vector<std::string> prebuilt_told;
+    ArchiveStream shared(
+        prebuilt, {{(tmp.path() / "src/a.txt").string(), "/app/a.txt"}}, IgnoreSet{},
+        [](liveupdate::common::LogLevel, std::string_view) {}, {}, {},
+        [&](const std::string &path, const std::string &digest) { prebuilt_told.push_back(path + " " + digest); });
+    BOOST_TEST(shared.read(buffer, 1) == 1);
+    BOOST_TEST((prebuilt_told == std::vector<std::string>{"/app/a.txt " + digest_of("alpha-content")}));
+    read_rest(shared.c_stream());
+    BOOST_TEST(!shared.finish(true).has_value());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "host/sync_back/beneath_files.hpp"
+#include "host/sync_back/held_deletes.hpp"
 #include "host/sync_back/local_sync_back.hpp"
 #include "host/sync_back/local_sync_back_watch.hpp"
 
@@ -104,6 +105,49 @@ BOOST_AUTO_TEST_CASE(a_container_file_comes_back_with_its_mode_and_is_agreed) {
     BOOST_TEST(text_of(landed) == "create table v2");
 }
 
+// While the forward sync carries a file, the container's copy (the old one,
+// none, half the new one) is the forward sync's: nothing comes back of it.
+BOOST_AUTO_TEST_CASE(a_file_the_forward_sync_carries_does_not_come_back_meanwhile) {
+    Folders f;
+    auto back = f.sync_back();
+    write(f.local / "package-lock.json", "v2");
+    f.journal->agree("/app/package-lock.json", digest_of(f.local / "package-lock.json"));
+    f.journal->forwarding("/app/package-lock.json");
+    write(f.app / "package-lock.json", "v1");  // what the container holds until the update lands
+    BOOST_TEST((back.on_container_change("/app/package-lock.json", 0).kind == Kind::nothing));
+    BOOST_TEST(text_of(f.local / "package-lock.json") == "v2");
+    BOOST_TEST(back.conflicts().empty());
+    f.journal->forwarded("/app/package-lock.json");
+    // Once the update ended, a container change is judged again.
+    write(f.app / "package-lock.json", "v3");
+    BOOST_TEST((back.on_container_change("/app/package-lock.json", 0).kind == Kind::written));
+    BOOST_TEST(text_of(f.local / "package-lock.json") == "v3");
+}
+
+// A forward delete that would take a container change that comes back with
+// it is held; one of only what both sides agreed on goes ahead.
+BOOST_AUTO_TEST_CASE(a_forward_delete_of_a_container_change_that_comes_back_is_held) {
+    Folders f;
+    const auto comes_back = [](const std::string &path) { return path.starts_with("/app/gen/"); };
+    write(f.app / "gen" / "ours.txt", "ours");
+    f.journal->agree("/app/gen/ours.txt", digest_of(f.app / "gen" / "ours.txt"));
+    BOOST_TEST(sync_back::held_delete(f.container.string(), "/app/gen", comes_back, *f.journal).empty());
+    BOOST_TEST(sync_back::held_delete(f.container.string(), "/app/main.js", comes_back, *f.journal).empty());
+    write(f.app / "gen" / "deep" / "app.txt", "the app's");
+    BOOST_TEST(sync_back::held_delete(f.container.string(), "/app/gen", comes_back, *f.journal) ==
+               "/app/gen is not deleted: /app/gen/deep/app.txt holds a change of the container's that sync back "
+               "brings back (never synced forward)");
+    fs::remove_all(f.app / "gen" / "deep");
+    write(f.app / "gen" / "ours.txt", "changed by the app");
+    BOOST_TEST(!sync_back::held_delete(f.container.string(), "/app/gen/ours.txt", comes_back, *f.journal).empty());
+    // Beyond a symlink nothing is deleted anyway: not held.
+    fs::remove_all(f.app / "gen");
+    fs::create_directory_symlink(f.outside, f.app / "gen");
+    write(f.outside / "x.txt", "outside");
+    BOOST_TEST(sync_back::held_delete(f.container.string(), "/app/gen", comes_back, *f.journal).empty());
+    BOOST_TEST(sync_back::held_delete(f.container.string(), "/app/gen/x.txt", comes_back, *f.journal).empty());
+}
+
 BOOST_AUTO_TEST_CASE(files_no_pattern_asks_for_stay_in_the_container) {
     Folders f;
     auto back = f.sync_back();
@@ -173,6 +217,23 @@ BOOST_AUTO_TEST_CASE(hostile_names_are_refused) {
     // ".." that leaves containerPath is no file of the rule's at all.
     BOOST_TEST((back.on_container_change("/app/../etc/package-lock.json", 0).kind == Kind::ignored));
     BOOST_TEST(!fs::exists(f.local / "package-lock.json"));
+}
+
+// containerPath "/": the name starts right after the root's own "/", so a
+// one-character first segment is a name like any other.
+BOOST_AUTO_TEST_CASE(a_container_path_of_the_root_keeps_the_whole_name) {
+    Folders f;
+    auto back = sync_back::LocalSyncBack(sb::SyncBackMapping(f.local.string(), "/", {"a", "b"}), f.container.string(),
+                                         f.journal, sb::Limits{});
+    write(f.container / "a" / "x.py", "x");
+    write(f.container / "b", "b");
+    for (const char *name : {"/a/x.py", "/b"}) {
+        const auto e = back.on_container_change(name, 0);
+        BOOST_TEST((e.kind == Kind::written), name << ": " << e.message);
+    }
+    BOOST_TEST(text_of(f.local / "a" / "x.py") == "x");
+    BOOST_TEST(text_of(f.local / "b") == "b");
+    BOOST_TEST((back.on_container_change("/a/../a/x.py", 0).kind == Kind::refused));
 }
 
 BOOST_AUTO_TEST_CASE(container_symlinks_and_fifos_never_come_back_nor_are_followed) {
@@ -277,6 +338,24 @@ BOOST_AUTO_TEST_CASE(the_watch_brings_back_what_the_container_writes) {
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     BOOST_TEST(watch.conflicts().count("/app/db/migrations/0002.py") == 1u);
     BOOST_TEST(text_of(landed) == "local");
+}
+
+// A burst past the rate limit all comes back, though the container is
+// quiet after it: the deferred files do not wait for a next change.
+BOOST_AUTO_TEST_CASE(a_burst_past_the_rate_limit_all_comes_back_once_the_container_is_quiet) {
+    Folders f;
+    sb::Limits limits;
+    limits.max_files_per_second = 5;
+    sync_back::LocalSyncBackWatch watch(std::make_unique<sync_back::LocalSyncBack>(f.sync_back(limits)),
+                                        f.container.string(), [](const sync_back::SyncBackEvent &) {});
+    for (int i = 0; i < 20; ++i) write(f.app / "db" / ("m" + std::to_string(i) + ".py"), std::to_string(i));
+    const auto all_back = [&] {
+        for (int i = 0; i < 20; ++i)
+            if (text_of(f.local / "db" / ("m" + std::to_string(i) + ".py")) != std::to_string(i)) return false;
+        return true;
+    };
+    for (int i = 0; i < 1000 && !all_back(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    BOOST_TEST(all_back());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

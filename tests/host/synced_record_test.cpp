@@ -284,6 +284,25 @@ BOOST_AUTO_TEST_CASE(the_record_is_synced_before_each_chunk_leaves_not_per_path)
     BOOST_TEST(syncs < 21);
 }
 
+// Sync back: a path the forward sync carries now is counted per update (two
+// replicas' updates may overlap), and is not kept past the daemon.
+BOOST_AUTO_TEST_CASE(a_path_is_forwarding_until_every_update_carrying_it_ended) {
+    StateDir dir;
+    SyncedRecords records(dir.path.string());
+    auto j = records.journal(kKey);
+    BOOST_TEST(!j->is_forwarding("/app/package-lock.json"));
+    j->forwarding("/app/package-lock.json");
+    j->forwarding("/app/package-lock.json");
+    BOOST_TEST(j->is_forwarding("/app/package-lock.json"));
+    BOOST_TEST(!j->is_forwarding("/app/other.json"));
+    j->forwarded("/app/package-lock.json");
+    BOOST_TEST(j->is_forwarding("/app/package-lock.json"));
+    j->forwarded("/app/package-lock.json");
+    BOOST_TEST(!j->is_forwarding("/app/package-lock.json"));
+    j->forwarded("/app/package-lock.json");  // one too many: no harm
+    BOOST_TEST(!j->is_forwarding("/app/package-lock.json"));
+}
+
 BOOST_AUTO_TEST_CASE(a_sync_that_fails_fails_the_read) {
     StateDir dir;
     const fs::path src = dir.path / "src";

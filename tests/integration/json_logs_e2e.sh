@@ -11,21 +11,16 @@ for tool in python3 openssl; do
   command -v "$tool" >/dev/null || { echo "SKIP: no $tool"; exit 77; }
 done
 work=$(mktemp -d)
-up="" webhook=""
+# shellcheck source=up_e2e_lib.sh
+. "$(dirname "$0")/up_e2e_lib.sh"
 cleanup() {
-  for pid in $up $webhook; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done
+  stop_up
+  stop_webhook
   rm -rf "$work"
 }
 trap cleanup EXIT
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-wait_for() {  # wait_for WHAT COMMAND...
-  local what=$1
-  shift
-  for _ in $(seq 300); do "$@" && return 0; sleep 0.05; done
-  fail "timed out waiting for $what"
-  return 1
-}
 # check_lines FILE WHAT [LIVEUPDATE]: every line a JSON object as described;
 # with LIVEUPDATE, some lines carry it.
 check_lines() {
@@ -58,43 +53,26 @@ sys.exit(1 if bad else 0)
 PY
 }
 
-mkdir -p "$work/app/src" "$work/app/container" "$work/bad"
-cat >"$work/app/objects.json" <<'JSON'
-{"apiVersion": "v1", "kind": "List", "items": [
-  {"apiVersion": "tilt.dev/v1alpha1", "kind": "FileWatch", "metadata": {"name": "src"},
-   "spec": {"watchedPaths": ["src"]}},
-  {"apiVersion": "liveupdate.dev/v1alpha1", "kind": "LocalContainer", "metadata": {"name": "box"},
-   "spec": {"root": "container", "command": ["sh", "-c", "echo 'started \"quoted\" \\ line'; sleep 600"]}},
-  {"apiVersion": "tilt.dev/v1alpha1", "kind": "LiveUpdate", "metadata": {"name": "app"},
-   "spec": {"basePath": ".", "sources": [{"fileWatch": "src"}], "selector": {"local": {"container": "box"}},
-            "syncs": [{"localPath": "src", "containerPath": "/app"}]}}
-]}
-JSON
+local_app_objects "$work/app" \
+  '{"root": "container", "command": ["sh", "-c", "echo '"'started \\\"quoted\\\" \\\\ line'"'; sleep 600"]}'
+mkdir -p "$work/bad"
 echo '{"kind": "LiveUpdate", "metadata": {' >"$work/bad/broken.json"
-"$lu_host" up --log-format json --no-web --state-dir "$work/state" --control-socket "$work/control.sock" \
-  "$work/app/objects.json" "$work/bad/broken.json" >"$work/up.log" 2>&1 &
-up=$!
+start_up "$lu_host" --log-format json --no-web --state-dir "$work/state" --control-socket "$work/control.sock" \
+  "$work/app/objects.json" "$work/bad/broken.json"
 # Files there before the container started are its image's: the first save syncs.
-wait_for "the daemon watching" grep -q 'up: watching' "$work/up.log"
+wait_for_command "the daemon watching" grep -q 'up: watching' "$work/up.log"
 echo one >"$work/app/src/a.txt"
-wait_for "the first save synced" test -f "$work/app/container/app/a.txt"
+wait_for_command "the first save synced" test -f "$work/app/container/app/a.txt"
 printf 'two\n' >"$work/app/src/b.txt"
-wait_for "a save synced" test -f "$work/app/container/app/b.txt"
+wait_for_command "a save synced" test -f "$work/app/container/app/b.txt"
 sleep 0.5  # the update's last lines
-kill "$up" && wait "$up" 2>/dev/null
-up=""
+stop_up
 check_lines "$work/up.log" "lu-host up --log-format json" app
 grep -q '"liveUpdate":"app".*b.txt\|b.txt.*"liveUpdate":"app"' "$work/up.log" ||
   fail "the save's lines do not carry liveUpdate app: $(grep b.txt "$work/up.log")"
 
-openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 -keyout "$work/tls.key" \
-  -out "$work/tls.crt" 2>/dev/null || { fail "openssl made no certificate"; exit 1; }
-"$lu_host" webhook --log-format json --listen 127.0.0.1:0 --tls-cert "$work/tls.crt" --tls-key "$work/tls.key" \
-  >"$work/webhook.log" 2>&1 &
-webhook=$!
-wait_for "the webhook serving" grep -q 'webhook: serving' "$work/webhook.log"
-kill "$webhook" && wait "$webhook" 2>/dev/null
-webhook=""
+start_webhook "$lu_host" --log-format json || exit 1
+stop_webhook
 check_lines "$work/webhook.log" "lu-host webhook --log-format json"
 
 text=$("$lu_host" webhook --log-format yaml --tls-cert x --tls-key y 2>&1)

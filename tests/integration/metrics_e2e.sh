@@ -11,9 +11,11 @@ for tool in curl openssl promtool; do
   command -v "$tool" >/dev/null || { echo "SKIP: no $tool (scripts/install-deps.sh installs it)"; exit 77; }
 done
 work=$(mktemp -d)
-up="" webhook=""
+# shellcheck source=up_e2e_lib.sh
+. "$(dirname "$0")/up_e2e_lib.sh"
 cleanup() {
-  for pid in $up $webhook; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done
+  stop_up
+  stop_webhook
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -22,114 +24,73 @@ fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 check() {  # check WHAT EXPECTED ACTUAL
   if [ "$2" = "$3" ]; then echo "ok   $1"; else fail "$1: expected $2, got $3"; fi
 }
-# sample TEXT LINE-START: the value of the first sample whose line starts so (0 when none).
-sample() { printf '%s\n' "$1" | awk -v want="$2" 'index($0, want) == 1 { print $NF; found = 1; exit } END { if (!found) print 0 }'; }
 promtool_accepts() {  # promtool_accepts WHAT TEXT
   local out
   if out=$(printf '%s\n' "$2" | promtool check metrics 2>&1); then echo "ok   promtool accepts $1"; else fail "promtool on $1: $out"; fi
 }
-# wait_for WHAT COMMAND...: until the command succeeds (the test's own timeout bounds it).
-wait_for() {
-  local what=$1
-  shift
-  for _ in $(seq 300); do "$@" && return 0; sleep 0.05; done
-  fail "timed out waiting for $what"
-  return 1
-}
 
 # --- the daemon -------------------------------------------------------------
-mkdir -p "$work/app/src" "$work/app/container"
-cat >"$work/app/objects.json" <<'JSON'
-{"apiVersion": "v1", "kind": "List", "items": [
-  {"apiVersion": "tilt.dev/v1alpha1", "kind": "FileWatch", "metadata": {"name": "src"},
-   "spec": {"watchedPaths": ["src"]}},
-  {"apiVersion": "liveupdate.dev/v1alpha1", "kind": "LocalContainer", "metadata": {"name": "box"},
-   "spec": {"root": "container"}},
-  {"apiVersion": "tilt.dev/v1alpha1", "kind": "LiveUpdate", "metadata": {"name": "app"},
-   "spec": {"basePath": ".", "sources": [{"fileWatch": "src"}], "selector": {"local": {"container": "box"}},
-            "syncs": [{"localPath": "src", "containerPath": "/app"}]}}
-]}
-JSON
+local_app_objects "$work/app"
 # The liveupdate plugin from a copy of ours, to be rebuilt (hot-reloaded) and broken (refused).
 cp "$(dirname "$lu_host")/../lib/libliveupdate.so" "$work/libliveupdate.so"
-"$lu_host" up --plugin "$work/libliveupdate.so" --web-port 0 --state-dir "$work/state" --control-socket "$work/control.sock" \
-  "$work/app/objects.json" >"$work/up.log" 2>&1 &
-up=$!
-url=
-for _ in $(seq 300); do
-  url=$(sed -n 's/.*up: status page \(http:[^ ]*\).*/\1/p' "$work/up.log" | head -n 1)
-  [ -n "$url" ] && break
-  kill -0 "$up" 2>/dev/null || break
-  sleep 0.05
-done
-[ -n "$url" ] || { echo "FAIL: lu-host up printed no status page:"; cat "$work/up.log"; exit 1; }
-base=${url%%\?*}
-secret=${url#*\?token=}
-metrics() { curl -sf --max-time 20 -H "Authorization: Bearer $secret" "${base}metrics"; }
+start_up "$lu_host" --plugin "$work/libliveupdate.so" --web-port 0 --state-dir "$work/state" \
+  --control-socket "$work/control.sock" "$work/app/objects.json"
+up_status_page || { echo "FAIL: lu-host up printed no status page:"; cat "$work/up.log"; exit 1; }
+base=$up_base secret=$up_secret
+metrics() { up_metrics; }
 
 check "the daemon's /metrics needs the secret" 401 \
   "$(curl -s -o /dev/null -w '%{http_code}' --max-time 20 "${base}metrics")"
 check "its content type is the text format 0.0.4" "text/plain; version=0.0.4; charset=utf-8" \
   "$(curl -s -o /dev/null -w '%{content_type}' --max-time 20 -H "Authorization: Bearer $secret" "${base}metrics")"
 
-ok_updates() { sample "$(metrics)" 'lu_updates_total{live_update="app",result="ok"}'; }
+ok_updates() { metric_sample "$(metrics)" 'lu_updates_total{live_update="app",result="ok"}'; }
 updated_past() { [ "$(ok_updates)" -gt "$1" ]; }
 # Files there before the container started are its image's: the first save syncs.
-wait_for "the daemon watching" grep -q 'up: watching' "$work/up.log"
+wait_for_command "the daemon watching" grep -q 'up: watching' "$work/up.log"
 echo first >"$work/app/src/a.txt"
-wait_for "the first save synced" grep -qx first "$work/app/container/app/a.txt"
-wait_for "the first save's update counted" updated_past 0
+wait_for_command "the first save synced" grep -qx first "$work/app/container/app/a.txt"
+wait_for_command "the first save's update counted" updated_past 0
 before=$(metrics)
-ok_before=$(sample "$before" 'lu_updates_total{live_update="app",result="ok"}')
-files_before=$(sample "$before" 'lu_update_files_sum{live_update="app"}')
-local_before=$(sample "$before" 'lu_container_updates_total{live_update="app",updater="local",result="ok"}')
+ok_before=$(metric_sample "$before" 'lu_updates_total{live_update="app",result="ok"}')
+files_before=$(metric_sample "$before" 'lu_update_files_sum{live_update="app"}')
+local_before=$(metric_sample "$before" 'lu_container_updates_total{live_update="app",updater="local",result="ok"}')
 
 echo two >"$work/app/src/b.txt"
 echo three >"$work/app/src/c.txt"
-wait_for "a save synced" test -f "$work/app/container/app/c.txt"
-wait_for "the save's update counted" updated_past "$ok_before"
-files_counted() { [ "$(sample "$(metrics)" 'lu_update_files_sum{live_update="app"}')" -ge "$((files_before + 2))" ]; }
-wait_for "both files counted (one update, or two if the debouncer split them)" files_counted
+wait_for_command "a save synced" test -f "$work/app/container/app/c.txt"
+wait_for_command "the save's update counted" updated_past "$ok_before"
+files_counted() { [ "$(metric_sample "$(metrics)" 'lu_update_files_sum{live_update="app"}')" -ge "$((files_before + 2))" ]; }
+wait_for_command "both files counted (one update, or two if the debouncer split them)" files_counted
 after=$(metrics)
-ok_after=$(sample "$after" 'lu_updates_total{live_update="app",result="ok"}')
-files_after=$(sample "$after" 'lu_update_files_sum{live_update="app"}')
+ok_after=$(metric_sample "$after" 'lu_updates_total{live_update="app",result="ok"}')
+files_after=$(metric_sample "$after" 'lu_update_files_sum{live_update="app"}')
 [ "$ok_after" -gt "$ok_before" ] || fail "lu_updates_total did not move: $ok_before then $ok_after"
 check "the files of the save are counted" 2 "$((files_after - files_before))"
-[ "$(sample "$after" 'lu_container_updates_total{live_update="app",updater="local",result="ok"}')" -gt "$local_before" ] ||
+[ "$(metric_sample "$after" 'lu_container_updates_total{live_update="app",updater="local",result="ok"}')" -gt "$local_before" ] ||
   fail "lu_container_updates_total{updater=\"local\"} did not move"
-check "every update timed" "$ok_after" "$(sample "$after" 'lu_update_duration_seconds_count{live_update="app"}')"
-[ "$(sample "$after" 'lu_container_update_bytes_sum{live_update="app"}')" != 0 ] || fail "no archive bytes counted"
+check "every update timed" "$ok_after" "$(metric_sample "$after" 'lu_update_duration_seconds_count{live_update="app"}')"
+[ "$(metric_sample "$after" 'lu_container_update_bytes_sum{live_update="app"}')" != 0 ] || fail "no archive bytes counted"
 
 # A file taken out of the container behind the daemon's back: a verification repairs it.
 rm "$work/app/container/app/b.txt"
 "$lu_host" verify --fix --control-socket "$work/control.sock" liveupdate app >"$work/verify.log" 2>&1
 check "the repair put the file back" two "$(cat "$work/app/container/app/b.txt" 2>/dev/null)"
-check "the repair is counted" 1 "$(sample "$(metrics)" 'lu_verify_repairs_total{live_update="app"}')"
+check "the repair is counted" 1 "$(metric_sample "$(metrics)" 'lu_verify_repairs_total{live_update="app"}')"
 # Hot reloads: the plugin file replaced by itself (loaded), then by a broken one (refused).
-reloads() { sample "$(metrics)" "lu_hot_reloads_total{plugin=\"$work/libliveupdate.so\",result=\"$1\"}"; }
+reloads() { metric_sample "$(metrics)" "lu_hot_reloads_total{plugin=\"$work/libliveupdate.so\",result=\"$1\"}"; }
 reloaded() { [ "$(reloads "$1")" = "$2" ]; }
 cp "$(dirname "$lu_host")/../lib/libliveupdate.so" "$work/next.so" && mv "$work/next.so" "$work/libliveupdate.so"
-wait_for "the hot reload counted" reloaded loaded 1
+wait_for_command "the hot reload counted" reloaded loaded 1
 echo "not a plugin" >"$work/next.so" && mv "$work/next.so" "$work/libliveupdate.so"
-wait_for "the refused reload counted" reloaded refused 1
+wait_for_command "the refused reload counted" reloaded refused 1
 check "a refusal is no reload" 1 "$(reloads loaded)"
 promtool_accepts "the daemon's metrics" "$(metrics)"
 [ -n "${LU_METRICS_SHOW:-}" ] && metrics
 
 # --- the webhook ------------------------------------------------------------
-openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
-  -keyout "$work/tls.key" -out "$work/tls.crt" 2>/dev/null || { fail "openssl made no certificate"; exit 1; }
-"$lu_host" webhook --listen 127.0.0.1:0 --tls-cert "$work/tls.crt" --tls-key "$work/tls.key" \
-  >"$work/webhook.log" 2>&1 &
-webhook=$!
-hook=
-for _ in $(seq 300); do
-  hook=$(sed -n 's|.*webhook: serving \(https://[^/]*\)/validate.*|\1|p' "$work/webhook.log" | head -n 1)
-  [ -n "$hook" ] && break
-  kill -0 "$webhook" 2>/dev/null || break
-  sleep 0.05
-done
-[ -n "$hook" ] || { echo "FAIL: lu-host webhook did not serve:"; cat "$work/webhook.log"; exit 1; }
+start_webhook "$lu_host" || exit 1
+hook=$webhook_url
 hook_metrics() { curl -sf --max-time 20 --cacert "$work/tls.crt" "$hook/metrics"; }
 review() {  # review PATH SPEC: POSTs an AdmissionReview of a LiveUpdate CREATE
   curl -s -o /dev/null -w '%{http_code}' --max-time 20 --cacert "$work/tls.crt" -H 'Content-Type: application/json' \
@@ -150,13 +111,13 @@ check "an absolute path" 200 "$(review /validate "$absolute")"
 check "a mutation" 200 "$(review /mutate "$valid")"
 check "garbage" 400 "$(curl -s -o /dev/null -w '%{http_code}' --max-time 20 --cacert "$work/tls.crt" --data '{}' "$hook/validate")"
 text=$(hook_metrics)
-check "allowed reviews counted" 2 "$(sample "$text" "$allowed")"
-check "denied reviews counted" 1 "$(sample "$text" "$denied")"
+check "allowed reviews counted" 2 "$(metric_sample "$text" "$allowed")"
+check "denied reviews counted" 1 "$(metric_sample "$text" "$denied")"
 check "the mutation counted" 1 \
-  "$(sample "$text" 'lu_admission_requests_total{webhook="mutate",kind="LiveUpdate",operation="CREATE",verdict="allowed"}')"
+  "$(metric_sample "$text" 'lu_admission_requests_total{webhook="mutate",kind="LiveUpdate",operation="CREATE",verdict="allowed"}')"
 check "the bad body counted" 1 \
-  "$(sample "$text" 'lu_admission_requests_total{webhook="validate",kind="",operation="",verdict="invalid"}')"
-check "every validation timed" 4 "$(sample "$text" 'lu_admission_duration_seconds_count{webhook="validate"}')"
+  "$(metric_sample "$text" 'lu_admission_requests_total{webhook="validate",kind="",operation="",verdict="invalid"}')"
+check "every validation timed" 4 "$(metric_sample "$text" 'lu_admission_duration_seconds_count{webhook="validate"}')"
 check "the webhook shows only its own" 0 "$(printf '%s\n' "$text" | grep -c '^lu_updates_total')"
 promtool_accepts "the webhook's metrics" "$text"
 

@@ -59,6 +59,15 @@ std::size_t echoes(const std::string &log) {
     return count;
 }
 
+// The daemon's lines about LiveUpdate lu holding `text`.
+std::size_t lines_with(const std::string &log, const std::string &text) {
+    std::size_t count = 0;
+    std::istringstream lines(log);
+    for (std::string line; std::getline(lines, line);)
+        if (line.find("[lu]") != std::string::npos && line.find(text) != std::string::npos) ++count;
+    return count;
+}
+
 // LiveUpdate lu's open sync-back conflicts, as `get liveupdates -o json` shows them.
 json::array conflicts_of(const UpDaemon &d) {
     const json::value status = d.status_of("LiveUpdate", "lu");
@@ -232,4 +241,70 @@ BOOST_AUTO_TEST_CASE(a_rule_without_sync_back_any_more_stops_it) {
     BOOST_TEST(wait_until([&] { return holds(d.in_app("marker.txt"), "m"); }));
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     BOOST_TEST(!has(d.src / "package-lock.json"));
+}
+
+BOOST_AUTO_TEST_CASE(a_burst_of_local_saves_is_neither_a_conflict_nor_comes_back) {
+    UpDaemon d;
+    start_syncing_back(d, with_sync_back());
+    // Saves quicker than the container's watcher looks at each forward sync:
+    // a forward sync that did not agree on what it sent left the container's
+    // copy of one save to meet the next local save, a conflict.
+    std::string last;
+    for (int i = 0; i < 60; ++i) {
+        last = "{\"lock\": " + std::to_string(i) + "}";
+        write_file(d.src / "package-lock.json", last);
+        write_file(d.src / "gen/out.txt", last);
+        std::this_thread::sleep_for(std::chrono::milliseconds(i % 3 == 0 ? 25 : 5));
+    }
+    BOOST_TEST_REQUIRE(
+        wait_until([&] { return holds(d.in_app("package-lock.json"), last) && holds(d.in_app("gen/out.txt"), last); }),
+        d.log_text());
+    // Past the container watcher's debounce: it has looked at the last one.
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    const std::string log = d.log_text();
+    BOOST_TEST(lines_with(log, ": conflict: ") == 0u, log);
+    BOOST_TEST(lines_with(log, " came back to ") == 0u, log);  // so nothing to echo either
+    BOOST_TEST(conflicts_of(d).empty());
+    BOOST_TEST(holds(d.src / "package-lock.json", last));
+    BOOST_TEST(holds(d.src / "gen/out.txt", last));
+}
+
+BOOST_AUTO_TEST_CASE(a_lockfile_synced_forward_comes_back_when_the_container_rewrites_it) {
+    UpDaemon d;
+    // There before the daemon: only the initial sync carries it, before any
+    // watcher of the container runs, so only that sync can agree on it.
+    write_file(d.src / "package-lock.json", "{\"lock\": \"local\"}");
+    start_syncing_back(d, with_sync_back());
+    BOOST_TEST_REQUIRE(wait_until([&] { return holds(d.in_app("package-lock.json"), "{\"lock\": \"local\"}"); }));
+    write_file(d.in_app("package-lock.json"), "{\"lock\": \"npm install\"}");
+    BOOST_TEST(wait_until([&] { return holds(d.src / "package-lock.json", "{\"lock\": \"npm install\"}"); }),
+               d.log_text());
+    BOOST_TEST(conflicts_of(d).empty());
+}
+
+// The app makes a folder where our symlink was and writes in it; then the
+// developer's gen becomes a folder too. The forward sync sees the symlink go
+// first: its delete must not take the app's file with it.
+BOOST_AUTO_TEST_CASE(our_symlink_made_a_folder_by_the_app_keeps_the_apps_files) {
+    UpDaemon d;
+    const fs::path elsewhere = d.dir / "elsewhere";
+    fs::create_directories(elsewhere);
+    fs::create_directory_symlink(elsewhere, d.src / "gen");
+    start_syncing_back(d, with_sync_back());
+    BOOST_TEST_REQUIRE(wait_until([&] { return fs::is_symlink(d.in_app("gen")); }), d.log_text());
+    fs::remove(d.in_app("gen"));
+    write_file(d.in_app("gen/app.txt"), "the app's");
+    fs::remove(d.src / "gen");
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the delete alone, as an editor's save may make it
+    fs::create_directories(d.src / "gen");
+    write_file(d.src / "gen/marker.txt", "m");
+    BOOST_TEST_REQUIRE(wait_until([&] { return holds(d.in_app("gen/marker.txt"), "m"); }), d.log_text());
+    BOOST_TEST(holds(d.in_app("gen/app.txt"), "the app's"), d.log_text());
+    // Under load the watcher may see the flip as one change, and no delete is asked.
+    const std::string log = d.log_text();
+    if (lines_with(log, "- '/app/gen' (matched local path") > 0)
+        BOOST_TEST(lines_with(log, "/app/gen is not deleted: /app/gen/app.txt holds a change") >= 1u, log);
+    // The app writes it again: now that gen is a folder on both sides, it comes back.
+    write_file(d.in_app("gen/app.txt"), "the app's, again");
+    BOOST_TEST(wait_until([&] { return holds(d.src / "gen/app.txt", "the app's, again"); }), d.log_text());
 }

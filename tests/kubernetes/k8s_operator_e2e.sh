@@ -18,26 +18,9 @@ set -euo pipefail
 lu_host=$1 k8s_dir=$2 repo=$3
 # shellcheck source=../integration/up_e2e_lib.sh
 . "$repo/tests/integration/up_e2e_lib.sh"
-if [ ! -x "$k8s_dir/cluster.sh" ]; then
-  echo "SKIPPED: no cluster: $k8s_dir/cluster.sh not found"
-  exit 77
-fi
-state=${LU_K8S_STATE:-/tmp/lu-k8s}
-export KUBECONFIG=$state/admin.kubeconfig
+use_cluster "$k8s_dir"
 ns=lu-operator-test-$$
 p=op$$
-k() { "$state/bin/kubectl" "$@"; }
-kn() { "$state/bin/kubectl" -n "$ns" "$@"; }
-
-# Minimal mode has no namespace controller: the namespace's objects are
-# deleted here, then the namespace is finalized by hand.
-delete_namespace() {
-  k -n "$1" delete liveupdates,filewatches,kubernetesdiscoverys,localcontainers.tilt.dev --all --wait=false >/dev/null 2>&1 || true
-  k -n "$1" delete pods,roles,rolebindings,leases,configmaps,serviceaccounts --all --grace-period=0 --force >/dev/null 2>&1 || true
-  k delete namespace "$1" --wait=false >/dev/null 2>&1 || true
-  k get namespace "$1" -o json 2>/dev/null | sed 's/"kubernetes"//' |
-    k replace --raw "/api/v1/namespaces/$1/finalize" -f - >/dev/null 2>&1 || true
-}
 
 work=$(mktemp -d)
 cleanup() {
@@ -57,15 +40,7 @@ wait_for() {
 }
 jpath() { kn get "$1" "$2" -o "jsonpath=$3" 2>/dev/null || true; }
 
-# CRDs of an older lu-host were cluster-scoped, and a CRD's scope cannot change in place.
-for crd in $("$lu_host" crds -o json | grep -o '"name":"[a-z]*\.tilt\.dev"' | cut -d'"' -f4) localcontainers.tilt.dev; do
-  if [ "$(k get crd "$crd" -o 'jsonpath={.spec.scope}' 2>/dev/null || true)" = Cluster ]; then
-    k delete crd "$crd" >/dev/null
-  fi
-done
-"$lu_host" crds | k apply -f - >/dev/null
-k wait --for=condition=Established crd -l app.kubernetes.io/managed-by=lu-host --timeout=30s >/dev/null
-k api-resources >/dev/null  # kubectl's discovery cache may still hold the old scope
+install_crds "$lu_host"
 k create namespace "$ns" >/dev/null
 kn create serviceaccount default >/dev/null 2>&1 || true
 kn apply -f - >/dev/null <<YAML

@@ -3,33 +3,18 @@
 # A LiveUpdate whose run step fails 20 times in a row makes one Warning Event
 # whose series counts the 20, not 20 Events; when it succeeds again, a Normal
 # Recovered Event; both show in `kubectl get events` and `kubectl describe
-# lu`. A refused LiveUpdate gets a Warning ObjectRefused. `lu-host rbac`
-# grants creating and patching Events.
+# lu`. A refused LiveUpdate gets a Warning ObjectRefused. A LiveUpdate that
+# restarts a supervised process (lu-agent supervise) in place gets a Normal
+# Restarted. `lu-host rbac` grants creating and patching Events.
 # Usage: k8s_operator_events_e2e.sh LU_HOST K8S_DIR REPO_ROOT   (exit 77 without K8S_DIR)
 set -euo pipefail
 lu_host=$1 k8s_dir=$2 repo=$3
 # shellcheck source=../integration/up_e2e_lib.sh
 . "$repo/tests/integration/up_e2e_lib.sh"
-if [ ! -x "$k8s_dir/cluster.sh" ]; then
-  echo "SKIPPED: no cluster: $k8s_dir/cluster.sh not found"
-  exit 77
-fi
-state=${LU_K8S_STATE:-/tmp/lu-k8s}
-export KUBECONFIG=$state/admin.kubeconfig
+use_cluster "$k8s_dir"
 ns=lu-events-test-$$
 p=ev$$
-k() { "$state/bin/kubectl" "$@"; }
-kn() { "$state/bin/kubectl" -n "$ns" "$@"; }
 
-# Minimal mode has no namespace controller: the namespace's objects are
-# deleted here, then the namespace is finalized by hand.
-delete_namespace() {
-  k -n "$1" delete liveupdates,filewatches,kubernetesdiscoverys.tilt.dev --all --wait=false >/dev/null 2>&1 || true
-  k -n "$1" delete pods,roles,rolebindings,leases,configmaps,events --all --grace-period=0 --force >/dev/null 2>&1 || true
-  k delete namespace "$1" --wait=false >/dev/null 2>&1 || true
-  k get namespace "$1" -o json 2>/dev/null | sed 's/"kubernetes"//' |
-    k replace --raw "/api/v1/namespaces/$1/finalize" -f - >/dev/null 2>&1 || true
-}
 work=$(mktemp -d)
 cleanup() {
   local status=$?
@@ -57,13 +42,7 @@ for e in json.load(sys.stdin)["items"]:
     print(e["type"], e["reason"], e["regarding"]["name"], count, e.get("note", ""), sep="\t")'
 }
 
-for crd in $("$lu_host" crds -o json | grep -o '"name":"[a-z]*\.tilt\.dev"' | cut -d'"' -f4); do
-  if [ "$(k get crd "$crd" -o 'jsonpath={.spec.scope}' 2>/dev/null || true)" = Cluster ]; then
-    k delete crd "$crd" >/dev/null
-  fi
-done
-"$lu_host" crds | k apply -f - >/dev/null
-k wait --for=condition=Established crd -l app.kubernetes.io/managed-by=lu-host --timeout=30s >/dev/null
+install_crds "$lu_host"
 k create namespace "$ns" >/dev/null
 kn create serviceaccount default >/dev/null 2>&1 || true  # minimal mode makes none
 kn apply -f - >/dev/null <<YAML
@@ -83,7 +62,29 @@ YAML
 project=$work/project
 mkdir -p "$project/src"
 echo "ok 0" >"$project/src/state.txt"
-kn wait --for=condition=Ready pod/web --timeout=90s >/dev/null || fail "the pod did not become Ready"
+# A pod whose process runs under lu-agent supervise (as `lu-host webhook
+# --mutate` wraps it; here by hand, this build's lu-agent mounted from the
+# host): a restart starts that process again in place. It writes its PID.
+kn apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: sup, labels: {app: $p-sup}}
+spec:
+  nodeName: "127.0.0.1"
+  hostNetwork: true
+  automountServiceAccountToken: false
+  enableServiceLinks: false
+  terminationGracePeriodSeconds: 1
+  volumes: [{name: lu-bin, hostPath: {path: "$(dirname "$(realpath "$lu_host")")", type: Directory}}]
+  containers:
+  - name: web
+    image: localhost/busybox:local
+    imagePullPolicy: Never
+    volumeMounts: [{name: lu-bin, mountPath: /lu-bin, readOnly: true}]
+    command: [/lu-bin/lu-agent, supervise, --, /bin/sh, -c,
+              "echo \$\$\$\$ > /tmp/app.pid; trap 'exit 0' TERM; while true; do sleep 1; done"]
+YAML
+kn wait --for=condition=Ready pod/web pod/sup --timeout=90s >/dev/null || fail "the pods did not become Ready"
 
 start_up "$lu_host" --from-cluster --namespace "$ns" --no-web --control-socket "$work/control.sock" --debounce 20 \
   --state-dir "$work/state" "$project"
@@ -156,6 +157,43 @@ YAML
 refused() { events | awk -F'\t' -v lu="$p-out" '$1 == "Warning" && $2 == "ObjectRefused" && $3 == lu' | grep -q "project folder"; }
 wait_for refused
 echo "ok: a refused LiveUpdate has a Warning ObjectRefused Event"
+
+app_pid() { kn exec sup -c web -- cat /tmp/app.pid; }
+pid_before=$(app_pid)
+[ -n "$pid_before" ] || fail "the supervised process wrote no PID"
+kn apply -f - >/dev/null <<YAML
+apiVersion: tilt.dev/v1alpha1
+kind: KubernetesDiscovery
+metadata: {name: $p-sup}
+spec:
+  watches: [{namespace: $ns}]
+  extraSelectors: [{matchLabels: {app: $p-sup}}]
+---
+apiVersion: tilt.dev/v1alpha1
+kind: LiveUpdate
+metadata: {name: $p-restart}
+spec:
+  basePath: "."
+  sources: [{fileWatch: $p-src}]
+  selector: {kubernetes: {discoveryName: $p-sup, containerName: web}}
+  syncs: [{localPath: src, containerPath: /www}]
+  restart: always
+YAML
+restarted_events() { events | awk -F'\t' -v lu="$p-restart" '$1 == "Normal" && $2 == "Restarted" && $3 == lu'; }
+restarted() { restarted_events | grep -q "restarted container web of pod sup"; }
+# A save updates and restarts once the operator watches the LiveUpdate and
+# has found the pod: saved again every 2 s until then.
+end=$((SECONDS + 60))
+until restarted; do
+  [ "$SECONDS" -lt "$end" ] || fail "no Restarted Event: $(events)"
+  echo "restart $SECONDS" >"$project/src/restart.txt"
+  sleep 2
+done
+pid_now() { [ -n "$(app_pid 2>/dev/null)" ] && [ "$(app_pid)" != "$pid_before" ]; }
+wait_for pid_now
+kn describe liveupdate "$p-restart" | grep -q "Normal  *Restarted .*lu-host" ||
+  fail "kubectl describe lu $p-restart shows no Restarted Event: $(kn describe liveupdate "$p-restart" | sed -n '/^Events:/,$p')"
+echo "ok: a restart in place (pid $pid_before, now $(app_pid)) is a Normal Restarted Event: $(restarted_events | cut -f5)"
 stop_up
 
 "$lu_host" rbac --namespace "$ns" --user "$p-user" | k apply -f - >/dev/null

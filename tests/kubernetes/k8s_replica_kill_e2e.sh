@@ -12,12 +12,7 @@ set -euo pipefail
 lu_host=$1 k8s_dir=$2 repo=$3
 # shellcheck source=../integration/up_e2e_lib.sh
 . "$repo/tests/integration/up_e2e_lib.sh"
-if [ ! -x "$k8s_dir/cluster.sh" ]; then
-  echo "SKIPPED: no cluster: $k8s_dir/cluster.sh not found"
-  exit 77
-fi
-state=${LU_K8S_STATE:-/tmp/lu-k8s}
-export KUBECONFIG=$state/admin.kubeconfig
+use_cluster "$k8s_dir"
 namespace=lu-k8s-kill
 kubectl() { "$state/bin/kubectl" -n "$namespace" "$@"; }
 pods=(lu-kill-1 lu-kill-2 lu-kill-3)

@@ -2,18 +2,14 @@
 # End to end on the real cluster: `lu-host up` on a copy of samples/k8s-hello
 # finds the pod through KubernetesDiscovery and live-updates it through the
 # API server's exec: the initial sync, an edit with its run step, and a pod
-# deleted and created again (new pod, synced from scratch).
+# deleted and created again (new pod, synced from scratch); describe and the
+# status page say lu-agent was copied in.
 # Usage: k8s_up_e2e.sh LU_HOST K8S_DIR REPO_ROOT   (exit 77 without K8S_DIR)
 set -euo pipefail
 lu_host=$1 k8s_dir=$2 repo=$3
 # shellcheck source=../integration/up_e2e_lib.sh
 . "$repo/tests/integration/up_e2e_lib.sh"
-if [ ! -x "$k8s_dir/cluster.sh" ]; then
-  echo "SKIPPED: no cluster: $k8s_dir/cluster.sh not found"
-  exit 77
-fi
-state=${LU_K8S_STATE:-/tmp/lu-k8s}
-export KUBECONFIG=$state/admin.kubeconfig
+use_cluster "$k8s_dir"
 kubectl() { "$state/bin/kubectl" -n lu-k8s-e2e "$@"; }
 
 work=$(mktemp -d)
@@ -50,6 +46,8 @@ printf '<h1>edited %s</h1>\n' "$$" >"$work/sample/src/index.html"
 wait_for_content /www/index.html "<h1>edited $$</h1>"
 wait_for_content /tmp/last-sync "synced $(wc -c <"$work/sample/src/index.html") bytes"
 echo "ok: edit synced and the exec ran"
+expect_agent "$lu_host" k8s-hello copied no
+echo "ok: describe and /api/status say lu-agent was copied in, no restart"
 
 kubectl delete pod k8s-hello --grace-period=0 --wait=true >/dev/null
 kubectl apply -f "$work/pod.yaml" >/dev/null

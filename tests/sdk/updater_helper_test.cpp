@@ -48,6 +48,12 @@ public:
         if (request.via == "infra") return lu::Outcome::infra_failure("the copy failed");
         if (request.via == "throw") throw std::runtime_error("container vanished");
         if (request.via == "throw-int") throw 42;
+        if (request.via == "injected") {
+            lu::Outcome restarted = lu::Outcome::ok("fine");
+            restarted.agent = lu::AgentSource::injected;
+            restarted.process_restarted = true;
+            return restarted;
+        }
         return lu::Outcome::ok("fine");
     }
 
@@ -179,7 +185,7 @@ struct Plugin {
         std::string message;
     };
     Result update(const lu_update_request &request) {
-        lu_update_outcome out{sizeof(lu_update_outcome), -1, -1, {nullptr, 0}};
+        lu_update_outcome out{sizeof(lu_update_outcome), -1, -1, {nullptr, 0}, -1, -1};
         const int32_t rc = api->update(updater, &request, &out);
         Result result{rc, out.kind, out.exit_code, text(out.message)};
         api->free_message(&out.message);
@@ -402,7 +408,7 @@ BOOST_AUTO_TEST_CASE(null_arguments_are_invalid_and_write_no_outcome) {
     Plugin<Probe> plugin;
     const lu_container_ref container = container_ref();
     const lu_update_request request = request_with(container);
-    lu_update_outcome out{sizeof(lu_update_outcome), -1, -1, {nullptr, 0}};
+    lu_update_outcome out{sizeof(lu_update_outcome), -1, -1, {nullptr, 0}, -1, -1};
     BOOST_TEST(plugin.api->update(nullptr, &request, &out) == LU_ERR_INVALID_ARGUMENT);
     BOOST_TEST(plugin.api->update(plugin.updater, nullptr, &out) == LU_ERR_INVALID_ARGUMENT);
     BOOST_TEST(plugin.api->update(plugin.updater, &request, nullptr) == LU_ERR_INVALID_ARGUMENT);
@@ -444,6 +450,30 @@ BOOST_AUTO_TEST_CASE(outcomes_and_exceptions_reach_the_c_outcome) {
             BOOST_TEST(result.message == expected.message);
         }
     }
+}
+
+// ABI 1.13: the agent and the restart reach a host whose struct covers
+// them, and a host's shorter struct (older) is not written past its end.
+BOOST_AUTO_TEST_CASE(the_agent_and_the_restart_reach_a_host_that_has_room_for_them) {
+    Plugin<Probe> plugin;
+    const lu_container_ref container = container_ref();
+    const lu_update_request request = request_with(container, "injected");
+    lu_update_outcome out{sizeof(lu_update_outcome), -1, -1, {nullptr, 0}, -1, -1};
+    BOOST_TEST(plugin.api->update(plugin.updater, &request, &out) == LU_OK);
+    BOOST_TEST(out.agent_source == LU_AGENT_SOURCE_INJECTED);
+    BOOST_TEST(out.process_restarted == 1);
+    const auto back = lu::to_outcome(out, "fine");
+    BOOST_TEST_REQUIRE(back.has_value());
+    BOOST_TEST((back->agent == lu::AgentSource::injected));
+    BOOST_TEST(back->process_restarted);
+    plugin.api->free_message(&out.message);
+
+    lu_update_outcome older{offsetof(lu_update_outcome, agent_source), -1, -1, {nullptr, 0}, -1, -1};
+    BOOST_TEST(plugin.api->update(plugin.updater, &request, &older) == LU_OK);
+    BOOST_TEST(older.kind == LU_OUTCOME_OK);
+    BOOST_TEST(older.agent_source == -1);
+    BOOST_TEST(older.process_restarted == -1);
+    plugin.api->free_message(&older.message);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

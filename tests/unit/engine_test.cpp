@@ -170,6 +170,48 @@ BOOST_AUTO_TEST_CASE(snapshot_restore_keeps_marks) {
     BOOST_CHECK_THROW(reloaded.restore(R"({"format":"liveupdate.plugin.state","version":99})"), UnsupportedSnapshot);
 }
 
+// Issue 36: how the updater reached into the container and its process's
+// last restart stay on the container's entry, through later updates that do
+// not restart it and through a snapshot.
+BOOST_AUTO_TEST_CASE(a_container_entry_keeps_its_agent_and_last_restart) {
+    dir.write("a.txt");
+    live_update();
+    compose();
+    events("[" + event(1, "a.txt") + "]");
+    {
+        auto b = engine.begin("lu", at(2));
+        BOOST_REQUIRE(b.step.update);
+        updater::Outcome restarted;
+        restarted.agent = updater::AgentSource::injected;
+        restarted.process_restarted = true;
+        const auto done = b.session->resume_batch({restarted}, at(3));
+        BOOST_TEST(done.status->containers.at(0).agent == "injected");
+        BOOST_TEST(done.status->containers.at(0).last_restart_time.micros() == at(3).micros());
+    }
+    dir.write("b.txt");
+    events("[" + event(1, "a.txt") + "," + event(4, "b.txt") + "]");
+    {
+        auto b = engine.begin("lu", at(5));
+        BOOST_REQUIRE(b.step.update);
+        updater::Outcome copied;
+        copied.agent = updater::AgentSource::copied;
+        const auto done = b.session->resume_batch({copied}, at(5));
+        BOOST_TEST(done.status->containers.at(0).agent == "copied");
+        BOOST_TEST(done.status->containers.at(0).last_restart_time.micros() == at(3).micros());
+    }
+    const std::string blob = engine.snapshot();
+    Engine reloaded{at(50)};
+    reloaded.restore(blob);
+    dir.write("c.txt");
+    reloaded.upsert(R"({"kind":"FileWatch","metadata":{"name":"fw"},"status":{"fileEvents":[)" + event(1, "a.txt") +
+                    "," + event(4, "b.txt") + "," + event(6, "c.txt") + "]}}");
+    auto b = reloaded.begin("lu", at(7));
+    BOOST_REQUIRE(b.step.update);
+    const auto done = b.session->resume_batch({updater::Outcome{}}, at(7));  // an updater that says neither
+    BOOST_TEST(done.status->containers.at(0).agent == "copied");
+    BOOST_TEST(done.status->containers.at(0).last_restart_time.micros() == at(3).micros());
+}
+
 BOOST_AUTO_TEST_CASE(different_live_updates_reconcile_concurrently) {
     constexpr int kWorkers = 4;
     constexpr int kRounds = 150;

@@ -210,6 +210,29 @@ BOOST_AUTO_TEST_CASE(outcomes_encode_as_the_contract_writes_them_and_decode_back
     }
 }
 
+BOOST_AUTO_TEST_CASE(an_outcome_says_how_the_agent_got_there_and_a_restart_only_when_known) {
+    using liveupdate::updater::AgentSource;
+    Outcome injected = Outcome::ok();
+    injected.agent = AgentSource::injected;
+    injected.process_restarted = true;
+    BOOST_TEST(json::serialize(encode(injected)) == R"({"ok":true,"agent":"injected","processRestarted":true})");
+    Outcome copied = Outcome::run_failure(2, "make failed");
+    copied.agent = AgentSource::copied;
+    BOOST_TEST(json::serialize(encode(copied)) ==
+               R"({"runFailure":{"message":"make failed","exitCode":2},"agent":"copied"})");
+    for (const Outcome &outcome : {injected, copied}) {
+        const Outcome back = liveupdate::update_step::decode_outcome(encode(outcome), "");
+        BOOST_TEST((back.kind == outcome.kind));
+        BOOST_TEST((back.agent == outcome.agent));
+        BOOST_TEST(back.process_restarted == outcome.process_restarted);
+    }
+    const Outcome none = liveupdate::update_step::decode_outcome(json::parse(R"({"agent":"none","ok":true})"), "");
+    BOOST_TEST((none.agent == AgentSource::none));
+    BOOST_TEST(!none.process_restarted);
+    const Outcome said_nothing = liveupdate::update_step::decode_outcome(json::parse(R"({"ok":true})"), "");
+    BOOST_TEST((said_nothing.agent == AgentSource::unknown));
+}
+
 BOOST_AUTO_TEST_CASE(a_run_failure_may_leave_its_message_out) {
     const Outcome back = liveupdate::update_step::decode_outcome(json::parse(R"({"runFailure":{"exitCode":3}})"), "");
     BOOST_TEST((back.kind == Outcome::Kind::run_failure));
@@ -235,6 +258,12 @@ BOOST_AUTO_TEST_CASE(a_malformed_outcome_is_named) {
     BOOST_TEST(error(R"({"ok": true, "infraFailure": "x"})") ==
                "outcomes[1]: expected exactly one of ok, runFailure, infraFailure, containerNotRunning");
     BOOST_TEST(error(R"({"crash": true})") == "outcomes[1]: unknown outcome \"crash\"");
+    BOOST_TEST(error(R"({"agent": "copied"})") ==
+               "outcomes[1]: expected exactly one of ok, runFailure, infraFailure, containerNotRunning");
+    BOOST_TEST(error(R"({"ok": true, "agent": "borrowed"})") ==
+               "outcomes[1].agent: expected one of none, injected, copied");
+    BOOST_TEST(error(R"({"ok": true, "agent": 2})") == "outcomes[1].agent: expected string");
+    BOOST_TEST(error(R"({"ok": true, "processRestarted": "yes"})") == "outcomes[1].processRestarted: expected boolean");
     BOOST_TEST(error(R"([])") == "outcomes[1]: expected object");
 }
 

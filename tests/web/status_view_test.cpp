@@ -33,6 +33,16 @@ BOOST_AUTO_TEST_CASE(a_synced_container_is_in_sync) {
     BOOST_TEST(r.at("canTrigger").as_bool() == false);
 }
 
+BOOST_AUTO_TEST_CASE(a_container_says_how_its_agent_got_there_and_its_last_restart) {
+    const json::object r = row(lu("a", R"({"containers": [{"containerName": "web", "agent": "injected",
+        "lastRestartTime": "2026-01-01T00:00:02.000000Z"}, {"containerName": "side"}]})"));
+    const json::array &containers = r.at("containers").as_array();
+    BOOST_TEST(containers.at(0).at("agent").as_string() == "injected");
+    BOOST_TEST(containers.at(0).at("lastRestartTime").as_string() == "2026-01-01T00:00:02.000000Z");
+    BOOST_TEST(!containers.at(1).as_object().contains("agent"));
+    BOOST_TEST(!containers.at(1).as_object().contains("lastRestartTime"));
+}
+
 BOOST_AUTO_TEST_CASE(states_and_their_reasons) {
     BOOST_TEST(row(lu("a", R"({"failed": {"reason": "UpdateStopped", "message": "Detected change to stop file x"}})"))
                    .at("state")

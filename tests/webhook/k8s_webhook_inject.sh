@@ -7,14 +7,19 @@
 # unless labelled liveupdate.dev/inject=true; restart: process wraps the
 # command (the supervisor's socket in a writable run folder, so a read-only
 # root filesystem restarts in place too), a container without one is named
-# in a warning; a malformed annotation is a warning, not a refusal; the
-# webhook stopped -> pods of the labelled namespace still start, uninjected
-# (failurePolicy Ignore).
+# in a warning; `lu-host up` live-updates an injected pod of an image
+# without tar or a shell, with a read-only root filesystem, through the
+# injected lu-agent and restarts its server in place, and describe and the
+# status page say so; a malformed annotation is a warning, not a refusal;
+# the webhook stopped -> pods of the labelled namespace still start,
+# uninjected (failurePolicy Ignore).
 # usage: k8s_webhook_inject.sh LU_HOST K8S_DIR REPO_ROOT BUILD_DIR   (exit 77 without K8S_DIR)
 set -uo pipefail
 lu_host=$1 k8s_dir=$2 repo=$3 build=$4
 # shellcheck source=k8s_webhook_cluster.sh
 . "$(dirname "$0")/k8s_webhook_cluster.sh"
+# shellcheck source=../integration/up_e2e_lib.sh
+. "$repo/tests/integration/up_e2e_lib.sh"
 port=19446
 on=lu-inject-on off=lu-inject-off
 image=localhost/lu-agent:dev
@@ -22,6 +27,7 @@ image=localhost/lu-agent:dev
 fail() {
   echo "FAIL: $*" >&2
   [ -f "$work/webhook.log" ] && { echo "--- webhook log ---" >&2; tail -30 "$work/webhook.log" >&2; }
+  [ -f "$work/up.log" ] && { echo "--- lu-host up log ---" >&2; tail -30 "$work/up.log" >&2; }
   exit 1
 }
 stop_webhook() {
@@ -29,6 +35,7 @@ stop_webhook() {
   webhook_pid=""
 }
 cleanup() {
+  stop_up
   stop_webhook
   "$lu_host" webhook uninstall >/dev/null 2>&1
   # The namespaces stay: without a controller-manager they would never finish terminating.
@@ -109,6 +116,59 @@ kubectl -n $on exec hardened -- test -S /.lu-agent/run/supervise.sock ||
   fail "the supervisor of a read-only root filesystem has no socket: $(kubectl -n $on logs hardened | tail -3)"
 kubectl -n $on exec hardened -- touch /x 2>/dev/null && fail "the root filesystem of hardened is writable"
 echo "ok: read-only root filesystem: the supervisor listens in the writable run folder"
+
+# lu-host up on an injected pod of an image without tar or a shell (a static
+# busybox as its only file, /httpd: no sh, no tar to reach) and with a
+# read-only root filesystem: a save goes through the injected lu-agent into
+# the emptyDir and restarts the server in place (another PID, restartCount
+# stays 0); describe and /api/status say how the agent got there and when.
+scratch=localhost/lu-scratch-httpd:dev http=18093
+mkdir -p "$work/scratch/rootfs" "$work/up/src"
+cp -L "$(command -v busybox)" "$work/scratch/rootfs/httpd"
+python3 "$k8s_dir/lib/mkimage.py" "$work/scratch/rootfs" $scratch "$work/scratch/image.tar" /httpd >/dev/null &&
+  ctr -a "$state/containerd/containerd.sock" -n k8s.io images import --all-platforms "$work/scratch/image.tar" \
+    >/dev/null || fail "cannot make the image $scratch"
+{ pod served '"liveupdate.dev/restart": process' 'app: lu-inject-up' "  - {name: app, image: $scratch, imagePullPolicy: Never,
+     command: [/httpd, -f, -p, '127.0.0.1:$http', -h, /www],
+     securityContext: {readOnlyRootFilesystem: true}, volumeMounts: [{name: www, mountPath: /www}]}"
+  printf '  volumes:\n  - {name: www, emptyDir: {}}\n'; } | kubectl -n $on apply -f - >/dev/null || fail "served not created"
+kubectl -n $on wait --for=condition=Ready pod/served --timeout=60s >/dev/null || fail "served not Ready"
+for tool in sh tar; do
+  kubectl -n $on exec served -- $tool --help >/dev/null 2>&1 && fail "the image of served has $tool"
+done
+server_pid() { pgrep -o -f "^/httpd -f -p 127.0.0.1:$http" || true; }
+first_pid=$(server_pid)
+[ -n "$first_pid" ] || fail "served's server is not running"
+cat >"$work/up/objects.json" <<JSON
+{"apiVersion": "v1", "kind": "List", "items": [
+ {"apiVersion": "tilt.dev/v1alpha1", "kind": "FileWatch", "metadata": {"name": "served-src"},
+  "spec": {"watchedPaths": ["src"]}},
+ {"apiVersion": "tilt.dev/v1alpha1", "kind": "KubernetesDiscovery", "metadata": {"name": "served"},
+  "spec": {"watches": [{"namespace": "$on"}], "extraSelectors": [{"matchLabels": {"app": "lu-inject-up"}}]}},
+ {"apiVersion": "tilt.dev/v1alpha1", "kind": "LiveUpdate",
+  "metadata": {"name": "served", "annotations": {"tilt.dev/resource": "served"}},
+  "spec": {"basePath": ".", "sources": [{"fileWatch": "served-src"}],
+   "selector": {"kubernetes": {"discoveryName": "served", "containerName": "app"}},
+   "syncs": [{"localPath": "src", "containerPath": "/www"}], "restart": "always"}}]}
+JSON
+start_up "$lu_host" "$work/up" --control-socket "$work/control.sock" --web-port 0 --debounce 20
+for _ in $(seq 1 100); do
+  "$lu_host" get liveupdates --control-socket "$work/control.sock" 2>/dev/null | grep -q '^served  *Ok' && break
+  sleep 0.1
+done
+printf 'saved %s\n' "$$" >"$work/up/src/index.html"
+for _ in $(seq 1 300); do
+  [ "$(curl -s --max-time 2 "http://127.0.0.1:$http/index.html")" = "saved $$" ] &&
+    [ -n "$(server_pid)" ] && [ "$(server_pid)" != "$first_pid" ] && break
+  sleep 0.1
+done
+[ "$(curl -s --max-time 2 "http://127.0.0.1:$http/index.html")" = "saved $$" ] || fail "the save is not served"
+[ "$(server_pid)" != "$first_pid" ] || fail "the server was not restarted (pid $first_pid)"
+[ "$(field $on served '{.status.containerStatuses[0].restartCount}')" = 0 ] || fail "served's container restarted"
+expect_agent "$lu_host" served injected yes
+stop_up
+echo "ok: no tar, no shell, read-only root: a save is served and restarts the server in place (pid $first_pid ->" \
+  "$(server_pid)); describe and /api/status say injected and when"
 
 out=$(pod malformed '"liveupdate.dev/containers": nope, "liveupdate.dev/inject": maybe' | kubectl -n $on apply -f - 2>&1) ||
   fail "a pod with malformed annotations was refused: $out"

@@ -8,6 +8,7 @@
 #include "common/docker_engine/engine_error.hpp"
 #include "updaters/docker/docker_agent_target.hpp"
 #include "updaters/shared/agent_update.hpp"
+#include "updaters/shared/change_watch_entry.hpp"
 #include "updaters/shared/replayable_archive.hpp"
 #include "updaters/shared/update_failure.hpp"
 
@@ -88,12 +89,15 @@ Outcome DockerUpdater::update(const updater::Request &original) {
         const updater::Request &request = replay ? *replay : original;
         update_through_exec(target, request, log);
         auto result = run_commands(target, request.runs, log);
+        result.agent = updater::AgentSource::none;
         if (result.kind != Outcome::Kind::ok) return result;
-        if (request.restart)
+        if (request.restart) {
             restart(target, log);
-        else
+            result.process_restarted = true;
+        } else {
             log(LU_LOG_DEBUG, "Hot reload on, skipping container restart: " + target.display());
-        return {};
+        }
+        return result;
     } catch (const updaters::ContainerNotRunning &e) {
         return Outcome::container_not_running(e.what());
     } catch (const updaters::InfraFailure &e) {
@@ -133,10 +137,12 @@ std::optional<Outcome> DockerUpdater::update_through_agent(Target &target, bool 
             nullptr};  // the restart is the container's, below
         auto result = updaters::update_through_agent(session, request, pass, settings, run_started);
         if (result.kind != Outcome::Kind::ok) return result;
-        if (request.restart)
+        if (request.restart) {
             restart(target, log);
-        else
+            result.process_restarted = true;
+        } else {
             log(LU_LOG_DEBUG, "Hot reload on, skipping container restart: " + target.display());
+        }
         return result;
     });
     inspected = container.inspected();
@@ -183,6 +189,22 @@ agent_client::DigestOutcome DockerUpdater::digest(const updater::ContainerRef &c
     } catch (const std::exception &e) {
         return failed("digesting " + path + " in container " + target.display() + ": " + e.what());
     }
+}
+
+std::unique_ptr<agent_client::AgentSession> DockerUpdater::watch_session(const updater::ContainerRef &container,
+                                                                         const UpdateLog &log) {
+    if (!endpoint_error_.empty()) throw std::runtime_error(endpoint_error_);
+    if (container.id.empty()) throw std::invalid_argument("no container ID to watch");
+    if (!config_.agent)
+        throw updaters::WatchUnsupported(
+            "sync back needs lu-agent in the container: the docker updater's \"agent\" setting is false");
+    Target target = inspect_target(container);
+    AgentContainer agent_container(*this, target, container);
+    auto session = agents_.open_session(agent_container, log);
+    if (!session)
+        throw updaters::WatchUnsupported("lu-agent cannot run in container " + target.display() +
+                                         " (the log says why): its files do not come back");
+    return session;
 }
 
 }  // namespace liveupdate::docker

@@ -52,8 +52,16 @@ public:
     // cannot run, updates take the exec path as they would have anyway.
     void prepare(const updater::ContainerRef &container, const updater::UpdateLog &log);
 
+    // A new lu-agent session of the container's own, for sync back's watch
+    // (liveupdate/ext/sync_back.h). Throws updaters::WatchUnsupported where
+    // the agent cannot run, anything else when the container cannot be reached.
+    std::unique_ptr<agent_client::AgentSession> watch_session(const updater::ContainerRef &container,
+                                                              const updater::UpdateLog &log);
+
     // How many agent sessions were started to replace one that ended or broke.
     std::uint64_t reconnect_count() const noexcept { return agents_.reconnect_count(); }
+    // How many agent sessions were started, first ones and replacements alike.
+    std::uint64_t session_count() const noexcept { return agents_.session_count(); }
 
 private:
     struct Target {

@@ -7,8 +7,10 @@
 
 #include "common/tree_digest/tree_digest.hpp"
 #include "liveupdate/ext/digest.h"
+#include "liveupdate/ext/sync_back.h"
 #include "liveupdate/updater.hpp"
 #include "updaters/docker/docker_updater.hpp"
+#include "updaters/shared/change_watch_entry.hpp"
 #include "updaters/shared/digest_entry.hpp"
 
 namespace {
@@ -45,6 +47,11 @@ public:
     }
 
     std::uint64_t reconnect_count() const noexcept { return updater_.reconnect_count(); }
+    std::uint64_t session_count() const noexcept { return updater_.session_count(); }
+
+    std::unique_ptr<ac::AgentSession> watch_session(const lu::ContainerRef &container, const lu::UpdateLog &log) {
+        return updater_.watch_session(container, log ? log : host_.update_log());
+    }
 
 private:
     dk::DockerUpdater updater_;
@@ -120,10 +127,34 @@ uint64_t reconnect_count(lu_updater *updater) noexcept {
     return updater == nullptr ? 0 : lu::instance<DockerPlugin>(updater).reconnect_count();
 }
 
-constexpr lu_digest_extension kDigest{sizeof(lu_digest_extension), digest, reconnect_count, digest_scoped};
+uint64_t session_count(lu_updater *updater) noexcept {
+    return updater == nullptr ? 0 : lu::instance<DockerPlugin>(updater).session_count();
+}
+
+constexpr lu_digest_extension kDigest{sizeof(lu_digest_extension), digest, reconnect_count, digest_scoped,
+                                      session_count};
+
+int32_t watch(lu_updater *updater, const lu_container_ref *container, lu_str root, const lu_str *patterns,
+              uint64_t pattern_count, uint64_t max_file_bytes, lu_container_changes_fn each, void *each_ctx,
+              lu_log_fn log, void *log_ctx, lu_change_watch **out_watch, lu_message *out_error) noexcept {
+    if (updater == nullptr) {
+        if (out_error != nullptr) *out_error = liveupdate::abi::make_message("docker updater: watch needs an updater");
+        return LU_ERR_INVALID_ARGUMENT;
+    }
+    auto &plugin = lu::instance<DockerPlugin>(updater);
+    return liveupdate::updaters::start_change_watch(
+        "docker", [&plugin](const lu::ContainerRef &c, const lu::UpdateLog &l) { return plugin.watch_session(c, l); },
+        container, root, patterns, pattern_count, max_file_bytes, each, each_ctx, log, log_ctx, out_watch, out_error);
+}
+
+void stop_watch(lu_updater *, lu_change_watch *watch) noexcept { liveupdate::updaters::stop_change_watch(watch); }
+
+constexpr lu_sync_back_extension kSyncBack{sizeof(lu_sync_back_extension), watch, stop_watch};
 
 const void *DockerPlugin::extension(std::string_view id) const {
-    return id == LU_DIGEST_EXTENSION_ID ? &kDigest : nullptr;
+    if (id == LU_DIGEST_EXTENSION_ID) return &kDigest;
+    if (id == LU_SYNC_BACK_EXTENSION_ID) return &kSyncBack;
+    return nullptr;
 }
 
 }  // namespace

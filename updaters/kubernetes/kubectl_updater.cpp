@@ -93,6 +93,12 @@ void prepare_paths(const PodExecFn &exec, const KubectlConfig &config, const kub
     }
 }
 
+// The exec path reaches into the pod without lu-agent (the status says so).
+Outcome without_agent(Outcome outcome) {
+    outcome.agent = updater::AgentSource::none;
+    return outcome;
+}
+
 }  // namespace
 
 KubectlConfig parse_kubectl_config(std::string_view text) {
@@ -221,9 +227,9 @@ Outcome update_pod_container(const PodExecFn &exec, const KubectlConfig &config,
             const auto message =
                 "executing on " + pod_text(target) + ": " + updaters::exec_failure(run.argv, o.exit_code);
             if (o.exit_code == updaters::kExitKilled) throw updaters::InfraFailure(message);
-            return Outcome::run_failure(o.exit_code, message);
+            return without_agent(Outcome::run_failure(o.exit_code, message));
         }
-        return {};
+        return without_agent(Outcome::ok());
     } catch (const std::exception &e) {
         return Outcome::infra_failure(e.what());
     }

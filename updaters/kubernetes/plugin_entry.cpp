@@ -5,11 +5,13 @@
 #include <thread>
 #include <utility>
 
+#include "liveupdate/ext/sync_back.h"
 #include "liveupdate/updater.hpp"
 #include "updaters/kubernetes/api_exec.hpp"
 #include "updaters/kubernetes/kubectl_updater.hpp"
 #include "updaters/kubernetes/pod_agents.hpp"
 #include "updaters/kubernetes/pod_state.hpp"
+#include "updaters/shared/change_watch_entry.hpp"
 #include "updaters/shared/replayable_archive.hpp"
 
 namespace {
@@ -56,6 +58,18 @@ public:
         if (agents_) agents_->prepare(container, host_.update_log());
     }
 
+    const void *extension(std::string_view id) const;
+
+    // Sync back's watch needs the agent: without it, one-way.
+    std::unique_ptr<liveupdate::agent_client::AgentSession> watch_session(const lu::ContainerRef &container,
+                                                                          const lu::UpdateLog &log) {
+        if (!agents_)
+            throw liveupdate::updaters::WatchUnsupported(
+                "sync back needs lu-agent in the pod: the kubernetes updater's \"agent\" setting is false or "
+                "its exec is kubectl's");
+        return agents_->watch_session(container, log ? log : host_.update_log());
+    }
+
 private:
     lu::Outcome try_update(const lu::Request &request) const;
 
@@ -83,6 +97,29 @@ lu::Outcome KubernetesPlugin::try_update(const lu::Request &request) const {
     } catch (const std::exception &e) {
         return lu::Outcome::infra_failure(e.what());
     }
+}
+
+int32_t watch(lu_updater *updater, const lu_container_ref *container, lu_str root, const lu_str *patterns,
+              uint64_t pattern_count, uint64_t max_file_bytes, lu_container_changes_fn each, void *each_ctx,
+              lu_log_fn log, void *log_ctx, lu_change_watch **out_watch, lu_message *out_error) noexcept {
+    if (updater == nullptr) {
+        if (out_error != nullptr)
+            *out_error = liveupdate::abi::make_message("kubernetes updater: watch needs an updater");
+        return LU_ERR_INVALID_ARGUMENT;
+    }
+    auto &plugin = lu::instance<KubernetesPlugin>(updater);
+    return liveupdate::updaters::start_change_watch(
+        "kubernetes",
+        [&plugin](const lu::ContainerRef &c, const lu::UpdateLog &l) { return plugin.watch_session(c, l); }, container,
+        root, patterns, pattern_count, max_file_bytes, each, each_ctx, log, log_ctx, out_watch, out_error);
+}
+
+void stop_watch(lu_updater *, lu_change_watch *watch) noexcept { liveupdate::updaters::stop_change_watch(watch); }
+
+constexpr lu_sync_back_extension kSyncBack{sizeof(lu_sync_back_extension), watch, stop_watch};
+
+const void *KubernetesPlugin::extension(std::string_view id) const {
+    return id == LU_SYNC_BACK_EXTENSION_ID ? &kSyncBack : nullptr;
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include "common/kube/pod_exec.hpp"
 #include "updaters/kubernetes/pod_agent_transport.hpp"
 #include "updaters/shared/agent_update.hpp"
+#include "updaters/shared/change_watch_entry.hpp"
 #include "updaters/shared/update_messages.hpp"
 
 namespace liveupdate::kubernetes {
@@ -86,7 +87,9 @@ Outcome restart_in_place(agent_client::AgentStream &session, const updater::Requ
     const auto result = agent_client::restart_through_agent(session, kRestartGrace, kRestartAllowance);
     if (result.error == 0) {
         request.log(LU_LOG_INFO, "Restarted the process of " + shown + " in place: " + result.message);
-        return {};
+        Outcome restarted;
+        restarted.process_restarted = true;
+        return restarted;
     }
     if (result.error == agent_protocol::kNoSupervisor)
         return Outcome::infra_failure(kubernetes::restart_needs_supervisor(shown) + " (lu-agent: " + result.message +
@@ -131,6 +134,17 @@ void PodAgents::prepare(const updater::ContainerRef &container, const UpdateLog 
     if (container.pod.empty()) return;
     PodAgentContainer agent_container(config_, *api_, container);
     driver_.prepare(agent_container, log);
+}
+
+std::unique_ptr<agent_client::AgentSession> PodAgents::watch_session(const updater::ContainerRef &container,
+                                                                     const UpdateLog &log) {
+    if (container.pod.empty()) throw updaters::WatchUnsupported("no pod to watch");
+    PodAgentContainer agent_container(config_, *api_, container);
+    auto session = driver_.open_session(agent_container, log);
+    if (!session)
+        throw updaters::WatchUnsupported("lu-agent cannot run in " + pod_text(agent_container.target()) +
+                                         " (the log says why): its files do not come back");
+    return session;
 }
 
 }  // namespace liveupdate::kubernetes

@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "common/agent_client/agent_driver.hpp"
 #include "updaters/kubernetes/api_exec.hpp"
@@ -31,6 +32,12 @@ public:
     // Starts the container's session ahead of its first update
     // (lu_updater_api.prepare). Throws what kept it from starting.
     void prepare(const updater::ContainerRef &container, const updater::UpdateLog &log);
+
+    // A new session of the container's own, for sync back's watch
+    // (liveupdate/ext/sync_back.h). Throws updaters::WatchUnsupported where
+    // the agent cannot run, anything else when the pod cannot be reached.
+    std::unique_ptr<agent_client::AgentSession> watch_session(const updater::ContainerRef &container,
+                                                              const updater::UpdateLog &log);
 
 private:
     KubectlConfig config_;

@@ -79,7 +79,7 @@ int32_t digest(lu_updater *updater, const lu_container_ref *container, lu_str co
 
 uint64_t reconnect_count(lu_updater *) noexcept { return 0; }  // nothing to connect to
 
-constexpr lu_digest_extension kDigest{sizeof(lu_digest_extension), digest, reconnect_count, digest_scoped};
+constexpr lu_digest_extension kDigest{sizeof(lu_digest_extension), digest, reconnect_count, digest_scoped, nullptr};
 
 }  // namespace
 

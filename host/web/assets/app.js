@@ -144,7 +144,11 @@ function renderLiveUpdates(rows) {
     });
     const containers = el('ul', { class: 'containers' });
     for (const c of row.containers || []) {
-      containers.append(el('li', { text: c.name || c.id, title: c.id }));
+      // How lu-agent got there (injected, copied, none) and when the process last restarted.
+      const item = el('li', { text: c.name || c.id, title: c.id });
+      if (c.agent) item.append(el('span', { class: 'agent', 'data-agent': c.agent, text: ` · agent: ${c.agent}` }));
+      if (c.lastRestartTime) item.append(el('span', { class: 'restarted', text: ' · restarted ' }, timeCell(c.lastRestartTime)));
+      containers.append(item);
     }
     const mode = el('td', { 'data-label': 'Mode' }, el('span', { text: row.mode }));
     if (row.canTrigger) {

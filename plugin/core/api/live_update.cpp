@@ -81,6 +81,8 @@ LiveUpdateStatus decode_live_update_status(const json::object *o) {
             c.namespace_name = string_field(co, "namespace", p);
             c.last_file_time_synced = time_field(co, "lastFileTimeSynced", p);
             c.last_exec_error = string_field(co, "lastExecError", p);
+            c.agent = string_field(co, "agent", p);
+            c.last_restart_time = time_field(co, "lastRestartTime", p);
             if (const auto *w = object_field(co, "waiting", p)) {
                 const std::string wp = child(p, "waiting");
                 c.waiting =
@@ -115,6 +117,8 @@ json::value encode_live_update_status(const LiveUpdateStatus &status) {
                 if (!c.waiting->message.empty()) w["message"] = c.waiting->message;
                 co["waiting"] = std::move(w);
             }
+            if (!c.agent.empty()) co["agent"] = c.agent;
+            if (!c.last_restart_time.is_zero()) co["lastRestartTime"] = c.last_restart_time.format();
             arr.push_back(std::move(co));
         }
         out["containers"] = std::move(arr);

@@ -94,6 +94,11 @@ struct LiveUpdateContainerStatus {
     common::MicroTime last_file_time_synced;
     std::string last_exec_error;
     std::optional<LiveUpdateContainerStateWaiting> waiting;
+    // Ours, not Tilt's: how the updater reached into the container ("none",
+    // "injected", "copied"; "" unknown) and when an update last restarted its
+    // process (zero: not since the LiveUpdate began).
+    std::string agent{};
+    common::MicroTime last_restart_time{};
     bool operator==(const LiveUpdateContainerStatus &) const = default;
 };
 

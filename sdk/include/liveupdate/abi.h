@@ -29,6 +29,8 @@
  *    1.10 lu_updater_api.prepare
  *    1.11 lu_digest_extension.digest_scoped (lu_digest_scope)
  *    1.12 lu_digest_scope.keep_going/keep_going_ctx
+ *    1.13 lu_digest_extension.session_count
+ *    1.13 lu_update_outcome.agent_source/process_restarted (lu_agent_source)
  * Extensions (optional capabilities by versioned id) live in liveupdate/ext/.
  */
 #ifndef LIVEUPDATE_ABI_H

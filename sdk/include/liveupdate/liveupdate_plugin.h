@@ -68,6 +68,11 @@
  *    {"runFailure": {"message": "...", "exitCode": N}}
  *    {"infraFailure": "message"}
  *    {"containerNotRunning": "message"}  (nothing changed: sent again once it runs)
+ *  each with, when the updater said them (since 1.13), "agent": "none" |
+ *  "injected" | "copied" (how it reached into the container: without lu-agent,
+ *  the one injected at admission, or one copied in) and "processRestarted": true
+ *  (the update restarted the container's process); the plugin keeps them per
+ *  container for its status ("agent", "lastRestartTime" of each container)
  *  outcomes (reconcile_continue input after "updates"):
  *    {"outcomes": [OUTCOME, ...]}        one per update, in the step's order; with
  *                                        stopsAtInfraFailure the list may end at an

@@ -125,6 +125,14 @@ struct Request {
     std::vector<std::string> sync_roots;  // lu_update_request.sync_roots; empty from an older host
 };
 
+// How an update reached into the container (lu_agent_source).
+enum class AgentSource : std::int32_t {
+    unknown = LU_AGENT_SOURCE_UNKNOWN,
+    none = LU_AGENT_SOURCE_NONE,
+    injected = LU_AGENT_SOURCE_INJECTED,
+    copied = LU_AGENT_SOURCE_COPIED
+};
+
 struct Outcome {
     enum class Kind : std::int32_t {
         ok = LU_OUTCOME_OK,
@@ -135,6 +143,8 @@ struct Outcome {
     Kind kind = Kind::ok;
     int exit_code = 0;  // of the failed command, for run_failure
     std::string message;
+    AgentSource agent = AgentSource::unknown;  // lu_update_outcome.agent_source
+    bool process_restarted = false;            // lu_update_outcome.process_restarted
 
     static Outcome ok(std::string message = {}) { return {Kind::ok, 0, std::move(message)}; }
     static Outcome run_failure(int exit_code, std::string message) {
@@ -147,15 +157,23 @@ struct Outcome {
 };
 
 // The outcome an lu_update_outcome reports, with its message; none for a
-// kind this header does not know.
+// kind this header does not know. The 1.13 members are read as they stand:
+// the caller zeroes them, an older plugin does not write them.
 inline std::optional<Outcome> to_outcome(const lu_update_outcome &out, std::string message) {
+    std::optional<Outcome> known;
     switch (out.kind) {
-    case LU_OUTCOME_OK: return Outcome::ok(std::move(message));
-    case LU_OUTCOME_RUN_FAILURE: return Outcome::run_failure(out.exit_code, std::move(message));
-    case LU_OUTCOME_INFRA_FAILURE: return Outcome::infra_failure(std::move(message));
-    case LU_OUTCOME_CONTAINER_NOT_RUNNING: return Outcome::container_not_running(std::move(message));
+    case LU_OUTCOME_OK: known = Outcome::ok(std::move(message)); break;
+    case LU_OUTCOME_RUN_FAILURE: known = Outcome::run_failure(out.exit_code, std::move(message)); break;
+    case LU_OUTCOME_INFRA_FAILURE: known = Outcome::infra_failure(std::move(message)); break;
+    case LU_OUTCOME_CONTAINER_NOT_RUNNING: known = Outcome::container_not_running(std::move(message)); break;
     default: return std::nullopt;
     }
+    if (out.struct_size >= offsetof(lu_update_outcome, process_restarted) + sizeof(out.process_restarted)) {
+        if (out.agent_source >= LU_AGENT_SOURCE_NONE && out.agent_source <= LU_AGENT_SOURCE_COPIED)
+            known->agent = static_cast<AgentSource>(out.agent_source);
+        known->process_restarted = out.process_restarted != 0;
+    }
+    return known;
 }
 
 inline ContainerRef to_container_ref(const lu_container_ref &c) {
@@ -387,6 +405,13 @@ inline void write_outcome(lu_update_outcome &out, Outcome::Kind kind, int exit_c
     out.message = message;
 }
 
+// The 1.13 members, where the host's struct covers them (an older host's is shorter).
+inline void write_outcome_details(lu_update_outcome &out, const Outcome &outcome) noexcept {
+    if (out.struct_size < offsetof(lu_update_outcome, process_restarted) + sizeof(out.process_restarted)) return;
+    out.agent_source = static_cast<std::int32_t>(outcome.agent);
+    out.process_restarted = outcome.process_restarted ? 1 : 0;
+}
+
 template <UpdaterImpl Impl>
 struct Tables {
     static int32_t create(const lu_updater_host *host, lu_str config_json, lu_updater **out_updater,
@@ -419,6 +444,7 @@ struct Tables {
             if (!converted.log) converted.log = reinterpret_cast<Instance<Impl> *>(updater)->host.update_log();
             const Outcome outcome = instance<Impl>(updater).update(converted);
             write_outcome(*out, outcome.kind, outcome.exit_code, abi::make_message(outcome.message));
+            write_outcome_details(*out, outcome);
             return LU_OK;
         });
         if (done != LU_OK) write_outcome(*out, Outcome::Kind::infra_failure, 0, error);

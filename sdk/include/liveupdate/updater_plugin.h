@@ -137,11 +137,24 @@ typedef enum lu_outcome_kind {
     LU_OUTCOME_CONTAINER_NOT_RUNNING = 3
 } lu_outcome_kind;
 
+/* [since 1.13] How the update reached into the container (lu_update_outcome.agent_source). */
+typedef enum lu_agent_source {
+    LU_AGENT_SOURCE_UNKNOWN = 0,  /* not said: an updater without lu-agent, or older than the member */
+    LU_AGENT_SOURCE_NONE = 1,     /* without lu-agent: the updater's exec path */
+    LU_AGENT_SOURCE_INJECTED = 2, /* the lu-agent the container was started with (injected at admission) */
+    LU_AGENT_SOURCE_COPIED = 3    /* this host's lu-agent, copied into the container */
+} lu_agent_source;
+
 typedef struct lu_update_outcome {
     uint32_t struct_size;
     int32_t kind;       /* lu_outcome_kind */
     int32_t exit_code;  /* for LU_OUTCOME_RUN_FAILURE */
     lu_message message; /* owned by the caller once written; release with free_message */
+    /* [since 1.13] Written only where the host's struct_size covers them; an
+     * older plugin leaves them as the host set them (zero: unknown, no restart). */
+    int32_t agent_source;      /* lu_agent_source */
+    int32_t process_restarted; /* non-zero: this update restarted the container's process
+                                  (in place under lu-agent supervise, or with its container) */
 } lu_update_outcome;
 
 typedef struct lu_updater_api {

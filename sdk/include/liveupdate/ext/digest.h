@@ -102,6 +102,12 @@ typedef struct lu_digest_extension {
     int32_t (*digest_scoped)(lu_updater *updater, const lu_container_ref *container, lu_str container_path,
                              const lu_digest_scope *scope, lu_digest_entry_fn each, void *each_ctx, lu_log_fn log,
                              void *log_ctx, lu_message *out_error);
+
+    /* [since 1.13] How many sessions with a container (e.g. lu-agent
+     * sessions) the updater started since create, first ones and the
+     * reconnects above alike; for the host's metrics. [any-thread] NULL: the
+     * updater opens no sessions. */
+    uint64_t (*session_count)(lu_updater *updater);
 } lu_digest_extension;
 
 #ifdef __cplusplus

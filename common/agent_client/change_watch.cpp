@@ -1,0 +1,66 @@
+#include "common/agent_client/change_watch.hpp"
+
+#include <cerrno>
+#include <stdexcept>
+
+#include "common/agent_client/agent_apply.hpp"
+
+namespace liveupdate::agent_client {
+
+using Clock = std::chrono::steady_clock;
+
+ChangeWatch::ChangeWatch(std::unique_ptr<AgentSession> session, const agent_protocol::WatchChanges &request,
+                         std::chrono::milliseconds timeout, BatchFn batch, EndFn end, const AgentSession::LineFn &log)
+    : session_(std::move(session)),
+      root_(request.root),
+      timeout_(timeout),
+      batch_(std::move(batch)),
+      end_(std::move(end)) {
+    if (std::string refused = session_->watch_changes(request, Clock::now() + timeout_, log); !refused.empty())
+        throw std::runtime_error(refused);
+    thread_ = std::thread([this] { run(); });
+}
+
+ChangeWatch::~ChangeWatch() {
+    stopping_ = true;
+    if (thread_.joinable()) thread_.join();
+}
+
+// Only the listing of the root, no content read, within a budget (a digest
+// stopped early would leave the session out of step).
+WatchedRoot ChangeWatch::root_now() {
+    agent_protocol::Digest request;
+    request.path = root_;
+    request.hash_all = 0;
+    request.max_ms = kRootListingMs;
+    std::size_t entries = 0;
+    const AgentDigestResult result = digest_through_agent(*session_, request, timeout_, [&](const auto &) {
+        ++entries;  // the root itself first
+        return true;
+    });
+    if (result.error == ENOENT) return WatchedRoot::missing;
+    if (entries >= 2) return WatchedRoot::holds;
+    if (result.error != 0) return WatchedRoot::unknown;
+    return WatchedRoot::empty;
+}
+
+void ChangeWatch::run() {
+    try {
+        while (!stopping_) {
+            session_->wait_for_changes(Clock::now() + kPoll);
+            std::vector<agent_protocol::ContainerChange> changes = session_->take_changes();
+            if (changes.empty()) continue;
+            WatchedRoot root = WatchedRoot::unknown;
+            for (const auto &change : changes)
+                if (change.kind == static_cast<std::uint8_t>(agent_protocol::ChangeKind::deleted)) {
+                    root = root_now();
+                    break;
+                }
+            batch_(changes, root);
+        }
+    } catch (const std::exception &e) {
+        if (!stopping_) end_(e.what());
+    }
+}
+
+}  // namespace liveupdate::agent_client

@@ -1,0 +1,304 @@
+// Sync back from docker containers through a real `lu-host up`, the docker
+// updater and lu-agent (docs/sync-back.md): a file written in the container
+// comes back with its bytes and mode and is not sent forward again, a
+// conflict leaves both sides alone and shows in `get`, a container emptied
+// or recreated from its image deletes nothing locally, a hostile container
+// writes nothing outside localPath, two replicas writing different
+// bytes are a conflict, and lu-agent killed mid-file leaves no half file.
+// Containers are named h2sb-*.
+#define BOOST_TEST_MODULE up_sync_back_docker
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <boost/test/unit_test.hpp>
+
+#include <iterator>
+#include <sstream>
+
+#include "tests/docker/docker_test_support.hpp"
+#include "tests/integration/up_daemon.hpp"
+
+using namespace up_it;
+using lu_test::sh;
+using lu_test::sh_ok;
+
+namespace {
+
+constexpr std::chrono::seconds kWait{60};
+
+bool has(const fs::path &p) {
+    std::error_code ec;
+    return fs::exists(fs::symlink_status(p, ec));
+}
+
+bool holds(const fs::path &p, const std::string &content) { return has(p) && read_file(p) == content; }
+
+unsigned mode_of(const fs::path &p) {
+    struct stat st {};
+    return ::lstat(p.c_str(), &st) == 0 ? st.st_mode & 07777 : 0;
+}
+
+std::string project_name() {
+    static int counter = 0;
+    return "h2sb-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+}
+
+// A busybox container labelled as replica `number` of service "web" of project.
+class Replica {
+public:
+    Replica(std::string project, int number) : project_(std::move(project)), number_(number) { run(); }
+    ~Replica() { sh("docker rm -f " + name() + " >/dev/null 2>&1"); }
+    Replica(const Replica &) = delete;
+    Replica &operator=(const Replica &) = delete;
+
+    const std::string &project() const { return project_; }
+    std::string name() const { return project_ + "-web-" + std::to_string(number_); }
+    std::string exec(const std::string &command) const {
+        return sh("docker exec " + name() + " sh -c " + lu_test::shell_quote(command)).output;
+    }
+    std::string read(const std::string &path) const { return exec("cat " + path + " 2>/dev/null"); }
+    // Removed and run again from its image: nothing of /app is left.
+    void recreate() const {
+        sh_ok("docker rm -f " + name() + " >/dev/null");
+        run();
+    }
+
+private:
+    void run() const {
+        sh_ok("docker run -d --network none --name " + name() + " --label com.docker.compose.project=" + project_ +
+              " --label com.docker.compose.service=web --label com.docker.compose.oneoff=False"
+              " --label com.docker.compose.container-number=" +
+              std::to_string(number_) + " lu-busybox:latest sleep 100000 >/dev/null");
+    }
+
+    std::string project_;
+    int number_;
+};
+
+// The FileWatch on src, the project's service "web", a LiveUpdate syncing
+// src → /app and bringing back package-lock.json and gen/.
+Objects objects_for(const std::string &project) {
+    Objects o;
+    o.container = json::parse(R"({"apiVersion": "tilt.dev/v1alpha1", "kind": "DockerComposeService",
+        "metadata": {"name": "web"}, "spec": {"service": "web", "project": {"name": ")" +
+                              project + R"(", "projectPath": "."}}})")
+                      .as_object();
+    o.lu_spec()["selector"] = json::parse(R"({"dockerCompose": {"service": "web"}})");
+    o.lu_spec()["syncs"].as_array()[0].as_object()["syncBack"] = json::array{"package-lock.json", "gen"};
+    return o;
+}
+
+// How many sync backs the daemon said it started.
+std::size_t sync_backs_started(const std::string &log) {
+    std::size_t count = 0;
+    std::istringstream lines(log);
+    for (std::string line; std::getline(lines, line);)
+        if (line.find("Sync back from container ") != std::string::npos && line.ends_with(": started")) ++count;
+    return count;
+}
+
+// Started, src/main.js synced into each replica, and its sync backs running.
+void start_syncing_back(UpDaemon &d, const Objects &o, const std::vector<const Replica *> &replicas,
+                        std::vector<std::string> args = {"--debounce", "0"}) {
+    const bool started = d.start(o, std::move(args));
+    BOOST_TEST_REQUIRE(started);
+    write_file(d.src / "main.js", "main");
+    for (const Replica *r : replicas)
+        BOOST_TEST_REQUIRE(wait_until([&] { return r->read("/app/main.js") == "main"; }, kWait), d.log_text());
+    BOOST_TEST_REQUIRE(wait_until([&] { return sync_backs_started(d.log_text()) >= replicas.size(); }, kWait),
+                       d.log_text());
+}
+
+// The daemon's lines saying LiveUpdate lu saw a local change to a file that
+// came back (package-lock.json, gen/...) or to a sync back temporary file.
+std::size_t echoes(const std::string &log) {
+    std::size_t count = 0;
+    std::istringstream lines(log);
+    for (std::string line; std::getline(lines, line);)
+        if (line.find("[lu]") != std::string::npos && line.find(" Changed: ") != std::string::npos &&
+            (line.find("package-lock.json") != std::string::npos || line.find("/gen") != std::string::npos ||
+             line.find(".lu-sync-back-") != std::string::npos))
+            ++count;
+    return count;
+}
+
+json::array conflicts_of(const UpDaemon &d) {
+    const json::value status = d.status_of("LiveUpdate", "lu");
+    const json::value *conflicts = status.is_object() ? status.as_object().if_contains("syncBackConflicts") : nullptr;
+    return conflicts != nullptr && conflicts->is_array() ? conflicts->as_array() : json::array{};
+}
+
+// The COLUMN-th word (from 0) of the row of `lu-host get` starting with name.
+std::string column_of(const std::string &table, const std::string &name, std::size_t column) {
+    std::istringstream lines(table);
+    for (std::string line; std::getline(lines, line);) {
+        std::istringstream words(line);
+        std::vector<std::string> row{std::istream_iterator<std::string>(words), std::istream_iterator<std::string>()};
+        if (!row.empty() && row[0] == name && row.size() > column) return row[column];
+    }
+    return "";
+}
+
+bool logged(const UpDaemon &d, const std::string &text) { return d.log_text().find(text) != std::string::npos; }
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_file_written_in_the_container_comes_back_with_its_mode_and_is_not_sent_forward_again) {
+    const Replica web(project_name(), 1);
+    UpDaemon d;
+    Objects o = objects_for(web.project());
+    add_witness(o);
+    start_syncing_back(d, o, {&web}, {"--debounce", "0", "--workers", "1"});
+    web.exec(
+        "echo stays > /app/other.txt; printf '{\"lock\": 1}' > /app/package-lock.json;"
+        " chmod 750 /app/package-lock.json; mkdir -p /app/gen/deep; echo 'create table t;' > "
+        "/app/gen/deep/migration.sql");
+    BOOST_TEST(wait_until([&] { return holds(d.src / "package-lock.json", "{\"lock\": 1}"); }, kWait), d.log_text());
+    BOOST_TEST(wait_until([&] { return mode_of(d.src / "package-lock.json") == 0750; }));
+    BOOST_TEST(wait_until([&] { return holds(d.src / "gen/deep/migration.sql", "create table t;\n"); }));
+    BOOST_TEST(!has(d.src / "other.txt"));
+    BOOST_TEST(logged(d, "came back to " + (d.src / "package-lock.json").string()), d.log_text());
+    // Written again in the container at once: an echo of the first would overwrite it there.
+    web.exec("printf '{\"lock\": 2}' > /app/package-lock.json");
+    BOOST_TEST(wait_until([&] { return holds(d.src / "package-lock.json", "{\"lock\": 2}"); }, kWait), d.log_text());
+    BOOST_TEST_REQUIRE(d.witness_barrier());
+    BOOST_TEST(echoes(d.log_text()) == 0u, d.log_text());
+    BOOST_TEST(web.read("/app/package-lock.json") == "{\"lock\": 2}");
+    // A developer's own edit of a file that came back is sent forward as ever.
+    write_file(d.src / "package-lock.json", "{\"lock\": 3}");
+    BOOST_TEST(wait_until([&] { return web.read("/app/package-lock.json") == "{\"lock\": 3}"; }, kWait), d.log_text());
+    // And a delete in the container of a file both agreed on deletes it here.
+    web.exec("rm /app/gen/deep/migration.sql");
+    BOOST_TEST(wait_until([&] { return !has(d.src / "gen/deep/migration.sql"); }, kWait), d.log_text());
+    BOOST_TEST(holds(d.src / "package-lock.json", "{\"lock\": 3}"));
+}
+
+BOOST_AUTO_TEST_CASE(a_conflict_leaves_both_sides_alone_and_shows_in_get_until_resolved) {
+    const Replica web(project_name(), 1);
+    UpDaemon d;
+    Objects o = objects_for(web.project());
+    // The lockfile belongs to the container: a local edit of it is not sent forward, so a conflict stays.
+    o.file_watch["spec"].as_object()["ignores"].as_array()[0].as_object()["patterns"].as_array().emplace_back(
+        "package-lock.json");
+    start_syncing_back(d, o, {&web});
+    web.exec("printf '{\"lock\": 1}' > /app/package-lock.json");
+    BOOST_TEST_REQUIRE(wait_until([&] { return holds(d.src / "package-lock.json", "{\"lock\": 1}"); }, kWait),
+                       d.log_text());
+    write_file(d.src / "package-lock.json", "{\"lock\": \"local\"}");
+    web.exec("printf '{\"lock\": \"container\"}' > /app/package-lock.json");
+    BOOST_TEST_REQUIRE(wait_until([&] { return conflicts_of(d).size() == 1u; }, kWait), d.log_text());
+    const json::object conflict = conflicts_of(d).at(0).as_object();
+    BOOST_TEST(conflict.at("path").as_string() == "/app/package-lock.json");
+    BOOST_TEST(conflict.at("kind").as_string() == "BothModified");
+    BOOST_TEST(holds(d.src / "package-lock.json", "{\"lock\": \"local\"}"));
+    BOOST_TEST(web.read("/app/package-lock.json") == "{\"lock\": \"container\"}");
+    const std::string table = d.cli("get liveupdates");
+    BOOST_TEST(column_of(table, "lu", 4) == "1", table);
+    // Resolved: the container's side edited to agree with the local one.
+    web.exec("printf '{\"lock\": \"local\"}' > /app/package-lock.json");
+    BOOST_TEST(wait_until([&] { return conflicts_of(d).empty(); }, kWait), d.log_text());
+    BOOST_TEST(holds(d.src / "package-lock.json", "{\"lock\": \"local\"}"));
+}
+
+BOOST_AUTO_TEST_CASE(a_container_emptied_or_recreated_from_its_image_deletes_nothing_locally) {
+    const Replica web(project_name(), 1);
+    UpDaemon d;
+    start_syncing_back(d, objects_for(web.project()), {&web});
+    web.exec("printf lock > /app/package-lock.json; mkdir -p /app/gen; echo a > /app/gen/a.sql");
+    BOOST_TEST_REQUIRE(wait_until([&] { return holds(d.src / "gen/a.sql", "a\n"); }, kWait), d.log_text());
+    BOOST_TEST_REQUIRE(wait_until([&] { return holds(d.src / "package-lock.json", "lock"); }, kWait));
+    // Everything beneath the sync root deleted at once: held, not applied.
+    web.exec("rm -rf /app/* /app/.[!.]* 2>/dev/null; true");
+    BOOST_TEST(wait_until([&] { return logged(d, "is not deleted although"); }, kWait), d.log_text());
+    BOOST_TEST(holds(d.src / "gen/a.sql", "a\n"));
+    BOOST_TEST(holds(d.src / "package-lock.json", "lock"));
+    // Recreated from its image: it gets the forward sync, and nothing here goes.
+    web.recreate();
+    write_file(d.src / "marker.txt", "m");
+    BOOST_TEST(wait_until([&] { return web.read("/app/marker.txt") == "m"; }, kWait), d.log_text());
+    BOOST_TEST(holds(d.src / "gen/a.sql", "a\n"));
+    BOOST_TEST(holds(d.src / "package-lock.json", "lock"));
+    BOOST_TEST(holds(d.src / "main.js", "main"));
+}
+
+BOOST_AUTO_TEST_CASE(a_hostile_container_writes_nothing_outside_local_path_and_does_not_stall_forward_saves) {
+    const Replica web(project_name(), 1);
+    UpDaemon d;
+    start_syncing_back(d, objects_for(web.project()), {&web});
+    // A symlink to /etc's passwd, a FIFO, a folder symlinked to /etc, a file
+    // past the 64 MiB limit: each under a name that comes back.
+    web.exec(
+        "ln -s /etc/passwd /app/package-lock.json; mkdir -p /app/gen; mkfifo /app/gen/fifo;"
+        " ln -s /etc /app/gen/etc; dd if=/dev/zero of=/app/gen/big bs=1M count=65 2>/dev/null");
+    BOOST_TEST(wait_until([&] { return logged(d, "gen/big: not brought back"); }, kWait), d.log_text());
+    // A forward save meanwhile goes through, and a later file still comes back.
+    write_file(d.src / "saved.txt", "saved");
+    BOOST_TEST(wait_until([&] { return web.read("/app/saved.txt") == "saved"; }, kWait), d.log_text());
+    web.exec("echo after > /app/gen/after.sql");
+    BOOST_TEST(wait_until([&] { return holds(d.src / "gen/after.sql", "after\n"); }, kWait), d.log_text());
+    BOOST_TEST(!has(d.src / "package-lock.json"));
+    BOOST_TEST(!has(d.src / "gen/fifo"));
+    BOOST_TEST(!has(d.src / "gen/etc"));
+    BOOST_TEST(!has(d.src / "gen/big"));
+    BOOST_TEST(logged(d, "package-lock.json and "), d.log_text());  // the symlink: a conflict, not a regular file
+}
+
+BOOST_AUTO_TEST_CASE(each_replica_s_files_come_back_and_different_bytes_from_two_are_a_conflict) {
+    const std::string project = project_name();
+    const Replica one(project, 1);
+    const Replica two(project, 2);
+    UpDaemon d;
+    start_syncing_back(d, objects_for(project), {&one, &two});
+    one.exec("mkdir -p /app/gen; echo one > /app/gen/one.sql");
+    two.exec("mkdir -p /app/gen; echo two > /app/gen/two.sql");
+    BOOST_TEST(wait_until([&] { return holds(d.src / "gen/one.sql", "one\n"); }, kWait), d.log_text());
+    BOOST_TEST(wait_until([&] { return holds(d.src / "gen/two.sql", "two\n"); }, kWait), d.log_text());
+    one.exec("printf 'from one' > /app/package-lock.json");
+    BOOST_TEST_REQUIRE(wait_until([&] { return holds(d.src / "package-lock.json", "from one"); }, kWait), d.log_text());
+    two.exec("printf 'from two' > /app/package-lock.json");
+    BOOST_TEST_REQUIRE(wait_until([&] { return conflicts_of(d).size() == 1u; }, kWait), d.log_text());
+    const json::object conflict = conflicts_of(d).at(0).as_object();
+    BOOST_TEST(conflict.at("container").as_string().find(two.name()) != std::string::npos, json::serialize(conflict));
+    BOOST_TEST(holds(d.src / "package-lock.json", "from one"));
+    BOOST_TEST(two.read("/app/package-lock.json") == "from two");
+}
+
+// lu-agent killed in the container while it sends a large file: the local
+// side has the whole file or none of it (never a cut one, nor a temporary
+// file left), and once a reconcile starts the sync back again the next
+// change comes back.
+BOOST_AUTO_TEST_CASE(an_agent_killed_mid_file_leaves_no_half_file_locally) {
+    const Replica web(project_name(), 1);
+    UpDaemon d;
+    start_syncing_back(d, objects_for(web.project()), {&web});
+    // Written aside, then renamed in and its agents killed at once, while the agent reads and sends it.
+    web.exec("mkdir -p /app/gen /big; dd if=/dev/urandom of=/big/big bs=1M count=48 2>/dev/null");
+    web.exec("mv /big/big /app/gen/big");
+    std::istringstream pids(
+        sh_ok("docker top " + web.name() + " -eo pid,args | awk '/\\.lu-agent\\/lu-agent/ {print $1}'"));
+    int killed = 0;
+    for (std::string pid; std::getline(pids, pid);)
+        if (!pid.empty() && ::kill(std::stoi(pid), SIGKILL) == 0) ++killed;
+    BOOST_TEST_REQUIRE(killed > 0);
+    BOOST_TEST_REQUIRE(wait_until([&] { return logged(d, "the container's changes stopped coming"); }, kWait),
+                       d.log_text());
+    const std::string in_container = sh_ok("docker exec " + web.name() + " sha256sum /app/gen/big | cut -d' ' -f1");
+    const auto local_digest = [&] {
+        return sh_ok("sha256sum " + lu_test::shell_quote((d.src / "gen/big").string()) + " | cut -d' ' -f1");
+    };
+    BOOST_TEST((!has(d.src / "gen/big") || local_digest() == in_container), d.log_text());
+    BOOST_TEST_MESSAGE("gen/big here when the agent was killed: " << has(d.src / "gen/big"));
+    const auto temporaries = [&] {
+        return sh("find " + lu_test::shell_quote(d.src.string()) + " -name '.lu-sync-back-*'").output;
+    };
+    BOOST_TEST(temporaries().empty());
+    // A forward save reconciles, which starts the sync back again.
+    write_file(d.src / "saved.txt", "saved");
+    BOOST_TEST_REQUIRE(wait_until([&] { return web.read("/app/saved.txt") == "saved"; }, kWait), d.log_text());
+    BOOST_TEST_REQUIRE(wait_until([&] { return sync_backs_started(d.log_text()) >= 2u; }, kWait), d.log_text());
+    web.exec("echo after > /app/gen/after.sql");
+    BOOST_TEST(wait_until([&] { return holds(d.src / "gen/after.sql", "after\n"); }, kWait), d.log_text());
+    BOOST_TEST((!has(d.src / "gen/big") || local_digest() == in_container), d.log_text());
+    BOOST_TEST(temporaries().empty());
+}

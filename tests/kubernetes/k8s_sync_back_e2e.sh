@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# Sync back on the real cluster through lu-agent over the API server's exec
+# (docs/sync-back.md): a LiveUpdate from the cluster (`lu-host up
+# --from-cluster`) asking for syncBack is refused with ObjectRefused and
+# brings nothing back without --allow-sync-back; with it, a file written in
+# the pod comes back with its bytes, a symlink to /etc does not, and a
+# delete in the pod deletes the local copy.
+# Usage: k8s_sync_back_e2e.sh LU_HOST K8S_DIR REPO_ROOT   (exit 77 without K8S_DIR)
+set -euo pipefail
+lu_host=$1 k8s_dir=$2 repo=$3
+# shellcheck source=../integration/up_e2e_lib.sh
+. "$repo/tests/integration/up_e2e_lib.sh"
+if [ ! -x "$k8s_dir/cluster.sh" ]; then
+  echo "SKIPPED: no cluster: $k8s_dir/cluster.sh not found"
+  exit 77
+fi
+state=${LU_K8S_STATE:-/tmp/lu-k8s}
+export KUBECONFIG=$state/admin.kubeconfig
+ns=lu-sync-back-test-$$
+p=sb$$
+k() { "$state/bin/kubectl" "$@"; }
+kn() { "$state/bin/kubectl" -n "$ns" "$@"; }
+
+# Minimal mode has no namespace controller: the namespace's objects are
+# deleted here, then the namespace is finalized by hand.
+delete_namespace() {
+  k -n "$1" delete liveupdates,filewatches,kubernetesdiscoverys --all --wait=false >/dev/null 2>&1 || true
+  k -n "$1" delete pods,leases,configmaps,serviceaccounts --all --grace-period=0 --force >/dev/null 2>&1 || true
+  k delete namespace "$1" --wait=false >/dev/null 2>&1 || true
+  k get namespace "$1" -o json 2>/dev/null | sed 's/"kubernetes"//' |
+    k replace --raw "/api/v1/namespaces/$1/finalize" -f - >/dev/null 2>&1 || true
+}
+
+work=$(mktemp -d)
+export LIVEUPDATE_STATE_DIR=$work/state  # not the default folder another daemon may hold
+cleanup() {
+  local status=$?
+  stop_up || status=1
+  delete_namespace "$ns"
+  rm -rf "$work"
+  exit "$status"
+}
+trap cleanup EXIT
+wait_for_content() { wait_for_file_content "$1" "$2" kn exec web -c web -- cat; }
+# wait_for CMD...: until CMD succeeds (30 s at most).
+wait_for() {
+  for _ in $(seq 1 300); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done
+  fail "never true: $*"
+}
+jpath() { kn get "$1" "$2" -o "jsonpath=$3" 2>/dev/null || true; }
+in_pod() { kn exec web -c web -- sh -c "$1"; }
+
+"$lu_host" crds | k apply -f - >/dev/null
+k wait --for=condition=Established crd -l app.kubernetes.io/managed-by=lu-host --timeout=30s >/dev/null
+k create namespace "$ns" >/dev/null
+kn create serviceaccount default >/dev/null 2>&1 || true
+kn apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: web, labels: {app: $p}}
+spec:
+  nodeName: "127.0.0.1"
+  hostNetwork: true
+  automountServiceAccountToken: false
+  enableServiceLinks: false
+  terminationGracePeriodSeconds: 1
+  containers:
+  - {name: web, image: localhost/busybox:local, imagePullPolicy: Never,
+     command: ["/bin/sh", "-c", "trap 'exit 0' TERM; while true; do sleep 1; done"]}
+---
+apiVersion: tilt.dev/v1alpha1
+kind: FileWatch
+metadata: {name: $p-src}
+spec: {watchedPaths: [src]}
+---
+apiVersion: tilt.dev/v1alpha1
+kind: KubernetesDiscovery
+metadata: {name: $p}
+spec:
+  watches: [{namespace: $ns}]
+  extraSelectors: [{matchLabels: {app: $p}}]
+---
+apiVersion: tilt.dev/v1alpha1
+kind: LiveUpdate
+metadata: {name: $p}
+spec:
+  basePath: "."
+  sources: [{fileWatch: $p-src}]
+  selector: {kubernetes: {discoveryName: $p, containerName: web}}
+  syncs: [{localPath: src, containerPath: /www, syncBack: [gen]}]
+  initialSync: {}
+YAML
+project=$work/project
+mkdir -p "$project/src"
+echo "<h1>first $$</h1>" >"$project/src/index.html"
+kn wait --for=condition=Ready pod/web --timeout=90s >/dev/null || fail "the pod did not become Ready"
+
+# Without --allow-sync-back: refused, said in the status, nothing comes back.
+start_up "$lu_host" --from-cluster --namespace "$ns" --no-web --control-socket "$work/control.sock" --debounce 20 \
+  "$project"
+refused() { [ "$(jpath liveupdate "$p" '{.status.failed.reason}')" = ObjectRefused ]; }
+wait_for refused
+jpath liveupdate "$p" '{.status.failed.message}' | grep -q 'spec.syncs\[0\].syncBack' ||
+  fail "the refusal does not name syncBack: $(jpath liveupdate "$p" '{.status.failed.message}')"
+in_pod "mkdir -p /www/gen && echo early > /www/gen/early.txt"
+sleep 2
+[ ! -e "$project/src/gen/early.txt" ] || fail "a refused LiveUpdate brought a file back"
+stop_up
+echo "ok: without --allow-sync-back, ObjectRefused and nothing comes back"
+
+start_up "$lu_host" --from-cluster --allow-sync-back --namespace "$ns" --no-web --control-socket "$work/control.sock" \
+  --debounce 20 "$project"
+wait_for_content /www/index.html "<h1>first $$</h1>"
+wait_for grep -q "Sync back from container .*: started" "$work/up.log"
+in_pod "printf 'lock %s' $$ > /www/gen/lock.txt && chmod 640 /www/gen/lock.txt && ln -s /etc/passwd /www/gen/passwd"
+wait_for test -f "$project/src/gen/lock.txt"
+[ "$(cat "$project/src/gen/lock.txt")" = "lock $$" ] || fail "lock.txt came back as: $(cat "$project/src/gen/lock.txt")"
+[ "$(stat -c %a "$project/src/gen/lock.txt")" = 640 ] || fail "lock.txt's mode: $(stat -c %a "$project/src/gen/lock.txt")"
+[ ! -e "$project/src/gen/passwd" ] && [ ! -L "$project/src/gen/passwd" ] || fail "a symlink to /etc came back"
+[ -z "$(jpath liveupdate "$p" '{.status.failed.reason}')" ] || fail "still failed: $(jpath liveupdate "$p" '{.status.failed}')"
+echo "ok: with --allow-sync-back, a file written in the pod came back, a symlink to /etc did not"
+
+in_pod "rm /www/gen/lock.txt"
+gone() { [ ! -e "$project/src/gen/lock.txt" ]; }
+wait_for gone
+echo "ok: a delete in the pod deleted the local copy"
+stop_up
+echo "k8s sync back e2e: all checks passed"
