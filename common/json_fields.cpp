@@ -47,6 +47,9 @@ auto *array_member(Object &o, std::string_view key, const std::string &path) {
 
 const json::value *member(const json::object &o, std::string_view key) { return member_of(o, key); }
 
+const json::value *member_as_written(const json::object &o, std::string_view key) { return o.if_contains(key); }
+json::value *member_as_written(json::object &o, std::string_view key) { return o.if_contains(key); }
+
 const json::object &expect_object(const json::value &v, const std::string &path) { return object_of(v, path); }
 json::object &expect_object(json::value &v, const std::string &path) { return object_of(v, path); }
 

@@ -42,6 +42,10 @@ std::string index(const std::string &path, std::size_t i);
 
 // The member `key` of o, or nullptr when missing or null.
 const json::value *member(const json::object &o, std::string_view key);
+// The member `key` of o as written, null included, for where a null means
+// something of its own (an expected null, a merge patch); nullptr when absent.
+const json::value *member_as_written(const json::object &o, std::string_view key);
+json::value *member_as_written(json::object &o, std::string_view key);
 
 // The object at o[key]; nullptr when missing or null; throws when not an object.
 const json::object *object_field(const json::object &o, std::string_view key, const std::string &path);

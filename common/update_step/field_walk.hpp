@@ -221,7 +221,7 @@ public:
 private:
     // The member, or nullptr when an optional one is absent.
     const json::value *find(std::string_view key, Presence p) const {
-        const json::value *v = in_.if_contains(key);
+        const json::value *v = common::member_as_written(in_, key);
         if (v == nullptr && p.required) throw common::DecodeError(common::child(path_, key), "missing");
         return v;
     }

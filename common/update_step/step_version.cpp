@@ -7,7 +7,7 @@
 namespace liveupdate::update_step {
 
 int step_version(const boost::json::object &step, int max_step_version) {
-    const boost::json::value *version = step.if_contains("stepVersion");
+    const boost::json::value *version = common::member_as_written(step, "stepVersion");
     if (version == nullptr) return 1;
     if (!(version->is_int64() && version->get_int64() >= 1 && version->get_int64() <= max_step_version))
         throw common::DecodeError("stepVersion", "the step is of stepVersion " + boost::json::serialize(*version) +

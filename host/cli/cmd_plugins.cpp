@@ -3,6 +3,7 @@
 #include <iostream>
 #include <vector>
 
+#include "common/json_fields.hpp"
 #include "host/cli/commands.hpp"
 #include "host/cli/options.hpp"
 #include "host/cli/pretty_json.hpp"
@@ -48,7 +49,7 @@ void print_table(const json::array &plugins) {
         std::cout << line << '\n';
         if (r == 0) continue;
         const json::object &entry = plugins[r - 1].as_object();
-        if (const json::value *error = entry.if_contains("lastError"); error != nullptr && error->is_string())
+        if (const json::value *error = common::member(entry, "lastError"); error != nullptr && error->is_string())
             std::cout << "  last reload refused: " << error->as_string() << '\n';
     }
 }
@@ -80,9 +81,9 @@ int run_plugins_command(int argc, char **argv) {
         std::cerr << "lu-host plugins: " << e.what() << '\n';
         return kExitFailure;
     }
-    const json::value *plugins = answer.is_object() ? answer.as_object().if_contains("plugins") : nullptr;
+    const json::value *plugins = answer.is_object() ? common::member(answer.as_object(), "plugins") : nullptr;
     if (plugins == nullptr || !plugins->is_array()) {
-        const json::value *error = answer.is_object() ? answer.as_object().if_contains("error") : nullptr;
+        const json::value *error = answer.is_object() ? common::member(answer.as_object(), "error") : nullptr;
         std::cerr << "lu-host plugins: "
                   << (error != nullptr && error->is_string() ? std::string(error->as_string())
                                                              : "the daemon gave no plugin list")

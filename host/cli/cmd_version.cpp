@@ -5,6 +5,7 @@
 #include <iostream>
 #include <vector>
 
+#include "common/json_fields.hpp"
 #include "host/cli/commands.hpp"
 #include "host/cli/pretty_json.hpp"
 #include "host/core/install_paths.hpp"
@@ -65,7 +66,7 @@ int run_version_command() {
         std::cout << "no lu-host up answers at " << socket << '\n';
         return kExitOk;
     }
-    const json::value *plugins = answer.is_object() ? answer.as_object().if_contains("plugins") : nullptr;
+    const json::value *plugins = answer.is_object() ? common::member(answer.as_object(), "plugins") : nullptr;
     if (plugins == nullptr || !plugins->is_array()) return kExitOk;
     std::cout << "loaded by the lu-host up at " << socket << ":\n";
     for (const auto &p : plugins->as_array()) {

@@ -1,5 +1,7 @@
 #include "host/cli/pretty_json.hpp"
 
+#include "common/json_fields.hpp"
+
 namespace liveupdate::host::cli {
 
 std::string pretty_json(const boost::json::value &value, int indent) {
@@ -29,8 +31,8 @@ std::string pretty_json(const boost::json::value &value, int indent) {
 }
 
 std::string cell_text(const boost::json::object &row, std::string_view key) {
-    const boost::json::value *v = row.if_contains(key);
-    if (v == nullptr || v->is_null()) return "-";
+    const boost::json::value *v = common::member(row, key);
+    if (v == nullptr) return "-";
     if (v->is_string()) return std::string(v->as_string());
     if (v->is_array()) {
         std::string out;

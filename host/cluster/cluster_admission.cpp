@@ -19,11 +19,11 @@ json::object stripped(const json::object &item) {
         metadata["namespace"] = ns;
     if (const json::object *m = common::object_field(item, {"metadata"}))
         for (const char *key : {"labels", "annotations"})
-            if (const json::value *v = m->if_contains(key); v != nullptr && v->is_object()) metadata[key] = *v;
+            if (const json::value *v = common::member(*m, key); v != nullptr && v->is_object()) metadata[key] = *v;
     json::object out{{"apiVersion", common::string_field(item, {"apiVersion"})},
                      {"kind", common::string_field(item, {"kind"})},
                      {"metadata", std::move(metadata)}};
-    if (const json::value *spec = item.if_contains("spec")) out["spec"] = *spec;
+    if (const json::value *spec = common::member_as_written(item, "spec")) out["spec"] = *spec;
     return out;
 }
 
@@ -39,7 +39,7 @@ std::vector<std::pair<std::string, std::string>> local_paths(const json::object 
     if (spec == nullptr) return out;
     const std::string kind = common::string_field(object, {"kind"});
     if (kind == "FileWatch") {
-        if (const json::value *paths = spec->if_contains("watchedPaths"); paths != nullptr && paths->is_array())
+        if (const json::value *paths = common::member(*spec, "watchedPaths"); paths != nullptr && paths->is_array())
             for (std::size_t i = 0; i < paths->as_array().size(); ++i)
                 if (paths->as_array()[i].is_string())
                     out.emplace_back("spec.watchedPaths[" + std::to_string(i) + "]",
@@ -48,7 +48,7 @@ std::vector<std::pair<std::string, std::string>> local_paths(const json::object 
         const std::string base = common::string_field(*spec, {"basePath"});
         if (base.empty()) return out;
         out.emplace_back("spec.basePath", base);
-        if (const json::value *syncs = spec->if_contains("syncs"); syncs != nullptr && syncs->is_array())
+        if (const json::value *syncs = common::member(*spec, "syncs"); syncs != nullptr && syncs->is_array())
             for (std::size_t i = 0; i < syncs->as_array().size(); ++i)
                 if (const json::value &s = syncs->as_array()[i]; s.is_object())
                     if (const std::string local = common::string_field(s.as_object(), {"localPath"}); !local.empty())
@@ -63,11 +63,11 @@ std::vector<PathFieldError> sync_back_requests(const json::object &object) {
     std::vector<PathFieldError> out;
     if (common::string_field(object, {"kind"}) != "LiveUpdate") return out;
     const json::object *spec = common::object_field(object, {"spec"});
-    const json::value *syncs = spec != nullptr ? spec->if_contains("syncs") : nullptr;
+    const json::value *syncs = spec != nullptr ? common::member(*spec, "syncs") : nullptr;
     if (syncs == nullptr || !syncs->is_array()) return out;
     for (std::size_t i = 0; i < syncs->as_array().size(); ++i) {
         const json::value &s = syncs->as_array()[i];
-        const json::value *back = s.is_object() ? s.as_object().if_contains("syncBack") : nullptr;
+        const json::value *back = s.is_object() ? common::member_as_written(s.as_object(), "syncBack") : nullptr;
         if (back == nullptr || (back->is_array() && back->as_array().empty())) continue;
         out.push_back({"spec.syncs[" + std::to_string(i) + "].syncBack",
                        "Forbidden: files coming back from the container would be written into the project "

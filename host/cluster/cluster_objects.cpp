@@ -29,7 +29,7 @@ public:
     }
 
     void check_strings(const json::object &o, std::string_view key, std::string_view from, const std::string &field) {
-        const json::value *arr = o.if_contains(key);
+        const json::value *arr = common::member(o, key);
         if (arr == nullptr || !arr->is_array()) return;
         for (std::size_t i = 0; i < arr->as_array().size(); ++i)
             check(arr->as_array()[i], from, field + "[" + std::to_string(i) + "]");
@@ -48,34 +48,34 @@ private:
 };
 
 void resolve_file_watch(json::object &spec, Resolver &r) {
-    if (json::value *paths = spec.if_contains("watchedPaths"); paths != nullptr && paths->is_array())
+    if (json::value *paths = common::member_as_written(spec, "watchedPaths"); paths != nullptr && paths->is_array())
         for (std::size_t i = 0; i < paths->as_array().size(); ++i)
             r.replace(paths->as_array()[i], "spec.watchedPaths[" + std::to_string(i) + "]");
-    if (json::value *ignores = spec.if_contains("ignores"); ignores != nullptr && ignores->is_array())
+    if (json::value *ignores = common::member_as_written(spec, "ignores"); ignores != nullptr && ignores->is_array())
         for (std::size_t i = 0; i < ignores->as_array().size(); ++i) {
             json::value &ignore = ignores->as_array()[i];
             if (!ignore.is_object()) continue;
-            if (json::value *base = ignore.as_object().if_contains("basePath"))
+            if (json::value *base = common::member_as_written(ignore.as_object(), "basePath"))
                 r.replace(*base, "spec.ignores[" + std::to_string(i) + "].basePath");
         }
 }
 
 void resolve_live_update(json::object &spec, Resolver &r) {
-    json::value *base = spec.if_contains("basePath");
+    json::value *base = common::member_as_written(spec, "basePath");
     if (base == nullptr) return r.require("spec.basePath");
     const std::string from = r.check(*base, r.root(), "spec.basePath");
     if (from.empty()) return;  // refused or not a string: the paths under it cannot be judged
     *base = from;
-    if (const json::value *syncs = spec.if_contains("syncs"); syncs != nullptr && syncs->is_array())
+    if (const json::value *syncs = common::member(spec, "syncs"); syncs != nullptr && syncs->is_array())
         for (std::size_t i = 0; i < syncs->as_array().size(); ++i) {
             const json::value &sync = syncs->as_array()[i];
             if (!sync.is_object()) continue;
-            if (const json::value *local = sync.as_object().if_contains("localPath"))
+            if (const json::value *local = common::member_as_written(sync.as_object(), "localPath"))
                 r.check(*local, from, "spec.syncs[" + std::to_string(i) + "].localPath");
         }
     r.check_strings(spec, "stopPaths", from, "spec.stopPaths");
     r.check_strings(spec, "restartPaths", from, "spec.restartPaths");
-    if (const json::value *execs = spec.if_contains("execs"); execs != nullptr && execs->is_array())
+    if (const json::value *execs = common::member(spec, "execs"); execs != nullptr && execs->is_array())
         for (std::size_t i = 0; i < execs->as_array().size(); ++i)
             if (execs->as_array()[i].is_object())
                 r.check_strings(execs->as_array()[i].as_object(), "triggerPaths", from,
@@ -89,7 +89,7 @@ ResolvedObject resolve_cluster_object(json::object object, std::string_view root
     Resolver resolver(root, out.errors);
     const std::string kind = common::string_field(object, {"kind"});
     // A spec of another type is left to the plugin's admission, which names it.
-    json::value *spec_value = object.if_contains("spec");
+    json::value *spec_value = common::member_as_written(object, "spec");
     if (json::object *spec = spec_value != nullptr ? spec_value->if_object() : nullptr) {
         if (kind == "FileWatch") resolve_file_watch(*spec, resolver);
         if (kind == "LiveUpdate") resolve_live_update(*spec, resolver);

@@ -29,7 +29,7 @@ std::vector<EventNote> failures_in(const json::object &status) {
         const std::string reason = common::string_field(*failed, {"reason"});
         if (!reason.empty()) out.push_back({true, reason, common::string_field(*failed, {"message"}), "Update"});
     }
-    const json::value *containers = status.if_contains("containers");
+    const json::value *containers = common::member(status, "containers");
     if (containers == nullptr || !containers->is_array()) return out;
     for (const json::value &c : containers->as_array()) {
         if (!c.is_object()) continue;

@@ -42,11 +42,9 @@ json::object next_lease_spec(const std::optional<json::object> &previous, Action
                       {"renewTime", now.format()},
                       {"leaseTransitions", 0}};
     if (!previous) return spec;
-    std::int64_t transitions = 0;
-    if (const json::value *t = previous->if_contains("leaseTransitions"); t != nullptr && t->is_int64())
-        transitions = t->as_int64();
+    std::int64_t transitions = common::int_field(*previous, "leaseTransitions", "spec");
     if (action == Action::renew) {
-        if (const json::value *acquired = previous->if_contains("acquireTime")) spec["acquireTime"] = *acquired;
+        if (const json::value *acquired = common::member(*previous, "acquireTime")) spec["acquireTime"] = *acquired;
     } else {
         ++transitions;
     }

@@ -1,5 +1,6 @@
 #include "host/cluster/status_coalescer.hpp"
 
+#include "common/json_fields.hpp"
 #include "common/json_numbers.hpp"
 #include "common/micro_time.hpp"
 
@@ -15,12 +16,6 @@ bool same_text(json::string_view a, json::string_view b) {
     return time_a && time_b && *time_a == *time_b;
 }
 
-const json::value &field_or_null(const json::object &o, json::string_view key) {
-    static const json::value null;
-    const json::value *found = o.if_contains(key);
-    return found != nullptr ? *found : null;
-}
-
 }  // namespace
 
 bool same_status(const json::value &a, const json::value &b) {
@@ -31,7 +26,9 @@ bool same_status(const json::value &a, const json::value &b) {
         const json::object &oa = a.get_object();
         const json::object &ob = b.get_object();
         for (const auto &[key, value] : oa)
-            if (!same_status(value, field_or_null(ob, key))) return false;
+            if (const json::value *other = common::member(ob, key);
+                other != nullptr ? !same_status(value, *other) : !value.is_null())
+                return false;
         for (const auto &[key, value] : ob)
             if (!oa.contains(key) && !value.is_null()) return false;
         return true;

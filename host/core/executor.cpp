@@ -190,7 +190,7 @@ updater::Outcome with_archive_finished(updater::Outcome outcome, ArchiveStream &
 
 // Between updates, where a rewrite delays no byte: the update stands
 // whatever happens here, as the journal is still whole when it fails.
-void compact_record(SyncedJournal &journal, const LogSinkFn &log) {
+void compact_journal(SyncedJournal &journal, const LogSinkFn &log) {
     try {
         journal.compact_if_due();
     } catch (const std::exception &e) {
@@ -232,8 +232,8 @@ updater::Outcome Executor::execute(const update_step::ContainerUpdate &asked, co
         if (!updater) return updater::Outcome::infra_failure("no updater serves \"" + asked.via + "\"");
 
         std::shared_ptr<SyncedJournal> journal;
-        if (records_ != nullptr)
-            journal = records_->journal(
+        if (journals_ != nullptr)
+            journal = journals_->journal(
                 SyncedKey::of(asked.live_update, asked.via, asked.container.id, asked.container.root));
         const ForwardSyncBack sync_back = journal && sync_back_ ? sync_back_(asked) : ForwardSyncBack{};
         const update_step::ContainerUpdate update = without_held_deletes(asked, sync_back, journal.get(), log);
@@ -258,7 +258,7 @@ updater::Outcome Executor::execute(const update_step::ContainerUpdate &asked, co
         updater::Outcome outcome = with_archive_finished(updater->update(request), archive, log);
         if (journal && outcome.kind != updater::Outcome::Kind::infra_failure)
             note_deletes(*journal, update.delete_paths, archived_beneath);
-        if (journal) compact_record(*journal, log);
+        if (journal) compact_journal(*journal, log);
         metrics::record_container_update(update.live_update, update.via, result_name(outcome.kind),
                                          archive.summary().bytes);
         log::debug("update of " + update.live_update + " via " + update.via + ": " +

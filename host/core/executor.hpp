@@ -14,7 +14,7 @@
 #include "common/update_step/container_update.hpp"
 #include "host/core/archive_builder.hpp"
 #include "host/core/log.hpp"
-#include "host/core/synced_record.hpp"
+#include "host/core/synced_journal.hpp"
 #include "host/core/updater.hpp"
 #include "host/core/updater_registry.hpp"
 
@@ -39,12 +39,12 @@ using ForwardSyncBackFn = std::function<ForwardSyncBack(const update_step::Conta
 
 class Executor {
 public:
-    // records: where each update notes what it puts in and deletes from its
+    // journals: where each update notes what it puts in and deletes from its
     // container (none: nothing is noted). sync_back: sync back's say in each
-    // update (used only with records).
-    explicit Executor(const UpdaterRegistry &updaters, SyncedRecords *records = nullptr,
+    // update (used only with journals).
+    explicit Executor(const UpdaterRegistry &updaters, SyncedJournals *journals = nullptr,
                       ForwardSyncBackFn sync_back = {})
-        : updaters_(updaters), records_(records), sync_back_(std::move(sync_back)) {}
+        : updaters_(updaters), journals_(journals), sync_back_(std::move(sync_back)) {}
 
     // Never throws for a bad update or a failing updater: those are
     // infra-failure outcomes. Log lines (archive warnings, updater output) go
@@ -65,11 +65,11 @@ public:
     std::shared_ptr<const PrebuiltArchive> shared_archive(
         const std::vector<const update_step::ContainerUpdate *> &updates) const;
 
-    SyncedRecords *records() const { return records_; }
+    SyncedJournals *journals() const { return journals_; }
 
 private:
     const UpdaterRegistry &updaters_;
-    SyncedRecords *records_;
+    SyncedJournals *journals_;
     ForwardSyncBackFn sync_back_;
 };
 

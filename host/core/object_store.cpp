@@ -1,5 +1,6 @@
 #include "host/core/object_store.hpp"
 
+#include "common/json_fields.hpp"
 #include "common/mutex.hpp"
 #include "host/core/host_error.hpp"
 
@@ -7,17 +8,21 @@ namespace liveupdate::host {
 namespace json = boost::json;
 
 ObjectKey key_of(const json::value &object) {
-    const json::object *as_object = object.if_object();
-    const json::value *kind = as_object ? as_object->if_contains("kind") : nullptr;
-    const json::value *metadata = as_object ? as_object->if_contains("metadata") : nullptr;
-    const json::value *name = metadata && metadata->is_object() ? metadata->as_object().if_contains("name") : nullptr;
-    if (kind == nullptr || !kind->is_string() || kind->as_string().empty()) {
-        throw HostError("invalid object", "kind", "missing or not a string");
+    std::string kind;
+    std::string name;
+    // Where: the field, after the object's kind once it is known.
+    const auto invalid = [&kind](const std::string &field, const std::string &why) {
+        return HostError("invalid object", kind.empty() ? field : kind + " " + field, why);
+    };
+    try {
+        kind = common::string_field(object, {"kind"});
+        if (kind.empty()) throw invalid("kind", "missing or empty");
+        name = common::string_field(object, {"metadata", "name"});
+    } catch (const common::DecodeError &e) {
+        throw invalid(e.field().empty() ? "object" : e.field(), e.reason());
     }
-    if (name == nullptr || !name->is_string() || name->as_string().empty()) {
-        throw HostError("invalid object", std::string(kind->as_string()), "metadata.name missing or not a string");
-    }
-    return ObjectKey{std::string(kind->as_string()), std::string(name->as_string())};
+    if (name.empty()) throw invalid("metadata.name", "missing or empty");
+    return ObjectKey{std::move(kind), std::move(name)};
 }
 
 std::uint64_t JsonObjectStore::put(json::object object, bool keep_status) {
@@ -30,7 +35,7 @@ std::uint64_t JsonObjectStore::put(json::object object, bool keep_status) {
         if (keep_status) {
             json::value status = json::object{};
             if (existing != objects_.end()) {
-                if (const json::value *old = existing->second.if_contains("status")) status = *old;
+                if (const json::value *old = common::member(existing->second, "status")) status = *old;
             }
             object["status"] = std::move(status);
         }
@@ -79,8 +84,8 @@ bool JsonObjectStore::write_status(const ObjectKey &key, const json::value &stat
         common::MutexLock lock(mutex_);
         auto found = objects_.find(key);
         if (found == objects_.end()) return false;
-        const json::value *old = found->second.if_contains("status");
-        if (old != nullptr && *old == status) return false;
+        const json::value *old = common::member(found->second, "status");
+        if (old != nullptr ? *old == status : status.is_null()) return false;
         found->second["status"] = status;
         json::value &metadata = found->second["metadata"];
         if (metadata.is_object()) metadata.as_object()["resourceVersion"] = std::to_string(next_version_++);

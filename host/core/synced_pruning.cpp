@@ -16,10 +16,10 @@ bool synced_container_gone(const SyncedKey &key, const std::string &docker_via, 
     return false;
 }
 
-void prune_gone_synced_records(SyncedRecords &records, const std::string &docker_via, const DockerPresenceFn &docker,
-                               const std::function<void(const SyncedKey &)> &removed) {
+void prune_gone_synced_journals(SyncedJournals &journals, const std::string &docker_via, const DockerPresenceFn &docker,
+                                const std::function<void(const SyncedKey &)> &removed) {
     for (const auto &key :
-         records.prune([&](const SyncedKey &k) { return synced_container_gone(k, docker_via, docker); }))
+         journals.prune([&](const SyncedKey &k) { return synced_container_gone(k, docker_via, docker); }))
         removed(key);
 }
 

@@ -1,4 +1,4 @@
-// Which synced records (host/core/synced_record) are about containers that
+// Which synced records (host/core/synced_journal) are about containers that
 // are gone, so that their journals can go: a local container whose root
 // folder no longer exists, or a docker container the engine answers 404
 // for. Anything else (an engine that cannot be asked, another updater, a
@@ -8,7 +8,7 @@
 #include <functional>
 #include <string>
 
-#include "host/core/synced_record.hpp"
+#include "host/core/synced_journal.hpp"
 
 namespace liveupdate::host {
 
@@ -21,9 +21,9 @@ using DockerPresenceFn = std::function<ContainerPresence(const std::string &id)>
 // engine `docker` asks ("" and null: none).
 bool synced_container_gone(const SyncedKey &key, const std::string &docker_via, const DockerPresenceFn &docker);
 
-// Prunes records (SyncedRecords::prune) by synced_container_gone; the
+// Prunes records (SyncedJournals::prune) by synced_container_gone; the
 // journals removed are told to `removed`, one call each.
-void prune_gone_synced_records(SyncedRecords &records, const std::string &docker_via, const DockerPresenceFn &docker,
-                               const std::function<void(const SyncedKey &)> &removed);
+void prune_gone_synced_journals(SyncedJournals &journals, const std::string &docker_via, const DockerPresenceFn &docker,
+                                const std::function<void(const SyncedKey &)> &removed);
 
 }  // namespace liveupdate::host

@@ -223,9 +223,7 @@ json::object PodDiscoveryWatcher::current_status(const std::string &, const Watc
     }
     std::sort(entries.begin(), entries.end(), [](const json::object &a, const json::object &b) {
         const auto key = [](const json::object &o) {
-            const auto *c = o.if_contains("createdAt");
-            return std::make_pair(c != nullptr ? std::string(c->as_string()) : std::string(),
-                                  std::string(o.at("name").as_string()));
+            return std::make_pair(common::string_field(o, "createdAt", "pod"), common::string_field(o, "name", "pod"));
         };
         return key(a) < key(b);
     });

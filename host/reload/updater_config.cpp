@@ -7,6 +7,8 @@
 
 #include <boost/json.hpp>
 
+#include "common/json_fields.hpp"
+
 namespace liveupdate::host::reload {
 namespace json = boost::json;
 namespace fs = std::filesystem;
@@ -76,7 +78,7 @@ public:
         for (const auto &[key, value] : top) {
             if (key != "updaters") fail(std::string(key), "unknown key (expected \"updaters\")");
         }
-        const json::value *updaters = top.if_contains("updaters");
+        const json::value *updaters = common::member_as_written(top, "updaters");
         if (updaters == nullptr) fail("updaters", "missing");
         UpdaterChoices choices;
         for (const auto &[via, entry] : object_field(*updaters, {"updaters"})) {
@@ -106,7 +108,7 @@ private:
                 fail(field + "." + std::string(key), "unknown key (expected \"plugin\" or \"settings\")");
             }
         }
-        const json::value *plugin = object.if_contains("plugin");
+        const json::value *plugin = common::member_as_written(object, "plugin");
         if (plugin == nullptr) fail(field + ".plugin", "missing");
         if (!plugin->is_string() || plugin->as_string().empty()) {
             fail(field + ".plugin", "must be a plugin name or a file path, not " +
@@ -114,7 +116,7 @@ private:
         }
         UpdaterChoice out;
         out.plugin = plugin_file(std::string_view(plugin->as_string()), field + ".plugin");
-        if (const json::value *settings = object.if_contains("settings")) {
+        if (const json::value *settings = common::member_as_written(object, "settings")) {
             out.settings = json::serialize(object_field(*settings, field + ".settings"));
         }
         return out;

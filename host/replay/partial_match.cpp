@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "common/json_fields.hpp"
 #include "common/json_numbers.hpp"
 
 namespace liveupdate::host::replay {
@@ -85,8 +86,8 @@ void match_partial(const json::value &expected, const json::value *actual, const
             return;
         }
         for (const auto &member : expected.as_object()) {
-            match_partial(member.value(), actual->as_object().if_contains(member.key()), join_key(path, member.key()),
-                          out);
+            match_partial(member.value(), common::member_as_written(actual->as_object(), member.key()),
+                          join_key(path, member.key()), out);
         }
         return;
     }

@@ -219,10 +219,10 @@ private:
     // As the real host: a plugin that cannot be loaded or restored is refused,
     // logged, and the running one stays in service; the scenario goes on.
     void reload(const json::object &options) {
-        const json::value *plugin = options.if_contains("plugin");
+        const std::string plugin = common::string_field(options, "plugin", "reload");
         try {
-            if (plugin != nullptr) {
-                slot_.reload(std::string(plugin->as_string()));
+            if (!plugin.empty()) {
+                slot_.reload(plugin);
             } else {
                 slot_.reload();
             }
@@ -249,7 +249,7 @@ private:
     json::value status_of(const std::string &name) const {
         std::optional<json::object> object = store_.get(ObjectKey{"LiveUpdate", name});
         if (!object) return nullptr;
-        const json::value *status = object->if_contains("status");
+        const json::value *status = common::member_as_written(*object, "status");
         return status != nullptr ? *status : json::value(json::object{});
     }
 
@@ -262,25 +262,25 @@ private:
 
     void expect(const std::string &where, const json::object &expectation) {
         std::vector<Mismatch> mismatches;
-        if (const json::value *status = expectation.if_contains("status")) {
-            for (const auto &[name, partial] : status->as_object()) {
+        if (const json::object *status = common::object_field(expectation, "status", where)) {
+            for (const auto &[name, partial] : *status) {
                 const json::value actual = status_of(std::string(name));
                 match_partial(partial, actual.is_null() ? nullptr : &actual, join_key("status", name), mismatches);
             }
         }
-        if (const json::value *calls = expectation.if_contains("calls")) {
+        if (const json::value *calls = common::member_as_written(expectation, "calls")) {
             const json::value actual = std::move(calls_);
             calls_ = json::array{};
             match_partial(*calls, &actual, "calls", mismatches);
         }
-        if (const json::value *events = expectation.if_contains("events")) {
+        if (const json::value *events = common::member_as_written(expectation, "events")) {
             const json::value actual = std::move(events_);
             events_ = json::array{};
             match_partial(*events, &actual, "events", mismatches);
         }
-        if (const json::value *log_expect = expectation.if_contains("log")) {
+        if (const json::object *log_expect = common::object_field(expectation, "log", where)) {
             const std::string text = log_text();
-            for (const auto &[which, texts] : log_expect->as_object()) {
+            for (const auto &[which, texts] : *log_expect) {
                 const bool want = which == "contains";
                 for (const json::value &needle : texts.as_array()) {
                     const bool present = text.find(std::string_view(needle.as_string())) != std::string::npos;
@@ -291,17 +291,17 @@ private:
                 }
             }
         }
-        if (const json::value *writes = expectation.if_contains("statusWrites")) {
-            for (const auto &[name, count] : writes->as_object()) {
+        if (const json::object *writes = common::object_field(expectation, "statusWrites", where)) {
+            for (const auto &[name, count] : *writes) {
                 const json::value actual = store_.status_writes(ObjectKey{"LiveUpdate", std::string(name)});
                 match_partial(count, &actual, join_key("statusWrites", name), mismatches);
             }
         }
-        if (const json::value *admission = expectation.if_contains("admission")) {
+        if (const json::value *admission = common::member_as_written(expectation, "admission")) {
             match_partial(*admission, admission_ ? &*admission_ : nullptr, "admission", mismatches);
         }
-        if (const json::value *objects = expectation.if_contains("objects")) {
-            for (const auto &[key, partial] : objects->as_object()) {
+        if (const json::object *objects = common::object_field(expectation, "objects", where)) {
+            for (const auto &[key, partial] : *objects) {
                 std::optional<json::value> actual = object_field(std::string(key));
                 match_partial(partial, actual ? &*actual : nullptr, join_key("objects", key), mismatches);
             }

@@ -135,7 +135,7 @@ void check_step(const ScenarioStep &step, const std::string &where) {
     } else if (step.key == "delete") {
         const json::object &target = object_value(value, field);
         for (const char *key : {"kind", "name"}) {
-            const json::value *member = target.if_contains(key);
+            const json::value *member = common::member(target, key);
             if (member == nullptr) malformed(field, std::string("needs \"") + key + "\"");
             string_value(*member, field + "." + key);
         }
@@ -153,9 +153,9 @@ void check_step(const ScenarioStep &step, const std::string &where) {
         }
     } else if (step.key == "fileEvent") {
         const json::object &event = object_value(value, field);
-        const json::value *watch = event.if_contains("fileWatch");
-        const json::value *time = event.if_contains("time");
-        const json::value *paths = event.if_contains("paths");
+        const json::value *watch = common::member(event, "fileWatch");
+        const json::value *time = common::member(event, "time");
+        const json::value *paths = common::member(event, "paths");
         if (watch == nullptr || time == nullptr || paths == nullptr) {
             malformed(field, "needs \"fileWatch\", \"time\" and \"paths\"");
         }
@@ -206,7 +206,7 @@ json::value merge_patch(const json::value &target, const json::value &patch) {
         if (value.is_null()) {
             merged.erase(key);
         } else {
-            const json::value *current = merged.if_contains(key);
+            const json::value *current = common::member(merged, key);
             merged[key] = merge_patch(current ? *current : json::value(nullptr), value);
         }
     }
@@ -262,7 +262,7 @@ private:
                 malformed(here, "a fixture has only \"description\" and \"steps\", got \"" + std::string(key) + "\"");
             }
         }
-        const json::value *steps = fixture.if_contains("steps");
+        const json::value *steps = common::member(fixture, "steps");
         if (steps == nullptr) malformed(here, "missing \"steps\"");
         chain_.push_back(path);
         add_steps(array_value(*steps, here + ": steps"), path, here + ": ", out);
@@ -355,21 +355,21 @@ Scenario parse_scenario(std::string_view text, std::string_view root, const fs::
     const json::value document = substitute_root(raw, root);
     const json::object &top = document.as_object();
     Scenario scenario;
-    if (const json::value *description = top.if_contains("description")) {
+    if (const json::value *description = common::member(top, "description")) {
         string_value(*description, "description");
         scenario.description = std::string(description->as_string());
     }
-    const json::value *clock = top.if_contains("clock");
+    const json::value *clock = common::member(top, "clock");
     if (clock == nullptr) malformed("scenario", "missing \"clock\"");
     scenario.clock = time_value(*clock, "clock");
-    if (const json::value *files = top.if_contains("files")) {
+    if (const json::value *files = common::member(top, "files")) {
         for (const auto &[path, content] : object_value(*files, "files")) {
             relative_path(path, "files." + std::string(path));
             string_value(content, "files." + std::string(path));
             scenario.files.emplace_back(std::string(path), std::string(content.as_string()));
         }
     }
-    const json::value *steps = top.if_contains("steps");
+    const json::value *steps = common::member(top, "steps");
     if (steps == nullptr) malformed("scenario", "missing \"steps\"");
     IncludeExpander(root, read, file).add_steps(array_value(*steps, "steps"), file, "", scenario.steps);
     return scenario;

@@ -211,7 +211,7 @@ void AgentSyncBack::offer(std::vector<AgentChange> changes, rules::ContainerRoot
 }
 
 std::unique_ptr<ContainerSyncBack> start_agent_sync_back(const SyncBackTarget &target,
-                                                         std::shared_ptr<const Updater> updater, SyncedRecords &records,
+                                                         std::shared_ptr<const Updater> updater, SyncedJournals &journals,
                                                          std::shared_ptr<CameBack> came_back, SyncBackReportFn report,
                                                          AgentSyncBack::LogFn log) {
     const auto *table =
@@ -221,7 +221,7 @@ std::unique_ptr<ContainerSyncBack> start_agent_sync_back(const SyncBackTarget &t
         throw SyncBackUnsupported("the " + target.via + " updater cannot send a container's changes back: one-way");
     // The record's key as the forward sync names it: the same agreements.
     std::shared_ptr<SyncedJournal> journal =
-        records.journal(SyncedKey::of(target.live_update, target.via, target.container.id, target.container.root));
+        journals.journal(SyncedKey::of(target.live_update, target.via, target.container.id, target.container.root));
     return std::make_unique<AgentSyncBack>(std::move(updater), *table, target, std::move(journal), std::move(came_back),
                                            std::move(report), std::move(log));
 }

@@ -14,7 +14,7 @@
 
 #include "common/log_level.hpp"
 #include "common/mutex.hpp"
-#include "host/core/synced_record.hpp"
+#include "host/core/synced_journal.hpp"
 #include "host/core/updater.hpp"
 #include "host/sync_back/container_sync_back.hpp"
 #include "host/sync_back/local_sync_back.hpp"
@@ -93,7 +93,7 @@ private:
 // the agreements in the container's synced record. Throws
 // SyncBackUnsupported (one-way) or std::runtime_error saying why not.
 std::unique_ptr<ContainerSyncBack> start_agent_sync_back(const SyncBackTarget &target,
-                                                         std::shared_ptr<const Updater> updater, SyncedRecords &records,
+                                                         std::shared_ptr<const Updater> updater, SyncedJournals &journals,
                                                          std::shared_ptr<CameBack> came_back, SyncBackReportFn report,
                                                          AgentSyncBack::LogFn log);
 

@@ -9,7 +9,7 @@
 #include <functional>
 #include <string>
 
-#include "host/core/synced_record.hpp"
+#include "host/core/synced_journal.hpp"
 
 namespace liveupdate::host::sync_back {
 

@@ -12,7 +12,7 @@
 #include "common/sync_back/sync_back_limits.hpp"
 #include "common/sync_back/sync_back_mapping.hpp"
 #include "common/sync_back/sync_back_rules.hpp"
-#include "host/core/synced_record.hpp"
+#include "host/core/synced_journal.hpp"
 #include "host/sync_back/beneath_files.hpp"
 #include "host/sync_back/came_back.hpp"
 

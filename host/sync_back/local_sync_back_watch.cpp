@@ -86,11 +86,11 @@ void LocalSyncBackWatch::on_batch(const std::vector<std::string> &local_paths) {
     for (const SyncBackEvent &event : events) report_(event);
 }
 
-std::unique_ptr<ContainerSyncBack> start_local_sync_back(const SyncBackTarget &target, SyncedRecords &records,
+std::unique_ptr<ContainerSyncBack> start_local_sync_back(const SyncBackTarget &target, SyncedJournals &journals,
                                                          std::shared_ptr<CameBack> came_back, SyncBackReportFn report) {
     // The record's key as the forward sync names it: the same agreements.
     std::shared_ptr<SyncedJournal> journal =
-        records.journal(SyncedKey::of(target.live_update, target.via, target.container.id, target.container.root));
+        journals.journal(SyncedKey::of(target.live_update, target.via, target.container.id, target.container.root));
     const std::string root = std::filesystem::weakly_canonical(target.container.root).string();
     auto sync_back = std::make_unique<LocalSyncBack>(
         rules::SyncBackMapping(target.local_path, target.container_path, target.patterns), root, std::move(journal),

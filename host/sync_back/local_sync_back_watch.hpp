@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "common/mutex.hpp"
-#include "host/core/synced_record.hpp"
+#include "host/core/synced_journal.hpp"
 #include "host/sync_back/container_sync_back.hpp"
 #include "host/sync_back/local_sync_back.hpp"
 #include "host/up/tree_watcher.hpp"
@@ -58,7 +58,7 @@ private:
 // agreements in the container's synced record, its local writes told to
 // came_back. Throws std::runtime_error,
 // HostError or std::invalid_argument naming what stands in the way.
-std::unique_ptr<ContainerSyncBack> start_local_sync_back(const SyncBackTarget &target, SyncedRecords &records,
+std::unique_ptr<ContainerSyncBack> start_local_sync_back(const SyncBackTarget &target, SyncedJournals &journals,
                                                          std::shared_ptr<CameBack> came_back, SyncBackReportFn report);
 
 }  // namespace liveupdate::host::sync_back

@@ -1,4 +1,5 @@
 #include "host/up/activity.hpp"
+#include "common/json_fields.hpp"
 #include "common/mutex.hpp"
 
 namespace liveupdate::host::up {
@@ -50,12 +51,13 @@ void Activity::finished(const std::string &live_update, const std::vector<json::
         r.reconciling = false;
         r.updating = false;
         for (const auto &e : events) {
-            const json::value *type = e.if_contains("type");
+            const json::value *type = common::member(e, "type");
             if (type == nullptr || !type->is_string()) continue;
             if (type->as_string() == "started") {
                 r.last_files.clear();
                 r.last_file_count = 0;
-                if (const json::value *files = e.if_contains("filesChanged"); files != nullptr && files->is_array()) {
+                if (const json::value *files = common::member(e, "filesChanged");
+                    files != nullptr && files->is_array()) {
                     r.last_file_count = files->as_array().size();
                     for (const auto &f : files->as_array())
                         if (f.is_string() && r.last_files.size() < kFilesKept) r.last_files.emplace_back(f.as_string());
@@ -63,7 +65,7 @@ void Activity::finished(const std::string &live_update, const std::vector<json::
                 r.last_files_at = time.format();
             } else if (type->as_string() == "completed") {
                 r.last_update_at = time.format();
-                const json::value *error = e.if_contains("error");
+                const json::value *error = common::member(e, "error");
                 r.last_error = error != nullptr && error->is_string() ? std::string(error->as_string()) : "";
             }
         }

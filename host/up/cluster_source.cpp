@@ -149,7 +149,7 @@ void ClusterSource::warn_never_taken() {
             continue;
         }
         std::string names;
-        const json::value *items = list.as_object().if_contains("items");
+        const json::value *items = common::member(list.as_object(), "items");
         const std::size_t count = items != nullptr && items->is_array() ? items->as_array().size() : 0;
         for (std::size_t i = 0; i < count; ++i)
             if (items->as_array()[i].is_object())

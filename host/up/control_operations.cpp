@@ -22,7 +22,7 @@ json::value ControlOperations::handle(const json::object &request) const {
     if (op == "get") return get(kind);
     if (op == "describe") return describe(kind, common::string_field(request, {"name"}));
     if (op == "plugins") return json::object{{"plugins", p_.plugins()}};
-    if (op == "trigger") return p_.triggers.trigger(request.if_contains("names"));
+    if (op == "trigger") return p_.triggers.trigger(common::member(request, "names"));
     if (op == "verify") return p_.verify(request);
     if (op == "activity") return activity(request);
     return json::object{{"error", "unknown op \"" + op + "\" (get, describe, plugins, trigger, activity, verify)"}};

@@ -68,14 +68,12 @@ metrics::UpdateFigures update_figures(const std::string &live_update, const std:
                                       double seconds) {
     metrics::UpdateFigures figures{.live_update = live_update, .ok = true, .seconds = seconds, .files = 0};
     for (const auto &e : events) {
-        const json::value *type = e.if_contains("type");
-        if (type == nullptr || !type->is_string()) continue;
-        if (type->as_string() == "started") {
-            if (const json::value *files = e.if_contains("filesChanged"); files != nullptr && files->is_array())
+        const std::string type = common::string_field(e, {"type"});
+        if (type == "started") {
+            if (const json::value *files = common::member(e, "filesChanged"); files != nullptr && files->is_array())
                 figures.files += files->as_array().size();
-        } else if (type->as_string() == "completed") {
-            const json::value *error = e.if_contains("error");
-            if (error != nullptr && error->is_string() && !error->as_string().empty()) figures.ok = false;
+        } else if (type == "completed" && !common::string_field(e, {"error"}).empty()) {
+            figures.ok = false;
         }
     }
     return figures;
@@ -94,7 +92,7 @@ private:
     void start_plugin();
     void start_updaters(const PluginLoadOptions &load);
     // Drops the journals of containers known to be gone (host/core/synced_pruning).
-    void prune_synced_records();
+    void prune_synced_journals();
     void start_objects();
     void start_services();
     void start_web();
@@ -120,7 +118,7 @@ private:
     std::shared_ptr<UpdaterHostServices> services_;
     UpdaterRegistry updaters_;
     std::shared_ptr<void> agent_session_metrics_;  // reads updaters_: declared after it, dropped before it
-    std::unique_ptr<SyncedRecords> synced_;
+    std::unique_ptr<SyncedJournals> synced_;
     std::unique_ptr<sync_back::SyncBackWatches> sync_backs_;
     // What sync back wrote locally: the file watches drop its echo.
     std::shared_ptr<sync_back::CameBack> came_back_ = std::make_shared<sync_back::CameBack>();
@@ -173,8 +171,8 @@ void Daemon::start_plugin() {
     services_ = std::make_shared<UpdaterHostServices>();
     services_->set_local_containers(std::make_shared<SupervisedContainers>(*containers_));
     start_updaters(load);
-    synced_ = std::make_unique<SyncedRecords>(state_folder_->path());
-    prune_synced_records();
+    synced_ = std::make_unique<SyncedJournals>(state_folder_->path());
+    prune_synced_journals();
     sync_backs_ = std::make_unique<sync_back::SyncBackWatches>(
         [this](const sync_back::SyncBackTarget &target,
                sync_back::SyncBackReportFn report) -> std::unique_ptr<sync_back::ContainerSyncBack> {
@@ -221,7 +219,7 @@ void Daemon::start_plugin() {
         [this](LogLevel level, const std::string &lu, const std::string &line) { log_.write(level, lu, line); });
 }
 
-void Daemon::prune_synced_records() {
+void Daemon::prune_synced_journals() {
     // The docker engine is asked only when the "docker" class is the docker
     // updater with its default settings: with an updater configuration its
     // engine may be another, whose containers this engine does not know.
@@ -233,7 +231,7 @@ void Daemon::prune_synced_records() {
     try {
         const DockerPresenceFn presence =
             docker_via.empty() ? DockerPresenceFn{} : compose_discovery::default_docker_presence();
-        prune_gone_synced_records(*synced_, docker_via, presence, [this](const SyncedKey &key) {
+        prune_gone_synced_journals(*synced_, docker_via, presence, [this](const SyncedKey &key) {
             log_.write(LogLevel::info, key.live_update,
                        "up: the record of what was synced into " + key.container + " (via " + key.via +
                            ") is removed: that container no longer exists");
@@ -336,7 +334,7 @@ void Daemon::start_web() {
         // Discoveries store their statuses with the object (an upsert): those count too.
         if (change.type == ObjectChange::Type::deleted) return;
         const std::optional<json::object> object = store_.get(change.key);
-        const json::value *status = object ? object->if_contains("status") : nullptr;
+        const json::value *status = object ? common::member(*object, "status") : nullptr;
         if (status == nullptr || !status->is_object()) return;
         for (ObjectSource *source : sources()) source->status_written(change.key, status->as_object());
     });

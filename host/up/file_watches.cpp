@@ -28,7 +28,7 @@ std::string name_of(const json::object &o) { return common::string_field(o, {"me
 
 std::vector<std::string> watched_paths(const json::object &spec) {
     std::vector<std::string> out;
-    const json::value *paths = spec.if_contains("watchedPaths");
+    const json::value *paths = common::member(spec, "watchedPaths");
     if (paths == nullptr) return out;
     if (!paths->is_array()) throw std::invalid_argument("spec.watchedPaths: must be an array of paths");
     const json::array &list = paths->as_array();
@@ -44,7 +44,7 @@ std::vector<std::string> watched_paths(const json::object &spec) {
 
 WatchFilter file_watch_filter(const json::object &spec) {
     auto set = std::make_shared<common::IgnoreSet>();
-    const json::value *ignores = spec.if_contains("ignores");
+    const json::value *ignores = common::member(spec, "ignores");
     const std::vector<common::IgnoreDef> defs =
         ignores != nullptr ? common::parse_ignore_defs(*ignores, "spec.ignores") : std::vector<common::IgnoreDef>{};
     for (std::size_t i = 0; i < defs.size(); ++i) {
@@ -81,7 +81,7 @@ json::object FileWatches::apply(const json::object &file_watch) {
     Entry &entry = entries_[name];
     const bool spec_changed = !entry.object.contains("spec") || spec_of(entry.object) != spec_of(file_watch);
     json::object status;
-    if (const json::value *kept = entry.object.if_contains("status"); kept != nullptr && kept->is_object())
+    if (const json::value *kept = common::member(entry.object, "status"); kept != nullptr && kept->is_object())
         status = kept->as_object();
     entry.object = file_watch;
     if (!spec_changed) {

@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "common/ignore_patterns.hpp"
+#include "common/json_fields.hpp"
 #include "common/paths.hpp"
 
 namespace liveupdate::host::up {
@@ -18,30 +19,30 @@ std::string required_string(const json::value &v, const std::string &field) {
 }  // namespace
 
 LocalProcessSpec parse_local_container_spec(const json::object &object) {
-    const json::value *spec_v = object.if_contains("spec");
+    const json::value *spec_v = common::member(object, "spec");
     if (spec_v == nullptr || !spec_v->is_object()) throw std::invalid_argument("spec: must be an object");
     const json::object &spec = spec_v->as_object();
     LocalProcessSpec out;
 
-    const json::value *root = spec.if_contains("root");
+    const json::value *root = common::member(spec, "root");
     if (root == nullptr) throw std::invalid_argument("spec.root: required");
     out.root = common::clean_path(required_string(*root, "spec.root"));
     if (out.root.empty() || out.root.front() != '/') throw std::invalid_argument("spec.root: must be an absolute path");
 
-    if (const json::value *cmd = spec.if_contains("command"); cmd != nullptr && !cmd->is_null()) {
+    if (const json::value *cmd = common::member(spec, "command")) {
         if (!cmd->is_array()) throw std::invalid_argument("spec.command: must be an array of strings");
         const json::array &args = cmd->as_array();
         for (std::size_t i = 0; i < args.size(); ++i)
             out.command.push_back(required_string(args[i], "spec.command[" + std::to_string(i) + "]"));
     }
-    if (const json::value *wd = spec.if_contains("workingDir"); wd != nullptr && !wd->is_null()) {
+    if (const json::value *wd = common::member(spec, "workingDir")) {
         out.working_dir = required_string(*wd, "spec.workingDir");
         if (out.working_dir.empty() || out.working_dir.front() != '/' ||
             common::clean_path(out.working_dir).find("..") != std::string::npos)
             throw std::invalid_argument("spec.workingDir: must be an absolute container path without \"..\"");
         out.working_dir = common::clean_path(out.working_dir);
     }
-    if (const json::value *env = spec.if_contains("env"); env != nullptr && !env->is_null()) {
+    if (const json::value *env = common::member(spec, "env")) {
         if (env->is_object()) {
             for (const auto &[k, v] : env->as_object())
                 out.env.emplace_back(std::string(k), required_string(v, "spec.env." + std::string(k)));

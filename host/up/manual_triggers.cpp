@@ -16,10 +16,7 @@ constexpr const char *kOrigin = "lu-host trigger";
 
 // Its annotation tilt.dev/resource: the name the trigger queue uses.
 std::string manifest_of(const json::object &live_update) {
-    const json::value *meta = live_update.if_contains("metadata");
-    const json::value *annotations =
-        meta != nullptr && meta->is_object() ? meta->as_object().if_contains("annotations") : nullptr;
-    return annotations != nullptr ? common::string_field(*annotations, {"tilt.dev/resource"}) : std::string();
+    return common::string_field(live_update, {"metadata", "annotations", "tilt.dev/resource"});
 }
 
 json::object error(std::string text) { return json::object{{"error", std::move(text)}}; }

@@ -78,16 +78,19 @@ void resolve_relative_paths(json::object &object, const std::string &dir) {
     if (spec == nullptr) return;
     const std::string kind = common::string_field(object, {"kind"});
     if (kind == "FileWatch") {
-        if (auto *paths = spec->if_contains("watchedPaths"); paths != nullptr && paths->is_array())
+        if (json::value *paths = common::member_as_written(*spec, "watchedPaths");
+            paths != nullptr && paths->is_array())
             for (auto &p : paths->as_array()) resolve_string(p, dir);
-        if (auto *ignores = spec->if_contains("ignores"); ignores != nullptr && ignores->is_array())
+        if (json::value *ignores = common::member_as_written(*spec, "ignores");
+            ignores != nullptr && ignores->is_array())
             for (auto &ig : ignores->as_array())
                 if (ig.is_object())
-                    if (auto *base = ig.as_object().if_contains("basePath")) resolve_string(*base, dir);
+                    if (json::value *base = common::member_as_written(ig.as_object(), "basePath"))
+                        resolve_string(*base, dir);
     } else if (kind == "LiveUpdate") {
-        if (auto *base = spec->if_contains("basePath")) resolve_string(*base, dir);
+        if (json::value *base = common::member_as_written(*spec, "basePath")) resolve_string(*base, dir);
     } else if (kind == "LocalContainer") {
-        if (auto *root = spec->if_contains("root")) resolve_string(*root, dir);
+        if (json::value *root = common::member_as_written(*spec, "root")) resolve_string(*root, dir);
     }
 }
 
@@ -139,10 +142,10 @@ FileLoad parse_object_file(const std::string &file, std::string_view text) {
     bool is_list = false;
     for (const auto &doc : documents) {
         // A kind of another type is said below, for the object.
-        const json::value *kind = doc.is_object() ? doc.as_object().if_contains("kind") : nullptr;
+        const json::value *kind = doc.is_object() ? common::member(doc.as_object(), "kind") : nullptr;
         if (kind != nullptr && *kind == "List") {
             is_list = true;
-            const auto *list = doc.as_object().if_contains("items");
+            const json::value *list = common::member(doc.as_object(), "items");
             if (list == nullptr || !list->is_array()) {
                 load.errors.push_back(file + ": List: \"items\" must be an array");
                 continue;

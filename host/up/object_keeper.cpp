@@ -13,14 +13,6 @@ using common::LogLevel;
 
 namespace {
 
-std::vector<std::string> strings_of(const json::value *v) {
-    std::vector<std::string> out;
-    if (v != nullptr && v->is_array())
-        for (const auto &s : v->as_array())
-            if (s.is_string()) out.emplace_back(s.as_string());
-    return out;
-}
-
 // A discovered kind goes in with the status its discovery last reported;
 // discovery follows it from then on.
 template <class Discovery, class Spec, class Upsert>
@@ -83,8 +75,8 @@ void ObjectKeeper::apply(const DeclaredObject &d) {
         p_.log.write(LogLevel::warn, "", std::string(origin).append(": ").append(warning));
     if (d.kind == "FileWatch") {
         const json::object with_status = p_.file_watches.apply(d.object);
-        if (const auto *status = with_status.at("status").as_object().if_contains("error"))
-            p_.log.write(LogLevel::error, "", origin + ": " + std::string(status->as_string()));
+        if (const std::string error = common::string_field(with_status, {"status", "error"}); !error.empty())
+            p_.log.write(LogLevel::error, "", origin + ": " + error);
         upsert(with_status, origin);
     } else if (d.kind == "DockerComposeService") {
         apply_compose_service(d, origin);
@@ -151,13 +143,12 @@ std::vector<std::string> ObjectKeeper::admit(const json::object &object, const s
     const std::string text = json::serialize(object);
     const json::object result =
         p_.plugin_slot.with_instance([&](const PluginInstance &instance) { return instance.upsert(text); });
-    const json::value *accepted = result.if_contains("accepted");
-    const bool ok = accepted != nullptr && accepted->is_bool() && accepted->as_bool();
+    const bool ok = common::bool_field(result, "accepted", "upsert result");
     const ObjectKey key = key_of(object);
     if (!ok) {
-        const json::value *errors = result.if_contains("errors");
-        if (errors != nullptr && errors->is_array() && !errors->as_array().empty()) {
-            for (const auto &e : errors->as_array()) {
+        const json::array *errors = common::array_field(result, "errors", "upsert result");
+        if (errors != nullptr && !errors->empty()) {
+            for (const auto &e : *errors) {
                 const std::string field = common::string_field(e, {"field"});
                 p_.log.write(LogLevel::error, "",
                              origin + ": rejected: " + (field.empty() ? "" : field + ": ") +
@@ -167,24 +158,25 @@ std::vector<std::string> ObjectKeeper::admit(const json::object &object, const s
             p_.log.write(LogLevel::error, "", origin + ": rejected: " + common::string_field(result, {"message"}));
         }
         if (key.kind == "LiveUpdate")
-            p_.declarations.reject(key.name, Rejection{origin.substr(0, origin.rfind(": ")),
-                                                       errors != nullptr ? *errors : json::value(json::array()),
-                                                       common::string_field(result, {"message"})});
+            p_.declarations.reject(key.name,
+                                   Rejection{origin.substr(0, origin.rfind(": ")),
+                                             errors != nullptr ? json::value(*errors) : json::value(json::array()),
+                                             common::string_field(result, {"message"})});
         return {};
     }
     if (key.kind == "LiveUpdate") p_.declarations.admit(key.name);
     // Stored before any reconcile can run: its status is written into the store.
     // A LiveUpdate keeps the status its reconciles wrote.
     p_.store.put(object, key.kind == "LiveUpdate");
-    return strings_of(result.if_contains("due"));
+    return common::string_array_field(result, "due", "upsert result");
 }
 
 void ObjectKeeper::container_status(const std::string &name, const json::object &status) {
     std::optional<json::object> object = p_.declarations.declared(ObjectKey{"LocalContainer", name});
     if (!object) return;
     const std::string id = common::string_field(status, {"containerID"});
-    const json::value *state = status.if_contains("containerState");
-    const std::string phase = state != nullptr ? common::string_field(*state, {"status"}) : "";
+    const json::object *state = common::object_field(status, {"containerState"});
+    const std::string phase = state != nullptr ? common::string_field(*state, "status", "containerState") : "";
     std::string news;
     {
         common::MutexLock lock(containers_mutex_);
@@ -192,10 +184,10 @@ void ObjectKeeper::container_status(const std::string &name, const json::object 
         if (logged != id + " " + phase) {
             logged = id + " " + phase;
             news = "LocalContainer/" + name + " " + phase + " (" + id + ")";
-            if (phase == "exited" && state != nullptr && state->as_object().contains("exitCode"))
-                news += ", exit code " + json::serialize(state->at("exitCode"));
-            if (state != nullptr && state->as_object().contains("error"))
-                news += ": " + common::string_field(*state, {"error"});
+            const json::value *exit_code = state != nullptr ? common::member(*state, "exitCode") : nullptr;
+            if (phase == "exited" && exit_code != nullptr) news += ", exit code " + json::serialize(*exit_code);
+            if (state != nullptr && common::member(*state, "error") != nullptr)
+                news += ": " + common::string_field(*state, "error", "containerState");
         }
     }
     if (!news.empty()) p_.log.write(phase == "exited" ? LogLevel::warn : LogLevel::info, "", news);
@@ -223,7 +215,7 @@ void ObjectKeeper::remove(const ObjectKey &key) {
     const json::object result = p_.plugin_slot.with_instance(
         [&](const PluginInstance &instance) { return instance.remove(key.kind, key.name); });
     p_.store.remove(key);
-    std::vector<std::string> due = strings_of(result.if_contains("due"));
+    std::vector<std::string> due = common::string_array_field(result, "due", "remove result");
     if (key.kind == "LiveUpdate") due.push_back(key.name);  // lets the plugin drop its state
     p_.due.mark_due(due);
 }

@@ -1,4 +1,5 @@
 #include "host/up/trigger_queue.hpp"
+#include "common/json_fields.hpp"
 #include "common/mutex.hpp"
 
 #include <algorithm>
@@ -27,7 +28,7 @@ json::object queue_of(const std::vector<std::string> &manifests, json::object ba
 
 std::vector<std::string> queued_manifests(const json::object &queue) {
     std::vector<std::pair<long, std::string>> numbered;
-    const json::value *data = queue.if_contains("data");
+    const json::value *data = common::member(queue, "data");
     if (data == nullptr || !data->is_object()) return {};
     for (const auto &[key, value] : data->as_object()) {
         if (!is_name_key(key) || !value.is_string()) continue;

@@ -26,7 +26,7 @@ std::optional<UpdateSample> update_sample(const std::vector<json::object> &event
         const std::string type = common::string_field(e, {"type"});
         if (type == "started") {
             sample = UpdateSample{at.format(), std::round(static_cast<double>(took.count()) / 100.0) / 10.0, 0, false};
-            if (const json::value *files = e.if_contains("filesChanged"); files != nullptr && files->is_array())
+            if (const json::value *files = common::member(e, "filesChanged"); files != nullptr && files->is_array())
                 sample->files = files->as_array().size();
         } else if (type == "completed" && sample) {
             sample->failed = !common::string_field(e, {"error"}).empty();

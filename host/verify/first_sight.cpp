@@ -18,7 +18,8 @@ bool FirstSight::any_unchecked(const std::vector<LiveUpdateTargets> &live_update
                 if (checked_.count(key_of(lu, c)) != 0) continue;
             }
             try {
-                if (records_.has_earlier_paths(host::SyncedKey::of(lu.name, lu.via, c.ref.id, c.ref.root))) return true;
+                if (journals_.has_earlier_paths(host::SyncedKey::of(lu.name, lu.via, c.ref.id, c.ref.root)))
+                    return true;
             } catch (const std::exception &) {
                 return true;  // a record that cannot be read: the verification says why
             }

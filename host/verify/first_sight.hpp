@@ -13,14 +13,14 @@
 #include <vector>
 
 #include "common/mutex.hpp"
-#include "host/core/synced_record.hpp"
+#include "host/core/synced_journal.hpp"
 #include "host/verify/verify_targets.hpp"
 
 namespace liveupdate::host::verify {
 
 class FirstSight {
 public:
-    explicit FirstSight(host::SyncedRecords &records) : records_(records) {}
+    explicit FirstSight(host::SyncedJournals &journals) : journals_(journals) {}
 
     // Thread-safe. True when a running container of one of them has a record an
     // earlier daemon wrote and was not checked yet.
@@ -30,7 +30,7 @@ public:
 private:
     static std::string key_of(const LiveUpdateTargets &live_update, const RunningContainer &container);
 
-    host::SyncedRecords &records_;
+    host::SyncedJournals &journals_;
     common::Mutex mutex_;
     std::set<std::string> checked_ LU_GUARDED_BY(mutex_);
 };

@@ -9,7 +9,7 @@
 
 #include "common/ignore_patterns.hpp"
 #include "common/tree_digest/tree_digest.hpp"
-#include "host/core/synced_record.hpp"
+#include "host/core/synced_journal.hpp"
 #include "liveupdate/updater.hpp"
 
 namespace liveupdate::host::verify {
@@ -45,7 +45,7 @@ struct Differences {
 // ones, as the initial sync's filter), when its name is not valid UTF-8 (the
 // sync skips those), or when it lies in one of other_targets (the container
 // paths of other sync targets: they are compared on their own). synced: the
-// container paths liveupdate put there (host/core/synced_record.hpp); a path
+// container paths liveupdate put there (host/core/synced_journal.hpp); a path
 // only in the container is extra when it is in it, unsynced when not, and a
 // folder holding both is neither: what it holds is told one by one.
 Differences compare_target(const updater::CopyMapping &target, const tree_digest::Digest &local,

@@ -207,8 +207,8 @@ Differences Verifier::compare(const LiveUpdateTargets &lu, const std::vector<Liv
                                  ") cannot digest containers: it has no " LU_DIGEST_EXTENSION_ID " extension");
     const common::IgnoreSet ignore = common::ignore_set_of(lu.filter);
     host::SyncedPaths synced;
-    if (host::SyncedRecords *records = executor_.records())
-        synced = records->journal(host::SyncedKey::of(lu.name, lu.via, container.ref.id, container.ref.root))->paths();
+    if (host::SyncedJournals *journals = executor_.journals())
+        synced = journals->journal(host::SyncedKey::of(lu.name, lu.via, container.ref.id, container.ref.root))->paths();
     Differences out;
     for (const updater::CopyMapping &target : lu.targets) {
         if (stop()) stop.raise();

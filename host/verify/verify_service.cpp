@@ -94,17 +94,21 @@ void VerifyService::log_report(const LiveUpdateReport &report, const std::string
 
 json::value VerifyService::handle(const json::object &request) {
     std::vector<std::string> names;
-    if (const json::value *given = request.if_contains("names"); given != nullptr && !given->is_null()) {
-        if (!given->is_array()) return json::object{{"error", "verify takes \"names\": a list of LiveUpdate names"}};
-        for (const auto &n : given->as_array())
-            names.push_back(n.is_string() ? std::string(n.as_string()) : json::serialize(n));
-    } else {
-        for (const auto &lu : p_.store.list("LiveUpdate")) names.push_back(name_of(lu));
+    bool repair = false;
+    bool delete_extra = false;
+    try {
+        if (common::member(request, "names") != nullptr) {
+            names = common::string_array_field(request, "names", "");
+        } else {
+            for (const auto &lu : p_.store.list("LiveUpdate")) names.push_back(name_of(lu));
+        }
+        repair = common::bool_field(request, "fix", "");
+        delete_extra = repair && common::bool_field(request, "deleteExtra", "");
+    } catch (const common::DecodeError &e) {
+        return json::object{{"error", std::string("verify takes \"names\": a list of LiveUpdate names, \"fix\" and "
+                                                  "\"deleteExtra\": booleans; ") +
+                                          e.what()}};
     }
-    const json::value *fix = request.if_contains("fix");
-    const bool repair = fix != nullptr && fix->is_bool() && fix->as_bool();
-    const json::value *extra = request.if_contains("deleteExtra");
-    const bool delete_extra = repair && extra != nullptr && extra->is_bool() && extra->as_bool();
     json::array out;
     for (const auto &report : verify(names, repair, delete_extra)) {
         log_report(report,
@@ -123,14 +127,9 @@ std::vector<std::string> VerifyService::scheduled_live_updates() const {
     // the failure (clear_repaired_failures).
     std::vector<std::string> names;
     for (const auto &lu : p_.store.list("LiveUpdate")) {
-        const json::value *meta = lu.if_contains("metadata");
-        const json::value *annotations = meta != nullptr ? common::member(*meta, {"annotations"}) : nullptr;
-        const bool manual =
-            annotations != nullptr && common::string_field(*annotations, {"tilt.dev/update-mode"}) == "manual";
-        const json::value *status = lu.if_contains("status");
-        const json::value *failure = status != nullptr ? common::member(*status, {"failed"}) : nullptr;
-        const bool held =
-            failure != nullptr && !failure->is_null() && common::string_field(*failure, {"reason"}) != "UpdateFailed";
+        const bool manual = common::string_field(lu, {"metadata", "annotations", "tilt.dev/update-mode"}) == "manual";
+        const bool held = common::object_field(lu, {"status", "failed"}) != nullptr &&
+                          common::string_field(lu, {"status", "failed", "reason"}) != "UpdateFailed";
         if (!manual && !held) names.push_back(name_of(lu));
     }
     return names;

@@ -21,7 +21,7 @@
 #include "host/core/executor.hpp"
 #include "host/core/object_store.hpp"
 #include "host/core/plugin_slot.hpp"
-#include "host/core/synced_record.hpp"
+#include "host/core/synced_journal.hpp"
 #include "host/core/updater_registry.hpp"
 #include "host/verify/first_sight.hpp"
 #include "host/verify/verifier.hpp"
@@ -37,7 +37,7 @@ public:
         const UpdaterRegistry &updaters;
         const Executor &executor;
         // What was synced into each container: a restarted daemon repairs those it synced into before.
-        SyncedRecords &synced;
+        SyncedJournals &synced;
         // Why admission refused a LiveUpdate that is not in the store, if it did.
         std::function<std::optional<std::string>(const std::string &live_update)> rejection;
         // Runs fn while no reconcile of the LiveUpdate runs; a hot reload waits for it.

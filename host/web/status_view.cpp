@@ -65,11 +65,10 @@ json::object row_of(const json::value &lu, const json::object &activity) {
     const std::string base = string_field(lu, {"spec", "basePath"});
     json::array files;
     if (act != nullptr) {
-        if (const json::value *f = act->if_contains("lastFiles"); f != nullptr && f->is_array())
-            for (const auto &p : f->as_array())
-                if (p.is_string()) files.emplace_back(shown_path(std::string(p.as_string()), base));
+        for (const std::string &path : common::string_array_field(*act, "lastFiles", "activity"))
+            files.emplace_back(shown_path(path, base));
         for (const char *key : {"lastFileCount", "lastFilesAt", "lastUpdateAt", "recentUpdates"})
-            if (const json::value *v = act->if_contains(key)) row[key] = *v;
+            if (const json::value *v = common::member_as_written(*act, key)) row[key] = *v;
     }
     row["lastFiles"] = std::move(files);
 
@@ -83,8 +82,7 @@ json::object row_of(const json::value &lu, const json::object &activity) {
                                              {"kind", string_field(c, {"kind"})}});
     row["syncBackConflicts"] = std::move(conflicts);
 
-    const bool updating = act != nullptr && act->if_contains("updating") != nullptr && act->at("updating").is_bool() &&
-                          act->at("updating").as_bool();
+    const bool updating = act != nullptr && common::bool_field(*act, "updating", "activity");
     const std::string failed = string_field(lu, {"status", "failed", "reason"});
     const std::string failed_message = string_field(lu, {"status", "failed", "message"});
     if (updating)

@@ -37,8 +37,7 @@ WebResponse error_response(unsigned status, const std::string &message) {
 
 std::string error_of(const json::value &answer) {
     if (!answer.is_object()) return "";
-    const json::value *e = answer.as_object().if_contains("error");
-    return e != nullptr && e->is_string() ? std::string(e->as_string()) : "";
+    return common::string_field(answer.as_object(), "error", "answer");
 }
 
 int hex_digit(char c) {

@@ -50,9 +50,9 @@ std::string cause_reason(const std::string &message) {
 
 std::vector<Cause> plugin_causes(const json::object &admission, const std::set<std::string> &already) {
     std::vector<Cause> out;
-    const json::value *errors = admission.if_contains("errors");
-    if (errors == nullptr || !errors->is_array()) return out;
-    for (const auto &e : errors->as_array()) {
+    const json::array *errors = common::array_field(admission, "errors", "admission");
+    if (errors == nullptr) return out;
+    for (const auto &e : *errors) {
         if (!e.is_object()) continue;
         Cause cause{common::string_field(e.as_object(), {"field"}), common::string_field(e.as_object(), {"message"})};
         // A path the cluster rule refused stays as written; the plugin saying so again adds nothing.
@@ -78,7 +78,7 @@ ReviewRequest review_request(const json::object &review) {
     out.name = common::string_field(request, "name", "request");
     out.namespace_name = common::string_field(request, "namespace", "request");
     out.dry_run = common::bool_field(request, "dryRun", "request");
-    if (const json::value *object = request.if_contains("object"); object != nullptr) out.object = *object;
+    if (const json::value *object = common::member(request, "object")) out.object = *object;
     if (is_judged(out) && !out.object.is_object())
         throw BadReview("request.object: expected an object for " + out.operation + " of " + out.kind);
     return out;
@@ -122,8 +122,7 @@ Verdict judge(const ReviewRequest &request, const Validator &validate, std::stri
         return verdict;
     }
     for (auto &cause : plugin_causes(admission, refused_fields)) verdict.causes.push_back(std::move(cause));
-    const json::value *accepted = admission.if_contains("accepted");
-    const bool plugin_accepts = accepted != nullptr && accepted->is_bool() && accepted->as_bool();
+    const bool plugin_accepts = common::bool_field(admission, "accepted", "admission");
     if (!verdict.causes.empty()) {
         verdict.allowed = false;
         verdict.message = joined(request, name, verdict.causes);

@@ -47,9 +47,9 @@ std::string join_errors(const std::string &kind, const std::string &name, const 
 void peek_identity(const boost::json::value &v, std::string &kind, std::string &name) {
     if (!v.is_object()) return;
     const auto &o = v.get_object();
-    if (const auto *k = o.if_contains("kind"); k && k->is_string()) kind = std::string(k->get_string());
-    if (const auto *m = o.if_contains("metadata"); m && m->is_object())
-        if (const auto *n = m->get_object().if_contains("name"); n && n->is_string())
+    if (const auto *k = common::member(o, "kind"); k && k->is_string()) kind = std::string(k->get_string());
+    if (const auto *m = common::member(o, "metadata"); m && m->is_object())
+        if (const auto *n = common::member(m->get_object(), "name"); n && n->is_string())
             name = std::string(n->get_string());
 }
 

@@ -36,14 +36,14 @@ void walk_json_hashes(const boost::json::value &v, ApplyFilter &out) {
 void add_json_entity(const boost::json::value &v, ApplyFilter &out) {
     if (!v.is_object()) return;
     const auto &o = v.get_object();
-    if (const auto *items = o.if_contains("items"); items && items->is_array()) {
+    if (const auto *items = common::member(o, "items"); items && items->is_array()) {
         for (const auto &e : items->get_array()) add_json_entity(e, out);
         return;
     }
-    const auto *meta = o.if_contains("metadata");
-    const auto *uid = meta && meta->is_object() ? meta->get_object().if_contains("uid") : nullptr;
+    const auto *meta = common::member(o, "metadata");
+    const auto *uid = meta && meta->is_object() ? common::member(meta->get_object(), "uid") : nullptr;
     if (uid == nullptr || !uid->is_string() || uid->get_string().empty()) {
-        const auto *name = meta && meta->is_object() ? meta->get_object().if_contains("name") : nullptr;
+        const auto *name = meta && meta->is_object() ? common::member(meta->get_object(), "name") : nullptr;
         throw std::runtime_error("Resource missing uid: " +
                                  std::string(name && name->is_string() ? name->get_string() : ""));
     }

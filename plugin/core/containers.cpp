@@ -36,12 +36,8 @@ SelectedResource select_runtime_container(const api::RuntimeContainerStatus &sta
     SelectedResource r;
     r.best_start_time = status.last_apply_start_time;
     if (status.container_id.empty() || !status.container_state) return r;
-    api::Container c;
-    c.name = status.container_name;
-    c.id = status.container_id;
-    c.state = container_state_from_docker(*status.container_state);
-    c.ready = c.state.running.has_value();
-    r.containers.push_back({"", "", "", std::move(c)});
+    r.containers.push_back({updater::ContainerRef{status.container_id, status.container_name, "", "", ""}, "",
+                            container_state_from_docker(*status.container_state)});
     return r;
 }
 
@@ -85,7 +81,8 @@ SelectedResource select_kubernetes(const api::KubernetesDiscovery &discovery, co
         for (const auto &c : pod.containers) {
             if (c.name.empty()) continue;
             if (!selector_matches(c, selector, image_map)) continue;
-            r.containers.push_back({pod.name, pod.namespace_name, pod.phase, c});
+            r.containers.push_back(
+                {updater::ContainerRef{c.id, c.name, pod.name, pod.namespace_name, ""}, pod.phase, c.state});
         }
     }
     return r;
@@ -107,7 +104,7 @@ SelectedResource select_docker_compose(const api::DockerComposeService &service)
 SelectedResource select_local(const api::LocalContainer &local) {
     SelectedResource r = select_runtime_container(local.status);
     r.via = "local";  // X01
-    r.local_root = local.spec.root;
+    for (SelectedContainer &c : r.containers) c.ref.root = local.spec.root;
     return r;
 }
 

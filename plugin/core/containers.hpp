@@ -6,22 +6,23 @@
 #include <string>
 #include <vector>
 
+#include "liveupdate/updater.hpp"
 #include "plugin/core/api/api_object.hpp"
 
 namespace liveupdate {
 
+// A container the selector picked: which one (its root: the LocalContainer's
+// spec.root), and what discovery last said of it.
 struct SelectedContainer {
-    std::string pod_name;  // "" outside Kubernetes
-    std::string namespace_name;
-    std::string pod_phase;
-    api::Container container;
+    updater::ContainerRef ref;
+    std::string pod_phase;  // "" outside Kubernetes
+    api::ContainerState state;
 };
 
 struct SelectedResource {
     std::vector<SelectedContainer> containers;
     common::MicroTime best_start_time;
-    std::string via;         // updater class: "kubernetes", "docker", "local"
-    std::string local_root;  // LocalContainer spec.root
+    std::string via;  // updater class: "kubernetes", "docker", "local"
     // C07: Tilt's rule for the containers of Kubernetes pods, where one
     // container's failure holds them all. Compose's replicas and a
     // LocalContainer, which Tilt selects one of, are held each alone (C10).

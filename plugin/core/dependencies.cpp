@@ -129,10 +129,9 @@ std::variant<SelectedResource, std::string> resource_of(const Monitor &monitor, 
         // Discovery listed the whole service and none of it runs or is about to
         // (C02: created, paused, restarting are waiting): say so, and sync once a
         // container appears (its status change reconciles again).
-        const bool running_or_waiting =
-            std::any_of(selected.containers.begin(), selected.containers.end(), [](const SelectedContainer &c) {
-                return c.container.state.running.has_value() || c.container.state.waiting.has_value();
-            });
+        const bool running_or_waiting = std::any_of(
+            selected.containers.begin(), selected.containers.end(),
+            [](const SelectedContainer &c) { return c.state.running.has_value() || c.state.waiting.has_value(); });
         if (service.replicas_listed && !running_or_waiting)
             return "no running container for service " + service.service + " of project " + service.project;
         return selected;

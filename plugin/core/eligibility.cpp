@@ -7,8 +7,8 @@ namespace liveupdate {
 namespace {
 
 // True when the container runs now and started after `before` (zero: unknown, never).
-bool started_since(common::MicroTime before, const api::Container &c) {
-    return !before.is_zero() && c.state.running && before < c.state.running->started_at;
+bool started_since(common::MicroTime before, const api::ContainerState &state) {
+    return !before.is_zero() && state.running && before < state.running->started_at;
 }
 
 std::vector<common::IgnoreDef> source_ignores(const Monitor &monitor, const api::LiveUpdateSpec &spec) {
@@ -22,7 +22,7 @@ std::vector<common::IgnoreDef> source_ignores(const Monitor &monitor, const api:
 }
 
 std::string display_of(const SelectedContainer &sc) {
-    return container_display_name(sc.pod_name, sc.container.name, sc.container.id);
+    return container_display_name(sc.ref.pod, sc.ref.name, sc.ref.id);
 }
 
 }  // namespace
@@ -36,7 +36,7 @@ void forget_unselected(Monitor &monitor, const std::vector<SelectedContainer> &s
     for (auto it = monitor.containers.begin(); it != monitor.containers.end();) {
         bool is_selected = false;
         for (const auto &sc : selected)
-            if (!sc.container.id.empty() && sc.container.id == it->first.container_id) is_selected = true;
+            if (!sc.ref.id.empty() && sc.ref.id == it->first.container_id) is_selected = true;
         it = is_selected ? std::next(it) : monitor.containers.erase(it);
     }
 }
@@ -45,7 +45,7 @@ std::optional<std::string> failure_cleared(const Monitor &monitor, const api::Li
                                            const ContainerTrack &track, const SelectedContainer &sc,
                                            common::MicroTime start_time) {
     const ContainerFailure &failure = *track.failure;
-    if (started_since(failure.container_started_at, sc.container))
+    if (started_since(failure.container_started_at, sc.state))
         return "Container " + display_of(sc) + " started again since its update failed: live updates resume";
     // An UpdateStopped failure is a plan that could not be made (a stop path,
     // a file no sync maps, a sync folder that was gone). When every change
@@ -71,7 +71,7 @@ std::optional<std::string> skipped_changes_line(const Monitor &monitor, Containe
 }
 
 bool has_ended(const SelectedContainer &sc) {
-    return sc.pod_phase == "Succeeded" || sc.pod_phase == "Failed" || sc.container.state.terminated;
+    return sc.pod_phase == "Succeeded" || sc.pod_phase == "Failed" || sc.state.terminated;
 }
 
 bool needs_initial_sync(const api::LiveUpdateSpec &spec, const ContainerTrack &track) {
@@ -91,8 +91,8 @@ InitialSyncChanges initial_sync_changes(const Monitor &monitor, const api::LiveU
     return out;
 }
 
-std::optional<api::LiveUpdateContainerStateWaiting> waiting_of(const api::Container &c, bool waiting_on_trigger) {
-    if (!c.state.running || c.id.empty())
+std::optional<api::LiveUpdateContainerStateWaiting> waiting_of(const SelectedContainer &sc, bool waiting_on_trigger) {
+    if (!sc.state.running || sc.ref.id.empty())
         return api::LiveUpdateContainerStateWaiting{"ContainerWaiting", "Waiting for container to start"};
     if (waiting_on_trigger) return api::LiveUpdateContainerStateWaiting{"Trigger", "Only updates on manual trigger"};
     return std::nullopt;
@@ -102,11 +102,11 @@ bool nothing_to_sync(const Plan &plan) { return plan.synced == 0 && plan.restart
 
 std::optional<api::LiveUpdateStateFailed> update_blocked(const PlanResult &plan, const SelectedContainer &sc) {
     if (plan.failed) return api::LiveUpdateStateFailed{plan.failed->reason, plan.failed->message, {}};
-    const auto &waiting = sc.container.state.waiting;
+    const auto &waiting = sc.state.waiting;
     // C05; with nothing to sync a crash-looping container stays idle, not failed.
     if (!nothing_to_sync(plan.plan) && waiting && waiting->reason == "CrashLoopBackOff")
         return api::LiveUpdateStateFailed{
-            "CrashLoopBackOff", "Cannot live update because container crashing. Pod: " + sc.pod_name, {}};
+            "CrashLoopBackOff", "Cannot live update because container crashing. Pod: " + sc.ref.pod, {}};
     return std::nullopt;
 }
 

@@ -52,7 +52,7 @@ InitialSyncChanges initial_sync_changes(const Monitor &monitor, const api::LiveU
                                         common::MicroTime start_time, common::MicroTime now);
 
 // C03: no ID or not running waits; C04: manual mode waits for its trigger.
-std::optional<api::LiveUpdateContainerStateWaiting> waiting_of(const api::Container &c, bool waiting_on_trigger);
+std::optional<api::LiveUpdateContainerStateWaiting> waiting_of(const SelectedContainer &sc, bool waiting_on_trigger);
 
 // Whether the plan gives the container nothing to do.
 bool nothing_to_sync(const Plan &plan);

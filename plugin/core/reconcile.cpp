@@ -127,7 +127,7 @@ Step ReconcileSession::start_sync() {
 bool ReconcileSession::failure_holds_all() {
     Monitor &monitor = *slot_->monitor;
     for (const auto &sc : resource_.containers) {
-        const auto it = monitor.containers.find({sc.container.id, sc.pod_name, sc.namespace_name});
+        const auto it = monitor.containers.find({sc.ref.id, sc.ref.pod, sc.ref.namespace_name});
         if (it == monitor.containers.end() || !it->second.failure) continue;
         ContainerTrack &track = it->second;
         if (auto cleared = failure_cleared(monitor, lu_->spec, track, sc, start_time_)) {
@@ -212,7 +212,7 @@ bool ReconcileSession::settle(const Visit &v) {
 // Eligibility: whether the container may get its changes, and which.
 ReconcileSession::Visit ReconcileSession::visit(const SelectedContainer &sc) {
     const Monitor &monitor = *slot_->monitor;
-    const ContainerKey key{sc.container.id, sc.pod_name, sc.namespace_name};
+    const ContainerKey key{sc.ref.id, sc.ref.pod, sc.ref.namespace_name};
     const auto existing = monitor.containers.find(key);  // C09: by ID, so a restart in place keeps its track
     const ContainerTrack track = existing != monitor.containers.end() ? existing->second : ContainerTrack{};
 
@@ -244,7 +244,7 @@ ReconcileSession::Visit ReconcileSession::visit(const SelectedContainer &sc) {
     }
     if (!changed.files.empty()) any_files_to_sync_ = true;
     if (ended) {  // C06
-        if (terminated_pod_name_.empty()) terminated_pod_name_ = sc.pod_name;
+        if (terminated_pod_name_.empty()) terminated_pod_name_ = sc.ref.pod;
         return Visit{};
     }
     return visit_result(sc, {key, track, std::move(changed), initial_sync, std::move(filter)});
@@ -253,8 +253,8 @@ ReconcileSession::Visit ReconcileSession::visit(const SelectedContainer &sc) {
 // What an eligible container's changes come to: an update, or its entry in the status.
 ReconcileSession::Visit ReconcileSession::visit_result(const SelectedContainer &sc, Eligible eligible) {
     const auto &spec = lu_->spec;
-    const auto &c = sc.container;
-    const auto waiting = waiting_of(c, waiting_on_trigger_);
+    const updater::ContainerRef &c = sc.ref;
+    const auto waiting = waiting_of(sc, waiting_on_trigger_);
     ChangedFiles &changed = eligible.changed;
     const auto plan =
         create_plan(spec, changed.files, eligible.initial_sync ? PlanMappings::count_only : PlanMappings::each_file);
@@ -267,13 +267,11 @@ ReconcileSession::Visit ReconcileSession::visit_result(const SelectedContainer &
     }
     if (nothing_to_sync(plan.plan) || waiting) {
         one.containers.push_back(
-            {c.name, c.id, sc.pod_name, sc.namespace_name, eligible.track.last_file_time_synced, "", waiting});
+            {c.name, c.id, c.pod, c.namespace_name, eligible.track.last_file_time_synced, "", waiting});
         return settled;
     }
-    const std::string display = container_display_name(sc.pod_name, c.name, c.id);
-    const UpdateTarget target{name_, resource_.via,
-                              updater::ContainerRef{c.id, c.name, sc.pod_name, sc.namespace_name, resource_.local_root},
-                              display};
+    const std::string display = container_display_name(c.pod, c.name, c.id);
+    const UpdateTarget target{name_, resource_.via, c, display};
     PlannedUpdate planned = eligible.initial_sync
                                 ? plan_initial_sync(spec, target, changed.files, std::move(eligible.filter))
                                 : plan_update(spec, target, plan.plan);

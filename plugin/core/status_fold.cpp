@@ -10,7 +10,7 @@ namespace {
 const SelectedContainer *selected(const ContainerKey &key, const std::vector<SelectedContainer> &containers) {
     const SelectedContainer *found = nullptr;
     for (const auto &sc : containers)
-        if (sc.container.id == key.container_id && sc.pod_name == key.pod_name) found = &sc;
+        if (sc.ref.id == key.container_id && sc.ref.pod == key.pod_name) found = &sc;
     return found;
 }
 
@@ -63,8 +63,8 @@ ContainerFailure recorded_failure(const api::LiveUpdateStateFailed &failed, comm
                                   const ContainerKey &key, const std::vector<SelectedContainer> &containers) {
     common::MicroTime started_at;  // zero: unknown
     for (const auto &sc : containers)
-        if (sc.container.id == key.container_id && sc.pod_name == key.pod_name && sc.container.state.running)
-            started_at = sc.container.state.running->started_at;
+        if (sc.ref.id == key.container_id && sc.ref.pod == key.pod_name && sc.state.running)
+            started_at = sc.state.running->started_at;
     return ContainerFailure{failed.reason, failed.message, low_water_mark, started_at};
 }
 
@@ -74,8 +74,8 @@ std::string holding_all_message(const std::string &reason, const std::string &me
     std::string name;
     std::size_t others = 0;
     for (const auto &sc : containers) {
-        if (sc.container.id == key.container_id && sc.pod_name == key.pod_name)
-            name = sc.container.name;
+        if (sc.ref.id == key.container_id && sc.ref.pod == key.pod_name)
+            name = sc.ref.name;
         else
             ++others;
     }
@@ -91,7 +91,7 @@ HeldEntry held_entry(const ContainerKey &key, common::MicroTime last_synced, con
     HeldEntry out;
     out.status = api::LiveUpdateContainerStatus{"", key.container_id, key.pod_name, key.namespace_name, last_synced,
                                                 "", std::nullopt};
-    if (const SelectedContainer *sc = selected(key, containers)) out.status.container_name = sc->container.name;
+    if (const SelectedContainer *sc = selected(key, containers)) out.status.container_name = sc->ref.name;
     out.display_name = container_display_name(key.pod_name, out.status.container_name, key.container_id);
     const std::string why = failed.message + " (held: container " + out.display_name +
                             " gets no changes until it starts again, is replaced or a new build starts; the "

@@ -12,8 +12,7 @@ namespace json = boost::json;
 namespace {
 
 bool finished(const SelectedContainer &c) {
-    return !c.container.state.running || c.container.id.empty() || c.pod_phase == "Succeeded" ||
-           c.pod_phase == "Failed";
+    return !c.state.running || c.ref.id.empty() || c.pod_phase == "Succeeded" || c.pod_phase == "Failed";
 }
 
 std::variant<SyncTargets, SyncTargetsProblem> targets_of(const api::LiveUpdateSpec &spec, const ObjectLookup &lookup) {
@@ -28,9 +27,7 @@ std::variant<SyncTargets, SyncTargetsProblem> targets_of(const api::LiveUpdateSp
     SyncTargets out;
     out.via = selected.via;
     for (const SelectedContainer &sc : selected.containers) {
-        if (finished(sc)) continue;
-        out.containers.push_back(
-            {sc.container.id, sc.container.name, sc.pod_name, sc.namespace_name, selected.local_root});
+        if (!finished(sc)) out.containers.push_back(sc.ref);
     }
     std::vector<common::IgnoreDef> source_ignores;
     for (const auto &[name, source] : monitor.sources)

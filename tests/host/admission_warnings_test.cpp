@@ -28,3 +28,21 @@ BOOST_AUTO_TEST_CASE(admission_warns_of_a_sync_outside_the_base_and_a_root_conta
                            .as_object();
     BOOST_TEST(admission_warnings(boxed).empty());
 }
+
+// The warnings are read before the plugin's admission, which names a member of
+// another type: here such an object has no warning, and is no error.
+BOOST_AUTO_TEST_CASE(admission_warnings_pass_over_members_of_another_type) {
+    for (const char *text : {
+             R"({"kind": "LiveUpdate", "spec": {"basePath": 5, "syncs": [{"localPath": "/etc"}]}})",
+             R"({"kind": "LiveUpdate", "spec": {"basePath": "/repo", "syncs": [5, {"localPath": 7}]}})",
+             R"({"kind": "LiveUpdate", "spec": {"basePath": "/repo", "syncs": {"localPath": "/etc"}}})",
+             R"({"kind": "LiveUpdate", "spec": "everything"})",
+             R"({"kind": ["LiveUpdate"], "spec": {}})",
+             R"({"kind": "LocalContainer", "spec": {"root": ["/"]}})",
+         }) {
+        const auto object = boost::json::parse(text).as_object();
+        std::vector<std::string> warnings{"not read"};
+        BOOST_CHECK_NO_THROW(warnings = admission_warnings(object));
+        BOOST_TEST(warnings.empty(), text);
+    }
+}

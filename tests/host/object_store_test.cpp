@@ -63,4 +63,21 @@ BOOST_AUTO_TEST_CASE(objects_need_kind_and_name) {
     BOOST_CHECK_THROW(store.put(object(R"({"kind": "K", "metadata": {}})")), HostError);
 }
 
+// The error names the object's kind and the field at fault, and why.
+BOOST_AUTO_TEST_CASE(an_invalid_object_is_named_by_kind_and_field) {
+    JsonObjectStore store;
+    const auto where_and_why = [&](const char *text) {
+        try {
+            store.put(object(text));
+        } catch (const HostError &e) {
+            return e.location() + ": " + e.reason();
+        }
+        return std::string("accepted");
+    };
+    BOOST_TEST(where_and_why(R"({"kind": "K", "metadata": {"name": 5}})") == "K metadata.name: expected string");
+    BOOST_TEST(where_and_why(R"({"kind": "K", "metadata": ["x"]})") == "K metadata: expected object");
+    BOOST_TEST(where_and_why(R"({"kind": "K", "metadata": {"name": ""}})") == "K metadata.name: missing or empty");
+    BOOST_TEST(where_and_why(R"({"kind": 7, "metadata": {"name": "x"}})") == "kind: expected string");
+}
+
 BOOST_AUTO_TEST_SUITE_END()

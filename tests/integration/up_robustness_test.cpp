@@ -321,6 +321,26 @@ BOOST_AUTO_TEST_CASE(usage_errors_versions_and_admission_warnings) {
                loaded.output);
 }
 
+// A member of another type is the plugin's admission to refuse, naming the
+// field: the warnings read before it pass it over, at start and on an edit
+// alike, and the daemon runs on.
+BOOST_AUTO_TEST_CASE(a_member_of_another_type_is_refused_and_the_daemon_runs_on) {
+    UpDaemon d;
+    Objects o;
+    o.lu_spec()["basePath"] = 5;
+    BOOST_TEST_REQUIRE(d.start(o), d.log_text());
+    const std::string refused = "LiveUpdate/lu: rejected: spec.basePath";
+    BOOST_TEST(wait_until([&] { return d.log_text().find(refused) != std::string::npos; }), d.log_text());
+
+    write_file(d.objects, Objects{}.text());
+    BOOST_TEST(wait_until([&] { return d.get("liveupdates").at("items").as_array().size() == 1u; }), d.log_text());
+    Objects edited;
+    edited.lu_spec()["syncs"] = json::array{5};
+    write_file(d.objects, edited.text());
+    BOOST_TEST(wait_until([&] { return d.log_text().find("spec.syncs[0]") != std::string::npos; }), d.log_text());
+    BOOST_TEST(d.get("liveupdates").is_object(), d.log_text());
+}
+
 // Item 13: a stopped or failed LiveUpdate says why each later batch is
 // skipped and what clears it, and resumes once its cause is gone.
 BOOST_AUTO_TEST_CASE(skipped_changes_are_explained_and_a_sync_folder_back_resumes) {

@@ -28,7 +28,22 @@ BOOST_AUTO_TEST_CASE(compose_service_without_id_selects_nothing) {
     const auto r = select_docker_compose(dcs);
     BOOST_REQUIRE_EQUAL(r.containers.size(), 1u);
     BOOST_TEST(r.via == "docker");
-    BOOST_TEST(r.containers[0].pod_name.empty());
+    BOOST_TEST(r.containers[0].ref.pod.empty());
+}
+
+// L01: the one container of a LocalContainer is named with its root, the
+// folder standing for its "/"; a Compose container has none.
+BOOST_AUTO_TEST_CASE(a_local_container_is_named_with_its_root) {
+    api::LocalContainer local;
+    local.spec.root = "/srv/box";
+    local.status.container_id = "local-1";
+    local.status.container_name = "box";
+    local.status.container_state = api::DockerContainerState{"running", {}, {}, 0};
+    const auto r = select_local(local);
+    BOOST_REQUIRE_EQUAL(r.containers.size(), 1u);
+    BOOST_TEST(r.via == "local");
+    BOOST_TEST((r.containers[0].ref == updater::ContainerRef{"local-1", "box", "", "", "/srv/box"}));
+    BOOST_TEST(r.containers[0].state.running.has_value());
 }
 
 BOOST_AUTO_TEST_CASE(image_names_ignore_tags_and_default_registry) {
@@ -51,7 +66,7 @@ BOOST_AUTO_TEST_CASE(kubernetes_selection_filters_and_skips_unnamed) {
     api::LiveUpdateKubernetesSelector by_image{"kd", "", "img", "", ""};
     auto r = select_kubernetes(kd, nullptr, by_image, nullptr);
     BOOST_REQUIRE_EQUAL(r.containers.size(), 1u);
-    BOOST_TEST(r.containers[0].container.id == "id1");
+    BOOST_TEST((r.containers[0].ref == updater::ContainerRef{"id1", "main", "p", "ns", ""}));
     BOOST_TEST(r.best_start_time.micros() == 10);
 
     api::LiveUpdateKubernetesSelector by_map{"kd", "", "", "", "im"};
@@ -59,7 +74,7 @@ BOOST_AUTO_TEST_CASE(kubernetes_selection_filters_and_skips_unnamed) {
     im.status.image_from_cluster = "other:tilt-123";
     r = select_kubernetes(kd, nullptr, by_map, &im);
     BOOST_REQUIRE_EQUAL(r.containers.size(), 1u);
-    BOOST_TEST(r.containers[0].container.name == "side");
+    BOOST_TEST(r.containers[0].ref.name == "side");
 
     api::KubernetesApply ka;
     ka.status.last_apply_start_time = common::MicroTime(99);

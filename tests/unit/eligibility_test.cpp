@@ -11,10 +11,8 @@ namespace {
 common::MicroTime at(int second) { return common::MicroTime(second * 1'000'000LL); }
 
 SelectedContainer running(int started_second) {
-    SelectedContainer sc{"pod", "ns", "Running", {}};
-    sc.container.name = "web";
-    sc.container.id = "c1";
-    sc.container.state.running = api::ContainerStateRunning{at(started_second)};
+    SelectedContainer sc{updater::ContainerRef{"c1", "web", "pod", "ns", ""}, "Running", {}};
+    sc.state.running = api::ContainerStateRunning{at(started_second)};
     return sc;
 }
 
@@ -71,17 +69,16 @@ BOOST_AUTO_TEST_CASE(skipped_changes_are_said_once_per_batch) {
 // C03, C04.
 BOOST_AUTO_TEST_CASE(a_container_waits_to_run_then_for_its_trigger) {
     SelectedContainer sc = running(1);
-    BOOST_TEST(!waiting_of(sc.container, false).has_value());
-    BOOST_TEST(waiting_of(sc.container, true).value_or(api::LiveUpdateContainerStateWaiting{}).reason == "Trigger");
-    sc.container.state.running.reset();
-    BOOST_TEST(waiting_of(sc.container, true).value_or(api::LiveUpdateContainerStateWaiting{}).reason ==
-               "ContainerWaiting");
+    BOOST_TEST(!waiting_of(sc, false).has_value());
+    BOOST_TEST(waiting_of(sc, true).value_or(api::LiveUpdateContainerStateWaiting{}).reason == "Trigger");
+    sc.state.running.reset();
+    BOOST_TEST(waiting_of(sc, true).value_or(api::LiveUpdateContainerStateWaiting{}).reason == "ContainerWaiting");
 }
 
 // C05: a crash loop blocks an update, not a container with nothing to sync.
 BOOST_AUTO_TEST_CASE(a_crash_loop_blocks_only_a_plan_with_work) {
     SelectedContainer sc = running(1);
-    sc.container.state.waiting = api::ContainerStateWaiting{"CrashLoopBackOff"};
+    sc.state.waiting = api::ContainerStateWaiting{"CrashLoopBackOff"};
     PlanResult plan;
     BOOST_TEST(!update_blocked(plan, sc).has_value());
     plan.plan.synced = 1;
@@ -97,7 +94,7 @@ BOOST_AUTO_TEST_CASE(a_container_or_pod_that_ended) {
     sc.pod_phase = "Succeeded";
     BOOST_TEST(has_ended(sc));
     sc = running(1);
-    sc.container.state.terminated = api::ContainerStateTerminated{};
+    sc.state.terminated = api::ContainerStateTerminated{};
     BOOST_TEST(has_ended(sc));
 }
 

@@ -10,10 +10,8 @@ namespace {
 common::MicroTime at(int second) { return common::MicroTime(second * 1'000'000LL); }
 
 SelectedContainer container(const std::string &id, const std::string &name, int started_second) {
-    SelectedContainer sc{"pod", "ns", "Running", {}};
-    sc.container.name = name;
-    sc.container.id = id;
-    sc.container.state.running = api::ContainerStateRunning{at(started_second)};
+    SelectedContainer sc{updater::ContainerRef{id, name, "pod", "ns", ""}, "Running", {}};
+    sc.state.running = api::ContainerStateRunning{at(started_second)};
     return sc;
 }
 

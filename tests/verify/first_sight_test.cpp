@@ -6,7 +6,7 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "host/core/synced_record.hpp"
+#include "host/core/synced_journal.hpp"
 #include "host/verify/first_sight.hpp"
 
 using namespace liveupdate::host;
@@ -39,19 +39,19 @@ BOOST_AUTO_TEST_SUITE(first_sight)
 
 BOOST_AUTO_TEST_CASE(a_container_this_daemon_synced_into_first_is_not_checked) {
     StateDir dir;
-    SyncedRecords records(dir.path.string());
-    FirstSight first(records);
+    SyncedJournals journals(dir.path.string());
+    FirstSight first(journals);
     const LiveUpdateTargets lu = one_container("3f2a");
-    records.journal(SyncedKey::of("lu", "docker", "3f2a", ""))->add({"/app", "/app/a.txt"});
+    journals.journal(SyncedKey::of("lu", "docker", "3f2a", ""))->add({"/app", "/app/a.txt"});
     BOOST_TEST(!first.any_unchecked({lu}));
 }
 
 BOOST_AUTO_TEST_CASE(a_container_an_earlier_daemon_synced_into_is_checked_once) {
     StateDir dir;
     const LiveUpdateTargets lu = one_container("3f2a");
-    SyncedRecords(dir.path.string()).journal(SyncedKey::of("lu", "docker", "3f2a", ""))->add({"/app/a.txt"});
-    SyncedRecords records(dir.path.string());
-    FirstSight first(records);
+    SyncedJournals(dir.path.string()).journal(SyncedKey::of("lu", "docker", "3f2a", ""))->add({"/app/a.txt"});
+    SyncedJournals journals(dir.path.string());
+    FirstSight first(journals);
     BOOST_TEST(first.any_unchecked({lu}));
     first.checked(lu);
     BOOST_TEST(!first.any_unchecked({lu}));
@@ -60,10 +60,10 @@ BOOST_AUTO_TEST_CASE(a_container_an_earlier_daemon_synced_into_is_checked_once) 
 BOOST_AUTO_TEST_CASE(a_record_emptied_since_is_not_checked) {
     StateDir dir;
     const SyncedKey key = SyncedKey::of("lu", "docker", "3f2a", "");
-    SyncedRecords(dir.path.string()).journal(key)->add({"/app/a.txt"});
-    SyncedRecords records(dir.path.string());
-    records.journal(key)->remove({"/app"});
-    BOOST_TEST(!FirstSight(records).any_unchecked({one_container("3f2a")}));
+    SyncedJournals(dir.path.string()).journal(key)->add({"/app/a.txt"});
+    SyncedJournals journals(dir.path.string());
+    journals.journal(key)->remove({"/app"});
+    BOOST_TEST(!FirstSight(journals).any_unchecked({one_container("3f2a")}));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -68,7 +68,7 @@ std::string not_found_message(Kind kind, const std::string &name) {
 const json::value &ApiObject::raw_field(std::string_view key) const {
     static const json::value null_value;
     if (!raw.is_object()) return null_value;
-    const auto *v = raw.get_object().if_contains(key);
+    const json::value *v = common::member(raw.get_object(), key);
     return v == nullptr ? null_value : *v;
 }
 

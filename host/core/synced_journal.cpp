@@ -1,4 +1,4 @@
-#include "host/core/synced_record.hpp"
+#include "host/core/synced_journal.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -26,7 +26,7 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr const char *kRecord = "cannot keep the record of synced files";
+constexpr const char *kJournalError = "cannot keep the record of synced files";
 
 std::string errno_text() { return std::strerror(errno); }
 
@@ -104,19 +104,20 @@ Replayed replay(const std::string &file, const std::string &text, const SyncedKe
         const std::string where = file + ":" + std::to_string(++number);
         if (number == 1) {
             if (line != std::string_view(header_of(key)).substr(0, header_of(key).size() - 1))
-                throw HostError(kRecord, where, "the journal belongs to another container (delete it to start afresh)");
+                throw HostError(kJournalError, where,
+                                "the journal belongs to another container (delete it to start afresh)");
             continue;
         }
         json::value path;
         try {
             if (!line.empty()) path = common::parse_limited(line.substr(1));
         } catch (const common::DecodeError &e) {
-            throw HostError(kRecord, where,
+            throw HostError(kJournalError, where,
                             "not a journal line (" + std::string(e.what()) + "; delete the file to start afresh)");
         }
         if (!line.empty() && line[0] == '=' && read_agreement(path, out.agreed)) continue;
         if (!path.is_string() || (line[0] != '+' && line[0] != '-' && line[0] != '~'))
-            throw HostError(kRecord, where, "not a journal line (delete the file to start afresh)");
+            throw HostError(kJournalError, where, "not a journal line (delete the file to start afresh)");
         const std::string p(path.as_string());
         if (line[0] == '+') {
             paths.insert(p);
@@ -134,7 +135,7 @@ void write_all(int fd, const std::string &text, const std::string &file) {
     for (std::size_t done = 0; done < text.size();) {
         const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
         if (n < 0 && errno == EINTR) continue;
-        if (n < 0) throw HostError(kRecord, file, "cannot write: " + errno_text());
+        if (n < 0) throw HostError(kJournalError, file, "cannot write: " + errno_text());
         done += static_cast<std::size_t>(n);
     }
 }
@@ -152,14 +153,15 @@ std::pair<int, long long> write_compacted(const std::string &file, const SyncedK
     for (const auto &[p, digest] : agreed) text += agreement_line(p, digest);
     const std::string temporary = file + ".compacting";
     const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0) throw HostError(kRecord, temporary, "cannot create: " + errno_text());
+    if (fd < 0) throw HostError(kJournalError, temporary, "cannot create: " + errno_text());
     try {
         write_all(fd, text, temporary);
-        if (::fsync(fd) != 0) throw HostError(kRecord, temporary, "cannot sync: " + errno_text());
+        if (::fsync(fd) != 0) throw HostError(kJournalError, temporary, "cannot sync: " + errno_text());
         // Appends after a failed write are cut off with ftruncate: they must land at the new end.
-        if (::fcntl(fd, F_SETFL, O_APPEND) != 0) throw HostError(kRecord, temporary, "cannot append: " + errno_text());
+        if (::fcntl(fd, F_SETFL, O_APPEND) != 0)
+            throw HostError(kJournalError, temporary, "cannot append: " + errno_text());
         if (::rename(temporary.c_str(), file.c_str()) != 0)
-            throw HostError(kRecord, file, "cannot replace: " + errno_text());
+            throw HostError(kJournalError, file, "cannot replace: " + errno_text());
     } catch (...) {
         ::close(fd);
         ::unlink(temporary.c_str());
@@ -199,13 +201,13 @@ SyncedJournal::SyncedJournal(std::string file, SyncedKey key) : file_(std::move(
     if (in) {
         std::ostringstream text;
         text << in.rdbuf();
-        if (!in.good() && !in.eof()) throw HostError(kRecord, file_, "cannot read");
+        if (!in.good() && !in.eof()) throw HostError(kJournalError, file_, "cannot read");
         Replayed replayed = replay(file_, text.str(), key_);
         paths_ = std::move(replayed.paths);
         agreed_ = std::move(replayed.agreed);
         inherited_ = !paths_.empty();
     } else if (std::filesystem::exists(file_)) {
-        throw HostError(kRecord, file_, "cannot open: " + errno_text());
+        throw HostError(kJournalError, file_, "cannot open: " + errno_text());
     }
     std::tie(fd_, size_) = write_compacted(file_, key_, paths_, agreed_);
     lines_ = paths_.size() + agreed_.size();
@@ -216,7 +218,7 @@ SyncedJournal::~SyncedJournal() {
 }
 
 void SyncedJournal::append(const std::string &lines, std::size_t count) {
-    if (broken_) throw HostError(kRecord, file_, "a failed write left a partial line that could not be cut off");
+    if (broken_) throw HostError(kJournalError, file_, "a failed write left a partial line that could not be cut off");
     try {
         write_all(fd_, lines, file_);
     } catch (...) {
@@ -247,7 +249,7 @@ void SyncedJournal::add(const std::vector<std::string> &paths) {
 void SyncedJournal::sync() {
     const common::MutexLock lock(mutex_);
     if (!unsynced_) return;
-    if (::fdatasync(fd_) != 0) throw HostError(kRecord, file_, "cannot sync: " + errno_text());
+    if (::fdatasync(fd_) != 0) throw HostError(kJournalError, file_, "cannot sync: " + errno_text());
     unsynced_ = false;
 }
 
@@ -341,19 +343,19 @@ bool SyncedJournal::empty() const {
     return paths_.empty();
 }
 
-std::shared_ptr<SyncedJournal> SyncedRecords::journal(const SyncedKey &key) {
+std::shared_ptr<SyncedJournal> SyncedJournals::journal(const SyncedKey &key) {
     const common::MutexLock lock(mutex_);
     auto &open = open_[key];
     if (!open) {
         std::error_code ec;
         std::filesystem::create_directories(folder_, ec);
-        if (ec) throw HostError(kRecord, folder_, "cannot create the folder: " + ec.message());
+        if (ec) throw HostError(kJournalError, folder_, "cannot create the folder: " + ec.message());
         open = std::make_shared<SyncedJournal>(file_of(key), key);
     }
     return open;
 }
 
-bool SyncedRecords::has_earlier_paths(const SyncedKey &key) {
+bool SyncedJournals::has_earlier_paths(const SyncedKey &key) {
     {
         const common::MutexLock lock(mutex_);
         if (const auto it = open_.find(key); it != open_.end() && it->second)
@@ -385,7 +387,7 @@ std::optional<SyncedKey> key_in(const std::string &file) {
 
 }  // namespace
 
-std::vector<SyncedKey> SyncedRecords::prune(const std::function<bool(const SyncedKey &)> &gone) {
+std::vector<SyncedKey> SyncedJournals::prune(const std::function<bool(const SyncedKey &)> &gone) {
     std::vector<SyncedKey> removed;
     std::error_code ec;
     std::vector<std::string> files;
@@ -402,7 +404,7 @@ std::vector<SyncedKey> SyncedRecords::prune(const std::function<bool(const Synce
     return removed;
 }
 
-std::string SyncedRecords::file_of(const SyncedKey &key) const {
+std::string SyncedJournals::file_of(const SyncedKey &key) const {
     return (std::filesystem::path(folder_) / file_name_of(key)).string();
 }
 

@@ -14,8 +14,8 @@
 
 #include "host/core/archive_builder.hpp"
 #include "host/core/host_error.hpp"
+#include "host/core/synced_journal.hpp"
 #include "host/core/synced_pruning.hpp"
-#include "host/core/synced_record.hpp"
 
 using namespace liveupdate::host;
 namespace fs = std::filesystem;
@@ -48,16 +48,16 @@ const SyncedKey kKey = SyncedKey::of("lu", "docker", "3f2a", "");
 
 }  // namespace
 
-BOOST_AUTO_TEST_SUITE(synced_record)
+BOOST_AUTO_TEST_SUITE(synced_journal)
 
 // The daemon's start verifies the containers an earlier run synced into; one
 // this run synced into first has nothing from before to repair.
 BOOST_AUTO_TEST_CASE(a_record_this_run_began_holds_no_earlier_paths) {
     StateDir dir;
-    SyncedRecords records(dir.path.string());
-    records.journal(kKey)->add({"/app", "/app/a.txt"});
-    BOOST_TEST(!records.has_earlier_paths(kKey));
-    SyncedRecords next_run(dir.path.string());
+    SyncedJournals journals(dir.path.string());
+    journals.journal(kKey)->add({"/app", "/app/a.txt"});
+    BOOST_TEST(!journals.has_earlier_paths(kKey));
+    SyncedJournals next_run(dir.path.string());
     BOOST_TEST(next_run.has_earlier_paths(kKey));
     next_run.journal(kKey)->remove({"/app"});
     BOOST_TEST(!next_run.has_earlier_paths(kKey));
@@ -66,12 +66,12 @@ BOOST_AUTO_TEST_CASE(a_record_this_run_began_holds_no_earlier_paths) {
 BOOST_AUTO_TEST_CASE(a_reopened_record_holds_what_was_added_and_not_what_was_removed) {
     StateDir dir;
     {
-        SyncedRecords records(dir.path.string());
-        auto j = records.journal(kKey);
+        SyncedJournals journals(dir.path.string());
+        auto j = journals.journal(kKey);
         j->add({"/app", "/app/a.txt", "/app/old", "/app/old/x", "/app/old-y"});
         j->remove({"/app/old"});
     }
-    SyncedRecords again(dir.path.string());
+    SyncedJournals again(dir.path.string());
     BOOST_TEST(again.has_earlier_paths(kKey));
     BOOST_TEST(!again.has_earlier_paths(SyncedKey::of("lu", "docker", "other", "")));
     const SyncedPaths paths = again.journal(kKey)->paths();
@@ -84,8 +84,8 @@ BOOST_AUTO_TEST_CASE(a_reopened_record_holds_what_was_added_and_not_what_was_rem
 
 BOOST_AUTO_TEST_CASE(a_path_already_recorded_costs_no_write) {
     StateDir dir;
-    SyncedRecords records(dir.path.string());
-    auto j = records.journal(kKey);
+    SyncedJournals journals(dir.path.string());
+    auto j = journals.journal(kKey);
     j->add({"/app/a.txt"});
     const auto size = fs::file_size(dir.only_journal());
     j->add({"/app/a.txt"});
@@ -95,15 +95,15 @@ BOOST_AUTO_TEST_CASE(a_path_already_recorded_costs_no_write) {
 BOOST_AUTO_TEST_CASE(a_line_torn_by_a_crash_is_ignored_and_a_malformed_one_is_named) {
     StateDir dir;
     {
-        SyncedRecords records(dir.path.string());
-        records.journal(kKey)->add({"/app/a.txt"});
+        SyncedJournals journals(dir.path.string());
+        journals.journal(kKey)->add({"/app/a.txt"});
     }
     const fs::path file = dir.only_journal();
     std::ofstream(file, std::ios::app) << "+\"/app/b.t";  // no newline: the write never finished
-    BOOST_TEST((SyncedRecords(dir.path.string()).journal(kKey)->paths() == SyncedPaths{"/app/a.txt"}));
+    BOOST_TEST((SyncedJournals(dir.path.string()).journal(kKey)->paths() == SyncedPaths{"/app/a.txt"}));
     std::ofstream(file, std::ios::app) << "garbage\n";
     try {
-        SyncedRecords(dir.path.string()).journal(kKey);
+        SyncedJournals(dir.path.string()).journal(kKey);
         BOOST_FAIL("a malformed journal was taken");
     } catch (const HostError &e) {
         BOOST_TEST(std::string(e.what()).find(file.string() + ":3") != std::string::npos, e.what());
@@ -112,8 +112,8 @@ BOOST_AUTO_TEST_CASE(a_line_torn_by_a_crash_is_ignored_and_a_malformed_one_is_na
 
 BOOST_AUTO_TEST_CASE(a_write_that_fails_throws_and_leaves_no_partial_line) {
     StateDir dir;
-    SyncedRecords records(dir.path.string());
-    auto j = records.journal(kKey);
+    SyncedJournals journals(dir.path.string());
+    auto j = journals.journal(kKey);
     j->add({"/app/a.txt"});
     // A full disk, as a file size limit: the next append cannot be written whole.
     const auto size = fs::file_size(dir.only_journal());
@@ -134,7 +134,7 @@ BOOST_AUTO_TEST_CASE(a_write_that_fails_throws_and_leaves_no_partial_line) {
     BOOST_TEST((j->paths() == SyncedPaths{"/app/a.txt"}));
     BOOST_TEST(fs::file_size(dir.only_journal()) == size);
     j->add({"/app/c.txt"});  // the journal goes on whole
-    BOOST_TEST((SyncedRecords(dir.path.string()).journal(kKey)->paths() == SyncedPaths{"/app/a.txt", "/app/c.txt"}));
+    BOOST_TEST((SyncedJournals(dir.path.string()).journal(kKey)->paths() == SyncedPaths{"/app/a.txt", "/app/c.txt"}));
 }
 
 namespace {
@@ -155,15 +155,15 @@ std::vector<std::string> vendor_paths(int count) {
 BOOST_AUTO_TEST_CASE(agreed_digests_survive_a_reopen_and_older_journals_open) {
     StateDir dir;
     {
-        SyncedRecords records(dir.path.string());
-        records.journal(kKey)->add({"/app/a.txt"});
+        SyncedJournals journals(dir.path.string());
+        journals.journal(kKey)->add({"/app/a.txt"});
     }
     const fs::path file = dir.only_journal();
     // What a daemon before sync back wrote: header and "+"/"-" lines only.
     std::ofstream(file, std::ios::app) << "+\"/app/b.txt\"\n-\"/app/b.txt\"\n";
     {
-        SyncedRecords records(dir.path.string());
-        auto j = records.journal(kKey);
+        SyncedJournals journals(dir.path.string());
+        auto j = journals.journal(kKey);
         BOOST_TEST((j->paths() == SyncedPaths{"/app/a.txt"}));
         BOOST_TEST(j->agreements().empty());
         j->agree("/app/package-lock.json", "00000000000000aa");
@@ -175,8 +175,8 @@ BOOST_AUTO_TEST_CASE(agreed_digests_survive_a_reopen_and_older_journals_open) {
         BOOST_TEST(!j->agreed("/app/db/m2.py"));
     }
     {
-        SyncedRecords records(dir.path.string());
-        auto j = records.journal(kKey);
+        SyncedJournals journals(dir.path.string());
+        auto j = journals.journal(kKey);
         BOOST_TEST((j->agreements() == AgreedDigests{{"/app/db/m1.py", "00000000000000bb"},
                                                      {"/app/package-lock.json", "00000000000000ab"}}));
         BOOST_TEST((j->paths() == SyncedPaths{"/app/a.txt"}));
@@ -184,15 +184,15 @@ BOOST_AUTO_TEST_CASE(agreed_digests_survive_a_reopen_and_older_journals_open) {
         j->remove({"/app/db"});
         BOOST_TEST(!j->agreed("/app/db/m1.py"));
     }
-    const auto reopened = SyncedRecords(dir.path.string()).journal(kKey);
+    const auto reopened = SyncedJournals(dir.path.string()).journal(kKey);
     BOOST_TEST((reopened->agreements() == AgreedDigests{{"/app/package-lock.json", "00000000000000ab"}}));
     BOOST_TEST(text_of(file).find("=[\"/app/package-lock.json\",\"00000000000000ab\"]\n") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(a_journal_mostly_dead_is_compacted_while_open) {
     StateDir dir;
-    SyncedRecords records(dir.path.string());
-    auto j = records.journal(kKey);
+    SyncedJournals journals(dir.path.string());
+    auto j = journals.journal(kKey);
     j->add({"/app/main.js"});
     j->add({"/app/old.js"});
     j->remove({"/app/old.js"});
@@ -215,7 +215,7 @@ BOOST_AUTO_TEST_CASE(a_journal_mostly_dead_is_compacted_while_open) {
     BOOST_TEST(!j->has_unsynced());
     SyncedPaths expected(vendor.begin(), vendor.end());
     expected.insert({"/app/main.js", "/app/after.js"});
-    BOOST_TEST((SyncedRecords(dir.path.string()).journal(kKey)->paths() == expected));
+    BOOST_TEST((SyncedJournals(dir.path.string()).journal(kKey)->paths() == expected));
     BOOST_TEST(!fs::exists(dir.only_journal().string() + ".compacting"));
 }
 
@@ -263,8 +263,8 @@ BOOST_AUTO_TEST_CASE(the_record_is_synced_before_each_chunk_leaves_not_per_path)
     const fs::path src = dir.path / "src";
     fs::create_directories(src);
     for (int i = 0; i < 20; ++i) std::ofstream(src / ("f" + std::to_string(i))) << "content " << i;
-    SyncedRecords records((dir.path / "state").string());
-    const auto journal = records.journal(SyncedKey::of("lu", "docker", "c1", ""));
+    SyncedJournals journals((dir.path / "state").string());
+    const auto journal = journals.journal(SyncedKey::of("lu", "docker", "c1", ""));
     int syncs = 0;
     bool unsynced_bytes_left = false;
     ArchiveStream stream(
@@ -288,7 +288,7 @@ BOOST_AUTO_TEST_CASE(the_record_is_synced_before_each_chunk_leaves_not_per_path)
 // replicas' updates may overlap), and is not kept past the daemon.
 BOOST_AUTO_TEST_CASE(a_path_is_forwarding_until_every_update_carrying_it_ended) {
     StateDir dir;
-    SyncedRecords records(dir.path.string());
+    SyncedJournals records(dir.path.string());
     auto j = records.journal(kKey);
     BOOST_TEST(!j->is_forwarding("/app/package-lock.json"));
     j->forwarding("/app/package-lock.json");
@@ -331,9 +331,9 @@ BOOST_AUTO_TEST_CASE(journals_of_gone_containers_are_pruned_and_no_other) {
     const SyncedKey unknown_id = SyncedKey::of("lu", "docker", "engine-down", "");
     const SyncedKey other_via = SyncedKey::of("lu", "kubernetes", "dead", "");
     {
-        SyncedRecords records(state);
+        SyncedJournals journals(state);
         for (const auto &key : {gone_root, live_root, gone_id, live_id, unknown_id, other_via})
-            records.journal(key)->add({"/app/a.txt"});
+            journals.journal(key)->add({"/app/a.txt"});
     }
     std::ofstream(fs::path(state) / "0000000000000000.journal") << "not a journal\n";
     const DockerPresenceFn engine = [](const std::string &id) {
@@ -341,18 +341,18 @@ BOOST_AUTO_TEST_CASE(journals_of_gone_containers_are_pruned_and_no_other) {
                : id == "alive" ? ContainerPresence::present
                                : ContainerPresence::unknown;
     };
-    SyncedRecords records(state);
-    const auto open_before = records.journal(gone_id);  // open in this daemon: closed and removed too
+    SyncedJournals journals(state);
+    const auto open_before = journals.journal(gone_id);  // open in this daemon: closed and removed too
     std::vector<std::string> removed;
-    prune_gone_synced_records(records, "docker", engine, [&](const SyncedKey &k) { removed.push_back(k.container); });
+    prune_gone_synced_journals(journals, "docker", engine, [&](const SyncedKey &k) { removed.push_back(k.container); });
     std::sort(removed.begin(), removed.end());
     BOOST_TEST((removed == std::vector<std::string>{"id:dead", "root:" + (dir.path / "removed-root").string()}));
-    BOOST_TEST(!records.has_earlier_paths(gone_id));
-    BOOST_TEST(!records.has_earlier_paths(gone_root));
-    for (const auto &key : {live_root, live_id, unknown_id, other_via}) BOOST_TEST(records.has_earlier_paths(key));
+    BOOST_TEST(!journals.has_earlier_paths(gone_id));
+    BOOST_TEST(!journals.has_earlier_paths(gone_root));
+    for (const auto &key : {live_root, live_id, unknown_id, other_via}) BOOST_TEST(journals.has_earlier_paths(key));
     BOOST_TEST(fs::exists(fs::path(state) / "0000000000000000.journal"));
     // Without an engine to ask, no docker journal goes.
-    BOOST_TEST(records.prune([](const SyncedKey &k) { return synced_container_gone(k, "", {}); }).empty());
+    BOOST_TEST(journals.prune([](const SyncedKey &k) { return synced_container_gone(k, "", {}); }).empty());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

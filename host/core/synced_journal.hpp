@@ -127,10 +127,10 @@ private:
 };
 
 // The journals of every container, one file each in a folder.
-class SyncedRecords {
+class SyncedJournals {
 public:
     // folder: created when the first journal opens.
-    explicit SyncedRecords(std::string folder) : folder_(std::move(folder)) {}
+    explicit SyncedJournals(std::string folder) : folder_(std::move(folder)) {}
 
     // The container's journal, opened (loaded and compacted) on first use. Throws HostError.
     std::shared_ptr<SyncedJournal> journal(const SyncedKey &key);

@@ -1,4 +1,4 @@
-// synced_record_bench: the cost of the synced record per save. One save is
+// synced_journal_bench: the cost of the synced record per save. One save is
 // the archive of one changed 4 KiB file, built and drained as an update reads
 // it; measured without the record (the reference), with it for a path it
 // already holds (the usual save: no write) and for a new path each time (one
@@ -6,7 +6,7 @@
 // chunk (what the executor does) or once per path, for one file and for a
 // save of a folder of 50 new files, in the same run.
 //
-//   synced_record_bench [--rounds N] [--dir DIR]
+//   synced_journal_bench [--rounds N] [--dir DIR]
 #include <unistd.h>
 
 #include <cstdio>
@@ -19,7 +19,7 @@
 
 #include "bench/bench_support/stats.hpp"
 #include "host/core/archive_builder.hpp"
-#include "host/core/synced_record.hpp"
+#include "host/core/synced_journal.hpp"
 
 namespace {
 namespace fs = std::filesystem;
@@ -52,15 +52,15 @@ int main(int argc, char **argv) {
         else if (option == "--dir")
             dir = argv[i + 1];
         else {
-            std::cerr << "usage: synced_record_bench [--rounds N] [--dir DIR]\n";
+            std::cerr << "usage: synced_journal_bench [--rounds N] [--dir DIR]\n";
             return 2;
         }
     }
     fs::create_directories(dir / "src");
     const fs::path file = dir / "src" / "main.js";
     std::ofstream(file) << std::string(4096, 'x');
-    liveupdate::host::SyncedRecords records((dir / "state").string());
-    const auto journal = records.journal(liveupdate::host::SyncedKey::of("bench", "local", "", dir.string()));
+    liveupdate::host::SyncedJournals journals((dir / "state").string());
+    const auto journal = journals.journal(liveupdate::host::SyncedKey::of("bench", "local", "", dir.string()));
 
     const fs::path folder = dir / "src" / "many";
     fs::create_directories(folder);
