@@ -121,7 +121,8 @@ public:
     // change_watch.hpp); nullptr when the agent cannot run there (why noted
     // as for an update).
     std::unique_ptr<AgentSession> open_session(AgentTarget &target, const updater::UpdateLog &log) {
-        return start(target, log);
+        updater::AgentSource source = updater::AgentSource::unknown;  // no update's outcome reports it
+        return start(target, log, source);
     }
 
     // How many sessions were started to replace one that ended or broke.
