@@ -61,13 +61,19 @@ inline double wait_for_all(const std::vector<std::filesystem::path> &files, cons
     return ms_since(start);
 }
 
-// `lu_host up` on dir/objects.json, its control socket in dir; its log in
-// dir unless given (a log inside a watched folder wakes its watcher); `flags`
-// go before the objects file.
+// `lu_host up` on dir/objects.json, its control socket and its state folder
+// in dir (the default state folder is locked by any other `lu-host up` on this
+// machine); its log in dir unless given (a log inside a watched folder wakes
+// its watcher); `flags` go before the objects file.
 inline pid_t start_daemon(const std::string &lu_host, const std::filesystem::path &dir,
                           const std::filesystem::path &log = {}, const std::vector<std::string> &flags = {}) {
     const std::filesystem::path log_file = log.empty() ? dir / "daemon.log" : log;
-    std::vector<std::string> args{lu_host, "up", "--control-socket", (dir / "ctl/control.sock").string()};
+    std::vector<std::string> args{lu_host,
+                                  "up",
+                                  "--control-socket",
+                                  (dir / "ctl/control.sock").string(),
+                                  "--state-dir",
+                                  (dir / "state").string()};
     args.insert(args.end(), flags.begin(), flags.end());
     args.push_back((dir / "objects.json").string());
     std::vector<char *> argv;

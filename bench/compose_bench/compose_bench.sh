@@ -38,7 +38,7 @@ grep -v -e 'develop:' -e 'watch:' -e '- {path' "$shop/compose.yaml" >"$work/comp
 compose_v1 up -d >/dev/null 2>&1
 container=$(docker ps -q --filter "label=com.docker.compose.project=$project" --filter label=com.docker.compose.service=web)
 root=/proc/$(docker inspect -f '{{.State.Pid}}' "$container")/root
-"$lu_host" up -p "$project" "$shop/compose.yaml" --control-socket "$work/control.sock" >"$work/up.log" 2>&1 &
+"$lu_host" up -p "$project" "$shop/compose.yaml" --control-socket "$work/control.sock" --state-dir "$work/state" >"$work/up.log" 2>&1 &
 host_pid=$!
 
 # Seconds (microsecond resolution) until $root$1 reads $2; 10 s at most.

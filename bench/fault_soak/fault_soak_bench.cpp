@@ -1,5 +1,6 @@
 // The fault soak of issue 19, long: many seeds of many operations
-// (tests/soak/soak_run.hpp), then the totals: operations, app writes, checks,
+// (tests/soak/soak_run.hpp), then the totals: operations, app writes (those
+// in the sync-back folder apart), checks,
 // faults by kind, the seeds that broke and how. Exit 1 when one broke.
 // Run: scripts/dockerd.sh start && build/bin/fault_soak [--seed N] [--seeds K]
 //      [--ops N] [--faults-every N] [--verbose]
@@ -14,13 +15,14 @@
 namespace {
 
 struct Totals {
-    std::size_t ops = 0, app_writes = 0, checks = 0;
+    std::size_t ops = 0, app_writes = 0, back_writes = 0, checks = 0;
     std::map<std::string, std::size_t> faults;
     std::vector<lu_soak::SoakReport> broken;
 
     void add(const lu_soak::SoakReport &report) {
         ops += report.ops;
         app_writes += report.app_writes;
+        back_writes += report.back_writes;
         checks += report.checks;
         for (const auto &[kind, n] : report.faults) faults[kind] += n;
         if (!report.passed()) broken.push_back(report);
@@ -29,7 +31,8 @@ struct Totals {
         std::size_t all_faults = 0;
         for (const auto &[kind, n] : faults) all_faults += n;
         std::cout << "\nfault soak: " << seeds << " seed(s), " << ops << " operations, " << app_writes
-                  << " app writes, " << all_faults << " faults, " << checks << " checks\n";
+                  << " app writes, " << back_writes << " app writes in the sync-back folder, " << all_faults
+                  << " faults, " << checks << " checks\n";
         for (const auto &[kind, n] : faults) std::cout << "  " << kind << ": " << n << "\n";
         std::cout << "divergent seeds: " << broken.size() << "\n";
         for (const auto &report : broken)

@@ -128,7 +128,7 @@ YAML
 
 # 1. From a file (absolute paths, as Tilt exports them).
 objects "$project" "$project/src" bench >"$work/objects.yaml"
-"$lu_host" up "$work/objects.yaml" --no-web --control-socket "$work/control.sock" --debounce 20 >"$work/up.log" 2>&1 &
+"$lu_host" up "$work/objects.yaml" --no-web --control-socket "$work/control.sock" --state-dir "$work/state" --debounce 20 >"$work/up.log" 2>&1 &
 up_pid=$!
 wait_up
 for _ in $(seq 1 600); do [ "$(updated bench)" -gt 0 ] && break; sleep 0.05; done
@@ -140,7 +140,7 @@ objects . src bench | kn apply -f - >/dev/null
 "$state/bin/kubectl" -n "$ns" get liveupdate bench --watch -o 'jsonpath={.metadata.resourceVersion} {.metadata.annotations.bench}{"\n"}' \
   >"$work/status-events" &
 watch_pid=$!
-"$lu_host" up --from-cluster --namespace "$ns" --no-web --control-socket "$work/control.sock" --debounce 20 "$project" \
+"$lu_host" up --from-cluster --namespace "$ns" --no-web --control-socket "$work/control.sock" --state-dir "$work/state" --debounce 20 "$project" \
   >"$work/up.log" 2>&1 &
 up_pid=$!
 wait_up
@@ -166,7 +166,7 @@ names=$(seq -f "bench-%g" 1 100 | tr '\n' ' ')
 # shellcheck disable=SC2086
 objects . src $names | kn apply -f - >/dev/null
 t0=$(now_s)
-"$lu_host" up --from-cluster --namespace "$ns" --no-web --control-socket "$work/control.sock" --debounce 20 "$project" \
+"$lu_host" up --from-cluster --namespace "$ns" --no-web --control-socket "$work/control.sock" --state-dir "$work/state" --debounce 20 "$project" \
   >"$work/up.log" 2>&1 &
 up_pid=$!
 for _ in $(seq 1 1200); do

@@ -75,8 +75,7 @@ int main() {
     write_file(dir / "objects.json", lu_bench::kLocalContainerObjects);
     pid_t pid = -1;
     try {
-        pid = lu_bench::start_daemon(LU_HOST_BIN, dir, {},
-                                     {"--debounce", "0", "--web-port", "0", "--state-dir", (dir / "state").string()});
+        pid = lu_bench::start_daemon(LU_HOST_BIN, dir, {}, {"--debounce", "0", "--web-port", "0"});
     } catch (const std::exception &e) {
         std::fprintf(stderr, "metrics_bench: %s\n", e.what());
         return 1;

@@ -54,7 +54,7 @@ objects() {
 }
 
 start_host() {
-  "$lu_host" up "$1" --no-web --control-socket "$work/control-$2.sock" --debounce 20 >"$work/up.log" 2>&1 &
+  "$lu_host" up "$1" --no-web --control-socket "$work/control-$2.sock" --state-dir "$work/state" --debounce 20 >"$work/up.log" 2>&1 &
   host_pid=$!
 }
 stop_host() {

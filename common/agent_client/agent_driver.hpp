@@ -121,7 +121,7 @@ public:
     // change_watch.hpp); nullptr when the agent cannot run there (why noted
     // as for an update).
     std::unique_ptr<AgentSession> open_session(AgentTarget &target, const updater::UpdateLog &log) {
-        updater::AgentSource source = updater::AgentSource::unknown;  // no update's outcome reports it
+        updater::AgentSource source = updater::AgentSource::unknown;  // an update's outcome says it, not a watch's
         return start(target, log, source);
     }
 

@@ -1,5 +1,7 @@
 #include "common/sync_back/sync_back_limits.hpp"
 
+#include <algorithm>
+
 #include "common/utf8.hpp"
 
 namespace liveupdate::sync_back {
@@ -32,14 +34,19 @@ std::string size_refusal(std::uint64_t bytes, const Limits &limits) {
     return "a file of " + std::to_string(bytes) + " bytes (at most " + std::to_string(limits.max_file_bytes) + ")";
 }
 
+RateBudget::RateBudget(std::uint32_t per_second, std::uint32_t burst)
+    : per_second_(per_second),
+      capacity_milli_(std::int64_t{std::max(burst, std::uint32_t{1})} * 1000),
+      level_milli_(capacity_milli_) {}
+
 bool RateBudget::take(std::int64_t now_ms) {
-    const std::int64_t second = now_ms >= 0 ? now_ms / 1000 : (now_ms - 999) / 1000;
-    if (second != second_) {
-        second_ = second;
-        taken_ = 0;
-    }
-    if (taken_ >= per_second_) return false;
-    ++taken_;
+    // A clock that goes back refills nothing.
+    if (started_ && now_ms > last_ms_)
+        level_milli_ = std::min(capacity_milli_, level_milli_ + (now_ms - last_ms_) * std::int64_t{per_second_});
+    if (!started_ || now_ms > last_ms_) last_ms_ = now_ms;
+    started_ = true;
+    if (level_milli_ < 1000) return false;
+    level_milli_ -= 1000;
     return true;
 }
 

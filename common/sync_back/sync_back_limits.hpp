@@ -14,7 +14,8 @@ struct Limits {
     std::uint64_t max_file_bytes = 64ull << 20;  // a file over it is reported, not written
     std::size_t max_name_bytes = 4095;           // a relative name, as PATH_MAX less its NUL
     std::size_t max_segment_bytes = 255;         // one segment, as NAME_MAX
-    std::uint32_t max_files_per_second = 2000;   // past it, the rest wait for the next second's budget
+    std::uint32_t max_files_per_second = 2000;   // the steady rate; past it, the rest wait
+    std::uint32_t max_burst_files = 20000;       // at once after a quiet while (an `npm install`)
 };
 
 // A name relative to a sync rule's containerPath, as a watcher reports it:
@@ -25,18 +26,21 @@ std::string name_refusal(std::string_view relative_name, const Limits &limits);
 // A file of `bytes` bytes: refused past limits.max_file_bytes.
 std::string size_refusal(std::uint64_t bytes, const Limits &limits);
 
-// How many files may come back now: a budget of max_files_per_second, renewed
-// at each whole second of the caller's clock (time comes in).
+// How many files may come back now: a bucket of `burst` files, refilled at
+// `per_second` (time comes in, in ms). A generator's burst passes whole; a
+// container that never stops is held to the steady rate.
 class RateBudget {
 public:
-    explicit RateBudget(std::uint32_t per_second) : per_second_(per_second) {}
-    // Takes one file from the budget of the second holding now_ms; false when it is spent.
+    RateBudget(std::uint32_t per_second, std::uint32_t burst);
+    // Takes one file from the bucket at now_ms; false when it is empty.
     bool take(std::int64_t now_ms);
 
 private:
     std::uint32_t per_second_;
-    std::int64_t second_ = -1;
-    std::uint32_t taken_ = 0;
+    std::int64_t capacity_milli_;  // thousandths of a file: the refill of one ms is exact
+    std::int64_t level_milli_;
+    std::int64_t last_ms_ = 0;
+    bool started_ = false;
 };
 
 }  // namespace liveupdate::sync_back

@@ -14,6 +14,7 @@
 #include "common/paths.hpp"
 #include "common/utf8.hpp"
 #include "host/core/plugin_message.hpp"
+#include "host/sync_back/held_deletes.hpp"
 
 namespace liveupdate::host::sync_back {
 namespace {
@@ -139,6 +140,11 @@ std::map<std::string, SyncBackEvent> AgentSyncBack::conflicts() const {
     return sync_back_->conflicts();
 }
 
+std::string AgentSyncBack::held_delete(const std::string &delete_path, const SyncedJournal &journal) const {
+    common::MutexLock lock(mutex_);
+    return held_delete_of_reported(delete_path, reported_, journal);
+}
+
 void AgentSyncBack::on_batch(const lu_container_changes &batch) {
     if (batch.ended != 0) {
         ended_ = true;
@@ -156,6 +162,12 @@ void AgentSyncBack::on_batch(const lu_container_changes &batch) {
         if (c.kind == LU_CHANGE_RESCAN) continue;  // the files come again, each as it is now
         changes.push_back({std::string(c.path.data, c.path.size), c.kind, c.mode, c.size, c.hash, c.has_content != 0,
                            std::string(c.content.data, c.content.size), std::string(c.note.data, c.note.size)});
+    }
+    {
+        common::MutexLock lock(mutex_);
+        for (const AgentChange &change : changes)
+            if (rules::name_refusal(change.path, sync_back_->limits()).empty())
+                note_reported(container_file_of(change.path), change);
     }
     offer(std::move(changes), root_of(batch.root));
     // Over the rate limit: offered again each second, on this thread (the
@@ -178,14 +190,29 @@ void AgentSyncBack::on_batch(const lu_container_changes &batch) {
     }
 }
 
+std::string AgentSyncBack::container_file_of(const std::string &path) const {
+    return container_path_ == "/" ? "/" + path : container_path_ + "/" + path;
+}
+
+void AgentSyncBack::note_reported(const std::string &container_file, const AgentChange &change) {
+    if (change.kind == LU_CHANGE_WRITTEN) {
+        reported_[container_file] = hex(change.hash);
+        return;
+    }
+    // Deleted, or no regular file any more: nothing of it, nor beneath it, to keep.
+    reported_.erase(container_file);
+    const std::string folder = container_file + "/";
+    for (auto it = reported_.lower_bound(folder); it != reported_.end() && it->first.starts_with(folder);)
+        it = reported_.erase(it);
+}
+
 void AgentSyncBack::offer(std::vector<AgentChange> changes, rules::ContainerRoot root) {
     std::vector<SyncBackEvent> events;
     {
         common::MutexLock lock(mutex_);
         const std::int64_t now = now_ms();
         for (AgentChange &change : changes) {
-            const std::string container_file =
-                container_path_ == "/" ? "/" + change.path : container_path_ + "/" + change.path;
+            const std::string container_file = container_file_of(change.path);
             // The agent matched the patterns: every name it sends is one it
             // claims is wanted, and a name the limits refuse is said so.
             if (std::string why = rules::name_refusal(change.path, sync_back_->limits()); !why.empty()) {
@@ -211,9 +238,9 @@ void AgentSyncBack::offer(std::vector<AgentChange> changes, rules::ContainerRoot
 }
 
 std::unique_ptr<ContainerSyncBack> start_agent_sync_back(const SyncBackTarget &target,
-                                                         std::shared_ptr<const Updater> updater, SyncedJournals &journals,
-                                                         std::shared_ptr<CameBack> came_back, SyncBackReportFn report,
-                                                         AgentSyncBack::LogFn log) {
+                                                         std::shared_ptr<const Updater> updater,
+                                                         SyncedJournals &journals, std::shared_ptr<CameBack> came_back,
+                                                         SyncBackReportFn report, AgentSyncBack::LogFn log) {
     const auto *table =
         updater ? static_cast<const lu_sync_back_extension *>(updater->extension(LU_SYNC_BACK_EXTENSION_ID)) : nullptr;
     constexpr std::size_t needed = offsetof(lu_sync_back_extension, stop) + sizeof(table->stop);

@@ -66,6 +66,9 @@ public:
 
     std::map<std::string, SyncBackEvent> conflicts() const override;
     bool ended() const override { return ended_; }
+    // From the files the watch reported since it started: what the
+    // container held before is not known here.
+    std::string held_delete(const std::string &delete_path, const SyncedJournal &journal) const override;
 
     // One batch of the watch's (on its thread).
     void on_batch(const lu_container_changes &batch);
@@ -73,6 +76,8 @@ public:
 private:
     // Offers each change; those over the rate limit stay in deferred_.
     void offer(std::vector<AgentChange> changes, rules::ContainerRoot root);
+    std::string container_file_of(const std::string &path) const;
+    void note_reported(const std::string &container_file, const AgentChange &change) LU_REQUIRES(mutex_);
 
     std::shared_ptr<const Updater> updater_;  // keeps the plugin loaded while it watches
     const lu_sync_back_extension &table_;
@@ -84,6 +89,8 @@ private:
     std::unique_ptr<LocalSyncBack> sync_back_ LU_GUARDED_BY(mutex_);
     std::vector<AgentChange> deferred_ LU_GUARDED_BY(mutex_);
     rules::ContainerRoot deferred_root_ LU_GUARDED_BY(mutex_);
+    // Each regular file the watch last reported (container path → digest).
+    std::map<std::string, std::string> reported_ LU_GUARDED_BY(mutex_);
     std::atomic<bool> ended_{false};
     std::atomic<bool> stopping_{false};
     lu_change_watch *watch_ = nullptr;
@@ -93,8 +100,8 @@ private:
 // the agreements in the container's synced record. Throws
 // SyncBackUnsupported (one-way) or std::runtime_error saying why not.
 std::unique_ptr<ContainerSyncBack> start_agent_sync_back(const SyncBackTarget &target,
-                                                         std::shared_ptr<const Updater> updater, SyncedJournals &journals,
-                                                         std::shared_ptr<CameBack> came_back, SyncBackReportFn report,
-                                                         AgentSyncBack::LogFn log);
+                                                         std::shared_ptr<const Updater> updater,
+                                                         SyncedJournals &journals, std::shared_ptr<CameBack> came_back,
+                                                         SyncBackReportFn report, AgentSyncBack::LogFn log);
 
 }  // namespace liveupdate::host::sync_back

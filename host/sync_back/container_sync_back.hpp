@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "host/core/synced_journal.hpp"
 #include "host/sync_back/local_sync_back.hpp"
 #include "liveupdate/updater.hpp"
 
@@ -40,6 +41,13 @@ public:
     // Whether its source of changes ended (an agent session broke): the
     // daemon starts it again. Thread-safe.
     virtual bool ended() const { return false; }
+    // Why a forward delete of delete_path (absolute in the container) is
+    // held: a file at or beneath it that the container changed, that comes
+    // back and whose digest the journal never agreed on; "" to go ahead.
+    // Thread-safe.
+    // A local container's folder is checked by held_delete() of
+    // held_deletes.hpp instead: none here.
+    virtual std::string held_delete(const std::string &, const SyncedJournal &) const { return ""; }
 };
 
 // The container cannot send its changes (its updater has no sync back, its

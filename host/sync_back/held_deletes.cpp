@@ -20,6 +20,15 @@ namespace {
 
 using common::UniqueFd;
 
+std::string change_held(const std::string &path, bool agreed) {
+    return common::printable_path(path) + " holds a change of the container's that sync back brings back" +
+           (agreed ? "" : " (never synced forward)");
+}
+
+std::string delete_held(const std::string &path, const std::string &why) {
+    return why.empty() ? "" : common::printable_path(path) + " is not deleted: " + why;
+}
+
 // What a file the container holds at path, open as fd, says about deleting it.
 std::string hold_for_file(int fd, const std::string &path, const std::function<bool(const std::string &)> &comes_back,
                           const SyncedJournal &journal) {
@@ -27,8 +36,7 @@ std::string hold_for_file(int fd, const std::string &path, const std::function<b
     const std::optional<std::string> agreed = journal.agreed(path);
     std::string error;
     if (agreed && content_digest(fd, error) == *agreed && error.empty()) return "";
-    return common::printable_path(path) + " holds a change of the container's that sync back brings back" +
-           (agreed ? "" : " (never synced forward)");
+    return change_held(path, agreed.has_value());
 }
 
 // Walks the folder dir (container path `path`) without following a symlink.
@@ -47,7 +55,8 @@ std::string hold_beneath(int dir, const std::string &path, const std::function<b
         if (child != "." && child != "..") children.push_back(child);
     }
     for (const std::string &child : children) {
-        const std::string child_path = path + "/" + child;
+        std::string child_path = path;
+        child_path.append("/").append(child);
         struct stat st {};
         if (::fstatat(dir, child.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
         if (S_ISREG(st.st_mode)) {
@@ -82,7 +91,23 @@ std::string held_delete(const std::string &container_root, const std::string &de
     std::string why;
     if (S_ISREG(st.st_mode)) why = hold_for_file(target.get(), path, comes_back, journal);
     if (S_ISDIR(st.st_mode)) why = hold_beneath(target.get(), path, comes_back, journal);
-    return why.empty() ? "" : common::printable_path(path) + " is not deleted: " + why;
+    return delete_held(path, why);
+}
+
+std::string held_delete_of_reported(const std::string &delete_path, const std::map<std::string, std::string> &reported,
+                                    const SyncedJournal &journal) {
+    const std::string path = common::clean_path(delete_path);
+    if (path == "/") return "";
+    const auto held = [&](const std::string &file, const std::string &digest) {
+        const std::optional<std::string> agreed = journal.agreed(file);
+        return agreed && *agreed == digest ? std::string() : change_held(file, agreed.has_value());
+    };
+    if (const auto it = reported.find(path); it != reported.end())
+        if (std::string why = held(it->first, it->second); !why.empty()) return delete_held(path, why);
+    const std::string folder = path + "/";
+    for (auto it = reported.lower_bound(folder); it != reported.end() && it->first.starts_with(folder); ++it)
+        if (std::string why = held(it->first, it->second); !why.empty()) return delete_held(path, why);
+    return "";
 }
 
 }  // namespace liveupdate::host::sync_back

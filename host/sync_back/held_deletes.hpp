@@ -7,6 +7,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
 
 #include "host/core/synced_journal.hpp"
@@ -19,5 +20,11 @@ namespace liveupdate::host::sync_back {
 std::string held_delete(const std::string &container_root, const std::string &delete_path,
                         const std::function<bool(const std::string &container_file)> &comes_back,
                         const SyncedJournal &journal);
+
+// The same for a container this machine cannot read (docker, kubernetes):
+// reported maps each file the container's watch said it holds (absolute, each
+// one that comes back) to its content digest. Why the delete is held, or "".
+std::string held_delete_of_reported(const std::string &delete_path, const std::map<std::string, std::string> &reported,
+                                    const SyncedJournal &journal);
 
 }  // namespace liveupdate::host::sync_back

@@ -47,7 +47,7 @@ LocalSyncBack::LocalSyncBack(rules::SyncBackMapping mapping, std::shared_ptr<Con
       journal_(std::move(journal)),
       limits_(limits),
       came_back_(std::move(came_back)),
-      budget_(limits.max_files_per_second) {}
+      budget_(limits.max_files_per_second, limits.max_burst_files) {}
 
 SyncBackEvent LocalSyncBack::on_container_change(const std::string &container_file, std::int64_t now_ms) {
     SyncBackEvent event;

@@ -97,6 +97,21 @@ std::vector<OpenConflict> SyncBackWatches::conflicts(const std::string &live_upd
     return out;
 }
 
+std::string SyncBackWatches::held_delete(const std::string &live_update, const std::string &container_id,
+                                         const std::string &delete_path, const SyncedJournal &journal) const {
+    std::vector<std::shared_ptr<Running>> of_it;
+    {
+        common::MutexLock lock(mutex_);
+        const auto it = running_.find(live_update);
+        if (it == running_.end()) return "";
+        for (const auto &[key, running] : it->second)
+            if (running->sync_back && running->target.container.id == container_id) of_it.push_back(running);
+    }
+    for (const auto &running : of_it)
+        if (std::string why = running->sync_back->held_delete(delete_path, journal); !why.empty()) return why;
+    return "";
+}
+
 void SyncBackWatches::stop_all() {
     std::map<std::string, std::map<std::string, std::shared_ptr<Running>>> all;
     {

@@ -44,6 +44,10 @@ public:
     bool running(const std::string &live_update) const;
     // live_update's open conflicts, by container path.
     std::vector<OpenConflict> conflicts(const std::string &live_update) const;
+    // Why a forward delete into container_id by live_update is held, as its
+    // running sync backs say (ContainerSyncBack::held_delete); "" to go ahead.
+    std::string held_delete(const std::string &live_update, const std::string &container_id,
+                            const std::string &delete_path, const SyncedJournal &journal) const;
     void stop_all();
 
 private:

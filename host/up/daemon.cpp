@@ -208,6 +208,12 @@ void Daemon::start_plugin() {
                                    comes_back = out.comes_back](const std::string &path, const SyncedJournal &journal) {
                     return sync_back::held_delete(root, path, comes_back, journal);
                 };
+            // Another's is known by what its sync back's watch reported.
+            else if (out.comes_back && update.via != "local")
+                out.held_delete = [this, lu = update.live_update, id = update.container.id](
+                                      const std::string &path, const SyncedJournal &journal) {
+                    return sync_backs_->held_delete(lu, id, path, journal);
+                };
             return out;
         });
     driver_ = std::make_unique<ReconcileDriver>(

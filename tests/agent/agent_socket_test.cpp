@@ -23,10 +23,12 @@
 #include "common/agent_client/agent_socket.hpp"
 #include "common/agent_protocol/messages.hpp"
 #include "tests/agent/agent_process.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace liveupdate::agent_protocol;
 using liveupdate::agent_client::AgentSession;
 using liveupdate::agent_client::AgentTransport;
+using liveupdate::test::TempDir;
 namespace fs = std::filesystem;
 using lu_agent_test::Agent;
 using lu_agent_test::Wire;
@@ -36,18 +38,12 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr auto kTimeout = std::chrono::seconds(10);
 
-struct Scratch {
-    fs::path path = fs::temp_directory_path() / ("lu-agent-socket-test-" + std::to_string(::getpid()) + "-" +
-                                                 std::to_string(Clock::now().time_since_epoch().count()));
-    Scratch() { fs::create_directories(path); }
-    ~Scratch() { fs::remove_all(path); }
-    std::string str() const { return path.string(); }
-    std::size_t sockets() const {
-        std::size_t n = 0;
-        for (const auto &entry : fs::directory_iterator(path)) n += entry.is_socket() ? 1 : 0;
-        return n;
-    }
-};
+// The sockets in dir: a socket path the agent made and took back is gone.
+std::size_t sockets_in(const TempDir &dir) {
+    std::size_t n = 0;
+    for (const auto &entry : fs::directory_iterator(dir.path())) n += entry.is_socket() ? 1 : 0;
+    return n;
+}
 
 int connect_to(const std::string &path) {
     sockaddr_un address{};
@@ -112,48 +108,49 @@ std::string read_file(const fs::path &path) {
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(a_session_moves_to_the_agents_socket_and_its_requests_go_there) {
-    Scratch dir;
+    TempDir dir{"lu-agent-socket-test"};
     Agent agent;
     std::size_t stdin_bytes = 0;
     auto session = session_over(agent, stdin_bytes);
-    BOOST_TEST_REQUIRE(session->move_to_socket("", dir.str(), kTimeout) == "");
+    BOOST_TEST_REQUIRE(session->move_to_socket("", dir.path().string(), kTimeout) == "");
     BOOST_TEST(session->description().find("on its socket") != std::string::npos, session->description());
     const std::size_t before = stdin_bytes;
-    const auto written = write_through(*session, dir.str() + "/f", dir.str());
+    const auto written = write_through(*session, dir.path().string() + "/f", dir.path().string());
     BOOST_TEST(written.error == 0, written.message);
-    BOOST_TEST(read_file(dir.path / "f") == "content\n");
+    BOOST_TEST(read_file(dir.path() / "f") == "content\n");
     BOOST_TEST(stdin_bytes == before);  // the request went over the socket
-    BOOST_TEST(dir.sockets() == 0u);    // its path went once the connection was taken
+    BOOST_TEST(sockets_in(dir) == 0u);  // its path went once the connection was taken
     BOOST_TEST(session->alive());
 }
 
 BOOST_AUTO_TEST_CASE(the_agents_socket_is_private_and_goes_when_the_host_stays_on_stdin) {
-    Scratch dir;
+    TempDir dir{"lu-agent-socket-test"};
     Agent agent;
     Wire stdio_in(agent.in), stdio_out(agent.out);
     stdio_in.send(encode(Hello{}));
     BOOST_TEST_REQUIRE(stdio_out.next().has_value());
-    stdio_in.send(encode(OpenSocket{dir.str(), "client", "agent", 10000}));
+    stdio_in.send(encode(OpenSocket{dir.path().string(), "client", "agent", 10000}));
     const auto reply = decode<SocketReply>(*stdio_out.next());
     BOOST_TEST_REQUIRE(reply.error == 0, reply.message);
-    BOOST_TEST(fs::path(reply.path).parent_path() == dir.path);
+    BOOST_TEST(fs::path(reply.path).parent_path() == dir.path());
     struct stat st {};
     BOOST_TEST_REQUIRE(::stat(reply.path.c_str(), &st) == 0);
     BOOST_TEST(S_ISSOCK(st.st_mode));
     BOOST_TEST((st.st_mode & 0777) == 0600u);
     // More on stdin: the host did not come; the request is answered on stdout.
-    stdio_in.send(encode(WriteFile{dir.str() + "/f", dir.str(), 0644, kKeepOwner, kKeepOwner, "x"}));
+    stdio_in.send(
+        encode(WriteFile{dir.path().string() + "/f", dir.path().string(), 0644, kKeepOwner, kKeepOwner, "x"}));
     BOOST_TEST(decode<Result>(*stdio_out.next()).error == 0);
     BOOST_TEST(!fs::exists(reply.path));
 }
 
 BOOST_AUTO_TEST_CASE(a_connection_without_the_token_is_closed_and_the_session_stays_on_stdin) {
-    Scratch dir;
+    TempDir dir{"lu-agent-socket-test"};
     Agent agent;
     Wire stdio_in(agent.in), stdio_out(agent.out);
     stdio_in.send(encode(Hello{}));
     BOOST_TEST_REQUIRE(stdio_out.next().has_value());
-    stdio_in.send(encode(OpenSocket{dir.str(), "client", "agent", 10000}));
+    stdio_in.send(encode(OpenSocket{dir.path().string(), "client", "agent", 10000}));
     const auto reply = decode<SocketReply>(*stdio_out.next());
     BOOST_TEST_REQUIRE(reply.error == 0, reply.message);
     const int foreign = connect_to(reply.path);
@@ -161,14 +158,15 @@ BOOST_AUTO_TEST_CASE(a_connection_without_the_token_is_closed_and_the_session_st
     intruder.send(encode(SocketHello{"guessed"}));
     BOOST_TEST(!intruder.next().has_value());  // closed, no welcome, no token
     ::close(foreign);
-    stdio_in.send(encode(WriteFile{dir.str() + "/f", dir.str(), 0644, kKeepOwner, kKeepOwner, "x"}));
+    stdio_in.send(
+        encode(WriteFile{dir.path().string() + "/f", dir.path().string(), 0644, kKeepOwner, kKeepOwner, "x"}));
     BOOST_TEST(decode<Result>(*stdio_out.next()).error == 0);
     BOOST_TEST(!fs::exists(reply.path));
 }
 
 BOOST_AUTO_TEST_CASE(a_socket_that_answers_another_token_is_not_trusted) {
-    Scratch dir;
-    const std::string path = dir.str() + "/impostor.sock";
+    TempDir dir{"lu-agent-socket-test"};
+    const std::string path = dir.path().string() + "/impostor.sock";
     const int listener = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     sockaddr_un address{};
     address.sun_family = AF_UNIX;
@@ -216,14 +214,14 @@ struct Listener {
 
 BOOST_AUTO_TEST_CASE(a_socket_path_is_resolved_inside_the_containers_root) {
     // The container's files are not the host's: a link in them must not lead lu-host to a socket of the host's.
-    Scratch host, root;
-    Listener host_socket(host.str() + "/host.sock");
-    fs::create_symlink(host.str(), root.path / "agent-dir");                 // absolute: the host's folder
-    fs::create_symlink(host.str() + "/host.sock", root.path / "link.sock");  // the name itself a link
+    TempDir host{"lu-agent-socket-test"}, root{"lu-agent-socket-test"};
+    Listener host_socket(host.path().string() + "/host.sock");
+    fs::create_symlink(host.path().string(), root.path() / "agent-dir");                 // absolute: the host's folder
+    fs::create_symlink(host.path().string() + "/host.sock", root.path() / "link.sock");  // the name itself a link
     for (const char *in_container : {"/agent-dir/host.sock", "/link.sock"}) {
         try {
-            ::close(liveupdate::agent_client::connect_agent_socket(root.str(), in_container, "client", "agent",
-                                                                   Clock::now() + kTimeout));
+            ::close(liveupdate::agent_client::connect_agent_socket(root.path().string(), in_container, "client",
+                                                                   "agent", Clock::now() + kTimeout));
             BOOST_ERROR("connected through " << in_container);
         } catch (const std::runtime_error &e) {
             BOOST_TEST(std::string(e.what()).find(in_container) != std::string::npos, e.what());
@@ -233,37 +231,37 @@ BOOST_AUTO_TEST_CASE(a_socket_path_is_resolved_inside_the_containers_root) {
 }
 
 BOOST_AUTO_TEST_CASE(a_host_that_cannot_reach_the_socket_keeps_the_session_on_its_stream) {
-    Scratch dir;
+    TempDir dir{"lu-agent-socket-test"};
     Agent agent;
     std::size_t stdin_bytes = 0;
     auto session = session_over(agent, stdin_bytes);
-    const std::string why = session->move_to_socket("/nonexistent-root", dir.str(), kTimeout);
+    const std::string why = session->move_to_socket("/nonexistent-root", dir.path().string(), kTimeout);
     BOOST_TEST(why.find("connecting to /nonexistent-root") != std::string::npos, why);
     const std::size_t before = stdin_bytes;
-    BOOST_TEST(write_through(*session, dir.str() + "/f", dir.str()).error == 0);
+    BOOST_TEST(write_through(*session, dir.path().string() + "/f", dir.path().string()).error == 0);
     BOOST_TEST(stdin_bytes > before);
-    BOOST_TEST(dir.sockets() == 0u);
+    BOOST_TEST(sockets_in(dir) == 0u);
 }
 
 BOOST_AUTO_TEST_CASE(an_agent_that_cannot_listen_says_why_and_serves_on) {
-    Scratch dir;
+    TempDir dir{"lu-agent-socket-test"};
     Agent agent;
     std::size_t stdin_bytes = 0;
     auto session = session_over(agent, stdin_bytes);
-    const std::string why = session->move_to_socket("", dir.str() + "/missing", kTimeout);
+    const std::string why = session->move_to_socket("", dir.path().string() + "/missing", kTimeout);
     BOOST_TEST(why.find("binding a socket") != std::string::npos, why);
-    BOOST_TEST(write_through(*session, dir.str() + "/f", dir.str()).error == 0);
+    BOOST_TEST(write_through(*session, dir.path().string() + "/f", dir.path().string()).error == 0);
 }
 
 BOOST_AUTO_TEST_CASE(the_session_ends_when_the_agent_does) {
-    Scratch dir;
+    TempDir dir{"lu-agent-socket-test"};
     Agent agent;
     std::size_t stdin_bytes = 0;
     auto session = session_over(agent, stdin_bytes);
-    BOOST_TEST_REQUIRE(session->move_to_socket("", dir.str(), kTimeout) == "");
+    BOOST_TEST_REQUIRE(session->move_to_socket("", dir.path().string(), kTimeout) == "");
     agent.close_stdin();  // the exec's end, as when the host lets the session go
     try {
-        write_through(*session, dir.str() + "/f", dir.str());
+        write_through(*session, dir.path().string() + "/f", dir.path().string());
         BOOST_ERROR("a request was answered after the agent ended");
     } catch (const liveupdate::agent_client::AgentSessionBroken &) {
     }

@@ -10,22 +10,17 @@
 
 #include "common/agent_client/agent_session.hpp"
 #include "tests/agent/process_transport.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace liveupdate::agent_protocol;
 using liveupdate::agent_client::AgentSession;
 using Clock = std::chrono::steady_clock;
+using liveupdate::test::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
 
 constexpr std::chrono::seconds kTimeout{20};
-
-struct Scratch {
-    fs::path path = fs::temp_directory_path() / ("lu-sync-back-client-" + std::to_string(::getpid()));
-    Scratch() { fs::create_directories(path); }
-    ~Scratch() { fs::remove_all(path); }
-    std::string str() const { return path.string(); }
-};
 
 std::unique_ptr<AgentSession> start(const std::vector<std::string> &argv) {
     return AgentSession::start(std::make_unique<lu_agent_test::ProcessTransport>(argv), kTimeout,
@@ -35,21 +30,21 @@ std::unique_ptr<AgentSession> start(const std::vector<std::string> &argv) {
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(changes_come_between_answers_and_are_kept_apart) {
-    Scratch dir;
+    TempDir dir{"lu-sync-back-client"};
     auto session = start({LU_AGENT_PATH});
     BOOST_TEST(session->protocol_version() == kProtocolVersion);
     std::vector<std::string> logged;
     const auto log = [&logged](std::string_view line) { logged.emplace_back(line); };
-    BOOST_TEST(session->watch_changes(WatchChanges{4, dir.str(), {"back/**"}, 1 << 20, 10, 0}, Clock::now() + kTimeout,
-                                      log) == "");
+    BOOST_TEST(session->watch_changes(WatchChanges{4, dir.path().string(), {"back/**"}, 1 << 20, 10, 0},
+                                      Clock::now() + kTimeout, log) == "");
     BOOST_TEST(logged.empty());
-    fs::create_directories(dir.path / "back");
-    std::ofstream(dir.path / "back/lock.json") << "{}";
+    fs::create_directories(dir.path() / "back");
+    std::ofstream(dir.path() / "back/lock.json") << "{}";
     // A forward write meanwhile gets its answer; the change waits in the session.
     for (int i = 0; i < 50; ++i) {
-        session->send(
-            encode(WriteFile{dir.str() + "/fwd.txt", dir.str(), 0644, kKeepOwner, kKeepOwner, std::to_string(i)}),
-            Clock::now() + kTimeout);
+        session->send(encode(WriteFile{dir.path().string() + "/fwd.txt", dir.path().string(), 0644, kKeepOwner,
+                                       kKeepOwner, std::to_string(i)}),
+                      Clock::now() + kTimeout);
         BOOST_TEST(decode<Result>(session->receive(Clock::now() + kTimeout)).error == 0);
     }
     // One wait returns as soon as a change is there, not at its deadline.
@@ -86,33 +81,34 @@ BOOST_AUTO_TEST_CASE(an_agent_of_version_6_stays_one_way_and_says_so_once) {
 
 BOOST_AUTO_TEST_CASE(a_change_with_no_watch_asked_for_breaks_the_session) {
     // An agent that greets in version 7, then sends a change nobody asked for.
-    Scratch dir;
-    std::ofstream(dir.path / "hello", std::ios::binary) << encode(HelloReply{7, "new one"});
-    std::ofstream(dir.path / "change", std::ios::binary)
+    TempDir dir{"lu-sync-back-client"};
+    std::ofstream(dir.path() / "hello", std::ios::binary) << encode(HelloReply{7, "new one"});
+    std::ofstream(dir.path() / "change", std::ios::binary)
         << encode(ContainerChange{1, "x", static_cast<std::uint8_t>(ChangeKind::deleted), 0, 0, 0, 0, "", ""});
     auto session =
-        start({"sh", "-c", "cd " + dir.str() + " && cat hello && sleep 0.2 && cat change && cat >/dev/null"});
+        start({"sh", "-c", "cd " + dir.path().string() + " && cat hello && sleep 0.2 && cat change && cat >/dev/null"});
     BOOST_TEST(session->protocol_version() == 7u);
     BOOST_CHECK_THROW(session->wait_for_changes(Clock::now() + kTimeout), liveupdate::agent_client::AgentSessionBroken);
     BOOST_TEST(!session->alive());
 }
 
 BOOST_AUTO_TEST_CASE(a_file_past_one_frame_comes_back_whole_in_parts) {
-    Scratch dir;
+    TempDir dir{"lu-sync-back-client"};
     auto session = start({LU_AGENT_PATH});
-    BOOST_REQUIRE(session->watch_changes(WatchChanges{5, dir.str(), {"big.bin"}, 64u << 20, 5, 0},
+    BOOST_REQUIRE(session->watch_changes(WatchChanges{5, dir.path().string(), {"big.bin"}, 64u << 20, 5, 0},
                                          Clock::now() + kTimeout, {}) == "");
     // 40 MiB, each MiB different, so that a part lost, repeated or out of order shows.
     std::string content(std::size_t{40} << 20, '\0');
     for (std::size_t i = 0; i < content.size(); ++i) content[i] = static_cast<char>((i * 7 + (i >> 20)) & 0xff);
-    { std::ofstream(dir.path / "big.tmp", std::ios::binary) << content; }
-    fs::rename(dir.path / "big.tmp", dir.path / "big.bin");
+    { std::ofstream(dir.path() / "big.tmp", std::ios::binary) << content; }
+    fs::rename(dir.path() / "big.tmp", dir.path() / "big.bin");
     std::vector<ContainerChange> changes;
     const auto deadline = Clock::now() + kTimeout;
     while (changes.empty() && Clock::now() < deadline) {
         // A forward write meanwhile is answered, between the parts or after them.
-        session->send(encode(WriteFile{dir.str() + "/fwd.txt", dir.str(), 0644, kKeepOwner, kKeepOwner, "x"}),
-                      Clock::now() + kTimeout);
+        session->send(
+            encode(WriteFile{dir.path().string() + "/fwd.txt", dir.path().string(), 0644, kKeepOwner, kKeepOwner, "x"}),
+            Clock::now() + kTimeout);
         BOOST_TEST(decode<Result>(session->receive(Clock::now() + kTimeout)).error == 0);
         session->wait_for_changes(Clock::now() + std::chrono::milliseconds(100));
         changes = session->take_changes();
@@ -129,10 +125,10 @@ namespace {
 
 // A session with a scripted agent of version 7 that answers the watch
 // (limit 1000 bytes) and then sends `frames`.
-std::unique_ptr<AgentSession> watched_by_script(const Scratch &dir, const std::string &frames) {
-    std::ofstream(dir.path / "hello", std::ios::binary) << encode(HelloReply{7, "scripted"});
-    std::ofstream(dir.path / "frames", std::ios::binary) << encode(Result{0, ""}) + frames;
-    auto session = start({"sh", "-c", "cd " + dir.str() + " && cat hello frames && cat >/dev/null"});
+std::unique_ptr<AgentSession> watched_by_script(const TempDir &dir, const std::string &frames) {
+    std::ofstream(dir.path() / "hello", std::ios::binary) << encode(HelloReply{7, "scripted"});
+    std::ofstream(dir.path() / "frames", std::ios::binary) << encode(Result{0, ""}) + frames;
+    auto session = start({"sh", "-c", "cd " + dir.path().string() + " && cat hello frames && cat >/dev/null"});
     BOOST_REQUIRE(session->watch_changes(WatchChanges{1, "/app", {"*"}, 1000, 0, 0}, Clock::now() + kTimeout, {}) ==
                   "");
     return session;
@@ -145,7 +141,7 @@ ContainerChange written(const std::string &path, std::uint64_t size, const std::
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(parts_are_joined_to_their_change_in_order) {
-    Scratch dir;
+    TempDir dir{"lu-sync-back-client"};
     auto session =
         watched_by_script(dir, encode(ContainerChangePart{1, "a", "ab"}) + encode(ContainerChangePart{1, "a", "cd"}) +
                                    encode(written("a", 6, "ef")) + encode(written("b", 1, "z")));
@@ -166,7 +162,7 @@ BOOST_AUTO_TEST_CASE(parts_past_the_limit_or_of_another_file_break_the_session) 
           encode(ContainerChangePart{1, "a", "ab"}) + encode(ContainerChangePart{1, "b", "cd"}),
           encode(ContainerChangePart{1, "a", "ab"}) + encode(written("b", 4, "cd")),
           encode(ContainerChangePart{1, "a", "ab"}) + encode(written("a", 9, "cd"))}) {
-        Scratch dir;
+        TempDir dir{"lu-sync-back-client"};
         auto session = watched_by_script(dir, frames);
         BOOST_CHECK_THROW(session->wait_for_changes(Clock::now() + kTimeout),
                           liveupdate::agent_client::AgentSessionBroken);

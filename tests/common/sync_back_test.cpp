@@ -164,12 +164,30 @@ BOOST_AUTO_TEST_CASE(a_file_over_the_size_limit_is_refused) {
     BOOST_TEST(!sb::size_refusal(2ull << 30, sb::Limits{}).empty());
 }
 
-BOOST_AUTO_TEST_CASE(the_rate_budget_renews_each_second) {
-    sb::RateBudget budget(2);
-    BOOST_TEST(budget.take(1000));
+BOOST_AUTO_TEST_CASE(the_rate_budget_lets_a_burst_pass_then_holds_the_steady_rate) {
+    sb::RateBudget budget(2, 3);
+    for (int i = 0; i < 3; ++i) BOOST_TEST(budget.take(1000));
+    BOOST_TEST(!budget.take(1000));
+    BOOST_TEST(!budget.take(1499));  // 499 ms at 2 a second: not yet one file
     BOOST_TEST(budget.take(1500));
-    BOOST_TEST(!budget.take(1999));
-    BOOST_TEST(budget.take(2000));
+    BOOST_TEST(!budget.take(1500));
+    // A quiet while fills the bucket to its size, not past it.
+    for (int i = 0; i < 3; ++i) BOOST_TEST(budget.take(100'000));
+    BOOST_TEST(!budget.take(100'000));
+    // A clock that goes back refills nothing.
+    BOOST_TEST(!budget.take(50'000));
+    BOOST_TEST(!budget.take(100'000));
+}
+
+BOOST_AUTO_TEST_CASE(by_default_a_generators_burst_passes_whole_and_a_flood_is_held) {
+    const sb::Limits limits;
+    sb::RateBudget budget(limits.max_files_per_second, limits.max_burst_files);
+    int passed = 0;
+    for (int i = 0; i < 100'000; ++i) passed += budget.take(5000) ? 1 : 0;
+    BOOST_TEST(passed == 20'000);
+    // A second later, the steady rate only.
+    for (int i = 0; i < 100'000; ++i) passed += budget.take(6000) ? 1 : 0;
+    BOOST_TEST(passed == 22'000);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -13,6 +13,7 @@
 #include "common/docker_engine/endpoint.hpp"
 #include "common/docker_engine/engine_client.hpp"
 #include "common/docker_engine/frame_demuxer.hpp"
+#include "common/tar_reader.hpp"
 #include "tests/docker/docker_test_support.hpp"
 #include "updaters/docker/docker_updater.hpp"
 #include "updaters/docker/tar_file_reader.hpp"
@@ -96,20 +97,13 @@ struct EntryView {
 
 std::vector<EntryView> read_entries(const std::string &bytes) {
     std::vector<EntryView> out;
-    archive *a = archive_read_new();
-    archive_read_support_format_tar(a);
-    archive_read_support_format_empty(a);
-    archive_read_open_memory(a, bytes.data(), bytes.size());
-    archive_entry *entry;
-    while (archive_read_next_header(a, &entry) == ARCHIVE_OK) {
+    liveupdate::common::TarReader reader{std::string_view(bytes)};
+    while (archive_entry *entry = reader.next()) {
         EntryView v{archive_entry_pathname(entry), archive_entry_filetype(entry) == AE_IFDIR, {}};
         char buffer[4096];
-        la_ssize_t n;
-        while ((n = archive_read_data(a, buffer, sizeof buffer)) > 0)
-            v.content.append(buffer, static_cast<std::size_t>(n));
+        while (const std::size_t n = reader.read_data(buffer, sizeof buffer)) v.content.append(buffer, n);
         out.push_back(v);
     }
-    archive_read_free(a);
     return out;
 }
 
@@ -130,18 +124,14 @@ std::string filtered(const std::string &input, std::optional<liveupdate::updater
 // "path uid/gid uname/gname" of each entry.
 std::vector<std::string> owners_in(const std::string &tar) {
     std::vector<std::string> out;
-    archive *a = archive_read_new();
-    archive_read_support_format_tar(a);
-    archive_read_open_memory(a, tar.data(), tar.size());
-    archive_entry *entry;
-    while (archive_read_next_header(a, &entry) == ARCHIVE_OK) {
+    liveupdate::common::TarReader reader{std::string_view(tar)};
+    while (archive_entry *entry = reader.next()) {
         const char *uname = archive_entry_uname(entry);
         const char *gname = archive_entry_gname(entry);
         out.push_back(std::string(archive_entry_pathname(entry)) + " " + std::to_string(archive_entry_uid(entry)) +
                       "/" + std::to_string(archive_entry_gid(entry)) + " " + (uname ? uname : "") + "/" +
                       (gname ? gname : ""));
     }
-    archive_read_free(a);
     return out;
 }
 

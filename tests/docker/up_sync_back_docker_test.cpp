@@ -4,7 +4,8 @@
 // conflict leaves both sides alone and shows in `get`, a container emptied
 // or recreated from its image deletes nothing locally, a hostile container
 // writes nothing outside localPath, two replicas writing different
-// bytes are a conflict, and lu-agent killed mid-file leaves no half file.
+// bytes are a conflict, lu-agent killed mid-file leaves no half file, and
+// a forward delete keeps an app file that comes back and was never agreed.
 // Containers are named h2sb-*.
 #define BOOST_TEST_MODULE up_sync_back_docker
 #include <signal.h>
@@ -15,6 +16,7 @@
 
 #include <iterator>
 #include <sstream>
+#include <thread>
 
 #include "tests/docker/docker_test_support.hpp"
 #include "tests/integration/up_daemon.hpp"
@@ -172,6 +174,36 @@ BOOST_AUTO_TEST_CASE(a_file_written_in_the_container_comes_back_with_its_mode_an
     web.exec("rm /app/gen/deep/migration.sql");
     BOOST_TEST(wait_until([&] { return !has(d.src / "gen/deep/migration.sql"); }, kWait), d.log_text());
     BOOST_TEST(holds(d.src / "package-lock.json", "{\"lock\": 3}"));
+}
+
+// The app makes a folder where our symlink was and writes in it; then the
+// developer's gen becomes a folder too. The forward sync sees the symlink go
+// first: its delete must not take the app's file, which the watch reported
+// and both sides never agreed on, with it.
+BOOST_AUTO_TEST_CASE(our_symlink_made_a_folder_by_the_app_keeps_the_apps_files) {
+    const Replica web(project_name(), 1);
+    UpDaemon d;
+    const fs::path elsewhere = d.dir / "elsewhere";
+    fs::create_directories(elsewhere);
+    start_syncing_back(d, objects_for(web.project()), {&web});
+    fs::create_directory_symlink(elsewhere, d.src / "gen");
+    BOOST_TEST_REQUIRE(wait_until([&] { return !web.exec("test -L /app/gen && echo link").empty(); }, kWait),
+                       d.log_text());
+    web.exec("rm /app/gen && mkdir /app/gen && echo \"the app's\" > /app/gen/app.txt");
+    // It cannot come back through the local symlink: the daemon says so once the watch reported it.
+    BOOST_TEST_REQUIRE(wait_until([&] { return logged(d, "/app/gen/app.txt"); }, kWait), d.log_text());
+    fs::remove(d.src / "gen");
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the delete alone, as an editor's save may make it
+    fs::create_directories(d.src / "gen");
+    write_file(d.src / "gen/marker.txt", "m");
+    BOOST_TEST_REQUIRE(wait_until([&] { return web.read("/app/gen/marker.txt") == "m"; }, kWait), d.log_text());
+    BOOST_TEST(web.read("/app/gen/app.txt") == "the app's\n", d.log_text());
+    // Under load the watcher may see the flip as one change, and no delete is asked.
+    if (logged(d, "- '/app/gen' (matched local path"))
+        BOOST_TEST(logged(d, "/app/gen is not deleted: /app/gen/app.txt holds a change"), d.log_text());
+    // The app writes it again: now that gen is a folder on both sides, it comes back.
+    web.exec("echo again > /app/gen/app.txt");
+    BOOST_TEST(wait_until([&] { return holds(d.src / "gen/app.txt", "again\n"); }, kWait), d.log_text());
 }
 
 BOOST_AUTO_TEST_CASE(a_conflict_leaves_both_sides_alone_and_shows_in_get_until_resolved) {

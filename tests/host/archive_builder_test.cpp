@@ -13,6 +13,7 @@
 
 #include "common/ignore_defs.hpp"
 #include "common/sync_back/content_digest.hpp"
+#include "common/tar_reader.hpp"
 #include "host/core/archive_builder.hpp"
 #include "host/core/host_error.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -44,11 +45,8 @@ bool empty(const char *text) { return text == nullptr || *text == '\0'; }
 
 std::map<std::string, Entry> read_tar(const std::string &bytes) {
     std::map<std::string, Entry> entries;
-    struct archive *reader = archive_read_new();
-    archive_read_support_format_tar(reader);
-    BOOST_TEST_REQUIRE(archive_read_open_memory(reader, bytes.data(), bytes.size()) == ARCHIVE_OK);
-    struct archive_entry *entry = nullptr;
-    while (archive_read_next_header(reader, &entry) == ARCHIVE_OK) {
+    liveupdate::common::TarReader reader{std::string_view(bytes)};
+    while (archive_entry *entry = reader.next()) {
         Entry e{archive_entry_filetype(entry),
                 archive_entry_perm(entry) & 07777,
                 archive_entry_uid(entry),
@@ -57,11 +55,9 @@ std::map<std::string, Entry> read_tar(const std::string &bytes) {
                 archive_entry_symlink(entry) ? archive_entry_symlink(entry) : "",
                 ""};
         char buffer[4096];
-        la_ssize_t n;
-        while ((n = archive_read_data(reader, buffer, sizeof buffer)) > 0) e.content.append(buffer, n);
+        while (const std::size_t n = reader.read_data(buffer, sizeof buffer)) e.content.append(buffer, n);
         entries[archive_entry_pathname(entry)] = e;
     }
-    archive_read_free(reader);
     return entries;
 }
 
@@ -133,12 +129,8 @@ BOOST_AUTO_TEST_CASE(a_folder_listed_with_its_files_archives_each_file_once) {
                                {src + "/moved/a.txt", "/elsewhere/a.txt"}},
                               filter);
     std::vector<std::string> names;
-    struct archive *reader = archive_read_new();
-    archive_read_support_format_tar(reader);
-    BOOST_TEST_REQUIRE(archive_read_open_memory(reader, built.bytes.data(), built.bytes.size()) == ARCHIVE_OK);
-    struct archive_entry *entry = nullptr;
-    while (archive_read_next_header(reader, &entry) == ARCHIVE_OK) names.emplace_back(archive_entry_pathname(entry));
-    archive_read_free(reader);
+    liveupdate::common::TarReader reader{std::string_view(built.bytes)};
+    while (archive_entry *entry = reader.next()) names.emplace_back(archive_entry_pathname(entry));
     // The ignored file the walk left out is named on its own, so it goes in, as before.
     BOOST_TEST(names == (std::vector<std::string>{"app/moved/", "app/moved/a.txt", "app/moved/sub/",
                                                   "app/moved/sub/b.txt", "app/moved/debug.log", "elsewhere/a.txt"}),

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -148,6 +149,29 @@ BOOST_AUTO_TEST_CASE(a_forward_delete_of_a_container_change_that_comes_back_is_h
     BOOST_TEST(sync_back::held_delete(f.container.string(), "/app/gen/x.txt", comes_back, *f.journal).empty());
 }
 
+// The same for a container known only by what its watch reported (docker,
+// kubernetes): a reported file at or beneath the delete that both sides never
+// agreed on, or agreed on other bytes, holds it.
+BOOST_AUTO_TEST_CASE(a_forward_delete_of_a_reported_container_change_is_held) {
+    Folders f;
+    f.journal->agree("/app/gen/ours.txt", "00000000000000aa");
+    std::map<std::string, std::string> reported{{"/app/gen/ours.txt", "00000000000000aa"},
+                                                {"/app/gen-other/app.txt", "00000000000000bb"},
+                                                {"/app/gen.txt", "00000000000000cc"}};
+    BOOST_TEST(sync_back::held_delete_of_reported("/app/gen", reported, *f.journal).empty());
+    BOOST_TEST(sync_back::held_delete_of_reported("/app/main.js", reported, *f.journal).empty());
+    reported["/app/gen/deep/app.txt"] = "00000000000000dd";
+    BOOST_TEST(sync_back::held_delete_of_reported("/app/gen/", reported, *f.journal) ==
+               "/app/gen is not deleted: /app/gen/deep/app.txt holds a change of the container's that sync back "
+               "brings back (never synced forward)");
+    reported.erase("/app/gen/deep/app.txt");
+    reported["/app/gen/ours.txt"] = "00000000000000ee";  // the app rewrote ours
+    BOOST_TEST(sync_back::held_delete_of_reported("/app/gen/ours.txt", reported, *f.journal) ==
+               "/app/gen/ours.txt is not deleted: /app/gen/ours.txt holds a change of the container's that sync back "
+               "brings back");
+    BOOST_TEST(!sync_back::held_delete_of_reported("/app/gen.txt", reported, *f.journal).empty());
+}
+
 BOOST_AUTO_TEST_CASE(files_no_pattern_asks_for_stay_in_the_container) {
     Folders f;
     auto back = f.sync_back();
@@ -275,6 +299,7 @@ BOOST_AUTO_TEST_CASE(a_file_over_the_size_limit_is_refused_and_bursts_are_deferr
     sb::Limits limits;
     limits.max_file_bytes = 10;
     limits.max_files_per_second = 2;
+    limits.max_burst_files = 2;
     auto back = f.sync_back(limits);
     write(f.app / "gen" / "big.go", std::string(11, 'x'));
     const auto big = back.on_container_change("/app/gen/big.go", 0);
@@ -346,6 +371,7 @@ BOOST_AUTO_TEST_CASE(a_burst_past_the_rate_limit_all_comes_back_once_the_contain
     Folders f;
     sb::Limits limits;
     limits.max_files_per_second = 5;
+    limits.max_burst_files = 5;
     sync_back::LocalSyncBackWatch watch(std::make_unique<sync_back::LocalSyncBack>(f.sync_back(limits)),
                                         f.container.string(), [](const sync_back::SyncBackEvent &) {});
     for (int i = 0; i < 20; ++i) write(f.app / "db" / ("m" + std::to_string(i) + ".py"), std::to_string(i));

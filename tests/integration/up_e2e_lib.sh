@@ -12,10 +12,13 @@ fail() {
   exit 1
 }
 
-# start_up LU_HOST ARG...: `LU_HOST up ARG...` in the background, its log in $work/up.log.
+# start_up LU_HOST ARG...: `LU_HOST up ARG...` in the background, its log in
+# $work/up.log. Its synced record goes to $work/state unless the caller chose a
+# folder (LIVEUPDATE_STATE_DIR, as CTest sets per test, or --state-dir): the
+# default folder is locked by any other `lu-host up` on this machine.
 start_up() {
   local lu_host=$1; shift
-  "$lu_host" up "$@" >"$work/up.log" 2>&1 &
+  LIVEUPDATE_STATE_DIR=${LIVEUPDATE_STATE_DIR:-$work/state} "$lu_host" up "$@" >"$work/up.log" 2>&1 &
   up_host_pid=$!
 }
 

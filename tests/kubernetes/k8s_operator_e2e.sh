@@ -24,11 +24,13 @@ p=op$$
 
 work=$(mktemp -d)
 cleanup() {
-  stop_up
+  local status=$?
+  stop_up || status=1
   [ -n "${watch_pid:-}" ] && kill "$watch_pid" 2>/dev/null || true
   [ -n "${queue_watch_pid:-}" ] && kill "$queue_watch_pid" 2>/dev/null || true
   delete_namespace "$ns"
   rm -rf "$work"
+  exit "$status"
 }
 trap cleanup EXIT
 in_pod() { kn exec web -c web -- cat "$1" 2>/dev/null || true; }

@@ -10,29 +10,11 @@ set -euo pipefail
 lu_host=$1 k8s_dir=$2 repo=$3
 # shellcheck source=../integration/up_e2e_lib.sh
 . "$repo/tests/integration/up_e2e_lib.sh"
-if [ ! -x "$k8s_dir/cluster.sh" ]; then
-  echo "SKIPPED: no cluster: $k8s_dir/cluster.sh not found"
-  exit 77
-fi
-state=${LU_K8S_STATE:-/tmp/lu-k8s}
-export KUBECONFIG=$state/admin.kubeconfig
+use_cluster "$k8s_dir"
 ns=lu-sync-back-test-$$
 p=sb$$
-k() { "$state/bin/kubectl" "$@"; }
-kn() { "$state/bin/kubectl" -n "$ns" "$@"; }
-
-# Minimal mode has no namespace controller: the namespace's objects are
-# deleted here, then the namespace is finalized by hand.
-delete_namespace() {
-  k -n "$1" delete liveupdates,filewatches,kubernetesdiscoverys --all --wait=false >/dev/null 2>&1 || true
-  k -n "$1" delete pods,leases,configmaps,serviceaccounts --all --grace-period=0 --force >/dev/null 2>&1 || true
-  k delete namespace "$1" --wait=false >/dev/null 2>&1 || true
-  k get namespace "$1" -o json 2>/dev/null | sed 's/"kubernetes"//' |
-    k replace --raw "/api/v1/namespaces/$1/finalize" -f - >/dev/null 2>&1 || true
-}
 
 work=$(mktemp -d)
-export LIVEUPDATE_STATE_DIR=$work/state  # not the default folder another daemon may hold
 cleanup() {
   local status=$?
   stop_up || status=1
@@ -50,8 +32,7 @@ wait_for() {
 jpath() { kn get "$1" "$2" -o "jsonpath=$3" 2>/dev/null || true; }
 in_pod() { kn exec web -c web -- sh -c "$1"; }
 
-"$lu_host" crds | k apply -f - >/dev/null
-k wait --for=condition=Established crd -l app.kubernetes.io/managed-by=lu-host --timeout=30s >/dev/null
+install_crds "$lu_host"
 k create namespace "$ns" >/dev/null
 kn create serviceaccount default >/dev/null 2>&1 || true
 kn apply -f - >/dev/null <<YAML

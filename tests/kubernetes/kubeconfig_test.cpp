@@ -3,8 +3,6 @@
 #define BOOST_TEST_MODULE kubeconfig
 #include <boost/test/unit_test.hpp>
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 
@@ -13,8 +11,10 @@
 #include "common/kube/kubeconfig.hpp"
 #include "common/kube/pod_exec.hpp"
 #include "host/kubernetes/discovery_rules.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace liveupdate::kube;
+using liveupdate::test::TempDir;
 namespace fs = std::filesystem;
 namespace json = boost::json;
 namespace k8s = liveupdate::host::kubernetes;
@@ -22,17 +22,6 @@ namespace k8s = liveupdate::host::kubernetes;
 namespace {
 
 // A scratch folder for kubeconfig files, removed at the end.
-struct Scratch {
-    fs::path dir = fs::temp_directory_path() / ("lu-kubeconfig-test-" + std::to_string(::getpid()));
-    Scratch() { fs::create_directories(dir); }
-    ~Scratch() { fs::remove_all(dir); }
-    std::string write(const std::string &name, const std::string &text) const {
-        auto p = (dir / name).string();
-        std::ofstream(p) << text;
-        return p;
-    }
-};
-
 const char *kFirst = R"(apiVersion: v1
 kind: Config
 current-context: dev
@@ -84,14 +73,14 @@ contexts:
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(files_merge_as_kubectl_merges_them) {
-    Scratch s;
+    TempDir s{"lu-kubeconfig-test"};
     const auto first = s.write("first", kFirst);
     const auto second = s.write("second", kSecond);
-    fs::create_directories(s.dir / "certs");
+    fs::create_directories(s.path() / "certs");
     s.write("certs/ca.pem", "CA FILE");
     s.write("certs/user.crt", "CERT FILE");
     LoadOptions o;
-    o.kubeconfig_env = first + ":" + (s.dir / "missing").string() + "::" + second;
+    o.kubeconfig_env = first + ":" + (s.path() / "missing").string() + "::" + second;
     BOOST_TEST((kubeconfig_files(o) == std::vector<std::string>{first, second}));
 
     // current-context and the entry `dev` come from the first file that sets them.
@@ -114,19 +103,19 @@ BOOST_AUTO_TEST_CASE(files_merge_as_kubectl_merges_them) {
 }
 
 BOOST_AUTO_TEST_CASE(exec_plugin_is_parsed_with_paths_resolved) {
-    Scratch s;
+    TempDir s{"lu-kubeconfig-test"};
     const auto file = s.write("config", kSecond);
     const Kubeconfig k = parse_kubeconfig(kSecond, file);
     const auto &x = k.users.at("exec-user").exec;
     BOOST_REQUIRE(x.has_value());
-    BOOST_TEST(x->command == (s.dir / "bin/get-token").string());
+    BOOST_TEST(x->command == (s.path() / "bin/get-token").string());
     BOOST_TEST((x->args == std::vector<std::string>{"--cluster", "prod"}));
     BOOST_TEST((x->env == std::vector<std::string>{"REGION=eu"}));
 }
 
 BOOST_AUTO_TEST_CASE(exec_plugin_runs_and_its_expiry_is_honoured) {
-    Scratch s;
-    const auto counter = (s.dir / "runs").string();
+    TempDir s{"lu-kubeconfig-test"};
+    const auto counter = (s.path() / "runs").string();
     const auto plugin =
         s.write("plugin.sh", "#!/bin/sh\necho x >> " + counter +
                                  "\necho \"{\\\"apiVersion\\\":\\\"client.authentication.k8s.io/v1\\\","
@@ -166,7 +155,7 @@ BOOST_AUTO_TEST_CASE(exec_plugin_runs_and_its_expiry_is_honoured) {
 }
 
 BOOST_AUTO_TEST_CASE(errors_name_file_and_field) {
-    Scratch s;
+    TempDir s{"lu-kubeconfig-test"};
     const auto message = [](const LoadOptions &o) {
         try {
             load_client_config(o);
@@ -176,12 +165,12 @@ BOOST_AUTO_TEST_CASE(errors_name_file_and_field) {
         return std::string("no error");
     };
     LoadOptions missing;
-    missing.kubeconfig_env = (s.dir / "nope").string();
-    BOOST_TEST(message(missing).find((s.dir / "nope").string() + ": no such file") != std::string::npos,
+    missing.kubeconfig_env = (s.path() / "nope").string();
+    BOOST_TEST(message(missing).find((s.path() / "nope").string() + ": no such file") != std::string::npos,
                message(missing));
 
     LoadOptions explicit_missing;
-    explicit_missing.kubeconfig = (s.dir / "gone").string();
+    explicit_missing.kubeconfig = (s.path() / "gone").string();
     BOOST_TEST(message(explicit_missing).find("gone: no such file") != std::string::npos);
 
     LoadOptions unknown;
@@ -197,7 +186,7 @@ BOOST_AUTO_TEST_CASE(errors_name_file_and_field) {
     const auto r = message(unreadable);
     BOOST_TEST(r.find("kubeconfig " + unreadable.kubeconfig +
                       ": clusters[prod-cluster].cluster.certificate-authority: cannot read " +
-                      (s.dir / "certs/ca.pem").string()) != std::string::npos,
+                      (s.path() / "certs/ca.pem").string()) != std::string::npos,
                r);
 
     LoadOptions bad_yaml;

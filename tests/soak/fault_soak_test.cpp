@@ -1,7 +1,8 @@
 // The fault soak of issue 19, short: two seeds of 60 random source operations
 // against a real busybox container through `lu-host up`, the docker updater
 // and lu-agent, with a fault every 6 operations and app writes into the sync
-// target, checked after each fault has settled (tests/soak/soak_run.hpp).
+// target, some into gen/ that syncs back, checked after each fault has
+// settled (tests/soak/soak_run.hpp).
 // Replay a seed with `fault_soak_test -- --seed N` (also --ops, --faults-every,
 // --seeds, --verbose); bench/fault_soak runs it long.
 #define BOOST_TEST_MODULE fault_soak

@@ -120,6 +120,38 @@ std::string SoakContainer::app_write(Random &random) {
     return "app writes " + rel;
 }
 
+std::string SoakContainer::app_sync_back_write(Random &random) {
+    const std::string target = host_path(kSyncTarget);
+    const std::string dir = std::string(kSyncBackDir);
+    if (!back_files_.empty() && random.percent(40)) {
+        auto it = back_files_.begin();
+        std::advance(it, static_cast<long>(random.below(back_files_.size())));
+        const std::string rel = it->first;
+        if (random.percent(50)) {
+            if (::unlink((target + "/" + rel).c_str()) != 0)
+                throw std::system_error(errno, std::generic_category(), "soak: the app cannot delete " + rel);
+            back_files_.erase(it);
+            back_deleted_.insert(rel);
+            return "app deletes " + rel;
+        }
+        it->second = random.text(random.between(1, 1000));
+        write_app_file(target + "/" + rel, it->second, false);
+        return "app rewrites " + rel;
+    }
+    const std::string sub = random.percent(50) ? "/deep" : "";
+    for (const std::string &folder : {dir, dir + sub}) {
+        const std::string path = target + "/";
+        if (::mkdir((path + folder).c_str(), 0755) != 0 && errno != EEXIST)
+            throw std::system_error(errno, std::generic_category(), "soak: the app cannot create " + folder);
+    }
+    const std::string rel = dir + sub + "/back-" + std::to_string(back_counter_++) + ".txt";
+    const std::string content = random.text(random.between(1, 1000));
+    write_app_file(target + "/" + rel, content, false);
+    back_files_[rel] = content;
+    back_deleted_.erase(rel);
+    return "app writes " + rel + " (comes back)";
+}
+
 void SoakContainer::make_sparse_app_file(const std::string &rel, std::uint64_t size) const {
     const std::filesystem::path path = host_path(std::string(kSyncTarget) + "/" + rel);
     std::filesystem::create_directories(path.parent_path());

@@ -40,6 +40,13 @@ public:
     // The app writes a file of its own into the sync target (a path the source
     // never has): what it did. Needs the sync target to exist.
     std::string app_write(Random &random);
+    // The app writes a new file into the sync-back folder, rewrites one or
+    // deletes one: what it did.
+    std::string app_sync_back_write(Random &random);
+    // Every file of the sync-back folder the app keeps (relative to the sync
+    // target) and its content, and those it deleted since.
+    const std::map<std::string, std::string> &back_files() const { return back_files_; }
+    const std::set<std::string> &back_deleted() const { return back_deleted_; }
     // The app's sparse file of `size` bytes at rel (relative to the sync target), none of them written.
     void make_sparse_app_file(const std::string &rel, std::uint64_t size) const;
     // Every app file and the content it last wrote.
@@ -61,6 +68,9 @@ private:
     std::set<std::string> root_entries_;
     std::map<std::string, std::string> app_files_;
     int app_counter_ = 0;
+    std::map<std::string, std::string> back_files_;
+    std::set<std::string> back_deleted_;
+    int back_counter_ = 0;
 };
 
 }  // namespace lu_soak

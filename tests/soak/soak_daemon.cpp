@@ -33,7 +33,7 @@ std::string objects_json(const std::string &project) {
             "spec": {"basePath": ".", "sources": [{"fileWatch": "src"}],
                      "selector": {"dockerCompose": {"service": "web"}}, "initialSync": {},
                      "syncs": [{"localPath": "src", "containerPath": ")" +
-                    std::string(kSyncTarget) + R"("}]}})")};
+                    std::string(kSyncTarget) + R"(", "syncBack": [")" + kSyncBackDir + R"("]}]}})")};
     return json::serialize(json::object{{"apiVersion", "v1"}, {"kind", "List"}, {"items", items}});
 }
 
@@ -138,6 +138,18 @@ std::string SoakDaemon::log_tail(std::size_t lines) const {
     }
     std::string out;
     for (const auto &line : last) out += "    " + line + "\n";
+    return out;
+}
+
+SoakDaemon::SyncBackStarts SoakDaemon::sync_back_starts(const std::string &container) const {
+    std::istringstream in(up_it::read_file(dir_ / "daemon.log"));
+    SyncBackStarts out;
+    const std::string from = "Sync back from container " + container + " (";
+    for (std::string line; std::getline(in, line);) {
+        if (line.find(from) == std::string::npos) continue;
+        out.running = line.ends_with(": started");
+        if (out.running) ++out.started;
+    }
     return out;
 }
 

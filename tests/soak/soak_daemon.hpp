@@ -1,6 +1,6 @@
 // The soak's `lu-host up`: a FileWatch on src/, the container's
 // DockerComposeService and a LiveUpdate "web" syncing src/ to /app with an
-// initial sync, through the docker updater and lu-agent. It runs from private
+// initial sync, and /app/gen back, through the docker updater and lu-agent. It runs from private
 // copies of the liveupdate and docker updater plugins, so that a hot reload
 // (a new copy over the old) reaches this daemon only. It can be SIGKILLed and
 // started again on the same folder.
@@ -52,6 +52,14 @@ public:
     void reload_docker_updater();
 
     std::string log_tail(std::size_t lines) const;
+    // What its log says of the sync back from container, over every run of
+    // the daemon on this folder: how many times it started, and whether the
+    // last word was that it started (not that it stopped).
+    struct SyncBackStarts {
+        std::size_t started = 0;
+        bool running = false;
+    };
+    SyncBackStarts sync_back_starts(const std::string &container) const;
 
 private:
     std::string cli(const std::string &args) const;

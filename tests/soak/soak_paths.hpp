@@ -14,6 +14,11 @@ inline constexpr const char *kOutsideDir = "/soak-outside";
 // daemon has taken in everything before it. Source operations leave it alone.
 inline constexpr const char *kMarkerFile = "marker.txt";
 
+// The folder sync back brings back (the rule's syncBack: ["gen"]): the app
+// writes, rewrites and deletes files there and they must come back; source
+// operations leave it alone, so a conflict there is a bug.
+inline constexpr const char *kSyncBackDir = "gen";
+
 // The app's sparse disk image in the sync target (an app path: never synced,
 // never compared), made by the sparse-verify fault.
 inline constexpr const char *kSparseAppFile = "uploads/disk.img";

@@ -33,6 +33,14 @@ std::string project_for(std::uint64_t seed) {
            std::to_string(seed % 100000);
 }
 
+// Only the app writes in the sync-back folder: any conflict is a bug.
+std::string open_conflicts(const json::value &status) {
+    if (!status.is_object()) return "";
+    const auto *conflicts = status.as_object().if_contains("syncBackConflicts");
+    if (conflicts == nullptr || !conflicts->is_array() || conflicts->as_array().empty()) return "";
+    return json::serialize(*conflicts);
+}
+
 std::string failed_state(const json::value &status) {
     if (!status.is_object()) return "the daemon does not answer";
     const auto *failed = status.as_object().if_contains("failed");
@@ -103,7 +111,29 @@ private:
             ++report_.app_writes;
             note(container_.app_write(random_));
         }
+        if (report_.checks > 0 && !options_.without.contains("sync-back") && sync_back_watching() &&
+            random_.percent(15)) {
+            ++report_.back_writes;
+            note(container_.app_sync_back_write(random_));
+        }
         if (random_.percent(30)) std::this_thread::sleep_for(std::chrono::milliseconds(random_.between(1, 40)));
+    }
+
+    // Whether the container's sync back is known to watch: after a fault,
+    // not before a check held since, its log's last word on it is "started",
+    // and, when the fault ended its watch (the agent, the daemon or the
+    // updater gone), it started again. A change the app makes while it does
+    // not watch never comes back (the watch reports changes from its start
+    // on): a known gap the soak leaves aside, as are changes on their way
+    // when the watch ends (fault()).
+    bool sync_back_watching() {
+        if (!watch_gap_) return true;
+        const SoakDaemon::SyncBackStarts starts = daemon_.sync_back_starts(container_.name());
+        if (report_.checks <= checks_at_gap_ || !starts.running ||
+            (gap_ends_watch_ && starts.started <= started_before_gap_))
+            return false;
+        watch_gap_ = false;
+        return true;
     }
 
     void fault() {
@@ -112,6 +142,17 @@ private:
             if (!options_.without.contains(fault_name(f))) kinds.push_back(f);
         if (kinds.empty()) return;
         const Fault kind = random_.pick(kinds);
+        const bool ends_watch = kind == Fault::agent_kill || kind == Fault::container_restart ||
+                                kind == Fault::daemon_kill || kind == Fault::updater_reload;
+        // The app's changes there on their way when the watch ends are lost
+        // (and the initial sync after a daemon restart undoes them): a known
+        // gap, so the fault waits until they came back.
+        if (ends_watch)
+            up_it::wait_until([&] { return back_files_settled(daemon_.src(), container_); }, std::chrono::seconds(10));
+        if (!watch_gap_ || ends_watch) started_before_gap_ = daemon_.sync_back_starts(container_.name()).started;
+        gap_ends_watch_ = (watch_gap_ && gap_ends_watch_) || ends_watch;
+        watch_gap_ = true;
+        checks_at_gap_ = report_.checks;
         ++report_.faults[fault_name(kind)];
         note("fault " + fault_name(kind) + " after op " + std::to_string(report_.ops));
         const std::string what = inject(kind, {container_, daemon_}, random_, [&](std::size_t ops) {
@@ -142,9 +183,11 @@ private:
                 return unreadable.empty() && divergences.empty();
             },
             std::chrono::seconds(arrived ? 30 : 1));
-        const std::string failed = failed_state(daemon_.status());
+        const json::value status = daemon_.status();
+        const std::string failed = failed_state(status);
+        const std::string conflicts = open_conflicts(status);
         ++report_.checks;
-        if (arrived && divergences.empty() && unreadable.empty() && failed.empty()) {
+        if (arrived && divergences.empty() && unreadable.empty() && failed.empty() && conflicts.empty()) {
             note("check " + std::to_string(report_.checks - 1) + " held");
             events_.clear();
             return true;
@@ -153,6 +196,7 @@ private:
         if (!arrived)
             what += "  the LiveUpdate is stuck: " + std::string(kMarkerFile) + " did not reach the container\n";
         if (!failed.empty()) what += "  the LiveUpdate is failed: " + failed + "\n";
+        if (!conflicts.empty()) what += "  sync back conflicts where only the app wrote: " + conflicts + "\n";
         if (!unreadable.empty()) what += "  cannot compare: " + unreadable + "\n";
         fail(what + describe(divergences));
         return false;
@@ -177,6 +221,10 @@ private:
     SourceOps source_;
     SoakReport report_;
     std::vector<std::string> events_;  // since the last check that held
+    bool watch_gap_ = false;           // see sync_back_watching()
+    bool gap_ends_watch_ = false;
+    std::size_t started_before_gap_ = 0;
+    std::size_t checks_at_gap_ = 0;
 };
 
 }  // namespace

@@ -246,6 +246,10 @@ std::vector<std::string> SourceOps::existing_any() const {
     for (auto it = fs::recursive_directory_iterator(root_); it != fs::recursive_directory_iterator(); ++it) {
         const std::string rel = it->path().lexically_relative(root_).string();
         if (rel == kMarkerFile) continue;
+        if (rel == kSyncBackDir) {  // the app's to write: left alone
+            it.disable_recursion_pending();
+            continue;
+        }
         out.push_back(rel);
     }
     std::sort(out.begin(), out.end());  // directory order is not the seed's

@@ -91,6 +91,26 @@ void compare_app_files(const SoakContainer &container, std::vector<Divergence> &
     }
 }
 
+// Both directions of sync back: what the app keeps in the sync-back folder is
+// locally as it wrote it, and what it deleted there is gone locally too.
+void compare_back_files(const fs::path &src, const SoakContainer &container, std::vector<Divergence> &out) {
+    const std::string back = "every file the app wrote in the sync-back folder came back";
+    for (const auto &[rel, content] : container.back_files()) {
+        std::error_code ec;
+        const fs::path local = src / rel;
+        if (!fs::is_regular_file(fs::symlink_status(local, ec)))
+            out.push_back({std::string(kSyncTarget) + "/" + rel, back, "not a file locally"});
+        else if (up_it::read_file(local) != content)
+            out.push_back({std::string(kSyncTarget) + "/" + rel, back, "locally with other content"});
+    }
+    for (const auto &rel : container.back_deleted()) {
+        std::error_code ec;
+        if (fs::exists(fs::symlink_status(src / rel, ec)))
+            out.push_back({std::string(kSyncTarget) + "/" + rel, "every file the app deleted there is gone locally",
+                           "still there locally"});
+    }
+}
+
 void check_outside(const SoakContainer &container, std::vector<Divergence> &out) {
     const std::string never = "nothing is written outside the sync target";
     const std::string outside = container.host_path(kOutsideDir);
@@ -107,8 +127,15 @@ std::vector<Divergence> check_trees(const fs::path &src, const SoakContainer &co
     std::vector<Divergence> out;
     compare_synced(src, container, out);
     compare_app_files(container, out);
+    compare_back_files(src, container, out);
     check_outside(container, out);
     return out;
+}
+
+bool back_files_settled(const fs::path &src, const SoakContainer &container) {
+    std::vector<Divergence> out;
+    compare_back_files(src, container, out);
+    return out.empty();
 }
 
 std::string describe(const std::vector<Divergence> &divergences) {

@@ -1,7 +1,8 @@
 // The soak's invariant on the trees: every path of the source is in the
 // container with the same kind and content (a symlink: the same target),
 // nothing deleted from the source is left there, every file the app wrote is
-// there as it wrote it, and nothing was written outside the sync target.
+// there as it wrote it, what it wrote or deleted in the sync-back folder is
+// so locally too, and nothing was written outside the sync target.
 #pragma once
 
 #include <filesystem>
@@ -19,6 +20,9 @@ struct Divergence {
 };
 
 std::vector<Divergence> check_trees(const std::filesystem::path &src, const SoakContainer &container);
+
+// Whether what the app wrote or deleted in the sync-back folder is so locally.
+bool back_files_settled(const std::filesystem::path &src, const SoakContainer &container);
 
 std::string describe(const std::vector<Divergence> &divergences);
 

@@ -17,8 +17,9 @@ namespace ac = agent_client;
 namespace ap = agent_protocol;
 
 constexpr std::chrono::seconds kWatchTimeout{30};
-// How long the agent waits for a file to stop changing before it sends it.
-constexpr std::uint32_t kDebounceMs = 20;
+// How long the agent waits for a file to stop changing before it sends it:
+// short, since a file that changes again is simply sent again.
+constexpr std::uint32_t kDebounceMs = 5;
 
 static_assert(static_cast<int>(ap::ChangeKind::written) == LU_CHANGE_WRITTEN &&
               static_cast<int>(ap::ChangeKind::deleted) == LU_CHANGE_DELETED &&
