@@ -149,7 +149,14 @@ BOOST_AUTO_TEST_CASE(a_rebuilt_updater_plugin_is_reloaded) {
     BOOST_TEST_REQUIRE(wait_until([&] { return plugin_entry("local").contains("lastError"); }), log.all());
     BOOST_TEST(registry.find("local") == before);
     copy_over(LU_TEST_LOCAL_UPDATER, local_copy);
-    BOOST_TEST_REQUIRE(wait_until([&] { return reloads_of("local") == 1; }), log.all());
+    // An in-place write is several file events (truncate, write, close): when
+    // they come further apart than the settle time, as on a loaded machine,
+    // the complete file is loaded once per group. At least one reload, and
+    // the last attempt not refused. (Waited for first: the message is
+    // evaluated before the condition.)
+    const bool reloaded =
+        wait_until([&] { return reloads_of("local") >= 1 && !plugin_entry("local").contains("lastError"); });
+    BOOST_TEST_REQUIRE(reloaded, log.all() + json::serialize(reloader->plugins()));
     BOOST_TEST(registry.find("local") != before);
 }
 
