@@ -8,6 +8,10 @@
 
 function(lu_lock_analysis)
   add_library(lu_lock_analysis OBJECT EXCLUDE_FROM_ALL)
+  # The analysis is part of clang's semantic checks: no code need be made
+  # (nothing links these objects), which saves a third to a half of each
+  # file's compile time. No object file is written, so each build checks again.
+  target_compile_options(lu_lock_analysis PRIVATE -fsyntax-only)
   foreach(library ${ARGN})
     get_target_property(folder ${library} SOURCE_DIR)
     get_target_property(sources ${library} SOURCES)
