@@ -122,9 +122,29 @@ agent_protocol::Result ChangeWatcher::watch(const agent_protocol::WatchChanges &
         inotify_ = UniqueFd(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC));
         if (inotify_.get() < 0) return {errno, what + "inotify: " + std::strerror(errno)};
     }
+    if (request.agreed_paths.size() != request.agreed_hashes.size())
+        return {EINVAL, what + std::to_string(request.agreed_paths.size()) + " agreed paths but " +
+                            std::to_string(request.agreed_hashes.size()) + " hashes"};
+    // What the host agreed on: a file still so is not sent, one gone comes as deleted.
+    for (std::size_t i = 0; i < request.agreed_paths.size(); ++i) {
+        const std::string &path = request.agreed_paths[i];
+        if (!agent_protocol::path_problem("/" + path).empty() || !wanted(*watch, path)) continue;
+        Known agreed;
+        agreed.kind = static_cast<std::uint8_t>(ChangeKind::written);
+        agreed.hash = request.agreed_hashes[i];
+        agreed.agreed_only = true;
+        watch->known[path] = agreed;
+    }
     drop_watch(request.watch_id);
     Watch &added = *watches_.emplace(request.watch_id, std::move(watch)).first->second;
-    add_tree(added, "", request.report_existing != 0);
+    const bool report = request.report_existing != 0;
+    std::unordered_set<std::string> seen;
+    add_tree(added, "", report, report ? &seen : nullptr);
+    if (report) {
+        const auto now = Clock::now();
+        for (const auto &[path, known] : added.known)
+            if (!seen.contains(path)) pend(added, path, now);
+    }
     return {0, {}};
 }
 
@@ -236,7 +256,7 @@ void ChangeWatcher::forget_tree(Watch &watch, const std::string &relative) {
         if (is_beneath(path, relative)) pend(watch, path, now);
 }
 
-void ChangeWatcher::pend(Watch &watch, const std::string &relative, Clock::time_point now) {
+void ChangeWatcher::pend(Watch &watch, const std::string &relative, Clock::time_point now, bool closed) {
     if (watch.rescan_due) return;  // the rescan looks at everything
     const PendingKey key{watch.id, relative};
     auto it = pending_.find(key);
@@ -244,7 +264,9 @@ void ChangeWatcher::pend(Watch &watch, const std::string &relative, Clock::time_
         if (pending_.size() >= kMaxPending) return overflowed(watch);
         it = pending_.emplace(key, Pending{now, now}).first;
     }
-    it->second.due = std::min(now + watch.debounce, it->second.first + kMaxHold);
+    // Its writer closed it: most writers are done then, so it goes now (a
+    // file written in several opens, or chmod-ed after, simply comes again).
+    it->second.due = closed ? now : std::min(now + watch.debounce, it->second.first + kMaxHold);
 }
 
 // What waits is still sent; the rest is the rescan's to find (one filled up
@@ -289,7 +311,7 @@ void ChangeWatcher::read_events() {
                         add_tree(watch, path, true);
                     continue;
                 }
-                if (wanted(watch, path)) pend(watch, path, now);
+                if (wanted(watch, path)) pend(watch, path, now, (event->mask & IN_CLOSE_WRITE) != 0);
             }
         }
     }

@@ -57,7 +57,10 @@ private:
         // When it was seen so: a rescan skips a path whose inode and mtime are still these.
         std::uint64_t inode = 0;
         std::int64_t mtime_ns = 0;
+        // Only kind and hash known: the host's agreement, seeded at the start.
+        bool agreed_only = false;
         bool same_content(const Known &o) const {
+            if (agreed_only || o.agreed_only) return kind == o.kind && hash == o.hash;
             return kind == o.kind && mode == o.mode && size == o.size && hash == o.hash;
         }
         bool same_stat(const Known &o) const {
@@ -87,7 +90,8 @@ private:
     void add_tree(Watch &watch, const std::string &relative, bool report,
                   std::unordered_set<std::string> *seen = nullptr);
     void forget_tree(Watch &watch, const std::string &relative);
-    void pend(Watch &watch, const std::string &relative, Clock::time_point now);
+    // Looked at once due: debounced, or at once when its writer closed it.
+    void pend(Watch &watch, const std::string &relative, Clock::time_point now, bool closed = false);
     void overflowed(Watch &watch);
     void rescan(Watch &watch, FrameOutput &out, bool &sent_ok);
     // The change to send for a pending path; nullopt when there is none (or

@@ -35,8 +35,8 @@ int run(int rounds, std::uint32_t debounce_ms) {
         std::make_unique<lu_agent_test::ProcessTransport>(
             std::vector<std::string>{"docker", "exec", "-i", container.name(), kAgent}),
         kTimeout, [](std::string_view) {});
-    const auto refused = session->watch_changes(ap::WatchChanges{1, "/app", {"back"}, 64u << 20, debounce_ms, 0},
-                                                Clock::now() + kTimeout, {});
+    const auto refused = session->watch_changes(
+        ap::WatchChanges{1, "/app", {"back"}, 64u << 20, debounce_ms, 0, {}, {}}, Clock::now() + kTimeout, {});
     if (!refused.empty()) throw std::runtime_error("watch: " + refused);
 
     std::vector<double> back_ms, forward_ms;

@@ -1,6 +1,6 @@
-// synced_journal_bench: the cost of the synced record per save. One save is
+// synced_journal_bench: the cost of the synced journal per save. One save is
 // the archive of one changed 4 KiB file, built and drained as an update reads
-// it; measured without the record (the reference), with it for a path it
+// it; measured without the journal (the reference), with it for a path it
 // already holds (the usual save: no write) and for a new path each time (one
 // journal append), and the same made durable: fdatasync once per archive
 // chunk (what the executor does) or once per path, for one file and for a
@@ -85,7 +85,7 @@ int main(int argc, char **argv) {
     }
     const double base = lu_bench::median(without);
     std::printf("save of one 4 KiB file, median of %d (microseconds)\n", rounds);
-    std::printf("  without the record      %8.1f\n", base);
+    std::printf("  without the journal     %8.1f\n", base);
     std::printf("  a path already recorded %8.1f  ratio %.2f\n", lu_bench::median(known),
                 lu_bench::median(known) / base);
     std::printf("  a new path (one append) %8.1f  ratio %.2f  (+%.1f us)\n", lu_bench::median(fresh),

@@ -2,7 +2,7 @@
 // with default settings (the docker updater through lu-agent), in one run:
 //  - a small file written in the container (from the host through
 //    /proc/<pid>/root, so no exec's start is timed) until it is equal in the
-//    developer's folder, p50/p99 of 30, against a forward small save (save to
+//    developer's folder, p50/p95/p99 of 30, against a forward small save (save to
 //    content in the container) of the same run;
 //  - 10,000 small files generated in the container (an `npm install`-like
 //    burst) until all are equal locally, against generating them and then
@@ -114,7 +114,7 @@ private:
             " --label com.docker.compose.service=web --label com.docker.compose.oneoff=False"
             " --label com.docker.compose.container-number=1 lu-busybox:latest sleep 100000");
         root_ = "/proc/" + run("docker inspect -f '{{.State.Pid}}' " + container_) + "/root";
-        // A synced record of its own: the machine's default folder may be another daemon's.
+        // Synced journals of their own: the machine's default folder may be another daemon's.
         ::setenv("LIVEUPDATE_STATE_DIR", (dir_ / "state").c_str(), 1);
         daemon_ = lu_bench::start_daemon(LU_HOST_BIN, dir_, log_);
         if (wait_for_all({root_ / "app/index.html"}, "initial\n", Clock::now()) < 0)
@@ -185,7 +185,8 @@ private:
 };
 
 void print(const char *what, const std::vector<double> &ms) {
-    std::printf("  %-42s p50 %7.2f ms  p99 %7.2f ms\n", what, percentile(ms, 0.5), percentile(ms, 0.99));
+    std::printf("  %-42s p50 %7.2f ms  p95 %7.2f ms  p99 %7.2f ms\n", what, percentile(ms, 0.5), percentile(ms, 0.95),
+                percentile(ms, 0.99));
 }
 
 }  // namespace
@@ -200,7 +201,7 @@ int main(int argc, char **argv) {
         std::puts(
             "Usage: up_sync_back_bench\n"
             "Issue 35's figures for docker through lu-host up: a file written in the container until equal\n"
-            "locally (p50/p99 of 30) against a forward small save; 10,000 files generated in the container\n"
+            "locally (p50/p95/p99 of 30) against a forward small save; 10,000 files generated in the container\n"
             "against docker cp | tar -x of them; forward saves with sync back on against off; echoes.\n"
             "Needs a Docker engine (scripts/dockerd.sh start) and lu-busybox:latest.\n"
             "Exit codes: 0 done, 1 failed, 2 bad arguments.");

@@ -55,19 +55,19 @@ private:
 
 }  // namespace
 
-// A use of a slot (an update, a digest, a preparation): holds it, and when it
+// A use of a kept session (an update, a digest, a preparation): holds it, and when it
 // ends the session's stderr stops going to its log.
 class LU_SCOPED_CAPABILITY AgentDriver::Use {
 public:
-    explicit Use(Slot &slot) LU_ACQUIRE(slot.mutex) : slot_(slot), hold_(slot.mutex) {}
+    explicit Use(KeptSession &kept) LU_ACQUIRE(kept.mutex) : kept_(kept), hold_(kept.mutex) {}
     Use(const Use &) = delete;
     Use &operator=(const Use &) = delete;
     ~Use() LU_RELEASE() {
-        if (slot_.session) slot_.session->route_stderr(nullptr);
+        if (kept_.session) kept_.session->route_stderr(nullptr);
     }
 
 private:
-    Slot &slot_;
+    KeptSession &kept_;
     common::MutexLock hold_;
 };
 
@@ -94,31 +94,31 @@ void AgentDriver::refuse(const AgentPlace &place, const std::string &why, const 
         "lu-agent cannot run in " + place.shown + ": " + why + "; updating it through one exec per update instead");
 }
 
-std::shared_ptr<AgentDriver::Slot> AgentDriver::slot_for(const std::string &key) {
+std::shared_ptr<AgentDriver::KeptSession> AgentDriver::kept_session_for(const std::string &key) {
     common::MutexLock lock(mutex_);
     // Sessions of removed or re-created containers end with their container:
-    // let them go, looking at the slots in turn.
-    auto it = slots_.upper_bound(last_looked_at_);
-    for (int turn = 0; turn < 2 && (it == slots_.end() || it->first == key); ++turn)
-        it = it == slots_.end() ? slots_.begin() : std::next(it);
-    if (it != slots_.end() && it->first != key) {
+    // let them go, looking at the kept sessions in turn.
+    auto it = kept_sessions_.upper_bound(last_looked_at_);
+    for (int turn = 0; turn < 2 && (it == kept_sessions_.end() || it->first == key); ++turn)
+        it = it == kept_sessions_.end() ? kept_sessions_.begin() : std::next(it);
+    if (it != kept_sessions_.end() && it->first != key) {
         last_looked_at_ = it->first;
-        Slot &slot = *it->second;
+        KeptSession &kept = *it->second;
         bool gone = false;
-        if (it->second.use_count() == 1 && slot.mutex.try_lock()) {
-            gone = !slot.session || !slot.session->alive();
-            slot.mutex.unlock();
+        if (it->second.use_count() == 1 && kept.mutex.try_lock()) {
+            gone = !kept.session || !kept.session->alive();
+            kept.mutex.unlock();
         }
-        if (gone) slots_.erase(it);
+        if (gone) kept_sessions_.erase(it);
     }
-    auto &entry = slots_[key];
-    if (!entry) entry = std::make_shared<Slot>();
+    auto &entry = kept_sessions_[key];
+    if (!entry) entry = std::make_shared<KeptSession>();
     return entry;
 }
 
-void AgentDriver::drop_session(Slot &slot) {
-    slot.session.reset();
-    slot.lost = true;
+void AgentDriver::drop_session(KeptSession &kept) {
+    kept.session.reset();
+    kept.lost = true;
 }
 
 std::unique_ptr<AgentSession> AgentDriver::start(AgentTarget &target, const UpdateLog &log,
@@ -200,36 +200,36 @@ std::unique_ptr<AgentSession> AgentDriver::start_injected(AgentTarget &target, c
     return nullptr;
 }
 
-AgentSession *AgentDriver::session_in(Slot &slot, AgentTarget &target, const UpdateLog &log) {
-    if (slot.session) slot.session->route_stderr(stderr_to(log));
-    if (slot.session && !slot.session->alive()) {
+AgentSession *AgentDriver::session_in(KeptSession &kept, AgentTarget &target, const UpdateLog &log) {
+    if (kept.session) kept.session->route_stderr(stderr_to(log));
+    if (kept.session && !kept.session->alive()) {
         log(LU_LOG_INFO, "The lu-agent session in " + target.place().shown + " ended; starting a new one");
-        drop_session(slot);
+        drop_session(kept);
     }
-    if (!slot.session) {
-        slot.session = start(target, log, slot.source);
-        if (!slot.session) return nullptr;
+    if (!kept.session) {
+        kept.session = start(target, log, kept.source);
+        if (!kept.session) return nullptr;
         sessions_.fetch_add(1);
-        slot.session->route_stderr(stderr_to(log));
-        if (slot.lost) {
-            slot.lost = false;
+        kept.session->route_stderr(stderr_to(log));
+        if (kept.lost) {
+            kept.lost = false;
             reconnects_.fetch_add(1);
         }
     }
-    return slot.session.get();
+    return kept.session.get();
 }
 
 std::optional<Outcome> AgentDriver::update(AgentTarget &target, const UpdateLog &log, const UpdatePass &pass) {
-    const std::shared_ptr<Slot> slot = slot_for(target.place().session_key);
-    const Use use(*slot);
+    const std::shared_ptr<KeptSession> kept = kept_session_for(target.place().session_key);
+    const Use use(*kept);
     // A live session says the container runs and the agent is not refused there.
-    if (!slot->session || !slot->session->alive()) {
+    if (!kept->session || !kept->session->alive()) {
         target.confirm();
         if (refusal(target.place(), true)) return std::nullopt;
     }
     const auto probe = target.late_probe();
     for (int attempt = 0;; ++attempt) {
-        AgentSession *session = session_in(*slot, target, log);
+        AgentSession *session = session_in(*kept, target, log);
         if (session == nullptr) return std::nullopt;
         bool run_started = false;
         try {
@@ -240,13 +240,13 @@ std::optional<Outcome> AgentDriver::update(AgentTarget &target, const UpdateLog 
                 LateAnswerWatch watched(*session, probe, target);
                 outcome = pass(watched, run_started);
             }
-            outcome.agent = slot->source;
+            outcome.agent = kept->source;
             return outcome;
         } catch (const LateAnswerExplained &e) {
-            drop_session(*slot);
+            drop_session(*kept);
             return Outcome::container_not_running(e.what());
         } catch (const AgentSessionBroken &e) {
-            drop_session(*slot);
+            drop_session(*kept);
             const std::string what = "the lu-agent session in " + target.place().shown + " broke: " + e.what();
             // Stopped or removed meanwhile: not running, as one stopped before the update (C07).
             if (const auto gone = target.gone_reason(); !gone.empty())
@@ -263,10 +263,10 @@ std::optional<Outcome> AgentDriver::update(AgentTarget &target, const UpdateLog 
 
 void AgentDriver::prepare(AgentTarget &target, const UpdateLog &log) {
     if (refusal(target.place(), false)) return;
-    const std::shared_ptr<Slot> slot = slot_for(target.place().session_key);
+    const std::shared_ptr<KeptSession> kept = kept_session_for(target.place().session_key);
     // An update arriving meanwhile waits for this start and uses its session.
-    const Use use(*slot);
-    session_in(*slot, target, log);
+    const Use use(*kept);
+    session_in(*kept, target, log);
 }
 
 DigestOutcome AgentDriver::digest(AgentTarget &target, const agent_protocol::Digest &request, const DigestEntryFn &each,
@@ -275,10 +275,10 @@ DigestOutcome AgentDriver::digest(AgentTarget &target, const agent_protocol::Dig
     const std::string needs = "verify needs lu-agent in the container: ";
     const AgentPlace place = target.place();
     if (auto why = refusal(place, false)) return {DigestOutcome::Kind::unavailable, needs + *why};
-    const std::shared_ptr<Slot> slot = slot_for(place.session_key);
-    const Use use(*slot);
+    const std::shared_ptr<KeptSession> kept = kept_session_for(place.session_key);
+    const Use use(*kept);
     for (int attempt = 0;; ++attempt) {
-        AgentSession *session = session_in(*slot, target, log);
+        AgentSession *session = session_in(*kept, target, log);
         if (session == nullptr)
             return {DigestOutcome::Kind::unavailable, needs + refusal(place, false).value_or("it did not start")};
         std::size_t handed = 0;
@@ -292,7 +292,7 @@ DigestOutcome AgentDriver::digest(AgentTarget &target, const agent_protocol::Dig
                 keep_going);
             if (result.stopped) {
                 // Out of step now; ended on purpose, so not a lost session (no reconnect to verify after).
-                slot->session.reset();
+                kept->session.reset();
                 return {DigestOutcome::Kind::stopped, {}};
             }
             if (result.error == ENOENT && result.entries == 0)
@@ -302,7 +302,7 @@ DigestOutcome AgentDriver::digest(AgentTarget &target, const agent_protocol::Dig
                 return {DigestOutcome::Kind::failed, "in " + place.shown + ": " + result.message};
             return {};
         } catch (const AgentSessionBroken &e) {
-            drop_session(*slot);
+            drop_session(*kept);
             const std::string what = "the lu-agent session in " + place.shown + " broke: " + e.what();
             if (const auto gone = target.gone_reason(); !gone.empty())
                 return {DigestOutcome::Kind::failed, std::string(gone).append("\n").append(what)};

@@ -131,7 +131,8 @@ public:
     std::uint64_t session_count() const noexcept { return sessions_.load(); }
 
 private:
-    struct Slot {
+    // The session kept for one place, used by one call at a time.
+    struct KeptSession {
         common::Mutex mutex;
         std::unique_ptr<AgentSession> session LU_GUARDED_BY(mutex);
         bool lost LU_GUARDED_BY(mutex) = false;  // a session ended or broke since the last one started
@@ -142,16 +143,16 @@ private:
 
     // The refusal of the agent in this start of the container, if any.
     std::optional<std::string> refusal(const AgentPlace &place, bool counts_as_update) LU_EXCLUDES(mutex_);
-    // The place's slot (made on first use); slots of containers gone are let
-    // go, one other slot looked at per call: the updates of one change to N
+    // The place's kept session (made on first use); those of containers gone
+    // are let go, one other looked at per call: the updates of one change to N
     // replicas each asking N - 1 sessions, under mutex_, cost more than they did.
-    std::shared_ptr<Slot> slot_for(const std::string &key) LU_EXCLUDES(mutex_);
-    // The slot's live session, started (again) when there is none; nullptr
-    // when the agent cannot run there. Hold the slot's mutex.
-    AgentSession *session_in(Slot &slot, AgentTarget &target, const updater::UpdateLog &log) LU_REQUIRES(slot.mutex)
-        LU_EXCLUDES(mutex_);
+    std::shared_ptr<KeptSession> kept_session_for(const std::string &key) LU_EXCLUDES(mutex_);
+    // Its live session, started (again) when there is none; nullptr when
+    // the agent cannot run there. Hold kept.mutex.
+    AgentSession *session_in(KeptSession &kept, AgentTarget &target, const updater::UpdateLog &log)
+        LU_REQUIRES(kept.mutex) LU_EXCLUDES(mutex_);
     // The session ended or broke: the next one counts as a reconnect.
-    static void drop_session(Slot &slot) LU_REQUIRES(slot.mutex);
+    static void drop_session(KeptSession &kept) LU_REQUIRES(kept.mutex);
     // A new session (source: where its agent came from), or nullptr after
     // recording why the agent cannot run there.
     std::unique_ptr<AgentSession> start(AgentTarget &target, const updater::UpdateLog &log,
@@ -174,8 +175,8 @@ private:
     std::string agent_path_;
     std::chrono::milliseconds timeout_;
     common::Mutex mutex_;
-    std::map<std::string, std::shared_ptr<Slot>> slots_ LU_GUARDED_BY(mutex_);
-    // The slot slot_for looked at last; the next one after it is next.
+    std::map<std::string, std::shared_ptr<KeptSession>> kept_sessions_ LU_GUARDED_BY(mutex_);
+    // The key kept_session_for looked at last; the next one after it is next.
     std::string last_looked_at_ LU_GUARDED_BY(mutex_);
     AgentRefusals refused_ LU_GUARDED_BY(mutex_);
     std::optional<AgentBinary> binary_ LU_GUARDED_BY(mutex_);

@@ -105,6 +105,11 @@ void FieldWriter::put(const std::vector<std::string> &v) {
     for (const auto &s : v) put(s);
 }
 
+void FieldWriter::put(const std::vector<std::uint64_t> &v) {
+    put(static_cast<std::uint32_t>(v.size()));
+    for (const std::uint64_t n : v) put(n);
+}
+
 std::string frame_header(MessageType type, std::size_t payload_size) {
     if (payload_size > kMaxPayload)
         throw ProtocolError(std::string(type_name(type)) + " frame of " + std::to_string(payload_size) +
@@ -155,6 +160,17 @@ void FieldReader::get(std::vector<std::string> &v) {
     // Each string takes at least its 4-byte size: a count beyond that is a lie.
     if (count > in_.size() / 4)
         throw ProtocolError("list of " + std::to_string(count) + " strings in " + std::to_string(in_.size()) +
+                            " bytes");
+    v.clear();
+    v.reserve(count);
+    for (std::uint32_t i = 0; i < count; ++i) get(v.emplace_back());
+}
+
+void FieldReader::get(std::vector<std::uint64_t> &v) {
+    std::uint32_t count = 0;
+    get(count);
+    if (count > in_.size() / 8)
+        throw ProtocolError("list of " + std::to_string(count) + " numbers in " + std::to_string(in_.size()) +
                             " bytes");
     v.clear();
     v.reserve(count);

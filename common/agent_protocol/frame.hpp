@@ -22,8 +22,9 @@ namespace liveupdate::agent_protocol {
 // 5: a digest hashes only the files it names, within a byte and time budget.
 // 6: the process `lu-agent supervise` runs is restarted in place (RestartProcess).
 // 7: container files come back (WatchChanges, ContainerChange: docs/sync-back.md);
-//    a file past one frame comes in ContainerChangeParts first (added within 7:
-//    no released agent or host spoke 7 without them).
+//    a file past one frame comes in ContainerChangeParts first, and a watch
+//    starts from the files the host agreed on (both added within 7: no
+//    released agent or host spoke 7 without them).
 inline constexpr std::uint32_t kProtocolVersion = 7;
 // The oldest version either side still speaks: an agent answers a host of
 // this version in it, and a host drives such an agent without what came after
@@ -115,6 +116,7 @@ public:
     void put(std::string_view v);
     void put(const std::string &v) { put(std::string_view(v)); }
     void put(const std::vector<std::string> &v);
+    void put(const std::vector<std::uint64_t> &v);
     // The whole frame: header and payload; the writer is spent.
     std::string frame(MessageType type);
 
@@ -137,6 +139,7 @@ public:
     // A view of the payload's bytes (valid while the payload is).
     void get(std::string_view &v);
     void get(std::vector<std::string> &v);
+    void get(std::vector<std::uint64_t> &v);
     void expect_end() const;
 
 private:

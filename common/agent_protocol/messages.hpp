@@ -365,11 +365,14 @@ struct RestartProcess {
 // Sync back (version 7, docs/sync-back.md): the agent watches `root` (a sync
 // rule's containerPath) with inotify, recursively, never following a symlink,
 // and sends a ContainerChange, unasked, for each file beneath it whose name
-// relative to root the patterns (the ignore syntax) ask for, once it stopped
-// changing for debounce_ms. With report_existing the files there now come
-// too, else only changes after the watch began. Answered by a Result (error
-// 0: watching; else an errno value, e.g. ENOENT: no root yet). A watch_id
-// used again replaces that watch.
+// relative to root the patterns (the ignore syntax) ask for, once its writer
+// closed it or it stopped changing for debounce_ms. With report_existing the files there now come
+// too, else only changes after the watch began; of those, a file among
+// agreed_paths whose content hashes to its agreed_hashes entry (XXH3-64) is
+// not sent, and one of agreed_paths no longer there comes as deleted: what
+// changed while no watch ran. Answered by a Result (error 0: watching; else
+// an errno value, e.g. ENOENT: no root yet). A watch_id used again replaces
+// that watch.
 struct WatchChanges {
     static constexpr MessageType type = MessageType::watch_changes;
     std::uint32_t watch_id = 0;
@@ -378,6 +381,8 @@ struct WatchChanges {
     std::uint64_t max_file_bytes = 0;  // larger files come without content (0: none comes with it)
     std::uint32_t debounce_ms = 0;
     std::uint8_t report_existing = 0;
+    std::vector<std::string> agreed_paths;     // relative to root
+    std::vector<std::uint64_t> agreed_hashes;  // one per agreed path
     template <class S, class F>
     static void fields(S &s, F &&f) {
         f(s.watch_id);
@@ -386,6 +391,8 @@ struct WatchChanges {
         f(s.max_file_bytes);
         f(s.debounce_ms);
         f(s.report_existing);
+        f(s.agreed_paths);
+        f(s.agreed_hashes);
     }
 };
 

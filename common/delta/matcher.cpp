@@ -16,7 +16,7 @@ Matcher::Matcher(const Signature &signature, DeltaSink sink, std::size_t max_lit
     for (std::size_t i = 0; i < full_blocks_; ++i) {
         const auto weak = signature.blocks[i].weak;
         candidates_.push_back({weak, static_cast<std::uint32_t>(i)});
-        filter_[filter_slot(weak) / 64] |= std::uint64_t{1} << (filter_slot(weak) % 64);
+        filter_[filter_bit(weak) / 64] |= std::uint64_t{1} << (filter_bit(weak) % 64);
     }
     std::stable_sort(candidates_.begin(), candidates_.end(),
                      [](const Candidate &a, const Candidate &b) { return a.weak < b.weak; });

@@ -46,10 +46,8 @@ private:
     const unsigned char *at(std::size_t position) const {
         return reinterpret_cast<const unsigned char *>(buffer_.data()) + position;
     }
-    bool may_hold(std::uint32_t weak) const {
-        return (filter_[filter_slot(weak) / 64] >> (filter_slot(weak) % 64)) & 1U;
-    }
-    static std::uint32_t filter_slot(std::uint32_t weak) { return (weak * 2654435761U) >> (32 - kFilterBits); }
+    bool may_hold(std::uint32_t weak) const { return (filter_[filter_bit(weak) / 64] >> (filter_bit(weak) % 64)) & 1U; }
+    static std::uint32_t filter_bit(std::uint32_t weak) { return (weak * 2654435761U) >> (32 - kFilterBits); }
 
     static constexpr unsigned kFilterBits = 20;
     const Signature &signature_;

@@ -5,8 +5,11 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace liveupdate::sync_back {
 
@@ -25,5 +28,10 @@ private:
     struct State;
     std::unique_ptr<State> state_;
 };
+
+// The text of an XXH3-64 computed elsewhere (lu-agent's), and back:
+// nullopt for a text that is not one.
+std::string digest_text(std::uint64_t xxh3);
+std::optional<std::uint64_t> digest_value(std::string_view text);
 
 }  // namespace liveupdate::sync_back

@@ -1,5 +1,5 @@
 // A docker container's presence as the engine tells it, for the pruning of
-// synced records (host/core/synced_pruning).
+// synced journals (host/core/synced_pruning).
 #pragma once
 
 #include "host/core/synced_pruning.hpp"

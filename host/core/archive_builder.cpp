@@ -99,27 +99,27 @@ public:
     std::span<char> space(std::size_t want) override {
         common::MutexLock lock(s_.mutex_);
         wait_for_room(lock);
-        return {s_.slot_ + s_.slot_filled_, std::min(want, s_.slot_capacity_ - s_.slot_filled_)};
+        return {s_.read_buffer_ + s_.read_filled_, std::min(want, s_.read_capacity_ - s_.read_filled_)};
     }
 
     void write(const char *data, std::size_t size) override {
         common::MutexLock lock(s_.mutex_);
         while (size > 0) {
             wait_for_room(lock);
-            char *at = s_.slot_ + s_.slot_filled_;
-            const std::size_t n = std::min(size, s_.slot_capacity_ - s_.slot_filled_);
+            char *at = s_.read_buffer_ + s_.read_filled_;
+            const std::size_t n = std::min(size, s_.read_capacity_ - s_.read_filled_);
             if (data != at) std::memcpy(at, data, n);  // else read there by space()'s caller
-            s_.slot_filled_ += n;
+            s_.read_filled_ += n;
             data += n;
             size -= n;
-            if (s_.slot_filled_ == s_.slot_capacity_) s_.changed_.notify_all();
+            if (s_.read_filled_ == s_.read_capacity_) s_.changed_.notify_all();
         }
     }
 
 private:
     void wait_for_room(common::MutexLock &lock) LU_REQUIRES(s_.mutex_) {
         lock.wait(s_.changed_, [&]() LU_REQUIRES(s_.mutex_) {
-            return s_.reader_gone_ || (s_.slot_ != nullptr && s_.slot_filled_ < s_.slot_capacity_);
+            return s_.reader_gone_ || (s_.read_buffer_ != nullptr && s_.read_filled_ < s_.read_capacity_);
         });
         if (s_.reader_gone_) throw HostError(kBuild, "archive stream", "the updater stopped reading");
     }
@@ -188,8 +188,8 @@ int32_t ArchiveStream::rewind() {
     {
         common::MutexLock lock(mutex_);
         prebuilt_.reset();
-        slot_ = nullptr;
-        slot_capacity_ = slot_filled_ = 0;
+        read_buffer_ = nullptr;
+        read_capacity_ = read_filled_ = 0;
         reader_gone_ = writer_done_ = false;
         error_.reset();
         summary_ = {};
@@ -255,15 +255,15 @@ std::int64_t ArchiveStream::read(void *buffer, std::size_t capacity) {
     if (prebuilt_) return read_prebuilt(buffer, capacity);
     common::MutexLock lock(mutex_);
     if (!writer_done_) {
-        slot_ = static_cast<char *>(buffer);
-        slot_capacity_ = capacity;
-        slot_filled_ = 0;
+        read_buffer_ = static_cast<char *>(buffer);
+        read_capacity_ = capacity;
+        read_filled_ = 0;
         changed_.notify_all();
-        lock.wait(changed_, [&]() LU_REQUIRES(mutex_) { return slot_filled_ == slot_capacity_ || writer_done_; });
+        lock.wait(changed_, [&]() LU_REQUIRES(mutex_) { return read_filled_ == read_capacity_ || writer_done_; });
     }
-    const std::size_t filled = slot_filled_;
-    slot_ = nullptr;
-    slot_capacity_ = slot_filled_ = 0;
+    const std::size_t filled = read_filled_;
+    read_buffer_ = nullptr;
+    read_capacity_ = read_filled_ = 0;
     if (filled == 0) return error_ ? -1 : 0;
     if (before_bytes_leave_) {
         lock.unlock();

@@ -43,13 +43,13 @@ struct ArchiveSummary {
 };
 
 // Told each entry's container path ("/app/a.txt") before any of its bytes
-// are written; throws to abort the archive (the synced record, which must
+// are written; throws to abort the archive (the synced journal, which must
 // know a path before the container holds it).
 using BeforeEntryFn = std::function<void(const std::string &container_path)>;
 
 // Told a regular file's content digest (sync back's, common/sync_back/
 // content_digest.hpp) once the archive holds all its bytes and before the
-// last of them leave, so that the synced record agrees on it before the
+// last of them leave, so that the synced journal agrees on it before the
 // container's watcher can see the file whole (docs/sync-back.md). Not told
 // for a file that shrank while it was archived (its entry is padded with
 // zeros). Throws to abort the archive.
@@ -62,7 +62,7 @@ struct EntryHooks {
 };
 
 // Called before read() hands out bytes (on the reader's thread), after the
-// BeforeEntryFn of every entry they hold: the synced record makes its lines
+// BeforeEntryFn of every entry they hold: the synced journal makes its lines
 // durable there, once per chunk. Throws to fail the read (-1).
 using BeforeBytesLeaveFn = std::function<void()>;
 
@@ -151,9 +151,9 @@ private:
     mutable common::Mutex mutex_;
     std::condition_variable changed_;
     // The buffer of the read() waiting (null when none), and how much of it is filled.
-    char *slot_ LU_GUARDED_BY(mutex_) = nullptr;
-    std::size_t slot_capacity_ LU_GUARDED_BY(mutex_) = 0;
-    std::size_t slot_filled_ LU_GUARDED_BY(mutex_) = 0;
+    char *read_buffer_ LU_GUARDED_BY(mutex_) = nullptr;
+    std::size_t read_capacity_ LU_GUARDED_BY(mutex_) = 0;
+    std::size_t read_filled_ LU_GUARDED_BY(mutex_) = 0;
     bool reader_gone_ LU_GUARDED_BY(mutex_) = false;
     bool writer_done_ LU_GUARDED_BY(mutex_) = false;
     std::optional<std::string> error_ LU_GUARDED_BY(mutex_);

@@ -47,7 +47,7 @@ common::IgnoreSet compiled_filter(const update_step::ContainerUpdate &update) {
     }
 }
 
-// Once the updater deleted them, the deleted paths leave the record; what the
+// Once the updater deleted them, the deleted paths leave the journal; what the
 // archive put back beneath them (a path whose kind changed) stays.
 void note_deletes(SyncedJournal &journal, const std::vector<std::string> &deletes,
                   const std::vector<std::string> &archived_beneath) {
@@ -194,7 +194,7 @@ void compact_journal(SyncedJournal &journal, const LogSinkFn &log) {
     try {
         journal.compact_if_due();
     } catch (const std::exception &e) {
-        log(common::LogLevel::warn, std::string("the synced record keeps its dead lines for now: ") + e.what());
+        log(common::LogLevel::warn, std::string("the synced journal keeps its dead lines for now: ") + e.what());
     }
 }
 

@@ -26,7 +26,7 @@ using ComesBackFn = std::function<bool(const std::string &container_file)>;
 
 // Sync back's say in one forward update (docs/sync-back.md); empty members: none.
 struct ForwardSyncBack {
-    // The files that come back: the record agrees on the digest of each one
+    // The files that come back: the synced journal agrees on the digest of each one
     // the update carries before its last bytes leave, so that the
     // container's watcher takes it for neither a change of its own nor a
     // conflict.
@@ -48,7 +48,7 @@ public:
 
     // Never throws for a bad update or a failing updater: those are
     // infra-failure outcomes. Log lines (archive warnings, updater output) go
-    // to log, which must be thread-safe. A path the record cannot take fails
+    // to log, which must be thread-safe. A path the synced journal cannot take fails
     // the update.
     // shared: the archive every update of its step copies, built once
     // (shared_archive); null: the update builds its own.

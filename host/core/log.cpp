@@ -26,7 +26,7 @@ void write_to_stderr(LogLevel level, std::string_view line) {
         std::cerr << "lu-host [" << to_string(level) << "] " << line << '\n';
 }
 
-LogSinkFn &sink_slot() {
+LogSinkFn &current_sink() {
     static LogSinkFn sink = write_to_stderr;
     return sink;
 }
@@ -55,15 +55,15 @@ void set_format(LogFormat format) { g_format = format; }
 
 LogSinkFn set_sink(LogSinkFn sink) {
     common::MutexLock lock(g_mutex);
-    LogSinkFn previous = std::move(sink_slot());
-    sink_slot() = sink ? std::move(sink) : LogSinkFn(write_to_stderr);
+    LogSinkFn previous = std::move(current_sink());
+    current_sink() = sink ? std::move(sink) : LogSinkFn(write_to_stderr);
     return previous;
 }
 
 void write(LogLevel level, std::string_view line) {
     if (level < g_threshold.load()) return;
     common::MutexLock lock(g_mutex);
-    sink_slot()(level, line);
+    current_sink()(level, line);
 }
 
 void failure(std::string_view line) {

@@ -129,9 +129,9 @@ ReconcileDriver::ReconcileDriver(const PluginSlot &plugin_slot, const Executor &
 
 std::shared_ptr<ReconcileDriver::Lane> ReconcileDriver::lane_of(const std::string &live_update) {
     std::lock_guard lock(locks_mutex_);
-    auto &slot = locks_[live_update];
-    if (!slot) slot = std::make_shared<Lane>();
-    return slot;
+    auto &lane = locks_[live_update];
+    if (!lane) lane = std::make_shared<Lane>();
+    return lane;
 }
 
 bool ReconcileDriver::reconcile_waiting(const std::string &live_update) {

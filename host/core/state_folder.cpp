@@ -43,7 +43,7 @@ Unusable system_error(const std::string &what) {
     return {error, what + ": " + std::strerror(error)};
 }
 
-// Creates folder and each missing parent (0700: the record names the
+// Creates folder and each missing parent (0700: the journals name the
 // developer's files).
 std::optional<Unusable> make_folders(const fs::path &folder) {
     fs::path at;
@@ -106,8 +106,8 @@ int lock(const std::string &folder, Unusable &problem) {
         }
         throw HostError(kWhat, folder,
                         "another lu-host up" + (holder.empty() ? "" : " (pid " + holder + ")") +
-                            " keeps its synced record there; two daemons on one state folder lose each other's "
-                            "records");
+                            " keeps its synced journals there; two daemons on one state folder lose each other's "
+                            "journals");
     }
     // Our pid, for a second daemon's message; written now so that a full disk shows at start.
     const std::string pid = std::to_string(::getpid()) + "\n";
@@ -206,10 +206,10 @@ StateFolder::StateFolder(const StateFolderPlaces &places) {
     if (!places.chosen.empty()) return;
     const bool lasting = path_ == lasting_home || (!places.xdg_state_home.empty() && path_ == candidates.front());
     if (lasting && given_up.empty()) return;
-    // Said in one line: records in a runtime or temporary folder may not outlive a reboot.
-    fallback_note_ = "up: the synced record is kept in " + path_ + (lasting ? "" : ", which may not outlive a reboot") +
-                     " (" + (given_up.empty() ? std::string("neither $XDG_STATE_HOME nor $HOME is set") : given_up) +
-                     ")";
+    // Said in one line: journals in a runtime or temporary folder may not outlive a reboot.
+    fallback_note_ = "up: the synced journals are kept in " + path_ +
+                     (lasting ? "" : ", which may not outlive a reboot") + " (" +
+                     (given_up.empty() ? std::string("neither $XDG_STATE_HOME nor $HOME is set") : given_up) + ")";
 }
 
 StateFolder::~StateFolder() {

@@ -1,7 +1,7 @@
-// The state folder of `lu-host up`: where the synced record lives (issue 33).
+// The state folder of `lu-host up`: where the synced journals live (issue 33).
 // Chosen, checked and locked at start, so that a folder that cannot be used
 // is reported before any update rather than at the first one, and so that a
-// second daemon on it is refused: two daemons on one folder lose records (one
+// second daemon on it is refused: two daemons on one folder lose journal lines (one
 // compacts a journal while the other appends to the replaced file).
 //
 // The lock is flock(2) on the file "lock" in the folder, which also holds the

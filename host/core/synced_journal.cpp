@@ -26,7 +26,7 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr const char *kJournalError = "cannot keep the record of synced files";
+constexpr const char *kJournalError = "cannot keep the synced journal";
 
 std::string errno_text() { return std::strerror(errno); }
 

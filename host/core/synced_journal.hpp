@@ -1,15 +1,15 @@
-// The synced record: per LiveUpdate and container, the container paths this
+// The synced journal: per LiveUpdate and container, the container paths this
 // tool has put there (files, symlinks and the folders its archives carried),
 // so that a repair deletes only what liveupdate itself synced and a
-// restarted daemon can still tell (issue 19). Each container's record is an
-// append-only journal in a state folder:
+// restarted daemon can still tell (issue 19). Each container's journal is an
+// append-only file in a state folder:
 //
 //   {"liveupdate-synced":1,"liveUpdate":"lu","via":"docker","container":"id:3f2a..."}
 //   +"/app/a.txt"
 //   -"/app/old"
 //
 // one JSON header line, then one line per change: "+" a path (written before
-// its bytes leave for the container, so the record is a superset of what is
+// its bytes leave for the container, so the journal is a superset of what is
 // there even after a kill -9; and synced to disk (sync()) before those bytes
 // leave, once per archive chunk rather than per path, so after a power loss
 // too), "-" a path and all beneath it (written after its delete succeeded;
@@ -47,7 +47,7 @@
 
 namespace liveupdate::host {
 
-// Whose record: the container is its root folder for local containers (their
+// Whose journal: the container is its root folder for local containers (their
 // IDs change with each daemon, their folder stays) and its ID otherwise (a
 // recreated container has a new ID and a fresh filesystem).
 struct SyncedKey {
@@ -77,7 +77,7 @@ public:
     SyncedJournal &operator=(const SyncedJournal &) = delete;
     ~SyncedJournal();
 
-    // Appends what the record does not hold yet: one write for the lot. Throws HostError.
+    // Appends what the journal does not hold yet: one write for the lot. Throws HostError.
     void add(const std::vector<std::string> &paths);
     // Makes what add() wrote durable (fdatasync), when there is any. Throws HostError.
     void sync();
@@ -134,7 +134,7 @@ public:
 
     // The container's journal, opened (loaded and compacted) on first use. Throws HostError.
     std::shared_ptr<SyncedJournal> journal(const SyncedKey &key);
-    // Whether the container has a record with a path in it that an earlier
+    // Whether the container has a journal with a path in it that an earlier
     // run left (a journal this run began has none). Throws HostError.
     bool has_earlier_paths(const SyncedKey &key);
     // Removes the journal of each container `gone` says no longer exists, so

@@ -1,5 +1,5 @@
-// Which synced records (host/core/synced_journal) are about containers that
-// are gone, so that their journals can go: a local container whose root
+// Which synced journals (host/core/synced_journal) are about containers that
+// are gone, so that they can go: a local container whose root
 // folder no longer exists, or a docker container the engine answers 404
 // for. Anything else (an engine that cannot be asked, another updater, a
 // container that still exists) keeps its journal.
@@ -21,7 +21,7 @@ using DockerPresenceFn = std::function<ContainerPresence(const std::string &id)>
 // engine `docker` asks ("" and null: none).
 bool synced_container_gone(const SyncedKey &key, const std::string &docker_via, const DockerPresenceFn &docker);
 
-// Prunes records (SyncedJournals::prune) by synced_container_gone; the
+// Prunes journals (SyncedJournals::prune) by synced_container_gone; the
 // journals removed are told to `removed`, one call each.
 void prune_gone_synced_journals(SyncedJournals &journals, const std::string &docker_via, const DockerPresenceFn &docker,
                                 const std::function<void(const SyncedKey &)> &removed);

@@ -7,11 +7,11 @@
 #include <cerrno>
 #include <chrono>
 #include <cstddef>
-#include <cstdio>
 #include <cstring>
 #include <thread>
 
 #include "common/paths.hpp"
+#include "common/sync_back/content_digest.hpp"
 #include "common/utf8.hpp"
 #include "host/core/plugin_message.hpp"
 #include "host/sync_back/held_deletes.hpp"
@@ -24,12 +24,6 @@ using rules::PathState;
 std::int64_t now_ms() {
     return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
         .count();
-}
-
-std::string hex(std::uint64_t hash) {
-    char text[24];
-    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
-    return text;
 }
 
 // content in a file of memory, read from offset 0 by the write path.
@@ -73,6 +67,16 @@ void log_line(void *ctx, int32_t level, lu_str line) {
 
 }  // namespace
 
+std::vector<AgreedFile> agreed_beneath(const AgreedDigests &agreements, const std::string &container_path) {
+    const std::string folder = container_path.ends_with('/') ? container_path : container_path + "/";
+    std::vector<AgreedFile> out;
+    for (auto it = agreements.lower_bound(folder); it != agreements.end() && it->first.starts_with(folder); ++it)
+        // A digest that is not an XXH3-64 is left out: that file simply comes again.
+        if (const auto hash = rules::digest_value(it->second); hash && it->first.size() > folder.size())
+            out.push_back({it->first.substr(folder.size()), *hash});
+    return out;
+}
+
 void AgentChangeFiles::set(const AgentChange &change, rules::ContainerRoot root) {
     change_ = &change;
     root_ = root;
@@ -100,12 +104,12 @@ BeneathFile AgentChangeFiles::open(const std::string &, std::uint64_t max_bytes)
     out.fd = memory_file(change.content, out.error);
     if (out.fd.get() < 0) return out;
     // The digest the agent claims; the write checks the bytes against it.
-    out.state = PathState::file(hex(change.hash));
+    out.state = PathState::file(rules::digest_text(change.hash));
     return out;
 }
 
 AgentSyncBack::AgentSyncBack(std::shared_ptr<const Updater> updater, const lu_sync_back_extension &table,
-                             const SyncBackTarget &target, std::shared_ptr<SyncedJournal> journal,
+                             const SyncBackTarget &target, const std::shared_ptr<SyncedJournal> &journal,
                              std::shared_ptr<CameBack> came_back, SyncBackReportFn report, LogFn log)
     : updater_(std::move(updater)),
       table_(table),
@@ -114,16 +118,30 @@ AgentSyncBack::AgentSyncBack(std::shared_ptr<const Updater> updater, const lu_sy
       log_(std::move(log)),
       files_(std::make_shared<AgentChangeFiles>()),
       sync_back_(std::make_unique<LocalSyncBack>(
-          rules::SyncBackMapping(target.local_path, target.container_path, target.patterns), files_, std::move(journal),
+          rules::SyncBackMapping(target.local_path, target.container_path, target.patterns), files_, journal,
           rules::Limits{}, std::move(came_back))) {
     const lu_container_ref container = updater::to_lu_container_ref(target.container);
     std::vector<lu_str> patterns;
     for (const std::string &p : target.patterns) patterns.push_back(abi::to_lu_str(p));
     const rules::Limits limits = sync_back_->limits();
     PluginMessage error(updater_->plugin().api().free_message);
-    const int32_t rc =
-        table_.watch(updater_->handle(), &container, abi::to_lu_str(target.container_path), patterns.data(),
-                     patterns.size(), limits.max_file_bytes, each_batch, this, log_line, &log_, &watch_, error.out());
+    const lu_str root = abi::to_lu_str(target.container_path);
+    int32_t rc = LU_OK;
+    if (table_.struct_size >= offsetof(lu_sync_back_extension, watch_from) + sizeof(table_.watch_from) &&
+        table_.watch_from != nullptr) {
+        // From the agreements: what changed while no watch ran comes too.
+        const std::vector<AgreedFile> agreed = agreed_beneath(journal->agreements(), target.container_path);
+        std::vector<lu_agreed_file> files;
+        files.reserve(agreed.size());
+        for (const AgreedFile &file : agreed)
+            files.push_back({sizeof(lu_agreed_file), abi::to_lu_str(file.path), file.hash});
+        rc = table_.watch_from(updater_->handle(), &container, root, patterns.data(), patterns.size(),
+                               limits.max_file_bytes, files.data(), files.size(), each_batch, this, log_line, &log_,
+                               &watch_, error.out());
+    } else {
+        rc = table_.watch(updater_->handle(), &container, root, patterns.data(), patterns.size(), limits.max_file_bytes,
+                          each_batch, this, log_line, &log_, &watch_, error.out());
+    }
     if (rc == LU_ERR_UNSUPPORTED) throw SyncBackUnsupported(error.str());
     if (rc != LU_OK || watch_ == nullptr)
         throw std::runtime_error(error.view().empty() ? "the updater's watch failed (" + std::to_string(rc) + ")"
@@ -150,7 +168,8 @@ void AgentSyncBack::on_batch(const lu_container_changes &batch) {
         ended_ = true;
         SyncBackEvent event;
         event.kind = SyncBackEvent::Kind::refused;
-        event.message = "the container's changes stopped coming (started again at the next reconcile): " +
+        event.ended = true;
+        event.message = "the container's changes stopped coming: " +
                         common::printable_path(std::string(batch.why.data, batch.why.size));
         report_(event);
         return;
@@ -196,14 +215,13 @@ std::string AgentSyncBack::container_file_of(const std::string &path) const {
 
 void AgentSyncBack::note_reported(const std::string &container_file, const AgentChange &change) {
     if (change.kind == LU_CHANGE_WRITTEN) {
-        reported_[container_file] = hex(change.hash);
+        reported_[container_file] = rules::digest_text(change.hash);
         return;
     }
-    // Deleted, or no regular file any more: nothing of it, nor beneath it, to keep.
+    // Deleted, or no regular file any more. What was beneath it stays: the
+    // agent reports each file gone with a folder, and a folder made where our
+    // symlink was may hold files reported before it (held, not lost).
     reported_.erase(container_file);
-    const std::string folder = container_file + "/";
-    for (auto it = reported_.lower_bound(folder); it != reported_.end() && it->first.starts_with(folder);)
-        it = reported_.erase(it);
 }
 
 void AgentSyncBack::offer(std::vector<AgentChange> changes, rules::ContainerRoot root) {
@@ -246,10 +264,10 @@ std::unique_ptr<ContainerSyncBack> start_agent_sync_back(const SyncBackTarget &t
     constexpr std::size_t needed = offsetof(lu_sync_back_extension, stop) + sizeof(table->stop);
     if (table == nullptr || table->struct_size < needed || table->watch == nullptr || table->stop == nullptr)
         throw SyncBackUnsupported("the " + target.via + " updater cannot send a container's changes back: one-way");
-    // The record's key as the forward sync names it: the same agreements.
+    // The journal's key as the forward sync names it: the same agreements.
     std::shared_ptr<SyncedJournal> journal =
         journals.journal(SyncedKey::of(target.live_update, target.via, target.container.id, target.container.root));
-    return std::make_unique<AgentSyncBack>(std::move(updater), *table, target, std::move(journal), std::move(came_back),
+    return std::make_unique<AgentSyncBack>(std::move(updater), *table, target, journal, std::move(came_back),
                                            std::move(report), std::move(log));
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -49,6 +50,17 @@ private:
     rules::ContainerRoot root_;
 };
 
+// A file the journal agreed on beneath a watched root (lu_agreed_file).
+struct AgreedFile {
+    std::string path;  // relative to the root
+    std::uint64_t hash = 0;
+    bool operator==(const AgreedFile &) const = default;
+};
+
+// The agreements beneath container_path, relative to it, of those whose
+// digest is an XXH3-64's (the watch starts from them).
+std::vector<AgreedFile> agreed_beneath(const AgreedDigests &agreements, const std::string &container_path);
+
 class AgentSyncBack final : public ContainerSyncBack {
 public:
     using LogFn = std::function<void(common::LogLevel level, const std::string &line)>;
@@ -58,7 +70,7 @@ public:
     // SyncBackUnsupported when the container cannot be watched (one-way),
     // std::runtime_error for another failure. log: the watch's own lines.
     AgentSyncBack(std::shared_ptr<const Updater> updater, const lu_sync_back_extension &table,
-                  const SyncBackTarget &target, std::shared_ptr<SyncedJournal> journal,
+                  const SyncBackTarget &target, const std::shared_ptr<SyncedJournal> &journal,
                   std::shared_ptr<CameBack> came_back, SyncBackReportFn report, LogFn log);
     AgentSyncBack(const AgentSyncBack &) = delete;
     AgentSyncBack &operator=(const AgentSyncBack &) = delete;
@@ -97,7 +109,7 @@ private:
 };
 
 // The sync back of a container of an updater with the sync_back extension;
-// the agreements in the container's synced record. Throws
+// the agreements in the container's synced journal. Throws
 // SyncBackUnsupported (one-way) or std::runtime_error saying why not.
 std::unique_ptr<ContainerSyncBack> start_agent_sync_back(const SyncBackTarget &target,
                                                          std::shared_ptr<const Updater> updater,

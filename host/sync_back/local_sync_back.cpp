@@ -1,6 +1,11 @@
 #include "host/sync_back/local_sync_back.hpp"
 
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <cstdint>
+#include <cstring>
+#include <string>
 
 #include "common/paths.hpp"
 #include "common/utf8.hpp"
@@ -126,6 +131,17 @@ SyncBackEvent LocalSyncBack::judged(const std::string &container_path, const std
         event.kind = Kind::deleted;
         break;
     case Action::agree:
+        // Both sides still hold the agreed content and the container other
+        // permission bits (an app's chmod after its write): they come back
+        // (never set-id) on the file opened beneath localPath, content untouched.
+        if (agreed && container.state.kind == PathState::Kind::file && container.state.digest == *agreed &&
+            local.fd.get() >= 0 && (local.mode & 0777) != (container.mode & 0777)) {
+            if (came_back_) came_back_->expect_written(event.local_file, local.state.digest, mapping_.local_path());
+            if (::fchmod(local.fd.get(), container.mode & 0777) != 0)
+                return refuse(std::string("its mode cannot be set: ") + std::strerror(errno));
+            event.kind = Kind::written;
+            break;
+        }
         if (container.state.kind == PathState::Kind::file)
             journal_->agree(container_path, container.state.digest);
         else

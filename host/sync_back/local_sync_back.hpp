@@ -1,6 +1,6 @@
 // Sync back for a local container (a folder on this machine stands for the
 // container's "/"): one container change judged by the two-way-safe rules
-// (common/sync_back) against the agreement in the synced record, and applied
+// (common/sync_back) against the agreement in the synced journal, and applied
 // to the developer's localPath (beneath_files.hpp). docs/sync-back.md.
 #pragma once
 
@@ -39,6 +39,7 @@ struct SyncBackEvent {
     rules::ConflictKind conflict = rules::ConflictKind::none;
     bool opens_conflict = false;  // conflict: the path had none open before
     std::string message;          // conflict, refused: what and why, naming the paths
+    bool ended = false;           // refused: the source of changes ended (an agent session broke)
 };
 
 // The container's side of a change, as its kind of container reads it: a
@@ -55,7 +56,7 @@ public:
 class LocalSyncBack {
 public:
     // container_root: the local container's folder (canonical); journal: the
-    // synced record of this LiveUpdate and container, holding the agreements.
+    // synced journal of this LiveUpdate and container, holding the agreements.
     // came_back (optional): told before each local write and delete.
     LocalSyncBack(const rules::SyncBackMapping &mapping, const std::string &container_root,
                   std::shared_ptr<SyncedJournal> journal, rules::Limits limits = {},

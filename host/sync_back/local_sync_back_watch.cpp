@@ -88,7 +88,7 @@ void LocalSyncBackWatch::on_batch(const std::vector<std::string> &local_paths) {
 
 std::unique_ptr<ContainerSyncBack> start_local_sync_back(const SyncBackTarget &target, SyncedJournals &journals,
                                                          std::shared_ptr<CameBack> came_back, SyncBackReportFn report) {
-    // The record's key as the forward sync names it: the same agreements.
+    // The journal's key as the forward sync names it: the same agreements.
     std::shared_ptr<SyncedJournal> journal =
         journals.journal(SyncedKey::of(target.live_update, target.via, target.container.id, target.container.root));
     const std::string root = std::filesystem::weakly_canonical(target.container.root).string();

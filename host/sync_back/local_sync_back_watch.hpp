@@ -55,7 +55,7 @@ private:
 };
 
 // The local container's sync back for target (its root folder watched), the
-// agreements in the container's synced record, its local writes told to
+// agreements in the container's synced journal, its local writes told to
 // came_back. Throws std::runtime_error,
 // HostError or std::invalid_argument naming what stands in the way.
 std::unique_ptr<ContainerSyncBack> start_local_sync_back(const SyncBackTarget &target, SyncedJournals &journals,

@@ -2,12 +2,17 @@
 // and sync rule with syncBack, started when the LiveUpdate selects the
 // container, stopped when it no longer does, when the rule changes or the
 // LiveUpdate is deleted. Held by the daemon, not by a plugin: they go on
-// across a hot reload.
+// across a hot reload. One whose changes stopped coming (its agent session
+// broke), or that could not start, is started again on a timer of its own,
+// so that it does not wait for a forward change to reconcile.
 #pragma once
 
+#include <chrono>
+#include <condition_variable>
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/log_level.hpp"
@@ -22,21 +27,31 @@ struct OpenConflict {
     SyncBackEvent event;
 };
 
+// When a sync back that broke, or could not start, is tried again: after
+// `first`, the wait doubling at each try up to `most`; one that then ran
+// `healthy` long waits `first` again at its next break.
+struct RestartTimes {
+    std::chrono::milliseconds first{1000};
+    std::chrono::milliseconds most{30000};
+    std::chrono::milliseconds healthy{60000};
+};
+
 class SyncBackWatches {
 public:
     // report: each event of a target's sync back; note: a target's sync back
-    // started, stopped, or could not start and why.
+    // started, stopped, broke, or could not start and why.
     using ReportFn = std::function<void(const SyncBackTarget &target, const SyncBackEvent &event)>;
     using NoteFn = std::function<void(const SyncBackTarget &target, common::LogLevel level, const std::string &text)>;
 
-    SyncBackWatches(StartSyncBackFn start, ReportFn report, NoteFn note);
+    SyncBackWatches(StartSyncBackFn start, ReportFn report, NoteFn note, RestartTimes times = {});
     SyncBackWatches(const SyncBackWatches &) = delete;
     SyncBackWatches &operator=(const SyncBackWatches &) = delete;
     ~SyncBackWatches();
 
     // live_update's targets now: those it no longer has stop, new ones start,
-    // the others go on. A target that fails to start is tried again on the
-    // next call, as is one whose changes stopped coming; one that cannot
+    // the others go on. A target that fails to start, or whose changes stop
+    // coming, is tried again on the timer (RestartTimes) and at this call,
+    // said once per break, not per try; one that cannot
     // (SyncBackUnsupported) is said once and left one-way. Empty: all of
     // the LiveUpdate's stop.
     void set(const std::string &live_update, const std::vector<SyncBackTarget> &targets);
@@ -48,20 +63,54 @@ public:
     // running sync backs say (ContainerSyncBack::held_delete); "" to go ahead.
     std::string held_delete(const std::string &live_update, const std::string &container_id,
                             const std::string &delete_path, const SyncedJournal &journal) const;
+    // Stops every sync back and the timer; set() does nothing after it.
     void stop_all();
 
 private:
+    using Clock = std::chrono::steady_clock;
+
+    // A target's sync back. Its target and sync_back are set before it is
+    // shared and never change: a restart makes a new one.
     struct Running {
         SyncBackTarget target;
-        std::unique_ptr<ContainerSyncBack> sync_back;  // null: one-way
+        std::unique_ptr<ContainerSyncBack> sync_back;  // null: one-way, or down until retry_at
+        bool one_way = false;
+        // The restart schedule, under mutex_: when sync_back started, when a
+        // down one is tried next, and the wait after that.
+        Clock::time_point started;
+        Clock::time_point retry_at;
+        std::chrono::milliseconds wait{0};
     };
+    using Targets = std::map<std::string, std::shared_ptr<Running>>;  // by SyncBackTarget::key()
+
+    // A started sync back's running state, or why it could not start.
+    struct Started {
+        std::unique_ptr<ContainerSyncBack> sync_back;
+        bool one_way = false;
+        std::string error;  // not started (and not one-way): why
+    };
+    Started start(const SyncBackTarget &target);
+    // The timer's thread: breaks noticed, due tries made.
+    void restart_loop();
+    // Starts down's target again in its place, unless it was stopped,
+    // changed or started again meanwhile. Without the lock.
+    void try_again(const std::string &live_update, const std::shared_ptr<Running> &down);
+    // A sync back's source ended (on its watch's thread): the timer looks.
+    void ended(const std::string &live_update, const std::string &key, const std::string &why);
 
     StartSyncBackFn start_;
     ReportFn report_;
     NoteFn note_;
+    const RestartTimes times_;
     mutable common::Mutex mutex_;
-    // LiveUpdate → target key → its sync back.
-    std::map<std::string, std::map<std::string, std::shared_ptr<Running>>> running_ LU_GUARDED_BY(mutex_);
+    std::condition_variable woken_cv_;
+    bool woken_ LU_GUARDED_BY(mutex_) = false;
+    bool stopping_ LU_GUARDED_BY(mutex_) = false;
+    // Why each broken sync back's changes stopped coming, by target key, until the timer says so.
+    std::map<std::string, std::string> why_ended_ LU_GUARDED_BY(mutex_);
+    // LiveUpdate → its targets' sync backs.
+    std::map<std::string, Targets> running_ LU_GUARDED_BY(mutex_);
+    std::thread restarter_;  // last: started once the rest is in place
 };
 
 }  // namespace liveupdate::host::sync_back

@@ -239,11 +239,11 @@ void Daemon::prune_synced_journals() {
             docker_via.empty() ? DockerPresenceFn{} : compose_discovery::default_docker_presence();
         prune_gone_synced_journals(*synced_, docker_via, presence, [this](const SyncedKey &key) {
             log_.write(LogLevel::info, key.live_update,
-                       "up: the record of what was synced into " + key.container + " (via " + key.via +
+                       "up: the synced journal of " + key.container + " (via " + key.via +
                            ") is removed: that container no longer exists");
         });
     } catch (const std::exception &e) {
-        log_.write(LogLevel::warn, "", std::string("up: cannot prune the synced records: ") + e.what());
+        log_.write(LogLevel::warn, "", std::string("up: cannot prune the synced journals: ") + e.what());
     }
 }
 

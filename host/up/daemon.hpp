@@ -53,7 +53,7 @@ struct UpOptions {
     // (zero: never on a timer), and after an event that may have lost changes.
     std::chrono::milliseconds verify_every{0};
     bool verify_after_loss = true;
-    std::string state_dir;  // the synced record's folder; "" for the default places (host::StateFolderPlaces)
+    std::string state_dir;  // the synced journals' folder; "" for the default places (host::StateFolderPlaces)
     LogFormat log_format = LogFormat::text;
     common::LogLevel log_level = common::LogLevel::info;
 };

@@ -186,13 +186,13 @@ void LocalContainerSupervisor::apply(const std::string &name, const LocalProcess
     std::shared_ptr<Container> c;
     {
         common::MutexLock lock(mutex_);
-        auto &slot = containers_[name];
-        if (slot && slot->spec == spec) return;
-        if (!slot) {
-            slot = std::make_shared<Container>();
-            slot->name = name;
+        auto &held = containers_[name];
+        if (held && held->spec == spec) return;
+        if (!held) {
+            held = std::make_shared<Container>();
+            held->name = name;
         }
-        c = slot;
+        c = held;
     }
     stop(c);
     {

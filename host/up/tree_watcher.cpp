@@ -8,7 +8,10 @@
 #include <atomic>
 #include <cerrno>
 #include <deque>
+#include <map>
 #include <set>
+#include <string>
+#include <utility>
 
 #include "common/builtin_ignores.hpp"
 #include "common/utf8.hpp"
@@ -33,6 +36,17 @@ std::string parent_of(const std::string &path) {
 
 std::string child_of(const std::string &dir, const char *name) {
     return dir == "/" ? "/" + std::string(name) : dir + "/" + name;
+}
+
+// The keys of a map by path strictly beneath dir: one run from "dir/" up to
+// "dir0" ('0' follows '/'). A run from dir itself would stop at a sibling
+// such as "dir.d", which sorts between "dir" and "dir/x".
+template <class Map>
+auto keys_beneath(Map &map, const std::string &dir) {
+    const std::string first = dir == "/" ? "/" : dir + "/";
+    std::string past = first;
+    past.back() = '0';
+    return std::pair{map.lower_bound(first), map.lower_bound(past)};
 }
 
 }  // namespace
@@ -164,15 +178,24 @@ struct TreeWatcher::State : InotifyHub::Client {
     // was listed before this event was handled: a moved folder keeps its
     // inode, so it keeps its watch) stays: only the stale name goes.
     void forget_watches_under(const std::string &dir, bool remove_from_kernel) {
-        for (auto it = wd_of_dir.lower_bound(dir); it != wd_of_dir.end();) {
-            if (it->first != dir && !is_under(it->first, dir)) break;
+        const auto forget = [&](std::map<std::string, int>::iterator it) {
             const auto watch = watches.find(it->second);
             if (watch != watches.end() && watch->second.dir == it->first) {
                 if (remove_from_kernel) hub.remove_watch(this, it->second);
                 watches.erase(watch);
             }
-            it = wd_of_dir.erase(it);
-        }
+            return wd_of_dir.erase(it);
+        };
+        if (const auto own = wd_of_dir.find(dir); own != wd_of_dir.end()) forget(own);
+        for (auto [it, past] = keys_beneath(wd_of_dir, dir); it != past;) it = forget(it);
+    }
+
+    // A folder that moved away took its files along with a single event, for
+    // the folder: each one it was known to hold is reported gone as well. Else
+    // a folder made again at its name before the update would be copied over
+    // the container's old one, which keeps the files the source no longer has.
+    void report_known_beneath(const std::string &dir) {
+        for (auto [it, past] = keys_beneath(snapshot, dir); it != past; ++it) report(it->first);
     }
 
     TreeSnapshot scan_roots() const {
@@ -227,6 +250,7 @@ struct TreeWatcher::State : InotifyHub::Client {
             if ((ev.mask & (IN_DELETE_SELF | IN_MOVE_SELF)) &&
                 std::find(roots.begin(), roots.end(), watch.dir) != roots.end()) {
                 forget_watches_under(watch.dir, true);
+                report_known_beneath(watch.dir);
                 report(watch.dir);
                 setup_root(watch.dir, false);
             }
@@ -246,17 +270,19 @@ struct TreeWatcher::State : InotifyHub::Client {
             }
         }
         if (!watch.recursive || !in_tree(path)) return;
-        if (is_dir && vanished) forget_watches_under(path, (ev.mask & IN_MOVED_FROM) != 0);
+        if (is_dir && vanished) {
+            forget_watches_under(path, (ev.mask & IN_MOVED_FROM) != 0);
+            report_known_beneath(path);
+        }
         if (is_dir && appeared) add_tree(path, true);
         const bool complete = !is_dir && (ev.mask & (IN_CLOSE_WRITE | IN_MOVED_TO));
         report(path, complete ? Debouncer::Change::completed_write : Debouncer::Change::other);
     }
 
     void forget_snapshot_under(const std::string &path) {
-        for (auto it = snapshot.lower_bound(path); it != snapshot.end();) {
-            if (it->first != path && !is_under(it->first, path)) break;
-            it = snapshot.erase(it);
-        }
+        snapshot.erase(path);
+        const auto [first, past] = keys_beneath(snapshot, path);
+        snapshot.erase(first, past);
     }
 
     void emit() {

@@ -21,7 +21,7 @@ bool FirstSight::any_unchecked(const std::vector<LiveUpdateTargets> &live_update
                 if (journals_.has_earlier_paths(host::SyncedKey::of(lu.name, lu.via, c.ref.id, c.ref.root)))
                     return true;
             } catch (const std::exception &) {
-                return true;  // a record that cannot be read: the verification says why
+                return true;  // a journal that cannot be read: the verification says why
             }
         }
     }

@@ -1,5 +1,5 @@
 // Which containers the daemon has not verified since it started, among those
-// liveupdate synced into before (they have a synced record): a restarted
+// liveupdate synced into before (they have a synced journal): a restarted
 // daemon verifies and repairs each once, so that what changed while it was
 // down (deletes included) reaches them (issue 19). A container never synced
 // is left to the LiveUpdate's own rules (initial sync or not), and so is one
@@ -22,7 +22,7 @@ class FirstSight {
 public:
     explicit FirstSight(host::SyncedJournals &journals) : journals_(journals) {}
 
-    // Thread-safe. True when a running container of one of them has a record an
+    // Thread-safe. True when a running container of one of them has a journal an
     // earlier daemon wrote and was not checked yet.
     bool any_unchecked(const std::vector<LiveUpdateTargets> &live_updates);
     void checked(const LiveUpdateTargets &live_update);

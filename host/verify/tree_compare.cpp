@@ -165,7 +165,7 @@ Differences compare_target(const updater::CopyMapping &target, const tree_digest
     const Side side(target, ignore, other_targets);
     const auto here = side.kept(local);
     const auto there = side.kept(container);
-    // The agent's temporary files are never in the record, yet always ours.
+    // The agent's temporary files are never in the journal, yet always ours.
     const auto ours = [&](const std::string &relative) {
         return synced.count(joined(target.container_path, relative)) != 0 ||
                agent_protocol::is_temporary_name(std::string_view(relative).substr(relative.rfind('/') + 1));

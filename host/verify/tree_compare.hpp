@@ -28,7 +28,7 @@ struct Difference {
 
 struct Differences {
     std::vector<Difference> missing;    // here, not in the container
-    std::vector<Difference> extra;      // in the container and the synced record, not here (a folder: all it holds)
+    std::vector<Difference> extra;      // in the container and the synced journal, not here (a folder: all it holds)
     std::vector<Difference> different;  // both, unlike
     // In the container, not here, and not synced by liveupdate (the app's
     // own files): told, left alone, not a difference.

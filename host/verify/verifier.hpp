@@ -54,7 +54,7 @@ public:
 
     // all: every LiveUpdate's targets, so that nested targets of others are
     // left to them. log: the LiveUpdate's log (updater lines and the repair's).
-    // The executor's synced record tells extra paths from the app's own
+    // The executor's synced journal tells extra paths from the app's own
     // (unsynced), which the repair deletes only when delete_extra.
     // The digests of one call, the repair's check included, share a time
     // budget (tree_digest::kDefaultMaxTime): past it, what is left is

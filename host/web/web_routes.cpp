@@ -13,7 +13,7 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr std::string_view kTokenSlot = "{{LU_TOKEN}}";
+constexpr std::string_view kTokenPlaceholder = "{{LU_TOKEN}}";
 
 // Scripts, styles and requests only from the page's own origin; no framing
 // (a framed page could be clicked through).
@@ -120,8 +120,8 @@ WebResponse WebRoutes::serve(const WebRequest &request, std::string_view path, C
     if (asset == nullptr) return error_response(404, "no such page: " + std::string(path));
     WebResponse r{200, std::string(asset->content_type), std::string(asset->body), {}, false};
     if (asset->path == "/index.html")
-        if (const auto at = r.body.find(kTokenSlot); at != std::string::npos)
-            r.body.replace(at, kTokenSlot.size(), guard_.token);
+        if (const auto at = r.body.find(kTokenPlaceholder); at != std::string::npos)
+            r.body.replace(at, kTokenPlaceholder.size(), guard_.token);
     return r;
 }
 

@@ -88,8 +88,8 @@ std::vector<api::Pod> filter_pods(const ApplyFilter *filter, const std::vector<a
     std::map<std::string, const api::PodOwner *> newest_owner;
     for (const auto &pod : pods) {
         if (pod.ancestor_uid.empty() || !has_valid_owner(pod)) continue;
-        auto &slot = newest_owner[pod.ancestor_uid];
-        if (slot == nullptr || slot->creation_timestamp < pod.owner->creation_timestamp) slot = &*pod.owner;
+        auto &newest = newest_owner[pod.ancestor_uid];
+        if (newest == nullptr || newest->creation_timestamp < pod.owner->creation_timestamp) newest = &*pod.owner;
     }
     std::vector<api::Pod> out;
     for (const auto &pod : pods) {

@@ -10,37 +10,37 @@ namespace liveupdate {
 
 Engine::~Engine() { stop_settling(); }
 
-void Engine::settle(LiveUpdateSlot &slot) const {
-    if (!slot.pending) return;
-    const PendingSlot pending = std::move(*slot.pending);
-    slot.pending.reset();
+void Engine::settle(LiveUpdateState &state) const {
+    if (!state.pending) return;
+    const PendingEntry pending = std::move(*state.pending);
+    state.pending.reset();
     try {
-        SlotState state = decode_pending(pending);
-        slot.monitor = std::move(state.monitor);
-        slot.status = std::move(state.status);
-        slot.entry = pending_text(pending);
+        DecodedEntry decoded = decode_pending(pending);
+        state.monitor = std::move(decoded.monitor);
+        state.status = std::move(decoded.status);
+        state.entry = pending_text(pending);
     } catch (const std::exception &e) {
         // Restore has returned: nothing to refuse any more. Without its state
         // the LiveUpdate is synced afresh, as if new.
-        slot.monitor.reset();
-        slot.status.reset();
+        state.monitor.reset();
+        state.status.reset();
         if (restore_problem_)
             restore_problem_("LiveUpdate \"" + pending_name(pending) +
                              "\": its state in the snapshot cannot be read, it starts afresh: " + e.what());
     }
 }
 
-void Engine::settle_locking(LiveUpdateSlot &slot) const {
-    std::lock_guard lock(slot.mutex);
-    settle(slot);
+void Engine::settle_locking(LiveUpdateState &state) const {
+    std::lock_guard lock(state.mutex);
+    settle(state);
 }
 
-void Engine::settle_in_background(std::vector<std::shared_ptr<LiveUpdateSlot>> slots) {
+void Engine::settle_in_background(std::vector<std::shared_ptr<LiveUpdateState>> states) {
     stop_settling_ = false;
-    settler_ = std::thread([this, slots = std::move(slots)] {
-        for (const auto &slot : slots) {
+    settler_ = std::thread([this, states = std::move(states)] {
+        for (const auto &state : states) {
             if (stop_settling_) return;
-            settle_locking(*slot);
+            settle_locking(*state);
         }
     });
 }
@@ -57,8 +57,8 @@ std::vector<std::string> Engine::due_for_change(const api::ApiObject &object) {
         if (object.meta.name != api::kTriggerQueueName) return {};
         std::vector<std::pair<std::string, std::string>> manifests;
         {
-            common::MutexLock lock(slots_mutex_);
-            for (const auto &[name, slot] : slots_) {
+            common::MutexLock lock(live_updates_mutex_);
+            for (const auto &[name, state] : live_updates_) {
                 if (auto lu = store_.get(api::Kind::LiveUpdate, name))
                     manifests.emplace_back(name, lu->meta.annotation(api::kAnnotationManifest));
             }
@@ -90,8 +90,8 @@ std::vector<std::string> Engine::remove(std::string_view kind_name, const std::s
     store_.erase(*kind, name);
     if (*kind == api::Kind::LiveUpdate) {
         index_.set(name, nullptr);
-        common::MutexLock slots_lock(slots_mutex_);
-        slots_.erase(name);  // D04; a reconcile in progress keeps its own reference
+        common::MutexLock live_updates_lock(live_updates_mutex_);
+        live_updates_.erase(name);  // D04; a reconcile in progress keeps its own reference
         return {name};
     }
     if (*kind == api::Kind::ConfigMap && name == api::kTriggerQueueName) {
@@ -113,39 +113,39 @@ std::optional<bool> Engine::container_repaired(const std::string &live_update, c
         common::ReaderLock lock(objects_mutex_);
         if (!store_.get(api::Kind::LiveUpdate, live_update)) return std::nullopt;
     }
-    std::shared_ptr<LiveUpdateSlot> slot;
+    std::shared_ptr<LiveUpdateState> state;
     {
-        common::MutexLock lock(slots_mutex_);
-        if (auto it = slots_.find(live_update); it != slots_.end()) slot = it->second;
+        common::MutexLock lock(live_updates_mutex_);
+        if (auto it = live_updates_.find(live_update); it != live_updates_.end()) state = it->second;
     }
-    if (!slot) return false;
-    SessionClaim claim = SessionClaim::try_claim(slot);
+    if (!state) return false;
+    SessionClaim claim = SessionClaim::try_claim(state);
     if (!claim) throw EngineBusy("LiveUpdate \"" + live_update + "\" is being reconciled");
-    settle_locking(*slot);
-    if (!slot->monitor) return false;
+    settle_locking(*state);
+    if (!state->monitor) return false;
     bool cleared = false;
-    for (auto &[key, track] : slot->monitor->containers) {
+    for (auto &[key, track] : state->monitor->containers) {
         // V04: only an update's failure is repaired; UpdateStopped waits for a rebuild.
         if (key.container_id != container_id || !track.failure || track.failure->reason != "UpdateFailed") continue;
         track.failure.reset();
         cleared = true;
     }
-    if (cleared) slot->monitor->has_changes_to_sync = true;  // the next reconcile computes the status again
+    if (cleared) state->monitor->has_changes_to_sync = true;  // the next reconcile computes the status again
     return cleared;
 }
 
-std::shared_ptr<LiveUpdateSlot> Engine::slot_for(const std::string &name) {
-    common::MutexLock lock(slots_mutex_);
-    auto &slot = slots_[name];
-    if (!slot) slot = std::make_shared<LiveUpdateSlot>(name);
-    return slot;
+std::shared_ptr<LiveUpdateState> Engine::state_for(const std::string &name) {
+    common::MutexLock lock(live_updates_mutex_);
+    auto &state = live_updates_[name];
+    if (!state) state = std::make_shared<LiveUpdateState>(name);
+    return state;
 }
 
 Engine::Begun Engine::begin(const std::string &live_update, common::MicroTime now) {
-    auto slot = slot_for(live_update);
-    SessionClaim claim = SessionClaim::try_claim(slot);
+    auto state = state_for(live_update);
+    SessionClaim claim = SessionClaim::try_claim(state);
     if (!claim) throw EngineBusy("LiveUpdate \"" + live_update + "\" is already being reconciled");
-    settle_locking(*slot);
+    settle_locking(*state);
 
     api::ObjectPtr lu;
     {
@@ -153,8 +153,9 @@ Engine::Begun Engine::begin(const std::string &live_update, common::MicroTime no
         lu = store_.get(api::Kind::LiveUpdate, live_update);
     }
     if (!lu) {
-        common::MutexLock lock(slots_mutex_);
-        if (auto it = slots_.find(live_update); it != slots_.end() && it->second == slot) slots_.erase(it);
+        common::MutexLock lock(live_updates_mutex_);
+        if (auto it = live_updates_.find(live_update); it != live_updates_.end() && it->second == state)
+            live_updates_.erase(it);
     }
     Begun out;
     out.session = std::make_unique<ReconcileSession>(live_update, std::move(claim), start_time_, step_version_ >= 2);
@@ -172,26 +173,27 @@ std::string Engine::snapshot() const {
         common::ReaderLock lock(objects_mutex_);
         store_.for_each([&](const api::ObjectPtr &o) { objects.push_back(o); });
     }
-    std::map<std::string, std::shared_ptr<LiveUpdateSlot>> slots;
+    std::map<std::string, std::shared_ptr<LiveUpdateState>> states;
     {
-        common::MutexLock lock(slots_mutex_);
-        slots = slots_;
+        common::MutexLock lock(live_updates_mutex_);
+        states = live_updates_;
     }
-    // Each slot stays locked until encoded, so no session can open on it
+    // Each LiveUpdate stays locked until encoded, so no session can open on it
     // meanwhile, nor the engine's thread decode it.
     std::vector<std::unique_lock<std::mutex>> locks;
-    std::map<std::string, SlotView> views;
-    for (const auto &[name, slot] : slots) {
-        std::unique_lock lock(slot->mutex);
-        if (slot->in_session) throw EngineBusy("cannot snapshot while LiveUpdate \"" + name + "\" is being reconciled");
+    std::map<std::string, EntryToWrite> views;
+    for (const auto &[name, state] : states) {
+        std::unique_lock lock(state->mutex);
+        if (state->in_session)
+            throw EngineBusy("cannot snapshot while LiveUpdate \"" + name + "\" is being reconciled");
         locks.push_back(std::move(lock));
         // One still pending since a restore is decoded first: a restore checks
         // the index, not each entry, and an entry that does not decode must
         // not pass into the next snapshot (it starts afresh instead). Unchanged
         // since its last claim, its text is copied, not written again.
-        settle(*slot);
-        views[name] =
-            SlotView{slot->monitor ? &*slot->monitor : nullptr, slot->status ? &*slot->status : nullptr, slot->entry};
+        settle(*state);
+        views[name] = EntryToWrite{state->monitor ? &*state->monitor : nullptr,
+                                   state->status ? &*state->status : nullptr, state->entry};
     }
     std::string text = encode_snapshot(start_time_, objects, views, last_snapshot_size_);
     last_snapshot_size_ = text.size();
@@ -200,40 +202,40 @@ std::string Engine::snapshot() const {
 
 void Engine::restore(std::string_view blob) {
     RestoredState restored = decode_snapshot_for_restore(blob);
-    EngineState &state = restored.state;
-    std::map<std::string, std::shared_ptr<LiveUpdateSlot>> slots;
-    for (auto &[name, s] : state.slots) {
-        auto slot = std::make_shared<LiveUpdateSlot>(name);
-        slot->monitor = std::move(s.monitor);
-        slot->status = std::move(s.status);
-        slots[name] = std::move(slot);
+    EngineState &restored_state = restored.state;
+    std::map<std::string, std::shared_ptr<LiveUpdateState>> states;
+    for (auto &[name, decoded] : restored_state.live_updates) {
+        auto state = std::make_shared<LiveUpdateState>(name);
+        state->monitor = std::move(decoded.monitor);
+        state->status = std::move(decoded.status);
+        states[name] = std::move(state);
     }
-    std::vector<std::shared_ptr<LiveUpdateSlot>> pending;
+    std::vector<std::shared_ptr<LiveUpdateState>> pending;
     pending.reserve(restored.pending.size());
     for (auto &[name, p] : restored.pending) {
-        auto slot = std::make_shared<LiveUpdateSlot>(name);
-        slot->pending = std::move(p);
-        pending.push_back(slot);
-        slots[name] = std::move(slot);
+        auto state = std::make_shared<LiveUpdateState>(name);
+        state->pending = std::move(p);
+        pending.push_back(state);
+        states[name] = std::move(state);
     }
     ObjectStore store;
     DependencyIndex index;
-    for (auto &o : state.objects) {
+    for (auto &o : restored_state.objects) {
         if (const auto *lu = std::get_if<api::LiveUpdate>(&o->body)) index.set(o->meta.name, &lu->spec);
         store.put(o);
     }
     common::WriterLock lock(objects_mutex_);
-    common::MutexLock slots_lock(slots_mutex_);
-    for (const auto &[name, slot] : slots_) {
-        std::lock_guard slot_lock(slot->mutex);
-        if (slot->in_session) throw EngineBusy("cannot restore while LiveUpdate \"" + name + "\" is being reconciled");
+    common::MutexLock live_updates_lock(live_updates_mutex_);
+    for (const auto &[name, state] : live_updates_) {
+        std::lock_guard state_lock(state->mutex);
+        if (state->in_session) throw EngineBusy("cannot restore while LiveUpdate \"" + name + "\" is being reconciled");
     }
-    // The slots it still had to decode are replaced: it would only waste time on them.
+    // The LiveUpdates it still had to decode are replaced: it would only waste time on them.
     stop_settling();
     store_ = std::move(store);
     index_ = std::move(index);
-    slots_ = std::move(slots);
-    start_time_ = state.start_time;
+    live_updates_ = std::move(states);
+    start_time_ = restored_state.start_time;
     if (!pending.empty()) settle_in_background(std::move(pending));
 }
 

@@ -82,11 +82,11 @@ public:
     void restore(std::string_view blob);
 
 private:
-    std::shared_ptr<LiveUpdateSlot> slot_for(const std::string &name);
-    // With slot.mutex held: decodes what restore left pending there.
-    void settle(LiveUpdateSlot &slot) const;
-    void settle_locking(LiveUpdateSlot &slot) const;
-    void settle_in_background(std::vector<std::shared_ptr<LiveUpdateSlot>> slots);
+    std::shared_ptr<LiveUpdateState> state_for(const std::string &name);
+    // With state.mutex held: decodes what restore left pending there.
+    void settle(LiveUpdateState &state) const;
+    void settle_locking(LiveUpdateState &state) const;
+    void settle_in_background(std::vector<std::shared_ptr<LiveUpdateState>> states);
     void stop_settling();
     std::vector<std::string> due_for_change(const api::ApiObject &object) LU_REQUIRES_SHARED(objects_mutex_);
 
@@ -97,8 +97,8 @@ private:
     int step_version_;
     mutable std::atomic<std::size_t> last_snapshot_size_{0};
 
-    mutable common::Mutex slots_mutex_;
-    std::map<std::string, std::shared_ptr<LiveUpdateSlot>> slots_ LU_GUARDED_BY(slots_mutex_);
+    mutable common::Mutex live_updates_mutex_;
+    std::map<std::string, std::shared_ptr<LiveUpdateState>> live_updates_ LU_GUARDED_BY(live_updates_mutex_);
 
     std::function<void(const std::string &)> restore_problem_;
     std::atomic<bool> stop_settling_{false};

@@ -16,22 +16,12 @@ namespace liveupdate {
 
 using common::LogLevel;
 
-namespace {
-
 constexpr const char *kObjectNotFound = "ObjectNotFound";
-
-// A container's entry says what its track keeps of the updates before.
-void stamp_agent(api::LiveUpdateContainerStatus &entry, const ContainerTrack &track) {
-    entry.agent = track.agent;
-    entry.last_restart_time = track.last_restart_time;
-}
-
-}  // namespace
 
 ReconcileSession::ReconcileSession(std::string name, SessionClaim claim, common::MicroTime start_time, bool batched)
     : name_(std::move(name)),
       claim_(std::move(claim)),
-      slot_(&claim_.slot()),
+      state_(&claim_.state()),
       start_time_(start_time),
       batched_(batched) {}
 
@@ -39,7 +29,7 @@ void ReconcileSession::log(common::LogLevel level, std::string text) { log_.push
 
 Step ReconcileSession::done_step(const api::LiveUpdateStatus &status, bool changed) {
     done_ = true;
-    if (commit_) slot_->status = status;
+    if (commit_) state_->status = status;
     Step step;
     step.log = std::move(log_);
     step.events = std::move(events_);
@@ -51,16 +41,16 @@ Step ReconcileSession::done_step(const api::LiveUpdateStatus &status, bool chang
 Step ReconcileSession::begin(const api::ObjectPtr &lu, const ObjectLookup &lookup, common::MicroTime now) {
     now_ = now;
     if (!lu) {
-        slot_->monitor.reset();
-        slot_->status.reset();
+        state_->monitor.reset();
+        state_->status.reset();
         done_ = true;
         return Step{};
     }
     lu_object_ = lu;
     lu_ = &std::get<api::LiveUpdate>(lu->body);
     manifest_ = lu->meta.annotation(api::kAnnotationManifest);
-    if (!slot_->status) slot_->status = lu_->status;
-    previous_ = *slot_->status;
+    if (!state_->status) state_->status = lu_->status;
+    previous_ = *state_->status;
 
     if (!lu->meta.annotation(api::kAnnotationManagedBy).empty()) return done_step(previous_, false);  // D03
 
@@ -68,11 +58,11 @@ Step ReconcileSession::begin(const api::ObjectPtr &lu, const ObjectLookup &looku
         return handle_failure(create_failed_state(previous_, "Invalid", *msg, now_));
 
     const auto &spec_raw = lu->raw_field("spec");
-    if (!slot_->monitor || !json_equal(slot_->monitor->spec_raw, spec_raw)) {
-        slot_->monitor.emplace();
-        slot_->monitor->spec_raw = spec_raw;
+    if (!state_->monitor || !json_equal(state_->monitor->spec_raw, spec_raw)) {
+        state_->monitor.emplace();
+        state_->monitor->spec_raw = spec_raw;
     }
-    Monitor &monitor = *slot_->monitor;
+    Monitor &monitor = *state_->monitor;
     monitor.manifest = manifest_;
 
     bool changed = false;
@@ -101,7 +91,7 @@ Step ReconcileSession::handle_failure(api::LiveUpdateStateFailed failed) {
 }
 
 Step ReconcileSession::start_sync() {
-    Monitor &monitor = *slot_->monitor;
+    Monitor &monitor = *state_->monitor;
     const auto &spec = lu_->spec;
     auto resource = resource_of(monitor, spec);
     if (auto *msg = std::get_if<std::string>(&resource)) {
@@ -125,7 +115,7 @@ Step ReconcileSession::start_sync() {
 // C07: a recorded failure stops updates until a newer build clears it, or
 // (beyond Tilt) the container starts again: the failure was its last run's.
 bool ReconcileSession::failure_holds_all() {
-    Monitor &monitor = *slot_->monitor;
+    Monitor &monitor = *state_->monitor;
     for (const auto &sc : resource_.containers) {
         const auto it = monitor.containers.find({sc.ref.id, sc.ref.pod, sc.ref.namespace_name});
         if (it == monitor.containers.end() || !it->second.failure) continue;
@@ -211,7 +201,7 @@ bool ReconcileSession::settle(const Visit &v) {
 
 // Eligibility: whether the container may get its changes, and which.
 ReconcileSession::Visit ReconcileSession::visit(const SelectedContainer &sc) {
-    const Monitor &monitor = *slot_->monitor;
+    const Monitor &monitor = *state_->monitor;
     const ContainerKey key{sc.ref.id, sc.ref.pod, sc.ref.namespace_name};
     const auto existing = monitor.containers.find(key);  // C09: by ID, so a restart in place keeps its track
     const ContainerTrack track = existing != monitor.containers.end() ? existing->second : ContainerTrack{};
@@ -299,7 +289,7 @@ bool ReconcileSession::merge_container(api::LiveUpdateStatus one, bool files_app
                                        common::MicroTime new_high_water_mark, common::MicroTime new_low_water_mark,
                                        bool already_held) {
     if (one.failed) one.failed = create_failed_state(previous_, one.failed->reason, one.failed->message, now_);
-    ContainerTrack &track = slot_->monitor->containers[key];
+    ContainerTrack &track = state_->monitor->containers[key];
     if (one.failed) {
         if (!already_held) track.failure = recorded_failure(*one.failed, new_low_water_mark, key, resource_.containers);
         if (!resource_.failure_holds_all) {  // C10: it holds its own container alone
@@ -360,7 +350,7 @@ bool ReconcileSession::fold_outcome(const Pending &p, const updater::Outcome &ou
     OutcomeResult result =
         outcome_result(UpdatedContainer{p.ref, p.display_name, p.new_high_water_mark, p.last_synced}, outcome, now_);
     if (result.line) log_.push_back(std::move(*result.line));
-    ContainerTrack &track = slot_->monitor->containers[p.key];
+    ContainerTrack &track = state_->monitor->containers[p.key];
     if (outcome.agent != updater::AgentSource::unknown)
         track.agent = std::string(update_step::agent_source_text(outcome.agent));
     if (outcome.process_restarted) track.last_restart_time = now_;
@@ -387,7 +377,7 @@ Step ReconcileSession::finish_sync() {
         events_.push_back({"completed", name_, manifest_, {}, completed_error(status_, first_held)});
     if (status_.failed && !(previous_.failed && *previous_.failed == *status_.failed)) say_failure(*status_.failed);
     // An abandoned reconcile was not written: the next one must compute its status again.
-    if (commit_) slot_->monitor->has_changes_to_sync = false;
+    if (commit_) state_->monitor->has_changes_to_sync = false;
     return done_step(status_, !(status_ == previous_));
 }
 

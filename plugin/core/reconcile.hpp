@@ -14,7 +14,7 @@
 #include "plugin/core/api/api_object.hpp"
 #include "plugin/core/containers.hpp"
 #include "plugin/core/dependencies.hpp"
-#include "plugin/core/live_update_slot.hpp"
+#include "plugin/core/live_update_state.hpp"
 #include "plugin/core/monitor.hpp"
 #include "plugin/core/step.hpp"
 
@@ -103,7 +103,7 @@ private:
 
     std::string name_;
     SessionClaim claim_;
-    LiveUpdateSlot *slot_;
+    LiveUpdateState *state_;
     common::MicroTime start_time_;
     common::MicroTime now_;
     bool commit_ = true;

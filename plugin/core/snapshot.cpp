@@ -13,16 +13,16 @@
 #include "plugin/core/json_equal.hpp"
 #include "plugin/core/json_text_writer.hpp"
 #include "plugin/core/snapshot_index.hpp"
-#include "plugin/core/snapshot_slots.hpp"
+#include "plugin/core/snapshot_parts.hpp"
 
 namespace liveupdate {
 namespace json = boost::json;
 using namespace common;
-using snapshot_slots::kMaxSnapshotBytes;
-using snapshot_slots::kMaxSnapshotDepth;
-using snapshot_slots::KnownObjects;
+using snapshot_parts::kMaxSnapshotBytes;
+using snapshot_parts::kMaxSnapshotDepth;
+using snapshot_parts::KnownObjects;
 
-namespace snapshot_slots {
+namespace snapshot_parts {
 
 void write_header(JsonTextWriter &w, const common::MicroTime &start_time) {
     w.begin_object();
@@ -52,7 +52,7 @@ api::ObjectPtr KnownObjects::same_as(const json::value &v) const {
     return it->second;
 }
 
-}  // namespace snapshot_slots
+}  // namespace snapshot_parts
 
 namespace {
 
@@ -195,18 +195,18 @@ void write_monitor(JsonTextWriter &w, const Monitor &m) {
 
 }  // namespace
 
-void snapshot_slots::write_slot(JsonTextWriter &w, const std::string &name, const SlotView &slot) {
+void snapshot_parts::write_entry(JsonTextWriter &w, const std::string &name, const EntryToWrite &entry) {
     w.begin_object();
     w.key("name");
     w.string(name);
     w.key("status");
-    if (slot.status)
-        w.value(api::encode_live_update_status(*slot.status));
+    if (entry.status)
+        w.value(api::encode_live_update_status(*entry.status));
     else
         w.null();
     w.key("monitor");
-    if (slot.monitor)
-        write_monitor(w, *slot.monitor);
+    if (entry.monitor)
+        write_monitor(w, *entry.monitor);
     else
         w.null();
     w.end_object();
@@ -219,7 +219,7 @@ bool writable(common::MicroTime t) { return !(t < common::MicroTime::earliest() 
 
 }  // namespace
 
-common::MicroTime snapshot_slots::checked_time(std::int64_t micros, const std::string &field) {
+common::MicroTime snapshot_parts::checked_time(std::int64_t micros, const std::string &field) {
     const common::MicroTime t(micros);
     if (!writable(t)) throw DecodeError(field, "time out of range");
     return t;
@@ -228,7 +228,7 @@ common::MicroTime snapshot_slots::checked_time(std::int64_t micros, const std::s
 namespace {
 
 common::MicroTime micros_field(const json::object &o, std::string_view key, const std::string &path) {
-    return snapshot_slots::checked_time(int_field(o, key, path), child(path, key));
+    return snapshot_parts::checked_time(int_field(o, key, path), child(path, key));
 }
 
 Monitor decode_monitor(json::object &o, const std::string &path, const KnownObjects &known) {
@@ -325,7 +325,7 @@ struct ParsedSnapshot {
     json::array tail;  // the liveUpdates after the document's own
 };
 
-using snapshot_slots::for_each_index;
+using snapshot_parts::for_each_index;
 
 // Parsing the text is most of decoding it: the second half of the
 // liveUpdates is parsed on a second thread when the snapshot says where it
@@ -352,15 +352,15 @@ ParsedSnapshot parse_snapshot(std::string_view text) {
 
 }  // namespace
 
-SlotState snapshot_slots::decode_slot(json::object &entry, const std::string &path, const KnownObjects &known) {
-    SlotState slot;
-    if (const auto *st = object_field(entry, "status", path)) slot.status = api::decode_live_update_status(st);
+DecodedEntry snapshot_parts::decode_entry(json::object &entry, const std::string &path, const KnownObjects &known) {
+    DecodedEntry decoded;
+    if (const auto *st = object_field(entry, "status", path)) decoded.status = api::decode_live_update_status(st);
     if (auto *mo = object_field(entry, "monitor", path))
-        slot.monitor = decode_monitor(*mo, child(path, "monitor"), known);
-    return slot;
+        decoded.monitor = decode_monitor(*mo, child(path, "monitor"), known);
+    return decoded;
 }
 
-std::vector<api::ObjectPtr> snapshot_slots::decode_objects(json::array &objects) {
+std::vector<api::ObjectPtr> snapshot_parts::decode_objects(json::array &objects) {
     std::vector<api::ObjectPtr> decoded(objects.size());
     for_each_index(objects.size(), [&](std::size_t i) {
         try {
@@ -373,30 +373,30 @@ std::vector<api::ObjectPtr> snapshot_slots::decode_objects(json::array &objects)
 }
 
 std::string encode_snapshot(const common::MicroTime &start_time, const std::vector<api::ObjectPtr> &objects,
-                            const std::map<std::string, SlotView> &slots, std::size_t size_hint) {
-    if (slots.size() >= kIndexedFrom) return encode_indexed_snapshot(start_time, objects, slots, size_hint);
+                            const std::map<std::string, EntryToWrite> &entries, std::size_t size_hint) {
+    if (entries.size() >= kIndexedFrom) return encode_indexed_snapshot(start_time, objects, entries, size_hint);
     JsonTextWriter w(std::max(size_hint + size_hint / 8, std::size_t{1} << 16));
-    snapshot_slots::write_header(w, start_time);
+    snapshot_parts::write_header(w, start_time);
     w.key("objects");
     w.begin_array();
     for (const auto &object : objects) w.value(object->raw);
     w.end_array();
     w.key("liveUpdates");
     w.begin_array();
-    for (const auto &[name, slot] : slots) {
-        if (slot.written.empty())
-            snapshot_slots::write_slot(w, name, slot);
+    for (const auto &[name, entry] : entries) {
+        if (entry.written.empty())
+            snapshot_parts::write_entry(w, name, entry);
         else
-            w.splice(slot.written);
+            w.splice(entry.written);
     }
     w.end_array();
     w.end_object();
     return w.take();
 }
 
-std::string snapshot_entry(const std::string &name, const SlotView &slot) {
+std::string snapshot_entry(const std::string &name, const EntryToWrite &entry) {
     JsonTextWriter w(1024);
-    snapshot_slots::write_slot(w, name, slot);
+    snapshot_parts::write_entry(w, name, entry);
     return w.take();
 }
 
@@ -425,17 +425,17 @@ EngineState decode_snapshot(std::string_view text) {
     check_snapshot_header(o);
     EngineState state;
     state.start_time = micros_field(o, "startTime", "");
-    if (auto *objs = array_field(o, "objects", "")) state.objects = snapshot_slots::decode_objects(*objs);
+    if (auto *objs = array_field(o, "objects", "")) state.objects = snapshot_parts::decode_objects(*objs);
     if (auto *lus = array_field(o, "liveUpdates", "")) {
         const KnownObjects known(state.objects);
         const std::size_t own = lus->size();
-        std::vector<std::pair<std::string, SlotState>> decoded(own + parsed.tail.size());
+        std::vector<std::pair<std::string, DecodedEntry>> decoded(own + parsed.tail.size());
         for_each_index(decoded.size(), [&](std::size_t i) {
             const std::string p = index("liveUpdates", i);
             auto &lo = expect_object(i < own ? (*lus)[i] : parsed.tail[i - own], p);
-            decoded[i] = {string_field(lo, "name", p), snapshot_slots::decode_slot(lo, p, known)};
+            decoded[i] = {string_field(lo, "name", p), snapshot_parts::decode_entry(lo, p, known)};
         });
-        for (auto &[name, slot] : decoded) state.slots[name] = std::move(slot);
+        for (auto &[name, entry] : decoded) state.live_updates[name] = std::move(entry);
     }
     return state;
 }

@@ -30,7 +30,7 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-struct SlotState {
+struct DecodedEntry {
     std::optional<Monitor> monitor;
     std::optional<api::LiveUpdateStatus> status;
 };
@@ -38,10 +38,10 @@ struct SlotState {
 struct EngineState {
     common::MicroTime start_time;
     std::vector<api::ObjectPtr> objects;
-    std::map<std::string, SlotState> slots;
+    std::map<std::string, DecodedEntry> live_updates;
 };
 
-struct SlotView {
+struct EntryToWrite {
     const Monitor *monitor;               // null: none yet
     const api::LiveUpdateStatus *status;  // null: none yet
     // Non-empty: the entry as a snapshot wrote it, still pending since a
@@ -52,30 +52,30 @@ struct SlotView {
 // The entry of a LiveUpdate that a restore left to decode later: the text it
 // shares with the other entries of its snapshot, and its index there.
 struct SnapshotEntries;
-struct PendingSlot {
+struct PendingEntry {
     std::shared_ptr<const SnapshotEntries> entries;
     std::size_t index = 0;
 };
 
 struct RestoredState {
-    EngineState state;                           // slots decoded already
-    std::map<std::string, PendingSlot> pending;  // the others
+    EngineState state;                            // the LiveUpdates decoded already
+    std::map<std::string, PendingEntry> pending;  // the others
 };
 
 // size_hint: the expected size (the last snapshot's), reserved up front.
 std::string encode_snapshot(const common::MicroTime &start_time, const std::vector<api::ObjectPtr> &objects,
-                            const std::map<std::string, SlotView> &slots, std::size_t size_hint = 0);
+                            const std::map<std::string, EntryToWrite> &entries, std::size_t size_hint = 0);
 // The element of "liveUpdates" encode_snapshot writes for that LiveUpdate.
-std::string snapshot_entry(const std::string &name, const SlotView &slot);
+std::string snapshot_entry(const std::string &name, const EntryToWrite &entry);
 // Throws UnsupportedSnapshot (format/version) or common::DecodeError (content).
 EngineState decode_snapshot(std::string_view text);
 // The same, leaving the liveUpdates of an indexed snapshot pending: what
 // restore needs before it returns. Throws as decode_snapshot.
 RestoredState decode_snapshot_for_restore(std::string_view text);
 // Throws common::DecodeError naming liveUpdates[index].
-SlotState decode_pending(const PendingSlot &slot);
-const std::string &pending_name(const PendingSlot &slot);
+DecodedEntry decode_pending(const PendingEntry &pending);
+const std::string &pending_name(const PendingEntry &pending);
 // Its entry's text, as the snapshot holds it.
-std::string_view pending_text(const PendingSlot &slot);
+std::string_view pending_text(const PendingEntry &pending);
 
 }  // namespace liveupdate

@@ -19,14 +19,14 @@ using namespace common;
 
 namespace {
 
-using Entry = const std::pair<const std::string, SlotView> *;
+using Entry = const std::pair<const std::string, EntryToWrite> *;
 
 // What every snapshot starts with: the header write_header writes (format and
 // version from their constants), up to its startTime's value.
 const std::string &head() {
     static const std::string text = [] {
         JsonTextWriter w(64);
-        snapshot_slots::write_header(w, common::MicroTime{});
+        snapshot_parts::write_header(w, common::MicroTime{});
         std::string header = w.take();
         header.pop_back();  // the start time, 0
         return header;
@@ -56,7 +56,7 @@ Elements write_entries(const std::vector<Entry> &entries, std::size_t from, std:
     out.ends.reserve(to - from);
     for (std::size_t i = from; i < to; ++i) {
         if (entries[i]->second.written.empty())
-            snapshot_slots::write_slot(w, entries[i]->first, entries[i]->second);
+            snapshot_parts::write_entry(w, entries[i]->first, entries[i]->second);
         else
             w.splice(entries[i]->second.written);
         out.ends.push_back(w.size());
@@ -79,16 +79,16 @@ void write_range(JsonTextWriter &w, std::pair<std::size_t, std::size_t> range) {
 }  // namespace
 
 std::string encode_indexed_snapshot(const common::MicroTime &start_time, const std::vector<api::ObjectPtr> &objects,
-                                    const std::map<std::string, SlotView> &slots, std::size_t size_hint) {
+                                    const std::map<std::string, EntryToWrite> &live_updates, std::size_t size_hint) {
     std::vector<Entry> entries;
-    entries.reserve(slots.size());
-    for (const auto &entry : slots) entries.push_back(&entry);
+    entries.reserve(live_updates.size());
+    for (const auto &entry : live_updates) entries.push_back(&entry);
     // The second half of the LiveUpdates is written on another thread, when
     // enough of them must be written rather than copied.
     const auto to_write = static_cast<std::size_t>(
         std::count_if(entries.begin(), entries.end(), [](Entry e) { return e->second.written.empty(); }));
     const std::size_t half =
-        to_write < snapshot_slots::kWorthASecondThread ? entries.size() : snapshot_slots::own_share(entries.size());
+        to_write < snapshot_parts::kWorthASecondThread ? entries.size() : snapshot_parts::own_share(entries.size());
     std::future<Elements> second_half;
     if (half < entries.size())
         second_half =
@@ -107,7 +107,7 @@ std::string encode_indexed_snapshot(const common::MicroTime &start_time, const s
     const std::size_t body_bytes = second.text.empty() ? second_base : second_base + second.text.size() + 1;
 
     JsonTextWriter w(std::max(size_hint + size_hint / 8, std::size_t{1} << 16));
-    snapshot_slots::write_header(w, start_time);
+    snapshot_parts::write_header(w, start_time);
     w.key(kIndexKey);
     w.begin_object();
     w.key("xxh3");
@@ -254,17 +254,17 @@ std::optional<Index> read_index(std::string_view text) {
 }  // namespace
 
 std::optional<RestoredState> decode_indexed_snapshot(std::string_view text) {
-    if (text.size() > snapshot_slots::kMaxSnapshotBytes) return std::nullopt;
+    if (text.size() > snapshot_parts::kMaxSnapshotBytes) return std::nullopt;
     std::optional<Index> index = read_index(text);
     if (!index || index->ranges.empty()) return std::nullopt;
     // Its elements are one level deeper in the document.
     std::optional<json::value> objects =
         parse_document_pieces({index->body.substr(index->objects.first, index->objects.second - index->objects.first)},
-                              snapshot_slots::kMaxSnapshotDepth - 1);
+                              snapshot_parts::kMaxSnapshotDepth - 1);
     if (!objects || !objects->is_array()) return std::nullopt;
     RestoredState restored;
-    restored.state.start_time = snapshot_slots::checked_time(index->start_micros, "startTime");
-    restored.state.objects = snapshot_slots::decode_objects(objects->get_array());
+    restored.state.start_time = snapshot_parts::checked_time(index->start_micros, "startTime");
+    restored.state.objects = snapshot_parts::decode_objects(objects->get_array());
     // Only the liveUpdates' text is kept, for as long as one of them is pending.
     const std::size_t from = index->ranges.front().first;
     const std::size_t to = index->ranges.back().second;
@@ -272,11 +272,11 @@ std::optional<RestoredState> decode_indexed_snapshot(std::string_view text) {
         std::make_shared<SnapshotEntries>(SnapshotEntries{std::string(index->body.substr(from, to - from)),
                                                           std::move(index->names),
                                                           {},
-                                                          snapshot_slots::KnownObjects(restored.state.objects)});
+                                                          snapshot_parts::KnownObjects(restored.state.objects)});
     entries->ranges.reserve(index->ranges.size());
     for (const auto &[begin, end] : index->ranges) entries->ranges.emplace_back(begin - from, end - from);
     for (std::size_t i = 0; i < entries->names.size(); ++i)
-        restored.pending.insert_or_assign(entries->names[i], PendingSlot{entries, i});
+        restored.pending.insert_or_assign(entries->names[i], PendingEntry{entries, i});
     return restored;
 }
 
@@ -285,24 +285,24 @@ RestoredState decode_snapshot_for_restore(std::string_view text) {
     return RestoredState{decode_snapshot(text), {}};
 }
 
-const std::string &pending_name(const PendingSlot &slot) { return slot.entries->names.at(slot.index); }
+const std::string &pending_name(const PendingEntry &pending) { return pending.entries->names.at(pending.index); }
 
-std::string_view pending_text(const PendingSlot &slot) {
-    const auto [begin, end] = slot.entries->ranges.at(slot.index);
-    return std::string_view(slot.entries->text).substr(begin, end - begin);
+std::string_view pending_text(const PendingEntry &pending) {
+    const auto [begin, end] = pending.entries->ranges.at(pending.index);
+    return std::string_view(pending.entries->text).substr(begin, end - begin);
 }
 
-SlotState decode_pending(const PendingSlot &slot) {
-    const SnapshotEntries &entries = *slot.entries;
-    const std::string path = index("liveUpdates", slot.index);
+DecodedEntry decode_pending(const PendingEntry &pending) {
+    const SnapshotEntries &entries = *pending.entries;
+    const std::string path = index("liveUpdates", pending.index);
     // An element of liveUpdates is two levels down in the document.
     std::optional<json::value> entry =
-        parse_document_pieces({pending_text(slot)}, snapshot_slots::kMaxSnapshotDepth - 2);
+        parse_document_pieces({pending_text(pending)}, snapshot_parts::kMaxSnapshotDepth - 2);
     if (!entry || !entry->is_object()) throw DecodeError(path, "not a JSON object");
     json::object &o = entry->get_object();
-    if (string_field(o, "name", path) != entries.names[slot.index])
+    if (string_field(o, "name", path) != entries.names[pending.index])
         throw DecodeError(child(path, "name"), "differs from the snapshot's index");
-    return snapshot_slots::decode_slot(o, path, entries.known);
+    return snapshot_parts::decode_entry(o, path, entries.known);
 }
 
 }  // namespace liveupdate

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "plugin/core/snapshot.hpp"
-#include "plugin/core/snapshot_slots.hpp"
+#include "plugin/core/snapshot_parts.hpp"
 
 namespace liveupdate {
 
@@ -36,11 +36,11 @@ struct SnapshotEntries {
     std::string text;
     std::vector<std::string> names;
     std::vector<std::pair<std::size_t, std::size_t>> ranges;  // [begin, end) in text
-    snapshot_slots::KnownObjects known;
+    snapshot_parts::KnownObjects known;
 };
 
 std::string encode_indexed_snapshot(const common::MicroTime &start_time, const std::vector<api::ObjectPtr> &objects,
-                                    const std::map<std::string, SlotView> &slots, std::size_t size_hint);
+                                    const std::map<std::string, EntryToWrite> &entries, std::size_t size_hint);
 
 // nullopt when text carries no index that matches it (checksum included).
 // Throws common::DecodeError for a bad object of an intact snapshot.

@@ -86,6 +86,11 @@ std::string holding_all_message(const std::string &reason, const std::string &me
            "the changes they missed once it is gone, replaced or started again, or a new build starts)";
 }
 
+void stamp_agent(api::LiveUpdateContainerStatus &entry, const ContainerTrack &track) {
+    entry.agent = track.agent;
+    entry.last_restart_time = track.last_restart_time;
+}
+
 HeldEntry held_entry(const ContainerKey &key, common::MicroTime last_synced, const api::LiveUpdateStateFailed &failed,
                      const std::vector<SelectedContainer> &containers) {
     HeldEntry out;

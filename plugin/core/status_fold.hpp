@@ -40,6 +40,10 @@ ContainerFailure recorded_failure(const api::LiveUpdateStateFailed &failed, comm
 std::string holding_all_message(const std::string &reason, const std::string &message, const ContainerKey &key,
                                 const std::vector<SelectedContainer> &containers);
 
+// A container's entry says what its track keeps of the updates before: how
+// it got lu-agent and when it last restarted.
+void stamp_agent(api::LiveUpdateContainerStatus &entry, const ContainerTrack &track);
+
 // C10: the status entry of a container its failure holds alone.
 struct HeldEntry {
     api::LiveUpdateContainerStatus status;

@@ -119,7 +119,7 @@ BOOST_AUTO_TEST_CASE(a_file_changed_behind_the_agents_back_is_signed_afresh) {
 }
 
 // The host's archive stream ends with -1 when it cannot go on (say, its
-// record of synced files cannot be written): libarchive then has no error
+// synced journal cannot be written): libarchive then has no error
 // text of its own. Wherever that happens, the update fails saying so.
 BOOST_AUTO_TEST_CASE(an_archive_whose_source_fails_is_an_error_not_a_crash) {
     LocalTarget t;

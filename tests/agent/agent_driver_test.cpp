@@ -517,5 +517,5 @@ BOOST_FIXTURE_TEST_CASE(the_ended_session_of_a_container_gone_is_let_go_by_later
     BOOST_TEST_REQUIRE(agents[3]->current != nullptr);
     agents[3]->current->end(137);
     for (int n = 0; n < kCount && agents[3]->current != nullptr; ++n) BOOST_TEST_REQUIRE(update(0));
-    BOOST_TEST(agents[3]->current == nullptr);  // its transport was destroyed with its slot
+    BOOST_TEST(agents[3]->current == nullptr);  // its transport was destroyed with its kept session
 }

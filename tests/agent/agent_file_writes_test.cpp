@@ -16,8 +16,10 @@
 #include <utility>
 
 #include "tests/agent/agent_process.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace lu_agent_test;
+using liveupdate::test::TempDir;
 
 namespace {
 
@@ -143,7 +145,7 @@ Result write(Agent &agent, const std::string &path, const std::string &root, con
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(a_new_file_appears_under_its_name_only_once_whole) {
-    Scratch dir;
+    TempDir dir{"lu-agent-test"};
     const std::string app = dir / "app";
     fs::create_directories(app);
     Agent agent;
@@ -161,7 +163,7 @@ BOOST_AUTO_TEST_CASE(a_new_file_appears_under_its_name_only_once_whole) {
 }
 
 BOOST_AUTO_TEST_CASE(a_file_that_exists_is_replaced_by_a_rename) {
-    Scratch dir;
+    TempDir dir{"lu-agent-test"};
     const std::string app = dir / "app";
     fs::create_directories(app);
     std::ofstream(app + "/a.txt") << "old a";
@@ -190,7 +192,7 @@ BOOST_AUTO_TEST_CASE(a_file_that_exists_is_replaced_by_a_rename) {
 }
 
 BOOST_AUTO_TEST_CASE(a_folder_removed_between_two_writes_is_made_again) {
-    Scratch dir;
+    TempDir dir{"lu-agent-test"};
     const std::string app = dir / "app";
     Agent agent;
     agent.greet();
@@ -204,7 +206,7 @@ BOOST_AUTO_TEST_CASE(a_folder_removed_between_two_writes_is_made_again) {
 }
 
 BOOST_AUTO_TEST_CASE(a_folder_that_gives_way_is_not_written_into_later) {
-    Scratch dir;
+    TempDir dir{"lu-agent-test"};
     const std::string app = dir / "app";
     Agent agent;
     agent.greet();
@@ -224,7 +226,7 @@ BOOST_AUTO_TEST_CASE(a_folder_that_gives_way_is_not_written_into_later) {
 }
 
 BOOST_AUTO_TEST_CASE(a_quiet_agent_makes_the_next_files_inode_ahead) {
-    Scratch dir;
+    TempDir dir{"lu-agent-test"};
     const std::string app = dir / "app";
     fs::create_directories(app);
     std::ofstream(app + "/old.txt") << "old";
@@ -255,7 +257,7 @@ BOOST_AUTO_TEST_CASE(a_quiet_agent_makes_the_next_files_inode_ahead) {
 }
 
 BOOST_AUTO_TEST_CASE(a_spare_is_not_used_in_another_folder) {
-    Scratch dir;
+    TempDir dir{"lu-agent-test"};
     const std::string app = dir / "app";
     fs::create_directories(app + "/d");
     Agent agent;
@@ -274,7 +276,7 @@ BOOST_AUTO_TEST_CASE(a_spare_is_not_used_in_another_folder) {
 }
 
 BOOST_AUTO_TEST_CASE(a_replaced_file_is_let_go_once_quiet) {
-    Scratch dir;
+    TempDir dir{"lu-agent-test"};
     const std::string app = dir / "app";
     fs::create_directories(app);
     std::ofstream(app + "/a.txt") << "old a";
@@ -291,7 +293,7 @@ BOOST_AUTO_TEST_CASE(a_replaced_file_is_let_go_once_quiet) {
 }
 
 BOOST_AUTO_TEST_CASE(a_full_disk_gets_back_what_the_agent_holds_before_a_write_fails) {
-    Scratch dir;
+    TempDir dir{"lu-agent-test"};
     const std::string app = dir / "app";
     fs::create_directories(app);
     // 1 MiB of room: a file of 300 KiB, rewritten three times in one go, fits

@@ -1,5 +1,5 @@
-// The lu-agent executable as a child process over pipes, a scratch folder,
-// and reading back what the agent wrote: what the lu-agent suites share.
+// The lu-agent executable as a child process over pipes, and reading back
+// what the agent wrote: what the lu-agent suites share.
 #pragma once
 
 #include <fcntl.h>
@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include <boost/test/unit_test.hpp>
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -122,15 +121,6 @@ public:
 private:
     pid_t pid_ = -1;
     Wire from_{-1};
-};
-
-struct Scratch {
-    fs::path path =
-        fs::temp_directory_path() / ("lu-agent-test-" + std::to_string(::getpid()) + "-" +
-                                     std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
-    Scratch() { fs::create_directories(path); }
-    ~Scratch() { fs::remove_all(path); }
-    std::string operator/(const std::string &name) const { return (path / name).string(); }
 };
 
 inline std::string read_file(const std::string &path) {

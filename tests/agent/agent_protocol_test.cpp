@@ -119,7 +119,8 @@ BOOST_AUTO_TEST_CASE(a_path_goes_with_the_longest_sync_root_that_holds_it) {
 }
 
 BOOST_AUTO_TEST_CASE(sync_back_frames_round_trip_with_any_bytes) {
-    const WatchChanges watch{3, "/app", {"package-lock.json", "db/**", "!db/tmp"}, 64u << 20, 50, 1};
+    const WatchChanges watch{
+        3, "/app", {"package-lock.json", "db/**", "!db/tmp"}, 64u << 20, 50, 1, {"db/a.sql", "x\xff"}, {~0ULL, 7}};
     FrameDecoder d;
     d.feed(encode(watch));
     const auto frame = d.next();
@@ -132,6 +133,17 @@ BOOST_AUTO_TEST_CASE(sync_back_frames_round_trip_with_any_bytes) {
     BOOST_TEST(w.max_file_bytes == (64u << 20));
     BOOST_TEST(w.debounce_ms == 50u);
     BOOST_TEST(w.report_existing == 1u);
+    BOOST_TEST(w.agreed_paths == watch.agreed_paths);
+    BOOST_TEST(w.agreed_hashes == watch.agreed_hashes);
+    // A list of numbers longer than its bytes could hold is refused, not allocated.
+    std::string lying = encode(watch);
+    lying.resize(lying.size() - 16 - 4);
+    lying += std::string("\xff\xff\xff\x0f", 4);
+    FrameDecoder liar;
+    liar.feed(frame_header(MessageType::watch_changes, lying.size() - kHeaderSize) + lying.substr(kHeaderSize));
+    const auto lied = liar.next();
+    BOOST_REQUIRE(lied.has_value());
+    BOOST_CHECK_THROW(decode<WatchChanges>(*lied), ProtocolError);
 
     // A container's names and content are bytes: a NUL, non-UTF-8, a "..": carried as they are.
     const ContainerChange change{3,

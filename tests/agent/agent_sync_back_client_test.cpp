@@ -35,7 +35,7 @@ BOOST_AUTO_TEST_CASE(changes_come_between_answers_and_are_kept_apart) {
     BOOST_TEST(session->protocol_version() == kProtocolVersion);
     std::vector<std::string> logged;
     const auto log = [&logged](std::string_view line) { logged.emplace_back(line); };
-    BOOST_TEST(session->watch_changes(WatchChanges{4, dir.path().string(), {"back/**"}, 1 << 20, 10, 0},
+    BOOST_TEST(session->watch_changes(WatchChanges{4, dir.path().string(), {"back/**"}, 1 << 20, 10, 0, {}, {}},
                                       Clock::now() + kTimeout, log) == "");
     BOOST_TEST(logged.empty());
     fs::create_directories(dir.path() / "back");
@@ -68,11 +68,12 @@ BOOST_AUTO_TEST_CASE(an_agent_of_version_6_stays_one_way_and_says_so_once) {
     BOOST_TEST(session->protocol_version() == 6u);
     std::vector<std::string> logged;
     const auto log = [&logged](std::string_view line) { logged.emplace_back(line); };
-    const auto why = session->watch_changes(WatchChanges{1, "/app", {"*"}, 1024, 0, 0}, Clock::now() + kTimeout, log);
+    const auto why =
+        session->watch_changes(WatchChanges{1, "/app", {"*"}, 1024, 0, 0, {}, {}}, Clock::now() + kTimeout, log);
     BOOST_TEST(why.find("protocol version 6") != std::string::npos, why);
     BOOST_TEST(why.find("one-way") != std::string::npos, why);
-    BOOST_TEST(
-        !session->watch_changes(WatchChanges{2, "/lib", {"*"}, 1024, 0, 0}, Clock::now() + kTimeout, log).empty());
+    BOOST_TEST(!session->watch_changes(WatchChanges{2, "/lib", {"*"}, 1024, 0, 0, {}, {}}, Clock::now() + kTimeout, log)
+                    .empty());
     BOOST_REQUIRE(logged.size() == 1u);
     BOOST_TEST(logged.front() == why);
     // Nothing was sent to it: the session is as it was.
@@ -95,7 +96,7 @@ BOOST_AUTO_TEST_CASE(a_change_with_no_watch_asked_for_breaks_the_session) {
 BOOST_AUTO_TEST_CASE(a_file_past_one_frame_comes_back_whole_in_parts) {
     TempDir dir{"lu-sync-back-client"};
     auto session = start({LU_AGENT_PATH});
-    BOOST_REQUIRE(session->watch_changes(WatchChanges{5, dir.path().string(), {"big.bin"}, 64u << 20, 5, 0},
+    BOOST_REQUIRE(session->watch_changes(WatchChanges{5, dir.path().string(), {"big.bin"}, 64u << 20, 5, 0, {}, {}},
                                          Clock::now() + kTimeout, {}) == "");
     // 40 MiB, each MiB different, so that a part lost, repeated or out of order shows.
     std::string content(std::size_t{40} << 20, '\0');
@@ -129,8 +130,8 @@ std::unique_ptr<AgentSession> watched_by_script(const TempDir &dir, const std::s
     std::ofstream(dir.path() / "hello", std::ios::binary) << encode(HelloReply{7, "scripted"});
     std::ofstream(dir.path() / "frames", std::ios::binary) << encode(Result{0, ""}) + frames;
     auto session = start({"sh", "-c", "cd " + dir.path().string() + " && cat hello frames && cat >/dev/null"});
-    BOOST_REQUIRE(session->watch_changes(WatchChanges{1, "/app", {"*"}, 1000, 0, 0}, Clock::now() + kTimeout, {}) ==
-                  "");
+    BOOST_REQUIRE(
+        session->watch_changes(WatchChanges{1, "/app", {"*"}, 1000, 0, 0, {}, {}}, Clock::now() + kTimeout, {}) == "");
     return session;
 }
 

@@ -17,8 +17,10 @@
 #include <vector>
 
 #include "tests/agent/agent_process.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace lu_agent_test;
+using liveupdate::test::TempDir;
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
@@ -27,7 +29,7 @@ namespace {
 // lu-agent supervise as a child process; its control socket in the scratch folder.
 class Supervised {
 public:
-    Supervised(const Scratch &dir, const std::vector<std::string> &command) {
+    Supervised(const TempDir &dir, const std::vector<std::string> &command) {
         ::setenv("LU_SUPERVISE_SOCKET", (dir / "supervise.sock").c_str(), 1);
         pid_ = ::fork();
         if (pid_ == 0) {
@@ -72,7 +74,7 @@ private:
 };
 
 int supervised_exit(const std::vector<std::string> &command) {
-    Scratch dir;
+    TempDir dir{"lu-agent-test"};
     Supervised supervised(dir, command);
     return supervised.exit_code();
 }
@@ -119,7 +121,7 @@ BOOST_AUTO_TEST_CASE(exits_with_the_apps_code) {
 }
 
 BOOST_AUTO_TEST_CASE(forwards_signals_to_the_app) {
-    Scratch dir;
+    TempDir dir{"lu-agent-test"};
     const std::string log = dir / "log";
     Supervised supervised(dir,
                           {"sh", "-c",
@@ -136,7 +138,7 @@ BOOST_AUTO_TEST_CASE(forwards_signals_to_the_app) {
 }
 
 BOOST_AUTO_TEST_CASE(reaps_orphans_of_the_app) {
-    Scratch dir;
+    TempDir dir{"lu-agent-test"};
     const std::string orphan = dir / "orphan";
     // The subshell exits at once: its sleep, orphaned, comes to the supervisor to be reaped when it ends.
     Supervised supervised(dir, {"sh", "-c",
@@ -154,7 +156,7 @@ BOOST_AUTO_TEST_CASE(reaps_orphans_of_the_app) {
 }
 
 BOOST_AUTO_TEST_CASE(a_restart_through_the_agent_starts_the_app_again_under_a_new_pid) {
-    Scratch dir;
+    TempDir dir{"lu-agent-test"};
     const std::string pids = dir / "pids";
     Supervised supervised(dir, {"sh", "-c", "echo $$ >> " + pids + "; exec sleep 1000"});
     BOOST_REQUIRE(lines_of(pids, 1).size() == 1);
@@ -178,7 +180,7 @@ BOOST_AUTO_TEST_CASE(a_restart_through_the_agent_starts_the_app_again_under_a_ne
 }
 
 BOOST_AUTO_TEST_CASE(an_app_that_ignores_sigterm_is_killed_after_the_grace) {
-    Scratch dir;
+    TempDir dir{"lu-agent-test"};
     const std::string pids = dir / "pids";
     Supervised supervised(dir, {"sh", "-c", "trap '' TERM; echo $$ >> " + pids + "; while :; do sleep 0.02; done"});
     BOOST_REQUIRE(lines_of(pids, 1).size() == 1);
@@ -198,7 +200,7 @@ BOOST_AUTO_TEST_CASE(an_app_that_ignores_sigterm_is_killed_after_the_grace) {
 }
 
 BOOST_AUTO_TEST_CASE(without_a_supervisor_the_restart_says_so) {
-    Scratch dir;
+    TempDir dir{"lu-agent-test"};
     ::setenv("LU_SUPERVISE_SOCKET", (dir / "supervise.sock").c_str(), 1);
     Agent agent;
     agent.greet();
@@ -208,9 +210,9 @@ BOOST_AUTO_TEST_CASE(without_a_supervisor_the_restart_says_so) {
 }
 
 BOOST_AUTO_TEST_CASE(a_socket_left_by_a_killed_supervisor_is_taken_over) {
-    Scratch dir;
+    TempDir dir{"lu-agent-test"};
     {
-        Supervised first(dir, {"sh", "-c", "echo $$ > " + dir / "first" + "; exec sleep 1000"});
+        Supervised first(dir, {"sh", "-c", "echo $$ > " + (dir / "first").string() + "; exec sleep 1000"});
         wait_for(dir / "supervise.sock");
         const auto app = lines_of(dir / "first", 1);
         first.kill_now();

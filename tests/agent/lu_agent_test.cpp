@@ -17,24 +17,26 @@
 #include <vector>
 
 #include "tests/agent/agent_process.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace liveupdate::agent_protocol;
 namespace fs = std::filesystem;
 
 using namespace lu_agent_test;
+using liveupdate::test::TempDir;
 
 BOOST_AUTO_TEST_CASE(writes_folders_symlinks_and_deletes_apply_in_order) {
-    Scratch dir;
+    TempDir dir{"lu-agent-test"};
     Agent agent;
     agent.greet();
     BOOST_TEST(
-        agent.ask_for<Result>(encode(WriteFile{dir / "a/b/c.txt", dir.path, 0750, kKeepOwner, kKeepOwner, "hello"}))
+        agent.ask_for<Result>(encode(WriteFile{dir / "a/b/c.txt", dir.path(), 0750, kKeepOwner, kKeepOwner, "hello"}))
             .error == 0);
     BOOST_TEST(read_file(dir / "a/b/c.txt") == "hello");
     BOOST_TEST(mode_of(dir / "a/b/c.txt") == 0750);
-    BOOST_TEST(agent.ask_for<Result>(encode(MakeDir{dir / "d/e", dir.path, 0700})).error == 0);
+    BOOST_TEST(agent.ask_for<Result>(encode(MakeDir{dir / "d/e", dir.path(), 0700})).error == 0);
     BOOST_TEST(mode_of(dir / "d/e") == 0700);
-    BOOST_TEST(agent.ask_for<Result>(encode(Symlink{dir / "link", dir.path, "a/b"})).error == 0);
+    BOOST_TEST(agent.ask_for<Result>(encode(Symlink{dir / "link", dir.path(), "a/b"})).error == 0);
     BOOST_TEST(fs::read_symlink(dir / "link") == "a/b");
     // A write through a symlinked root lands in the target folder, the link stays.
     BOOST_TEST(
@@ -43,25 +45,25 @@ BOOST_AUTO_TEST_CASE(writes_folders_symlinks_and_deletes_apply_in_order) {
     BOOST_TEST(read_file(dir / "a/b/via.txt") == "v");
     BOOST_TEST(fs::is_symlink(dir / "link"));
     // A delete of the symlink never touches what it points at.
-    BOOST_TEST(agent.ask_for<Result>(encode(Remove{dir / "link", dir.path})).error == 0);
+    BOOST_TEST(agent.ask_for<Result>(encode(Remove{dir / "link", dir.path()})).error == 0);
     BOOST_TEST(!fs::exists(fs::symlink_status(dir / "link")));
     BOOST_TEST(fs::exists(dir / "a/b/c.txt"));
     // A folder holding a symlink to outside: removed, the outside kept.
     fs::create_directories(dir / "outside");
     std::ofstream(dir / "outside/keep") << "k";
     fs::create_directory_symlink(dir / "outside", dir / "a/b/out");
-    BOOST_TEST(agent.ask_for<Result>(encode(Remove{dir / "a", dir.path})).error == 0);
+    BOOST_TEST(agent.ask_for<Result>(encode(Remove{dir / "a", dir.path()})).error == 0);
     BOOST_TEST(!fs::exists(dir / "a"));
     BOOST_TEST(read_file(dir / "outside/keep") == "k");
-    BOOST_TEST(agent.ask_for<Result>(encode(Remove{dir / "never-was", dir.path})).error == 0);
+    BOOST_TEST(agent.ask_for<Result>(encode(Remove{dir / "never-was", dir.path()})).error == 0);
     // No temporary file is left behind.
-    for (const auto &entry : fs::recursive_directory_iterator(dir.path))
+    for (const auto &entry : fs::recursive_directory_iterator(dir.path()))
         BOOST_TEST(entry.path().filename().string().find(".lu-agent-") == std::string::npos, entry.path());
     BOOST_TEST(agent.finish() == 0);
 }
 
 BOOST_AUTO_TEST_CASE(a_failed_write_says_which_path_and_why) {
-    Scratch dir;
+    TempDir dir{"lu-agent-test"};
     std::ofstream(dir / "file") << "x";
     Agent agent;
     agent.greet();
@@ -73,7 +75,7 @@ BOOST_AUTO_TEST_CASE(a_failed_write_says_which_path_and_why) {
 }
 
 BOOST_AUTO_TEST_CASE(a_new_kind_replaces_the_old_one_as_tar_does) {
-    Scratch dir;
+    TempDir dir{"lu-agent-test"};
     const std::string app = dir / "app";
     fs::create_directories(app + "/y/sub");
     std::ofstream(app + "/y/sub/old") << "o";
@@ -104,7 +106,7 @@ BOOST_AUTO_TEST_CASE(a_new_kind_replaces_the_old_one_as_tar_does) {
 }
 
 BOOST_AUTO_TEST_CASE(a_delete_beneath_a_file_is_already_done) {
-    Scratch dir;
+    TempDir dir{"lu-agent-test"};
     const std::string app = dir / "app";
     fs::create_directories(app);
     std::ofstream(app + "/y") << "now a file";
@@ -117,7 +119,7 @@ BOOST_AUTO_TEST_CASE(a_delete_beneath_a_file_is_already_done) {
 }
 
 BOOST_AUTO_TEST_CASE(symlinks_below_the_root_are_never_followed) {
-    Scratch dir;
+    TempDir dir{"lu-agent-test"};
     const std::string app = dir / "app";
     const std::string outside = dir / "outside";
     fs::create_directories(app);
@@ -154,11 +156,11 @@ BOOST_AUTO_TEST_CASE(requests_with_a_path_outside_their_root_end_the_session) {
 }
 
 BOOST_AUTO_TEST_CASE(runs_stream_output_and_return_the_exit_code) {
-    Scratch dir;
+    TempDir dir{"lu-agent-test"};
     Agent agent;
     agent.greet();
     agent.send(encode(
-        Run{{"sh", "-c", "echo out; echo err >&2; pwd; echo $LU_X; exit 3"}, dir.path.string(), {"LU_X=42"}, 0}));
+        Run{{"sh", "-c", "echo out; echo err >&2; pwd; echo $LU_X; exit 3"}, dir.path().string(), {"LU_X=42"}, 0}));
     std::string out, err;
     ExitStatus status;
     for (;;) {
@@ -172,7 +174,7 @@ BOOST_AUTO_TEST_CASE(runs_stream_output_and_return_the_exit_code) {
         status = decode<ExitStatus>(*f);
         break;
     }
-    BOOST_TEST(out == "out\n" + dir.path.string() + "\n42\n");
+    BOOST_TEST(out == "out\n" + dir.path().string() + "\n42\n");
     BOOST_TEST(err == "err\n");
     BOOST_TEST(status.code == 3);
     BOOST_TEST(status.timed_out == 0);
@@ -219,13 +221,13 @@ BOOST_AUTO_TEST_CASE(runs_start_with_default_signals_and_none_blocked) {
 }
 
 BOOST_AUTO_TEST_CASE(a_run_past_its_limit_is_killed_with_its_children) {
-    Scratch dir;
+    TempDir dir{"lu-agent-test"};
     Agent agent;
     agent.greet();
     const auto start = std::chrono::steady_clock::now();
     // The child sleep would keep the output open if only the shell were killed.
     const auto status = agent.ask_for<ExitStatus>(
-        encode(Run{{"sh", "-c", "sleep 30 & echo $! > " + (dir / "pid") + "; wait"}, "", {}, 300}));
+        encode(Run{{"sh", "-c", "sleep 30 & echo $! > " + (dir / "pid").string() + "; wait"}, "", {}, 300}));
     const auto took = std::chrono::steady_clock::now() - start;
     BOOST_TEST(status.timed_out == 1);
     BOOST_TEST(status.code == 128 + SIGKILL);
@@ -238,7 +240,7 @@ BOOST_AUTO_TEST_CASE(a_run_past_its_limit_is_killed_with_its_children) {
 }
 
 BOOST_AUTO_TEST_CASE(a_digest_lists_type_mode_size_and_content_hash) {
-    Scratch dir;
+    TempDir dir{"lu-agent-test"};
     fs::create_directories(dir / "t/sub");
     std::ofstream(dir / "t/sub/a") << "same";
     std::ofstream(dir / "t/b") << "same";
@@ -268,7 +270,7 @@ BOOST_AUTO_TEST_CASE(a_digest_lists_type_mode_size_and_content_hash) {
 }
 
 BOOST_AUTO_TEST_CASE(a_digest_of_a_missing_folder_is_enoent_before_any_entry) {
-    Scratch dir;
+    TempDir dir{"lu-agent-test"};
     Agent agent;
     agent.greet();
     const auto result = agent.ask_for<Result>(encode(Digest{dir / "absent", {}, 1, 0, 0}));
@@ -279,7 +281,7 @@ BOOST_AUTO_TEST_CASE(a_digest_of_a_missing_folder_is_enoent_before_any_entry) {
 // Issue 33 item 1: only the files named are read (an app's 3 TB sparse file is
 // given by its kind and size), and a digest past its budget says it is incomplete.
 BOOST_AUTO_TEST_CASE(a_digest_reads_only_the_files_it_names_within_its_budget) {
-    Scratch dir;
+    TempDir dir{"lu-agent-test"};
     fs::create_directories(dir / "t");
     std::ofstream(dir / "t/synced") << "ours";
     std::ofstream(dir / "t/disk.img") << "";
@@ -320,7 +322,7 @@ BOOST_AUTO_TEST_CASE(a_digest_reads_only_the_files_it_names_within_its_budget) {
 // The host gone in the middle of a digest (its session dropped): the agent
 // stops reading and exits instead of hashing on.
 BOOST_AUTO_TEST_CASE(an_agent_exits_when_its_host_leaves_in_the_middle_of_a_digest) {
-    Scratch dir;
+    TempDir dir{"lu-agent-test"};
     fs::create_directories(dir / "t");
     std::ofstream(dir / "t/disk.img") << "";
     fs::resize_file(dir / "t/disk.img", std::uintmax_t{3} << 40);
@@ -358,7 +360,7 @@ BOOST_AUTO_TEST_CASE(requests_before_the_handshake_or_with_bad_paths_end_the_ses
         // An older host is answered in its version, and may not ask what came after it.
         Agent agent;
         BOOST_TEST(agent.ask_for<HelloReply>(encode(Hello{kOldestProtocolVersion})).version == kOldestProtocolVersion);
-        const auto fatal = agent.ask_for<Fatal>(encode(WatchChanges{1, "/tmp", {"x"}, 1024, 0, 0}));
+        const auto fatal = agent.ask_for<Fatal>(encode(WatchChanges{1, "/tmp", {"x"}, 1024, 0, 0, {}, {}}));
         BOOST_TEST(fatal.message.find("protocol version 6") != std::string::npos, fatal.message);
         BOOST_TEST(agent.finish() == 1);
     }

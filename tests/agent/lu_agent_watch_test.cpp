@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <boost/test/unit_test.hpp>
+#include <cerrno>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -20,8 +21,10 @@
 #include <xxhash.h>
 
 #include "tests/agent/agent_process.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace lu_agent_test;
+using liveupdate::test::TempDir;
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -84,14 +87,15 @@ private:
 void write_text(const std::string &path, const std::string &text) { std::ofstream(path, std::ios::binary) << text; }
 
 struct Watched {
-    Scratch dir;
+    TempDir dir{"lu-agent-test"};
     Agent agent;
     Reader reader{agent.out};
     explicit Watched(std::vector<std::string> patterns, std::uint8_t report_existing = 0,
-                     const std::function<void(Scratch &)> &before = {}) {
+                     const std::function<void(const TempDir &)> &before = {}) {
         if (before) before(dir);
         agent.greet();
-        agent.send(encode(WatchChanges{7, dir.path, std::move(patterns), std::uint64_t{1} << 20, 30, report_existing}));
+        agent.send(encode(
+            WatchChanges{7, dir.path(), std::move(patterns), std::uint64_t{1} << 20, 30, report_existing, {}, {}}));
         const auto result = decode<Result>(reader.answer());
         BOOST_REQUIRE_MESSAGE(result.error == 0, result.message);
     }
@@ -102,7 +106,7 @@ struct Watched {
 BOOST_AUTO_TEST_CASE(a_file_written_arrives_with_its_bytes_and_digest_then_its_delete) {
     Watched w({"lock.json", "gen"});
     // A forward write first: the folders it keeps open do not blind the watch.
-    w.agent.send(encode(WriteFile{w.dir / "fwd.txt", w.dir.path, 0644, kKeepOwner, kKeepOwner, "f"}));
+    w.agent.send(encode(WriteFile{w.dir / "fwd.txt", w.dir.path(), 0644, kKeepOwner, kKeepOwner, "f"}));
     BOOST_TEST(decode<Result>(w.reader.answer()).error == 0);
     fs::create_directories(w.dir / "gen/deep");
     write_text(w.dir / "lock.json", std::string("{\"v\":1}\0\n", 9));
@@ -132,7 +136,7 @@ BOOST_AUTO_TEST_CASE(a_file_written_arrives_with_its_bytes_and_digest_then_its_d
     BOOST_TEST(w.reader.last("lock.json")->kind == kind(ChangeKind::deleted));
     BOOST_TEST(!w.reader.last("other.txt"));
     // Forward writes still work, answered in order among the changes.
-    w.agent.send(encode(WriteFile{w.dir / "fwd.txt", w.dir.path, 0644, kKeepOwner, kKeepOwner, "f"}));
+    w.agent.send(encode(WriteFile{w.dir / "fwd.txt", w.dir.path(), 0644, kKeepOwner, kKeepOwner, "f"}));
     BOOST_TEST(decode<Result>(w.reader.answer()).error == 0);
     BOOST_TEST(w.agent.finish() == 0);
 }
@@ -183,7 +187,7 @@ BOOST_AUTO_TEST_CASE(symlinks_fifos_and_folders_are_reported_as_what_they_are_ne
 }
 
 BOOST_AUTO_TEST_CASE(files_there_before_come_only_when_asked_and_a_file_over_the_limit_without_content) {
-    const auto before = [](Scratch &dir) {
+    const auto before = [](const TempDir &dir) {
         write_text(dir / "old.txt", "old");
         write_text(dir / "huge.bin", std::string(std::size_t{2} << 20, 'h'));
     };
@@ -212,6 +216,59 @@ BOOST_AUTO_TEST_CASE(files_there_before_come_only_when_asked_and_a_file_over_the
     }
 }
 
+BOOST_AUTO_TEST_CASE(a_watch_from_agreements_sends_what_changed_while_none_ran_and_nothing_else) {
+    TempDir dir{"lu-agent-test"};
+    fs::create_directories(dir / "gen");
+    write_text(dir / "gen/same.txt", "same");
+    write_text(dir / "gen/changed.txt", "changed while no watch ran");
+    write_text(dir / "gen/new.txt", "new");
+    write_text(dir / "other.txt", "not wanted");
+    const auto hash = [](std::string_view text) { return XXH3_64bits(text.data(), text.size()); };
+    Agent agent;
+    Reader reader{agent.out};
+    agent.greet();
+    WatchChanges watch{3, dir.path(), {"gen"}, std::uint64_t{1} << 20, 5, 1, {}, {}};
+    // Agreements beneath the root: kept, changed, deleted, and one the patterns do not want.
+    for (const auto &[path, text] : std::vector<std::pair<std::string, std::string>>{
+             {"gen/same.txt", "same"}, {"gen/changed.txt", "before"}, {"gen/gone.txt", "gone"}, {"other.txt", "x"}}) {
+        watch.agreed_paths.push_back(path);
+        watch.agreed_hashes.push_back(hash(text));
+    }
+    agent.send(encode(watch));
+    BOOST_REQUIRE(decode<Result>(reader.answer()).error == 0);
+    reader.changes_until(
+        [&] { return reader.last("gen/changed.txt") && reader.last("gen/new.txt") && reader.last("gen/gone.txt"); });
+    BOOST_REQUIRE(reader.last("gen/changed.txt"));
+    BOOST_TEST(reader.last("gen/changed.txt")->content == "changed while no watch ran");
+    BOOST_REQUIRE(reader.last("gen/new.txt"));
+    BOOST_TEST(reader.last("gen/new.txt")->content == "new");
+    BOOST_REQUIRE(reader.last("gen/gone.txt"));
+    BOOST_TEST(reader.last("gen/gone.txt")->kind == kind(ChangeKind::deleted));
+    // A later change comes as usual; by then the agreed, unchanged file would have come.
+    write_text(dir / "gen/after.txt", "after");
+    reader.changes_until([&] { return reader.last("gen/after.txt") != nullptr; });
+    BOOST_TEST(reader.last("gen/after.txt"));
+    BOOST_TEST(!reader.last("gen/same.txt"));
+    BOOST_TEST(!reader.last("other.txt"));
+    // Agreed or not, a change of the kept file after the start is sent.
+    write_text(dir / "gen/same.txt", "edited");
+    reader.changes_until([&] { return reader.last("gen/same.txt") != nullptr; });
+    BOOST_REQUIRE(reader.last("gen/same.txt"));
+    BOOST_TEST(reader.last("gen/same.txt")->content == "edited");
+    BOOST_TEST(agent.finish() == 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_watch_with_unpaired_agreements_is_refused) {
+    TempDir dir{"lu-agent-test"};
+    Agent agent;
+    Reader reader{agent.out};
+    agent.greet();
+    agent.send(encode(WatchChanges{1, dir.path(), {"*"}, 1024, 0, 1, {"a", "b"}, {1}}));
+    const auto result = decode<Result>(reader.answer());
+    BOOST_TEST(result.error == EINVAL);
+    BOOST_TEST(result.message.find("2 agreed paths but 1 hashes") != std::string::npos, result.message);
+}
+
 BOOST_AUTO_TEST_CASE(a_storm_of_files_does_not_stall_forward_writes) {
     Watched w({"**"});
     fs::create_directories(w.dir / "storm");
@@ -230,7 +287,7 @@ BOOST_AUTO_TEST_CASE(a_storm_of_files_does_not_stall_forward_writes) {
     int answered = 0;
     for (int i = 0; i < 20; ++i) {
         w.agent.send(
-            encode(WriteFile{w.dir / ("fwd/" + std::to_string(i)), w.dir.path, 0644, kKeepOwner, kKeepOwner, "f"}));
+            encode(WriteFile{w.dir / ("fwd/" + std::to_string(i)), w.dir.path(), 0644, kKeepOwner, kKeepOwner, "f"}));
         if (decode<Result>(w.reader.answer()).error == 0) ++answered;
     }
     const bool still_storming = storming;
@@ -248,16 +305,16 @@ BOOST_AUTO_TEST_CASE(a_storm_of_files_does_not_stall_forward_writes) {
     for (const auto &c : w.reader.changes) rescanned = rescanned || c.kind == kind(ChangeKind::rescan);
     BOOST_TEST_MESSAGE("storm: " << written << " writes, " << w.reader.changes.size() << " changes, rescan "
                                  << rescanned);
-    w.agent.send(encode(Remove{w.dir / "fwd", w.dir.path}));
+    w.agent.send(encode(Remove{w.dir / "fwd", w.dir.path()}));
     BOOST_TEST(decode<Result>(w.reader.answer()).error == 0);
 }
 
 BOOST_AUTO_TEST_CASE(a_file_past_one_frame_comes_in_parts_with_forward_answers_between_them) {
-    Scratch dir;
+    TempDir dir{"lu-agent-test"};
     Agent agent;
     Reader reader{agent.out};
     agent.greet();
-    agent.send(encode(WatchChanges{7, dir.path, {"big.bin"}, std::uint64_t{64} << 20, 5, 0}));
+    agent.send(encode(WatchChanges{7, dir.path(), {"big.bin"}, std::uint64_t{64} << 20, 5, 0, {}, {}}));
     BOOST_REQUIRE(decode<Result>(reader.answer()).error == 0);
     // 40 MiB, each MiB different, so that a part lost, repeated or out of order shows.
     std::string content(std::size_t{40} << 20, '\0');
@@ -269,7 +326,7 @@ BOOST_AUTO_TEST_CASE(a_file_past_one_frame_comes_in_parts_with_forward_answers_b
     BOOST_REQUIRE(first.has_value());
     BOOST_REQUIRE(first->type == MessageType::container_change_part);
     std::string joined = decode<ContainerChangePart>(*first).data;
-    agent.send(encode(WriteFile{dir / "fwd.txt", dir.path, 0644, kKeepOwner, kKeepOwner, "f"}));
+    agent.send(encode(WriteFile{dir / "fwd.txt", dir.path(), 0644, kKeepOwner, kKeepOwner, "f"}));
     bool answered_between = false;
     std::optional<ContainerChange> change;
     while (!change) {
@@ -297,15 +354,15 @@ BOOST_AUTO_TEST_CASE(a_file_past_one_frame_comes_in_parts_with_forward_answers_b
 }
 
 BOOST_AUTO_TEST_CASE(a_watch_of_a_missing_root_or_a_bad_pattern_is_refused_with_why) {
-    Scratch dir;
+    TempDir dir{"lu-agent-test"};
     Agent agent;
     agent.greet();
     Reader reader(agent.out);
-    agent.send(encode(WatchChanges{1, dir / "missing", {"*"}, 1024, 0, 0}));
+    agent.send(encode(WatchChanges{1, dir / "missing", {"*"}, 1024, 0, 0, {}, {}}));
     const auto missing = decode<Result>(reader.answer());
     BOOST_TEST(missing.error == ENOENT);
     BOOST_TEST(missing.message.find(dir / "missing") != std::string::npos, missing.message);
-    agent.send(encode(WatchChanges{1, dir.path, {"[unclosed"}, 1024, 0, 0}));
+    agent.send(encode(WatchChanges{1, dir.path(), {"[unclosed"}, 1024, 0, 0, {}, {}}));
     const auto bad = decode<Result>(reader.answer());
     BOOST_TEST(bad.error == EINVAL, bad.message);
     BOOST_TEST(agent.finish() == 0);

@@ -2,7 +2,6 @@
 // pseudo filesystems it leaves alone, its byte and time budget, and a
 // caller's stop.
 #define BOOST_TEST_MODULE tree_digest
-#include <stdlib.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
@@ -14,6 +13,7 @@
 #include <string>
 
 #include "common/tree_digest/tree_digest.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 namespace td = liveupdate::tree_digest;
@@ -21,15 +21,8 @@ namespace td = liveupdate::tree_digest;
 namespace {
 
 struct Folder {
-    fs::path root;
-    Folder() {
-        char tmpl[] = "/tmp/lu-tree-digest-XXXXXX";
-        root = ::mkdtemp(tmpl);
-    }
-    ~Folder() {
-        std::error_code ec;
-        fs::remove_all(root, ec);
-    }
+    liveupdate::test::TempDir dir{"lu-tree-digest"};
+    fs::path root = dir.path();
     void write(const std::string &relative, const std::string &content) const {
         fs::create_directories((root / relative).parent_path());
         std::ofstream(root / relative) << content;

@@ -38,16 +38,18 @@ struct Watched {
                                           "docker", "exec", "-i", container.name(), kAgentInContainer}),
                                       kTimeout, [](std::string_view) {});
         const auto refused = session->watch_changes(
-            WatchChanges{1, "/app", {"*.txt", "gen", "link", "..*", "?bad", "etc-*"}, 64u << 20, 20, 0},
+            WatchChanges{1, "/app", {"*.txt", "gen", "link", "..*", "?bad", "etc-*"}, 64u << 20, 20, 0, {}, {}},
             Clock::now() + kTimeout, {});
         BOOST_REQUIRE_MESSAGE(refused.empty(), refused);
     }
-    // Waits until path's last change is of `kind`.
-    const ContainerChange &await(const std::string &path, ChangeKind kind) {
+    // Waits until path's last change is of `kind` (and of `mode`, unless 0).
+    const ContainerChange &await(const std::string &path, ChangeKind kind, std::uint32_t mode = 0) {
         const auto deadline = Clock::now() + kTimeout;
         for (;;) {
             const auto found = last.find(path);
-            if (found != last.end() && found->second.kind == static_cast<std::uint8_t>(kind)) return found->second;
+            if (found != last.end() && found->second.kind == static_cast<std::uint8_t>(kind) &&
+                (mode == 0 || found->second.mode == mode))
+                return found->second;
             BOOST_REQUIRE_MESSAGE(Clock::now() < deadline, "no " << static_cast<int>(kind) << " change of " << path);
             session->wait_for_changes(deadline);
             for (auto &c : session->take_changes()) last[c.path] = std::move(c);
@@ -60,7 +62,8 @@ struct Watched {
 BOOST_AUTO_TEST_CASE(a_file_written_in_the_container_arrives_with_its_digest_and_bytes_then_its_delete) {
     Watched w;
     w.container.exec("printf 'lock\\001\\377v2' > /app/package.txt && chmod 640 /app/package.txt");
-    const auto &written = w.await("package.txt", ChangeKind::written);
+    // Sent once its writer closed it, and again for the chmod after.
+    const auto &written = w.await("package.txt", ChangeKind::written, 0640);
     const std::string expected("lock\001\377v2", 8);
     BOOST_TEST(written.has_content == 1u);
     BOOST_TEST(written.content == expected);

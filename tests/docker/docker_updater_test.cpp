@@ -485,14 +485,14 @@ BOOST_AUTO_TEST_CASE(one_instance_serves_concurrent_updates_of_different_contain
     TestContainer second(kBusybox, kSleep);
     DockerUpdater updater;
     std::vector<Outcome> outcomes(std::size_t{2} * 4);
-    const auto work = [&](const TestContainer &c, int slot) {
+    const auto work = [&](const TestContainer &c, int worker) {
         for (int i = 0; i < 4; ++i) {
             Update u;
-            const std::string path = "t9/" + std::to_string(slot) + "/" + std::to_string(i) + ".txt";
+            const std::string path = "t9/" + std::to_string(worker) + "/" + std::to_string(i) + ".txt";
             u.archive = TarBuilder().file(path, std::to_string(i)).finish();
             u.copies = {{"/l", "/" + path}};
             u.runs = {{{"cat", "/" + path}, false}};
-            outcomes[(static_cast<std::size_t>(slot) * 4) + static_cast<std::size_t>(i)] =
+            outcomes[(static_cast<std::size_t>(worker) * 4) + static_cast<std::size_t>(i)] =
                 updater.update(c.id(), c.name(), u);
         }
     };

@@ -144,6 +144,23 @@ std::string column_of(const std::string &table, const std::string &name, std::si
 
 bool logged(const UpDaemon &d, const std::string &text) { return d.log_text().find(text) != std::string::npos; }
 
+std::size_t times_logged(const UpDaemon &d, const std::string &text) {
+    const std::string log = d.log_text();
+    std::size_t count = 0;
+    for (std::size_t at = log.find(text); at != std::string::npos; at = log.find(text, at + text.size())) ++count;
+    return count;
+}
+
+// SIGKILLs every lu-agent in the replica (its watch's and its updates'); how many.
+int kill_agents(const Replica &web) {
+    std::istringstream pids(
+        sh_ok("docker top " + web.name() + " -eo pid,args | awk '/\\.lu-agent\\/lu-agent/ {print $1}'"));
+    int killed = 0;
+    for (std::string pid; std::getline(pids, pid);)
+        if (!pid.empty() && ::kill(std::stoi(pid), SIGKILL) == 0) ++killed;
+    return killed;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(a_file_written_in_the_container_comes_back_with_its_mode_and_is_not_sent_forward_again) {
@@ -259,10 +276,12 @@ BOOST_AUTO_TEST_CASE(a_hostile_container_writes_nothing_outside_local_path_and_d
     UpDaemon d;
     start_syncing_back(d, objects_for(web.project()), {&web});
     // A symlink to /etc's passwd, a FIFO, a folder symlinked to /etc, a file
-    // past the 64 MiB limit: each under a name that comes back.
+    // past the 64 MiB limit: each under a name that comes back. The big file
+    // is written aside and renamed in: written in place, a pause of dd under
+    // load shows the agent a smaller file, which may come back as it was then.
     web.exec(
         "ln -s /etc/passwd /app/package-lock.json; mkdir -p /app/gen; mkfifo /app/gen/fifo;"
-        " ln -s /etc /app/gen/etc; dd if=/dev/zero of=/app/gen/big bs=1M count=65 2>/dev/null");
+        " ln -s /etc /app/gen/etc; dd if=/dev/zero of=/big bs=1M count=65 2>/dev/null; mv /big /app/gen/big");
     BOOST_TEST(wait_until([&] { return logged(d, "gen/big: not brought back"); }, kWait), d.log_text());
     // A forward save meanwhile goes through, and a later file still comes back.
     write_file(d.src / "saved.txt", "saved");
@@ -272,7 +291,7 @@ BOOST_AUTO_TEST_CASE(a_hostile_container_writes_nothing_outside_local_path_and_d
     BOOST_TEST(!has(d.src / "package-lock.json"));
     BOOST_TEST(!has(d.src / "gen/fifo"));
     BOOST_TEST(!has(d.src / "gen/etc"));
-    BOOST_TEST(!has(d.src / "gen/big"));
+    BOOST_TEST(!has(d.src / "gen/big"), d.log_text());
     BOOST_TEST(logged(d, "package-lock.json and "), d.log_text());  // the symlink: a conflict, not a regular file
 }
 
@@ -298,8 +317,8 @@ BOOST_AUTO_TEST_CASE(each_replica_s_files_come_back_and_different_bytes_from_two
 
 // lu-agent killed in the container while it sends a large file: the local
 // side has the whole file or none of it (never a cut one, nor a temporary
-// file left), and once a reconcile starts the sync back again the next
-// change comes back.
+// file left), and once the sync back started again the next change comes
+// back.
 BOOST_AUTO_TEST_CASE(an_agent_killed_mid_file_leaves_no_half_file_locally) {
     const Replica web(project_name(), 1);
     UpDaemon d;
@@ -307,12 +326,7 @@ BOOST_AUTO_TEST_CASE(an_agent_killed_mid_file_leaves_no_half_file_locally) {
     // Written aside, then renamed in and its agents killed at once, while the agent reads and sends it.
     web.exec("mkdir -p /app/gen /big; dd if=/dev/urandom of=/big/big bs=1M count=48 2>/dev/null");
     web.exec("mv /big/big /app/gen/big");
-    std::istringstream pids(
-        sh_ok("docker top " + web.name() + " -eo pid,args | awk '/\\.lu-agent\\/lu-agent/ {print $1}'"));
-    int killed = 0;
-    for (std::string pid; std::getline(pids, pid);)
-        if (!pid.empty() && ::kill(std::stoi(pid), SIGKILL) == 0) ++killed;
-    BOOST_TEST_REQUIRE(killed > 0);
+    BOOST_TEST_REQUIRE(kill_agents(web) > 0);
     BOOST_TEST_REQUIRE(wait_until([&] { return logged(d, "the container's changes stopped coming"); }, kWait),
                        d.log_text());
     const std::string in_container = sh_ok("docker exec " + web.name() + " sha256sum /app/gen/big | cut -d' ' -f1");
@@ -325,7 +339,7 @@ BOOST_AUTO_TEST_CASE(an_agent_killed_mid_file_leaves_no_half_file_locally) {
         return sh("find " + lu_test::shell_quote(d.src.string()) + " -name '.lu-sync-back-*'").output;
     };
     BOOST_TEST(temporaries().empty());
-    // A forward save reconciles, which starts the sync back again.
+    // A forward save still goes through; the sync back started again by itself.
     write_file(d.src / "saved.txt", "saved");
     BOOST_TEST_REQUIRE(wait_until([&] { return web.read("/app/saved.txt") == "saved"; }, kWait), d.log_text());
     BOOST_TEST_REQUIRE(wait_until([&] { return sync_backs_started(d.log_text()) >= 2u; }, kWait), d.log_text());
@@ -333,4 +347,50 @@ BOOST_AUTO_TEST_CASE(an_agent_killed_mid_file_leaves_no_half_file_locally) {
     BOOST_TEST(wait_until([&] { return holds(d.src / "gen/after.sql", "after\n"); }, kWait), d.log_text());
     BOOST_TEST((!has(d.src / "gen/big") || local_digest() == in_container), d.log_text());
     BOOST_TEST(temporaries().empty());
+}
+
+// A watch starts from what both sides last agreed on: what the app wrote
+// before the first one, and what it wrote or deleted while none ran (its
+// agents killed), comes back once it starts again.
+BOOST_AUTO_TEST_CASE(what_the_app_changed_while_no_watch_ran_comes_back_when_it_starts_again) {
+    const Replica web(project_name(), 1);
+    web.exec("mkdir -p /app/gen; echo early > /app/gen/early.txt");
+    UpDaemon d;
+    start_syncing_back(d, objects_for(web.project()), {&web});
+    BOOST_TEST(wait_until([&] { return holds(d.src / "gen/early.txt", "early\n"); }, kWait), d.log_text());
+    web.exec("echo kept > /app/gen/kept.txt; echo one > /app/gen/rewritten.txt; echo doomed > /app/gen/deleted.txt");
+    BOOST_TEST_REQUIRE(wait_until(
+        [&] {
+            return holds(d.src / "gen/kept.txt", "kept\n") && holds(d.src / "gen/rewritten.txt", "one\n") &&
+                   holds(d.src / "gen/deleted.txt", "doomed\n");
+        },
+        kWait));
+    // Changed at once after the kill, well before the watch's first try again (1 s).
+    BOOST_TEST_REQUIRE(kill_agents(web) > 0);
+    web.exec("echo two > /app/gen/rewritten.txt; rm /app/gen/deleted.txt; echo new > /app/gen/new.txt");
+    BOOST_TEST_REQUIRE(wait_until([&] { return logged(d, "the container's changes stopped coming"); }, kWait),
+                       d.log_text());
+    BOOST_TEST_REQUIRE(wait_until([&] { return sync_backs_started(d.log_text()) >= 2u; }, kWait), d.log_text());
+    BOOST_TEST(wait_until([&] { return holds(d.src / "gen/rewritten.txt", "two\n"); }, kWait), d.log_text());
+    BOOST_TEST(wait_until([&] { return !has(d.src / "gen/deleted.txt"); }, kWait), d.log_text());
+    BOOST_TEST(wait_until([&] { return holds(d.src / "gen/new.txt", "new\n"); }, kWait), d.log_text());
+    BOOST_TEST(holds(d.src / "gen/kept.txt", "kept\n"));
+    BOOST_TEST(conflicts_of(d).empty(), d.log_text());
+}
+
+// The watch's lu-agent killed and nothing saved locally: no reconcile comes,
+// yet the sync back starts again on its own timer, said once, and a file
+// the container writes then comes back.
+BOOST_AUTO_TEST_CASE(a_broken_watch_starts_again_without_a_local_change) {
+    const Replica web(project_name(), 1);
+    UpDaemon d;
+    start_syncing_back(d, objects_for(web.project()), {&web});
+    BOOST_TEST_REQUIRE(kill_agents(web) > 0);
+    BOOST_TEST_REQUIRE(wait_until([&] { return logged(d, "the container's changes stopped coming"); }, kWait),
+                       d.log_text());
+    BOOST_TEST(logged(d, "; tried again in 1 s"), d.log_text());
+    BOOST_TEST_REQUIRE(wait_until([&] { return sync_backs_started(d.log_text()) >= 2u; }, kWait), d.log_text());
+    web.exec("mkdir -p /app/gen; echo by-itself > /app/gen/after-break.sql");
+    BOOST_TEST(wait_until([&] { return holds(d.src / "gen/after-break.sql", "by-itself\n"); }, kWait), d.log_text());
+    BOOST_TEST(times_logged(d, "the container's changes stopped coming") == 1u, d.log_text());
 }

@@ -16,9 +16,11 @@
 #include "host/core/host_error.hpp"
 #include "host/core/plugin_slot.hpp"
 #include "host/core/reconcile_driver.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace liveupdate::host;
 using liveupdate::common::MicroTime;
+using liveupdate::test::TempDir;
 namespace json = boost::json;
 namespace fs = std::filesystem;
 
@@ -100,14 +102,9 @@ std::string text_of(const ReconcileResult &r) {
 }
 
 struct Fixture {
-    fs::path root;
-    Fixture() {
-        std::string pattern = (fs::temp_directory_path() / "lu-fanout-test-XXXXXX").string();
-        BOOST_TEST_REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-        root = fs::canonical(pattern);
-        std::ofstream(root / "a.txt") << "hi";
-    }
-    ~Fixture() { fs::remove_all(root); }
+    TempDir dir{"lu-fanout-test"};
+    fs::path root = dir.path();
+    Fixture() { std::ofstream(root / "a.txt") << "hi"; }
 
     // Two changes, each reconciled by both hosts: the results must be the same text.
     void expect_same(int pods, const std::string &updater_config) {

@@ -17,14 +17,17 @@
 #include <sstream>
 #include <thread>
 
+#include "host/sync_back/agent_sync_back.hpp"
 #include "host/sync_back/beneath_files.hpp"
 #include "host/sync_back/held_deletes.hpp"
 #include "host/sync_back/local_sync_back.hpp"
 #include "host/sync_back/local_sync_back_watch.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 namespace sb = liveupdate::sync_back;
 using namespace liveupdate::host;
+using liveupdate::test::TempDir;
 using Kind = sync_back::SyncBackEvent::Kind;
 
 namespace {
@@ -42,15 +45,13 @@ void write(const fs::path &p, const std::string &text) {
 }
 
 // A local container's folder (its /app synced from local/), the developer's
-// folder, a folder outside both, and the synced record.
+// folder, a folder outside both, and the synced journals.
 struct Folders {
-    fs::path top;
+    TempDir dir{"lu-sync-back-test"};
+    fs::path top = dir.path();
     fs::path container, app, local, outside, state;
     std::shared_ptr<SyncedJournal> journal;
     explicit Folders() {
-        std::string pattern = (fs::temp_directory_path() / "lu-sync-back-test-XXXXXX").string();
-        BOOST_TEST_REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-        top = pattern;
         container = top / "container";
         app = container / "app";
         local = top / "local";
@@ -62,7 +63,6 @@ struct Folders {
         journal = std::make_shared<SyncedJournal>((state / "j").string(),
                                                   SyncedKey::of("lu", "local", "", container.string()));
     }
-    ~Folders() { fs::remove_all(top); }
     sync_back::LocalSyncBack sync_back(sb::Limits limits = {}) {
         return sync_back::LocalSyncBack(
             sb::SyncBackMapping(local.string(), "/app", {"package-lock.json", "db", "gen/**"}), container.string(),
@@ -104,6 +104,39 @@ BOOST_AUTO_TEST_CASE(a_container_file_comes_back_with_its_mode_and_is_agreed) {
     write(f.app / "db" / "migrations" / "0001.py", "create table v2");
     BOOST_TEST((back.on_container_change("/app/db/migrations/0001.py", 0).kind == Kind::written));
     BOOST_TEST(text_of(landed) == "create table v2");
+}
+
+BOOST_AUTO_TEST_CASE(a_mode_changed_in_the_container_alone_comes_back_without_touching_the_content) {
+    Folders f;
+    auto back = f.sync_back();
+    const fs::path container_file = f.app / "package-lock.json";
+    const fs::path landed = f.local / "package-lock.json";
+    write(container_file, "{}");
+    fs::permissions(container_file, fs::perms(0644));
+    BOOST_TEST((back.on_container_change("/app/package-lock.json", 0).kind == Kind::written));
+    const auto inode = [](const fs::path &p) {
+        struct stat st {};
+        return ::stat(p.c_str(), &st) == 0 ? st.st_ino : 0;
+    };
+    const ino_t before = inode(landed);
+    // Written, closed, then made executable: the change that reaches the host is the mode's alone.
+    fs::permissions(container_file, fs::perms(0750));
+    const auto e = back.on_container_change("/app/package-lock.json", 0);
+    BOOST_TEST((e.kind == Kind::written), e.message);
+    BOOST_TEST(static_cast<int>(fs::status(landed).permissions() & fs::perms::all) == 0750);
+    BOOST_TEST(inode(landed) == before);
+    BOOST_TEST(text_of(landed) == "{}");
+    // Already so: both sides agree, nothing is written.
+    BOOST_TEST((back.on_container_change("/app/package-lock.json", 0).kind == Kind::agreed));
+    // Permission bits only: a set-id bit never comes.
+    BOOST_REQUIRE(::chmod(container_file.c_str(), 04755) == 0);
+    BOOST_TEST((back.on_container_change("/app/package-lock.json", 0).kind == Kind::written));
+    BOOST_TEST(static_cast<int>(fs::status(landed).permissions() & fs::perms::mask) == 0755);
+    // A local edit meanwhile is the forward sync's: the container's mode does not come over it.
+    write(landed, "{\"local\": 1}");
+    fs::permissions(container_file, fs::perms(0700));
+    BOOST_TEST((back.on_container_change("/app/package-lock.json", 0).kind != Kind::written));
+    BOOST_TEST(static_cast<int>(fs::status(landed).permissions() & fs::perms::all) == 0755);
 }
 
 // While the forward sync carries a file, the container's copy (the old one,
@@ -170,6 +203,22 @@ BOOST_AUTO_TEST_CASE(a_forward_delete_of_a_reported_container_change_is_held) {
                "/app/gen/ours.txt is not deleted: /app/gen/ours.txt holds a change of the container's that sync back "
                "brings back");
     BOOST_TEST(!sync_back::held_delete_of_reported("/app/gen.txt", reported, *f.journal).empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_watch_starts_from_the_agreements_beneath_its_root_only) {
+    const AgreedDigests agreements{{"/app", "00000000000000aa"},
+                                   {"/app/a.txt", "00000000000000ff"},
+                                   {"/app/gen/b.txt", "0123456789abcdef"},
+                                   {"/app/odd.txt", "not a digest"},
+                                   {"/apple/c.txt", "0000000000000001"}};
+    using sync_back::AgreedFile;
+    const std::vector<AgreedFile> app = sync_back::agreed_beneath(agreements, "/app");
+    BOOST_TEST((app == std::vector<AgreedFile>{{"a.txt", 0xff}, {"gen/b.txt", 0x0123456789abcdefULL}}));
+    BOOST_TEST((sync_back::agreed_beneath(agreements, "/app/") == app));
+    const std::vector<AgreedFile> root = sync_back::agreed_beneath(agreements, "/");
+    BOOST_TEST(root.size() == 4u);
+    BOOST_TEST(root.front().path == "app");
+    BOOST_TEST(sync_back::agreed_beneath(agreements, "/srv").empty());
 }
 
 BOOST_AUTO_TEST_CASE(files_no_pattern_asks_for_stay_in_the_container) {

@@ -17,6 +17,7 @@
 #include "host/core/reconcile_driver.hpp"
 #include "liveupdate/ext/record.h"
 #include "liveupdate/liveupdate.hpp"
+#include "tests/support/temp_dir.hpp"
 #include "tests/support/tilt_objects.hpp"
 
 using namespace liveupdate::host;
@@ -29,19 +30,16 @@ namespace fs = std::filesystem;
 namespace {
 
 struct Fixture {
-    fs::path root;
+    TempDir dir{"lu-plugin-instance-test"};
+    fs::path root = dir.path();
     std::shared_ptr<UpdaterHostServices> services = std::make_shared<UpdaterHostServices>();
     std::shared_ptr<Updater> record = std::make_shared<Updater>(UpdaterPlugin::load(LU_TEST_RECORD_UPDATER), services);
     UpdaterRegistry updaters;
 
     Fixture() {
-        std::string pattern = (fs::temp_directory_path() / "lu-plugin-instance-test-XXXXXX").string();
-        BOOST_TEST_REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-        root = fs::canonical(pattern);
         std::ofstream(root / "a.txt") << "hi";
         updaters.set("docker", record);
     }
-    ~Fixture() { fs::remove_all(root); }
 
     json::array take_calls() const {
         auto *ext = static_cast<const lu_record_extension *>(record->extension(LU_RECORD_EXTENSION_ID));

@@ -121,7 +121,7 @@ BOOST_AUTO_TEST_CASE(a_home_that_cannot_be_written_gives_way_to_the_runtime_fold
     {
         StateFolder runtime(places);
         BOOST_TEST(runtime.path() == places.xdg_runtime_dir + "/liveupdate/synced");
-        BOOST_TEST(contains(runtime.fallback_note(), "the synced record is kept in " + runtime.path()));
+        BOOST_TEST(contains(runtime.fallback_note(), "the synced journals are kept in " + runtime.path()));
         BOOST_TEST(contains(runtime.fallback_note(), "cannot create " + std::string(kNoHome) + ": No such file"),
                    runtime.fallback_note());
         BOOST_TEST(runtime.fallback_note().find('\n') == std::string::npos);

@@ -1,4 +1,4 @@
-// The synced record (issue 19): what liveupdate put in each container,
+// The synced journal (issue 19): what liveupdate put in each container,
 // journaled so that a restarted daemon knows it, and told to the archive
 // builder's hook before an entry's bytes are written.
 #include <signal.h>
@@ -16,26 +16,20 @@
 #include "host/core/host_error.hpp"
 #include "host/core/synced_journal.hpp"
 #include "host/core/synced_pruning.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace liveupdate::host;
+using liveupdate::test::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
 
-struct StateDir {
-    fs::path path;
-    StateDir() {
-        std::string pattern = (fs::temp_directory_path() / "lu-synced-test-XXXXXX").string();
-        BOOST_TEST_REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-        path = pattern;
-    }
-    ~StateDir() { fs::remove_all(path); }
-    fs::path only_journal() const {
-        fs::path found;
-        for (const auto &e : fs::directory_iterator(path)) found = e.path();
-        return found;
-    }
-};
+// The one file in dir: the journal of the test's one container.
+fs::path only_journal_in(const TempDir &dir) {
+    fs::path found;
+    for (const auto &e : fs::directory_iterator(dir.path())) found = e.path();
+    return found;
+}
 
 std::string text_of(const fs::path &p) {
     std::ifstream in(p);
@@ -53,57 +47,57 @@ BOOST_AUTO_TEST_SUITE(synced_journal)
 // The daemon's start verifies the containers an earlier run synced into; one
 // this run synced into first has nothing from before to repair.
 BOOST_AUTO_TEST_CASE(a_record_this_run_began_holds_no_earlier_paths) {
-    StateDir dir;
-    SyncedJournals journals(dir.path.string());
+    TempDir dir{"lu-synced-test"};
+    SyncedJournals journals(dir.path().string());
     journals.journal(kKey)->add({"/app", "/app/a.txt"});
     BOOST_TEST(!journals.has_earlier_paths(kKey));
-    SyncedJournals next_run(dir.path.string());
+    SyncedJournals next_run(dir.path().string());
     BOOST_TEST(next_run.has_earlier_paths(kKey));
     next_run.journal(kKey)->remove({"/app"});
     BOOST_TEST(!next_run.has_earlier_paths(kKey));
 }
 
 BOOST_AUTO_TEST_CASE(a_reopened_record_holds_what_was_added_and_not_what_was_removed) {
-    StateDir dir;
+    TempDir dir{"lu-synced-test"};
     {
-        SyncedJournals journals(dir.path.string());
+        SyncedJournals journals(dir.path().string());
         auto j = journals.journal(kKey);
         j->add({"/app", "/app/a.txt", "/app/old", "/app/old/x", "/app/old-y"});
         j->remove({"/app/old"});
     }
-    SyncedJournals again(dir.path.string());
+    SyncedJournals again(dir.path().string());
     BOOST_TEST(again.has_earlier_paths(kKey));
     BOOST_TEST(!again.has_earlier_paths(SyncedKey::of("lu", "docker", "other", "")));
     const SyncedPaths paths = again.journal(kKey)->paths();
     BOOST_TEST((paths == SyncedPaths{"/app", "/app/a.txt", "/app/old-y"}));
     // Opening compacted it: a header and one line per path.
-    BOOST_TEST(text_of(dir.only_journal()) ==
+    BOOST_TEST(text_of(only_journal_in(dir)) ==
                "{\"liveupdate-synced\":1,\"liveUpdate\":\"lu\",\"via\":\"docker\",\"container\":\"id:3f2a\"}\n"
                "+\"/app\"\n+\"/app/a.txt\"\n+\"/app/old-y\"\n");
 }
 
 BOOST_AUTO_TEST_CASE(a_path_already_recorded_costs_no_write) {
-    StateDir dir;
-    SyncedJournals journals(dir.path.string());
+    TempDir dir{"lu-synced-test"};
+    SyncedJournals journals(dir.path().string());
     auto j = journals.journal(kKey);
     j->add({"/app/a.txt"});
-    const auto size = fs::file_size(dir.only_journal());
+    const auto size = fs::file_size(only_journal_in(dir));
     j->add({"/app/a.txt"});
-    BOOST_TEST(fs::file_size(dir.only_journal()) == size);
+    BOOST_TEST(fs::file_size(only_journal_in(dir)) == size);
 }
 
 BOOST_AUTO_TEST_CASE(a_line_torn_by_a_crash_is_ignored_and_a_malformed_one_is_named) {
-    StateDir dir;
+    TempDir dir{"lu-synced-test"};
     {
-        SyncedJournals journals(dir.path.string());
+        SyncedJournals journals(dir.path().string());
         journals.journal(kKey)->add({"/app/a.txt"});
     }
-    const fs::path file = dir.only_journal();
+    const fs::path file = only_journal_in(dir);
     std::ofstream(file, std::ios::app) << "+\"/app/b.t";  // no newline: the write never finished
-    BOOST_TEST((SyncedJournals(dir.path.string()).journal(kKey)->paths() == SyncedPaths{"/app/a.txt"}));
+    BOOST_TEST((SyncedJournals(dir.path().string()).journal(kKey)->paths() == SyncedPaths{"/app/a.txt"}));
     std::ofstream(file, std::ios::app) << "garbage\n";
     try {
-        SyncedJournals(dir.path.string()).journal(kKey);
+        SyncedJournals(dir.path().string()).journal(kKey);
         BOOST_FAIL("a malformed journal was taken");
     } catch (const HostError &e) {
         BOOST_TEST(std::string(e.what()).find(file.string() + ":3") != std::string::npos, e.what());
@@ -111,12 +105,12 @@ BOOST_AUTO_TEST_CASE(a_line_torn_by_a_crash_is_ignored_and_a_malformed_one_is_na
 }
 
 BOOST_AUTO_TEST_CASE(a_write_that_fails_throws_and_leaves_no_partial_line) {
-    StateDir dir;
-    SyncedJournals journals(dir.path.string());
+    TempDir dir{"lu-synced-test"};
+    SyncedJournals journals(dir.path().string());
     auto j = journals.journal(kKey);
     j->add({"/app/a.txt"});
     // A full disk, as a file size limit: the next append cannot be written whole.
-    const auto size = fs::file_size(dir.only_journal());
+    const auto size = fs::file_size(only_journal_in(dir));
     struct rlimit before {};
     BOOST_TEST_REQUIRE(::getrlimit(RLIMIT_FSIZE, &before) == 0);
     ::signal(SIGXFSZ, SIG_IGN);
@@ -132,9 +126,9 @@ BOOST_AUTO_TEST_CASE(a_write_that_fails_throws_and_leaves_no_partial_line) {
     BOOST_TEST_REQUIRE(::setrlimit(RLIMIT_FSIZE, &before) == 0);
     BOOST_TEST(thrown);
     BOOST_TEST((j->paths() == SyncedPaths{"/app/a.txt"}));
-    BOOST_TEST(fs::file_size(dir.only_journal()) == size);
+    BOOST_TEST(fs::file_size(only_journal_in(dir)) == size);
     j->add({"/app/c.txt"});  // the journal goes on whole
-    BOOST_TEST((SyncedJournals(dir.path.string()).journal(kKey)->paths() == SyncedPaths{"/app/a.txt", "/app/c.txt"}));
+    BOOST_TEST((SyncedJournals(dir.path().string()).journal(kKey)->paths() == SyncedPaths{"/app/a.txt", "/app/c.txt"}));
 }
 
 namespace {
@@ -153,16 +147,16 @@ std::vector<std::string> vendor_paths(int count) {
 // Sync back's agreed digests live in the same journal, and a journal written
 // before they existed still opens.
 BOOST_AUTO_TEST_CASE(agreed_digests_survive_a_reopen_and_older_journals_open) {
-    StateDir dir;
+    TempDir dir{"lu-synced-test"};
     {
-        SyncedJournals journals(dir.path.string());
+        SyncedJournals journals(dir.path().string());
         journals.journal(kKey)->add({"/app/a.txt"});
     }
-    const fs::path file = dir.only_journal();
+    const fs::path file = only_journal_in(dir);
     // What a daemon before sync back wrote: header and "+"/"-" lines only.
     std::ofstream(file, std::ios::app) << "+\"/app/b.txt\"\n-\"/app/b.txt\"\n";
     {
-        SyncedJournals journals(dir.path.string());
+        SyncedJournals journals(dir.path().string());
         auto j = journals.journal(kKey);
         BOOST_TEST((j->paths() == SyncedPaths{"/app/a.txt"}));
         BOOST_TEST(j->agreements().empty());
@@ -175,7 +169,7 @@ BOOST_AUTO_TEST_CASE(agreed_digests_survive_a_reopen_and_older_journals_open) {
         BOOST_TEST(!j->agreed("/app/db/m2.py"));
     }
     {
-        SyncedJournals journals(dir.path.string());
+        SyncedJournals journals(dir.path().string());
         auto j = journals.journal(kKey);
         BOOST_TEST((j->agreements() == AgreedDigests{{"/app/db/m1.py", "00000000000000bb"},
                                                      {"/app/package-lock.json", "00000000000000ab"}}));
@@ -184,14 +178,14 @@ BOOST_AUTO_TEST_CASE(agreed_digests_survive_a_reopen_and_older_journals_open) {
         j->remove({"/app/db"});
         BOOST_TEST(!j->agreed("/app/db/m1.py"));
     }
-    const auto reopened = SyncedJournals(dir.path.string()).journal(kKey);
+    const auto reopened = SyncedJournals(dir.path().string()).journal(kKey);
     BOOST_TEST((reopened->agreements() == AgreedDigests{{"/app/package-lock.json", "00000000000000ab"}}));
     BOOST_TEST(text_of(file).find("=[\"/app/package-lock.json\",\"00000000000000ab\"]\n") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(a_journal_mostly_dead_is_compacted_while_open) {
-    StateDir dir;
-    SyncedJournals journals(dir.path.string());
+    TempDir dir{"lu-synced-test"};
+    SyncedJournals journals(dir.path().string());
     auto j = journals.journal(kKey);
     j->add({"/app/main.js"});
     j->add({"/app/old.js"});
@@ -199,14 +193,14 @@ BOOST_AUTO_TEST_CASE(a_journal_mostly_dead_is_compacted_while_open) {
     BOOST_TEST(!j->compact_if_due());  // a few dead lines: not worth a rewrite
     const auto vendor = vendor_paths(2000);
     j->add(vendor);
-    const auto one_cycle = fs::file_size(dir.only_journal());
+    const auto one_cycle = fs::file_size(only_journal_in(dir));
     std::uintmax_t largest = 0;
     for (int cycle = 0; cycle < 6; ++cycle) {
         j->remove({"/app/vendor"});
         j->compact_if_due();
         j->add(vendor);
         j->compact_if_due();
-        largest = std::max(largest, fs::file_size(dir.only_journal()));
+        largest = std::max(largest, fs::file_size(only_journal_in(dir)));
     }
     BOOST_TEST(largest < 2 * one_cycle, largest << " bytes after cycles of " << one_cycle);
     // Appends after a rewrite go to the file that is there, and survive a reopen.
@@ -215,8 +209,8 @@ BOOST_AUTO_TEST_CASE(a_journal_mostly_dead_is_compacted_while_open) {
     BOOST_TEST(!j->has_unsynced());
     SyncedPaths expected(vendor.begin(), vendor.end());
     expected.insert({"/app/main.js", "/app/after.js"});
-    BOOST_TEST((SyncedJournals(dir.path.string()).journal(kKey)->paths() == expected));
-    BOOST_TEST(!fs::exists(dir.only_journal().string() + ".compacting"));
+    BOOST_TEST((SyncedJournals(dir.path().string()).journal(kKey)->paths() == expected));
+    BOOST_TEST(!fs::exists(only_journal_in(dir).string() + ".compacting"));
 }
 
 BOOST_AUTO_TEST_CASE(covers_is_a_path_or_a_folder_above_it) {
@@ -233,8 +227,8 @@ BOOST_AUTO_TEST_CASE(local_containers_are_known_by_their_root_others_by_id) {
 }
 
 BOOST_AUTO_TEST_CASE(the_archive_names_an_entry_before_its_bytes_and_a_refusal_aborts_it) {
-    StateDir dir;
-    const fs::path src = dir.path / "src";
+    TempDir dir{"lu-synced-test"};
+    const fs::path src = dir.path() / "src";
     fs::create_directories(src);
     std::ofstream(src / "a.txt") << "alpha";
     std::ofstream(src / "b.txt") << "beta";
@@ -243,7 +237,7 @@ BOOST_AUTO_TEST_CASE(the_archive_names_an_entry_before_its_bytes_and_a_refusal_a
         {{src.string(), "/app"}}, liveupdate::common::IgnoreSet{},
         [](liveupdate::common::LogLevel, std::string_view) {},
         [&](const std::string &path) {
-            if (path == "/app/b.txt") throw HostError("no room", path, "the record is full");
+            if (path == "/app/b.txt") throw HostError("no room", path, "the journal is full");
             named.push_back(path);
         });
     std::string bytes;
@@ -253,17 +247,17 @@ BOOST_AUTO_TEST_CASE(the_archive_names_an_entry_before_its_bytes_and_a_refusal_a
     BOOST_TEST(n == -1);
     BOOST_TEST((named == std::vector<std::string>{"/app", "/app/a.txt"}));
     BOOST_TEST(bytes.find("app/b.txt") == std::string::npos);
-    BOOST_TEST(stream.finish(false).value_or("").find("the record is full") != std::string::npos);
+    BOOST_TEST(stream.finish(false).value_or("").find("the journal is full") != std::string::npos);
 }
 
 // Issue 19 (h14 item 3): the lines naming an entry are durable before any
 // byte of it leaves, with one sync per chunk handed out, not one per path.
 BOOST_AUTO_TEST_CASE(the_record_is_synced_before_each_chunk_leaves_not_per_path) {
-    StateDir dir;
-    const fs::path src = dir.path / "src";
+    TempDir dir{"lu-synced-test"};
+    const fs::path src = dir.path() / "src";
     fs::create_directories(src);
     for (int i = 0; i < 20; ++i) std::ofstream(src / ("f" + std::to_string(i))) << "content " << i;
-    SyncedJournals journals((dir.path / "state").string());
+    SyncedJournals journals((dir.path() / "state").string());
     const auto journal = journals.journal(SyncedKey::of("lu", "docker", "c1", ""));
     int syncs = 0;
     bool unsynced_bytes_left = false;
@@ -287,9 +281,9 @@ BOOST_AUTO_TEST_CASE(the_record_is_synced_before_each_chunk_leaves_not_per_path)
 // Sync back: a path the forward sync carries now is counted per update (two
 // replicas' updates may overlap), and is not kept past the daemon.
 BOOST_AUTO_TEST_CASE(a_path_is_forwarding_until_every_update_carrying_it_ended) {
-    StateDir dir;
-    SyncedJournals records(dir.path.string());
-    auto j = records.journal(kKey);
+    TempDir dir{"lu-synced-test"};
+    SyncedJournals journals(dir.path().string());
+    auto j = journals.journal(kKey);
     BOOST_TEST(!j->is_forwarding("/app/package-lock.json"));
     j->forwarding("/app/package-lock.json");
     j->forwarding("/app/package-lock.json");
@@ -304,14 +298,14 @@ BOOST_AUTO_TEST_CASE(a_path_is_forwarding_until_every_update_carrying_it_ended) 
 }
 
 BOOST_AUTO_TEST_CASE(a_sync_that_fails_fails_the_read) {
-    StateDir dir;
-    const fs::path src = dir.path / "src";
+    TempDir dir{"lu-synced-test"};
+    const fs::path src = dir.path() / "src";
     fs::create_directories(src);
     std::ofstream(src / "a.txt") << "alpha";
     ArchiveStream stream(
         {{src.string(), "/app"}}, liveupdate::common::IgnoreSet{},
         [](liveupdate::common::LogLevel, std::string_view) {}, {},
-        [] { throw HostError("cannot keep the record of synced files", "/state/x.journal", "cannot sync: EIO"); });
+        [] { throw HostError("cannot keep the synced journal", "/state/x.journal", "cannot sync: EIO"); });
     char buffer[512];
     BOOST_TEST(stream.read(buffer, sizeof buffer) == -1);
     BOOST_TEST(stream.finish(false).value_or("").find("cannot sync: EIO") != std::string::npos);
@@ -320,11 +314,11 @@ BOOST_AUTO_TEST_CASE(a_sync_that_fails_fails_the_read) {
 // Issue 19 (h14 item 2): the journal of a container known to be gone is
 // removed; one whose container exists, or cannot be told, stays.
 BOOST_AUTO_TEST_CASE(journals_of_gone_containers_are_pruned_and_no_other) {
-    StateDir dir;
-    const fs::path kept_root = dir.path / "kept-root";
+    TempDir dir{"lu-synced-test"};
+    const fs::path kept_root = dir.path() / "kept-root";
     fs::create_directories(kept_root);
-    const std::string state = (dir.path / "state").string();
-    const SyncedKey gone_root = SyncedKey::of("lu", "local", "", (dir.path / "removed-root").string());
+    const std::string state = (dir.path() / "state").string();
+    const SyncedKey gone_root = SyncedKey::of("lu", "local", "", (dir.path() / "removed-root").string());
     const SyncedKey live_root = SyncedKey::of("lu", "local", "", kept_root.string());
     const SyncedKey gone_id = SyncedKey::of("lu", "docker", "dead", "");
     const SyncedKey live_id = SyncedKey::of("lu", "docker", "alive", "");
@@ -346,7 +340,7 @@ BOOST_AUTO_TEST_CASE(journals_of_gone_containers_are_pruned_and_no_other) {
     std::vector<std::string> removed;
     prune_gone_synced_journals(journals, "docker", engine, [&](const SyncedKey &k) { removed.push_back(k.container); });
     std::sort(removed.begin(), removed.end());
-    BOOST_TEST((removed == std::vector<std::string>{"id:dead", "root:" + (dir.path / "removed-root").string()}));
+    BOOST_TEST((removed == std::vector<std::string>{"id:dead", "root:" + (dir.path() / "removed-root").string()}));
     BOOST_TEST(!journals.has_earlier_paths(gone_id));
     BOOST_TEST(!journals.has_earlier_paths(gone_root));
     for (const auto &key : {live_root, live_id, unknown_id, other_via}) BOOST_TEST(journals.has_earlier_paths(key));

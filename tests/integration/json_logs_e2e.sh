@@ -66,7 +66,7 @@ wait_for_command "the first save synced" test -f "$work/app/container/app/a.txt"
 printf 'two\n' >"$work/app/src/b.txt"
 wait_for_command "a save synced" test -f "$work/app/container/app/b.txt"
 sleep 0.5  # the update's last lines
-stop_up
+stop_up || failures=$((failures + 1))  # a crash at shutdown fails the test too
 check_lines "$work/up.log" "lu-host up --log-format json" app
 grep -q '"liveUpdate":"app".*b.txt\|b.txt.*"liveUpdate":"app"' "$work/up.log" ||
   fail "the save's lines do not carry liveUpdate app: $(grep b.txt "$work/up.log")"

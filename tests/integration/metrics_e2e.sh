@@ -121,5 +121,7 @@ check "every validation timed" 4 "$(metric_sample "$text" 'lu_admission_duration
 check "the webhook shows only its own" 0 "$(printf '%s\n' "$text" | grep -c '^lu_updates_total')"
 promtool_accepts "the webhook's metrics" "$text"
 
+stop_up || failures=$((failures + 1))  # a crash at shutdown fails the test too
+
 [ "$failures" = 0 ] || { echo "$failures check(s) failed"; exit 1; }
 echo "metrics: all checks passed"

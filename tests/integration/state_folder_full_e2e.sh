@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A state folder that fills up (issue 33 items 2 and 10): on a 64 KiB tmpfs,
-# an update whose record cannot be written fails, saying so, sends no file
-# without its record, and the daemon goes on (no crash, a clean stop). A
+# an update whose journal cannot be written fails, saying so, sends no file
+# without its line in the journal, and the daemon goes on (no crash, a clean stop). A
 # state folder already full when the daemon starts is reported at start.
 #   state_folder_full_e2e.sh LU_HOST REPO_ROOT
 set -uo pipefail
@@ -55,7 +55,7 @@ wait_for_file_content "$work/root/app/a.txt" one cat
 echo "ok   a change is synced while there is room"
 
 dd if=/dev/zero of="$work/state/filler" bs=4k 2>/dev/null  # until the tmpfs is full
-# More record than the journal's last page holds (tmpfs allocates by page), in one change.
+# More lines than the journal's last page holds (tmpfs allocates by page), in one change.
 mkdir "$work/many"
 long=$(printf 'a-name-long-enough-that-forty-of-them-fill-more-than-a-page-%.0s' 1 2)
 for i in $(seq 1 40); do echo "$i" >"$work/many/$long$i.txt"; done
@@ -63,17 +63,17 @@ mv "$work/many" "$work/src/many"
 message=""
 for _ in $(seq 1 300); do
   message=$(status_message)
-  case $message in *"cannot keep the record of synced files"*) break ;; esac
+  case $message in *"cannot keep the synced journal"*) break ;; esac
   sleep 0.1
 done
 case $message in
-  *"cannot keep the record of synced files: $work/state/"*".journal: cannot write: No space left on device"*) ;;
-  *) fail "the update did not fail with the record's message; status: $message" ;;
+  *"cannot keep the synced journal: $work/state/"*".journal: cannot write: No space left on device"*) ;;
+  *) fail "the update did not fail with the journal's message; status: $message" ;;
 esac
 kill -0 "$up_host_pid" 2>/dev/null || fail "lu-host up died"
 for file in "$work"/root/app/many/*; do
   [ -e "$file" ] || continue
-  grep -qF "/app/many/${file##*/}" "$work"/state/*.journal || fail "$file reached the container without its record"
+  grep -qF "/app/many/${file##*/}" "$work"/state/*.journal || fail "$file reached the container without its line in the journal"
 done
 echo "ok   a full state folder fails the update, saying so, and the daemon goes on"
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `lu-host up` run by a user without a writable home (issue 33 item 11): as
 # nobody with HOME=/nonexistent and no XDG folders, it keeps its synced
-# record in a private folder under the temporary directory (created 0700),
+# journals in a private folder under the temporary directory (created 0700),
 # says so in one line at start, and syncs. That folder owned by someone else
 # is refused at start, naming the owner.
 #   state_folder_nobody_e2e.sh LU_HOST REPO_ROOT
@@ -55,16 +55,16 @@ for _ in $(seq 1 300); do
   sleep 0.1
 done
 grep -q "up: watching" "$work/up.log" || fail "lu-host up did not start"
-[ "$(grep -c "the synced record is kept in $private/synced" "$work/up.log")" = 1 ] ||
-  fail "no line at start saying where the synced record is kept"
-echo "ok   one line at start: $(grep "the synced record is kept in" "$work/up.log")"
+[ "$(grep -c "the synced journals are kept in $private/synced" "$work/up.log")" = 1 ] ||
+  fail "no line at start saying where the synced journals are kept"
+echo "ok   one line at start: $(grep "the synced journals are kept in" "$work/up.log")"
 
 echo "from nobody" >"$work/src/a.txt"
 wait_for_file_content "$work/root/app/a.txt" "from nobody" cat
 echo "ok   a change is synced"
 [ "$(stat -c '%U %a' "$private")" = "nobody 700" ] || fail "$private is $(stat -c '%U %a' "$private")"
-grep -q '/app/a.txt' "$private"/synced/*.journal || fail "the record in $private/synced does not hold /app/a.txt"
-echo "ok   the record is in $private (nobody, 0700)"
+grep -q '/app/a.txt' "$private"/synced/*.journal || fail "the journal in $private/synced does not hold /app/a.txt"
+echo "ok   the journal is in $private (nobody, 0700)"
 stop_up || exit 1
 
 # The private folder made by someone else beforehand: not ours to use.

@@ -161,7 +161,7 @@ class UpDaemon {
 public:
     fs::path dir;
     fs::path src, root, objects, log, socket;
-    fs::path state;  // LIVEUPDATE_STATE_DIR: the synced record, kept across restarts of this daemon
+    fs::path state;  // LIVEUPDATE_STATE_DIR: the synced journals, kept across restarts of this daemon
     // Runs the daemon through this command (e.g. setpriv dropping capabilities).
     std::vector<std::string> launcher;
 
@@ -199,7 +199,7 @@ public:
         argv.reserve(args.size() + 1);
         for (auto &a : args) argv.push_back(a.data());
         argv.push_back(nullptr);
-        // The environment, with the record kept in this test's folder.
+        // The environment, with the journals kept in this test's folder.
         std::vector<std::string> env_text{"LIVEUPDATE_STATE_DIR=" + state.string()};
         for (char **e = environ; *e != nullptr; ++e)
             if (!std::string_view(*e).starts_with("LIVEUPDATE_STATE_DIR=")) env_text.emplace_back(*e);

@@ -13,7 +13,7 @@ fail() {
 }
 
 # start_up LU_HOST ARG...: `LU_HOST up ARG...` in the background, its log in
-# $work/up.log. Its synced record goes to $work/state unless the caller chose a
+# $work/up.log. Its synced journals go to $work/state unless the caller chose a
 # folder (LIVEUPDATE_STATE_DIR, as CTest sets per test, or --state-dir): the
 # default folder is locked by any other `lu-host up` on this machine.
 start_up() {

@@ -436,7 +436,7 @@ std::size_t files_in(const fs::path &dir) {
 
 // Issue 33 item 4: a second daemon on a state folder would compact the
 // journals the first one appends to; it is refused at start, naming the
-// folder and the first one's pid, and the first one's record stays whole.
+// folder and the first one's pid, and the first one's journals stay whole.
 BOOST_AUTO_TEST_CASE(a_second_daemon_on_a_state_folder_is_refused_and_the_first_keeps_its_record) {
     UpDaemon d;
     write_file(d.src / "a.txt", "alpha");
@@ -488,7 +488,7 @@ BOOST_AUTO_TEST_CASE(a_state_folder_that_is_a_file_is_reported_at_start) {
 }
 
 // Issue 33 item 7: `rm -rf vendor && npm install` over and over, with a
-// daemon that runs throughout: the record's size follows what it holds.
+// daemon that runs throughout: the journal's size follows what it holds.
 BOOST_AUTO_TEST_CASE(the_record_stays_bounded_over_cycles_of_recreating_ten_thousand_files) {
     constexpr int kFiles = 10000;
     UpDaemon d;
@@ -507,7 +507,7 @@ BOOST_AUTO_TEST_CASE(the_record_stays_bounded_over_cycles_of_recreating_ten_thou
         fs::remove_all(vendor);
         BOOST_TEST_REQUIRE(wait_until([&] { return !fs::exists(vendor_in_app); }, 60s), d.log_text().substr(0, 2000));
     }
-    BOOST_TEST_MESSAGE("the record's size after each cycle: " << sizes[0] << ", " << sizes[1] << ", " << sizes[2]);
+    BOOST_TEST_MESSAGE("the journal's size after each cycle: " << sizes[0] << ", " << sizes[1] << ", " << sizes[2]);
     for (std::size_t cycle = 1; cycle < sizes.size(); ++cycle)
         BOOST_TEST(sizes[cycle] < sizes[0] * 3 / 2,
                    "cycle " << cycle << ": " << sizes[cycle] << " bytes, against " << sizes[0] << " after the first");

@@ -30,6 +30,7 @@ std::set<std::string> names_of(const std::string &flag, const char *text) {
     std::set<std::string> known(SourceOps::kinds().begin(), SourceOps::kinds().end());
     known.insert("symlink-loop");
     known.insert("app-write");
+    known.insert("sync-back");
     for (const Fault fault : kAllFaults) known.insert(fault_name(fault));
     std::set<std::string> names;
     std::stringstream list(text);

@@ -119,19 +119,17 @@ private:
         if (random_.percent(30)) std::this_thread::sleep_for(std::chrono::milliseconds(random_.between(1, 40)));
     }
 
-    // Whether the container's sync back is known to watch: after a fault,
-    // not before a check held since, its log's last word on it is "started",
-    // and, when the fault ended its watch (the agent, the daemon or the
-    // updater gone), it started again. A change the app makes while it does
-    // not watch never comes back (the watch reports changes from its start
-    // on): a known gap the soak leaves aside, as are changes on their way
-    // when the watch ends (fault()).
+    // Whether the app's changes in the sync-back folder are sure to come
+    // back: not from a daemon restart until a check held since, the log's
+    // last word on the watch is "started", and it started again. A watch
+    // starts from what both sides agreed on, so what the app changed while
+    // an agent, a container or an updater was gone comes back; but the
+    // initial sync of a restarted daemon copies the local files over the
+    // container's changes made meanwhile: a known gap the soak leaves aside.
     bool sync_back_watching() {
         if (!watch_gap_) return true;
         const SoakDaemon::SyncBackStarts starts = daemon_.sync_back_starts(container_.name());
-        if (report_.checks <= checks_at_gap_ || !starts.running ||
-            (gap_ends_watch_ && starts.started <= started_before_gap_))
-            return false;
+        if (report_.checks <= checks_at_gap_ || !starts.running || starts.started <= started_before_gap_) return false;
         watch_gap_ = false;
         return true;
     }
@@ -142,17 +140,14 @@ private:
             if (!options_.without.contains(fault_name(f))) kinds.push_back(f);
         if (kinds.empty()) return;
         const Fault kind = random_.pick(kinds);
-        const bool ends_watch = kind == Fault::agent_kill || kind == Fault::container_restart ||
-                                kind == Fault::daemon_kill || kind == Fault::updater_reload;
-        // The app's changes there on their way when the watch ends are lost
-        // (and the initial sync after a daemon restart undoes them): a known
-        // gap, so the fault waits until they came back.
-        if (ends_watch)
+        // The app's changes on their way when the daemon dies are undone by
+        // its initial sync (sync_back_watching()): the fault waits for them.
+        if (kind == Fault::daemon_kill) {
             up_it::wait_until([&] { return back_files_settled(daemon_.src(), container_); }, std::chrono::seconds(10));
-        if (!watch_gap_ || ends_watch) started_before_gap_ = daemon_.sync_back_starts(container_.name()).started;
-        gap_ends_watch_ = (watch_gap_ && gap_ends_watch_) || ends_watch;
-        watch_gap_ = true;
-        checks_at_gap_ = report_.checks;
+            started_before_gap_ = daemon_.sync_back_starts(container_.name()).started;
+            watch_gap_ = true;
+            checks_at_gap_ = report_.checks;
+        }
         ++report_.faults[fault_name(kind)];
         note("fault " + fault_name(kind) + " after op " + std::to_string(report_.ops));
         const std::string what = inject(kind, {container_, daemon_}, random_, [&](std::size_t ops) {
@@ -222,7 +217,6 @@ private:
     SoakReport report_;
     std::vector<std::string> events_;  // since the last check that held
     bool watch_gap_ = false;           // see sync_back_watching()
-    bool gap_ends_watch_ = false;
     std::size_t started_before_gap_ = 0;
     std::size_t checks_at_gap_ = 0;
 };

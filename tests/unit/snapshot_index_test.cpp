@@ -28,7 +28,7 @@ struct LargeState {
     std::vector<api::ObjectPtr> services;
     std::vector<Monitor> monitors = std::vector<Monitor>(kLiveUpdates);
     std::vector<api::LiveUpdateStatus> statuses = std::vector<api::LiveUpdateStatus>(kLiveUpdates);
-    std::map<std::string, SlotView> slots;
+    std::map<std::string, EntryToWrite> entries;
 
     static std::string live_update_json(const std::string &n) {
         return R"({"apiVersion":"tilt.dev/v1alpha1","kind":"LiveUpdate","metadata":{"name":"lu)" + n +
@@ -57,23 +57,23 @@ struct LargeState {
             monitors[i].containers[{"c" + n, "", ""}] =
                 ContainerTrack{common::MicroTime(i + 1), std::nullopt, common::MicroTime()};
             statuses[i].failed = api::LiveUpdateStateFailed{"Reason" + n, "", common::MicroTime(i + 1)};
-            slots["lu" + n] = SlotView{&monitors[i], &statuses[i]};
+            entries["lu" + n] = EntryToWrite{&monitors[i], &statuses[i]};
         }
         objects.insert(objects.end(), services.begin(), services.end());
     }
-    std::string blob() const { return encode_snapshot(common::MicroTime(1), objects, slots); }
+    std::string blob() const { return encode_snapshot(common::MicroTime(1), objects, entries); }
 };
 
 // The snapshot of a decoded state, for comparing states.
 std::string encoded(const EngineState &state) {
-    std::map<std::string, SlotView> views;
-    for (const auto &[name, slot] : state.slots)
-        views[name] = SlotView{slot.monitor ? &*slot.monitor : nullptr, slot.status ? &*slot.status : nullptr};
+    std::map<std::string, EntryToWrite> views;
+    for (const auto &[name, entry] : state.live_updates)
+        views[name] = EntryToWrite{entry.monitor ? &*entry.monitor : nullptr, entry.status ? &*entry.status : nullptr};
     return encode_snapshot(state.start_time, state.objects, views);
 }
 
 EngineState decoded_now(RestoredState restored) {
-    for (const auto &[name, pending] : restored.pending) restored.state.slots[name] = decode_pending(pending);
+    for (const auto &[name, pending] : restored.pending) restored.state.live_updates[name] = decode_pending(pending);
     return std::move(restored.state);
 }
 
@@ -101,11 +101,11 @@ BOOST_AUTO_TEST_CASE(a_large_snapshot_is_indexed_and_restores_the_same_state) {
     BOOST_TEST(blob == boost::json::serialize(boost::json::parse(blob)));  // still one JSON document
 
     RestoredState restored = decode_snapshot_for_restore(blob);
-    BOOST_TEST(restored.state.slots.empty());
+    BOOST_TEST(restored.state.live_updates.empty());
     BOOST_TEST_REQUIRE(restored.pending.size() == std::size_t{kLiveUpdates});
     BOOST_TEST(restored.state.objects.size() == 2 * std::size_t{kLiveUpdates});
     const api::ObjectPtr svc7 = restored.state.objects.at(kLiveUpdates + 7);
-    const SlotState lu7 = decode_pending(restored.pending.at("lu07"));
+    const DecodedEntry lu7 = decode_pending(restored.pending.at("lu07"));
     BOOST_TEST_REQUIRE(lu7.monitor.has_value());
     BOOST_TEST((lu7.monitor->last_docker_compose_service == svc7));  // shared, as before the snapshot
 
@@ -134,7 +134,7 @@ BOOST_AUTO_TEST_CASE(a_snapshot_whose_index_does_not_match_is_read_whole) {
     edited.replace(manifest, 16, R"("manifest":"x12")");
     RestoredState read = decode_snapshot_for_restore(edited);
     BOOST_TEST(read.pending.empty());
-    BOOST_TEST(read.state.slots.at("lu12").monitor->manifest == "x12");
+    BOOST_TEST(read.state.live_updates.at("lu12").monitor->manifest == "x12");
 
     // Corrupt: the error names the entry, before restore returns.
     std::string corrupt = blob;
@@ -191,9 +191,9 @@ BOOST_AUTO_TEST_CASE(an_entry_that_cannot_be_decoded_later_starts_afresh_and_is_
     engine.restore(blob);  // the index is intact: the entry is decoded after
     BOOST_TEST((engine.container_repaired("lu21", "c21") == std::optional<bool>(false)));  // decoded by now
     const EngineState state = decode_snapshot(engine.snapshot());
-    BOOST_TEST(!state.slots.at("lu21").monitor.has_value());
-    BOOST_TEST(!state.slots.at("lu21").status.has_value());
-    BOOST_TEST(state.slots.at("lu20").monitor->manifest == "m20");
+    BOOST_TEST(!state.live_updates.at("lu21").monitor.has_value());
+    BOOST_TEST(!state.live_updates.at("lu21").status.has_value());
+    BOOST_TEST(state.live_updates.at("lu20").monitor->manifest == "m20");
     std::lock_guard lock(problems_mutex);
     BOOST_TEST_REQUIRE(problems.size() == 1u);
     BOOST_TEST(problems[0].find("LiveUpdate \"lu21\"") != std::string::npos);
@@ -225,8 +225,8 @@ BOOST_AUTO_TEST_CASE(an_entry_that_gives_a_key_twice_starts_afresh_and_the_next_
     Engine again(common::MicroTime(0));
     again.restore(own);
     const EngineState state = decode_snapshot(own);
-    BOOST_TEST(!state.slots.at("lu21").monitor.has_value());
-    BOOST_TEST(state.slots.at("lu20").monitor->manifest == "m20");
+    BOOST_TEST(!state.live_updates.at("lu21").monitor.has_value());
+    BOOST_TEST(state.live_updates.at("lu20").monitor->manifest == "m20");
     std::lock_guard lock(problems_mutex);
     BOOST_TEST_REQUIRE(problems.size() == 1u);
     BOOST_TEST(problems[0].find("LiveUpdate \"lu21\"") != std::string::npos);
@@ -249,7 +249,7 @@ BOOST_AUTO_TEST_CASE(a_snapshot_says_what_the_last_session_and_repair_changed) {
     const auto upsert = [&](const std::string &json) { BOOST_REQUIRE(engine.upsert(json).admission.accepted); };
     const auto container = [&] {
         const EngineState state = decode_snapshot(engine.snapshot());
-        return state.slots.at("lu").monitor->containers.at({"c1", "", ""});
+        return state.live_updates.at("lu").monitor->containers.at({"c1", "", ""});
     };
     upsert(R"({"kind":"LiveUpdate","metadata":{"name":"lu","annotations":{"tilt.dev/resource":"web"}},)"
            R"("spec":{"basePath":")" +

@@ -37,13 +37,13 @@ BOOST_AUTO_TEST_CASE(monitor_round_trips) {
         common::MicroTime()};
     api::LiveUpdateStatus st;
     st.failed = api::LiveUpdateStateFailed{"UpdateFailed", "boom", common::MicroTime(9)};
-    const std::string blob = encode_snapshot(common::MicroTime(1), {}, {{"lu", SlotView{&m, &st}}});
+    const std::string blob = encode_snapshot(common::MicroTime(1), {}, {{"lu", EntryToWrite{&m, &st}}});
     const auto state = decode_snapshot(blob);
     BOOST_TEST(state.start_time.micros() == 1);
-    const auto &slot = state.slots.at("lu");
-    BOOST_REQUIRE(slot.monitor && slot.status);
-    BOOST_TEST((*slot.status == st));
-    const auto &rm = *slot.monitor;
+    const auto &entry = state.live_updates.at("lu");
+    BOOST_REQUIRE(entry.monitor && entry.status);
+    BOOST_TEST((*entry.status == st));
+    const auto &rm = *entry.monitor;
     BOOST_TEST(rm.manifest == "web");
     BOOST_TEST(rm.sources.at("fw").paths.size() == 1u);
     BOOST_TEST((*rm.sources.at("fw").last_file_event == *m.sources["fw"].last_file_event));
@@ -75,8 +75,8 @@ BOOST_AUTO_TEST_CASE(text_is_stable_and_dependencies_stay_shared) {
     m.last_trigger_queue = api::ConfigMap{{{"web", "1"}}};
     api::LiveUpdateStatus st;
     st.failed = api::LiveUpdateStateFailed{"UpdateFailed", "boom", common::MicroTime(9)};
-    const std::string blob =
-        encode_snapshot(common::MicroTime(1), {dcs}, {{"lu", SlotView{&m, &st}}, {"idle", SlotView{nullptr, nullptr}}});
+    const std::string blob = encode_snapshot(common::MicroTime(1), {dcs},
+                                             {{"lu", EntryToWrite{&m, &st}}, {"idle", EntryToWrite{nullptr, nullptr}}});
     const std::string expected =
         R"({"format":"liveupdate.plugin.state","version":1,"startTime":1,"objects":[)"
         R"({"apiVersion":"tilt.dev/v1alpha1","kind":"DockerComposeService","metadata":{"name":"web"},)"
@@ -97,7 +97,7 @@ BOOST_AUTO_TEST_CASE(text_is_stable_and_dependencies_stay_shared) {
 
     const auto state = decode_snapshot(blob);
     BOOST_REQUIRE(state.objects.size() == 1u);
-    const auto &rm = *state.slots.at("lu").monitor;
+    const auto &rm = *state.live_updates.at("lu").monitor;
     BOOST_TEST((rm.last_docker_compose_service == state.objects[0]));
     BOOST_TEST((*rm.sources.at("fw").last_image_status == boost::json::value(boost::json::object{{"ok", true}})));
     BOOST_TEST(rm.sources.at("fw").ignores.size() == 1u);
@@ -115,7 +115,7 @@ BOOST_AUTO_TEST_CASE(documents_are_written_as_boost_serializes_them) {
     m.spec_raw = object->raw;
     m.last_docker_compose_service = object;
     api::LiveUpdateStatus st;
-    const std::string blob = encode_snapshot(common::MicroTime(1), {object}, {{"lu", SlotView{&m, &st}}});
+    const std::string blob = encode_snapshot(common::MicroTime(1), {object}, {{"lu", EntryToWrite{&m, &st}}});
     BOOST_TEST(blob == boost::json::serialize(boost::json::parse(blob)));
     BOOST_TEST(blob.find(boost::json::serialize(object->raw)) != std::string::npos);
     const auto state = decode_snapshot(blob);
@@ -128,7 +128,7 @@ BOOST_AUTO_TEST_CASE(a_large_state_round_trips_and_reports_the_first_bad_entry) 
     std::vector<api::ObjectPtr> objects;
     std::vector<Monitor> monitors(kLiveUpdates);
     std::vector<api::LiveUpdateStatus> statuses(kLiveUpdates);
-    std::map<std::string, SlotView> slots;
+    std::map<std::string, EntryToWrite> entries;
     for (int i = 0; i < kLiveUpdates; ++i) {
         const std::string n = std::to_string(i);
         std::string text = R"({"apiVersion":"tilt.dev/v1alpha1","kind":"DockerComposeService","metadata":{"name":"svc)";
@@ -141,24 +141,24 @@ BOOST_AUTO_TEST_CASE(a_large_state_round_trips_and_reports_the_first_bad_entry) 
         monitors[i].containers[{"c" + n, "", ""}] =
             ContainerTrack{common::MicroTime(i + 1), std::nullopt, common::MicroTime()};
         statuses[i].failed = api::LiveUpdateStateFailed{"Reason" + n, "", common::MicroTime(i + 1)};
-        slots["lu" + n] = SlotView{&monitors[i], &statuses[i]};
+        entries["lu" + n] = EntryToWrite{&monitors[i], &statuses[i]};
     }
-    const std::string blob = encode_snapshot(common::MicroTime(1), objects, slots);
+    const std::string blob = encode_snapshot(common::MicroTime(1), objects, entries);
     BOOST_TEST(blob == boost::json::serialize(boost::json::parse(blob)));
 
     const EngineState state = decode_snapshot(blob);
     BOOST_TEST_REQUIRE(state.objects.size() == std::size_t{kLiveUpdates});
-    BOOST_TEST_REQUIRE(state.slots.size() == std::size_t{kLiveUpdates});
+    BOOST_TEST_REQUIRE(state.live_updates.size() == std::size_t{kLiveUpdates});
     std::vector<api::ObjectPtr> objects_again = state.objects;
-    std::map<std::string, SlotView> slots_again;
-    for (const auto &[name, slot] : state.slots) {
-        BOOST_TEST_REQUIRE((slot.monitor && slot.status));
-        BOOST_TEST(slot.monitor->last_docker_compose_service != nullptr);
-        slots_again[name] = SlotView{&*slot.monitor, &*slot.status};
+    std::map<std::string, EntryToWrite> entries_again;
+    for (const auto &[name, entry] : state.live_updates) {
+        BOOST_TEST_REQUIRE((entry.monitor && entry.status));
+        BOOST_TEST(entry.monitor->last_docker_compose_service != nullptr);
+        entries_again[name] = EntryToWrite{&*entry.monitor, &*entry.status};
     }
-    BOOST_TEST(encode_snapshot(common::MicroTime(1), objects_again, slots_again) == blob);
+    BOOST_TEST(encode_snapshot(common::MicroTime(1), objects_again, entries_again) == blob);
     // The dependency is shared with the stored object, as before the snapshot.
-    const auto &lu450 = *state.slots.at("lu450").monitor;
+    const auto &lu450 = *state.live_updates.at("lu450").monitor;
     BOOST_TEST(std::count(state.objects.begin(), state.objects.end(), lu450.last_docker_compose_service) == 1);
 
     // Bad entries in both halves: the lowest index is named, as one thread would.
@@ -188,20 +188,21 @@ BOOST_AUTO_TEST_CASE(the_second_half_is_found_without_parsing_and_is_optional) {
     constexpr int kLiveUpdates = 600;
     std::vector<Monitor> monitors(kLiveUpdates);
     std::vector<api::LiveUpdateStatus> statuses(kLiveUpdates);
-    std::map<std::string, SlotView> slots;
+    std::map<std::string, EntryToWrite> entries;
     for (int i = 0; i < kLiveUpdates; ++i) {
         monitors[i].manifest = "m" + std::to_string(i);
         monitors[i].spec_raw = boost::json::object{{"basePath", "/b" + std::to_string(i)}};
-        slots["lu" + std::to_string(i)] = SlotView{&monitors[i], &statuses[i]};
+        entries["lu" + std::to_string(i)] = EntryToWrite{&monitors[i], &statuses[i]};
     }
-    const std::string blob = encode_snapshot(common::MicroTime(1), {}, slots);
+    const std::string blob = encode_snapshot(common::MicroTime(1), {}, entries);
     const std::size_t trailer = blob.rfind(std::string(",\"") + kTailKey + "\":[");
     BOOST_TEST_REQUIRE(trailer != std::string::npos);
     BOOST_TEST(blob.size() - trailer < 64u);
     const auto reencoded = [](const std::string &text) {
         const EngineState state = decode_snapshot(text);
-        std::map<std::string, SlotView> again;
-        for (const auto &[name, slot] : state.slots) again[name] = SlotView{&*slot.monitor, &*slot.status};
+        std::map<std::string, EntryToWrite> again;
+        for (const auto &[name, entry] : state.live_updates)
+            again[name] = EntryToWrite{&*entry.monitor, &*entry.status};
         BOOST_TEST(again.size() == std::size_t{kLiveUpdates});
         return encode_snapshot(state.start_time, state.objects, again);
     };
@@ -217,7 +218,7 @@ BOOST_AUTO_TEST_CASE(the_second_half_is_found_without_parsing_and_is_optional) {
     BOOST_TEST(reencoded(off_by_one) == blob);
 
     // An error in the second half is named by its index in the whole list.
-    const auto at = static_cast<std::size_t>(std::distance(slots.begin(), slots.find("lu450")));
+    const auto at = static_cast<std::size_t>(std::distance(entries.begin(), entries.find("lu450")));
     BOOST_TEST_REQUIRE(at >= std::size_t{kLiveUpdates / 2});
     std::string broken = blob;
     const std::size_t lu450 = broken.find(R"("manifest":"m450")");

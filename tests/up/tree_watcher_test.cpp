@@ -144,6 +144,38 @@ BOOST_FIXTURE_TEST_CASE(a_folder_moved_deeper_into_a_new_folder_stays_watched, F
     BOOST_TEST(got.saw(dir / "d/c/f/d/e"));
 }
 
+// A folder moved away takes its files along with one event, for the folder:
+// they are reported gone too, or a folder made again at its name before the
+// update is copied over the container's old one, which keeps them (the
+// soak's `a -> e/a/a`, then `a/...` created by a burst).
+BOOST_FIXTURE_TEST_CASE(a_folder_moved_away_reports_the_files_it_held, Fixture) {
+    write_file(dir / "a/a", "1");
+    write_file(dir / "a/sub/f", "2");
+    write_file(dir / "a.d/kept", "3");  // sorts between "a" and "a/...": not in a
+    start();
+    fs::create_directories(dir.path() / "e/a");
+    fs::rename(dir.path() / "a", dir.path() / "e/a/a");
+    write_file(dir / "a/x", "new");
+    BOOST_TEST_REQUIRE(got.wait_for({dir / "a", dir / "a/x", dir / "e/a/a/sub/f"}));
+    BOOST_TEST(got.wait_for({dir / "a/a", dir / "a/sub", dir / "a/sub/f"}));
+    BOOST_TEST(!got.saw(dir / "a.d/kept"));
+}
+
+// A folder moved out of the tree is no longer watched, its subfolders
+// neither (a name such as "a.d" sorts between "a" and "a/sub").
+BOOST_FIXTURE_TEST_CASE(a_folder_moved_out_of_the_tree_is_watched_no_more, Fixture) {
+    TempDir outside;
+    write_file(dir / "a/sub/f", "1");
+    write_file(dir / "a.d/kept", "2");
+    start();
+    fs::rename(dir.path() / "a", outside.path() / "a");
+    BOOST_TEST_REQUIRE(got.wait_for({dir / "a"}));
+    write_file(outside / "a/sub/later", "3");
+    write_file(dir / "settled.txt", "s");  // after the write outside: reported no earlier than it
+    BOOST_TEST_REQUIRE(got.wait_for({dir / "settled.txt"}));
+    BOOST_TEST(!got.saw(dir / "a/sub/later"));
+}
+
 BOOST_FIXTURE_TEST_CASE(ignored_and_editor_files_are_not_reported, Fixture) {
     // By value: the watcher outlives this body (it lives in the fixture).
     const std::string ignored_dir = dir / "build";

@@ -29,7 +29,7 @@ std::vector<std::string> paths(const std::vector<Difference> &list) {
 
 using Paths = std::vector<std::string>;
 
-// A record holding every path of the container's digest: all of it was synced by liveupdate.
+// A synced journal holding every path of the container's digest: all of it was synced by liveupdate.
 host::SyncedPaths all_synced(const tree_digest::Digest &container, const std::string &root = "/app") {
     host::SyncedPaths out;
     for (const auto &e : container) out.insert(e.path.empty() ? root : root + "/" + e.path);
@@ -167,7 +167,7 @@ BOOST_AUTO_TEST_CASE(a_path_liveupdate_never_synced_is_unsynced_and_the_repair_l
 
 // The fault soak: lu-agent killed between writing a temporary file and
 // renaming it into place (agent kill, container restart) leaves the
-// temporary file. It is liveupdate's own, never in the record: extra, and
+// temporary file. It is liveupdate's own, never in the journal: extra, and
 // the repair (after the agent reconnects) deletes it. A name only like it
 // (an app's file, or the token-less name of older agents) stays.
 BOOST_AUTO_TEST_CASE(a_temporary_file_of_a_killed_agent_is_extra_and_the_repair_deletes_it) {

@@ -117,7 +117,7 @@ BOOST_AUTO_TEST_CASE(a_repair_deletes_a_synced_file_whose_source_is_gone_and_kee
     write_file(d.in_app("uploads/p.png"), "uploaded");
     write_file(d.in_app("sub/app.log"), "written by the app");
     d.stop();
-    fs::remove(d.src / "sub/b.txt");  // while no daemon watches: only the record tells it was synced
+    fs::remove(d.src / "sub/b.txt");  // while no daemon watches: only the synced journal tells it was synced
     write_file(d.in_app("a.txt"), "drifted");
     BOOST_TEST_REQUIRE(d.start(Objects{}, {"--debounce", "0", "--no-verify-after-loss"}));
     const CommandResult r = verify(d, "liveupdate lu --fix");
@@ -262,7 +262,7 @@ BOOST_AUTO_TEST_CASE(kinds_changed_while_the_daemon_was_killed_reach_the_contain
     BOOST_TEST((status.is_object() && status.as_object().if_contains("failed") == nullptr), json::serialize(status));
 }
 
-// A kill -9 while a large update is under way: the record names every path
+// A kill -9 while a large update is under way: the synced journal names every path
 // before its bytes go, so the restarted daemon brings the container to the
 // source, deletes made meanwhile included.
 BOOST_AUTO_TEST_CASE(a_kill_in_the_middle_of_a_large_update_converges_after_a_restart) {

@@ -61,24 +61,9 @@ done
 kubectl label namespace $on liveupdate.dev/inject=enabled --overwrite >/dev/null || fail "cannot label $on"
 kubectl label namespace $off liveupdate.dev/inject- >/dev/null 2>&1
 
-stamp=$build/tests/webhook/agent-image.stamp
-if [ ! -e "$stamp" ] || [ "$build/bin/lu-agent" -nt "$stamp" ] ||
-   ! ctr -a "$state/containerd/containerd.sock" -n k8s.io images ls -q | grep -qx "$image"; then
-  "$repo/deploy/agent/build-image.sh" "$build" "$image" "$k8s_dir" >/dev/null || fail "deploy/agent/build-image.sh failed"
-  touch "$stamp"
-fi
-
-"$lu_host" webhook install --url "https://127.0.0.1:$port/validate" --cert-dir "$work/certs" --mutate \
-  >"$work/install.out" || fail "webhook install --mutate failed"
+serve_injecting_webhook $port $image
 grep -q '^mutatingwebhookconfiguration/lu-host-webhook-inject' "$work/install.out" ||
   fail "install --mutate did not say it wrote the configuration: $(cat "$work/install.out")"
-"$lu_host" webhook --listen "127.0.0.1:$port" --tls-cert "$work/certs/tls.crt" --tls-key "$work/certs/tls.key" \
-  --plugin "$build/lib/libliveupdate.so" --agent-image "$image" >"$work/webhook.log" 2>&1 &
-webhook_pid=$!
-for _ in $(seq 1 200); do
-  curl -sS --cacert "$work/certs/ca.crt" -o /dev/null "https://127.0.0.1:$port/healthz" 2>/dev/null && break
-  sleep 0.05
-done
 echo "ok: webhook answers with --agent-image $image"
 
 # A labelled namespace: injected, and the agent runs from the read-only mount.

@@ -90,14 +90,7 @@ Outcome DockerUpdater::update(const updater::Request &original) {
         update_through_exec(target, request, log);
         auto result = run_commands(target, request.runs, log);
         result.agent = updater::AgentSource::none;
-        if (result.kind != Outcome::Kind::ok) return result;
-        if (request.restart) {
-            restart(target, log);
-            result.process_restarted = true;
-        } else {
-            log(LU_LOG_DEBUG, "Hot reload on, skipping container restart: " + target.display());
-        }
-        return result;
+        return restart_if_asked(std::move(result), target, request.restart, log);
     } catch (const updaters::ContainerNotRunning &e) {
         return Outcome::container_not_running(e.what());
     } catch (const updaters::InfraFailure &e) {
@@ -135,18 +128,22 @@ std::optional<Outcome> DockerUpdater::update_through_agent(Target &target, bool 
             [&](const updater::RunStep &run) { return run_with_exec(target, run, log); },
             [&] { return container_gone_reason(target, true); },
             nullptr};  // the restart is the container's, below
-        auto result = updaters::update_through_agent(session, request, pass, settings, run_started);
-        if (result.kind != Outcome::Kind::ok) return result;
-        if (request.restart) {
-            restart(target, log);
-            result.process_restarted = true;
-        } else {
-            log(LU_LOG_DEBUG, "Hot reload on, skipping container restart: " + target.display());
-        }
-        return result;
+        return restart_if_asked(updaters::update_through_agent(session, request, pass, settings, run_started), target,
+                                request.restart, log);
     });
     inspected = container.inspected();
     return outcome;
+}
+
+Outcome DockerUpdater::restart_if_asked(Outcome result, const Target &target, bool asked, const UpdateLog &log) {
+    if (result.kind != Outcome::Kind::ok) return result;
+    if (asked) {
+        restart(target, log);
+        result.process_restarted = true;
+    } else {
+        log(LU_LOG_DEBUG, "Hot reload on, skipping container restart: " + target.display());
+    }
+    return result;
 }
 
 // The first save then costs what the next ones do, not the agent's copy and start.

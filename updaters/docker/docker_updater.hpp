@@ -97,6 +97,9 @@ private:
     // restarted since `target` was inspected), or empty.
     std::string start_interrupted(const Target &target, const std::string &why);
     void restart(const Target &target, const updater::UpdateLog &log);
+    // A succeeded update, the container restarted when the step asks it (hot reload off).
+    updater::Outcome restart_if_asked(updater::Outcome result, const Target &target, bool asked,
+                                      const updater::UpdateLog &log);
 
     // The exec path (exec_update.cpp): rm and sh, tar, runs.
     void update_through_exec(const Target &target, const updater::Request &request, const updater::UpdateLog &log);

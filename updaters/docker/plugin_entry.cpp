@@ -134,22 +134,9 @@ uint64_t session_count(lu_updater *updater) noexcept {
 constexpr lu_digest_extension kDigest{sizeof(lu_digest_extension), digest, reconnect_count, digest_scoped,
                                       session_count};
 
-int32_t watch(lu_updater *updater, const lu_container_ref *container, lu_str root, const lu_str *patterns,
-              uint64_t pattern_count, uint64_t max_file_bytes, lu_container_changes_fn each, void *each_ctx,
-              lu_log_fn log, void *log_ctx, lu_change_watch **out_watch, lu_message *out_error) noexcept {
-    if (updater == nullptr) {
-        if (out_error != nullptr) *out_error = liveupdate::abi::make_message("docker updater: watch needs an updater");
-        return LU_ERR_INVALID_ARGUMENT;
-    }
-    auto &plugin = lu::instance<DockerPlugin>(updater);
-    return liveupdate::updaters::start_change_watch(
-        "docker", [&plugin](const lu::ContainerRef &c, const lu::UpdateLog &l) { return plugin.watch_session(c, l); },
-        container, root, patterns, pattern_count, max_file_bytes, each, each_ctx, log, log_ctx, out_watch, out_error);
-}
-
-void stop_watch(lu_updater *, lu_change_watch *watch) noexcept { liveupdate::updaters::stop_change_watch(watch); }
-
-constexpr lu_sync_back_extension kSyncBack{sizeof(lu_sync_back_extension), watch, stop_watch};
+constexpr char kDockerName[] = "docker";
+constexpr const lu_sync_back_extension &kSyncBack =
+    liveupdate::updaters::SyncBackTable<DockerPlugin, kDockerName>::table;
 
 const void *DockerPlugin::extension(std::string_view id) const {
     if (id == LU_DIGEST_EXTENSION_ID) return &kDigest;

@@ -99,24 +99,9 @@ lu::Outcome KubernetesPlugin::try_update(const lu::Request &request) const {
     }
 }
 
-int32_t watch(lu_updater *updater, const lu_container_ref *container, lu_str root, const lu_str *patterns,
-              uint64_t pattern_count, uint64_t max_file_bytes, lu_container_changes_fn each, void *each_ctx,
-              lu_log_fn log, void *log_ctx, lu_change_watch **out_watch, lu_message *out_error) noexcept {
-    if (updater == nullptr) {
-        if (out_error != nullptr)
-            *out_error = liveupdate::abi::make_message("kubernetes updater: watch needs an updater");
-        return LU_ERR_INVALID_ARGUMENT;
-    }
-    auto &plugin = lu::instance<KubernetesPlugin>(updater);
-    return liveupdate::updaters::start_change_watch(
-        "kubernetes",
-        [&plugin](const lu::ContainerRef &c, const lu::UpdateLog &l) { return plugin.watch_session(c, l); }, container,
-        root, patterns, pattern_count, max_file_bytes, each, each_ctx, log, log_ctx, out_watch, out_error);
-}
-
-void stop_watch(lu_updater *, lu_change_watch *watch) noexcept { liveupdate::updaters::stop_change_watch(watch); }
-
-constexpr lu_sync_back_extension kSyncBack{sizeof(lu_sync_back_extension), watch, stop_watch};
+constexpr char kKubernetesName[] = "kubernetes";
+constexpr const lu_sync_back_extension &kSyncBack =
+    liveupdate::updaters::SyncBackTable<KubernetesPlugin, kKubernetesName>::table;
 
 const void *KubernetesPlugin::extension(std::string_view id) const {
     return id == LU_SYNC_BACK_EXTENSION_ID ? &kSyncBack : nullptr;

@@ -1,6 +1,8 @@
 #include "updaters/shared/change_watch_entry.hpp"
 
 #include <chrono>
+#include <cstddef>
+#include <string>
 #include <vector>
 
 #include "common/agent_client/change_watch.hpp"
@@ -43,13 +45,15 @@ lu_str str(const std::string &s) { return abi::to_lu_str(s); }
 
 int32_t start_change_watch(const char *updater_name, const OpenWatchSession &open, const lu_container_ref *container,
                            lu_str root, const lu_str *patterns, uint64_t pattern_count, uint64_t max_file_bytes,
-                           lu_container_changes_fn each, void *each_ctx, lu_log_fn log, void *log_ctx,
-                           lu_change_watch **out_watch, lu_message *out_error) noexcept {
+                           const AgreedFiles *agreed, lu_container_changes_fn each, void *each_ctx, lu_log_fn log,
+                           void *log_ctx, lu_change_watch **out_watch, lu_message *out_error) noexcept {
     const auto fail = [&](int32_t rc, const std::string &why) {
         if (out_error != nullptr) *out_error = abi::make_message(std::string(updater_name) + " updater: " + why);
         return rc;
     };
-    if (container == nullptr || each == nullptr || out_watch == nullptr || (patterns == nullptr && pattern_count != 0))
+    if (container == nullptr || each == nullptr || out_watch == nullptr ||
+        (patterns == nullptr && pattern_count != 0) ||
+        (agreed != nullptr && agreed->files == nullptr && agreed->count != 0))
         return fail(LU_ERR_INVALID_ARGUMENT, "watch needs a container, a callback and a place for the watch");
     try {
         ap::WatchChanges request;
@@ -60,6 +64,16 @@ int32_t start_change_watch(const char *updater_name, const OpenWatchSession &ope
         for (uint64_t i = 0; i < pattern_count; ++i) request.patterns.emplace_back(abi::to_view(patterns[i]));
         request.max_file_bytes = max_file_bytes;
         request.debounce_ms = kDebounceMs;
+        if (agreed != nullptr) {
+            request.report_existing = 1;
+            for (uint64_t i = 0; i < agreed->count; ++i) {
+                const lu_agreed_file &file = agreed->files[i];
+                if (file.struct_size < offsetof(lu_agreed_file, hash) + sizeof file.hash)
+                    return fail(LU_ERR_INVALID_ARGUMENT, "agreed file " + std::to_string(i) + " is too small");
+                request.agreed_paths.emplace_back(abi::to_view(file.path));
+                request.agreed_hashes.push_back(file.hash);
+            }
+        }
         const updater::UpdateLog watch_log(log, log_ctx);
         std::unique_ptr<ac::AgentSession> session = open(updater::to_container_ref(*container), watch_log);
         auto batch = [each, each_ctx](const std::vector<ap::ContainerChange> &changes, ac::WatchedRoot where) {

@@ -69,7 +69,7 @@ function filesCell(row) {
 // The SVG namespace, as the page's template holds it (no address in the code).
 const chartTemplate = document.getElementById('updates-chart').content.firstElementChild;
 const svgNs = chartTemplate.namespaceURI;
-const chart = { width: 150, height: 36, slots: 50 };
+const chart = { width: 150, height: 36, bars: 50 };
 
 function svg(tag, attrs = {}, ...children) {
   const e = document.createElementNS(svgNs, tag);
@@ -87,7 +87,7 @@ function updatesCell(row) {
   }
   const maxMs = Math.max(...updates.map((u) => u.ms), 0.1);
   const maxFiles = Math.max(...updates.map((u) => u.files), 1);
-  const slot = chart.width / chart.slots;
+  const pitch = chart.width / chart.bars;
   const top = chart.height - 2;
   const last = updates[updates.length - 1];
   const picture = chartTemplate.cloneNode(false);
@@ -100,13 +100,13 @@ function updatesCell(row) {
     const title = svg('title');
     title.textContent = `${u.ms} ms, ${u.files} file${u.files === 1 ? '' : 's'}${u.failed ? ', failed' : ''} (${u.at})`;
     picture.append(svg('rect', {
-      class: u.failed ? 'bar failed' : 'bar', x: (i * slot).toFixed(2), y: (chart.height - h).toFixed(2),
-      width: Math.max(1, slot - 1).toFixed(2), height: h.toFixed(2), 'data-ms': u.ms, 'data-files': u.files,
+      class: u.failed ? 'bar failed' : 'bar', x: (i * pitch).toFixed(2), y: (chart.height - h).toFixed(2),
+      width: Math.max(1, pitch - 1).toFixed(2), height: h.toFixed(2), 'data-ms': u.ms, 'data-files': u.files,
     }, title));
   });
   updates.forEach((u, i) => {
     picture.append(svg('circle', {
-      class: 'files-point', cx: (i * slot + slot / 2).toFixed(2), cy: (chart.height - 1 - (u.files / maxFiles) * top).toFixed(2),
+      class: 'files-point', cx: (i * pitch + pitch / 2).toFixed(2), cy: (chart.height - 1 - (u.files / maxFiles) * top).toFixed(2),
       r: 1.3, 'data-files': u.files,
     }));
   });

@@ -65,6 +65,13 @@ typedef void (*lu_container_changes_fn)(void *each_ctx, const lu_container_chang
 
 typedef struct lu_change_watch lu_change_watch;
 
+/* A file the host and the container last agreed on (watch_from). [since 1.14] */
+typedef struct lu_agreed_file {
+    uint32_t struct_size;
+    lu_str path;   /* relative to the watched root */
+    uint64_t hash; /* XXH3-64 of the content both sides held */
+} lu_agreed_file;
+
 typedef struct lu_sync_back_extension {
     uint32_t struct_size;
 
@@ -90,6 +97,16 @@ typedef struct lu_sync_back_extension {
     /* Ends a watch; each and log are not called once it returns. [any-thread],
      * never from within each. */
     void (*stop)(lu_updater *updater, lu_change_watch *watch);
+
+    /* As watch, but from what the host last agreed on with the container,
+     * so nothing that happened while no watch ran is missed: the first
+     * batches bring each wanted file beneath root whose content is not the
+     * agreed one (or that is not among agreed) and each agreed file gone
+     * (deleted); then changes as they happen. [since 1.14] */
+    int32_t (*watch_from)(lu_updater *updater, const lu_container_ref *container, lu_str root, const lu_str *patterns,
+                          uint64_t pattern_count, uint64_t max_file_bytes, const lu_agreed_file *agreed,
+                          uint64_t agreed_count, lu_container_changes_fn each, void *each_ctx, lu_log_fn log,
+                          void *log_ctx, lu_change_watch **out_watch, lu_message *out_error);
 } lu_sync_back_extension;
 
 #ifdef __cplusplus

@@ -17,7 +17,7 @@
 #include "plugin/core/json_text_writer.hpp"
 #include "plugin/core/snapshot.hpp"
 
-namespace liveupdate::snapshot_slots {
+namespace liveupdate::snapshot_parts {
 
 inline constexpr std::size_t kMaxSnapshotBytes = std::size_t{1} << 30;
 inline constexpr std::size_t kMaxSnapshotDepth = 64;
@@ -68,13 +68,13 @@ void for_each_index(std::size_t n, const F &f) {
 void write_header(JsonTextWriter &w, const common::MicroTime &start_time);
 
 // One element of "liveUpdates": {"name":..., "status":..., "monitor":...}.
-void write_slot(JsonTextWriter &w, const std::string &name, const SlotView &slot);
+void write_entry(JsonTextWriter &w, const std::string &name, const EntryToWrite &entry);
 // Its status and monitor (not its name); path names it in errors.
-SlotState decode_slot(boost::json::object &entry, const std::string &path, const KnownObjects &known);
+DecodedEntry decode_entry(boost::json::object &entry, const std::string &path, const KnownObjects &known);
 
 // The elements of "objects", decoded (moved out); errors name objects[i].
 std::vector<api::ObjectPtr> decode_objects(boost::json::array &objects);
 
 common::MicroTime checked_time(std::int64_t micros, const std::string &field);
 
-}  // namespace liveupdate::snapshot_slots
+}  // namespace liveupdate::snapshot_parts

@@ -15,8 +15,8 @@ namespace liveupdate {
 
 // Everything the engine keeps for one LiveUpdate name. While a reconcile
 // session is open it alone touches monitor and status.
-struct LiveUpdateSlot {
-    explicit LiveUpdateSlot(std::string live_update) : name(std::move(live_update)) {}
+struct LiveUpdateState {
+    explicit LiveUpdateState(std::string live_update) : name(std::move(live_update)) {}
 
     const std::string name;
     std::mutex mutex;  // guards in_session, pending and entry
@@ -26,27 +26,27 @@ struct LiveUpdateSlot {
     // hot reload takes with reconciles held, copies it. Empty: write it then.
     std::string entry;
     // Restored but not decoded yet: the engine decodes it before anyone reads the rest.
-    std::optional<PendingSlot> pending;
+    std::optional<PendingEntry> pending;
     std::optional<Monitor> monitor;
     // The status last handed out (what the host stores); seeded from the object.
     std::optional<api::LiveUpdateStatus> status;
 };
 
-// Marks a slot as being reconciled for its lifetime.
+// Marks the state of a LiveUpdate as being reconciled for its lifetime.
 class SessionClaim {
 public:
-    // Returns an empty claim when a session is already open on the slot.
-    static SessionClaim try_claim(std::shared_ptr<LiveUpdateSlot> slot);
+    // Returns an empty claim when a session is already open on that LiveUpdate.
+    static SessionClaim try_claim(std::shared_ptr<LiveUpdateState> state);
     SessionClaim() = default;
-    SessionClaim(SessionClaim &&other) noexcept : slot_(std::move(other.slot_)) {}
+    SessionClaim(SessionClaim &&other) noexcept : state_(std::move(other.state_)) {}
     SessionClaim &operator=(SessionClaim &&) = delete;
     SessionClaim(const SessionClaim &) = delete;
     ~SessionClaim();
-    explicit operator bool() const { return slot_ != nullptr; }
-    LiveUpdateSlot &slot() const { return *slot_; }
+    explicit operator bool() const { return state_ != nullptr; }
+    LiveUpdateState &state() const { return *state_; }
 
 private:
-    std::shared_ptr<LiveUpdateSlot> slot_;
+    std::shared_ptr<LiveUpdateState> state_;
 };
 
 }  // namespace liveupdate
