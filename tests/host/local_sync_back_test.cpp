@@ -520,7 +520,12 @@ BOOST_AUTO_TEST_CASE(the_watch_brings_back_what_the_container_writes) {
     write(f.app / "db" / "migrations" / "0002.py", "alter table");
     write(f.app / "src.js", "not wanted");
     const fs::path landed = f.local / "db" / "migrations" / "0002.py";
-    for (int i = 0; i < 300 && text_of(landed) != "alter table"; ++i)
+    // The event is reported after the file lands: wait for both.
+    const auto reported = [&] {
+        const std::lock_guard lock(mutex);
+        return !events.empty();
+    };
+    for (int i = 0; i < 300 && (text_of(landed) != "alter table" || !reported()); ++i)
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     BOOST_TEST(text_of(landed) == "alter table");
     BOOST_TEST(!fs::exists(f.local / "src.js"));
