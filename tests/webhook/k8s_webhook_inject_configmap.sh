@@ -35,10 +35,10 @@ cleanup() {
     kubectl -n "$ns" delete pods -l lu-inject-cm-e2e --grace-period=0 --wait=false >/dev/null 2>&1
   done
   # install writes into every labelled namespace of the cluster, other tests' too.
-  for ns in $(sed -n "s|^configmap/$configmap [a-z]* in namespace \([^ ]*\) .*|\1|p" "$work"/install*.out 2>/dev/null |
-    sort -u); do
-    kubectl -n "$ns" delete configmap $configmap --wait=false >/dev/null 2>&1
-  done
+  sed -n "s|^configmap/$configmap [a-z]* in namespace \([^ ]*\) .*|\1|p" "$work"/install*.out 2>/dev/null | sort -u |
+    while read -r ns; do
+      kubectl -n "$ns" delete configmap "$configmap" --wait=false >/dev/null 2>&1
+    done
   rm -rf "$work"
   exit "$status"
 }
