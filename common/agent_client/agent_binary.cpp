@@ -50,7 +50,7 @@ std::string hex16(std::uint64_t value) {
 
 }  // namespace
 
-AgentBinary load_agent_binary(const std::string &configured) {
+AgentBinary load_agent_binary(const std::string &configured, std::string_view how_to_set) {
     std::vector<fs::path> places;
     if (!configured.empty())
         places.emplace_back(configured);
@@ -72,8 +72,8 @@ AgentBinary load_agent_binary(const std::string &configured) {
                                 hex16(XXH3_64bits(binary.content.data(), binary.content.size()));
         return binary;
     }
-    throw std::runtime_error("no lu-agent binary found (looked at " + (looked.empty() ? "nothing" : looked) +
-                             "); set the updater's \"agentPath\"");
+    throw std::runtime_error("no lu-agent binary found (looked at " + (looked.empty() ? "nothing" : looked) + "); " +
+                             std::string(how_to_set));
 }
 
 std::string agent_archive(const AgentBinary &binary) {

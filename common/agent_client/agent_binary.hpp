@@ -23,8 +23,10 @@ struct AgentBinary {
 // Reads `configured` when set, else lu-agent where the running lu-host's
 // layout has it (common/install_layout.hpp), else beside the plugin or in
 // ../bin from it.
-// Throws std::runtime_error naming the places looked at.
-AgentBinary load_agent_binary(const std::string &configured);
+// Throws std::runtime_error naming the places looked at and how_to_set,
+// the caller's way to name another.
+AgentBinary load_agent_binary(const std::string &configured,
+                              std::string_view how_to_set = "set the updater's \"agentPath\"");
 
 // A tar archive holding the agent at its container path (mode 0755), to be
 // unpacked at "/" (docker: PUT /containers/{id}/archive; kubernetes: tar -x).

@@ -5,11 +5,9 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
-#include "common/install_layout.hpp"
+#include "common/agent_client/agent_binary.hpp"
 #include "common/json_fields.hpp"
 #include "common/kube/kubeconfig.hpp"
 #include "host/webhook/certificates.hpp"
@@ -108,27 +106,14 @@ void write_file(const fs::path &file, const std::string &text, mode_t mode) {
 // A ConfigMap's data may hold 1 MiB at most (the API server refuses more).
 constexpr std::size_t kConfigMapLimit = std::size_t{1} << 20;
 
-// The lu-agent to publish: `configured`, else the first of this lu-host's layout.
-std::pair<fs::path, std::string> read_agent(const fs::path &configured) {
-    std::vector<fs::path> places{configured};
-    if (configured.empty()) places = common::agent_places(common::running_executable());
-    std::string looked;
-    for (const auto &place : places) {
-        std::ifstream in(place, std::ios::binary);
-        if (!in) {
-            looked += (looked.empty() ? "" : ", ") + place.string();
-            continue;
-        }
-        std::ostringstream content;
-        content << in.rdbuf();
-        if (content.str().empty()) throw std::runtime_error("the lu-agent binary " + place.string() + " is empty");
-        if (content.str().size() > kConfigMapLimit)
-            throw std::runtime_error("the lu-agent binary " + place.string() + " holds " +
-                                     std::to_string(content.str().size()) + " bytes, more than a ConfigMap's " +
-                                     std::to_string(kConfigMapLimit));
-        return {place, content.str()};
-    }
-    throw std::runtime_error("no lu-agent binary found (looked at " + looked + "); give --agent PATH");
+// The lu-agent to publish: `configured`, else the one of this lu-host's layout.
+agent_client::AgentBinary read_agent(const fs::path &configured) {
+    agent_client::AgentBinary agent = agent_client::load_agent_binary(configured.string(), "give --agent PATH");
+    if (agent.content.size() > kConfigMapLimit)
+        throw std::runtime_error("the lu-agent binary " + agent.local_path + " holds " +
+                                 std::to_string(agent.content.size()) + " bytes, more than a ConfigMap's " +
+                                 std::to_string(kConfigMapLimit));
+    return agent;
 }
 
 // The namespaces labelled for injection, by name.
@@ -146,7 +131,7 @@ std::vector<std::string> injected_namespaces(kube::ApiClient &api) {
 }
 
 void publish_agent(kube::ApiClient &api, const InstallOptions &options, std::ostream &out) {
-    const auto [place, content] = read_agent(options.agent);
+    const agent_client::AgentBinary agent = read_agent(options.agent);
     const std::vector<std::string> namespaces = injected_namespaces(api);
     if (namespaces.empty())
         out << "configmap/" << options.agent_configmap << ": no namespace is labelled " << kInjectKey
@@ -158,10 +143,10 @@ void publish_agent(kube::ApiClient &api, const InstallOptions &options, std::ost
             {"metadata", json::object{{"name", options.agent_configmap},
                                       {"namespace", ns},
                                       {"labels", json::object{{"app.kubernetes.io/managed-by", "lu-host"}}}}},
-            {"binaryData", json::object{{kAgentConfigMapKey, base64_encode(content)}}}};
+            {"binaryData", json::object{{kAgentConfigMapKey, base64_encode(agent.content)}}}};
         const std::string done = put_object(api, configmaps_of(ns), std::move(configmap));
         out << "configmap/" << options.agent_configmap << " " << done << " in namespace " << ns << " ("
-            << place.string() << ", " << content.size() << " bytes)\n";
+            << agent.local_path << ", " << agent.content.size() << " bytes)\n";
     }
 }
 
