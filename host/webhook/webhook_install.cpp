@@ -130,8 +130,8 @@ std::vector<std::string> injected_namespaces(kube::ApiClient &api) {
     return names;
 }
 
-void publish_agent(kube::ApiClient &api, const InstallOptions &options, std::ostream &out) {
-    const agent_client::AgentBinary agent = read_agent(options.agent);
+void publish_agent(kube::ApiClient &api, const InstallOptions &options, const agent_client::AgentBinary &agent,
+                   std::ostream &out) {
     const std::vector<std::string> namespaces = injected_namespaces(api);
     if (namespaces.empty())
         out << "configmap/" << options.agent_configmap << ": no namespace is labelled " << kInjectKey
@@ -164,6 +164,9 @@ void install_webhook(kube::ApiClient &api, const InstallOptions &options, std::o
     const bool mutate = options.mutate || exists(api, kMutatingConfigurations + "/" + kMutatingConfigurationName);
     // Before anything is written: a --url that has no /mutate beside it.
     const std::optional<WebhookTarget> mutating = mutate ? std::optional(mutate_target(options.target)) : std::nullopt;
+    // And an agent that cannot be published: refused before the configurations are.
+    const std::optional<agent_client::AgentBinary> agent =
+        mutating && !options.agent_configmap.empty() ? std::optional(read_agent(options.agent)) : std::nullopt;
     const CertificateNames names = certificate_names(options.target);
     const ServingCertificates certs =
         make_serving_certificates({options.target.host, names.dns_names, names.ip_addresses, options.days});
@@ -181,7 +184,7 @@ void install_webhook(kube::ApiClient &api, const InstallOptions &options, std::o
             << target_text(*mutating) << "; failurePolicy Ignore; start the webhook with "
             << (options.agent_configmap.empty() ? "--agent-image" : "--agent-configmap " + options.agent_configmap)
             << ")\n";
-        if (!options.agent_configmap.empty()) publish_agent(api, options, out);
+        if (agent) publish_agent(api, options, *agent, out);
     }
     if (options.secret) {
         const std::string stored =

@@ -54,6 +54,19 @@ done
 kubectl label namespace $on liveupdate.dev/inject=enabled --overwrite >/dev/null || fail "cannot label $on"
 kubectl label namespace $off liveupdate.dev/inject- >/dev/null 2>&1
 
+# An agent that cannot be published is refused before anything is installed.
+"$lu_host" webhook uninstall >/dev/null 2>&1
+"$lu_host" webhook install --url "https://127.0.0.1:$port/validate" --cert-dir "$work/refused-certs" --mutate \
+  --agent-configmap $configmap --agent "$work/no-such-agent" >"$work/refused.out" 2>&1 &&
+  fail "install with a missing --agent succeeded"
+grep -q "no lu-agent binary found (looked at $work/no-such-agent); give --agent PATH" "$work/refused.out" ||
+  fail "install with a missing --agent did not say why: $(cat "$work/refused.out")"
+for kind in validatingwebhookconfiguration mutatingwebhookconfiguration; do
+  kubectl get "$kind" -o name | grep -q lu-host-webhook && fail "a refused install left a $kind"
+done
+[ -e "$work/refused-certs" ] && fail "a refused install wrote certificates"
+echo "ok: install with an agent it cannot publish is refused and installs nothing"
+
 "$lu_host" webhook install --url "https://127.0.0.1:$port/validate" --cert-dir "$work/certs" --mutate \
   --agent-configmap $configmap --agent "$build/bin/lu-agent" >"$work/install.out" ||
   fail "webhook install --mutate --agent-configmap failed: $(cat "$work/install.out")"
