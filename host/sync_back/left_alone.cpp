@@ -10,13 +10,16 @@
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <utility>
 
 #include "common/paths.hpp"
 #include "common/sync_back/content_digest.hpp"
 #include "common/sync_back/sync_back_rules.hpp"
 #include "common/tree_digest/tree_digest.hpp"
+#include "common/unique_fd.hpp"
 #include "host/core/host_services.hpp"
 #include "host/core/plugin_message.hpp"
+#include "host/sync_back/beneath_files.hpp"
 #include "liveupdate/ext/digest.h"
 
 namespace liveupdate::host::sync_back {
@@ -57,23 +60,12 @@ PathState local_state(const std::string &path) {
         throw std::runtime_error("cannot read " + path + ": " + std::strerror(errno));
     }
     if (!S_ISREG(st.st_mode)) return PathState::other();
-    const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) throw std::runtime_error("cannot read " + path + ": " + std::strerror(errno));
-    rules::ContentDigest digest;
-    char buffer[1 << 16];
-    for (;;) {
-        const ssize_t n = ::read(fd, buffer, sizeof buffer);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) {
-            const int error = errno;
-            ::close(fd);
-            throw std::runtime_error("cannot read " + path + ": " + std::strerror(error));
-        }
-        if (n == 0) break;
-        digest.update(buffer, static_cast<std::size_t>(n));
-    }
-    ::close(fd);
-    return PathState::file(digest.text());
+    const common::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+    if (fd.get() < 0) throw std::runtime_error("cannot read " + path + ": " + std::strerror(errno));
+    std::string error;
+    std::string digest = content_digest(fd.get(), error);
+    if (!error.empty()) throw std::runtime_error(path + ": " + error);
+    return PathState::file(std::move(digest));
 }
 
 // Where the update takes container_path from, or "" when it carries nothing there.
@@ -97,6 +89,7 @@ void judge_root(const Updater &via, const lu_digest_extension &table, const upda
         if (path.starts_with(folder) && comes_back(path) && !local_of(update, path).empty())
             agreed.emplace(path.substr(folder.size()), digest);
     std::vector<lu_str> hash_paths;
+    hash_paths.reserve(agreed.size());
     for (const auto &[relative, digest] : agreed) hash_paths.push_back({relative.data(), relative.size()});
     const lu_digest_scope scope{sizeof(lu_digest_scope),
                                 hash_paths.data(),
