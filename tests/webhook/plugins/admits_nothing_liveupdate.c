@@ -1,95 +1,31 @@
 /* A liveupdate plugin of the right ABI that admits nothing, with a message of
  * its own: once the webhook hot-reloads it, the next review says so. It
  * takes any snapshot and has nothing to reconcile. */
-#include <stdlib.h>
-#include <string.h>
-
-#include "liveupdate/liveupdate_plugin.h"
-
-struct lu_engine {
-    int unused;
-};
-
-static lu_message message(const char *text) {
-    lu_message m = {NULL, 0};
-    size_t size = strlen(text);
-    m.data = malloc(size + 1);
-    if (m.data != NULL) {
-        memcpy(m.data, text, size + 1);
-        m.size = size;
-    }
-    return m;
-}
-
-static int32_t create(const lu_engine_host *host, lu_str options, lu_engine **out_engine, lu_message *out_error) {
-    (void)host;
-    (void)options;
-    (void)out_error;
-    *out_engine = calloc(1, sizeof(lu_engine));
-    return *out_engine != NULL ? LU_OK : LU_ERR_INTERNAL;
-}
-
-static void destroy(lu_engine *engine) { free(engine); }
+#include "tests/support/inert_liveupdate/inert_liveupdate.h"
 
 static int32_t refuse_object(lu_engine *engine, lu_str object, lu_message *out_result) {
     (void)engine;
     (void)object;
-    *out_result = message(
+    *out_result = lu_test_message(
         "{\"accepted\": false, \"errors\": [], \"message\": \"the admits-nothing test plugin admits nothing\", "
         "\"due\": []}");
     return LU_OK;
 }
 
-static int32_t remove_object(lu_engine *engine, lu_str kind, lu_str name, lu_message *out_result) {
-    (void)engine;
-    (void)kind;
-    (void)name;
-    *out_result = message("{\"due\": []}");
-    return LU_OK;
-}
-
-static int32_t reconcile_begin(lu_engine *engine, lu_str name, lu_str now, lu_reconcile **out_session,
-                               lu_message *out_step) {
-    (void)engine;
-    (void)name;
-    (void)now;
-    *out_session = NULL;
-    *out_step = message("this plugin reconciles nothing");
-    return LU_ERR_STATE;
-}
-
-static int32_t reconcile_continue(lu_reconcile *session, lu_str outcome, lu_str now, lu_message *out_step) {
-    (void)session;
-    (void)outcome;
-    (void)now;
-    (void)out_step;
-    return LU_ERR_STATE;
-}
-
-static void reconcile_end(lu_reconcile *session) { (void)session; }
-
-static int32_t snapshot(lu_engine *engine, lu_message *out_blob) {
-    (void)engine;
-    *out_blob = message("{}");
-    return LU_OK;
-}
-
-static int32_t restore(lu_engine *engine, lu_str blob, lu_message *out_error) {
-    (void)engine;
-    (void)blob;
-    (void)out_error;
-    return LU_OK;
-}
-
-static void free_message(lu_message *m) {
-    free(m->data);
-    m->data = NULL;
-    m->size = 0;
-}
-
-static const lu_liveupdate_api api = {
-    sizeof(lu_liveupdate_api), LU_ABI_VERSION,     create,        destroy,  refuse_object, refuse_object, remove_object,
-    reconcile_begin,           reconcile_continue, reconcile_end, snapshot, restore,       free_message,  NULL};
+static const lu_liveupdate_api api = {sizeof(lu_liveupdate_api),
+                                      LU_ABI_VERSION,
+                                      lu_test_inert_create,
+                                      lu_test_inert_destroy,
+                                      refuse_object,
+                                      refuse_object,
+                                      lu_test_inert_remove,
+                                      lu_test_inert_reconcile_begin,
+                                      lu_test_inert_reconcile_continue,
+                                      lu_test_inert_reconcile_end,
+                                      lu_test_inert_snapshot,
+                                      lu_test_inert_restore,
+                                      lu_test_inert_free_message,
+                                      NULL};
 
 static const lu_plugin_info info = {sizeof(lu_plugin_info), LU_ABI_VERSION,   LU_ABI_VERSION,
                                     "liveupdate",           "admits-nothing", "0.0.1"};
