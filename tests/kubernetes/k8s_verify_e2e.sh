@@ -3,7 +3,8 @@
 # updater digests the pod through lu-agent (liveupdate.digest/1), so a file
 # changed, one deleted and one made in the pod behind the daemon's back are
 # told (different, missing, unsynced) and `--fix` repairs the first two and
-# leaves the app's own file. With the agent off (its "agent" setting false)
+# leaves the app's own file; a new agent session makes the daemon repair
+# the pod by itself. With the agent off (its "agent" setting false)
 # the updater cannot digest, and verify says so.
 # Usage: k8s_verify_e2e.sh LU_HOST K8S_DIR REPO_ROOT   (exit 77 without K8S_DIR)
 set -euo pipefail
@@ -100,6 +101,17 @@ expect_said "fixed, in sync now"
 [ "$(kn exec web -c web -- cat /www/sub/b.txt)" = beta ] || fail "--fix did not bring back /www/sub/b.txt"
 [ "$(kn exec web -c web -- cat /www/extra.txt)" = extra ] || fail "--fix deleted the app's own /www/extra.txt"
 echo "ok: verify --fix repaired the pod and left the app's own file"
+
+# A new agent session (the old one's agent killed) makes the daemon check the pod by itself and repair it.
+in_pod 'for p in /proc/[0-9]*; do case $(readlink "$p/exe") in /.lu-agent/*) kill -9 "${p#/proc/}";; esac; done'
+in_pod "echo lost > /www/sub/b.txt"
+printf 'alpha 2' >"$project/src/a.txt"
+wait_for_file_content /www/a.txt "alpha 2" kn exec web -c web -- cat
+wait_for_file_content /www/sub/b.txt beta kn exec web -c web -- cat
+grep -q "the kubernetes updater reconnected to a container" "$work/up.log" ||
+  fail "the daemon did not say the updater reconnected"
+[ "$(kn exec web -c web -- cat /www/extra.txt)" = extra ] || fail "the repair deleted the app's own /www/extra.txt"
+echo "ok: after a new agent session the daemon repaired the pod by itself"
 stop_up
 
 # Without the agent the updater cannot digest: verify says so, naming the updater and the extension.
