@@ -19,8 +19,8 @@ namespace liveupdate::host::sync_back {
 
 // The files beneath roots (the container paths of the rules that come back)
 // that come back, that the update could carry, and that it must leave
-// alone. None when the updater cannot digest the container (kubernetes: it
-// has no digest) or cannot run its agent there. Throws std::runtime_error
+// alone. None when the updater cannot digest the container (no digest
+// extension: kubernetes with its agent off) or cannot run its agent there. Throws std::runtime_error
 // saying why the container cannot tell (the update then fails, rather than
 // overwrite what it does not know).
 std::vector<LeftAlone> left_alone(const Updater &via, const update_step::ContainerUpdate &update,

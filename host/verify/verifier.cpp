@@ -204,7 +204,9 @@ Differences Verifier::compare(const LiveUpdateTargets &lu, const std::vector<Liv
     const lu_digest_extension *table = digest_table(*updater);
     if (table == nullptr)
         throw std::runtime_error("the " + lu.via + " updater (" + updater->plugin().identity().name +
-                                 ") cannot digest containers: it has no " LU_DIGEST_EXTENSION_ID " extension");
+                                 ") cannot digest containers: it has no " LU_DIGEST_EXTENSION_ID
+                                 " extension (an updater that digests through lu-agent, as kubernetes does, offers "
+                                 "it only with its agent on)");
     const common::IgnoreSet ignore = common::ignore_set_of(lu.filter);
     host::SyncedPaths synced;
     if (host::SyncedJournals *journals = executor_.journals())

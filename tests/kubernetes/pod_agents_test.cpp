@@ -56,3 +56,26 @@ BOOST_FIXTURE_TEST_CASE(a_new_container_is_tried_again_and_the_old_refusal_forgo
     BOOST_TEST(tries_after_update("containerd://b") == 2u);  // restarted: a new container ID
     BOOST_TEST(tries_after_update("containerd://b") == 2u);
 }
+
+// A digest (`lu-host verify`, a restarted daemon's start) is the agent's:
+// where it cannot run, the outcome says so for the user; a container
+// without a pod or an unusable path fails before any exec.
+BOOST_FIXTURE_TEST_CASE(a_digest_where_the_agent_cannot_run_is_unavailable_saying_why, Fixture) {
+    const updater::ContainerRef container{"containerd://a", "app", "web-0", "default", ""};
+    agent_protocol::Digest request;
+    request.path = "/app";
+    const auto never = [](const agent_protocol::DigestEntry &) { return true; };
+    const auto outcome = agents.digest(container, request, never, {});
+    BOOST_TEST((outcome.kind == agent_client::DigestOutcome::Kind::unavailable));
+    BOOST_TEST(outcome.message.find("verify needs lu-agent in the container: ") == 0u, outcome.message);
+
+    const updater::ContainerRef no_pod{"containerd://a", "app", "", "default", ""};
+    const auto without_pod = agents.digest(no_pod, request, never, {});
+    BOOST_TEST((without_pod.kind == agent_client::DigestOutcome::Kind::failed));
+    BOOST_TEST(without_pod.message == "no pod to digest /app in");
+
+    request.path = "/app/../etc";
+    const auto climbing = agents.digest(container, request, never, {});
+    BOOST_TEST((climbing.kind == agent_client::DigestOutcome::Kind::failed));
+    BOOST_TEST(climbing.message.find("cannot digest /app/../etc: ") == 0u, climbing.message);
+}

@@ -1,10 +1,13 @@
 // The C ABI face of the kubernetes updater (through liveupdate/updater.hpp).
 #include <chrono>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string_view>
 #include <thread>
 #include <utility>
 
+#include "liveupdate/ext/digest.h"
 #include "liveupdate/ext/sync_back.h"
 #include "liveupdate/updater.hpp"
 #include "updaters/kubernetes/api_exec.hpp"
@@ -12,6 +15,7 @@
 #include "updaters/kubernetes/pod_agents.hpp"
 #include "updaters/kubernetes/pod_state.hpp"
 #include "updaters/shared/change_watch_entry.hpp"
+#include "updaters/shared/digest_table.hpp"
 #include "updaters/shared/replayable_archive.hpp"
 
 namespace {
@@ -60,6 +64,19 @@ public:
 
     const void *extension(std::string_view id) const;
 
+    // Offered only with the agent (extension), so agents_ is set; lines of a
+    // digest asked without a log of its own go to the host's.
+    liveupdate::agent_client::DigestOutcome digest(const lu::ContainerRef &container,
+                                                   const liveupdate::agent_protocol::Digest &request,
+                                                   const liveupdate::agent_client::DigestEntryFn &each,
+                                                   const lu::UpdateLog &digest_log,
+                                                   const std::function<bool()> &keep_going) {
+        return agents_->digest(container, request, each, digest_log ? digest_log : host_.update_log(), keep_going);
+    }
+
+    std::uint64_t reconnect_count() const noexcept { return agents_ ? agents_->reconnect_count() : 0; }
+    std::uint64_t session_count() const noexcept { return agents_ ? agents_->session_count() : 0; }
+
     // Sync back's watch needs the agent: without it, one-way.
     std::unique_ptr<liveupdate::agent_client::AgentSession> watch_session(const lu::ContainerRef &container,
                                                                           const lu::UpdateLog &log) {
@@ -100,11 +117,17 @@ lu::Outcome KubernetesPlugin::try_update(const lu::Request &request) const {
 }
 
 constexpr char kKubernetesName[] = "kubernetes";
+constexpr const lu_digest_extension &kDigest =
+    liveupdate::updaters::DigestTable<KubernetesPlugin, kKubernetesName>::table;
 constexpr const lu_sync_back_extension &kSyncBack =
     liveupdate::updaters::SyncBackTable<KubernetesPlugin, kKubernetesName>::table;
 
+// A pod is digested through its lu-agent: without the agent (its setting
+// off, or kubectl's exec) there is no digest, and the host says so.
 const void *KubernetesPlugin::extension(std::string_view id) const {
-    return id == LU_SYNC_BACK_EXTENSION_ID ? &kSyncBack : nullptr;
+    if (id == LU_DIGEST_EXTENSION_ID) return agents_ ? &kDigest : nullptr;
+    if (id == LU_SYNC_BACK_EXTENSION_ID) return &kSyncBack;
+    return nullptr;
 }
 
 }  // namespace

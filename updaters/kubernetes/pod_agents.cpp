@@ -136,6 +136,25 @@ void PodAgents::prepare(const updater::ContainerRef &container, const UpdateLog 
     driver_.prepare(agent_container, log);
 }
 
+agent_client::DigestOutcome PodAgents::digest(const updater::ContainerRef &container,
+                                              const agent_protocol::Digest &request,
+                                              const agent_client::DigestEntryFn &each, const UpdateLog &log,
+                                              const std::function<bool()> &keep_going) {
+    using agent_client::DigestOutcome;
+    const auto failed = [](std::string message) {
+        return DigestOutcome{DigestOutcome::Kind::failed, std::move(message)};
+    };
+    if (container.pod.empty()) return failed("no pod to digest " + request.path + " in");
+    if (const auto problem = agent_protocol::path_problem(request.path); !problem.empty())
+        return failed("cannot digest " + request.path + ": " + problem);
+    PodAgentContainer agent_container(config_, *api_, container);
+    try {
+        return driver_.digest(agent_container, request, each, log, keep_going);
+    } catch (const std::exception &e) {
+        return failed("digesting " + request.path + " in " + pod_text(agent_container.target()) + ": " + e.what());
+    }
+}
+
 std::unique_ptr<agent_client::AgentSession> PodAgents::watch_session(const updater::ContainerRef &container,
                                                                      const UpdateLog &log) {
     if (container.pod.empty()) throw updaters::WatchUnsupported("no pod to watch");

@@ -7,6 +7,8 @@
 // starting it says it is not there yet.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,6 +34,20 @@ public:
     // Starts the container's session ahead of its first update
     // (lu_updater_api.prepare). Throws what kept it from starting.
     void prepare(const updater::ContainerRef &container, const updater::UpdateLog &log);
+
+    // Digests request.path (absolute) in the container through its agent
+    // session, in turn with its updates (liveupdate/ext/digest.h). Never
+    // throws: where the agent cannot run, `unavailable` saying why; a pod
+    // that cannot be reached, `failed`. keep_going false (asked while the
+    // agent is silent): `stopped`, the session ended.
+    agent_client::DigestOutcome digest(const updater::ContainerRef &container, const agent_protocol::Digest &request,
+                                       const agent_client::DigestEntryFn &each, const updater::UpdateLog &log,
+                                       const std::function<bool()> &keep_going = {});
+
+    // How many agent sessions were started to replace one that ended or broke.
+    std::uint64_t reconnect_count() const noexcept { return driver_.reconnect_count(); }
+    // How many agent sessions were started, first ones and replacements alike.
+    std::uint64_t session_count() const noexcept { return driver_.session_count(); }
 
     // A new session of the container's own, for sync back's watch
     // (liveupdate/ext/sync_back.h). Throws updaters::WatchUnsupported where

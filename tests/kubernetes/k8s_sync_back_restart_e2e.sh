@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# A restarted daemon overwrites no change the app made in a pod while none
+# ran (docs/sync-back.md, "A whole forward sync"): `lu-host up
+# --from-cluster --allow-sync-back` is killed with SIGKILL; meanwhile the app
+# rewrites a file that comes back, deletes one and makes one, and the
+# developer edits one locally. Started again, its initial sync reads the pod
+# through the kubernetes updater's digest (liveupdate.digest/1, lu-agent over
+# the API server's exec): the app's three changes stay in the pod and come
+# back, the local edit goes forward, nothing is overwritten.
+# Usage: k8s_sync_back_restart_e2e.sh LU_HOST K8S_DIR REPO_ROOT   (exit 77 without K8S_DIR)
+set -euo pipefail
+lu_host=$1 k8s_dir=$2 repo=$3
+# shellcheck source=../integration/up_e2e_lib.sh
+. "$repo/tests/integration/up_e2e_lib.sh"
+use_cluster "$k8s_dir"
+ns=lu-sync-back-restart-test-$$
+p=sbr$$
+
+work=$(mktemp -d)
+cleanup() {
+  local status=$?
+  stop_up || status=1
+  delete_namespace "$ns"
+  rm -rf "$work"
+  exit "$status"
+}
+trap cleanup EXIT
+# wait_for CMD...: until CMD succeeds (30 s at most).
+wait_for() {
+  for _ in $(seq 1 300); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done
+  fail "never true: $*"
+}
+in_pod() { kn exec web -c web -- sh -c "$1"; }
+pod_holds() { [ "$(kn exec web -c web -- cat "$1" 2>/dev/null)" = "$2" ]; }
+local_holds() { [ "$(cat "$project/src/$1" 2>/dev/null)" = "$2" ]; }
+start() {
+  start_up "$lu_host" --from-cluster --allow-sync-back --namespace "$ns" --no-web --control-socket "$work/control.sock" \
+    --debounce 20 --log-level debug "$project"
+}
+
+install_crds "$lu_host"
+k create namespace "$ns" >/dev/null
+kn create serviceaccount default >/dev/null 2>&1 || true
+kn apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: web, labels: {app: $p}}
+spec:
+  nodeName: "127.0.0.1"
+  hostNetwork: true
+  automountServiceAccountToken: false
+  enableServiceLinks: false
+  terminationGracePeriodSeconds: 1
+  containers:
+  - {name: web, image: localhost/busybox:local, imagePullPolicy: Never,
+     command: ["/bin/sh", "-c", "trap 'exit 0' TERM; while true; do sleep 1; done"]}
+---
+apiVersion: tilt.dev/v1alpha1
+kind: FileWatch
+metadata: {name: $p-src}
+spec: {watchedPaths: [src]}
+---
+apiVersion: tilt.dev/v1alpha1
+kind: KubernetesDiscovery
+metadata: {name: $p}
+spec:
+  watches: [{namespace: $ns}]
+  extraSelectors: [{matchLabels: {app: $p}}]
+---
+apiVersion: tilt.dev/v1alpha1
+kind: LiveUpdate
+metadata: {name: $p}
+spec:
+  basePath: "."
+  sources: [{fileWatch: $p-src}]
+  selector: {kubernetes: {discoveryName: $p, containerName: web}}
+  syncs: [{localPath: src, containerPath: /www, syncBack: [gen]}]
+  initialSync: {}
+YAML
+project=$work/project
+mkdir -p "$project/src"
+echo "<h1>first $$</h1>" >"$project/src/index.html"
+kn wait --for=condition=Ready pod/web --timeout=90s >/dev/null || fail "the pod did not become Ready"
+
+start
+wait_for pod_holds /www/index.html "<h1>first $$</h1>"
+wait_for grep -q "Sync back from container .*: started" "$work/up.log"
+in_pod "mkdir -p /www/gen && echo one > /www/gen/rewritten.txt && echo doomed > /www/gen/deleted.txt &&
+  echo agreed > /www/gen/local.txt"
+wait_for local_holds gen/rewritten.txt one
+wait_for local_holds gen/deleted.txt doomed
+wait_for local_holds gen/local.txt agreed
+echo "ok: the app's files came back"
+
+kill -KILL "$up_host_pid"
+wait "$up_host_pid" 2>/dev/null || true
+up_host_pid=""
+# Its Lease would keep the namespace for 15 s more (k8s_operator_e2e tests the take-over): gone at once.
+kn delete lease lu-host-operator >/dev/null
+in_pod "echo two > /www/gen/rewritten.txt && rm /www/gen/deleted.txt && echo new > /www/gen/new.txt"
+echo "local edit" >"$project/src/gen/local.txt"
+mv "$work/up.log" "$work/up-before-kill.log"
+
+start
+wait_for pod_holds /www/gen/local.txt "local edit"
+wait_for local_holds gen/rewritten.txt two
+gone_locally() { [ ! -e "$project/src/gen/deleted.txt" ]; }
+wait_for gone_locally
+wait_for local_holds gen/new.txt new
+# The check of a pod synced into before has run too: it repaired nothing of the app's.
+wait_for grep -q "verify (daemon start" "$work/up.log"
+pod_holds /www/gen/rewritten.txt two || fail "the restart overwrote the app's rewrite in the pod"
+in_pod "test ! -e /www/gen/deleted.txt" || fail "the restart brought back the file the app deleted in the pod"
+pod_holds /www/gen/new.txt new || fail "the restart lost the file the app made in the pod"
+local_holds gen/local.txt "local edit" || fail "the local edit was overwritten: $(cat "$project/src/gen/local.txt")"
+grep -q "Sync back: 3 file(s) the container changed since both sides last agreed are left to come back" \
+  "$work/up.log" || fail "the initial sync does not say which files it left alone"
+echo "ok: after a SIGKILL, the app's three changes stayed in the pod and came back; the local edit went forward"
+stop_up
+echo "k8s sync back restart e2e: all checks passed"
