@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake pkg-config clang libclang-rt-14-dev clang-format clang-tidy shellcheck
+  build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev clang-format clang-tidy shellcheck
   libboost1.81-dev libboost-json1.81-dev libboost-test1.81-dev libboost-filesystem1.81-dev
   libcurl4-openssl-dev libarchive-dev libssl-dev
   libyaml-cpp-dev libxxhash-dev

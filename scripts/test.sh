@@ -22,14 +22,17 @@
 #      files for 10 s each (scripts/fuzz.sh), two at a time (one per core)
 # The sanitizer and fuzz trees (steps 4 to 6, step 6's lock analysis too) are
 # built in the background, niced, while step 2's tests run; they make only
-# the targets their tests need, the sanitizer trees and the lock analysis as
-# unity builds (CMAKE_UNITY_BUILD: a library's sources compiled up to eight
-# to a file, which parses their shared headers and emits their templates once
-# for the eight; the test executables stay one file at a time). build/ is no
-# unity build: there a missing include still fails, and its
-# compile_commands.json names the files clang-tidy checks. Every build has
-# line tables for debug information (-g1): all that sanitizer reports and
-# backtraces read, and a fifth less compile time than full -g.
+# the targets their tests need, the sanitizer and fuzz trees and the lock
+# analysis as unity builds (CMAKE_UNITY_BUILD: a library's sources compiled
+# up to eight to a file, which parses their shared headers and emits their
+# templates once for the eight; the test and fuzz executables stay one file
+# at a time). build/ is no unity build: there a missing include still fails,
+# and its compile_commands.json names the files clang-tidy checks. Every
+# build has line tables for debug information (-g1): all that sanitizer
+# reports and backtraces read, and a fifth less compile time than full -g.
+# The sanitizer and fuzz trees use Ninja, which builds all the targets asked
+# for in one graph: make builds them one after another, each one-file test
+# executable on one core while the other idles.
 # Ends with one line "tests: N passed, M failed"; exit 0 only when all passed.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
@@ -110,13 +113,14 @@ run_check() {
 }
 
 # Configures and builds a sanitizer tree with only the given targets, its
-# libraries as a unity build (about half their compile time).
+# libraries as a unity build (about half their compile time), with Ninja (a
+# folder configured before keeps the generator it has).
 #   build_sanitizer_tree DIR SANITIZE TARGET...
 build_sanitizer_tree() {
   local dir=$1 sanitize=$2
   shift 2
-  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Debug -DLU_SANITIZE="$sanitize" -DLU_BUILD_BENCH=OFF "${line_tables[@]}" \
-    -DCMAKE_UNITY_BUILD=ON \
+  CMAKE_GENERATOR="${CMAKE_GENERATOR:-Ninja}" cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Debug -DLU_SANITIZE="$sanitize" \
+    -DLU_BUILD_BENCH=OFF "${line_tables[@]}" -DCMAKE_UNITY_BUILD=ON \
     && cmake --build "$dir" -j"$jobs" --target "$@"
 }
 
