@@ -67,7 +67,11 @@ WriteResult write_beneath(const std::string &root, const std::string &name, int 
                           const std::string &expected_digest, const FileStamp &replaces);
 
 // Deletes root/name when it is still a regular file with expected_digest;
-// "" on success or when it is already gone.
+// "" on success or when it is already gone. The file is first moved aside
+// beside it and looked at again there: a developer's save that lands after
+// the first look is put back (and said), one that lands later stays at the
+// name. Only a write into the old file through a descriptor opened before
+// the move can still be lost with it.
 std::string delete_beneath(const std::string &root, const std::string &name, const std::string &expected_digest);
 
 }  // namespace liveupdate::host::sync_back
