@@ -103,6 +103,9 @@ void print_report(const json::value &report) {
                 print_lists(*remaining, "  ");
             }
         }
+        if (const json::value *left = common::member(c, {"leftForSyncBack"}); left != nullptr && left->is_array())
+            std::cout << where << ": " << left->as_array().size()
+                      << " file(s) left for sync back (they come back, or are a conflict)\n";
         if (!error.empty()) std::cout << where << ": " << error << '\n';
     }
 }

@@ -261,7 +261,8 @@ updater::Outcome Executor::execute(const json::object &update, const LogSinkFn &
 }
 
 updater::Outcome Executor::execute(const update_step::ContainerUpdate &asked, const LogSinkFn &log,
-                                   const std::shared_ptr<const PrebuiltArchive> &shared, ForwardScope scope) const {
+                                   const std::shared_ptr<const PrebuiltArchive> &shared, ForwardScope scope,
+                                   std::vector<LeftAlone> *left_alone) const {
     try {
         common::IgnoreSet ignore = compiled_filter(asked);
 
@@ -276,11 +277,12 @@ updater::Outcome Executor::execute(const update_step::ContainerUpdate &asked, co
         // A container synced into before may hold changes no watch brought back yet (no daemon ran).
         const bool whole = asked.initial_sync || scope == ForwardScope::whole;
         std::set<std::string, std::less<>> left_out;
-        const update_step::ContainerUpdate update = without_left_alone(
-            without_held_deletes(asked, sync_back, journal.get(), log),
-            whole && sync_back.left_alone && !journal->empty() ? sync_back.left_alone(asked, *journal, log)
-                                                               : std::vector<LeftAlone>{},
-            left_out, log);
+        const std::vector<LeftAlone> leave = whole && sync_back.left_alone && !journal->empty()
+                                                 ? sync_back.left_alone(asked, *journal, log)
+                                                 : std::vector<LeftAlone>{};
+        if (left_alone != nullptr) *left_alone = leave;
+        const update_step::ContainerUpdate update =
+            without_left_alone(without_held_deletes(asked, sync_back, journal.get(), log), leave, left_out, log);
         ignore.add_exact(left_out);
         RequestViews views(update);
         // Only the archived paths beneath a delete, not every one: an initial sync archives 100,000.

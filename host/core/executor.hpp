@@ -76,10 +76,13 @@ public:
     // the update.
     // shared: the archive every update of its step copies, built once
     // (shared_archive); null: the update builds its own. An initial sync's
-    // scope is whole whatever scope says.
+    // scope is whole whatever scope says. left_alone (optional): set to what
+    // a whole update left alone for sync back, so that a check after it does
+    // not take those files for differences the update failed to repair.
     updater::Outcome execute(const update_step::ContainerUpdate &update, const LogSinkFn &log,
                              const std::shared_ptr<const PrebuiltArchive> &shared = nullptr,
-                             ForwardScope scope = ForwardScope::change) const;
+                             ForwardScope scope = ForwardScope::change,
+                             std::vector<LeftAlone> *left_alone = nullptr) const;
     // The same for an "update" object as JSON, decoded strictly
     // (common/update_step): a missing or mistyped field fails the update
     // naming its path.

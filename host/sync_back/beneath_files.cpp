@@ -86,6 +86,12 @@ std::string way_refusal(int code) {
 
 std::atomic<unsigned> temporary_count{0};
 
+// A name beside the target for sync back's own use: the forward watcher
+// knows it for an echo (came_back.cpp).
+std::string temporary_name() {
+    return ".lu-sync-back-" + std::to_string(::getpid()) + "-" + std::to_string(temporary_count++) + ".tmp";
+}
+
 // The local disk (or the developer's quota) is full: worth trying again later.
 bool no_room(int code) { return code == ENOSPC || code == EDQUOT; }
 
@@ -100,6 +106,42 @@ FileStamp stamp_of(const struct stat &st) {
 
 bool same_time(const struct timespec &a, const struct timespec &b) {
     return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+}
+
+// Whether the file at name beneath dir is the one judged: the same inode
+// (a save by rename makes another), still holding expected_digest (a save
+// in place changes it). Not its times: a rename changes its ctime.
+bool still_judged(int dir, const std::string &name, const FileStamp &judged, const std::string &expected_digest) {
+    const UniqueFd fd(open2(dir, name, O_RDONLY | O_NONBLOCK | O_NOCTTY));
+    struct stat st {};
+    if (fd.get() < 0 || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+    if (st.st_dev != judged.device || st.st_ino != judged.inode) return false;
+    std::string error;
+    return content_digest(fd.get(), error) == expected_digest && error.empty();
+}
+
+// A developer's save moved aside (as `aside` in dir) by a delete goes back
+// to root/name. Where yet another save came to the name meanwhile, that one
+// stays, and the one moved aside is left where it is, named.
+std::string put_back(int dir, const std::string &aside, const std::string &root, const std::string &name) {
+    const std::string leaf = name.substr(name.rfind('/') + 1);
+    std::string kept = shown(root, name) + ": not deleted: it changed locally meanwhile";
+    bool back = ::renameat2(dir, aside.c_str(), dir, leaf.c_str(), RENAME_NOREPLACE) == 0;
+    int why = back ? 0 : errno;
+    if (why == EINVAL) {  // a file system without RENAME_NOREPLACE: looked at first
+        struct stat st {};
+        if (::fstatat(dir, leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0)
+            why = EEXIST;
+        else
+            back = ::renameat(dir, aside.c_str(), dir, leaf.c_str()) == 0;
+        if (!back && why != EEXIST) why = errno;
+    }
+    if (back) return kept;
+    const std::string folder =
+        name.find('/') == std::string::npos ? std::string() : name.substr(0, name.rfind('/') + 1);
+    const std::string where = shown(root, folder + aside);
+    if (why == EEXIST) return kept + " twice: the last save is kept, the one before it as " + where;
+    return kept + "; kept as " + where + " (it cannot be put back: " + errno_text(why) + ")";
 }
 
 }  // namespace
@@ -218,8 +260,7 @@ WriteResult write_beneath(const std::string &root, const std::string &name, int 
     struct stat st {};
     if (::fstatat(parent.get(), leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode))
         return {shown(root, name) + ": not written: the local path is not a regular file"};
-    const std::string temporary =
-        ".lu-sync-back-" + std::to_string(::getpid()) + "-" + std::to_string(temporary_count++) + ".tmp";
+    const std::string temporary = temporary_name();
     UniqueFd out(::openat(parent.get(), temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
     if (out.get() < 0) {
         const int code = errno;
@@ -248,6 +289,10 @@ WriteResult write_beneath(const std::string &root, const std::string &name, int 
     }
     if (digest.text() != expected_digest) return abandon("the container file changed while it was copied");
     if (::fchmod(out.get(), mode & 0777) != 0) return abandon("cannot set its mode: " + errno_text(errno));
+    // On the disk before its name replaces the target: after a crash or a
+    // power loss a file renamed into place is never empty (ext4, for one,
+    // may commit the rename before the bytes it delays).
+    if (::fsync(out.get()) != 0) return abandon("cannot flush it to disk: " + errno_text(errno), false, no_room(errno));
     // The copy took a while: the target must still be the file judged (or
     // none), looked at again just before the rename. Where none was, the
     // rename itself refuses to replace one that came meanwhile.
@@ -267,16 +312,27 @@ WriteResult write_beneath(const std::string &root, const std::string &name, int 
 }
 
 std::string delete_beneath(const std::string &root, const std::string &name, const std::string &expected_digest) {
-    BeneathFile now = open_beneath(root, name, UINT64_MAX);
-    if (!now.error.empty()) return now.error;
-    if (now.state.kind == PathState::Kind::absent) return {};
-    if (now.state != PathState::file(expected_digest))
+    const BeneathFile judged = open_beneath(root, name, UINT64_MAX);
+    if (!judged.error.empty()) return judged.error;
+    if (judged.state.kind == PathState::Kind::absent) return {};
+    if (judged.state != PathState::file(expected_digest))
         return shown(root, name) + ": not deleted: it changed locally meanwhile";
     const std::vector<std::string> parts = segments(name);
     int code = 0;
     const UniqueFd parent = parent_beneath(root, parts, false, code);
     if (parent.get() < 0) return shown(root, name) + ": not deleted: " + way_refusal(code);
-    if (::unlinkat(parent.get(), parts.back().c_str(), 0) != 0 && errno != ENOENT)
+    const std::string &leaf = parts.back();
+    // Moved aside before it is deleted: a developer's save landing from now
+    // on lands at the name and stays. One that landed since the look above
+    // is what was moved aside, and is put back.
+    const std::string aside = temporary_name();
+    if (::renameat(parent.get(), leaf.c_str(), parent.get(), aside.c_str()) != 0) {
+        const int why = errno;
+        return why == ENOENT ? std::string() : shown(root, name) + ": cannot delete: " + errno_text(why);
+    }
+    if (!still_judged(parent.get(), aside, judged.stamp, expected_digest))
+        return put_back(parent.get(), aside, root, name);
+    if (::unlinkat(parent.get(), aside.c_str(), 0) != 0 && errno != ENOENT)
         return shown(root, name) + ": cannot delete: " + errno_text(errno);
     return {};
 }

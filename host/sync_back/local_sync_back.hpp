@@ -42,6 +42,9 @@ struct SyncBackEvent {
     std::string message;          // conflict, refused: what and why, naming the paths
     bool ended = false;           // refused: the source of changes ended (an agent session broke)
     bool again = false;           // refused: offered again later, as a deferred one (the local disk was full)
+    // conflict: the same one the target's watch before this one held when it
+    // broke (SyncBackWatches), found again: said and counted when it opened.
+    bool known = false;
 };
 
 // The container's side of a change, as its kind of container reads it: a

@@ -16,6 +16,9 @@ ReportLine report_line(const SyncBackTarget &target, const SyncBackEvent &event)
     case Kind::deleted: return {LogLevel::info, "Sync back: " + local + " deleted, as " + path + " was" + in};
     case Kind::agreed: return {LogLevel::debug, "Sync back: " + path + in + " and " + local + " agree"};
     case Kind::conflict:
+        // Found again by a watch started in place of a broken one: said when it opened.
+        if (event.known) return {LogLevel::debug, "Sync back" + in + ": still open: " + event.message};
+        return {LogLevel::warn, "Sync back" + in + ": " + event.message};
     case Kind::refused: return {LogLevel::warn, "Sync back" + in + ": " + event.message};
     case Kind::held:
         return {LogLevel::info, "Sync back: " + local + " is not deleted although " + path + " is gone" + in +

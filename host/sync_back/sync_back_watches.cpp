@@ -28,6 +28,34 @@ std::string for_people(std::chrono::milliseconds wait) {
     return wait.count() % 1000 == 0 ? std::to_string(wait.count() / 1000) + " s" : std::to_string(wait.count()) + " ms";
 }
 
+// The conflicts a target's watch held when it broke. The watch started in its
+// place judges from the agreements, so it finds each one again and would say
+// and count it as opened; each path is looked at only at its first event
+// there (a later conflict of it is one of the new watch's own). Thread-safe.
+class KnownConflicts {
+public:
+    explicit KnownConflicts(const std::map<std::string, SyncBackEvent> &open) {
+        for (const auto &[path, event] : open) open_.emplace(path, event.conflict);
+    }
+    // event, marked known when it is the same conflict again.
+    SyncBackEvent seen(SyncBackEvent event) {
+        common::MutexLock lock(mutex_);
+        const auto it = open_.find(event.container_path);
+        if (it == open_.end()) return event;
+        if (event.kind == SyncBackEvent::Kind::conflict && event.conflict == it->second) {
+            event.known = true;
+            event.opens_conflict = false;
+        }
+        // Deferred: not judged yet.
+        if (event.kind != SyncBackEvent::Kind::deferred) open_.erase(it);
+        return event;
+    }
+
+private:
+    common::Mutex mutex_;
+    std::map<std::string, rules::ConflictKind> open_ LU_GUARDED_BY(mutex_);
+};
+
 }  // namespace
 
 SyncBackWatches::SyncBackWatches(StartSyncBackFn start, ReportFn report, NoteFn note, RestartTimes times)
@@ -37,15 +65,17 @@ SyncBackWatches::SyncBackWatches(StartSyncBackFn start, ReportFn report, NoteFn 
 
 SyncBackWatches::~SyncBackWatches() { stop_all(); }
 
-SyncBackWatches::Started SyncBackWatches::start(const SyncBackTarget &target) {
+SyncBackWatches::Started SyncBackWatches::start(const SyncBackTarget &target,
+                                                const std::map<std::string, SyncBackEvent> &known) {
     Started out;
     try {
-        out.sync_back = start_(target, [this, target, key = target.key()](const SyncBackEvent &e) {
+        auto seen = known.empty() ? nullptr : std::make_shared<KnownConflicts>(known);
+        out.sync_back = start_(target, [this, target, key = target.key(), seen](const SyncBackEvent &e) {
             // A break is said by the timer, with when it is tried again.
             if (e.ended)
                 ended(target.live_update, key, e.message);
             else
-                report_(target, e);
+                report_(target, seen ? seen->seen(e) : e);
         });
         out.one_way = !out.sync_back;  // its kind of container has none: nothing to say
     } catch (const SyncBackUnsupported &e) {
@@ -198,7 +228,12 @@ void SyncBackWatches::restart_loop() {
 void SyncBackWatches::try_again(const std::string &live_update, const std::shared_ptr<Running> &down) {
     auto again = std::make_shared<Running>();
     again->target = down->target;
-    Started s = start(again->target);
+    std::map<std::string, SyncBackEvent> known;
+    {
+        common::MutexLock lock(mutex_);
+        known = down->last_conflicts;
+    }
+    Started s = start(again->target, known);
     again->sync_back = std::move(s.sync_back);
     again->one_way = s.one_way;
     std::shared_ptr<Running> dropped;  // let go of outside the lock

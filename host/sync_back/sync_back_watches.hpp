@@ -92,7 +92,9 @@ private:
         bool one_way = false;
         std::string error;  // not started (and not one-way): why
     };
-    Started start(const SyncBackTarget &target);
+    // known: the conflicts open when the target's last watch broke, which
+    // this one finds again (SyncBackEvent::known).
+    Started start(const SyncBackTarget &target, const std::map<std::string, SyncBackEvent> &known = {});
     // The timer's thread: breaks noticed, due tries made.
     void restart_loop();
     // Starts down's target again in its place, unless it was stopped,

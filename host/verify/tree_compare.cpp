@@ -1,5 +1,6 @@
 #include "host/verify/tree_compare.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <set>
@@ -222,6 +223,23 @@ Repair repair_of(const Differences &differences, bool delete_extra) {
     for (const auto &d : differences.missing)
         if (!host::covers(left, d.container_path)) repair.copies.push_back({d.local_path, d.container_path});
     return repair;
+}
+
+std::vector<Difference> take_left_for_sync_back(Differences &differences, const SyncedPaths &left_alone) {
+    std::vector<Difference> taken;
+    if (left_alone.empty()) return taken;
+    const auto left_for_sync_back = [&](const Difference &d) {
+        if (left_alone.contains(d.container_path)) return true;
+        const SyncedPaths folder{d.container_path};
+        return std::any_of(left_alone.begin(), left_alone.end(),
+                           [&](const std::string &path) { return host::covers(folder, path); });
+    };
+    for (auto list : {&Differences::missing, &Differences::extra, &Differences::different}) {
+        std::vector<Difference> kept;
+        for (Difference &d : differences.*list) (left_for_sync_back(d) ? taken : kept).push_back(std::move(d));
+        differences.*list = std::move(kept);
+    }
+    return taken;
 }
 
 }  // namespace liveupdate::host::verify

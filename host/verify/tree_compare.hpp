@@ -65,4 +65,12 @@ struct Repair {
 
 Repair repair_of(const Differences &differences, bool delete_extra = false);
 
+// The differences a repair left on purpose for sync back (docs/sync-back.md,
+// "A whole forward sync"), moved out of differences: each at one of
+// left_alone (container paths of files the container changed since both
+// sides last agreed, or both still hold the agreed one), or a folder the
+// repair did not delete because one of them lies beneath it. They come back,
+// or are a conflict: not a difference the repair failed to mend.
+std::vector<Difference> take_left_for_sync_back(Differences &differences, const SyncedPaths &left_alone);
+
 }  // namespace liveupdate::host::verify

@@ -172,6 +172,7 @@ json::value to_json(const LiveUpdateReport &report) {
         if (c.repaired) {
             o["repaired"] = true;
             o["remaining"] = lists_of(c.remaining);
+            if (!c.left_for_sync_back.empty()) o["leftForSyncBack"] = paths_of(c.left_for_sync_back);
         }
         containers.push_back(std::move(o));
     }
@@ -240,7 +241,9 @@ LiveUpdateReport Verifier::verify(const LiveUpdateTargets &lu, const std::vector
     const std::string budget =
         "the verify's time budget (" + std::to_string(tree_digest::kDefaultMaxTime.count() / 1000) + " s) ran out";
     for (const RunningContainer &container : lu.containers) {
-        ContainerReport c{container.display, {}, {}, false, {}, container.ref.id, false};
+        ContainerReport c;
+        c.container = container.display;
+        c.id = container.ref.id;
         try {
             if (Clock::now() >= deadline)
                 throw std::runtime_error("not verified: " + budget + " before this container");
@@ -248,14 +251,18 @@ LiveUpdateReport Verifier::verify(const LiveUpdateTargets &lu, const std::vector
             const Repair fix = repair_of(c.found, delete_extra);
             if (repair && !fix.empty()) {
                 c.repaired = true;
-                const updater::Outcome outcome =
-                    executor_.execute(repair_update(lu, container.ref, fix), log, nullptr, host::ForwardScope::whole);
+                std::vector<host::LeftAlone> left_alone;
+                const updater::Outcome outcome = executor_.execute(repair_update(lu, container.ref, fix), log, nullptr,
+                                                                   host::ForwardScope::whole, &left_alone);
                 if (outcome.kind != updater::Outcome::Kind::ok) c.error = "the repair failed: " + outcome.message;
                 if (Clock::now() >= deadline)
                     throw std::runtime_error("repaired, not verified again: " + budget + " (the next check tells)");
                 if (change_waiting && change_waiting())
                     throw Yielded("repaired, not verified again: a change came in (the next check tells)");
                 c.remaining = compare(lu, all, container, log, deadline, change_waiting);
+                host::SyncedPaths left;
+                for (const host::LeftAlone &file : left_alone) left.insert(file.container_path);
+                c.left_for_sync_back = take_left_for_sync_back(c.remaining, left);
             }
         } catch (const Yielded &e) {
             c.yielded = true;

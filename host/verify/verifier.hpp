@@ -28,6 +28,9 @@ struct ContainerReport {
     Differences remaining;  // verified again after the repair
     std::string id;         // the container's ID
     bool yielded = false;   // cut short for a change of the LiveUpdate: to be checked again
+    // Repaired: what the repair left on purpose for sync back (the container
+    // changed it since both sides last agreed), not counted in remaining.
+    std::vector<Difference> left_for_sync_back;
     bool clean() const { return error.empty() && (repaired ? remaining.empty() : found.empty()); }
 };
 
@@ -41,7 +44,7 @@ struct LiveUpdateReport {
 
 // {"name", "error"?, "clean", "containers": [{"container", "error"?, "missing": [...], "extra": [...],
 //  "different": [{"path", "why"}], "unsynced": [...], "repaired"?, "remaining"?: {"missing", "extra", "different",
-//  "unsynced"}}]}
+//  "unsynced"}, "leftForSyncBack"?: [...]}]}
 boost::json::value to_json(const LiveUpdateReport &report);
 
 // One line per difference ("missing /app/a.txt"), then per unsynced path, at most `limit`, then "... and N more".

@@ -84,6 +84,10 @@ void VerifyService::log_report(const LiveUpdateReport &report, const std::string
                                 std::to_string(c.found.different.size()) + " different" +
                                 (c.repaired ? "; repaired" : ""));
         for (const auto &line : difference_lines(c.found, kLinesLogged)) log(LogLevel::info, "- " + line);
+        // Left on purpose: they come back (or are a conflict), as the repair's own log says.
+        if (c.repaired && !c.left_for_sync_back.empty())
+            log(LogLevel::info, "verify: " + c.container + ": " + std::to_string(c.left_for_sync_back.size()) +
+                                    " file(s) left for sync back");
         if (c.repaired && !c.remaining.empty()) {
             log(LogLevel::error, "verify: " + c.container + ": " + std::to_string(c.remaining.count()) +
                                      " difference(s) remain after the repair");

@@ -437,7 +437,8 @@ BOOST_AUTO_TEST_CASE(a_broken_watch_starts_again_without_a_local_change) {
 // Conflicts are the running watch's: its agent killed, the next watch starts
 // from the agreements, so the files in conflict come again and are judged
 // again. Each conflict shows while the watch is down and after it started
-// again, and neither side of either is overwritten.
+// again, is said once (not again when found again), and neither side of
+// either is overwritten.
 BOOST_AUTO_TEST_CASE(open_conflicts_show_again_after_the_watch_started_again) {
     const Replica web(project_name(), 1);
     UpDaemon d;
@@ -477,6 +478,9 @@ BOOST_AUTO_TEST_CASE(open_conflicts_show_again_after_the_watch_started_again) {
     // Given time to judge again: still both, and nothing written on either side.
     std::this_thread::sleep_for(std::chrono::seconds(1));
     BOOST_TEST(kinds() == expected, d.log_text());
+    // Found again, not opened again: each said once.
+    BOOST_TEST(times_logged(d, "conflict: both sides modified") == 1u, d.log_text());
+    BOOST_TEST(times_logged(d, "conflict: modified locally, deleted in the container") == 1u, d.log_text());
     const std::string table = d.cli("get liveupdates");
     BOOST_TEST(column_of(table, "lu", 4) == "2", table);
     BOOST_TEST(holds(d.src / "package-lock.json", "{\"lock\": \"local\"}"));

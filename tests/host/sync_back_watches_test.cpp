@@ -3,7 +3,8 @@
 // own timer (and at a reconcile), the wait doubling up to its most and back
 // to the first once it ran long enough, said once per break and not per
 // try; one stopped while down is tried no more. While one is down, the
-// conflicts its last watch held still show.
+// conflicts its last watch held still show, and the watch started again
+// does not say nor count them again as new.
 #define BOOST_TEST_MODULE sync_back_watches
 #include <boost/test/unit_test.hpp>
 
@@ -16,8 +17,10 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
+#include "host/sync_back/sync_back_report.hpp"
 #include "host/sync_back/sync_back_watches.hpp"
 
 using namespace liveupdate::host::sync_back;
@@ -34,6 +37,8 @@ public:
         : report_(std::move(report)), conflicts_(std::move(conflicts)) {}
     std::map<std::string, SyncBackEvent> conflicts() const override { return conflicts_; }
     bool ended() const override { return ended_; }
+    // A change judged, as its watch's thread reports one.
+    void judged(const SyncBackEvent &event) { report_(event); }
     void end() {
         ended_ = true;
         SyncBackEvent event;
@@ -48,6 +53,18 @@ private:
     const std::map<std::string, SyncBackEvent> conflicts_;
     std::atomic<bool> ended_{false};
 };
+
+using liveupdate::sync_back::ConflictKind;
+
+// A conflict of path as a sync back judges it, opening it when opens.
+SyncBackEvent conflict(const std::string &path, ConflictKind kind, bool opens = false) {
+    SyncBackEvent event;
+    event.kind = SyncBackEvent::Kind::conflict;
+    event.container_path = path;
+    event.conflict = kind;
+    event.opens_conflict = opens;
+    return event;
+}
 
 struct Note {
     LogLevel level;
@@ -67,7 +84,10 @@ public:
                   last_ = sync_back.get();
                   return sync_back;
               },
-              [](const SyncBackTarget &, const SyncBackEvent &) {},
+              [this](const SyncBackTarget &, const SyncBackEvent &event) {
+                  std::lock_guard lock(mutex_);
+                  reported_.push_back(event);
+              },
               [this](const SyncBackTarget &, LogLevel level, const std::string &text) {
                   std::lock_guard lock(mutex_);
                   notes_.push_back({level, text});
@@ -98,16 +118,26 @@ public:
         BOOST_TEST_REQUIRE(last != nullptr);
         last->end();
     }
-    // The conflicts the sync backs started from now on hold.
+    // The conflicts the sync backs started from now on hold: both sides modified.
     void hold_conflicts(const std::vector<std::string> &paths) {
         std::lock_guard lock(mutex_);
         conflicts_.clear();
-        for (const std::string &path : paths) {
-            SyncBackEvent event;
-            event.kind = SyncBackEvent::Kind::conflict;
-            event.container_path = path;
-            conflicts_[path] = event;
+        for (const std::string &path : paths) conflicts_[path] = conflict(path, ConflictKind::both_modified);
+    }
+    // The sync back started last judged event.
+    void judged(const SyncBackEvent &event) {
+        EndingSyncBack *last = nullptr;
+        {
+            std::lock_guard lock(mutex_);
+            last = last_;
         }
+        BOOST_TEST_REQUIRE(last != nullptr);
+        last->judged(event);
+    }
+    // The events the watches reported, and forgets them.
+    std::vector<SyncBackEvent> reported() {
+        std::lock_guard lock(mutex_);
+        return std::exchange(reported_, {});
     }
     // The container paths of the conflicts the watches show.
     std::vector<std::string> conflicts() const {
@@ -140,6 +170,7 @@ private:
     EndingSyncBack *last_ = nullptr;
     std::vector<Clock::time_point> tries_;
     std::vector<Note> notes_;
+    std::vector<SyncBackEvent> reported_;
     SyncBackTarget target_;
     SyncBackWatches watches_;  // last: stopped before the rest goes
 };
@@ -225,4 +256,38 @@ BOOST_AUTO_TEST_CASE(a_down_sync_back_still_shows_its_last_conflicts_until_one_r
     BOOST_TEST(f.conflicts() == std::vector<std::string>{"/app/gen/b"}, boost::test_tools::per_element());
     f.stop();
     BOOST_TEST(f.conflicts().empty());
+}
+
+// A watch started in place of a broken one judges its files from the
+// agreements, so it finds the conflicts still open again: said and counted
+// when they opened, they are not new (known, not opening one). Another kind
+// of conflict at such a path, one at a new path, and one that cleared and
+// opened again are.
+BOOST_AUTO_TEST_CASE(conflicts_a_watch_started_again_finds_again_are_not_new) {
+    Fixture f(RestartTimes{.first = 20ms, .most = 40ms, .healthy = 10s});
+    f.hold_conflicts({"/app/gen/a", "/app/gen/b", "/app/gen/c"});
+    f.set();
+    f.end_last();
+    BOOST_TEST_REQUIRE(f.wait_for([&] { return f.said(LogLevel::info, ": started").size() == 2u; }));
+    f.judged(conflict("/app/gen/a", ConflictKind::both_modified, true));
+    f.judged(conflict("/app/gen/b", ConflictKind::local_modified_container_deleted, true));
+    f.judged(conflict("/app/gen/new", ConflictKind::both_modified, true));
+    SyncBackEvent agreed;
+    agreed.kind = SyncBackEvent::Kind::agreed;
+    agreed.container_path = "/app/gen/c";
+    f.judged(agreed);
+    f.judged(conflict("/app/gen/c", ConflictKind::both_modified, true));
+    const std::vector<SyncBackEvent> reported = f.reported();
+    BOOST_TEST_REQUIRE(reported.size() == 5u);
+    BOOST_TEST(reported[0].known);
+    BOOST_TEST(!reported[0].opens_conflict);
+    for (const std::size_t i : {1u, 2u, 4u}) {
+        BOOST_TEST_CONTEXT("event " << i << ": " << reported[i].container_path) {
+            BOOST_TEST(!reported[i].known);
+            BOOST_TEST(reported[i].opens_conflict);
+        }
+    }
+    // Said at debug level only, not as a conflict again.
+    BOOST_TEST((report_line(SyncBackTarget{}, reported[0]).level == LogLevel::debug));
+    BOOST_TEST((report_line(SyncBackTarget{}, reported[1]).level == LogLevel::warn));
 }

@@ -230,3 +230,22 @@ BOOST_AUTO_TEST_CASE(a_kind_change_over_app_files_is_left_with_what_lies_beneath
     BOOST_TEST(forced.deletes == (Paths{"/app/conf", "/app/data"}), boost::test_tools::per_element());
     BOOST_TEST(forced.copies.size() == 2u);
 }
+
+// A repair leaves what sync back brings back: a file the container rewrote,
+// one it deleted, and a folder it kept a new file in are not differences the
+// repair failed to mend; a difference next to them still is.
+BOOST_AUTO_TEST_CASE(what_a_repair_left_for_sync_back_is_taken_out_of_the_differences) {
+    const tree_digest::Digest local{dir(""), file("lock.json", 1), file("deleted.sql", 2), file("stale.js", 3)};
+    const tree_digest::Digest container{dir(""),           file("lock.json", 9), file("stale.js", 4),
+                                        dir("gen"),        file("gen/new", 5),   dir("gen-x"),
+                                        file("gen-x/y", 6)};
+    Differences d = compare_target(kTarget, local, container, {}, {}, all_synced(container));
+    const std::vector<Difference> left =
+        take_left_for_sync_back(d, {"/app/lock.json", "/app/deleted.sql", "/app/gen/new"});
+    BOOST_TEST(paths(left) == (Paths{"/app/deleted.sql", "/app/gen", "/app/lock.json"}),
+               boost::test_tools::per_element());
+    BOOST_TEST(paths(d.different) == Paths{"/app/stale.js"}, boost::test_tools::per_element());
+    BOOST_TEST(paths(d.extra) == Paths{"/app/gen-x"}, boost::test_tools::per_element());
+    BOOST_TEST(d.missing.empty());
+    BOOST_TEST(d.count() == 2u);
+}

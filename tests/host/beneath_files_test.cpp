@@ -1,0 +1,272 @@
+// The local side of sync back (host/sync_back/beneath_files.*) at the moments
+// a crash or a developer's save can hit it: a file that comes back is on the
+// disk before its name replaces the target, and a delete that comes back
+// never deletes a save that landed after it looked at the file. The moments
+// are reached through this program's own fsync, renameat and unlinkat,
+// which note each call (and, when armed, play the developer's save just
+// before one) and then make the real system call: the shipped code is not
+// changed for the test.
+#define BOOST_TEST_MODULE beneath_files
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <boost/test/unit_test.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "host/sync_back/beneath_files.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace fs = std::filesystem;
+using namespace liveupdate::host::sync_back;
+using liveupdate::test::TempDir;
+
+namespace {
+
+// What the calls below saw, and the developer's save to play before one.
+struct Calls {
+    std::mutex mutex;
+    bool noting = false;
+    std::vector<std::string> seen;  // "fsync PATH", "rename OLD NEW", "unlink NAME"
+    // Played once, just before the first call whose line `when` matches.
+    std::function<bool(const std::string &)> when;
+    std::function<void()> save;
+};
+
+Calls &calls() {
+    static Calls c;
+    return c;
+}
+
+std::string path_of(int fd) {
+    char buffer[4096];
+    const ssize_t n = ::readlink(("/proc/self/fd/" + std::to_string(fd)).c_str(), buffer, sizeof buffer);
+    return n > 0 ? std::string(buffer, static_cast<std::size_t>(n)) : "?";
+}
+
+void note(const std::string &line) {
+    std::function<void()> save;
+    {
+        std::lock_guard lock(calls().mutex);
+        if (!calls().noting) return;
+        calls().seen.push_back(line);
+        if (calls().save && calls().when(line)) save.swap(calls().save);
+    }
+    if (save) save();
+}
+
+}  // namespace
+
+extern "C" {
+
+int fsync(int fd) {
+    note("fsync " + path_of(fd));
+    return static_cast<int>(::syscall(SYS_fsync, fd));
+}
+
+int renameat(int old_dir, const char *old_name, int new_dir, const char *new_name) noexcept {
+    note(std::string("rename ") + old_name + " " + new_name);
+    return static_cast<int>(::syscall(SYS_renameat2, old_dir, old_name, new_dir, new_name, 0));
+}
+
+int renameat2(int old_dir, const char *old_name, int new_dir, const char *new_name, unsigned flags) noexcept {
+    note(std::string("rename ") + old_name + " " + new_name);
+    return static_cast<int>(::syscall(SYS_renameat2, old_dir, old_name, new_dir, new_name, flags));
+}
+
+int unlinkat(int dir, const char *name, int flags) noexcept {
+    note(std::string("unlink ") + name);
+    return static_cast<int>(::syscall(SYS_unlinkat, dir, name, flags));
+}
+
+}  // extern "C"
+
+namespace {
+
+std::string text_of(const fs::path &p) {
+    std::ifstream in(p);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+void write(const fs::path &p, const std::string &text) {
+    fs::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::trunc) << text;
+}
+
+// A save as an editor that writes in place makes it: the same inode.
+void save_in_place(const fs::path &p, const std::string &text) {
+    std::ofstream(p, std::ios::in | std::ios::out | std::ios::trunc) << text;
+}
+
+// A save as an editor that writes beside and renames makes it: another inode.
+void save_by_rename(const fs::path &p, const std::string &text) {
+    const fs::path beside = p.parent_path() / ("." + p.filename().string() + ".swp");
+    write(beside, text);
+    ::syscall(SYS_renameat2, AT_FDCWD, beside.c_str(), AT_FDCWD, p.c_str(), 0);
+}
+
+std::string digest_of(const fs::path &p) {
+    return open_beneath(p.parent_path().string(), p.filename().string(), UINT64_MAX).state.digest;
+}
+
+bool no_temporary_left(const fs::path &dir) {
+    for (const auto &e : fs::recursive_directory_iterator(dir))
+        if (e.path().filename().string().starts_with(".lu-sync-back-")) return false;
+    return true;
+}
+
+// Notes the calls while it lives; `save` played just before the first call `when` matches.
+struct Noting {
+    explicit Noting(std::function<bool(const std::string &)> when = {}, std::function<void()> save = {}) {
+        std::lock_guard lock(calls().mutex);
+        calls().seen.clear();
+        calls().when = std::move(when);
+        calls().save = std::move(save);
+        calls().noting = true;
+    }
+    ~Noting() {
+        std::lock_guard lock(calls().mutex);
+        calls().noting = false;
+        calls().when = nullptr;
+        calls().save = nullptr;
+    }
+    Noting(const Noting &) = delete;
+    Noting &operator=(const Noting &) = delete;
+    std::vector<std::string> seen() const {
+        std::lock_guard lock(calls().mutex);
+        return calls().seen;
+    }
+    bool played() const {
+        std::lock_guard lock(calls().mutex);
+        return !calls().save;
+    }
+};
+
+std::size_t index_of(const std::vector<std::string> &lines, const std::function<bool(const std::string &)> &match) {
+    for (std::size_t i = 0; i < lines.size(); ++i)
+        if (match(lines[i])) return i;
+    return lines.size();
+}
+
+std::string joined(const std::vector<std::string> &lines) {
+    std::string out;
+    for (const std::string &line : lines) out += line + "\n";
+    return out;
+}
+
+// A local folder holding gen/doomed.sql as both sides agreed on it.
+struct Local {
+    TempDir dir{"lu-beneath-files-test"};
+    fs::path root = dir.path();
+    fs::path doomed = root / "gen" / "doomed.sql";
+    std::string agreed;
+    Local() {
+        write(doomed, "agreed");
+        agreed = digest_of(doomed);
+    }
+    std::string remove() { return delete_beneath(root.string(), "gen/doomed.sql", agreed); }
+};
+
+}  // namespace
+
+// The bytes of a file that comes back reach the disk before the rename that
+// puts it in place (else a crash can leave an empty file under its name).
+BOOST_AUTO_TEST_CASE(a_file_that_comes_back_is_on_disk_before_its_name_replaces_the_target) {
+    const TempDir dir("lu-beneath-files-test");
+    write(dir / "container.json", "container");
+    const BeneathFile source = open_beneath(dir.path().string(), "container.json", UINT64_MAX);
+    BOOST_TEST_REQUIRE(source.fd.get() >= 0);
+    fs::create_directories(dir / "local" / "gen");
+    const std::string local = (dir / "local").string();
+    for (const bool present : {false, true}) {
+        BOOST_TEST_CONTEXT((present ? "replacing a file" : "a new file")) {
+            if (present) write(dir / "local" / "gen" / "lock.json", "old");
+            const FileStamp replaces =
+                present ? open_beneath(local + "/gen", "lock.json", UINT64_MAX).stamp : FileStamp{};
+            std::vector<std::string> seen;
+            {
+                const Noting noting;
+                const WriteResult result =
+                    write_beneath(local, "gen/lock.json", source.fd.get(), 0644, source.state.digest, replaces);
+                BOOST_TEST_REQUIRE(result.error.empty(), result.error);
+                seen = noting.seen();
+            }
+            BOOST_TEST(text_of(dir / "local" / "gen" / "lock.json") == "container");
+            const std::size_t renamed = index_of(seen, [](const std::string &line) {
+                return line.starts_with("rename .lu-sync-back-") && line.ends_with(" lock.json");
+            });
+            BOOST_TEST_REQUIRE(renamed < seen.size(), joined(seen));
+            const std::string temporary = seen[renamed].substr(7, seen[renamed].find(' ', 7) - 7);
+            std::string flush = "fsync ";
+            flush.append(local).append("/gen/").append(temporary);
+            const std::size_t flushed = index_of(seen, [&](const std::string &line) { return line == flush; });
+            BOOST_TEST(flushed < renamed, joined(seen));
+        }
+    }
+}
+
+// The delete of a file the container deleted, with a developer's save
+// landing between its look at the local file and its removal: the save is
+// kept (a refusal says so), in place or by rename, and nothing is left
+// behind.
+BOOST_AUTO_TEST_CASE(a_save_landing_between_the_look_and_the_delete_is_kept) {
+    for (const bool by_rename : {false, true}) {
+        BOOST_TEST_CONTEXT((by_rename ? "saved by rename" : "saved in place")) {
+            Local local;
+            std::string error;
+            {
+                // The first rename or unlink of the name is the delete's removal: the save lands just before it.
+                const Noting noting(
+                    [](const std::string &line) {
+                        return line.starts_with("rename doomed.sql ") || line == "unlink doomed.sql";
+                    },
+                    [&] {
+                        if (by_rename)
+                            save_by_rename(local.doomed, "developer");
+                        else
+                            save_in_place(local.doomed, "developer");
+                    });
+                error = local.remove();
+                BOOST_TEST(noting.played(), joined(noting.seen()));
+            }
+            BOOST_TEST(fs::exists(local.doomed));
+            if (fs::exists(local.doomed)) BOOST_TEST(text_of(local.doomed) == "developer");
+            BOOST_TEST(error.find("changed locally meanwhile") != std::string::npos, error);
+            BOOST_TEST(no_temporary_left(local.root));
+        }
+    }
+}
+
+// A save landing once the delete moved the file aside lands at the name and
+// stays: the agreed file alone is deleted.
+BOOST_AUTO_TEST_CASE(a_save_landing_after_the_file_was_moved_aside_stays) {
+    Local local;
+    std::string error;
+    {
+        const Noting noting([](const std::string &line) { return line.starts_with("unlink .lu-sync-back-"); },
+                            [&] { write(local.doomed, "developer"); });
+        error = local.remove();
+        BOOST_TEST(noting.played(), joined(noting.seen()));
+    }
+    BOOST_TEST(error.empty(), error);
+    BOOST_TEST(text_of(local.doomed) == "developer");
+    BOOST_TEST(no_temporary_left(local.root));
+}
+
+// Nothing in the way: the agreed file is deleted, nothing left beside it.
+BOOST_AUTO_TEST_CASE(an_agreed_file_is_deleted) {
+    Local local;
+    BOOST_TEST(local.remove().empty());
+    BOOST_TEST(!fs::exists(local.doomed));
+    BOOST_TEST(no_temporary_left(local.root));
+}
