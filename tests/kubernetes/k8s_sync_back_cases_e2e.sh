@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Sync back on the real cluster, issue 35's cases through `lu-host up
 # --from-cluster --allow-sync-back` and lu-agent over exec
-# (docs/sync-back.md): no echo either way; conflicts (both modified, a modify
-# against a delete) keep both sides, show in `get`, `describe` and the CR's
-# status, and clear when resolved; two replicas writing different bytes are a
-# conflict; a pod recreated from its image deletes nothing locally and gets
-# the forward sync; lu-agent killed mid-file leaves no half file and the file
-# comes back whole later; a hostile pod (FIFO, a file over 64 MiB, a symlink
-# to its parent, a name that is not UTF-8) writes nothing, and files the
-# patterns leave out stay in the pod.
+# (docs/sync-back.md): no echo either way; conflicts (both modified, a
+# modify against a delete either way) keep both sides, show in `get`,
+# `describe` and the CR's status, and clear when resolved; two replicas
+# writing different bytes are a conflict; a hostile pod (FIFO, a file over
+# 64 MiB, symlinks to its parents, a name that is not UTF-8) writes nothing,
+# and files the patterns leave out stay in the pod; lu-agent killed mid-file
+# leaves no half file and the file comes back whole later; a pod whose sync
+# root is emptied, or that is recreated from its image, deletes nothing
+# locally, and the new pod gets the forward sync.
 # Usage: k8s_sync_back_cases_e2e.sh LU_HOST K8S_DIR REPO_ROOT   (exit 77 without K8S_DIR)
 set -euo pipefail
 lu_host=$1 k8s_dir=$2 repo=$3
@@ -146,29 +147,35 @@ conflicts_are "$p" 0 || fail "conflicts after round trips: $(conflicts "$p")"
 echo "ok: no echo: what came back was not sent forward, a forward sync did not come back"
 
 # --- Conflicts: both modified, a modify against a delete; both sides kept.
-in_pod "echo 1 > /www/lock.json && mkdir -p /www/kept && echo agreed > /www/kept/a.txt"
+in_pod "echo 1 > /www/lock.json && mkdir -p /www/kept && echo agreed > /www/kept/a.txt && echo b > /www/kept/b.txt"
 wait_for holds "$src/lock.json" 1
 wait_for holds "$src/kept/a.txt" agreed
+wait_for holds "$src/kept/b.txt" b
 echo local >"$src/lock.json"
 echo 'local a' >"$src/kept/a.txt"
-in_pod "echo container > /www/lock.json && rm /www/kept/a.txt"
-wait_for conflicts_are "$p" 2
-wait_for cr_count_is "$p" 2
+rm "$src/kept/b.txt"
+in_pod "echo container > /www/lock.json && rm /www/kept/a.txt && echo 'container b' > /www/kept/b.txt"
+wait_for conflicts_are "$p" 3
+wait_for cr_count_is "$p" 3
 described=$(cli describe liveupdate "$p")
-for want in "/www/lock.json .*BothModified" "/www/kept/a.txt .*LocalModifiedContainerDeleted"; do
+for want in "/www/lock.json .*BothModified" "/www/kept/a.txt .*LocalModifiedContainerDeleted" \
+  "/www/kept/b.txt .*LocalDeletedContainerModified"; do
   grep -q "$want" <<<"$described" || fail "describe does not list $want: $described"
 done
 kinds=$(jpath liveupdate "$p" '{range .status.syncBackConflicts[*]}{.path}={.kind} {end}')
-for want in /www/lock.json=BothModified /www/kept/a.txt=LocalModifiedContainerDeleted; do
+for want in /www/lock.json=BothModified /www/kept/a.txt=LocalModifiedContainerDeleted \
+  /www/kept/b.txt=LocalDeletedContainerModified; do
   grep -q "$want" <<<"$kinds" || fail "the CR's status does not hold $want: $kinds"
 done
 holds "$src/lock.json" local || fail "the local lock.json was overwritten: $(cat "$src/lock.json")"
 holds "$src/kept/a.txt" 'local a' || fail "the local kept/a.txt was touched"
+[ ! -e "$src/kept/b.txt" ] || fail "kept/b.txt, deleted here, came back"
 pod_holds web /www/lock.json container || fail "the pod's lock.json was overwritten"
-[ -z "$(in_pod 'ls /www/kept')" ] || fail "kept/a.txt was sent back into the pod"
+[ "$(in_pod 'ls /www/kept')" = b.txt ] || fail "the pod's kept/ changed: $(in_pod 'ls /www/kept')"
+pod_holds web /www/kept/b.txt 'container b' || fail "the pod's kept/b.txt was overwritten"
 echo "ok: both modified and modified against deleted: both sides kept, shown in get, describe and the CR"
 # Resolved from the pod's side: each edited to agree with the local copy.
-in_pod "echo local > /www/lock.json"
+in_pod "echo local > /www/lock.json && rm /www/kept/b.txt"
 wait_for conflicts_are "$p" 1
 wait_for cr_count_is "$p" 1
 in_pod "echo 'local a' > /www/kept/a.txt"
@@ -225,10 +232,17 @@ wait_for big_back
 no_temporaries || fail "a sync back temporary file was left after the big file came back"
 echo "ok: lu-agent killed mid-file: no half file locally, the whole file came back after the watch started again"
 
-# --- The pod recreated from its image: /www is the image's (none), nothing
-# here is deleted, and it gets the forward sync.
+# --- Never a mass deletion: the pod's sync root emptied (its first file a
+# moment before the rest, so in a batch of its own), then the pod recreated
+# from its image (/www is the image's: none): nothing here is deleted, and the
+# new pod gets the forward sync.
+local_files() { (cd "$src" && find . -type f ! -name fresh.txt ! -name again.txt | sort | xargs sha256sum); }
+files_before=$(local_files)
+in_pod "rm /www/gen/after.txt; sleep 0.05; rm -rf /www/* /www/.[!.]* 2>/dev/null; true"
+wait_for logged "gen/after.txt is not deleted although"
+[ "$(local_files)" = "$files_before" ] || fail "the pod's emptied sync root changed local files"
+echo "ok: a pod whose sync root was emptied deleted nothing locally"
 before=$(sync_backs_started)
-local_files=$(cd "$src" && find . -type f | sort | xargs sha256sum)
 kn delete pod web --grace-period=0 --force >/dev/null 2>&1
 busybox_pod web "$p" | kn apply -f - >/dev/null
 kn wait --for=condition=Ready pod/web --timeout=90s >/dev/null || fail "the recreated pod is not Ready"
@@ -239,8 +253,7 @@ echo fresh >"$src/fresh.txt"
 wait_in_pod web /www/fresh.txt fresh
 in_pod "echo again > /www/gen/again.txt"
 wait_for holds "$src/gen/again.txt" again
-[ "$(cd "$src" && find . -type f ! -name fresh.txt ! -name again.txt | sort | xargs sha256sum)" = "$local_files" ] ||
-  fail "the recreated pod changed local files"
+[ "$(local_files)" = "$files_before" ] || fail "the recreated pod changed local files"
 echo "ok: a pod recreated from its image deleted nothing locally and got the forward sync"
 stop_up
 echo "k8s sync back cases e2e: all checks passed"
