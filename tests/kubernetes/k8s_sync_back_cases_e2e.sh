@@ -133,8 +133,13 @@ wait_for holds "$src/gen/back.txt" one
 # Written again at once: an echo of the first would overwrite it in the pod.
 in_pod "echo two > /www/gen/back.txt"
 wait_for holds "$src/gen/back.txt" two
-echo fwd >"$src/gen/fwd.txt"
-wait_in_pod web /www/gen/fwd.txt fwd
+# A burst of saves of a file that comes back: the pod's copy of each
+# forward sync is not the app's change (else: a conflict with the next save).
+for i in $(seq 1 20); do
+  echo "fwd $i" >"$src/gen/fwd.txt"
+  sleep 0.03
+done
+wait_in_pod web /www/gen/fwd.txt "fwd 20"
 # A witness each way: a save after them reaches the pod, a pod write after them comes back.
 echo witness >"$src/witness.txt"
 wait_in_pod web /www/witness.txt witness
@@ -142,7 +147,9 @@ in_pod "echo witness > /www/gen/witness.txt"
 wait_for holds "$src/gen/witness.txt" witness
 [ "$(echoes)" = 0 ] || fail "files that came back were sent forward again: $(grep ' Changed: ' "$work/up.log")"
 ! logged 'gen/fwd.txt in container .* came back' || fail "a forward sync came back"
+! logged 'gen/fwd.txt and .*: conflict' || fail "the pod's copy of a forward sync was taken for a change"
 pod_holds web /www/gen/back.txt two || fail "the pod's gen/back.txt was overwritten"
+holds "$src/gen/fwd.txt" "fwd 20" || fail "the local gen/fwd.txt was overwritten: $(cat "$src/gen/fwd.txt")"
 conflicts_are "$p" 0 || fail "conflicts after round trips: $(conflicts "$p")"
 echo "ok: no echo: what came back was not sent forward, a forward sync did not come back"
 
