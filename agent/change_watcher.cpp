@@ -11,10 +11,13 @@
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
+#include <string_view>
 #include <vector>
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
+
+#include "common/agent_protocol/temporary_names.hpp"
 
 namespace liveupdate::agent {
 namespace {
@@ -179,6 +182,8 @@ ChangeWatcher::Known ChangeWatcher::known_from(const struct stat &st) {
 
 bool ChangeWatcher::wanted(const Watch &watch, const std::string &relative) const {
     if (relative.empty()) return false;
+    // An agent's own temporary file (a forward write on its way into place) is never the app's.
+    if (agent_protocol::is_temporary_name(std::string_view(relative).substr(relative.rfind('/') + 1))) return false;
     return watch.patterns.matches(watch.root == "/" ? "/" + relative : watch.root + "/" + relative);
 }
 

@@ -84,7 +84,7 @@ public:
             journal_->forwarding(path);
         };
         hooks.file_digest = [this](const std::string &path, const std::string &digest) {
-            if (comes_back_(path)) journal_->agree(path, digest);
+            if (comes_back_(path)) journal_->carried(path, digest);
         };
     }
 

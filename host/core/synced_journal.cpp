@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -304,6 +305,28 @@ void SyncedJournal::forwarded(const std::string &path) {
 bool SyncedJournal::is_forwarding(const std::string &path) const {
     const common::MutexLock lock(mutex_);
     return forwarding_.contains(path);
+}
+
+void SyncedJournal::carried(const std::string &path, const std::string &digest) {
+    // Enough for a burst of saves that outruns the container's reports; an
+    // older one is judged as the app's (a conflict at worst, nothing lost).
+    constexpr std::size_t kRemembered = 16;
+    agree(path, digest);
+    const common::MutexLock lock(mutex_);
+    std::deque<std::string> &digests = carried_[path];
+    digests.push_back(digest);
+    if (digests.size() > kRemembered) digests.pop_front();
+}
+
+bool SyncedJournal::is_late_forward(const std::string &path, const std::string &digest) {
+    const common::MutexLock lock(mutex_);
+    const auto it = carried_.find(path);
+    if (it == carried_.end()) return false;
+    if (const auto agreed = agreed_.find(path); agreed != agreed_.end() && agreed->second == digest) {
+        carried_.erase(it);  // the container caught up: what it reports next, it read after
+        return false;
+    }
+    return std::find(it->second.begin(), it->second.end(), digest) != it->second.end();
 }
 
 std::optional<std::string> SyncedJournal::agreed(const std::string &path) const {

@@ -34,6 +34,7 @@
 // A journal written before these lines existed opens as it always did.
 #pragma once
 
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -104,6 +105,14 @@ public:
     void forwarding(const std::string &path);
     void forwarded(const std::string &path);
     bool is_forwarding(const std::string &path) const;
+    // The forward sync carried digest to path: agreed on, and remembered
+    // (the last few of each path, not journaled) until the container is seen
+    // holding the agreement. A container copy reported with one of them
+    // other than the agreement is a late look at a forward write that an
+    // update in flight made (the report came after the update ended), not
+    // the app's change. Throws HostError as agree does.
+    void carried(const std::string &path, const std::string &digest);
+    bool is_late_forward(const std::string &path, const std::string &digest);
     // Whether its file held paths when it was opened: what an earlier run recorded.
     bool inherited() const { return inherited_; }
     const std::string &file() const { return file_; }
@@ -116,7 +125,8 @@ private:
     mutable common::Mutex mutex_;
     SyncedPaths paths_ LU_GUARDED_BY(mutex_);
     AgreedDigests agreed_ LU_GUARDED_BY(mutex_);
-    std::map<std::string, int> forwarding_ LU_GUARDED_BY(mutex_);  // path → updates carrying it now
+    std::map<std::string, int> forwarding_ LU_GUARDED_BY(mutex_);                   // path → updates carrying it now
+    std::map<std::string, std::deque<std::string>> carried_ LU_GUARDED_BY(mutex_);  // path → digests, newest last
     int fd_ LU_GUARDED_BY(mutex_) = -1;
     long long size_ LU_GUARDED_BY(mutex_) = 0;  // the journal's length after the last complete write
     std::size_t lines_ LU_GUARDED_BY(mutex_) =

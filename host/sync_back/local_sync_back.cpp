@@ -114,6 +114,12 @@ SyncBackEvent LocalSyncBack::judged(const std::string &container_path, const std
         event.kind = Kind::nothing;
         return event;
     }
+    // A look at a forward write taken while its update was in flight, reported after it ended.
+    if (container.state.kind == PathState::Kind::file &&
+        journal_->is_late_forward(container_path, container.state.digest)) {
+        event.kind = Kind::nothing;
+        return event;
+    }
     const rules::Agreed agreed = journal_->agreed(container_path);
     const rules::Decision decision =
         rules::decide(agreed, local.state, container.state, rules::deletes_allowed(files_->sync_root()));

@@ -141,6 +141,21 @@ BOOST_AUTO_TEST_CASE(a_file_written_arrives_with_its_bytes_and_digest_then_its_d
     BOOST_TEST(w.agent.finish() == 0);
 }
 
+// An agent's temporary file (a forward write of another session on its way
+// into place) is never reported; an app's file that merely looks like one is.
+BOOST_AUTO_TEST_CASE(an_agents_temporary_files_are_not_reported) {
+    Watched w({"gen"});
+    fs::create_directories(w.dir / "gen");
+    write_text(w.dir / "gen/.lu-agent-12-3-0123456789abcdef", "half of a forward write");
+    write_text(w.dir / "gen/.lu-agent-1-2", "the app's");
+    write_text(w.dir / "gen/after.txt", "after");
+    w.reader.changes_until([&] { return w.reader.last("gen/after.txt") && w.reader.last("gen/.lu-agent-1-2"); });
+    BOOST_TEST(w.reader.last("gen/after.txt"));
+    BOOST_TEST(w.reader.last("gen/.lu-agent-1-2"));
+    BOOST_TEST(!w.reader.last("gen/.lu-agent-12-3-0123456789abcdef"));
+    BOOST_TEST(w.agent.finish() == 0);
+}
+
 BOOST_AUTO_TEST_CASE(a_file_written_in_pieces_arrives_once_whole) {
     Watched w({"big.bin"});
     {

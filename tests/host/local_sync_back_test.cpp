@@ -164,6 +164,31 @@ BOOST_AUTO_TEST_CASE(a_file_the_forward_sync_carries_does_not_come_back_meanwhil
     BOOST_TEST(text_of(f.local / "package-lock.json") == "v3");
 }
 
+// A burst of saves outruns the container's reports: each look at the
+// container taken while an update was in flight comes after it ended. Such
+// a look (an older save the forward sync carried) neither comes back over
+// the newest save nor is a conflict; once the container was seen holding
+// the agreement, the same bytes written by the app are its change again.
+BOOST_AUTO_TEST_CASE(a_late_look_at_a_forward_write_does_not_come_back) {
+    Folders f;
+    auto back = f.sync_back();
+    for (const char *save : {"v1", "v2", "v3"}) {
+        write(f.local / "package-lock.json", save);
+        f.journal->carried("/app/package-lock.json", digest_of(f.local / "package-lock.json"));
+    }
+    for (const char *seen : {"v1", "v2"}) {
+        write(f.app / "package-lock.json", seen);
+        BOOST_TEST((back.on_container_change("/app/package-lock.json", 0).kind == Kind::nothing), seen);
+        BOOST_TEST(text_of(f.local / "package-lock.json") == "v3");
+    }
+    BOOST_TEST(back.conflicts().empty());
+    write(f.app / "package-lock.json", "v3");
+    BOOST_TEST((back.on_container_change("/app/package-lock.json", 0).kind == Kind::agreed));
+    write(f.app / "package-lock.json", "v1");
+    BOOST_TEST((back.on_container_change("/app/package-lock.json", 0).kind == Kind::written));
+    BOOST_TEST(text_of(f.local / "package-lock.json") == "v1");
+}
+
 // A forward delete that would take a container change that comes back with
 // it is held; one of only what both sides agreed on goes ahead.
 BOOST_AUTO_TEST_CASE(a_forward_delete_of_a_container_change_that_comes_back_is_held) {

@@ -1,0 +1,46 @@
+# shellcheck shell=bash
+# What the sync-back scripts on the real cluster share, on top of
+# ../integration/up_e2e_lib.sh (sourced first): waits, a CR's fields, and the
+# pods' side. The caller sets $ns (its namespace) and $work.
+# shellcheck disable=SC2154  # $work is the caller's
+
+# wait_for CMD...: until CMD succeeds (30 s at most).
+wait_for() {
+  for _ in $(seq 1 300); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done
+  fail "never true: $*"
+}
+
+# jpath KIND NAME JSONPATH: a field of an object in $ns ("" when none).
+jpath() { kn get "$1" "$2" -o "jsonpath=$3" 2>/dev/null || true; }
+
+# in_pod_of POD SCRIPT: SCRIPT run by sh in container web of POD.
+in_pod_of() { kn exec "$1" -c web -- sh -c "$2"; }
+
+# busybox_pod NAME LABEL: the YAML of a Pod NAME labelled app=LABEL whose
+# container web sleeps (on the node of the cluster's --full or minimal mode).
+busybox_pod() {
+  cat <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: $1, labels: {app: $2}}
+spec:
+  nodeName: "127.0.0.1"
+  hostNetwork: true
+  automountServiceAccountToken: false
+  enableServiceLinks: false
+  terminationGracePeriodSeconds: 1
+  containers:
+  - {name: web, image: localhost/busybox:local, imagePullPolicy: Never,
+     command: ["/bin/sh", "-c", "trap 'exit 0' TERM; while true; do sleep 1; done"]}
+YAML
+}
+
+# sync_backs_started: how many sync backs the daemon's log says it started.
+sync_backs_started() { grep -c "Sync back from container .*: started" "$work/up.log" || true; }
+
+# kill_agents_script: a shell script that SIGKILLs every lu-agent of the pod's
+# container (found by /proc/PID/exe: the script's own command line names it).
+kill_agents_script() {
+  # shellcheck disable=SC2016  # expanded by the pod's sh
+  echo 'for d in /proc/[0-9]*; do case $(readlink $d/exe 2>/dev/null) in *lu-agent*) kill -9 ${d#/proc/} && echo killed;; esac; done'
+}
