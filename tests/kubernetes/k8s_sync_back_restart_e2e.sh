@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A restarted daemon overwrites no change the app made in a pod while none
 # ran (docs/sync-back.md, "A whole forward sync"): `lu-host up
-# --from-cluster --allow-sync-back` is killed with SIGKILL; meanwhile the app
+# --from-cluster --allow-sync-back` is killed with SIGKILL (its Lease left
+# behind, taken over at once by the restart); meanwhile the app
 # rewrites a file that comes back, deletes one and makes one, and the
 # developer edits one locally. Started again, its initial sync reads the pod
 # through the kubernetes updater's digest (liveupdate.digest/1, lu-agent over
@@ -95,13 +96,14 @@ echo "ok: the app's files came back"
 kill -KILL "$up_host_pid"
 wait "$up_host_pid" 2>/dev/null || true
 up_host_pid=""
-# Its Lease would keep the namespace for 15 s more (k8s_operator_e2e tests the take-over): gone at once.
-kn delete lease lu-host-operator >/dev/null
+# Its Lease is left behind, held for 15 s more: the restart takes it over at once, its holder's process being gone.
+kn get lease lu-host-operator >/dev/null || fail "the killed daemon's Lease is not left behind"
 in_pod "echo two > /www/gen/rewritten.txt && rm /www/gen/deleted.txt && echo new > /www/gen/new.txt"
 echo "local edit" >"$project/src/gen/local.txt"
 mv "$work/up.log" "$work/up-before-kill.log"
 
 start
+wait_for grep -q "lease $ns/lu-host-operator taken over at once from .*: its process on this host is gone" "$work/up.log"
 wait_for pod_holds /www/gen/local.txt "local edit"
 wait_for local_holds gen/rewritten.txt two
 gone_locally() { [ ! -e "$project/src/gen/deleted.txt" ]; }
