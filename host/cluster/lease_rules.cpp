@@ -19,8 +19,8 @@ common::MicroTime time_at(const json::object &spec, std::string_view key) {
 
 }  // namespace
 
-LeaseDecision decide_lease(const std::optional<json::object> &lease_spec, const std::string &me,
-                           common::MicroTime now) {
+LeaseDecision decide_lease(const std::optional<json::object> &lease_spec, const std::string &me, common::MicroTime now,
+                           const HolderGoneFn &holder_gone) {
     if (!lease_spec) return {Action::create, {}};
     const std::string holder = common::string_field(*lease_spec, {"holderIdentity"});
     if (holder.empty()) return {Action::take, {}};
@@ -28,6 +28,10 @@ LeaseDecision decide_lease(const std::optional<json::object> &lease_spec, const 
     const common::MicroTime renewed = time_at(*lease_spec, "renewTime");
     const common::MicroTime expires(renewed.micros() + duration_micros(*lease_spec));
     if (expires <= now) return {Action::take, {}};
+    if (holder_gone(holder))
+        return {Action::take, "taken over at once from " + holder +
+                                  ": its process on this host is gone (the Lease would have expired " +
+                                  expires.format() + ")"};
     std::string since = common::string_field(*lease_spec, {"acquireTime"});
     if (since.empty()) since = "an unknown time";
     return {Action::refuse, "held by " + holder + " since " + since + " (renewed " + renewed.format() +

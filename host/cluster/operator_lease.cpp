@@ -1,13 +1,11 @@
 #include "host/cluster/operator_lease.hpp"
 
-#include <pwd.h>
-#include <unistd.h>
-
 #include <boost/json.hpp>
 
 #include "common/json_fields.hpp"
 #include "common/mutex.hpp"
 #include "host/cluster/lease_rules.hpp"
+#include "host/cluster/operator_process.hpp"
 
 namespace liveupdate::host::cluster {
 namespace json = boost::json;
@@ -20,19 +18,12 @@ constexpr int kAttempts = 4;  // a 409 (another writer in between) reads again
 
 }  // namespace
 
-std::string operator_identity() {
-    char host[256] = {};
-    gethostname(host, sizeof host - 1);
-    std::string user = "uid " + std::to_string(getuid());
-    if (const passwd *pw = getpwuid(getuid()); pw != nullptr && pw->pw_name != nullptr) user = pw->pw_name;
-    return user + "@" + host + " pid " + std::to_string(getpid());
-}
-
-OperatorLease::OperatorLease(kube::ApiClient &client, std::string namespace_name, std::string identity,
+OperatorLease::OperatorLease(kube::ApiClient &client, std::string namespace_name, OperatorProcess me,
                              int duration_seconds)
     : client_(client),
       namespace_(std::move(namespace_name)),
-      identity_(std::move(identity)),
+      me_(std::move(me)),
+      identity_(format_operator_identity(me_)),
       duration_seconds_(duration_seconds) {}
 
 OperatorLease::~OperatorLease() { release(); }
@@ -41,18 +32,18 @@ std::string OperatorLease::path() const {
     return "/apis/coordination.k8s.io/v1/namespaces/" + kube::url_escape(namespace_) + "/leases";
 }
 
-void OperatorLease::acquire() {
+std::string OperatorLease::acquire() {
     for (int attempt = 0; attempt < kAttempts; ++attempt)
-        if (try_acquire()) {
+        if (std::optional<std::string> taken = try_acquire()) {
             held_ = true;
-            return;
+            return *taken;
         }
     throw std::runtime_error("lease " + namespace_ + "/" + kOperatorLeaseName +
                              ": changed by another writer on every attempt to take it");
 }
 
-// true: ours; false: someone wrote it in between (read again).
-bool OperatorLease::try_acquire() {
+// Ours (with the decision's note); nullopt: someone wrote it in between (read again).
+std::optional<std::string> OperatorLease::try_acquire() {
     const std::string one = path() + "/" + kOperatorLeaseName;
     const kube::ApiResponse got = client_.request("GET", one);
     std::optional<json::object> lease;
@@ -64,8 +55,9 @@ bool OperatorLease::try_acquire() {
     std::optional<json::object> spec;
     if (lease)
         if (const json::object *s = common::object_field(*lease, {"spec"})) spec = *s;
-    const LeaseDecision decision =
-        decide_lease(lease ? std::optional(spec.value_or(json::object())) : std::nullopt, identity_, now());
+    const auto holder_gone = [this](const std::string &holder) { return may_take_over(holder, me_, read_pid_state); };
+    const LeaseDecision decision = decide_lease(lease ? std::optional(spec.value_or(json::object())) : std::nullopt,
+                                                identity_, now(), holder_gone);
     if (decision.action == LeaseDecision::Action::refuse)
         throw std::runtime_error("namespace " + namespace_ + " already has an operator: lease " + namespace_ + "/" +
                                  kOperatorLeaseName + " is " + decision.message);
@@ -78,8 +70,8 @@ bool OperatorLease::try_acquire() {
     const bool create = decision.action == LeaseDecision::Action::create;
     const kube::ApiResponse put =
         client_.request(create ? "POST" : "PUT", create ? path() : one, json::serialize(body));
-    if (put.status / 100 == 2) return true;
-    if (put.status == 409) return false;
+    if (put.status / 100 == 2) return decision.message;
+    if (put.status == 409) return std::nullopt;
     throw kube::ApiError(
         put.status, kube::status_reason(put.body),
         (create ? "POST " : "PUT ") + one + ": " + std::to_string(put.status) + " " + kube::status_message(put.body));
@@ -96,7 +88,7 @@ void OperatorLease::renew_loop() {
     while (!lock.wait_for(wake_, every, [this]() LU_REQUIRES(mutex_) { return stopping_; })) {
         lock.unlock();
         try {
-            acquire();
+            if (const std::string taken = acquire(); !taken.empty()) warn_("operator lease: " + taken);
         } catch (const std::exception &e) {
             warn_("operator lease: cannot renew: " + std::string(e.what()));
         }

@@ -8,39 +8,40 @@
 #include <condition_variable>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
 #include "common/kube/api_client.hpp"
 #include "common/mutex.hpp"
+#include "host/cluster/operator_identity.hpp"
 
 namespace liveupdate::host::cluster {
-
-// "user@host pid N": who holds a Lease, as a refused operator reports it.
-std::string operator_identity();
 
 class OperatorLease {
 public:
     using WarnFn = std::function<void(const std::string &)>;
 
-    OperatorLease(kube::ApiClient &client, std::string namespace_name, std::string identity, int duration_seconds = 15);
+    OperatorLease(kube::ApiClient &client, std::string namespace_name, OperatorProcess me, int duration_seconds = 15);
     ~OperatorLease();
     OperatorLease(const OperatorLease &) = delete;
     OperatorLease &operator=(const OperatorLease &) = delete;
 
     // Takes the Lease; throws std::runtime_error naming its holder when another operator holds it.
-    void acquire();
+    // Returns "" or, when it took over the Lease of a holder whose process is gone, what it did.
+    std::string acquire();
     void start_renewing(WarnFn warn);
     // Stops renewing and deletes the Lease when it is still ours.
     void release();
 
 private:
     std::string path() const;
-    bool try_acquire();
+    std::optional<std::string> try_acquire();
     void renew_loop();
 
     kube::ApiClient &client_;
     std::string namespace_;
+    OperatorProcess me_;
     std::string identity_;
     int duration_seconds_;
     WarnFn warn_;

@@ -10,6 +10,7 @@
 #include "host/cluster/cluster_admission.hpp"
 #include "host/cluster/cluster_kinds.hpp"
 #include "host/cluster/lease_rules.hpp"
+#include "host/cluster/operator_process.hpp"
 #include "host/cluster/sync_back_status.hpp"
 
 namespace liveupdate::host::up {
@@ -90,10 +91,12 @@ std::string ClusterSource::collection_path(const std::string &plural, bool requi
 std::vector<FileLoad> ClusterSource::load() {
     client_ = std::make_unique<kube::ApiClient>(kube::load_client_config(options_.kubeconfig));
     namespace_ = client_->config().namespace_name;
-    lease_ = std::make_unique<cluster::OperatorLease>(*client_, namespace_, cluster::operator_identity());
-    lease_->acquire();
+    const cluster::OperatorProcess me = cluster::this_operator_process();
+    lease_ = std::make_unique<cluster::OperatorLease>(*client_, namespace_, me);
+    if (const std::string taken = lease_->acquire(); !taken.empty())
+        log_(LogLevel::info, "up: lease " + namespace_ + "/" + cluster::kOperatorLeaseName + " " + taken);
     recorder_ = std::make_unique<cluster::EventRecorder>(
-        *client_, namespace_, cluster::operator_identity(),
+        *client_, namespace_, cluster::operator_name(me),
         [this](const std::string &warning) { log_(LogLevel::warn, "up: " + warning); });
     log_(LogLevel::info, "up: operator of namespace " + namespace_ + " (lease " + namespace_ + "/" +
                              cluster::kOperatorLeaseName + "), project folder " + options_.project_dir);

@@ -22,16 +22,19 @@ json::object held(const char *holder, const char *renewed) {
 
 const char *kMe = "me@here pid 2";
 
+const HolderGoneFn kHolderLives = [](const std::string &) { return false; };
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(lease_rules)
 
 BOOST_AUTO_TEST_CASE(no_lease_is_created) {
-    BOOST_TEST((decide_lease(std::nullopt, kMe, at("2026-01-01T10:00:00Z")).action == Action::create));
+    BOOST_TEST((decide_lease(std::nullopt, kMe, at("2026-01-01T10:00:00Z"), kHolderLives).action == Action::create));
 }
 
 BOOST_AUTO_TEST_CASE(a_live_holder_refuses_naming_it_and_since_when) {
-    const auto d = decide_lease(held("ann@box pid 7", "2026-01-01T10:00:10.000000Z"), kMe, at("2026-01-01T10:00:20Z"));
+    const auto d = decide_lease(held("ann@box pid 7", "2026-01-01T10:00:10.000000Z"), kMe, at("2026-01-01T10:00:20Z"),
+                                kHolderLives);
     BOOST_TEST((d.action == Action::refuse));
     BOOST_TEST(d.message.find("ann@box pid 7") != std::string::npos);
     BOOST_TEST(d.message.find("since 2026-01-01T10:00:00.000000Z") != std::string::npos);
@@ -40,14 +43,27 @@ BOOST_AUTO_TEST_CASE(a_live_holder_refuses_naming_it_and_since_when) {
 
 BOOST_AUTO_TEST_CASE(an_expired_lease_is_taken) {
     const auto spec = held("ann@box pid 7", "2026-01-01T10:00:10.000000Z");
-    BOOST_TEST((decide_lease(spec, kMe, at("2026-01-01T10:00:25Z")).action == Action::take));
-    BOOST_TEST((decide_lease(spec, kMe, at("2026-01-01T10:00:24.999999Z")).action == Action::refuse));
+    BOOST_TEST((decide_lease(spec, kMe, at("2026-01-01T10:00:25Z"), kHolderLives).action == Action::take));
+    BOOST_TEST((decide_lease(spec, kMe, at("2026-01-01T10:00:24.999999Z"), kHolderLives).action == Action::refuse));
+}
+
+BOOST_AUTO_TEST_CASE(a_live_lease_whose_holder_is_gone_is_taken_at_once_saying_so) {
+    const auto spec = held("ann@box pid 7", "2026-01-01T10:00:10.000000Z");
+    std::string asked;
+    const auto d = decide_lease(spec, kMe, at("2026-01-01T10:00:11Z"), [&](const std::string &holder) {
+        asked = holder;
+        return true;
+    });
+    BOOST_TEST((d.action == Action::take));
+    BOOST_TEST(asked == "ann@box pid 7");
+    BOOST_TEST(d.message.find("taken over at once from ann@box pid 7") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(a_released_lease_is_taken_and_our_own_renewed) {
-    BOOST_TEST((decide_lease(json::object{}, kMe, at("2026-01-01T10:00:00Z")).action == Action::take));
-    BOOST_TEST((decide_lease(held(kMe, "2026-01-01T10:00:10.000000Z"), kMe, at("2026-01-01T10:00:11Z")).action ==
-                Action::renew));
+    BOOST_TEST((decide_lease(json::object{}, kMe, at("2026-01-01T10:00:00Z"), kHolderLives).action == Action::take));
+    BOOST_TEST(
+        (decide_lease(held(kMe, "2026-01-01T10:00:10.000000Z"), kMe, at("2026-01-01T10:00:11Z"), kHolderLives).action ==
+         Action::renew));
 }
 
 BOOST_AUTO_TEST_CASE(renewing_keeps_the_acquire_time_taking_counts_a_transition) {
