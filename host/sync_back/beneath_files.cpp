@@ -289,10 +289,6 @@ WriteResult write_beneath(const std::string &root, const std::string &name, int 
     }
     if (digest.text() != expected_digest) return abandon("the container file changed while it was copied");
     if (::fchmod(out.get(), mode & 0777) != 0) return abandon("cannot set its mode: " + errno_text(errno));
-    // On the disk before its name replaces the target: after a crash or a
-    // power loss a file renamed into place is never empty (ext4, for one,
-    // may commit the rename before the bytes it delays).
-    if (::fsync(out.get()) != 0) return abandon("cannot flush it to disk: " + errno_text(errno), false, no_room(errno));
     // The copy took a while: the target must still be the file judged (or
     // none), looked at again just before the rename. Where none was, the
     // rename itself refuses to replace one that came meanwhile.

@@ -51,8 +51,8 @@ BeneathFile open_beneath(const std::string &root, const std::string &name, std::
 liveupdate::sync_back::ContainerRoot folder_beneath(const std::string &root, const std::string &name);
 
 // Writes source's bytes (from offset 0) to root/name: into a temporary file
-// beside it, with mode's permission bits, flushed to disk (fsync), renamed
-// into place; missing folders are made (0755). Refused when a symlink or a non-folder is on the way or
+// beside it, with mode's permission bits, renamed into place; missing folders
+// are made (0755). Refused when a symlink or a non-folder is on the way or
 // the target is not a regular file, and abandoned when the bytes copied do
 // not have expected_digest (the source changed meanwhile) or the target is
 // no longer `replaces` (a developer's save, or a symlink, came meanwhile:

@@ -1,7 +1,6 @@
 // The local side of sync back (host/sync_back/beneath_files.*) at the moments
-// a crash or a developer's save can hit it: a file that comes back is on the
-// disk before its name replaces the target, and a delete that comes back
-// never deletes a save that landed after it looked at the file. The moments
+// a developer's save can hit it: a delete that comes back never deletes a
+// save that landed after it looked at the file. The moments
 // are reached through this program's own fsync, renameat and unlinkat,
 // which note each call (and, when armed, play the developer's save just
 // before one) and then make the real system call: the shipped code is not
@@ -152,12 +151,6 @@ struct Noting {
     }
 };
 
-std::size_t index_of(const std::vector<std::string> &lines, const std::function<bool(const std::string &)> &match) {
-    for (std::size_t i = 0; i < lines.size(); ++i)
-        if (match(lines[i])) return i;
-    return lines.size();
-}
-
 std::string joined(const std::vector<std::string> &lines) {
     std::string out;
     for (const std::string &line : lines) out += line + "\n";
@@ -178,42 +171,6 @@ struct Local {
 };
 
 }  // namespace
-
-// The bytes of a file that comes back reach the disk before the rename that
-// puts it in place (else a crash can leave an empty file under its name).
-BOOST_AUTO_TEST_CASE(a_file_that_comes_back_is_on_disk_before_its_name_replaces_the_target) {
-    const TempDir dir("lu-beneath-files-test");
-    write(dir / "container.json", "container");
-    const BeneathFile source = open_beneath(dir.path().string(), "container.json", UINT64_MAX);
-    BOOST_TEST_REQUIRE(source.fd.get() >= 0);
-    fs::create_directories(dir / "local" / "gen");
-    const std::string local = (dir / "local").string();
-    for (const bool present : {false, true}) {
-        BOOST_TEST_CONTEXT((present ? "replacing a file" : "a new file")) {
-            if (present) write(dir / "local" / "gen" / "lock.json", "old");
-            const FileStamp replaces =
-                present ? open_beneath(local + "/gen", "lock.json", UINT64_MAX).stamp : FileStamp{};
-            std::vector<std::string> seen;
-            {
-                const Noting noting;
-                const WriteResult result =
-                    write_beneath(local, "gen/lock.json", source.fd.get(), 0644, source.state.digest, replaces);
-                BOOST_TEST_REQUIRE(result.error.empty(), result.error);
-                seen = noting.seen();
-            }
-            BOOST_TEST(text_of(dir / "local" / "gen" / "lock.json") == "container");
-            const std::size_t renamed = index_of(seen, [](const std::string &line) {
-                return line.starts_with("rename .lu-sync-back-") && line.ends_with(" lock.json");
-            });
-            BOOST_TEST_REQUIRE(renamed < seen.size(), joined(seen));
-            const std::string temporary = seen[renamed].substr(7, seen[renamed].find(' ', 7) - 7);
-            std::string flush = "fsync ";
-            flush.append(local).append("/gen/").append(temporary);
-            const std::size_t flushed = index_of(seen, [&](const std::string &line) { return line == flush; });
-            BOOST_TEST(flushed < renamed, joined(seen));
-        }
-    }
-}
 
 // The delete of a file the container deleted, with a developer's save
 // landing between its look at the local file and its removal: the save is
