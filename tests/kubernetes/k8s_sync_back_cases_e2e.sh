@@ -199,6 +199,7 @@ wait_for holds "$project/pair/gen/two.txt" two
 wait_for holds "$project/pair/gen/r.txt" 'from one'
 in_pod_of pair-2 "echo 'from two' > /www/gen/r.txt"
 wait_for conflicts_are "$p-pair" 1
+wait_for cr_count_is "$p-pair" 1
 container=$(jpath liveupdate "$p-pair" '{.status.syncBackConflicts[0].container}')
 grep -q pair-2 <<<"$container" || fail "the conflict is not pair-2's: $container"
 holds "$project/pair/gen/r.txt" 'from one' || fail "pair-2 overwrote the local gen/r.txt"
