@@ -12,6 +12,7 @@
 # Times are `kubectl create` until `kubectl wait --for=condition=Ready`
 # returns (kubectl's own start is in both sides alike); medians.
 # Usage: inject_ready_bench.sh LU_HOST K8S_DIR BUILD_DIR [ROUNDS]   (exit 77 without K8S_DIR)
+# LU_READY_BENCH_NS: the namespaces' prefix (default lu-ready-bench), for a cluster others use too.
 set -euo pipefail
 lu_host=$1 k8s_dir=$2 build=$3 rounds=${4:-10}
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -23,7 +24,8 @@ KUBECONFIG=$("$k8s_dir/cluster.sh" start 2>/dev/null | tail -1)
 export KUBECONFIG
 state=$(dirname "$KUBECONFIG")
 k() { "$state/bin/kubectl" "$@"; }
-on=lu-ready-bench-on off=lu-ready-bench-off
+ns_prefix=${LU_READY_BENCH_NS:-lu-ready-bench}
+on=$ns_prefix-on off=$ns_prefix-off
 agent_configmap=lu-ready-bench-agent
 image=localhost/lu-agent:dev
 port=19451
@@ -33,20 +35,20 @@ cleanup() {
   [ -n "$webhook_pid" ] && { kill "$webhook_pid" 2>/dev/null; wait "$webhook_pid" 2>/dev/null; }
   "$lu_host" webhook uninstall >/dev/null 2>&1 || true
   # The namespaces stay: without a controller-manager they would never finish terminating.
-  for ns in $on $off; do k -n "$ns" delete pods -l lu-ready-bench --grace-period=0 --wait=false >/dev/null 2>&1; done
-  k -n $off delete configmap $agent_configmap --wait=false >/dev/null 2>&1
+  for ns in "$on" "$off"; do k -n "$ns" delete pods -l lu-ready-bench --grace-period=0 --wait=false >/dev/null 2>&1; done
+  k -n "$off" delete configmap $agent_configmap --wait=false >/dev/null 2>&1
   rm -rf "$work"
 }
 trap cleanup EXIT
 
-for ns in $on $off; do
+for ns in "$on" "$off"; do
   k create namespace "$ns" >/dev/null 2>&1 || true
   k -n "$ns" create serviceaccount default >/dev/null 2>&1 || true
 done
-k label namespace $on liveupdate.dev/inject=enabled --overwrite >/dev/null
+k label namespace "$on" liveupdate.dev/inject=enabled --overwrite >/dev/null
 # A ConfigMap holds at most 1 MiB: lu-agent must fit (agent/CMakeLists.txt).
-k -n $off create configmap $agent_configmap --from-file="lu-agent=$build/bin/lu-agent" --dry-run=client -o yaml |
-  k -n $off apply --server-side --force-conflicts -f - >/dev/null
+k -n "$off" create configmap $agent_configmap --from-file="lu-agent=$build/bin/lu-agent" --dry-run=client -o yaml |
+  k -n "$off" apply --server-side --force-conflicts -f - >/dev/null
 "$repo/deploy/agent/build-image.sh" "$build" "$image" "$k8s_dir" >/dev/null
 "$lu_host" webhook install --url "https://127.0.0.1:$port/validate" --cert-dir "$work/certs" --mutate >/dev/null
 "$lu_host" webhook --listen "127.0.0.1:$port" --tls-cert "$work/certs/tls.crt" --tls-key "$work/certs/tls.key" \
@@ -94,13 +96,13 @@ median() { sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (
 
 : >"$work/plain" && : >"$work/injected" && : >"$work/noop" && : >"$work/unlimited" && : >"$work/configmap"
 for i in $(seq 1 "$rounds"); do
-  ready $off "plain-$i" >>"$work/plain"
-  ready $on "injected-$i" >>"$work/injected"
-  ready $off "noop-$i" "$noop" >>"$work/noop"
-  ready $off "unlimited-$i" "$unlimited" >>"$work/unlimited"
-  ready $off "configmap-$i" "" $agent_configmap >>"$work/configmap"
+  ready "$off" "plain-$i" >>"$work/plain"
+  ready "$on" "injected-$i" >>"$work/injected"
+  ready "$off" "noop-$i" "$noop" >>"$work/noop"
+  ready "$off" "unlimited-$i" "$unlimited" >>"$work/unlimited"
+  ready "$off" "configmap-$i" "" $agent_configmap >>"$work/configmap"
 done
-k -n $on get pod -l lu-ready-bench -o name >/dev/null  # the cluster still answers
+k -n "$on" get pod -l lu-ready-bench -o name >/dev/null  # the cluster still answers
 plain=$(median <"$work/plain") injected=$(median <"$work/injected")
 noop=$(median <"$work/noop") unlimited=$(median <"$work/unlimited") mounted=$(median <"$work/configmap")
 printf 'pod created -> Ready, median of %s rounds (ms):\n' "$rounds"
