@@ -279,8 +279,14 @@ DigestOutcome AgentDriver::digest(AgentTarget &target, const agent_protocol::Dig
     const Use use(*kept);
     for (int attempt = 0;; ++attempt) {
         AgentSession *session = session_in(*kept, target, log);
-        if (session == nullptr)
-            return {DigestOutcome::Kind::unavailable, needs + refusal(place, false).value_or("it did not start")};
+        if (session == nullptr) {
+            if (auto why = refusal(place, false)) return {DigestOutcome::Kind::unavailable, needs + *why};
+            // A cause that passes (the container restarting, replaced): the agent
+            // may run there, and may have watched it, so the container cannot tell
+            // what it holds now; unavailable would let a forward sync overwrite it.
+            return {DigestOutcome::Kind::failed, "lu-agent did not start in " + place.shown +
+                                                     " for a cause that passes (see the log); digest again later"};
+        }
         std::size_t handed = 0;
         try {
             const auto result = digest_through_agent(

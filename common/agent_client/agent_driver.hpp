@@ -106,8 +106,9 @@ public:
     std::optional<updater::Outcome> update(AgentTarget &target, const updater::UpdateLog &log, const UpdatePass &pass);
 
     // Digests request.path (absolute) through the container's session. Never
-    // throws for the agent's failures: where it cannot run, `unavailable`
-    // saying why. When each or keep_going (asked about every 100 ms while
+    // throws for the agent's failures: where it cannot run (a lasting
+    // refusal), `unavailable` saying why; a start failed for a cause that
+    // passes, `failed`. When each or keep_going (asked about every 100 ms while
     // the agent is silent) asks to stop, the session is ended (its agent,
     // still walking, stops as it sees its host gone), not drained.
     DigestOutcome digest(AgentTarget &target, const agent_protocol::Digest &request, const DigestEntryFn &each,

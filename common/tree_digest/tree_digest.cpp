@@ -211,6 +211,21 @@ private:
 
 }  // namespace
 
+std::string entry_path_problem(std::string_view path) {
+    if (path.empty()) return {};
+    const std::string shown = "the path '" + std::string(path.substr(0, 200)) + (path.size() > 200 ? "...'" : "'");
+    if (path.find('\0') != std::string_view::npos) return shown + " holds a NUL byte";
+    if (path.front() == '/') return shown + " is absolute, not beneath the digested folder";
+    for (std::size_t begin = 0; begin <= path.size();) {
+        const std::size_t end = std::min(path.find('/', begin), path.size());
+        const std::string_view name = path.substr(begin, end - begin);
+        if (name.empty() || name == "." || name == "..")
+            return shown + " has an empty, '.' or '..' name: it does not name one path beneath the digested folder";
+        begin = end + 1;
+    }
+    return {};
+}
+
 bool is_pseudo_filesystem(std::int64_t f_type) {
     const auto type = static_cast<std::uint32_t>(f_type);
     return std::find(kPseudoFilesystems.begin(), kPseudoFilesystems.end(), type) != kPseudoFilesystems.end();

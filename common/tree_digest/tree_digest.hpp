@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace liveupdate::tree_digest {
@@ -64,6 +65,13 @@ struct WalkOptions {
 // cgroup, debugfs, ...), by statfs's f_type: a walk neither reads nor
 // descends into one.
 bool is_pseudo_filesystem(std::int64_t f_type);
+
+// Why an entry's path, as a digest of a container gives it, is no path
+// beneath the digested root, or "" when it is one: "" (the root) or
+// "/"-separated names, none empty, "." or "..", without a NUL byte. A
+// container is trusted less than the developer's files: a path that climbs
+// out of its root must not reach a comparison, a repair or sync back.
+std::string entry_path_problem(std::string_view path);
 
 // Walks root: its own entry first, then each folder's entries sorted by name
 // before what lies beneath them (the order of lu_digest_entry_fn).

@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <string_view>
 #include <utility>
 
 #include "common/paths.hpp"
@@ -36,12 +37,16 @@ struct Entry {
 
 struct Collected {
     std::map<std::string, Entry> entries;  // relative to the root; "" the root itself
+    std::string refused;                   // why an entry's path was refused; the digest stopped there
 };
 
 int32_t collect(void *ctx, const lu_digest_entry *entry) {
+    auto &out = *static_cast<Collected *>(ctx);
     if (entry == nullptr) return 1;
-    static_cast<Collected *>(ctx)->entries[std::string(entry->path.data, entry->path.size)] = {entry->kind,
-                                                                                               entry->hash};
+    const std::string_view path(entry->path.data, entry->path.size);
+    out.refused = tree_digest::entry_path_problem(path);
+    if (!out.refused.empty()) return 1;
+    out.entries[std::string(path)] = {entry->kind, entry->hash};
     return 0;
 }
 
@@ -103,6 +108,8 @@ void judge_root(const Updater &via, const lu_digest_extension &table, const upda
     PluginMessage error(via.plugin().api().free_message);
     const int32_t rc = table.digest_scoped(via.handle(), &ref, {root.data(), root.size()}, &scope, collect, &collected,
                                            &log_to_sink, const_cast<LogSinkFn *>(&log), error.out());
+    if (!collected.refused.empty())
+        throw std::runtime_error("Sync back: the container's digest of " + root + " is refused: " + collected.refused);
     // Gone, or out of the agent's reach (the update says so itself): nothing to keep.
     if (rc == LU_ERR_NOT_FOUND || rc == LU_ERR_UNSUPPORTED) return;
     if (rc != LU_OK)

@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <stdexcept>
 
 #include "common/agent_protocol/temporary_names.hpp"
 #include "common/paths.hpp"
@@ -163,6 +164,9 @@ Only only_there(const std::string &relative, const Entry &c, bool mine, const st
 Differences compare_target(const updater::CopyMapping &target, const tree_digest::Digest &local,
                            const tree_digest::Digest &container, const common::IgnoreSet &ignore,
                            const std::vector<std::string> &other_targets, const SyncedPaths &synced) {
+    for (const Entry &e : container)
+        if (std::string problem = tree_digest::entry_path_problem(e.path); !problem.empty())
+            throw std::runtime_error("the container's digest of " + target.container_path + " is refused: " + problem);
     const Side side(target, ignore, other_targets);
     const auto here = side.kept(local);
     const auto there = side.kept(container);

@@ -47,7 +47,9 @@ struct Differences {
 // paths of other sync targets: they are compared on their own). synced: the
 // container paths liveupdate put there (host/core/synced_journal.hpp); a path
 // only in the container is extra when it is in it, unsynced when not, and a
-// folder holding both is neither: what it holds is told one by one.
+// folder holding both is neither: what it holds is told one by one. Throws
+// std::runtime_error when the container's digest names a path that is not
+// beneath its root (tree_digest::entry_path_problem): nothing is compared.
 Differences compare_target(const updater::CopyMapping &target, const tree_digest::Digest &local,
                            const tree_digest::Digest &container, const common::IgnoreSet &ignore,
                            const std::vector<std::string> &other_targets, const SyncedPaths &synced = {});

@@ -470,6 +470,26 @@ BOOST_FIXTURE_TEST_CASE(a_refused_agent_makes_digests_unavailable_saying_why, Fi
     BOOST_TEST(outcome.message == "verify needs lu-agent in the container: no way in", outcome.message);
 }
 
+// A start that failed for a cause that passes (the container restarting, a
+// pod replaced meanwhile) is no sign that the agent cannot run there: a
+// restarted daemon's initial sync takes unavailable for "no watch could have
+// run" and overwrites, so the digest fails instead and nothing is refused.
+BOOST_FIXTURE_TEST_CASE(a_start_failed_for_a_passing_cause_fails_the_digest, Fixture) {
+    agent.refuse = "the pod was replaced";
+    agent.lasting = false;
+    Log log;
+    const auto outcome = driver.digest(
+        target, ap::Digest{"/app", {}, 1, 0, 0}, [](const ap::DigestEntry &) { return true; }, log.log());
+    BOOST_TEST((outcome.kind == ac::DigestOutcome::Kind::failed), outcome.message);
+    BOOST_TEST(outcome.message ==
+                   "lu-agent did not start in container c1 for a cause that passes (see the log); digest again later",
+               outcome.message);
+    agent.refuse.clear();
+    const auto again = driver.digest(
+        target, ap::Digest{"/app", {}, 1, 0, 0}, [](const ap::DigestEntry &) { return true; }, log.log());
+    BOOST_TEST((again.kind == ac::DigestOutcome::Kind::ok), again.message);
+}
+
 // Six replicas, each with a session: an update asks one other session
 // whether it ended, not every one (the fan-out of one change would ask
 // N - 1 sessions per update, under the driver's lock).

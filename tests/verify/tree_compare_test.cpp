@@ -138,6 +138,28 @@ BOOST_AUTO_TEST_CASE(the_repair_deletes_extras_and_changed_kinds_and_copies_the_
                boost::test_tools::per_element());
 }
 
+// A container is trusted less than the developer's files: a digest whose
+// paths climb out of the target (a hostile lu-agent) must not turn into a
+// report of, or a repair's delete of, paths elsewhere in the container.
+BOOST_AUTO_TEST_CASE(a_container_digest_with_paths_out_of_the_target_is_refused) {
+    const tree_digest::Digest local{dir(""), file("a.txt", 1)};
+    for (const std::string hostile : {"..", "../etc", "sub/../../etc", "/etc/passwd", "./a.txt", "sub//b", "sub/"}) {
+        const tree_digest::Digest container{dir(""), file("a.txt", 1), dir(hostile)};
+        const host::SyncedPaths synced{"/app/a.txt", "/etc", "/etc/passwd"};
+        BOOST_CHECK_EXCEPTION(repair_of(compare_target(kTarget, local, container, {}, {}, synced), true),
+                              std::runtime_error, [&](const std::runtime_error &e) {
+                                  const std::string what = e.what();
+                                  BOOST_TEST(what.find("the container's digest of /app is refused: the path") == 0u,
+                                             what);
+                                  return true;
+                              });
+    }
+    const tree_digest::Digest fine{dir(""), file("a.txt", 1), file("..b", 2), file("sub/.c", 3)};
+    BOOST_TEST(repair_of(compare_target(kTarget, local, fine, {}, {}, host::SyncedPaths{}), true).deletes ==
+                   Paths({"/app/..b", "/app/sub/.c"}),
+               boost::test_tools::per_element());
+}
+
 BOOST_AUTO_TEST_CASE(intervals_read_as_durations) {
     using std::chrono::milliseconds;
     BOOST_TEST(parse_interval("30s")->count() == 30000);

@@ -3,6 +3,7 @@
 #include "common/agent_client/agent_apply.hpp"
 #include "common/kube/pod_exec.hpp"
 #include "updaters/kubernetes/pod_agent_transport.hpp"
+#include "updaters/kubernetes/pod_state.hpp"
 #include "updaters/shared/agent_update.hpp"
 #include "updaters/shared/change_watch_entry.hpp"
 #include "updaters/shared/update_messages.hpp"
@@ -149,7 +150,14 @@ agent_client::DigestOutcome PodAgents::digest(const updater::ContainerRef &conta
         return failed("cannot digest " + request.path + ": " + problem);
     PodAgentContainer agent_container(config_, *api_, container);
     try {
-        return driver_.digest(agent_container, request, each, log, keep_going);
+        DigestOutcome outcome = driver_.digest(agent_container, request, each, log, keep_going);
+        if (outcome.kind == DigestOutcome::Kind::failed || outcome.kind == DigestOutcome::Kind::stopped) return outcome;
+        // An exec reaches a pod by its name: a pod deleted and made again under
+        // that name answered for a container the host does not mean, and one
+        // gone made the agent look unable to run; either would be misread.
+        if (std::string gone = container_gone_reason(*api_, container); !gone.empty())
+            return failed(gone + ": the digest of " + request.path + " tells nothing of the container meant");
+        return outcome;
     } catch (const std::exception &e) {
         return failed("digesting " + request.path + " in " + pod_text(agent_container.target()) + ": " + e.what());
     }

@@ -38,7 +38,8 @@ public:
     // Digests request.path (absolute) in the container through its agent
     // session, in turn with its updates (liveupdate/ext/digest.h). Never
     // throws: where the agent cannot run, `unavailable` saying why; a pod
-    // that cannot be reached, `failed`. keep_going false (asked while the
+    // that cannot be reached, or gone or replaced (another container ID
+    // under its name) by the digest's end, `failed`. keep_going false (asked while the
     // agent is silent): `stopped`, the session ended.
     agent_client::DigestOutcome digest(const updater::ContainerRef &container, const agent_protocol::Digest &request,
                                        const agent_client::DigestEntryFn &each, const updater::UpdateLog &log,

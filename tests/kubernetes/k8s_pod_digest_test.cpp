@@ -1,0 +1,146 @@
+// updaters/kubernetes/pod_agents' digest against the real single-node
+// cluster (../shared/k8s, started by the k8s_cluster fixture): an exec
+// reaches a pod by name, so a digest asked for a container that was replaced
+// (a pod deleted and made again under its name) or deleted fails, saying so,
+// rather than read another container or pass for an agent that cannot run
+// (a restarted daemon's initial sync overwrites on both). Pods live in
+// namespace lu-k8s-digest-h5. Without the cluster folder: exit 77 (skipped).
+#define BOOST_TEST_MODULE k8s_pod_digest
+#include <boost/json.hpp>
+#include <boost/test/unit_test.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/kube/api_client.hpp"
+#include "tests/kubernetes/k8s_test_support.hpp"
+#include "updaters/kubernetes/pod_agents.hpp"
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+namespace kube = liveupdate::kube;
+namespace ac = liveupdate::agent_client;
+namespace ap = liveupdate::agent_protocol;
+using namespace std::chrono_literals;
+using liveupdate::kubernetes::KubectlConfig;
+using liveupdate::kubernetes::PodAgents;
+using lu_test::k8s::admin;
+using lu_test::k8s::admin_kubeconfig;
+using lu_test::k8s::wait_until;
+
+namespace {
+
+const std::string kNamespace = "lu-k8s-digest-h5";
+const std::string kPod = "digest";
+
+json::value pod_json() { return json::parse(admin().get("/api/v1/namespaces/" + kNamespace + "/pods/" + kPod)); }
+
+// The pod's container "main" once it runs: its ID without the runtime's scheme.
+std::string running_container_id() {
+    std::string id;
+    wait_until(
+        [&] {
+            const json::value p = pod_json();
+            const auto *statuses = p.at("status").as_object().if_contains("containerStatuses");
+            if (statuses == nullptr || statuses->as_array().empty()) return false;
+            const json::object &status = statuses->as_array()[0].as_object();
+            if (!status.at("state").as_object().contains("running")) return false;
+            id = std::string(status.at("containerID").as_string());
+            return true;
+        },
+        60s);
+    if (id.empty()) throw std::runtime_error("pod " + kNamespace + "/" + kPod + " does not run");
+    return id.substr(id.find("://") + 3);
+}
+
+void create_pod() {
+    const auto r = admin().request("POST", "/api/v1/namespaces/" + kNamespace + "/pods",
+                                   json::serialize(lu_test::k8s::busybox_pod(kPod)));
+    if (r.status / 100 != 2) throw std::runtime_error("creating pod " + kPod + ": " + kube::status_message(r.body));
+}
+
+void delete_pods() {
+    admin().request("DELETE", "/api/v1/namespaces/" + kNamespace + "/pods?gracePeriodSeconds=0");
+    wait_until(
+        [] {
+            return json::parse(admin().get("/api/v1/namespaces/" + kNamespace + "/pods"))
+                .at("items")
+                .as_array()
+                .empty();
+        },
+        60s);
+}
+
+struct Cluster {
+    Cluster() {
+        if (!fs::exists(std::string(LU_K8S_DIR) + "/cluster.sh")) {
+            std::cout << "SKIPPED: no cluster: " << LU_K8S_DIR << " not found" << std::endl;
+            std::exit(77);
+        }
+        for (const auto &[path, body] : std::vector<std::pair<std::string, std::string>>{
+                 {"/api/v1/namespaces",
+                  R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")" + kNamespace + "\"}}"},
+                 {"/api/v1/namespaces/" + kNamespace + "/serviceaccounts",
+                  R"({"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"default"}})"}}) {
+            const auto r = admin().request("POST", path, body);
+            if (r.status / 100 != 2 && r.status != 409)
+                throw std::runtime_error("POST " + path + ": " + kube::status_message(r.body));
+        }
+        delete_pods();
+    }
+    ~Cluster() { admin().request("DELETE", "/api/v1/namespaces/" + kNamespace); }
+};
+
+struct Agents {
+    KubectlConfig config = [] {
+        KubectlConfig c;
+        c.kubeconfig = admin_kubeconfig();
+        c.agent_path = LU_AGENT_PATH;
+        c.timeout = std::chrono::seconds(20);
+        return c;
+    }();
+    PodAgents agents{config, std::make_shared<liveupdate::kubernetes::ApiExec>(config)};
+
+    ac::DigestOutcome digest(const std::string &container_id, std::size_t &entries) {
+        const liveupdate::updater::ContainerRef container{container_id, "main", kPod, kNamespace, ""};
+        ap::Digest request;
+        request.path = "/etc";
+        return agents.digest(container, request,
+                             [&entries](const ap::DigestEntry &) {
+                                 ++entries;
+                                 return true;
+                             },
+                             {});
+    }
+};
+
+}  // namespace
+
+BOOST_TEST_GLOBAL_FIXTURE(Cluster);
+
+BOOST_FIXTURE_TEST_CASE(a_digest_of_a_replaced_or_deleted_pod_fails_saying_so, Agents) {
+    create_pod();
+    const std::string first = running_container_id();
+    std::size_t entries = 0;
+    const auto found = digest(first, entries);
+    BOOST_TEST((found.kind == ac::DigestOutcome::Kind::ok), found.message);
+    BOOST_TEST(entries > 0u);
+
+    // The same name, another container: the exec reaches the new one.
+    delete_pods();
+    create_pod();
+    BOOST_TEST_REQUIRE(running_container_id() != first);
+    const auto replaced = digest(first, entries);
+    BOOST_TEST((replaced.kind == ac::DigestOutcome::Kind::failed), replaced.message);
+    BOOST_TEST(replaced.message.find("was started again since") != std::string::npos, replaced.message);
+
+    // No pod at all: gone, not an agent that cannot run.
+    delete_pods();
+    const auto deleted = digest(first, entries);
+    BOOST_TEST((deleted.kind == ac::DigestOutcome::Kind::failed), deleted.message);
+    BOOST_TEST(deleted.message.find("is gone (deleted)") != std::string::npos, deleted.message);
+}
