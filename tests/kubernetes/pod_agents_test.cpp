@@ -1,7 +1,8 @@
 // updaters/kubernetes/pod_agents: where lu-agent cannot run, it is not tried
 // again at every update, but a refusal lapses as the docker updater's does
 // (a new container, or a bounded number of updates). No cluster: the agent
-// binary is missing, so the agent is refused before any exec.
+// binary is missing, so the agent is refused before any exec; the
+// kubeconfig too, so a digest cannot ask a cluster whether the pod is gone.
 #define BOOST_TEST_MODULE pod_agents
 #include <boost/test/unit_test.hpp>
 
@@ -21,6 +22,7 @@ struct Fixture {
     KubectlConfig config = [] {
         KubectlConfig c;
         c.agent_path = "/nonexistent/lu-agent";
+        c.kubeconfig = "/nonexistent/kubeconfig";  // no cluster, whatever $KUBECONFIG says
         return c;
     }();
     PodAgents agents{config, std::make_shared<ApiExec>(config)};
