@@ -87,9 +87,11 @@ std::string way_refusal(int code) {
 std::atomic<unsigned> temporary_count{0};
 
 // A name beside the target for sync back's own use: the forward watcher
-// knows it for an echo (came_back.cpp).
-std::string temporary_name() {
-    return ".lu-sync-back-" + std::to_string(::getpid()) + "-" + std::to_string(temporary_count++) + ".tmp";
+// knows it for an echo (came_back.cpp). ".tmp": a write's copy, removed when
+// a crash left it (left_temporaries.cpp); ".aside": a file a delete moved
+// aside, which may be a developer's save kept there, and so is never removed.
+std::string temporary_name(const char *suffix = ".tmp") {
+    return ".lu-sync-back-" + std::to_string(::getpid()) + "-" + std::to_string(temporary_count++) + suffix;
 }
 
 // The local disk (or the developer's quota) is full: worth trying again later.
@@ -321,7 +323,7 @@ std::string delete_beneath(const std::string &root, const std::string &name, con
     // Moved aside before it is deleted: a developer's save landing from now
     // on lands at the name and stays. One that landed since the look above
     // is what was moved aside, and is put back.
-    const std::string aside = temporary_name();
+    const std::string aside = temporary_name(".aside");
     if (::renameat(parent.get(), leaf.c_str(), parent.get(), aside.c_str()) != 0) {
         const int why = errno;
         return why == ENOENT ? std::string() : shown(root, name) + ": cannot delete: " + errno_text(why);

@@ -11,10 +11,11 @@ namespace liveupdate::host::sync_back {
 
 namespace {
 
-// write_beneath's temporary files: ".lu-sync-back-PID-N.tmp".
+// beneath_files.cpp's temporary files: ".lu-sync-back-PID-N.tmp" (a write)
+// and ".lu-sync-back-PID-N.aside" (a delete).
 bool temporary_name(const std::string &path) {
     const std::string_view base = std::string_view(path).substr(path.rfind('/') + 1);
-    return base.starts_with(".lu-sync-back-") && base.ends_with(".tmp");
+    return base.starts_with(".lu-sync-back-") && (base.ends_with(".tmp") || base.ends_with(".aside"));
 }
 
 // The digest of a regular file (not through a symlink); "" when it is none.

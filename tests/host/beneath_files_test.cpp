@@ -22,6 +22,8 @@
 #include <vector>
 
 #include "host/sync_back/beneath_files.hpp"
+#include "host/sync_back/came_back.hpp"
+#include "host/sync_back/left_temporaries.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace fs = std::filesystem;
@@ -221,9 +223,24 @@ BOOST_AUTO_TEST_CASE(a_save_landing_after_the_file_was_moved_aside_stays) {
 }
 
 // Nothing in the way: the agreed file is deleted, nothing left beside it.
+// It is moved aside under a name of its own, which the forward watcher knows
+// for sync back's, and which is never taken for a write's temporary that a
+// crash left (it may be a developer's save kept there).
 BOOST_AUTO_TEST_CASE(an_agreed_file_is_deleted) {
     Local local;
-    BOOST_TEST(local.remove().empty());
+    std::vector<std::string> seen;
+    {
+        const Noting noting;
+        BOOST_TEST(local.remove().empty());
+        seen = noting.seen();
+    }
     BOOST_TEST(!fs::exists(local.doomed));
     BOOST_TEST(no_temporary_left(local.root));
+    const std::string moved = "rename " + local.doomed.filename().string() + " ";
+    BOOST_TEST_REQUIRE((!seen.empty() && seen.front().starts_with(moved)), joined(seen));
+    const std::string aside = seen.front().substr(moved.size());
+    BOOST_TEST((aside.starts_with(".lu-sync-back-") && aside.ends_with(".aside")), aside);
+    BOOST_TEST(!temporary_owner(aside).has_value());
+    CameBack came_back;
+    BOOST_TEST(came_back.is_echo((local.doomed.parent_path() / aside).string()));
 }

@@ -6,10 +6,15 @@
 // conflicts its last watch held still show, and the watch started again
 // does not say nor count them again as new.
 #define BOOST_TEST_MODULE sync_back_watches
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <boost/test/unit_test.hpp>
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <memory>
@@ -22,6 +27,7 @@
 
 #include "host/sync_back/sync_back_report.hpp"
 #include "host/sync_back/sync_back_watches.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace liveupdate::host::sync_back;
 using liveupdate::common::LogLevel;
@@ -103,6 +109,7 @@ public:
     }
 
     void set() { watches_.set("lu", {target_}); }
+    void set_local_path(const std::string &path) { target_.local_path = path; }
     void stop() { watches_.set("lu", {}); }
     void fail(bool failing) {
         std::lock_guard lock(mutex_);
@@ -176,6 +183,24 @@ private:
 };
 
 }  // namespace
+
+// A crash between a write and its rename left a temporary file in the
+// developer's folder: the sync back started next removes it, and says so.
+BOOST_AUTO_TEST_CASE(a_sync_back_starting_removes_a_temporary_a_crash_left) {
+    const liveupdate::test::TempDir dir{"lu-sync-back-watches"};
+    const pid_t dead = ::fork();
+    if (dead == 0) ::_exit(0);
+    int status = 0;
+    ::waitpid(dead, &status, 0);
+    const std::filesystem::path left = dir.path() / "gen" / (".lu-sync-back-" + std::to_string(dead) + "-0.tmp");
+    std::filesystem::create_directories(left.parent_path());
+    std::ofstream(left) << "half a file";
+    Fixture f(RestartTimes{});
+    f.set_local_path(dir.path().string());
+    f.set();
+    BOOST_TEST(!std::filesystem::exists(left));
+    BOOST_TEST(f.said(LogLevel::info, "removed " + left.string()).size() == 1u);
+}
 
 BOOST_AUTO_TEST_CASE(a_broken_sync_back_is_tried_again_the_wait_doubling_and_said_once) {
     Fixture f(RestartTimes{.first = 20ms, .most = 80ms, .healthy = 10s});

@@ -10,6 +10,8 @@ set -euo pipefail
 lu_host=$1 k8s_dir=$2 repo=$3
 # shellcheck source=../integration/up_e2e_lib.sh
 . "$repo/tests/integration/up_e2e_lib.sh"
+# shellcheck source=k8s_sync_back_lib.sh
+. "$repo/tests/kubernetes/k8s_sync_back_lib.sh"
 use_cluster "$k8s_dir"
 ns=lu-sync-back-test-$$
 p=sb$$
@@ -24,13 +26,6 @@ cleanup() {
 }
 trap cleanup EXIT
 wait_for_content() { wait_for_file_content "$1" "$2" kn exec web -c web -- cat; }
-# wait_for CMD...: until CMD succeeds (30 s at most).
-wait_for() {
-  for _ in $(seq 1 300); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done
-  fail "never true: $*"
-}
-jpath() { kn get "$1" "$2" -o "jsonpath=$3" 2>/dev/null || true; }
-in_pod() { kn exec web -c web -- sh -c "$1"; }
 
 install_crds "$lu_host"
 k create namespace "$ns" >/dev/null
@@ -83,7 +78,7 @@ refused() { [ "$(jpath liveupdate "$p" '{.status.failed.reason}')" = ObjectRefus
 wait_for refused
 jpath liveupdate "$p" '{.status.failed.message}' | grep -q 'spec.syncs\[0\].syncBack' ||
   fail "the refusal does not name syncBack: $(jpath liveupdate "$p" '{.status.failed.message}')"
-in_pod "mkdir -p /www/gen && echo early > /www/gen/early.txt"
+in_pod_of web "mkdir -p /www/gen && echo early > /www/gen/early.txt"
 sleep 2
 [ ! -e "$project/src/gen/early.txt" ] || fail "a refused LiveUpdate brought a file back"
 stop_up
@@ -93,7 +88,7 @@ start_up "$lu_host" --from-cluster --allow-sync-back --namespace "$ns" --no-web 
   --debounce 20 "$project"
 wait_for_content /www/index.html "<h1>first $$</h1>"
 wait_for grep -q "Sync back from container .*: started" "$work/up.log"
-in_pod "printf 'lock %s' $$ > /www/gen/lock.txt && chmod 640 /www/gen/lock.txt && ln -s /etc/passwd /www/gen/passwd"
+in_pod_of web "printf 'lock %s' $$ > /www/gen/lock.txt && chmod 640 /www/gen/lock.txt && ln -s /etc/passwd /www/gen/passwd"
 wait_for test -f "$project/src/gen/lock.txt"
 [ "$(cat "$project/src/gen/lock.txt")" = "lock $$" ] || fail "lock.txt came back as: $(cat "$project/src/gen/lock.txt")"
 [ "$(stat -c %a "$project/src/gen/lock.txt")" = 640 ] || fail "lock.txt's mode: $(stat -c %a "$project/src/gen/lock.txt")"
@@ -101,7 +96,7 @@ wait_for test -f "$project/src/gen/lock.txt"
 [ -z "$(jpath liveupdate "$p" '{.status.failed.reason}')" ] || fail "still failed: $(jpath liveupdate "$p" '{.status.failed}')"
 echo "ok: with --allow-sync-back, a file written in the pod came back, a symlink to /etc did not"
 
-in_pod "rm /www/gen/lock.txt"
+in_pod_of web "rm /www/gen/lock.txt"
 gone() { [ ! -e "$project/src/gen/lock.txt" ]; }
 wait_for gone
 echo "ok: a delete in the pod deleted the local copy"
