@@ -70,11 +70,19 @@ SyncBackWatches::~SyncBackWatches() { stop_all(); }
 SyncBackWatches::Started SyncBackWatches::start(const SyncBackTarget &target,
                                                 const std::map<std::string, SyncBackEvent> &known) {
     Started out;
-    // A crash may have left a write's temporary files in the folder: nothing else cleans them.
-    const LeftTemporaries left = remove_left_temporaries(target.local_path);
-    for (const std::string &path : left.removed)
-        note_(target, common::LogLevel::info, what(target) + ": removed " + path + ", left by an earlier run");
-    for (const std::string &error : left.errors) note_(target, common::LogLevel::warn, what(target) + ": " + error);
+    // A crash may have left a write's temporary files in the folder: nothing else cleans them. Once a folder:
+    // a watch restarted every few seconds must not walk a large tree each time.
+    bool first_of_folder = false;
+    {
+        common::MutexLock lock(mutex_);
+        first_of_folder = swept_.insert(target.local_path).second;
+    }
+    if (first_of_folder) {
+        const LeftTemporaries left = remove_left_temporaries(target.local_path);
+        for (const std::string &path : left.removed)
+            note_(target, common::LogLevel::info, what(target) + ": removed " + path + ", left by an earlier run");
+        for (const std::string &error : left.errors) note_(target, common::LogLevel::warn, what(target) + ": " + error);
+    }
     try {
         auto seen = known.empty() ? nullptr : std::make_shared<KnownConflicts>(known);
         out.sync_back = start_(target, [this, target, key = target.key(), seen](const SyncBackEvent &e) {

@@ -11,6 +11,7 @@
 #include <condition_variable>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -115,6 +116,8 @@ private:
     std::map<std::string, std::string> why_ended_ LU_GUARDED_BY(mutex_);
     // LiveUpdate → its targets' sync backs.
     std::map<std::string, Targets> running_ LU_GUARDED_BY(mutex_);
+    // The local folders already swept of a crash's temporaries: once each, not at every restart of a watch.
+    std::set<std::string> swept_ LU_GUARDED_BY(mutex_);
     std::thread restarter_;  // last: started once the rest is in place
 };
 

@@ -195,11 +195,19 @@ BOOST_AUTO_TEST_CASE(a_sync_back_starting_removes_a_temporary_a_crash_left) {
     const std::filesystem::path left = dir.path() / "gen" / (".lu-sync-back-" + std::to_string(dead) + "-0.tmp");
     std::filesystem::create_directories(left.parent_path());
     std::ofstream(left) << "half a file";
-    Fixture f(RestartTimes{});
+    Fixture f(RestartTimes{.first = 20ms, .most = 80ms, .healthy = 10s});
     f.set_local_path(dir.path().string());
     f.set();
     BOOST_TEST(!std::filesystem::exists(left));
     BOOST_TEST(f.said(LogLevel::info, "removed " + left.string()).size() == 1u);
+
+    // Once a folder: a watch started again does not walk the tree again.
+    const std::filesystem::path later = dir.path() / (".lu-sync-back-" + std::to_string(dead) + "-1.tmp");
+    std::ofstream(later) << "half a file";
+    const std::size_t tries = f.tries().size();
+    f.end_last();
+    BOOST_TEST_REQUIRE(f.wait_for([&] { return f.tries().size() > tries; }));
+    BOOST_TEST(std::filesystem::exists(later));
 }
 
 BOOST_AUTO_TEST_CASE(a_broken_sync_back_is_tried_again_the_wait_doubling_and_said_once) {
