@@ -110,6 +110,11 @@ update_step::ContainerUpdate without_held_deletes(const update_step::ContainerUp
     return out;
 }
 
+// Whether the update would change nothing in the container.
+bool carries_nothing(const update_step::ContainerUpdate &update) {
+    return update.copy.empty() && update.delete_paths.empty() && update.runs.empty() && !update.restart;
+}
+
 // The update without what sync back leaves alone: its copies and deletes of
 // those files (a delete of a folder holding a container change too), and
 // the local paths its archive must leave out, in left_out. Said in its log.
@@ -262,7 +267,7 @@ updater::Outcome Executor::execute(const json::object &update, const LogSinkFn &
 
 updater::Outcome Executor::execute(const update_step::ContainerUpdate &asked, const LogSinkFn &log,
                                    const std::shared_ptr<const PrebuiltArchive> &shared, ForwardScope scope,
-                                   std::vector<LeftAlone> *left_alone) const {
+                                   WholeUpdateNotes *notes) const {
     try {
         common::IgnoreSet ignore = compiled_filter(asked);
 
@@ -280,9 +285,16 @@ updater::Outcome Executor::execute(const update_step::ContainerUpdate &asked, co
         const std::vector<LeftAlone> leave = whole && sync_back.left_alone && !journal->empty()
                                                  ? sync_back.left_alone(asked, *journal, log)
                                                  : std::vector<LeftAlone>{};
-        if (left_alone != nullptr) *left_alone = leave;
+        if (notes != nullptr) notes->left_alone = leave;
         const update_step::ContainerUpdate update =
             without_left_alone(without_held_deletes(asked, sync_back, journal.get(), log), leave, left_out, log);
+        // A repair whose every file is left alone (an open conflict, checked
+        // again) has nothing to send: the updater is not asked for nothing.
+        if (scope == ForwardScope::whole && !asked.initial_sync && carries_nothing(update)) {
+            log(common::LogLevel::debug, "nothing to send: sync back left alone all the repair would carry");
+            return updater::Outcome::ok();
+        }
+        if (notes != nullptr) notes->sent = true;
         ignore.add_exact(left_out);
         RequestViews views(update);
         // Only the archived paths beneath a delete, not every one: an initial sync archives 100,000.

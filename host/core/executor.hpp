@@ -35,6 +35,14 @@ struct LeftAlone {
     bool operator==(const LeftAlone &) const = default;
 };
 
+// What a whole update (a verify's repair) did beside what it was asked.
+struct WholeUpdateNotes {
+    std::vector<LeftAlone> left_alone;  // what it left alone for sync back
+    // It reached the updater. Not when sync back left alone all it would
+    // carry: an update with nothing to copy, delete or run is not sent.
+    bool sent = false;
+};
+
 // Sync back's say in one forward update (docs/sync-back.md); empty members: none.
 struct ForwardSyncBack {
     // The files that come back: the synced journal agrees on the digest of each one
@@ -76,13 +84,13 @@ public:
     // the update.
     // shared: the archive every update of its step copies, built once
     // (shared_archive); null: the update builds its own. An initial sync's
-    // scope is whole whatever scope says. left_alone (optional): set to what
-    // a whole update left alone for sync back, so that a check after it does
-    // not take those files for differences the update failed to repair.
+    // scope is whole whatever scope says. notes (optional): what a whole
+    // update left alone for sync back, so that a check after it does not
+    // take those files for differences the update failed to repair, and
+    // whether it was sent at all.
     updater::Outcome execute(const update_step::ContainerUpdate &update, const LogSinkFn &log,
                              const std::shared_ptr<const PrebuiltArchive> &shared = nullptr,
-                             ForwardScope scope = ForwardScope::change,
-                             std::vector<LeftAlone> *left_alone = nullptr) const;
+                             ForwardScope scope = ForwardScope::change, WholeUpdateNotes *notes = nullptr) const;
     // The same for an "update" object as JSON, decoded strictly
     // (common/update_step): a missing or mistyped field fails the update
     // naming its path.

@@ -172,8 +172,8 @@ json::value to_json(const LiveUpdateReport &report) {
         if (c.repaired) {
             o["repaired"] = true;
             o["remaining"] = lists_of(c.remaining);
-            if (!c.left_for_sync_back.empty()) o["leftForSyncBack"] = paths_of(c.left_for_sync_back);
         }
+        if (!c.left_for_sync_back.empty()) o["leftForSyncBack"] = paths_of(c.left_for_sync_back);
         containers.push_back(std::move(o));
     }
     json::object out{{"name", report.name}, {"clean", report.clean()}, {"containers", std::move(containers)}};
@@ -250,19 +250,25 @@ LiveUpdateReport Verifier::verify(const LiveUpdateTargets &lu, const std::vector
             c.found = compare(lu, all, container, log, deadline, change_waiting);
             const Repair fix = repair_of(c.found, delete_extra);
             if (repair && !fix.empty()) {
-                c.repaired = true;
-                std::vector<host::LeftAlone> left_alone;
+                host::WholeUpdateNotes notes;
                 const updater::Outcome outcome = executor_.execute(repair_update(lu, container.ref, fix), log, nullptr,
-                                                                   host::ForwardScope::whole, &left_alone);
-                if (outcome.kind != updater::Outcome::Kind::ok) c.error = "the repair failed: " + outcome.message;
-                if (Clock::now() >= deadline)
-                    throw std::runtime_error("repaired, not verified again: " + budget + " (the next check tells)");
-                if (change_waiting && change_waiting())
-                    throw Yielded("repaired, not verified again: a change came in (the next check tells)");
-                c.remaining = compare(lu, all, container, log, deadline, change_waiting);
+                                                                   host::ForwardScope::whole, &notes);
                 host::SyncedPaths left;
-                for (const host::LeftAlone &file : left_alone) left.insert(file.container_path);
-                c.left_for_sync_back = take_left_for_sync_back(c.remaining, left);
+                for (const host::LeftAlone &file : notes.left_alone) left.insert(file.container_path);
+                if (notes.sent || outcome.kind != updater::Outcome::Kind::ok) {
+                    c.repaired = true;
+                    if (outcome.kind != updater::Outcome::Kind::ok) c.error = "the repair failed: " + outcome.message;
+                    if (Clock::now() >= deadline)
+                        throw std::runtime_error("repaired, not verified again: " + budget + " (the next check tells)");
+                    if (change_waiting && change_waiting())
+                        throw Yielded("repaired, not verified again: a change came in (the next check tells)");
+                    c.remaining = compare(lu, all, container, log, deadline, change_waiting);
+                    c.left_for_sync_back = take_left_for_sync_back(c.remaining, left);
+                } else {
+                    // All it would mend was left for sync back: nothing changed, nothing to check again.
+                    Differences rest = c.found;
+                    c.left_for_sync_back = take_left_for_sync_back(rest, left);
+                }
             }
         } catch (const Yielded &e) {
             c.yielded = true;

@@ -28,10 +28,15 @@ struct ContainerReport {
     Differences remaining;  // verified again after the repair
     std::string id;         // the container's ID
     bool yielded = false;   // cut short for a change of the LiveUpdate: to be checked again
-    // Repaired: what the repair left on purpose for sync back (the container
-    // changed it since both sides last agreed), not counted in remaining.
+    // What a repair left on purpose for sync back (the container changed it
+    // since both sides last agreed: it comes back, or is a conflict), not
+    // counted in remaining. When that was all it would mend, nothing was
+    // sent (repaired stays false) and these are all found.
     std::vector<Difference> left_for_sync_back;
-    bool clean() const { return error.empty() && (repaired ? remaining.empty() : found.empty()); }
+    bool clean() const {
+        if (!error.empty()) return false;
+        return repaired ? remaining.empty() : found.count() == left_for_sync_back.size();
+    }
 };
 
 struct LiveUpdateReport {

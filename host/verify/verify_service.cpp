@@ -79,6 +79,16 @@ void VerifyService::log_report(const LiveUpdateReport &report, const std::string
             if (c.error.empty()) log(LogLevel::debug, "verify (" + reason + "): " + c.container + ": in sync");
             continue;
         }
+        // All it found is the container's to bring back, or an open conflict
+        // (shown as one): said as that, not as a difference to mend.
+        if (!c.repaired && c.clean() && !c.left_for_sync_back.empty()) {
+            log(LogLevel::info, "verify (" + reason + "): " + c.container + ": " +
+                                    std::to_string(c.left_for_sync_back.size()) +
+                                    " file(s) left for sync back (the container changed them since both sides last "
+                                    "agreed: they come back, or are a conflict); nothing to send");
+            for (const auto &line : difference_lines(c.found, kLinesLogged)) log(LogLevel::debug, "- " + line);
+            continue;
+        }
         log(LogLevel::warn, "verify (" + reason + "): " + c.container + ": " + std::to_string(c.found.missing.size()) +
                                 " missing, " + std::to_string(c.found.extra.size()) + " extra, " +
                                 std::to_string(c.found.different.size()) + " different" +
