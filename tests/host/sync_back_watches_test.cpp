@@ -45,13 +45,16 @@ public:
     bool ended() const override { return ended_; }
     // A change judged, as its watch's thread reports one.
     void judged(const SyncBackEvent &event) { report_(event); }
+    // Once it says it ended, the watches may let go of this object, and of
+    // report_ with it, at any moment: the report is made through a copy.
     void end() {
-        ended_ = true;
+        const SyncBackReportFn report = report_;
         SyncBackEvent event;
         event.kind = SyncBackEvent::Kind::refused;
         event.ended = true;
         event.message = "the container's changes stopped coming: killed";
-        report_(event);
+        ended_ = true;
+        report(event);
     }
 
 private:
