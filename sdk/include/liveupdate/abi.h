@@ -32,6 +32,7 @@
  *    1.13 lu_digest_extension.session_count
  *    1.13 lu_update_outcome.agent_source/process_restarted (lu_agent_source)
  *    1.14 lu_sync_back_extension.watch_from (lu_agreed_file)
+ *    1.15 lu_update_request.expected/kept/guard_ctx (the forward guard)
  * Extensions (optional capabilities by versioned id) live in liveupdate/ext/.
  */
 #ifndef LIVEUPDATE_ABI_H

@@ -110,6 +110,43 @@ private:
     void *ctx_ = nullptr;
 };
 
+// What a forward write may replace (lu_expected_kind, lu_update_request.expected).
+struct ExpectedContent {
+    enum class Kind : std::int32_t { any = LU_EXPECT_ANY, absent = LU_EXPECT_ABSENT, digest = LU_EXPECT_DIGEST };
+    Kind kind = Kind::any;
+    std::uint64_t digest = 0;  // XXH3-64 of the content, for Kind::digest
+    bool operator==(const ExpectedContent &) const = default;
+};
+
+// The forward guard of an update (lu_update_request.expected/kept); empty
+// from an older host or when nothing the update carries comes back: then
+// every path expects anything.
+class ForwardGuard {
+public:
+    ForwardGuard() = default;
+    ForwardGuard(lu_expected_fn expected, lu_kept_fn kept, void *ctx) noexcept
+        : expected_(expected), kept_(kept), ctx_(ctx) {}
+
+    ExpectedContent expected(std::string_view container_path) const {
+        if (expected_ == nullptr) return {};
+        std::uint64_t digest = 0;
+        switch (expected_(ctx_, abi::to_lu_str(container_path), &digest)) {
+        case LU_EXPECT_ABSENT: return {ExpectedContent::Kind::absent, 0};
+        case LU_EXPECT_DIGEST: return {ExpectedContent::Kind::digest, digest};
+        default: return {};
+        }
+    }
+    void kept(std::string_view container_path, std::string_view why) const {
+        if (kept_ != nullptr) kept_(ctx_, abi::to_lu_str(container_path), abi::to_lu_str(why));
+    }
+    explicit operator bool() const noexcept { return expected_ != nullptr; }
+
+private:
+    lu_expected_fn expected_ = nullptr;
+    lu_kept_fn kept_ = nullptr;
+    void *ctx_ = nullptr;
+};
+
 struct Request {
     std::string live_update;  // the LiveUpdate's name, for logs
     std::string via;          // updater class
@@ -123,6 +160,7 @@ struct Request {
     bool initial_sync = false;
     UpdateLog log{};                      // this update's log lines; the host's log when the host is older
     std::vector<std::string> sync_roots;  // lu_update_request.sync_roots; empty from an older host
+    ForwardGuard guard{};                 // lu_update_request.expected/kept; empty from an older host
 };
 
 // How an update reached into the container (lu_agent_source).
@@ -244,6 +282,8 @@ inline Request to_request(const lu_update_request &r) {
         for (std::size_t i = 0, n = member_or(r, &R::sync_root_count, 0); i < n; ++i)
             request.sync_roots.push_back(text(roots[i]));
     }
+    if (const lu_expected_fn expected = member_or(r, &R::expected, nullptr))
+        request.guard = ForwardGuard(expected, member_or(r, &R::kept, nullptr), member_or(r, &R::guard_ctx, nullptr));
     return request;
 }
 

@@ -88,6 +88,28 @@ typedef struct lu_run_options {
     int32_t privileged; /* non-zero: run with extended privileges */
 } lu_run_options;
 
+/* [since 1.15] What a forward write of a file that comes back may replace
+ * (docs/sync-back.md, "Forward writes over a container change"): the content
+ * both sides last agreed on, so that a change the app made in the container
+ * and sync back has not judged yet is kept there, not overwritten. */
+typedef enum lu_expected_kind {
+    LU_EXPECT_ANY = 0,    /* no check: the write or delete replaces whatever is there */
+    LU_EXPECT_ABSENT = 1, /* none agreed: nothing may be at the path (a file there is the app's) */
+    LU_EXPECT_DIGEST = 2  /* a regular file whose content's XXH3-64 is *out_digest */
+} lu_expected_kind;
+
+/* [since 1.15] What may be at container_path (absolute, clean: an archive
+ * entry's or a delete's path) before the update replaces or deletes it:
+ * returns an lu_expected_kind, and for LU_EXPECT_DIGEST writes *out_digest.
+ * [during-call] from any thread, concurrently too. */
+typedef int32_t (*lu_expected_fn)(void *guard_ctx, lu_str container_path, uint64_t *out_digest);
+
+/* [since 1.15] The update left container_path as the container holds it (no
+ * write, no delete there) because what it found was not what expected()
+ * said; why says what it found, for the log. The rest of the update goes on.
+ * [during-call] from any thread, concurrently too. */
+typedef void (*lu_kept_fn)(void *guard_ctx, lu_str container_path, lu_str why);
+
 /* One update; everything it points to is borrowed for the update() call. */
 typedef struct lu_update_request {
     uint32_t struct_size;
@@ -125,6 +147,16 @@ typedef struct lu_update_request {
      * the archive twice keeps what it read in a temporary file, never whole
      * in memory. */
     lu_rewind_fn archive_rewind;
+    /* [since 1.15] The forward guard: NULL from an older host and when
+     * nothing the update carries comes back. A plugin that can compare before
+     * it replaces (lu-agent of protocol 8, the local updater) asks expected()
+     * for each file it writes and each path it deletes, leaves a path whose
+     * content is not the expected one as it is and calls kept() for it; one
+     * that cannot (no agent, an older agent) writes as before and says once
+     * in the update's log that its forward writes are unguarded. */
+    lu_expected_fn expected;
+    lu_kept_fn kept;
+    void *guard_ctx;
 } lu_update_request;
 
 typedef enum lu_outcome_kind {
