@@ -258,8 +258,7 @@ void AgentSyncBack::judge(AgentChange change, rules::ContainerRoot root, const s
         deferred_root_ = root;
     } else if (event.kind == SyncBackEvent::Kind::in_flight) {
         // Kept, not dropped: the agent sends this change once.
-        held_->hold(container_file, HeldChange{std::move(change), root},
-                    held_from ? *held_from : std::move(event.agreed_before));
+        held_->hold(container_file, HeldChange{std::move(change), root}, held_from ? *held_from : event.agreed_before);
         return;
     }
     if (event.kind != SyncBackEvent::Kind::ignored && event.kind != SyncBackEvent::Kind::nothing)

@@ -32,7 +32,8 @@ LocalSyncBackWatch::LocalSyncBackWatch(std::unique_ptr<LocalSyncBack> sync_back,
         report_(event);
     };
     held_ = std::make_unique<HeldReports<FolderLook>>(
-        sync_back_->journal(), [this](std::vector<HeldReports<FolderLook>::Held> held) { on_forward_ended(held); });
+        sync_back_->journal(),
+        [this](const std::vector<HeldReports<FolderLook>::Held> &held) { on_forward_ended(held); });
     retrier_ = std::thread([this] { retry_deferred(); });
     watcher_ = std::make_unique<up::TreeWatcher>(
         std::vector<std::string>{sync_root}, up::WatchFilter{}, timing,
