@@ -43,7 +43,8 @@ bool hash_content(int fd, std::uint64_t &hash) {
 
 }  // namespace
 
-std::string unexpected_content(const Place &place, const agent_protocol::ExpectContent &expected) {
+std::string unexpected_content(const Place &place, const agent_protocol::ExpectContent &expected,
+                               const WrittenHash &written) {
     const int dir = place.parent.get();
     const char *leaf = place.leaf.c_str();
     struct stat st {};
@@ -53,10 +54,9 @@ std::string unexpected_content(const Place &place, const agent_protocol::ExpectC
                    ? ""
                    : "holds nothing (deleted)";
     }
-    if (expected.kind != static_cast<std::uint8_t>(agent_protocol::ExpectedKind::digest))
-        return S_ISREG(st.st_mode) ? "holds a file where none was agreed"
-                                   : kind_held(st.st_mode) + " where none was agreed";
-    if (!S_ISREG(st.st_mode)) return kind_held(st.st_mode);
+    const bool absent = expected.kind != static_cast<std::uint8_t>(agent_protocol::ExpectedKind::digest);
+    if (!S_ISREG(st.st_mode)) return kind_held(st.st_mode) + (absent ? " where none was agreed" : "");
+    if (absent && !written) return "holds a file where none was agreed";
     // Never blocks on what is not a regular file: one that became a FIFO since the look fails the open.
     common::UniqueFd file(::openat(dir, leaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
     struct stat opened {};
@@ -65,8 +65,17 @@ std::string unexpected_content(const Place &place, const agent_protocol::ExpectC
     if (!S_ISREG(opened.st_mode)) return kind_held(opened.st_mode);
     std::uint64_t hash = 0;
     if (!hash_content(file.get(), hash)) return std::string("cannot be read (") + std::strerror(errno) + ")";
-    if (hash == expected.hash) return {};
+    if (!absent && hash == expected.hash) return {};
+    if (written && hash == written()) return {};
+    if (absent) return "holds a file where none was agreed";
     return "holds other content (" + std::to_string(opened.st_size) + " bytes)";
+}
+
+std::uint64_t content_hash_at(int dir, const std::string &name) {
+    common::UniqueFd file(::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    std::uint64_t hash = 0;
+    if (file.get() < 0 || !hash_content(file.get(), hash)) return 0;
+    return hash;
 }
 
 agent_protocol::Result not_as_expected(const std::string &found) { return {agent_protocol::kNotAsExpected, found}; }

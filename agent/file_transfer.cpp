@@ -145,7 +145,10 @@ agent_protocol::Result FileTransfer::commit(const agent_protocol::FileCommit &re
         file.failed = failure(errno, "writing a temporary file for", path);
     // Compared last, so that only the rename's microseconds are left for a change to be replaced.
     if (!file.failed && file.expected)
-        if (const std::string found = unexpected_content(*file.place, *file.expected); !found.empty())
+        if (const std::string found =
+                unexpected_content(*file.place, *file.expected,
+                                   [&file] { return content_hash_at(file.place->parent.get(), file.temporary); });
+            !found.empty())
             file.failed = not_as_expected(found);
     if (!file.failed) {
         const int error = replace_large_with(*file.place, file.temporary);

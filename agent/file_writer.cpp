@@ -5,6 +5,9 @@
 
 #include <cerrno>
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 #include "agent/content_guard.hpp"
 #include "agent/fs_replace.hpp"
 
@@ -13,6 +16,11 @@ namespace {
 
 // The key of a path's folder: the path up to its last slash.
 std::string folder_of(const std::string &path) { return path.substr(0, path.find_last_of('/') + 1); }
+
+// The XXH3-64 of what a write carries, for the guard's look at a file that is not the expected one.
+WrittenHash written_hash(const agent_protocol::WriteFile &request) {
+    return [&request] { return XXH3_64bits(request.content.data(), request.content.size()); };
+}
 
 // What an O_TMPFILE open fails with where the kernel or the filesystem has none.
 bool lacks_unnamed_files(int error) { return error == EOPNOTSUPP || error == EISDIR || error == EINVAL; }
@@ -77,7 +85,7 @@ agent_protocol::Result FileWriter::write_once(const agent_protocol::WriteFile &r
         folder_->rewritten = true;
         // Nothing was to be there: the link that found a name is the compare (gone again since: compared again).
         if (expected != nullptr)
-            if (const std::string found = unexpected_content(place, *expected); !found.empty())
+            if (const std::string found = unexpected_content(place, *expected, written_hash(request)); !found.empty())
                 return not_as_expected(found);
         return write_through_rename(place, request, unnamed.file, expected);
     }
@@ -129,7 +137,7 @@ agent_protocol::Result FileWriter::write_through_rename(const Place &place, cons
     if (error != 0) return failure(error, "writing a temporary file for", request.path);
     // Compared last, so that only the rename's microseconds are left for a change to be replaced.
     if (expected != nullptr)
-        if (const std::string found = unexpected_content(place, *expected); !found.empty()) {
+        if (const std::string found = unexpected_content(place, *expected, written_hash(request)); !found.empty()) {
             ::unlinkat(place.parent.get(), temporary.c_str(), 0);
             return not_as_expected(found);
         }

@@ -153,6 +153,29 @@ BOOST_AUTO_TEST_CASE(a_large_file_is_compared_at_its_commit) {
     BOOST_TEST(agent.finish() == 0);
 }
 
+BOOST_AUTO_TEST_CASE(a_write_sent_again_finds_its_own_content) {
+    // The session broke after the writes landed, before their answers: the
+    // update is sent again with the same expectations.
+    TempDir dir{"lu-agent-guard"};
+    const std::string small = dir.write("app/small", "saved");
+    const std::string fresh = dir.write("app/fresh", "new");
+    const std::string content(3u << 20, 'n');
+    const std::string big = dir.write("app/big", content);
+    Agent agent;
+    agent.greet();
+    agent.send(expect_digest(small, "agreed"));
+    BOOST_TEST(agent.ask_for<Result>(write_of(dir, small, "saved")).error == 0);
+    agent.send(expect_absent(fresh));
+    BOOST_TEST(agent.ask_for<Result>(write_of(dir, fresh, "new")).error == 0);
+    agent.send(expect_digest(big, "agreed"));
+    BOOST_TEST(agent.ask_for<Result>(large_file(dir, big, content)).error == 0);
+    BOOST_TEST(read_file(small) == "saved");
+    BOOST_TEST(read_file(fresh) == "new");
+    BOOST_TEST(read_file(big) == content);
+    no_temporaries_in(dir);
+    BOOST_TEST(agent.finish() == 0);
+}
+
 BOOST_AUTO_TEST_CASE(a_delete_removes_only_what_it_expects) {
     TempDir dir{"lu-agent-guard"};
     const std::string agreed = dir.write("app/agreed", "agreed");
