@@ -2,7 +2,8 @@
 // update_through_agent over an AgentSession): a path the app changed since
 // both sides agreed is kept and told to the guard, the rest is written and
 // the update succeeds; without a guard, or with an agent older than
-// protocol 8, every write replaces as before.
+// protocol 8, every write replaces as before, and the exec path says once
+// per container that it does.
 #define BOOST_TEST_MODULE agent_guarded_update
 #include <boost/test/unit_test.hpp>
 #include <filesystem>
@@ -17,6 +18,7 @@
 #include "tests/agent/process_transport.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "updaters/shared/agent_update.hpp"
+#include "updaters/shared/unguarded_notice.hpp"
 
 namespace ac = liveupdate::agent_client;
 namespace fs = std::filesystem;
@@ -193,4 +195,25 @@ BOOST_AUTO_TEST_CASE(an_older_agent_writes_unguarded_and_says_so_once_a_session)
     BOOST_TEST(!fs::exists(c.path("d.txt")));
     BOOST_TEST(
         log.count(LU_LOG_INFO, "Forward writes to container test are unguarded: its lu-agent speaks protocol 7") == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(the_exec_path_says_once_a_container_that_it_writes_unguarded) {
+    Agreed agreed;
+    Log log;
+    updater::Request guarded;
+    guarded.guard = agreed.guard();
+    guarded.log = log.sink();
+    updater::Request unguarded;
+    unguarded.log = log.sink();
+    liveupdate::updaters::UnguardedNotices notices;
+    for (int i = 0; i < 3; ++i) {
+        notices.note(guarded, "id-a", "container a", "lu-agent cannot run in it");
+        notices.note(guarded, "id-b", "container b", "lu-agent cannot run in it");
+        notices.note(unguarded, "id-c", "container c", "lu-agent cannot run in it");
+    }
+    BOOST_TEST(log.lines.size() == 2u);
+    BOOST_TEST(log.count(LU_LOG_INFO,
+                         "Forward writes to container a are unguarded: lu-agent cannot run in it, so an "
+                         "app change that sync back has not judged yet may be overwritten") == 1u);
+    BOOST_TEST(log.count(LU_LOG_INFO, "Forward writes to container b are unguarded") == 1u);
 }
