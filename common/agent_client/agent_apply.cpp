@@ -147,8 +147,9 @@ void apply_files_through_agent(AgentStream &session, const std::vector<std::stri
                                const std::vector<std::string> &sync_roots, const GuardedWrites &guarded) {
     RequestPipeline pipeline(session, stall, [&guarded](const std::string &path, const std::string &found) {
         guarded.guard.kept(path, found);
-        guarded.log(LU_LOG_WARN, "kept the container's " + path + ": it changed since both sides last agreed (" +
-                                     found + "); sync back judges it");
+        // At debug: the host says it at warn for every updater, with what sync back does next.
+        guarded.log(LU_LOG_DEBUG,
+                    "kept the container's " + path + ": it changed since both sides last agreed (" + found + ")");
     });
     for (const auto &path : deletes) {
         if (const auto problem = agent_protocol::path_problem(path); !problem.empty())
