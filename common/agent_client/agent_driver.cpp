@@ -141,6 +141,7 @@ std::unique_ptr<AgentSession> AgentDriver::start(AgentTarget &target, const Upda
         return nullptr;
     }
     std::string injected_why;
+    int exit_code = -1;
     try {
         if (const std::string injected = target.injected_agent(); !injected.empty())
             if (auto session = start_injected(target, injected, *binary, log, injected_why)) {
@@ -156,6 +157,7 @@ std::unique_ptr<AgentSession> AgentDriver::start(AgentTarget &target, const Upda
                 return session;
             } catch (const AgentExecEnded &e) {
                 why = "starting it: " + std::string(e.what());
+                exit_code = e.exit_code;
                 // Not there yet (a new container): copy it in, then start it again.
                 if (e.exit_code != kExitNotFound || attempt > 0) break;
                 if (const auto failed = target.install(*binary); !failed.empty()) {
@@ -168,7 +170,7 @@ std::unique_ptr<AgentSession> AgentDriver::start(AgentTarget &target, const Upda
         why = e.what();
     }
     if (!injected_why.empty()) why = injected_why + "; and this host's lu-agent, " + why;
-    if (target.lasting_refusal(why, log)) refuse(place, why, log);
+    if (target.lasting_refusal(why, exit_code, log)) refuse(place, why, log);
     return nullptr;
 }
 

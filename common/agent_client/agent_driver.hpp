@@ -54,9 +54,11 @@ public:
     // when the container refused it; anything else goes to the driver's caller.
     virtual std::unique_ptr<AgentTransport> open(const std::string &command) = 0;
     // The agent did not start, for `why` (which this may complete with a
-    // hint): true to refuse it in this container, false when the cause
-    // passes (then say so in the log). May throw the update's own failure.
-    virtual bool lasting_refusal(std::string &why, const updater::UpdateLog &log) = 0;
+    // hint); exit_code: the agent exec's when its start ended with one, else
+    // -1 (an install that failed is the target's own to remember). True to
+    // refuse it in this container, false when the cause passes (then a
+    // digest fails, to be asked again). May throw the update's own failure.
+    virtual bool lasting_refusal(std::string &why, int exit_code, const updater::UpdateLog &log) = 0;
     // After a session broke: why the container's state explains it (it
     // stopped, it was removed), else "".
     virtual std::string gone_reason() { return {}; }

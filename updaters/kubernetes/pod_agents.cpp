@@ -2,6 +2,7 @@
 
 #include "common/agent_client/agent_apply.hpp"
 #include "common/kube/pod_exec.hpp"
+#include "updaters/kubernetes/agent_start_failure.hpp"
 #include "updaters/kubernetes/pod_agent_transport.hpp"
 #include "updaters/kubernetes/pod_state.hpp"
 #include "updaters/shared/agent_update.hpp"
@@ -37,17 +38,15 @@ public:
 
     std::string install(const agent_client::AgentBinary &binary) override;
 
-    std::unique_ptr<agent_client::AgentTransport> open(const std::string &command) override {
-        return std::make_unique<PodAgentTransport>(api_.client(), target_, std::vector{command},
-                                                   std::chrono::duration_cast<ms>(config_.timeout));
-    }
+    std::unique_ptr<agent_client::AgentTransport> open(const std::string &command) override;
 
-    bool lasting_refusal(std::string &why, const UpdateLog &) override {
+    bool lasting_refusal(std::string &why, int exit_code, const UpdateLog &) override {
         if (why.find("exec format error") != std::string::npos)
             why += " (the container's CPU architecture is not this machine's)";
         else if (why.find("permission denied") != std::string::npos)
             why += " (a noexec mount where lu-agent lies?)";
-        return true;
+        if (copy_failure_) return lasting_agent_refusal(*copy_failure_);
+        return lasting_agent_refusal({AgentStartFailure::Step::start, exit_code, start_refused_, why});
     }
 
     const kube::PodExecTarget &target() const { return target_; }
@@ -57,7 +56,22 @@ private:
     ApiExec &api_;
     kube::PodExecTarget target_;
     std::string container_id_;
+    std::optional<AgentStartFailure> copy_failure_;  // the last copy's, when it failed
+    long start_refused_ = 0;                         // the API server's status when it refused the agent's exec
 };
+
+std::unique_ptr<agent_client::AgentTransport> PodAgentContainer::open(const std::string &command) {
+    try {
+        return std::make_unique<PodAgentTransport>(api_.client(), target_, std::vector{command},
+                                                   std::chrono::duration_cast<ms>(config_.timeout));
+    } catch (const kube::PodExecError &e) {
+        // Forbidden lasts (lasting_agent_refusal); any other refusal is the caller's failure as it was.
+        if (e.status != 403) throw;
+        start_refused_ = e.status;
+        throw agent_client::AgentSessionBroken(std::string(e.what()) +
+                                               " (the user needs the RBAC permission to create pods/exec here)");
+    }
+}
 
 std::string PodAgentContainer::install(const agent_client::AgentBinary &binary) {
     const std::string archive = agent_client::agent_archive(binary);
@@ -65,15 +79,24 @@ std::string PodAgentContainer::install(const agent_client::AgentBinary &binary) 
         write(archive.data(), archive.size());
     };
     std::string said;
-    const auto r = kube::exec_in_pod(
-        api_.client(), target_, {"tar", "-x", "-f", "-", "-C", "/"}, &feed,
-        [&said](bool, std::string_view d) { said.append(d); }, std::chrono::duration_cast<ms>(config_.timeout));
+    copy_failure_.reset();
+    kube::PodExecResult r;
+    try {
+        r = kube::exec_in_pod(
+            api_.client(), target_, {"tar", "-x", "-f", "-", "-C", "/"}, &feed,
+            [&said](bool, std::string_view d) { said.append(d); }, std::chrono::duration_cast<ms>(config_.timeout));
+    } catch (const kube::PodExecError &e) {
+        if (e.status != 403) throw;  // as open(): only a forbidden exec lasts
+        copy_failure_ = AgentStartFailure{AgentStartFailure::Step::copy, -1, e.status, e.what()};
+        return "copying lu-agent in: " + std::string(e.what());
+    }
     if (r.exit_code == 0) return {};
+    copy_failure_ = AgentStartFailure{AgentStartFailure::Step::copy, r.exit_code, 0, said.empty() ? r.failure : said};
     if (r.exit_code == 127)
         return "the image has no tar to copy lu-agent in with (Kubernetes has no archive API; exec is the only way in)";
     std::string why = "copying lu-agent in with tar failed";
     if (r.exit_code > 0) why += " (exit code " + std::to_string(r.exit_code) + ")";
-    const auto detail = updaters::output_tail(said.empty() ? r.failure : said);
+    const auto detail = updaters::output_tail(copy_failure_->said);
     return detail.empty() ? why : why + ": " + detail;
 }
 
