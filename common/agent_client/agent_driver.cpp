@@ -123,6 +123,13 @@ void AgentDriver::drop_session(KeptSession &kept) {
 
 std::unique_ptr<AgentSession> AgentDriver::start(AgentTarget &target, const UpdateLog &log,
                                                  updater::AgentSource &source) {
+    auto session = start_unconfirmed(target, log, source);
+    if (session) target.confirm_started();  // thrown: the session ends with its unique_ptr
+    return session;
+}
+
+std::unique_ptr<AgentSession> AgentDriver::start_unconfirmed(AgentTarget &target, const UpdateLog &log,
+                                                             updater::AgentSource &source) {
     const AgentPlace place = target.place();
     if (refusal(place, false)) return nullptr;
     const AgentBinary *binary = nullptr;

@@ -24,13 +24,13 @@ using updater::UpdateLog;
 class PodAgentContainer final : public agent_client::AgentTarget {
 public:
     PodAgentContainer(const KubectlConfig &config, ApiExec &api, const updater::ContainerRef &container)
-        : config_(config), api_(api), target_(exec_target_of(container)), container_id_(container.id) {}
+        : config_(config), api_(api), target_(exec_target_of(container)), container_(container) {}
 
     // Sessions are by the container and its ID (a restarted container has a
     // new one), refusals by the container for one ID.
     agent_client::AgentPlace place() const override {
         const std::string container = target_.namespace_name + "/" + target_.pod + "/" + target_.container;
-        return {container + "/" + container_id_, container, container_id_, pod_text(target_)};
+        return {container + "/" + container_.id, container, container_.id, pod_text(target_)};
     }
 
     // An exec tells whether it is there (a pod's spec may not say: the webhook's patch is one way among others).
@@ -39,6 +39,15 @@ public:
     std::string install(const agent_client::AgentBinary &binary) override;
 
     std::unique_ptr<agent_client::AgentTransport> open(const std::string &command) override;
+
+    // An exec reaches a pod by its name: a pod deleted and made again under
+    // it answers for a container the update is not meant for (and the
+    // journal of the one it is meant for would record what it got).
+    void confirm_started() override {
+        if (std::string gone = container_gone_reason(api_, container_); !gone.empty())
+            throw agent_client::AgentInAnotherContainer(
+                gone + " (lu-agent's exec reaches the pod by its name: nothing was sent)");
+    }
 
     bool lasting_refusal(std::string &why, int exit_code, const UpdateLog &) override {
         if (why.find("exec format error") != std::string::npos)
@@ -55,7 +64,7 @@ private:
     const KubectlConfig &config_;
     ApiExec &api_;
     kube::PodExecTarget target_;
-    std::string container_id_;
+    updater::ContainerRef container_;
     std::optional<AgentStartFailure> copy_failure_;  // the last copy's, when it failed
     long start_refused_ = 0;                         // the API server's status when it refused the agent's exec
 };
@@ -148,6 +157,8 @@ std::optional<Outcome> PodAgents::update(const updater::Request &request, update
         });
     } catch (const kube::ApiError &) {
         return std::nullopt;  // a refused or unreachable exec is reported by the per-update path, in its words
+    } catch (const agent_client::AgentInAnotherContainer &e) {
+        return Outcome::container_not_running(e.what());  // the container meant is gone (C07)
     } catch (const std::exception &e) {
         return Outcome::infra_failure(e.what());
     }
@@ -181,8 +192,13 @@ agent_client::DigestOutcome PodAgents::digest(const updater::ContainerRef &conta
         if (std::string gone = container_gone_reason(*api_, container); !gone.empty())
             return failed(gone + ": the digest of " + request.path + " tells nothing of the container meant");
         return outcome;
+    } catch (const agent_client::AgentInAnotherContainer &e) {
+        return failed(e.what() + std::string(": the digest of ") + request.path + " was not asked");
     } catch (const std::exception &e) {
-        return failed("digesting " + request.path + " in " + pod_text(agent_container.target()) + ": " + e.what());
+        std::string why = "digesting " + request.path + " in " + pod_text(agent_container.target()) + ": " + e.what();
+        // The exec refused for a pod gone says so in the API server's words; the user's are these.
+        if (std::string gone = container_gone_reason(*api_, container); !gone.empty()) why = gone + "\n" + why;
+        return failed(why);
     }
 }
 
