@@ -22,12 +22,15 @@ spec:
 YAML
 }
 
-# live_update_objects NAME NAMESPACE SYNC: the YAML of FileWatch NAME-src
-# (watching src), KubernetesDiscovery NAME (the pods labelled app=NAME in
-# NAMESPACE) and LiveUpdate NAME syncing SYNC (a flow mapping, as
-# "{localPath: src, containerPath: /www}") into their container web, with an
-# initial sync.
+# live_update_objects NAME NAMESPACE SYNC [SPEC_MEMBER]: the YAML of
+# FileWatch NAME-src (watching src), KubernetesDiscovery NAME (the pods
+# labelled app=NAME in NAMESPACE) and LiveUpdate NAME syncing SYNC (a flow
+# mapping, as "{localPath: src, containerPath: /www}") into their container
+# web, with an initial sync; SPEC_MEMBER (one line, as "execs: [...]") is
+# added to its spec after the syncs.
 live_update_objects() {
+  local extra=""
+  [ -z "${4:-}" ] || extra=$'\n'"  $4"
   cat <<YAML
 apiVersion: tilt.dev/v1alpha1
 kind: FileWatch
@@ -48,7 +51,7 @@ spec:
   basePath: "."
   sources: [{fileWatch: $1-src}]
   selector: {kubernetes: {discoveryName: $1, containerName: web}}
-  syncs: [$3]
+  syncs: [$3]$extra
   initialSync: {}
 YAML
 }
