@@ -125,6 +125,13 @@ void AgentDriver::drop_session(KeptSession &kept) {
 
 std::unique_ptr<AgentSession> AgentDriver::start(AgentTarget &target, const UpdateLog &log,
                                                  updater::AgentSource &source) {
+    auto session = start_unconfirmed(target, log, source);
+    if (session) target.confirm_started();  // thrown: the session ends with its unique_ptr
+    return session;
+}
+
+std::unique_ptr<AgentSession> AgentDriver::start_unconfirmed(AgentTarget &target, const UpdateLog &log,
+                                                             updater::AgentSource &source) {
     const AgentPlace place = target.place();
     if (refusal(place, false)) return nullptr;
     const AgentBinary *binary = nullptr;
@@ -143,6 +150,7 @@ std::unique_ptr<AgentSession> AgentDriver::start(AgentTarget &target, const Upda
         return nullptr;
     }
     std::string injected_why;
+    int exit_code = -1;
     try {
         if (const std::string injected = target.injected_agent(); !injected.empty())
             if (auto session = start_injected(target, injected, *binary, log, injected_why)) {
@@ -158,6 +166,7 @@ std::unique_ptr<AgentSession> AgentDriver::start(AgentTarget &target, const Upda
                 return session;
             } catch (const AgentExecEnded &e) {
                 why = "starting it: " + std::string(e.what());
+                exit_code = e.exit_code;
                 // Not there yet (a new container): copy it in, then start it again.
                 if (e.exit_code != kExitNotFound || attempt > 0) break;
                 if (const auto failed = target.install(*binary); !failed.empty()) {
@@ -170,7 +179,7 @@ std::unique_ptr<AgentSession> AgentDriver::start(AgentTarget &target, const Upda
         why = e.what();
     }
     if (!injected_why.empty()) why = injected_why + "; and this host's lu-agent, " + why;
-    if (target.lasting_refusal(why, log)) refuse(place, why, log);
+    if (target.lasting_refusal(why, exit_code, log)) refuse(place, why, log);
     return nullptr;
 }
 

@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 #include "common/agent_client/agent_binary.hpp"
@@ -33,6 +34,14 @@ struct AgentPlace {
     std::string container;    // a refusal is by container ...
     std::string generation;   // ... and holds for this start of it (docker: State.StartedAt; kubernetes: its ID)
     std::string shown;        // in messages: "container web (0123456789ab)", "pod ns/web-0 container app"
+};
+
+// A new session's agent runs in another container than the one meant (an
+// updater that reaches containers by a name another may take since: a pod
+// made again under its name). Nothing was sent through it.
+class AgentInAnotherContainer : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
 };
 
 // One container as an updater reaches it; made for one use of the driver.
@@ -54,9 +63,11 @@ public:
     // when the container refused it; anything else goes to the driver's caller.
     virtual std::unique_ptr<AgentTransport> open(const std::string &command) = 0;
     // The agent did not start, for `why` (which this may complete with a
-    // hint): true to refuse it in this container, false when the cause
-    // passes (then say so in the log). May throw the update's own failure.
-    virtual bool lasting_refusal(std::string &why, const updater::UpdateLog &log) = 0;
+    // hint); exit_code: the agent exec's when its start ended with one, else
+    // -1 (an install that failed is the target's own to remember). True to
+    // refuse it in this container, false when the cause passes (then a
+    // digest fails, to be asked again). May throw the update's own failure.
+    virtual bool lasting_refusal(std::string &why, int exit_code, const updater::UpdateLog &log) = 0;
     // After a session broke: why the container's state explains it (it
     // stopped, it was removed), else "".
     virtual std::string gone_reason() { return {}; }
@@ -65,6 +76,12 @@ public:
     // Before an update with no live session, whose stream would say the
     // container runs (a stop or restart ends it): docker inspects the container.
     virtual void confirm() {}
+    // Once a new session started, before anything goes through it: throws
+    // AgentInAnotherContainer when its exec reached another container than
+    // the one meant (kubernetes asks the pod's container ID: its exec goes by
+    // the pod's name). Asked once per session, after its start, so a
+    // container replaced before it is seen.
+    virtual void confirm_started() {}
     // Where this process sees the container's filesystem (docker with a
     // local engine: /proc/<State.Pid>/root), so the session can move to the
     // agent's unix socket there; "": the frames stay on the agent's stream.
@@ -154,10 +171,14 @@ private:
         LU_REQUIRES(kept.mutex) LU_EXCLUDES(mutex_);
     // The session ended or broke: the next one counts as a reconnect.
     static void drop_session(KeptSession &kept) LU_REQUIRES(kept.mutex);
-    // A new session (source: where its agent came from), or nullptr after
-    // recording why the agent cannot run there.
+    // A new session (source: where its agent came from) in the container
+    // meant (confirm_started), or nullptr after recording why the agent
+    // cannot run there. Throws AgentInAnotherContainer.
     std::unique_ptr<AgentSession> start(AgentTarget &target, const updater::UpdateLog &log,
                                         updater::AgentSource &source) LU_EXCLUDES(mutex_);
+    // start()'s session, not confirmed yet.
+    std::unique_ptr<AgentSession> start_unconfirmed(AgentTarget &target, const updater::UpdateLog &log,
+                                                    updater::AgentSource &source) LU_EXCLUDES(mutex_);
     // A session with the agent already in the container (injected_agent), no
     // copy needed; nullptr when there is none, or (then `why` says so) it did
     // not start: another protocol version, say.

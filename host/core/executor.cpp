@@ -89,10 +89,12 @@ update_step::ContainerUpdate without_left_alone(const update_step::ContainerUpda
     if (left_alone.empty()) return update;
     SyncedPaths container_paths;
     std::vector<std::string> changed;
+    std::vector<std::string> kept;  // changed, or not known: no delete reaches them
     for (const LeftAlone &file : left_alone) {
         container_paths.insert(file.container_path);
         left_out.insert(file.local_path);
         if (file.container_changed) changed.push_back(file.container_path);
+        if (file.container_changed || file.unread) kept.push_back(file.container_path);
     }
     update_step::ContainerUpdate out = update;
     std::erase_if(out.copy, [&](const updater::CopyMapping &copy) {
@@ -100,7 +102,7 @@ update_step::ContainerUpdate without_left_alone(const update_step::ContainerUpda
     });
     std::erase_if(out.delete_paths, [&](const std::string &path) {
         const SyncedPaths deleted{path};
-        return std::any_of(changed.begin(), changed.end(), [&](const std::string &c) { return covers(deleted, c); });
+        return std::any_of(kept.begin(), kept.end(), [&](const std::string &c) { return covers(deleted, c); });
     });
     if (changed.empty()) return out;
     constexpr std::size_t kListed = 10;

@@ -29,6 +29,9 @@ struct LeftAlone {
     std::string container_path;
     std::string local_path;          // where the update would take it from
     bool container_changed = false;  // else both hold the agreed file: nothing to carry
+    // The container could not be read (docs/sync-back.md, "A whole forward
+    // sync"): it may hold a change nobody judged, so no delete reaches it either.
+    bool unread = false;
     bool operator==(const LeftAlone &) const = default;
 };
 

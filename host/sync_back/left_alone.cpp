@@ -83,6 +83,29 @@ std::string local_of(const update_step::ContainerUpdate &update, const std::stri
     return "";
 }
 
+// The container cannot be read (its updater's agent cannot run there): the
+// files both sides agreed on may hold what the app wrote since, which nobody
+// judged, so the whole sync leaves them as they are rather than overwrite
+// them unseen; a save of one sends it as any forward write does. What the
+// container holds beyond the agreements cannot be known, nor kept.
+void leave_unread(const update_step::ContainerUpdate &update, const std::string &root, const std::string &folder,
+                  const std::map<std::string, std::string> &agreed, const std::string &why, const LogSinkFn &log,
+                  std::vector<LeftAlone> &out) {
+    if (agreed.empty()) return;  // never agreed on: nothing known there to keep
+    for (const auto &[relative, digest] : agreed) {
+        const std::string container_path = folder + relative;
+        out.push_back({.container_path = container_path,
+                       .local_path = local_of(update, container_path),
+                       .container_changed = false,
+                       .unread = true});
+    }
+    log(common::LogLevel::warn,
+        "Sync back: cannot read " + root + " in the container (" + (why.empty() ? "no digest there" : why) +
+            "): " + std::to_string(agreed.size()) +
+            " file(s) both sides agreed on before are left as the container has them, not overwritten unseen; "
+            "save one to send it");
+}
+
 // The root's files that come back, each left alone when the rule says so.
 void judge_root(const Updater &via, const lu_digest_extension &table, const update_step::ContainerUpdate &update,
                 const std::string &root, const ComesBackFn &comes_back, const SyncedJournal &journal,
@@ -110,8 +133,12 @@ void judge_root(const Updater &via, const lu_digest_extension &table, const upda
                                            &log_to_sink, const_cast<LogSinkFn *>(&log), error.out());
     if (!collected.refused.empty())
         throw std::runtime_error("Sync back: the container's digest of " + root + " is refused: " + collected.refused);
-    // Gone, or out of the agent's reach (the update says so itself): nothing to keep.
-    if (rc == LU_ERR_NOT_FOUND || rc == LU_ERR_UNSUPPORTED) return;
+    // Gone: nothing to keep (a recreated container gets everything).
+    if (rc == LU_ERR_NOT_FOUND) return;
+    if (rc == LU_ERR_UNSUPPORTED) {
+        leave_unread(update, root, folder, agreed, error.str(), log, out);
+        return;
+    }
     if (rc != LU_OK)
         throw std::runtime_error(
             "Sync back: cannot tell what the container changed beneath " + root + ": " +
@@ -139,7 +166,9 @@ void judge_root(const Updater &via, const lu_digest_extension &table, const upda
                                         : PathState::other();
         const PathState local = local_state(local_path);
         if (rules::forward_carries(agreed_digest, local, container, held)) continue;
-        out.push_back({container_path, local_path, !rules::holds_agreed(agreed_digest, container)});
+        out.push_back({.container_path = container_path,
+                       .local_path = local_path,
+                       .container_changed = !rules::holds_agreed(agreed_digest, container)});
     }
 }
 

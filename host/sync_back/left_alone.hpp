@@ -20,9 +20,10 @@ namespace liveupdate::host::sync_back {
 // The files beneath roots (the container paths of the rules that come back)
 // that come back, that the update could carry, and that it must leave
 // alone. None when the updater cannot digest the container (no digest
-// extension: kubernetes with its agent off) or cannot run its agent there. Throws std::runtime_error
-// saying why the container cannot tell (the update then fails, rather than
-// overwrite what it does not know).
+// extension: kubernetes with its agent off). Where it cannot run its agent
+// there (LU_ERR_UNSUPPORTED), the files both sides agreed on, unread (said
+// at warn). Throws std::runtime_error saying why the container cannot tell
+// (the update then fails, rather than overwrite what it does not know).
 std::vector<LeftAlone> left_alone(const Updater &via, const update_step::ContainerUpdate &update,
                                   const std::vector<std::string> &roots, const ComesBackFn &comes_back,
                                   const SyncedJournal &journal, const LogSinkFn &log);

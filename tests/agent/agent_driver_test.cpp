@@ -172,7 +172,7 @@ public:
         const std::uint32_t copied = agent_.missing ? 0 : ap::kProtocolVersion;
         return std::make_unique<ScriptedTransport>(agent_, injected ? agent_.injected_version : copied);
     }
-    bool lasting_refusal(std::string &, const UpdateLog &) override { return agent_.lasting; }
+    bool lasting_refusal(std::string &, int, const UpdateLog &) override { return agent_.lasting; }
 
 private:
     ScriptedAgent &agent_;
@@ -362,7 +362,7 @@ BOOST_FIXTURE_TEST_CASE(an_injected_agent_of_another_version_and_no_copy_is_refu
         std::string injected_agent() override { return inner.injected_agent(); }
         std::string install(const ac::AgentBinary &) override { return "tar: Read-only file system"; }
         std::unique_ptr<ac::AgentTransport> open(const std::string &c) override { return inner.open(c); }
-        bool lasting_refusal(std::string &, const UpdateLog &) override { return true; }
+        bool lasting_refusal(std::string &, int, const UpdateLog &) override { return true; }
         ScriptedTarget &inner;
     } read_only(target);
     Log log;

@@ -109,6 +109,46 @@ BOOST_AUTO_TEST_CASE(the_executor_hands_the_archive_and_runs_to_the_updater) {
     BOOST_TEST(take_calls().empty());
 }
 
+// A whole sync into a container sync back could not read (docs/sync-back.md,
+// "A whole forward sync"): the agreed file it leaves is neither carried nor
+// deleted by a folder's delete, and not said to be a change that comes back.
+BOOST_AUTO_TEST_CASE(a_whole_sync_neither_carries_nor_deletes_an_unread_file) {
+    SyncedJournals journals((root / "journals").string());
+    journals.journal(SyncedKey::of("lu", "docker", "c1", ""))->add({"/app/gen/lock.json"});
+    const ForwardSyncBackFn sync_back = [](const liveupdate::update_step::ContainerUpdate &) {
+        ForwardSyncBack out;
+        out.comes_back = [](const std::string &path) { return path.ends_with("lock.json"); };
+        out.left_alone = [](const liveupdate::update_step::ContainerUpdate &, const SyncedJournal &,
+                            const LogSinkFn &) {
+            return std::vector<LeftAlone>{{.container_path = "/app/gen/lock.json",
+                                           .local_path = "/nonexistent/gen/lock.json",
+                                           .container_changed = false,
+                                           .unread = true}};
+        };
+        return out;
+    };
+    Executor executor(updaters, &journals, sync_back);
+    std::vector<std::string> lines;
+    std::mutex mutex;
+    const LogSinkFn log = [&](liveupdate::common::LogLevel, std::string_view line) {
+        std::lock_guard lock(mutex);
+        lines.emplace_back(line);
+    };
+    const json::object update = json::parse(R"({"liveUpdate": "lu", "via": "docker",
+        "container": {"containerID": "c1", "containerName": "web", "podName": "", "namespace": ""},
+        "copy": [{"local": ")" + (root / "a.txt").string() +
+                                            R"(", "container": "/app/a.txt"}],
+        "delete": ["/app/gen", "/app/old.txt"], "runs": [],
+        "restart": false, "initialSync": true, "filter": []})")
+                                    .as_object();
+    const Outcome outcome = executor.execute(update, log);
+    BOOST_TEST((outcome.kind == Outcome::Kind::ok), outcome.message);
+    const json::array calls = take_calls();
+    BOOST_TEST_REQUIRE(calls.size() == 1u);
+    BOOST_TEST(json::serialize(calls[0].at("delete")) == R"(["/app/old.txt"])");
+    for (const std::string &line : lines) BOOST_TEST(line.find("left to come back") == std::string::npos, line);
+}
+
 BOOST_AUTO_TEST_CASE(reload_keeps_state_and_a_refused_plugin_keeps_the_old_one) {
     PluginSlot slot(LU_TEST_LIVEUPDATE_PLUGIN, kStart);
     slot.with_instance([&](const PluginInstance &instance) {

@@ -11,6 +11,8 @@ set -euo pipefail
 lu_host=$1 k8s_dir=$2 repo=$3
 # shellcheck source=../integration/up_e2e_lib.sh
 . "$repo/tests/integration/up_e2e_lib.sh"
+# shellcheck source=k8s_objects_lib.sh
+. "$repo/tests/kubernetes/k8s_objects_lib.sh"
 use_cluster "$k8s_dir"
 ns=lu-events-test-$$
 p=ev$$
@@ -45,20 +47,7 @@ for e in json.load(sys.stdin)["items"]:
 install_crds "$lu_host"
 k create namespace "$ns" >/dev/null
 kn create serviceaccount default >/dev/null 2>&1 || true  # minimal mode makes none
-kn apply -f - >/dev/null <<YAML
-apiVersion: v1
-kind: Pod
-metadata: {name: web, labels: {app: $p}}
-spec:
-  nodeName: "127.0.0.1"
-  hostNetwork: true
-  automountServiceAccountToken: false
-  enableServiceLinks: false
-  terminationGracePeriodSeconds: 1
-  containers:
-  - {name: web, image: localhost/busybox:local, imagePullPolicy: Never,
-     command: ["/bin/sh", "-c", "trap 'exit 0' TERM; while true; do sleep 1; done"]}
-YAML
+busybox_pod web "$p" | kn apply -f - >/dev/null
 project=$work/project
 mkdir -p "$project/src"
 echo "ok 0" >"$project/src/state.txt"
@@ -90,30 +79,8 @@ start_up "$lu_host" --from-cluster --namespace "$ns" --no-web --control-socket "
   --state-dir "$work/state" "$project"
 wait_for grep -q "up: operator of namespace $ns" "$work/up.log"
 # The run step fails while the synced file says "fail".
-kn apply -f - >/dev/null <<YAML
-apiVersion: tilt.dev/v1alpha1
-kind: FileWatch
-metadata: {name: $p-src}
-spec: {watchedPaths: [src]}
----
-apiVersion: tilt.dev/v1alpha1
-kind: KubernetesDiscovery
-metadata: {name: $p}
-spec:
-  watches: [{namespace: $ns}]
-  extraSelectors: [{matchLabels: {app: $p}}]
----
-apiVersion: tilt.dev/v1alpha1
-kind: LiveUpdate
-metadata: {name: $p}
-spec:
-  basePath: "."
-  sources: [{fileWatch: $p-src}]
-  selector: {kubernetes: {discoveryName: $p, containerName: web}}
-  syncs: [{localPath: src, containerPath: /www}]
-  execs: [{args: ["sh", "-c", "! grep -q fail /www/state.txt"]}]
-  initialSync: {}
-YAML
+live_update_objects "$p" "$ns" "{localPath: src, containerPath: /www}" \
+  'execs: [{args: ["sh", "-c", "! grep -q fail /www/state.txt"]}]' | kn apply -f - >/dev/null
 wait_for_content /www/state.txt "ok 0"
 
 exec_error() { [ -n "$(kn get liveupdate "$p" -o 'jsonpath={.status.containers[0].lastExecError}')" ]; }

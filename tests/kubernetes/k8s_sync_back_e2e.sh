@@ -30,42 +30,7 @@ wait_for_content() { wait_for_file_content "$1" "$2" kn exec web -c web -- cat; 
 install_crds "$lu_host"
 k create namespace "$ns" >/dev/null
 kn create serviceaccount default >/dev/null 2>&1 || true
-kn apply -f - >/dev/null <<YAML
-apiVersion: v1
-kind: Pod
-metadata: {name: web, labels: {app: $p}}
-spec:
-  nodeName: "127.0.0.1"
-  hostNetwork: true
-  automountServiceAccountToken: false
-  enableServiceLinks: false
-  terminationGracePeriodSeconds: 1
-  containers:
-  - {name: web, image: localhost/busybox:local, imagePullPolicy: Never,
-     command: ["/bin/sh", "-c", "trap 'exit 0' TERM; while true; do sleep 1; done"]}
----
-apiVersion: tilt.dev/v1alpha1
-kind: FileWatch
-metadata: {name: $p-src}
-spec: {watchedPaths: [src]}
----
-apiVersion: tilt.dev/v1alpha1
-kind: KubernetesDiscovery
-metadata: {name: $p}
-spec:
-  watches: [{namespace: $ns}]
-  extraSelectors: [{matchLabels: {app: $p}}]
----
-apiVersion: tilt.dev/v1alpha1
-kind: LiveUpdate
-metadata: {name: $p}
-spec:
-  basePath: "."
-  sources: [{fileWatch: $p-src}]
-  selector: {kubernetes: {discoveryName: $p, containerName: web}}
-  syncs: [{localPath: src, containerPath: /www, syncBack: [gen]}]
-  initialSync: {}
-YAML
+web_and_live_update "$p" "$ns" "{localPath: src, containerPath: /www, syncBack: [gen]}" | kn apply -f - >/dev/null
 project=$work/project
 mkdir -p "$project/src"
 echo "<h1>first $$</h1>" >"$project/src/index.html"

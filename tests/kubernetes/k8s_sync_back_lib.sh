@@ -1,8 +1,12 @@
 # shellcheck shell=bash
 # What the sync-back scripts on the real cluster share, on top of
-# ../integration/up_e2e_lib.sh (sourced first): waits, a CR's fields, and the
-# pods' side. The caller sets $ns (its namespace) and $work.
+# ../integration/up_e2e_lib.sh (sourced first): waits, a CR's fields, the
+# pods' side, and the objects of k8s_objects_lib.sh. The caller sets $ns (its
+# namespace) and $work.
 # shellcheck disable=SC2154  # $work is the caller's
+
+# shellcheck source=k8s_objects_lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/k8s_objects_lib.sh"
 
 # wait_for CMD...: until CMD succeeds (30 s at most).
 wait_for() {
@@ -15,25 +19,6 @@ jpath() { kn get "$1" "$2" -o "jsonpath=$3" 2>/dev/null || true; }
 
 # in_pod_of POD SCRIPT: SCRIPT run by sh in container web of POD.
 in_pod_of() { kn exec "$1" -c web -- sh -c "$2"; }
-
-# busybox_pod NAME LABEL: the YAML of a Pod NAME labelled app=LABEL whose
-# container web sleeps (on the node of the cluster's --full or minimal mode).
-busybox_pod() {
-  cat <<YAML
-apiVersion: v1
-kind: Pod
-metadata: {name: $1, labels: {app: $2}}
-spec:
-  nodeName: "127.0.0.1"
-  hostNetwork: true
-  automountServiceAccountToken: false
-  enableServiceLinks: false
-  terminationGracePeriodSeconds: 1
-  containers:
-  - {name: web, image: localhost/busybox:local, imagePullPolicy: Never,
-     command: ["/bin/sh", "-c", "trap 'exit 0' TERM; while true; do sleep 1; done"]}
-YAML
-}
 
 # sync_backs_started: how many sync backs the daemon's log says it started.
 sync_backs_started() { grep -c "Sync back from container .*: started" "$work/up.log" || true; }

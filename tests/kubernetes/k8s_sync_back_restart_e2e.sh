@@ -16,6 +16,8 @@ set -euo pipefail
 lu_host=$1 k8s_dir=$2 repo=$3
 # shellcheck source=../integration/up_e2e_lib.sh
 . "$repo/tests/integration/up_e2e_lib.sh"
+# shellcheck source=k8s_sync_back_lib.sh
+. "$repo/tests/kubernetes/k8s_sync_back_lib.sh"
 use_cluster "$k8s_dir"
 ns=lu-sync-back-restart-test-$$
 p=sbr$$
@@ -29,11 +31,6 @@ cleanup() {
   exit "$status"
 }
 trap cleanup EXIT
-# wait_for CMD...: until CMD succeeds (30 s at most).
-wait_for() {
-  for _ in $(seq 1 300); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done
-  fail "never true: $*"
-}
 in_pod() { kn exec web -c web -- sh -c "$1"; }
 pod_holds() { [ "$(kn exec web -c web -- cat "$1" 2>/dev/null)" = "$2" ]; }
 local_holds() { [ "$(cat "$project/src/$1" 2>/dev/null)" = "$2" ]; }
@@ -45,42 +42,7 @@ start() {
 install_crds "$lu_host"
 k create namespace "$ns" >/dev/null
 kn create serviceaccount default >/dev/null 2>&1 || true
-kn apply -f - >/dev/null <<YAML
-apiVersion: v1
-kind: Pod
-metadata: {name: web, labels: {app: $p}}
-spec:
-  nodeName: "127.0.0.1"
-  hostNetwork: true
-  automountServiceAccountToken: false
-  enableServiceLinks: false
-  terminationGracePeriodSeconds: 1
-  containers:
-  - {name: web, image: localhost/busybox:local, imagePullPolicy: Never,
-     command: ["/bin/sh", "-c", "trap 'exit 0' TERM; while true; do sleep 1; done"]}
----
-apiVersion: tilt.dev/v1alpha1
-kind: FileWatch
-metadata: {name: $p-src}
-spec: {watchedPaths: [src]}
----
-apiVersion: tilt.dev/v1alpha1
-kind: KubernetesDiscovery
-metadata: {name: $p}
-spec:
-  watches: [{namespace: $ns}]
-  extraSelectors: [{matchLabels: {app: $p}}]
----
-apiVersion: tilt.dev/v1alpha1
-kind: LiveUpdate
-metadata: {name: $p}
-spec:
-  basePath: "."
-  sources: [{fileWatch: $p-src}]
-  selector: {kubernetes: {discoveryName: $p, containerName: web}}
-  syncs: [{localPath: src, containerPath: /www, syncBack: [gen]}]
-  initialSync: {}
-YAML
+web_and_live_update "$p" "$ns" "{localPath: src, containerPath: /www, syncBack: [gen]}" | kn apply -f - >/dev/null
 project=$work/project
 mkdir -p "$project/src"
 echo "<h1>first $$</h1>" >"$project/src/index.html"

@@ -11,6 +11,8 @@ set -euo pipefail
 lu_host=$1 k8s_dir=$2 repo=$3
 # shellcheck source=../integration/up_e2e_lib.sh
 . "$repo/tests/integration/up_e2e_lib.sh"
+# shellcheck source=k8s_objects_lib.sh
+. "$repo/tests/kubernetes/k8s_objects_lib.sh"
 use_cluster "$k8s_dir"
 ns=lu-verify-test-$$
 p=vf$$
@@ -36,42 +38,7 @@ expect_said() { grep -qF -- "$1" <<<"$said" || fail "verify did not say '$1': $s
 install_crds "$lu_host"
 k create namespace "$ns" >/dev/null
 kn create serviceaccount default >/dev/null 2>&1 || true
-kn apply -f - >/dev/null <<YAML
-apiVersion: v1
-kind: Pod
-metadata: {name: web, labels: {app: $p}}
-spec:
-  nodeName: "127.0.0.1"
-  hostNetwork: true
-  automountServiceAccountToken: false
-  enableServiceLinks: false
-  terminationGracePeriodSeconds: 1
-  containers:
-  - {name: web, image: localhost/busybox:local, imagePullPolicy: Never,
-     command: ["/bin/sh", "-c", "trap 'exit 0' TERM; while true; do sleep 1; done"]}
----
-apiVersion: tilt.dev/v1alpha1
-kind: FileWatch
-metadata: {name: $p-src}
-spec: {watchedPaths: [src]}
----
-apiVersion: tilt.dev/v1alpha1
-kind: KubernetesDiscovery
-metadata: {name: $p}
-spec:
-  watches: [{namespace: $ns}]
-  extraSelectors: [{matchLabels: {app: $p}}]
----
-apiVersion: tilt.dev/v1alpha1
-kind: LiveUpdate
-metadata: {name: $p}
-spec:
-  basePath: "."
-  sources: [{fileWatch: $p-src}]
-  selector: {kubernetes: {discoveryName: $p, containerName: web}}
-  syncs: [{localPath: src, containerPath: /www}]
-  initialSync: {}
-YAML
+web_and_live_update "$p" "$ns" "{localPath: src, containerPath: /www}" | kn apply -f - >/dev/null
 project=$work/project
 mkdir -p "$project/src/sub"
 printf alpha >"$project/src/a.txt"

@@ -97,8 +97,8 @@ std::string DockerUpdater::AgentContainer::late_reason() {
     return "container " + target_.display() + " is paused: unpause it to live update";
 }
 
-bool DockerUpdater::AgentContainer::lasting_refusal(std::string &why, const updater::UpdateLog &log) {
-    if (why.find("exit code 126") != std::string::npos)
+bool DockerUpdater::AgentContainer::lasting_refusal(std::string &why, int exit_code, const updater::UpdateLog &log) {
+    if (exit_code == 126 || why.find("exit code 126") != std::string::npos)
         why +=
             ": the container cannot execute it (a noexec mount, another CPU architecture, or a \"user\" the "
             "container does not know: see the lines above)";

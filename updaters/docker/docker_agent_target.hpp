@@ -23,7 +23,7 @@ public:
     void install_ahead(const agent_client::AgentBinary &binary) override;
     std::string install(const agent_client::AgentBinary &binary) override;
     std::unique_ptr<agent_client::AgentTransport> open(const std::string &command) override;
-    bool lasting_refusal(std::string &why, const updater::UpdateLog &log) override;
+    bool lasting_refusal(std::string &why, int exit_code, const updater::UpdateLog &log) override;
     std::string gone_reason() override { return updater_.container_gone_reason(target_, true); }
     void refresh() override {
         target_ = updater_.inspect_target(container_);

@@ -2,6 +2,7 @@
 
 #include "common/agent_client/agent_apply.hpp"
 #include "common/kube/pod_exec.hpp"
+#include "updaters/kubernetes/agent_start_failure.hpp"
 #include "updaters/kubernetes/pod_agent_transport.hpp"
 #include "updaters/kubernetes/pod_state.hpp"
 #include "updaters/shared/agent_update.hpp"
@@ -23,13 +24,13 @@ using updater::UpdateLog;
 class PodAgentContainer final : public agent_client::AgentTarget {
 public:
     PodAgentContainer(const KubectlConfig &config, ApiExec &api, const updater::ContainerRef &container)
-        : config_(config), api_(api), target_(exec_target_of(container)), container_id_(container.id) {}
+        : config_(config), api_(api), target_(exec_target_of(container)), container_(container) {}
 
     // Sessions are by the container and its ID (a restarted container has a
     // new one), refusals by the container for one ID.
     agent_client::AgentPlace place() const override {
         const std::string container = target_.namespace_name + "/" + target_.pod + "/" + target_.container;
-        return {container + "/" + container_id_, container, container_id_, pod_text(target_)};
+        return {container + "/" + container_.id, container, container_.id, pod_text(target_)};
     }
 
     // An exec tells whether it is there (a pod's spec may not say: the webhook's patch is one way among others).
@@ -37,17 +38,24 @@ public:
 
     std::string install(const agent_client::AgentBinary &binary) override;
 
-    std::unique_ptr<agent_client::AgentTransport> open(const std::string &command) override {
-        return std::make_unique<PodAgentTransport>(api_.client(), target_, std::vector{command},
-                                                   std::chrono::duration_cast<ms>(config_.timeout));
+    std::unique_ptr<agent_client::AgentTransport> open(const std::string &command) override;
+
+    // An exec reaches a pod by its name: a pod deleted and made again under
+    // it answers for a container the update is not meant for (and the
+    // journal of the one it is meant for would record what it got).
+    void confirm_started() override {
+        if (std::string gone = container_gone_reason(api_, container_); !gone.empty())
+            throw agent_client::AgentInAnotherContainer(
+                gone + " (lu-agent's exec reaches the pod by its name: nothing was sent)");
     }
 
-    bool lasting_refusal(std::string &why, const UpdateLog &) override {
+    bool lasting_refusal(std::string &why, int exit_code, const UpdateLog &) override {
         if (why.find("exec format error") != std::string::npos)
             why += " (the container's CPU architecture is not this machine's)";
         else if (why.find("permission denied") != std::string::npos)
             why += " (a noexec mount where lu-agent lies?)";
-        return true;
+        if (copy_failure_) return lasting_agent_refusal(*copy_failure_);
+        return lasting_agent_refusal({AgentStartFailure::Step::start, exit_code, start_refused_, why});
     }
 
     const kube::PodExecTarget &target() const { return target_; }
@@ -56,8 +64,23 @@ private:
     const KubectlConfig &config_;
     ApiExec &api_;
     kube::PodExecTarget target_;
-    std::string container_id_;
+    updater::ContainerRef container_;
+    std::optional<AgentStartFailure> copy_failure_;  // the last copy's, when it failed
+    long start_refused_ = 0;                         // the API server's status when it refused the agent's exec
 };
+
+std::unique_ptr<agent_client::AgentTransport> PodAgentContainer::open(const std::string &command) {
+    try {
+        return std::make_unique<PodAgentTransport>(api_.client(), target_, std::vector{command},
+                                                   std::chrono::duration_cast<ms>(config_.timeout));
+    } catch (const kube::PodExecError &e) {
+        // Forbidden lasts (lasting_agent_refusal); any other refusal is the caller's failure as it was.
+        if (e.status != 403) throw;
+        start_refused_ = e.status;
+        throw agent_client::AgentSessionBroken(std::string(e.what()) +
+                                               " (the user needs the RBAC permission to create pods/exec here)");
+    }
+}
 
 std::string PodAgentContainer::install(const agent_client::AgentBinary &binary) {
     const std::string archive = agent_client::agent_archive(binary);
@@ -65,15 +88,24 @@ std::string PodAgentContainer::install(const agent_client::AgentBinary &binary) 
         write(archive.data(), archive.size());
     };
     std::string said;
-    const auto r = kube::exec_in_pod(
-        api_.client(), target_, {"tar", "-x", "-f", "-", "-C", "/"}, &feed,
-        [&said](bool, std::string_view d) { said.append(d); }, std::chrono::duration_cast<ms>(config_.timeout));
+    copy_failure_.reset();
+    kube::PodExecResult r;
+    try {
+        r = kube::exec_in_pod(
+            api_.client(), target_, {"tar", "-x", "-f", "-", "-C", "/"}, &feed,
+            [&said](bool, std::string_view d) { said.append(d); }, std::chrono::duration_cast<ms>(config_.timeout));
+    } catch (const kube::PodExecError &e) {
+        if (e.status != 403) throw;  // as open(): only a forbidden exec lasts
+        copy_failure_ = AgentStartFailure{AgentStartFailure::Step::copy, -1, e.status, e.what()};
+        return "copying lu-agent in: " + std::string(e.what());
+    }
     if (r.exit_code == 0) return {};
+    copy_failure_ = AgentStartFailure{AgentStartFailure::Step::copy, r.exit_code, 0, said.empty() ? r.failure : said};
     if (r.exit_code == 127)
         return "the image has no tar to copy lu-agent in with (Kubernetes has no archive API; exec is the only way in)";
     std::string why = "copying lu-agent in with tar failed";
     if (r.exit_code > 0) why += " (exit code " + std::to_string(r.exit_code) + ")";
-    const auto detail = updaters::output_tail(said.empty() ? r.failure : said);
+    const auto detail = updaters::output_tail(copy_failure_->said);
     return detail.empty() ? why : why + ": " + detail;
 }
 
@@ -125,6 +157,8 @@ std::optional<Outcome> PodAgents::update(const updater::Request &request, update
         });
     } catch (const kube::ApiError &) {
         return std::nullopt;  // a refused or unreachable exec is reported by the per-update path, in its words
+    } catch (const agent_client::AgentInAnotherContainer &e) {
+        return Outcome::container_not_running(e.what());  // the container meant is gone (C07)
     } catch (const std::exception &e) {
         return Outcome::infra_failure(e.what());
     }
@@ -158,8 +192,13 @@ agent_client::DigestOutcome PodAgents::digest(const updater::ContainerRef &conta
         if (std::string gone = container_gone_reason(*api_, container); !gone.empty())
             return failed(gone + ": the digest of " + request.path + " tells nothing of the container meant");
         return outcome;
+    } catch (const agent_client::AgentInAnotherContainer &e) {
+        return failed(e.what() + std::string(": the digest of ") + request.path + " was not asked");
     } catch (const std::exception &e) {
-        return failed("digesting " + request.path + " in " + pod_text(agent_container.target()) + ": " + e.what());
+        std::string why = "digesting " + request.path + " in " + pod_text(agent_container.target()) + ": " + e.what();
+        // The exec refused for a pod gone says so in the API server's words; the user's are these.
+        if (std::string gone = container_gone_reason(*api_, container); !gone.empty()) why = gone + "\n" + why;
+        return failed(why);
     }
 }
 

@@ -1,11 +1,12 @@
-// updaters/kubernetes/pod_agents' digest against the real single-node
-// cluster (../shared/k8s, started by the k8s_cluster fixture): an exec
-// reaches a pod by name, so a digest asked for a container that was replaced
-// (a pod deleted and made again under its name) or deleted fails, saying so,
-// rather than read another container or pass for an agent that cannot run
-// (a restarted daemon's initial sync overwrites on both). Pods live in
-// namespace lu-k8s-digest-h5. Without the cluster folder: exit 77 (skipped).
-#define BOOST_TEST_MODULE k8s_pod_digest
+// updaters/kubernetes/pod_agents' digest and update against the real
+// single-node cluster (../shared/k8s, started by the k8s_cluster fixture): an
+// exec reaches a pod by name, so a digest asked for a container that was
+// replaced (a pod deleted and made again under its name) or deleted fails,
+// saying so, rather than read another container or pass for an agent that
+// cannot run (a restarted daemon's initial sync overwrites on both); and an
+// update meant for the replaced container is not sent to the new one. Pods
+// live in namespace lu-k8s-replaced-h4. Without the cluster folder: exit 77 (skipped).
+#define BOOST_TEST_MODULE k8s_pod_replaced
 #include <boost/json.hpp>
 #include <boost/test/unit_test.hpp>
 
@@ -34,7 +35,7 @@ using lu_test::k8s::wait_until;
 
 namespace {
 
-const std::string kNamespace = "lu-k8s-digest-h5";
+const std::string kNamespace = "lu-k8s-replaced-h4";
 const std::string kPod = "digest";
 
 json::value pod_json() { return json::parse(admin().get("/api/v1/namespaces/" + kNamespace + "/pods/" + kPod)); }
@@ -105,6 +106,18 @@ struct Agents {
     }();
     PodAgents agents{config, std::make_shared<liveupdate::kubernetes::ApiExec>(config)};
 
+    // Runs `touch path` in the container through its agent.
+    liveupdate::updater::Outcome touch(const std::string &container_id, const std::string &path) {
+        liveupdate::updater::Request request;
+        request.live_update = "replaced";
+        request.via = "kubernetes";
+        request.container = {container_id, "main", kPod, kNamespace, ""};
+        request.runs = {liveupdate::updater::RunStep{.argv = {"touch", path}}};
+        const auto outcome = agents.update(request, nullptr);
+        if (!outcome) throw std::runtime_error("lu-agent cannot run in pod " + kNamespace + "/" + kPod);
+        return *outcome;
+    }
+
     ac::DigestOutcome digest(const std::string &container_id, std::size_t &entries) {
         const liveupdate::updater::ContainerRef container{container_id, "main", kPod, kNamespace, ""};
         ap::Digest request;
@@ -143,4 +156,30 @@ BOOST_FIXTURE_TEST_CASE(a_digest_of_a_replaced_or_deleted_pod_fails_saying_so, A
     const auto deleted = digest(first, entries);
     BOOST_TEST((deleted.kind == ac::DigestOutcome::Kind::failed), deleted.message);
     BOOST_TEST(deleted.message.find("is gone (deleted)") != std::string::npos, deleted.message);
+}
+
+// The session of the first container ends with it; the update for it then
+// starts a session by the pod's name, which reaches the new container: it
+// is not sent there, and says the container meant is not running (C07).
+BOOST_FIXTURE_TEST_CASE(an_update_for_a_replaced_pods_container_is_not_sent_to_the_new_one, Agents) {
+    create_pod();
+    const std::string first = running_container_id();
+    const auto sent = touch(first, "/tmp/first");
+    BOOST_TEST((sent.kind == liveupdate::updater::Outcome::Kind::ok), sent.message);
+
+    delete_pods();
+    create_pod();
+    const std::string second = running_container_id();
+    BOOST_TEST_REQUIRE(second != first);
+    const auto stale = touch(first, "/tmp/stale");
+    BOOST_TEST((stale.kind == liveupdate::updater::Outcome::Kind::container_not_running), stale.message);
+    BOOST_TEST(stale.message.find("pod " + kNamespace + "/" + kPod) != std::string::npos, stale.message);
+    BOOST_TEST(stale.message.find("was started again since") != std::string::npos, stale.message);
+    BOOST_TEST(lu_test::k8s::exec_sh(kNamespace, kPod, "test -e /tmp/stale").first == 1);
+
+    // The new container's own update goes through.
+    const auto fresh = touch(second, "/tmp/fresh");
+    BOOST_TEST((fresh.kind == liveupdate::updater::Outcome::Kind::ok), fresh.message);
+    BOOST_TEST(lu_test::k8s::exec_sh(kNamespace, kPod, "test -e /tmp/fresh").first == 0);
+    delete_pods();
 }
