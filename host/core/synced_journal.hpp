@@ -31,9 +31,6 @@
 // "=" a path's agreed digest, "~" its agreement dropped ("-" drops the
 // agreements beneath its path too). Not synced: a lost line leaves an older
 // agreement, against which a change is a conflict rather than an overwrite.
-// Sync back writes a file's "=" only once the file is flushed to disk
-// (LocalSyncBack::settle), so a line that survives a power loss never names
-// bytes that did not.
 // A journal written before these lines existed opens as it always did.
 #pragma once
 

@@ -242,7 +242,7 @@ void AgentSyncBack::offer(std::vector<AgentChange> changes, rules::ContainerRoot
                 continue;
             }
             files_->set(change, root);
-            SyncBackEvent event = sync_back_->apply(container_file, now);
+            SyncBackEvent event = sync_back_->on_container_change(container_file, now);
             files_->set(AgentChange{}, root);
             if (event.kind == SyncBackEvent::Kind::deferred || event.again) {
                 deferred_.push_back(std::move(change));
@@ -251,8 +251,6 @@ void AgentSyncBack::offer(std::vector<AgentChange> changes, rules::ContainerRoot
             if (event.kind != SyncBackEvent::Kind::ignored && event.kind != SyncBackEvent::Kind::nothing)
                 events.push_back(std::move(event));
         }
-        // The batch's files on the disk with one flush, then agreed on.
-        if (std::optional<SyncBackEvent> failed = sync_back_->settle()) events.push_back(std::move(*failed));
     }
     for (const SyncBackEvent &event : events) report_(event);
 }

@@ -55,51 +55,6 @@ LocalSyncBack::LocalSyncBack(rules::SyncBackMapping mapping, std::shared_ptr<Con
       budget_(limits.max_files_per_second, limits.max_burst_files) {}
 
 SyncBackEvent LocalSyncBack::on_container_change(const std::string &container_file, std::int64_t now_ms) {
-    SyncBackEvent event = apply(container_file, now_ms);
-    if (std::optional<SyncBackEvent> failed = settle()) {
-        failed->container_path = event.container_path;
-        failed->local_file = event.local_file;
-        return *failed;
-    }
-    return event;
-}
-
-std::optional<SyncBackEvent> LocalSyncBack::settle() {
-    // Flushed first: a power loss after an agreement line reached the disk
-    // finds the bytes it names there too (before it, the older agreement).
-    const std::string error = written_.empty() ? std::string() : flush_(written_);
-    written_.clear();
-    std::map<std::string, Unsettled> unsettled;
-    unsettled.swap(unsettled_);
-    if (!error.empty()) {
-        SyncBackEvent failed;
-        failed.kind = Kind::refused;
-        failed.message = "not agreed on: what came back is not known to be on the local disk: " + error;
-        return failed;
-    }
-    for (const auto &[path, change] : unsettled) {
-        // A forward sync that agreed on the path meanwhile has the last word.
-        if (journal_->agreed(path) != change.was) continue;
-        if (change.agreed)
-            journal_->agree(path, *change.agreed);
-        else
-            journal_->forget(path);
-    }
-    return std::nullopt;
-}
-
-rules::Agreed LocalSyncBack::agreed(const std::string &container_path) const {
-    if (const auto it = unsettled_.find(container_path); it != unsettled_.end()) return it->second.agreed;
-    return journal_->agreed(container_path);
-}
-
-void LocalSyncBack::agree_after_flush(const std::string &container_path, rules::Agreed digest) {
-    const auto [it, first] = unsettled_.try_emplace(container_path);
-    if (first) it->second.was = journal_->agreed(container_path);
-    it->second.agreed = std::move(digest);
-}
-
-SyncBackEvent LocalSyncBack::apply(const std::string &container_file, std::int64_t now_ms) {
     SyncBackEvent event;
     event.container_path = container_file;
     const std::optional<std::string> name = mapping_.wanted(container_file);
@@ -165,7 +120,7 @@ SyncBackEvent LocalSyncBack::judged(const std::string &container_path, const std
         event.kind = Kind::nothing;
         return event;
     }
-    const rules::Agreed agreed = this->agreed(container_path);
+    const rules::Agreed agreed = journal_->agreed(container_path);
     const rules::Decision decision =
         rules::decide(agreed, local.state, container.state, rules::deletes_allowed(files_->sync_root()));
     switch (decision.action) {
@@ -173,7 +128,7 @@ SyncBackEvent LocalSyncBack::judged(const std::string &container_path, const std
     case Action::write_local:
         if (came_back_) came_back_->expect_written(event.local_file, container.state.digest, mapping_.local_path());
         if (WriteResult written = write_beneath(mapping_.local_path(), name, container.fd.get(), container.mode,
-                                                container.state.digest, local.stamp, &written_);
+                                                container.state.digest, local.stamp);
             !written.error.empty()) {
             // A developer's save came while it was copied: judged again against it (a conflict, mostly).
             if (written.local_changed && !again) return judged(container_path, name, true);
@@ -182,14 +137,14 @@ SyncBackEvent LocalSyncBack::judged(const std::string &container_path, const std
             if (refused.again) refused.message += "; tried again until there is room";
             return refused;
         }
-        agree_after_flush(container_path, container.state.digest);
+        journal_->agree(container_path, container.state.digest);
         event.kind = Kind::written;
         break;
     case Action::delete_local:
         if (came_back_) came_back_->expect_deleted(event.local_file);
-        if (std::string error = delete_beneath(mapping_.local_path(), name, *agreed, &written_); !error.empty())
+        if (std::string error = delete_beneath(mapping_.local_path(), name, *agreed); !error.empty())
             return refuse(std::move(error));
-        agree_after_flush(container_path, std::nullopt);
+        journal_->forget(container_path);
         event.kind = Kind::deleted;
         break;
     case Action::agree:
@@ -204,9 +159,10 @@ SyncBackEvent LocalSyncBack::judged(const std::string &container_path, const std
             event.kind = Kind::written;
             break;
         }
-        agree_after_flush(container_path, container.state.kind == PathState::Kind::file
-                                              ? rules::Agreed(container.state.digest)
-                                              : std::nullopt);
+        if (container.state.kind == PathState::Kind::file)
+            journal_->agree(container_path, container.state.digest);
+        else
+            journal_->forget(container_path);
         event.kind = Kind::agreed;
         break;
     case Action::conflict:

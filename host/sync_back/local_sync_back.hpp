@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -17,7 +16,6 @@
 #include "host/core/synced_journal.hpp"
 #include "host/sync_back/beneath_files.hpp"
 #include "host/sync_back/came_back.hpp"
-#include "host/sync_back/written_file_systems.hpp"
 
 namespace liveupdate::host::sync_back {
 
@@ -73,24 +71,9 @@ public:
                   std::shared_ptr<SyncedJournal> journal, rules::Limits limits = {},
                   std::shared_ptr<CameBack> came_back = nullptr);
 
-    // One batch of container changes: apply() judges each and writes or
-    // deletes the local file at once; settle() then makes the batch's
-    // writes durable with one flush and only after it writes their
-    // agreements (an agreement on disk never names content that is not).
-    // Until then the batch's own judgements see its agreements.
     // container_file (absolute container path) was created, changed or
     // deleted; now_ms: the caller's clock, for the rate limit.
-    SyncBackEvent apply(const std::string &container_file, std::int64_t now_ms);
-    // A refusal when the flush failed: the batch's agreements are dropped
-    // (the journal keeps the older ones, against which a change is judged).
-    std::optional<SyncBackEvent> settle();
-    // One change as a batch of its own: apply() and settle().
     SyncBackEvent on_container_change(const std::string &container_file, std::int64_t now_ms);
-
-    // How settle() flushes; "" or why it could not. By default
-    // WrittenFileSystems::flush (syncfs); a test records the order.
-    using FlushFn = std::function<std::string(WrittenFileSystems &written)>;
-    void set_flush(FlushFn flush) { flush_ = std::move(flush); }
 
     // The conflicts open now, by container path: each clears when a later
     // change of its path is not a conflict any more.
@@ -102,10 +85,6 @@ public:
 private:
     // again: judged a second time, the local file having changed while the first one wrote.
     SyncBackEvent judged(const std::string &container_path, const std::string &name, bool again = false);
-    // The agreement a change is judged against: the batch's own, before settle(), else the journal's.
-    rules::Agreed agreed(const std::string &container_path) const;
-    // To agree on digest (nullopt: the agreement dropped) once the batch is flushed.
-    void agree_after_flush(const std::string &container_path, rules::Agreed digest);
 
     rules::SyncBackMapping mapping_;
     std::shared_ptr<ContainerFiles> files_;
@@ -115,15 +94,6 @@ private:
     rules::RateBudget budget_;
     std::map<std::string, SyncBackEvent> conflicts_;
     std::set<std::string> waiting_for_room_;  // container paths refused for a full local disk: said once
-    // The batch's agreements, until settle(): what the journal held when
-    // first judged, and what to agree on (nullopt: dropped).
-    struct Unsettled {
-        rules::Agreed was;
-        rules::Agreed agreed;
-    };
-    std::map<std::string, Unsettled> unsettled_;
-    WrittenFileSystems written_;  // what the batch wrote and deleted, to flush
-    FlushFn flush_ = [](WrittenFileSystems &written) { return written.flush(); };
 };
 
 }  // namespace liveupdate::host::sync_back

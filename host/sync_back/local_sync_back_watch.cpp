@@ -107,13 +107,11 @@ void LocalSyncBackWatch::on_batch(const std::vector<std::string> &local_paths) {
                 held = true;
                 continue;
             }
-            SyncBackEvent event = sync_back_->apply(path, now);
+            SyncBackEvent event = sync_back_->on_container_change(path, now);
             if (event.kind == SyncBackEvent::Kind::deferred || event.again) deferred_.insert(path);
             if (event.kind != SyncBackEvent::Kind::ignored && event.kind != SyncBackEvent::Kind::nothing)
                 events.push_back(std::move(event));
         }
-        // The batch's files on the disk with one flush, then agreed on.
-        if (std::optional<SyncBackEvent> failed = sync_back_->settle()) events.push_back(std::move(*failed));
         if (!held) deletes_held_since_.reset();
     }
     if (!events.empty() || !local_paths.empty()) deferred_changed_.notify_all();

@@ -5,7 +5,6 @@
 // writes nothing outside localPath, nor replaces a local file saved while
 // a container file was copied beside it; a full local disk is tried again.
 #define BOOST_TEST_MODULE local_sync_back
-#include <fcntl.h>
 #include <sys/inotify.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -111,89 +110,6 @@ BOOST_AUTO_TEST_CASE(a_container_file_comes_back_with_its_mode_and_is_agreed) {
     write(f.app / "db" / "migrations" / "0001.py", "create table v2");
     BOOST_TEST((back.on_container_change("/app/db/migrations/0001.py", 0).kind == Kind::written));
     BOOST_TEST(text_of(landed) == "create table v2");
-}
-
-// A batch of files that come back is flushed to disk once, after its files
-// are in place and before the journal agrees on any of them: after a power
-// loss an agreement never names bytes the disk does not hold. A delete's
-// dropped agreement waits for the same flush; the batch's own later
-// changes are judged against its agreements meanwhile.
-BOOST_AUTO_TEST_CASE(a_batch_is_flushed_once_before_its_agreements_are_written) {
-    Folders f;
-    auto back = f.sync_back();
-    write(f.local / "gen" / "old.txt", "old");
-    write(f.app / "gen" / "old.txt", "old");
-    f.journal->agree("/app/gen/old.txt", digest_of(f.local / "gen" / "old.txt"));
-    std::vector<std::string> seen;
-    back.set_flush([&](sync_back::WrittenFileSystems &written) {
-        BOOST_TEST(!written.empty());
-        seen.push_back("flush");
-        for (const char *name : {"a.txt", "b.txt"}) {
-            BOOST_TEST(text_of(f.local / "gen" / name) == std::string("v2 ") + name);
-            BOOST_TEST(!f.journal->agreed(std::string("/app/gen/") + name).has_value(), name);
-        }
-        BOOST_TEST(!fs::exists(f.local / "gen" / "old.txt"));
-        BOOST_TEST(f.journal->agreed("/app/gen/old.txt").has_value());
-        return std::string();
-    });
-    for (const char *name : {"a.txt", "b.txt"}) {
-        write(f.app / "gen" / name, std::string("v1 ") + name);
-        BOOST_TEST((back.apply(std::string("/app/gen/") + name, 0).kind == Kind::written), name);
-        // Changed again within the batch: judged against the batch's own agreement, not a conflict.
-        write(f.app / "gen" / name, std::string("v2 ") + name);
-        BOOST_TEST((back.apply(std::string("/app/gen/") + name, 0).kind == Kind::written), name);
-    }
-    fs::remove(f.app / "gen" / "old.txt");
-    BOOST_TEST((back.apply("/app/gen/old.txt", 0).kind == Kind::deleted));
-    BOOST_TEST(seen.empty());
-    BOOST_TEST(!back.settle().has_value());
-    BOOST_TEST(seen.size() == 1u);
-    for (const char *name : {"a.txt", "b.txt"})
-        BOOST_TEST(f.journal->agreed(std::string("/app/gen/") + name).value_or("") ==
-                   digest_of(f.local / "gen" / name));
-    BOOST_TEST(!f.journal->agreed("/app/gen/old.txt").has_value());
-    // Nothing written since: nothing to flush.
-    BOOST_TEST(!back.settle().has_value());
-    BOOST_TEST(seen.size() == 1u);
-}
-
-// A flush that fails leaves the batch unagreed (the journal keeps what it
-// held) and says so; a later look at the same bytes on both sides agrees.
-BOOST_AUTO_TEST_CASE(a_batch_that_cannot_be_flushed_is_not_agreed_on) {
-    Folders f;
-    auto back = f.sync_back();
-    back.set_flush([](sync_back::WrittenFileSystems &) { return std::string("the disk is gone"); });
-    write(f.app / "gen" / "a.txt", "container");
-    const auto e = back.on_container_change("/app/gen/a.txt", 0);
-    BOOST_TEST((e.kind == Kind::refused), e.message);
-    BOOST_TEST(e.message.find("the disk is gone") != std::string::npos, e.message);
-    BOOST_TEST(e.container_path == "/app/gen/a.txt");
-    BOOST_TEST(text_of(f.local / "gen" / "a.txt") == "container");
-    BOOST_TEST(!f.journal->agreed("/app/gen/a.txt").has_value());
-    back.set_flush([](sync_back::WrittenFileSystems &written) { return written.flush(); });
-    BOOST_TEST((back.on_container_change("/app/gen/a.txt", 0).kind == Kind::agreed));
-    BOOST_TEST(f.journal->agreed("/app/gen/a.txt").value_or("") == digest_of(f.local / "gen" / "a.txt"));
-}
-
-// The flush reaches the file system of each folder written in, once each.
-BOOST_AUTO_TEST_CASE(written_file_systems_flush_each_once_and_name_what_failed) {
-    const TempDir dir("lu-written-fs-test");
-    fs::create_directories(dir.path() / "a");
-    sync_back::WrittenFileSystems written;
-    BOOST_TEST(written.empty());
-    for (const fs::path &folder : {dir.path(), dir.path() / "a"}) {
-        const int fd = ::open(folder.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
-        BOOST_TEST_REQUIRE(fd >= 0);
-        written.add(fd, (folder / "x").string());
-        ::close(fd);
-    }
-    BOOST_TEST(!written.empty());
-    BOOST_TEST(written.flush() == "");
-    BOOST_TEST(written.empty());
-    written.add(-1, "/nowhere/x");
-    const std::string error = written.flush();
-    BOOST_TEST(error.find("/nowhere/x") != std::string::npos, error);
-    BOOST_TEST(written.empty());
 }
 
 BOOST_AUTO_TEST_CASE(a_mode_changed_in_the_container_alone_comes_back_without_touching_the_content) {
