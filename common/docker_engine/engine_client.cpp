@@ -76,22 +76,6 @@ RawConnection::~RawConnection() {
     if (curl_ != nullptr) curl_easy_cleanup(static_cast<CURL *>(curl_));
 }
 
-void StreamCancel::cancel() {
-    cancelled_ = true;
-    common::MutexLock lock(mutex_);
-    if (multi_ != nullptr) curl_multi_wakeup(static_cast<CURLM *>(multi_));
-}
-
-void StreamCancel::attach(void *multi) {
-    common::MutexLock lock(mutex_);
-    multi_ = multi;
-}
-
-void StreamCancel::detach() {
-    common::MutexLock lock(mutex_);
-    multi_ = nullptr;
-}
-
 struct EngineClient::Transfer {
     std::string_view json_body;
     bool has_json_body = false;
@@ -387,7 +371,7 @@ void EngineClient::stream_lines(std::string_view path, const std::function<bool(
             return n;
         });
     curl_multi_add_handle(multi, handle);
-    cancel.attach(multi);
+    cancel.attach([multi] { curl_multi_wakeup(multi); });
 
     while (!cancel.cancelled()) {
         int running = 0;

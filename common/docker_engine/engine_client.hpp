@@ -17,6 +17,7 @@
 #include "common/docker_engine/engine_error.hpp"
 #include "common/json_fields.hpp"
 #include "common/mutex.hpp"
+#include "common/stream_cancel.hpp"
 
 namespace liveupdate::docker_engine {
 
@@ -48,19 +49,7 @@ private:
 };
 
 // Lets another thread end a stream_lines() call promptly.
-class StreamCancel {
-public:
-    void cancel();
-    bool cancelled() const noexcept { return cancelled_.load(); }
-
-private:
-    friend class EngineClient;
-    void attach(void *multi);
-    void detach();
-    common::Mutex mutex_;
-    void *multi_ LU_GUARDED_BY(mutex_) = nullptr;
-    std::atomic<bool> cancelled_{false};
-};
+using StreamCancel = common::StreamCancel;
 
 class EngineClient {
 public:

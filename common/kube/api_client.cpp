@@ -182,19 +182,18 @@ std::string ApiClient::get(const std::string &path) {
 }
 
 void ApiClient::stream_lines(const std::string &path, const std::function<bool(std::string_view)> &on_line,
-                             const std::atomic<bool> &cancel) {
+                             common::StreamCancel &cancel) {
     Easy e;
     prepare(e, config_, credentials_->current(), path);
     char error[CURL_ERROR_SIZE] = {};
     curl_easy_setopt(e.h, CURLOPT_ERRORBUFFER, error);
     struct State {
         const std::function<bool(std::string_view)> *on_line;
-        const std::atomic<bool> *cancel;
         std::string pending;
         std::string error_body;
         CURL *h;
         bool stopped = false;
-    } state{&on_line, &cancel, {}, {}, e.h};
+    } state{&on_line, {}, {}, e.h};
     curl_easy_setopt(e.h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(timeout_.count()));
     curl_easy_setopt(
         e.h, CURLOPT_WRITEFUNCTION, +[](char *p, size_t, size_t n, void *user) -> size_t {
@@ -217,14 +216,34 @@ void ApiClient::stream_lines(const std::string &path, const std::function<bool(s
             return n;
         });
     curl_easy_setopt(e.h, CURLOPT_WRITEDATA, &state);
-    curl_easy_setopt(e.h, CURLOPT_NOPROGRESS, 0L);
-    curl_easy_setopt(
-        e.h, CURLOPT_XFERINFOFUNCTION, +[](void *user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) -> int {
-            return static_cast<State *>(user)->cancel->load() ? 1 : 0;
-        });
-    curl_easy_setopt(e.h, CURLOPT_XFERINFODATA, &state);
-    const CURLcode code = curl_easy_perform(e.h);
-    if (state.stopped || cancel.load()) return;
+    // A multi handle, so that cancel() wakes the wait (curl_multi_wakeup):
+    // an idle watch is stopped at once, not at libcurl's next progress call.
+    struct Multi {
+        CURLM *m = curl_multi_init();
+        CURL *h;
+        common::StreamCancel &cancel;
+        ~Multi() {
+            cancel.detach();
+            if (m == nullptr) return;
+            curl_multi_remove_handle(m, h);
+            curl_multi_cleanup(m);
+        }
+    } multi{.h = e.h, .cancel = cancel};
+    if (multi.m == nullptr || curl_multi_add_handle(multi.m, e.h) != CURLM_OK)
+        throw ApiError(0, "", "GET " + path + ": cannot start a transfer (out of memory?)");
+    cancel.attach([m = multi.m] { curl_multi_wakeup(m); });
+    while (!cancel.cancelled()) {
+        int running = 0;
+        if (const CURLMcode mc = curl_multi_perform(multi.m, &running); mc != CURLM_OK)
+            throw ApiError(0, "", "GET " + path + ": " + curl_multi_strerror(mc));
+        if (running == 0) break;
+        curl_multi_poll(multi.m, nullptr, 0, 1000, nullptr);
+    }
+    if (state.stopped || cancel.cancelled()) return;
+    CURLcode code = CURLE_OK;
+    int queued = 0;
+    while (CURLMsg *msg = curl_multi_info_read(multi.m, &queued))
+        if (msg->msg == CURLMSG_DONE) code = msg->data.result;
     long status = 0;
     curl_easy_getinfo(e.h, CURLINFO_RESPONSE_CODE, &status);
     if (code != CURLE_OK && status / 100 == 2)

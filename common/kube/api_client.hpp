@@ -14,6 +14,7 @@
 
 #include "common/kube/credentials.hpp"
 #include "common/kube/kubeconfig.hpp"
+#include "common/stream_cancel.hpp"
 
 namespace liveupdate::kube {
 
@@ -52,10 +53,10 @@ public:
     std::string get(const std::string &path);
 
     // Reads a streaming answer line by line until the server ends it,
-    // on_line returns false, or `cancel` is set. A non-2xx answer throws
-    // ApiError with the server's Status.
+    // on_line returns false, or `cancel` is cancelled (which wakes it at
+    // once). A non-2xx answer throws ApiError with the server's Status.
     void stream_lines(const std::string &path, const std::function<bool(std::string_view)> &on_line,
-                      const std::atomic<bool> &cancel);
+                      common::StreamCancel &cancel);
 
 private:
     ClientConfig config_;

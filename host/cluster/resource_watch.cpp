@@ -40,7 +40,7 @@ void ResourceWatch::start() {
 void ResourceWatch::stop() {
     {
         common::MutexLock lock(mutex_);
-        cancel_ = true;
+        cancel_.cancel();
     }
     wake_.notify_all();
     if (thread_.joinable()) thread_.join();
@@ -48,13 +48,13 @@ void ResourceWatch::stop() {
 
 bool ResourceWatch::pause(std::chrono::milliseconds how_long) {
     common::MutexLock lock(mutex_);
-    return !lock.wait_for(wake_, how_long, [this] { return cancel_.load(); });
+    return !lock.wait_for(wake_, how_long, [this] { return cancel_.cancelled(); });
 }
 
 void ResourceWatch::follow() {
     bool need_list = false;
     auto backoff = kMinBackoff;
-    while (!cancel_) {
+    while (!cancel_.cancelled()) {
         try {
             if (need_list) {
                 handlers_.listed(list());

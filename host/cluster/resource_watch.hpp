@@ -19,6 +19,7 @@
 
 #include "common/kube/api_client.hpp"
 #include "common/mutex.hpp"
+#include "common/stream_cancel.hpp"
 
 namespace liveupdate::host::cluster {
 
@@ -56,7 +57,7 @@ private:
     std::string selector_;
     Handlers handlers_;
     std::string resource_version_;
-    std::atomic<bool> cancel_{false};
+    common::StreamCancel cancel_;  // stop() wakes the watch's request where it waits
     common::Mutex mutex_;
     std::condition_variable wake_;
     std::thread thread_;

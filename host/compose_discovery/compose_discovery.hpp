@@ -25,8 +25,10 @@
 
 namespace liveupdate::docker_engine {
 class EngineClient;
-class StreamCancel;
 }  // namespace liveupdate::docker_engine
+namespace liveupdate::common {
+class StreamCancel;
+}  // namespace liveupdate::common
 
 namespace liveupdate::host::compose_discovery {
 
@@ -69,7 +71,7 @@ private:
     std::unique_ptr<liveupdate::docker_engine::EngineClient> client_;
 
     StatusBoard<ComposeServiceRef> board_;
-    std::shared_ptr<liveupdate::docker_engine::StreamCancel> current_stream_;  // under board_.lock()
+    std::shared_ptr<liveupdate::common::StreamCancel> current_stream_;  // under board_.lock()
 
     std::thread events_thread_;
     std::thread refresh_thread_;

@@ -35,7 +35,7 @@ PodDiscoveryWatcher::PodDiscoveryWatcher(Options options, StatusFn on_status, Wa
 
 PodDiscoveryWatcher::~PodDiscoveryWatcher() {
     board_.stop([this] {
-        for (auto &[_, ns] : namespaces_) ns->cancel = true;
+        for (auto &[_, ns] : namespaces_) ns->cancel.cancel();
     });
     refresh_thread_.join();
     for (auto &[_, ns] : namespaces_)
@@ -124,7 +124,7 @@ void PodDiscoveryWatcher::follow_namespace(const std::string &ns, Namespace &sta
     std::string resource_version;
     bool need_list = true;
     auto backoff = options_.min_backoff;
-    while (!state.cancel) {
+    while (!state.cancel.cancelled()) {
         try {
             if (need_list) {
                 const json::value list = common::parse_limited(client_->get(base));

@@ -23,6 +23,7 @@
 #include <boost/json.hpp>
 
 #include "common/kube/api_client.hpp"
+#include "common/stream_cancel.hpp"
 #include "host/core/status_board.hpp"
 #include "host/kubernetes/discovery_rules.hpp"
 
@@ -67,7 +68,7 @@ private:
         std::map<std::string, boost::json::object> pods;  // by UID
         bool listed = false;
         int lists = 0;
-        std::atomic<bool> cancel{false};
+        common::StreamCancel cancel;
         std::thread thread;
     };
 

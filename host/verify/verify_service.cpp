@@ -7,6 +7,7 @@
 #include "common/mutex.hpp"
 #include "host/core/host_metrics.hpp"
 #include "host/verify/repaired_failures.hpp"
+#include "host/verify/verify_report_log.hpp"
 #include "liveupdate/ext/digest.h"
 
 namespace liveupdate::host::verify {
@@ -14,9 +15,6 @@ namespace json = boost::json;
 using common::LogLevel;
 
 namespace {
-
-// Differences listed in a LiveUpdate's log per container and check.
-constexpr std::size_t kLinesLogged = 20;
 
 std::string name_of(const json::object &live_update) {
     return common::string_field(live_update.at("metadata"), {"name"});
@@ -72,40 +70,6 @@ std::vector<LiveUpdateReport> VerifyService::verify(const std::vector<std::strin
     return reports;
 }
 
-void VerifyService::log_report(const LiveUpdateReport &report, const std::string &reason) {
-    const LogSinkFn log = p_.log_of(report.name);
-    for (const auto &c : report.containers) {
-        if (c.found.empty()) {
-            if (c.error.empty()) log(LogLevel::debug, "verify (" + reason + "): " + c.container + ": in sync");
-            continue;
-        }
-        // All it found is the container's to bring back, or an open conflict
-        // (shown as one): said as that, not as a difference to mend.
-        if (!c.repaired && c.clean() && !c.left_for_sync_back.empty()) {
-            log(LogLevel::info, "verify (" + reason + "): " + c.container + ": " +
-                                    std::to_string(c.left_for_sync_back.size()) +
-                                    " file(s) left for sync back (the container changed them since both sides last "
-                                    "agreed: they come back, or are a conflict); nothing to send");
-            for (const auto &line : difference_lines(c.found, kLinesLogged)) log(LogLevel::debug, "- " + line);
-            continue;
-        }
-        log(LogLevel::warn, "verify (" + reason + "): " + c.container + ": " + std::to_string(c.found.missing.size()) +
-                                " missing, " + std::to_string(c.found.extra.size()) + " extra, " +
-                                std::to_string(c.found.different.size()) + " different" +
-                                (c.repaired ? "; repaired" : ""));
-        for (const auto &line : difference_lines(c.found, kLinesLogged)) log(LogLevel::info, "- " + line);
-        // Left on purpose: they come back (or are a conflict), as the repair's own log says.
-        if (c.repaired && !c.left_for_sync_back.empty())
-            log(LogLevel::info, "verify: " + c.container + ": " + std::to_string(c.left_for_sync_back.size()) +
-                                    " file(s) left for sync back");
-        if (c.repaired && !c.remaining.empty()) {
-            log(LogLevel::error, "verify: " + c.container + ": " + std::to_string(c.remaining.count()) +
-                                     " difference(s) remain after the repair");
-            for (const auto &line : difference_lines(c.remaining, kLinesLogged)) log(LogLevel::error, "- " + line);
-        }
-    }
-}
-
 json::value VerifyService::handle(const json::object &request) {
     std::vector<std::string> names;
     bool repair = false;
@@ -125,8 +89,9 @@ json::value VerifyService::handle(const json::object &request) {
     }
     json::array out;
     for (const auto &report : verify(names, repair, delete_extra)) {
-        log_report(report,
-                   "lu-host verify" + std::string(repair ? " --fix" : "") + (delete_extra ? " --delete-extra" : ""));
+        log_verify_report(
+            report, "lu-host verify" + std::string(repair ? " --fix" : "") + (delete_extra ? " --delete-extra" : ""),
+            p_.log_of(report.name), left_said_, true);
         if (repair && clear_repaired_failures(report, p_.plugin_slot, p_.log_of(report.name))) p_.mark_due(report.name);
         out.push_back(to_json(report));
     }
@@ -162,7 +127,7 @@ void VerifyService::on_schedule(const std::string &reason) {
     bool yielded = false;
     for (const auto &report : verify(names, true)) {
         yielded = yielded || report.yielded();
-        log_report(report, reason);
+        log_verify_report(report, reason, p_.log_of(report.name), left_said_, false);
         if (clear_repaired_failures(report, p_.plugin_slot, p_.log_of(report.name))) p_.mark_due(report.name);
         // What keeps a LiveUpdate from being checked is said once, not at every check.
         std::string error = report.error;

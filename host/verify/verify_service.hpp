@@ -25,6 +25,7 @@
 #include "host/core/updater_registry.hpp"
 #include "host/verify/first_sight.hpp"
 #include "host/verify/verifier.hpp"
+#include "host/verify/verify_report_log.hpp"
 #include "host/verify/verify_schedule.hpp"
 
 namespace liveupdate::host::verify {
@@ -74,7 +75,6 @@ private:
     std::vector<std::string> scheduled_live_updates() const;
     // Why to verify now: a container synced into before this daemon started, not yet checked.
     std::optional<std::string> unchecked_containers();
-    void log_report(const LiveUpdateReport &report, const std::string &reason);
     void on_schedule(const std::string &reason);
     // Why to verify now: an updater reconnected to a container since the last look.
     std::optional<std::string> reconnected_updaters();
@@ -88,6 +88,7 @@ private:
         LU_GUARDED_BY(mutex_);
     std::map<std::string, std::string> error_logged_
         LU_GUARDED_BY(mutex_);  // LiveUpdate → its last scheduled check's error
+    LeftForSyncBackSaid left_said_;
     std::unique_ptr<VerifySchedule> timer_;
 };
 
