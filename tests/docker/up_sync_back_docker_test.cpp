@@ -294,20 +294,20 @@ BOOST_AUTO_TEST_CASE(an_app_change_racing_a_local_save_or_delete_is_a_conflict_n
     const Replica web(project_name(), 1);
     UpDaemon d;
     start_syncing_back(d, objects_for(web.project()), {&web});
-    constexpr int kFiles = 10;
-    const auto saved = [](int i) { return "gen/saved-" + std::to_string(i) + ".txt"; };
-    const auto deleted = [](int i) { return "gen/deleted-" + std::to_string(i) + ".txt"; };
+    constexpr std::size_t kFiles = 10;
+    const auto saved = [](std::size_t i) { return "gen/saved-" + std::to_string(i) + ".txt"; };
+    const auto deleted = [](std::size_t i) { return "gen/deleted-" + std::to_string(i) + ".txt"; };
     const auto app_writes = [&](const std::string &content) {
         std::string script = "mkdir -p /app/gen";
-        for (int i = 0; i < kFiles; ++i)
+        for (std::size_t i = 0; i < kFiles; ++i)
             for (const std::string &name : {saved(i), deleted(i)})
-                script += "; printf '" + content + "' > /app/" + name;
+                script.append("; printf '").append(content).append("' > /app/").append(name);
         web.exec(script);
     };
     app_writes("agreed");
     BOOST_TEST_REQUIRE(wait_outcome(wait_until(
                                         [&] {
-                                            for (int i = 0; i < kFiles; ++i)
+                                            for (std::size_t i = 0; i < kFiles; ++i)
                                                 if (!holds(d.src / saved(i), "agreed") ||
                                                     !holds(d.src / deleted(i), "agreed"))
                                                     return false;
@@ -319,7 +319,7 @@ BOOST_AUTO_TEST_CASE(an_app_change_racing_a_local_save_or_delete_is_a_conflict_n
     BOOST_TEST_REQUIRE(!watching.empty(), sh("docker top " + web.name()).output);
     for (const int pid : watching) BOOST_TEST_REQUIRE(::kill(pid, SIGSTOP) == 0);
     app_writes("app");
-    for (int i = 0; i < kFiles; ++i) {
+    for (std::size_t i = 0; i < kFiles; ++i) {
         write_file(d.src / saved(i), "dev");
         fs::remove(d.src / deleted(i));
     }
@@ -329,12 +329,12 @@ BOOST_AUTO_TEST_CASE(an_app_change_racing_a_local_save_or_delete_is_a_conflict_n
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     for (const int pid : watching) ::kill(pid, SIGCONT);
     BOOST_TEST_REQUIRE(updated, d.log_text());
-    BOOST_TEST(wait_outcome(wait_until([&] { return conflicts_of(d).size() == 2u * kFiles; }, kWait),
+    BOOST_TEST(wait_outcome(wait_until([&] { return conflicts_of(d).size() == 2 * kFiles; }, kWait),
                             [&] { return json::serialize(conflicts_of(d)) + "\n" + d.log_text(); }));
     std::map<std::string, std::string> kinds;
     for (const json::value &c : conflicts_of(d))
         kinds[std::string(c.at("path").as_string())] = std::string(c.at("kind").as_string());
-    for (int i = 0; i < kFiles; ++i) {
+    for (std::size_t i = 0; i < kFiles; ++i) {
         BOOST_TEST_CONTEXT("file " << i) {
             BOOST_TEST(web.read("/app/" + saved(i)) == "app");
             BOOST_TEST(holds(d.src / saved(i), "dev"));

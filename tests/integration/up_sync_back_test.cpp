@@ -373,34 +373,34 @@ BOOST_AUTO_TEST_CASE(a_sync_root_emptied_in_steps_deletes_nothing_locally) {
 BOOST_AUTO_TEST_CASE(an_app_change_racing_a_local_save_or_delete_is_a_conflict_never_lost) {
     UpDaemon d;
     start_syncing_back(d, with_sync_back());
-    constexpr int kFiles = 10;
-    const auto saved = [](int i) { return "gen/saved-" + std::to_string(i) + ".txt"; };
-    const auto deleted = [](int i) { return "gen/deleted-" + std::to_string(i) + ".txt"; };
+    constexpr std::size_t kFiles = 10;
+    const auto saved = [](std::size_t i) { return "gen/saved-" + std::to_string(i) + ".txt"; };
+    const auto deleted = [](std::size_t i) { return "gen/deleted-" + std::to_string(i) + ".txt"; };
     fs::create_directories(d.in_app("gen"));
-    for (int i = 0; i < kFiles; ++i) {
+    for (std::size_t i = 0; i < kFiles; ++i) {
         write_file(d.in_app(saved(i)), "agreed");
         write_file(d.in_app(deleted(i)), "agreed");
     }
     BOOST_TEST_REQUIRE(wait_outcome(wait_until([&] {
-                                        for (int i = 0; i < kFiles; ++i)
+                                        for (std::size_t i = 0; i < kFiles; ++i)
                                             if (!holds(d.src / saved(i), "agreed") ||
                                                 !holds(d.src / deleted(i), "agreed"))
                                                 return false;
                                         return true;
                                     }),
                                     [&] { return d.log_text(); }));
-    for (int i = 0; i < kFiles; ++i) {
+    for (std::size_t i = 0; i < kFiles; ++i) {
         write_file(d.in_app(saved(i)), "app " + std::to_string(i));
         write_file(d.src / saved(i), "dev " + std::to_string(i));
         write_file(d.in_app(deleted(i)), "app " + std::to_string(i));
         fs::remove(d.src / deleted(i));
     }
-    BOOST_TEST(wait_outcome(wait_until([&] { return conflicts_of(d).size() == 2u * kFiles; }),
+    BOOST_TEST(wait_outcome(wait_until([&] { return conflicts_of(d).size() == 2 * kFiles; }),
                             [&] { return json::serialize(conflicts_of(d)) + "\n" + d.log_text(); }));
     std::map<std::string, std::string> kinds;
     for (const json::value &c : conflicts_of(d))
         kinds[std::string(c.at("path").as_string())] = std::string(c.at("kind").as_string());
-    for (int i = 0; i < kFiles; ++i) {
+    for (std::size_t i = 0; i < kFiles; ++i) {
         BOOST_TEST_CONTEXT("file " << i) {
             BOOST_TEST(holds(d.in_app(saved(i)), "app " + std::to_string(i)));
             BOOST_TEST(holds(d.src / saved(i), "dev " + std::to_string(i)));
