@@ -6,6 +6,7 @@
 
 #include <cerrno>
 
+#include "agent/content_guard.hpp"
 #include "agent/fs_replace.hpp"
 #include "common/delta/instructions.hpp"
 
@@ -31,12 +32,13 @@ void FileTransfer::abandon() {
     open_.reset();
 }
 
-void FileTransfer::begin(const agent_protocol::FileBegin &request) {
+void FileTransfer::begin(const agent_protocol::FileBegin &request, const agent_protocol::ExpectContent *expected) {
     if (open_)
         throw agent_protocol::ProtocolError(request_name(request.type) + request.path + " begun while " +
                                             open_->request.path + " is open");
     open_.emplace();
     open_->request = request;
+    if (expected != nullptr) open_->expected = *expected;
     if (request.size >= agent_protocol::kDeltaMinSize) open_->signer.emplace(delta::block_size_for(request.size));
     open(*open_);
 }
@@ -141,6 +143,13 @@ agent_protocol::Result FileTransfer::commit(const agent_protocol::FileCommit &re
             file.failed = failure(error, "setting the mode and owner of", path);
     if (!file.failed && ::close(file.file.release()) != 0)
         file.failed = failure(errno, "writing a temporary file for", path);
+    // Compared last, so that only the rename's microseconds are left for a change to be replaced.
+    if (!file.failed && file.expected)
+        if (const std::string found =
+                unexpected_content(*file.place, *file.expected,
+                                   [&file] { return content_hash_at(file.place->parent.get(), file.temporary); });
+            !found.empty())
+            file.failed = not_as_expected(found);
     if (!file.failed) {
         const int error = replace_large_with(*file.place, file.temporary);
         file.temporary.clear();  // in place, or removed

@@ -1,7 +1,8 @@
 // lu-agent's large files: FileBegin, FileParts, FileCommit. The parts build
 // a temporary file beside the path, from data and from copies of the file
 // there (the base, for a delta); the commit checks the size and XXH3-128 the
-// host sent and renames it into place. Nothing is answered before the commit,
+// host sent (and, for a guarded file, that the path holds what its
+// ExpectContent says: content_guard.hpp) and renames it into place. Nothing is answered before the commit,
 // so the parts stream; a failure on the way is kept for the commit's answer.
 #pragma once
 
@@ -20,6 +21,7 @@ namespace liveupdate::agent {
 // A file between its begin and its commit.
 struct FileInProgress {
     agent_protocol::FileBegin request;
+    std::optional<agent_protocol::ExpectContent> expected;  // what the commit may replace; none: anything
     std::optional<Place> place;
     std::string temporary;  // "" until created
     UniqueFd file;
@@ -42,7 +44,7 @@ public:
 
     // Throw agent_protocol::ProtocolError when out of order (a begin while a
     // file is open, a part or commit without one) or on malformed instructions.
-    void begin(const agent_protocol::FileBegin &request);
+    void begin(const agent_protocol::FileBegin &request, const agent_protocol::ExpectContent *expected = nullptr);
     void part(const agent_protocol::FilePart &request);
     agent_protocol::Result commit(const agent_protocol::FileCommit &request);
 

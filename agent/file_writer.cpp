@@ -5,6 +5,10 @@
 
 #include <cerrno>
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "agent/content_guard.hpp"
 #include "agent/fs_replace.hpp"
 
 namespace liveupdate::agent {
@@ -12,6 +16,11 @@ namespace {
 
 // The key of a path's folder: the path up to its last slash.
 std::string folder_of(const std::string &path) { return path.substr(0, path.find_last_of('/') + 1); }
+
+// The XXH3-64 of what a write carries, for the guard's look at a file that is not the expected one.
+WrittenHash written_hash(const agent_protocol::WriteFile &request) {
+    return [&request] { return XXH3_64bits(request.content.data(), request.content.size()); };
+}
 
 // What an O_TMPFILE open fails with where the kernel or the filesystem has none.
 bool lacks_unnamed_files(int error) { return error == EOPNOTSUPP || error == EISDIR || error == EINVAL; }
@@ -43,42 +52,51 @@ int write_content(int dir, const std::string &temporary, const agent_protocol::W
 
 }  // namespace
 
-agent_protocol::Result FileWriter::write(const agent_protocol::WriteFile &request) {
-    agent_protocol::Result result = write_once(request);
+agent_protocol::Result FileWriter::write(const agent_protocol::WriteFile &request,
+                                         const agent_protocol::ExpectContent *expected) {
+    agent_protocol::Result result = write_once(request, expected);
     // The space of what the reserve holds is given back before a full disk fails a write.
-    if (result.error == ENOSPC && reserve_.give_back()) result = write_once(request);
+    if (result.error == ENOSPC && reserve_.give_back()) result = write_once(request, expected);
     return result;
 }
 
-agent_protocol::Result FileWriter::write_once(const agent_protocol::WriteFile &request) {
+agent_protocol::Result FileWriter::write_once(const agent_protocol::WriteFile &request,
+                                              const agent_protocol::ExpectContent *expected) {
     const std::string &path = request.path;
     const bool reused = folder_ && folder_->root == request.root && folder_->path == folder_of(path);
     if (!reused) {
         folder_.reset();
         auto resolved = open_place(request.root, path, true);
         if (!resolved.place) return failure(resolved, path);
-        if (resolved.place->leaf_is_root) return write_through_rename(*resolved.place, request, UniqueFd());
+        if (resolved.place->leaf_is_root) return write_through_rename(*resolved.place, request, UniqueFd(), expected);
         folder_ = OpenFolder{request.root, folder_of(path), std::move(*resolved.place)};
         reserve_.note_folder(folder_->place.parent.get());
     }
     Place &place = folder_->place;
     place.leaf = path_names(path).back();
-    if (!unnamed_files_) return write_through_rename(place, request, UniqueFd());
-    if (folder_->rewritten) return write_through_rename(place, request, filled_spare(place, request));
+    // A file expected there replaces it: only the rename way compares before it replaces.
+    const bool replaces_expected =
+        expected != nullptr && expected->kind == static_cast<std::uint8_t>(agent_protocol::ExpectedKind::digest);
+    if (!unnamed_files_ || replaces_expected) return write_through_rename(place, request, UniqueFd(), expected);
+    if (folder_->rewritten) return write_through_rename(place, request, filled_spare(place, request), expected);
     const Unnamed unnamed = write_unnamed(place, request);
     if (unnamed.error == 0) return {};
     if (unnamed.error == EEXIST) {
         folder_->rewritten = true;
-        return write_through_rename(place, request, unnamed.file);
+        // Nothing was to be there: the link that found a name is the compare (gone again since: compared again).
+        if (expected != nullptr)
+            if (const std::string found = unexpected_content(place, *expected, written_hash(request)); !found.empty())
+                return not_as_expected(found);
+        return write_through_rename(place, request, unnamed.file, expected);
     }
     // The kept folder may have been removed meanwhile, by a process of the
     // container (ENOENT, or EPERM for O_TMPFILE): found again from the root.
     if (reused) {
         folder_.reset();
-        return write_once(request);
+        return write_once(request, expected);
     }
     // Written again the other way, which says what fails, if anything does.
-    return write_through_rename(place, request, UniqueFd());
+    return write_through_rename(place, request, UniqueFd(), expected);
 }
 
 FileWriter::Unnamed FileWriter::write_unnamed(const Place &place, const agent_protocol::WriteFile &request) {
@@ -111,11 +129,18 @@ UniqueFd FileWriter::filled_spare(const Place &place, const agent_protocol::Writ
 }
 
 agent_protocol::Result FileWriter::write_through_rename(const Place &place, const agent_protocol::WriteFile &request,
-                                                        const UniqueFd &written) {
+                                                        const UniqueFd &written,
+                                                        const agent_protocol::ExpectContent *expected) {
     const std::string temporary = temporary_name();
     int error = written.get() >= 0 ? link_in(written.get(), place.parent.get(), temporary, empty_path_links_) : -1;
     if (error != 0) error = write_content(place.parent.get(), temporary, request);
     if (error != 0) return failure(error, "writing a temporary file for", request.path);
+    // Compared last, so that only the rename's microseconds are left for a change to be replaced.
+    if (expected != nullptr)
+        if (const std::string found = unexpected_content(place, *expected, written_hash(request)); !found.empty()) {
+            ::unlinkat(place.parent.get(), temporary.c_str(), 0);
+            return not_as_expected(found);
+        }
     reserve_.hold_replaced(place.parent.get(), place.leaf);
     if (const int replaced = replace_with(place, temporary); replaced != 0)
         return failure(replaced, "writing", request.path);

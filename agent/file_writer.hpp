@@ -11,6 +11,10 @@
 // kind arrives (forget()); a folder removed under it meanwhile is found again.
 // What a write can leave for a quiet moment waits in its InodeReserve: the
 // session calls idle() when no request has come for a while.
+//
+// A guarded write (its ExpectContent) compares at its last step: a new file's
+// link fails when a name appeared there; a replacement is compared just
+// before its rename (content_guard.hpp).
 #pragma once
 
 #include <optional>
@@ -24,7 +28,9 @@ namespace liveupdate::agent {
 
 class FileWriter {
 public:
-    agent_protocol::Result write(const agent_protocol::WriteFile &request);
+    // expected: what the write may replace (its ExpectContent), or null for anything.
+    agent_protocol::Result write(const agent_protocol::WriteFile &request,
+                                 const agent_protocol::ExpectContent *expected = nullptr);
     void forget() { folder_.reset(); }
     bool has_idle_work() const { return reserve_.has_idle_work(); }
     void idle() { reserve_.idle(); }
@@ -43,12 +49,13 @@ private:
         UniqueFd file;  // the written file, while not linked in place
     };
 
-    agent_protocol::Result write_once(const agent_protocol::WriteFile &request);
+    agent_protocol::Result write_once(const agent_protocol::WriteFile &request,
+                                      const agent_protocol::ExpectContent *expected);
     Unnamed write_unnamed(const Place &place, const agent_protocol::WriteFile &request);
     // The reserve's spare for the folder with the request's content, mode and owner, or none.
     UniqueFd filled_spare(const Place &place, const agent_protocol::WriteFile &request);
     agent_protocol::Result write_through_rename(const Place &place, const agent_protocol::WriteFile &request,
-                                                const UniqueFd &written);
+                                                const UniqueFd &written, const agent_protocol::ExpectContent *expected);
     bool unnamed_files_ = true;     // O_TMPFILE and /proc/self/fd work here
     bool empty_path_links_ = true;  // linkat(AT_EMPTY_PATH) works here
     std::optional<OpenFolder> folder_;

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <string>
 
+#include "agent/content_guard.hpp"
 #include "agent/fs_place.hpp"
 #include "agent/fs_replace.hpp"
 
@@ -65,7 +66,8 @@ agent_protocol::Result make_symlink(const agent_protocol::Symlink &request) {
     return {};
 }
 
-agent_protocol::Result remove_path(const agent_protocol::Remove &request) {
+agent_protocol::Result remove_path(const agent_protocol::Remove &request,
+                                   const agent_protocol::ExpectContent *expected) {
     const std::string &path = request.path;
     if (path_names(path).empty()) return failure(EPERM, "deleting", path);
     const auto resolved = open_place(request.root, path, false);
@@ -75,6 +77,9 @@ agent_protocol::Result remove_path(const agent_protocol::Remove &request) {
     struct stat st {};
     if (::fstatat(place.parent.get(), place.leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
         return errno == ENOENT ? agent_protocol::Result{} : failure(errno, "deleting", path);
+    if (expected != nullptr)
+        if (const std::string found = unexpected_content(place, *expected); !found.empty())
+            return not_as_expected(found);
     const int error = S_ISDIR(st.st_mode) ? remove_tree_at(place.parent.get(), place.leaf)
                       : ::unlinkat(place.parent.get(), place.leaf.c_str(), 0) == 0 || errno == ENOENT ? 0
                                                                                                       : errno;

@@ -8,6 +8,8 @@ namespace liveupdate::agent {
 
 agent_protocol::Result make_dir(const agent_protocol::MakeDir &request);
 agent_protocol::Result make_symlink(const agent_protocol::Symlink &request);
-agent_protocol::Result remove_path(const agent_protocol::Remove &request);
+// expected: what the delete may remove (its ExpectContent), or null for anything.
+agent_protocol::Result remove_path(const agent_protocol::Remove &request,
+                                   const agent_protocol::ExpectContent *expected = nullptr);
 
 }  // namespace liveupdate::agent

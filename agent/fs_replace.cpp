@@ -38,16 +38,20 @@ int clear_folder_at(const Place &place) {
     return S_ISDIR(st.st_mode) ? remove_tree_at(place.parent.get(), place.leaf) : 0;
 }
 
+// kNotAsExpected answers only a guard's refusal: a filesystem's own ESTALE (NFS) is passed on as EIO.
+int answered_errno(int error) { return error == agent_protocol::kNotAsExpected ? EIO : error; }
+
 bool is_running(long pid) { return pid != ::getpid() && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH); }
 
 }  // namespace
 
 agent_protocol::Result failure(int error, const std::string &what, const std::string &path) {
-    return {error, what + " " + path + ": " + std::strerror(error)};
+    return {answered_errno(error), what + " " + path + ": " + std::strerror(error)};
 }
 
 agent_protocol::Result failure(const PlaceResult &resolved, const std::string &path) {
-    return {resolved.error, "reaching " + path + ": " + resolved.what + ": " + std::strerror(resolved.error)};
+    return {answered_errno(resolved.error),
+            "reaching " + path + ": " + resolved.what + ": " + std::strerror(resolved.error)};
 }
 
 std::string temporary_name() {

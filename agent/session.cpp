@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "agent/block_signatures.hpp"
@@ -49,17 +50,33 @@ void checked_place(const M &request) {
         throw agent_protocol::ProtocolError(what + "'" + request.path + "' is not within '" + request.root + "'");
 }
 
+// The ExpectContent held for this request, taken (null: none was sent); one
+// for another path is the host's mistake, not a guard to drop.
+template <class M>
+const agent_protocol::ExpectContent *expectation_for(const M &request,
+                                                     std::optional<agent_protocol::ExpectContent> &held) {
+    if (!held) return nullptr;
+    if (held->path != request.path)
+        throw agent_protocol::ProtocolError("an expect content request for " + held->path + " followed by a " +
+                                            agent_protocol::type_name(M::type) + " request of " + request.path);
+    return &*held;
+}
+
 // Answers one request (a file's begin and parts get no answer); false when the host is gone.
-// host_present: whether the host is still there, for a request that takes long.
+// host_present: whether the host is still there, for a request that takes long. expected:
+// the ExpectContent that came right before (version 8), used by this request and let go.
 bool answer(const agent_protocol::Frame &frame, FrameOutput &out, FileTransfer &transfer, FileWriter &files,
-            SignatureCache &signatures, const std::function<bool()> &host_present) {
+            SignatureCache &signatures, const std::function<bool()> &host_present,
+            std::optional<agent_protocol::ExpectContent> &expected) {
+    const auto taken = [&expected] { expected.reset(); };
     // A request of another kind may change the folders a write keeps open.
     if (frame.type != agent_protocol::MessageType::write_file) files.forget();
     switch (frame.type) {
     case agent_protocol::MessageType::file_begin: {
         const auto request = agent_protocol::decode<agent_protocol::FileBegin>(frame);
         checked_place(request);
-        transfer.begin(request);
+        transfer.begin(request, expectation_for(request, expected));
+        taken();
         return true;
     }
     case agent_protocol::MessageType::file_part:
@@ -76,7 +93,9 @@ bool answer(const agent_protocol::Frame &frame, FrameOutput &out, FileTransfer &
     case agent_protocol::MessageType::write_file: {
         const auto request = agent_protocol::decode<agent_protocol::WriteFile>(frame);
         checked_place(request);
-        return out.send(agent_protocol::encode(files.write(request)));
+        const auto result = files.write(request, expectation_for(request, expected));
+        taken();
+        return out.send(agent_protocol::encode(result));
     }
     case agent_protocol::MessageType::make_dir: {
         const auto request = agent_protocol::decode<agent_protocol::MakeDir>(frame);
@@ -91,7 +110,9 @@ bool answer(const agent_protocol::Frame &frame, FrameOutput &out, FileTransfer &
     case agent_protocol::MessageType::remove: {
         const auto request = agent_protocol::decode<agent_protocol::Remove>(frame);
         checked_place(request);
-        return out.send(agent_protocol::encode(remove_path(request)));
+        const auto result = remove_path(request, expectation_for(request, expected));
+        taken();
+        return out.send(agent_protocol::encode(result));
     }
     case agent_protocol::MessageType::run: {
         const auto request = agent_protocol::decode<agent_protocol::Run>(frame);
@@ -112,6 +133,29 @@ bool answer(const agent_protocol::Frame &frame, FrameOutput &out, FileTransfer &
         throw agent_protocol::ProtocolError(std::string("a ") + agent_protocol::type_name(frame.type) +
                                             " frame is not a request");
     }
+}
+
+// The requests an ExpectContent may come before.
+bool is_guarded_kind(agent_protocol::MessageType type) {
+    return type == agent_protocol::MessageType::write_file || type == agent_protocol::MessageType::file_begin ||
+           type == agent_protocol::MessageType::remove;
+}
+
+// An ExpectContent request, checked: held for the request after it (unanswered).
+agent_protocol::ExpectContent expectation(const agent_protocol::Frame &frame, std::uint32_t version,
+                                          const std::optional<agent_protocol::ExpectContent> &held) {
+    if (version < agent_protocol::kForwardGuardVersion)
+        throw agent_protocol::ProtocolError("an expect content request in protocol version " + std::to_string(version));
+    auto request = agent_protocol::decode<agent_protocol::ExpectContent>(frame);
+    checked_path(request);
+    if (held)
+        throw agent_protocol::ProtocolError("an expect content request for " + request.path + " while one for " +
+                                            held->path + " waits for its write");
+    if (request.kind != static_cast<std::uint8_t>(agent_protocol::ExpectedKind::absent) &&
+        request.kind != static_cast<std::uint8_t>(agent_protocol::ExpectedKind::digest))
+        throw agent_protocol::ProtocolError("an expect content request for " + request.path + " of unknown kind " +
+                                            std::to_string(request.kind));
+    return request;
 }
 
 // Where requests come from and answers go: stdin and stdout, until the
@@ -230,7 +274,8 @@ int serve(int in, int out_fd) {
     SignatureCache signatures;
     FileTransfer transfer(signatures);
     FileWriter files;
-    std::uint32_t version = 0;  // the session's, once greeted
+    std::uint32_t version = 0;                              // the session's, once greeted
+    std::optional<agent_protocol::ExpectContent> expected;  // for the next write or delete
     ChangeWatcher changes;
     char buffer[256 * 1024];
     const std::function<bool()> present = [&channel, in] { return host_present(channel, in); };
@@ -266,6 +311,14 @@ int serve(int in, int out_fd) {
                         return 0;
                     continue;
                 }
+                if (frame->type == agent_protocol::MessageType::expect_content) {
+                    expected = expectation(*frame, version, expected);
+                    continue;
+                }
+                if (expected && !is_guarded_kind(frame->type))
+                    throw agent_protocol::ProtocolError("an expect content request for " + expected->path +
+                                                        " followed by a " + agent_protocol::type_name(frame->type) +
+                                                        " request");
                 if (frame->type == agent_protocol::MessageType::watch_changes) {
                     if (version < agent_protocol::kSyncBackVersion)
                         throw agent_protocol::ProtocolError("a watch changes request in protocol version " +
@@ -280,7 +333,7 @@ int serve(int in, int out_fd) {
                     move_to_socket(channel, *frame, in);
                     continue;
                 }
-                if (!answer(*frame, channel.out, transfer, files, signatures, present)) return 0;
+                if (!answer(*frame, channel.out, transfer, files, signatures, present, expected)) return 0;
             }
             // Every complete request read so far is answered: send the answers before waiting for more.
             if (!channel.out.flush()) return 0;

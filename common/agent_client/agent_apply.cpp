@@ -27,8 +27,33 @@ std::string container_path(const char *entry_path) {
     return path;
 }
 
+// The ExpectContent to send before a write or delete of path; none for `any` (or no guard).
+std::optional<agent_protocol::ExpectContent> expectation_for(const updater::ForwardGuard &guard,
+                                                             const std::string &path) {
+    if (!guard) return std::nullopt;
+    const updater::ExpectedContent expected = guard.expected(path);
+    switch (expected.kind) {
+    case updater::ExpectedContent::Kind::absent:
+        return agent_protocol::ExpectContent{path, static_cast<std::uint8_t>(agent_protocol::ExpectedKind::absent), 0};
+    case updater::ExpectedContent::Kind::digest:
+        return agent_protocol::ExpectContent{path, static_cast<std::uint8_t>(agent_protocol::ExpectedKind::digest),
+                                             expected.digest};
+    case updater::ExpectedContent::Kind::any: break;
+    }
+    return std::nullopt;
+}
+
+// A guarded request: its ExpectContent right before it, its answer owed under its path.
+void send_guarded(RequestPipeline &pipeline, const std::string &frame, const std::string &path,
+                  const std::optional<agent_protocol::ExpectContent> &expected) {
+    if (!expected) return pipeline.send(frame);
+    pipeline.send_unanswered(agent_protocol::encode(*expected));
+    pipeline.send(frame, path);
+}
+
 void send_small_file(RequestPipeline &pipeline, archive *reader, const std::string &path, const std::string &root,
-                     std::uint32_t mode, std::uint64_t size) {
+                     std::uint32_t mode, std::uint64_t size,
+                     const std::optional<agent_protocol::ExpectContent> &expected) {
     agent_protocol::WriteFile write{path, root, mode, agent_protocol::kKeepOwner, agent_protocol::kKeepOwner, {}};
     write.content.reserve(static_cast<std::size_t>(size));
     char chunk[kChunk];
@@ -40,10 +65,11 @@ void send_small_file(RequestPipeline &pipeline, archive *reader, const std::stri
                                      " from the update's archive: " + common::archive_error_text(reader));
         write.content.append(chunk, static_cast<std::size_t>(got));
     }
-    pipeline.send(agent_protocol::encode(write));
+    send_guarded(pipeline, agent_protocol::encode(write), path, expected);
 }
 
-void send_entries(RequestPipeline &pipeline, const common::ArchiveReadFn &in, const std::vector<std::string> &roots) {
+void send_entries(RequestPipeline &pipeline, const common::ArchiveReadFn &in, const std::vector<std::string> &roots,
+                  const updater::ForwardGuard &guard) {
     common::TarReader reader(in);
     while (archive_entry *entry = reader.next()) {
         const std::string path = container_path(archive_entry_pathname(entry));
@@ -67,10 +93,18 @@ void send_entries(RequestPipeline &pipeline, const common::ArchiveReadFn &in, co
         case AE_IFREG: {
             const bool sized = archive_entry_size_is_set(entry) != 0;
             const auto size = sized ? static_cast<std::uint64_t>(archive_entry_size(entry)) : 0;
-            if (sized && size <= kWholeFrameLimit)
-                send_small_file(pipeline, reader.get(), path, root, mode, size);
-            else
-                send_large_file(pipeline, reader.get(), LargeFile{path, root, mode, size});
+            auto expected = expectation_for(guard, path);
+            if (sized && size <= kWholeFrameLimit) {
+                send_small_file(pipeline, reader.get(), path, root, mode, size, expected);
+            } else {
+                LargeFile file;
+                file.path = path;
+                file.root = root;
+                file.mode = mode;
+                file.size = size;
+                file.expected = std::move(expected);
+                send_large_file(pipeline, reader.get(), file);
+            }
             break;
         }
         default:
@@ -80,9 +114,10 @@ void send_entries(RequestPipeline &pipeline, const common::ArchiveReadFn &in, co
     }
 }
 
-void send_archive(RequestPipeline &pipeline, const common::ArchiveReadFn &in, const std::vector<std::string> &roots) {
+void send_archive(RequestPipeline &pipeline, const common::ArchiveReadFn &in, const std::vector<std::string> &roots,
+                  const updater::ForwardGuard &guard) {
     try {
-        send_entries(pipeline, in, roots);
+        send_entries(pipeline, in, roots, guard);
     } catch (const common::TarReadError &e) {
         throw std::runtime_error(std::string("reading the update's archive: ") + e.what());
     }
@@ -109,18 +144,24 @@ std::optional<agent_protocol::Frame> next_frame(AgentStream &session, AgentStrea
 
 void apply_files_through_agent(AgentStream &session, const std::vector<std::string> &deletes,
                                const common::ArchiveReadFn *archive, std::chrono::milliseconds stall,
-                               const std::vector<std::string> &sync_roots) {
-    RequestPipeline pipeline(session, stall);
+                               const std::vector<std::string> &sync_roots, const GuardedWrites &guarded) {
+    RequestPipeline pipeline(session, stall, [&guarded](const std::string &path, const std::string &found) {
+        guarded.guard.kept(path, found);
+        guarded.log(LU_LOG_WARN, "kept the container's " + path + ": it changed since both sides last agreed (" +
+                                     found + "); sync back judges it");
+    });
     for (const auto &path : deletes) {
         if (const auto problem = agent_protocol::path_problem(path); !problem.empty())
             throw std::runtime_error("cannot delete through lu-agent: " + problem);
-        pipeline.send(agent_protocol::encode(agent_protocol::Remove{path, agent_protocol::root_for(path, sync_roots)}));
+        send_guarded(pipeline,
+                     agent_protocol::encode(agent_protocol::Remove{path, agent_protocol::root_for(path, sync_roots)}),
+                     path, expectation_for(guarded.guard, path));
     }
     // Deletes finish before the copies start, as with rm then tar.
     pipeline.finish();
     if (archive != nullptr && *archive) {
         try {
-            send_archive(pipeline, *archive, sync_roots);
+            send_archive(pipeline, *archive, sync_roots, guarded.guard);
         } catch (const AgentSessionBroken &) {
             throw;
         } catch (const std::exception &) {

@@ -15,6 +15,7 @@
 #include "common/agent_client/agent_stream.hpp"
 #include "common/agent_protocol/messages.hpp"
 #include "common/archive_stream.hpp"
+#include "liveupdate/updater.hpp"
 
 namespace liveupdate::agent_client {
 
@@ -25,15 +26,25 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// An update's forward guard, for an agent of kForwardGuardVersion and up
+// (the caller checks): each regular file written and each path deleted goes
+// with what it may replace (guard.expected; nothing for `any`). A path the
+// agent left as it was (kNotAsExpected) goes to guard.kept and to `log`
+// (warn); the update goes on. An empty guard: every write replaces.
+struct GuardedWrites {
+    updater::ForwardGuard guard;
+    updater::UpdateLog log;
+};
+
 // Deletes the paths (absolute), then writes every entry of the archive under
 // "/", each within the longest of sync_roots that holds it (the request's;
 // agent_protocol::root_for). Every request is answered before this returns;
-// the first failure is thrown as AgentRequestFailed. Throws
-// AgentSessionBroken when the stream ends, std::runtime_error when the
-// archive cannot be read.
+// the first failure is thrown as AgentRequestFailed (a guarded path kept is
+// none). Throws AgentSessionBroken when the stream ends, std::runtime_error
+// when the archive cannot be read.
 void apply_files_through_agent(AgentStream &session, const std::vector<std::string> &deletes,
                                const common::ArchiveReadFn *archive, std::chrono::milliseconds stall,
-                               const std::vector<std::string> &sync_roots);
+                               const std::vector<std::string> &sync_roots, const GuardedWrites &guarded = {});
 
 struct AgentRunResult {
     int exit_code = 0;

@@ -33,6 +33,8 @@ public:
         : session_(session), probe_(probe), target_(target) {}
 
     void send(std::string_view frames, Clock::time_point deadline) override { session_.send(frames, deadline); }
+    std::uint32_t protocol_version() const noexcept override { return session_.protocol_version(); }
+    bool take_unguarded_notice() noexcept override { return session_.take_unguarded_notice(); }
 
     agent_protocol::Frame receive(Clock::time_point deadline) override {
         for (;;) {

@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/agent_client/agent_stream.hpp"
@@ -64,7 +65,8 @@ public:
     // "lu-agent 1 (pid 12, uid 0)", as the handshake said.
     const std::string &description() const noexcept { return description_; }
     // The protocol version the agent speaks (kOldestProtocolVersion and up).
-    std::uint32_t protocol_version() const noexcept { return version_; }
+    std::uint32_t protocol_version() const noexcept override { return version_; }
+    bool take_unguarded_notice() noexcept override { return !std::exchange(told_unguarded_, true); }
 
     // Sync back (docs/sync-back.md): asks the agent to watch request.root;
     // from then on its ContainerChange frames, which come unasked between
@@ -108,8 +110,9 @@ private:
     agent_protocol::FrameDecoder decoder_;
     std::string description_;
     std::uint32_t version_ = 0;
-    bool watching_ = false;      // changes may come unasked, a frame of one half received
-    bool told_one_way_ = false;  // an older agent's sync back refusal was logged
+    bool watching_ = false;        // changes may come unasked, a frame of one half received
+    bool told_one_way_ = false;    // an older agent's sync back refusal was logged
+    bool told_unguarded_ = false;  // an older agent's unguarded forward writes were logged
     std::deque<agent_protocol::ContainerChange> changes_;
     std::map<std::uint32_t, std::uint64_t> max_file_bytes_;     // of each watch asked for
     std::optional<agent_protocol::ContainerChangePart> parts_;  // of a large file so far, joined

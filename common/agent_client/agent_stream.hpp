@@ -41,6 +41,14 @@ public:
     virtual void send(std::string_view frames, Clock::time_point deadline) = 0;
     // The next frame from the agent (never a Fatal one: that throws AgentSessionBroken).
     virtual agent_protocol::Frame receive(Clock::time_point deadline) = 0;
+    // The protocol version the agent speaks; a stream that does not know is
+    // driven as the oldest (kOldestProtocolVersion), without what came after.
+    virtual std::uint32_t protocol_version() const noexcept { return agent_protocol::kOldestProtocolVersion; }
+    // True the first time it is asked in this session, then false: an update
+    // with a forward guard through an agent older than kForwardGuardVersion
+    // says once that its writes are unguarded. A stream without a session's
+    // memory says it each time.
+    virtual bool take_unguarded_notice() noexcept { return true; }
 };
 
 // The version handshake, first on every session: the agent's description

@@ -123,19 +123,23 @@ std::pair<std::uint64_t, delta::StrongHash> stream_content(archive *reader, cons
 
 void send_large_file(RequestPipeline &pipeline, archive *reader, const LargeFile &file) {
     const auto base = base_signature(pipeline, file);
+    // Right before its begin: the agent holds an expectation for the next write only.
+    if (file.expected) pipeline.send_unanswered(agent_protocol::encode(*file.expected));
+    const std::string guarded_path = file.expected ? file.path : std::string();
     pipeline.send_unanswered(agent_protocol::encode(
         agent_protocol::FileBegin{file.path, file.root, file.mode, agent_protocol::kKeepOwner,
                                   agent_protocol::kKeepOwner, static_cast<std::uint8_t>(base ? 1 : 0), file.size}));
     PartSender parts(pipeline);
     try {
         const auto [size, hash] = stream_content(reader, file, base, parts);
-        pipeline.send(agent_protocol::encode(agent_protocol::FileCommit{size, hash.low, hash.high}));
+        pipeline.send(agent_protocol::encode(agent_protocol::FileCommit{size, hash.low, hash.high}), guarded_path);
     } catch (const AgentSessionBroken &) {
         throw;
     } catch (const std::exception &) {
         // A commit that cannot match: the agent drops the file begun and the session stays in step.
         pipeline.send(
-            agent_protocol::encode(agent_protocol::FileCommit{std::numeric_limits<std::uint64_t>::max(), 0, 0}));
+            agent_protocol::encode(agent_protocol::FileCommit{std::numeric_limits<std::uint64_t>::max(), 0, 0}),
+            guarded_path);
         throw;
     }
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "common/agent_client/request_pipeline.hpp"
@@ -23,10 +24,12 @@ struct LargeFile {
     std::string root;
     std::uint32_t mode = 0644;
     std::uint64_t size = 0;  // as the archive's header says (0: unknown, no delta)
+    // What the commit may replace (sent right before its FileBegin); none: anything.
+    std::optional<agent_protocol::ExpectContent> expected;
 };
 
 // Sends the archive's current entry (its data read from `reader`); its answer
-// is owed on the pipeline like any write's. Throws std::runtime_error when the
+// is owed on the pipeline like any write's (a guarded one's under its path). Throws std::runtime_error when the
 // archive cannot be read (the agent drops what it built), AgentSessionBroken.
 void send_large_file(RequestPipeline &pipeline, archive *reader, const LargeFile &file);
 

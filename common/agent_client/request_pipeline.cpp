@@ -4,14 +4,14 @@
 
 namespace liveupdate::agent_client {
 
-void RequestPipeline::send(const std::string &frame) {
+void RequestPipeline::send(const std::string &frame, std::string guarded_path) {
     send_unanswered(frame);
-    ++owed_;
+    owed_.push_back(std::move(guarded_path));
     // Answers pile up in memory while sending: collected now and then, but
     // only down to half, so that the agent has work while the next requests
     // are made (collecting them all left it idle that long, 4 times in a
     // 5,000-file update).
-    if (owed_ >= kMostOwed) collect_down_to(kMostOwed / 2);
+    if (owed_.size() >= kMostOwed) collect_down_to(kMostOwed / 2);
 }
 
 void RequestPipeline::send_unanswered(const std::string &frame) {
@@ -43,9 +43,14 @@ void RequestPipeline::collect() { collect_down_to(0); }
 
 void RequestPipeline::collect_down_to(std::size_t owed) {
     push();
-    while (owed_ > owed) {
+    while (owed_.size() > owed) {
         const auto result = expect<agent_protocol::Result>(session_.receive(AgentStream::Clock::now() + stall_));
-        --owed_;
+        const std::string guarded_path = std::move(owed_.front());
+        owed_.pop_front();
+        if (result.error == agent_protocol::kNotAsExpected && !guarded_path.empty()) {
+            if (on_kept_) on_kept_(guarded_path, result.message);
+            continue;
+        }
         if (result.error != 0 && first_failure_.empty()) first_failure_ = result.message;
     }
 }

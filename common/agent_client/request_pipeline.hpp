@@ -1,11 +1,16 @@
 // Requests to lu-agent, pipelined: sent in batches without waiting, the
 // answers counted and collected later (in order), the first failure kept.
+// A guarded request (its ExpectContent sent before it) names its path, so
+// that its refusal (kNotAsExpected) goes to on_kept, not to the failures.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
+#include <deque>
+#include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "common/agent_client/agent_stream.hpp"
 #include "common/agent_protocol/messages.hpp"
@@ -24,10 +29,16 @@ M expect(const agent_protocol::Frame &frame) {
 
 class RequestPipeline {
 public:
-    RequestPipeline(AgentStream &session, std::chrono::milliseconds stall) : session_(session), stall_(stall) {}
+    // The path a guarded request left as the container holds it, and what the agent found there.
+    using KeptFn = std::function<void(const std::string &path, const std::string &found)>;
+
+    RequestPipeline(AgentStream &session, std::chrono::milliseconds stall, KeptFn on_kept = {})
+        : session_(session), stall_(stall), on_kept_(std::move(on_kept)) {}
 
     // A request answered by a Result.
-    void send(const std::string &frame);
+    void send(const std::string &frame) { send(frame, std::string()); }
+    // The same, guarded: its ExpectContent for guarded_path went just before it.
+    void send(const std::string &frame, std::string guarded_path);
     // A request without an answer (a file's begin and parts).
     void send_unanswered(const std::string &frame);
     // The same, a frame in two pieces: head, then rest as it is (a large
@@ -50,8 +61,10 @@ private:
 
     AgentStream &session_;
     std::chrono::milliseconds stall_;
+    KeptFn on_kept_;
     std::string batch_;
-    std::size_t owed_ = 0;
+    // The guarded path of each request whose answer is owed, oldest first ("" when unguarded).
+    std::deque<std::string> owed_;
     std::string first_failure_;
 };
 

@@ -19,6 +19,7 @@ bool is_known(MessageType type) noexcept {
     case MessageType::socket_hello:
     case MessageType::restart_process:
     case MessageType::watch_changes:
+    case MessageType::expect_content:
     case MessageType::container_change:
     case MessageType::container_change_part:
     case MessageType::block_signatures_reply:
@@ -52,6 +53,7 @@ const char *type_name(MessageType type) noexcept {
     case MessageType::socket_hello: return "socket hello";
     case MessageType::restart_process: return "restart process";
     case MessageType::watch_changes: return "watch changes";
+    case MessageType::expect_content: return "expect content";
     case MessageType::container_change: return "container change";
     case MessageType::container_change_part: return "container change part";
     case MessageType::socket_reply: return "socket reply";

@@ -25,12 +25,15 @@ namespace liveupdate::agent_protocol {
 //    a file past one frame comes in ContainerChangeParts first, and a watch
 //    starts from the files the host agreed on (both added within 7: no
 //    released agent or host spoke 7 without them).
-inline constexpr std::uint32_t kProtocolVersion = 7;
+// 8: a forward write or delete may say what it may replace (ExpectContent):
+//    the agent compares before it replaces (docs/sync-back.md).
+inline constexpr std::uint32_t kProtocolVersion = 8;
 // The oldest version either side still speaks: an agent answers a host of
 // this version in it, and a host drives such an agent without what came after
 // (sync back: the session stays one-way).
 inline constexpr std::uint32_t kOldestProtocolVersion = 6;
 inline constexpr std::uint32_t kSyncBackVersion = 7;
+inline constexpr std::uint32_t kForwardGuardVersion = 8;
 // A small file travels in one frame (at most 1 MiB), a large one in parts of
 // about 1 MiB; the largest frame is a large file's block signatures (20 bytes
 // a block of up to 128 KiB: 16 MiB holds a 100 GiB file's; beyond, files go
@@ -55,6 +58,7 @@ enum class MessageType : std::uint8_t {
     socket_hello = 13,
     restart_process = 14,
     watch_changes = 15,
+    expect_content = 16,  // unanswered: it guards the next write or delete
     // agent -> host
     hello_reply = 64,
     result = 65,

@@ -197,6 +197,36 @@ struct Remove {
     }
 };
 
+// The forward guard (version 8, docs/sync-back.md): what the next WriteFile,
+// FileBegin or Remove, which names the same path and comes right after it,
+// may replace; it holds for that request only and gets no answer of its own,
+// so writes keep streaming. `absent`: nothing may be at the path (a file, a
+// folder, a symlink there is the app's). `digest`: a regular file whose
+// content's XXH3-64 is `hash` (as DigestEntry's); a Remove finding nothing
+// there is done (the path is gone either way). A write's content is compared
+// just before its rename (a large file's at FileCommit); anything else there
+// refuses the request: its Result says kNotAsExpected and what the path holds,
+// and nothing of it is left behind.
+enum class ExpectedKind : std::uint8_t { absent = 1, digest = 2 };
+struct ExpectContent {
+    static constexpr MessageType type = MessageType::expect_content;
+    std::string path;
+    std::uint8_t kind = static_cast<std::uint8_t>(ExpectedKind::absent);
+    std::uint64_t hash = 0;
+    template <class S, class F>
+    static void fields(S &s, F &&f) {
+        f(s.path);
+        f(s.kind);
+        f(s.hash);
+    }
+};
+
+// A request refused by its ExpectContent: the path holds something else (its
+// Result's message says what: "holds other content (12 bytes)"). No other
+// request of the agent answers with it: a filesystem's own ESTALE (NFS) is
+// passed on as EIO.
+inline constexpr std::int32_t kNotAsExpected = ESTALE;
+
 // Runs argv (PATH searched) in cwd with env ("NAME=value", added to the
 // agent's); answered by Output frames, then ExitStatus.
 struct Run {

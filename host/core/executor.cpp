@@ -59,41 +59,6 @@ void note_deletes(SyncedJournal &journal, const std::vector<std::string> &delete
     journal.add(archived_beneath);
 }
 
-// Sync back's side of a forward update (docs/sync-back.md): each file that
-// comes back is the forward sync's in the container from before its first
-// byte leaves until the update ends, and its digest is agreed on before its
-// last byte leaves, so that the container's watcher neither takes it for a
-// change of its own nor finds a conflict with a newer local save.
-class ForwardedFiles {
-public:
-    ForwardedFiles(std::shared_ptr<SyncedJournal> journal, ComesBackFn comes_back)
-        : journal_(std::move(journal)), comes_back_(std::move(comes_back)) {}
-    ForwardedFiles(const ForwardedFiles &) = delete;
-    ForwardedFiles &operator=(const ForwardedFiles &) = delete;
-    ~ForwardedFiles() {
-        for (const std::string &path : carried_) journal_->forwarded(path);
-    }
-
-    // Adds its hooks to those of the archive (on the archive's writer thread).
-    void hook(EntryHooks &hooks) {
-        if (!journal_ || !comes_back_) return;
-        hooks.before_entry = [this, before = std::move(hooks.before_entry)](const std::string &path) {
-            if (before) before(path);
-            if (!comes_back_(path)) return;
-            carried_.push_back(path);
-            journal_->forwarding(path);
-        };
-        hooks.file_digest = [this](const std::string &path, const std::string &digest) {
-            if (comes_back_(path)) journal_->carried(path, digest);
-        };
-    }
-
-private:
-    std::shared_ptr<SyncedJournal> journal_;
-    ComesBackFn comes_back_;
-    std::vector<std::string> carried_;  // written by the archive's writer, read once it is stopped
-};
-
 // The update without the deletes sync back holds, each held one logged.
 update_step::ContainerUpdate without_held_deletes(const update_step::ContainerUpdate &update,
                                                   const ForwardSyncBack &sync_back, const SyncedJournal *journal,
@@ -177,8 +142,9 @@ struct RequestViews {
         return out;
     }
 
+    // guard: the update's forward guard, or null for an unguarded update.
     lu_update_request request(const update_step::ContainerUpdate &update, lu_archive_stream archive,
-                              const LogSinkFn &log) {
+                              const LogSinkFn &log, ForwardedFiles *guard) {
         lu_update_request r{};
         r.struct_size = sizeof(lu_update_request);
         r.live_update = update.live_update.c_str();
@@ -199,6 +165,11 @@ struct RequestViews {
         r.sync_roots = sync_roots.data();
         r.sync_root_count = sync_roots.size();
         r.archive_rewind = &ArchiveStream::rewind_fn;
+        if (guard != nullptr) {
+            r.expected = &ForwardedFiles::expected_fn;
+            r.kept = &ForwardedFiles::kept_fn;
+            r.guard_ctx = guard;
+        }
         return r;
     }
 
@@ -307,17 +278,28 @@ updater::Outcome Executor::execute(const update_step::ContainerUpdate &asked, co
                 if (!deleted.empty() && covers(deleted, path)) archived_beneath.push_back(path);
             };
         // Before the archive: it is stopped (its writer joined) before this ends.
-        ForwardedFiles forwarded(journal, sync_back.comes_back);
+        ForwardedFiles forwarded(journal, sync_back.comes_back, log);
+        forwarded.before_deletes(update.delete_paths);
         forwarded.hook(hooks);
+        // A whole update read the container first (left_alone) and must set a
+        // recreated or first-started one whole: its writes are not guarded.
+        ForwardedFiles *guard = forwarded.active() && !whole ? &forwarded : nullptr;
         BeforeBytesLeaveFn before_bytes_leave;
         if (journal) before_bytes_leave = [&journal] { journal->sync(); };
         ArchiveStream archive(left_out.empty() ? shared : nullptr, update.copy, std::move(ignore), log,
                               std::move(hooks.before_entry), std::move(before_bytes_leave),
                               std::move(hooks.file_digest));
-        const lu_update_request request = views.request(update, archive.c_stream(), log);
+        const lu_update_request request = views.request(update, archive.c_stream(), log, guard);
         updater::Outcome outcome = with_archive_finished(updater->update(request), archive, log);
-        if (journal && outcome.kind != updater::Outcome::Kind::infra_failure)
-            note_deletes(*journal, update.delete_paths, archived_beneath);
+        if (journal && outcome.kind != updater::Outcome::Kind::infra_failure) {
+            // A delete the container kept leaves its path and agreement in the journal.
+            std::vector<std::string> deleted_paths = update.delete_paths;
+            std::erase_if(deleted_paths, [kept = forwarded.kept_paths()](const std::string &path) {
+                return kept.contains(common::clean_path(path));
+            });
+            note_deletes(*journal, deleted_paths, archived_beneath);
+            forwarded.restore_kept_deletes(deleted_paths);
+        }
         if (journal) compact_journal(*journal, log);
         metrics::record_container_update(update.live_update, update.via, result_name(outcome.kind),
                                          archive.summary().bytes);

@@ -13,16 +13,13 @@
 
 #include "common/update_step/container_update.hpp"
 #include "host/core/archive_builder.hpp"
+#include "host/core/forwarded_files.hpp"
 #include "host/core/log.hpp"
 #include "host/core/synced_journal.hpp"
 #include "host/core/updater.hpp"
 #include "host/core/updater_registry.hpp"
 
 namespace liveupdate::host {
-
-// Whether a container file of an update comes back (a sync rule's syncBack,
-// docs/sync-back.md).
-using ComesBackFn = std::function<bool(const std::string &container_file)>;
 
 // A file that comes back which a forward update that sets the container to
 // the local tree (an initial sync, a verify's repair) leaves alone
@@ -48,7 +45,9 @@ struct ForwardSyncBack {
     // The files that come back: the synced journal agrees on the digest of each one
     // the update carries before its last bytes leave, so that the
     // container's watcher takes it for neither a change of its own nor a
-    // conflict.
+    // conflict. A change's update (ForwardScope::change) also asks the
+    // updater to replace or delete such a file only where the container
+    // holds what both sides agreed on before it (the forward guard).
     ComesBackFn comes_back;
     // Why a delete of the update is held (it would destroy a container change
     // that comes back), or "" to go ahead.

@@ -291,20 +291,49 @@ void SyncedJournal::forget(const std::string &path) {
     agreed_.erase(path);
 }
 
-void SyncedJournal::forwarding(const std::string &path) {
+std::optional<std::string> SyncedJournal::forwarding(const std::string &path) {
     const common::MutexLock lock(mutex_);
-    ++forwarding_[path];
+    const auto agreed = agreed_.find(path);
+    std::optional<std::string> now = agreed == agreed_.end() ? std::nullopt : std::optional(agreed->second);
+    Forwarding &forwarding = forwarding_[path];
+    if (forwarding.updates++ == 0) forwarding.agreed_before = now;
+    return now;
 }
 
 void SyncedJournal::forwarded(const std::string &path) {
-    const common::MutexLock lock(mutex_);
-    const auto it = forwarding_.find(path);
-    if (it != forwarding_.end() && --it->second <= 0) forwarding_.erase(it);
+    std::vector<std::shared_ptr<const ForwardEndFn>> listeners;
+    {
+        const common::MutexLock lock(mutex_);
+        const auto it = forwarding_.find(path);
+        if (it == forwarding_.end() || --it->second.updates > 0) return;
+        forwarding_.erase(it);
+        for (const auto &[id, listener] : forward_end_listeners_) listeners.push_back(listener);
+    }
+    for (const auto &listener : listeners) (*listener)(path);
 }
 
 bool SyncedJournal::is_forwarding(const std::string &path) const {
     const common::MutexLock lock(mutex_);
     return forwarding_.contains(path);
+}
+
+std::optional<std::optional<std::string>> SyncedJournal::agreed_before_forwarding(const std::string &path) const {
+    const common::MutexLock lock(mutex_);
+    const auto it = forwarding_.find(path);
+    if (it == forwarding_.end()) return std::nullopt;
+    return it->second.agreed_before;
+}
+
+int SyncedJournal::listen_forward_ends(ForwardEndFn listener) {
+    const common::MutexLock lock(mutex_);
+    const int id = next_listener_++;
+    forward_end_listeners_.emplace(id, std::make_shared<const ForwardEndFn>(std::move(listener)));
+    return id;
+}
+
+void SyncedJournal::unlisten_forward_ends(int id) {
+    const common::MutexLock lock(mutex_);
+    forward_end_listeners_.erase(id);
 }
 
 void SyncedJournal::carried(const std::string &path, const std::string &digest) {
@@ -327,6 +356,23 @@ bool SyncedJournal::is_late_forward(const std::string &path, const std::string &
         return false;
     }
     return std::find(it->second.begin(), it->second.end(), digest) != it->second.end();
+}
+
+void SyncedJournal::uncarried(const std::string &path, const std::string &digest) {
+    const common::MutexLock lock(mutex_);
+    const auto it = carried_.find(path);
+    if (it == carried_.end()) return;
+    std::erase(it->second, digest);
+    if (it->second.empty()) carried_.erase(it);
+}
+
+bool SyncedJournal::holds_beneath(const std::string &path) const {
+    const common::MutexLock lock(mutex_);
+    const std::string prefix = path == "/" ? path : path + "/";
+    const auto paths = paths_.lower_bound(prefix);
+    const auto agreed = agreed_.lower_bound(prefix);
+    return (paths != paths_.end() && paths->starts_with(prefix)) ||
+           (agreed != agreed_.end() && agreed->first.starts_with(prefix));
 }
 
 std::optional<std::string> SyncedJournal::agreed(const std::string &path) const {

@@ -102,9 +102,24 @@ public:
     // first byte leaves until its update ends (one call each, counted): the
     // container's copy meanwhile (the old file, none, half the new one) is
     // the forward sync's, not a change to bring back. Not journaled.
-    void forwarding(const std::string &path);
+    // forwarding() returns the path's agreement as it is at the call (what
+    // the update may replace: its forward guard).
+    std::optional<std::string> forwarding(const std::string &path);
     void forwarded(const std::string &path);
     bool is_forwarding(const std::string &path) const;
+    // While path is forwarding: its agreement when its forwarding began
+    // (nullopt inside for none), so that a look at the container taken
+    // meanwhile and holding it is known for one from before the forward
+    // write. nullopt when it is not forwarding.
+    std::optional<std::optional<std::string>> agreed_before_forwarding(const std::string &path) const;
+    // Told each path whose forwarding ended (its last update carrying it
+    // ended), on that update's thread and never under the journal's lock: a
+    // report held meanwhile is judged then. The listener must be quick (hand
+    // the path to a thread of its own) and may still be called once after
+    // unlisten() returned. Returns its id for unlisten().
+    using ForwardEndFn = std::function<void(const std::string &path)>;
+    int listen_forward_ends(ForwardEndFn listener);
+    void unlisten_forward_ends(int id);
     // The forward sync carried digest to path: agreed on, and remembered
     // (the last few of each path, not journaled) until the container is seen
     // holding the agreement. A container copy reported with one of them
@@ -113,6 +128,12 @@ public:
     // the app's change. Throws HostError as agree does.
     void carried(const std::string &path, const std::string &digest);
     bool is_late_forward(const std::string &path, const std::string &digest);
+    // The forward write of digest to path did not happen (the container kept
+    // its file): a report of it is no late look at ours any more.
+    void uncarried(const std::string &path, const std::string &digest);
+    // Whether the journal holds a path or an agreement beneath path (a folder
+    // the forward sync carried or files came back into).
+    bool holds_beneath(const std::string &path) const;
     // Whether its file held paths when it was opened: what an earlier run recorded.
     bool inherited() const { return inherited_; }
     const std::string &file() const { return file_; }
@@ -125,7 +146,13 @@ private:
     mutable common::Mutex mutex_;
     SyncedPaths paths_ LU_GUARDED_BY(mutex_);
     AgreedDigests agreed_ LU_GUARDED_BY(mutex_);
-    std::map<std::string, int> forwarding_ LU_GUARDED_BY(mutex_);                   // path → updates carrying it now
+    struct Forwarding {
+        int updates = 0;                           // carrying the path now
+        std::optional<std::string> agreed_before;  // when the first of them began
+    };
+    std::map<std::string, Forwarding> forwarding_ LU_GUARDED_BY(mutex_);
+    std::map<int, std::shared_ptr<const ForwardEndFn>> forward_end_listeners_ LU_GUARDED_BY(mutex_);
+    int next_listener_ LU_GUARDED_BY(mutex_) = 0;
     std::map<std::string, std::deque<std::string>> carried_ LU_GUARDED_BY(mutex_);  // path → digests, newest last
     int fd_ LU_GUARDED_BY(mutex_) = -1;
     long long size_ LU_GUARDED_BY(mutex_) = 0;  // the journal's length after the last complete write

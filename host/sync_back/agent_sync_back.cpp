@@ -120,6 +120,8 @@ AgentSyncBack::AgentSyncBack(std::shared_ptr<const Updater> updater, const lu_sy
       sync_back_(std::make_unique<LocalSyncBack>(
           rules::SyncBackMapping(target.local_path, target.container_path, target.patterns), files_, journal,
           rules::Limits{}, std::move(came_back))) {
+    held_ = std::make_unique<HeldReports<HeldChange>>(
+        journal, [this](std::vector<HeldReports<HeldChange>::Held> held) { on_forward_ended(std::move(held)); });
     const lu_container_ref container = updater::to_lu_container_ref(target.container);
     std::vector<lu_str> patterns;
     for (const std::string &p : target.patterns) patterns.push_back(abi::to_lu_str(p));
@@ -151,6 +153,7 @@ AgentSyncBack::AgentSyncBack(std::shared_ptr<const Updater> updater, const lu_sy
 AgentSyncBack::~AgentSyncBack() {
     stopping_ = true;
     if (watch_ != nullptr) table_.stop(updater_->handle(), watch_);
+    held_.reset();
 }
 
 std::map<std::string, SyncBackEvent> AgentSyncBack::conflicts() const {
@@ -229,28 +232,47 @@ void AgentSyncBack::offer(std::vector<AgentChange> changes, rules::ContainerRoot
     {
         common::MutexLock lock(mutex_);
         const std::int64_t now = now_ms();
-        for (AgentChange &change : changes) {
-            const std::string container_file = container_file_of(change.path);
-            // The agent matched the patterns: every name it sends is one it
-            // claims is wanted, and a name the limits refuse is said so.
-            if (std::string why = rules::name_refusal(change.path, sync_back_->limits()); !why.empty()) {
-                SyncBackEvent refused;
-                refused.kind = SyncBackEvent::Kind::refused;
-                refused.container_path = container_file;
-                refused.message = common::printable_path(container_file) + ": not brought back: " + why;
-                events.push_back(std::move(refused));
-                continue;
-            }
-            files_->set(change, root);
-            SyncBackEvent event = sync_back_->on_container_change(container_file, now);
-            files_->set(AgentChange{}, root);
-            if (event.kind == SyncBackEvent::Kind::deferred || event.again) {
-                deferred_.push_back(std::move(change));
-                deferred_root_ = root;
-            }
-            if (event.kind != SyncBackEvent::Kind::ignored && event.kind != SyncBackEvent::Kind::nothing)
-                events.push_back(std::move(event));
-        }
+        for (AgentChange &change : changes) judge(std::move(change), root, std::nullopt, now, events);
+    }
+    for (const SyncBackEvent &event : events) report_(event);
+}
+
+void AgentSyncBack::judge(AgentChange change, rules::ContainerRoot root, const std::optional<rules::Agreed> &held_from,
+                          std::int64_t now, std::vector<SyncBackEvent> &events) {
+    const std::string container_file = container_file_of(change.path);
+    // The agent matched the patterns: every name it sends is one it
+    // claims is wanted, and a name the limits refuse is said so.
+    if (std::string why = rules::name_refusal(change.path, sync_back_->limits()); !why.empty()) {
+        SyncBackEvent refused;
+        refused.kind = SyncBackEvent::Kind::refused;
+        refused.container_path = container_file;
+        refused.message = common::printable_path(container_file) + ": not brought back: " + why;
+        events.push_back(std::move(refused));
+        return;
+    }
+    files_->set(change, root);
+    SyncBackEvent event = sync_back_->on_container_change(container_file, now, held_from);
+    files_->set(AgentChange{}, root);
+    if (event.kind == SyncBackEvent::Kind::deferred || event.again) {
+        deferred_.push_back(std::move(change));
+        deferred_root_ = root;
+    } else if (event.kind == SyncBackEvent::Kind::in_flight) {
+        // Kept, not dropped: the agent sends this change once.
+        held_->hold(container_file, HeldChange{std::move(change), root}, held_from ? *held_from : event.agreed_before);
+        return;
+    }
+    if (event.kind != SyncBackEvent::Kind::ignored && event.kind != SyncBackEvent::Kind::nothing)
+        events.push_back(std::move(event));
+}
+
+void AgentSyncBack::on_forward_ended(std::vector<HeldReports<HeldChange>::Held> held) {
+    if (stopping_) return;
+    std::vector<SyncBackEvent> events;
+    {
+        common::MutexLock lock(mutex_);
+        const std::int64_t now = now_ms();
+        for (auto &report : held)
+            judge(std::move(report.report.change), report.report.root, report.agreed_before, now, events);
     }
     for (const SyncBackEvent &event : events) report_(event);
 }

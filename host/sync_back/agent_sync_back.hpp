@@ -18,6 +18,7 @@
 #include "host/core/synced_journal.hpp"
 #include "host/core/updater.hpp"
 #include "host/sync_back/container_sync_back.hpp"
+#include "host/sync_back/held_reports.hpp"
 #include "host/sync_back/local_sync_back.hpp"
 #include "liveupdate/ext/sync_back.h"
 
@@ -86,8 +87,19 @@ public:
     void on_batch(const lu_container_changes &batch);
 
 private:
+    // A change held while a forward update carried its path, with the root as its batch saw it.
+    struct HeldChange {
+        AgentChange change;
+        rules::ContainerRoot root;
+    };
+
     // Offers each change; those over the rate limit stay in deferred_.
     void offer(std::vector<AgentChange> changes, rules::ContainerRoot root);
+    // Judges one change (held_from: held while its path was carried) into events.
+    void judge(AgentChange change, rules::ContainerRoot root, const std::optional<rules::Agreed> &held_from,
+               std::int64_t now, std::vector<SyncBackEvent> &events) LU_REQUIRES(mutex_);
+    // The changes held while a forward update carried them, judged once it ended.
+    void on_forward_ended(std::vector<HeldReports<HeldChange>::Held> held);
     std::string container_file_of(const std::string &path) const;
     void note_reported(const std::string &container_file, const AgentChange &change) LU_REQUIRES(mutex_);
 
@@ -103,6 +115,8 @@ private:
     rules::ContainerRoot deferred_root_ LU_GUARDED_BY(mutex_);
     // Each regular file the watch last reported (container path → digest).
     std::map<std::string, std::string> reported_ LU_GUARDED_BY(mutex_);
+    // Its thread judges what it held; stopped after the watch, before the rest.
+    std::unique_ptr<HeldReports<HeldChange>> held_;
     std::atomic<bool> ended_{false};
     std::atomic<bool> stopping_{false};
     lu_change_watch *watch_ = nullptr;

@@ -54,7 +54,8 @@ LocalSyncBack::LocalSyncBack(rules::SyncBackMapping mapping, std::shared_ptr<Con
       came_back_(std::move(came_back)),
       budget_(limits.max_files_per_second, limits.max_burst_files) {}
 
-SyncBackEvent LocalSyncBack::on_container_change(const std::string &container_file, std::int64_t now_ms) {
+SyncBackEvent LocalSyncBack::on_container_change(const std::string &container_file, std::int64_t now_ms,
+                                                 const std::optional<rules::Agreed> &held_from) {
     SyncBackEvent event;
     event.container_path = container_file;
     const std::optional<std::string> name = mapping_.wanted(container_file);
@@ -73,7 +74,8 @@ SyncBackEvent LocalSyncBack::on_container_change(const std::string &container_fi
         event.kind = Kind::deferred;
         return event;
     }
-    event = judged(common::clean_path(container_file), *name);
+    event = judged(common::clean_path(container_file), *name, held_from);
+    if (event.kind == Kind::in_flight) return event;  // not judged yet: an open conflict stays
     // A full local disk is said once, then tried again quietly until there is room.
     if (!event.again)
         waiting_for_room_.erase(event.container_path);
@@ -88,7 +90,8 @@ SyncBackEvent LocalSyncBack::on_container_change(const std::string &container_fi
     return event;
 }
 
-SyncBackEvent LocalSyncBack::judged(const std::string &container_path, const std::string &name, bool again) {
+SyncBackEvent LocalSyncBack::judged(const std::string &container_path, const std::string &name,
+                                    const std::optional<rules::Agreed> &held_from, bool again) {
     SyncBackEvent event;
     event.container_path = container_path;
     event.local_file = mapping_.local_file(name);
@@ -109,8 +112,16 @@ SyncBackEvent LocalSyncBack::judged(const std::string &container_path, const std
         event.kind = Kind::nothing;
         return event;
     }
-    // Being synced forward: the container's copy is the forward sync's until its update ends.
-    if (journal_->is_forwarding(container_path)) {
+    // Being synced forward: the container's copy is the forward sync's until
+    // its update ends; the report is judged then (the agent sends it once).
+    if (auto before = journal_->agreed_before_forwarding(container_path)) {
+        event.kind = Kind::in_flight;
+        event.agreed_before = std::move(*before);
+        return event;
+    }
+    // Held while an update carried the path, and still what both agreed on
+    // before it: a look taken before the forward write, not the app's change.
+    if (held_from && rules::holds_agreed(*held_from, container.state)) {
         event.kind = Kind::nothing;
         return event;
     }
@@ -131,7 +142,7 @@ SyncBackEvent LocalSyncBack::judged(const std::string &container_path, const std
                                                 container.state.digest, local.stamp);
             !written.error.empty()) {
             // A developer's save came while it was copied: judged again against it (a conflict, mostly).
-            if (written.local_changed && !again) return judged(container_path, name, true);
+            if (written.local_changed && !again) return judged(container_path, name, held_from, true);
             SyncBackEvent refused = refuse(std::move(written.error));
             refused.again = written.no_room;
             if (refused.again) refused.message += "; tried again until there is room";

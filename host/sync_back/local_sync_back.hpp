@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -24,15 +25,16 @@ namespace rules = liveupdate::sync_back;
 // What one container change did locally.
 struct SyncBackEvent {
     enum class Kind {
-        ignored,   // not a file the rule brings back
-        nothing,   // wanted, but nothing to do (a local change: the forward sync's)
-        written,   // the container's file is now the local one
-        deleted,   // the local file is deleted, as in the container
-        agreed,    // both sides hold the same: recorded
-        conflict,  // both changed: nothing written; see conflict
-        refused,   // a name, size, symlink or special file the limits refuse: nothing written
-        held,      // a delete held back: the container's sync root is gone or empty
-        deferred,  // over the rate limit: offer it again later
+        ignored,    // not a file the rule brings back
+        nothing,    // wanted, but nothing to do (a local change: the forward sync's)
+        written,    // the container's file is now the local one
+        deleted,    // the local file is deleted, as in the container
+        agreed,     // both sides hold the same: recorded
+        conflict,   // both changed: nothing written; see conflict
+        refused,    // a name, size, symlink or special file the limits refuse: nothing written
+        held,       // a delete held back: the container's sync root is gone or empty
+        deferred,   // over the rate limit: offer it again later
+        in_flight,  // a forward update carries the path now: offer it again once that ended (agreed_before)
     };
     Kind kind = Kind::ignored;
     std::string container_path;  // absolute, in the container
@@ -45,6 +47,8 @@ struct SyncBackEvent {
     // conflict: the same one the target's watch before this one held when it
     // broke (SyncBackWatches), found again: said and counted when it opened.
     bool known = false;
+    // in_flight: the agreement the path's forwarding began from (nullopt: none).
+    std::optional<std::string> agreed_before;
 };
 
 // The container's side of a change, as its kind of container reads it: a
@@ -72,8 +76,12 @@ public:
                   std::shared_ptr<CameBack> came_back = nullptr);
 
     // container_file (absolute container path) was created, changed or
-    // deleted; now_ms: the caller's clock, for the rate limit.
-    SyncBackEvent on_container_change(const std::string &container_file, std::int64_t now_ms);
+    // deleted; now_ms: the caller's clock, for the rate limit. held_from:
+    // for a report held while a forward update carried the path (in_flight),
+    // the agreement that forwarding began from: a report holding it is a
+    // look taken before the forward write, and changes nothing.
+    SyncBackEvent on_container_change(const std::string &container_file, std::int64_t now_ms,
+                                      const std::optional<rules::Agreed> &held_from = std::nullopt);
 
     // The conflicts open now, by container path: each clears when a later
     // change of its path is not a conflict any more.
@@ -81,10 +89,12 @@ public:
     const rules::SyncBackMapping &mapping() const { return mapping_; }
 
     const rules::Limits &limits() const { return limits_; }
+    const std::shared_ptr<SyncedJournal> &journal() const { return journal_; }
 
 private:
     // again: judged a second time, the local file having changed while the first one wrote.
-    SyncBackEvent judged(const std::string &container_path, const std::string &name, bool again = false);
+    SyncBackEvent judged(const std::string &container_path, const std::string &name,
+                         const std::optional<rules::Agreed> &held_from, bool again = false);
 
     rules::SyncBackMapping mapping_;
     std::shared_ptr<ContainerFiles> files_;

@@ -31,6 +31,9 @@ LocalSyncBackWatch::LocalSyncBackWatch(std::unique_ptr<LocalSyncBack> sync_back,
         event.message = "watching the container folder: " + message;
         report_(event);
     };
+    held_ = std::make_unique<HeldReports<FolderLook>>(
+        sync_back_->journal(),
+        [this](const std::vector<HeldReports<FolderLook>::Held> &held) { on_forward_ended(held); });
     retrier_ = std::thread([this] { retry_deferred(); });
     watcher_ = std::make_unique<up::TreeWatcher>(
         std::vector<std::string>{sync_root}, up::WatchFilter{}, timing,
@@ -45,6 +48,7 @@ LocalSyncBackWatch::~LocalSyncBackWatch() {
     deferred_changed_.notify_all();
     retrier_.join();
     watcher_.reset();
+    held_.reset();
 }
 
 void LocalSyncBackWatch::retry_deferred() {
@@ -97,24 +101,44 @@ void LocalSyncBackWatch::on_batch(const std::vector<std::string> &local_paths) {
             const std::optional<std::string> in_container = common::child_path(container_root_, local);
             if (in_container) offered.insert("/" + (*in_container == "." ? std::string() : *in_container));
         }
-        const std::int64_t now = now_ms();
-        const auto clock_now = std::chrono::steady_clock::now();
-        if (!local_paths.empty()) last_batch_at_ = clock_now;
-        bool held = false;
-        for (const std::string &path : offered) {
-            if (hold_delete(path, clock_now)) {
-                deferred_.insert(path);
-                held = true;
-                continue;
-            }
-            SyncBackEvent event = sync_back_->on_container_change(path, now);
-            if (event.kind == SyncBackEvent::Kind::deferred || event.again) deferred_.insert(path);
-            if (event.kind != SyncBackEvent::Kind::ignored && event.kind != SyncBackEvent::Kind::nothing)
-                events.push_back(std::move(event));
-        }
-        if (!held) deletes_held_since_.reset();
+        if (!local_paths.empty()) last_batch_at_ = std::chrono::steady_clock::now();
+        offer(offered, events);
     }
     if (!events.empty() || !local_paths.empty()) deferred_changed_.notify_all();
+    for (const SyncBackEvent &event : events) report_(event);
+}
+
+void LocalSyncBackWatch::offer(const std::set<std::string> &paths, std::vector<SyncBackEvent> &events) {
+    const std::int64_t now = now_ms();
+    const auto clock_now = std::chrono::steady_clock::now();
+    bool held = false;
+    for (const std::string &path : paths) {
+        if (hold_delete(path, clock_now)) {
+            deferred_.insert(path);
+            held = true;
+            continue;
+        }
+        SyncBackEvent event = sync_back_->on_container_change(path, now);
+        if (event.kind == SyncBackEvent::Kind::deferred || event.again) deferred_.insert(path);
+        if (event.kind == SyncBackEvent::Kind::in_flight) held_->hold(path, {}, event.agreed_before);
+        if (event.kind != SyncBackEvent::Kind::ignored && event.kind != SyncBackEvent::Kind::nothing &&
+            event.kind != SyncBackEvent::Kind::in_flight)
+            events.push_back(std::move(event));
+    }
+    if (!held) deletes_held_since_.reset();
+}
+
+void LocalSyncBackWatch::on_forward_ended(const std::vector<HeldReports<FolderLook>::Held> &held) {
+    // The folder is read again now: what it holds is no look from before the forward write.
+    std::set<std::string> paths;
+    for (const auto &report : held) paths.insert(report.path);
+    std::vector<SyncBackEvent> events;
+    {
+        common::MutexLock lock(mutex_);
+        if (stopping_) return;
+        offer(paths, events);
+    }
+    deferred_changed_.notify_all();
     for (const SyncBackEvent &event : events) report_(event);
 }
 

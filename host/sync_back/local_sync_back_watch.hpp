@@ -18,6 +18,7 @@
 #include "common/mutex.hpp"
 #include "host/core/synced_journal.hpp"
 #include "host/sync_back/container_sync_back.hpp"
+#include "host/sync_back/held_reports.hpp"
 #include "host/sync_back/local_sync_back.hpp"
 #include "host/up/tree_watcher.hpp"
 
@@ -46,7 +47,14 @@ public:
     void catch_up(const AgreedDigests &agreements);
 
 private:
+    // A report of the folder needs no content of its own: the folder is read again when it is judged.
+    struct FolderLook {};
+
     void on_batch(const std::vector<std::string> &local_paths);
+    // Offers container paths to sync back; what it did goes to events.
+    void offer(const std::set<std::string> &paths, std::vector<SyncBackEvent> &events) LU_REQUIRES(mutex_);
+    // The paths held while a forward update carried them, judged once it ended.
+    void on_forward_ended(const std::vector<HeldReports<FolderLook>::Held> &held);
     // Offers the deferred paths again while the container is quiet: a burst
     // past the rate limit must not wait for a change that may never come.
     void retry_deferred();
@@ -68,7 +76,8 @@ private:
     std::condition_variable deferred_changed_;
     bool stopping_ LU_GUARDED_BY(mutex_) = false;
     std::thread retrier_;
-    std::unique_ptr<up::TreeWatcher> watcher_;  // last: stopped first
+    std::unique_ptr<HeldReports<FolderLook>> held_;  // stopped after the watcher, before the rest
+    std::unique_ptr<up::TreeWatcher> watcher_;       // last: stopped first
 };
 
 // The local container's sync back for target (its root folder watched), the

@@ -27,7 +27,8 @@ ReportLine report_line(const SyncBackTarget &target, const SyncBackEvent &event)
         return {LogLevel::debug, "Sync back: " + path + in +
                                      " waits: " + (event.again ? "the local disk is full" : "over the rate limit")};
     case Kind::ignored:
-    case Kind::nothing: break;
+    case Kind::nothing:
+    case Kind::in_flight: break;
     }
     return {LogLevel::debug, "Sync back: " + path + in + ": nothing to do"};
 }

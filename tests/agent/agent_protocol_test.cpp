@@ -190,8 +190,31 @@ BOOST_AUTO_TEST_CASE(sync_back_frames_round_trip_with_any_bytes) {
     BOOST_CHECK_THROW(decode<ContainerChange>(*short_one.next()), ProtocolError);
 }
 
-BOOST_AUTO_TEST_CASE(version_7_adds_sync_back_over_version_6) {
-    BOOST_TEST(kProtocolVersion == 7u);
+BOOST_AUTO_TEST_CASE(version_8_adds_the_forward_guard_over_version_7) {
+    BOOST_TEST(kProtocolVersion == 8u);
     BOOST_TEST(kOldestProtocolVersion == 6u);
-    BOOST_TEST(kSyncBackVersion == kProtocolVersion);
+    BOOST_TEST(kSyncBackVersion == 7u);
+    BOOST_TEST(kForwardGuardVersion == kProtocolVersion);
+}
+
+BOOST_AUTO_TEST_CASE(an_expect_content_round_trips) {
+    const ExpectContent sent{"/app/a b.txt", static_cast<std::uint8_t>(ExpectedKind::digest), 0x0123456789abcdefu};
+    FrameDecoder d;
+    d.feed(encode(sent));
+    const auto frame = d.next();
+    BOOST_REQUIRE(frame.has_value());
+    BOOST_TEST(type_name(frame->type) == std::string("expect content"));
+    const auto got = decode<ExpectContent>(*frame);
+    BOOST_TEST(got.path == sent.path);
+    BOOST_TEST(got.kind == 2u);
+    BOOST_TEST(got.hash == sent.hash);
+    // The refusal's code is no errno the agent passes on for anything else.
+    BOOST_TEST(kNotAsExpected == ESTALE);
+
+    std::string cut = encode(sent);
+    cut.resize(cut.size() - 1);
+    cut[0] = static_cast<char>(cut[0] - 1);
+    FrameDecoder short_one;
+    short_one.feed(cut);
+    BOOST_CHECK_THROW(decode<ExpectContent>(*short_one.next()), ProtocolError);
 }

@@ -6,8 +6,10 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "common/agent_client/agent_apply.hpp"
 #include "common/agent_client/request_pipeline.hpp"
 #include "common/agent_protocol/messages.hpp"
 
@@ -52,4 +54,39 @@ BOOST_AUTO_TEST_CASE(the_agent_keeps_work_queued_while_answers_are_read) {
     BOOST_TEST_REQUIRE(!while_sending.empty());
     BOOST_TEST(*std::min_element(while_sending.begin(), while_sending.end()) > 1000);
     BOOST_TEST(*std::max_element(while_sending.begin(), while_sending.end()) <= 4096);
+}
+
+namespace {
+
+// Answers each request with the next of its scripted Results.
+class ScriptedStream final : public ac::AgentStream {
+public:
+    explicit ScriptedStream(std::vector<ap::Result> answers) : answers_(std::move(answers)) {}
+    void send(std::string_view, Clock::time_point) override {}
+    ap::Frame receive(Clock::time_point) override {
+        ap::FrameDecoder answer;
+        answer.feed(ap::encode(answers_.at(next_++)));
+        return *answer.next();
+    }
+
+private:
+    std::vector<ap::Result> answers_;
+    std::size_t next_ = 0;
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_guarded_refusal_is_told_for_its_own_path_not_failed) {
+    ScriptedStream stream({{0, ""}, {ap::kNotAsExpected, "holds a symlink"}, {ap::kNotAsExpected, "stale handle"}});
+    std::vector<std::string> kept;
+    ac::RequestPipeline pipeline(
+        stream, std::chrono::seconds(5),
+        [&kept](const std::string &path, const std::string &found) { kept.push_back(path + ": " + found); });
+    pipeline.send(ap::encode(ap::WriteFile{"/app/a", "/app", 0644, ap::kKeepOwner, ap::kKeepOwner, "x"}), "/app/a");
+    pipeline.send(ap::encode(ap::WriteFile{"/app/b", "/app", 0644, ap::kKeepOwner, ap::kKeepOwner, "x"}), "/app/b");
+    // Unguarded: the same code is a failure, whatever it says.
+    pipeline.send(ap::encode(ap::WriteFile{"/app/c", "/app", 0644, ap::kKeepOwner, ap::kKeepOwner, "x"}));
+    BOOST_CHECK_EXCEPTION(pipeline.finish(), ac::AgentRequestFailed,
+                          [](const ac::AgentRequestFailed &e) { return std::string(e.what()) == "stale handle"; });
+    BOOST_TEST(kept == std::vector<std::string>{"/app/b: holds a symlink"}, boost::test_tools::per_element());
 }

@@ -44,6 +44,7 @@ void decode_as_its_type(const Frame &frame) {
     case MessageType::socket_welcome: decode<SocketWelcome>(frame); break;
     case MessageType::restart_process: decode<RestartProcess>(frame); break;
     case MessageType::watch_changes: path_problem(decode<WatchChanges>(frame).root); break;
+    case MessageType::expect_content: path_problem(decode<ExpectContent>(frame).path); break;
     case MessageType::container_change: decode<ContainerChange>(frame); break;
     case MessageType::container_change_part: decode<ContainerChangePart>(frame); break;
     }

@@ -22,9 +22,11 @@
 #include <sstream>
 #include <thread>
 
+#include "common/sync_back/content_digest.hpp"
 #include "host/sync_back/agent_sync_back.hpp"
 #include "host/sync_back/beneath_files.hpp"
 #include "host/sync_back/held_deletes.hpp"
+#include "host/sync_back/held_reports.hpp"
 #include "host/sync_back/local_sync_back.hpp"
 #include "host/sync_back/local_sync_back_watch.hpp"
 #include "host/sync_back/sync_back_report.hpp"
@@ -154,7 +156,7 @@ BOOST_AUTO_TEST_CASE(a_file_the_forward_sync_carries_does_not_come_back_meanwhil
     f.journal->agree("/app/package-lock.json", digest_of(f.local / "package-lock.json"));
     f.journal->forwarding("/app/package-lock.json");
     write(f.app / "package-lock.json", "v1");  // what the container holds until the update lands
-    BOOST_TEST((back.on_container_change("/app/package-lock.json", 0).kind == Kind::nothing));
+    BOOST_TEST((back.on_container_change("/app/package-lock.json", 0).kind == Kind::in_flight));
     BOOST_TEST(text_of(f.local / "package-lock.json") == "v2");
     BOOST_TEST(back.conflicts().empty());
     f.journal->forwarded("/app/package-lock.json");
@@ -187,6 +189,141 @@ BOOST_AUTO_TEST_CASE(a_late_look_at_a_forward_write_does_not_come_back) {
     write(f.app / "package-lock.json", "v1");
     BOOST_TEST((back.on_container_change("/app/package-lock.json", 0).kind == Kind::written));
     BOOST_TEST(text_of(f.local / "package-lock.json") == "v1");
+}
+
+// An app change the watch sees while a forward update carries the path is
+// not lost: held, and judged once the update ended (here it kept the
+// container's file, so the agreement is the old one: the change comes back).
+BOOST_AUTO_TEST_CASE(a_change_seen_while_an_update_carries_the_path_is_judged_once_it_ended) {
+    Folders f;
+    write(f.local / "package-lock.json", "v1");
+    write(f.app / "package-lock.json", "v1");
+    f.journal->agree("/app/package-lock.json", digest_of(f.local / "package-lock.json"));
+    std::mutex mutex;
+    std::vector<sync_back::SyncBackEvent> events;
+    sync_back::LocalSyncBackWatch watch(std::make_unique<sync_back::LocalSyncBack>(f.sync_back()), f.container.string(),
+                                        [&](const sync_back::SyncBackEvent &e) {
+                                            const std::lock_guard lock(mutex);
+                                            events.push_back(e);
+                                        });
+    f.journal->forwarding("/app/package-lock.json");
+    write(f.app / "package-lock.json", "app");
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the watch saw it, and holds it
+    BOOST_TEST(text_of(f.local / "package-lock.json") == "v1");
+    f.journal->forwarded("/app/package-lock.json");
+    for (int i = 0; i < 300 && text_of(f.local / "package-lock.json") != "app"; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    BOOST_TEST(text_of(f.local / "package-lock.json") == "app");
+}
+
+namespace {
+
+// What lu-agent reports of a file holding text.
+sync_back::AgentChange agent_change(const std::string &path, const std::string &text) {
+    sync_back::AgentChange change;
+    change.path = path;
+    change.kind = LU_CHANGE_WRITTEN;
+    change.mode = 0644;
+    change.size = text.size();
+    sb::ContentDigest digest;
+    digest.update(text.data(), text.size());
+    change.hash = sb::digest_value(digest.text()).value_or(0);
+    change.has_content = true;
+    change.content = text;
+    return change;
+}
+
+std::string digest_text_of(const std::string &text) {
+    sb::ContentDigest digest;
+    digest.update(text.data(), text.size());
+    return digest.text();
+}
+
+// One agent report judged as AgentSyncBack judges it.
+sync_back::SyncBackEvent judge_report(sync_back::LocalSyncBack &back, sync_back::AgentChangeFiles &files,
+                                      const std::string &text, const std::optional<sb::Agreed> &held_from) {
+    const sync_back::AgentChange change = agent_change("package-lock.json", text);
+    files.set(change, {.exists = true, .empty = false});
+    auto event = back.on_container_change("/app/package-lock.json", 0, held_from);
+    files.set({}, {.exists = true, .empty = false});
+    return event;
+}
+
+}  // namespace
+
+// A report the agent sent while the forward update carried the path (v1 →
+// dev), judged once it ended: one of the agreement from before the update is
+// a look from before the write (dropped, or it would undo the developer's
+// save); the app's bytes after the write come back; and where the container
+// kept its file (the agreement is v1 again) the app's bytes are a conflict.
+BOOST_AUTO_TEST_CASE(a_held_report_is_judged_against_the_settled_agreement_and_a_stale_one_dropped) {
+    const std::string path = "/app/package-lock.json";
+    for (const bool kept : {false, true}) {
+        Folders f;
+        auto files = std::make_shared<sync_back::AgentChangeFiles>();
+        sync_back::LocalSyncBack back(sb::SyncBackMapping(f.local.string(), "/app", {"package-lock.json"}), files,
+                                      f.journal);
+        write(f.local / "package-lock.json", "v1");
+        f.journal->agree(path, digest_text_of("v1"));
+        BOOST_TEST(f.journal->forwarding(path).value_or("") == digest_text_of("v1"));
+        write(f.local / "package-lock.json", "dev");
+        f.journal->carried(path, digest_text_of("dev"));
+        const auto during = judge_report(back, *files, "app", std::nullopt);
+        BOOST_TEST((during.kind == Kind::in_flight));
+        BOOST_TEST(during.agreed_before.value_or("") == digest_text_of("v1"));
+        if (kept) {
+            f.journal->agree(path, digest_text_of("v1"));
+            f.journal->uncarried(path, digest_text_of("dev"));
+        }
+        f.journal->forwarded(path);
+        const auto stale = judge_report(back, *files, "v1", during.agreed_before);
+        BOOST_TEST((stale.kind == Kind::nothing), kept);
+        BOOST_TEST(text_of(f.local / "package-lock.json") == "dev");
+        const auto app = judge_report(back, *files, "app", during.agreed_before);
+        if (kept) {
+            BOOST_TEST((app.kind == Kind::conflict), app.message);
+            BOOST_TEST((app.conflict == sb::ConflictKind::both_modified));
+            BOOST_TEST(text_of(f.local / "package-lock.json") == "dev");
+        } else {
+            BOOST_TEST((app.kind == Kind::written), app.message);
+            BOOST_TEST(text_of(f.local / "package-lock.json") == "app");
+        }
+    }
+}
+
+// The latest report of a path is held, with the agreement its first
+// forwarding began from, until that forwarding ended; one held after it
+// ended is handed back at once.
+BOOST_AUTO_TEST_CASE(held_reports_are_handed_back_once_the_forwarding_ended) {
+    Folders f;
+    std::mutex mutex;
+    std::vector<sync_back::HeldReports<std::string>::Held> judged;
+    const auto judged_count = [&] {
+        const std::lock_guard lock(mutex);
+        return judged.size();
+    };
+    sync_back::HeldReports<std::string> held(f.journal, [&](std::vector<sync_back::HeldReports<std::string>::Held> h) {
+        const std::lock_guard lock(mutex);
+        for (auto &one : h) judged.push_back(std::move(one));
+    });
+    f.journal->forwarding("/app/a");
+    held.hold("/app/a", "first", "00000000000000aa");
+    held.hold("/app/a", "second", "00000000000000bb");
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    BOOST_TEST(judged_count() == 0u);
+    f.journal->forwarded("/app/a");
+    for (int i = 0; i < 300 && judged_count() < 1; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    {
+        const std::lock_guard lock(mutex);
+        BOOST_TEST_REQUIRE(judged.size() == 1u);
+        BOOST_TEST(judged[0].path == "/app/a");
+        BOOST_TEST(judged[0].report == "second");
+        BOOST_TEST(judged[0].agreed_before.value_or("") == "00000000000000aa");
+    }
+    held.hold("/app/b", "late", std::nullopt);
+    for (int i = 0; i < 300 && judged_count() < 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    BOOST_TEST(judged_count() == 2u);
+    BOOST_TEST(held.size() == 0u);
 }
 
 // A forward delete that would take a container change that comes back with

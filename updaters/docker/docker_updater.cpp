@@ -87,6 +87,10 @@ Outcome DockerUpdater::update(const updater::Request &original) {
             replay->archive = replayable->pass();
         }
         const updater::Request &request = replay ? *replay : original;
+        unguarded_.note(request, target.id, "container " + target.display(),
+                        config_.agent ? "lu-agent cannot run in it (only lu-agent compares before it replaces)"
+                                      : "the docker updater's \"agent\" setting is false (only lu-agent compares "
+                                        "before it replaces)");
         update_through_exec(target, request, log);
         auto result = run_commands(target, request.runs, log);
         result.agent = updater::AgentSource::none;

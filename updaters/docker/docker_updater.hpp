@@ -23,6 +23,7 @@
 #include "updaters/shared/container_owner.hpp"
 #include "updaters/shared/path_preparation.hpp"
 #include "updaters/shared/replayable_archive.hpp"
+#include "updaters/shared/unguarded_notice.hpp"
 
 namespace liveupdate::docker {
 
@@ -133,6 +134,7 @@ private:
     std::unique_ptr<docker_engine::EngineClient> client_holder_;
     docker_engine::EngineClient &client_;
     // What is probed in a container once, by container ID.
+    updaters::UnguardedNotices unguarded_;  // guarded updates taking the exec path, told once per container
     common::Mutex probe_cache_mutex_;
     std::unordered_map<std::string, bool> has_tar_ LU_GUARDED_BY(probe_cache_mutex_);
     std::unordered_set<std::string> without_sh_

@@ -17,6 +17,7 @@
 #include "updaters/shared/change_watch_entry.hpp"
 #include "updaters/shared/digest_table.hpp"
 #include "updaters/shared/replayable_archive.hpp"
+#include "updaters/shared/unguarded_notice.hpp"
 
 namespace {
 
@@ -89,20 +90,34 @@ public:
 
 private:
     lu::Outcome try_update(const lu::Request &request) const;
+    // The update without lu-agent (per-update execs).
+    lu::Outcome through_exec(const lu::Request &request) const;
 
     k8s::KubectlConfig config_;
     lu::Host host_;
     std::shared_ptr<k8s::ApiExec> api_;       // the API server's exec, and the pod's state after a failure
     std::shared_ptr<k8s::PodAgents> agents_;  // null: per-update exec only
     k8s::PodExecFn exec_;
+    // Guarded updates taking the exec path, told once per container (mutable: try_update is const).
+    mutable liveupdate::updaters::UnguardedNotices unguarded_;
 };
+
+lu::Outcome KubernetesPlugin::through_exec(const lu::Request &request) const {
+    const auto &c = request.container;
+    unguarded_.note(request, c.id.empty() ? c.namespace_name + "/" + c.pod + "/" + c.name : c.id,
+                    "pod " + c.namespace_name + "/" + c.pod + " container " + c.name,
+                    agents_ ? "lu-agent cannot run in it (only lu-agent compares before it replaces)"
+                            : "the kubernetes updater's \"agent\" setting is false or its exec is kubectl's (only "
+                              "lu-agent compares before it replaces)");
+    return k8s::update_pod_container(exec_, config_, request);
+}
 
 lu::Outcome KubernetesPlugin::try_update(const lu::Request &request) const {
     // A restart is the supervised process's, through the agent; the exec path refuses it.
-    if (!agents_ || request.container.pod.empty()) return k8s::update_pod_container(exec_, config_, request);
+    if (!agents_ || request.container.pod.empty()) return through_exec(request);
     if (request.copies.empty() || !request.archive) {
         if (auto through_agent = agents_->update(request, nullptr)) return std::move(*through_agent);
-        return k8s::update_pod_container(exec_, config_, request);
+        return through_exec(request);
     }
     try {
         // The agent may send the archive again, or leave it to the exec path: each pass starts it again.
@@ -110,7 +125,7 @@ lu::Outcome KubernetesPlugin::try_update(const lu::Request &request) const {
         if (auto through_agent = agents_->update(request, &archive)) return std::move(*through_agent);
         lu::Request replay = request;
         replay.archive = archive.pass();
-        return k8s::update_pod_container(exec_, config_, replay);
+        return through_exec(replay);
     } catch (const std::exception &e) {
         return lu::Outcome::infra_failure(e.what());
     }

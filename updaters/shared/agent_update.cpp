@@ -26,6 +26,21 @@ private:
     common::LineSplitter err_;
 };
 
+// The request's forward guard where the session's agent can compare before it
+// replaces; else none, and the first such update of the session says so.
+agent_client::GuardedWrites guarded_writes(agent_client::AgentStream &session, const updater::Request &request,
+                                           const AgentUpdateWords &words) {
+    if (!request.guard) return {};
+    const std::uint32_t version = session.protocol_version();
+    if (version >= agent_protocol::kForwardGuardVersion) return {request.guard, request.log};
+    if (session.take_unguarded_notice())
+        request.log(LU_LOG_INFO, "Forward writes to " + words.shown + " are unguarded: its lu-agent speaks protocol " +
+                                     std::to_string(version) + ", which cannot compare a file before replacing it (" +
+                                     std::to_string(agent_protocol::kForwardGuardVersion) +
+                                     " can), so an app change that sync back has not judged yet may be overwritten");
+    return {};
+}
+
 std::optional<Outcome> apply_files(agent_client::AgentStream &session, const updater::Request &request,
                                    const common::ArchiveReadFn &archive, const AgentUpdateSettings &settings) {
     const auto &words = settings.words;
@@ -37,7 +52,7 @@ std::optional<Outcome> apply_files(agent_client::AgentStream &session, const upd
     try {
         agent_client::apply_files_through_agent(session, request.delete_paths,
                                                 request.copies.empty() ? nullptr : &archive, settings.stall,
-                                                request.sync_roots);
+                                                request.sync_roots, guarded_writes(session, request, words));
     } catch (const agent_client::AgentRequestFailed &e) {
         std::string hint;
         const std::string_view said = e.what();
