@@ -455,8 +455,10 @@ BOOST_FIXTURE_TEST_CASE(a_guarded_delete_keeps_a_file_the_app_changed, Fixture) 
     Guard g;
     g.expect_content("/app/changed.txt", "agreed");
     g.expect_content("/app/agreed.txt", "agreed");
+    g.expect_content("/app/gone.txt", "agreed");  // the app deleted it too: both sides agree
     guard = &g;
-    const Outcome o = update(TarBuilder().finish(), {"/app/changed.txt", "/app/agreed.txt", "/app/unguarded.txt"});
+    const Outcome o =
+        update(TarBuilder().finish(), {"/app/changed.txt", "/app/agreed.txt", "/app/unguarded.txt", "/app/gone.txt"});
     BOOST_TEST(o.kind == LU_OUTCOME_OK, o.message);
     BOOST_TEST(read_file(root.path() / "app/changed.txt") == "app");
     BOOST_TEST(!fs::exists(root.path() / "app/agreed.txt"));

@@ -79,15 +79,18 @@ std::optional<std::string> working_dir_from(std::string_view config_json) {
 }
 
 // "" when a delete of container_path may go on: no guard, nothing expected,
-// or the path holds what the guard expects; else what it holds (the app's).
-// A refused path is left to delete_under_root, which says why.
+// nothing there (both sides agree it is gone, as lu-agent's delete does), or
+// the path holds what the guard expects; else what it holds (the app's). A
+// refused path is left to delete_under_root, which says why.
 std::string unexpected_at(const std::string &root, const std::string &container_path, const lu::ForwardGuard &guard) {
     if (!guard) return "";
     const local::RelativePath rel = local::container_path_relative(container_path);
     if (!rel.refusal.empty() || rel.path.empty()) return "";
     const lu::ExpectedContent expected = guard.expected(container_path);
     if (expected.kind == lu::ExpectedContent::Kind::any) return "";
-    return local::unexpected_content(expected, local::found_beneath(root, rel.path));
+    const local::FoundContent found = local::found_beneath(root, rel.path);
+    if (found.kind == local::FoundContent::Kind::absent) return "";
+    return local::unexpected_content(expected, found);
 }
 
 class LocalPlugin {
