@@ -15,7 +15,7 @@
 namespace {
 
 struct Totals {
-    std::size_t ops = 0, app_writes = 0, back_writes = 0, checks = 0;
+    std::size_t ops = 0, app_writes = 0, back_writes = 0, races = 0, checks = 0;
     std::map<std::string, std::size_t> faults;
     std::vector<lu_soak::SoakReport> broken;
 
@@ -23,6 +23,7 @@ struct Totals {
         ops += report.ops;
         app_writes += report.app_writes;
         back_writes += report.back_writes;
+        races += report.races;
         checks += report.checks;
         for (const auto &[kind, n] : report.faults) faults[kind] += n;
         if (!report.passed()) broken.push_back(report);
@@ -31,8 +32,8 @@ struct Totals {
         std::size_t all_faults = 0;
         for (const auto &[kind, n] : faults) all_faults += n;
         std::cout << "\nfault soak: " << seeds << " seed(s), " << ops << " operations, " << app_writes
-                  << " app writes, " << back_writes << " app writes in the sync-back folder, " << all_faults
-                  << " faults, " << checks << " checks\n";
+                  << " app writes, " << back_writes << " app writes in the sync-back folder, " << races
+                  << " of them racing a local save, " << all_faults << " faults, " << checks << " checks\n";
         for (const auto &[kind, n] : faults) std::cout << "  " << kind << ": " << n << "\n";
         std::cout << "divergent seeds: " << broken.size() << "\n";
         for (const auto &report : broken)

@@ -1,5 +1,6 @@
 #include "common/sync_back/sync_back_mapping.hpp"
 
+#include "common/agent_protocol/temporary_names.hpp"
 #include "common/paths.hpp"
 
 namespace liveupdate::sync_back {
@@ -13,6 +14,7 @@ SyncBackMapping::SyncBackMapping(std::string local_path, std::string container_p
 std::optional<std::string> SyncBackMapping::wanted(std::string_view container_file) const {
     std::optional<std::string> name = common::child_path(container_path_, std::string(container_file));
     if (!name || name->empty() || *name == ".") return std::nullopt;
+    if (agent_protocol::is_temporary_name(std::string_view(*name).substr(name->rfind('/') + 1))) return std::nullopt;
     if (!patterns_.matches(container_file)) return std::nullopt;
     return name;
 }

@@ -21,7 +21,9 @@ public:
 
     // The name of container_file relative to containerPath when it lies
     // beneath it and a pattern asks for it; nullopt otherwise (containerPath
-    // itself included: the rule's root never comes back as a file).
+    // itself included: the rule's root never comes back as a file). A
+    // temporary of liveupdate's own (agent_protocol::is_temporary_name: a
+    // forward write on its way into place) is never wanted.
     std::optional<std::string> wanted(std::string_view container_file) const;
     // Where a wanted name lands: localPath joined with it (the name checked first).
     std::string local_file(std::string_view name) const;

@@ -235,6 +235,17 @@ BOOST_AUTO_TEST_CASE(only_matching_files_beneath_container_path_come_back) {
     BOOST_TEST(m.local_file("db/migrations/0001.py") == "/home/dev/app/db/migrations/0001.py");
 }
 
+// The local updater writes a guarded file into such a temporary beside it
+// before the rename: seen by a local container's watch, it must not come back.
+BOOST_AUTO_TEST_CASE(a_temporary_of_a_forward_write_never_comes_back) {
+    const sb::SyncBackMapping m("/home/dev/app", "/app", {"gen"});
+    BOOST_TEST(!m.wanted("/app/gen/.lu-agent-42-7-0123456789abcdef"));
+    BOOST_TEST(!m.wanted("/app/gen/deep/.lu-agent-1-0-fedcba9876543210"));
+    // Only our exact form: the app's look-alikes come back as any file.
+    BOOST_TEST(m.wanted("/app/gen/.lu-agent-1-2").value_or("") == "gen/.lu-agent-1-2");
+    BOOST_TEST(m.wanted("/app/gen/.lu-agent-42-7-0123456789abcdef.txt").has_value());
+}
+
 BOOST_AUTO_TEST_CASE(no_pattern_brings_nothing_back) {
     const sb::SyncBackMapping m("/home/dev/app", "/app", {});
     BOOST_TEST(!m.wanted("/app/package-lock.json"));

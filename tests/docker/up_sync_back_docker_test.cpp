@@ -7,7 +7,8 @@
 // bytes are a conflict, lu-agent killed mid-file leaves no half file, and
 // a forward delete keeps an app file that comes back and was never agreed,
 // open conflicts show while a broken watch is down and after it restarted,
-// and a restarted daemon overwrites none of what the app changed while none ran.
+// a restarted daemon overwrites none of what the app changed while none ran,
+// and an app change racing a local save or delete is a conflict, never lost.
 // Containers are named h2sb-*.
 #define BOOST_TEST_MODULE up_sync_back_docker
 #include <signal.h>
@@ -166,6 +167,23 @@ int kill_agents(const Replica &web) {
     return killed;
 }
 
+// The replica's lu-agents that watch for sync back (those holding an inotify
+// descriptor; an update's session holds none), as host pids.
+std::vector<int> watching_agents(const Replica &web) {
+    std::istringstream pids(
+        sh_ok("docker top " + web.name() + " -eo pid,args | awk '/\\.lu-agent\\/lu-agent/ {print $1}'"));
+    std::vector<int> out;
+    for (std::string pid; std::getline(pids, pid);) {
+        std::error_code ec;
+        for (const auto &fd : fs::directory_iterator("/proc/" + pid + "/fd", ec))
+            if (fs::read_symlink(fd.path(), ec).string() == "anon_inode:inotify") {
+                out.push_back(std::stoi(pid));
+                break;
+            }
+    }
+    return out;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(a_file_written_in_the_container_comes_back_with_its_mode_and_is_not_sent_forward_again) {
@@ -263,6 +281,69 @@ BOOST_AUTO_TEST_CASE(a_conflict_leaves_both_sides_alone_and_shows_in_get_until_r
     web.exec("printf '{\"lock\": \"local\"}' > /app/package-lock.json");
     BOOST_TEST(wait_outcome(wait_until([&] { return conflicts_of(d).empty(); }, kWait), [&] { return d.log_text(); }));
     BOOST_TEST(holds(d.src / "package-lock.json", "{\"lock\": \"local\"}"));
+}
+
+// The app rewrites agreed files and, before its watch reported it (the
+// watching agent held stopped: what lu-agent's debounce and the way back make
+// a moment long), the developer saves ten of them and deletes ten others
+// (docs/sync-back.md, "Forward writes over a container change"). lu-agent
+// compares before it replaces or deletes: the container keeps the app's
+// files, and once the watch reports them each is a conflict keeping both
+// sides; no side silently overwritten.
+BOOST_AUTO_TEST_CASE(an_app_change_racing_a_local_save_or_delete_is_a_conflict_never_lost) {
+    const Replica web(project_name(), 1);
+    UpDaemon d;
+    start_syncing_back(d, objects_for(web.project()), {&web});
+    constexpr std::size_t kFiles = 10;
+    const auto saved = [](std::size_t i) { return "gen/saved-" + std::to_string(i) + ".txt"; };
+    const auto deleted = [](std::size_t i) { return "gen/deleted-" + std::to_string(i) + ".txt"; };
+    const auto app_writes = [&](const std::string &content) {
+        std::string script = "mkdir -p /app/gen";
+        for (std::size_t i = 0; i < kFiles; ++i)
+            for (const std::string &name : {saved(i), deleted(i)})
+                script.append("; printf '").append(content).append("' > /app/").append(name);
+        web.exec(script);
+    };
+    app_writes("agreed");
+    BOOST_TEST_REQUIRE(wait_outcome(wait_until(
+                                        [&] {
+                                            for (std::size_t i = 0; i < kFiles; ++i)
+                                                if (!holds(d.src / saved(i), "agreed") ||
+                                                    !holds(d.src / deleted(i), "agreed"))
+                                                    return false;
+                                            return true;
+                                        },
+                                        kWait),
+                                    [&] { return d.log_text(); }));
+    const std::vector<int> watching = watching_agents(web);
+    BOOST_TEST_REQUIRE(!watching.empty(), sh("docker top " + web.name()).output);
+    for (const int pid : watching) BOOST_TEST_REQUIRE(::kill(pid, SIGSTOP) == 0);
+    app_writes("app");
+    for (std::size_t i = 0; i < kFiles; ++i) {
+        write_file(d.src / saved(i), "dev");
+        fs::remove(d.src / deleted(i));
+    }
+    // A save carried by the same update: once it is in, the update is done.
+    write_file(d.src / "main.js", "main, saved with them");
+    const bool updated = wait_until([&] { return web.read("/app/main.js") == "main, saved with them"; }, kWait);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    for (const int pid : watching) ::kill(pid, SIGCONT);
+    BOOST_TEST_REQUIRE(updated, d.log_text());
+    BOOST_TEST(wait_outcome(wait_until([&] { return conflicts_of(d).size() == 2 * kFiles; }, kWait),
+                            [&] { return json::serialize(conflicts_of(d)) + "\n" + d.log_text(); }));
+    std::map<std::string, std::string> kinds;
+    for (const json::value &c : conflicts_of(d))
+        kinds[std::string(c.at("path").as_string())] = std::string(c.at("kind").as_string());
+    for (std::size_t i = 0; i < kFiles; ++i) {
+        BOOST_TEST_CONTEXT("file " << i) {
+            BOOST_TEST(web.read("/app/" + saved(i)) == "app");
+            BOOST_TEST(holds(d.src / saved(i), "dev"));
+            BOOST_TEST(kinds["/app/" + saved(i)] == "BothModified");
+            BOOST_TEST(web.read("/app/" + deleted(i)) == "app");
+            BOOST_TEST(!has(d.src / deleted(i)));
+            BOOST_TEST(kinds["/app/" + deleted(i)] == "LocalDeletedContainerModified");
+        }
+    }
 }
 
 BOOST_AUTO_TEST_CASE(a_container_emptied_or_recreated_from_its_image_deletes_nothing_locally) {

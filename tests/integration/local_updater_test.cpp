@@ -12,11 +12,13 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "common/sync_back/content_digest.hpp"
 #include "liveupdate/ext/local_containers.h"
 #include "liveupdate/updater_plugin.h"
 #include "tests/support/temp_dir.hpp"
@@ -124,6 +126,33 @@ struct Host {
     }
 };
 
+// A hand-made forward guard: what each container path may hold (absent from
+// the map: anything), and the paths the updater said it kept.
+struct Guard {
+    std::mutex mutex;
+    std::map<std::string, std::pair<lu_expected_kind, std::uint64_t>> expected;
+    std::map<std::string, std::string> kept;  // container path → why
+
+    void expect_content(const std::string &path, const std::string &content) {
+        liveupdate::sync_back::ContentDigest digest;
+        digest.update(content.data(), content.size());
+        expected[path] = {LU_EXPECT_DIGEST, *liveupdate::sync_back::digest_value(digest.text())};
+    }
+    static int32_t expect(void *ctx, lu_str path, uint64_t *out_digest) {
+        auto *g = static_cast<Guard *>(ctx);
+        std::lock_guard<std::mutex> lock(g->mutex);
+        const auto it = g->expected.find(std::string(path.data, path.size));
+        if (it == g->expected.end()) return LU_EXPECT_ANY;
+        *out_digest = it->second.second;
+        return it->second.first;
+    }
+    static void keep(void *ctx, lu_str path, lu_str why) {
+        auto *g = static_cast<Guard *>(ctx);
+        std::lock_guard<std::mutex> lock(g->mutex);
+        g->kept[std::string(path.data, path.size)] = std::string(why.data, why.size);
+    }
+};
+
 struct Outcome {
     int kind = -1;
     int exit_code = 0;
@@ -139,6 +168,7 @@ struct Fixture {
     TempDir root;
     TempDir outside;
     std::vector<const char *> sync_roots;  // the request's, none by default
+    Guard *guard = nullptr;                // the request's forward guard, none by default
 
     Fixture() {
         library = ::dlopen(LU_LOCAL_UPDATER, RTLD_NOW | RTLD_LOCAL);
@@ -179,6 +209,11 @@ struct Fixture {
         req.restart = restart ? 1 : 0;
         req.sync_roots = sync_roots.empty() ? nullptr : sync_roots.data();
         req.sync_root_count = sync_roots.size();
+        if (guard != nullptr) {
+            req.expected = &Guard::expect;
+            req.kept = &Guard::keep;
+            req.guard_ctx = guard;
+        }
         lu_update_outcome out{};
         BOOST_TEST_REQUIRE(api->update(updater, &req, &out) == LU_OK);
         Outcome o{out.kind, out.exit_code, out.message.data ? std::string(out.message.data, out.message.size) : ""};
@@ -356,4 +391,78 @@ BOOST_FIXTURE_TEST_CASE(a_missing_root_is_an_infra_failure, Fixture) {
     const Outcome o = update(TarBuilder().file("app/a.txt", "A").finish());
     BOOST_TEST(o.kind == LU_OUTCOME_INFRA_FAILURE);
     BOOST_TEST(o.message.find(root.path().string()) != std::string::npos, o.message);
+}
+
+// The forward guard (docs/sync-back.md, "Forward writes over a container
+// change"): a file the app changed since the agreement stays the app's.
+BOOST_FIXTURE_TEST_CASE(a_guarded_write_keeps_a_file_the_app_changed, Fixture) {
+    fs::create_directories(root.path() / "app");
+    std::ofstream(root.path() / "app/changed.txt") << "app";
+    std::ofstream(root.path() / "app/agreed.txt") << "agreed";
+    std::ofstream(root.path() / "app/new.txt") << "app's own";
+    Guard g;
+    g.expect_content("/app/changed.txt", "agreed");
+    g.expect_content("/app/agreed.txt", "agreed");
+    g.expected["/app/new.txt"] = {LU_EXPECT_ABSENT, 0};
+    g.expected["/app/fresh.txt"] = {LU_EXPECT_ABSENT, 0};
+    guard = &g;
+    const Outcome o = update(TarBuilder()
+                                 .file("app/changed.txt", "dev")
+                                 .file("app/agreed.txt", "dev")
+                                 .file("app/new.txt", "dev")
+                                 .file("app/fresh.txt", "dev")
+                                 .file("app/free.txt", "dev")
+                                 .finish());
+    BOOST_TEST(o.kind == LU_OUTCOME_OK, o.message);
+    BOOST_TEST(read_file(root.path() / "app/changed.txt") == "app");
+    BOOST_TEST(read_file(root.path() / "app/new.txt") == "app's own");
+    BOOST_TEST(read_file(root.path() / "app/agreed.txt") == "dev");
+    BOOST_TEST(read_file(root.path() / "app/fresh.txt") == "dev");
+    BOOST_TEST(read_file(root.path() / "app/free.txt") == "dev");
+    BOOST_TEST(g.kept.size() == 2U);
+    BOOST_TEST(g.kept["/app/changed.txt"].find("changed") != std::string::npos, g.kept["/app/changed.txt"]);
+    BOOST_TEST(g.kept.count("/app/new.txt") == 1U);
+    // No temporary is left beside the files.
+    std::size_t entries = 0;
+    for ([[maybe_unused]] const auto &e : fs::directory_iterator(root.path() / "app")) ++entries;
+    BOOST_TEST(entries == 5U);
+}
+
+BOOST_FIXTURE_TEST_CASE(a_guarded_write_keeps_what_is_not_the_agreed_file, Fixture) {
+    fs::create_directories(root.path() / "app/became_folder");
+    std::ofstream(root.path() / "app/target.txt") << "agreed";
+    fs::create_symlink("target.txt", root.path() / "app/link.txt");
+    Guard g;
+    g.expect_content("/app/became_folder", "agreed");
+    g.expect_content("/app/link.txt", "agreed");
+    g.expect_content("/app/gone.txt", "agreed");
+    guard = &g;
+    const Outcome o = update(
+        TarBuilder().file("app/became_folder", "dev").file("app/link.txt", "dev").file("app/gone.txt", "dev").finish());
+    BOOST_TEST(o.kind == LU_OUTCOME_OK, o.message);
+    BOOST_TEST(fs::is_directory(root.path() / "app/became_folder"));
+    BOOST_TEST(fs::is_symlink(root.path() / "app/link.txt"));
+    BOOST_TEST(read_file(root.path() / "app/target.txt") == "agreed");
+    BOOST_TEST(!fs::exists(root.path() / "app/gone.txt"));
+    BOOST_TEST(g.kept.size() == 3U);
+}
+
+BOOST_FIXTURE_TEST_CASE(a_guarded_delete_keeps_a_file_the_app_changed, Fixture) {
+    fs::create_directories(root.path() / "app");
+    std::ofstream(root.path() / "app/changed.txt") << "app";
+    std::ofstream(root.path() / "app/agreed.txt") << "agreed";
+    std::ofstream(root.path() / "app/unguarded.txt") << "x";
+    Guard g;
+    g.expect_content("/app/changed.txt", "agreed");
+    g.expect_content("/app/agreed.txt", "agreed");
+    g.expect_content("/app/gone.txt", "agreed");  // the app deleted it too: both sides agree
+    guard = &g;
+    const Outcome o =
+        update(TarBuilder().finish(), {"/app/changed.txt", "/app/agreed.txt", "/app/unguarded.txt", "/app/gone.txt"});
+    BOOST_TEST(o.kind == LU_OUTCOME_OK, o.message);
+    BOOST_TEST(read_file(root.path() / "app/changed.txt") == "app");
+    BOOST_TEST(!fs::exists(root.path() / "app/agreed.txt"));
+    BOOST_TEST(!fs::exists(root.path() / "app/unguarded.txt"));
+    BOOST_TEST(g.kept.size() == 1U);
+    BOOST_TEST(g.kept.count("/app/changed.txt") == 1U);
 }

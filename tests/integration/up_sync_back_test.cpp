@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <iterator>
+#include <map>
 #include <sstream>
 #include <thread>
 
@@ -361,6 +362,75 @@ BOOST_AUTO_TEST_CASE(a_sync_root_emptied_in_steps_deletes_nothing_locally) {
     BOOST_TEST(holds(d.src / "gen/a.sql", "a"), d.log_text());
     BOOST_TEST(holds(d.src / "package-lock.json", "lock"));
     BOOST_TEST(holds(d.src / "main.js", "main"));
+}
+
+// The developer saves ten agreed files and deletes ten others, and the app
+// rewrites each right after, before the container's watch judged anything
+// (docs/sync-back.md, "Forward writes over a container change"). The forward
+// write and delete compare before they replace, so the container always keeps
+// the app's bytes: each file ends a conflict keeping both sides or, when this
+// test was held up long enough for the forward update to land between the
+// two writes, the app's bytes came back after it. Never the developer's save
+// over the app's change unseen.
+BOOST_AUTO_TEST_CASE(an_app_change_racing_a_local_save_or_delete_is_a_conflict_never_lost) {
+    UpDaemon d;
+    start_syncing_back(d, with_sync_back());
+    constexpr std::size_t kFiles = 10;
+    const auto saved = [](std::size_t i) { return "gen/saved-" + std::to_string(i) + ".txt"; };
+    const auto deleted = [](std::size_t i) { return "gen/deleted-" + std::to_string(i) + ".txt"; };
+    const auto app = [](std::size_t i) { return "app " + std::to_string(i); };
+    const auto dev = [](std::size_t i) { return "dev " + std::to_string(i); };
+    fs::create_directories(d.in_app("gen"));
+    for (std::size_t i = 0; i < kFiles; ++i) {
+        write_file(d.in_app(saved(i)), "agreed");
+        write_file(d.in_app(deleted(i)), "agreed");
+    }
+    BOOST_TEST_REQUIRE(wait_outcome(wait_until([&] {
+                                        for (std::size_t i = 0; i < kFiles; ++i)
+                                            if (!holds(d.src / saved(i), "agreed") ||
+                                                !holds(d.src / deleted(i), "agreed"))
+                                                return false;
+                                        return true;
+                                    }),
+                                    [&] { return d.log_text(); }));
+    for (std::size_t i = 0; i < kFiles; ++i) {
+        write_file(d.src / saved(i), dev(i));
+        write_file(d.in_app(saved(i)), app(i));
+        fs::remove(d.src / deleted(i));
+        write_file(d.in_app(deleted(i)), app(i));
+    }
+    // Each file settled: the conflict open (the developer's side kept) or the app's bytes back here.
+    std::map<std::string, std::string> kinds;
+    const auto settled = [&](const std::string &name, const std::string &app_content, const std::string &kind,
+                             bool local_kept) {
+        const auto open = kinds.find("/app/" + name);
+        return open != kinds.end() ? open->second == kind && local_kept : holds(d.src / name, app_content);
+    };
+    const auto all_settled = [&] {
+        kinds.clear();
+        for (const json::value &c : conflicts_of(d))
+            kinds[std::string(c.at("path").as_string())] = std::string(c.at("kind").as_string());
+        for (std::size_t i = 0; i < kFiles; ++i) {
+            const bool saved_back = holds(d.src / saved(i), app(i)), deleted_back = holds(d.src / deleted(i), app(i));
+            if (!(saved_back || kinds.contains("/app/" + saved(i))) ||
+                !(deleted_back || kinds.contains("/app/" + deleted(i))))
+                return false;
+        }
+        return true;
+    };
+    BOOST_TEST(
+        wait_outcome(wait_until(all_settled), [&] { return json::serialize(conflicts_of(d)) + "\n" + d.log_text(); }));
+    std::size_t conflicts = 0;
+    for (std::size_t i = 0; i < kFiles; ++i) {
+        BOOST_TEST_CONTEXT("file " << i) {
+            BOOST_TEST(holds(d.in_app(saved(i)), app(i)));
+            BOOST_TEST(settled(saved(i), app(i), "BothModified", holds(d.src / saved(i), dev(i))));
+            BOOST_TEST(holds(d.in_app(deleted(i)), app(i)));
+            BOOST_TEST(settled(deleted(i), app(i), "LocalDeletedContainerModified", !has(d.src / deleted(i))));
+        }
+        conflicts += kinds.count("/app/" + saved(i)) + kinds.count("/app/" + deleted(i));
+    }
+    BOOST_TEST_MESSAGE(conflicts << " of " << 2 * kFiles << " races ended a conflict, the rest came back");
 }
 
 // While no daemon runs (killed, then stopped), the app rewrites, deletes and

@@ -3,7 +3,8 @@
 # --from-cluster --allow-sync-back` and lu-agent over exec
 # (docs/sync-back.md): no echo either way; conflicts (both modified, a
 # modify against a delete either way) keep both sides, show in `get`,
-# `describe` and the CR's status, and clear when resolved; two replicas
+# `describe` and the CR's status, and clear when resolved; an app change
+# racing a local save or delete is such a conflict, never overwritten; two replicas
 # writing different bytes are a conflict; a hostile pod (FIFO, a file over
 # 64 MiB, symlinks to its parents, a name that is not UTF-8) writes nothing,
 # and files the patterns leave out stay in the pod; lu-agent killed mid-file
@@ -190,6 +191,46 @@ wait_for conflicts_are "$p" 0
 wait_for cr_count_is "$p" ""
 holds "$src/lock.json" local && holds "$src/kept/a.txt" 'local a' || fail "resolving changed the local side"
 echo "ok: editing one side to agree cleared each conflict, in get and the CR"
+
+# --- The forward guard: the app rewrites agreed files and, before its watch
+# reported it (the watching lu-agent held stopped: what its debounce and the
+# way back make a moment long), the developer saves five of them and deletes
+# five others. lu-agent compares before it replaces or deletes: the pod keeps
+# the app's files, and once the watch reports them each is a conflict.
+race=/www/gen/race
+in_pod "mkdir -p $race && for i in 1 2 3 4 5; do echo agreed > $race/saved-\$i.txt; echo agreed > $race/deleted-\$i.txt; done"
+race_agreed() {
+  for i in 1 2 3 4 5; do
+    holds "$src/gen/race/saved-$i.txt" agreed && holds "$src/gen/race/deleted-$i.txt" agreed || return 1
+  done
+}
+wait_for race_agreed
+watchers=$(in_pod "$(watching_agents_script)" | tr '\n' ' ')
+[ -n "${watchers// /}" ] || fail "no watching lu-agent in the pod"
+in_pod "kill -STOP $watchers && for i in 1 2 3 4 5; do echo app > $race/saved-\$i.txt; echo app > $race/deleted-\$i.txt; done"
+for i in 1 2 3 4 5; do
+  echo dev >"$src/gen/race/saved-$i.txt"
+  rm "$src/gen/race/deleted-$i.txt"
+done
+echo "race $$" >"$src/race.txt" # saved last: once it is in the pod, the saves before it are too
+wait_in_pod web /www/race.txt "race $$"
+sleep 0.3
+in_pod "kill -CONT $watchers"
+wait_for conflicts_are "$p" 10
+wait_for cr_count_is "$p" 10
+kinds=$(jpath liveupdate "$p" '{range .status.syncBackConflicts[*]}{.path}={.kind} {end}')
+for i in 1 2 3 4 5; do
+  pod_holds web "$race/saved-$i.txt" app || fail "the pod's gen/race/saved-$i.txt was overwritten"
+  pod_holds web "$race/deleted-$i.txt" app || fail "the pod's gen/race/deleted-$i.txt was deleted"
+  holds "$src/gen/race/saved-$i.txt" dev || fail "the local gen/race/saved-$i.txt was overwritten"
+  [ ! -e "$src/gen/race/deleted-$i.txt" ] || fail "gen/race/deleted-$i.txt, deleted here, came back"
+  for want in "$race/saved-$i.txt=BothModified" "$race/deleted-$i.txt=LocalDeletedContainerModified"; do
+    grep -q "$want" <<<"$kinds" || fail "the CR's status does not hold $want: $kinds"
+  done
+done
+echo "ok: app changes racing local saves and deletes: both sides kept, each a conflict"
+in_pod "for i in 1 2 3 4 5; do echo dev > $race/saved-\$i.txt; rm $race/deleted-\$i.txt; done"
+wait_for conflicts_are "$p" 0
 
 # --- Replicas: two pods of one LiveUpdate write different bytes to one file.
 in_pod_of pair-1 "mkdir -p /www/gen && echo one > /www/gen/one.txt && echo 'from one' > /www/gen/r.txt"

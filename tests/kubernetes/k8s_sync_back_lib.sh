@@ -29,3 +29,11 @@ kill_agents_script() {
   # shellcheck disable=SC2016  # expanded by the pod's sh
   echo 'for d in /proc/[0-9]*; do case $(readlink $d/exe 2>/dev/null) in *lu-agent*) kill -9 ${d#/proc/} && echo killed;; esac; done'
 }
+
+# watching_agents_script: a shell script printing the pids of the pod's
+# lu-agents that watch for sync back (those holding an inotify descriptor; an
+# update's session holds none).
+watching_agents_script() {
+  # shellcheck disable=SC2016  # expanded by the pod's sh
+  echo 'for d in /proc/[0-9]*; do case $(readlink $d/exe 2>/dev/null) in *lu-agent*) ls -l $d/fd 2>/dev/null | grep -q anon_inode:inotify && echo ${d#/proc/};; esac; done'
+}

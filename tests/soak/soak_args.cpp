@@ -31,6 +31,7 @@ std::set<std::string> names_of(const std::string &flag, const char *text) {
     known.insert("symlink-loop");
     known.insert("app-write");
     known.insert("sync-back");
+    known.insert("sync-back-race");
     for (const Fault fault : kAllFaults) known.insert(fault_name(fault));
     std::set<std::string> names;
     std::stringstream list(text);

@@ -152,6 +152,20 @@ std::string SoakContainer::app_sync_back_write(Random &random) {
     return "app writes " + rel + " (comes back)";
 }
 
+std::string SoakContainer::app_races_a_local_save(Random &random, const std::filesystem::path &src) {
+    auto it = back_files_.begin();
+    std::advance(it, static_cast<long>(random.below(back_files_.size())));
+    const std::string rel = it->first;
+    const Race race{"app " + random.text(random.between(1, 200)), "local " + random.text(random.between(1, 200))};
+    // Not come back yet, the file's folder may not be here: the developer makes it.
+    std::filesystem::create_directories((src / rel).parent_path());
+    write_app_file((src / rel).string(), race.local, false);
+    write_app_file(host_path(kSyncTarget) + "/" + rel, race.app, false);
+    back_files_.erase(it);
+    raced_[rel] = race;
+    return "app rewrites " + rel + " as it is saved locally (a race)";
+}
+
 void SoakContainer::make_sparse_app_file(const std::string &rel, std::uint64_t size) const {
     const std::filesystem::path path = host_path(std::string(kSyncTarget) + "/" + rel);
     std::filesystem::create_directories(path.parent_path());

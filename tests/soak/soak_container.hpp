@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <string>
@@ -43,10 +44,21 @@ public:
     // The app writes a new file into the sync-back folder, rewrites one or
     // deletes one: what it did.
     std::string app_sync_back_write(Random &random);
+    // The app rewrites a file of the sync-back folder in the instant the
+    // developer saves it in src too (the save first, the app's write right
+    // after, before any watch could judge either): what it did. Needs
+    // back_files() not empty; the file is the race's from then on.
+    std::string app_races_a_local_save(Random &random, const std::filesystem::path &src);
     // Every file of the sync-back folder the app keeps (relative to the sync
     // target) and its content, and those it deleted since.
     const std::map<std::string, std::string> &back_files() const { return back_files_; }
     const std::set<std::string> &back_deleted() const { return back_deleted_; }
+    // The files an app write raced a local save of, and what each side wrote.
+    struct Race {
+        std::string app;
+        std::string local;
+    };
+    const std::map<std::string, Race> &raced() const { return raced_; }
     // The app's sparse file of `size` bytes at rel (relative to the sync target), none of them written.
     void make_sparse_app_file(const std::string &rel, std::uint64_t size) const;
     // Every app file and the content it last wrote.
@@ -70,6 +82,7 @@ private:
     int app_counter_ = 0;
     std::map<std::string, std::string> back_files_;
     std::set<std::string> back_deleted_;
+    std::map<std::string, Race> raced_;
     int back_counter_ = 0;
 };
 

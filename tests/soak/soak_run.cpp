@@ -33,12 +33,27 @@ std::string project_for(std::uint64_t seed) {
            std::to_string(seed % 100000);
 }
 
-// Only the app writes in the sync-back folder: any conflict is a bug.
-std::string open_conflicts(const json::value &status) {
+// Only the app writes in the sync-back folder, but for the files a local save
+// raced: a conflict of any other file is a bug, and so is one of a raced file
+// whose local side is not the developer's save any more.
+std::string unexpected_conflicts(const json::value &status, const SoakContainer &container, const fs::path &src) {
     if (!status.is_object()) return "";
     const auto *conflicts = status.as_object().if_contains("syncBackConflicts");
-    if (conflicts == nullptr || !conflicts->is_array() || conflicts->as_array().empty()) return "";
-    return json::serialize(*conflicts);
+    if (conflicts == nullptr || !conflicts->is_array()) return "";
+    json::array unexpected;
+    for (const json::value &c : conflicts->as_array()) {
+        const auto *path = c.is_object() ? c.as_object().if_contains("path") : nullptr;
+        const std::string where = path != nullptr && path->is_string() ? std::string(path->as_string()) : "";
+        const std::string prefix = std::string(kSyncTarget) + "/";
+        const std::string rel = where.starts_with(prefix) ? where.substr(prefix.size()) : "";
+        const auto race = container.raced().find(rel);
+        std::error_code ec;
+        const bool local_is_the_save = race != container.raced().end() &&
+                                       fs::is_regular_file(fs::symlink_status(src / rel, ec)) &&
+                                       up_it::read_file(src / rel) == race->second.local;
+        if (!local_is_the_save) unexpected.push_back(c);
+    }
+    return unexpected.empty() ? "" : json::serialize(unexpected);
 }
 
 std::string failed_state(const json::value &status) {
@@ -115,6 +130,11 @@ private:
             ++report_.back_writes;
             note(container_.app_sync_back_write(random_));
         }
+        if (report_.checks > 0 && !options_.without.contains("sync-back-race") && !container_.back_files().empty() &&
+            random_.percent(4)) {
+            ++report_.races;
+            note(container_.app_races_a_local_save(random_, daemon_.src()));
+        }
         if (random_.percent(30)) std::this_thread::sleep_for(std::chrono::milliseconds(random_.between(1, 40)));
     }
 
@@ -156,7 +176,7 @@ private:
             std::chrono::seconds(arrived ? 30 : 1));
         const json::value status = daemon_.status();
         const std::string failed = failed_state(status);
-        const std::string conflicts = open_conflicts(status);
+        const std::string conflicts = unexpected_conflicts(status, container_, daemon_.src());
         ++report_.checks;
         if (arrived && divergences.empty() && unreadable.empty() && failed.empty() && conflicts.empty()) {
             note("check " + std::to_string(report_.checks - 1) + " held");

@@ -30,6 +30,7 @@ struct SoakReport {
     std::size_t ops = 0;
     std::size_t app_writes = 0;
     std::size_t back_writes = 0;  // the app's writes, rewrites and deletes in the sync-back folder
+    std::size_t races = 0;        // app rewrites racing a local save of the same file
     std::size_t checks = 0;
     std::map<std::string, std::size_t> faults;  // by kind
     std::string failure;                        // empty when every check held

@@ -60,6 +60,7 @@ void compare_synced(const fs::path &src, const SoakContainer &container, std::ve
     const auto remote = entries_of(target);
     const std::string synced = "every synced path equals its source";
     for (const auto &[rel, l] : local) {
+        if (container.raced().contains(rel)) continue;  // compare_raced's
         const std::string where = std::string(kSyncTarget) + "/" + rel;
         const auto r = remote.find(rel);
         if (r == remote.end()) {
@@ -111,6 +112,29 @@ void compare_back_files(const fs::path &src, const SoakContainer &container, std
     }
 }
 
+// A file the app rewrote as the developer saved it: the container keeps the
+// app's bytes; locally the developer's stay (a conflict) or, when the forward
+// write landed before the app's, the app's came back. The forward write
+// never replaces the app's change unseen (docs/sync-back.md).
+void compare_raced(const fs::path &src, const SoakContainer &container, std::vector<Divergence> &out) {
+    const std::string kept = "an app change racing a local save stays in the container";
+    const std::string both = "a local save racing an app change stays unless the app's came after it";
+    for (const auto &[rel, race] : container.raced()) {
+        const std::string where = std::string(kSyncTarget) + "/" + rel;
+        const fs::path in_container = container.host_path(where);
+        std::error_code ec;
+        if (!fs::is_regular_file(fs::symlink_status(in_container, ec)))
+            out.push_back({where, kept, "not a file in the container"});
+        else if (up_it::read_file(in_container) != race.app)
+            out.push_back({where, kept, "in the container with other content (the app's change was replaced)"});
+        const fs::path local = src / rel;
+        if (!fs::is_regular_file(fs::symlink_status(local, ec)))
+            out.push_back({where, both, "not a file locally"});
+        else if (const std::string content = up_it::read_file(local); content != race.local && content != race.app)
+            out.push_back({where, both, "locally neither the developer's save nor the app's content"});
+    }
+}
+
 void check_outside(const SoakContainer &container, std::vector<Divergence> &out) {
     const std::string never = "nothing is written outside the sync target";
     const std::string outside = container.host_path(kOutsideDir);
@@ -128,6 +152,7 @@ std::vector<Divergence> check_trees(const fs::path &src, const SoakContainer &co
     compare_synced(src, container, out);
     compare_app_files(container, out);
     compare_back_files(src, container, out);
+    compare_raced(src, container, out);
     check_outside(container, out);
     return out;
 }

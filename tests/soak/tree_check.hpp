@@ -2,7 +2,9 @@
 // container with the same kind and content (a symlink: the same target),
 // nothing deleted from the source is left there, every file the app wrote is
 // there as it wrote it, what it wrote or deleted in the sync-back folder is
-// so locally too, and nothing was written outside the sync target.
+// so locally too, a file the app rewrote as the developer saved it keeps the
+// app's bytes in the container, and nothing was written outside the sync
+// target.
 #pragma once
 
 #include <filesystem>

@@ -18,6 +18,7 @@
 #include "updaters/local/command_runner.hpp"
 #include "updaters/local/container_digest.hpp"
 #include "updaters/local/container_paths.hpp"
+#include "updaters/local/found_content.hpp"
 #include "updaters/local/safe_delete.hpp"
 #include "updaters/local/safe_extract.hpp"
 #include "updaters/shared/update_messages.hpp"
@@ -77,6 +78,21 @@ std::optional<std::string> working_dir_from(std::string_view config_json) {
     return working_dir;
 }
 
+// "" when a delete of container_path may go on: no guard, nothing expected,
+// nothing there (both sides agree it is gone, as lu-agent's delete does), or
+// the path holds what the guard expects; else what it holds (the app's). A
+// refused path is left to delete_under_root, which says why.
+std::string unexpected_at(const std::string &root, const std::string &container_path, const lu::ForwardGuard &guard) {
+    if (!guard) return "";
+    const local::RelativePath rel = local::container_path_relative(container_path);
+    if (!rel.refusal.empty() || rel.path.empty()) return "";
+    const lu::ExpectedContent expected = guard.expected(container_path);
+    if (expected.kind == lu::ExpectedContent::Kind::any) return "";
+    const local::FoundContent found = local::found_beneath(root, rel.path);
+    if (found.kind == local::FoundContent::Kind::absent) return "";
+    return local::unexpected_content(expected, found);
+}
+
 class LocalPlugin {
 public:
     static constexpr const char *name = "local";
@@ -96,6 +112,10 @@ public:
         if (root.empty()) return lu::Outcome::infra_failure(error);
 
         for (const std::string &path : req.delete_paths) {
+            if (const std::string found = unexpected_at(root, path, req.guard); !found.empty()) {
+                req.guard.kept(path, found);
+                continue;
+            }
             error = local::delete_under_root(root, path, req.sync_roots);
             if (!error.empty()) return lu::Outcome::infra_failure(error);
         }
@@ -142,7 +162,7 @@ private:
             };
         const auto started = std::chrono::steady_clock::now();
         const local::ExtractResult unpacked =
-            local::extract_under_root(root, c_stream(req.archive), req.sync_roots, progress);
+            local::extract_under_root(root, c_stream(req.archive), req.sync_roots, req.guard, progress);
         if (!unpacked.error.empty()) return lu::Outcome::infra_failure(unpacked.error);
         if (req.initial_sync) {
             const auto took = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

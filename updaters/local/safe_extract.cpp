@@ -3,18 +3,24 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <memory>
+#include <random>
 #include <string_view>
 #include <vector>
 
 #include "common/agent_protocol/messages.hpp"
+#include "common/agent_protocol/temporary_names.hpp"
 #include "common/archive_errors.hpp"
 #include "common/tar_reader.hpp"
 #include "updaters/local/container_paths.hpp"
+#include "updaters/local/found_content.hpp"
 #include "updaters/local/safe_delete.hpp"
 
 namespace liveupdate::local {
@@ -57,29 +63,9 @@ std::string entry_error(std::string_view doing, const std::string &name, const s
     return text;
 }
 
-// Writes one entry under root; false (with result.error set) when it cannot.
-bool extract_entry(common::TarReader &reader, archive *writer, archive_entry *entry, const std::string &root,
-                   const std::vector<std::string> &sync_roots, ExtractResult &result) {
-    const std::string name = archive_entry_pathname(entry) ? archive_entry_pathname(entry) : "";
-    const RelativePath rel = archive_entry_relative(name);
-    if (!rel.refusal.empty()) {
-        result.error = "refusing archive entry \"" + name + "\": " + rel.refusal;
-        return false;
-    }
-    if (const std::string cleared = clear_way_for(root, rel.path, archive_entry_filetype(entry), sync_roots);
-        !cleared.empty()) {
-        result.error = entry_error("cannot make way for", name, root, cleared);
-        return false;
-    }
-    archive_entry_set_pathname(entry, under_root(root, rel.path).c_str());
-    if (const char *link = archive_entry_hardlink(entry); link != nullptr) {
-        const RelativePath target = archive_entry_relative(link);
-        if (!target.refusal.empty()) {
-            result.error = "refusing hard link \"" + name + "\" to \"" + link + "\": " + target.refusal;
-            return false;
-        }
-        archive_entry_set_hardlink(entry, under_root(root, target.path).c_str());
-    }
+// Writes the entry's header and data where its pathname now says.
+bool write_entry(common::TarReader &reader, archive *writer, archive_entry *entry, const std::string &name,
+                 const std::string &root, ExtractResult &result) {
     if (archive_write_header(writer, entry) != ARCHIVE_OK) {
         result.error = entry_error("cannot write", name, root, common::archive_error_text(writer));
         return false;
@@ -104,6 +90,97 @@ bool extract_entry(common::TarReader &reader, archive *writer, archive_entry *en
         result.error = entry_error("cannot finish", name, root, common::archive_error_text(writer));
         return false;
     }
+    return true;
+}
+
+// A name of liveupdate's own beside a path (agent_protocol's temporaries:
+// the same one lu-agent's writes and verify recognise), unique in this process.
+std::string temporary_name() {
+    static const std::uint64_t token = [] {
+        std::random_device random;
+        return (static_cast<std::uint64_t>(random()) << 32) | random();
+    }();
+    static std::atomic<unsigned long> next{0};
+    return agent_protocol::temporary_name(::getpid(), next++, token);
+}
+
+// Puts the written temporary in relative's place when relative still holds
+// what the guard expects; else removes it and says kept(). False (with
+// result.error set) when neither can be done.
+bool replace_if_expected(const std::string &root, const std::string &relative, const std::string &temporary,
+                         const updater::ExpectedContent &expected, const updater::ForwardGuard &guard,
+                         ExtractResult &result) {
+    std::string error;
+    const common::UniqueFd parent = parent_beneath(root, relative, error);
+    if (parent.get() < 0) {
+        result.error = "cannot put \"" + relative + "\" in place under " + root + ": " + error;
+        return false;
+    }
+    const std::string leaf = relative.substr(relative.rfind('/') + 1);
+    if (const std::string found = unexpected_content(expected, found_beneath(root, relative)); !found.empty()) {
+        if (::unlinkat(parent.get(), temporary.c_str(), 0) != 0) {
+            result.error = "cannot remove the temporary " + temporary + " beside " + under_root(root, relative) + ": " +
+                           std::strerror(errno);
+            return false;
+        }
+        guard.kept("/" + relative, found);
+        ++result.kept;
+        return true;
+    }
+    if (::renameat(parent.get(), temporary.c_str(), parent.get(), leaf.c_str()) != 0) {
+        result.error = "cannot rename " + temporary + " to " + under_root(root, relative) + ": " + std::strerror(errno);
+        ::unlinkat(parent.get(), temporary.c_str(), 0);
+        return false;
+    }
+    ++result.files;
+    return true;
+}
+
+// Writes one entry under root; false (with result.error set) when it cannot.
+bool extract_entry(common::TarReader &reader, archive *writer, archive_entry *entry, const std::string &root,
+                   const std::vector<std::string> &sync_roots, const updater::ForwardGuard &guard,
+                   ExtractResult &result) {
+    const std::string name = archive_entry_pathname(entry) ? archive_entry_pathname(entry) : "";
+    const RelativePath rel = archive_entry_relative(name);
+    if (!rel.refusal.empty()) {
+        result.error = "refusing archive entry \"" + name + "\": " + rel.refusal;
+        return false;
+    }
+    // Only a regular file comes back, so only one can hold an app change to keep.
+    const bool guarded = guard && !rel.path.empty() && archive_entry_filetype(entry) == AE_IFREG &&
+                         archive_entry_hardlink(entry) == nullptr;
+    const updater::ExpectedContent expected = guarded ? guard.expected("/" + rel.path) : updater::ExpectedContent{};
+    if (expected.kind != updater::ExpectedContent::Kind::any) {
+        // Looked at before anything in the way is cleared: a folder there is not what was agreed either.
+        if (const std::string found = unexpected_content(expected, found_beneath(root, rel.path)); !found.empty()) {
+            guard.kept("/" + rel.path, found);
+            ++result.kept;
+            return true;  // the next header skips this entry's data
+        }
+    }
+    if (const std::string cleared = clear_way_for(root, rel.path, archive_entry_filetype(entry), sync_roots);
+        !cleared.empty()) {
+        result.error = entry_error("cannot make way for", name, root, cleared);
+        return false;
+    }
+    if (expected.kind != updater::ExpectedContent::Kind::any) {
+        const std::string temporary = temporary_name();
+        const std::size_t slash = rel.path.rfind('/');
+        const std::string beside = slash == std::string::npos ? temporary : rel.path.substr(0, slash + 1) + temporary;
+        archive_entry_set_pathname(entry, under_root(root, beside).c_str());
+        return write_entry(reader, writer, entry, name, root, result) &&
+               replace_if_expected(root, rel.path, temporary, expected, guard, result);
+    }
+    archive_entry_set_pathname(entry, under_root(root, rel.path).c_str());
+    if (const char *link = archive_entry_hardlink(entry); link != nullptr) {
+        const RelativePath target = archive_entry_relative(link);
+        if (!target.refusal.empty()) {
+            result.error = "refusing hard link \"" + name + "\" to \"" + link + "\": " + target.refusal;
+            return false;
+        }
+        archive_entry_set_hardlink(entry, under_root(root, target.path).c_str());
+    }
+    if (!write_entry(reader, writer, entry, name, root, result)) return false;
     if (archive_entry_filetype(entry) != AE_IFDIR) ++result.files;
     return true;
 }
@@ -111,7 +188,7 @@ bool extract_entry(common::TarReader &reader, archive *writer, archive_entry *en
 }  // namespace
 
 ExtractResult extract_under_root(const std::string &root, const lu_archive_stream &stream,
-                                 const std::vector<std::string> &sync_roots,
+                                 const std::vector<std::string> &sync_roots, const updater::ForwardGuard &guard,
                                  const std::function<void(const ExtractResult &)> &progress) {
     ExtractResult result;
     auto next_report = std::chrono::steady_clock::now() + std::chrono::seconds(1);
@@ -123,7 +200,7 @@ ExtractResult extract_under_root(const std::string &root, const lu_archive_strea
         common::TarReader reader(
             [&stream](void *buffer, std::size_t capacity) { return stream.read(stream.ctx, buffer, capacity); });
         while (archive_entry *entry = reader.next()) {
-            if (!extract_entry(reader, writer.get(), entry, root, sync_roots, result)) return result;
+            if (!extract_entry(reader, writer.get(), entry, root, sync_roots, guard, result)) return result;
             if (progress && std::chrono::steady_clock::now() >= next_report) {
                 progress(result);
                 next_report = std::chrono::steady_clock::now() + std::chrono::seconds(1);
