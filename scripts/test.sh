@@ -170,17 +170,19 @@ asan_targets=(
   lu_agent_guard_test agent_guarded_update_test verify_unit_tests verify_digest_header_c11 verify_sync_targets_header_c11 verify_sync_back_header_c11
   subprocess_test yaml_load_test bounded_child_test pod_agents_test pod_state_test line_splitter_test delta_test
   tree_digest_test tar_reader_test sync_back_test local_sync_back_test sync_back_watches_test beneath_files_test
-  left_temporaries_test
+  left_temporaries_test forward_guard_test left_alone_test agent_start_failure_test api_stream_test
   webhook_unit_tests
   webhook_host_tests operator_unit_tests
 )
 # The suites whose code runs on several threads: the file watchers, hot
 # reload, lu-host up's debouncer and queues, updates logging from their own
-# threads, and one change's updates fanned out to the kept update threads.
+# threads, one change's updates fanned out to the kept update threads, the
+# forward guard called from an updater's threads, and sync back's held
+# reports judged on a thread of their own.
 # (up_watcher_machine_limits lowers machine-wide limits: not here.)
-tsan_targets=(up_unit_tests up_watcher_tests up_save_patterns_tests reload_unit_tests reload_host_tests c_abi_tests
+tsan_targets=(up_unit_tests up_watcher_tests up_save_patterns_tests reload_unit_tests reload_host_tests c_abi_tests forward_guard_test local_sync_back_test
   host_tests)
-tsan_tests='^(up_unit_tests|up_watcher_tests|up_save_patterns|reload_unit_tests|reload_host_tests|c_abi_tests|host_tests)$'
+tsan_tests='^(up_unit_tests|up_watcher_tests|up_save_patterns|reload_unit_tests|reload_host_tests|c_abi_tests|host_tests|forward_guard|local_sync_back)$'
 # Seconds, target, what it fuzzes.
 fuzz_runs=(
   "60 fuzz_engine the plugin ABI"
