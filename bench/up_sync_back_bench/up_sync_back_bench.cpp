@@ -7,7 +7,10 @@
 //  - 10,000 small files generated in the container (an `npm install`-like
 //    burst) until all are equal locally, against generating them and then
 //    `docker cp C:/path - | tar -x` of the same files;
-//  - forward saves while sync back is on against a daemon without it;
+//  - forward saves while sync back is on against a daemon without it, of a
+//    file that does not come back and of one that does (lock.json: with sync
+//    back on, each such save is guarded, the agent comparing the container's
+//    file with the agreement before it replaces it);
 //  - echoes: forward updates of files that came back, over the whole run.
 // Each phase has its own container, folder and daemon. Exit codes: 0 done,
 // 1 failed, 2 bad arguments.
@@ -45,6 +48,7 @@ constexpr int kBurstFiles = 10'000;
 
 struct Figures {
     std::vector<double> forward_ms, back_ms;
+    std::vector<double> guarded_ms;  // saves of lock.json: guarded with sync back on
     double burst_ms = 0, generate_ms = 0, docker_cp_ms = 0;
     std::size_t echoes = 0;
 };
@@ -88,6 +92,7 @@ public:
         start();
         Figures f;
         for (int round = 0; round < kRounds; ++round) f.forward_ms.push_back(forward_save(round));
+        for (int round = 0; round < kRounds; ++round) f.guarded_ms.push_back(forward_save(round, "lock.json"));
         if (sync_back_) {
             for (int round = 0; round < kRounds; ++round) f.back_ms.push_back(file_back(round));
             burst(f);
@@ -100,7 +105,7 @@ public:
 private:
     void start() {
         write_file(dir_ / "src/index.html", "initial\n");
-        const std::string sync_back = sync_back_ ? R"(, "syncBack": ["back.txt", "gen"])" : "";
+        const std::string sync_back = sync_back_ ? R"(, "syncBack": ["back.txt", "gen", "lock.json"])" : "";
         write_file(dir_ / "objects.json", R"({"kind": "List", "items": [
  {"apiVersion": "tilt.dev/v1alpha1", "kind": "FileWatch", "metadata": {"name": "src"}, "spec": {"watchedPaths": ["src"]}},
  {"apiVersion": "tilt.dev/v1alpha1", "kind": "DockerComposeService", "metadata": {"name": "web"},
@@ -128,14 +133,15 @@ private:
             }
         }
         forward_save(-1);  // warms the path up, not measured
+        forward_save(-1, "lock.json");
     }
 
     // A save until its content is in the container, as compose_save_bench.
-    double forward_save(int round) {
+    double forward_save(int round, const std::string &name = "index.html") {
         std::this_thread::sleep_for(std::chrono::milliseconds(300));  // quiet again, as between edits
         const std::string content = "edit " + std::to_string(round) + "\n";
-        write_file(dir_ / "src/index.html", content);
-        const double took = wait_for_all({root_ / "app/index.html"}, content, Clock::now());
+        write_file(dir_ / "src" / name, content);
+        const double took = wait_for_all({root_ / "app" / name}, content, Clock::now());
         if (took < 0) throw std::runtime_error("save " + std::to_string(round) + " never arrived");
         return took;
     }
@@ -202,7 +208,8 @@ int main(int argc, char **argv) {
             "Usage: up_sync_back_bench\n"
             "Issue 35's figures for docker through lu-host up: a file written in the container until equal\n"
             "locally (p50/p95/p99 of 30) against a forward small save; 10,000 files generated in the container\n"
-            "against docker cp | tar -x of them; forward saves with sync back on against off; echoes.\n"
+            "against docker cp | tar -x of them; forward saves with sync back on against off (of a file that\n"
+            "does not come back, and of one that does: guarded with sync back on); echoes.\n"
             "Needs a Docker engine (scripts/dockerd.sh start) and lu-busybox:latest.\n"
             "Exit codes: 0 done, 1 failed, 2 bad arguments.");
         return 0;
@@ -215,9 +222,13 @@ int main(int argc, char **argv) {
         print("container file -> equal locally", on.back_ms);
         print("forward small save, sync back on (ref)", on.forward_ms);
         print("forward small save, sync back off", off.forward_ms);
+        print("forward save of lock.json, on (guarded)", on.guarded_ms);
+        print("forward save of lock.json, off", off.guarded_ms);
         std::printf("  ratio p50 back / forward                   %.2fx\n", fwd50 > 0 ? back50 / fwd50 : 0.0);
         std::printf("  ratio p50 forward on / off                 %.2fx  (bar <= 1.1x)\n",
                     fwd50 / percentile(off.forward_ms, 0.5));
+        std::printf("  ratio p50 lock.json on (guarded) / off     %.2fx  (bar <= 1.1x)\n",
+                    percentile(on.guarded_ms, 0.5) / percentile(off.guarded_ms, 0.5));
         std::printf("  %d files generated -> all equal locally  %8.1f ms  (generating them: %.1f ms)\n", kBurstFiles,
                     on.burst_ms, on.generate_ms);
         std::printf("  docker cp C:/app/gen/burst - | tar -x      %8.1f ms  (reference, same files)\n",
