@@ -74,11 +74,14 @@ agent_protocol::Result FileWriter::write_once(const agent_protocol::WriteFile &r
     }
     Place &place = folder_->place;
     place.leaf = path_names(path).back();
-    // A file expected there replaces it: only the rename way compares before it replaces.
+    if (!unnamed_files_) return write_through_rename(place, request, UniqueFd(), expected);
+    // A file expected there replaces it: only the rename way compares before
+    // it replaces. It takes the spare as any replacement does: a new inode
+    // and the write back at its rename are what the spare keeps off a save.
     const bool replaces_expected =
         expected != nullptr && expected->kind == static_cast<std::uint8_t>(agent_protocol::ExpectedKind::digest);
-    if (!unnamed_files_ || replaces_expected) return write_through_rename(place, request, UniqueFd(), expected);
-    if (folder_->rewritten) return write_through_rename(place, request, filled_spare(place, request), expected);
+    if (folder_->rewritten || replaces_expected)
+        return write_through_rename(place, request, filled_spare(place, request), expected);
     const Unnamed unnamed = write_unnamed(place, request);
     if (unnamed.error == 0) return {};
     if (unnamed.error == EEXIST) {

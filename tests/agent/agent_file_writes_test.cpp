@@ -15,6 +15,9 @@
 #include <thread>
 #include <utility>
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 #include "tests/agent/agent_process.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -253,6 +256,35 @@ BOOST_AUTO_TEST_CASE(a_quiet_agent_makes_the_next_files_inode_ahead) {
     BOOST_TEST(write(agent, app + "/old.txt", app, "new").error == 0);
     BOOST_TEST(inode_of(app + "/old.txt") == next);
     BOOST_TEST(read_file(app + "/old.txt") == "new");
+    BOOST_TEST(agent.finish() == 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_guarded_replacement_takes_the_spare_too) {
+    TempDir dir{"lu-agent-test"};
+    const std::string app = dir / "app";
+    fs::create_directories(app);
+    std::ofstream(app + "/lock.json") << "agreed";
+    Agent agent;
+    agent.greet();
+    BOOST_TEST(write(agent, app + "/a.txt", app, "a").error == 0);
+    const ino_t spare = wait_for_spare(agent, app);
+    BOOST_REQUIRE(spare != 0);
+    // A write that says what it may replace (sync back's forward guard) is compared and then renamed over it, as
+    // fast as an unguarded one: in the inode made ahead.
+    agent.send(encode(
+        ExpectContent{app + "/lock.json", static_cast<std::uint8_t>(ExpectedKind::digest), XXH3_64bits("agreed", 6)}));
+    BOOST_TEST(write(agent, app + "/lock.json", app, "saved").error == 0);
+    BOOST_TEST(inode_of(app + "/lock.json") == spare);
+    BOOST_TEST(read_file(app + "/lock.json") == "saved");
+    // A refused one leaves the app's file as it is, and the spare it took is no temporary left behind.
+    BOOST_REQUIRE(wait_for_spare(agent, app) != 0);
+    std::ofstream(app + "/lock.json", std::ios::trunc) << "the app's";
+    agent.send(encode(
+        ExpectContent{app + "/lock.json", static_cast<std::uint8_t>(ExpectedKind::digest), XXH3_64bits("saved", 5)}));
+    BOOST_TEST(write(agent, app + "/lock.json", app, "saved again").error == kNotAsExpected);
+    BOOST_TEST(read_file(app + "/lock.json") == "the app's");
+    for (const auto &entry : fs::directory_iterator(app))
+        BOOST_TEST(entry.path().filename().string().find(".lu-agent-") == std::string::npos, entry.path());
     BOOST_TEST(agent.finish() == 0);
 }
 
