@@ -18,9 +18,11 @@ bool lasting_agent_refusal(const AgentStartFailure &failure) {
         // No tar in the image: an image does not grow one.
         if (failure.exit_code == kNotFound) return true;
         // EROFS (its strerror text, the same in glibc, musl and busybox): a
-        // read-only root stays so for the container's life. Any other exit
-        // (a full disk, say) may pass.
-        return failure.exit_code > 0 && says(failure.said, "Read-only file system");
+        // read-only root stays so for the container's life. tar says it and
+        // ends while its input still streams, so the exec mostly ends without
+        // a status (exit code -1): the words are tar's all the same. Any other
+        // failure (a full disk, say) may pass.
+        return says(failure.said, "Read-only file system");
     }
     // Found but not executable (a noexec mount, another CPU architecture, no
     // execute permission): the container's files and mounts, which do not
