@@ -87,6 +87,12 @@ public:
     // request to make; then take_changes(). Throws AgentSessionBroken when
     // the session ended or an answer came that nobody asked for.
     void wait_for_changes(Clock::time_point deadline);
+    // Whether interrupt() ends wait_for_changes() at once (see AgentTransport).
+    bool interruptible() const { return transport_->interruptible(); }
+    // [thread-safe, while no move_to_socket() runs] Ends the
+    // wait_for_changes() under way and every later one at once: the
+    // session's owner stops.
+    void interrupt() { transport_->interrupt(); }
 
 private:
     AgentSession(std::unique_ptr<AgentTransport> transport, LineFn on_stderr);

@@ -145,11 +145,14 @@ SocketAgentTransport::SocketAgentTransport(int socket, std::unique_ptr<AgentTran
 
 SocketAgentTransport::~SocketAgentTransport() { ::close(socket_); }
 
-bool SocketAgentTransport::wait(short socket_events, Clock::time_point deadline, short &socket_ready,
-                                bool &exec_ready) {
+bool SocketAgentTransport::wait(short socket_events, Clock::time_point deadline, short &socket_ready, bool &exec_ready,
+                                bool interruptible) {
     for (;;) {
-        pollfd fds[2] = {{socket_, socket_events, 0}, {exec_->readable_fd(), POLLIN, 0}};
-        const int ready = ::poll(fds, fds[1].fd >= 0 ? 2 : 1, remaining_ms(deadline));
+        // poll() skips a negative descriptor: an exec without one, a wait that is not interruptible.
+        pollfd fds[3] = {{socket_, socket_events, 0},
+                         {exec_->readable_fd(), POLLIN, 0},
+                         {interruptible ? interrupted_.fd() : -1, POLLIN, 0}};
+        const int ready = ::poll(fds, 3, remaining_ms(deadline));
         if (ready < 0 && errno == EINTR) continue;
         if (ready < 0) {
             ended_ = true;
@@ -158,7 +161,7 @@ bool SocketAgentTransport::wait(short socket_events, Clock::time_point deadline,
         }
         socket_ready = fds[0].revents;
         exec_ready = fds[1].revents != 0;
-        return ready > 0;
+        return ready > 0 && (socket_ready != 0 || exec_ready);
     }
 }
 
@@ -212,7 +215,7 @@ AgentTransport::Progress SocketAgentTransport::read(Clock::time_point deadline, 
     if (ended_) return Progress::ended;
     short socket_ready = 0;
     bool exec_ready = false;
-    if (!wait(POLLIN, deadline, socket_ready, exec_ready)) return Progress::timed_out;
+    if (interrupted_.woken() || !wait(POLLIN, deadline, socket_ready, exec_ready, true)) return Progress::timed_out;
     drain(sink, socket_ready != 0, exec_ready);
     return ended_ ? Progress::ended : Progress::done;
 }

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "common/agent_client/agent_transport.hpp"
+#include "common/wake_fd.hpp"
 
 namespace liveupdate::agent_client {
 
@@ -26,18 +27,23 @@ public:
     Progress read(Clock::time_point deadline, Sink &sink) override;
     bool idle(Sink &sink) override;
     End end() override;
+    bool interruptible() const override { return true; }
+    void interrupt() override { interrupted_.wake(); }
 
 private:
     // Hands over what arrived on either side without waiting; sets ended_.
     void drain(Sink &sink, bool socket_ready, bool exec_ready);
-    // Waits for either side; false when the deadline passed first.
-    bool wait(short socket_events, Clock::time_point deadline, short &socket_ready, bool &exec_ready);
+    // Waits for either side; false when the deadline passed first (or, with
+    // interruptible, interrupt() came).
+    bool wait(short socket_events, Clock::time_point deadline, short &socket_ready, bool &exec_ready,
+              bool interruptible = false);
 
     int socket_;
     std::unique_ptr<AgentTransport> exec_;
     Sink *sink_ = nullptr;  // the last caller's, for the exec's last stderr bytes
     bool ended_ = false;
     std::string failure_;
+    common::WakeFd interrupted_;
 };
 
 // A random token of 32 hex digits (getrandom); throws std::runtime_error when there is no randomness.

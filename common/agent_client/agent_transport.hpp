@@ -46,6 +46,13 @@ public:
     // A descriptor that polls readable when idle() has something to hand
     // over (bytes or the end), for waiting on this stream with another; -1: none.
     virtual int readable_fd() const { return -1; }
+    // Whether interrupt() ends a read()'s wait; false: a reader that must
+    // notice its owner stopping waits in short steps.
+    virtual bool interruptible() const { return false; }
+    // [thread-safe] Ends the read() waiting now, and makes every later one
+    // return timed_out at once: the owner stops. Nothing for a transport
+    // that is not interruptible().
+    virtual void interrupt() {}
 };
 
 }  // namespace liveupdate::agent_client

@@ -35,6 +35,7 @@ ChangeWatch::ChangeWatch(std::unique_ptr<AgentSession> session, const agent_prot
 
 ChangeWatch::~ChangeWatch() {
     stopping_ = true;
+    session_->interrupt();
     if (thread_.joinable()) thread_.join();
 }
 
@@ -67,9 +68,10 @@ void ChangeWatch::settle(std::vector<agent_protocol::ContainerChange> &changes) 
 }
 
 void ChangeWatch::run() {
+    const auto step = session_->interruptible() ? kQuietWait : kPoll;
     try {
         while (!stopping_) {
-            session_->wait_for_changes(Clock::now() + kPoll);
+            session_->wait_for_changes(Clock::now() + step);
             std::vector<agent_protocol::ContainerChange> changes = session_->take_changes();
             if (changes.empty()) continue;
             WatchedRoot root = WatchedRoot::unknown;

@@ -37,11 +37,15 @@ public:
                 std::chrono::milliseconds timeout, BatchFn batch, EndFn end, const AgentSession::LineFn &log);
     ChangeWatch(const ChangeWatch &) = delete;
     ChangeWatch &operator=(const ChangeWatch &) = delete;
-    // Stops the thread (within a poll) and ends the session.
+    // Stops the thread (at once, or within kPoll on a transport that cannot
+    // be interrupted) and ends the session.
     ~ChangeWatch();
 
-    // How often the thread looks at the stop flag while the agent is quiet.
+    // How often the thread looks at the stop flag while the agent is quiet,
+    // when its transport cannot be interrupted. An interruptible one waits
+    // in steps of kQuietWait: an idle watch then costs no wake-ups.
     static constexpr std::chrono::milliseconds kPoll{100};
+    static constexpr std::chrono::milliseconds kQuietWait{60'000};
     // How long the listing of a root that had a delete may take: past it,
     // what was listed still tells whether the root holds anything.
     static constexpr std::uint32_t kRootListingMs = 2000;

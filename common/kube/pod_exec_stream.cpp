@@ -25,6 +25,7 @@ struct PodExecStream::State {
     ExecChannels channels LU_GUARDED_BY(mutex);
     std::string read_error LU_GUARDED_BY(mutex);
     bool ended LU_GUARDED_BY(mutex) = false;
+    bool interrupted LU_GUARDED_BY(mutex) = false;
 
     asio::executor_work_guard<asio::io_context::executor_type> guard;
     std::thread io;
@@ -101,14 +102,24 @@ bool PodExecStream::write_stdin(std::string_view data, Clock::time_point deadlin
 
 PodExecStream::Read PodExecStream::read_stdout(std::string &out, Clock::time_point deadline) {
     common::MutexLock lock(state_->mutex);
-    lock.wait_until(state_->arrived, deadline,
-                    [this]() LU_REQUIRES(state_->mutex) { return !state_->channels.out.empty() || state_->ended; });
+    lock.wait_until(state_->arrived, deadline, [this]() LU_REQUIRES(state_->mutex) {
+        return !state_->channels.out.empty() || state_->ended || state_->interrupted;
+    });
+    if (state_->interrupted) return Read::timed_out;
     if (!state_->channels.out.empty()) {
         out.append(state_->channels.out);
         state_->channels.out.clear();
         return Read::data;
     }
     return state_->ended ? Read::ended : Read::timed_out;
+}
+
+void PodExecStream::interrupt() {
+    {
+        const common::MutexLock lock(state_->mutex);
+        state_->interrupted = true;
+    }
+    state_->arrived.notify_all();
 }
 
 std::string PodExecStream::take_stderr() {

@@ -38,6 +38,9 @@ public:
     // Moves the stdout bytes that arrived into `out` (appending), waiting for
     // some until the deadline; `ended` once the stream ended and all is read.
     Read read_stdout(std::string &out, Clock::time_point deadline);
+    // [thread-safe] Ends the read_stdout() waiting now, and makes every later
+    // one return timed_out at once: the stream's owner stops.
+    void interrupt();
     // The stderr bytes that arrived since the last call.
     std::string take_stderr();
     // True while the stream is open and no stdout is waiting to be read.

@@ -2,7 +2,8 @@
 // the real agent over pipes on this machine: the socket is private and goes
 // once taken, a connection without the token is closed with the session
 // left on stdin, a socket answering another token is not trusted, and a
-// host that cannot connect keeps the session on its stream.
+// host that cannot connect keeps the session on its stream, and a wait on
+// the socket ends when its owner interrupts it.
 #define BOOST_TEST_MODULE agent_socket
 #include <fcntl.h>
 #include <poll.h>
@@ -266,4 +267,34 @@ BOOST_AUTO_TEST_CASE(the_session_ends_when_the_agent_does) {
     } catch (const liveupdate::agent_client::AgentSessionBroken &) {
     }
     BOOST_TEST(!session->alive());
+}
+
+// A sync back watch waits for the agent's changes with no step of its own
+// (ChangeWatch): its owner's interrupt() must end that wait at once, from
+// another thread, and every later one; over stdin (a transport that cannot
+// be interrupted) the session says so, and its owner waits in steps.
+BOOST_AUTO_TEST_CASE(an_interrupt_ends_a_wait_for_changes_on_the_socket) {
+    TempDir dir{"lu-agent-socket-test"};
+    Agent agent;
+    std::size_t stdin_bytes = 0;
+    auto session = session_over(agent, stdin_bytes);
+    BOOST_TEST(!session->interruptible());
+    BOOST_TEST_REQUIRE(session->move_to_socket("", dir.path().string(), kTimeout) == "");
+    BOOST_TEST_REQUIRE(session->interruptible());
+
+    const auto far = std::chrono::seconds(20);
+    std::thread owner([&session] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        session->interrupt();
+    });
+    const auto start = Clock::now();
+    session->wait_for_changes(start + far);
+    owner.join();
+    const bool ended_early = Clock::now() - start < far / 2;
+    BOOST_TEST(ended_early, "the wait ran to its deadline: the interrupt did not end it");
+    const auto again = Clock::now();
+    session->wait_for_changes(again + far);
+    const bool at_once = Clock::now() - again < far / 2;
+    BOOST_TEST(at_once, "a wait after the interrupt waited");
+    BOOST_TEST(session->take_changes().empty());
 }

@@ -112,10 +112,11 @@ ExecAgentTransport::Progress ExecAgentTransport::read(Clock::time_point deadline
     if (take_first_bytes(sink)) return ended_ ? Progress::ended : Progress::done;
     for (;;) {
         if (ended_) return Progress::ended;
-        pollfd p{connection_.fd(), POLLIN, 0};
-        const int ready = ::poll(&p, 1, remaining_ms(deadline));
+        if (interrupted_.woken()) return Progress::timed_out;
+        pollfd p[2] = {{connection_.fd(), POLLIN, 0}, {interrupted_.fd(), POLLIN, 0}};
+        const int ready = ::poll(p, 2, remaining_ms(deadline));
         if (ready < 0 && errno == EINTR) continue;
-        if (ready == 0) return Progress::timed_out;
+        if (ready == 0 || (ready > 0 && p[0].revents == 0)) return Progress::timed_out;
         drain();
         return ended_ ? Progress::ended : Progress::done;
     }

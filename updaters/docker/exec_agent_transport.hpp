@@ -9,6 +9,7 @@
 #include "common/docker_engine/engine_client.hpp"
 #include "common/docker_engine/exec_session.hpp"
 #include "common/docker_engine/frame_demuxer.hpp"
+#include "common/wake_fd.hpp"
 
 namespace liveupdate::docker {
 
@@ -22,6 +23,8 @@ public:
     bool idle(Sink &sink) override;
     End end() override;
     int readable_fd() const override { return connection_.fd(); }
+    bool interruptible() const override { return true; }
+    void interrupt() override { interrupted_.wake(); }
 
 private:
     ExecAgentTransport(docker_engine::EngineClient &client, docker_engine::OpenExec exec);
@@ -39,6 +42,7 @@ private:
     docker_engine::FrameDemuxer demuxer_;
     bool ended_ = false;
     std::string failure_;
+    common::WakeFd interrupted_;
 };
 
 }  // namespace liveupdate::docker

@@ -24,6 +24,8 @@ public:
     Progress read(Clock::time_point deadline, Sink &sink) override;
     bool idle(Sink &sink) override;
     End end() override;
+    bool interruptible() const override { return true; }
+    void interrupt() override { stream_.interrupt(); }
 
 private:
     void pass_stderr(Sink &sink);
