@@ -67,10 +67,11 @@ void AgreementFlusher::run() {
             }
         }
         if (!error.empty()) journal_->drop_pending(tickets);
+        // Not under mutex_: the listener may take a lock held around submit().
+        if (!error.empty() && failed_) failed_(error);
         {
             common::MutexLock lock(mutex_);
             settled_ = batches;
-            if (!error.empty() && failed_) failed_(error);
         }
         changed_.notify_all();
     }
