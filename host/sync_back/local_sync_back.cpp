@@ -167,11 +167,12 @@ SyncBackEvent LocalSyncBack::judged(const std::string &container_path, const std
         rules::decide(agreed, local.state, container.state, rules::deletes_allowed(files_->sync_root()));
     switch (decision.action) {
     case Action::nothing: event.kind = Kind::nothing; break;
-    case Action::write_local:
+    case Action::write_local: {
         if (came_back_) came_back_->expect_written(event.local_file, container.state.digest, mapping_.local_path());
-        if (WriteResult written = write_beneath(mapping_.local_path(), name, container.fd.get(), container.mode,
-                                                container.state.digest, local.stamp, &written_);
-            !written.error.empty()) {
+        WriteResult written = write_beneath(mapping_.local_path(), name, container.fd.get(), container.mode,
+                                            container.state.digest, local.stamp, &written_);
+        if (came_back_) came_back_->ended(event.local_file, written.error.empty());
+        if (!written.error.empty()) {
             // A developer's save came while it was copied: judged again against it (a conflict, mostly).
             if (written.local_changed && !again) return judged(container_path, name, held_from, true);
             SyncBackEvent refused = refuse(std::move(written.error));
@@ -182,13 +183,16 @@ SyncBackEvent LocalSyncBack::judged(const std::string &container_path, const std
         agree_after_flush(container_path, container.state.digest);
         event.kind = Kind::written;
         break;
-    case Action::delete_local:
+    }
+    case Action::delete_local: {
         if (came_back_) came_back_->expect_deleted(event.local_file);
-        if (std::string error = delete_beneath(mapping_.local_path(), name, *agreed, &written_); !error.empty())
-            return refuse(std::move(error));
+        std::string error = delete_beneath(mapping_.local_path(), name, *agreed, &written_);
+        if (came_back_) came_back_->ended(event.local_file, error.empty());
+        if (!error.empty()) return refuse(std::move(error));
         agree_after_flush(container_path, std::nullopt);
         event.kind = Kind::deleted;
         break;
+    }
     case Action::agree:
         // Both sides still hold the agreed content and the container other
         // permission bits (an app's chmod after its write): they come back
@@ -196,8 +200,10 @@ SyncBackEvent LocalSyncBack::judged(const std::string &container_path, const std
         if (agreed && container.state.kind == PathState::Kind::file && container.state.digest == *agreed &&
             local.fd.get() >= 0 && (local.mode & 0777) != (container.mode & 0777)) {
             if (came_back_) came_back_->expect_written(event.local_file, local.state.digest, mapping_.local_path());
-            if (::fchmod(local.fd.get(), container.mode & 0777) != 0)
-                return refuse(std::string("its mode cannot be set: ") + std::strerror(errno));
+            const bool set = ::fchmod(local.fd.get(), container.mode & 0777) == 0;
+            const int code = errno;
+            if (came_back_) came_back_->ended(event.local_file, set);
+            if (!set) return refuse(std::string("its mode cannot be set: ") + std::strerror(code));
             event.kind = Kind::written;
             break;
         }
