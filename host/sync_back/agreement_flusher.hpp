@@ -11,15 +11,13 @@
 // flushes of several targets on one file system join the same disk commit.
 #pragma once
 
-#include <condition_variable>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
-#include "common/mutex.hpp"
 #include "host/core/synced_journal.hpp"
 #include "host/sync_back/written_file_systems.hpp"
 
@@ -30,8 +28,12 @@ public:
     // How a flush is made: "" or why it failed. WrittenFileSystems::flush
     // (syncfs) by default; a test injects its own.
     using FlushFn = std::function<std::string(WrittenFileSystems &written)>;
-    // A flush failed: why, naming what. Called on the flusher's thread, until stop() returns.
+    // A flush failed, or stop() left one behind: why, naming what. Called on
+    // the flusher's thread or in stop(), never after stop() returns.
     using FailedFn = std::function<void(const std::string &why)>;
+    // How long stop() waits for the flushes of what was submitted: a hung
+    // file system (NFS, a dying disk) must not hang a stop.
+    static constexpr std::chrono::milliseconds kStopLimit{3000};
 
     AgreementFlusher(std::shared_ptr<SyncedJournal> journal, FailedFn failed, FlushFn flush = {});
     AgreementFlusher(const AgreementFlusher &) = delete;
@@ -45,23 +47,21 @@ public:
     // failed) [thread-safe].
     void wait_settled();
     // Waits for the flush under way and one more of what was submitted
-    // before, then ends the thread; nothing is submitted after. Idempotent.
+    // before, then ends the thread; nothing is submitted after. Past
+    // kStopLimit it returns, says so through failed, and leaves the
+    // agreements not flushed yet without a line: no agreement means "judge
+    // again" (at the next start), never a deletion or an overwrite. The
+    // thread is left to its flush; should it end, it takes them back
+    // (SyncedJournal::drop_pending) and says nothing. Idempotent.
     void stop();
 
 private:
-    void run();
+    // What the thread holds: it outlives the flusher when stop() leaves a
+    // flush that hangs behind.
+    struct State;
+    static void run(const std::shared_ptr<State> &state);
 
-    std::shared_ptr<SyncedJournal> journal_;
-    FailedFn failed_;
-    FlushFn flush_;
-    common::Mutex mutex_;
-    std::condition_variable changed_;
-    WrittenFileSystems written_ LU_GUARDED_BY(mutex_);
-    std::vector<std::uint64_t> tickets_ LU_GUARDED_BY(mutex_);
-    std::uint64_t submitted_ LU_GUARDED_BY(mutex_) = 0;  // batches submitted
-    std::uint64_t settled_ LU_GUARDED_BY(mutex_) = 0;    // of them, flushed and agreed on (or failed)
-    bool stopping_ LU_GUARDED_BY(mutex_) = false;
-    std::thread thread_;  // started by the first submit
+    std::shared_ptr<State> state_;
 };
 
 }  // namespace liveupdate::host::sync_back

@@ -19,6 +19,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -290,6 +291,58 @@ BOOST_AUTO_TEST_CASE(stop_during_a_flush_waits_for_it_and_agrees_only_on_what_wa
     BOOST_TEST(reopened.agreed("/app/gen/a.txt").value_or("") == digest_of(f.local / "gen" / "a.txt"));
     BOOST_TEST(!reopened.agreed("/app/gen/b.txt").has_value());
     BOOST_TEST(!f.journal->agreed("/app/gen/b.txt").has_value());
+}
+
+// A flush that hangs (NFS, a dying disk) does not hang the stop: it returns
+// after AgreementFlusher::kStopLimit, says so at warn, and leaves the
+// agreements it could not make durable without a line (judged again at the
+// next start); the thread left to the flush writes none when it ends either.
+BOOST_AUTO_TEST_CASE(stop_during_a_hung_flush_returns_and_writes_no_agreement) {
+    Folders f;
+    auto held = std::make_shared<HeldFlush>();  // the thread left behind may still be in it after the stop
+    std::mutex mutex;
+    std::vector<sync_back::SyncBackEvent> reported;
+    auto back = std::make_unique<sync_back::LocalSyncBack>(sb::SyncBackMapping(f.local.string(), "/app", {"gen/**"}),
+                                                           f.container.string(), f.journal);
+    back->set_flusher(
+        [&](const sync_back::SyncBackEvent &e) {
+            const std::lock_guard lock(mutex);
+            reported.push_back(e);
+        },
+        [held](sync_back::WrittenFileSystems &w) { return (*held)(w); });
+    write(f.app / "gen" / "a.txt", "a");
+    BOOST_TEST((back->on_container_change("/app/gen/a.txt", 0).kind == Kind::written));
+    back->end_batch();
+    held->wait_for_call(1);
+    write(f.app / "gen" / "b.txt", "b");
+    BOOST_TEST((back->on_container_change("/app/gen/b.txt", 0).kind == Kind::written));
+    std::promise<void> stopped;
+    std::thread stopping([&] {
+        back.reset();  // b's batch ends with it
+        stopped.set_value();
+    });
+    const bool returned = stopped.get_future().wait_for(sync_back::AgreementFlusher::kStopLimit +
+                                                        std::chrono::seconds(5)) == std::future_status::ready;
+    BOOST_TEST(returned);
+    if (!returned) held->let_go();  // an unbounded stop: let it end the test
+    stopping.join();
+    {
+        const std::lock_guard lock(mutex);
+        BOOST_TEST_REQUIRE(reported.size() == 1u);
+        BOOST_TEST((sync_back::report_line({}, reported[0]).level == liveupdate::common::LogLevel::warn));
+        BOOST_TEST(reported[0].message.find("2 agreement(s) left unwritten") != std::string::npos, reported[0].message);
+    }
+    BOOST_TEST(text_of(f.state / "j").find("/app/gen/") == std::string::npos);
+    BOOST_TEST(fs::exists(f.local / "gen" / "a.txt"));  // the files stay: only their agreements wait
+    held->let_go();
+    // Its flush ended after the stop: it takes them back rather than write them.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (f.journal->agreed("/app/gen/a.txt") && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    BOOST_TEST(!f.journal->agreed("/app/gen/a.txt").has_value());
+    BOOST_TEST(!f.journal->agreed("/app/gen/b.txt").has_value());
+    BOOST_TEST(text_of(f.state / "j").find("/app/gen/") == std::string::npos);
+    BOOST_TEST(held->calls == 1);
 }
 
 // The flush reaches the file system of each folder written in, once each.
