@@ -85,7 +85,7 @@ public:
     ~Phase() {
         lu_bench::stop_daemon(daemon_);
         std::system(("docker rm -f " + container_ + " >/dev/null 2>&1").c_str());
-        if (!measured_) return;  // the folder and log stay to say why
+        if (!measured_) return;  // the folder and log stay to say why (a failure or an echo)
         std::error_code ec;
         fs::remove_all(dir_, ec);
         fs::remove(log_, ec);
@@ -99,10 +99,12 @@ public:
         burst(f);
     }
 
-    // Counts the echoes in the daemon's log; the folder goes when the phase does.
+    // Counts the echoes in the daemon's log; the folder goes when the phase does, unless one was.
     void finish(Figures &f) {
         f.echoes = echoes_in(read_file(log_));
-        measured_ = true;
+        // A run with an echo keeps its daemon's log (and folder) to say why.
+        measured_ = f.echoes == 0;
+        if (!measured_) std::fprintf(stderr, "up_sync_back_bench: %zu echo(es), kept: %s\n", f.echoes, log_.c_str());
     }
 
     // Starts the daemon and waits for its initial sync (and, with sync back, its watch).

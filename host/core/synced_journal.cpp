@@ -51,8 +51,14 @@ std::string header_of(const SyncedKey &key) {
            "\n";
 }
 
-const std::string &key_of(SyncedPaths::const_iterator it) { return *it; }
-const std::string &key_of(AgreedDigests::const_iterator it) { return it->first; }
+// The path of a set's element or of a map's entry.
+template <typename It>
+const std::string &key_of(It it) {
+    if constexpr (requires { it->first; })
+        return it->first;
+    else
+        return *it;
+}
 
 std::string line_of(char op, const std::string &path) { return op + json::serialize(json::string(path)) + "\n"; }
 
@@ -265,7 +271,7 @@ void SyncedJournal::remove(const std::vector<std::string> &paths) {
     std::string lines;
     std::size_t count = 0;
     for (const auto &p : paths)
-        if (holds_tree(paths_, p) || holds_tree(agreed_, p)) {
+        if (holds_tree(paths_, p) || holds_tree(agreed_, p) || holds_tree(pending_, p)) {
             lines += line_of('-', p);
             ++count;
         }
@@ -274,21 +280,121 @@ void SyncedJournal::remove(const std::vector<std::string> &paths) {
     for (const auto &p : paths) {
         drop_tree(paths_, p);
         drop_tree(agreed_, p);
+        // The "-" line covers what was pending beneath it.
+        std::erase_if(pending_paths_, [&](const auto &ticket) {
+            return ticket.second == p || ticket.second.starts_with(p == "/" ? p : p + "/");
+        });
+        drop_tree(pending_, p);
     }
+}
+
+std::optional<std::string> SyncedJournal::written_agreement(const std::string &path) const {
+    if (const auto pending = pending_.find(path); pending != pending_.end()) return pending->second.written;
+    const auto it = agreed_.find(path);
+    if (it == agreed_.end()) return std::nullopt;
+    return it->second;
+}
+
+void SyncedJournal::supersede_pending(const std::string &path) {
+    const auto pending = pending_.find(path);
+    if (pending == pending_.end()) return;
+    for (const auto &[ticket, digest] : pending->second.agreed) pending_paths_.erase(ticket);
+    pending_.erase(pending);
 }
 
 void SyncedJournal::agree(const std::string &path, const std::string &digest) {
     const common::MutexLock lock(mutex_);
-    if (const auto it = agreed_.find(path); it != agreed_.end() && it->second == digest) return;
-    append(agreement_line(path, digest), 1);
+    if (written_agreement(path) != digest) append(agreement_line(path, digest), 1);
+    supersede_pending(path);
     agreed_[path] = digest;
 }
 
 void SyncedJournal::forget(const std::string &path) {
     const common::MutexLock lock(mutex_);
-    if (agreed_.count(path) == 0) return;
-    append(line_of('~', path), 1);
+    if (written_agreement(path)) append(line_of('~', path), 1);
+    supersede_pending(path);
     agreed_.erase(path);
+}
+
+std::uint64_t SyncedJournal::agree_pending(const std::string &path, const std::optional<std::string> &digest) {
+    const common::MutexLock lock(mutex_);
+    const auto [pending, first] = pending_.try_emplace(path);
+    if (first) {
+        const auto it = agreed_.find(path);
+        if (it != agreed_.end()) pending->second.written = it->second;
+    }
+    const std::uint64_t ticket = next_ticket_++;
+    pending->second.agreed.emplace_back(ticket, digest);
+    pending_paths_.emplace(ticket, path);
+    if (digest)
+        agreed_[path] = *digest;
+    else
+        agreed_.erase(path);
+    return ticket;
+}
+
+void SyncedJournal::write_pending(const std::vector<std::uint64_t> &tickets) {
+    const common::MutexLock lock(mutex_);
+    // Each path's newest ticket among these: its line covers the older ones.
+    std::map<std::string, std::uint64_t> newest;
+    for (const std::uint64_t ticket : tickets)
+        if (const auto it = pending_paths_.find(ticket); it != pending_paths_.end()) {
+            std::uint64_t &n = newest[it->second];
+            n = std::max(n, ticket);
+        }
+    std::string lines;
+    std::size_t count = 0;
+    for (const auto &[path, ticket] : newest) {
+        const Pending &pending = pending_.at(path);
+        const auto it = std::find_if(pending.agreed.begin(), pending.agreed.end(),
+                                     [ticket = ticket](const auto &agreed) { return agreed.first == ticket; });
+        if (it->second == pending.written) continue;
+        lines += it->second ? agreement_line(path, *it->second) : line_of('~', path);
+        ++count;
+    }
+    if (!lines.empty()) append(lines, count);
+    for (const auto &[path, ticket] : newest) {
+        Pending &pending = pending_.at(path);
+        auto it = pending.agreed.begin();
+        for (; it != pending.agreed.end() && it->first <= ticket; ++it) {
+            pending_paths_.erase(it->first);
+            pending.written = it->second;
+        }
+        pending.agreed.erase(pending.agreed.begin(), it);
+        if (pending.agreed.empty()) pending_.erase(path);
+    }
+}
+
+void SyncedJournal::drop_pending(const std::vector<std::uint64_t> &tickets) {
+    const common::MutexLock lock(mutex_);
+    for (const std::uint64_t ticket : tickets) {
+        const auto at = pending_paths_.find(ticket);
+        if (at == pending_paths_.end()) continue;
+        const std::string path = at->second;
+        Pending &pending = pending_.at(path);
+        // A later one was judged against this one: it goes with it.
+        std::erase_if(pending.agreed, [&](const auto &agreed) {
+            if (agreed.first < ticket) return false;
+            pending_paths_.erase(agreed.first);
+            return true;
+        });
+        const std::optional<std::string> &now = pending.agreed.empty() ? pending.written : pending.agreed.back().second;
+        if (now)
+            agreed_[path] = *now;
+        else
+            agreed_.erase(path);
+        if (pending.agreed.empty()) pending_.erase(path);
+    }
+}
+
+AgreedDigests SyncedJournal::written_agreements() const {
+    AgreedDigests written = agreed_;
+    for (const auto &[path, pending] : pending_)
+        if (pending.written)
+            written[path] = *pending.written;
+        else
+            written.erase(path);
+    return written;
 }
 
 std::optional<std::string> SyncedJournal::forwarding(const std::string &path) {
@@ -389,10 +495,12 @@ AgreedDigests SyncedJournal::agreements() const {
 
 bool SyncedJournal::compact_if_due() {
     const common::MutexLock lock(mutex_);
-    const std::size_t live = paths_.size() + agreed_.size();
+    // Pending agreements have no line yet: the compacted journal holds none either.
+    const AgreedDigests written = written_agreements();
+    const std::size_t live = paths_.size() + written.size();
     const std::size_t dead = lines_ - live;
     if (dead <= live || dead <= kCompactionFloor) return false;
-    const auto [fd, size] = write_compacted(file_, key_, paths_, agreed_);
+    const auto [fd, size] = write_compacted(file_, key_, paths_, written);
     ::close(fd_);
     fd_ = fd;
     size_ = size;

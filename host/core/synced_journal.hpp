@@ -31,9 +31,14 @@
 // "=" a path's agreed digest, "~" its agreement dropped ("-" drops the
 // agreements beneath its path too). Not synced: a lost line leaves an older
 // agreement, against which a change is a conflict rather than an overwrite.
+// Sync back's agreement on a file it wrote or deleted locally is pending
+// until that write is flushed to disk (AgreementFlusher): seen at once by
+// every reader, its line written only after the flush, so a line that
+// survives a power loss never names bytes that did not.
 // A journal written before these lines existed opens as it always did.
 #pragma once
 
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <map>
@@ -42,6 +47,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/mutex.hpp"
@@ -98,6 +104,19 @@ public:
     void forget(const std::string &path);
     std::optional<std::string> agreed(const std::string &path) const;
     AgreedDigests agreements() const;
+    // A pending agreement (digest nullopt: dropped) on a file sync back just
+    // wrote or deleted locally, not yet flushed: agreed() and every reader
+    // see it at once, its line waits for write_pending() (after the flush)
+    // and drop_pending() takes it back (a failed flush). agree(), forget()
+    // and remove() of its path supersede it. Returns its ticket.
+    std::uint64_t agree_pending(const std::string &path, const std::optional<std::string> &digest);
+    // Writes the lines of these tickets' agreements, each still pending and
+    // not superseded by a later one of the same path's. Throws HostError.
+    void write_pending(const std::vector<std::uint64_t> &tickets);
+    // Takes these tickets' agreements back, and the later pending ones of
+    // their paths (judged against them): each path agrees again on what its
+    // last line (or an older pending agreement) says.
+    void drop_pending(const std::vector<std::uint64_t> &tickets);
     // The forward sync carries path to the container now, from before its
     // first byte leaves until its update ends (one call each, counted): the
     // container's copy meanwhile (the old file, none, half the new one) is
@@ -140,6 +159,17 @@ public:
 
 private:
     void append(const std::string &lines, std::size_t count) LU_REQUIRES(mutex_);
+    // The agreements as the journal's lines say: pending ones left out.
+    AgreedDigests written_agreements() const LU_REQUIRES(mutex_);
+    std::optional<std::string> written_agreement(const std::string &path) const LU_REQUIRES(mutex_);
+    // A line of agree(), forget() or remove() covers what was pending on path.
+    void supersede_pending(const std::string &path) LU_REQUIRES(mutex_);
+
+    // A path's pending agreements, oldest first, and what its lines say.
+    struct Pending {
+        std::optional<std::string> written;
+        std::vector<std::pair<std::uint64_t, std::optional<std::string>>> agreed;  // ticket, digest
+    };
 
     std::string file_;
     SyncedKey key_;
@@ -154,6 +184,9 @@ private:
     std::map<int, std::shared_ptr<const ForwardEndFn>> forward_end_listeners_ LU_GUARDED_BY(mutex_);
     int next_listener_ LU_GUARDED_BY(mutex_) = 0;
     std::map<std::string, std::deque<std::string>> carried_ LU_GUARDED_BY(mutex_);  // path → digests, newest last
+    std::map<std::string, Pending> pending_ LU_GUARDED_BY(mutex_);
+    std::map<std::uint64_t, std::string> pending_paths_ LU_GUARDED_BY(mutex_);  // ticket → path
+    std::uint64_t next_ticket_ LU_GUARDED_BY(mutex_) = 1;
     int fd_ LU_GUARDED_BY(mutex_) = -1;
     long long size_ LU_GUARDED_BY(mutex_) = 0;  // the journal's length after the last complete write
     std::size_t lines_ LU_GUARDED_BY(mutex_) =

@@ -120,6 +120,7 @@ AgentSyncBack::AgentSyncBack(std::shared_ptr<const Updater> updater, const lu_sy
       sync_back_(std::make_unique<LocalSyncBack>(
           rules::SyncBackMapping(target.local_path, target.container_path, target.patterns), files_, journal,
           rules::Limits{}, std::move(came_back))) {
+    sync_back_->set_flusher([this](const SyncBackEvent &failed) { report_(failed); });
     held_ = std::make_unique<HeldReports<HeldChange>>(
         journal, [this](std::vector<HeldReports<HeldChange>::Held> held) { on_forward_ended(std::move(held)); });
     const lu_container_ref container = updater::to_lu_container_ref(target.container);
@@ -233,6 +234,7 @@ void AgentSyncBack::offer(std::vector<AgentChange> changes, rules::ContainerRoot
         common::MutexLock lock(mutex_);
         const std::int64_t now = now_ms();
         for (AgentChange &change : changes) judge(std::move(change), root, std::nullopt, now, events);
+        sync_back_->end_batch();
     }
     for (const SyncBackEvent &event : events) report_(event);
 }
@@ -273,6 +275,7 @@ void AgentSyncBack::on_forward_ended(std::vector<HeldReports<HeldChange>::Held> 
         const std::int64_t now = now_ms();
         for (auto &report : held)
             judge(std::move(report.report.change), report.report.root, report.agreed_before, now, events);
+        sync_back_->end_batch();
     }
     for (const SyncBackEvent &event : events) report_(event);
 }

@@ -243,7 +243,7 @@ liveupdate::sync_back::ContainerRoot folder_beneath(const std::string &root, con
 }
 
 WriteResult write_beneath(const std::string &root, const std::string &name, int source, mode_t mode,
-                          const std::string &expected_digest, const FileStamp &replaces) {
+                          const std::string &expected_digest, const FileStamp &replaces, WrittenFileSystems *written) {
     const std::vector<std::string> parts = segments(name);
     int code = 0;
     const UniqueFd parent = parent_beneath(root, parts, true, code);
@@ -285,8 +285,13 @@ WriteResult write_beneath(const std::string &root, const std::string &name, int 
     // none), looked at again just before the rename. Where none was, the
     // rename itself refuses to replace one that came meanwhile.
     const auto changed = [&] { return abandon("it changed locally meanwhile", true); };
+    const auto in_place = [&] {
+        if (written != nullptr) written->add(parent.get(), shown(root, name));
+        return WriteResult{};
+    };
     if (!replaces.present) {
-        if (::renameat2(parent.get(), temporary.c_str(), parent.get(), leaf.c_str(), RENAME_NOREPLACE) == 0) return {};
+        if (::renameat2(parent.get(), temporary.c_str(), parent.get(), leaf.c_str(), RENAME_NOREPLACE) == 0)
+            return in_place();
         if (errno == EEXIST) return changed();
         // A file system without RENAME_NOREPLACE: looked at, as a present one is.
         if (errno != EINVAL) return abandon("cannot rename into place: " + errno_text(errno), false, no_room(errno));
@@ -296,10 +301,11 @@ WriteResult write_beneath(const std::string &root, const std::string &name, int 
     if (there != replaces.present || (there && !(stamp_of(now) == replaces))) return changed();
     if (::renameat(parent.get(), temporary.c_str(), parent.get(), leaf.c_str()) != 0)
         return abandon("cannot rename into place: " + errno_text(errno), false, no_room(errno));
-    return {};
+    return in_place();
 }
 
-std::string delete_beneath(const std::string &root, const std::string &name, const std::string &expected_digest) {
+std::string delete_beneath(const std::string &root, const std::string &name, const std::string &expected_digest,
+                           WrittenFileSystems *written) {
     const BeneathFile judged = open_beneath(root, name, UINT64_MAX);
     if (!judged.error.empty()) return judged.error;
     if (judged.state.kind == PathState::Kind::absent) return {};
@@ -322,6 +328,7 @@ std::string delete_beneath(const std::string &root, const std::string &name, con
         return put_back(parent.get(), aside, root, name);
     if (::unlinkat(parent.get(), aside.c_str(), 0) != 0 && errno != ENOENT)
         return shown(root, name) + ": cannot delete: " + errno_text(errno);
+    if (written != nullptr) written->add(parent.get(), shown(root, name));
     return {};
 }
 

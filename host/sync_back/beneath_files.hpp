@@ -12,6 +12,7 @@
 
 #include "common/sync_back/sync_back_rules.hpp"
 #include "common/unique_fd.hpp"
+#include "host/sync_back/written_file_systems.hpp"
 
 namespace liveupdate::host::sync_back {
 
@@ -57,21 +58,26 @@ liveupdate::sync_back::ContainerRoot folder_beneath(const std::string &root, con
 // not have expected_digest (the source changed meanwhile) or the target is
 // no longer `replaces` (a developer's save, or a symlink, came meanwhile:
 // local_changed). error "" on success; no_room: the local disk or quota
-// was full (worth trying again once there is room).
+// was full (worth trying again once there is room). Not flushed: a
+// written (when given) is told the folder renamed into, for one flush of a
+// batch's writes.
 struct WriteResult {
     std::string error;
     bool local_changed = false;
     bool no_room = false;
 };
 WriteResult write_beneath(const std::string &root, const std::string &name, int source, mode_t mode,
-                          const std::string &expected_digest, const FileStamp &replaces);
+                          const std::string &expected_digest, const FileStamp &replaces,
+                          WrittenFileSystems *written = nullptr);
 
 // Deletes root/name when it is still a regular file with expected_digest;
 // "" on success or when it is already gone. The file is first moved aside
 // beside it and looked at again there: a developer's save that lands after
 // the first look is put back (and said), one that lands later stays at the
 // name. Only a write into the old file through a descriptor opened before
-// the move can still be lost with it.
-std::string delete_beneath(const std::string &root, const std::string &name, const std::string &expected_digest);
+// the move can still be lost with it. Not flushed: written (when given) is
+// told the folder of a file deleted.
+std::string delete_beneath(const std::string &root, const std::string &name, const std::string &expected_digest,
+                           WrittenFileSystems *written = nullptr);
 
 }  // namespace liveupdate::host::sync_back

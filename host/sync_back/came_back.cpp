@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include <utility>
+
 #include "common/paths.hpp"
 #include "common/unique_fd.hpp"
 #include "host/sync_back/beneath_files.hpp"
@@ -35,10 +37,16 @@ std::string parent_of(const std::string &path) {
 
 }  // namespace
 
+void CameBack::expect(const std::string &local_file, Shape after) {
+    const auto [it, fresh] = files_.try_emplace(local_file);
+    // What it wrote before stays its own until this one ended; a path it never wrote is not.
+    it->second.before = fresh ? std::nullopt : std::optional<Shape>(std::move(it->second.after));
+    it->second.after = std::move(after);
+}
+
 void CameBack::expect_written(const std::string &local_file, const std::string &digest, const std::string &local_root) {
     common::MutexLock lock(mutex_);
-    written_[local_file] = digest;
-    deleted_.erase(local_file);
+    expect(local_file, digest);
     for (std::string folder = parent_of(local_file);
          folder.size() > local_root.size() && common::child_path(local_root, folder); folder = parent_of(folder)) {
         struct stat st {};
@@ -48,8 +56,20 @@ void CameBack::expect_written(const std::string &local_file, const std::string &
 
 void CameBack::expect_deleted(const std::string &local_file) {
     common::MutexLock lock(mutex_);
-    written_.erase(local_file);
-    deleted_.insert(local_file);
+    expect(local_file, std::nullopt);
+}
+
+void CameBack::ended(const std::string &local_file, bool in_place) {
+    common::MutexLock lock(mutex_);
+    const auto it = files_.find(local_file);
+    if (it == files_.end()) return;
+    std::optional<Shape> before = std::move(it->second.before);
+    it->second.before.reset();
+    if (in_place) return;
+    if (before)
+        it->second.after = std::move(*before);
+    else
+        files_.erase(it);
 }
 
 bool CameBack::is_echo(const std::string &path) {
@@ -57,14 +77,14 @@ bool CameBack::is_echo(const std::string &path) {
     common::MutexLock lock(mutex_);
     struct stat st {};
     const bool exists = ::lstat(path.c_str(), &st) == 0;
-    if (const auto it = written_.find(path); it != written_.end()) {
-        if (exists && S_ISREG(st.st_mode) && file_digest(path) == it->second) return true;
-        written_.erase(it);
-        return false;
-    }
-    if (const auto it = deleted_.find(path); it != deleted_.end()) {
-        if (!exists) return true;
-        deleted_.erase(it);
+    if (const auto it = files_.find(path); it != files_.end()) {
+        // A file that is no regular file (a folder, a symlink) is never as sync back leaves a path.
+        const bool regular = exists && S_ISREG(st.st_mode);
+        const auto holds = [&, digest = regular ? file_digest(path) : std::string()](const Shape &shape) {
+            return shape ? regular && digest == *shape : !exists;
+        };
+        if (holds(it->second.after) || (it->second.before && holds(*it->second.before))) return true;
+        files_.erase(it);
         return false;
     }
     if (const auto it = folders_.find(path); it != folders_.end()) {

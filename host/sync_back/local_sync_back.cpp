@@ -52,7 +52,38 @@ LocalSyncBack::LocalSyncBack(rules::SyncBackMapping mapping, std::shared_ptr<Con
       journal_(std::move(journal)),
       limits_(limits),
       came_back_(std::move(came_back)),
-      budget_(limits.max_files_per_second, limits.max_burst_files) {}
+      budget_(limits.max_files_per_second, limits.max_burst_files),
+      flusher_(std::make_unique<AgreementFlusher>(journal_, nullptr)) {}
+
+LocalSyncBack::~LocalSyncBack() {
+    if (!flusher_) return;  // moved from
+    end_batch();
+    flusher_->stop();
+}
+
+void LocalSyncBack::end_batch() {
+    flusher_->submit(std::move(written_), std::move(tickets_));
+    written_.clear();
+    tickets_.clear();
+}
+
+void LocalSyncBack::set_flusher(std::function<void(const SyncBackEvent &failed)> report,
+                                AgreementFlusher::FlushFn flush) {
+    auto failed = [report = std::move(report)](const std::string &why) {
+        if (!report) return;
+        SyncBackEvent event;
+        event.kind = Kind::refused;
+        event.message = "what came back is not agreed on: it is not known to be on the local disk (" + why +
+                        "); judged again at its next change or restart";
+        report(event);
+    };
+    flusher_ = std::make_unique<AgreementFlusher>(journal_, std::move(failed), std::move(flush));
+}
+
+void LocalSyncBack::agree_after_flush(const std::string &container_path, const rules::Agreed &digest) {
+    if (journal_->agreed(container_path) == digest) return;  // already agreed, or pending
+    tickets_.push_back(journal_->agree_pending(container_path, digest));
+}
 
 SyncBackEvent LocalSyncBack::on_container_change(const std::string &container_file, std::int64_t now_ms,
                                                  const std::optional<rules::Agreed> &held_from) {
@@ -136,11 +167,12 @@ SyncBackEvent LocalSyncBack::judged(const std::string &container_path, const std
         rules::decide(agreed, local.state, container.state, rules::deletes_allowed(files_->sync_root()));
     switch (decision.action) {
     case Action::nothing: event.kind = Kind::nothing; break;
-    case Action::write_local:
+    case Action::write_local: {
         if (came_back_) came_back_->expect_written(event.local_file, container.state.digest, mapping_.local_path());
-        if (WriteResult written = write_beneath(mapping_.local_path(), name, container.fd.get(), container.mode,
-                                                container.state.digest, local.stamp);
-            !written.error.empty()) {
+        WriteResult written = write_beneath(mapping_.local_path(), name, container.fd.get(), container.mode,
+                                            container.state.digest, local.stamp, &written_);
+        if (came_back_) came_back_->ended(event.local_file, written.error.empty());
+        if (!written.error.empty()) {
             // A developer's save came while it was copied: judged again against it (a conflict, mostly).
             if (written.local_changed && !again) return judged(container_path, name, held_from, true);
             SyncBackEvent refused = refuse(std::move(written.error));
@@ -148,16 +180,19 @@ SyncBackEvent LocalSyncBack::judged(const std::string &container_path, const std
             if (refused.again) refused.message += "; tried again until there is room";
             return refused;
         }
-        journal_->agree(container_path, container.state.digest);
+        agree_after_flush(container_path, container.state.digest);
         event.kind = Kind::written;
         break;
-    case Action::delete_local:
+    }
+    case Action::delete_local: {
         if (came_back_) came_back_->expect_deleted(event.local_file);
-        if (std::string error = delete_beneath(mapping_.local_path(), name, *agreed); !error.empty())
-            return refuse(std::move(error));
-        journal_->forget(container_path);
+        std::string error = delete_beneath(mapping_.local_path(), name, *agreed, &written_);
+        if (came_back_) came_back_->ended(event.local_file, error.empty());
+        if (!error.empty()) return refuse(std::move(error));
+        agree_after_flush(container_path, std::nullopt);
         event.kind = Kind::deleted;
         break;
+    }
     case Action::agree:
         // Both sides still hold the agreed content and the container other
         // permission bits (an app's chmod after its write): they come back
@@ -165,15 +200,16 @@ SyncBackEvent LocalSyncBack::judged(const std::string &container_path, const std
         if (agreed && container.state.kind == PathState::Kind::file && container.state.digest == *agreed &&
             local.fd.get() >= 0 && (local.mode & 0777) != (container.mode & 0777)) {
             if (came_back_) came_back_->expect_written(event.local_file, local.state.digest, mapping_.local_path());
-            if (::fchmod(local.fd.get(), container.mode & 0777) != 0)
-                return refuse(std::string("its mode cannot be set: ") + std::strerror(errno));
+            const bool set = ::fchmod(local.fd.get(), container.mode & 0777) == 0;
+            const int code = errno;
+            if (came_back_) came_back_->ended(event.local_file, set);
+            if (!set) return refuse(std::string("its mode cannot be set: ") + std::strerror(code));
             event.kind = Kind::written;
             break;
         }
-        if (container.state.kind == PathState::Kind::file)
-            journal_->agree(container_path, container.state.digest);
-        else
-            journal_->forget(container_path);
+        agree_after_flush(container_path, container.state.kind == PathState::Kind::file
+                                              ? rules::Agreed(container.state.digest)
+                                              : std::nullopt);
         event.kind = Kind::agreed;
         break;
     case Action::conflict:

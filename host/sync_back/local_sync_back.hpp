@@ -5,18 +5,22 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "common/sync_back/sync_back_limits.hpp"
 #include "common/sync_back/sync_back_mapping.hpp"
 #include "common/sync_back/sync_back_rules.hpp"
 #include "host/core/synced_journal.hpp"
+#include "host/sync_back/agreement_flusher.hpp"
 #include "host/sync_back/beneath_files.hpp"
 #include "host/sync_back/came_back.hpp"
+#include "host/sync_back/written_file_systems.hpp"
 
 namespace liveupdate::host::sync_back {
 
@@ -75,6 +79,15 @@ public:
                   std::shared_ptr<SyncedJournal> journal, rules::Limits limits = {},
                   std::shared_ptr<CameBack> came_back = nullptr);
 
+    // Hands the pending agreements of what it wrote since to its flusher.
+    ~LocalSyncBack();
+    LocalSyncBack(LocalSyncBack &&) = default;
+    LocalSyncBack &operator=(LocalSyncBack &&) = delete;
+
+    // Each change's local write or delete is in place when it returns, its
+    // agreement pending (seen by every later judgement); end_batch() hands
+    // the batch to the flusher, which writes the agreements once the
+    // batch's files are on the disk (agreement_flusher.hpp).
     // container_file (absolute container path) was created, changed or
     // deleted; now_ms: the caller's clock, for the rate limit. held_from:
     // for a report held while a forward update carried the path (in_flight),
@@ -82,6 +95,14 @@ public:
     // look taken before the forward write, and changes nothing.
     SyncBackEvent on_container_change(const std::string &container_file, std::int64_t now_ms,
                                       const std::optional<rules::Agreed> &held_from = std::nullopt);
+
+    // The changes judged since the last call are one batch: flushed together, then agreed on. Returns at once.
+    void end_batch();
+    // How batches are flushed, and who hears of a flush that failed (a
+    // refused event, on the flusher's thread). Before the first change.
+    void set_flusher(std::function<void(const SyncBackEvent &failed)> report, AgreementFlusher::FlushFn flush = {});
+    // Waits until every batch ended so far is flushed and agreed on (or failed).
+    void wait_settled() { flusher_->wait_settled(); }
 
     // The conflicts open now, by container path: each clears when a later
     // change of its path is not a conflict any more.
@@ -95,6 +116,8 @@ private:
     // again: judged a second time, the local file having changed while the first one wrote.
     SyncBackEvent judged(const std::string &container_path, const std::string &name,
                          const std::optional<rules::Agreed> &held_from, bool again = false);
+    // Agrees on digest (nullopt: the agreement dropped) once the batch is flushed.
+    void agree_after_flush(const std::string &container_path, const rules::Agreed &digest);
 
     rules::SyncBackMapping mapping_;
     std::shared_ptr<ContainerFiles> files_;
@@ -104,6 +127,10 @@ private:
     rules::RateBudget budget_;
     std::map<std::string, SyncBackEvent> conflicts_;
     std::set<std::string> waiting_for_room_;  // container paths refused for a full local disk: said once
+    // The batch so far: what its writes and deletes reached, and its pending agreements.
+    WrittenFileSystems written_;
+    std::vector<std::uint64_t> tickets_;
+    std::unique_ptr<AgreementFlusher> flusher_;
 };
 
 }  // namespace liveupdate::host::sync_back

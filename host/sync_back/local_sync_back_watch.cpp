@@ -31,6 +31,7 @@ LocalSyncBackWatch::LocalSyncBackWatch(std::unique_ptr<LocalSyncBack> sync_back,
         event.message = "watching the container folder: " + message;
         report_(event);
     };
+    sync_back_->set_flusher([this](const SyncBackEvent &failed) { report_(failed); });
     held_ = std::make_unique<HeldReports<FolderLook>>(
         sync_back_->journal(),
         [this](const std::vector<HeldReports<FolderLook>::Held> &held) { on_forward_ended(held); });
@@ -126,6 +127,7 @@ void LocalSyncBackWatch::offer(const std::set<std::string> &paths, std::vector<S
             events.push_back(std::move(event));
     }
     if (!held) deletes_held_since_.reset();
+    sync_back_->end_batch();
 }
 
 void LocalSyncBackWatch::on_forward_ended(const std::vector<HeldReports<FolderLook>::Held> &held) {

@@ -148,6 +148,15 @@ std::string column_of(const std::string &table, const std::string &name, std::si
     return "";
 }
 
+// Every synced journal of the daemon's state folder, one after the other.
+std::string journal_text(const UpDaemon &d) {
+    std::string text;
+    std::error_code ec;
+    for (const auto &e : fs::recursive_directory_iterator(d.state, ec))
+        if (e.is_regular_file(ec)) text += read_file(e.path());
+    return text;
+}
+
 bool logged(const UpDaemon &d, const std::string &text) { return d.log_text().find(text) != std::string::npos; }
 
 std::size_t times_logged(const UpDaemon &d, const std::string &text) {
@@ -635,10 +644,25 @@ void restart_overwrites_no_change_of_the_app(Ending ending) {
                                         },
                                         kWait),
                                     [&] { return d.log_text(); }));
-    if (ending == Ending::sigkill)
+    // Agreed on: their lines are in the synced journal only once the flusher
+    // made the files durable (a kill before that leaves them unagreed, judged
+    // again as conflicts, not what this test is about).
+    if (ending == Ending::sigkill) {
+        BOOST_TEST_REQUIRE(wait_outcome(
+            wait_until(
+                [&] {
+                    const std::string journals = journal_text(d);
+                    for (const char *path : {"/app/package-lock.json", "/app/gen/rewritten.txt", "/app/gen/deleted.txt",
+                                             "/app/gen/local.txt", "/app/gen/both.txt"})
+                        if (journals.find(std::string("=[\"") + path + "\",") == std::string::npos) return false;
+                    return true;
+                },
+                kWait),
+            [&] { return journal_text(d); }));
         d.kill_hard();
-    else
+    } else {
         BOOST_TEST_REQUIRE(d.stop() == 0);
+    }
     web.exec(
         "printf two > /app/package-lock.json; echo two > /app/gen/rewritten.txt; rm /app/gen/deleted.txt;"
         " echo new > /app/gen/new.txt; echo container > /app/gen/both.txt");

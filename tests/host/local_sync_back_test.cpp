@@ -5,6 +5,7 @@
 // writes nothing outside localPath, nor replaces a local file saved while
 // a container file was copied beside it; a full local disk is tried again.
 #define BOOST_TEST_MODULE local_sync_back
+#include <fcntl.h>
 #include <sys/inotify.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -14,13 +15,16 @@
 
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <map>
 #include <mutex>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "common/sync_back/content_digest.hpp"
 #include "host/sync_back/agent_sync_back.hpp"
@@ -112,6 +116,254 @@ BOOST_AUTO_TEST_CASE(a_container_file_comes_back_with_its_mode_and_is_agreed) {
     write(f.app / "db" / "migrations" / "0001.py", "create table v2");
     BOOST_TEST((back.on_container_change("/app/db/migrations/0001.py", 0).kind == Kind::written));
     BOOST_TEST(text_of(landed) == "create table v2");
+}
+
+// A batch of files that come back is flushed to disk on the flusher's
+// thread, after its files are in place and before any of its agreement
+// lines reach the journal: after a power loss a line never names bytes the
+// disk does not hold. Meanwhile every reader sees the batch's agreements.
+BOOST_AUTO_TEST_CASE(a_batch_is_flushed_before_its_agreement_lines_are_written) {
+    Folders f;
+    auto back = f.sync_back();
+    write(f.local / "gen" / "old.txt", "old");
+    write(f.app / "gen" / "old.txt", "old");
+    f.journal->agree("/app/gen/old.txt", digest_of(f.local / "gen" / "old.txt"));
+    const fs::path journal_file = f.state / "j";
+    struct AtFlush {
+        int flushes = 0;
+        bool reached = false;
+        std::string files, journal;
+        bool old_gone = false, agreed_in_memory = false;
+    } at;
+    back.set_flusher(nullptr, [&](sync_back::WrittenFileSystems &written) {
+        ++at.flushes;
+        at.reached = !written.empty();
+        at.files = text_of(f.local / "gen" / "a.txt") + "|" + text_of(f.local / "gen" / "b.txt");
+        at.old_gone = !fs::exists(f.local / "gen" / "old.txt");
+        at.journal = text_of(journal_file);
+        at.agreed_in_memory = f.journal->agreed("/app/gen/a.txt").has_value();
+        return std::string();
+    });
+    for (const char *name : {"a.txt", "b.txt"}) {
+        write(f.app / "gen" / name, std::string("v1 ") + name);
+        BOOST_TEST((back.on_container_change(std::string("/app/gen/") + name, 0).kind == Kind::written), name);
+    }
+    fs::remove(f.app / "gen" / "old.txt");
+    BOOST_TEST((back.on_container_change("/app/gen/old.txt", 0).kind == Kind::deleted));
+    back.end_batch();
+    back.wait_settled();
+    BOOST_TEST(at.flushes == 1);
+    BOOST_TEST(at.reached);
+    BOOST_TEST(at.files == "v1 a.txt|v1 b.txt");
+    BOOST_TEST(at.old_gone);
+    BOOST_TEST(at.agreed_in_memory);
+    BOOST_TEST(at.journal.find("/app/gen/a.txt") == std::string::npos, at.journal);
+    BOOST_TEST(at.journal.find("~\"/app/gen/old.txt\"") == std::string::npos, at.journal);
+    const std::string after = text_of(journal_file);
+    for (const char *name : {"a.txt", "b.txt"})
+        BOOST_TEST(after.find("[\"/app/gen/" + std::string(name) + "\",\"" + digest_of(f.local / "gen" / name) +
+                              "\"]") != std::string::npos,
+                   after);
+    BOOST_TEST(after.find("~\"/app/gen/old.txt\"") != std::string::npos, after);
+    BOOST_TEST(!f.journal->agreed("/app/gen/old.txt").has_value());
+    // Nothing written since: nothing to flush.
+    back.end_batch();
+    back.wait_settled();
+    BOOST_TEST(at.flushes == 1);
+}
+
+namespace {
+
+// A flush that waits until the test lets it go, counting its calls; the nth call's answer in answers.
+struct HeldFlush {
+    std::mutex mutex;
+    std::condition_variable changed;
+    bool go = false;
+    int calls = 0;
+    std::vector<std::string> answers;
+    std::string operator()(sync_back::WrittenFileSystems &) {
+        std::unique_lock lock(mutex);
+        const int call = calls++;
+        changed.notify_all();
+        changed.wait(lock, [&] { return go; });
+        return call < static_cast<int>(answers.size()) ? answers[call] : std::string();
+    }
+    void wait_for_call(int n) {
+        std::unique_lock lock(mutex);
+        changed.wait(lock, [&] { return calls >= n; });
+    }
+    void let_go() {
+        const std::lock_guard lock(mutex);
+        go = true;
+        changed.notify_all();
+    }
+};
+
+}  // namespace
+
+// A later batch is judged against the agreements still waiting for their
+// flush, as if agreed: a second version of a file that came back comes
+// back too rather than being taken for a conflict with the first.
+BOOST_AUTO_TEST_CASE(a_later_batch_is_judged_against_the_pending_agreements) {
+    Folders f;
+    auto back = f.sync_back();
+    HeldFlush held;
+    back.set_flusher(nullptr, [&](sync_back::WrittenFileSystems &w) { return held(w); });
+    write(f.app / "gen" / "a.txt", "v1");
+    BOOST_TEST((back.on_container_change("/app/gen/a.txt", 0).kind == Kind::written));
+    back.end_batch();
+    held.wait_for_call(1);
+    write(f.app / "gen" / "a.txt", "v2");
+    const auto e = back.on_container_change("/app/gen/a.txt", 0);
+    BOOST_TEST((e.kind == Kind::written), e.message);
+    back.end_batch();
+    BOOST_TEST(text_of(f.local / "gen" / "a.txt") == "v2");
+    BOOST_TEST(text_of(f.state / "j").find("/app/gen/a.txt") == std::string::npos);
+    held.let_go();
+    back.wait_settled();
+    BOOST_TEST(f.journal->agreed("/app/gen/a.txt").value_or("") == digest_of(f.local / "gen" / "a.txt"));
+    const SyncedJournal reopened((f.state / "j").string(), SyncedKey::of("lu", "local", "", f.container.string()));
+    BOOST_TEST(reopened.agreed("/app/gen/a.txt").value_or("") == digest_of(f.local / "gen" / "a.txt"));
+}
+
+// A flush that fails agrees on nothing and says why, naming what; the file
+// stays, and judged again it agrees, neither a conflict nor an app change.
+BOOST_AUTO_TEST_CASE(a_failed_flush_agrees_on_nothing_and_the_file_is_judged_again) {
+    Folders f;
+    write(f.local / "gen" / "a.txt", "old");
+    write(f.app / "gen" / "a.txt", "old");
+    const std::string old_digest = digest_of(f.local / "gen" / "a.txt");
+    f.journal->agree("/app/gen/a.txt", old_digest);
+    std::mutex mutex;
+    std::vector<sync_back::SyncBackEvent> reported;
+    {
+        auto back = f.sync_back();
+        back.set_flusher(
+            [&](const sync_back::SyncBackEvent &e) {
+                const std::lock_guard lock(mutex);
+                reported.push_back(e);
+            },
+            [](sync_back::WrittenFileSystems &) { return std::string("/dev/gone: the disk is gone"); });
+        write(f.app / "gen" / "a.txt", "new");
+        BOOST_TEST((back.on_container_change("/app/gen/a.txt", 0).kind == Kind::written));
+        back.end_batch();
+        back.wait_settled();
+        const std::lock_guard lock(mutex);
+        BOOST_TEST_REQUIRE(reported.size() == 1u);
+        BOOST_TEST((reported[0].kind == Kind::refused));
+        BOOST_TEST(reported[0].message.find("/dev/gone: the disk is gone") != std::string::npos, reported[0].message);
+        BOOST_TEST((sync_back::report_line({}, reported[0]).level == liveupdate::common::LogLevel::warn));
+    }
+    BOOST_TEST(text_of(f.local / "gen" / "a.txt") == "new");
+    BOOST_TEST(f.journal->agreed("/app/gen/a.txt").value_or("") == old_digest);
+    BOOST_TEST(text_of(f.state / "j").find(digest_of(f.local / "gen" / "a.txt")) == std::string::npos);
+    // Judged again (its next report, or a restart's look): both sides hold the same.
+    auto again = f.sync_back();
+    const auto e = again.on_container_change("/app/gen/a.txt", 0);
+    BOOST_TEST((e.kind == Kind::agreed), e.message);
+    again.end_batch();
+    again.wait_settled();
+    BOOST_TEST(f.journal->agreed("/app/gen/a.txt").value_or("") == digest_of(f.local / "gen" / "a.txt"));
+}
+
+// Stopping waits for the flush under way and flushes what was written
+// before it: no hang, and no line for what a failed flush did not make durable.
+BOOST_AUTO_TEST_CASE(stop_during_a_flush_waits_for_it_and_agrees_only_on_what_was_flushed) {
+    Folders f;
+    HeldFlush held;
+    held.answers = {"", "the second flush failed"};
+    auto back = std::make_unique<sync_back::LocalSyncBack>(sb::SyncBackMapping(f.local.string(), "/app", {"gen/**"}),
+                                                           f.container.string(), f.journal);
+    back->set_flusher(nullptr, [&](sync_back::WrittenFileSystems &w) { return held(w); });
+    write(f.app / "gen" / "a.txt", "a");
+    BOOST_TEST((back->on_container_change("/app/gen/a.txt", 0).kind == Kind::written));
+    back->end_batch();
+    held.wait_for_call(1);
+    write(f.app / "gen" / "b.txt", "b");
+    BOOST_TEST((back->on_container_change("/app/gen/b.txt", 0).kind == Kind::written));
+    std::thread stopping([&] { back.reset(); });  // b's batch ends with it
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    BOOST_TEST(text_of(f.state / "j").find("/app/gen/") == std::string::npos);
+    held.let_go();
+    stopping.join();
+    BOOST_TEST(held.calls == 2);
+    const SyncedJournal reopened((f.state / "j").string(), SyncedKey::of("lu", "local", "", f.container.string()));
+    BOOST_TEST(reopened.agreed("/app/gen/a.txt").value_or("") == digest_of(f.local / "gen" / "a.txt"));
+    BOOST_TEST(!reopened.agreed("/app/gen/b.txt").has_value());
+    BOOST_TEST(!f.journal->agreed("/app/gen/b.txt").has_value());
+}
+
+// A flush that hangs (NFS, a dying disk) does not hang the stop: it returns
+// after AgreementFlusher::kStopLimit, says so at warn, and leaves the
+// agreements it could not make durable without a line (judged again at the
+// next start); the thread left to the flush writes none when it ends either.
+BOOST_AUTO_TEST_CASE(stop_during_a_hung_flush_returns_and_writes_no_agreement) {
+    Folders f;
+    auto held = std::make_shared<HeldFlush>();  // the thread left behind may still be in it after the stop
+    std::mutex mutex;
+    std::vector<sync_back::SyncBackEvent> reported;
+    auto back = std::make_unique<sync_back::LocalSyncBack>(sb::SyncBackMapping(f.local.string(), "/app", {"gen/**"}),
+                                                           f.container.string(), f.journal);
+    back->set_flusher(
+        [&](const sync_back::SyncBackEvent &e) {
+            const std::lock_guard lock(mutex);
+            reported.push_back(e);
+        },
+        [held](sync_back::WrittenFileSystems &w) { return (*held)(w); });
+    write(f.app / "gen" / "a.txt", "a");
+    BOOST_TEST((back->on_container_change("/app/gen/a.txt", 0).kind == Kind::written));
+    back->end_batch();
+    held->wait_for_call(1);
+    write(f.app / "gen" / "b.txt", "b");
+    BOOST_TEST((back->on_container_change("/app/gen/b.txt", 0).kind == Kind::written));
+    std::promise<void> stopped;
+    std::thread stopping([&] {
+        back.reset();  // b's batch ends with it
+        stopped.set_value();
+    });
+    const bool returned = stopped.get_future().wait_for(sync_back::AgreementFlusher::kStopLimit +
+                                                        std::chrono::seconds(5)) == std::future_status::ready;
+    BOOST_TEST(returned);
+    if (!returned) held->let_go();  // an unbounded stop: let it end the test
+    stopping.join();
+    {
+        const std::lock_guard lock(mutex);
+        BOOST_TEST_REQUIRE(reported.size() == 1u);
+        BOOST_TEST((sync_back::report_line({}, reported[0]).level == liveupdate::common::LogLevel::warn));
+        BOOST_TEST(reported[0].message.find("2 agreement(s) left unwritten") != std::string::npos, reported[0].message);
+    }
+    BOOST_TEST(text_of(f.state / "j").find("/app/gen/") == std::string::npos);
+    BOOST_TEST(fs::exists(f.local / "gen" / "a.txt"));  // the files stay: only their agreements wait
+    held->let_go();
+    // Its flush ended after the stop: it takes them back rather than write them.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (f.journal->agreed("/app/gen/a.txt") && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    BOOST_TEST(!f.journal->agreed("/app/gen/a.txt").has_value());
+    BOOST_TEST(!f.journal->agreed("/app/gen/b.txt").has_value());
+    BOOST_TEST(text_of(f.state / "j").find("/app/gen/") == std::string::npos);
+    BOOST_TEST(held->calls == 1);
+}
+
+// The flush reaches the file system of each folder written in, once each.
+BOOST_AUTO_TEST_CASE(written_file_systems_flush_each_once_and_name_what_failed) {
+    const TempDir dir("lu-written-fs-test");
+    fs::create_directories(dir.path() / "a");
+    sync_back::WrittenFileSystems written;
+    BOOST_TEST(written.empty());
+    for (const fs::path &folder : {dir.path(), dir.path() / "a"}) {
+        const int fd = ::open(folder.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+        BOOST_TEST_REQUIRE(fd >= 0);
+        written.add(fd, (folder / "x").string());
+        ::close(fd);
+    }
+    BOOST_TEST(!written.empty());
+    BOOST_TEST(written.flush() == "");
+    BOOST_TEST(written.empty());
+    written.add(-1, "/nowhere/x");
+    const std::string error = written.flush();
+    BOOST_TEST(error.find("/nowhere/x") != std::string::npos, error);
+    BOOST_TEST(written.empty());
 }
 
 BOOST_AUTO_TEST_CASE(a_mode_changed_in_the_container_alone_comes_back_without_touching_the_content) {

@@ -349,4 +349,55 @@ BOOST_AUTO_TEST_CASE(journals_of_gone_containers_are_pruned_and_no_other) {
     BOOST_TEST(journals.prune([](const SyncedKey &k) { return synced_container_gone(k, "", {}); }).empty());
 }
 
+// Sync back's pending agreements: seen by every reader at once, their
+// lines written only when the flusher says the files are on the disk; a
+// failed flush takes them back (and the later ones judged against them); a
+// forward agreement supersedes them; a compaction writes none of them.
+BOOST_AUTO_TEST_CASE(a_pending_agreement_is_seen_at_once_and_written_only_after_its_flush) {
+    TempDir dir{"lu-synced-test"};
+    SyncedJournals journals(dir.path().string());
+    const auto journal = journals.journal(kKey);
+    const fs::path file = only_journal_in(dir);
+    const std::uint64_t first = journal->agree_pending("/app/a", "d1");
+    BOOST_TEST(journal->agreed("/app/a").value_or("") == "d1");
+    BOOST_TEST(text_of(file).find("d1") == std::string::npos);
+    journal->write_pending({first});
+    BOOST_TEST(text_of(file).find("[\"/app/a\",\"d1\"]") != std::string::npos);
+    // A failed flush: back to the written agreement, the later pending one with it.
+    const std::uint64_t failed = journal->agree_pending("/app/a", "d2");
+    const std::uint64_t later = journal->agree_pending("/app/a", "d3");
+    BOOST_TEST(journal->agreed("/app/a").value_or("") == "d3");
+    journal->drop_pending({failed});
+    BOOST_TEST(journal->agreed("/app/a").value_or("") == "d1");
+    journal->write_pending({later});
+    BOOST_TEST(text_of(file).find("d3") == std::string::npos);
+    // A pending delete, written.
+    journal->write_pending({journal->agree_pending("/app/a", std::nullopt)});
+    BOOST_TEST(!journal->agreed("/app/a").has_value());
+    BOOST_TEST(text_of(file).find("~\"/app/a\"") != std::string::npos);
+    SyncedJournals next_run(dir.path().string());
+    BOOST_TEST(!next_run.journal(kKey)->agreed("/app/a").has_value());
+}
+
+BOOST_AUTO_TEST_CASE(a_forward_agreement_supersedes_a_pending_one_and_compaction_leaves_it_out) {
+    TempDir dir{"lu-synced-test"};
+    SyncedJournals journals(dir.path().string());
+    const auto journal = journals.journal(kKey);
+    const fs::path file = only_journal_in(dir);
+    const std::uint64_t superseded = journal->agree_pending("/app/a", "back");
+    journal->agree("/app/a", "forward");
+    journal->write_pending({superseded});
+    BOOST_TEST(journal->agreed("/app/a").value_or("") == "forward");
+    BOOST_TEST(text_of(file).find("back") == std::string::npos);
+    journal->agree_pending("/app/a", "pending");
+    for (int i = 0; i < 1100; ++i) {
+        journal->add({"/app/x" + std::to_string(i)});
+        journal->remove({"/app/x" + std::to_string(i)});
+    }
+    BOOST_TEST(journal->compact_if_due());
+    BOOST_TEST(text_of(file).find("pending") == std::string::npos);
+    BOOST_TEST(text_of(file).find("[\"/app/a\",\"forward\"]") != std::string::npos);
+    BOOST_TEST(journal->agreed("/app/a").value_or("") == "pending");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
