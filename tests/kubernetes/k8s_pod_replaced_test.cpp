@@ -69,8 +69,12 @@ void create_pod() {
     if (r.status / 100 != 2) throw std::runtime_error("creating pod " + kPod + ": " + kube::status_message(r.body));
 }
 
+// A graceful delete: the kubelet removes the pod only once its containers
+// stopped. A forced one (grace 0) removes it at once while the old container
+// and its lu-agent may still run a moment, and an update meant for it then
+// rightly lands there rather than fail as the test expects.
 void delete_pods() {
-    admin().request("DELETE", "/api/v1/namespaces/" + kNamespace + "/pods?gracePeriodSeconds=0");
+    admin().request("DELETE", "/api/v1/namespaces/" + kNamespace + "/pods?gracePeriodSeconds=1");
     wait_until(
         [] {
             return json::parse(admin().get("/api/v1/namespaces/" + kNamespace + "/pods"))
