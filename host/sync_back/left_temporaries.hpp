@@ -13,7 +13,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
+
+#include "common/left_files.hpp"
 
 namespace liveupdate::host::sync_back {
 
@@ -36,10 +37,7 @@ struct TemporaryLook {
 // not been written for an hour (an id used again by another process).
 bool left_behind(const TemporaryLook &look);
 
-struct LeftTemporaries {
-    std::vector<std::string> removed;  // paths
-    std::vector<std::string> errors;   // what could not be looked at or removed, and why
-};
+using LeftTemporaries = common::LeftFiles;
 
 // Removes the temporaries left behind beneath local_root (nothing when it is missing).
 LeftTemporaries remove_left_temporaries(const std::string &local_root);

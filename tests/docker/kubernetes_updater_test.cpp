@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -17,7 +18,21 @@ using namespace lu_test;
 
 namespace {
 
-const std::string kConfig = std::string(R"({"exec": "kubectl", "kubectl": ")") + LU_KUBECTL_STANDIN + R"("})";
+// The stand-in's pods are Docker containers no API server knows. The updater
+// asks the kubeconfig's API server for the pod (before it sends, and after a
+// failure): given one without a cluster, it cannot tell and the update's own
+// outcome stands, whatever KUBECONFIG says.
+const std::string kNoCluster = "/tmp/lu-no-cluster-kubeconfig-" + std::to_string(::getpid());
+
+struct NoClusterKubeconfig {
+    NoClusterKubeconfig() {
+        std::ofstream(kNoCluster) << "apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n";
+    }
+    ~NoClusterKubeconfig() { std::remove(kNoCluster.c_str()); }
+};
+
+const std::string kConfig = std::string(R"({"exec": "kubectl", "kubectl": ")") + LU_KUBECTL_STANDIN +
+                            R"(", "kubeconfig": ")" + kNoCluster + R"("})";
 
 Outcome update(DockerUpdater &updater, const TestContainer &c, Update u) {
     u.pod = c.name();
@@ -37,6 +52,8 @@ struct LoggedLines {
 };
 
 }  // namespace
+
+BOOST_TEST_GLOBAL_FIXTURE(NoClusterKubeconfig);
 
 BOOST_AUTO_TEST_CASE(argv_and_exit_codes_as_kubectl_speaks_them) {
     using namespace liveupdate::kubernetes;
@@ -132,7 +149,9 @@ BOOST_AUTO_TEST_CASE(a_failing_command_is_a_run_failure_and_kubectl_errors_are_i
     BOOST_TEST(missing.kind == LU_OUTCOME_INFRA_FAILURE);
     BOOST_TEST(missing.message.find("pods \"" + any.pod + "\" not found") != std::string::npos, missing.message);
 
-    DockerUpdater no_kubectl(R"({"exec": "kubectl", "kubectl": "/nonexistent/kubectl"})", LU_KUBERNETES_UPDATER_PATH);
+    DockerUpdater no_kubectl(
+        R"({"exec": "kubectl", "kubectl": "/nonexistent/kubectl", "kubeconfig": ")" + kNoCluster + R"("})",
+        LU_KUBERNETES_UPDATER_PATH);
     const auto absent = update(no_kubectl, c, any);
     BOOST_TEST(absent.kind == LU_OUTCOME_INFRA_FAILURE);
     BOOST_TEST(absent.message.find("cannot run '/nonexistent/kubectl'") != std::string::npos, absent.message);

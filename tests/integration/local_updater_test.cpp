@@ -1,11 +1,13 @@
 // The `local` updater plugin, loaded from its .so like the host does, fed
-// archives built here (including hostile ones).
+// archives built here (including hostile ones); the rule of its temporaries
+// left behind, linked in from its parts.
 #define BOOST_TEST_MODULE local_updater_tests
 #include <boost/test/unit_test.hpp>
 
 #include <archive.h>
 #include <archive_entry.h>
 #include <dlfcn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -22,6 +24,7 @@
 #include "liveupdate/ext/local_containers.h"
 #include "liveupdate/updater_plugin.h"
 #include "tests/support/temp_dir.hpp"
+#include "updaters/local/left_temporaries.hpp"
 
 namespace fs = std::filesystem;
 
@@ -465,4 +468,81 @@ BOOST_FIXTURE_TEST_CASE(a_guarded_delete_keeps_a_file_the_app_changed, Fixture) 
     BOOST_TEST(!fs::exists(root.path() / "app/unguarded.txt"));
     BOOST_TEST(g.kept.size() == 1U);
     BOOST_TEST(g.kept.count("/app/changed.txt") == 1U);
+}
+
+namespace {
+
+// The id of a process that ran and is gone: its temporaries' writer is dead.
+pid_t dead_pid() {
+    const pid_t child = ::fork();
+    if (child == 0) ::_exit(0);
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    return child;
+}
+
+void write_file(const fs::path &path, const std::string &text) {
+    fs::create_directories(path.parent_path());
+    std::ofstream(path) << text;
+}
+
+// A temporary's name as the updater gives it (agent_protocol's), of writer pid.
+std::string temporary(pid_t pid, int n) {
+    return ".lu-agent-" + std::to_string(pid) + "-" + std::to_string(n) + "-0123456789abcdef";
+}
+
+}  // namespace
+
+// An lu-host killed between a guarded write and its rename left the
+// temporary in the container folder: the updater's first update there
+// removes it, and nothing else that looks like one: a developer's file with
+// a like name, a symlink or a folder so named, a second link to a file,
+// one outside the sync roots, one reached through a symlink.
+BOOST_FIXTURE_TEST_CASE(temporaries_an_earlier_lu_host_left_go_and_nothing_else, Fixture) {
+    const pid_t dead = dead_pid();
+    const fs::path app = root.path() / "app";
+    write_file(app / temporary(dead, 1), "half a file");
+    write_file(app / "src/deep" / temporary(dead, 2), "half another");
+    write_file(app / temporary(::getpid(), 3), "an earlier lu-host with this pid");
+    const std::vector<fs::path> kept{app / ".lu-agent-notes.txt",
+                                     app / (".lu-agent-" + std::to_string(dead) + "-4"),
+                                     app / (temporary(dead, 5) + ".bak"),
+                                     app / ("x" + temporary(dead, 6)),
+                                     app / temporary(dead, 7) / "inside.txt",
+                                     root.path() / "etc" / temporary(dead, 8),
+                                     outside.path() / temporary(dead, 9),
+                                     app / "data.txt"};
+    for (const fs::path &path : kept) write_file(path, "mine");
+    fs::create_symlink(outside.path() / temporary(dead, 9), app / temporary(dead, 10));
+    fs::create_directory_symlink(outside.path(), app / "linked");
+    fs::create_hard_link(app / "data.txt", app / temporary(dead, 11));
+    sync_roots = {"/app"};
+
+    const Outcome o = update(TarBuilder().file("app/a.txt", "A").finish());
+    BOOST_TEST_REQUIRE(o.kind == LU_OUTCOME_OK, o.message);
+    BOOST_TEST(!fs::exists(app / temporary(dead, 1)));
+    BOOST_TEST(!fs::exists(app / "src/deep" / temporary(dead, 2)));
+    BOOST_TEST(!fs::exists(app / temporary(::getpid(), 3)));
+    BOOST_TEST(host.logged("Removed " + (app / temporary(dead, 1)).string()));
+    for (const fs::path &path : kept) BOOST_TEST(read_file(path) == "mine", path);
+    BOOST_TEST(fs::is_symlink(app / temporary(dead, 10)));
+    BOOST_TEST(fs::is_directory(app / temporary(dead, 7)));
+    BOOST_TEST(read_file(app / temporary(dead, 11)) == "mine");
+    BOOST_TEST(read_file(app / "a.txt") == "A");
+
+    // Served already: one left later waits for the folder's next whole sync.
+    write_file(app / temporary(dead, 12), "half a file");
+    BOOST_TEST(update(TarBuilder().file("app/b.txt", "B").finish()).kind == LU_OUTCOME_OK);
+    BOOST_TEST(fs::exists(app / temporary(dead, 12)));
+}
+
+// The rule behind it: this updater's own (its pid and token) may be being
+// written; another pid's only while that process runs.
+BOOST_AUTO_TEST_CASE(a_temporary_is_left_behind_only_when_its_writer_is_gone) {
+    using liveupdate::local::left_behind;
+    const liveupdate::local::TemporaryWriter self{100, 0xabc};
+    BOOST_TEST(!left_behind({100, 0xabc}, self, true));
+    BOOST_TEST(left_behind({100, 0xdef}, self, true));  // an earlier process with this pid
+    BOOST_TEST(left_behind({42, 0xabc}, self, false));
+    BOOST_TEST(!left_behind({42, 0xabc}, self, true));
 }

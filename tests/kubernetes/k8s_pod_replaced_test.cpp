@@ -4,11 +4,15 @@
 // replaced (a pod deleted and made again under its name) or deleted fails,
 // saying so, rather than read another container or pass for an agent that
 // cannot run (a restarted daemon's initial sync overwrites on both); and an
-// update meant for the replaced container is not sent to the new one. Pods
-// live in namespace lu-k8s-replaced-h4. Without the cluster folder: exit 77 (skipped).
+// update meant for the replaced container is not sent to the new one, through
+// lu-agent or, with the agent off, over per-update exec (the updater's .so).
+// Pods live in namespace lu-k8s-replaced-h4-PID (a run of its own: worktrees share
+// the cluster). Without the cluster folder: exit 77 (skipped).
 #define BOOST_TEST_MODULE k8s_pod_replaced
 #include <boost/json.hpp>
 #include <boost/test/unit_test.hpp>
+
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -18,6 +22,7 @@
 #include <vector>
 
 #include "common/kube/api_client.hpp"
+#include "tests/docker/docker_test_support.hpp"
 #include "tests/kubernetes/k8s_test_support.hpp"
 #include "updaters/kubernetes/pod_agents.hpp"
 
@@ -35,7 +40,7 @@ using lu_test::k8s::wait_until;
 
 namespace {
 
-const std::string kNamespace = "lu-k8s-replaced-h4";
+const std::string kNamespace = "lu-k8s-replaced-h4-" + std::to_string(::getpid());
 const std::string kPod = "digest";
 
 json::value pod_json() { return json::parse(admin().get("/api/v1/namespaces/" + kNamespace + "/pods/" + kPod)); }
@@ -64,8 +69,12 @@ void create_pod() {
     if (r.status / 100 != 2) throw std::runtime_error("creating pod " + kPod + ": " + kube::status_message(r.body));
 }
 
+// A graceful delete: the kubelet removes the pod only once its containers
+// stopped. A forced one (grace 0) removes it at once while the old container
+// and its lu-agent may still run a moment, and an update meant for it then
+// rightly lands there rather than fail as the test expects.
 void delete_pods() {
-    admin().request("DELETE", "/api/v1/namespaces/" + kNamespace + "/pods?gracePeriodSeconds=0");
+    admin().request("DELETE", "/api/v1/namespaces/" + kNamespace + "/pods?gracePeriodSeconds=1");
     wait_until(
         [] {
             return json::parse(admin().get("/api/v1/namespaces/" + kNamespace + "/pods"))
@@ -181,5 +190,42 @@ BOOST_FIXTURE_TEST_CASE(an_update_for_a_replaced_pods_container_is_not_sent_to_t
     const auto fresh = touch(second, "/tmp/fresh");
     BOOST_TEST((fresh.kind == liveupdate::updater::Outcome::Kind::ok), fresh.message);
     BOOST_TEST(lu_test::k8s::exec_sh(kNamespace, kPod, "test -e /tmp/fresh").first == 0);
+    delete_pods();
+}
+
+// Without lu-agent ("agent": false: tar and the runs over per-update exec)
+// the same: the pod is looked at once before anything is sent.
+BOOST_AUTO_TEST_CASE(an_update_over_exec_for_a_replaced_pods_container_is_not_sent_to_the_new_one) {
+    lu_test::DockerUpdater plain(R"({"kubeconfig": ")" + admin_kubeconfig() + R"(", "agent": false})",
+                                 LU_KUBERNETES_UPDATER_PATH);
+    const auto update_of = [](const std::string &file) {
+        lu_test::Update u;
+        u.pod = kPod;
+        u.namespace_name = kNamespace;
+        u.archive = lu_test::TarBuilder().file("tmp/" + file, "sent\n").finish();
+        u.copies = {{"/src/" + file, "/tmp/" + file}};
+        u.runs = {{{"touch", "/tmp/" + file + "-ran"}, false}};
+        return u;
+    };
+    create_pod();
+    const std::string first = running_container_id();
+    const auto sent = plain.update(first, "main", update_of("first"));
+    BOOST_TEST(sent.kind == LU_OUTCOME_OK, sent.message);
+    BOOST_TEST(!sent.logged("lu-agent"));
+    BOOST_TEST(lu_test::k8s::exec_sh(kNamespace, kPod, "cat /tmp/first").second == "sent\n");
+
+    delete_pods();
+    create_pod();
+    const std::string second = running_container_id();
+    BOOST_TEST_REQUIRE(second != first);
+    const auto stale = plain.update(first, "main", update_of("stale"));
+    BOOST_TEST(stale.kind == LU_OUTCOME_CONTAINER_NOT_RUNNING, stale.message);
+    BOOST_TEST(stale.message.find("pod " + kNamespace + "/" + kPod) != std::string::npos, stale.message);
+    BOOST_TEST(stale.message.find("was started again since") != std::string::npos, stale.message);
+    BOOST_TEST(lu_test::k8s::exec_sh(kNamespace, kPod, "test -e /tmp/stale || test -e /tmp/stale-ran").first == 1);
+
+    const auto fresh = plain.update(second, "main", update_of("fresh"));
+    BOOST_TEST(fresh.kind == LU_OUTCOME_OK, fresh.message);
+    BOOST_TEST(lu_test::k8s::exec_sh(kNamespace, kPod, "test -e /tmp/fresh && test -e /tmp/fresh-ran").first == 0);
     delete_pods();
 }

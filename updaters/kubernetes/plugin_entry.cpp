@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <thread>
 #include <utility>
@@ -109,6 +110,11 @@ lu::Outcome KubernetesPlugin::through_exec(const lu::Request &request) const {
                     agents_ ? "lu-agent cannot run in it (only lu-agent compares before it replaces)"
                             : "the kubernetes updater's \"agent\" setting is false or its exec is kubectl's (only "
                               "lu-agent compares before it replaces)");
+    // An exec reaches a pod by its name: a pod deleted and made again under
+    // it would take an update meant for the container it replaced. One look
+    // per update, as lu-agent's sessions take (confirm_started).
+    if (std::string gone = k8s::container_gone_reason(*api_, c); !gone.empty())
+        return lu::Outcome::container_not_running(gone + " (the exec reaches the pod by its name: nothing was sent)");
     return k8s::update_pod_container(exec_, config_, request);
 }
 

@@ -12,6 +12,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "common/json_fields.hpp"
 #include "liveupdate/updater.hpp"
@@ -19,6 +20,7 @@
 #include "updaters/local/container_digest.hpp"
 #include "updaters/local/container_paths.hpp"
 #include "updaters/local/found_content.hpp"
+#include "updaters/local/left_temporaries.hpp"
 #include "updaters/local/safe_delete.hpp"
 #include "updaters/local/safe_extract.hpp"
 #include "updaters/shared/update_messages.hpp"
@@ -110,6 +112,7 @@ public:
         std::string error;
         const std::string root = canonical_root(req.container.root, error);
         if (root.empty()) return lu::Outcome::infra_failure(error);
+        sweep_left_temporaries(root, req);
 
         for (const std::string &path : req.delete_paths) {
             if (const std::string found = unexpected_at(root, path, req.guard); !found.empty()) {
@@ -153,6 +156,18 @@ public:
     }
 
 private:
+    // What an lu-host killed mid-write left in the folder goes before this
+    // updater first writes there; an error is not the update's failure.
+    void sweep_left_temporaries(const std::string &root, const lu::Request &req) const {
+        const std::vector<std::string> due = swept_.to_sweep(root, req.sync_roots, req.initial_sync);
+        if (due.empty()) return;
+        const liveupdate::common::LeftFiles left = local::remove_left_temporaries(root, due);
+        for (const std::string &path : left.removed)
+            req.log(LU_LOG_INFO, "Removed " + path + ": a temporary file an earlier lu-host left half written");
+        for (const std::string &why : left.errors)
+            req.log(LU_LOG_WARN, "Looking for temporary files an earlier lu-host left: " + why);
+    }
+
     lu::Outcome unpack(const std::string &root, const lu::Request &req) const {
         // A long initial sync says how far it got, every second.
         std::function<void(const local::ExtractResult &)> progress;
@@ -185,6 +200,7 @@ private:
 
     lu::Host host_;
     std::optional<std::string> working_dir_;  // from the settings: where commands run
+    mutable local::SweptFolders swept_;       // mutable: update() is const, and concurrent
 };
 
 }  // namespace

@@ -5,22 +5,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <memory>
-#include <random>
 #include <string_view>
 #include <vector>
 
 #include "common/agent_protocol/messages.hpp"
-#include "common/agent_protocol/temporary_names.hpp"
 #include "common/archive_errors.hpp"
 #include "common/tar_reader.hpp"
 #include "updaters/local/container_paths.hpp"
 #include "updaters/local/found_content.hpp"
+#include "updaters/local/left_temporaries.hpp"
 #include "updaters/local/safe_delete.hpp"
 
 namespace liveupdate::local {
@@ -91,17 +89,6 @@ bool write_entry(common::TarReader &reader, archive *writer, archive_entry *entr
         return false;
     }
     return true;
-}
-
-// A name of liveupdate's own beside a path (agent_protocol's temporaries:
-// the same one lu-agent's writes and verify recognise), unique in this process.
-std::string temporary_name() {
-    static const std::uint64_t token = [] {
-        std::random_device random;
-        return (static_cast<std::uint64_t>(random()) << 32) | random();
-    }();
-    static std::atomic<unsigned long> next{0};
-    return agent_protocol::temporary_name(::getpid(), next++, token);
 }
 
 // Puts the written temporary in relative's place when relative still holds
