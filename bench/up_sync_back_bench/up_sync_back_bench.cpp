@@ -12,7 +12,8 @@
 //    back on, each such save is guarded, the agent comparing the container's
 //    file with the agreement before it replaces it);
 //  - echoes: forward updates of files that came back, over the whole run.
-// Each phase has its own container, folder and daemon. Exit codes: 0 done,
+// Each phase (sync back on, off) has its own container, folder and daemon;
+// both run at once and their forward saves alternate. Exit codes: 0 done,
 // 1 failed, 2 bad arguments.
 #include <fcntl.h>
 #include <signal.h>
@@ -28,9 +29,12 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "bench/bench_support/local_files.hpp"
+#include "bench/bench_support/process_cpu.hpp"
 #include "bench/bench_support/stats.hpp"
 
 namespace fs = std::filesystem;
@@ -51,6 +55,7 @@ struct Figures {
     std::vector<double> guarded_ms;  // saves of lock.json: guarded with sync back on
     double burst_ms = 0, generate_ms = 0, docker_cp_ms = 0;
     std::size_t echoes = 0;
+    double daemon_cpu_ms = 0, container_cpu_ms = 0;  // over the forward saves
 };
 
 // Lines of the daemon's log saying the LiveUpdate saw a local change to a
@@ -66,8 +71,8 @@ std::size_t echoes_in(const std::string &log) {
     return count;
 }
 
-// One daemon, one container: 30 forward saves; with sync back, 30 files back
-// and the burst too.
+// One daemon, one container: forward saves; with sync back, 30 files back and
+// the burst too.
 class Phase {
 public:
     explicit Phase(bool sync_back) : sync_back_(sync_back) {
@@ -88,21 +93,19 @@ public:
     Phase(const Phase &) = delete;
     Phase &operator=(const Phase &) = delete;
 
-    Figures measure() {
-        start();
-        Figures f;
-        for (int round = 0; round < kRounds; ++round) f.forward_ms.push_back(forward_save(round));
-        for (int round = 0; round < kRounds; ++round) f.guarded_ms.push_back(forward_save(round, "lock.json"));
-        if (sync_back_) {
-            for (int round = 0; round < kRounds; ++round) f.back_ms.push_back(file_back(round));
-            burst(f);
-        }
-        f.echoes = echoes_in(read_file(log_));
-        measured_ = true;
-        return f;
+    // With sync back: 30 files back, then the burst.
+    void measure_back(Figures &f) {
+        for (int round = 0; round < kRounds; ++round) f.back_ms.push_back(file_back(round));
+        burst(f);
     }
 
-private:
+    // Counts the echoes in the daemon's log; the folder goes when the phase does.
+    void finish(Figures &f) {
+        f.echoes = echoes_in(read_file(log_));
+        measured_ = true;
+    }
+
+    // Starts the daemon and waits for its initial sync (and, with sync back, its watch).
     void start() {
         write_file(dir_ / "src/index.html", "initial\n");
         const std::string sync_back = sync_back_ ? R"(, "syncBack": ["back.txt", "gen", "lock.json"])" : "";
@@ -118,7 +121,8 @@ private:
         run("docker run -d --network none --name " + container_ + " --label com.docker.compose.project=" + project_ +
             " --label com.docker.compose.service=web --label com.docker.compose.oneoff=False"
             " --label com.docker.compose.container-number=1 lu-busybox:latest sleep 100000");
-        root_ = "/proc/" + run("docker inspect -f '{{.State.Pid}}' " + container_) + "/root";
+        container_pid_ = std::stol(run("docker inspect -f '{{.State.Pid}}' " + container_));
+        root_ = "/proc/" + std::to_string(container_pid_) + "/root";
         // Synced journals of their own: the machine's default folder may be another daemon's.
         ::setenv("LIVEUPDATE_STATE_DIR", (dir_ / "state").c_str(), 1);
         daemon_ = lu_bench::start_daemon(LU_HOST_BIN, dir_, log_);
@@ -146,6 +150,12 @@ private:
         return took;
     }
 
+    // CPU the daemon and the container (lu-agent, watching or writing) used so far.
+    std::pair<double, double> cpu_ms() const {
+        return {lu_bench::process_cpu_ms(daemon_), lu_bench::cgroup_cpu_ms(container_pid_)};
+    }
+
+private:
     double file_back(int round) {
         std::this_thread::sleep_for(std::chrono::milliseconds(300));
         const std::string content = "lockfile " + std::to_string(round) + "\n";
@@ -187,6 +197,7 @@ private:
     fs::path dir_, log_, root_;
     std::string project_, container_;
     pid_t daemon_ = -1;
+    long container_pid_ = 0;
     bool measured_ = false;
 };
 
@@ -215,8 +226,30 @@ int main(int argc, char **argv) {
         return 0;
     }
     try {
-        const Figures off = Phase(false).measure();
-        const Figures on = Phase(true).measure();
+        // Both daemons run through the whole run and their saves alternate, each going first in every other
+        // round: a machine's load that drifts (other work on its cores) weighs on both sides alike.
+        Phase off_phase(false), on_phase(true);
+        off_phase.start();
+        on_phase.start();
+        Figures off, on;
+        const auto off_cpu = off_phase.cpu_ms(), on_cpu = on_phase.cpu_ms();
+        for (const char *name : {"index.html", "lock.json"})
+            for (int round = 0; round < kRounds; ++round) {
+                auto &off_ms = name == std::string("index.html") ? off.forward_ms : off.guarded_ms;
+                auto &on_ms = name == std::string("index.html") ? on.forward_ms : on.guarded_ms;
+                if (round % 2 == 0) off_ms.push_back(off_phase.forward_save(round, name));
+                on_ms.push_back(on_phase.forward_save(round, name));
+                if (round % 2 == 1) off_ms.push_back(off_phase.forward_save(round, name));
+            }
+        for (auto [phase, figures, before] :
+             {std::tuple{&off_phase, &off, off_cpu}, std::tuple{&on_phase, &on, on_cpu}}) {
+            const auto after = phase->cpu_ms();
+            figures->daemon_cpu_ms = after.first - before.first;
+            figures->container_cpu_ms = after.second - before.second;
+        }
+        on_phase.measure_back(on);
+        off_phase.finish(off);
+        on_phase.finish(on);
         const double fwd50 = percentile(on.forward_ms, 0.5), back50 = percentile(on.back_ms, 0.5);
         std::printf("up_sync_back_bench: lu-host up defaults, docker updater through lu-agent, %d rounds\n", kRounds);
         print("container file -> equal locally", on.back_ms);
@@ -229,6 +262,11 @@ int main(int argc, char **argv) {
                     fwd50 / percentile(off.forward_ms, 0.5));
         std::printf("  ratio p50 lock.json on (guarded) / off     %.2fx  (bar <= 1.1x)\n",
                     percentile(on.guarded_ms, 0.5) / percentile(off.guarded_ms, 0.5));
+        // Both daemons share the cores: what one does while idle weighs on the other's saves too. Its own CPU
+        // over the saves shows such a cost where the times cannot.
+        std::printf(
+            "  CPU over the forward saves, daemon: on %.0f ms, off %.0f ms; container: on %.0f ms, off %.0f ms\n",
+            on.daemon_cpu_ms, off.daemon_cpu_ms, on.container_cpu_ms, off.container_cpu_ms);
         std::printf("  %d files generated -> all equal locally  %8.1f ms  (generating them: %.1f ms)\n", kBurstFiles,
                     on.burst_ms, on.generate_ms);
         std::printf("  docker cp C:/app/gen/burst - | tar -x      %8.1f ms  (reference, same files)\n",

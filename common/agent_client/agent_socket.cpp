@@ -1,12 +1,10 @@
 #include "common/agent_client/agent_socket.hpp"
 
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <poll.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -18,11 +16,14 @@
 #include <utility>
 
 #include "common/agent_protocol/messages.hpp"
+#include "common/open_beneath.hpp"
+#include "common/unique_fd.hpp"
 
 namespace liveupdate::agent_client {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using common::UniqueFd;
 
 // After the socket ended, how long the exec may take to end too (its exit code says why).
 constexpr auto kExecEndWait = std::chrono::seconds(2);
@@ -32,7 +33,7 @@ int remaining_ms(Clock::time_point deadline) {
     return left <= 0 ? 0 : static_cast<int>(std::min<long long>(left, 1 << 30));
 }
 
-std::string errno_text(const std::string &what) { return what + ": " + std::strerror(errno); }
+std::string errno_text(const std::string &what, int code = errno) { return what + ": " + std::strerror(code); }
 
 // Sends all of data by the deadline (the peer answers only after the whole frame).
 void send_all(int fd, std::string_view data, Clock::time_point deadline) {
@@ -67,22 +68,6 @@ agent_protocol::Frame receive_one(int fd, Clock::time_point deadline) {
     }
 }
 
-class Closer {
-public:
-    explicit Closer(int fd) : fd_(fd) {}
-    Closer(const Closer &) = delete;
-    Closer &operator=(const Closer &) = delete;
-    ~Closer() {
-        if (fd_ >= 0) ::close(fd_);
-    }
-    Closer(Closer &&other) noexcept : fd_(other.release()) {}
-    int get() const { return fd_; }
-    int release() { return std::exchange(fd_, -1); }
-
-private:
-    int fd_;
-};
-
 }  // namespace
 
 std::string random_token() {
@@ -107,17 +92,15 @@ namespace {
 
 // The folder of in_root's last part, opened with every link in it resolved
 // inside root (as the container resolves it); throws saying why not.
-Closer folder_in_root(const std::string &root, const std::string &in_root, const std::string &shown) {
-    const Closer root_fd(::open(root.empty() ? "/" : root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+UniqueFd folder_in_root(const std::string &root, const std::string &in_root, const std::string &shown) {
+    const UniqueFd root_fd(::open(root.empty() ? "/" : root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
     if (root_fd.get() < 0) throw std::runtime_error(errno_text("connecting to " + shown + ": opening " + root));
     const auto slash = in_root.rfind('/');
     const std::string folder = slash == std::string::npos || slash == 0 ? "/" : in_root.substr(0, slash);
-    open_how how{};
-    how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
-    how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
-    Closer fd(static_cast<int>(::syscall(SYS_openat2, root_fd.get(), folder.c_str(), &how, sizeof how)));
-    if (fd.get() < 0) throw std::runtime_error(errno_text("connecting to " + shown + ": its folder in the container"));
-    return fd;
+    common::OpenedFd opened = common::open_in_root(root_fd.get(), folder, O_PATH | O_DIRECTORY);
+    if (!opened.ok())
+        throw std::runtime_error(errno_text("connecting to " + shown + ": its folder in the container", opened.error));
+    return std::move(opened.fd);
 }
 
 }  // namespace
@@ -129,7 +112,7 @@ int connect_agent_socket(const std::string &root, const std::string &in_root, co
     const std::string name = slash == std::string::npos ? in_root : in_root.substr(slash + 1);
     if (name.empty() || name == "." || name == "..")
         throw std::runtime_error("connecting to " + shown + ": not a socket's path");
-    const Closer folder = folder_in_root(root, in_root, shown);
+    const UniqueFd folder = folder_in_root(root, in_root, shown);
     struct stat st {};
     if (::fstatat(folder.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
         throw std::runtime_error(errno_text("connecting to " + shown));
@@ -142,7 +125,7 @@ int connect_agent_socket(const std::string &root, const std::string &in_root, co
     std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
     const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0) throw std::runtime_error(errno_text("creating a socket"));
-    Closer owned(fd);
+    UniqueFd owned(fd);
     if (::connect(fd, reinterpret_cast<const sockaddr *>(&address), sizeof address) != 0)
         throw std::runtime_error(errno_text("connecting to " + shown));
     send_all(fd, agent_protocol::encode(agent_protocol::SocketHello{client_token}), deadline);

@@ -2,9 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -14,12 +12,14 @@
 #include <string_view>
 #include <vector>
 
+#include "common/open_beneath.hpp"
 #include "common/sync_back/content_digest.hpp"
 #include "common/utf8.hpp"
 
 namespace liveupdate::host::sync_back {
 namespace {
 
+using common::OpenedFd;
 using common::UniqueFd;
 using liveupdate::sync_back::PathState;
 
@@ -27,16 +27,6 @@ std::string errno_text(int code) { return std::strerror(code); }
 
 std::string shown(const std::string &root, std::string_view name) {
     return common::printable_path(root + "/" + std::string(name));
-}
-
-int open2(int dir, const std::string &name, std::uint64_t flags) {
-    open_how how{};
-    how.flags = flags | O_CLOEXEC | O_NOFOLLOW;
-    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-    long fd;
-    do fd = ::syscall(SYS_openat2, dir, name.c_str(), &how, sizeof how);
-    while (fd < 0 && errno == EINTR);
-    return static_cast<int>(fd);
 }
 
 std::vector<std::string> segments(const std::string &name) {
@@ -61,19 +51,19 @@ UniqueFd parent_beneath(const std::string &root, const std::vector<std::string> 
         return dir;
     }
     for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
-        int fd = open2(dir.get(), parts[i], O_PATH | O_DIRECTORY);
-        if (fd < 0 && errno == ENOENT && create) {
+        OpenedFd inner = common::open_beneath(dir.get(), parts[i], O_PATH | O_DIRECTORY);
+        if (inner.error == ENOENT && create) {
             if (::mkdirat(dir.get(), parts[i].c_str(), 0755) != 0 && errno != EEXIST) {
                 errno_out = errno;
                 return UniqueFd();
             }
-            fd = open2(dir.get(), parts[i], O_PATH | O_DIRECTORY);
+            inner = common::open_beneath(dir.get(), parts[i], O_PATH | O_DIRECTORY);
         }
-        if (fd < 0) {
-            errno_out = errno;
+        if (!inner.ok()) {
+            errno_out = inner.error;
             return UniqueFd();
         }
-        dir.reset(fd);
+        dir = std::move(inner.fd);
     }
     return dir;
 }
@@ -114,12 +104,12 @@ bool same_time(const struct timespec &a, const struct timespec &b) {
 // (a save by rename makes another), still holding expected_digest (a save
 // in place changes it). Not its times: a rename changes its ctime.
 bool still_judged(int dir, const std::string &name, const FileStamp &judged, const std::string &expected_digest) {
-    const UniqueFd fd(open2(dir, name, O_RDONLY | O_NONBLOCK | O_NOCTTY));
+    const OpenedFd file = common::open_beneath(dir, name, O_RDONLY | O_NONBLOCK | O_NOCTTY);
     struct stat st {};
-    if (fd.get() < 0 || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+    if (!file.ok() || ::fstat(file.fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
     if (st.st_dev != judged.device || st.st_ino != judged.inode) return false;
     std::string error;
-    return content_digest(fd.get(), error) == expected_digest && error.empty();
+    return content_digest(file.fd.get(), error) == expected_digest && error.empty();
 }
 
 // A developer's save moved aside (as `aside` in dir) by a delete goes back
@@ -196,16 +186,16 @@ BeneathFile open_beneath(const std::string &root, const std::string &name, std::
         return out;
     }
     // O_NONBLOCK: if it turned into a FIFO meanwhile, opening it does not wait for a writer.
-    UniqueFd fd(open2(parent.get(), parts.back(), O_RDONLY | O_NONBLOCK | O_NOCTTY));
-    if (fd.get() < 0) {
-        if (errno == ENOENT) return out;
-        if (errno == ELOOP)
+    OpenedFd file = common::open_beneath(parent.get(), parts.back(), O_RDONLY | O_NONBLOCK | O_NOCTTY);
+    if (!file.ok()) {
+        if (file.error == ENOENT) return out;
+        if (file.error == ELOOP)
             out.state = PathState::other();
         else
-            out.error = shown(root, name) + ": cannot open: " + errno_text(errno);
+            out.error = shown(root, name) + ": cannot open: " + errno_text(file.error);
         return out;
     }
-    if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (::fstat(file.fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
         out.state = PathState::other();
         return out;
     }
@@ -219,13 +209,13 @@ BeneathFile open_beneath(const std::string &root, const std::string &name, std::
         return out;
     }
     std::string error;
-    std::string digest = content_digest(fd.get(), error);
+    std::string digest = content_digest(file.fd.get(), error);
     if (!error.empty()) {
         out.error = shown(root, name) + ": " + error;
         return out;
     }
     out.state = PathState::file(std::move(digest));
-    out.fd = std::move(fd);
+    out.fd = std::move(file.fd);
     return out;
 }
 
@@ -233,7 +223,7 @@ liveupdate::sync_back::ContainerRoot folder_beneath(const std::string &root, con
     const UniqueFd top(::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
     if (top.get() < 0) return {};
     const int fd = name.empty() ? ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-                                : open2(top.get(), name, O_RDONLY | O_DIRECTORY);
+                                : common::open_beneath(top.get(), name, O_RDONLY | O_DIRECTORY).fd.release();
     if (fd < 0) return {};
     DIR *dir = ::fdopendir(fd);
     if (dir == nullptr) {

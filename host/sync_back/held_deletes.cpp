@@ -2,14 +2,13 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <memory>
 #include <vector>
 
+#include "common/open_beneath.hpp"
 #include "common/paths.hpp"
 #include "common/unique_fd.hpp"
 #include "common/utf8.hpp"
@@ -80,17 +79,13 @@ std::string held_delete(const std::string &container_root, const std::string &de
     if (!comes_back || path == "/") return "";
     UniqueFd root(::open(container_root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (root.get() < 0) return "";
-    open_how how{};
-    how.flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
-    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS;
-    const std::string relative = path.substr(1);
-    UniqueFd target(static_cast<int>(::syscall(SYS_openat2, root.get(), relative.c_str(), &how, sizeof how)));
-    if (target.get() < 0) return "";  // gone, or a symlink on the way or at the end: nothing of the app's goes
+    const common::OpenedFd target = common::open_beneath(root.get(), path.substr(1), O_RDONLY | O_NONBLOCK);
+    if (!target.ok()) return "";  // gone, or a symlink on the way or at the end: nothing of the app's goes
     struct stat st {};
-    if (::fstat(target.get(), &st) != 0) return "";
+    if (::fstat(target.fd.get(), &st) != 0) return "";
     std::string why;
-    if (S_ISREG(st.st_mode)) why = hold_for_file(target.get(), path, comes_back, journal);
-    if (S_ISDIR(st.st_mode)) why = hold_beneath(target.get(), path, comes_back, journal);
+    if (S_ISREG(st.st_mode)) why = hold_for_file(target.fd.get(), path, comes_back, journal);
+    if (S_ISDIR(st.st_mode)) why = hold_beneath(target.fd.get(), path, comes_back, journal);
     return delete_held(path, why);
 }
 

@@ -2,16 +2,15 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <signal.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <charconv>
 #include <cstring>
 
+#include "common/open_beneath.hpp"
 #include "common/unique_fd.hpp"
 #include "common/utf8.hpp"
 
@@ -46,17 +45,6 @@ bool digits(std::string_view text, unsigned long long &value) {
 }
 
 bool process_runs(pid_t pid) { return ::kill(pid, 0) == 0 || errno == EPERM; }
-
-// A folder beneath dir, opened without following a symlink or leaving it.
-int open_folder_beneath(int dir, const char *name) {
-    open_how how{};
-    how.flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
-    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-    long fd;
-    do fd = ::syscall(SYS_openat2, dir, name, &how, sizeof how);
-    while (fd < 0 && errno == EINTR);
-    return static_cast<int>(fd);
-}
 
 std::string shown(const std::string &folder, std::string_view name) {
     return common::printable_path(folder + "/" + std::string(name));
@@ -98,11 +86,11 @@ void clean_folder(UniqueFd dir, const std::string &folder, int depth, LeftTempor
     if (depth >= kMostDepth) return;
     for (const std::string &name : folders) {
         // A symlink, or anything but a folder, is refused here: not followed.
-        UniqueFd inner(open_folder_beneath(dir.get(), name.c_str()));
-        if (inner.get() < 0) continue;
+        common::OpenedFd inner = common::open_beneath(dir.get(), name, O_RDONLY | O_DIRECTORY);
+        if (!inner.ok()) continue;
         std::string inner_folder = folder;
         inner_folder.append("/").append(name);
-        clean_folder(std::move(inner), inner_folder, depth + 1, out);
+        clean_folder(std::move(inner.fd), inner_folder, depth + 1, out);
     }
 }
 

@@ -1,9 +1,7 @@
 #include "updaters/local/found_content.hpp"
 
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <array>
@@ -11,25 +9,16 @@
 #include <cstring>
 
 #include "common/file_hash/file_hash.hpp"
+#include "common/open_beneath.hpp"
 #include "common/sync_back/content_digest.hpp"
 #include "updaters/local/container_paths.hpp"
 
 namespace liveupdate::local {
 namespace {
 
+using common::open_beneath;
 using common::UniqueFd;
 using Kind = FoundContent::Kind;
-
-// name beneath dir, never through a symlink nor out of dir.
-int open_beneath(int dir, const std::string &name, std::uint64_t flags) {
-    open_how how{};
-    how.flags = flags | O_CLOEXEC | O_NOFOLLOW;
-    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-    long fd;
-    do fd = ::syscall(SYS_openat2, dir, name.c_str(), &how, sizeof how);
-    while (fd < 0 && errno == EINTR);
-    return static_cast<int>(fd);
-}
 
 FoundContent other(std::string what) { return {Kind::other, 0, std::move(what)}; }
 
@@ -51,20 +40,20 @@ FoundContent found_beneath(const std::string &root, const std::string &relative)
     const UniqueFd root_fd(::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
     if (root_fd.get() < 0) return other("no container root (" + root + ": " + std::strerror(errno) + ")");
     // O_PATH first: opening a FIFO or a device to look at it could block or act.
-    const UniqueFd path_fd(open_beneath(root_fd.get(), relative, O_PATH));
-    if (path_fd.get() < 0) {
-        if (errno == ENOENT || errno == ENOTDIR) return {};
-        if (errno == ELOOP || errno == EXDEV) return other("a symlink (at or on the way to " + shown + ")");
-        return other("something that cannot be opened (" + shown + ": " + std::strerror(errno) + ")");
+    const common::OpenedFd path = open_beneath(root_fd.get(), relative, O_PATH);
+    if (!path.ok()) {
+        if (path.error == ENOENT || path.error == ENOTDIR) return {};
+        if (path.error == ELOOP || path.error == EXDEV) return other("a symlink (at or on the way to " + shown + ")");
+        return other("something that cannot be opened (" + shown + ": " + std::strerror(path.error) + ")");
     }
     struct stat st {};
-    if (::fstat(path_fd.get(), &st) != 0) return other("something that cannot be looked at (" + shown + ")");
+    if (::fstat(path.fd.get(), &st) != 0) return other("something that cannot be looked at (" + shown + ")");
     if (S_ISDIR(st.st_mode)) return other("a folder");
     if (!S_ISREG(st.st_mode)) return other("neither a file nor a folder");
-    const UniqueFd file(open_beneath(root_fd.get(), relative, O_RDONLY | O_NONBLOCK));
-    if (file.get() < 0 || ::fstat(file.get(), &st) != 0 || !S_ISREG(st.st_mode))
+    const common::OpenedFd file = open_beneath(root_fd.get(), relative, O_RDONLY | O_NONBLOCK);
+    if (!file.ok() || ::fstat(file.fd.get(), &st) != 0 || !S_ISREG(st.st_mode))
         return other("a file that cannot be read (" + shown + ")");
-    return digest_of(file.get(), shown);
+    return digest_of(file.fd.get(), shown);
 }
 
 std::string unexpected_content(const updater::ExpectedContent &expected, const FoundContent &found) {
@@ -93,9 +82,9 @@ UniqueFd parent_beneath(const std::string &root, const std::string &relative, st
         return root_fd;
     }
     const std::string parent = relative.substr(0, slash);
-    UniqueFd fd(open_beneath(root_fd.get(), parent, O_PATH | O_DIRECTORY));
-    if (fd.get() < 0) error = "cannot open " + under_root(root, parent) + ": " + std::strerror(errno);
-    return fd;
+    common::OpenedFd folder = open_beneath(root_fd.get(), parent, O_PATH | O_DIRECTORY);
+    if (!folder.ok()) error = "cannot open " + under_root(root, parent) + ": " + std::strerror(folder.error);
+    return std::move(folder.fd);
 }
 
 }  // namespace liveupdate::local
