@@ -157,7 +157,7 @@ struct SpareMade {
 
     // The file is there before the agent starts, as the members' order keeps it.
     static std::string app_holding(const TempDir &dir, const std::string &name, const std::string &content) {
-        const std::string app = dir / "app";
+        std::string app = dir / "app";
         fs::create_directories(app);
         std::ofstream(app + "/" + name) << content;
         return app;

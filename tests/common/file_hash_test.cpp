@@ -103,12 +103,13 @@ BOOST_AUTO_TEST_CASE(a_failed_read_says_its_errno) {
 }
 
 BOOST_AUTO_TEST_CASE(the_caller_stops_it_after_a_chunk) {
-    const std::string content = content_of(std::size_t{3} * 4096);
+    constexpr std::size_t kChunk = 4096;
+    const std::string content = content_of(3 * kChunk);
     liveupdate::test::TempDir dir{"lu-file-hash"};
     const std::string path = dir.write("f", content);
     const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
     BOOST_REQUIRE(fd.get() >= 0);
-    std::vector<char> buffer(4096);
+    std::vector<char> buffer(kChunk);
     std::vector<std::size_t> chunks;
     const fh::FdHash got = fh::hash_fd(fd.get(), buffer, [&chunks](std::size_t chunk) {
         chunks.push_back(chunk);
@@ -116,8 +117,8 @@ BOOST_AUTO_TEST_CASE(the_caller_stops_it_after_a_chunk) {
     });
     BOOST_TEST(got.stopped);
     BOOST_TEST(got.error == 0);
-    BOOST_TEST(chunks == (std::vector<std::size_t>{4096, 4096}));
+    BOOST_TEST(chunks == (std::vector<std::size_t>{kChunk, kChunk}));
     // What it read so far, and the rest is still there to read.
-    BOOST_TEST(got.hash == whole(content.substr(0, 2 * 4096)));
-    BOOST_TEST(::lseek(fd.get(), 0, SEEK_CUR) == 2 * 4096);
+    BOOST_TEST(got.hash == whole(content.substr(0, 2 * kChunk)));
+    BOOST_TEST(::lseek(fd.get(), 0, SEEK_CUR) == static_cast<off_t>(2 * kChunk));
 }
