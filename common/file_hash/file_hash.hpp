@@ -1,7 +1,7 @@
 // The XXH3-64 (seed 0) of a file's bytes, read through an open descriptor:
 // the one loop behind lu-agent's forward guard, the tree digest's per-file
-// hash (verify's, and lu-agent's Digest answer) and the local updater's
-// content digests. The digest depends only on the bytes, never on the
+// hash (verify's, and lu-agent's Digest answer), the local updater's and
+// sync back's content digests. The digest depends only on the bytes, never on the
 // buffer nor on how the reads split them: journals and the agent protocol
 // hold these values, so they never change.
 #pragma once
@@ -26,5 +26,10 @@ using AfterChunk = std::function<bool(std::size_t chunk)>;
 // passes one on its stack, a walk one it keeps for every file), retrying a
 // read that EINTR interrupted; short reads are hashed as they come.
 FdHash hash_fd(int fd, std::span<char> buffer, const AfterChunk &after_chunk = {});
+
+// The same from the file's first byte with pread, leaving fd's offset where
+// it was: for a descriptor that is read again (sync back's copies). A pipe
+// or FIFO fails with ESPIPE rather than reading what comes.
+FdHash hash_fd_from_start(int fd, std::span<char> buffer);
 
 }  // namespace liveupdate::file_hash

@@ -1,7 +1,8 @@
 // The one XXH3-64 of a file read through a descriptor (common/file_hash):
 // whatever the buffer and however reads split the bytes, the digest is
 // XXH3_64bits over the whole content, the value journals and the agent
-// protocol hold; a failed read says its errno, a caller can stop it.
+// protocol hold; from the offset or from the start; a failed read says its
+// errno, a caller can stop it.
 #define BOOST_TEST_MODULE file_hash
 #include <fcntl.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@
 #include <cstdint>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #define XXH_INLINE_ALL
@@ -42,14 +44,20 @@ std::string content_of(std::size_t size) {
 
 std::uint64_t whole(const std::string &content) { return XXH3_64bits(content.data(), content.size()); }
 
-// The digest hash_fd gives of a file holding content, read through a buffer of buffer_size bytes.
-fh::FdHash hash_of_file(const std::string &content, std::size_t buffer_size) {
+// The digests of a file holding content, read through a buffer of buffer_size bytes: hash_fd's, then
+// hash_fd_from_start's once the offset is past the middle (it reads from the start and leaves the offset be).
+std::pair<fh::FdHash, fh::FdHash> hashes_of_file(const std::string &content, std::size_t buffer_size) {
     liveupdate::test::TempDir dir{"lu-file-hash"};
     const std::string path = dir.write("f", content);
     const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
     BOOST_REQUIRE(fd.get() >= 0);
     std::vector<char> buffer(buffer_size);
-    return fh::hash_fd(fd.get(), buffer);
+    const fh::FdHash from_offset = fh::hash_fd(fd.get(), buffer);
+    const auto middle = static_cast<off_t>(content.size() / 2 + 1);
+    BOOST_REQUIRE(::lseek(fd.get(), middle, SEEK_SET) == middle);
+    const fh::FdHash from_start = fh::hash_fd_from_start(fd.get(), buffer);
+    BOOST_TEST(::lseek(fd.get(), 0, SEEK_CUR) == middle);
+    return {from_offset, from_start};
 }
 
 }  // namespace
@@ -59,10 +67,12 @@ BOOST_AUTO_TEST_CASE(a_file_hashes_as_its_whole_content_whatever_the_buffer) {
     for (const std::size_t chunk : {std::size_t{4096}, std::size_t{64} * 1024, std::size_t{256} * 1024}) {
         for (const std::size_t size : {std::size_t{0}, std::size_t{1}, chunk, chunk + 1, std::size_t{5} << 20}) {
             const std::string content = content_of(size);
-            const fh::FdHash got = hash_of_file(content, chunk);
-            BOOST_TEST(got.error == 0, size << " bytes through " << chunk);
-            BOOST_TEST(!got.stopped, size << " bytes through " << chunk);
-            BOOST_TEST(got.hash == whole(content), size << " bytes through " << chunk);
+            const auto [from_offset, from_start] = hashes_of_file(content, chunk);
+            for (const fh::FdHash &got : {from_offset, from_start}) {
+                BOOST_TEST(got.error == 0, size << " bytes through " << chunk);
+                BOOST_TEST(!got.stopped, size << " bytes through " << chunk);
+                BOOST_TEST(got.hash == whole(content), size << " bytes through " << chunk);
+            }
         }
     }
 }
@@ -100,6 +110,12 @@ BOOST_AUTO_TEST_CASE(a_failed_read_says_its_errno) {
     const UniqueFd write_only(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
     BOOST_REQUIRE(write_only.get() >= 0);
     BOOST_TEST(fh::hash_fd(write_only.get(), buffer).error == EBADF);
+    BOOST_TEST(fh::hash_fd_from_start(write_only.get(), buffer).error == EBADF);
+    // A pipe has no start to read from: refused, not read.
+    int ends[2];
+    BOOST_REQUIRE(::pipe2(ends, O_CLOEXEC) == 0);
+    const UniqueFd read_end(ends[0]), write_end(ends[1]);
+    BOOST_TEST(fh::hash_fd_from_start(read_end.get(), buffer).error == ESPIPE);
 }
 
 BOOST_AUTO_TEST_CASE(the_caller_stops_it_after_a_chunk) {
