@@ -7,9 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
-#define XXH_INLINE_ALL
-#include <xxhash.h>
-
+#include "common/file_hash/file_hash.hpp"
 #include "common/unique_fd.hpp"
 
 namespace liveupdate::agent {
@@ -24,20 +22,14 @@ std::string kind_held(mode_t mode) {
 
 // The XXH3-64 of an open file's content; false with errno when it cannot be read.
 bool hash_content(int fd, std::uint64_t &hash) {
-    XXH3_state_t state;
-    XXH3_64bits_reset(&state);
     // On the stack: a zeroed 256 KiB vector cost each guarded save of a small file more than its read.
     char buffer[64 * 1024];
-    for (;;) {
-        const auto got = ::read(fd, buffer, sizeof buffer);
-        if (got == 0) break;
-        if (got < 0) {
-            if (errno == EINTR) continue;
-            return false;
-        }
-        XXH3_64bits_update(&state, buffer, static_cast<std::size_t>(got));
+    const file_hash::FdHash content = file_hash::hash_fd(fd, buffer);
+    if (content.error != 0) {
+        errno = content.error;
+        return false;
     }
-    hash = XXH3_64bits_digest(&state);
+    hash = content.hash;
     return true;
 }
 

@@ -170,7 +170,8 @@ asan_targets=(
   lu_agent_guard_test agent_guarded_update_test verify_unit_tests verify_digest_header_c11 verify_sync_targets_header_c11 verify_sync_back_header_c11
   subprocess_test yaml_load_test bounded_child_test pod_agents_test pod_state_test line_splitter_test delta_test
   open_beneath_test
-  tree_digest_test tar_reader_test sync_back_test local_sync_back_test sync_back_watches_test beneath_files_test came_back_test
+  tree_digest_test file_hash_test tar_reader_test sync_back_test local_sync_back_test sync_back_watches_test beneath_files_test
+  came_back_test
   left_temporaries_test forward_guard_test left_alone_test agent_start_failure_test api_stream_test
   webhook_unit_tests
   webhook_host_tests operator_unit_tests

@@ -10,10 +10,13 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
+
+#include "common/file_hash/file_hash.hpp"
 
 namespace liveupdate::tree_digest {
 namespace {
@@ -139,29 +142,23 @@ private:
             error = errno;
             return Read::failed;
         }
-        XXH3_state_t state;
-        XXH3_64bits_reset(&state);
-        std::vector<char> buffer(std::size_t{256} * 1024);
-        Read read = Read::done;
-        for (;;) {
-            if (!within_budget()) {
-                read = Read::stop;
-                break;
-            }
-            const auto got = ::read(fd, buffer.data(), buffer.size());
-            if (got == 0) break;
-            if (got < 0) {
-                if (errno == EINTR) continue;
-                error = errno;
-                read = Read::failed;
-                break;
-            }
-            read_bytes_ += static_cast<std::uint64_t>(got);
-            XXH3_64bits_update(&state, buffer.data(), static_cast<std::size_t>(got));
+        if (!within_budget()) {
+            ::close(fd);
+            return Read::stop;
         }
+        // One buffer for the whole walk, never zeroed: lu-agent's Digest hashes many small files.
+        if (!buffer_) buffer_ = std::make_unique_for_overwrite<char[]>(kBufferSize);
+        const file_hash::FdHash content =
+            file_hash::hash_fd(fd, {buffer_.get(), kBufferSize}, [this](std::size_t chunk) {
+                read_bytes_ += chunk;
+                return within_budget();
+            });
         ::close(fd);
-        hash = XXH3_64bits_digest(&state);
-        return read;
+        hash = content.hash;
+        if (content.stopped) return Read::stop;
+        if (content.error == 0) return Read::done;
+        error = content.error;
+        return Read::failed;
     }
 
     // False once the walk is over its budget or asked to stop (result_ says which).
@@ -207,6 +204,8 @@ private:
     Clock::time_point started_;
     Clock::time_point last_asked_;
     std::uint64_t read_bytes_ = 0;
+    static constexpr std::size_t kBufferSize = std::size_t{256} * 1024;
+    std::unique_ptr<char[]> buffer_;
 };
 
 }  // namespace

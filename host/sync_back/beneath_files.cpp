@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/file_hash/file_hash.hpp"
 #include "common/open_beneath.hpp"
 #include "common/sync_back/content_digest.hpp"
 #include "common/utf8.hpp"
@@ -145,20 +146,13 @@ bool FileStamp::operator==(const FileStamp &other) const {
 }
 
 std::string content_digest(int fd, std::string &error) {
-    liveupdate::sync_back::ContentDigest digest;
     char buffer[1 << 16];
-    for (off_t at = 0;;) {
-        const ssize_t n = ::pread(fd, buffer, sizeof buffer, at);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) {
-            error = "cannot read: " + errno_text(errno);
-            return {};
-        }
-        if (n == 0) break;
-        digest.update(buffer, static_cast<std::size_t>(n));
-        at += n;
+    const liveupdate::file_hash::FdHash content = liveupdate::file_hash::hash_fd_from_start(fd, buffer);
+    if (content.error != 0) {
+        error = "cannot read: " + errno_text(content.error);
+        return {};
     }
-    return digest.text();
+    return liveupdate::sync_back::digest_text(content.hash);
 }
 
 BeneathFile open_beneath(const std::string &root, const std::string &name, std::uint64_t max_bytes) {

@@ -145,6 +145,30 @@ Result write(Agent &agent, const std::string &path, const std::string &root, con
     return agent.ask_for<Result>(encode(WriteFile{path, root, mode, kKeepOwner, kKeepOwner, content}));
 }
 
+// An app folder that held one file (name, with content) before a greeted agent started, wrote a.txt in it and, once
+// quiet, made its unnamed spare inode there.
+struct SpareMade {
+    SpareMade(const std::string &name, const std::string &content) : app(app_holding(dir, name, content)) {
+        agent.greet();
+        BOOST_TEST(write(agent, app + "/a.txt", app, "a").error == 0);
+        spare = wait_for_spare(agent, app);
+        BOOST_REQUIRE_MESSAGE(spare != 0, "the agent made no unnamed file in " << app << " while quiet");
+    }
+
+    // The file is there before the agent starts, as the members' order keeps it.
+    static std::string app_holding(const TempDir &dir, const std::string &name, const std::string &content) {
+        std::string app = dir / "app";
+        fs::create_directories(app);
+        std::ofstream(app + "/" + name) << content;
+        return app;
+    }
+
+    TempDir dir{"lu-agent-test"};
+    std::string app;
+    Agent agent;
+    ino_t spare = 0;
+};
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(a_new_file_appears_under_its_name_only_once_whole) {
@@ -229,15 +253,10 @@ BOOST_AUTO_TEST_CASE(a_folder_that_gives_way_is_not_written_into_later) {
 }
 
 BOOST_AUTO_TEST_CASE(a_quiet_agent_makes_the_next_files_inode_ahead) {
-    TempDir dir{"lu-agent-test"};
-    const std::string app = dir / "app";
-    fs::create_directories(app);
-    std::ofstream(app + "/old.txt") << "old";
-    Agent agent;
-    agent.greet();
-    BOOST_TEST(write(agent, app + "/a.txt", app, "a").error == 0);
-    const ino_t spare = wait_for_spare(agent, app);
-    BOOST_REQUIRE_MESSAGE(spare != 0, "the agent made no unnamed file in " << app << " while quiet");
+    SpareMade made("old.txt", "old");
+    const std::string &app = made.app;
+    Agent &agent = made.agent;
+    const ino_t spare = made.spare;
     // Its first block is chosen ahead too, so a rename over a file will not write it back.
     if (allocates_ahead(app))
         BOOST_TEST(spare_allocated_ahead(agent, app));
@@ -260,15 +279,10 @@ BOOST_AUTO_TEST_CASE(a_quiet_agent_makes_the_next_files_inode_ahead) {
 }
 
 BOOST_AUTO_TEST_CASE(a_guarded_replacement_takes_the_spare_too) {
-    TempDir dir{"lu-agent-test"};
-    const std::string app = dir / "app";
-    fs::create_directories(app);
-    std::ofstream(app + "/lock.json") << "agreed";
-    Agent agent;
-    agent.greet();
-    BOOST_TEST(write(agent, app + "/a.txt", app, "a").error == 0);
-    const ino_t spare = wait_for_spare(agent, app);
-    BOOST_REQUIRE(spare != 0);
+    SpareMade made("lock.json", "agreed");
+    const std::string &app = made.app;
+    Agent &agent = made.agent;
+    const ino_t spare = made.spare;
     // A write that says what it may replace (sync back's forward guard) is compared and then renamed over it, as
     // fast as an unguarded one: in the inode made ahead.
     agent.send(encode(

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/file_hash/file_hash.hpp"
 #include "common/open_beneath.hpp"
 #include "common/sync_back/content_digest.hpp"
 #include "updaters/local/container_paths.hpp"
@@ -23,18 +24,11 @@ FoundContent other(std::string what) { return {Kind::other, 0, std::move(what)};
 
 // The XXH3-64 of what fd holds, read to its end.
 FoundContent digest_of(int fd, const std::string &shown) {
-    sync_back::ContentDigest digest;
     std::array<char, 1 << 16> buffer{};
-    for (;;) {
-        const ssize_t n = ::read(fd, buffer.data(), buffer.size());
-        if (n == 0) break;
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            return other("a file that cannot be read (" + shown + ": " + std::strerror(errno) + ")");
-        }
-        digest.update(buffer.data(), static_cast<std::size_t>(n));
-    }
-    return {Kind::file, sync_back::digest_value(digest.text()).value_or(0), ""};
+    const file_hash::FdHash content = file_hash::hash_fd(fd, buffer);
+    if (content.error != 0)
+        return other("a file that cannot be read (" + shown + ": " + std::strerror(content.error) + ")");
+    return {Kind::file, content.hash, ""};
 }
 
 std::string hex(std::uint64_t digest) { return sync_back::digest_text(digest); }
