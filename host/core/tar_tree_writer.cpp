@@ -90,6 +90,12 @@ private:
         summary_.bytes += size;
     }
 
+    static void pad_digest(sync_back::ContentDigest &digest, int64_t size) {
+        static constexpr char kZeros[kTarBlock] = {};
+        for (; size > 0; size -= static_cast<int64_t>(sizeof kZeros))
+            digest.update(kZeros, static_cast<size_t>(std::min<int64_t>(size, sizeof kZeros)));
+    }
+
     void zeros(std::size_t size) {
         static constexpr char kZeros[2 * kTarBlock] = {};
         for (std::size_t n; size > 0; size -= n) {
@@ -165,7 +171,15 @@ private:
             ssize_t n = ::read(fd, room.data(), room.size());
             if (n < 0 && errno == EINTR) continue;
             if (n < 0) throw HostError(kBuild, path, "cannot read: " + errno_text(errno));
-            if (n == 0) break;  // shrank while archived: padded to the size in its header
+            if (n == 0) {  // shrank while archived: padded to the size in its header
+                // The container gets those zeros: its digest says so, or the next
+                // save's guard would take them for the app's change.
+                if (digest) {
+                    pad_digest(*digest, left);
+                    hooks_.file_digest("/" + name, digest->text());
+                }
+                break;
+            }
             if (digest) {
                 digest->update(room.data(), static_cast<size_t>(n));
                 if (left == n) hooks_.file_digest("/" + name, digest->text());  // before its last bytes leave

@@ -458,4 +458,33 @@ BOOST_AUTO_TEST_CASE(each_file_is_told_its_digest_before_its_last_bytes_leave) {
     BOOST_TEST(!shared.finish(true).has_value());
 }
 
+// A file cut short while it is archived (an editor's save truncating it after
+// its header left) goes in padded with zeros to the size in its header: its
+// digest is of those bytes, what the container holds, so that the next save's
+// forward guard finds what was agreed rather than "the app's change".
+BOOST_AUTO_TEST_CASE(a_file_that_shrank_while_archived_is_told_the_digest_of_its_padding) {
+    TempDir tmp;
+    const std::string content = "{\"lock\": 2}";
+    write(tmp.path() / "src/lock.json", content);
+    const std::vector<CopyMapping> copies{{(tmp.path() / "src").string(), "/app"}};
+    std::map<std::string, std::string> told;
+    ArchiveStream stream(
+        copies, IgnoreSet{}, [](liveupdate::common::LogLevel, std::string_view) {},
+        // Its header is on its way: the save truncates it now.
+        [&](const std::string &path) {
+            if (path == "/app/lock.json") fs::resize_file(tmp.path() / "src/lock.json", 0);
+        },
+        {}, [&](const std::string &path, const std::string &digest) { told[path] = digest; });
+    const std::string bytes = read_rest(stream.c_stream());
+    BOOST_TEST(!stream.finish(false).has_value());
+    const auto entries = read_tar(bytes);
+    BOOST_TEST_REQUIRE(entries.count("app/lock.json") == 1u);
+    const std::string padded(content.size(), '\0');
+    BOOST_TEST(entries.at("app/lock.json").content == padded);
+    liveupdate::sync_back::ContentDigest zeros;
+    zeros.update(padded.data(), padded.size());
+    BOOST_TEST_REQUIRE(told.count("/app/lock.json") == 1u);
+    BOOST_TEST(told["/app/lock.json"] == zeros.text());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
