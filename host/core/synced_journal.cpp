@@ -373,7 +373,7 @@ void SyncedJournal::drop_pending(const std::vector<std::uint64_t> &tickets) {
         const std::string path = at->second;
         Pending &pending = pending_.at(path);
         // A later one was judged against this one: it goes with it.
-        std::erase_if(pending.agreed, [&](const auto &agreed) {
+        std::erase_if(pending.agreed, [&](const auto &agreed) LU_REQUIRES(mutex_) {
             if (agreed.first < ticket) return false;
             pending_paths_.erase(agreed.first);
             return true;
