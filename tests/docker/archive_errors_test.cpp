@@ -93,8 +93,10 @@ BOOST_AUTO_TEST_CASE(docker_through_the_archive_api) {
 
 BOOST_AUTO_TEST_CASE(kubernetes_through_kubectl_exec) {
     lu_test::TestContainer c("lu-busybox:latest", "sleep 100000");
-    const Run run = update_with_an_unreadable_file(
-        LU_KUBERNETES_UPDATER_PATH, std::string(R"({"exec": "kubectl", "kubectl": ")") + LU_KUBECTL_STANDIN + R"("})",
-        "kubernetes", c);
+    const Run run =
+        update_with_an_unreadable_file(LU_KUBERNETES_UPDATER_PATH,
+                                       std::string(R"({"exec": "kubectl", "kubectl": ")") + LU_KUBECTL_STANDIN +
+                                           R"(", "kubeconfig": ")" + lu_test::no_cluster_kubeconfig() + R"("})",
+                                       "kubernetes", c);
     check_the_readable_files_arrived_and_the_update_failed(run, c);
 }

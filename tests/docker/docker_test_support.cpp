@@ -4,12 +4,14 @@
 #include <archive_entry.h>
 #include <dlfcn.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <random>
@@ -42,6 +44,16 @@ std::string shell_quote(const std::string &text) {
     std::string out = "'";
     for (const char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
     return out + "'";
+}
+
+const std::string &no_cluster_kubeconfig() {
+    struct File {
+        std::string path = "/tmp/lu-no-cluster-kubeconfig-" + std::to_string(::getpid());
+        File() { std::ofstream(path) << "apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n"; }
+        ~File() { std::remove(path.c_str()); }
+    };
+    static const File file;
+    return file.path;
 }
 
 TestContainer::TestContainer(const std::string &image, const std::string &command, const std::string &extra_run_args) {

@@ -26,6 +26,13 @@ ShellResult sh(const std::string &command);
 std::string sh_ok(const std::string &command);
 std::string shell_quote(const std::string &text);
 
+// A kubeconfig with no cluster in it, written once per process (and gone
+// at its exit). The kubernetes updater asks the kubeconfig's API server for
+// a pod before it sends and after a failure; a kubectl stand-in's pods are
+// Docker containers no API server knows, so given this one it cannot tell
+// and the update's own outcome stands, whatever KUBECONFIG says.
+const std::string &no_cluster_kubeconfig();
+
 // A detached container removed at the end of the test.
 class TestContainer {
 public:

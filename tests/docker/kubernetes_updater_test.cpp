@@ -18,18 +18,9 @@ using namespace lu_test;
 
 namespace {
 
-// The stand-in's pods are Docker containers no API server knows. The updater
-// asks the kubeconfig's API server for the pod (before it sends, and after a
-// failure): given one without a cluster, it cannot tell and the update's own
-// outcome stands, whatever KUBECONFIG says.
-const std::string kNoCluster = "/tmp/lu-no-cluster-kubeconfig-" + std::to_string(::getpid());
-
-struct NoClusterKubeconfig {
-    NoClusterKubeconfig() {
-        std::ofstream(kNoCluster) << "apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n";
-    }
-    ~NoClusterKubeconfig() { std::remove(kNoCluster.c_str()); }
-};
+// The stand-in's pods are Docker containers no API server knows (see
+// lu_test::no_cluster_kubeconfig).
+const std::string &kNoCluster = lu_test::no_cluster_kubeconfig();
 
 const std::string kConfig = std::string(R"({"exec": "kubectl", "kubectl": ")") + LU_KUBECTL_STANDIN +
                             R"(", "kubeconfig": ")" + kNoCluster + R"("})";
@@ -52,8 +43,6 @@ struct LoggedLines {
 };
 
 }  // namespace
-
-BOOST_TEST_GLOBAL_FIXTURE(NoClusterKubeconfig);
 
 BOOST_AUTO_TEST_CASE(argv_and_exit_codes_as_kubectl_speaks_them) {
     using namespace liveupdate::kubernetes;
