@@ -3,7 +3,6 @@
 // beyond doubt, never a developer's file with a like name, a symlink with
 // our name, a delete's file moved aside, nor anything through a symlink.
 #define BOOST_TEST_MODULE left_temporaries
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <boost/test/unit_test.hpp>
@@ -13,6 +12,7 @@
 #include <string>
 
 #include "host/sync_back/left_temporaries.hpp"
+#include "tests/support/dead_pid.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace fs = std::filesystem;
@@ -26,14 +26,7 @@ void write(const fs::path &path, const std::string &text) {
     std::ofstream(path) << text;
 }
 
-// The id of a process that ran and is gone: its temporaries' writer is dead.
-pid_t dead_pid() {
-    const pid_t child = ::fork();
-    if (child == 0) ::_exit(0);
-    int status = 0;
-    ::waitpid(child, &status, 0);
-    return child;
-}
+using liveupdate::test::dead_pid;  // its temporaries' writer is dead
 
 std::string ours(pid_t pid, int n, const char *suffix = ".tmp") {
     return ".lu-sync-back-" + std::to_string(pid) + "-" + std::to_string(n) + suffix;

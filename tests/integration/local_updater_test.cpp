@@ -7,7 +7,6 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <dlfcn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -23,6 +22,7 @@
 #include "common/sync_back/content_digest.hpp"
 #include "liveupdate/ext/local_containers.h"
 #include "liveupdate/updater_plugin.h"
+#include "tests/support/dead_pid.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "updaters/local/left_temporaries.hpp"
 
@@ -472,14 +472,7 @@ BOOST_FIXTURE_TEST_CASE(a_guarded_delete_keeps_a_file_the_app_changed, Fixture) 
 
 namespace {
 
-// The id of a process that ran and is gone: its temporaries' writer is dead.
-pid_t dead_pid() {
-    const pid_t child = ::fork();
-    if (child == 0) ::_exit(0);
-    int status = 0;
-    ::waitpid(child, &status, 0);
-    return child;
-}
+using liveupdate::test::dead_pid;  // its temporaries' writer is dead
 
 void write_file(const fs::path &path, const std::string &text) {
     fs::create_directories(path.parent_path());
