@@ -42,6 +42,7 @@ public:
             feeder = std::thread([&] {
                 try {
                     (*stdin_feeder)([this](const char *d, std::size_t n) {
+                        if (n == 0) return probe();
                         for (std::size_t off = 0; off < n; off += kChunk) {
                             std::string frame(1, static_cast<char>(kExecStdin));
                             frame.append(d + off, std::min(kChunk, n - off));
@@ -95,6 +96,14 @@ private:
             connection_.async_write_frame(std::make_shared<const std::string>(std::move(frame)),
                                           [done](bool written) { done->set_value(written); });
         });
+        if (!result.get()) throw StdinRefused{};
+    }
+
+    // [feeder thread] Sends nothing; throws StdinRefused once the session has ended.
+    void probe() {
+        auto open = std::make_shared<std::promise<bool>>();
+        auto result = open->get_future();
+        asio::post(ioc_, [this, open] { open->set_value(!finished_); });
         if (!result.get()) throw StdinRefused{};
     }
 

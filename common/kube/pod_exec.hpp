@@ -23,7 +23,8 @@ struct PodExecTarget {
     std::string container;  // empty: the pod's only container
 };
 
-// Takes all bytes or throws.
+// Takes all bytes or throws. A write of no bytes sends nothing and throws
+// once the session has ended (a feeder waiting on something else asks so).
 using ExecWriteFn = std::function<void(const char *data, std::size_t size)>;
 // Feeds the command's stdin through the writer and returns at its end.
 using ExecStdinFn = std::function<void(const ExecWriteFn &write)>;

@@ -55,6 +55,7 @@ public:
     }
 
     void write(const char *data, std::size_t size) {
+        if (size == 0) return look();
         while (size > 0) {
             if (in_.get() < 0) throw StdinClosed{};
             pollfd fds[3] = {{in_.get(), POLLOUT, 0}, {out_.get(), POLLIN, 0}, {err_.get(), POLLIN, 0}};
@@ -78,6 +79,17 @@ public:
     }
 
     void close_stdin() { in_.reset(); }
+
+    // Reads the output there is, without waiting; throws once the child's stdin is closed (it ended).
+    void look() {
+        if (in_.get() < 0) throw StdinClosed{};
+        if (passed(deadline_)) throw DeadlinePassed{};
+        pollfd fds[3] = {{in_.get(), POLLOUT, 0}, {out_.get(), POLLIN, 0}, {err_.get(), POLLIN, 0}};
+        if (::poll(fds, 3, 0) <= 0) return;
+        drain(fds[1], out_, false);
+        drain(fds[2], err_, true);
+        if (fds[0].revents & (POLLERR | POLLHUP)) throw StdinClosed{};
+    }
 
     // Reads stdout and stderr to their end.
     void read_to_end() {

@@ -16,7 +16,8 @@
 
 namespace liveupdate::subprocess {
 
-// Takes all bytes or throws.
+// Takes all bytes or throws. A write of no bytes sends nothing: it reads
+// the output there is (on_output) and throws once the program has ended.
 using WriteFn = std::function<void(const char *data, std::size_t size)>;
 // Feeds stdin through the given writer and returns at its end.
 using StdinFeeder = std::function<void(const WriteFn &write)>;

@@ -80,8 +80,11 @@ BOOST_AUTO_TEST_CASE(deletes_copies_and_runs_through_kubectl_exec) {
     std::stringstream calls;
     calls << std::ifstream(log).rdbuf();
     std::remove(log.c_str());
-    BOOST_TEST(calls.str().find("ns=dev pod=" + c.name() + " container=app cmd=tar -C / -x -f -") != std::string::npos,
+    // The deletes and the copy in one gated command (exec_gate.hpp): it waited for the go-ahead.
+    BOOST_TEST(calls.str().find("ns=dev pod=" + c.name() + " container=app cmd=sh -c echo 'lu-exec-gate: started'") !=
+                   std::string::npos,
                calls.str());
+    BOOST_TEST(calls.str().find("exec tar -C / -x -f -") != std::string::npos, calls.str());
 }
 
 // As the docker updater's exec path (docker_agent_test): kinds swap, a late

@@ -480,7 +480,11 @@ void write_file(const fs::path &path, const std::string &text) {
 }
 
 // A temporary's name as the updater gives it (agent_protocol's), of writer pid.
-std::string temporary(pid_t pid, int n) {
+// A temporary as an lu-host of this host with that pid names it.
+std::string temporary(pid_t pid, int n) { return liveupdate::local::temporary_name({pid, 7}, n); }
+
+// One as lu-agent in a container names it: a pid of its own namespace, a token of no seal of ours.
+std::string agents_temporary(pid_t pid, int n) {
     return ".lu-agent-" + std::to_string(pid) + "-" + std::to_string(n) + "-0123456789abcdef";
 }
 
@@ -498,6 +502,7 @@ BOOST_FIXTURE_TEST_CASE(temporaries_an_earlier_lu_host_left_go_and_nothing_else,
     write_file(app / "src/deep" / temporary(dead, 2), "half another");
     write_file(app / temporary(::getpid(), 3), "an earlier lu-host with this pid");
     const std::vector<fs::path> kept{app / ".lu-agent-notes.txt",
+                                     app / agents_temporary(dead, 13),  // a bind mount's lu-agent may write it now
                                      app / (".lu-agent-" + std::to_string(dead) + "-4"),
                                      app / (temporary(dead, 5) + ".bak"),
                                      app / ("x" + temporary(dead, 6)),
@@ -533,9 +538,13 @@ BOOST_FIXTURE_TEST_CASE(temporaries_an_earlier_lu_host_left_go_and_nothing_else,
 // written; another pid's only while that process runs.
 BOOST_AUTO_TEST_CASE(a_temporary_is_left_behind_only_when_its_writer_is_gone) {
     using liveupdate::local::left_behind;
+    using liveupdate::local::sealed_token;
     const liveupdate::local::TemporaryWriter self{100, 0xabc};
-    BOOST_TEST(!left_behind({100, 0xabc}, self, true));
-    BOOST_TEST(left_behind({100, 0xdef}, self, true));  // an earlier process with this pid
-    BOOST_TEST(left_behind({42, 0xabc}, self, false));
-    BOOST_TEST(!left_behind({42, 0xabc}, self, true));
+    BOOST_TEST(!left_behind({100, sealed_token(self)}, self, true));
+    BOOST_TEST(left_behind({100, sealed_token({100, 0xdef})}, self, true));  // an earlier process with this pid
+    BOOST_TEST(left_behind({42, sealed_token({42, 0xabc})}, self, false));
+    BOOST_TEST(!left_behind({42, sealed_token({42, 0xabc})}, self, true));
+    // Not sealed here (lu-agent's in a bind-mounted folder, its pid another namespace's): never.
+    BOOST_TEST(!left_behind({42, 0x0123456789abcdefull}, self, false));
+    BOOST_TEST(!left_behind({100, sealed_token({42, 0xabc})}, self, false));
 }

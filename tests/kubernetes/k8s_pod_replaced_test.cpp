@@ -5,8 +5,10 @@
 // saying so, rather than read another container or pass for an agent that
 // cannot run (a restarted daemon's initial sync overwrites on both); and an
 // update meant for the replaced container is not sent to the new one, through
-// lu-agent or, with the agent off, over per-update exec (the updater's .so).
-// Pods live in namespace lu-k8s-replaced-h4-PID (a run of its own: worktrees share
+// lu-agent or, with the agent off, over per-update exec (the updater's .so),
+// even when the pod is made again after the look at it and before the exec
+// reaches it (a stand-in exec that replaces the pod first: exec_gate.hpp).
+// Pods live in namespace lu-k8s-replaced-h3-PID (a run of its own: worktrees share
 // the cluster). Without the cluster folder: exit 77 (skipped).
 #define BOOST_TEST_MODULE k8s_pod_replaced
 #include <boost/json.hpp>
@@ -14,7 +16,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -25,6 +29,7 @@
 #include "tests/docker/docker_test_support.hpp"
 #include "tests/kubernetes/k8s_test_support.hpp"
 #include "updaters/kubernetes/pod_agents.hpp"
+#include "updaters/kubernetes/pod_state.hpp"
 
 namespace fs = std::filesystem;
 namespace json = boost::json;
@@ -40,7 +45,7 @@ using lu_test::k8s::wait_until;
 
 namespace {
 
-const std::string kNamespace = "lu-k8s-replaced-h4-" + std::to_string(::getpid());
+const std::string kNamespace = "lu-k8s-replaced-h3-" + std::to_string(::getpid());
 const std::string kPod = "digest";
 
 json::value pod_json() { return json::parse(admin().get("/api/v1/namespaces/" + kNamespace + "/pods/" + kPod)); }
@@ -227,5 +232,62 @@ BOOST_AUTO_TEST_CASE(an_update_over_exec_for_a_replaced_pods_container_is_not_se
     const auto fresh = plain.update(second, "main", update_of("fresh"));
     BOOST_TEST(fresh.kind == LU_OUTCOME_OK, fresh.message);
     BOOST_TEST(lu_test::k8s::exec_sh(kNamespace, kPod, "test -e /tmp/fresh && test -e /tmp/fresh-ran").first == 0);
+    delete_pods();
+}
+
+// The window an exec's name leaves: the pod is made again after the update
+// began and before its first exec reaches the pod (the stand-in exec below
+// replaces it, then execs as the updater does). The update's writes and
+// deletes must not reach the new container, whose own file /tmp/keep the
+// update would delete.
+BOOST_AUTO_TEST_CASE(a_pod_made_again_before_the_exec_reaches_it_is_sent_nothing) {
+    KubectlConfig config;
+    config.kubeconfig = admin_kubeconfig();
+    config.timeout = std::chrono::seconds(20);
+    const auto api = std::make_shared<liveupdate::kubernetes::ApiExec>(config);
+    create_pod();
+    const std::string first = running_container_id();
+
+    bool replaced = false;
+    const liveupdate::kubernetes::PodExecFn replacing_exec =
+        [&](const kube::PodExecTarget &target, const std::vector<std::string> &command, const kube::ExecStdinFn *input,
+            std::chrono::seconds timeout, const liveupdate::updater::UpdateLog &log) {
+            if (!replaced) {
+                replaced = true;
+                delete_pods();
+                create_pod();
+                running_container_id();
+                BOOST_TEST_REQUIRE(lu_test::k8s::exec_sh(kNamespace, kPod, "echo mine > /tmp/keep").first == 0);
+            }
+            return (*api)(target, command, input, timeout, log);
+        };
+
+    const std::string tar = lu_test::TarBuilder().file("tmp/stale", "sent\n").finish();
+    std::size_t at = 0;
+    liveupdate::updater::Request request;
+    request.live_update = "replaced";
+    request.via = "kubernetes";
+    request.container = {first, "main", kPod, kNamespace, ""};
+    request.copies = {{"/src/stale", "/tmp/stale"}};
+    request.archive = [&](void *buffer, std::size_t capacity) -> std::int64_t {
+        const std::size_t n = std::min(capacity, tar.size() - at);
+        std::memcpy(buffer, tar.data() + at, n);
+        at += n;
+        return static_cast<std::int64_t>(n);
+    };
+    request.delete_paths = {"/tmp/keep"};
+    request.sync_roots = {"/tmp"};
+    request.runs = {liveupdate::updater::RunStep{.argv = {"touch", "/tmp/stale-ran"}}};
+    const auto outcome = liveupdate::kubernetes::update_pod_container(replacing_exec, config, request, [&] {
+        return liveupdate::kubernetes::container_gone_reason(*api, request.container);
+    });
+
+    BOOST_TEST_REQUIRE(replaced);
+    BOOST_TEST((outcome.kind == liveupdate::updater::Outcome::Kind::container_not_running), outcome.message);
+    BOOST_TEST(outcome.message.find("pod " + kNamespace + "/" + kPod) != std::string::npos, outcome.message);
+    BOOST_TEST(outcome.message.find("was started again since") != std::string::npos, outcome.message);
+    const auto kept = lu_test::k8s::exec_sh(kNamespace, kPod, "cat /tmp/keep");
+    BOOST_TEST(kept.second == "mine\n", "the new container's /tmp/keep: " << kept.second);
+    BOOST_TEST(lu_test::k8s::exec_sh(kNamespace, kPod, "test -e /tmp/stale || test -e /tmp/stale-ran").first == 1);
     delete_pods();
 }

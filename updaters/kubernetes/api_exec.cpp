@@ -17,17 +17,13 @@ kube::ApiClient &ApiExec::client() {
 }
 
 ExecOutcome ApiExec::operator()(const kube::PodExecTarget &target, const std::vector<std::string> &command,
-                                const common::ArchiveReadFn *archive, std::chrono::seconds timeout,
+                                const kube::ExecStdinFn *input, std::chrono::seconds timeout,
                                 const updater::UpdateLog &log) {
     ExecOutcome outcome;
     OutputLines lines(log);
-    const kube::ExecStdinFn feeder = [archive](const kube::ExecWriteFn &write) {
-        updaters::copy_without_implied_dirs(*archive, write);
-    };
     try {
         const kube::PodExecResult r = kube::exec_in_pod(
-            client(), target, command, archive != nullptr ? &feeder : nullptr,
-            [&lines](bool err, std::string_view d) { lines.add(err, d); },
+            client(), target, command, input, [&lines](bool err, std::string_view d) { lines.add(err, d); },
             std::chrono::duration_cast<std::chrono::milliseconds>(timeout));
         lines.flush();
         outcome.output = lines.tail();
@@ -47,9 +43,6 @@ ExecOutcome ApiExec::operator()(const kube::PodExecTarget &target, const std::ve
             outcome.failure +=
                 "\nThe user needs the RBAC permission to create pods/exec in this namespace (or choose "
                 "another context).";
-        else if (e.status == 404)
-            outcome.failure +=
-                "\nThe pod is gone (deleted or replaced); the next update goes to the pod that replaces it.";
     } catch (const std::exception &e) {
         outcome.remote = false;
         outcome.failure = e.what();

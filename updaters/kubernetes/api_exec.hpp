@@ -18,8 +18,7 @@ public:
 
     // Runs a command in the target container through the exec WebSocket.
     ExecOutcome operator()(const kube::PodExecTarget &target, const std::vector<std::string> &command,
-                           const common::ArchiveReadFn *archive, std::chrono::seconds timeout,
-                           const updater::UpdateLog &log);
+                           const kube::ExecStdinFn *input, std::chrono::seconds timeout, const updater::UpdateLog &log);
 
     // Made from the kubeconfig on first use; throws naming what is wrong in it.
     kube::ApiClient &client();

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "common/subprocess/run_process.hpp"
+#include "updaters/kubernetes/exec_gate.hpp"
 #include "updaters/shared/path_preparation.hpp"
 #include "updaters/shared/update_failure.hpp"
 #include "updaters/shared/update_messages.hpp"
@@ -21,16 +22,13 @@ using updaters::exec_failure;
 constexpr std::size_t kKept = std::size_t{64} * 1024;
 constexpr std::string_view kTerminated = "command terminated with exit code ";
 ExecOutcome kubectl_exec(const KubectlConfig &config, const kube::PodExecTarget &target,
-                         const std::vector<std::string> &command, const common::ArchiveReadFn *archive,
+                         const std::vector<std::string> &command, const kube::ExecStdinFn *input,
                          std::chrono::seconds timeout, const UpdateLog &log) {
     OutputLines lines(log);
-    subprocess::RunOptions run{.argv = kubectl_exec_argv(config, target, archive != nullptr, command),
+    subprocess::RunOptions run{.argv = kubectl_exec_argv(config, target, input != nullptr, command),
                                .on_output = [&](bool is_stderr, std::string_view data) { lines.add(is_stderr, data); },
                                .timeout = std::chrono::duration_cast<std::chrono::milliseconds>(timeout)};
-    if (archive != nullptr)
-        run.feed_stdin = [archive](const subprocess::WriteFn &write) {
-            updaters::copy_without_implied_dirs(*archive, write);
-        };
+    if (input != nullptr) run.feed_stdin = [input](const subprocess::WriteFn &write) { (*input)(write); };
     subprocess::ProcessResult result;
     try {
         result = subprocess::run_process(run);
@@ -62,19 +60,23 @@ void expect_exec_ran(const ExecOutcome &o, const kube::PodExecTarget &t, std::st
         throw updaters::InfraFailure(std::string(doing) + " in " + pod_text(t) + ": " + o.failure);
 }
 
-// Deletes, and makes room for the archive's entries (path_preparation.hpp);
-// a container without sh gets rm -rf for the deletes, as before.
-void prepare_paths(const PodExecFn &exec, const KubectlConfig &config, const kube::PodExecTarget &target,
-                   const updater::Request &request, const std::vector<updaters::PlannedPath> &entries) {
-    const UpdateLog &log = request.log;
+// The deletes, then room made for the archive's entries (path_preparation.hpp).
+std::vector<std::vector<std::string>> preparations(const updater::Request &request,
+                                                   const std::vector<updaters::PlannedPath> &entries) {
     std::vector<updaters::PlannedPath> planned;
     for (const auto &path : request.delete_paths) planned.push_back({updaters::PathChange::remove, path});
     planned.insert(planned.end(), entries.begin(), entries.end());
-    if (!request.delete_paths.empty())
-        log(LU_LOG_DEBUG,
-            "Deleting " + std::to_string(request.delete_paths.size()) + " path(s) in " + pod_text(target));
-    for (const auto &argv : updaters::preparation_commands(planned, request.sync_roots)) {
-        const auto o = exec(target, argv, nullptr, config.timeout, log);
+    return updaters::preparation_commands(planned, request.sync_roots);
+}
+
+// Runs commands[from...]; a container without sh gets rm -rf for the
+// deletes, as before.
+void prepare_paths(const PodExecFn &exec, const KubectlConfig &config, const kube::PodExecTarget &target,
+                   const updater::Request &request, const std::vector<std::vector<std::string>> &commands,
+                   std::size_t from) {
+    const UpdateLog &log = request.log;
+    for (std::size_t i = from; i < commands.size(); ++i) {
+        const auto o = exec(target, commands[i], nullptr, config.timeout, log);
         expect_exec_ran(o, target, "deleting files");
         if (o.exit_code == updaters::kExitCannotExec || o.exit_code == updaters::kExitNotFound) {
             log(LU_LOG_WARN, pod_text(target) +
@@ -91,6 +93,69 @@ void prepare_paths(const PodExecFn &exec, const KubectlConfig &config, const kub
         }
         if (o.exit_code != 0) throw updaters::InfraFailure(updaters::preparation_failure(o.exit_code, o.output));
     }
+}
+
+void expect_copied(const ExecOutcome &o, const kube::PodExecTarget &target) {
+    expect_exec_ran(o, target, "copying changed files");
+    if (o.exit_code != 0)
+        throw updaters::InfraFailure(updaters::tar_failure(o.exit_code, o.output, "", updaters::Runtime::kubernetes));
+}
+
+// The spooled archive on a command's stdin.
+kube::ExecStdinFn archive_input(const updaters::SpooledArchive &spooled) {
+    return [&spooled](const kube::ExecWriteFn &write) { updaters::copy_without_implied_dirs(spooled.reader(), write); };
+}
+
+// How far the gated command took what the update writes.
+struct Written {
+    std::size_t prepared = 0;  // commands of preparations() done
+    bool copied = false;
+};
+
+// What the update writes, its first command gated (exec_gate.hpp): the
+// preparation and the copy in one command when the preparation fits one
+// (at most kPathsPerPreparation paths), so all of it runs where the look
+// at the pod proved; else the first preparation. nullopt: the container is
+// not the one meant (the outcome, nothing written) in not_running.
+std::optional<Written> gated_write(const PodExecFn &exec, const KubectlConfig &config,
+                                   const kube::PodExecTarget &target, const updater::Request &request,
+                                   const std::vector<std::vector<std::string>> &commands,
+                                   const updaters::SpooledArchive *spooled, const GoneReasonFn &gone_reason,
+                                   std::string &not_running) {
+    const bool together = spooled != nullptr && commands.size() <= 1;
+    const kube::ExecStdinFn input = together ? archive_input(*spooled) : kube::ExecStdinFn{};
+    const GatedOutcome gated = run_gated(
+        exec, target,
+        together ? prepare_then_untar(commands.empty() ? std::vector<std::string>{} : commands[0]) : commands[0],
+        together ? &input : nullptr, config.timeout, request.log, gone_reason);
+    switch (gated.kind) {
+    case GatedOutcome::Kind::refused:
+        not_running = gated.gone +
+                      " (the exec reaches the pod by its name: the container that answered was sent "
+                      "nothing to write)";
+        return std::nullopt;
+    case GatedOutcome::Kind::no_shell:
+        // Nothing can wait in the container: one look before, as the pod is reached by name.
+        request.log(LU_LOG_WARN, pod_text(target) + " has no sh: its pod is looked at before the exec, not from it");
+        not_running = gone_reason();
+        if (!not_running.empty()) {
+            not_running += " (the exec reaches the pod by its name: nothing was sent)";
+            return std::nullopt;
+        }
+        return Written{};
+    case GatedOutcome::Kind::ran: break;
+    }
+    if (!together) {
+        expect_exec_ran(gated.outcome, target, "deleting files");
+        if (gated.outcome.exit_code != 0)
+            throw updaters::InfraFailure(updaters::preparation_failure(gated.outcome.exit_code, gated.outcome.output));
+        return Written{1, false};
+    }
+    expect_exec_ran(gated.outcome, target, "copying changed files");
+    if (gated.outcome.exit_code == kExitPreparationFailed)
+        throw updaters::InfraFailure(updaters::preparation_failure(1, gated.outcome.output));
+    expect_copied(gated.outcome, target);
+    return Written{commands.size(), true};
 }
 
 // The exec path reaches into the pod without lu-agent (the status says so).
@@ -169,8 +234,8 @@ void OutputLines::flush() {
 
 PodExecFn kubectl_exec_fn(const KubectlConfig &config) {
     return [config](const kube::PodExecTarget &target, const std::vector<std::string> &command,
-                    const common::ArchiveReadFn *archive, std::chrono::seconds timeout,
-                    const UpdateLog &log) { return kubectl_exec(config, target, command, archive, timeout, log); };
+                    const kube::ExecStdinFn *input, std::chrono::seconds timeout,
+                    const UpdateLog &log) { return kubectl_exec(config, target, command, input, timeout, log); };
 }
 
 std::string restart_needs_supervisor(const std::string &pod_text) {
@@ -192,7 +257,8 @@ Outcome update_pod_container(const KubectlConfig &config, const updater::Request
     return update_pod_container(kubectl_exec_fn(config), config, request);
 }
 
-Outcome update_pod_container(const PodExecFn &exec, const KubectlConfig &config, const updater::Request &request) {
+Outcome update_pod_container(const PodExecFn &exec, const KubectlConfig &config, const updater::Request &request,
+                             const GoneReasonFn &gone_reason) {
     const UpdateLog &log = request.log;
     const kube::PodExecTarget target = exec_target_of(request.container);
     try {
@@ -207,15 +273,28 @@ Outcome update_pod_container(const PodExecFn &exec, const KubectlConfig &config,
             // Spooled: what the archive holds is prepared for before tar reads it.
             spooled.emplace(request.archive);
         }
-        prepare_paths(exec, config, target, request,
-                      spooled ? spooled->entries() : std::vector<updaters::PlannedPath>{});
-        if (spooled) {
-            const common::ArchiveReadFn archive = spooled->reader();
-            const auto o = exec(target, {"tar", "-C", "/", "-x", "-f", "-"}, &archive, config.timeout, log);
-            expect_exec_ran(o, target, "copying changed files");
-            if (o.exit_code != 0)
-                throw updaters::InfraFailure(
-                    updaters::tar_failure(o.exit_code, o.output, "", updaters::Runtime::kubernetes));
+        const auto commands =
+            preparations(request, spooled ? spooled->entries() : std::vector<updaters::PlannedPath>{});
+        if (!request.delete_paths.empty())
+            log(LU_LOG_DEBUG,
+                "Deleting " + std::to_string(request.delete_paths.size()) + " path(s) in " + pod_text(target));
+        Written written;
+        if (gone_reason && (spooled || !commands.empty())) {
+            std::string not_running;
+            const auto gated = gated_write(exec, config, target, request, commands, spooled ? &*spooled : nullptr,
+                                           gone_reason, not_running);
+            if (!gated) return without_agent(Outcome::container_not_running(not_running));
+            written = *gated;
+        } else if (gone_reason) {
+            // Runs only: nothing is written, the pod is looked at before them.
+            if (std::string gone = gone_reason(); !gone.empty())
+                return without_agent(
+                    Outcome::container_not_running(gone + " (the exec reaches the pod by its name: nothing was sent)"));
+        }
+        prepare_paths(exec, config, target, request, commands, written.prepared);
+        if (spooled && !written.copied) {
+            const kube::ExecStdinFn input = archive_input(*spooled);
+            expect_copied(exec(target, {"tar", "-C", "/", "-x", "-f", "-"}, &input, config.timeout, log), target);
         }
         for (std::size_t i = 0; i < request.runs.size(); ++i) {
             const auto &run = request.runs[i];

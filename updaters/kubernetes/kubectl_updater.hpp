@@ -60,18 +60,28 @@ struct ExecOutcome {
     std::string output;   // tail of stdout and stderr
     std::string failure;  // why the exec failed, when !remote
 };
+// input, when given, feeds the command's stdin; a write of no bytes sends
+// nothing and ends the feeding (it throws) once the command has ended.
 using PodExecFn = std::function<ExecOutcome(const kube::PodExecTarget &target, const std::vector<std::string> &command,
-                                            const common::ArchiveReadFn *archive, std::chrono::seconds timeout,
+                                            const kube::ExecStdinFn *input, std::chrono::seconds timeout,
                                             const updater::UpdateLog &log)>;
 
 // Runs commands through `kubectl exec`.
 PodExecFn kubectl_exec_fn(const KubectlConfig &config);
 
-// Deletes, copies and runs of one update through `exec`, logging to request.log.
-updater::Outcome update_pod_container(const PodExecFn &exec, const KubectlConfig &config,
-                                      const updater::Request &request);
+// Why the container an update is for is not the one its pod has now (one
+// GET: container_gone_reason); "" when it is, or when it cannot tell.
+using GoneReasonFn = std::function<std::string()>;
 
-// Through `kubectl exec`.
+// Deletes, copies and runs of one update through `exec`, logging to
+// request.log. What the update writes goes through one gated command
+// (exec_gate.hpp) that asks gone_reason once it runs in the container: a
+// container that is not the one meant ends the update as not running (C07)
+// with nothing written. Without gone_reason nothing is asked.
+updater::Outcome update_pod_container(const PodExecFn &exec, const KubectlConfig &config,
+                                      const updater::Request &request, const GoneReasonFn &gone_reason = {});
+
+// Through `kubectl exec`, nothing asked.
 updater::Outcome update_pod_container(const KubectlConfig &config, const updater::Request &request);
 
 // Splits output into log lines (kept apart per stream) and keeps its tail.

@@ -35,7 +35,7 @@ public:
         if (config_.exec == k8s::KubectlConfig::Exec::api) {
             if (config_.agent) agents_ = std::make_shared<k8s::PodAgents>(config_, api_);
             exec_ = [api = api_](const liveupdate::kube::PodExecTarget &t, const std::vector<std::string> &c,
-                                 const liveupdate::common::ArchiveReadFn *a, std::chrono::seconds s,
+                                 const liveupdate::kube::ExecStdinFn *a, std::chrono::seconds s,
                                  const lu::UpdateLog &l) { return (*api)(t, c, a, s, l); };
         } else {
             exec_ = k8s::kubectl_exec_fn(config_);
@@ -112,10 +112,10 @@ lu::Outcome KubernetesPlugin::through_exec(const lu::Request &request) const {
                               "lu-agent compares before it replaces)");
     // An exec reaches a pod by its name: a pod deleted and made again under
     // it would take an update meant for the container it replaced. One look
-    // per update, as lu-agent's sessions take (confirm_started).
-    if (std::string gone = k8s::container_gone_reason(*api_, c); !gone.empty())
-        return lu::Outcome::container_not_running(gone + " (the exec reaches the pod by its name: nothing was sent)");
-    return k8s::update_pod_container(exec_, config_, request);
+    // per update, from the command that writes once it runs (exec_gate.hpp),
+    // as lu-agent's sessions look once started (confirm_started).
+    return k8s::update_pod_container(exec_, config_, request,
+                                     [this, &c] { return k8s::container_gone_reason(*api_, c); });
 }
 
 lu::Outcome KubernetesPlugin::try_update(const lu::Request &request) const {

@@ -43,7 +43,9 @@ std::string container_gone_reason(ApiExec &api, const updater::ContainerRef &con
     try {
         const kube::ApiResponse r = api.client().request(
             "GET", "/api/v1/namespaces/" + kube::url_escape(ns) + "/pods/" + kube::url_escape(container.pod));
-        if (r.status == 404) return "pod " + ns + "/" + container.pod + " is gone (deleted)";
+        if (r.status == 404)
+            return "pod " + ns + "/" + container.pod +
+                   " is gone (deleted); the next update goes to the pod that replaces it";
         if (r.status / 100 != 2) return {};
         return gone_reason_of(common::parse_limited(r.body), container);
     } catch (const std::exception &) {

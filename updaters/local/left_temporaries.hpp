@@ -18,22 +18,32 @@
 
 namespace liveupdate::local {
 
-// A name for a temporary beside a path, unique in this process.
-std::string temporary_name();
-
-// Who writes temporaries here: this process's pid, and the token drawn when
+// Who writes temporaries here: this process's pid, and the nonce drawn when
 // this updater was loaded.
 struct TemporaryWriter {
     long pid = 0;
-    std::uint64_t token = 0;
+    std::uint32_t nonce = 0;
 };
 TemporaryWriter this_writer();
 
-// Whether the temporary so named was left by a writer that is gone: not
-// `self`'s (its pid and token: it may be writing it now), and no process
-// with its pid runs, or that pid is self's with another token (an earlier
-// lu-host that had this pid). No rule of time: a written file takes the
-// archive's mtime.
+// The token a writer on this host puts in its temporaries' names: its nonce,
+// then a seal of its pid and nonce under this host's key (machine-id,
+// boot_id, uid). A folder bind-mounted into a container also holds lu-agent's
+// temporaries, named with pids of another pid namespace and a token of no
+// seal: they are never taken for a dead writer's of ours.
+std::uint64_t sealed_token(const TemporaryWriter &writer);
+
+// The name of the n-th temporary of writer.
+std::string temporary_name(const TemporaryWriter &writer, unsigned long n);
+
+// A name for a temporary beside a path, unique in this process.
+std::string temporary_name();
+
+// Whether the temporary so named was left by a writer of ours that is gone:
+// sealed on this host for its pid, not `self`'s (its pid and nonce: it may
+// be writing it now), and no process with its pid runs, or that pid is
+// self's with another nonce (an earlier lu-host that had this pid). No rule
+// of time: a written file takes the archive's mtime.
 bool left_behind(const agent_protocol::TemporaryName &name, const TemporaryWriter &self, bool owner_runs);
 
 // Removes the temporaries left behind beneath each of sync_roots (container
