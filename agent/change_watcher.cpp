@@ -261,17 +261,38 @@ void ChangeWatcher::forget_tree(Watch &watch, const std::string &relative) {
         if (is_beneath(path, relative)) pend(watch, path, now);
 }
 
-void ChangeWatcher::pend(Watch &watch, const std::string &relative, Clock::time_point now, bool closed) {
+void ChangeWatcher::pend(Watch &watch, const std::string &relative, Clock::time_point now, Seen seen) {
     if (watch.rescan_due) return;  // the rescan looks at everything
     const PendingKey key{watch.id, relative};
     auto it = pending_.find(key);
     if (it == pending_.end()) {
         if (pending_.size() >= kMaxPending) return overflowed(watch);
-        it = pending_.emplace(key, Pending{now, now}).first;
+        Pending fresh;
+        fresh.first = now;
+        fresh.due = now;
+        it = pending_.emplace(key, fresh).first;
     }
+    Pending &pending = it->second;
     // Its writer closed it: most writers are done then, so it goes now (a
     // file written in several opens, or chmod-ed after, simply comes again).
-    it->second.due = closed ? now : std::min(now + watch.debounce, it->second.first + kMaxHold);
+    if (seen == Seen::closed) {
+        pending.writing = false;
+        pending.due = now;
+        return;
+    }
+    if (seen == Seen::written) pending.writing = true;
+    if (seen == Seen::replaced) pending.writing = false;
+    // One still open for writing waits longer: an in-place rewrite (O_TRUNC,
+    // then the writes) paused past the debounce would come back empty first.
+    const auto quiet = pending.writing ? std::max(watch.debounce, kWriterQuiet) : watch.debounce;
+    pending.due = std::min(now + quiet, pending.first + kMaxHold);
+}
+
+ChangeWatcher::Seen ChangeWatcher::seen_in(std::uint32_t mask) {
+    if ((mask & IN_CLOSE_WRITE) != 0) return Seen::closed;
+    if ((mask & (IN_MODIFY | IN_CREATE)) != 0) return Seen::written;
+    if ((mask & (IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO)) != 0) return Seen::replaced;
+    return Seen::other;
 }
 
 // What waits is still sent; the rest is the rescan's to find (one filled up
@@ -316,7 +337,7 @@ void ChangeWatcher::read_events() {
                         add_tree(watch, path, true);
                     continue;
                 }
-                if (wanted(watch, path)) pend(watch, path, now, (event->mask & IN_CLOSE_WRITE) != 0);
+                if (wanted(watch, path)) pend(watch, path, now, seen_in(event->mask));
             }
         }
     }
@@ -389,11 +410,17 @@ bool ChangeWatcher::send_due(FrameOutput &out) {
     for (const auto &key : due) {
         const auto w = watches_.find(key.first);
         if (w == watches_.end() || bytes >= kBytesPerBatch) break;
-        pending_.erase(key);
+        const auto taken = pending_.find(key);
+        const bool writing = taken->second.writing;
+        pending_.erase(taken);
         bool unstable = false;
         auto change = look(*w->second, key.second, unstable);
         if (unstable) {
-            pending_[key] = Pending{now, now + std::max(w->second->debounce, kUnstableWait)};
+            Pending again;
+            again.first = now;
+            again.due = now + std::max(w->second->debounce, kUnstableWait);
+            again.writing = writing;
+            pending_[key] = again;
             continue;
         }
         if (!change) continue;

@@ -33,6 +33,12 @@ public:
     static constexpr std::size_t kMaxPending = 10'000;
     // A file changing without a pause is sent after this anyway (when it reads whole).
     static constexpr std::chrono::milliseconds kMaxHold{2000};
+    // A file written and not closed yet (truncated and not written again, a
+    // log held open) waits for this much quiet, or the watch's debounce when
+    // longer: Tilt's rest before a batch of saves (BufferMinRestDuration).
+    // Few writers pause that long between truncating a file and writing it,
+    // and a log's line still comes back within it.
+    static constexpr std::chrono::milliseconds kWriterQuiet{200};
     static constexpr std::chrono::milliseconds kRescanEvery{1000};
 
     // Starts (or replaces) the request's watch: the Result to answer.
@@ -81,6 +87,14 @@ private:
     struct Pending {
         Clock::time_point first;  // the first event since it was last sent
         Clock::time_point due;    // debounced: moved on by each event, up to first + kMaxHold
+        bool writing = false;     // written since its writer last closed it: may be half written
+    };
+    // What inotify told of a path, which says how long it waits (pend).
+    enum class Seen {
+        other,     // its attributes changed, a rescan: the debounce (kWriterQuiet while writing)
+        written,   // IN_MODIFY, IN_CREATE: a writer may still hold it open
+        closed,    // IN_CLOSE_WRITE: its writer is done, it goes now
+        replaced,  // deleted or moved: whoever wrote the old file is done with the name
     };
     using PendingKey = std::pair<std::uint32_t, std::string>;  // watch id, relative path
 
@@ -90,8 +104,9 @@ private:
     void add_tree(Watch &watch, const std::string &relative, bool report,
                   std::unordered_set<std::string> *seen = nullptr);
     void forget_tree(Watch &watch, const std::string &relative);
-    // Looked at once due: debounced, or at once when its writer closed it.
-    void pend(Watch &watch, const std::string &relative, Clock::time_point now, bool closed = false);
+    // Looked at once due: at once when its writer closed it, else debounced.
+    void pend(Watch &watch, const std::string &relative, Clock::time_point now, Seen seen = Seen::other);
+    static Seen seen_in(std::uint32_t inotify_mask);
     void overflowed(Watch &watch);
     void rescan(Watch &watch, FrameOutput &out, bool &sent_ok);
     // The change to send for a pending path; nullopt when there is none (or

@@ -396,8 +396,10 @@ struct RestartProcess {
 // rule's containerPath) with inotify, recursively, never following a symlink,
 // and sends a ContainerChange, unasked, for each file beneath it whose name
 // relative to root the patterns (the ignore syntax) ask for, once its writer
-// closed it or it stopped changing for debounce_ms. With report_existing the files there now come
-// too, else only changes after the watch began; of those, a file among
+// closed it or it stopped changing for debounce_ms (one written and not
+// closed yet: for 200 ms at least, so that an in-place rewrite does not come
+// back empty first). With report_existing the files there now come too,
+// else only changes after the watch began; of those, a file among
 // agreed_paths whose content hashes to its agreed_hashes entry (XXH3-64) is
 // not sent, and one of agreed_paths no longer there comes as deleted: what
 // changed while no watch ran. Answered by a Result (error 0: watching; else

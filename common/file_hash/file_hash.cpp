@@ -27,7 +27,7 @@ FdHash hash_chunks(ReadChunk read_chunk, std::span<char> buffer, const AfterChun
         const auto size = static_cast<std::size_t>(got);
         XXH3_64bits_update(&state, buffer.data(), size);
         at += got;
-        if (after_chunk && !after_chunk(size)) {
+        if (after_chunk && !after_chunk(std::span<const char>(buffer.data(), size))) {
             out.stopped = true;
             break;
         }
@@ -43,9 +43,9 @@ FdHash hash_fd(int fd, std::span<char> buffer, const AfterChunk &after_chunk) {
                        after_chunk);
 }
 
-FdHash hash_fd_from_start(int fd, std::span<char> buffer) {
+FdHash hash_fd_from_start(int fd, std::span<char> buffer, const AfterChunk &after_chunk) {
     return hash_chunks([fd](std::span<char> into, off_t at) { return ::pread(fd, into.data(), into.size(), at); },
-                       buffer, {});
+                       buffer, after_chunk);
 }
 
 }  // namespace liveupdate::file_hash

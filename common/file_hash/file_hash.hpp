@@ -1,9 +1,8 @@
 // The XXH3-64 (seed 0) of a file's bytes, read through an open descriptor:
 // the one loop behind lu-agent's forward guard, the tree digest's per-file
 // hash (verify's, and lu-agent's Digest answer), the local updater's and
-// sync back's content digests. The digest depends only on the bytes, never on the
-// buffer nor on how the reads split them: journals and the agent protocol
-// hold these values, so they never change.
+// sync back's content digests, and sync back's copy of a container file. The digest depends only on the bytes, never on
+// the buffer nor on how the reads split them: journals and the agent protocol hold these values, so they never change.
 #pragma once
 
 #include <cstddef>
@@ -19,8 +18,10 @@ struct FdHash {
     bool stopped = false;    // after_chunk asked to stop before the end
 };
 
-// Called after each chunk is hashed, with its size; false stops the read.
-using AfterChunk = std::function<bool(std::size_t chunk)>;
+// Called after each chunk is hashed, with its bytes (in the caller's buffer,
+// until the next read): a copy writes them where the hash was taken from, so
+// the digest is of exactly the bytes copied. False stops the read.
+using AfterChunk = std::function<bool(std::span<const char> chunk)>;
 
 // Reads fd from its offset to its end through buffer (the caller's: lu-agent
 // passes one on its stack, a walk one it keeps for every file), retrying a
@@ -28,8 +29,8 @@ using AfterChunk = std::function<bool(std::size_t chunk)>;
 FdHash hash_fd(int fd, std::span<char> buffer, const AfterChunk &after_chunk = {});
 
 // The same from the file's first byte with pread, leaving fd's offset where
-// it was: for a descriptor that is read again (sync back's copies). A pipe
-// or FIFO fails with ESPIPE rather than reading what comes.
-FdHash hash_fd_from_start(int fd, std::span<char> buffer);
+// it was: for a descriptor that is read again (sync back's reads and its
+// copy into place). A pipe or FIFO fails with ESPIPE rather than reading what comes.
+FdHash hash_fd_from_start(int fd, std::span<char> buffer, const AfterChunk &after_chunk = {});
 
 }  // namespace liveupdate::file_hash

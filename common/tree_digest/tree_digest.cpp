@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <memory>
+#include <span>
 #include <stdexcept>
 
 #define XXH_INLINE_ALL
@@ -149,8 +150,8 @@ private:
         // One buffer for the whole walk, never zeroed: lu-agent's Digest hashes many small files.
         if (!buffer_) buffer_ = std::make_unique_for_overwrite<char[]>(kBufferSize);
         const file_hash::FdHash content =
-            file_hash::hash_fd(fd, {buffer_.get(), kBufferSize}, [this](std::size_t chunk) {
-                read_bytes_ += chunk;
+            file_hash::hash_fd(fd, {buffer_.get(), kBufferSize}, [this](std::span<const char> chunk) {
+                read_bytes_ += chunk.size();
                 return within_budget();
             });
         ::close(fd);

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -257,23 +258,26 @@ WriteResult write_beneath(const std::string &root, const std::string &name, int 
         ::unlinkat(parent.get(), temporary.c_str(), 0);
         return WriteResult{shown(root, name) + ": not written: " + why, local_changed, full};
     };
-    liveupdate::sync_back::ContentDigest digest;
+    // Hashed as it is copied: the digest checked is of the very bytes written.
     char buffer[1 << 16];
-    for (off_t at = 0;;) {
-        const ssize_t n = ::pread(source, buffer, sizeof buffer, at);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) return abandon("cannot read the container file: " + errno_text(errno));
-        if (n == 0) break;
-        digest.update(buffer, static_cast<std::size_t>(n));
-        for (ssize_t done = 0; done < n;) {
-            const ssize_t w = ::write(out.get(), buffer + done, static_cast<std::size_t>(n - done));
-            if (w < 0 && errno == EINTR) continue;
-            if (w < 0) return abandon("cannot write: " + errno_text(errno), false, no_room(errno));
-            done += w;
-        }
-        at += n;
-    }
-    if (digest.text() != expected_digest) return abandon("the container file changed while it was copied");
+    int write_error = 0;
+    const liveupdate::file_hash::FdHash copied =
+        liveupdate::file_hash::hash_fd_from_start(source, buffer, [&](std::span<const char> chunk) {
+            for (std::size_t done = 0; done < chunk.size();) {
+                const ssize_t w = ::write(out.get(), chunk.data() + done, chunk.size() - done);
+                if (w < 0 && errno == EINTR) continue;
+                if (w < 0) {
+                    write_error = errno;
+                    return false;
+                }
+                done += static_cast<std::size_t>(w);
+            }
+            return true;
+        });
+    if (copied.error != 0) return abandon("cannot read the container file: " + errno_text(copied.error));
+    if (write_error != 0) return abandon("cannot write: " + errno_text(write_error), false, no_room(write_error));
+    if (liveupdate::sync_back::digest_text(copied.hash) != expected_digest)
+        return abandon("the container file changed while it was copied");
     if (::fchmod(out.get(), mode & 0777) != 0) return abandon("cannot set its mode: " + errno_text(errno));
     // The copy took a while: the target must still be the file judged (or
     // none), looked at again just before the rename. Where none was, the

@@ -1,8 +1,10 @@
 // lu-agent's sync back half over pipes, on a scratch folder of this machine:
-// the changes of wanted files arrive once stable with their bytes and digest,
-// symlinks and FIFOs as what they are, and a storm of files neither stalls
-// forward writes nor grows without bound.
+// the changes of wanted files arrive once stable with their bytes and digest
+// (a file being written once its writer is done), symlinks and FIFOs as what
+// they are, and a storm of files neither stalls forward writes nor grows
+// without bound.
 #define BOOST_TEST_MODULE lu_agent_watch
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -178,6 +180,64 @@ BOOST_AUTO_TEST_CASE(a_file_written_in_pieces_arrives_once_whole) {
     std::size_t count = 0;
     for (const auto &c : w.reader.changes) count += c.path == "big.bin";
     BOOST_TEST(count <= 3u);
+}
+
+// `echo x > f`, a generator, many editors: open with O_TRUNC, write, close.
+// A pause between the truncation and the write longer than the debounce must
+// not bring the file back empty first: one change, the whole file.
+BOOST_AUTO_TEST_CASE(a_file_rewritten_in_place_comes_back_once_whole) {
+    const std::string whole = "generated: the whole file";
+    Watched w({"gen.txt"}, 0, [](const TempDir &dir) { write_text(dir / "gen.txt", "the old content"); });
+    const int fd = ::open((w.dir / "gen.txt").c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+    BOOST_REQUIRE(fd >= 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(60));  // twice the watch's debounce
+    BOOST_REQUIRE(::write(fd, whole.data(), whole.size()) == static_cast<ssize_t>(whole.size()));
+    BOOST_REQUIRE(::close(fd) == 0);
+    w.reader.changes_until([&] {
+        const auto *c = w.reader.last("gen.txt");
+        return c && c->content == whole;
+    });
+    // Whatever else would come of it comes within this: it was due at its close.
+    w.reader.changes_until([] { return false; }, std::chrono::milliseconds(500));
+    std::vector<std::string> contents;
+    for (const auto &c : w.reader.changes)
+        if (c.path == "gen.txt") contents.push_back(c.content);
+    BOOST_TEST(contents == std::vector<std::string>{whole}, boost::test_tools::per_element());
+    BOOST_TEST(w.agent.finish() == 0);
+}
+
+// A log its writer keeps open: a line comes back once the file is quiet, and
+// lines written without a pause come back before the writer closes it.
+BOOST_AUTO_TEST_CASE(a_file_held_open_comes_back_while_open_quiet_or_not) {
+    Watched w({"app.log"});
+    const int fd = ::open((w.dir / "app.log").c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    BOOST_REQUIRE(fd >= 0);
+    std::string written;
+    const auto append = [&](const std::string &line) {
+        BOOST_REQUIRE(::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size()));
+        written += line;
+    };
+    append("started\n");
+    w.reader.changes_until([&] {
+        const auto *c = w.reader.last("app.log");
+        return c && c->content == written;
+    });
+    BOOST_REQUIRE(w.reader.last("app.log"));
+    BOOST_TEST(w.reader.last("app.log")->content == written);
+    // A line every 50 ms: never quiet long enough, it comes at the watch's hold.
+    const std::size_t before = w.reader.changes.size();
+    const auto deadline = Clock::now() + kPatience;
+    for (int line = 0; w.reader.changes.size() == before && Clock::now() < deadline; ++line) {
+        append("line " + std::to_string(line) + "\n");
+        w.reader.changes_until([&] { return w.reader.changes.size() > before; }, std::chrono::milliseconds(50));
+    }
+    BOOST_REQUIRE_MESSAGE(w.reader.changes.size() > before, "nothing came back while the file was held open");
+    const auto *held = w.reader.last("app.log");
+    BOOST_REQUIRE(held);
+    BOOST_TEST(held->content.size() > std::string("started\n").size());
+    BOOST_TEST(written.starts_with(held->content));
+    BOOST_REQUIRE(::close(fd) == 0);
+    BOOST_TEST(w.agent.finish() == 0);
 }
 
 BOOST_AUTO_TEST_CASE(symlinks_fifos_and_folders_are_reported_as_what_they_are_never_followed) {

@@ -2,7 +2,7 @@
 // whatever the buffer and however reads split the bytes, the digest is
 // XXH3_64bits over the whole content, the value journals and the agent
 // protocol hold; from the offset or from the start; a failed read says its
-// errno, a caller can stop it.
+// errno, a caller can stop it, and a copy gets the very bytes hashed.
 #define BOOST_TEST_MODULE file_hash
 #include <fcntl.h>
 #include <unistd.h>
@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <thread>
 #include <utility>
@@ -93,7 +94,8 @@ BOOST_AUTO_TEST_CASE(short_reads_are_hashed_as_they_come) {
     });
     std::vector<char> buffer(std::size_t{64} * 1024);
     std::size_t chunks = 0;
-    const fh::FdHash got = fh::hash_fd(read_end.get(), buffer, [&chunks](std::size_t) { return ++chunks, true; });
+    const fh::FdHash got =
+        fh::hash_fd(read_end.get(), buffer, [&chunks](std::span<const char>) { return ++chunks, true; });
     writer.join();
     BOOST_TEST(got.error == 0);
     BOOST_TEST(got.hash == whole(content));
@@ -127,8 +129,8 @@ BOOST_AUTO_TEST_CASE(the_caller_stops_it_after_a_chunk) {
     BOOST_REQUIRE(fd.get() >= 0);
     std::vector<char> buffer(kChunk);
     std::vector<std::size_t> chunks;
-    const fh::FdHash got = fh::hash_fd(fd.get(), buffer, [&chunks](std::size_t chunk) {
-        chunks.push_back(chunk);
+    const fh::FdHash got = fh::hash_fd(fd.get(), buffer, [&chunks](std::span<const char> chunk) {
+        chunks.push_back(chunk.size());
         return chunks.size() < 2;
     });
     BOOST_TEST(got.stopped);
@@ -137,4 +139,34 @@ BOOST_AUTO_TEST_CASE(the_caller_stops_it_after_a_chunk) {
     // What it read so far, and the rest is still there to read.
     BOOST_TEST(got.hash == whole(content.substr(0, 2 * kChunk)));
     BOOST_TEST(::lseek(fd.get(), 0, SEEK_CUR) == static_cast<off_t>(2 * kChunk));
+}
+
+// A copy hashes as it writes (sync back's write_beneath): each chunk handed
+// on is the bytes just hashed, in order, from the first byte, leaving the
+// offset be; a copy that cannot write stops it.
+BOOST_AUTO_TEST_CASE(from_the_start_each_chunk_is_handed_on_as_hashed) {
+    constexpr std::size_t kChunk = 4096;
+    const std::string content = content_of(5 * kChunk + 123);
+    liveupdate::test::TempDir dir{"lu-file-hash"};
+    const std::string path = dir.write("f", content);
+    const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    BOOST_REQUIRE(fd.get() >= 0);
+    BOOST_REQUIRE(::lseek(fd.get(), 1000, SEEK_SET) == 1000);
+    std::vector<char> buffer(kChunk);
+    std::string copied;
+    const fh::FdHash got = fh::hash_fd_from_start(fd.get(), buffer, [&copied](std::span<const char> chunk) {
+        copied.append(chunk.data(), chunk.size());
+        return true;
+    });
+    BOOST_TEST(got.error == 0);
+    BOOST_TEST(!got.stopped);
+    BOOST_TEST((copied == content), "the chunks handed on are not the file's bytes");
+    BOOST_TEST(got.hash == whole(content));
+    BOOST_TEST(::lseek(fd.get(), 0, SEEK_CUR) == 1000);
+    std::size_t chunks = 0;
+    const fh::FdHash stopped =
+        fh::hash_fd_from_start(fd.get(), buffer, [&chunks](std::span<const char>) { return ++chunks < 3; });
+    BOOST_TEST(stopped.stopped);
+    BOOST_TEST(chunks == 3u);
+    BOOST_TEST(stopped.hash == whole(content.substr(0, 3 * kChunk)));
 }

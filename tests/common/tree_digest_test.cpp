@@ -1,6 +1,6 @@
 // The digest walk's bounds (common/tree_digest): which files it reads, the
-// pseudo filesystems it leaves alone, its byte and time budget, and a
-// caller's stop.
+// pseudo filesystems it leaves alone, its byte and time budget, a caller's
+// stop, and the digests themselves, against XXH3-64 computed here.
 #define BOOST_TEST_MODULE tree_digest
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -11,6 +11,9 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 #include "common/tree_digest/tree_digest.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -64,6 +67,35 @@ BOOST_AUTO_TEST_CASE(only_the_files_asked_for_are_read) {
     const td::Entry *synced = find(digest, "synced.txt");
     BOOST_TEST_REQUIRE(synced != nullptr);
     BOOST_TEST(synced->hash != 0u);
+}
+
+// Journals and the agent protocol hold these values: a file's and a
+// symlink's hash is XXH3-64 with seed 0 of its bytes, whatever the walk's
+// buffer (a file past it is hashed in several chunks); a change of algorithm
+// or seed fails here. The empty file's value is written out, so that
+// xxhash.h itself changing its output fails too.
+BOOST_AUTO_TEST_CASE(a_files_hash_is_xxh3_64_of_its_bytes) {
+    Folder f;
+    const std::string text = "package-lock.json: {\"lockfileVersion\": 3}\n";
+    std::string large(std::size_t{3} << 20, '\0');
+    for (std::size_t i = 0; i < large.size(); ++i) large[i] = static_cast<char>((i * 131 + (i >> 12)) & 0xff);
+    f.write("text.json", text);
+    f.write("large.bin", large);
+    f.write("empty", "");
+    fs::create_symlink("text.json", f.root / "link");
+    td::WalkResult result;
+    const td::Digest digest = walk(f.root, {}, result);
+    BOOST_TEST(result.error.empty(), result.error);
+    const auto hash_of = [&digest](const std::string &path) {
+        const td::Entry *e = find(digest, path);
+        BOOST_TEST_REQUIRE(e != nullptr, path);
+        return e->hash;
+    };
+    BOOST_TEST(hash_of("text.json") == XXH3_64bits(text.data(), text.size()));
+    BOOST_TEST(hash_of("large.bin") == XXH3_64bits(large.data(), large.size()));
+    BOOST_TEST(hash_of("link") == XXH3_64bits("text.json", 9));
+    BOOST_TEST(hash_of("empty") == XXH3_64bits("", 0));
+    BOOST_TEST(hash_of("empty") == 0x2D06800538D394C2u);
 }
 
 BOOST_AUTO_TEST_CASE(a_walk_past_its_byte_budget_stops_and_says_it_is_incomplete) {

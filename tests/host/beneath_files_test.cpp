@@ -7,12 +7,16 @@
 // changed for the test.
 #define BOOST_TEST_MODULE beneath_files
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <boost/test/unit_test.hpp>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -243,4 +247,43 @@ BOOST_AUTO_TEST_CASE(an_agreed_file_is_deleted) {
     BOOST_TEST(!temporary_owner(aside).has_value());
     CameBack came_back;
     BOOST_TEST(came_back.is_echo((local.doomed.parent_path() / aside).string()));
+}
+
+// A copy that cannot read the container's file, or cannot write the local
+// one (here a file size limit), says which and leaves neither a target nor
+// a temporary file.
+BOOST_AUTO_TEST_CASE(a_copy_that_cannot_read_or_write_says_which_and_leaves_nothing) {
+    TempDir container{"lu-beneath-files-container"};
+    TempDir local{"lu-beneath-files-test"};
+    const std::string content(8192, 'c');
+    std::ofstream(container.path() / "gen.sql") << content;
+    const int source = ::open((container.path() / "gen.sql").c_str(), O_RDONLY | O_CLOEXEC);
+    BOOST_REQUIRE(source >= 0);
+    std::string unreadable;
+    const std::string digest = content_digest(source, unreadable);
+    BOOST_REQUIRE(unreadable.empty());
+
+    const int write_only = ::open((container.path() / "gen.sql").c_str(), O_WRONLY | O_CLOEXEC);
+    BOOST_REQUIRE(write_only >= 0);
+    const WriteResult unread = write_beneath(local.path(), "gen.sql", write_only, 0644, digest, {});
+    ::close(write_only);
+    BOOST_TEST(unread.error.find("gen.sql: not written: cannot read the container file: ") != std::string::npos,
+               unread.error);
+
+    rlimit before{};
+    BOOST_REQUIRE(::getrlimit(RLIMIT_FSIZE, &before) == 0);
+    rlimit small = before;
+    small.rlim_cur = 1000;
+    const auto old_handler = ::signal(SIGXFSZ, SIG_IGN);
+    BOOST_REQUIRE(::setrlimit(RLIMIT_FSIZE, &small) == 0);
+    const WriteResult unwritten = write_beneath(local.path(), "gen.sql", source, 0644, digest, {});
+    ::setrlimit(RLIMIT_FSIZE, &before);
+    ::signal(SIGXFSZ, old_handler);
+    ::close(source);
+    BOOST_TEST(unwritten.error.find("gen.sql: not written: cannot write: " + std::string(std::strerror(EFBIG))) !=
+                   std::string::npos,
+               unwritten.error);
+    BOOST_TEST(!unwritten.no_room);
+    BOOST_TEST(!fs::exists(local.path() / "gen.sql"));
+    BOOST_TEST(no_temporary_left(local.path()));
 }
