@@ -51,6 +51,18 @@ UniqueFd parent_beneath(const std::string &root, const std::vector<std::string> 
         errno_out = errno;
         return dir;
     }
+    if (parts.size() < 2) return dir;
+    // The whole way in one lookup, as confined as one segment's (a burst's
+    // files mostly land in folders that exist); a segment at a time only
+    // where one is missing and may be made.
+    std::string way = parts.front();
+    for (std::size_t i = 1; i + 1 < parts.size(); ++i) way += "/" + parts[i];
+    OpenedFd whole = common::open_beneath(dir.get(), way, O_PATH | O_DIRECTORY);
+    if (whole.ok()) return std::move(whole.fd);
+    if (whole.error != ENOENT || !create) {
+        errno_out = whole.error;
+        return UniqueFd();
+    }
     for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
         OpenedFd inner = common::open_beneath(dir.get(), parts[i], O_PATH | O_DIRECTORY);
         if (inner.error == ENOENT && create) {
@@ -77,12 +89,18 @@ std::string way_refusal(int code) {
 
 std::atomic<unsigned> temporary_count{0};
 
+// This process's id, asked once: the daemon never forks to write.
+pid_t own_pid() {
+    static const pid_t pid = ::getpid();
+    return pid;
+}
+
 // A name beside the target for sync back's own use: the forward watcher
 // knows it for an echo (came_back.cpp). ".tmp": a write's copy, removed when
 // a crash left it (left_temporaries.cpp); ".aside": a file a delete moved
 // aside, which may be a developer's save kept there, and so is never removed.
 std::string temporary_name(const char *suffix = ".tmp") {
-    return ".lu-sync-back-" + std::to_string(::getpid()) + "-" + std::to_string(temporary_count++) + suffix;
+    return ".lu-sync-back-" + std::to_string(own_pid()) + "-" + std::to_string(temporary_count++) + suffix;
 }
 
 // The local disk (or the developer's quota) is full: worth trying again later.
@@ -236,8 +254,23 @@ liveupdate::sync_back::ContainerRoot folder_beneath(const std::string &root, con
     return {.exists = true, .empty = empty};
 }
 
-WriteResult write_beneath(const std::string &root, const std::string &name, int source, mode_t mode,
-                          const std::string &expected_digest, const FileStamp &replaces, WrittenFileSystems *written) {
+namespace {
+
+// Writes all of data to fd: 0, or the errno that stopped it.
+int write_all(int fd, const char *data, std::size_t size) {
+    for (std::size_t done = 0; done < size;) {
+        const ssize_t w = ::write(fd, data + done, size - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0) return errno;
+        done += static_cast<std::size_t>(w);
+    }
+    return 0;
+}
+
+// The write of either source: a file's bytes from offset 0 (source), or those in memory (bytes).
+WriteResult write_from(const std::string &root, const std::string &name, int source,
+                       std::optional<std::string_view> bytes, mode_t mode, const std::string &expected_digest,
+                       const FileStamp &replaces, WrittenFileSystems *written) {
     const std::vector<std::string> parts = segments(name);
     int code = 0;
     const UniqueFd parent = parent_beneath(root, parts, true, code);
@@ -258,19 +291,20 @@ WriteResult write_beneath(const std::string &root, const std::string &name, int 
         return WriteResult{shown(root, name) + ": not written: " + why, local_changed, full};
     };
     liveupdate::sync_back::ContentDigest digest;
+    if (bytes) {
+        digest.update(bytes->data(), bytes->size());
+        if (const int code = write_all(out.get(), bytes->data(), bytes->size()); code != 0)
+            return abandon("cannot write: " + errno_text(code), false, no_room(code));
+    }
     char buffer[1 << 16];
-    for (off_t at = 0;;) {
+    for (off_t at = 0; !bytes;) {
         const ssize_t n = ::pread(source, buffer, sizeof buffer, at);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) return abandon("cannot read the container file: " + errno_text(errno));
         if (n == 0) break;
         digest.update(buffer, static_cast<std::size_t>(n));
-        for (ssize_t done = 0; done < n;) {
-            const ssize_t w = ::write(out.get(), buffer + done, static_cast<std::size_t>(n - done));
-            if (w < 0 && errno == EINTR) continue;
-            if (w < 0) return abandon("cannot write: " + errno_text(errno), false, no_room(errno));
-            done += w;
-        }
+        if (const int code = write_all(out.get(), buffer, static_cast<std::size_t>(n)); code != 0)
+            return abandon("cannot write: " + errno_text(code), false, no_room(code));
         at += n;
     }
     if (digest.text() != expected_digest) return abandon("the container file changed while it was copied");
@@ -296,6 +330,18 @@ WriteResult write_beneath(const std::string &root, const std::string &name, int 
     if (::renameat(parent.get(), temporary.c_str(), parent.get(), leaf.c_str()) != 0)
         return abandon("cannot rename into place: " + errno_text(errno), false, no_room(errno));
     return in_place();
+}
+
+}  // namespace
+
+WriteResult write_beneath(const std::string &root, const std::string &name, int source, mode_t mode,
+                          const std::string &expected_digest, const FileStamp &replaces, WrittenFileSystems *written) {
+    return write_from(root, name, source, std::nullopt, mode, expected_digest, replaces, written);
+}
+
+WriteResult write_beneath(const std::string &root, const std::string &name, std::string_view source, mode_t mode,
+                          const std::string &expected_digest, const FileStamp &replaces, WrittenFileSystems *written) {
+    return write_from(root, name, -1, source, mode, expected_digest, replaces, written);
 }
 
 std::string delete_beneath(const std::string &root, const std::string &name, const std::string &expected_digest,

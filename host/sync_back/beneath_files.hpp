@@ -8,7 +8,9 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "common/sync_back/sync_back_rules.hpp"
 #include "common/unique_fd.hpp"
@@ -31,8 +33,10 @@ struct FileStamp {
 // One path's state beneath a root, and the file opened when it is one.
 struct BeneathFile {
     liveupdate::sync_back::PathState state;  // digest: of the content
-    common::UniqueFd fd;                     // state is a file: open for reading
-    mode_t mode = 0;                         // its permission bits
+    common::UniqueFd fd;                     // state is a file: open for reading (unless in memory)
+    // state is a file held in memory (what lu-agent sent), read instead of fd: valid while its change is judged.
+    std::optional<std::string_view> bytes;
+    mode_t mode = 0;  // its permission bits
     std::uint64_t size = 0;
     FileStamp stamp;      // state is a file: the one read; absent: none
     bool folder = false;  // state is other: a folder reached without a symlink
@@ -67,6 +71,10 @@ struct WriteResult {
     bool no_room = false;
 };
 WriteResult write_beneath(const std::string &root, const std::string &name, int source, mode_t mode,
+                          const std::string &expected_digest, const FileStamp &replaces,
+                          WrittenFileSystems *written = nullptr);
+// The same, of bytes in memory: their digest checked alike, no file made to hold them.
+WriteResult write_beneath(const std::string &root, const std::string &name, std::string_view source, mode_t mode,
                           const std::string &expected_digest, const FileStamp &replaces,
                           WrittenFileSystems *written = nullptr);
 

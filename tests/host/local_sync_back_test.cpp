@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -792,6 +793,27 @@ BOOST_AUTO_TEST_CASE(a_write_whose_source_changed_meanwhile_leaves_no_half_file)
     BOOST_TEST(error.find("changed while it was copied") != std::string::npos, error);
     BOOST_TEST(!fs::exists(f.local / "package-lock.json"));
     BOOST_TEST(no_temporary_left(f.local));
+}
+
+// What lu-agent sent is written from memory, through the same temporary,
+// mode and digest check as a file's bytes: a claim that does not hold for
+// the bytes (cut short on the way) lands nothing.
+BOOST_AUTO_TEST_CASE(bytes_in_memory_are_written_only_when_they_have_the_claimed_digest) {
+    Folders f;
+    const std::string whole = "module.exports = 1;\n";
+    const std::string error = sync_back::write_beneath(f.local.string(), "gen/d0/f0.js", std::string_view(whole), 0750,
+                                                       digest_text_of(whole), {})
+                                  .error;
+    BOOST_TEST(error.empty(), error);
+    std::ifstream in(f.local / "gen" / "d0" / "f0.js");
+    BOOST_TEST(std::string(std::istreambuf_iterator<char>(in), {}) == whole);
+    BOOST_TEST(static_cast<int>(fs::status(f.local / "gen" / "d0" / "f0.js").permissions() & fs::perms::all) == 0750);
+    const std::string cut = sync_back::write_beneath(f.local.string(), "gen/d0/f1.js", std::string_view(whole), 0644,
+                                                     digest_text_of(whole + "more"), {})
+                                .error;
+    BOOST_TEST(cut.find("changed while it was copied") != std::string::npos, cut);
+    BOOST_TEST(!fs::exists(f.local / "gen" / "d0" / "f1.js"));
+    BOOST_TEST(no_temporary_left(f.local / "gen" / "d0"));
 }
 
 // The local file a change was judged against is the only one a write may
