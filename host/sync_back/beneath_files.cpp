@@ -177,7 +177,7 @@ BeneathFile open_beneath(const std::string &root, const std::string &name, std::
     BeneathFile out;
     const std::vector<std::string> parts = segments(name);
     int code = 0;
-    const UniqueFd parent = parent_beneath(root, parts, false, code);
+    UniqueFd parent = parent_beneath(root, parts, false, code);
     if (parent.get() < 0) {
         if (code == ENOENT) return out;  // absent
         if (code == ELOOP || code == ENOTDIR || code == EXDEV) {
@@ -187,8 +187,10 @@ BeneathFile open_beneath(const std::string &root, const std::string &name, std::
         out.error = shown(root, name) + ": " + errno_text(code);
         return out;
     }
+    out.parent = std::move(parent);
+    const int folder = out.parent.get();
     struct stat st {};
-    if (::fstatat(parent.get(), parts.back().c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (::fstatat(folder, parts.back().c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
         if (errno != ENOENT) out.error = shown(root, name) + ": " + errno_text(errno);
         return out;
     }
@@ -198,7 +200,7 @@ BeneathFile open_beneath(const std::string &root, const std::string &name, std::
         return out;
     }
     // O_NONBLOCK: if it turned into a FIFO meanwhile, opening it does not wait for a writer.
-    OpenedFd file = common::open_beneath(parent.get(), parts.back(), O_RDONLY | O_NONBLOCK | O_NOCTTY);
+    OpenedFd file = common::open_beneath(folder, parts.back(), O_RDONLY | O_NONBLOCK | O_NOCTTY);
     if (!file.ok()) {
         if (file.error == ENOENT) return out;
         if (file.error == ELOOP)
@@ -270,24 +272,30 @@ int write_all(int fd, const char *data, std::size_t size) {
 // The write of either source: a file's bytes from offset 0 (source), or those in memory (bytes).
 WriteResult write_from(const std::string &root, const std::string &name, int source,
                        std::optional<std::string_view> bytes, mode_t mode, const std::string &expected_digest,
-                       const FileStamp &replaces, WrittenFileSystems *written) {
+                       const FileStamp &replaces, WrittenFileSystems *written, int folder) {
     const std::vector<std::string> parts = segments(name);
-    int code = 0;
-    const UniqueFd parent = parent_beneath(root, parts, true, code);
-    if (parent.get() < 0) return {shown(root, name) + ": not written: " + way_refusal(code), false, no_room(code)};
+    UniqueFd opened;
+    if (folder < 0) {
+        int code = 0;
+        opened = parent_beneath(root, parts, true, code);
+        if (opened.get() < 0) return {shown(root, name) + ": not written: " + way_refusal(code), false, no_room(code)};
+        folder = opened.get();
+    }
     const std::string &leaf = parts.back();
+    // A folder from the look that judged it comes with what the look saw at
+    // the name; what came there since, the rename below finds.
     struct stat st {};
-    if (::fstatat(parent.get(), leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode))
+    if (opened.get() >= 0 && ::fstatat(folder, leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode))
         return {shown(root, name) + ": not written: the local path is not a regular file"};
     const std::string temporary = temporary_name();
-    UniqueFd out(::openat(parent.get(), temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+    UniqueFd out(::openat(folder, temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
     if (out.get() < 0) {
         const int code = errno;
         return {shown(root, name) + ": cannot create a temporary file beside it: " + errno_text(code), false,
                 no_room(code)};
     }
     const auto abandon = [&](const std::string &why, bool local_changed = false, bool full = false) {
-        ::unlinkat(parent.get(), temporary.c_str(), 0);
+        ::unlinkat(folder, temporary.c_str(), 0);
         return WriteResult{shown(root, name) + ": not written: " + why, local_changed, full};
     };
     liveupdate::sync_back::ContentDigest digest;
@@ -314,20 +322,19 @@ WriteResult write_from(const std::string &root, const std::string &name, int sou
     // rename itself refuses to replace one that came meanwhile.
     const auto changed = [&] { return abandon("it changed locally meanwhile", true); };
     const auto in_place = [&] {
-        if (written != nullptr) written->add(parent.get(), shown(root, name));
+        if (written != nullptr) written->add(folder, shown(root, name));
         return WriteResult{};
     };
     if (!replaces.present) {
-        if (::renameat2(parent.get(), temporary.c_str(), parent.get(), leaf.c_str(), RENAME_NOREPLACE) == 0)
-            return in_place();
+        if (::renameat2(folder, temporary.c_str(), folder, leaf.c_str(), RENAME_NOREPLACE) == 0) return in_place();
         if (errno == EEXIST) return changed();
         // A file system without RENAME_NOREPLACE: looked at, as a present one is.
         if (errno != EINVAL) return abandon("cannot rename into place: " + errno_text(errno), false, no_room(errno));
     }
     struct stat now {};
-    const bool there = ::fstatat(parent.get(), leaf.c_str(), &now, AT_SYMLINK_NOFOLLOW) == 0;
+    const bool there = ::fstatat(folder, leaf.c_str(), &now, AT_SYMLINK_NOFOLLOW) == 0;
     if (there != replaces.present || (there && !(stamp_of(now) == replaces))) return changed();
-    if (::renameat(parent.get(), temporary.c_str(), parent.get(), leaf.c_str()) != 0)
+    if (::renameat(folder, temporary.c_str(), folder, leaf.c_str()) != 0)
         return abandon("cannot rename into place: " + errno_text(errno), false, no_room(errno));
     return in_place();
 }
@@ -335,13 +342,15 @@ WriteResult write_from(const std::string &root, const std::string &name, int sou
 }  // namespace
 
 WriteResult write_beneath(const std::string &root, const std::string &name, int source, mode_t mode,
-                          const std::string &expected_digest, const FileStamp &replaces, WrittenFileSystems *written) {
-    return write_from(root, name, source, std::nullopt, mode, expected_digest, replaces, written);
+                          const std::string &expected_digest, const FileStamp &replaces, WrittenFileSystems *written,
+                          int folder) {
+    return write_from(root, name, source, std::nullopt, mode, expected_digest, replaces, written, folder);
 }
 
 WriteResult write_beneath(const std::string &root, const std::string &name, std::string_view source, mode_t mode,
-                          const std::string &expected_digest, const FileStamp &replaces, WrittenFileSystems *written) {
-    return write_from(root, name, -1, source, mode, expected_digest, replaces, written);
+                          const std::string &expected_digest, const FileStamp &replaces, WrittenFileSystems *written,
+                          int folder) {
+    return write_from(root, name, -1, source, mode, expected_digest, replaces, written, folder);
 }
 
 std::string delete_beneath(const std::string &root, const std::string &name, const std::string &expected_digest,

@@ -36,6 +36,9 @@ struct BeneathFile {
     common::UniqueFd fd;                     // state is a file: open for reading (unless in memory)
     // state is a file held in memory (what lu-agent sent), read instead of fd: valid while its change is judged.
     std::optional<std::string_view> bytes;
+    // The folder holding it, reached beneath root without a symlink (O_PATH;
+    // -1 when one on the way is missing): a write of the name judged goes there.
+    common::UniqueFd parent;
     mode_t mode = 0;  // its permission bits
     std::uint64_t size = 0;
     FileStamp stamp;      // state is a file: the one read; absent: none
@@ -64,7 +67,9 @@ liveupdate::sync_back::ContainerRoot folder_beneath(const std::string &root, con
 // local_changed). error "" on success; no_room: the local disk or quota
 // was full (worth trying again once there is room). Not flushed: a
 // written (when given) is told the folder renamed into, for one flush of a
-// batch's writes.
+// batch's writes. folder (when >= 0): the folder holding name, opened
+// beneath root by the look that judged it (BeneathFile::parent), so the way
+// is not looked up again.
 struct WriteResult {
     std::string error;
     bool local_changed = false;
@@ -72,11 +77,11 @@ struct WriteResult {
 };
 WriteResult write_beneath(const std::string &root, const std::string &name, int source, mode_t mode,
                           const std::string &expected_digest, const FileStamp &replaces,
-                          WrittenFileSystems *written = nullptr);
+                          WrittenFileSystems *written = nullptr, int folder = -1);
 // The same, of bytes in memory: their digest checked alike, no file made to hold them.
 WriteResult write_beneath(const std::string &root, const std::string &name, std::string_view source, mode_t mode,
                           const std::string &expected_digest, const FileStamp &replaces,
-                          WrittenFileSystems *written = nullptr);
+                          WrittenFileSystems *written = nullptr, int folder = -1);
 
 // Deletes root/name when it is still a regular file with expected_digest;
 // "" on success or when it is already gone. The file is first moved aside

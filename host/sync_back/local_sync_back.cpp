@@ -171,9 +171,9 @@ SyncBackEvent LocalSyncBack::judged(const std::string &container_path, const std
         if (came_back_) came_back_->expect_written(event.local_file, container.state.digest, mapping_.local_path());
         WriteResult written = container.bytes
                                   ? write_beneath(mapping_.local_path(), name, *container.bytes, container.mode,
-                                                  container.state.digest, local.stamp, &written_)
+                                                  container.state.digest, local.stamp, &written_, local.parent.get())
                                   : write_beneath(mapping_.local_path(), name, container.fd.get(), container.mode,
-                                                  container.state.digest, local.stamp, &written_);
+                                                  container.state.digest, local.stamp, &written_, local.parent.get());
         if (came_back_) came_back_->ended(event.local_file, written.error.empty());
         if (!written.error.empty()) {
             // A developer's save came while it was copied: judged again against it (a conflict, mostly).
