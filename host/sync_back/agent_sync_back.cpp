@@ -1,13 +1,8 @@
 #include "host/sync_back/agent_sync_back.hpp"
 
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cstddef>
-#include <cstring>
 #include <thread>
 
 #include "common/paths.hpp"
@@ -24,25 +19,6 @@ using rules::PathState;
 std::int64_t now_ms() {
     return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
         .count();
-}
-
-// content in a file of memory, read from offset 0 by the write path.
-common::UniqueFd memory_file(const std::string &content, std::string &error) {
-    common::UniqueFd fd(::memfd_create("lu-sync-back", MFD_CLOEXEC));
-    if (fd.get() < 0) {
-        error = std::string("cannot hold its content in memory: ") + std::strerror(errno);
-        return fd;
-    }
-    for (std::size_t done = 0; done < content.size();) {
-        const ssize_t n = ::write(fd.get(), content.data() + done, content.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) {
-            error = std::string("cannot hold its content in memory: ") + std::strerror(errno);
-            return common::UniqueFd();
-        }
-        done += static_cast<std::size_t>(n);
-    }
-    return fd;
 }
 
 rules::ContainerRoot root_of(int32_t code) {
@@ -101,9 +77,9 @@ BeneathFile AgentChangeFiles::open(const std::string &, std::uint64_t max_bytes)
         out.error = "its content did not come" + (change.note.empty() ? "" : ": " + change.note);
         return out;
     }
-    out.fd = memory_file(change.content, out.error);
-    if (out.fd.get() < 0) return out;
-    // The digest the agent claims; the write checks the bytes against it.
+    // Handed over as they came (no copy, no file made for them); the digest
+    // the agent claims, which the write checks the bytes against.
+    out.bytes = change.content;
     out.state = PathState::file(rules::digest_text(change.hash));
     return out;
 }

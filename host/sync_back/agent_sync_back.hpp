@@ -37,7 +37,7 @@ struct AgentChange {
 };
 
 // The container's side of one change, as LocalSyncBack reads it: the
-// content in a memory file (so the one write path checks its digest), a
+// content as it came, in memory (the one write path checks its digest), a
 // symlink or special file as "other", the root as the watch last saw it.
 class AgentChangeFiles final : public ContainerFiles {
 public:

@@ -52,6 +52,18 @@ UniqueFd parent_beneath(const std::string &root, const std::vector<std::string> 
         errno_out = errno;
         return dir;
     }
+    if (parts.size() < 2) return dir;
+    // The whole way in one lookup, as confined as one segment's (a burst's
+    // files mostly land in folders that exist); a segment at a time only
+    // where one is missing and may be made.
+    std::string way = parts.front();
+    for (std::size_t i = 1; i + 1 < parts.size(); ++i) way += "/" + parts[i];
+    OpenedFd whole = common::open_beneath(dir.get(), way, O_PATH | O_DIRECTORY);
+    if (whole.ok()) return std::move(whole.fd);
+    if (whole.error != ENOENT || !create) {
+        errno_out = whole.error;
+        return UniqueFd();
+    }
     for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
         OpenedFd inner = common::open_beneath(dir.get(), parts[i], O_PATH | O_DIRECTORY);
         if (inner.error == ENOENT && create) {
@@ -78,12 +90,18 @@ std::string way_refusal(int code) {
 
 std::atomic<unsigned> temporary_count{0};
 
+// This process's id, asked once: the daemon never forks to write.
+pid_t own_pid() {
+    static const pid_t pid = ::getpid();
+    return pid;
+}
+
 // A name beside the target for sync back's own use: the forward watcher
 // knows it for an echo (came_back.cpp). ".tmp": a write's copy, removed when
 // a crash left it (left_temporaries.cpp); ".aside": a file a delete moved
 // aside, which may be a developer's save kept there, and so is never removed.
 std::string temporary_name(const char *suffix = ".tmp") {
-    return ".lu-sync-back-" + std::to_string(::getpid()) + "-" + std::to_string(temporary_count++) + suffix;
+    return ".lu-sync-back-" + std::to_string(own_pid()) + "-" + std::to_string(temporary_count++) + suffix;
 }
 
 // The local disk (or the developer's quota) is full: worth trying again later.
@@ -160,7 +178,7 @@ BeneathFile open_beneath(const std::string &root, const std::string &name, std::
     BeneathFile out;
     const std::vector<std::string> parts = segments(name);
     int code = 0;
-    const UniqueFd parent = parent_beneath(root, parts, false, code);
+    UniqueFd parent = parent_beneath(root, parts, false, code);
     if (parent.get() < 0) {
         if (code == ENOENT) return out;  // absent
         if (code == ELOOP || code == ENOTDIR || code == EXDEV) {
@@ -170,8 +188,10 @@ BeneathFile open_beneath(const std::string &root, const std::string &name, std::
         out.error = shown(root, name) + ": " + errno_text(code);
         return out;
     }
+    out.parent = std::move(parent);
+    const int folder = out.parent.get();
     struct stat st {};
-    if (::fstatat(parent.get(), parts.back().c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (::fstatat(folder, parts.back().c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
         if (errno != ENOENT) out.error = shown(root, name) + ": " + errno_text(errno);
         return out;
     }
@@ -181,7 +201,7 @@ BeneathFile open_beneath(const std::string &root, const std::string &name, std::
         return out;
     }
     // O_NONBLOCK: if it turned into a FIFO meanwhile, opening it does not wait for a writer.
-    OpenedFd file = common::open_beneath(parent.get(), parts.back(), O_RDONLY | O_NONBLOCK | O_NOCTTY);
+    OpenedFd file = common::open_beneath(folder, parts.back(), O_RDONLY | O_NONBLOCK | O_NOCTTY);
     if (!file.ok()) {
         if (file.error == ENOENT) return out;
         if (file.error == ELOOP)
@@ -237,69 +257,103 @@ liveupdate::sync_back::ContainerRoot folder_beneath(const std::string &root, con
     return {.exists = true, .empty = empty};
 }
 
-WriteResult write_beneath(const std::string &root, const std::string &name, int source, mode_t mode,
-                          const std::string &expected_digest, const FileStamp &replaces, WrittenFileSystems *written) {
+namespace {
+
+// Writes all of data to fd: 0, or the errno that stopped it.
+int write_all(int fd, const char *data, std::size_t size) {
+    for (std::size_t done = 0; done < size;) {
+        const ssize_t w = ::write(fd, data + done, size - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0) return errno;
+        done += static_cast<std::size_t>(w);
+    }
+    return 0;
+}
+
+// The write of either source: a file's bytes from offset 0 (source), or those in memory (bytes).
+WriteResult write_from(const std::string &root, const std::string &name, int source,
+                       std::optional<std::string_view> bytes, mode_t mode, const std::string &expected_digest,
+                       const FileStamp &replaces, WrittenFileSystems *written, int folder) {
     const std::vector<std::string> parts = segments(name);
-    int code = 0;
-    const UniqueFd parent = parent_beneath(root, parts, true, code);
-    if (parent.get() < 0) return {shown(root, name) + ": not written: " + way_refusal(code), false, no_room(code)};
+    UniqueFd opened;
+    if (folder < 0) {
+        int code = 0;
+        opened = parent_beneath(root, parts, true, code);
+        if (opened.get() < 0) return {shown(root, name) + ": not written: " + way_refusal(code), false, no_room(code)};
+        folder = opened.get();
+    }
     const std::string &leaf = parts.back();
+    // A folder from the look that judged it comes with what the look saw at
+    // the name; what came there since, the rename below finds.
     struct stat st {};
-    if (::fstatat(parent.get(), leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode))
+    if (opened.get() >= 0 && ::fstatat(folder, leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode))
         return {shown(root, name) + ": not written: the local path is not a regular file"};
     const std::string temporary = temporary_name();
-    UniqueFd out(::openat(parent.get(), temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+    UniqueFd out(::openat(folder, temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
     if (out.get() < 0) {
         const int code = errno;
         return {shown(root, name) + ": cannot create a temporary file beside it: " + errno_text(code), false,
                 no_room(code)};
     }
     const auto abandon = [&](const std::string &why, bool local_changed = false, bool full = false) {
-        ::unlinkat(parent.get(), temporary.c_str(), 0);
+        ::unlinkat(folder, temporary.c_str(), 0);
         return WriteResult{shown(root, name) + ": not written: " + why, local_changed, full};
     };
-    // Hashed as it is copied: the digest checked is of the very bytes written.
-    char buffer[1 << 16];
-    int write_error = 0;
-    const liveupdate::file_hash::FdHash copied =
-        liveupdate::file_hash::hash_fd_from_start(source, buffer, [&](std::span<const char> chunk) {
-            for (std::size_t done = 0; done < chunk.size();) {
-                const ssize_t w = ::write(out.get(), chunk.data() + done, chunk.size() - done);
-                if (w < 0 && errno == EINTR) continue;
-                if (w < 0) {
-                    write_error = errno;
-                    return false;
-                }
-                done += static_cast<std::size_t>(w);
-            }
-            return true;
-        });
-    if (copied.error != 0) return abandon("cannot read the container file: " + errno_text(copied.error));
-    if (write_error != 0) return abandon("cannot write: " + errno_text(write_error), false, no_room(write_error));
-    if (liveupdate::sync_back::digest_text(copied.hash) != expected_digest)
-        return abandon("the container file changed while it was copied");
+    if (bytes) {
+        liveupdate::sync_back::ContentDigest digest;
+        digest.update(bytes->data(), bytes->size());
+        if (const int code = write_all(out.get(), bytes->data(), bytes->size()); code != 0)
+            return abandon("cannot write: " + errno_text(code), false, no_room(code));
+        if (digest.text() != expected_digest) return abandon("the container file changed while it was copied");
+    } else {
+        // Hashed as it is copied: the digest checked is of the very bytes written.
+        char buffer[1 << 16];
+        int write_error = 0;
+        const liveupdate::file_hash::FdHash copied =
+            liveupdate::file_hash::hash_fd_from_start(source, buffer, [&](std::span<const char> chunk) {
+                write_error = write_all(out.get(), chunk.data(), chunk.size());
+                return write_error == 0;
+            });
+        if (copied.error != 0) return abandon("cannot read the container file: " + errno_text(copied.error));
+        if (write_error != 0) return abandon("cannot write: " + errno_text(write_error), false, no_room(write_error));
+        if (liveupdate::sync_back::digest_text(copied.hash) != expected_digest)
+            return abandon("the container file changed while it was copied");
+    }
     if (::fchmod(out.get(), mode & 0777) != 0) return abandon("cannot set its mode: " + errno_text(errno));
     // The copy took a while: the target must still be the file judged (or
     // none), looked at again just before the rename. Where none was, the
     // rename itself refuses to replace one that came meanwhile.
     const auto changed = [&] { return abandon("it changed locally meanwhile", true); };
     const auto in_place = [&] {
-        if (written != nullptr) written->add(parent.get(), shown(root, name));
+        if (written != nullptr) written->add(folder, shown(root, name));
         return WriteResult{};
     };
     if (!replaces.present) {
-        if (::renameat2(parent.get(), temporary.c_str(), parent.get(), leaf.c_str(), RENAME_NOREPLACE) == 0)
-            return in_place();
+        if (::renameat2(folder, temporary.c_str(), folder, leaf.c_str(), RENAME_NOREPLACE) == 0) return in_place();
         if (errno == EEXIST) return changed();
         // A file system without RENAME_NOREPLACE: looked at, as a present one is.
         if (errno != EINVAL) return abandon("cannot rename into place: " + errno_text(errno), false, no_room(errno));
     }
     struct stat now {};
-    const bool there = ::fstatat(parent.get(), leaf.c_str(), &now, AT_SYMLINK_NOFOLLOW) == 0;
+    const bool there = ::fstatat(folder, leaf.c_str(), &now, AT_SYMLINK_NOFOLLOW) == 0;
     if (there != replaces.present || (there && !(stamp_of(now) == replaces))) return changed();
-    if (::renameat(parent.get(), temporary.c_str(), parent.get(), leaf.c_str()) != 0)
+    if (::renameat(folder, temporary.c_str(), folder, leaf.c_str()) != 0)
         return abandon("cannot rename into place: " + errno_text(errno), false, no_room(errno));
     return in_place();
+}
+
+}  // namespace
+
+WriteResult write_beneath(const std::string &root, const std::string &name, int source, mode_t mode,
+                          const std::string &expected_digest, const FileStamp &replaces, WrittenFileSystems *written,
+                          int folder) {
+    return write_from(root, name, source, std::nullopt, mode, expected_digest, replaces, written, folder);
+}
+
+WriteResult write_beneath(const std::string &root, const std::string &name, std::string_view source, mode_t mode,
+                          const std::string &expected_digest, const FileStamp &replaces, WrittenFileSystems *written,
+                          int folder) {
+    return write_from(root, name, -1, source, mode, expected_digest, replaces, written, folder);
 }
 
 std::string delete_beneath(const std::string &root, const std::string &name, const std::string &expected_digest,

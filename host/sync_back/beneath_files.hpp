@@ -8,7 +8,9 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "common/sync_back/sync_back_rules.hpp"
 #include "common/unique_fd.hpp"
@@ -31,8 +33,13 @@ struct FileStamp {
 // One path's state beneath a root, and the file opened when it is one.
 struct BeneathFile {
     liveupdate::sync_back::PathState state;  // digest: of the content
-    common::UniqueFd fd;                     // state is a file: open for reading
-    mode_t mode = 0;                         // its permission bits
+    common::UniqueFd fd;                     // state is a file: open for reading (unless in memory)
+    // state is a file held in memory (what lu-agent sent), read instead of fd: valid while its change is judged.
+    std::optional<std::string_view> bytes;
+    // The folder holding it, reached beneath root without a symlink (O_PATH;
+    // -1 when one on the way is missing): a write of the name judged goes there.
+    common::UniqueFd parent;
+    mode_t mode = 0;  // its permission bits
     std::uint64_t size = 0;
     FileStamp stamp;      // state is a file: the one read; absent: none
     bool folder = false;  // state is other: a folder reached without a symlink
@@ -60,7 +67,9 @@ liveupdate::sync_back::ContainerRoot folder_beneath(const std::string &root, con
 // local_changed). error "" on success; no_room: the local disk or quota
 // was full (worth trying again once there is room). Not flushed: a
 // written (when given) is told the folder renamed into, for one flush of a
-// batch's writes.
+// batch's writes. folder (when >= 0): the folder holding name, opened
+// beneath root by the look that judged it (BeneathFile::parent), so the way
+// is not looked up again.
 struct WriteResult {
     std::string error;
     bool local_changed = false;
@@ -68,7 +77,11 @@ struct WriteResult {
 };
 WriteResult write_beneath(const std::string &root, const std::string &name, int source, mode_t mode,
                           const std::string &expected_digest, const FileStamp &replaces,
-                          WrittenFileSystems *written = nullptr);
+                          WrittenFileSystems *written = nullptr, int folder = -1);
+// The same, of bytes in memory: their digest checked alike, no file made to hold them.
+WriteResult write_beneath(const std::string &root, const std::string &name, std::string_view source, mode_t mode,
+                          const std::string &expected_digest, const FileStamp &replaces,
+                          WrittenFileSystems *written = nullptr, int folder = -1);
 
 // Deletes root/name when it is still a regular file with expected_digest;
 // "" on success or when it is already gone. The file is first moved aside

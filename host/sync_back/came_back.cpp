@@ -50,7 +50,9 @@ void CameBack::expect_written(const std::string &local_file, const std::string &
     for (std::string folder = parent_of(local_file);
          folder.size() > local_root.size() && common::child_path(local_root, folder); folder = parent_of(folder)) {
         struct stat st {};
-        if (::lstat(folder.c_str(), &st) != 0) folders_.insert(folder);
+        // One there holds the rest of the way: only those beneath it are made.
+        if (::lstat(folder.c_str(), &st) == 0) break;
+        folders_.insert(folder);
     }
 }
 

@@ -169,8 +169,11 @@ SyncBackEvent LocalSyncBack::judged(const std::string &container_path, const std
     case Action::nothing: event.kind = Kind::nothing; break;
     case Action::write_local: {
         if (came_back_) came_back_->expect_written(event.local_file, container.state.digest, mapping_.local_path());
-        WriteResult written = write_beneath(mapping_.local_path(), name, container.fd.get(), container.mode,
-                                            container.state.digest, local.stamp, &written_);
+        WriteResult written = container.bytes
+                                  ? write_beneath(mapping_.local_path(), name, *container.bytes, container.mode,
+                                                  container.state.digest, local.stamp, &written_, local.parent.get())
+                                  : write_beneath(mapping_.local_path(), name, container.fd.get(), container.mode,
+                                                  container.state.digest, local.stamp, &written_, local.parent.get());
         if (came_back_) came_back_->ended(event.local_file, written.error.empty());
         if (!written.error.empty()) {
             // A developer's save came while it was copied: judged again against it (a conflict, mostly).

@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -794,44 +795,77 @@ BOOST_AUTO_TEST_CASE(a_write_whose_source_changed_meanwhile_leaves_no_half_file)
     BOOST_TEST(no_temporary_left(f.local));
 }
 
+// What lu-agent sent is written from memory, through the same temporary,
+// mode and digest check as a file's bytes: a claim that does not hold for
+// the bytes (cut short on the way) lands nothing.
+BOOST_AUTO_TEST_CASE(bytes_in_memory_are_written_only_when_they_have_the_claimed_digest) {
+    Folders f;
+    const std::string whole = "module.exports = 1;\n";
+    const std::string error = sync_back::write_beneath(f.local.string(), "gen/d0/f0.js", std::string_view(whole), 0750,
+                                                       digest_text_of(whole), {})
+                                  .error;
+    BOOST_TEST(error.empty(), error);
+    std::ifstream in(f.local / "gen" / "d0" / "f0.js");
+    BOOST_TEST(std::string(std::istreambuf_iterator<char>(in), {}) == whole);
+    BOOST_TEST(static_cast<int>(fs::status(f.local / "gen" / "d0" / "f0.js").permissions() & fs::perms::all) == 0750);
+    const std::string cut = sync_back::write_beneath(f.local.string(), "gen/d0/f1.js", std::string_view(whole), 0644,
+                                                     digest_text_of(whole + "more"), {})
+                                .error;
+    BOOST_TEST(cut.find("changed while it was copied") != std::string::npos, cut);
+    BOOST_TEST(!fs::exists(f.local / "gen" / "d0" / "f1.js"));
+    BOOST_TEST(no_temporary_left(f.local / "gen" / "d0"));
+}
+
 // The local file a change was judged against is the only one a write may
 // replace: a developer's save, a new file or a symlink that came while the
 // container's bytes were copied is kept, and no temporary file is left.
 BOOST_AUTO_TEST_CASE(a_write_never_replaces_a_local_file_that_came_or_changed_while_it_copied) {
-    Folders f;
-    write(f.app / "package-lock.json", "container");
-    const auto source = sync_back::open_beneath(f.app.string(), "package-lock.json", UINT64_MAX);
-    const auto write_judged = [&](const std::string &name, const sync_back::FileStamp &judged) {
-        return sync_back::write_beneath(f.local.string(), name, source.fd.get(), 0644, source.state.digest, judged);
-    };
-    // Judged absent; the developer's new file came meanwhile.
-    write(f.local / "new.json", "developer");
-    auto result = write_judged("new.json", {});
-    BOOST_TEST(result.local_changed, result.error);
-    BOOST_TEST(text_of(f.local / "new.json") == "developer");
-    // Judged absent; a symlink came meanwhile.
-    fs::create_symlink(f.outside / "target", f.local / "link.json");
-    BOOST_TEST(!write_judged("link.json", {}).error.empty());
-    BOOST_TEST(fs::is_symlink(f.local / "link.json"));
-    // Judged as one file; saved in place with the same length meanwhile.
-    write(f.local / "saved.json", "before");
-    const sync_back::FileStamp before = sync_back::open_beneath(f.local.string(), "saved.json", UINT64_MAX).stamp;
-    BOOST_TEST_REQUIRE(before.present);
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // a later ctime on any clock granularity
-    write(f.local / "saved.json", "after!");
-    BOOST_TEST(write_judged("saved.json", before).local_changed);
-    BOOST_TEST(text_of(f.local / "saved.json") == "after!");
-    // Judged as one file, deleted meanwhile: not brought back in its place either.
-    const sync_back::FileStamp gone = sync_back::open_beneath(f.local.string(), "saved.json", UINT64_MAX).stamp;
-    fs::remove(f.local / "saved.json");
-    BOOST_TEST(write_judged("saved.json", gone).local_changed);
-    BOOST_TEST(!fs::exists(f.local / "saved.json"));
-    BOOST_TEST(no_temporary_left(f.local));
-    // Unchanged since judged: replaced.
-    write(f.local / "kept.json", "old");
-    result = write_judged("kept.json", sync_back::open_beneath(f.local.string(), "kept.json", UINT64_MAX).stamp);
-    BOOST_TEST(result.error.empty(), result.error);
-    BOOST_TEST(text_of(f.local / "kept.json") == "container");
+    // The way to the name looked up again by the write, or the folder the look that judged it opened.
+    for (const bool through_look : {false, true}) {
+        BOOST_TEST_CONTEXT("through the look's folder: " << through_look) {
+            Folders f;
+            write(f.app / "package-lock.json", "container");
+            const auto source = sync_back::open_beneath(f.app.string(), "package-lock.json", UINT64_MAX);
+            const auto look = [&](const std::string &name) {
+                return sync_back::open_beneath(f.local.string(), name, UINT64_MAX);
+            };
+            const auto write_judged = [&](const std::string &name, const sync_back::BeneathFile &judged) {
+                return sync_back::write_beneath(f.local.string(), name, source.fd.get(), 0644, source.state.digest,
+                                                judged.stamp, nullptr, through_look ? judged.parent.get() : -1);
+            };
+            // Judged absent; the developer's new file came meanwhile.
+            auto judged = look("new.json");
+            write(f.local / "new.json", "developer");
+            auto result = write_judged("new.json", judged);
+            BOOST_TEST(result.local_changed, result.error);
+            BOOST_TEST(text_of(f.local / "new.json") == "developer");
+            // Judged absent; a symlink came meanwhile.
+            judged = look("link.json");
+            fs::create_symlink(f.outside / "target", f.local / "link.json");
+            BOOST_TEST(!write_judged("link.json", judged).error.empty());
+            BOOST_TEST(fs::is_symlink(f.local / "link.json"));
+            BOOST_TEST(!fs::exists(f.outside / "target"));
+            // Judged as one file; saved in place with the same length meanwhile.
+            write(f.local / "saved.json", "before");
+            judged = look("saved.json");
+            BOOST_TEST_REQUIRE(judged.stamp.present);
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));  // a later ctime on any clock granularity
+            write(f.local / "saved.json", "after!");
+            BOOST_TEST(write_judged("saved.json", judged).local_changed);
+            BOOST_TEST(text_of(f.local / "saved.json") == "after!");
+            // Judged as one file, deleted meanwhile: not brought back in its place either.
+            judged = look("saved.json");
+            fs::remove(f.local / "saved.json");
+            BOOST_TEST(write_judged("saved.json", judged).local_changed);
+            BOOST_TEST(!fs::exists(f.local / "saved.json"));
+            BOOST_TEST(no_temporary_left(f.local));
+            // Unchanged since judged: replaced.
+            write(f.local / "kept.json", "old");
+            result = write_judged("kept.json", look("kept.json"));
+            BOOST_TEST(result.error.empty(), result.error);
+            BOOST_TEST(text_of(f.local / "kept.json") == "container");
+        }
+    }
 }
 
 // A developer's save that lands while a large container file is copied
