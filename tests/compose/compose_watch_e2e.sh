@@ -106,7 +106,8 @@ absent_after_marker "$web" /srv/inc/d.log "$shop/inc" /srv/inc
 echo "ok: include"
 
 started=$(started_at "$web")
-echo conf-2 >"$shop/conf/app.conf"
+# One change, so one restart: a second one still coming would pass for the restart rule's below.
+save_file "$shop/conf/app.conf" conf-2
 wait_for_content "$web" /etc/app/app.conf conf-2
 wait_until "web restarted after sync+restart" '[ "$(started_at "$web")" != "$started" ]'
 echo "ok: sync+restart"

@@ -141,6 +141,8 @@ echo "ok: include as one string"
 test=$(service_containers test)
 wait_for_content "$test" /data/first.txt first
 successes() { grep -c "SUCCESS" "$work/up.log" || true; }
+# The initial sync's exec is logged after its file arrives: counted before the sample, not in the change's.
+wait_until "the initial sync's exec" '[ "$(successes)" -ge 1 ]'
 # shellcheck disable=SC2034  # read by the condition wait_until evaluates
 before=$(successes)
 echo test >"$shop/exec/test"

@@ -65,11 +65,12 @@ echo one >"$work/app/src/a.txt"
 wait_for_command "the first save synced" test -f "$work/app/container/app/a.txt"
 printf 'two\n' >"$work/app/src/b.txt"
 wait_for_command "a save synced" test -f "$work/app/container/app/b.txt"
-sleep 0.5  # the update's last lines
+# An update's lines are written once it has run: the file is there a moment before.
+save_logged() { grep -q '"liveUpdate":"app".*b.txt\|b.txt.*"liveUpdate":"app"' "$work/up.log"; }
+wait_for_command "the save's lines, carrying liveUpdate app" save_logged ||
+  echo "the lines naming b.txt: $(grep b.txt "$work/up.log")"
 stop_up || failures=$((failures + 1))  # a crash at shutdown fails the test too
 check_lines "$work/up.log" "lu-host up --log-format json" app
-grep -q '"liveUpdate":"app".*b.txt\|b.txt.*"liveUpdate":"app"' "$work/up.log" ||
-  fail "the save's lines do not carry liveUpdate app: $(grep b.txt "$work/up.log")"
 
 start_webhook "$lu_host" --log-format json || exit 1
 stop_webhook

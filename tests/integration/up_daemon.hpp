@@ -272,6 +272,17 @@ public:
         return nullptr;
     }
 
+    // Saves src/rel whole, as an editor's atomic save does: staged outside
+    // the watched folder and renamed in, one change. A write in place is two
+    // (the truncation, then the bytes) that a loaded machine may report as
+    // two updates, which a test counting updates or restarts must not meet.
+    void save(const std::string &rel, const std::string &text) const {
+        const fs::path staged = dir / "staging" / rel;
+        write_file(staged, text);
+        fs::create_directories((src / rel).parent_path());
+        fs::rename(staged, src / rel);
+    }
+
     std::string log_text() const { return read_file(log); }
     fs::path in_app(const std::string &rel) const { return root / "app" / rel; }
 

@@ -41,6 +41,14 @@ stop_up() {
   return 1
 }
 
+# save_file PATH LINE: PATH holds LINE and a newline, saved whole as an
+# editor's atomic save does: staged in $work and renamed in, one change. A
+# write in place is two (the truncation, then the bytes) that a loaded
+# machine may report as two updates: two restarts, two counts.
+save_file() {
+  printf '%s\n' "$2" >"$work/save-staged" && mv -f "$work/save-staged" "$1"
+}
+
 # wait_for_file_content PATH EXPECTED READER...: waits (30 s at most) until
 # `READER... PATH` prints EXPECTED.
 wait_for_file_content() {

@@ -113,7 +113,7 @@ BOOST_AUTO_TEST_CASE(a_run_gets_the_containers_environment_and_working_directory
         json::array{json::object{{"args", json::array{"sh", "-c", "echo \"$GREETING\" > greeting.txt"}}}};
     fs::create_directories(d.root / "srv");
     BOOST_TEST_REQUIRE(d.start(o));
-    write_file(d.src / "a.txt", "a");
+    d.save("a.txt", "a");  // one update: its run comes after its copy of a.txt
     BOOST_TEST(wait_until([&] { return holds(d.root / "srv/greeting.txt", "hi there\n"); }));
     BOOST_TEST(holds(d.in_app("a.txt"), "a"));
 }
@@ -123,7 +123,7 @@ BOOST_AUTO_TEST_CASE(a_failing_run_is_reported_and_files_stay_synced) {
     Objects o;
     o.lu_spec()["execs"] = json::array{json::object{{"args", json::array{"sh", "-c", "echo broken; exit 7"}}}};
     BOOST_TEST_REQUIRE(d.start(o));
-    write_file(d.src / "a.txt", "a");
+    d.save("a.txt", "a");  // one update: the failure reported is that of the copy of a.txt
     BOOST_TEST(wait_until([&] {
         return string_field(d.status_of("liveupdates", "lu"), {"containers", "lastExecError"}).find('7') !=
                std::string::npos;
@@ -146,7 +146,7 @@ BOOST_AUTO_TEST_CASE(restart_restarts_the_process_in_place) {
         first_start = string_field(status, {"containerState", "startedAt"});
         return !first_id.empty() && holds(d.root / "starts.log", "started\n");
     }));
-    write_file(d.src / "a.txt", "a");
+    d.save("a.txt", "a");  // one update, so one restart: the count below is exact
     BOOST_TEST(wait_until([&] { return read_file(d.root / "starts.log").starts_with("started\nstarted\n"); }));
     // Like Docker: same container, new start time, and no restart loop.
     BOOST_TEST(wait_until([&] {

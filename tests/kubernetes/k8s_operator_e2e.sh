@@ -152,10 +152,17 @@ grep -q "^$ns  *$p-keep " "$work/get.txt" || fail "lu-host get does not show $p-
 echo "ok: lu-host get and describe show the namespace"
 
 synced_before=$(jpath liveupdate "$p" '{.status.containers[0].lastFileTimeSynced}')
-echo "<h1>edited $$</h1>" >"$project/src/index.html"
+keep_synced_before=$(jpath liveupdate "$p-keep" '{.status.containers[0].lastFileTimeSynced}')
+# Saved whole: one update of each LiveUpdate, and $p-keep's status written
+# before the patch below, so that no write of its own follows the rewrite.
+save_file "$project/src/index.html" "<h1>edited $$</h1>"
 wait_for_content /www/index.html "<h1>edited $$</h1>"
 synced_after() { [ "$(jpath liveupdate "$p" '{.status.containers[0].lastFileTimeSynced}')" != "$synced_before" ]; }
 wait_for synced_after
+keep_synced_after() {
+  [ "$(jpath liveupdate "$p-keep" '{.status.containers[0].lastFileTimeSynced}')" != "$keep_synced_before" ]
+}
+wait_for keep_synced_after
 [ "$(jpath liveupdate "$p" '{.status.containers[0].podName}')" = web ] || fail "status names no pod"
 [ -n "$(jpath kubernetesdiscovery "$p" '{.status.pods[0].name}')" ] || fail "KubernetesDiscovery status not written"
 echo "ok: edit synced; LiveUpdate and KubernetesDiscovery statuses written back"

@@ -85,8 +85,10 @@ wait_for_content /www/state.txt "ok 0"
 
 exec_error() { [ -n "$(kn get liveupdate "$p" -o 'jsonpath={.status.containers[0].lastExecError}')" ]; }
 failures() { [ "$(grep -c "Failed to update container" "$work/up.log")" -ge "$1" ]; }
+# Saved whole: a write in place may be two updates, the first of an empty
+# file that passes the run step, a recovery between two failures.
 for i in $(seq 1 20); do
-  echo "fail $i" >"$project/src/state.txt"
+  save_file "$project/src/state.txt" "fail $i"
   wait_for failures "$i"  # one update at a time: each one a failure of its own
 done
 wait_for exec_error
@@ -96,7 +98,7 @@ wait_for counted
 [ "$(exec_events | wc -l)" = 1 ] || fail "20 failures made $(exec_events | wc -l) Events: $(events)"
 echo "ok: 20 failures are one Warning Event counted $(exec_events | cut -f4): $(exec_events | cut -f5)"
 
-echo "ok 1" >"$project/src/state.txt"
+save_file "$project/src/state.txt" "ok 1"
 wait_for_content /www/state.txt "ok 1"
 recovered() { events | awk -F'\t' -v lu="$p" '$1 == "Normal" && $2 == "Recovered" && $3 == lu' | grep -q .; }
 wait_for recovered

@@ -165,7 +165,7 @@ for _ in $(seq 1 100); do
   "$lu_host" get liveupdates --control-socket "$work/control.sock" 2>/dev/null | grep -q '^served  *Ok' && break
   sleep 0.1
 done
-printf 'saved %s\n' "$$" >"$work/up/src/index.html"
+save_file "$work/up/src/index.html" "saved $$"
 for _ in $(seq 1 300); do
   [ "$(curl -s --max-time 2 "http://127.0.0.1:$http/index.html")" = "saved $$" ] &&
     [ -n "$(server_pid)" ] && [ "$(server_pid)" != "$first_pid" ] && break

@@ -205,8 +205,8 @@ for _ in $(seq 1 100); do
   [ "$("$lu_host" get liveupdates --control-socket "$work/control.sock" 2>/dev/null | grep -c ' Ok')" = 2 ] && break
   sleep 0.1
 done
-printf 'saved %s\n' "$$" >"$work/up/served/index.html"
-printf 'copied %s\n' "$$" >"$work/up/copied/index.html"
+save_file "$work/up/served/index.html" "saved $$"
+save_file "$work/up/copied/index.html" "copied $$"
 for _ in $(seq 1 300); do
   [ "$(curl -s --max-time 2 "http://127.0.0.1:$http/index.html")" = "saved $$" ] &&
     [ -n "$(server_pid)" ] && [ "$(server_pid)" != "$first_pid" ] && break

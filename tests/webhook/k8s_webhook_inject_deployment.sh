@@ -143,7 +143,7 @@ for _ in $(seq 1 100); do
   "$lu_host" get liveupdates --control-socket "$work/control.sock" 2>/dev/null | grep -q '^web  *Ok' && break
   sleep 0.1
 done
-printf 'first %s\n' "$$" >"$work/up/src/index.html"
+save_file "$work/up/src/index.html" "first $$"
 saved_and_restarted "first $$" "$first_pid" "$first"
 expect_agent "$lu_host" web injected yes
 echo "ok: a save reaches $first through the injected agent and restarts its server in place" \
@@ -160,7 +160,7 @@ second_pid=$(server_pid)
 [ -n "$second_pid" ] || fail "the server of $second is not running"
 echo "ok: the rollout's pod $second (ReplicaSet $second_rs) got a fresh injection"
 
-printf 'second %s\n' "$$" >"$work/up/src/index.html"
+save_file "$work/up/src/index.html" "second $$"
 saved_and_restarted "second $$" "$second_pid" "$second"
 expect_agent "$lu_host" web injected yes
 echo "ok: the next save reaches $second and restarts its server in place (pid $second_pid -> $(server_pid))"
