@@ -20,6 +20,7 @@ ContainerWarmUp::~ContainerWarmUp() {
 }
 
 void ContainerWarmUp::reconciled(const std::string &live_update, const json::value &status) {
+    if (!status.is_object()) return;  // a LiveUpdate just removed has no status
     const json::value *containers = common::member(status, {"containers"});
     if (containers == nullptr || !containers->is_array()) return;
     common::MutexLock lock(mutex_);

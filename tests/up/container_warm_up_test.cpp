@@ -92,3 +92,18 @@ BOOST_AUTO_TEST_CASE(each_selected_container_is_prepared_once_and_a_failure_is_o
     BOOST_TEST(lines.count("Could not prepare container c-id-2") == 1u);
     BOOST_TEST(asked == 2);
 }
+
+// A LiveUpdate just removed reconciles to no status at all: nothing to prepare, and no error.
+BOOST_AUTO_TEST_CASE(a_reconcile_without_a_status_prepares_nothing) {
+    UpdaterRegistry updaters;
+    int asked = 0;
+    up::ContainerWarmUp warm_up(
+        [&](const std::string &) {
+            ++asked;
+            return targets({});
+        },
+        updaters, [](liveupdate::common::LogLevel, const std::string &, const std::string &) {});
+    for (const json::value &status : {json::value(nullptr), json::value(json::array{}), json::value("gone")})
+        BOOST_CHECK_NO_THROW(warm_up.reconciled("web", status));
+    BOOST_TEST(asked == 0);
+}
