@@ -48,11 +48,8 @@ ok_updates() { metric_sample "$(metrics)" 'lu_updates_total{live_update="app",re
 updated_past() { [ "$(ok_updates)" -gt "$1" ]; }
 # Files there before the container started are its image's: the first save syncs.
 wait_for_command "the daemon watching" grep -q 'up: watching' "$work/up.log"
-# Saves are staged and renamed in: a write in place is two changes (the
-# truncation, then the bytes) that a loaded machine may report as two
-# updates, and this test counts the files of each.
-save() { echo "$2" >"$work/app/$1.new" && mv "$work/app/$1.new" "$work/app/src/$1"; }
-save a.txt first
+# Saves are whole (save_file): this test counts the files of each update.
+save_file "$work/app/src/a.txt" first
 wait_for_command "the first save synced" grep -qx first "$work/app/container/app/a.txt"
 wait_for_command "the first save's update counted" updated_past 0
 before=$(metrics)
@@ -60,8 +57,8 @@ ok_before=$(metric_sample "$before" 'lu_updates_total{live_update="app",result="
 files_before=$(metric_sample "$before" 'lu_update_files_sum{live_update="app"}')
 local_before=$(metric_sample "$before" 'lu_container_updates_total{live_update="app",updater="local",result="ok"}')
 
-save b.txt two
-save c.txt three
+save_file "$work/app/src/b.txt" two
+save_file "$work/app/src/c.txt" three
 wait_for_command "a save synced" test -f "$work/app/container/app/c.txt"
 wait_for_command "the save's update counted" updated_past "$ok_before"
 files_counted() { [ "$(metric_sample "$(metrics)" 'lu_update_files_sum{live_update="app"}')" -ge "$((files_before + 2))" ]; }
