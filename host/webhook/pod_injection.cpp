@@ -43,7 +43,7 @@ std::string trimmed(std::string_view text) {
     return std::string(text.substr(first, text.find_last_not_of(" \t") - first + 1));
 }
 
-std::string quoted(std::string_view text) { return common::go_quote(std::string(text)); }
+std::string go_quoted(std::string_view text) { return common::go_quote(std::string(text)); }
 
 // A pod's own word, from its annotation or the label the configuration's
 // objectSelector matches: true, false, or nothing said.
@@ -58,7 +58,7 @@ std::optional<bool> pod_choice(const std::map<std::string, std::string> &annotat
             continue;
         }
         warnings.push_back(std::string(place == &labels ? "label " : "annotation ") + std::string(kInjectKey) + ": " +
-                           quoted(found->second) + " is neither \"true\" nor \"false\"; the namespace decides");
+                           go_quoted(found->second) + " is neither \"true\" nor \"false\"; the namespace decides");
     }
     return out;
 }
@@ -130,7 +130,7 @@ std::set<std::string> chosen_containers(const std::map<std::string, std::string>
             if (std::find(names.begin(), names.end(), name) != names.end())
                 chosen.insert(name);
             else
-                unknown += (unknown.empty() ? "" : ", ") + quoted(name);
+                unknown += (unknown.empty() ? "" : ", ") + go_quoted(name);
         }
         if (comma == std::string_view::npos) break;
         rest = rest.substr(comma + 1);
@@ -139,7 +139,7 @@ std::set<std::string> chosen_containers(const std::map<std::string, std::string>
         warnings.push_back("annotation " + std::string(kContainersAnnotation) + ": no container named " + unknown +
                            " in this pod");
     if (chosen.empty())
-        warnings.push_back("annotation " + std::string(kContainersAnnotation) + ": " + quoted(found->second) +
+        warnings.push_back("annotation " + std::string(kContainersAnnotation) + ": " + go_quoted(found->second) +
                            " names none of this pod's containers; lu-agent is not injected");
     return chosen;
 }
@@ -148,7 +148,7 @@ bool wants_restart(const std::map<std::string, std::string> &annotations, std::v
     const auto found = annotations.find(std::string(kRestartAnnotation));
     if (found == annotations.end()) return false;
     if (found->second == "process") return true;
-    warnings.push_back("annotation " + std::string(kRestartAnnotation) + ": " + quoted(found->second) +
+    warnings.push_back("annotation " + std::string(kRestartAnnotation) + ": " + go_quoted(found->second) +
                        " is not \"process\" (the only restart the webhook sets up); no command is wrapped");
     return false;
 }
@@ -265,7 +265,7 @@ Injection plan(const json::object &pod, const PodNamespace &ns, const InjectionO
         if (!restart) continue;
         const std::vector<std::string> command = common::string_array_field(container, "command", field);
         if (command.empty()) {
-            out.warnings.push_back("container " + quoted(names[i]) +
+            out.warnings.push_back("container " + go_quoted(names[i]) +
                                    " has no command in the pod spec, so the webhook cannot know its image's "
                                    "entrypoint and does not wrap it for " +
                                    std::string(kRestartAnnotation) + ": process; give its command in the pod spec");

@@ -12,7 +12,7 @@ bool needs_quotes(std::string_view arg) {
     return false;
 }
 
-std::string quoted(std::string_view arg) {
+std::string shell_quoted(std::string_view arg) {
     std::string out = "'";
     for (const char c : arg) {
         if (c == '\'')
@@ -45,7 +45,7 @@ std::string command_text(const std::vector<std::string> &argv) {
     std::string out;
     for (const auto &arg : argv) {
         if (!out.empty()) out += ' ';
-        out += needs_quotes(arg) ? quoted(arg) : arg;
+        out += needs_quotes(arg) ? shell_quoted(arg) : arg;
     }
     return out;
 }
